@@ -1,0 +1,232 @@
+import type { Readable } from 'node:stream';
+import type { FormData } from 'undici';
+import { z } from 'zod';
+import {
+  GatewayAuthenticationError,
+  type GatewayError,
+  GatewayResponseError,
+  GatewayRetryableError,
+  GatewayTransportError,
+  errorForCode,
+} from './errors.ts';
+import {
+  type HttpAnswer,
+  type HttpTransport,
+  HttpTransportFailure,
+  undiciTransport,
+} from './http.ts';
+import type { GatewayHost, GatewayHosts } from './settings.ts';
+
+/** One gateway operation: which host, which method, which path. */
+export interface Endpoint {
+  readonly host: GatewayHost;
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly path: string;
+}
+
+/** How a call authenticates: a bearer token, the `apiKey` header (opt-out list), or nothing. */
+export type CallAuth = { bearer: string } | { apiKey: string } | 'none';
+
+export interface GatewayCall {
+  readonly endpoint: Endpoint;
+  readonly auth: CallAuth;
+  /** Values for `{name}` segments of the endpoint's path. */
+  readonly pathParams?: Readonly<Record<string, string>>;
+  readonly query?: Readonly<Record<string, string | number | undefined>>;
+  readonly json?: unknown;
+  readonly form?: FormData;
+}
+
+/** The gateway's envelope, read leniently: `code` is a string, unknown fields are kept. */
+export const EnvelopeSchema = z.looseObject({
+  code: z.union([z.string(), z.number()]).transform(String),
+  message: z
+    .string()
+    .nullish()
+    .transform((message) => message ?? ''),
+  data: z.unknown().optional(),
+});
+export type Envelope = z.infer<typeof EnvelopeSchema>;
+
+export interface GatewayHttpOptions {
+  readonly hosts: GatewayHosts;
+  /** Per-call time limit; default 10 s. */
+  readonly timeoutMs?: number;
+  readonly transport?: HttpTransport;
+}
+
+/**
+ * The wire layer of the gateway client: builds the request, applies the envelope rules of the
+ * field notes (success only on code `10000`, whatever the HTTP status) and turns every failure into
+ * a typed {@link GatewayError}.
+ */
+export class GatewayHttp {
+  private readonly hosts: GatewayHosts;
+  private readonly timeoutMs: number;
+  private readonly transport: HttpTransport;
+
+  constructor(options: GatewayHttpOptions) {
+    this.hosts = options.hosts;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.transport = options.transport ?? undiciTransport;
+  }
+
+  /** Calls the gateway and returns the successful envelope. */
+  async call(call: GatewayCall): Promise<Envelope> {
+    const name = endpointName(call.endpoint);
+    const answer = await this.send(call, false);
+    return parseEnvelope(answer, name);
+  }
+
+  /**
+   * Calls an endpoint that answers raw bytes (an MO attachment) and returns the stream. An answer
+   * that is a JSON envelope is read as a gateway error.
+   */
+  async download(
+    call: GatewayCall,
+  ): Promise<{ contentType: string; contentLength?: number; body: Readable }> {
+    const name = endpointName(call.endpoint);
+    const answer = await this.send(call, true);
+    const contentType = answer.headers['content-type'] ?? 'application/octet-stream';
+    const stream = answer.stream;
+    if (!stream)
+      throw new GatewayResponseError({ code: 'NO_BODY', message: 'no body', endpoint: name });
+    if (
+      answer.status >= 200 &&
+      answer.status < 300 &&
+      !contentType.startsWith('application/json')
+    ) {
+      const length = Number(answer.headers['content-length']);
+      return {
+        contentType,
+        ...(Number.isFinite(length) && answer.headers['content-length'] !== undefined
+          ? { contentLength: length }
+          : {}),
+        body: stream,
+      };
+    }
+    const text = await readText(stream);
+    parseEnvelope({ ...answer, text }, name);
+    throw new GatewayResponseError({
+      code: 'UNEXPECTED_JSON',
+      message: 'expected attachment bytes, got a JSON success envelope',
+      endpoint: name,
+      httpStatus: answer.status,
+    });
+  }
+
+  private async send(call: GatewayCall, stream: boolean): Promise<HttpAnswer> {
+    const name = endpointName(call.endpoint);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (call.auth !== 'none') {
+      if ('bearer' in call.auth) headers.authorization = `Bearer ${call.auth.bearer}`;
+      else headers.apiKey = call.auth.apiKey;
+    }
+    let body: string | FormData | undefined;
+    if (call.json !== undefined) {
+      headers['content-type'] = 'application/json;charset=UTF-8';
+      body = JSON.stringify(call.json);
+    } else if (call.form) {
+      body = call.form;
+    }
+    try {
+      return await this.transport({
+        method: call.endpoint.method,
+        url: this.url(call),
+        headers,
+        ...(body === undefined ? {} : { body }),
+        timeoutMs: this.timeoutMs,
+        stream,
+      });
+    } catch (error) {
+      if (error instanceof HttpTransportFailure) {
+        throw new GatewayTransportError(error.kind, {
+          code: error.kind === 'timeout' ? 'TIMEOUT' : 'CONNECTION',
+          message: error.message,
+          endpoint: name,
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  private url(call: GatewayCall): string {
+    const path = call.endpoint.path.replace(/\{(\w+)\}/g, (_, key: string) => {
+      const value = call.pathParams?.[key];
+      if (value === undefined)
+        throw new Error(`missing path parameter ${key} for ${call.endpoint.path}`);
+      return encodeURIComponent(value);
+    });
+    const url = new URL(path.replace(/^\//, ''), withTrailingSlash(this.hosts[call.endpoint.host]));
+    for (const [key, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+}
+
+export const endpointName = (endpoint: Endpoint): string => `${endpoint.method} ${endpoint.path}`;
+
+const withTrailingSlash = (base: string): string => (base.endsWith('/') ? base : `${base}/`);
+
+const readText = async (stream: Readable): Promise<string> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+/** Applies the envelope rules to an answer; throws the typed error for any failure. */
+const parseEnvelope = (answer: HttpAnswer, endpoint: string): Envelope => {
+  const status = answer.status;
+  let json: unknown;
+  try {
+    json = answer.text === undefined || answer.text === '' ? undefined : JSON.parse(answer.text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = EnvelopeSchema.safeParse(json);
+  if (!parsed.success) throw errorWithoutEnvelope(status, endpoint, answer.text);
+  const envelope = parsed.data;
+  if (envelope.code !== '10000') {
+    throw errorForCode({
+      code: envelope.code,
+      message: envelope.message,
+      endpoint,
+      httpStatus: status,
+    });
+  }
+  return envelope;
+};
+
+const errorWithoutEnvelope = (
+  status: number,
+  endpoint: string,
+  text: string | undefined,
+): GatewayError => {
+  const context = {
+    code: `HTTP_${status}`,
+    message: `answer without a gateway envelope: ${(text ?? '').slice(0, 200)}`,
+    endpoint,
+    httpStatus: status,
+  };
+  if (status === 401 || status === 403) return new GatewayAuthenticationError(context);
+  if (status >= 500) return new GatewayRetryableError(context);
+  return new GatewayResponseError(context);
+};
+
+/** Parses `data` with the endpoint's schema; a mismatch is a {@link GatewayResponseError}. */
+export const parseData = <S extends z.ZodType>(
+  schema: S,
+  data: unknown,
+  endpoint: Endpoint,
+): z.output<S> => {
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return parsed.data;
+  throw new GatewayResponseError({
+    code: 'INVALID_RESPONSE',
+    message: z.prettifyError(parsed.error),
+    endpoint: endpointName(endpoint),
+    cause: parsed.error,
+  });
+};
