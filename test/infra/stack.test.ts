@@ -1,0 +1,104 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { MsgbridgeFunction } from '../../lib/msgbridge-function.ts';
+import { MsgbridgeStack } from '../../lib/msgbridge-stack.ts';
+
+const synthStack = () => {
+  const app = new App();
+  const stack = new MsgbridgeStack(app, 'msgbridge-test');
+  return { app, stack, template: Template.fromStack(stack) };
+};
+
+describe('MsgbridgeStack', () => {
+  it('streams new items of the event table and expires them by TTL', () => {
+    // Prepare / Act
+    const { template } = synthStack();
+
+    // Assess
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+    });
+  });
+
+  it('keeps both tables and the credentials secret when the stack is deleted', () => {
+    const { template } = synthStack();
+
+    const tables = template.findResources('AWS::DynamoDB::GlobalTable');
+    expect(Object.keys(tables)).toHaveLength(2);
+    for (const table of Object.values(tables)) {
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.Properties.Replicas[0].PointInTimeRecoverySpecification).toEqual({
+        PointInTimeRecoveryEnabled: true,
+      });
+      expect(table.Properties.Replicas[0].DeletionProtectionEnabled).toBe(true);
+    }
+    template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
+  });
+
+  it('has a state table without a stream, so operational state never reaches subscribers', () => {
+    const { template } = synthStack();
+
+    const tables = Object.values(template.findResources('AWS::DynamoDB::GlobalTable'));
+    const withoutStream = tables.filter(
+      (table) => table.Properties.StreamSpecification === undefined,
+    );
+    expect(withoutStream).toHaveLength(1);
+  });
+
+  it('passes the cdk-nag AwsSolutions checks with only explained acknowledgements', () => {
+    const app = new App();
+    new MsgbridgeStack(app, 'msgbridge-nag');
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+
+    // Synthesis throws on any unacknowledged error.
+    const assembly = app.synth();
+
+    expect(assembly.stacks.map((stack) => stack.stackName)).toEqual(['msgbridge-nag']);
+  });
+});
+
+describe('MsgbridgeFunction', () => {
+  it('bundles an ESM handler with the local esbuild that runs on Node', async () => {
+    // Prepare
+    const app = new App();
+    const stack = new Stack(app, 'bundling-test');
+    new MsgbridgeFunction(stack, 'probe', {
+      entry: join(import.meta.dirname, 'fixtures/bundle-probe.ts'),
+    });
+
+    // Act
+    const assembly = app.synth();
+    const template = Template.fromStack(stack);
+
+    // Assess
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      TracingConfig: { Mode: 'Active' },
+      LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }),
+      Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
+    });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    const assetDir = readdirSync(assembly.directory).find((name) => name.startsWith('asset.'));
+    expect(assetDir).toBeDefined();
+    const bundle = join(assembly.directory, String(assetDir), 'index.mjs');
+    expect(existsSync(bundle)).toBe(true);
+    const module = (await import(pathToFileURL(bundle).href)) as {
+      handler: (event: unknown) => Promise<unknown>;
+    };
+    await expect(module.handler({ text: '안녕 ok' })).resolves.toEqual({
+      bytes: 7,
+      formData: 'function',
+    });
+  });
+});
