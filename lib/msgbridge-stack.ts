@@ -9,6 +9,7 @@ import {
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import { EVENT_TABLE, STATE_TABLE, type TableDefinition } from '../functions/commons/tables.ts';
 
 export interface MsgbridgeStackProps extends StackProps {
   /**
@@ -37,27 +38,8 @@ export class MsgbridgeStack extends Stack {
     super(scope, id, props);
     this.eventSource = props.eventSource ?? 'msgbridge';
 
-    this.eventTable = new TableV2(this, 'event-table', {
-      partitionKey: { name: 'pk', type: AttributeType.STRING },
-      sortKey: { name: 'sk', type: AttributeType.STRING },
-      billing: Billing.onDemand(),
-      dynamoStream: StreamViewType.NEW_IMAGE,
-      timeToLiveAttribute: 'expiresAt',
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryptionV2.awsManagedKey(),
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-
-    this.stateTable = new TableV2(this, 'state-table', {
-      partitionKey: { name: 'pk', type: AttributeType.STRING },
-      billing: Billing.onDemand(),
-      timeToLiveAttribute: 'expiresAt',
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryptionV2.awsManagedKey(),
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    this.eventTable = this.table(EVENT_TABLE);
+    this.stateTable = this.table(STATE_TABLE);
 
     this.eventBus = new EventBus(this, 'event-bus', {
       description: 'msgbridge delivery reports, inbound messages and send results',
@@ -72,6 +54,22 @@ export class MsgbridgeStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason:
         'The gateway issues the API key and password in its own console; there is no API to rotate them, so rotation is an operator task.',
+    });
+  }
+
+  private table(definition: TableDefinition): TableV2 {
+    return new TableV2(this, definition.name, {
+      partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
+      ...(definition.sortKey
+        ? { sortKey: { name: definition.sortKey, type: AttributeType.STRING } }
+        : {}),
+      billing: Billing.onDemand(),
+      ...(definition.stream ? { dynamoStream: StreamViewType.NEW_IMAGE } : {}),
+      timeToLiveAttribute: definition.timeToLiveAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryptionV2.awsManagedKey(),
+      deletionProtection: true,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
   }
 }

@@ -1,0 +1,31 @@
+/**
+ * The shape of msgbridge's two tables, shared by the CDK stack, the local run and the tests so
+ * that every environment creates the same tables.
+ */
+export interface TableDefinition {
+  /** Logical name; the deployed table name is chosen by CloudFormation. */
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly sortKey?: string;
+  /** Attribute holding the expiry time in epoch seconds. */
+  readonly timeToLiveAttribute: string;
+  /** Whether the table streams new images (the transactional outbox). */
+  readonly stream: boolean;
+}
+
+/** Reports, inbound messages, send records, attachments and quarantined bodies. */
+export const EVENT_TABLE: TableDefinition = {
+  name: 'event-table',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  timeToLiveAttribute: 'expiresAt',
+  stream: true,
+};
+
+/** Gateway token, rate-limit bucket and leases; never streamed. */
+export const STATE_TABLE: TableDefinition = {
+  name: 'state-table',
+  partitionKey: 'pk',
+  timeToLiveAttribute: 'expiresAt',
+  stream: false,
+};
