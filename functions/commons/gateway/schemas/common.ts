@@ -1,0 +1,534 @@
+import { z } from 'zod';
+import { cp949ByteLength, cp949UnencodableCharacters } from '../../helpers/cp949.ts';
+import { parseGatewayDateTime } from '../../helpers/kst.ts';
+
+/*
+ * Building blocks shared by every gateway schema (spec 01 §2).
+ *
+ * Two families live side by side:
+ * - REQUEST pieces are strict: unknown keys are errors and every rule the spec states is checked,
+ *   so a typo or an over-long text surfaces here instead of as a `21xxx` from the gateway.
+ * - RESPONSE pieces are lenient (gateway field notes): unknown fields are kept, counts may be
+ *   numbers or numeric strings, `null` lists are empty lists, date-times stay raw strings.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Request primitives
+// ---------------------------------------------------------------------------------------------
+
+/** `Y`/`N` flags (`clickUrlYn`, `resvYn`, `pushAlarm`, …). */
+export const YesNoSchema = z.enum(['Y', 'N']);
+export type YesNo = z.infer<typeof YesNoSchema>;
+
+export const CLI_KEY_PATTERN = /^[a-zA-Z0-9\-_.@]{1,30}$/;
+export const PHONE_PATTERN = /^[0-9-]{1,20}$/;
+
+/**
+ * Client key. Spec 01 §2 states the pattern for push only; the field notes report it for every
+ * channel, so it is enforced everywhere (it is also our idempotency key: see field notes,
+ * duplicate-key family).
+ */
+export const CliKeySchema = z
+  .string()
+  .regex(CLI_KEY_PATTERN, 'cliKey must be 1-30 of letters, digits, "-", "_", "." or "@"');
+
+/** Recipient number: digits and hyphens, at most 20 (field notes, "Sending"). */
+export const PhoneSchema = z
+  .string()
+  .regex(PHONE_PATTERN, 'phone must be 1-20 digits or "-" (no "+": international numbers drop it)');
+
+/** Registered sender number (max 20; RCS uses its own, longer limit). */
+export const CallbackSchema = z.string().min(1).max(20);
+
+/** `campaignId` and `deptCode`: max 20 wherever the spec gives a limit. */
+export const ShortCodeSchema = z.string().min(1).max(20);
+
+/** Number of characters as a reader counts them: code points, so an emoji is one, not two. */
+export const charCount = (text: string): number => [...text].length;
+
+/** Line breaks in `text`; CRLF counts once. */
+export const lineBreakCount = (text: string): number => text.match(/\r\n|\r|\n/g)?.length ?? 0;
+
+/**
+ * Free text of at most `max` characters (code points). The spec's "max N" on a String means
+ * characters unless it says bytes.
+ */
+export const textSchema = (max: number, options: { min?: number; maxLineBreaks?: number } = {}) =>
+  z
+    .string()
+    .min(options.min ?? 1)
+    .superRefine((value, ctx) => {
+      const length = charCount(value);
+      if (length > max) {
+        ctx.addIssue({ code: 'custom', message: `is ${length} characters; max ${max}` });
+      }
+      const breaks = lineBreakCount(value);
+      if (options.maxLineBreaks !== undefined && breaks > options.maxLineBreaks) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `has ${breaks} line breaks; max ${options.maxLineBreaks}`,
+        });
+      }
+    });
+
+const describeCharacters = (characters: string[]): string =>
+  characters
+    .map((c) => `"${c}" (U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')})`)
+    .join(', ');
+
+/**
+ * Issues for SMS/MMS text: the carriers count CP949 bytes (Hangul 2 bytes each) and refuse
+ * characters CP949 cannot encode, such as most emoji (spec 01 §8; field notes, "Sending").
+ * Template variables are counted as written: filling them in is checked by another layer.
+ */
+export const cp949TextIssues = (text: string, maxBytes: number, channel: string): string[] => {
+  const issues: string[] = [];
+  const unencodable = cp949UnencodableCharacters(text);
+  if (unencodable.length > 0) {
+    issues.push(
+      `${channel} cannot carry characters outside CP949: ${describeCharacters(unencodable)}`,
+    );
+  }
+  const bytes = cp949ByteLength(text);
+  if (bytes > maxBytes) {
+    issues.push(
+      `is ${bytes} bytes counted as CP949 (Hangul 2 bytes each); ${channel} allows ${maxBytes}`,
+    );
+  }
+  return issues;
+};
+
+/** A string with the CP949 rules of {@link cp949TextIssues}. */
+export const cp949TextSchema = (maxBytes: number, channel: string) =>
+  z
+    .string()
+    .min(1)
+    .superRefine((value, ctx) => {
+      for (const message of cp949TextIssues(value, maxBytes, channel)) {
+        ctx.addIssue({ code: 'custom', message });
+      }
+    });
+
+const localDateTimeSchema = (pattern: RegExp, format: string) =>
+  z.string().superRefine((value, ctx) => {
+    if (!pattern.test(value)) {
+      ctx.addIssue({ code: 'custom', message: `expected ${format}` });
+    } else if (parseGatewayDateTime(value) === undefined) {
+      ctx.addIssue({ code: 'custom', message: `${value} is not a real ${format} date-time` });
+    }
+  });
+
+/** `YYYY-MM-DD`, a real calendar date (KST). */
+export const LocalDateSchema = localDateTimeSchema(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
+/** `YYYY-MM-DD HH:mm:ss`, KST. */
+export const LocalDateTimeSchema = localDateTimeSchema(
+  /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/,
+  'YYYY-MM-DD HH:mm:ss',
+);
+/** `YYYYMMDDHHmmss`, KST (the opt-out period query writes it `YYYYMMDDHHMMSS`). */
+export const CompactDateTimeSchema = localDateTimeSchema(/^\d{14}$/, 'YYYYMMDDHHmmss');
+/**
+ * Scheduled send time, `YYYY-MM-DD HH:mm` KST (spec 01 §4.3; push writes it `yyyy-MM-dd hh:mm`,
+ * the same shape). The 30-day horizon needs a clock and is checked by the caller, not here.
+ */
+export const ResvReqDtSchema = localDateTimeSchema(
+  /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/,
+  'YYYY-MM-DD HH:mm',
+);
+
+/** Scheduling fields shared by every send that can be scheduled. */
+export const resvFieldsShape = {
+  resvYn: YesNoSchema.optional(),
+  resvReqDt: ResvReqDtSchema.optional(),
+};
+
+/**
+ * `resvReqDt` is required when `resvYn` is `Y`, and refused otherwise: a time without
+ * `resvYn=Y` would be sent at once, which is never what the caller meant.
+ */
+export const checkReservation = (
+  value: { resvYn?: YesNo | undefined; resvReqDt?: string | undefined },
+  ctx: z.RefinementCtx,
+): void => {
+  if (value.resvYn === 'Y' && value.resvReqDt === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['resvReqDt'],
+      message: 'resvReqDt (YYYY-MM-DD HH:mm) is required when resvYn is Y',
+    });
+  }
+  if (value.resvYn !== 'Y' && value.resvReqDt !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['resvReqDt'],
+      message: 'resvReqDt is only allowed with resvYn Y; without it the message is sent at once',
+    });
+  }
+};
+
+/** The scheduling pair on its own, with {@link checkReservation}. */
+export const ResvFieldsSchema = z.strictObject(resvFieldsShape).superRefine(checkReservation);
+export type ResvFields = z.infer<typeof ResvFieldsSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Request objects (spec 01 §2)
+// ---------------------------------------------------------------------------------------------
+
+/** Reseller identification; ordinary business customers omit it (spec 01 §2, Agency object). */
+export const AgencySchema = z.strictObject({
+  kisaOrigCode: z.string().min(1).optional(),
+  rcsAgencyId: z.string().min(1).optional(),
+  rcsAgencyKey: z.string().min(1).optional(),
+});
+export type Agency = z.infer<typeof AgencySchema>;
+
+/** Variable values for `#{name}` / `{{name}}` in the message text. */
+export const MergeDataSchema = z.record(z.string(), z.string());
+export type MergeData = z.infer<typeof MergeDataSchema>;
+
+/** Echoed back in webhook reports when the console option is on. */
+export const UserCustomFieldsSchema = z.record(z.string(), z.unknown());
+export type UserCustomFields = z.infer<typeof UserCustomFieldsSchema>;
+
+/** One recipient of an SMS, MMS, RCS, messenger or brand send (push has its own). */
+export const RecvInfoSchema = z.strictObject({
+  cliKey: CliKeySchema,
+  phone: PhoneSchema,
+  mergeData: MergeDataSchema.optional(),
+  userCustomFields: UserCustomFieldsSchema.optional(),
+});
+export type RecvInfo = z.infer<typeof RecvInfoSchema>;
+
+export const MAX_RECIPIENTS = 10;
+
+/**
+ * `recvInfoLst`: 1 to 10 recipients (spec 01 §8) whose `cliKey`s are unique within the request,
+ * since the gateway answers a repeated key as a duplicate send.
+ */
+export const recipientsSchema = <T extends z.ZodType<{ cliKey: string }>>(item: T) =>
+  z
+    .array(item)
+    .min(1, 'at least one recipient is required')
+    .max(MAX_RECIPIENTS, `at most ${MAX_RECIPIENTS} recipients per request (spec 01 §8)`)
+    .superRefine((recipients, ctx) => {
+      const firstIndex = new Map<string, number>();
+      recipients.forEach((recipient, index) => {
+        const first = firstIndex.get(recipient.cliKey);
+        if (first === undefined) {
+          firstIndex.set(recipient.cliKey, index);
+          return;
+        }
+        ctx.addIssue({
+          code: 'custom',
+          path: [index, 'cliKey'],
+          message: `cliKey "${recipient.cliKey}" repeats recipient ${first}'s; cliKeys must be unique`,
+        });
+      });
+    });
+
+export const FALLBACK_CHANNELS = ['SMS', 'MMS'] as const;
+export type FallbackChannel = (typeof FALLBACK_CHANNELS)[number];
+
+export const SMS_MAX_BYTES = 90;
+export const MMS_MAX_BYTES = 2000;
+export const MMS_TITLE_MAX_BYTES = 40;
+export const MAX_MMS_FILES = 3;
+
+/**
+ * A fallback message (spec 01 §2, FbInfo). It is sent as SMS or MMS, so the SMS/MMS byte and
+ * character rules apply to its text; an MMS fallback needs a title; `fileId` and `fileIdLst`
+ * are alternatives.
+ */
+export const FbInfoSchema = z
+  .strictObject({
+    ch: z.enum(FALLBACK_CHANNELS, { error: 'fallback ch must be SMS or MMS' }),
+    title: z.string().min(1).optional(),
+    msg: z.string().min(1),
+    fileId: z.string().min(1).optional(),
+    fileIdLst: z
+      .array(z.string().min(1))
+      .max(MAX_MMS_FILES, `at most ${MAX_MMS_FILES} file ids`)
+      .optional(),
+  })
+  .superRefine((fallback, ctx) => {
+    const isMms = fallback.ch === 'MMS';
+    for (const message of cp949TextIssues(
+      fallback.msg,
+      isMms ? MMS_MAX_BYTES : SMS_MAX_BYTES,
+      fallback.ch,
+    )) {
+      ctx.addIssue({ code: 'custom', path: ['msg'], message });
+    }
+    if (isMms && fallback.title === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['title'], message: 'an MMS fallback needs a title' });
+    }
+    if (fallback.title !== undefined) {
+      for (const message of cp949TextIssues(fallback.title, MMS_TITLE_MAX_BYTES, 'MMS title')) {
+        ctx.addIssue({ code: 'custom', path: ['title'], message });
+      }
+    }
+    if (fallback.fileId !== undefined && fallback.fileIdLst !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fileIdLst'],
+        message: 'use either fileId or fileIdLst, not both',
+      });
+    }
+  });
+export type FbInfo = z.infer<typeof FbInfoSchema>;
+
+/**
+ * `fbInfoLst`. The fallback channel must differ from the main one (an SMS send cannot fall back
+ * to SMS), and a channel may appear only once (gateway code `21051`).
+ */
+export const fallbackListSchema = (mainChannel?: FallbackChannel) =>
+  z.array(FbInfoSchema).superRefine((fallbacks, ctx) => {
+    const seen = new Set<FallbackChannel>();
+    fallbacks.forEach((fallback, index) => {
+      if (fallback.ch === mainChannel) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [index, 'ch'],
+          message: `a ${mainChannel} send cannot fall back to ${mainChannel}: the channel must differ`,
+        });
+      } else if (seen.has(fallback.ch)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [index, 'ch'],
+          message: `fallback channel ${fallback.ch} is repeated in fbInfoLst`,
+        });
+      }
+      seen.add(fallback.ch);
+    });
+  });
+
+// ---------------------------------------------------------------------------------------------
+// RCS buttons (spec 01 §2, "RCS button objects")
+// ---------------------------------------------------------------------------------------------
+
+export const RCS_POSTBACK_KINDS = [
+  'set_by_chatbot_open_url',
+  'set_by_chatbot_copy_to_clipboard',
+  'set_by_chatbot_dial_phone_number',
+  'set_by_chatbot_create_calendar_event',
+  'set_by_chatbot_request_location_push',
+  'set_by_chatbot_show_location',
+  'set_by_chatbot_search_locations',
+] as const;
+export type RcsPostbackKind = (typeof RCS_POSTBACK_KINDS)[number];
+
+/** The spec does not type latitude/longitude; both a JSON number and a string are accepted. */
+const CoordinateSchema = z.union([z.number(), z.string().min(1)]);
+
+/** Calendar times are ISO 8601 in UTC (`2025-01-31T09:00:00Z`). */
+const UtcInstantSchema = z.iso.datetime({ error: 'expected an ISO 8601 UTC date-time (…Z)' });
+
+const RcsShowLocationSchema = z.strictObject({
+  fallbackUrl: z.string().min(1),
+  location: z.strictObject({
+    latitude: CoordinateSchema.optional(),
+    longitude: CoordinateSchema.optional(),
+    label: z.string().min(1).optional(),
+    query: z.string().min(1).optional(),
+  }),
+});
+
+type ActionObjectKey =
+  | 'urlAction'
+  | 'clipboardAction'
+  | 'dialerAction'
+  | 'calendarAction'
+  | 'mapAction.requestLocationPush'
+  | 'mapAction.showLocation';
+
+/** Which action object each postback kind needs; the others must be absent. */
+const ACTION_OBJECT_FOR_KIND: Record<RcsPostbackKind, ActionObjectKey> = {
+  set_by_chatbot_open_url: 'urlAction',
+  set_by_chatbot_copy_to_clipboard: 'clipboardAction',
+  set_by_chatbot_dial_phone_number: 'dialerAction',
+  set_by_chatbot_create_calendar_event: 'calendarAction',
+  set_by_chatbot_request_location_push: 'mapAction.requestLocationPush',
+  set_by_chatbot_show_location: 'mapAction.showLocation',
+  set_by_chatbot_search_locations: 'mapAction.showLocation',
+};
+
+export const RcsActionSchema = z
+  .strictObject({
+    displayText: z.string().min(1),
+    postback: z.strictObject({ data: z.enum(RCS_POSTBACK_KINDS) }),
+    urlAction: z.strictObject({ openUrl: z.strictObject({ url: z.string().min(1) }) }).optional(),
+    clipboardAction: z
+      .strictObject({ copyToClipboard: z.strictObject({ text: z.string().min(1) }) })
+      .optional(),
+    dialerAction: z
+      .strictObject({ dialPhoneNumber: z.strictObject({ phoneNumber: z.string().min(1) }) })
+      .optional(),
+    calendarAction: z
+      .strictObject({
+        createCalendarEvent: z.strictObject({
+          title: z.string().min(1),
+          description: z.string().min(1),
+          startTime: UtcInstantSchema,
+          endTime: UtcInstantSchema,
+        }),
+      })
+      .optional(),
+    mapAction: z
+      .strictObject({
+        requestLocationPush: z.strictObject({}).optional(),
+        showLocation: RcsShowLocationSchema.optional(),
+      })
+      .optional(),
+  })
+  .superRefine((action, ctx) => {
+    const kind = action.postback.data;
+    const present: Record<ActionObjectKey, boolean> = {
+      urlAction: action.urlAction !== undefined,
+      clipboardAction: action.clipboardAction !== undefined,
+      dialerAction: action.dialerAction !== undefined,
+      calendarAction: action.calendarAction !== undefined,
+      'mapAction.requestLocationPush': action.mapAction?.requestLocationPush !== undefined,
+      'mapAction.showLocation': action.mapAction?.showLocation !== undefined,
+    };
+    const needed = ACTION_OBJECT_FOR_KIND[kind];
+    for (const [key, isPresent] of Object.entries(present)) {
+      const path = key.split('.');
+      if (key === needed && !isPresent) {
+        ctx.addIssue({ code: 'custom', path, message: `${key} is required for ${kind}` });
+      } else if (key !== needed && isPresent) {
+        ctx.addIssue({ code: 'custom', path, message: `${key} does not belong to ${kind}` });
+      }
+    }
+    const location = action.mapAction?.showLocation?.location;
+    if (location === undefined) return;
+    const locationPath = ['mapAction', 'showLocation', 'location'];
+    if (kind === 'set_by_chatbot_show_location') {
+      for (const field of ['latitude', 'longitude', 'label'] as const) {
+        if (location[field] === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [...locationPath, field],
+            message: `${field} is required for a coordinate-based location`,
+          });
+        }
+      }
+    }
+    if (kind === 'set_by_chatbot_search_locations' && location.query === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [...locationPath, 'query'],
+        message: 'query is required for a search-based location',
+      });
+    }
+  });
+export type RcsAction = z.infer<typeof RcsActionSchema>;
+
+export const RcsSuggestionSchema = z.strictObject({ action: RcsActionSchema });
+export type RcsSuggestion = z.infer<typeof RcsSuggestionSchema>;
+
+/** One element of RCS `buttons` (and of two-way `chipList`): `{ suggestions: [...] }`. */
+export const RcsButtonSchema = z.strictObject({
+  suggestions: z.array(RcsSuggestionSchema).min(1, 'a button needs at least one suggestion'),
+});
+export type RcsButton = z.infer<typeof RcsButtonSchema>;
+
+export const MAX_RCS_BUTTONS = 4;
+
+// ---------------------------------------------------------------------------------------------
+// Response primitives (lenient; gateway field notes)
+// ---------------------------------------------------------------------------------------------
+
+export const SUCCESS_CODE = '10000';
+
+/** Result codes are strings (`"10000"`); a numeric code is tolerated and turned into one. */
+export const GatewayCodeSchema = z.union([z.string(), z.number()]).transform(String);
+
+/** Identifiers the gateway writes as a number or a string; kept as a string. */
+export const GatewayIdSchema = z.union([z.string(), z.number()]).transform(String);
+
+/** Counts, sizes and averages arrive as numbers or numeric strings; always read as a number. */
+export const NumericSchema = z.union([
+  z.number(),
+  z
+    .string()
+    .trim()
+    .regex(/^-?\d+(?:\.\d+)?$/, 'expected a number or a numeric string')
+    .transform(Number),
+]);
+
+/** `Y`/`N`, `true`/`false` or a boolean, read as a boolean. */
+export const LenientBooleanSchema = z
+  .union([z.boolean(), z.enum(['true', 'false', 'Y', 'N', 'y', 'n'])])
+  .transform((value) => value === true || value === 'true' || value === 'Y' || value === 'y');
+
+/** An optional string the gateway may also write as `null` (for example `moTitle`). */
+export const NullableStringSchema = z.string().nullish();
+
+/** A list that may be `null` or missing: both read as `[]`. */
+export const listOrEmpty = <T extends z.ZodType>(item: T) =>
+  z
+    .array(item)
+    .nullish()
+    .transform((list) => list ?? []);
+
+/**
+ * A list that must be present but may be `null` (read as `[]`). Used where a missing list means
+ * the body is not the shape we think it is, so it must fail instead of reading as "nothing".
+ */
+export const presentListOrEmpty = <T extends z.ZodType>(item: T) =>
+  z
+    .array(item)
+    .nullable()
+    .transform((list) => list ?? []);
+
+/**
+ * The response envelope `{code, message, data?}` (spec 01 §2). Unknown top-level fields are
+ * kept. `data` is validated as given: use it on success bodies, or read
+ * {@link GatewayEnvelopeSchema} first, since an error body's `data` can have any shape
+ * (`21399` nests another code in it).
+ */
+export const envelopeSchema = <T extends z.ZodType>(dataSchema: T) =>
+  z.looseObject({
+    code: GatewayCodeSchema,
+    message: z
+      .string()
+      .nullish()
+      .transform((message) => message ?? ''),
+    data: dataSchema.optional(),
+  });
+
+/** The envelope with `data` unchecked: the first read of any gateway answer. */
+export const GatewayEnvelopeSchema = envelopeSchema(z.unknown());
+export type GatewayEnvelope = z.infer<typeof GatewayEnvelopeSchema>;
+
+/**
+ * One recipient's result of an immediate send. The top-level `"10000"` only means the request
+ * was taken; each item's `code` is that recipient's result, and a refused recipient may have no
+ * `msgKey` (field notes, "Envelope and result codes").
+ */
+export const SendResultItemSchema = z.looseObject({
+  cliKey: z.string(),
+  msgKey: NullableStringSchema,
+  phone: NullableStringSchema,
+  code: GatewayCodeSchema,
+  message: NullableStringSchema,
+});
+export type SendResultItem = z.infer<typeof SendResultItemSchema>;
+
+/** A scheduled send (`resvYn=Y`) answers this object instead of a list, without `msgKey`s. */
+export const ScheduledSendDataSchema = z.looseObject({
+  regDt: z.string(),
+  webReqId: GatewayIdSchema,
+});
+export type ScheduledSendData = z.infer<typeof ScheduledSendDataSchema>;
+
+/** `data` of a send: per-recipient results (`null` reads as `[]`), or the scheduled object. */
+export const SendResponseDataSchema = z.union([
+  presentListOrEmpty(SendResultItemSchema),
+  ScheduledSendDataSchema,
+]);
+export type SendResponseData = z.infer<typeof SendResponseDataSchema>;
+
+/** True when a send was scheduled rather than sent at once. */
+export const isScheduledSendData = (data: SendResponseData): data is ScheduledSendData =>
+  !Array.isArray(data);

@@ -1,0 +1,486 @@
+import { z } from 'zod';
+import {
+  AgencySchema,
+  CallbackSchema,
+  charCount,
+  checkReservation,
+  fallbackListSchema,
+  lineBreakCount,
+  RecvInfoSchema,
+  recipientsSchema,
+  resvFieldsShape,
+  ShortCodeSchema,
+  textSchema,
+  YesNoSchema,
+} from './common.ts';
+
+/*
+ * Messenger sends: notification messages (spec 01 §4.8) and brand messages, template and free
+ * type (§4.9, §4.10). Requests are strict, except the objects whose fields the spec marks
+ * "not shown" (brand buttons, coupon, carousel list, wide items), which pass unknown fields.
+ */
+
+const issue = (ctx: z.RefinementCtx, path: PropertyKey[], message: string): void => {
+  ctx.addIssue({ code: 'custom', path, message });
+};
+
+// ---------------------------------------------------------------------------------------------
+// Messenger notification (spec 01 §4.8)
+// ---------------------------------------------------------------------------------------------
+
+/** The button types of the spec's table; an enum so that a typo is caught here. */
+export const MESSENGER_BUTTON_TYPES = ['WL', 'AL', 'BK', 'MD', 'BC', 'BT', 'DS', 'AC'] as const;
+export const MAX_MESSENGER_BUTTONS = 5;
+
+export const MessengerButtonSchema = z
+  .strictObject({
+    name: textSchema(14),
+    type: z.enum(MESSENGER_BUTTON_TYPES),
+    linkMo: z.string().min(1).optional(),
+    linkPc: z.string().min(1).optional(),
+    linkAnd: z.string().min(1).optional(),
+    linkIos: z.string().min(1).optional(),
+    url_mobile: z.string().min(1).optional(),
+    url_pc: z.string().min(1).optional(),
+    ordering: z.number().int().optional(),
+    varUrlYn: YesNoSchema.optional(),
+    /** A boolean; the string form `true`/`false` is also seen in the wild and accepted. */
+    msgrBtnOutbrowserYn: z.union([z.boolean(), z.enum(['true', 'false'])]).optional(),
+    chat_extra: z.string().max(64).optional(),
+    chat_event: z.string().max(64).optional(),
+  })
+  .superRefine((button, ctx) => {
+    if (button.type === 'WL' && button.url_mobile === undefined) {
+      issue(ctx, ['url_mobile'], 'a WL (web link) button needs url_mobile');
+    }
+    if (button.type === 'AL') {
+      const links = [button.linkIos, button.linkAnd, button.linkMo].filter((l) => l !== undefined);
+      if (links.length < 2) {
+        issue(
+          ctx,
+          ['type'],
+          'an AL (app link) button needs at least two of linkIos, linkAnd, linkMo',
+        );
+      }
+    }
+    if (button.chat_extra !== undefined && button.type !== 'BC' && button.type !== 'BT') {
+      issue(ctx, ['chat_extra'], 'chat_extra is only used by BC and BT buttons');
+    }
+    if (button.chat_event !== undefined && button.type !== 'BT') {
+      issue(ctx, ['chat_event'], 'chat_event is only used by BT buttons');
+    }
+  });
+export type MessengerButton = z.infer<typeof MessengerButtonSchema>;
+
+/**
+ * Up to 5 buttons; AC (add channel) only as the single or first button. The "no quick replies
+ * with DS/AC" rule has nothing to bind to: this request has no quick-reply field.
+ */
+export const MessengerButtonsSchema = z
+  .array(MessengerButtonSchema)
+  .max(MAX_MESSENGER_BUTTONS, `at most ${MAX_MESSENGER_BUTTONS} buttons (spec 01 §8)`)
+  .superRefine((buttons, ctx) => {
+    buttons.forEach((button, index) => {
+      if (button.type === 'AC' && index > 0) {
+        issue(
+          ctx,
+          [index, 'type'],
+          'an AC (add channel) button must be the single or first button',
+        );
+      }
+    });
+  });
+
+/**
+ * Item-list summary description: "only variables, currency units, digits, comma, period". The
+ * currency units accepted are the common symbols, ISO codes and Korean unit words.
+ */
+const SUMMARY_DESCRIPTION_PATTERN =
+  /^(?:#\{[^{}]+\}|[0-9.,]|원|₩|\$|€|¥|£|KRW|USD|EUR|JPY|CNY|달러|엔|유로|위안)+$/;
+
+export const MessengerItemSchema = z.strictObject({
+  list: z
+    .array(z.strictObject({ title: textSchema(6), description: textSchema(23) }))
+    .min(2, 'item.list needs 2 to 10 entries')
+    .max(10, 'item.list needs 2 to 10 entries'),
+  summary: z
+    .strictObject({
+      title: textSchema(6),
+      description: textSchema(14)
+        .regex(
+          SUMMARY_DESCRIPTION_PATTERN,
+          'summary description may hold only variables, currency units, digits, comma and period',
+        )
+        .optional(),
+    })
+    .optional(),
+});
+export type MessengerItem = z.infer<typeof MessengerItemSchema>;
+
+/** `POST {send_url}/msgr/notice/v1.2`. The 30-day scheduling horizon is checked elsewhere. */
+export const MessengerNoticeRequestSchema = z
+  .strictObject({
+    clickUrlYn: YesNoSchema.optional(),
+    ...resvFieldsShape,
+    agency: AgencySchema.optional(),
+    callback: CallbackSchema,
+    campaignId: ShortCodeSchema.optional(),
+    deptCode: ShortCodeSchema.optional(),
+    title: z.string().min(1).optional(),
+    itemHeader: z.string().min(1).optional(),
+    itemHighlightTitle: z.string().min(1).optional(),
+    itemHighlightDescription: z.string().min(1).optional(),
+    msg: textSchema(1000),
+    item: MessengerItemSchema.optional(),
+    msgrChId: z.string().min(1).max(61),
+    tmpltCode: z.string().min(1),
+    service: z.number().int().optional(),
+    recvInfoLst: recipientsSchema(RecvInfoSchema),
+    fbInfoLst: fallbackListSchema().optional(),
+    buttons: MessengerButtonsSchema.optional(),
+    groupKey: z.string().min(1).max(200).optional(),
+  })
+  .superRefine(checkReservation);
+export type MessengerNoticeRequest = z.infer<typeof MessengerNoticeRequestSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Brand messages (spec 01 §4.9, §4.10)
+// ---------------------------------------------------------------------------------------------
+
+export const BRAND_CHAT_BUBBLE_TYPES = [
+  'TEXT',
+  'IMAGE',
+  'WIDE',
+  'WIDE_ITEM_LIST',
+  'CAROUSEL_FEED',
+  'CAROUSEL_COMMERCE',
+  'COMMERCE',
+  'PREMIUM_VIDEO',
+] as const;
+export type BrandChatBubbleType = (typeof BRAND_CHAT_BUBBLE_TYPES)[number];
+
+/** `M` information then normal, `N` normal, `I` information. */
+export const BrandTargetingSchema = z.enum(['M', 'N', 'I']);
+
+const brandCommonShape = {
+  targeting: BrandTargetingSchema,
+  ...resvFieldsShape,
+  agency: AgencySchema.optional(),
+  pushAlarm: YesNoSchema.optional(),
+  msgrChId: z.string().min(1).max(61),
+  chatBubbleType: z.enum(BRAND_CHAT_BUBBLE_TYPES),
+  callback: CallbackSchema,
+  recvInfoLst: recipientsSchema(RecvInfoSchema),
+  fbInfoLst: fallbackListSchema().optional(),
+  /** Opt-out number written 3-4-4 (`080-1234-5678`); shorter groups are allowed, max 13. */
+  unsubscribePhoneNumber: z
+    .string()
+    .max(13)
+    .regex(
+      /^\d{2,4}-\d{3,4}-\d{4}$/,
+      'unsubscribePhoneNumber must be hyphenated, like 080-1234-5678',
+    )
+    .optional(),
+  /** Extension of the opt-out number. */
+  unsubscribeAuthNumber: z.string().min(1).max(10).optional(),
+};
+
+/** Without its phone number an extension means nothing (spec 01 §4.9). */
+const checkUnsubscribe = (
+  value: { unsubscribePhoneNumber?: string; unsubscribeAuthNumber?: string },
+  ctx: z.RefinementCtx,
+): void => {
+  if (value.unsubscribeAuthNumber !== undefined && value.unsubscribePhoneNumber === undefined) {
+    issue(
+      ctx,
+      ['unsubscribeAuthNumber'],
+      'unsubscribeAuthNumber is not allowed without unsubscribePhoneNumber',
+    );
+  }
+};
+
+/** `POST {send_url}/msgr/brand/tmplt/v1`. */
+export const BrandTemplateRequestSchema = z
+  .strictObject({ ...brandCommonShape, tmpltCode: z.string().min(1) })
+  .superRefine((value, ctx) => {
+    checkReservation(value, ctx);
+    checkUnsubscribe(value, ctx);
+  });
+export type BrandTemplateRequest = z.infer<typeof BrandTemplateRequestSchema>;
+
+export const BRAND_BUTTON_TYPES = ['WL', 'AL', 'BK', 'MD', 'AC', 'BF'] as const;
+
+/**
+ * A brand-message button. Its full field list is "not shown" (spec 01 §4.10), so unknown fields
+ * pass; the per-type requirements the spec does give are checked. The fixed labels of AC and BF
+ * buttons are not given and so not checked.
+ */
+export const BrandButtonSchema = z
+  .looseObject({
+    name: z.string().min(1),
+    type: z.enum(BRAND_BUTTON_TYPES),
+    linkMobile: z.string().min(1).optional(),
+    linkPc: z.string().min(1).optional(),
+    linkAndroid: z.string().min(1).optional(),
+    linkIos: z.string().min(1).optional(),
+    bizFormId: z.union([z.string().min(1), z.number()]).optional(),
+  })
+  .superRefine((button, ctx) => {
+    if (button.type === 'WL' && button.linkMobile === undefined) {
+      issue(ctx, ['linkMobile'], 'a WL (web link) button needs linkMobile');
+    }
+    if (button.type === 'AL') {
+      const links = [button.linkIos, button.linkAndroid, button.linkMobile];
+      if (links.filter((l) => l !== undefined).length < 2) {
+        issue(
+          ctx,
+          ['type'],
+          'an AL (app link) button needs two of linkIos, linkAndroid, linkMobile',
+        );
+      }
+    }
+    if (button.type === 'BF' && button.bizFormId === undefined) {
+      issue(ctx, ['bizFormId'], 'a BF (business form) button needs bizFormId');
+    }
+  });
+export type BrandButton = z.infer<typeof BrandButtonSchema>;
+
+const BRAND_PRICE_MAX = 99_999_999;
+
+/** COMMERCE bubble's product: discountRate and discountFixed are alternatives. */
+export const BrandCommerceSchema = z
+  .strictObject({
+    title: textSchema(30),
+    regularPrice: z.number().min(0).max(BRAND_PRICE_MAX),
+    discountPrice: z.number().min(0).max(BRAND_PRICE_MAX),
+    discountRate: z.number().min(1).max(100).optional(),
+    discountFixed: z.number().min(0).max(999_999).optional(),
+  })
+  .superRefine((commerce, ctx) => {
+    if (commerce.discountRate !== undefined && commerce.discountFixed !== undefined) {
+      issue(ctx, ['discountFixed'], 'use either discountRate or discountFixed, not both');
+    }
+  });
+export type BrandCommerce = z.infer<typeof BrandCommerceSchema>;
+
+/** `carousel.head`: header required once a head is used; linkMobile required once any link is. */
+export const BrandCarouselHeadSchema = z
+  .strictObject({
+    header: z.string().min(1),
+    content: z.string().min(1).optional(),
+    imageUrl: z.string().min(1).optional(),
+    linkMobile: z.string().min(1).optional(),
+    linkPc: z.string().min(1).optional(),
+    linkAnd: z.string().min(1).optional(),
+    linkIos: z.string().min(1).optional(),
+  })
+  .superRefine((head, ctx) => {
+    const otherLink = head.linkPc ?? head.linkAnd ?? head.linkIos;
+    if (otherLink !== undefined && head.linkMobile === undefined) {
+      issue(ctx, ['linkMobile'], 'linkMobile is required when the carousel head has any link');
+    }
+  });
+
+/** The carousel list fields are "not shown", so everything beyond `head` passes as given. */
+export const BrandCarouselSchema = z.looseObject({ head: BrandCarouselHeadSchema.optional() });
+/** Coupon fields: "not shown". */
+export const BrandCouponSchema = z.looseObject({});
+/** wideItemList entry fields: "not shown". */
+export const BrandWideItemSchema = z.looseObject({});
+
+/** The fields of §4.10 that belong to some bubble types only. */
+type ScopedField =
+  | 'imageUrl'
+  | 'imageLink'
+  | 'header'
+  | 'wideItemList'
+  | 'video'
+  | 'additionalContent'
+  | 'commerce'
+  | 'carousel';
+
+interface BubbleRules {
+  /** Content limit; absent where the spec gives none. */
+  readonly content?: { readonly max: number; readonly maxLineBreaks: number };
+  /** Button count; `undefined` = buttons not usable. `max` is lowered by one with a coupon. */
+  readonly buttons?: { readonly min: number; readonly max: number; readonly couponMax?: number };
+  /** Where an AC button may stand: first for TEXT/IMAGE, last for the others. */
+  readonly addChannelAt: 'first' | 'last';
+  readonly couponAllowed: boolean;
+  readonly required: readonly ScopedField[];
+  /** Scoped fields usable with this type (imageUrl is not scoped, only required by some). */
+  readonly allowed: readonly ScopedField[];
+}
+
+const LONG_CONTENT = { max: 1300, maxLineBreaks: 99 } as const;
+const SHORT_CONTENT = { max: 76, maxLineBreaks: 5 } as const;
+
+/** spec 01 §4.10, one row per chatBubbleType. */
+const BUBBLE_RULES: Record<BrandChatBubbleType, BubbleRules> = {
+  TEXT: {
+    content: LONG_CONTENT,
+    buttons: { min: 0, max: 5, couponMax: 4 },
+    addChannelAt: 'first',
+    couponAllowed: true,
+    required: [],
+    allowed: [],
+  },
+  IMAGE: {
+    content: LONG_CONTENT,
+    buttons: { min: 0, max: 5, couponMax: 4 },
+    addChannelAt: 'first',
+    couponAllowed: true,
+    required: ['imageUrl'],
+    allowed: ['imageLink'],
+  },
+  WIDE: {
+    content: SHORT_CONTENT,
+    buttons: { min: 0, max: 2 },
+    addChannelAt: 'last',
+    couponAllowed: true,
+    required: ['imageUrl'],
+    allowed: ['imageLink'],
+  },
+  WIDE_ITEM_LIST: {
+    buttons: { min: 0, max: 2 },
+    addChannelAt: 'last',
+    couponAllowed: true,
+    required: ['header', 'wideItemList'],
+    allowed: ['header', 'wideItemList'],
+  },
+  CAROUSEL_FEED: {
+    addChannelAt: 'last',
+    couponAllowed: false,
+    required: [],
+    allowed: ['carousel'],
+  },
+  CAROUSEL_COMMERCE: {
+    addChannelAt: 'last',
+    couponAllowed: false,
+    required: ['carousel'],
+    allowed: ['carousel'],
+  },
+  COMMERCE: {
+    buttons: { min: 1, max: 2 },
+    addChannelAt: 'last',
+    couponAllowed: true,
+    required: ['imageUrl', 'commerce'],
+    allowed: ['additionalContent', 'commerce'],
+  },
+  PREMIUM_VIDEO: {
+    content: SHORT_CONTENT,
+    buttons: { min: 0, max: 1 },
+    addChannelAt: 'last',
+    couponAllowed: true,
+    required: ['video'],
+    allowed: ['header', 'video'],
+  },
+};
+
+const SCOPED_FIELDS: readonly ScopedField[] = [
+  'imageLink',
+  'header',
+  'wideItemList',
+  'video',
+  'additionalContent',
+  'commerce',
+  'carousel',
+];
+
+/** `POST {send_url}/msgr/brand/custom/v1`: the fields of §4.9 without tmpltCode, plus §4.10's. */
+export const BrandFreeRequestSchema = z
+  .strictObject({
+    ...brandCommonShape,
+    campaignId: ShortCodeSchema.optional(),
+    deptCode: ShortCodeSchema.optional(),
+    adult: z.boolean().optional(),
+    content: z.string().min(1).optional(),
+    buttons: z.array(BrandButtonSchema).optional(),
+    coupon: BrandCouponSchema.optional(),
+    imageUrl: z.string().min(1).max(500).optional(),
+    imageLink: z.string().min(1).max(500).optional(),
+    header: textSchema(20).optional(),
+    wideItemList: z
+      .array(BrandWideItemSchema)
+      .length(3, 'wideItemList needs exactly 3 entries')
+      .optional(),
+    video: z
+      .strictObject({ videoUrl: z.string().min(1), thumbnailUrl: z.string().min(1).optional() })
+      .optional(),
+    additionalContent: textSchema(34, { maxLineBreaks: 1 }).optional(),
+    commerce: BrandCommerceSchema.optional(),
+    carousel: BrandCarouselSchema.optional(),
+  })
+  .superRefine((value, ctx) => {
+    checkReservation(value, ctx);
+    checkUnsubscribe(value, ctx);
+    const type = value.chatBubbleType;
+    const rules = BUBBLE_RULES[type];
+
+    if (type === 'TEXT' && value.content === undefined) {
+      issue(ctx, ['content'], 'a TEXT brand message needs content');
+    }
+    if (rules.content !== undefined && value.content !== undefined) {
+      const length = charCount(value.content);
+      const breaks = lineBreakCount(value.content);
+      if (length > rules.content.max) {
+        issue(
+          ctx,
+          ['content'],
+          `${type} content is ${length} characters; max ${rules.content.max}`,
+        );
+      }
+      if (breaks > rules.content.maxLineBreaks) {
+        issue(
+          ctx,
+          ['content'],
+          `${type} content has ${breaks} line breaks; max ${rules.content.maxLineBreaks}`,
+        );
+      }
+    }
+
+    const buttons = value.buttons ?? [];
+    if (rules.buttons === undefined) {
+      if (value.buttons !== undefined) issue(ctx, ['buttons'], `${type} does not take buttons`);
+    } else {
+      const max =
+        value.coupon !== undefined && rules.buttons.couponMax !== undefined
+          ? rules.buttons.couponMax
+          : rules.buttons.max;
+      if (buttons.length > max) {
+        const withCoupon = max === rules.buttons.couponMax ? ' with a coupon' : '';
+        issue(
+          ctx,
+          ['buttons'],
+          `${type} takes at most ${max} buttons${withCoupon}; got ${buttons.length}`,
+        );
+      }
+      if (buttons.length < rules.buttons.min) {
+        issue(ctx, ['buttons'], `${type} needs at least ${rules.buttons.min} button`);
+      }
+    }
+    buttons.forEach((button, index) => {
+      if (button.type !== 'AC') return;
+      const allowedIndex = rules.addChannelAt === 'first' ? 0 : buttons.length - 1;
+      if (index !== allowedIndex) {
+        issue(
+          ctx,
+          ['buttons', index, 'type'],
+          `on ${type} an AC button may only be the ${rules.addChannelAt} button`,
+        );
+      }
+    });
+
+    if (!rules.couponAllowed && value.coupon !== undefined) {
+      issue(ctx, ['coupon'], `${type} does not take a coupon`);
+    }
+    for (const field of rules.required) {
+      if (value[field] === undefined) issue(ctx, [field], `${type} needs ${field}`);
+    }
+    for (const field of SCOPED_FIELDS) {
+      if (value[field] !== undefined && !rules.allowed.includes(field)) {
+        issue(ctx, [field], `${field} is not used with ${type}`);
+      }
+    }
+  });
+export type BrandFreeRequest = z.infer<typeof BrandFreeRequestSchema>;

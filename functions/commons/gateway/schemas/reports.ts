@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import {
+  CliKeySchema,
+  GatewayCodeSchema,
+  LenientBooleanSchema,
+  LocalDateSchema,
+  listOrEmpty,
+  NullableStringSchema,
+  NumericSchema,
+  presentListOrEmpty,
+  UserCustomFieldsSchema,
+} from './common.ts';
+
+/*
+ * Delivery reports: polling (spec 01 §4.11, §4.12), status query (§4.13) and the report webhook
+ * (§6). Responses and webhook bodies are lenient: production report items carry more fields
+ * than the spec and the set grows (field notes, "Webhooks"), so unknown fields are kept.
+ * Date-times stay the gateway's raw strings; `parseGatewayDateTime` converts them.
+ */
+
+/** Why the first channel failed before the fallback. */
+export const FbReasonSchema = z.looseObject({
+  ch: NullableStringSchema,
+  fbResultCode: GatewayCodeSchema.nullish(),
+  fbResultDesc: NullableStringSchema,
+  telco: NullableStringSchema,
+});
+export type FbReason = z.infer<typeof FbReasonSchema>;
+
+/**
+ * One delivery result. `ch` is the channel that finally delivered and `productCode` the billed
+ * product; `fbReasonLst` may be `null` or missing (read as `[]`). The webhook-only fields
+ * (`rptRegDt`, `phone`, `isBi`, `userCustomFields`, `recvDt`) are optional.
+ */
+export const ReportItemSchema = z.looseObject({
+  msgKey: z.string(),
+  cliKey: z.string(),
+  ch: NullableStringSchema,
+  resultCode: GatewayCodeSchema,
+  resultCodeDesc: NullableStringSchema,
+  fbReasonLst: listOrEmpty(FbReasonSchema),
+  telco: NullableStringSchema,
+  rptDt: NullableStringSchema,
+  rptRegDt: NullableStringSchema,
+  productCode: NullableStringSchema,
+  phone: NullableStringSchema,
+  isBi: LenientBooleanSchema.nullish(),
+  userCustomFields: UserCustomFieldsSchema.nullish(),
+  recvDt: NullableStringSchema,
+});
+export type ReportItem = z.infer<typeof ReportItemSchema>;
+
+/** `rptCnt` as sent (number or numeric string), or the list's length when it is missing. */
+const withReportCount = <T extends { rptCnt?: number | null | undefined; rptLst: unknown[] }>(
+  page: T,
+): T & { rptCnt: number } => ({ ...page, rptCnt: page.rptCnt ?? page.rptLst.length });
+
+/**
+ * A poll page with reports (`GET {api_url}/msg/v1.2/report`): confirm its `rptKey` within 120 s
+ * or the same reports come back. Parse the envelope's `data` with
+ * {@link PollReportsResponseDataSchema}, which turns an empty poll into `null`.
+ */
+export const PollReportsDataSchema = z
+  .looseObject({
+    rptKey: z.string().min(1),
+    rptCnt: NumericSchema.nullish(),
+    rptLst: listOrEmpty(ReportItemSchema),
+  })
+  .transform(withReportCount);
+export type PollReportsData = z.infer<typeof PollReportsDataSchema>;
+
+/**
+ * An empty poll answers `data` null, or a page with `rptCnt` 0 whose `rptKey` may be null and
+ * `rptLst` null or `[]` (field notes, "Polling"). Nothing in it needs confirming.
+ */
+const isEmptyPoll = (data: unknown): boolean => {
+  if (data === null || data === undefined) return true;
+  if (typeof data !== 'object') return false;
+  const { rptCnt, rptLst } = data as { rptCnt?: unknown; rptLst?: unknown };
+  const noItems =
+    rptLst === null || rptLst === undefined || (Array.isArray(rptLst) && rptLst.length === 0);
+  return noItems && (rptCnt === null || rptCnt === undefined || Number(rptCnt) === 0);
+};
+
+/**
+ * The envelope `data` of a poll, as the client should read it: `null` for an empty poll (data
+ * null, or `rptCnt` 0 with no items), otherwise a {@link PollReportsDataSchema} page with its
+ * `rptKey`. Inside `envelopeSchema(...)` a missing `data` reads as `undefined`; treat it as empty
+ * too. Either way: nothing to confirm, wait at least 10 s before the next poll.
+ */
+export const PollReportsResponseDataSchema = z.preprocess(
+  (data) => (isEmptyPoll(data) ? null : data),
+  PollReportsDataSchema.nullable(),
+);
+export type PollReportsResponseData = z.infer<typeof PollReportsResponseDataSchema>;
+
+/** Body of `POST {api_url}/msg/v1.2/report/result`. Confirm only after the reports are stored. */
+export const ConfirmReportsRequestSchema = z.strictObject({
+  rptKeyLst: z.array(z.string().min(1)).min(1, 'at least one rptKey to confirm'),
+});
+export type ConfirmReportsRequest = z.infer<typeof ConfirmReportsRequestSchema>;
+
+/**
+ * Body of `POST {api_url}/msg/v1/sent`: 1 to 10 keys. The 90-day query range needs a clock and
+ * is checked elsewhere.
+ */
+export const StatusQueryRequestSchema = z.strictObject({
+  cliKeyLst: z
+    .array(z.strictObject({ cliKey: CliKeySchema, reqDt: LocalDateSchema }))
+    .min(1, 'at least one cliKey to query')
+    .max(10, 'at most 10 cliKeys per status query (spec 01 §8)'),
+});
+export type StatusQueryRequest = z.infer<typeof StatusQueryRequestSchema>;
+
+export const MESSAGE_STATUSES = ['REG', 'ING', 'DONE', 'OVER_DATE', 'INVALID_KEY'] as const;
+export type KnownMessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+/** True for the statuses of spec 01 §3; anything else is kept as given, not rejected. */
+export const isKnownMessageStatus = (status: string): status is KnownMessageStatus =>
+  (MESSAGE_STATUSES as readonly string[]).includes(status);
+
+/**
+ * Message status: REG → ING → DONE, or OVER_DATE / INVALID_KEY. A value outside the spec's list
+ * is kept as a string so that one new status does not fail the whole answer.
+ */
+export const MessageStatusSchema = z.union([z.enum(MESSAGE_STATUSES), z.string()]);
+
+/** One entry of the status query answer. An INVALID_KEY entry may lack everything but cliKey. */
+export const StatusQueryItemSchema = z.looseObject({
+  msgKey: NullableStringSchema,
+  cliKey: z.string(),
+  ch: NullableStringSchema,
+  status: MessageStatusSchema,
+  resultCode: GatewayCodeSchema.nullish(),
+  resultCodeDesc: NullableStringSchema,
+  telco: NullableStringSchema,
+  fbReasonLst: listOrEmpty(FbReasonSchema),
+  rptDt: NullableStringSchema,
+  productCode: NullableStringSchema,
+});
+export type StatusQueryItem = z.infer<typeof StatusQueryItemSchema>;
+
+/** `data` of the status query: `{cliKeyLst: [...]}`. */
+export const StatusQueryDataSchema = z.looseObject({
+  cliKeyLst: listOrEmpty(StatusQueryItemSchema),
+});
+export type StatusQueryData = z.infer<typeof StatusQueryDataSchema>;
+
+/**
+ * Body the gateway posts to the report webhook (spec 01 §6). `rptLst` must be present (`null`
+ * reads as `[]`): a body without it is not a report body and must not read as "nothing to do".
+ */
+export const ReportWebhookBodySchema = z
+  .looseObject({
+    rptCnt: NumericSchema.nullish(),
+    rptLst: presentListOrEmpty(ReportItemSchema),
+  })
+  .transform(withReportCount);
+export type ReportWebhookBody = z.infer<typeof ReportWebhookBodySchema>;
