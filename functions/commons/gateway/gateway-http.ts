@@ -2,12 +2,12 @@ import type { Readable } from 'node:stream';
 import type { FormData } from 'undici';
 import { z } from 'zod';
 import {
+  errorForCode,
   GatewayAuthenticationError,
   type GatewayError,
   GatewayResponseError,
   GatewayRetryableError,
   GatewayTransportError,
-  errorForCode,
 } from './errors.ts';
 import {
   type HttpAnswer,

@@ -1,0 +1,436 @@
+import type { Readable } from 'node:stream';
+import { FormData } from 'undici';
+import { z } from 'zod';
+import { classifyCode, GatewayAuthenticationError, type GatewayCodeFamily } from './errors.ts';
+import {
+  type CallAuth,
+  type Endpoint,
+  type GatewayCall,
+  GatewayHttp,
+  type GatewayHttpOptions,
+  parseData,
+} from './gateway-http.ts';
+import {
+  ClickUrlCreateDataSchema,
+  ClickUrlCreateRequestSchema,
+  ClickUrlDeleteRequestSchema,
+  ClickUrlListDataSchema,
+  ClickUrlListQuerySchema,
+  ConfirmReportsRequestSchema,
+  MoListDataSchema,
+  MoSampleDataSchema,
+  OptOutDeleteRequestSchema,
+  OptOutListDataSchema,
+  OptOutListQuerySchema,
+  OptOutPeriodQuerySchema,
+  OptOutPeriodResponseSchema,
+  OptOutRegisterRequestSchema,
+  PollReportsResponseDataSchema,
+  RcsReplyResultItemSchema,
+  ScheduledSendDataSchema,
+  SEND_ENDPOINTS,
+  SendResultItemSchema,
+  StatusQueryDataSchema,
+  StatusQueryRequestSchema,
+  UrlStatsByChannelDataSchema,
+  UrlStatsByChannelRequestSchema,
+  UrlStatsByReceiverDataSchema,
+  UrlStatsByReceiverRequestSchema,
+  UrlStatsByUrlDataSchema,
+  UrlStatsByUrlRequestSchema,
+  UrlStatsDayDataSchema,
+  UrlStatsHourDataSchema,
+  UrlStatsPeriodRequestSchema,
+} from './schemas/index.ts';
+import type { TokenProvider } from './token-provider.ts';
+
+/** Thrown before any call when a request does not satisfy its schema. */
+export class GatewayRequestInvalidError extends Error {
+  override readonly name = 'GatewayRequestInvalidError';
+  constructor(
+    readonly endpoint: string,
+    readonly issues: readonly z.core.$ZodIssue[],
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `${endpoint}: invalid request\n${issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n')}`,
+      options,
+    );
+  }
+}
+
+export type SendEndpointName = keyof typeof SEND_ENDPOINTS;
+export type SendRequest<N extends SendEndpointName> = z.input<(typeof SEND_ENDPOINTS)[N]['schema']>;
+export type SendResultItem = z.output<typeof SendResultItemSchema>;
+export type RcsReplyResultItem = z.output<typeof RcsReplyResultItemSchema>;
+
+/** What a send call answered: per-recipient results, or the acknowledgement of a scheduled send. */
+export type SendOutcome<Item = SendResultItem> =
+  | { readonly kind: 'immediate'; readonly results: readonly Item[] }
+  | { readonly kind: 'scheduled'; readonly regDt: string; readonly webReqId: string };
+
+/** An attachment for the multipart MMS endpoint. */
+export interface MmsFile {
+  readonly name: string;
+  readonly contentType: string;
+  readonly data: Uint8Array;
+}
+
+/** The family of one recipient's result code: accepted, duplicate (already accepted), retryable… */
+export const recipientResultFamily = (item: { code: string }): GatewayCodeFamily =>
+  classifyCode(item.code);
+
+export interface GatewayClientOptions extends GatewayHttpOptions {
+  readonly tokens: TokenProvider;
+  /** API key for the opt-out endpoints, which authenticate with an `apiKey` header. */
+  readonly apiKey?: string;
+}
+
+const endpoint = (host: Endpoint['host'], method: Endpoint['method'], path: string): Endpoint => ({
+  host,
+  method,
+  path,
+});
+
+const ENDPOINTS = {
+  pollReports: endpoint('api', 'GET', '/msg/v1.2/report'),
+  confirmReports: endpoint('api', 'POST', '/msg/v1.2/report/result'),
+  queryStatus: endpoint('api', 'POST', '/msg/v1/sent'),
+  listMo: endpoint('api', 'GET', '/mo/v1/msg'),
+  moFile: endpoint('api', 'GET', '/mo/v1/file/{moKey}'),
+  moSample: endpoint('api', 'GET', '/mo/direct/v1/mmsMoSample'),
+  optOutRegister: endpoint('api', 'POST', '/client/v1/080/ars080Reject'),
+  optOutList: endpoint('mnt', 'POST', '/client/v1.2/080/ars080RejectList'),
+  optOutDelete: endpoint('api', 'DELETE', '/client/v1/080/ars080RejectDelete'),
+  optOutPeriod: endpoint('mnt', 'GET', '/client/v1.1/080/ars080BlockNumberList'),
+  createClickUrl: endpoint('api', 'POST', '/msg/v1/createClickUrl'),
+  deleteClickUrl: endpoint('api', 'POST', '/msg/v1/deleteClickUrl'),
+  listClickUrls: endpoint('api', 'GET', '/msg/v1/getClickUrl'),
+  urlStatsByUrl: endpoint('api', 'POST', '/msg/v1/stat/url/msg'),
+  urlStatsByChannel: endpoint('api', 'POST', '/msg/v1/stat/url/channel'),
+  urlStatsByReceiver: endpoint('api', 'POST', '/msg/v1/stat/url/receiver'),
+  urlStatsSendDay: endpoint('api', 'POST', '/msg/v1/stat/url/sendDay'),
+  urlStatsSendHour: endpoint('api', 'POST', '/msg/v1/stat/url/sendHour'),
+  urlStatsClickDay: endpoint('api', 'POST', '/msg/v1/stat/url/clickDay'),
+  urlStatsClickHour: endpoint('api', 'POST', '/msg/v1/stat/url/clickHour'),
+} as const;
+
+/**
+ * The typed gateway client for spec 01: every request is validated by its schema before the call,
+ * every answer by its schema after it. Bearer calls take their token from the {@link TokenProvider};
+ * on an authentication-family answer the client reports the token invalid, takes a fresh one and
+ * retries once, then fails with {@link GatewayAuthenticationError}.
+ */
+export class GatewayClient {
+  private readonly http: GatewayHttp;
+  private readonly tokens: TokenProvider;
+  private readonly apiKey: string | undefined;
+
+  constructor(options: GatewayClientOptions) {
+    this.http = new GatewayHttp(options);
+    this.tokens = options.tokens;
+    this.apiKey = options.apiKey;
+  }
+
+  // --- Sending (spec 01 §4.3–4.10) -------------------------------------------------------------
+
+  /** Sends through any send endpoint by name; the body is validated with that endpoint's schema. */
+  async send<N extends Exclude<SendEndpointName, 'rcsReply' | 'mmsMultipart'>>(
+    name: N,
+    body: SendRequest<N>,
+  ): Promise<SendOutcome> {
+    const { schema, ...target } = SEND_ENDPOINTS[name];
+    const json = validate(schema, body, target);
+    const envelope = await this.withBearer({ endpoint: target, json });
+    return toSendOutcome(envelope.data, SendResultItemSchema, target);
+  }
+
+  sendSms(body: SendRequest<'sms'>, options: { legacyPath?: boolean } = {}): Promise<SendOutcome> {
+    return options.legacyPath ? this.send('smsLegacy', body) : this.send('sms', body);
+  }
+
+  sendMms(body: SendRequest<'mms'>, options: { legacyPath?: boolean } = {}): Promise<SendOutcome> {
+    return options.legacyPath ? this.send('mmsLegacy', body) : this.send('mms', body);
+  }
+
+  /** MMS with the files in the request (`multipart/form-data`: parts `reqMsg` and `parts`). */
+  async sendMmsWithFiles(
+    body: SendRequest<'mmsMultipart'>,
+    files: readonly MmsFile[],
+  ): Promise<SendOutcome> {
+    const { schema, ...target } = SEND_ENDPOINTS.mmsMultipart;
+    const reqMsg = validate(schema, body, target);
+    if (files.length < 1 || files.length > 3) {
+      throw new GatewayRequestInvalidError(`${target.method} ${target.path}`, [
+        { code: 'custom', path: ['parts'], message: 'attach 1 to 3 files', input: files.length },
+      ]);
+    }
+    const form = new FormData();
+    form.append('reqMsg', new Blob([JSON.stringify(reqMsg)], { type: 'application/json' }));
+    for (const file of files)
+      form.append('parts', new Blob([file.data], { type: file.contentType }), file.name);
+    const envelope = await this.withBearer({ endpoint: target, form });
+    return toSendOutcome(envelope.data, SendResultItemSchema, target);
+  }
+
+  /** RCS on one of its three paths: `/msg/v1/rcs`, `/msg/v1.1/rcs`, or the integrated `{send}/rcs/v1.1`. */
+  sendRcs<V extends 'rcsV1' | 'rcsV11' | 'rcsIntegrated'>(
+    variant: V,
+    body: SendRequest<V>,
+  ): Promise<SendOutcome> {
+    return this.send(variant, body);
+  }
+
+  /** Two-way RCS reply; results carry `replyId` and `chatbotId` instead of `phone`. */
+  async sendRcsReply(body: SendRequest<'rcsReply'>): Promise<SendOutcome<RcsReplyResultItem>> {
+    const { schema, ...target } = SEND_ENDPOINTS.rcsReply;
+    const json = validate(schema, body, target);
+    const envelope = await this.withBearer({ endpoint: target, json });
+    return toSendOutcome(envelope.data, RcsReplyResultItemSchema, target);
+  }
+
+  sendPush(body: SendRequest<'push'>): Promise<SendOutcome> {
+    return this.send('push', body);
+  }
+
+  sendMessengerNotice(body: SendRequest<'messengerNotice'>): Promise<SendOutcome> {
+    return this.send('messengerNotice', body);
+  }
+
+  sendBrandTemplate(body: SendRequest<'brandTemplate'>): Promise<SendOutcome> {
+    return this.send('brandTemplate', body);
+  }
+
+  sendBrandFree(body: SendRequest<'brandFree'>): Promise<SendOutcome> {
+    return this.send('brandFree', body);
+  }
+
+  // --- Reports and status (spec 01 §4.11–4.13) -------------------------------------------------
+
+  /** One poll; `null` when no report is waiting (the caller then waits at least 10 s). */
+  async pollReports() {
+    const envelope = await this.withBearer({ endpoint: ENDPOINTS.pollReports });
+    return parseData(PollReportsResponseDataSchema, envelope.data, ENDPOINTS.pollReports);
+  }
+
+  /** Confirms polled report keys; unconfirmed keys come back after 120 s. */
+  async confirmReports(rptKeyLst: readonly string[]): Promise<void> {
+    const json = validate(ConfirmReportsRequestSchema, { rptKeyLst }, ENDPOINTS.confirmReports);
+    await this.withBearer({ endpoint: ENDPOINTS.confirmReports, json });
+  }
+
+  /** Status of up to 10 `cliKey`s (REG, ING, DONE, OVER_DATE, INVALID_KEY). */
+  async queryStatus(cliKeyLst: z.input<typeof StatusQueryRequestSchema>['cliKeyLst']) {
+    const json = validate(StatusQueryRequestSchema, { cliKeyLst }, ENDPOINTS.queryStatus);
+    const envelope = await this.withBearer({ endpoint: ENDPOINTS.queryStatus, json });
+    return parseData(StatusQueryDataSchema, envelope.data, ENDPOINTS.queryStatus);
+  }
+
+  // --- Inbound messages (spec 01 §4.14) --------------------------------------------------------
+
+  async listMo() {
+    const envelope = await this.withBearer({ endpoint: ENDPOINTS.listMo });
+    return parseData(MoListDataSchema, envelope.data, ENDPOINTS.listMo);
+  }
+
+  /** Streams an MO attachment (valid 7 days); the caller consumes or destroys `body`. */
+  downloadMoFile(
+    moKey: string,
+    query: { index?: number } = {},
+  ): Promise<{ contentType: string; contentLength?: number; body: Readable }> {
+    return this.withToken((token) =>
+      this.http.download({
+        endpoint: ENDPOINTS.moFile,
+        auth: { bearer: token },
+        pathParams: { moKey },
+        query,
+      }),
+    );
+  }
+
+  async moSample() {
+    const envelope = await this.withBearer({ endpoint: ENDPOINTS.moSample });
+    return parseData(MoSampleDataSchema, envelope.data, ENDPOINTS.moSample);
+  }
+
+  // --- Opt-out list (spec 01 §4.15; `apiKey` header) ---------------------------------------------
+
+  async registerOptOut(entries: z.input<typeof OptOutRegisterRequestSchema>): Promise<void> {
+    const json = validate(OptOutRegisterRequestSchema, entries, ENDPOINTS.optOutRegister);
+    await this.http.call({ endpoint: ENDPOINTS.optOutRegister, auth: this.apiKeyAuth(), json });
+  }
+
+  async listOptOut(query: z.input<typeof OptOutListQuerySchema>) {
+    const params = validate(OptOutListQuerySchema, query, ENDPOINTS.optOutList);
+    const envelope = await this.http.call({
+      endpoint: ENDPOINTS.optOutList,
+      auth: this.apiKeyAuth(),
+      query: params,
+    });
+    return parseData(OptOutListDataSchema, envelope.data, ENDPOINTS.optOutList);
+  }
+
+  async deleteOptOut(entry: z.input<typeof OptOutDeleteRequestSchema>): Promise<void> {
+    const json = validate(OptOutDeleteRequestSchema, entry, ENDPOINTS.optOutDelete);
+    await this.http.call({ endpoint: ENDPOINTS.optOutDelete, auth: this.apiKeyAuth(), json });
+  }
+
+  /** Blocked and unblocked numbers of an 080 number within a period, with paging `meta`. */
+  async listOptOutPeriod(query: z.input<typeof OptOutPeriodQuerySchema>) {
+    const params = validate(OptOutPeriodQuerySchema, query, ENDPOINTS.optOutPeriod);
+    const envelope = await this.http.call({
+      endpoint: ENDPOINTS.optOutPeriod,
+      auth: this.apiKeyAuth(),
+      query: params,
+    });
+    return parseData(OptOutPeriodResponseSchema, envelope, ENDPOINTS.optOutPeriod);
+  }
+
+  // --- Tracking URLs (spec 01 §4.16) -----------------------------------------------------------
+
+  /** Creates a tracking URL; answers its `urlId`. */
+  async createClickUrl(request: z.input<typeof ClickUrlCreateRequestSchema>) {
+    const json = validate(ClickUrlCreateRequestSchema, request, ENDPOINTS.createClickUrl);
+    const envelope = await this.withBearer({ endpoint: ENDPOINTS.createClickUrl, json });
+    return parseData(ClickUrlCreateDataSchema, envelope.data, ENDPOINTS.createClickUrl);
+  }
+
+  /** Deletes a tracking URL for good (messages already sent keep working). */
+  async deleteClickUrl(urlId: string): Promise<void> {
+    const query = validate(ClickUrlDeleteRequestSchema, { urlId }, ENDPOINTS.deleteClickUrl);
+    await this.withBearer({ endpoint: ENDPOINTS.deleteClickUrl, query });
+  }
+
+  async listClickUrls(page = 1) {
+    const query = validate(ClickUrlListQuerySchema, { page }, ENDPOINTS.listClickUrls);
+    const envelope = await this.withBearer({ endpoint: ENDPOINTS.listClickUrls, query });
+    return parseData(ClickUrlListDataSchema, envelope.data, ENDPOINTS.listClickUrls);
+  }
+
+  urlStatsByUrl(request: z.input<typeof UrlStatsByUrlRequestSchema>) {
+    return this.stats(
+      ENDPOINTS.urlStatsByUrl,
+      UrlStatsByUrlRequestSchema,
+      request,
+      UrlStatsByUrlDataSchema,
+    );
+  }
+
+  urlStatsByChannel(request: z.input<typeof UrlStatsByChannelRequestSchema>) {
+    return this.stats(
+      ENDPOINTS.urlStatsByChannel,
+      UrlStatsByChannelRequestSchema,
+      request,
+      UrlStatsByChannelDataSchema,
+    );
+  }
+
+  urlStatsByReceiver(request: z.input<typeof UrlStatsByReceiverRequestSchema>) {
+    return this.stats(
+      ENDPOINTS.urlStatsByReceiver,
+      UrlStatsByReceiverRequestSchema,
+      request,
+      UrlStatsByReceiverDataSchema,
+    );
+  }
+
+  urlStatsSendDay(request: z.input<typeof UrlStatsPeriodRequestSchema>) {
+    return this.stats(
+      ENDPOINTS.urlStatsSendDay,
+      UrlStatsPeriodRequestSchema,
+      request,
+      UrlStatsDayDataSchema,
+    );
+  }
+
+  urlStatsSendHour(request: z.input<typeof UrlStatsPeriodRequestSchema>) {
+    return this.stats(
+      ENDPOINTS.urlStatsSendHour,
+      UrlStatsPeriodRequestSchema,
+      request,
+      UrlStatsHourDataSchema,
+    );
+  }
+
+  urlStatsClickDay(request: z.input<typeof UrlStatsPeriodRequestSchema>) {
+    return this.stats(
+      ENDPOINTS.urlStatsClickDay,
+      UrlStatsPeriodRequestSchema,
+      request,
+      UrlStatsDayDataSchema,
+    );
+  }
+
+  urlStatsClickHour(request: z.input<typeof UrlStatsPeriodRequestSchema>) {
+    return this.stats(
+      ENDPOINTS.urlStatsClickHour,
+      UrlStatsPeriodRequestSchema,
+      request,
+      UrlStatsHourDataSchema,
+    );
+  }
+
+  // --- Internals -------------------------------------------------------------------------------
+
+  private async stats<Q extends z.ZodType, D extends z.ZodType>(
+    target: Endpoint,
+    requestSchema: Q,
+    request: z.input<Q>,
+    dataSchema: D,
+  ): Promise<z.output<D>> {
+    const json = validate(requestSchema, request, target);
+    const envelope = await this.withBearer({ endpoint: target, json });
+    return parseData(dataSchema, envelope.data, target);
+  }
+
+  private withBearer(call: Omit<GatewayCall, 'auth'>) {
+    return this.withToken((token) => this.http.call({ ...call, auth: { bearer: token } }));
+  }
+
+  /** Runs `operation` with a token; on an authentication-family answer, once more with a fresh one. */
+  private async withToken<T>(operation: (token: string) => Promise<T>): Promise<T> {
+    const token = await this.tokens.getToken();
+    try {
+      return await operation(token);
+    } catch (error) {
+      if (!(error instanceof GatewayAuthenticationError)) throw error;
+      await this.tokens.invalidate(token);
+    }
+    const fresh = await this.tokens.getToken();
+    try {
+      return await operation(fresh);
+    } catch (error) {
+      if (error instanceof GatewayAuthenticationError) await this.tokens.invalidate(fresh);
+      throw error;
+    }
+  }
+
+  private apiKeyAuth(): CallAuth {
+    if (this.apiKey === undefined)
+      throw new Error('the opt-out endpoints need the apiKey option of GatewayClient');
+    return { apiKey: this.apiKey };
+  }
+}
+
+const validate = <S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  target: Endpoint,
+): z.output<S> => {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new GatewayRequestInvalidError(`${target.method} ${target.path}`, parsed.error.issues, {
+    cause: parsed.error,
+  });
+};
+
+const toSendOutcome = <S extends z.ZodType>(
+  data: unknown,
+  itemSchema: S,
+  target: Endpoint,
+): SendOutcome<z.output<S>> => {
+  if (Array.isArray(data))
+    return { kind: 'immediate', results: parseData(z.array(itemSchema), data, target) };
+  const scheduled = parseData(ScheduledSendDataSchema, data, target);
+  return { kind: 'scheduled', regDt: scheduled.regDt, webReqId: scheduled.webReqId };
+};
