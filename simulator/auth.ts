@@ -1,0 +1,178 @@
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { hashApiPassword, RANDOM_STR_PATTERN } from '../functions/commons/gateway/auth-hash.ts';
+import type { SimClock } from './clock.ts';
+import { envelope, ok } from './context.ts';
+import type { SimulatorOptions } from './options.ts';
+import type { Router, SimRequest, SimResponse } from './router.ts';
+
+/**
+ * Codes of the authentication family (field notes), all HTTP 401. The gateway has no dedicated
+ * "expired" code, so every token it did not accept (expired, revoked, forged, wrong kind) answers
+ * `29011` (re-authenticate); `20004` is kept for a missing or malformed `Authorization` header.
+ */
+export const AUTH_CODES = {
+  unknownApiKey: '20000',
+  passwordMismatch: '20002',
+  headerError: '20004',
+  reauthenticate: '29011',
+} as const;
+
+const TokenIssueBodySchema = z.object({
+  apiKey: z.string().min(1).max(20),
+  apiPwd: z.string().min(1),
+});
+
+const ClaimsSchema = z.object({
+  sub: z.string(),
+  typ: z.enum(['access', 'refresh']),
+  iat: z.number().int(),
+  exp: z.number().int(),
+  jti: z.string(),
+});
+type Claims = z.infer<typeof ClaimsSchema>;
+type TokenType = Claims['typ'];
+
+export interface SimAuth {
+  register(router: Router): void;
+  /** An error answer when the request carries no valid, unexpired access token. */
+  requireBearer(request: SimRequest): SimResponse | undefined;
+  /** Every token issued so far stops working; tokens issued afterwards work. */
+  revokeAll(): void;
+  snapshot(): { authentications: number; refreshes: number; tokensIssued: number };
+}
+
+const unauthorized = (code: string, message: string): SimResponse =>
+  envelope(code, message, undefined, 401);
+
+/**
+ * Token issuance and checking. Tokens are real HS256 JWTs signed with a secret made per simulator
+ * instance, so a token from another run (or a hand-made one) is refused; their `exp` follows the
+ * simulated clock so expiry can be reached by advancing it.
+ */
+export const createAuth = (deps: {
+  readonly options: SimulatorOptions;
+  readonly clock: SimClock;
+}): SimAuth => {
+  const { options, clock } = deps;
+  const secret = randomBytes(32);
+  // jti of every token still honoured; revocation empties it.
+  const live = new Set<string>();
+  const counts = { authentications: 0, refreshes: 0, tokensIssued: 0 };
+
+  const sign = (typ: TokenType, ttlSeconds: number): string => {
+    const iat = Math.floor(clock.now() / 1000);
+    const claims: Claims = {
+      sub: options.apiKey,
+      typ,
+      iat,
+      exp: iat + ttlSeconds,
+      jti: randomUUID(),
+    };
+    live.add(claims.jti);
+    const unsigned = `${base64url({ alg: 'HS256', typ: 'JWT' })}.${base64url(claims)}`;
+    return `${unsigned}.${hmac(secret, unsigned)}`;
+  };
+
+  /** The token's claims, or the 401 answer explaining why it is not accepted. */
+  const verify = (request: SimRequest, expected: TokenType): Claims | SimResponse => {
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? /^Bearer ([^\s]+)$/.exec(header) : null;
+    if (!match?.[1]) {
+      return unauthorized(AUTH_CODES.headerError, 'Authorization header must be "Bearer <token>"');
+    }
+    const claims = decode(secret, match[1]);
+    if (!claims || claims.typ !== expected || claims.sub !== options.apiKey) {
+      return unauthorized(AUTH_CODES.reauthenticate, `not a valid ${expected} token`);
+    }
+    if (clock.now() >= claims.exp * 1000) {
+      return unauthorized(AUTH_CODES.reauthenticate, `${expected} token expired`);
+    }
+    if (!live.has(claims.jti)) {
+      return unauthorized(AUTH_CODES.reauthenticate, `${expected} token revoked`);
+    }
+    return claims;
+  };
+
+  const issue = (request: SimRequest): SimResponse => {
+    const randomStr = request.params.randomStr ?? '';
+    if (!RANDOM_STR_PATTERN.test(randomStr)) {
+      return envelope('21001', 'randomStr: 1 to 20 letters, digits, "-" or "_"', undefined, 400);
+    }
+    const body = TokenIssueBodySchema.safeParse(request.json());
+    if (!body.success) {
+      return envelope('21001', `invalid body: ${z.prettifyError(body.error)}`, undefined, 400);
+    }
+    if (body.data.apiKey !== options.apiKey) {
+      return unauthorized(AUTH_CODES.unknownApiKey, 'unknown API key');
+    }
+    if (!sameText(body.data.apiPwd, hashApiPassword(options.apiPassword, randomStr))) {
+      return unauthorized(AUTH_CODES.passwordMismatch, 'password hash mismatch');
+    }
+    counts.authentications += 1;
+    counts.tokensIssued += 1;
+    return ok({
+      token: sign('access', options.accessTokenTtlSeconds),
+      refreshToken: sign('refresh', options.refreshTokenTtlSeconds),
+    });
+  };
+
+  // The refresh token is not renewed (field notes): clients must re-authenticate before it ends.
+  const refresh = (request: SimRequest): SimResponse => {
+    const claims = verify(request, 'refresh');
+    if (!('jti' in claims)) return claims;
+    counts.refreshes += 1;
+    counts.tokensIssued += 1;
+    return ok({ token: sign('access', options.accessTokenTtlSeconds) });
+  };
+
+  return {
+    register(router) {
+      // Registered before the `:randomStr` route so PUT /auth/v1/refresh is not a 405.
+      router.add('PUT', '/auth/v1/refresh', refresh);
+      router.add('POST', '/auth/v1/:randomStr', issue);
+    },
+    requireBearer(request) {
+      const claims = verify(request, 'access');
+      return 'jti' in claims ? undefined : claims;
+    },
+    revokeAll() {
+      live.clear();
+    },
+    snapshot: () => ({ ...counts }),
+  };
+};
+
+const base64url = (value: unknown): string =>
+  Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+
+const hmac = (secret: Buffer, text: string): string =>
+  createHmac('sha256', secret).update(text).digest('base64url');
+
+const sameText = (a: string, b: string): boolean => {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+};
+
+/** The claims of a JWT signed with `secret`, or `undefined` for anything else. */
+const decode = (secret: Buffer, token: string): Claims | undefined => {
+  const parts = token.split('.');
+  const [header, payload, signature] = parts;
+  if (
+    parts.length !== 3 ||
+    header === undefined ||
+    payload === undefined ||
+    signature === undefined
+  )
+    return undefined;
+  if (!sameText(signature, hmac(secret, `${header}.${payload}`))) return undefined;
+  try {
+    const claims = ClaimsSchema.safeParse(
+      JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')),
+    );
+    return claims.success ? claims.data : undefined;
+  } catch {
+    return undefined;
+  }
+};

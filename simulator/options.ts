@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+const rate = z.number().min(0).max(1);
+
+/** Fault injection, changeable at run time through `setFaults` or `POST /_sim/faults`. */
+export const FaultsSchema = z.strictObject({
+  /** Fraction of gateway calls answered HTTP 503 with a retryable code. */
+  errorRate: rate.default(0),
+  /** Extra latency added to every gateway call, in real milliseconds. */
+  latencyMs: z.number().int().min(0).default(0),
+  /** Fraction of gateway calls that never answer (the connection is held, then dropped). */
+  timeoutRate: rate.default(0),
+  /** The next N send calls answer `29002` (rate limit exceeded). */
+  rateLimitBurst: z.number().int().min(0).default(0),
+  /** Fraction of webhook posts that are delivered twice. */
+  duplicateWebhookRate: rate.default(0),
+});
+export type Faults = z.infer<typeof FaultsSchema>;
+
+/** Every setting of the simulator; the command line exposes each one (see `--help`). */
+export const SimulatorOptionsSchema = z.strictObject({
+  host: z.string().default('127.0.0.1'),
+  /** 0 picks an ephemeral port. */
+  port: z.number().int().min(0).max(65_535).default(0),
+  apiKey: z.string().min(1).max(20),
+  apiPassword: z.string().min(1),
+  /** `manual` stands still until advanced; `real` follows the wall clock (and can be advanced). */
+  clock: z.enum(['real', 'manual']).default('real'),
+  /** Seed of the pseudo-random outcome mix and fault draws, so runs are reproducible. */
+  seed: z.number().int().default(1),
+  accessTokenTtlSeconds: z.number().int().positive().default(3_600),
+  refreshTokenTtlSeconds: z.number().int().positive().default(90_000),
+  /** Per-recipient TPS quota: recipients accepted per simulated second across all send calls. */
+  tpsQuota: z.number().int().positive().default(100),
+  /** A `cliKey` seen again within this window answers a duplicate code. */
+  duplicateWindowSeconds: z.number().int().positive().default(86_400),
+  /** Delay between an accepted recipient's delivery time and its report. */
+  reportDelayMs: z.number().int().min(0).default(2_000),
+  /** Fraction of recipients whose first channel fails. */
+  failureRate: rate.default(0.1),
+  /** Fraction of first-channel failures that fall back when the send carried `fbInfoLst`. */
+  fallbackRate: rate.default(0.7),
+  /** Fraction of messenger recipients reported `32114` (success uncertain). */
+  uncertainRate: rate.default(0.02),
+  /** How reports leave: by polling, by webhook, or both. Default: webhook when a URL is set. */
+  reportDelivery: z.enum(['polling', 'webhook', 'both']).optional(),
+  reportWebhookUrl: z.url().optional(),
+  moWebhookUrl: z.url().optional(),
+  webhookRetryIntervalMs: z.number().int().positive().default(10_000),
+  webhookTimeoutMs: z.number().int().positive().default(5_000),
+  /** Undelivered webhook reports are dropped after this long (72 h). */
+  webhookRetentionMs: z
+    .number()
+    .int()
+    .positive()
+    .default(72 * 3_600_000),
+  /** Reports per poll page and per webhook body. */
+  reportBatchSize: z.number().int().min(1).max(100).default(100),
+  confirmWindowMs: z.number().int().positive().default(120_000),
+  minEmptyPollIntervalMs: z.number().int().min(0).default(10_000),
+  /** Reports nobody polled for are removed after this long (81 h). */
+  pollExpiryMs: z
+    .number()
+    .int()
+    .positive()
+    .default(81 * 3_600_000),
+  moRetentionMs: z
+    .number()
+    .int()
+    .positive()
+    .default(7 * 86_400_000),
+  contentUrlValidityMs: z.number().int().positive().default(86_400_000),
+  /** `mixed` writes report and MO date-times in every format seen in production. */
+  dateStyle: z.enum(['standard', 'mixed']).default('mixed'),
+  faults: FaultsSchema.default(FaultsSchema.parse({})),
+  /** Print one line per gateway call and webhook delivery. */
+  verbose: z.boolean().default(false),
+});
+export type SimulatorOptionsInput = z.input<typeof SimulatorOptionsSchema>;
+export type SimulatorOptions = z.output<typeof SimulatorOptionsSchema>;

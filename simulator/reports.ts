@@ -1,0 +1,645 @@
+import { request } from 'undici';
+import { ConfirmReportsRequestSchema } from '../functions/commons/gateway/schemas/reports.ts';
+import { formatKst } from '../functions/commons/helpers/kst.ts';
+import type { SentRecipient, SimChannel, SimContext, SimResult } from './context.ts';
+import { envelope, ok } from './context.ts';
+import type { Router, SimRequest, SimResponse } from './router.ts';
+
+/**
+ * Delivery reports: outcome draw, polling (100 per page, 10 s after an empty poll, 120 s confirm
+ * window, 81 h expiry) and the report webhook (same body again every 10 s for 72 h).
+ *
+ * Codes this module answers besides `10000` (simulator choices; the spec lists none):
+ * - `29002` (HTTP 400): a poll came less than `minEmptyPollIntervalMs` after an empty poll.
+ * - `21001` (HTTP 400): the confirm body is not `{ rptKeyLst: [rptKey, …] }` (at least one key);
+ *   `21000` when it is not JSON (answered by the server).
+ * - `21501` (HTTP 400): a confirmed `rptKey` was never issued.
+ * - `21502` (HTTP 400): a confirmed `rptKey` was issued but its confirmation window has passed;
+ *   its reports are available again under a new key.
+ * Valid keys in the same request are confirmed even when another key is rejected; confirming a
+ * key that is already confirmed succeeds again (a client may retry a confirm it lost).
+ */
+export const REPORT_CODES = {
+  pollTooSoon: '29002',
+  badConfirmBody: '21001',
+  unknownReportKey: '21501',
+  reportKeyLapsed: '21502',
+} as const;
+
+/** A delivery outcome code with its text. */
+interface Outcome {
+  readonly code: string;
+  readonly desc: string;
+}
+
+const DELIVERED: Outcome = { code: '10000', desc: 'Success' };
+const UNCERTAIN: Outcome = {
+  code: '32114',
+  desc: 'Success uncertain: the message may still arrive within 3 days',
+};
+const NOT_RCS_CAPABLE: Outcome = { code: '54002', desc: 'Handset is not RCS-capable' };
+
+/** Failure codes by channel family, as seen in production reports (`30xxx` SMS, …). */
+const SMS_FAILURES: readonly Outcome[] = [
+  { code: '30001', desc: 'Invalid recipient number' },
+  { code: '30004', desc: 'Handset switched off or out of coverage' },
+  { code: '30007', desc: 'Blocked by carrier spam filter' },
+  { code: '30010', desc: 'Number not in service' },
+];
+const MMS_FAILURES: readonly Outcome[] = [
+  { code: '31001', desc: 'Invalid recipient number' },
+  { code: '31004', desc: 'Handset switched off or out of coverage' },
+  { code: '31006', desc: 'Handset cannot receive multimedia messages' },
+  { code: '31010', desc: 'Content too large for the handset' },
+];
+const MESSENGER_FAILURES: readonly Outcome[] = [
+  { code: '32003', desc: 'Recipient is not a messenger user' },
+  { code: '32006', desc: 'Recipient blocked the channel' },
+  { code: '32011', desc: 'Message does not match the approved template' },
+];
+const RCS_FAILURES: readonly Outcome[] = [
+  NOT_RCS_CAPABLE,
+  NOT_RCS_CAPABLE,
+  NOT_RCS_CAPABLE,
+  { code: '41005', desc: 'RCS recipient unreachable' },
+  { code: '41012', desc: 'RCS message base not usable' },
+  { code: '55001', desc: 'RCS delivery timed out' },
+];
+/** Push has no documented family; the simulator uses `33xxx`. */
+const PUSH_FAILURES: readonly Outcome[] = [
+  { code: '33001', desc: 'App not installed or push token missing' },
+  { code: '33002', desc: 'Push notifications disabled on the device' },
+];
+
+const failuresFor = (channel: SimChannel): readonly Outcome[] => {
+  switch (channel) {
+    case 'SMS':
+      return SMS_FAILURES;
+    case 'LMS':
+    case 'MMS':
+      return MMS_FAILURES;
+    case 'MSGR':
+    case 'BRAND':
+      return MESSENGER_FAILURES;
+    case 'RCS':
+      return RCS_FAILURES;
+    case 'PUSH':
+      return PUSH_FAILURES;
+  }
+};
+
+const TELCOS = ['SKT', 'KT', 'LGU'] as const;
+const NETWORKS = ['5G', 'LTE'] as const;
+
+/** FNV-1a: a stable small hash, so a phone always gets the same carrier. */
+export const stableHash = (text: string): number => {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+};
+
+const pick = <T>(list: readonly T[], r: number): T => {
+  const value = list[Math.min(list.length - 1, Math.floor(r * list.length))];
+  if (value === undefined) throw new RangeError('pick from an empty list');
+  return value;
+};
+
+/** Carrier of a number on text and RCS channels; messenger and push report none. */
+const telcoFor = (channel: string, phone: string | undefined): string =>
+  channel === 'MSGR' || channel === 'BRAND' || channel === 'PUSH' || phone === undefined
+    ? ''
+    : pick(TELCOS, (stableHash(phone) % 1000) / 1000);
+
+/**
+ * Formats a simulated instant as a zone-less KST date-time. `standard` always writes
+ * `YYYY-MM-DD HH:mm:ss`; `mixed` picks by `turn` one of the three formats seen in production
+ * (`YYYY-MM-DD HH:mm:ss`, `YYYY-MM-DDTHH:mm:ss`, `YYYYMMDDHHmmss`), so consecutive items and
+ * the fields of one item differ.
+ */
+export const formatGatewayDate = (
+  instant: number,
+  style: 'standard' | 'mixed',
+  turn: number,
+): string => {
+  const standard = formatKst(instant, 'YYYY-MM-DD HH:mm:ss');
+  if (style === 'standard') return standard;
+  switch (turn % 3) {
+    case 0:
+      return standard;
+    case 1:
+      return standard.replace(' ', 'T');
+    default:
+      return formatKst(instant, 'YYYYMMDDHHmmss');
+  }
+};
+
+/**
+ * A formatter that rotates through the formats of {@link formatGatewayDate} call by call (the
+ * status query uses it); `standard` always writes `YYYY-MM-DD HH:mm:ss`.
+ */
+export const createDateFormatter = (style: 'standard' | 'mixed'): ((instant: number) => string) => {
+  let turn = 0;
+  return (instant) => formatGatewayDate(instant, style, turn++);
+};
+
+export type WebhookAttempt =
+  | { readonly kind: 'answered'; readonly status: number; readonly body: string }
+  | { readonly kind: 'failed'; readonly error: string };
+
+/**
+ * Posts a JSON body the way the gateway does: `Content-Type: application/json`, no
+ * authentication, and `timeoutMs` for the headers and for the body of the answer.
+ */
+export const postWebhook = async (
+  url: string,
+  body: string,
+  timeoutMs: number,
+): Promise<WebhookAttempt> => {
+  try {
+    const response = await request(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    return { kind: 'answered', status: response.statusCode, body: await response.body.text() };
+  } catch (error) {
+    return { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
+  }
+};
+
+/** Posts once, or twice concurrently at `faults.duplicateWebhookRate`; the first answer counts. */
+export const postWebhookMaybeTwice = async (
+  ctx: SimContext,
+  url: string,
+  body: string,
+): Promise<{ attempt: WebhookAttempt; duplicated: boolean }> => {
+  const duplicated = ctx.random() < ctx.faults.duplicateWebhookRate;
+  const posts = [postWebhook(url, body, ctx.options.webhookTimeoutMs)];
+  if (duplicated) posts.push(postWebhook(url, body, ctx.options.webhookTimeoutMs));
+  const [attempt] = await Promise.all(posts);
+  if (attempt === undefined) throw new Error('no webhook attempt');
+  return { attempt, duplicated };
+};
+
+type FbReason = SimResult['fbReasonLst'][number];
+
+/** A report item as polled (spec §2 Report item, plus one field the spec does not list). */
+export interface PolledReportItem {
+  readonly msgKey: string;
+  readonly cliKey: string;
+  readonly ch: string;
+  readonly resultCode: string;
+  readonly resultCodeDesc: string;
+  readonly fbReasonLst: readonly FbReason[] | null;
+  readonly telco: string;
+  readonly rptDt: string;
+  readonly productCode: string;
+  /** Not in the spec: production items carry more fields than documented. */
+  readonly resultNetwork: string;
+}
+
+/** A report item as posted to the report webhook. */
+export interface WebhookReportItem extends PolledReportItem {
+  readonly rptRegDt: string;
+  readonly phone: string;
+  readonly isBi: boolean;
+  readonly recvDt: string;
+  readonly userCustomFields?: Record<string, unknown>;
+}
+
+export interface ReportsSnapshot {
+  readonly scheduled: number;
+  readonly generated: number;
+  readonly delivered: number;
+  readonly failed: number;
+  readonly fellBack: number;
+  readonly uncertain: number;
+  readonly polling: {
+    readonly available: number;
+    readonly awaitingConfirm: number;
+    readonly confirmed: number;
+    readonly returnedUnconfirmed: number;
+    readonly expired: number;
+    readonly polls: number;
+    readonly emptyPolls: number;
+    readonly rejectedPolls: number;
+  };
+  readonly webhook: {
+    readonly bodiesPending: number;
+    readonly posts: number;
+    readonly duplicatePosts: number;
+    readonly bodiesDelivered: number;
+    readonly retries: number;
+    readonly bodiesDropped: number;
+    readonly reportsDropped: number;
+  };
+}
+
+export interface Reports {
+  register(router: Router): void;
+  onAccepted(recipient: SentRecipient): void;
+  snapshot(): ReportsSnapshot;
+}
+
+interface AvailableReport {
+  readonly item: PolledReportItem;
+  /** When it (last) became available; it expires `pollExpiryMs` later unless handed out. */
+  readonly since: number;
+}
+
+interface OutstandingKey {
+  readonly items: readonly PolledReportItem[];
+  readonly deadline: number;
+}
+
+interface WebhookBody {
+  readonly text: string;
+  readonly count: number;
+  readonly firstAttemptAt: number;
+}
+
+/** Creates the reports module; the server wires `onAccepted` to the send endpoints. */
+export const createReports = (ctx: SimContext): Reports => {
+  const { options, clock, scheduler } = ctx;
+  const formatDate = (instant: number, turn: number): string =>
+    formatGatewayDate(instant, options.dateStyle, turn);
+  const delivery = options.reportDelivery ?? (options.reportWebhookUrl ? 'webhook' : 'polling');
+  const toPolling = delivery === 'polling' || delivery === 'both';
+  const toWebhook = (delivery === 'webhook' || delivery === 'both') && !!options.reportWebhookUrl;
+  if ((delivery === 'webhook' || delivery === 'both') && !options.reportWebhookUrl) {
+    throw new Error(`reportDelivery '${delivery}' needs reportWebhookUrl`);
+  }
+
+  const counts = {
+    scheduled: 0,
+    generated: 0,
+    delivered: 0,
+    failed: 0,
+    fellBack: 0,
+    uncertain: 0,
+    confirmed: 0,
+    returnedUnconfirmed: 0,
+    expired: 0,
+    polls: 0,
+    emptyPolls: 0,
+    rejectedPolls: 0,
+    posts: 0,
+    duplicatePosts: 0,
+    bodiesDelivered: 0,
+    retries: 0,
+    bodiesDropped: 0,
+    reportsDropped: 0,
+  };
+  let quirkTurn = 0;
+
+  // Polling state.
+  let available: AvailableReport[] = [];
+  const outstanding = new Map<string, OutstandingKey>();
+  const lapsedKeys = new Set<string>();
+  const confirmedKeys = new Set<string>();
+  let lastEmptyPollAt: number | undefined;
+
+  // Webhook state.
+  let pendingWebhook: WebhookReportItem[] = [];
+  let flushScheduled = false;
+  let bodiesPending = 0;
+
+  /** `at`: when the result was due, which a large clock jump may have passed already. */
+  const drawResult = (
+    recipient: SentRecipient,
+    at: number,
+  ): { result: SimResult; productCode: string } => {
+    const channel = recipient.channel;
+    const firstTelco = telcoFor(channel, recipient.phone);
+    const messenger = channel === 'MSGR' || channel === 'BRAND';
+    const done = (
+      ch: string,
+      outcome: Outcome,
+      telco: string,
+      fbReasonLst: FbReason[],
+      productCode: string,
+    ) => ({
+      result: {
+        ch,
+        resultCode: outcome.code,
+        resultCodeDesc: outcome.desc,
+        telco,
+        fbReasonLst,
+        productCode,
+        reportedAt: at,
+      },
+      productCode,
+    });
+
+    if (ctx.random() >= options.failureRate) {
+      const uncertain = messenger && ctx.random() < options.uncertainRate;
+      if (uncertain) counts.uncertain++;
+      else counts.delivered++;
+      return done(
+        channel,
+        uncertain ? UNCERTAIN : DELIVERED,
+        firstTelco,
+        [],
+        recipient.productCode,
+      );
+    }
+    const failure = pick(failuresFor(channel), ctx.random());
+    const fallback = recipient.fallbacks[0];
+    if (fallback && !recipient.isBi && ctx.random() < options.fallbackRate) {
+      counts.fellBack++;
+      counts.delivered++;
+      const reason: FbReason = {
+        ch: channel,
+        fbResultCode: failure.code,
+        fbResultDesc: failure.desc,
+        telco: firstTelco,
+      };
+      return done(
+        fallback.ch,
+        DELIVERED,
+        telcoFor(fallback.ch, recipient.phone),
+        [reason],
+        fallback.ch,
+      );
+    }
+    counts.failed++;
+    return done(channel, failure, firstTelco, [], recipient.productCode);
+  };
+
+  const buildItem = (
+    recipient: SentRecipient,
+    result: SimResult,
+    productCode: string,
+  ): WebhookReportItem => {
+    const turn = quirkTurn++;
+    // Production sends `null` for "no fallback" on some items and `[]` on others.
+    const fbReasonLst = result.fbReasonLst.length > 0 ? result.fbReasonLst : turn % 2 ? [] : null;
+    const item: WebhookReportItem = {
+      msgKey: recipient.msgKey,
+      cliKey: recipient.cliKey,
+      ch: result.ch,
+      resultCode: result.resultCode,
+      resultCodeDesc: result.resultCodeDesc,
+      fbReasonLst,
+      telco: result.telco,
+      rptDt: formatDate(result.reportedAt, turn),
+      productCode,
+      resultNetwork: pick(NETWORKS, (turn % 4) / 4),
+      rptRegDt: formatDate(result.reportedAt, turn + 1),
+      phone: recipient.phone ?? '',
+      isBi: recipient.isBi,
+      recvDt: formatDate(recipient.requestedAt, turn + 2),
+    };
+    return recipient.userCustomFields
+      ? { ...item, userCustomFields: recipient.userCustomFields }
+      : item;
+  };
+
+  const polledItem = (item: WebhookReportItem): PolledReportItem => ({
+    msgKey: item.msgKey,
+    cliKey: item.cliKey,
+    ch: item.ch,
+    resultCode: item.resultCode,
+    resultCodeDesc: item.resultCodeDesc,
+    fbReasonLst: item.fbReasonLst,
+    telco: item.telco,
+    rptDt: item.rptDt,
+    productCode: item.productCode,
+    resultNetwork: item.resultNetwork,
+  });
+
+  const finish = (recipient: SentRecipient, at: number): void => {
+    const { result, productCode } = drawResult(recipient, at);
+    recipient.status = 'DONE';
+    recipient.result = result;
+    counts.generated++;
+    const item = buildItem(recipient, result, productCode);
+    ctx.log(`report ${recipient.msgKey} ${result.ch} ${result.resultCode}`);
+    if (toPolling) makeAvailable([polledItem(item)], 'end', at);
+    if (toWebhook) enqueueWebhook(item);
+  };
+
+  // ---- polling ----
+
+  const makeAvailable = (
+    items: readonly PolledReportItem[],
+    where: 'start' | 'end',
+    since: number,
+  ): void => {
+    const entries = items.map((item) => ({ item, since }));
+    available = where === 'start' ? [...entries, ...available] : [...available, ...entries];
+    scheduler.at(since + options.pollExpiryMs, sweepExpired);
+  };
+
+  const sweepExpired = (): void => {
+    const now = clock.now();
+    const kept = available.filter((entry) => entry.since + options.pollExpiryMs > now);
+    counts.expired += available.length - kept.length;
+    available = kept;
+  };
+
+  const lapse = (rptKey: string): void => {
+    const key = outstanding.get(rptKey);
+    if (!key) return;
+    outstanding.delete(rptKey);
+    lapsedKeys.add(rptKey);
+    counts.returnedUnconfirmed += key.items.length;
+    makeAvailable(key.items, 'start', key.deadline);
+  };
+
+  const lapseOverdue = (): void => {
+    const now = clock.now();
+    for (const [rptKey, key] of outstanding) if (key.deadline <= now) lapse(rptKey);
+  };
+
+  const poll = (request: SimRequest): SimResponse => {
+    const denied = ctx.requireBearer(request);
+    if (denied) return denied;
+    const now = clock.now();
+    lapseOverdue();
+    sweepExpired();
+    if (lastEmptyPollAt !== undefined && now - lastEmptyPollAt < options.minEmptyPollIntervalMs) {
+      counts.rejectedPolls++;
+      const waitMs = lastEmptyPollAt + options.minEmptyPollIntervalMs - now;
+      return envelope(
+        REPORT_CODES.pollTooSoon,
+        `Rate limit exceeded: the previous report poll found no reports; wait ${options.minEmptyPollIntervalMs / 1000} s after an empty poll (${Math.ceil(waitMs / 1000)} s left)`,
+        undefined,
+        400,
+      );
+    }
+    counts.polls++;
+    if (available.length === 0) {
+      counts.emptyPolls++;
+      lastEmptyPollAt = now;
+      return ok(null);
+    }
+    lastEmptyPollAt = undefined;
+    const page = available.slice(0, options.reportBatchSize);
+    available = available.slice(page.length);
+    const rptKey = ctx.nextId('rpt');
+    const items = page.map((entry) => entry.item);
+    const deadline = now + options.confirmWindowMs;
+    outstanding.set(rptKey, { items, deadline });
+    scheduler.at(deadline, () => lapse(rptKey));
+    return ok({ rptKey, rptCnt: items.length, rptLst: items });
+  };
+
+  const confirm = (request: SimRequest): SimResponse => {
+    const denied = ctx.requireBearer(request);
+    if (denied) return denied;
+    // Malformed JSON throws here and the server answers `21000`.
+    const parsed = ConfirmReportsRequestSchema.safeParse(request.json());
+    if (!parsed.success) {
+      return envelope(
+        REPORT_CODES.badConfirmBody,
+        `rptKeyLst: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+        undefined,
+        400,
+      );
+    }
+    const keys = parsed.data.rptKeyLst;
+    const now = clock.now();
+    const unknown: string[] = [];
+    const lapsed: string[] = [];
+    for (const rptKey of keys) {
+      const key = outstanding.get(rptKey);
+      if (key && key.deadline > now) {
+        outstanding.delete(rptKey);
+        confirmedKeys.add(rptKey);
+        counts.confirmed += key.items.length;
+      } else if (key) {
+        lapse(rptKey);
+        lapsed.push(rptKey);
+      } else if (lapsedKeys.has(rptKey)) {
+        lapsed.push(rptKey);
+      } else if (!confirmedKeys.has(rptKey)) {
+        unknown.push(rptKey);
+      }
+    }
+    if (lapsed.length > 0) {
+      return envelope(
+        REPORT_CODES.reportKeyLapsed,
+        `Report key confirmed after the ${options.confirmWindowMs / 1000} s window; its reports will be delivered again under a new key: ${lapsed.join(', ')}`,
+        undefined,
+        400,
+      );
+    }
+    if (unknown.length > 0) {
+      return envelope(
+        REPORT_CODES.unknownReportKey,
+        `Unknown report key: ${unknown.join(', ')}`,
+        undefined,
+        400,
+      );
+    }
+    return ok();
+  };
+
+  // ---- webhook ----
+
+  const enqueueWebhook = (item: WebhookReportItem): void => {
+    pendingWebhook.push(item);
+    if (flushScheduled) return;
+    flushScheduled = true;
+    // Runs after every task of the current scheduler pass, so reports ready together share a body.
+    scheduler.at(clock.now(), flushWebhook);
+  };
+
+  const flushWebhook = async (): Promise<void> => {
+    flushScheduled = false;
+    const items = pendingWebhook;
+    pendingWebhook = [];
+    const bodies: WebhookBody[] = [];
+    for (let i = 0; i < items.length; i += options.reportBatchSize) {
+      const chunk = items.slice(i, i + options.reportBatchSize);
+      bodies.push({
+        text: JSON.stringify({ rptCnt: chunk.length, rptLst: chunk }),
+        count: chunk.length,
+        firstAttemptAt: clock.now(),
+      });
+    }
+    bodiesPending += bodies.length;
+    await Promise.all(bodies.map(attemptWebhook));
+  };
+
+  const dropBody = (body: WebhookBody, why: string): void => {
+    bodiesPending--;
+    counts.bodiesDropped++;
+    counts.reportsDropped += body.count;
+    ctx.log(`report webhook body of ${body.count} dropped: ${why}`);
+  };
+
+  const attemptWebhook = async (body: WebhookBody): Promise<void> => {
+    const url = options.reportWebhookUrl;
+    if (url === undefined) return;
+    const retentionEnd = body.firstAttemptAt + options.webhookRetentionMs;
+    if (clock.now() > retentionEnd) return dropBody(body, 'retention passed');
+    counts.posts++;
+    const { attempt, duplicated } = await postWebhookMaybeTwice(ctx, url, body.text);
+    if (duplicated) counts.duplicatePosts++;
+    if (attempt.kind === 'answered' && (attempt.status === 200 || attempt.status === 204)) {
+      bodiesPending--;
+      counts.bodiesDelivered++;
+      ctx.log(`report webhook ${attempt.status}: ${body.count} reports delivered`);
+      return;
+    }
+    const why = attempt.kind === 'answered' ? `HTTP ${attempt.status}` : attempt.error;
+    const next = clock.now() + options.webhookRetryIntervalMs;
+    if (next > retentionEnd) return dropBody(body, `${why}; retention passed`);
+    ctx.log(`report webhook failed (${why}); again in ${options.webhookRetryIntervalMs} ms`);
+    counts.retries++;
+    scheduler.at(next, () => attemptWebhook(body));
+  };
+
+  return {
+    register(router) {
+      router.add('GET', '/msg/v1.2/report', poll);
+      router.add('POST', '/msg/v1.2/report/result', confirm);
+    },
+    onAccepted(recipient) {
+      counts.scheduled++;
+      scheduler.at(recipient.deliverAt, () => {
+        if (recipient.status === 'REG') recipient.status = 'ING';
+      });
+      const at = recipient.deliverAt + options.reportDelayMs;
+      scheduler.at(at, () => finish(recipient, at));
+    },
+    snapshot() {
+      let awaitingConfirm = 0;
+      for (const key of outstanding.values()) awaitingConfirm += key.items.length;
+      return {
+        scheduled: counts.scheduled,
+        generated: counts.generated,
+        delivered: counts.delivered,
+        failed: counts.failed,
+        fellBack: counts.fellBack,
+        uncertain: counts.uncertain,
+        polling: {
+          available: available.length,
+          awaitingConfirm,
+          confirmed: counts.confirmed,
+          returnedUnconfirmed: counts.returnedUnconfirmed,
+          expired: counts.expired,
+          polls: counts.polls,
+          emptyPolls: counts.emptyPolls,
+          rejectedPolls: counts.rejectedPolls,
+        },
+        webhook: {
+          bodiesPending,
+          posts: counts.posts,
+          duplicatePosts: counts.duplicatePosts,
+          bodiesDelivered: counts.bodiesDelivered,
+          retries: counts.retries,
+          bodiesDropped: counts.bodiesDropped,
+          reportsDropped: counts.reportsDropped,
+        },
+      };
+    },
+  };
+};

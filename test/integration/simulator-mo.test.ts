@@ -1,0 +1,403 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  MoListDataSchema,
+  MoWebhookBodySchema,
+} from '../../functions/commons/gateway/schemas/mo.ts';
+import type { MoSnapshot } from '../../simulator/mo.ts';
+import type { SimulatorOptionsInput } from '../../simulator/options.ts';
+import { type Simulator, startSimulator } from '../../simulator/server.ts';
+import { authenticate, callGateway } from '../support/simulator-http.ts';
+
+const CREDENTIALS = { apiKey: 'mo-key', apiPassword: 'mo-secret' };
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+type Json = Record<string, unknown>;
+
+const running: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((thing) => thing.close()));
+});
+
+const start = async (options: Partial<SimulatorOptionsInput> = {}) => {
+  const sim = await startSimulator({
+    ...CREDENTIALS,
+    port: 0,
+    clock: 'manual',
+    // Tests here jump days ahead; keep the token valid throughout.
+    accessTokenTtlSeconds: 30 * 86_400,
+    ...options,
+  });
+  running.push(sim);
+  const { token } = await authenticate(sim, CREDENTIALS);
+  return { sim, token };
+};
+
+const asObject = (value: unknown): Json => {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new Error(`expected an object, got ${JSON.stringify(value)}`);
+  }
+  return value as Json;
+};
+const asList = (value: unknown): Json[] => {
+  if (!Array.isArray(value)) throw new Error(`expected a list, got ${JSON.stringify(value)}`);
+  return value.map(asObject);
+};
+const moOf = (sim: Simulator): MoSnapshot => sim.snapshot().mo as MoSnapshot;
+
+const smsMo = (text = 'STOP') => ({
+  moType: 'SMSMO' as const,
+  moCallback: '01055551234',
+  moNumber: '15881234',
+  moMsg: text,
+});
+
+/** GET of an absolute URL (content URLs) without a token; the body as bytes. */
+const fetchBytes = async (url: string, token?: string) => {
+  const response = await request(url, {
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
+  const body = Buffer.from(await response.body.arrayBuffer());
+  return { status: response.statusCode, headers: response.headers, body };
+};
+
+const listMo = async (sim: Simulator, token: string) => {
+  const answer = await callGateway(sim, { method: 'GET', path: '/mo/v1/msg', token });
+  expect(answer.status).toBe(200);
+  const data = asObject(answer.body).data;
+  expect(MoListDataSchema.safeParse(data).success).toBe(true);
+  return asList(data);
+};
+
+/** The bytes the simulator generates for `sizeBytes`: byte i is i % 251. */
+const expectedPattern = (size: number): Buffer => {
+  const bytes = Buffer.alloc(size);
+  for (let i = 0; i < size; i++) bytes[i] = i % 251;
+  return bytes;
+};
+
+type Reply = { status: number; body?: string } | 'hang';
+
+const startReceiver = async (script: (attempt: number) => Reply) => {
+  const received: string[] = [];
+  const held: ServerResponse[] = [];
+  const server = createServer((incoming: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      received.push(Buffer.concat(chunks).toString('utf8'));
+      const reply = script(received.length);
+      if (reply === 'hang') {
+        held.push(response);
+        return;
+      }
+      response.writeHead(reply.status).end(reply.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const receiver = {
+    url: `http://127.0.0.1:${port}/hooks/mo`,
+    received,
+    bodies: () => received.map((text) => asObject(JSON.parse(text))),
+    close: async () => {
+      for (const response of held) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  running.push(receiver);
+  return receiver;
+};
+
+const SUCCESS = JSON.stringify({ code: '10000', message: 'success' });
+
+describe('simulator MO: webhook', () => {
+  it('redelivers an MO until the receiver answers JSON code 10000', async () => {
+    // Prepare
+    const replies: Reply[] = [
+      { status: 500 },
+      { status: 200, body: 'OK' },
+      { status: 200, body: JSON.stringify({ code: '20001', message: 'not stored' }) },
+      { status: 200, body: SUCCESS },
+    ];
+    const receiver = await startReceiver(
+      (attempt) => replies[attempt - 1] ?? { status: 200, body: SUCCESS },
+    );
+    const { sim, token } = await start({ moWebhookUrl: receiver.url });
+
+    // Act
+    const [made] = sim.injectMo([smsMo()]);
+    await sim.settle();
+    const first = receiver.received.length;
+    await sim.advance(9_999);
+    const beforeRetry = receiver.received.length;
+    await sim.advance(1);
+    await sim.advance(10_000);
+    await sim.advance(10_000);
+    await sim.advance(60_000);
+    const polled = await listMo(sim, token);
+
+    // Assess
+    expect(first).toBe(1);
+    expect(beforeRetry).toBe(1);
+    expect(receiver.received).toHaveLength(4);
+    expect(new Set(receiver.received).size).toBe(1);
+    const [body] = receiver.bodies();
+    expect(MoWebhookBodySchema.safeParse(body).success).toBe(true);
+    expect(body?.moCnt).toBe(1);
+    expect(asList(body?.moLst)[0]).toMatchObject({
+      moKey: made?.moKey,
+      moType: 'SMSMO',
+      moCallback: '01055551234',
+      moNumber: '15881234',
+      moMsg: 'STOP',
+      moTitle: null,
+      contentInfoLst: null,
+      productCode: 'SMS',
+    });
+    expect(polled).toEqual([]);
+    expect(moOf(sim)).toMatchObject({ deliveredByWebhook: 1, webhookRetries: 3, undelivered: 0 });
+  });
+
+  it('drops an MO the receiver never accepts after 7 days', async () => {
+    // Prepare
+    const receiver = await startReceiver(() => ({ status: 503 }));
+    const { sim, token } = await start({ moWebhookUrl: receiver.url });
+    sim.injectMo([smsMo()]);
+    await sim.settle();
+
+    // Act
+    await sim.advance(7 * DAY);
+    const posts = receiver.received.length;
+    await sim.advance(HOUR);
+    const polled = await listMo(sim, token);
+
+    // Assess
+    expect(posts).toBeGreaterThanOrEqual(2);
+    expect(receiver.received.length).toBe(posts);
+    expect(polled).toEqual([]);
+    expect(moOf(sim)).toMatchObject({ droppedUndelivered: 1, undelivered: 0 });
+  });
+
+  it('delivers RCSMO in moLst and posts an unrecognised body as it was injected, with the same retry rule', async () => {
+    // Prepare
+    const receiver = await startReceiver(() => ({ status: 200, body: SUCCESS }));
+    const raw = { biCnt: 1, biLst: [{ chatbotId: '15881234', replyId: 'R-1', text: 'hello' }] };
+    const { sim } = await start({ moWebhookUrl: receiver.url });
+
+    // Act
+    sim.injectMo([
+      { moType: 'RCSMO', moCallback: '01022223333', moNumber: '15881234', moMsg: 'Yes please' },
+      { rawBody: raw },
+    ]);
+    await sim.settle();
+
+    // Assess
+    const bodies = receiver.bodies();
+    expect(bodies).toHaveLength(2);
+    const list = bodies.find((body) => 'moLst' in body);
+    expect(asList(list?.moLst)[0]).toMatchObject({ moType: 'RCSMO', productCode: 'RCS' });
+    expect(bodies.find((body) => !('moLst' in body))).toEqual(raw);
+    expect(MoWebhookBodySchema.safeParse(raw).success).toBe(false);
+  });
+
+  it('redelivers an unrecognised body that was not acknowledged with code 10000', async () => {
+    // Prepare
+    const receiver = await startReceiver((attempt) =>
+      attempt === 1 ? { status: 400, body: '{}' } : { status: 200, body: SUCCESS },
+    );
+    const { sim } = await start({ moWebhookUrl: receiver.url });
+
+    // Act
+    sim.injectMo([{ rawBody: { unknownList: [1, 2, 3] } }]);
+    await sim.settle();
+    await sim.advance(10_000);
+    await sim.advance(10_000);
+
+    // Assess
+    expect(receiver.received).toHaveLength(2);
+    expect(receiver.received[1]).toBe(receiver.received[0]);
+  });
+
+  it('refuses an injection that breaks the schema', async () => {
+    // Prepare
+    const { sim } = await start();
+
+    // Act
+    const badType = () => sim.injectMo([{ ...smsMo(), moType: 'FAXMO' as 'SMSMO' }]);
+    const both = () =>
+      sim.injectMo([
+        {
+          ...smsMo(),
+          moType: 'MMSMO',
+          attachments: [{ name: 'a.jpg', contentType: 'image/jpeg', data: 'AAAA', sizeBytes: 3 }],
+        },
+      ]);
+    const answer = await callGateway(sim, {
+      method: 'POST',
+      path: '/_sim/mo',
+      body: { items: [{ moType: 'SMSMO' }] },
+    });
+
+    // Assess
+    expect(badType).toThrow();
+    expect(both).toThrow(/exactly one of data/);
+    expect(answer.status).toBe(400);
+  });
+});
+
+describe('simulator MO: query and attachments', () => {
+  it('returns each undelivered MO once from GET /mo/v1/msg, with production quirks', async () => {
+    // Prepare
+    const { sim, token } = await start();
+    sim.injectMo([
+      smsMo('one'),
+      { ...smsMo('two'), moType: 'LMSMO', moTitle: 'Long' },
+      {
+        ...smsMo('three'),
+        moType: 'MMSMO',
+        attachments: [{ name: 'photo.jpg', contentType: 'image/jpeg', sizeBytes: 2048 }],
+      },
+      smsMo('four'),
+    ]);
+
+    // Act
+    const first = await listMo(sim, token);
+    const second = await listMo(sim, token);
+    const unauthenticated = await callGateway(sim, { method: 'GET', path: '/mo/v1/msg' });
+
+    // Assess
+    expect(first.map((item) => item.moMsg)).toEqual(['one', 'two', 'three', 'four']);
+    expect(second).toEqual([]);
+    expect(unauthenticated.status).toBe(401);
+    expect(first[1]).toMatchObject({ moType: 'LMSMO', moTitle: 'Long' });
+    expect(new Set(first.map((item) => typeof item.contentCnt))).toEqual(
+      new Set(['number', 'string']),
+    );
+    const [content] = asList(first[2]?.contentInfoLst);
+    expect(content).toMatchObject({ contentName: 'photo.jpg', contentExt: 'jpg' });
+    expect(Number(content?.contentSize)).toBe(2048);
+    expect(first[0]?.contentInfoLst).toBeNull();
+  });
+
+  it('serves a content URL once, refuses it after 24 h, and serves the file endpoint for 7 days', async () => {
+    // Prepare
+    const { sim, token } = await start();
+    const [made] = sim.injectMo([
+      {
+        ...smsMo('photos'),
+        moType: 'MMSMO',
+        moTitle: 'Pics',
+        attachments: [
+          {
+            name: 'note.txt',
+            contentType: 'text/plain',
+            data: Buffer.from('hello').toString('base64'),
+          },
+          { name: 'image.png', contentType: 'image/png', sizeBytes: 1000 },
+        ],
+      },
+    ]);
+    const moKey = String(made?.moKey);
+    const [note, image] = asList(made?.contentInfoLst);
+    const noteUrl = String(note?.contentUrl);
+    const imageUrl = String(image?.contentUrl);
+
+    // Act
+    const firstUse = await fetchBytes(noteUrl);
+    const secondUse = await fetchBytes(noteUrl);
+    await sim.advance(DAY);
+    const expiredUrl = await fetchBytes(imageUrl);
+    const fileFirst = await fetchBytes(`${sim.url}/mo/v1/file/${moKey}`, token);
+    const fileSecond = await fetchBytes(`${sim.url}/mo/v1/file/${moKey}?index=1`, token);
+    const noSuchIndex = await fetchBytes(`${sim.url}/mo/v1/file/${moKey}?index=2`, token);
+    await sim.advance(6 * DAY - 1);
+    const lastMoment = await fetchBytes(`${sim.url}/mo/v1/file/${moKey}`, token);
+    await sim.advance(1);
+    const afterRetention = await callGateway(sim, {
+      method: 'GET',
+      path: `/mo/v1/file/${moKey}`,
+      token,
+    });
+
+    // Assess
+    expect(noteUrl.startsWith(`${sim.url}/_sim/content/`)).toBe(true);
+    expect(firstUse.status).toBe(200);
+    expect(firstUse.body.toString()).toBe('hello');
+    expect(firstUse.headers['content-type']).toBe('text/plain');
+    expect(secondUse.status).toBe(410);
+    expect(expiredUrl.status).toBe(410);
+    expect(fileFirst.status).toBe(200);
+    expect(fileFirst.body.toString()).toBe('hello');
+    expect(fileSecond.status).toBe(200);
+    expect(fileSecond.headers['content-type']).toBe('image/png');
+    expect(fileSecond.body.equals(expectedPattern(1000))).toBe(true);
+    expect(noSuchIndex.status).toBe(404);
+    expect(lastMoment.status).toBe(200);
+    expect(afterRetention.status).toBe(404);
+    expect(asObject(afterRetention.body).code).toBe('21601');
+  });
+
+  it('streams a large attachment with the right length and bytes', async () => {
+    // Prepare
+    const size = 8 * 1024 * 1024;
+    const { sim, token } = await start();
+    const [made] = sim.injectMo([
+      {
+        ...smsMo('video'),
+        moType: 'MMSMO',
+        attachments: [{ name: 'clip.mp4', contentType: 'video/mp4', sizeBytes: size }],
+      },
+    ]);
+    const expected = createHash('sha256').update(expectedPattern(size)).digest('hex');
+
+    // Act
+    const response = await request(`${sim.url}/mo/v1/file/${String(made?.moKey)}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const hash = createHash('sha256');
+    let received = 0;
+    let chunks = 0;
+    for await (const chunk of response.body) {
+      const bytes = chunk as Buffer;
+      hash.update(bytes);
+      received += bytes.length;
+      chunks += 1;
+    }
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('video/mp4');
+    expect(response.headers['content-length']).toBe(String(size));
+    expect(received).toBe(size);
+    expect(chunks).toBeGreaterThan(1);
+    expect(hash.digest('hex')).toBe(expected);
+  });
+
+  it('answers the development sample with an MMS MO whose content URL works', async () => {
+    // Prepare
+    const { sim, token } = await start();
+
+    // Act
+    const answer = await callGateway(sim, {
+      method: 'GET',
+      path: '/mo/direct/v1/mmsMoSample',
+      token,
+    });
+    const [sample] = asList(asObject(answer.body).data);
+    const [content] = asList(sample?.contentInfoLst);
+    const bytes = await fetchBytes(String(content?.contentUrl));
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect(sample).toMatchObject({ moType: 'MMSMO', contentCnt: 1 });
+    expect(bytes.status).toBe(200);
+    expect(bytes.headers['content-type']).toBe('image/png');
+    expect(bytes.body.length).toBe(Number(content?.contentSize));
+  });
+});

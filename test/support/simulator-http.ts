@@ -1,0 +1,105 @@
+import { type Dispatcher, request } from 'undici';
+import { hashApiPassword, newRandomStr } from '../../functions/commons/gateway/auth-hash.ts';
+
+/** The part of a running simulator these helpers need (a `Simulator` from `simulator/server.ts`). */
+export interface SimulatorEndpoint {
+  /** Origin the simulator listens on, e.g. `http://127.0.0.1:4010`. */
+  readonly url: string;
+}
+
+export interface GatewayCall {
+  readonly method: Dispatcher.HttpMethod;
+  /** Path below the simulator's origin, e.g. `/msg/v1/sms`. */
+  readonly path: string;
+  /** Bearer token (access or refresh) sent as `Authorization: Bearer <token>`. */
+  readonly token?: string;
+  /** An object is sent as JSON; a string or Buffer as is (set `content-type` in `headers`). */
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** undici's `headersTimeout` in ms, to let a test give up on a held connection early. */
+  readonly headersTimeout?: number;
+}
+
+export interface GatewayAnswer {
+  readonly status: number;
+  /** The parsed JSON body, or the raw text when it is not JSON (`undefined` when empty). */
+  readonly body: unknown;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/**
+ * Calls the simulator over loopback and reads the whole answer. Never throws on a non-2xx status:
+ * tests assert on `status` and `body` themselves. Network errors (including undici's own timeouts)
+ * do throw, so a test can assert that a client timeout fired.
+ */
+export const callGateway = async (
+  sim: SimulatorEndpoint,
+  call: GatewayCall,
+): Promise<GatewayAnswer> => {
+  const headers: Record<string, string> = { ...call.headers };
+  if (call.token !== undefined) headers.authorization = `Bearer ${call.token}`;
+  let body: string | Buffer | undefined;
+  if (typeof call.body === 'string' || Buffer.isBuffer(call.body)) body = call.body;
+  else if (call.body !== undefined) {
+    body = JSON.stringify(call.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await request(new URL(call.path, sim.url), {
+    method: call.method,
+    headers,
+    body,
+    ...(call.headersTimeout === undefined ? {} : { headersTimeout: call.headersTimeout }),
+  });
+  const text = await response.body.text();
+  return { status: response.statusCode, body: parseBody(text), headers: response.headers };
+};
+
+const parseBody = (text: string): unknown => {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
+
+export interface Tokens {
+  readonly token: string;
+  readonly refreshToken: string;
+}
+
+/**
+ * Issues a token pair the way a real client does: a fresh `randomStr`, the password proof from
+ * `hashApiPassword`, `POST /auth/v1/{randomStr}`. Throws with the gateway's answer when refused,
+ * so a test that needs a token fails loudly rather than with a confusing later 401.
+ */
+export const authenticate = async (
+  sim: SimulatorEndpoint,
+  credentials: { readonly apiKey: string; readonly apiPassword: string },
+): Promise<Tokens> => {
+  const randomStr = newRandomStr();
+  const answer = await callGateway(sim, {
+    method: 'POST',
+    path: `/auth/v1/${randomStr}`,
+    body: {
+      apiKey: credentials.apiKey,
+      apiPwd: hashApiPassword(credentials.apiPassword, randomStr),
+    },
+  });
+  const data = dataOf(answer.body);
+  if (
+    answer.status !== 200 ||
+    typeof data?.token !== 'string' ||
+    typeof data.refreshToken !== 'string'
+  ) {
+    throw new Error(`authentication refused: HTTP ${answer.status} ${JSON.stringify(answer.body)}`);
+  }
+  return { token: data.token, refreshToken: data.refreshToken };
+};
+
+/** The `data` member of a gateway envelope when it is an object. */
+const dataOf = (body: unknown): Record<string, unknown> | undefined => {
+  if (body === null || typeof body !== 'object' || !('data' in body)) return undefined;
+  const { data } = body;
+  return data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : undefined;
+};
