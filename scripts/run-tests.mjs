@@ -50,7 +50,7 @@ for (const tier of tiers) {
   try {
     const result = JSON.parse(readFileSync(report, 'utf8'));
     tierPassed = result.numPassedTests;
-    tierFailed = result.numFailedTests + (result.numTotalTestSuites > 0 ? 0 : 0);
+    tierFailed = result.numFailedTests;
     // A suite that failed to load has no tests; count it as a failure so it cannot hide.
     for (const file of result.testResults ?? []) {
       if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) tierFailed += 1;
@@ -62,7 +62,9 @@ for (const tier of tiers) {
   if (tierPassed + tierFailed === 0) tierFailed = 1; // a tier that ran nothing is a failure
   passed += tierPassed;
   failed += tierFailed;
-  lines.push(`${tier.name}: ${tierPassed} passed, ${tierFailed} failed (${Date.now() - started} ms)`);
+  lines.push(
+    `${tier.name}: ${tierPassed} passed, ${tierFailed} failed (${Date.now() - started} ms)`,
+  );
 }
 
 rmSync(workDir, { recursive: true, force: true });
