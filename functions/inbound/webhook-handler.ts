@@ -1,0 +1,98 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { matchesWebhookSecret, type WebhookSecretSource } from '../commons/webhook-secret.ts';
+import {
+  type ReceiveDeps,
+  type ReceiveOutcome,
+  receiveInbound,
+  receiveReports,
+  type WebhookKind,
+} from './receive-webhook.ts';
+
+/** Bodies above this are refused: the event table keeps every body whole in one item (400 KB). */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+export interface WebhookHandlerDeps {
+  readonly kind: WebhookKind;
+  readonly secret: WebhookSecretSource;
+  readonly receive: ReceiveDeps;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+const json = (statusCode: number, body: unknown): APIGatewayProxyResult => ({
+  statusCode,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+const NOT_FOUND = json(404, { message: 'Not Found' });
+const MO_SUCCESS = json(200, { code: '10000', message: 'success' });
+/** Any code of 20000 or above makes the gateway deliver the MO body again. */
+const MO_RETRY = json(500, { code: '29999', message: 'temporary storage failure; deliver again' });
+
+/**
+ * The webhook contract of spec 01 §6, as one primary adapter for both routes:
+ * `POST /webhooks/{secret}/report` answers 200 (stored), 204 (nothing to do) or 400 (deliver
+ * again); `POST /webhooks/{secret}/mo` answers `{"code":"10000"}` after storage or a code of 20000
+ * and above to be delivered again. A wrong secret answers 404 and touches nothing.
+ */
+export const createWebhookHandler =
+  (deps: WebhookHandlerDeps) =>
+  async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    const { kind, logger, metrics } = deps;
+    if (!matchesWebhookSecret(event.pathParameters?.secret, await deps.secret())) {
+      metrics.addMetric('WebhookSecretRejected', MetricUnit.Count, 1);
+      logger.warn('webhook path secret did not match', { webhook: kind });
+      return NOT_FOUND;
+    }
+    const body =
+      event.body && event.isBase64Encoded
+        ? Buffer.from(event.body, 'base64').toString('utf8')
+        : event.body;
+    if (Buffer.byteLength(body ?? '', 'utf8') > MAX_BODY_BYTES) {
+      metrics.addMetric('WebhookBodyTooLarge', MetricUnit.Count, 1);
+      logger.error('webhook body too large to store; refused so the gateway keeps it', {
+        webhook: kind,
+        bytes: Buffer.byteLength(body ?? '', 'utf8'),
+      });
+      return kind === 'report' ? json(400, { message: 'body too large' }) : MO_RETRY;
+    }
+
+    const outcome =
+      kind === 'report'
+        ? await receiveReports(body, deps.receive)
+        : await receiveInbound(body, deps.receive);
+    record(outcome, deps);
+    if (outcome.result === 'retry')
+      return kind === 'report' ? json(400, { message: 'temporary storage failure' }) : MO_RETRY;
+    if (kind === 'mo') return MO_SUCCESS;
+    return outcome.result === 'empty'
+      ? { statusCode: 204, body: '' }
+      : json(200, { code: '10000', message: 'success' });
+  };
+
+const record = (outcome: ReceiveOutcome, { kind, logger, metrics }: WebhookHandlerDeps) => {
+  const prefix = kind === 'report' ? 'Reports' : 'InboundMessages';
+  metrics.addMetric(`${prefix}Stored`, MetricUnit.Count, outcome.stored);
+  metrics.addMetric(`${prefix}Duplicate`, MetricUnit.Count, outcome.duplicates);
+  metrics.addMetric('ItemsQuarantined', MetricUnit.Count, outcome.quarantined);
+  metrics.addMetric('UnrecognisedBodies', MetricUnit.Count, outcome.unrecognised);
+  metrics.addMetric('StoreFailures', MetricUnit.Count, outcome.failed);
+  const summary = {
+    webhook: kind,
+    result: outcome.result,
+    stored: outcome.stored,
+    duplicates: outcome.duplicates,
+    quarantined: outcome.quarantined,
+    unrecognised: outcome.unrecognised,
+    failed: outcome.failed,
+    [kind === 'report' ? 'msgKeys' : 'moKeys']: outcome.keys,
+  };
+  if (outcome.result === 'retry')
+    logger.error('webhook body not fully stored; asking for redelivery', summary);
+  else if (outcome.quarantined + outcome.unrecognised > 0)
+    logger.warn('webhook body stored with quarantined parts', summary);
+  else logger.info('webhook body stored', summary);
+};
