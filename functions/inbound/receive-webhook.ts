@@ -97,9 +97,16 @@ const receive = async (
     return store([unrecognisedRecord(context, text, parsed.value)], deps, false);
   if (list.length === 0) return { ...EMPTY, result: 'empty' };
 
-  const records = list.map((item, index) =>
-    kind === 'report' ? reportRecord(context, item, index) : inboundRecord(context, item, index),
-  );
+  const records = list.map((item, index) => {
+    try {
+      return kind === 'report' ? reportRecord(context, item, index) : inboundRecord(context, item, index);
+    } catch (error) {
+      // An item the gateway schema accepts but the published event contract does not (a
+      // negative count, say) is kept, not dropped.
+      const reason = error instanceof z.ZodError ? z.prettifyError(error) : String(error);
+      return quarantineRecord(context, JSON.stringify(item), index, `event contract: ${reason}`);
+    }
+  });
   return store(records, deps, true);
 };
 

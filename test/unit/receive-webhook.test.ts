@@ -283,6 +283,20 @@ describe('receiveInbound', () => {
     });
   });
 
+  it('quarantines an item the gateway schema reads but the event contract refuses', async () => {
+    const store = new FakeEventStore();
+
+    const outcome = await receiveInbound(
+      JSON.stringify({ moLst: [moItem(1, { contentCnt: -1 }), moItem(2)] }),
+      deps(store),
+    );
+
+    expect(outcome).toMatchObject({ result: 'stored', stored: 1, quarantined: 1 });
+    expect(String(store.details('quarantine')[0]?.data.reason)).toMatch(
+      /^event contract: .*attachmentCount/s,
+    );
+  });
+
   it('treats the same moKey delivered twice as one message', async () => {
     const store = new FakeEventStore();
     await receiveInbound(JSON.stringify(moBody(1)), deps(store));
