@@ -13,19 +13,19 @@ export const ViaSchema = z.enum(['webhook', 'polling', 'status-query']);
 export type Via = z.infer<typeof ViaSchema>;
 
 export const EventMetadataSchema = z.strictObject({
-  /** Ours, stable across redeliveries and replays: derived from the idempotency key. */
-  id: z.uuid(),
-  /** The detail-type. */
-  type: z.string(),
-  /** Version of the `data` schema of this type. */
-  version: z.literal('1'),
-  /** When the fact happened (the gateway's time where it gives one), UTC. */
-  occurredAt: IsoDateTime,
-  /** When msgbridge received it, UTC. */
-  receivedAt: IsoDateTime,
+  id: z
+    .uuid()
+    .describe('Ours, stable across redeliveries and replays: derived from the idempotency key.'),
+  type: z.string().describe('The detail-type.'),
+  version: z.literal('1').describe('Version of the `data` schema of this type.'),
+  occurredAt: IsoDateTime.describe(
+    "When the fact happened (the gateway's time where it gives one), UTC.",
+  ),
+  receivedAt: IsoDateTime.describe('When msgbridge received it, UTC.'),
   via: ViaSchema,
-  /** What makes this event unique: `report:<msgKey>:<resultCode>:<ch>`, `mo:<moKey>`, … */
-  idempotencyKey: z.string(),
+  idempotencyKey: z
+    .string()
+    .describe('What makes this event unique: `report:<msgKey>:<resultCode>:<ch>`, `mo:<moKey>`, …'),
 });
 export type EventMetadata = z.infer<typeof EventMetadataSchema>;
 
@@ -36,49 +36,57 @@ export type FailureCategory = z.infer<typeof FailureCategorySchema>;
 const GatewayItemSchema = z.record(z.string(), z.unknown());
 
 export const DeliveryReportDataSchema = z.strictObject({
-  msgKey: z.string(),
-  cliKey: z.string(),
-  delivered: z.boolean(),
-  resultCode: z.string(),
-  resultCodeDesc: z.string().nullable(),
-  /** Only when not delivered. */
-  failureCategory: FailureCategorySchema.nullable(),
-  /** The channel that finally delivered (or last tried). */
-  channel: z.string().nullable(),
-  fallbackReasons: z.array(
-    z.strictObject({
-      channel: z.string().nullable(),
-      resultCode: z.string().nullable(),
-      resultDesc: z.string().nullable(),
-      telco: z.string().nullable(),
-    }),
+  msgKey: z.string().describe("The gateway's message key."),
+  cliKey: z.string().describe('Your key, as given in the send request.'),
+  delivered: z.boolean().describe('True when `resultCode` is `10000`.'),
+  resultCode: z.string().describe('The delivery result code (`10000` = delivered).'),
+  resultCodeDesc: z.string().nullable().describe("The gateway's text for the result."),
+  failureCategory: FailureCategorySchema.nullable().describe('Only when not delivered.'),
+  channel: z.string().nullable().describe('The channel that finally delivered (or last tried).'),
+  fallbackReasons: z
+    .array(
+      z.strictObject({
+        channel: z.string().nullable(),
+        resultCode: z.string().nullable(),
+        resultDesc: z.string().nullable(),
+        telco: z.string().nullable(),
+      }),
+    )
+    .describe('Why earlier channels failed, when the gateway fell back (e.g. RCS `54002` → SMS).'),
+  telco: z
+    .string()
+    .nullable()
+    .describe('Carrier (text and RCS); the relaying dealer for messenger messages.'),
+  productCode: z
+    .string()
+    .nullable()
+    .describe('The billed product (`SMS`, `LMS`, `MMS`, `ITMPL`, `BRDF`, …).'),
+  reportedAt: IsoDateTime.nullable().describe(
+    "Result time in UTC; `null` when the gateway's value could not be read (kept in `reportedAtKst`).",
   ),
-  telco: z.string().nullable(),
-  productCode: z.string().nullable(),
-  /** Result time in UTC; `null` when the gateway's value could not be read (kept in `reportedAtKst`). */
-  reportedAt: IsoDateTime.nullable(),
-  /** The gateway's own zone-less KST value, as sent. */
-  reportedAtKst: z.string().nullable(),
-  /** Recipient number (webhook reports only). */
-  phone: z.string().nullable(),
-  /** Two-way RCS message. */
-  isBi: z.boolean().nullable(),
-  userCustomFields: z.record(z.string(), z.unknown()).nullable(),
-  /** The report item exactly as the gateway sent it, unknown fields included. */
-  raw: GatewayItemSchema,
+  reportedAtKst: z.string().nullable().describe("The gateway's own zone-less KST value, as sent."),
+  phone: z.string().nullable().describe('Recipient number (webhook reports only).'),
+  isBi: z.boolean().nullable().describe('Two-way RCS message.'),
+  userCustomFields: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe('Your custom fields from the send request, when the webhook option is on.'),
+  raw: GatewayItemSchema.describe(
+    'The report item exactly as the gateway sent it, unknown fields included.',
+  ),
 });
 export type DeliveryReportData = z.infer<typeof DeliveryReportDataSchema>;
 
 export const InboundMessageDataSchema = z.strictObject({
-  moKey: z.string(),
-  /** The end user's phone (`moCallback`). */
-  sender: z.string().nullable(),
-  /** Our receiving number (`moNumber`). */
-  receivingNumber: z.string().nullable(),
-  /** `SMSMO`, `LMSMO`, `MMSMO`, `RCSMO`, or whatever the gateway sends. */
-  type: z.string().nullable(),
-  text: z.string().nullable(),
-  title: z.string().nullable(),
+  moKey: z.string().describe("The gateway's key of the inbound message."),
+  sender: z.string().nullable().describe("The end user's phone (`moCallback`)."),
+  receivingNumber: z.string().nullable().describe('Our receiving number (`moNumber`).'),
+  type: z
+    .string()
+    .nullable()
+    .describe('`SMSMO`, `LMSMO`, `MMSMO`, `RCSMO`, or whatever the gateway sends.'),
+  text: z.string().nullable().describe('The message text (`moMsg`).'),
+  title: z.string().nullable().describe('Title of an LMS, MMS or RCS message (`moTitle`).'),
   telco: z.string().nullable(),
   productCode: z.string().nullable(),
   receivedAtGateway: IsoDateTime.nullable(),
@@ -91,8 +99,9 @@ export const InboundMessageDataSchema = z.strictObject({
       extension: z.string().nullable(),
     }),
   ),
-  /** The MO item exactly as the gateway sent it; attachment URLs are single-use and not for subscribers. */
-  raw: GatewayItemSchema,
+  raw: GatewayItemSchema.describe(
+    'The MO item exactly as the gateway sent it; attachment URLs are single-use and not for subscribers.',
+  ),
 });
 export type InboundMessageData = z.infer<typeof InboundMessageDataSchema>;
 
@@ -100,12 +109,13 @@ export const WebhookKindSchema = z.enum(['report', 'mo']);
 
 export const UnrecognisedBodyDataSchema = z.strictObject({
   webhook: WebhookKindSchema,
-  /** SHA-256 of the body, hex. */
-  bodySha256: z.string(),
-  /** Top-level keys of the body, to route on without parsing it. */
-  topLevelKeys: z.array(z.string()),
-  /** The body as received (UTF-8 text), cut at 64 KiB; the event table keeps it whole. */
-  body: z.string(),
+  bodySha256: z.string().describe('SHA-256 of the body, hex.'),
+  topLevelKeys: z
+    .array(z.string())
+    .describe('Top-level keys of the body, to route on without parsing it.'),
+  body: z
+    .string()
+    .describe('The body as received (UTF-8 text), cut at 64 KiB; the event table keeps it whole.'),
   truncated: z.boolean(),
 });
 export type UnrecognisedBodyData = z.infer<typeof UnrecognisedBodyDataSchema>;
@@ -113,11 +123,17 @@ export type UnrecognisedBodyData = z.infer<typeof UnrecognisedBodyDataSchema>;
 export const QuarantinedItemDataSchema = z.strictObject({
   webhook: WebhookKindSchema,
   reason: z.string(),
-  /** Position of the item in its list; `null` when the whole body was quarantined. */
-  index: z.number().int().nullable(),
+  index: z
+    .number()
+    .int()
+    .nullable()
+    .describe('Position of the item in its list; `null` when the whole body was quarantined.'),
   bodySha256: z.string(),
-  /** The item (or body) as received, as text, cut at 64 KiB; the event table keeps it whole. */
-  raw: z.string(),
+  raw: z
+    .string()
+    .describe(
+      'The item (or body) as received, as text, cut at 64 KiB; the event table keeps it whole.',
+    ),
   truncated: z.boolean(),
 });
 export type QuarantinedItemData = z.infer<typeof QuarantinedItemDataSchema>;

@@ -1,0 +1,17 @@
+/**
+ * Writes the published event contract from its zod schemas: one JSON Schema file per event type
+ * (`docs/events/<detail-type>.schema.json`) and the catalogue page `docs/events.md`.
+ * Run with `npm run docs:events`; a unit test fails when the committed files are out of date.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { renderEventCatalogue } from '../functions/events/catalogue-docs.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const files = renderEventCatalogue();
+for (const [path, content] of Object.entries(files)) {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), content);
+  console.log(`wrote ${path}`);
+}
