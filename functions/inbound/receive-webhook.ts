@@ -99,7 +99,9 @@ const receive = async (
 
   const records = list.map((item, index) => {
     try {
-      return kind === 'report' ? reportRecord(context, item, index) : inboundRecord(context, item, index);
+      return kind === 'report'
+        ? reportRecord(context, item, index)
+        : inboundRecord(context, item, index);
     } catch (error) {
       // An item the gateway schema accepts but the published event contract does not (a
       // negative count, say) is kept, not dropped.

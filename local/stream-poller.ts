@@ -1,0 +1,588 @@
+/**
+ * A local stand-in for Lambda's DynamoDB-stream event source mapping: reads every shard of a
+ * stream (parents before children), turns records into the exact `DynamoDBRecord` shape Lambda
+ * passes, drops what the filter rejects, and invokes the handler in ordered batches with Lambda's
+ * failure semantics — partial batch responses, retries, bisection and an on-failure destination.
+ * The local run feeds `publish-events` with it; tests use it to drive the outbox end to end.
+ */
+import {
+  type _Record,
+  DescribeStreamCommand,
+  type DynamoDBStreamsClient,
+  ExpiredIteratorException,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type ShardIteratorType,
+  type AttributeValue as StreamAttributeValue,
+  TrimmedDataAccessException,
+} from '@aws-sdk/client-dynamodb-streams';
+import type {
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  AttributeValue as LambdaAttributeValue,
+  StreamRecord as LambdaStreamRecord,
+} from 'aws-lambda';
+
+/** The function the poller invokes; the same contract as a DynamoDB-stream Lambda handler. */
+export type StreamBatchHandler = (
+  event: DynamoDBStreamEvent,
+) => Promise<DynamoDBBatchResponse | undefined> | Promise<void> | DynamoDBBatchResponse | void;
+
+/** Where records go that still fail after every retry (Lambda's on-failure destination). */
+export type StreamFailureHandler = (
+  records: DynamoDBRecord[],
+  error: Error,
+) => Promise<void> | void;
+
+export interface StreamPollerOptions {
+  readonly streamsClient: DynamoDBStreamsClient;
+  readonly streamArn: string;
+  readonly handler: StreamBatchHandler;
+  /** Called with every record that is given up on; if it throws, the poller stops (see stats). */
+  readonly onFailure: StreamFailureHandler;
+  /** Most records per invocation. @default 100 (Lambda's default; Lambda allows up to 10,000) */
+  readonly batchSize?: number;
+  /** Lambda's filter criteria as a predicate; rejected records are never passed to the handler. */
+  readonly filter?: (record: DynamoDBRecord) => boolean;
+  /** Retries of a failing record before it goes to `onFailure`. @default 3 */
+  readonly maxRetries?: number;
+  /** Split a failing batch in two and retry the halves separately. @default true */
+  readonly bisectOnError?: boolean;
+  /** Pause between polls when the stream has nothing new. @default 200 */
+  readonly pollIntervalMs?: number;
+  /** Where to start in the shards that exist when the poller starts. @default 'TRIM_HORIZON' */
+  readonly startingPosition?: 'TRIM_HORIZON' | 'LATEST';
+}
+
+export interface StreamPollerStats {
+  /** Handler invocations, retries included. */
+  readonly invocations: number;
+  /** Records read from the stream, before filtering. */
+  readonly recordsRead: number;
+  /** Records the filter dropped. */
+  readonly recordsFiltered: number;
+  /** Records the handler settled successfully (counted once each). */
+  readonly recordsSucceeded: number;
+  /** Records handed to `onFailure`. */
+  readonly recordsFailed: number;
+  /** Invocations that repeated records after a failure. */
+  readonly retries: number;
+  /** Times a failing batch was split in two. */
+  readonly bisections: number;
+  /** The last error of the streams API; the poller retries those with a back-off. */
+  readonly lastStreamError?: Error;
+  /** Set when the poller gave up (`onFailure` threw, or a record could not be converted). */
+  readonly fatalError?: Error;
+}
+
+export interface StreamPoller {
+  /** Stops polling, lets an invocation in flight finish, and leaves no timer behind. */
+  stop(): Promise<void>;
+  /**
+   * Resolves once every record written to the stream before the call has been handed to the
+   * handler and settled (succeeded, filtered out, or given to `onFailure`). Rejects if the poller
+   * stops or fails first.
+   */
+  drained(): Promise<void>;
+  /** A snapshot of the counters. */
+  readonly stats: StreamPollerStats;
+}
+
+/** The handler named failed records in a partial batch response. */
+export class BatchItemFailuresError extends Error {
+  override readonly name = 'BatchItemFailuresError';
+  constructor(readonly itemIdentifiers: readonly string[]) {
+    super(`The handler reported failed records: ${itemIdentifiers.join(', ')}`);
+  }
+}
+
+/** The handler's partial batch response was malformed; Lambda fails the whole batch for it. */
+export class InvalidBatchResponseError extends Error {
+  override readonly name = 'InvalidBatchResponseError';
+}
+
+/** The poller stopped before `drained()` could resolve. */
+export class StreamPollerStoppedError extends Error {
+  override readonly name = 'StreamPollerStoppedError';
+}
+
+/** A call to the DynamoDB Streams API failed; transient from the poller's point of view. */
+class StreamReadError extends Error {
+  override readonly name = 'StreamReadError';
+}
+
+const LAMBDA_MAX_BATCH_SIZE = 10_000;
+// GetRecords returns at most 1,000 records per call; asking for all of them keeps reads few.
+const GET_RECORDS_LIMIT = 1_000;
+const MAX_BACKOFF_MS = 5_000;
+const MIN_BACKOFF_MS = 100;
+
+interface ShardState {
+  readonly shardId: string;
+  readonly parentShardId: string | undefined;
+  readonly initialPosition: ShardIteratorType;
+  iterator: string | undefined;
+  lastSequenceNumber: string | undefined;
+  /** Read and filtered but not yet delivered; kept here so a failed read loses none of them. */
+  pending: DynamoDBRecord[];
+  finished: boolean;
+}
+
+interface Segment {
+  readonly records: DynamoDBRecord[];
+  /** Failed invocations that included these records; splitting a batch does not count. */
+  readonly failedAttempts: number;
+}
+
+type InvocationOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly committed: number; readonly error: Error };
+
+/** Starts polling; the first poll happens at once. */
+export const startStreamPoller = (options: StreamPollerOptions): StreamPoller => {
+  const settings = validate(options);
+  const { streamsClient: client, streamArn, handler, onFailure, filter } = options;
+  const abort = new AbortController();
+  const shards = new Map<string, ShardState>();
+  const counters = {
+    invocations: 0,
+    recordsRead: 0,
+    recordsFiltered: 0,
+    recordsSucceeded: 0,
+    recordsFailed: 0,
+    retries: 0,
+    bisections: 0,
+  };
+  let lastStreamError: Error | undefined;
+  let fatalError: Error | undefined;
+  let stopped = false;
+  let shardsDescribed = false;
+  let cyclesStarted = 0;
+  let cyclesCompleted = 0;
+  const drainWaiters: { cycle: number; resolve: () => void; reject: (error: Error) => void }[] = [];
+
+  // The sleep between polls is a single timer that stop() and drained() can cut short.
+  let pause: { timer: NodeJS.Timeout; resolve: () => void } | undefined;
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      pause = { timer: setTimeout(resolve, ms), resolve };
+    });
+  const wake = (): void => {
+    if (!pause) return;
+    clearTimeout(pause.timer);
+    pause.resolve();
+    pause = undefined;
+  };
+
+  const api = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      throw new StreamReadError(`DynamoDB Streams call failed: ${messageOf(error)}`, {
+        cause: error,
+      });
+    }
+  };
+
+  const describeShards = async (): Promise<void> => {
+    let exclusiveStartShardId: string | undefined;
+    do {
+      const { StreamDescription: description } = await api(() =>
+        client.send(
+          new DescribeStreamCommand({
+            StreamArn: streamArn,
+            ExclusiveStartShardId: exclusiveStartShardId,
+          }),
+          { abortSignal: abort.signal },
+        ),
+      );
+      for (const shard of description?.Shards ?? []) {
+        if (shard.ShardId === undefined || shards.has(shard.ShardId)) continue;
+        shards.set(shard.ShardId, {
+          shardId: shard.ShardId,
+          parentShardId: shard.ParentShardId,
+          // Like Lambda, the starting position applies to the shards that exist at start;
+          // shards that appear later hold only new records and are read from their beginning.
+          initialPosition: shardsDescribed ? 'TRIM_HORIZON' : settings.startingPosition,
+          iterator: undefined,
+          lastSequenceNumber: undefined,
+          pending: [],
+          finished: false,
+        });
+      }
+      exclusiveStartShardId = description?.LastEvaluatedShardId;
+    } while (exclusiveStartShardId !== undefined);
+    shardsDescribed = true;
+  };
+
+  const acquireIterator = async (
+    shard: ShardState,
+    position: ShardIteratorType,
+  ): Promise<string> => {
+    const { ShardIterator: iterator } = await api(() =>
+      client.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shard.shardId,
+          ShardIteratorType: position,
+          SequenceNumber:
+            position === 'AFTER_SEQUENCE_NUMBER' ? shard.lastSequenceNumber : undefined,
+        }),
+        { abortSignal: abort.signal },
+      ),
+    );
+    if (iterator === undefined) {
+      throw new StreamReadError(`GetShardIterator returned no iterator for ${shard.shardId}`);
+    }
+    return iterator;
+  };
+
+  const resumePosition = (shard: ShardState): ShardIteratorType =>
+    shard.lastSequenceNumber === undefined ? shard.initialPosition : 'AFTER_SEQUENCE_NUMBER';
+
+  /** One GetRecords call; an empty result means the shard is caught up (or closed). */
+  const readRecords = async (shard: ShardState): Promise<_Record[]> => {
+    for (let attempt = 1; ; attempt += 1) {
+      shard.iterator ??= await acquireIterator(shard, resumePosition(shard));
+      const iterator = shard.iterator;
+      try {
+        const output = await api(() =>
+          client.send(
+            new GetRecordsCommand({ ShardIterator: iterator, Limit: GET_RECORDS_LIMIT }),
+            { abortSignal: abort.signal },
+          ),
+        );
+        const records = output.Records ?? [];
+        shard.iterator = output.NextShardIterator;
+        const last = records.at(-1)?.dynamodb?.SequenceNumber;
+        if (last !== undefined) shard.lastSequenceNumber = last;
+        // No next iterator: the shard is closed and fully read, so its children may start.
+        if (shard.iterator === undefined) shard.finished = true;
+        return records;
+      } catch (error) {
+        const cause = error instanceof StreamReadError ? error.cause : undefined;
+        const expired = cause instanceof ExpiredIteratorException;
+        const trimmed = cause instanceof TrimmedDataAccessException;
+        if ((!expired && !trimmed) || attempt > 1) throw error;
+        // An iterator lapses after 15 minutes unused (a suspended laptop): resume after the last
+        // record read. Behind the trim horizon those records are gone: restart at the horizon.
+        shard.iterator = undefined;
+        if (trimmed) {
+          lastStreamError = toError(error);
+          shard.lastSequenceNumber = undefined;
+          shard.iterator = await acquireIterator(shard, 'TRIM_HORIZON');
+        }
+      }
+    }
+  };
+
+  const invoke = async (records: DynamoDBRecord[]): Promise<InvocationOutcome> => {
+    counters.invocations += 1;
+    let response: unknown;
+    try {
+      // A fresh copy per invocation, as Lambda sends fresh JSON: a handler that mutates its
+      // event cannot change what a retry sees.
+      response = await handler({ Records: structuredClone(records) });
+    } catch (error) {
+      return { ok: false, committed: 0, error: toError(error) };
+    }
+    return interpretResponse(response, records);
+  };
+
+  /** Delivers one batch with Lambda's retry, partial-failure and bisection rules. */
+  const deliver = async (batch: DynamoDBRecord[]): Promise<void> => {
+    const work: Segment[] = [{ records: batch, failedAttempts: 0 }];
+    for (let segment = work.shift(); segment; segment = work.shift()) {
+      // Stopping abandons retries; nothing was checkpointed, so no record is lost for good.
+      if (stopped) return;
+      if (segment.failedAttempts > 0) counters.retries += 1;
+      const outcome = await invoke(segment.records);
+      if (outcome.ok) {
+        counters.recordsSucceeded += segment.records.length;
+        continue;
+      }
+      // Lambda checkpoints before the lowest failed record and retries from there.
+      counters.recordsSucceeded += outcome.committed;
+      const failed = segment.records.slice(outcome.committed);
+      const failedAttempts = segment.failedAttempts + 1;
+      if (outcome.committed > 0) {
+        work.unshift({ records: failed, failedAttempts });
+      } else if (settings.bisectOnError && failed.length > 1) {
+        // Lambda does not document whether a split uses up a retry; here it does not, so a
+        // poison record isolated by bisection still gets its full number of retries.
+        counters.bisections += 1;
+        const middle = Math.ceil(failed.length / 2);
+        work.unshift(
+          { records: failed.slice(0, middle), failedAttempts: segment.failedAttempts },
+          { records: failed.slice(middle), failedAttempts: segment.failedAttempts },
+        );
+      } else if (failedAttempts <= settings.maxRetries) {
+        work.unshift({ records: failed, failedAttempts });
+      } else {
+        counters.recordsFailed += failed.length;
+        await onFailure(structuredClone(failed), outcome.error);
+      }
+    }
+  };
+
+  /** Reads a shard until it is caught up (an empty read) or closed, delivering as it goes. */
+  const pollShard = async (shard: ShardState): Promise<void> => {
+    while (!stopped) {
+      const raw = await readRecords(shard);
+      counters.recordsRead += raw.length;
+      for (const record of raw) {
+        const converted = toLambdaRecord(record, streamArn);
+        if (filter && !filter(converted)) counters.recordsFiltered += 1;
+        else shard.pending.push(converted);
+      }
+      // Full batches go at once; a remainder waits for the next read, as Lambda reads ahead.
+      while (shard.pending.length >= settings.batchSize && !stopped) {
+        await deliver(shard.pending.slice(0, settings.batchSize));
+        shard.pending = shard.pending.slice(settings.batchSize);
+      }
+      if (raw.length === 0 || shard.finished) {
+        if (shard.pending.length > 0 && !stopped) {
+          await deliver(shard.pending);
+          shard.pending = [];
+        }
+        return;
+      }
+    }
+  };
+
+  /** One pass over the stream; every eligible shard ends it caught up. */
+  const cycle = async (): Promise<void> => {
+    await describeShards();
+    const visited = new Set<string>();
+    // Repeat until no shard becomes eligible: a parent finishing in this pass frees its children.
+    for (let progressed = true; progressed && !stopped; ) {
+      progressed = false;
+      for (const shard of shards.values()) {
+        if (stopped) return;
+        if (shard.finished || visited.has(shard.shardId)) continue;
+        const parent =
+          shard.parentShardId === undefined ? undefined : shards.get(shard.parentShardId);
+        if (parent !== undefined && !parent.finished) continue;
+        visited.add(shard.shardId);
+        progressed = true;
+        await pollShard(shard);
+      }
+    }
+  };
+
+  const settleDrainWaiters = (): void => {
+    for (let index = drainWaiters.length - 1; index >= 0; index -= 1) {
+      const waiter = drainWaiters[index];
+      if (waiter === undefined) continue;
+      if (fatalError) waiter.reject(fatalError);
+      else if (stopped) waiter.reject(new StreamPollerStoppedError('The stream poller stopped'));
+      else if (cyclesCompleted >= waiter.cycle) waiter.resolve();
+      else continue;
+      drainWaiters.splice(index, 1);
+    }
+  };
+
+  const run = async (): Promise<void> => {
+    let consecutiveErrors = 0;
+    while (!stopped) {
+      cyclesStarted += 1;
+      let delay = settings.pollIntervalMs;
+      try {
+        await cycle();
+        if (stopped) break;
+        cyclesCompleted = cyclesStarted;
+        consecutiveErrors = 0;
+      } catch (error) {
+        if (stopped) break;
+        if (!(error instanceof StreamReadError)) {
+          fatalError = toError(error);
+          break;
+        }
+        lastStreamError = error;
+        consecutiveErrors += 1;
+        delay = Math.min(
+          Math.max(settings.pollIntervalMs, MIN_BACKOFF_MS) * 2 ** (consecutiveErrors - 1),
+          MAX_BACKOFF_MS,
+        );
+      }
+      settleDrainWaiters();
+      // Someone waits in drained() for a pass that has not run yet: run it now, unless the
+      // stream API is failing and needs the back-off.
+      const drainPending = drainWaiters.length > 0 && consecutiveErrors === 0;
+      if (!stopped && !drainPending) await sleep(delay);
+    }
+    settleDrainWaiters();
+  };
+
+  const running = run();
+  let stopping: Promise<void> | undefined;
+
+  return {
+    stop: () => {
+      stopping ??= (async () => {
+        stopped = true;
+        abort.abort();
+        wake();
+        await running;
+        settleDrainWaiters();
+      })();
+      return stopping;
+    },
+    drained: () =>
+      new Promise<void>((resolve, reject) => {
+        // Only a pass that starts after this call is sure to see every record written before it.
+        drainWaiters.push({ cycle: cyclesStarted + 1, resolve, reject });
+        settleDrainWaiters();
+        wake();
+      }),
+    get stats(): StreamPollerStats {
+      return { ...counters, lastStreamError, fatalError };
+    },
+  };
+};
+
+interface Settings {
+  readonly batchSize: number;
+  readonly maxRetries: number;
+  readonly bisectOnError: boolean;
+  readonly pollIntervalMs: number;
+  readonly startingPosition: 'TRIM_HORIZON' | 'LATEST';
+}
+
+const validate = (options: StreamPollerOptions): Settings => {
+  const settings: Settings = {
+    batchSize: options.batchSize ?? 100,
+    maxRetries: options.maxRetries ?? 3,
+    bisectOnError: options.bisectOnError ?? true,
+    pollIntervalMs: options.pollIntervalMs ?? 200,
+    startingPosition: options.startingPosition ?? 'TRIM_HORIZON',
+  };
+  const problems: string[] = [];
+  if (
+    !Number.isInteger(settings.batchSize) ||
+    settings.batchSize < 1 ||
+    settings.batchSize > LAMBDA_MAX_BATCH_SIZE
+  ) {
+    problems.push(`batchSize must be an integer from 1 to ${LAMBDA_MAX_BATCH_SIZE}`);
+  }
+  if (!Number.isInteger(settings.maxRetries) || settings.maxRetries < 0) {
+    problems.push('maxRetries must be an integer of 0 or more');
+  }
+  if (!Number.isFinite(settings.pollIntervalMs) || settings.pollIntervalMs < 0) {
+    problems.push('pollIntervalMs must be a finite number of 0 or more');
+  }
+  if (options.streamArn === '') problems.push('streamArn must not be empty');
+  if (problems.length > 0) throw new Error(`startStreamPoller: ${problems.join('; ')}`);
+  return settings;
+};
+
+/**
+ * Reads a handler's answer the way Lambda does with ReportBatchItemFailures: nothing, `null`, or
+ * an empty or missing `batchItemFailures` list is success; a malformed entry or an identifier not
+ * in the batch fails the whole batch; otherwise everything before the lowest failed record is
+ * done and the rest is retried.
+ */
+const interpretResponse = (response: unknown, records: DynamoDBRecord[]): InvocationOutcome => {
+  if (typeof response !== 'object' || response === null || !('batchItemFailures' in response)) {
+    return { ok: true };
+  }
+  const failures: unknown = response.batchItemFailures;
+  if (failures === null || failures === undefined) return { ok: true };
+  if (!Array.isArray(failures)) {
+    return {
+      ok: false,
+      committed: 0,
+      error: new InvalidBatchResponseError('batchItemFailures is not an array'),
+    };
+  }
+  if (failures.length === 0) return { ok: true };
+  const positions = new Map(
+    records.map((record, index) => [record.dynamodb?.SequenceNumber, index]),
+  );
+  const identifiers: string[] = [];
+  let lowest = records.length;
+  for (const failure of failures) {
+    const identifier: unknown =
+      typeof failure === 'object' && failure !== null && 'itemIdentifier' in failure
+        ? failure.itemIdentifier
+        : undefined;
+    const position = typeof identifier === 'string' ? positions.get(identifier) : undefined;
+    if (typeof identifier !== 'string' || identifier === '' || position === undefined) {
+      return {
+        ok: false,
+        committed: 0,
+        error: new InvalidBatchResponseError(
+          `batchItemFailures holds ${JSON.stringify(failure)}, not the sequence number of a record in the batch`,
+        ),
+      };
+    }
+    identifiers.push(identifier);
+    lowest = Math.min(lowest, position);
+  }
+  return { ok: false, committed: lowest, error: new BatchItemFailuresError(identifiers) };
+};
+
+/** The record as Lambda hands it over: DynamoDB JSON, binary as base64, times in epoch seconds. */
+export const toLambdaRecord = (record: _Record, streamArn: string): DynamoDBRecord => {
+  const source = record.dynamodb;
+  const dynamodb: LambdaStreamRecord = {};
+  if (source?.ApproximateCreationDateTime !== undefined) {
+    dynamodb.ApproximateCreationDateTime = source.ApproximateCreationDateTime.getTime() / 1000;
+  }
+  if (source?.Keys !== undefined) dynamodb.Keys = toLambdaItem(source.Keys);
+  if (source?.NewImage !== undefined) dynamodb.NewImage = toLambdaItem(source.NewImage);
+  if (source?.OldImage !== undefined) dynamodb.OldImage = toLambdaItem(source.OldImage);
+  if (source?.SequenceNumber !== undefined) dynamodb.SequenceNumber = source.SequenceNumber;
+  if (source?.SizeBytes !== undefined) dynamodb.SizeBytes = source.SizeBytes;
+  if (source?.StreamViewType !== undefined) dynamodb.StreamViewType = source.StreamViewType;
+  const converted: DynamoDBRecord = {
+    eventID: record.eventID,
+    eventName: record.eventName,
+    eventVersion: record.eventVersion,
+    eventSource: record.eventSource,
+    awsRegion: record.awsRegion,
+    dynamodb,
+    eventSourceARN: streamArn,
+  };
+  // Present only on deletions by TTL; Lambda spells the fields in lower camel case.
+  if (record.userIdentity !== undefined) {
+    converted.userIdentity = {
+      type: record.userIdentity.Type,
+      principalId: record.userIdentity.PrincipalId,
+    };
+  }
+  return converted;
+};
+
+const toLambdaItem = (
+  item: Record<string, StreamAttributeValue>,
+): Record<string, LambdaAttributeValue> =>
+  Object.fromEntries(Object.entries(item).map(([name, value]) => [name, toLambdaValue(value)]));
+
+const toLambdaValue = (value: StreamAttributeValue): LambdaAttributeValue => {
+  if (value.S !== undefined) return { S: value.S };
+  if (value.N !== undefined) return { N: value.N };
+  if (value.BOOL !== undefined) return { BOOL: value.BOOL };
+  if (value.NULL !== undefined) return { NULL: value.NULL };
+  if (value.B !== undefined) return { B: toBase64(value.B) };
+  if (value.SS !== undefined) return { SS: value.SS };
+  if (value.NS !== undefined) return { NS: value.NS };
+  if (value.BS !== undefined) return { BS: value.BS.map(toBase64) };
+  if (value.L !== undefined) return { L: value.L.map(toLambdaValue) };
+  if (value.M !== undefined) return { M: toLambdaItem(value.M) };
+  throw new Error(`Unknown DynamoDB attribute type: ${Object.keys(value).join(', ')}`);
+};
+
+const toBase64 = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+
+const toError = (value: unknown): Error =>
+  value instanceof Error ? value : new Error(`Non-error thrown: ${messageOf(value)}`);
+
+const messageOf = (value: unknown): string =>
+  value instanceof Error
+    ? value.message
+    : typeof value === 'string'
+      ? value
+      : JSON.stringify(value);

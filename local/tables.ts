@@ -1,0 +1,167 @@
+/**
+ * Creates msgbridge's two tables on a local server from the same definitions the CDK stack uses,
+ * so the local run and the integration tests exercise the tables that get deployed.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type AttributeDefinition,
+  CreateTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  type DynamoDBClient,
+  type KeySchemaElement,
+  ResourceInUseException,
+  type TableDescription,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { EVENT_TABLE, STATE_TABLE, type TableDefinition } from '../functions/commons/tables.ts';
+
+export interface LocalTableNames {
+  readonly eventTable: string;
+  readonly stateTable: string;
+}
+
+/** A table exists with a shape other than its definition; recreating it is the caller's call. */
+export class TableMismatchError extends Error {
+  override readonly name = 'TableMismatchError';
+  constructor(
+    readonly tableName: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`Table ${tableName} exists but does not match its definition: ${problems.join('; ')}`);
+  }
+}
+
+const ACTIVE_TIMEOUT_MS = 30_000;
+const ACTIVE_POLL_MS = 50;
+
+/**
+ * Creates the event and state tables (on-demand billing; the event table streams new images;
+ * TTL on `expiresAt`) and waits until both are ACTIVE. An existing table with the right keys is
+ * kept as it is, so this can run on every start of the local run; one with other keys or another
+ * stream view throws {@link TableMismatchError}.
+ *
+ * Servers without the TTL API (dynalite) are tolerated: TTL is skipped there and nothing expires.
+ * Any other TTL error is thrown.
+ *
+ * @returns the event table's stream ARN, or `undefined` when the server has no streams (dynalite)
+ */
+export const createTables = async (
+  client: DynamoDBClient,
+  names: LocalTableNames,
+): Promise<string | undefined> => {
+  const [eventTable] = await Promise.all([
+    createTable(client, names.eventTable, EVENT_TABLE),
+    createTable(client, names.stateTable, STATE_TABLE),
+  ]);
+  return eventTable.LatestStreamArn;
+};
+
+const createTable = async (
+  client: DynamoDBClient,
+  tableName: string,
+  definition: TableDefinition,
+): Promise<TableDescription> => {
+  const keySchema: KeySchemaElement[] = [
+    { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+  ];
+  const attributes: AttributeDefinition[] = [
+    { AttributeName: definition.partitionKey, AttributeType: 'S' },
+  ];
+  if (definition.sortKey !== undefined) {
+    keySchema.push({ AttributeName: definition.sortKey, KeyType: 'RANGE' });
+    attributes.push({ AttributeName: definition.sortKey, AttributeType: 'S' });
+  }
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        KeySchema: keySchema,
+        AttributeDefinitions: attributes,
+        BillingMode: 'PAY_PER_REQUEST',
+        // The publisher only needs the new image; keys-only would force a read per event.
+        StreamSpecification: definition.stream
+          ? { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' }
+          : undefined,
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  const table = await waitUntilActive(client, tableName);
+  assertShapeMatches(tableName, table, definition, keySchema);
+  await enableTimeToLive(client, tableName, definition.timeToLiveAttribute);
+  return table;
+};
+
+const waitUntilActive = async (
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<TableDescription> => {
+  const deadline = Date.now() + ACTIVE_TIMEOUT_MS;
+  for (;;) {
+    const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (table?.TableStatus === 'ACTIVE') return table;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `Table ${tableName} is still ${table?.TableStatus ?? 'unknown'} after ${ACTIVE_TIMEOUT_MS} ms`,
+      );
+    }
+    await sleep(ACTIVE_POLL_MS);
+  }
+};
+
+const assertShapeMatches = (
+  tableName: string,
+  table: TableDescription,
+  definition: TableDefinition,
+  expectedKeys: readonly KeySchemaElement[],
+): void => {
+  const describe = (keys: readonly KeySchemaElement[] | undefined): string =>
+    (keys ?? []).map((key) => `${key.AttributeName}:${key.KeyType}`).join(',');
+  const problems: string[] = [];
+  if (describe(table.KeySchema) !== describe(expectedKeys)) {
+    problems.push(`key schema is ${describe(table.KeySchema)}, expected ${describe(expectedKeys)}`);
+  }
+  // Only a server with streams reports a StreamSpecification (dynalite drops it), so an absent
+  // one proves nothing; a present one must be what the publisher reads.
+  const stream = table.StreamSpecification;
+  if (stream !== undefined) {
+    const actual = stream.StreamEnabled ? (stream.StreamViewType ?? 'unknown') : 'off';
+    const expected = definition.stream ? 'NEW_IMAGE' : 'off';
+    if (actual !== expected) problems.push(`stream is ${actual}, expected ${expected}`);
+  }
+  if (problems.length > 0) throw new TableMismatchError(tableName, problems);
+};
+
+const enableTimeToLive = async (
+  client: DynamoDBClient,
+  tableName: string,
+  attributeName: string,
+): Promise<void> => {
+  const { TimeToLiveDescription: current } = await client.send(
+    new DescribeTimeToLiveCommand({ TableName: tableName }),
+  );
+  // UpdateTimeToLive refuses to enable TTL twice, so an existing table needs this check.
+  if (
+    (current?.TimeToLiveStatus === 'ENABLED' || current?.TimeToLiveStatus === 'ENABLING') &&
+    current.AttributeName === attributeName
+  ) {
+    return;
+  }
+  try {
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { Enabled: true, AttributeName: attributeName },
+      }),
+    );
+  } catch (error) {
+    if (isUnsupportedOperation(error)) return;
+    throw error;
+  }
+};
+
+/** dynalite answers operations it does not implement (UpdateTimeToLive) with this error. */
+const isUnsupportedOperation = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'UnknownOperationException';
