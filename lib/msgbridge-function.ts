@@ -1,4 +1,5 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import {
   NodejsFunction,
@@ -23,6 +24,10 @@ export interface MsgbridgeFunctionProps
  * A Lambda function with msgbridge's defaults: the current Node.js runtime on arm64, an ESM bundle
  * built by the local esbuild (never Docker, so `cdk synth` works offline), source maps, JSON logs
  * into a log group the stack owns, and X-Ray tracing.
+ *
+ * Unless a `role` is given, the function gets its own role that may write to its own log group
+ * only, instead of the `AWSLambdaBasicExecutionRole` managed policy (which allows every log group
+ * of the account); callers add what the handler needs with `grant*` calls.
  */
 export class MsgbridgeFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: MsgbridgeFunctionProps) {
@@ -31,6 +36,13 @@ export class MsgbridgeFunction extends NodejsFunction {
       retention: logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    const ownRole = functionProps.role
+      ? undefined
+      : new Role(scope, `${id}-role`, {
+          assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+          description: `msgbridge ${id}: its own log group plus the grants its construct adds`,
+        });
+    if (ownRole) logGroup.grantWrite(ownRole);
     super(scope, id, {
       architecture: Architecture.ARM_64,
       memorySize: 256,
@@ -39,6 +51,7 @@ export class MsgbridgeFunction extends NodejsFunction {
       loggingFormat: LoggingFormat.JSON,
       logGroup,
       ...functionProps,
+      ...(ownRole ? { role: ownRole } : {}),
       runtime: Runtime.NODEJS_24_X,
       environment: { NODE_OPTIONS: '--enable-source-maps', ...functionProps.environment },
       bundling: {
@@ -53,5 +66,12 @@ export class MsgbridgeFunction extends NodejsFunction {
           "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },
     });
+    if (ownRole && (functionProps.tracing ?? Tracing.ACTIVE) === Tracing.ACTIVE) {
+      Validations.of(ownRole).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'Active tracing makes CDK grant xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (the X-Ray service authorisation reference lists only "*"). The infrastructure tests fail if any other action is granted on "*".',
+      });
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import {
   AttributeType,
   Billing,
@@ -10,6 +10,21 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { EVENT_TABLE, STATE_TABLE, type TableDefinition } from '../functions/commons/tables.ts';
+import {
+  EventPublisher,
+  type EventPublisherOptions,
+  eventPublisherProblems,
+  eventSourceProblems,
+} from './event-publisher.ts';
+import {
+  InboundAlarms,
+  type InboundAlarmsOptions,
+  inboundAlarmsProblems,
+  metricsNamespaceProblems,
+} from './inbound-alarms.ts';
+import { throwIfInvalid } from './props-validation.ts';
+import { WebhookApi, type WebhookApiOptions, webhookApiProblems } from './webhook-api.ts';
+import { WebhookSecret, type WebhookSecretProps, webhookSecretProblems } from './webhook-secret.ts';
 
 export interface MsgbridgeStackProps extends StackProps {
   /**
@@ -17,7 +32,46 @@ export interface MsgbridgeStackProps extends StackProps {
    * @default 'msgbridge'
    */
   readonly eventSource?: string;
+  /**
+   * CloudWatch namespace of the functions' metrics (and of the alarms on them).
+   * @default 'msgbridge'
+   */
+  readonly metricsNamespace?: string;
+  /**
+   * The webhook front door: throttling, source-CIDR allowlist, stage name, retention of stored items.
+   * @default - the `WebhookApi` defaults
+   */
+  readonly webhooks?: WebhookApiOptions;
+  /**
+   * The generated webhook path secret.
+   * @default - the `WebhookSecret` defaults
+   */
+  readonly webhookSecret?: WebhookSecretProps;
+  /**
+   * The stream → EventBridge publisher and the bus archive.
+   * @default - the `EventPublisher` defaults
+   */
+  readonly publisher?: EventPublisherOptions;
+  /**
+   * SNS topic for alarm notifications.
+   * @default - alarms without actions
+   */
+  readonly alarmTopicArn?: InboundAlarmsOptions['alarmTopicArn'];
 }
+
+/** Every problem with the stack's props, each named by its path, so one error lists them all. */
+export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => {
+  const within = (prefix: string, problems: readonly string[]) =>
+    problems.map((problem) => `${prefix}.${problem}`);
+  return [
+    ...eventSourceProblems(props.eventSource ?? 'msgbridge'),
+    ...metricsNamespaceProblems(props.metricsNamespace),
+    ...within('webhooks', webhookApiProblems(props.webhooks ?? {})),
+    ...within('webhookSecret', webhookSecretProblems(props.webhookSecret ?? {})),
+    ...within('publisher', eventPublisherProblems(props.publisher ?? {})),
+    ...inboundAlarmsProblems(props),
+  ];
+};
 
 /**
  * msgbridge in one stack. The stateful resources (tables, secret) are retained when the stack is
@@ -33,10 +87,17 @@ export class MsgbridgeStack extends Stack {
   /** Gateway API key and password (`{"apiKey": "...", "apiPassword": "..."}`), set by the operator. */
   public readonly credentials: Secret;
   public readonly eventSource: string;
+  /** `{"current": "...", "previous": "..."}`: the path segment that authenticates the webhooks. */
+  public readonly webhookSecret: WebhookSecret;
+  public readonly webhookApi: WebhookApi;
+  public readonly eventPublisher: EventPublisher;
+  public readonly inboundAlarms: InboundAlarms;
 
   constructor(scope: Construct, id: string, props: MsgbridgeStackProps = {}) {
     super(scope, id, props);
+    throwIfInvalid('MsgbridgeStack', msgbridgeStackProblems(props));
     this.eventSource = props.eventSource ?? 'msgbridge';
+    const metricsNamespace = props.metricsNamespace ?? 'msgbridge';
 
     this.eventTable = this.table(EVENT_TABLE);
     this.stateTable = this.table(STATE_TABLE);
@@ -54,6 +115,52 @@ export class MsgbridgeStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason:
         'The gateway issues the API key and password in its own console; there is no API to rotate them, so rotation is an operator task.',
+    });
+
+    this.webhookSecret = new WebhookSecret(this, 'webhook-secret', props.webhookSecret);
+    this.webhookApi = new WebhookApi(this, 'webhook-api', {
+      ...props.webhooks,
+      eventTable: this.eventTable,
+      webhookSecret: this.webhookSecret.secret,
+      metricsNamespace,
+    });
+    this.eventPublisher = new EventPublisher(this, 'event-publisher', {
+      ...props.publisher,
+      eventTable: this.eventTable,
+      eventBus: this.eventBus,
+      eventSource: this.eventSource,
+      metricsNamespace,
+    });
+    this.inboundAlarms = new InboundAlarms(this, 'inbound-alarms', {
+      onFailureQueue: this.eventPublisher.onFailureQueue,
+      receiverServices: WebhookApi.RECEIVER_SERVICES,
+      publisherService: EventPublisher.SERVICE,
+      metricsNamespace,
+      ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+    });
+
+    // URLs to register in the gateway console, with the secret as a placeholder: the value itself
+    // never leaves Secrets Manager (`aws secretsmanager get-secret-value --secret-id <arn>`).
+    new CfnOutput(this, 'WebhookStageUrl', {
+      description: 'Base URL of the webhook API stage',
+      value: this.webhookApi.api.url,
+    });
+    new CfnOutput(this, 'ReportWebhookUrl', {
+      description: 'Report webhook URL for the gateway console; replace <secret> with "current"',
+      value: this.webhookApi.reportUrlTemplate,
+    });
+    new CfnOutput(this, 'InboundWebhookUrl', {
+      description: 'MO webhook URL for the gateway console; replace <secret> with "current"',
+      value: this.webhookApi.inboundUrlTemplate,
+    });
+    new CfnOutput(this, 'WebhookSecretArn', {
+      description:
+        'Secrets Manager secret holding the webhook path secret (see docs/operations.md)',
+      value: this.webhookSecret.secret.secretArn,
+    });
+    new CfnOutput(this, 'EventBusName', {
+      description: 'Bus to subscribe EventBridge rules to',
+      value: this.eventBus.eventBusName,
     });
   }
 
