@@ -19,18 +19,7 @@ import {
   TokenIssueRequestSchema,
   TokenRefreshDataSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
-
-/** Every issue as `{path: 'a.0.b', code, message}`, so assertions can name the exact field. */
-const issuesOf = (schema: z.ZodType, input: unknown) => {
-  const result = schema.safeParse(input);
-  return result.success
-    ? []
-    : result.error.issues.map((i) => ({
-        path: i.path.join('.'),
-        code: i.code,
-        message: i.message,
-      }));
-};
+import { issuesOf } from '../support/zod-issues.ts';
 
 describe('request primitives', () => {
   it.each(['order-1', 'A.b_c-d@e', 'x'.repeat(30)])('CliKeySchema accepts %s', (key) => {

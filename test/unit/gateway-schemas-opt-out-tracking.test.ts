@@ -25,18 +25,7 @@ import {
   UrlStatsHourDataSchema,
   UrlStatsPeriodRequestSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
-
-const issuesOf = (schema: z.ZodType, input: unknown) => {
-  const result = schema.safeParse(input);
-  return result.success
-    ? []
-    : result.error.issues.map((i) => ({
-        path: i.path.join('.'),
-        code: i.code,
-        message: i.message,
-      }));
-};
-const pathsOf = (schema: z.ZodType, input: unknown) => issuesOf(schema, input).map((i) => i.path);
+import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 
 describe('opt-out requests', () => {
   it('OptOutRegisterRequestSchema accepts pairs, with * for all senders', () => {

@@ -15,18 +15,7 @@ import {
   SEND_ENDPOINTS,
   SmsRequestSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
-
-const issuesOf = (schema: z.ZodType, input: unknown) => {
-  const result = schema.safeParse(input);
-  return result.success
-    ? []
-    : result.error.issues.map((i) => ({
-        path: i.path.join('.'),
-        code: i.code,
-        message: i.message,
-      }));
-};
-const pathsOf = (schema: z.ZodType, input: unknown) => issuesOf(schema, input).map((i) => i.path);
+import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 
 const recipient = (i: number) => ({ cliKey: `order-${i}`, phone: `010-1234-${1000 + i}` });
 const recipients = (count: number) => Array.from({ length: count }, (_, i) => recipient(i));

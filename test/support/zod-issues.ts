@@ -1,0 +1,17 @@
+import type { z } from 'zod';
+
+/** Every issue as `{path: 'a.0.b', code, message}`, so assertions can name the exact field. */
+export const issuesOf = (schema: z.ZodType, input: unknown) => {
+  const result = schema.safeParse(input);
+  return result.success
+    ? []
+    : result.error.issues.map((i) => ({
+        path: i.path.join('.'),
+        code: i.code,
+        message: i.message,
+      }));
+};
+
+/** The paths of every issue. */
+export const pathsOf = (schema: z.ZodType, input: unknown) =>
+  issuesOf(schema, input).map((i) => i.path);
