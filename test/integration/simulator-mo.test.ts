@@ -10,13 +10,17 @@ import {
 import type { MoSnapshot } from '../../simulator/mo.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
-import { authenticate, callGateway } from '../support/simulator-http.ts';
+import {
+  asList,
+  asObject,
+  authenticate,
+  callGateway,
+  type Json,
+} from '../support/simulator-http.ts';
 
 const CREDENTIALS = { apiKey: 'mo-key', apiPassword: 'mo-secret' };
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-
-type Json = Record<string, unknown>;
 
 const running: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -37,16 +41,6 @@ const start = async (options: Partial<SimulatorOptionsInput> = {}) => {
   return { sim, token };
 };
 
-const asObject = (value: unknown): Json => {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new Error(`expected an object, got ${JSON.stringify(value)}`);
-  }
-  return value as Json;
-};
-const asList = (value: unknown): Json[] => {
-  if (!Array.isArray(value)) throw new Error(`expected a list, got ${JSON.stringify(value)}`);
-  return value.map(asObject);
-};
 const moOf = (sim: Simulator): MoSnapshot => sim.snapshot().mo as MoSnapshot;
 
 const smsMo = (text = 'STOP') => ({

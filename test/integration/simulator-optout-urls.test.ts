@@ -13,14 +13,18 @@ import {
 } from '../../functions/commons/gateway/schemas/tracking-urls.ts';
 import { formatKst } from '../../functions/commons/helpers/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
-import { authenticate, callGateway } from '../support/simulator-http.ts';
+import {
+  asList,
+  asObject,
+  authenticate,
+  callGateway,
+  type Json,
+} from '../support/simulator-http.ts';
 
 const CREDENTIALS = { apiKey: 'optout-key', apiPassword: 'optout-secret' };
 const API_KEY_HEADER = { apiKey: CREDENTIALS.apiKey };
 const DAY = 86_400_000;
 const ARS = '0801234567';
-
-type Json = Record<string, unknown>;
 
 const running: Simulator[] = [];
 afterEach(async () => {
@@ -37,17 +41,6 @@ const start = async () => {
   running.push(sim);
   const { token } = await authenticate(sim, CREDENTIALS);
   return { sim, token };
-};
-
-const asObject = (value: unknown): Json => {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new Error(`expected an object, got ${JSON.stringify(value)}`);
-  }
-  return value as Json;
-};
-const asList = (value: unknown): Json[] => {
-  if (!Array.isArray(value)) throw new Error(`expected a list, got ${JSON.stringify(value)}`);
-  return value.map(asObject);
 };
 
 // ---- opt-out helpers ----

@@ -9,7 +9,13 @@ import { formatKst } from '../../functions/commons/helpers/kst.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import type { ReportsSnapshot } from '../../simulator/reports.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
-import { authenticate, callGateway } from '../support/simulator-http.ts';
+import {
+  asList,
+  asObject,
+  authenticate,
+  callGateway,
+  type Json,
+} from '../support/simulator-http.ts';
 
 const CREDENTIALS = { apiKey: 'reports-key', apiPassword: 'reports-secret' };
 const POLLED_KEYS = [
@@ -24,8 +30,6 @@ const POLLED_KEYS = [
   'rptDt',
   'telco',
 ];
-
-type Json = Record<string, unknown>;
 
 const running: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -46,16 +50,6 @@ const start = async (options: Partial<SimulatorOptionsInput> = {}) => {
   return { sim, token };
 };
 
-const asObject = (value: unknown): Json => {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new Error(`expected an object, got ${JSON.stringify(value)}`);
-  }
-  return value as Json;
-};
-const asList = (value: unknown): Json[] => {
-  if (!Array.isArray(value)) throw new Error(`expected a list, got ${JSON.stringify(value)}`);
-  return value.map(asObject);
-};
 const reportsOf = (sim: Simulator): ReportsSnapshot => sim.snapshot().reports as ReportsSnapshot;
 
 /** Sends SMS to `count` recipients, 10 per call; returns their msgKeys. */

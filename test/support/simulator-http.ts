@@ -103,3 +103,19 @@ const dataOf = (body: unknown): Record<string, unknown> | undefined => {
   const { data } = body;
   return data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : undefined;
 };
+
+export type Json = Record<string, unknown>;
+
+/** Narrows an answer's JSON to an object, failing the test with the value when it is not one. */
+export const asObject = (value: unknown): Json => {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new Error(`expected an object, got ${JSON.stringify(value)}`);
+  }
+  return value as Json;
+};
+
+/** Narrows an answer's JSON to a list of objects. */
+export const asList = (value: unknown): Json[] => {
+  if (!Array.isArray(value)) throw new Error(`expected a list, got ${JSON.stringify(value)}`);
+  return value.map(asObject);
+};
