@@ -1,0 +1,360 @@
+import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { describe, expect, it } from 'vitest';
+import {
+  DynamoDbRateLimiter,
+  type DynamoDbRateLimiterOptions,
+} from '../../functions/commons/adapters/dynamodb-rate-limiter.ts';
+import { RateLimitWaitExceededError } from '../../functions/sending/rate-limiter.ts';
+
+/**
+ * Virtual time: `sleep` parks a timer, and `run` moves the clock from timer to timer once every
+ * pending promise has settled, so hundreds of concurrent acquirers run in milliseconds and in a
+ * reproducible order.
+ */
+class FakeClock {
+  private current: number;
+  private sequence = 0;
+  private readonly timers: Array<{ at: number; order: number; wake: () => void }> = [];
+
+  constructor(start: number) {
+    this.current = start;
+  }
+
+  readonly now = (): number => this.current;
+
+  readonly sleep = (ms: number): Promise<void> =>
+    new Promise((wake) => {
+      this.timers.push({ at: this.current + Math.max(0, ms), order: this.sequence++, wake });
+    });
+
+  async run<T>(work: Promise<T>): Promise<T> {
+    let settled = false;
+    work.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (settled) return work;
+      this.timers.sort((a, b) => a.at - b.at || a.order - b.order);
+      const next = this.timers.shift();
+      if (next === undefined) throw new Error('nothing scheduled, yet the work has not settled');
+      this.current = Math.max(this.current, next.at);
+      next.wake();
+    }
+  }
+}
+
+/** A seeded PRNG (mulberry32), so jitter and latencies are the same on every run. */
+const seeded = (seed: number): (() => number) => {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+};
+
+const UPDATE_EXPRESSION = 'ADD used :n SET expiresAt = :expiresAt';
+const CONDITION_EXPRESSION = 'attribute_not_exists(used) OR used <= :maxBefore';
+
+/**
+ * The state table as DynamoDB treats this one update: the request travels for `latencyMs`, then
+ * the condition is checked and the counter added to in one step, then the answer travels back.
+ * It refuses any other expression, so it cannot silently pass an adapter that asks for
+ * something else (the real semantics are exercised against dynalite and DynamoDB Local).
+ */
+const fakeStateTable = (clock: FakeClock, latencyMs: () => number = () => 0) => {
+  const items = new Map<string, { used: number; expiresAt: number }>();
+  const documents = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      region: 'ap-northeast-2',
+      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+    }),
+  );
+  const mock = mockClient(documents);
+  mock.on(UpdateCommand).callsFake(async (input: UpdateCommandInput) => {
+    if (
+      input.UpdateExpression !== UPDATE_EXPRESSION ||
+      input.ConditionExpression !== CONDITION_EXPRESSION
+    ) {
+      throw new Error(`fake state table: unsupported update ${JSON.stringify(input)}`);
+    }
+    const pk = String(input.Key?.pk);
+    const values = input.ExpressionAttributeValues ?? {};
+    const [n, maxBefore, expiresAt] = [values[':n'], values[':maxBefore'], values[':expiresAt']];
+    if (typeof n !== 'number' || typeof maxBefore !== 'number' || typeof expiresAt !== 'number') {
+      throw new Error(`fake state table: bad values ${JSON.stringify(values)}`);
+    }
+    await clock.sleep(latencyMs());
+    const item = items.get(pk);
+    if (item !== undefined && item.used > maxBefore) {
+      await clock.sleep(latencyMs());
+      throw new ConditionalCheckFailedException({
+        message: 'The conditional request failed',
+        $metadata: {},
+      });
+    }
+    items.set(pk, { used: (item?.used ?? 0) + n, expiresAt });
+    await clock.sleep(latencyMs());
+    return {};
+  });
+  return { documents, items, mock };
+};
+
+const SECOND = 1000;
+/** An instant well inside a window: 2023-11-14T22:13:20.000Z. */
+const T0 = 1_700_000_000_000;
+
+const limiterOn = (
+  clock: FakeClock,
+  table: ReturnType<typeof fakeStateTable>,
+  options: Partial<DynamoDbRateLimiterOptions> = {},
+) =>
+  new DynamoDbRateLimiter(
+    'state-table',
+    { quota: 50, now: clock.now, sleep: clock.sleep, random: seeded(7), ...options },
+    table.documents,
+  );
+
+describe('DynamoDbRateLimiter under concurrency', () => {
+  it('never hands out more than the quota in any window, and uses it', async () => {
+    // Prepare: 40 containers (one limiter each) sharing one table, 5–25 ms per write, requests
+    // of 1–10 recipients, each followed by a 5–40 ms gateway call, for 10 virtual seconds.
+    const clock = new FakeClock(T0 + 337);
+    const random = seeded(42);
+    const table = fakeStateTable(clock, () => 5 + random() * 20);
+    const endsAt = T0 + 10 * SECOND - 1;
+    const granted: Array<{ window: number; at: number; recipients: number }> = [];
+    const sender = async (id: number) => {
+      const limiter = limiterOn(clock, table, { random: seeded(id) });
+      for (;;) {
+        const recipients = 1 + Math.floor(random() * 10);
+        try {
+          const { window } = await limiter.acquire(recipients, { deadline: endsAt });
+          granted.push({ window, at: clock.now(), recipients });
+        } catch (error) {
+          if (error instanceof RateLimitWaitExceededError) return limiter.stats;
+          throw error;
+        }
+        await clock.sleep(5 + random() * 35);
+      }
+    };
+
+    // Act
+    const stats = await clock.run(Promise.all(Array.from({ length: 40 }, (_, id) => sender(id))));
+
+    // Assess: the subject is what the acquirers were granted, per window.
+    const perWindow = new Map<number, number>();
+    for (const { window, recipients } of granted) {
+      perWindow.set(window, (perWindow.get(window) ?? 0) + recipients);
+    }
+    expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(50);
+    for (const grant of granted) {
+      // Each grant resolves inside its window with at least the 50 ms guard left.
+      expect(grant.at).toBeGreaterThanOrEqual(grant.window * SECOND);
+      expect(grant.at).toBeLessThanOrEqual((grant.window + 1) * SECOND - 50);
+    }
+    // Nine full windows (T0+1 s … T0+9 s); with requests of up to 10, at least 41 fit each.
+    const full = [...perWindow].filter(([window]) => window > T0 / SECOND);
+    expect(full).toHaveLength(9);
+    for (const [, used] of full) expect(used).toBeGreaterThanOrEqual(41);
+    // The store agrees, minus reservations abandoned in the guard (counted but not sent).
+    const abandoned = stats.reduce((sum, s) => sum + s.abandoned, 0);
+    const stored = [...table.items.values()].reduce((sum, item) => sum + item.used, 0);
+    const handedOut = granted.reduce((sum, grant) => sum + grant.recipients, 0);
+    expect(stored - handedOut).toBeGreaterThanOrEqual(0);
+    expect(stored - handedOut).toBeLessThanOrEqual(abandoned * 10);
+  });
+});
+
+describe('DynamoDbRateLimiter, one acquirer', () => {
+  it('costs one write per acquisition while windows have room (0.1 per recipient at 10)', async () => {
+    // Prepare
+    const clock = new FakeClock(T0 + 100);
+    const table = fakeStateTable(clock, () => 3);
+    const limiter = limiterOn(clock, table, { quota: 100 });
+
+    // Act: 30 requests of 10, one every 250 ms: 40 of 100 per window, never full.
+    const windows = await clock.run(
+      (async () => {
+        const seen: number[] = [];
+        for (let i = 0; i < 30; i += 1) {
+          seen.push((await limiter.acquire(10, { deadline: T0 + 60 * SECOND })).window);
+          await clock.sleep(250);
+        }
+        return seen;
+      })(),
+    );
+
+    // Assess
+    expect(limiter.stats).toEqual({
+      attempts: 30,
+      reserved: 30,
+      recipients: 300,
+      waits: 0,
+      abandoned: 0,
+    });
+    expect(limiter.stats.attempts / limiter.stats.recipients).toBe(0.1);
+    expect(new Set(windows).size).toBe(8);
+    expect(table.items.get(`RATE#${T0 / SECOND}`)).toEqual({
+      used: 40,
+      expiresAt: T0 / SECOND + 300,
+    });
+  });
+
+  it('waits for the next window when the current one is full, resolving as it opens', async () => {
+    // Prepare: the window already holds 45 of 50.
+    const clock = new FakeClock(T0 + 200);
+    const table = fakeStateTable(clock);
+    table.items.set(`RATE#${T0 / SECOND}`, { used: 45, expiresAt: 0 });
+    const limiter = limiterOn(clock, table, { jitterMs: 0 });
+
+    // Act
+    const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+
+    // Assess
+    expect(acquired).toEqual({ window: T0 / SECOND + 1, waitedMs: 800 });
+    expect(limiter.stats).toMatchObject({ attempts: 2, reserved: 1, waits: 1 });
+  });
+});
+
+describe('the boundary guard', () => {
+  it('reserves in the next window when less than the guard is left, and waits for it', async () => {
+    // Prepare: 40 ms left in the window, guard 50 ms.
+    const clock = new FakeClock(T0 + 960);
+    const table = fakeStateTable(clock, () => 2);
+    const limiter = limiterOn(clock, table);
+
+    // Act
+    const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+
+    // Assess: nothing was counted in the closing window; the call may go out at T0+1 s.
+    expect(acquired).toEqual({ window: T0 / SECOND + 1, waitedMs: 40 });
+    expect(clock.now()).toBe(T0 + SECOND);
+    expect(table.items.has(`RATE#${T0 / SECOND}`)).toBe(false);
+    expect(limiter.stats).toMatchObject({ attempts: 1, reserved: 1, waits: 0 });
+  });
+
+  it('uses the current window while at least the guard is left', async () => {
+    const clock = new FakeClock(T0 + 940);
+    const table = fakeStateTable(clock, () => 1);
+    const limiter = limiterOn(clock, table);
+
+    const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+
+    expect(acquired).toEqual({ window: T0 / SECOND, waitedMs: 2 });
+  });
+
+  it('does not use a reservation whose write ended inside the guard, and takes the next window', async () => {
+    // Prepare: 60 ms left, but the write takes 10 ms each way: it answers with 40 ms left.
+    const clock = new FakeClock(T0 + 940);
+    const table = fakeStateTable(clock, () => 10);
+    const limiter = limiterOn(clock, table);
+
+    // Act
+    const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+
+    // Assess
+    expect(acquired).toEqual({ window: T0 / SECOND + 1, waitedMs: 60 });
+    expect(limiter.stats).toMatchObject({ attempts: 2, reserved: 2, abandoned: 1 });
+  });
+
+  it('with a guard of 0 uses the window to its last millisecond', async () => {
+    const clock = new FakeClock(T0 + 999);
+    const table = fakeStateTable(clock);
+    const limiter = limiterOn(clock, table, { guardMs: 0 });
+
+    const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+
+    expect(acquired.window).toBe(T0 / SECOND);
+  });
+});
+
+describe('limits', () => {
+  it.each([
+    [51, 'more than the quota'],
+    [0, 'zero'],
+    [2.5, 'a fraction'],
+  ])('rejects %s recipients (%s) at once, without a write', async (recipients) => {
+    // Prepare
+    const clock = new FakeClock(T0);
+    const table = fakeStateTable(clock);
+    const limiter = limiterOn(clock, table);
+
+    // Act
+    const error = await limiter
+      .acquire(recipients, { deadline: T0 + 60 * SECOND })
+      .catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(RangeError);
+    expect(error).toMatchObject({
+      message: expect.stringContaining(`${recipients} recipients can never fit a quota of 50`),
+    });
+    expect(table.mock.calls()).toHaveLength(0);
+  });
+
+  it('rejects with RateLimitWaitExceededError when the next free window opens after the deadline', async () => {
+    // Prepare: the window is full and the caller can wait 500 ms, not until the next second.
+    const clock = new FakeClock(T0 + 300);
+    const table = fakeStateTable(clock, () => 1);
+    table.items.set(`RATE#${T0 / SECOND}`, { used: 50, expiresAt: 0 });
+    const limiter = limiterOn(clock, table);
+
+    // Act
+    const error = await clock
+      .run(limiter.acquire(10, { deadline: T0 + 800 }))
+      .catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(RateLimitWaitExceededError);
+    expect(error).toMatchObject({
+      name: 'RateLimitWaitExceededError',
+      recipients: 10,
+      deadline: T0 + 800,
+      waitedMs: 2,
+      nextWindow: T0 / SECOND + 1,
+    });
+    expect(limiter.stats).toMatchObject({ attempts: 1, reserved: 0, waits: 0 });
+  });
+
+  it('does not reserve a window that only the guard would move it to, past the deadline', async () => {
+    const clock = new FakeClock(T0 + 970);
+    const table = fakeStateTable(clock);
+    const limiter = limiterOn(clock, table);
+
+    const error = await clock
+      .run(limiter.acquire(10, { deadline: T0 + 990 }))
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(RateLimitWaitExceededError);
+    expect(table.mock.calls()).toHaveLength(0);
+  });
+
+  it('refuses options that cannot work, listing every problem', () => {
+    const construct = () =>
+      new DynamoDbRateLimiter(
+        'state-table',
+        { quota: 0, guardMs: 600 },
+        fakeStateTable(new FakeClock(T0)).documents,
+      );
+
+    expect(construct).toThrow(RangeError);
+    expect(construct).toThrow(
+      /quota 0 is not a positive integer; guardMs 600 is not in \[0, 500\)/,
+    );
+  });
+});
