@@ -10,13 +10,7 @@ import {
 import type { MoSnapshot } from '../../simulator/mo.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
-import {
-  asList,
-  asObject,
-  authenticate,
-  callGateway,
-  type Json,
-} from '../support/simulator-http.ts';
+import { asList, asObject, authenticate, callGateway } from '../support/simulator-http.ts';
 
 const CREDENTIALS = { apiKey: 'mo-key', apiPassword: 'mo-secret' };
 const HOUR = 3_600_000;
