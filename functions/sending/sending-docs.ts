@@ -1,0 +1,335 @@
+import type { z } from 'zod';
+import {
+  MAX_MESSENGER_BUTTONS,
+  MAX_MMS_FILES,
+  MAX_RCS_BUTTONS,
+  MAX_RECIPIENTS,
+  MMS_MAX_BYTES,
+  MMS_TITLE_MAX_BYTES,
+  PUSH_EXT_MAX_BYTES,
+  PUSH_MSG_MAX_CHARS,
+  SEND_ENDPOINTS,
+  SMS_MAX_BYTES,
+} from '../commons/gateway/schemas/index.ts';
+import { EXAMPLES_VALID_AT, SEND_MESSAGE_EXAMPLES } from './examples.ts';
+import {
+  CHANNEL_SPEC_SECTION,
+  SCHEDULE_HORIZON_DAYS,
+  SEND_CHANNELS,
+  type SendChannel,
+  sendMessageJsonSchema,
+  VARIABLE_SOURCES,
+} from './send-message.ts';
+
+/*
+ * docs/sending.md and docs/schemas/send-message.schema.json, generated from the contract in
+ * send-message.ts and the examples in examples.ts. `scripts/generate-sending-docs.ts` writes
+ * them; a unit test fails when the committed files differ.
+ */
+
+export const SENDING_DOC_PATH = 'docs/sending.md';
+export const SEND_MESSAGE_SCHEMA_PATH = 'docs/schemas/send-message.schema.json';
+
+type JsonSchema = z.core.JSONSchema.JSONSchema;
+
+const ROUTES: ReadonlyArray<{
+  channel: SendChannel;
+  variant: string;
+  endpoint: keyof typeof SEND_ENDPOINTS;
+}> = [
+  { channel: 'sms', variant: '`xms` (default)', endpoint: 'sms' },
+  { channel: 'sms', variant: '`msg`', endpoint: 'smsLegacy' },
+  { channel: 'mms', variant: '`xms` (default)', endpoint: 'mms' },
+  { channel: 'mms', variant: '`msg`', endpoint: 'mmsLegacy' },
+  { channel: 'mms', variant: 'with `attachments`', endpoint: 'mmsMultipart' },
+  { channel: 'rcs', variant: '`v1`', endpoint: 'rcsV1' },
+  { channel: 'rcs', variant: '`v1.1`', endpoint: 'rcsV11' },
+  { channel: 'rcs', variant: '`integrated`', endpoint: 'rcsIntegrated' },
+  { channel: 'rcs-reply', variant: '', endpoint: 'rcsReply' },
+  { channel: 'push', variant: '', endpoint: 'push' },
+  { channel: 'messenger-notice', variant: '', endpoint: 'messengerNotice' },
+  { channel: 'brand-template', variant: '', endpoint: 'brandTemplate' },
+  { channel: 'brand-free', variant: '', endpoint: 'brandFree' },
+];
+
+const HOSTS = { api: '{api_url}', send: '{send_url}' } as const;
+
+/** Objects spec 01 §2 defines once and several channels use. */
+const NAMED_OBJECTS: Record<string, string> = {
+  recvInfoLst: 'RecvInfo (§2)',
+  fbInfoLst: 'FbInfo (§2)',
+  agency: 'Agency (§2)',
+  chipList: 'RCS button (§2)',
+};
+
+const isSchema = (value: unknown): value is JsonSchema =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const code = (value: unknown): string => `\`${JSON.stringify(value)}\``;
+
+/** A one-line description of a JSON Schema node: type and the limits JSON Schema can hold. */
+const describe = (field: string, schema: JsonSchema, section: string): string => {
+  if (schema.const !== undefined) return code(schema.const);
+  if (schema.enum !== undefined) return schema.enum.map(code).join(' \\| ');
+  if (Array.isArray(schema.anyOf)) {
+    return schema.anyOf.map((option) => describe(field, option, section)).join(' or ');
+  }
+  const limits: string[] = [];
+  if (schema.minLength !== undefined && schema.minLength > 1)
+    limits.push(`min ${schema.minLength}`);
+  if (schema.maxLength !== undefined) {
+    limits.push(`max ${schema.maxLength} ${schema.maxLength === 1 ? 'char' : 'chars'}`);
+  }
+  if (schema.pattern !== undefined) limits.push(`pattern \`${schema.pattern}\``);
+  if (schema.minItems !== undefined && schema.minItems > 0) limits.push(`min ${schema.minItems}`);
+  if (schema.maxItems !== undefined) limits.push(`max ${schema.maxItems}`);
+  // zod writes the safe-integer range on every integer; it is no limit worth reading.
+  if (schema.minimum !== undefined && schema.minimum > Number.MIN_SAFE_INTEGER) {
+    limits.push(`≥ ${schema.minimum}`);
+  }
+  if (schema.maximum !== undefined && schema.maximum < Number.MAX_SAFE_INTEGER) {
+    limits.push(`≤ ${schema.maximum}`);
+  }
+  let type = Array.isArray(schema.type) ? schema.type.join(' or ') : (schema.type ?? 'any');
+  const named =
+    field === 'recvInfoLst' && section === CHANNEL_SPEC_SECTION.push
+      ? 'push RecvInfo (§4.7: `cuid` required, `phone` optional)'
+      : NAMED_OBJECTS[field];
+  if (type === 'array' && isSchema(schema.items)) {
+    const items = schema.items;
+    if (named !== undefined) type = `array of ${named}`;
+    else if (items.type === 'object') type = `array of objects (§${section})`;
+    else type = `array of ${describe('', items, section)}`;
+  } else if (type === 'object') {
+    const isMap = schema.properties === undefined && isSchema(schema.additionalProperties);
+    type = named ?? (isMap ? 'map of strings' : `object (§${section})`);
+  }
+  return limits.length === 0 ? type : `${type}, ${limits.join(', ')}`;
+};
+
+const fieldTable = (branch: JsonSchema, section: string): string => {
+  const required = new Set(branch.required ?? []);
+  const rows = Object.entries(branch.properties ?? {}).map(([field, schema]) => {
+    const description = isSchema(schema) ? describe(field, schema, section) : '';
+    return `| \`${field}\` | ${required.has(field) ? 'yes' : 'no'} | ${description} |`;
+  });
+  return ['| Field | Required | Type and structural limits |', '|---|---|---|', ...rows].join('\n');
+};
+
+/** Branch titles start with the channel: `sms`, `rcs (v1.1)`. */
+const sectionOf = (title: string): string => {
+  const channel = SEND_CHANNELS.find((candidate) => candidate === title.split(' ')[0]);
+  if (channel === undefined) throw new Error(`JSON Schema branch "${title}" names no channel`);
+  return CHANNEL_SPEC_SECTION[channel];
+};
+
+const variableSources = (): string =>
+  (Object.entries(VARIABLE_SOURCES) as Array<[SendChannel, (typeof VARIABLE_SOURCES)['sms']]>)
+    .map(
+      ([channel, sources]) =>
+        `  - \`${channel}\`: ${sources
+          .map(
+            (source) =>
+              `\`${source.syntax}\` in ${source.fields.map((field) => `\`${field}\``).join(', ')}`,
+          )
+          .join('; ')}`,
+    )
+    .join('\n');
+
+const RULES = (): string => `### The envelope
+
+- \`channel\` is one of ${ROUTES.map((route) => route.channel)
+  .filter((channel, index, all) => all.indexOf(channel) === index)
+  .map((channel) => `\`${channel}\``)
+  .join(', ')}.
+- \`variant\`: optional for \`sms\` and \`mms\` (\`xms\` or \`msg\`), required for \`rcs\` (\`v1\`,
+  \`v1.1\` or \`integrated\`), not a field of any other channel.
+- \`attachments\` (\`mms\` only): 1 to ${MAX_MMS_FILES} S3 objects \`{ bucket, key, name?, contentType? }\`;
+  not together with \`fileIdLst\`, not with variant \`msg\` (the multipart path exists on
+  \`{send_url}\` only), at most ${MAX_MMS_FILES} files in total.
+- A field the channel's request does not have is rejected (a typo never reaches the gateway).
+  Only the objects whose fields spec 01 leaves "not shown" accept any field: brand buttons,
+  coupon, carousel list and wide-item entries, and the card variables of a two-way reply \`body\`.
+
+### Every channel with a recipients list
+
+- \`recvInfoLst\`: 1 to ${MAX_RECIPIENTS} recipients (§8); \`cliKey\` matches
+  \`^[a-zA-Z0-9\\-_.@]{1,30}$\` and is unique within the message; \`phone\` matches \`^[0-9-]{1,20}$\`.
+  \`mergeData\` values are strings.
+- Push recipients need \`cuid\`; their \`phone\` is the fallback number, required when the message
+  has \`fbInfoLst\`.
+- Template variables: every variable the message text uses must have a value in every
+  recipient's \`mergeData\`; a missing one is reported at \`$.recvInfoLst[i].mergeData\` with its
+  name. The text searched, per channel:
+${variableSources()}
+- Brand \`CAROUSEL_COMMERCE\` (free type): a variable inside \`carousel.list[N-1].commerce\` is looked
+  up as \`name_N\` (§4.9), one based; elsewhere as \`name\`.
+- Length limits hold for the text each recipient receives: \`#{name}\` filled in from the
+  recipient's \`mergeData\` is counted again (SMS/MMS bytes and characters, fallback texts,
+  notification \`msg\`, push \`msg\`, brand \`content\`).
+
+### Scheduling
+
+- \`resvReqDt\` is \`YYYY-MM-DD HH:mm\`, a real date-time, KST; it is required when \`resvYn\` is \`Y\` and
+  refused otherwise (a time without \`resvYn\` \`Y\` would be sent at once).
+- It must lie after the current time and at most ${SCHEDULE_HORIZON_DAYS} days ahead (§8): exactly
+  ${SCHEDULE_HORIZON_DAYS} days is accepted, one minute more is not. The sender checks again when it takes the
+  message from the queue.
+
+### Text, counted as the carriers count
+
+- SMS \`msg\` at most ${SMS_MAX_BYTES} bytes; MMS \`msg\` at most ${MMS_MAX_BYTES} and \`title\` at most ${MMS_TITLE_MAX_BYTES} bytes, counted as
+  CP949 (Hangul 2 bytes each). SMS and MMS text may not hold characters CP949 cannot encode,
+  such as most emoji. MMS \`fileIdLst\` holds at most ${MAX_MMS_FILES} ids.
+- Notification \`msg\` at most 1000 characters; push \`msg\` title and body together at most
+  ${PUSH_MSG_MAX_CHARS} characters and \`ext\` at most ${PUSH_EXT_MAX_BYTES} bytes (UTF-8 JSON).
+- Brand free \`content\`: \`TEXT\`/\`IMAGE\` at most 1300 characters and 99 line breaks,
+  \`WIDE\`/\`PREMIUM_VIDEO\` at most 76 characters and 5 line breaks; \`TEXT\` needs it.
+
+### Fallback (\`fbInfoLst\`)
+
+- \`ch\` is \`SMS\` or \`MMS\`, different from the main channel (an SMS cannot fall back to SMS), and
+  each channel appears once (gateway code \`21051\`). Two-way replies have no fallback.
+- The fallback text follows the SMS/MMS rules above; an MMS fallback needs \`title\`;
+  \`fileId\` and \`fileIdLst\` (at most ${MAX_MMS_FILES}) are alternatives.
+
+### RCS
+
+- \`messagebaseId\` and \`callback\` at most 100; \`header\` \`0\` (informational) or \`1\` (advertising);
+  an advertising message needs \`footer\` (the opt-out number, at most 20).
+- At most ${MAX_RCS_BUTTONS} \`buttons\`; each suggestion has the action object its \`postback.data\` kind needs
+  and no other (URL, copy, dial, calendar with ISO 8601 UTC times, location push, coordinate
+  or query location).
+- \`v1\` takes no \`brandId\`, \`brandKey\` or \`productCode\`; \`integrated\` takes \`header\` \`0\` only and no
+  \`footer\`, \`copyAllowed\` or \`clickUrlYn\`. With \`agency\`, \`brandId\`, \`brandKey\` and \`productCode\`
+  are required (\`v1.1\`, \`integrated\`, two-way reply).
+- Two-way reply: \`replyId\`, \`cliKey\` (at most 20), \`messagebaseId\`, \`chatbotId\` (at most 40),
+  \`telco\`, \`phone\` and \`body.description\` are required; no scheduling.
+
+### Messenger notification
+
+- At most ${MAX_MESSENGER_BUTTONS} \`buttons\` of the types in §4.8, \`name\` at most 14; \`WL\` needs
+  \`url_mobile\`, \`AL\` two of \`linkIos\`, \`linkAnd\`, \`linkMo\`; \`AC\` only as the single or first
+  button; \`chat_extra\` only on \`BC\`/\`BT\`, \`chat_event\` only on \`BT\`.
+- \`item.list\` 2 to 10 entries (title at most 6, description at most 23); \`item.summary\` title at
+  most 6, description at most 14 and only variables, currency units, digits, comma and period.
+
+### Brand messages
+
+- \`targeting\` \`M\`, \`N\` or \`I\`; \`unsubscribePhoneNumber\` hyphenated (\`080-1234-5678\`, at most 13);
+  \`unsubscribeAuthNumber\` (at most 10) only with \`unsubscribePhoneNumber\`.
+- Free type, per \`chatBubbleType\` (§4.10): button counts (\`TEXT\`/\`IMAGE\` 5, 4 with a coupon;
+  \`WIDE\`/\`WIDE_ITEM_LIST\` 2; \`PREMIUM_VIDEO\` 1; \`COMMERCE\` 1 to 2; none on carousels), \`AC\` first on
+  \`TEXT\`/\`IMAGE\` and last elsewhere, \`WL\` needs \`linkMobile\`, \`AL\` two links, \`BF\` a \`bizFormId\`;
+  no coupon on carousels; the fields each type requires (\`imageUrl\`, \`header\`, \`wideItemList\` of
+  exactly 3, \`video.videoUrl\`, \`commerce\`, \`carousel\`) and no field of another type; commerce
+  prices 0 to 99,999,999 with \`discountRate\` (1 to 100) or \`discountFixed\` (0 to 999,999), not
+  both; \`additionalContent\` at most 34 characters and 1 line break; a carousel \`head\` needs
+  \`header\`, and \`linkMobile\` once it has any link.
+
+### Not checked before sending
+
+- Whatever only the gateway knows: registered sender numbers, templates (\`messagebaseId\`,
+  \`tmpltCode\`) and the variables inside them, channel ids, file ids (expired ids answer \`21029\`),
+  the opt-out list. So variables of a brand *template* (including carousel commerce \`name_N\`)
+  and of a registered RCS template are not checked: their text is not in the request.
+- The RCS advertising marker and opt-out number inside the text (§4.5): the text is in the
+  registered template and \`mergeData\`, with no fixed wording to test for.
+- The fixed labels of brand \`AC\` and \`BF\` buttons, and "AC only on ad-add or composite
+  templates": the spec does not give them. "No quick replies with \`DS\`/\`AC\`": the request has no
+  quick-reply field.
+- The fields spec 01 marks "not shown" (brand buttons, coupon, carousel list, wide items): any
+  field passes.
+- S3 attachments: type, size and existence are known only when the sender reads the object.
+- A missing or mistyped field can hide the cross-field rules of its object (zod runs them only
+  once the fields they read parse): fix it and run \`validate\` again.`;
+
+/** `docs/sending.md` and the JSON Schema file, by path relative to the repository root. */
+export const renderSendingDocs = (): Record<string, string> => {
+  const schema = sendMessageJsonSchema();
+  const routes = ROUTES.map(({ channel, variant, endpoint }) => {
+    const { host, path, body } = SEND_ENDPOINTS[endpoint];
+    return `| \`${channel}\` | ${variant} | \`POST ${HOSTS[host]}${path}\`${body === 'multipart' ? ' (multipart)' : ''} | §${CHANNEL_SPEC_SECTION[channel]} |`;
+  }).join('\n');
+  const fields = schema.oneOf
+    .map((branch) => {
+      const title = branch.title ?? '';
+      const section = sectionOf(title);
+      return `### ${title} (spec 01 §${section})\n\n${branch.description ?? ''}\n\n${fieldTable(branch, section)}\n`;
+    })
+    .join('\n');
+  const examples = SEND_MESSAGE_EXAMPLES.map(
+    (example) =>
+      `### ${example.title}\n\n${example.description}\n\n\`\`\`json\n${JSON.stringify(example.message, null, 2)}\n\`\`\`\n`,
+  ).join('\n');
+
+  const markdown = `# Sending messages
+
+<!-- Generated by \`tsx scripts/generate-sending-docs.ts\` from functions/sending/send-message.ts and functions/sending/examples.ts; do not edit by hand. -->
+
+Producers send a message by putting one JSON object on msgbridge's send queue. msgbridge
+validates it, sends it through the gateway within the account's rate limit, retries what can
+be retried, and reports every outcome as an event (see [events.md](events.md)): producers never
+handle a token, a byte count or a gateway retry.
+
+## What a queue message is
+
+A queue message is **one gateway send request body**, flat, with the field names of spec 01
+(\`callback\`, \`msg\`, \`recvInfoLst\` with 1 to ${MAX_RECIPIENTS} recipients, \`fbInfoLst\`, \`resvYn\`, \`resvReqDt\`,
+\`buttons\`, …), plus:
+
+| Field | Required | Meaning |
+|---|---|---|
+| \`channel\` | yes | which send: ${[...new Set(ROUTES.map((route) => `\`${route.channel}\``))].join(', ')} |
+| \`variant\` | \`rcs\`: yes; \`sms\`, \`mms\`: no | which of the spec's paths: \`xms\` (default) or \`msg\` for SMS/MMS; \`v1\`, \`v1.1\` or \`integrated\` for RCS, which accept different fields |
+| \`attachments\` | no (\`mms\` only) | 1 to ${MAX_MMS_FILES} S3 objects \`{ "bucket", "key", "name"?, "contentType"? }\` sent through the multipart endpoint; not with \`fileIdLst\` |
+
+| \`channel\` | \`variant\` | Gateway endpoint | Spec 01 |
+|---|---|---|---|
+${routes}
+
+An invalid message is not sent: it produces one \`Send Rejected\` event listing every problem with
+its JSON path, and is not retried. Check messages before they are queued:
+
+- TypeScript producers: \`enqueueSend(sqs, queueUrl, messages)\` from
+  \`functions/sending/producer.ts\` validates each message, sends the valid ones with
+  \`SendMessageBatch\` and returns \`{ queued, invalid, failed }\` per message index.
+- Everyone else, and CI: \`npx msgbridge validate FILE…\` reads one JSON object, an array of
+  objects or JSON lines per file, prints every problem as \`FILE[#index or :line]: $.path: message\`
+  and exits 1 if any message is invalid. It runs exactly the validation the sender runs, with
+  the current time.
+
+## Fields per channel
+
+Types and the limits JSON Schema can express, from the request schemas. Byte counts, cross-field
+rules, the scheduling horizon and template variables are listed under
+[Rules checked before sending](#rules-checked-before-sending).
+
+${fields}
+## Rules checked before sending
+
+Everything below is checked by \`parseSendMessage\` (\`functions/sending/send-message.ts\`), which
+the producer helper, \`msgbridge validate\` and the sender share. Every problem is reported at
+once, each with its JSON path (\`$.recvInfoLst[3].cliKey\`).
+
+${RULES()}
+
+## Examples
+
+One valid message per channel and RCS variant (\`functions/sending/examples.ts\`). The scheduled
+example is valid at ${EXAMPLES_VALID_AT.toISOString()} and until its \`resvReqDt\`.
+
+${examples}
+## JSON Schema
+
+[\`${SEND_MESSAGE_SCHEMA_PATH}\`](schemas/send-message.schema.json) (draft 2020-12) describes the
+same contract for other languages and editors: \`oneOf\` one branch per channel and per RCS
+variant, each the channel's request body with \`channel\` (a \`const\`), \`variant\` and \`attachments\`
+added. It holds structure only (fields, types, required fields, lengths in characters, list
+sizes, patterns); run \`msgbridge validate\` for every rule above.
+`;
+  return {
+    [SENDING_DOC_PATH]: markdown,
+    [SEND_MESSAGE_SCHEMA_PATH]: `${JSON.stringify(schema, null, 2)}\n`,
+  };
+};
