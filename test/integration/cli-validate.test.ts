@@ -1,0 +1,190 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatKst } from '../../functions/commons/helpers/kst.ts';
+
+const root = join(import.meta.dirname, '../..');
+
+interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** `npx tsx cli/main.ts ARGS…` from the repository root. */
+const msgbridge = (...args: string[]): Promise<Run> =>
+  new Promise((resolve) => {
+    execFile('npx', ['tsx', 'cli/main.ts', ...args], { cwd: root }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+
+const lines = (text: string): string[] => text.split('\n').filter((line) => line !== '');
+
+const sms = (cliKey: string, extra: Record<string, unknown> = {}) => ({
+  channel: 'sms',
+  callback: '0212345678',
+  msg: '[msgbridge] 주문이 접수되었습니다.',
+  recvInfoLst: [{ cliKey, phone: '01012345678' }],
+  ...extra,
+});
+
+let dir = '';
+const file = async (name: string, content: string): Promise<string> => {
+  const path = join(dir, name);
+  await writeFile(path, content);
+  return path;
+};
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'msgbridge-validate-'));
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('msgbridge validate', () => {
+  it('accepts a file holding one valid object, scheduled against the current time', async () => {
+    // Prepare
+    const inTwoDays = formatKst(Date.now() + 2 * 24 * 60 * 60 * 1000, 'YYYY-MM-DD HH:mm');
+    const path = await file(
+      'one.json',
+      JSON.stringify(sms('a-1', { resvYn: 'Y', resvReqDt: inTwoDays }), null, 2),
+    );
+
+    // Act
+    const run = await msgbridge('validate', path);
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(lines(run.stdout)).toEqual(['1 messages, 1 valid, 0 invalid']);
+  });
+
+  it('names each invalid message of an array by its index, with every problem path', async () => {
+    // Prepare
+    const path = await file(
+      'array.json',
+      JSON.stringify([
+        sms('b-1'),
+        sms('b-2', { msg: '가'.repeat(46), resvYn: 'Y', resvReqDt: '2020-01-01 09:00' }),
+        { channel: 'fax' },
+      ]),
+    );
+
+    // Act
+    const run = await msgbridge('validate', path);
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(lines(run.stdout)).toEqual([
+      `${path}#1: $.msg: is 92 bytes counted as CP949 (Hangul 2 bytes each); SMS allows 90`,
+      expect.stringMatching(new RegExp(`^${path}#1: \\$\\.resvReqDt: 2020-01-01 09:00 KST is not`)),
+      expect.stringMatching(new RegExp(`^${path}#2: \\$\\.channel: "fax" is not a channel`)),
+      '3 messages, 1 valid, 2 invalid',
+    ]);
+  });
+
+  it('reads JSON lines, skipping blank lines and naming messages by line number', async () => {
+    // Prepare
+    const path = await file(
+      'messages.jsonl',
+      [
+        JSON.stringify(sms('c-1')),
+        '',
+        JSON.stringify(sms('c 2')),
+        JSON.stringify(sms('c-3')),
+        '{"channel": "sms",',
+        '',
+      ].join('\n'),
+    );
+
+    // Act
+    const run = await msgbridge('validate', path);
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(lines(run.stdout)).toEqual([
+      expect.stringMatching(
+        new RegExp(`^${path}:3: \\$\\.recvInfoLst\\[0\\]\\.cliKey: cliKey must`),
+      ),
+      expect.stringMatching(new RegExp(`^${path}:5: \\$: not valid JSON`)),
+      '4 messages, 2 valid, 2 invalid',
+    ]);
+  });
+
+  it('fails clearly on a file that is not JSON and on one that cannot be read', async () => {
+    // Prepare
+    const broken = await file('broken.json', '{\n  "channel": "sms",\n  "msg": \n}\n');
+    const valid = await file('valid.json', JSON.stringify(sms('d-1')));
+    const missing = join(dir, 'missing.json');
+
+    // Act
+    const run = await msgbridge('validate', broken, valid, missing);
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `${broken}: cannot parse: not valid JSON, a JSON array or JSON lines`,
+    );
+    expect(run.stderr).toContain(`${missing}: cannot read: ENOENT`);
+    expect(lines(run.stdout)).toEqual(['1 messages, 1 valid, 0 invalid; 2 files unreadable']);
+  });
+
+  it('counts messages across files', async () => {
+    // Prepare
+    const first = await file('first.json', JSON.stringify([sms('e-1'), sms('e-2')]));
+    const second = await file('second.json', JSON.stringify(sms('e-3', { callback: undefined })));
+
+    // Act
+    const run = await msgbridge('validate', first, second);
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(lines(run.stdout)).toEqual([
+      `${second}: $.callback: is required`,
+      '3 messages, 2 valid, 1 invalid',
+    ]);
+  });
+});
+
+describe('msgbridge usage', () => {
+  it('prints usage with --help and exits 0', async () => {
+    const run = await msgbridge('--help');
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('Usage: msgbridge COMMAND');
+    expect(run.stdout).toContain('validate');
+  });
+
+  it('prints the command usage with validate --help and exits 0', async () => {
+    const run = await msgbridge('validate', '--help');
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('msgbridge validate FILE…');
+  });
+
+  it('exits 2 with usage for an unknown command, no command, or validate without files', async () => {
+    // Act
+    const [unknown, none, noFiles, badOption] = await Promise.all([
+      msgbridge('deploy'),
+      msgbridge(),
+      msgbridge('validate'),
+      msgbridge('validate', '--strict', 'x.json'),
+    ]);
+
+    // Assess
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "deploy"');
+    expect(unknown.stderr).toContain('Usage: msgbridge COMMAND');
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('Usage: msgbridge COMMAND');
+    expect(noFiles.code).toBe(2);
+    expect(noFiles.stderr).toContain('validate needs at least one FILE');
+    expect(badOption.code).toBe(2);
+    expect(badOption.stderr).toContain("Unknown option '--strict'");
+  });
+});
