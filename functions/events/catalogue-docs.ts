@@ -12,6 +12,14 @@ const DESCRIPTIONS: Record<keyof typeof EVENT_TYPES, string> = {
     'A webhook body of a shape msgbridge does not know (for example two-way RCS lists). It is kept whole in the event table and answered as success, so nothing is lost.',
   quarantinedItem:
     'A body that is not JSON, or one item that fails validation. The rest of its body is processed normally; the raw text is kept whole in the event table.',
+  messageAccepted:
+    'The gateway accepted one recipient of a queued send (accepted is not delivered: the delivery report follows). Once per `cliKey`.',
+  messageRejected:
+    'The gateway refused one recipient of a queued send, or its retryable failures outlasted the queue. Once per `cliKey`.',
+  messageScheduled:
+    'A scheduled send (`resvYn` `Y`) was registered; the gateway answers one `webReqId` for the whole request. Once per `cliKey`.',
+  sendRejected:
+    'A queue message failed validation before any gateway call; every problem is listed with its JSON path. It is not retried.',
 };
 
 /** The JSON Schema files and the catalogue page, by path relative to the repository root. */
@@ -56,7 +64,7 @@ Every event msgbridge puts on its bus has source \`msgbridge\` (configurable) an
 - \`id\`: ours, derived from the idempotency key, so it is stable across redeliveries and replays:
   subscribers that must act once can de-duplicate on it.
 - \`type\` (the detail-type), \`version\` (\`"1"\`), \`occurredAt\` (UTC; the gateway's time where it
-  gives one), \`receivedAt\` (UTC), \`via\` (\`webhook\`, \`polling\` or \`status-query\`),
+  gives one), \`receivedAt\` (UTC), \`via\` (\`webhook\`, \`polling\`, \`status-query\` or \`send-queue\`),
   \`idempotencyKey\`.
 
 Delivery is at least once: after a partial \`PutEvents\` failure an event may be put again with the

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SEND_CHANNELS } from '../sending/send-message.ts';
 
 /**
  * The public event contract. Every event msgbridge puts on the bus has
@@ -9,7 +10,7 @@ import { z } from 'zod';
 const IsoDateTime = z.iso.datetime({ offset: true });
 
 /** How an item reached msgbridge. */
-export const ViaSchema = z.enum(['webhook', 'polling', 'status-query']);
+export const ViaSchema = z.enum(['webhook', 'polling', 'status-query', 'send-queue']);
 export type Via = z.infer<typeof ViaSchema>;
 
 export const EventMetadataSchema = z.strictObject({
@@ -138,6 +139,69 @@ export const QuarantinedItemDataSchema = z.strictObject({
 });
 export type QuarantinedItemData = z.infer<typeof QuarantinedItemDataSchema>;
 
+export const SendChannelSchema = z.enum(SEND_CHANNELS);
+
+const RecipientFields = {
+  cliKey: z.string().describe('Your key of this recipient, from `recvInfoLst[].cliKey`.'),
+  channel: SendChannelSchema,
+  phone: z.string().nullable().describe('Recipient number, when the request had one.'),
+  sqsMessageId: z.string().describe('The queue message this recipient came from.'),
+};
+
+export const MessageAcceptedDataSchema = z.strictObject({
+  ...RecipientFields,
+  msgKey: z
+    .string()
+    .nullable()
+    .describe(
+      "The gateway's message key; `null` when the gateway answered that it had already accepted this `cliKey`.",
+    ),
+  alreadyAccepted: z
+    .boolean()
+    .describe(
+      'True when the gateway answered the duplicate family (29005, 29023, 29024): accepted by an earlier call.',
+    ),
+  code: z.string().describe("The gateway's per-recipient code."),
+});
+export type MessageAcceptedData = z.infer<typeof MessageAcceptedDataSchema>;
+
+export const MessageRejectedDataSchema = z.strictObject({
+  ...RecipientFields,
+  code: z.string().describe("The gateway's code (per recipient or for the whole request)."),
+  message: z.string().describe("The gateway's message."),
+  category: z
+    .enum(['permanent', 'retries-exhausted'])
+    .describe(
+      'permanent: the gateway refused it and would again; retries-exhausted: retryable failures until the queue gave up.',
+    ),
+});
+export type MessageRejectedData = z.infer<typeof MessageRejectedDataSchema>;
+
+export const MessageScheduledDataSchema = z.strictObject({
+  ...RecipientFields,
+  webReqId: z
+    .string()
+    .describe("The gateway's id of the scheduled request (one for all its recipients)."),
+  regDt: z.string().nullable().describe('When the gateway registered the request (KST, as sent).'),
+  scheduledFor: IsoDateTime.nullable().describe('`resvReqDt` in UTC.'),
+});
+export type MessageScheduledData = z.infer<typeof MessageScheduledDataSchema>;
+
+export const SendRejectedDataSchema = z.strictObject({
+  channel: z
+    .string()
+    .nullable()
+    .describe('The `channel` of the message, when it had a readable one.'),
+  cliKeys: z.array(z.string()).describe('Every `cliKey` found in the message.'),
+  problems: z
+    .array(z.strictObject({ path: z.string(), message: z.string() }))
+    .describe('Every problem, each with its JSON path (`$.recvInfoLst[3].cliKey`).'),
+  sqsMessageId: z.string(),
+  body: z.string().describe('The queue message as received, cut at 64 KiB.'),
+  truncated: z.boolean(),
+});
+export type SendRejectedData = z.infer<typeof SendRejectedDataSchema>;
+
 /** Every event type: detail-type, data schema. */
 export const EVENT_TYPES = {
   deliveryReport: { detailType: 'Delivery Report Received', data: DeliveryReportDataSchema },
@@ -147,6 +211,10 @@ export const EVENT_TYPES = {
     data: UnrecognisedBodyDataSchema,
   },
   quarantinedItem: { detailType: 'Item Quarantined', data: QuarantinedItemDataSchema },
+  messageAccepted: { detailType: 'Message Accepted', data: MessageAcceptedDataSchema },
+  messageRejected: { detailType: 'Message Rejected', data: MessageRejectedDataSchema },
+  messageScheduled: { detailType: 'Message Scheduled', data: MessageScheduledDataSchema },
+  sendRejected: { detailType: 'Send Rejected', data: SendRejectedDataSchema },
 } as const;
 export type EventTypeName = keyof typeof EVENT_TYPES;
 

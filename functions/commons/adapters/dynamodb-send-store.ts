@@ -1,0 +1,103 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { EventRecord } from '../../inbound/event-record.ts';
+import type { SendStore } from '../../sending/send-queued-message.ts';
+import { DynamoDbEventStore, documentClient } from './dynamodb-event-store.ts';
+
+const isConditionFailure = (error: unknown) =>
+  error instanceof ConditionalCheckFailedException ||
+  (error as Error).name === 'ConditionalCheckFailedException';
+
+/**
+ * Send records in the event table, under `pk = SEND#<cliKey>`: a `CLAIM` item (who is sending it,
+ * until when) and, once decided, an `OUTCOME` item that is also the event (accepted, rejected or
+ * scheduled). The claim item carries no `detailType`, so the stream filter keeps it from the bus.
+ */
+export class DynamoDbSendStore implements SendStore {
+  private readonly events: DynamoDbEventStore;
+
+  constructor(
+    private readonly tableName: string,
+    private readonly retentionDays: number,
+    private readonly client: DynamoDBDocumentClient = documentClient(),
+  ) {
+    this.events = new DynamoDbEventStore(tableName, client);
+  }
+
+  async recordedOutcomes(cliKeys: readonly string[]): Promise<ReadonlySet<string>> {
+    const found = new Set<string>();
+    let keys: Array<Record<string, unknown>> = [...new Set(cliKeys)].map((cliKey) => ({
+      pk: `SEND#${cliKey}`,
+      sk: 'OUTCOME',
+    }));
+    // BatchGetItem is a partial-failure API: read again whatever it left unprocessed.
+    for (let attempt = 0; keys.length > 0; attempt++) {
+      if (attempt > 0)
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+      if (attempt > 8) throw new Error(`BatchGetItem left ${keys.length} keys unprocessed`);
+      const answer = await this.client.send(
+        new BatchGetCommand({
+          RequestItems: { [this.tableName]: { Keys: keys, ProjectionExpression: 'pk' } },
+        }),
+      );
+      for (const item of answer.Responses?.[this.tableName] ?? [])
+        found.add(String(item.pk).slice('SEND#'.length));
+      keys = (answer.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Array<
+        Record<string, unknown>
+      >;
+    }
+    return found;
+  }
+
+  async claim(cliKey: string, owner: string, until: number): Promise<'claimed' | 'busy'> {
+    const now = Date.now();
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: `SEND#${cliKey}`,
+            sk: 'CLAIM',
+            owner,
+            claimedUntil: until,
+            expiresAt: Math.floor(now / 1000) + this.retentionDays * 86_400,
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR claimedUntil < :now OR #owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':now': now, ':owner': owner },
+        }),
+      );
+      return 'claimed';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'busy';
+      throw error;
+    }
+  }
+
+  async release(cliKey: string, owner: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: `SEND#${cliKey}`, sk: 'CLAIM' },
+          UpdateExpression: 'SET claimedUntil = :zero',
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':zero': 0, ':owner': owner },
+        }),
+      );
+    } catch (error) {
+      // Someone else took the claim over (ours had expired): theirs stands.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+
+  putEvent(record: EventRecord): Promise<'stored' | 'duplicate'> {
+    return this.events.putIfAbsent(record);
+  }
+}

@@ -1,0 +1,76 @@
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { SendMessage } from '../../sending/send-message.ts';
+import type { SendGateway } from '../../sending/send-queued-message.ts';
+import type { GatewayClient, MmsFile } from '../gateway/gateway-client.ts';
+
+/** Largest attachment read from S3 for the multipart MMS endpoint. */
+export const MAX_MMS_FILE_BYTES = 5 * 1024 * 1024;
+
+let sharedS3: S3Client | undefined;
+const s3 = (): S3Client => {
+  sharedS3 ??= new S3Client({});
+  return sharedS3;
+};
+
+/** Reads the S3 objects of an MMS with attachments; refuses any larger than MAX_MMS_FILE_BYTES. */
+export const loadS3Attachments = async (
+  attachments: ReadonlyArray<{ bucket: string; key: string; name?: string; contentType?: string }>,
+  client: S3Client = s3(),
+): Promise<MmsFile[]> =>
+  Promise.all(
+    attachments.map(async (attachment) => {
+      const object = await client.send(
+        new GetObjectCommand({ Bucket: attachment.bucket, Key: attachment.key }),
+      );
+      if ((object.ContentLength ?? 0) > MAX_MMS_FILE_BYTES) {
+        throw new Error(
+          `s3://${attachment.bucket}/${attachment.key} is larger than ${MAX_MMS_FILE_BYTES} bytes`,
+        );
+      }
+      const data = await object.Body?.transformToByteArray();
+      if (!data) throw new Error(`s3://${attachment.bucket}/${attachment.key} has no body`);
+      return {
+        name: attachment.name ?? attachment.key.split('/').at(-1) ?? 'attachment',
+        contentType: attachment.contentType ?? object.ContentType ?? 'application/octet-stream',
+        data,
+      };
+    }),
+  );
+
+/** The sender's gateway port on the typed client: routes each channel and variant to its endpoint. */
+export class GatewaySender implements SendGateway {
+  constructor(
+    private readonly client: GatewayClient,
+    private readonly loadAttachments: typeof loadS3Attachments = loadS3Attachments,
+  ) {}
+
+  send(message: SendMessage) {
+    switch (message.channel) {
+      case 'sms':
+        return this.client.sendSms(message.body, { legacyPath: message.variant === 'msg' });
+      case 'mms':
+        if (message.attachments.length > 0) {
+          return this.loadAttachments(message.attachments).then((files) =>
+            this.client.sendMmsWithFiles(message.body, files),
+          );
+        }
+        return this.client.sendMms(message.body, { legacyPath: message.variant === 'msg' });
+      case 'rcs':
+        return message.variant === 'v1'
+          ? this.client.sendRcs('rcsV1', message.body)
+          : message.variant === 'v1.1'
+            ? this.client.sendRcs('rcsV11', message.body)
+            : this.client.sendRcs('rcsIntegrated', message.body);
+      case 'rcs-reply':
+        return this.client.sendRcsReply(message.body);
+      case 'push':
+        return this.client.sendPush(message.body);
+      case 'messenger-notice':
+        return this.client.sendMessengerNotice(message.body);
+      case 'brand-template':
+        return this.client.sendBrandTemplate(message.body);
+      case 'brand-free':
+        return this.client.sendBrandFree(message.body);
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import { z } from 'zod';
+import type { GatewayCredentials } from './gateway/gateway-auth.ts';
+
+/** The gateway API key and password, as stored in Secrets Manager. */
+export const GatewayCredentialsSchema = z.strictObject({
+  apiKey: z.string().min(1).max(20),
+  apiPassword: z.string().min(1),
+});
+
+/**
+ * Gateway credentials from the environment: `GATEWAY_CREDENTIALS_SECRET_ARN` (deployed; read with
+ * a 5-minute cache) or `GATEWAY_API_KEY` + `GATEWAY_API_PASSWORD` (local run). Exactly one source.
+ */
+export const gatewayCredentialsFromEnvironment = (): (() => Promise<GatewayCredentials>) => {
+  const arn = process.env.GATEWAY_CREDENTIALS_SECRET_ARN;
+  const apiKey = process.env.GATEWAY_API_KEY;
+  const apiPassword = process.env.GATEWAY_API_PASSWORD;
+  if (arn && (apiKey || apiPassword)) {
+    throw new Error(
+      'set either GATEWAY_CREDENTIALS_SECRET_ARN or GATEWAY_API_KEY/GATEWAY_API_PASSWORD, not both',
+    );
+  }
+  if (arn) {
+    return async () => {
+      const value = await getSecret(arn, { maxAge: 300, transform: 'json' });
+      const parsed = GatewayCredentialsSchema.safeParse(value);
+      if (!parsed.success)
+        throw new Error(`secret ${arn} must hold {"apiKey": "...", "apiPassword": "..."}`);
+      return parsed.data;
+    };
+  }
+  if (apiKey && apiPassword) {
+    const credentials = GatewayCredentialsSchema.parse({ apiKey, apiPassword });
+    return async () => credentials;
+  }
+  throw new Error(
+    'environment variable GATEWAY_CREDENTIALS_SECRET_ARN (or GATEWAY_API_KEY and GATEWAY_API_PASSWORD locally) is required',
+  );
+};
+
+/** The gateway hosts from `GATEWAY_API_URL`, `GATEWAY_SEND_URL` and `GATEWAY_MNT_URL`. */
+export const gatewayHostsFromEnvironment = () => {
+  const hosts = {
+    api: process.env.GATEWAY_API_URL,
+    send: process.env.GATEWAY_SEND_URL,
+    mnt: process.env.GATEWAY_MNT_URL,
+  };
+  const missing = Object.entries(hosts)
+    .filter(([, value]) => !value)
+    .map(([name]) => `GATEWAY_${name.toUpperCase()}_URL`);
+  if (missing.length > 0)
+    throw new Error(`environment variables ${missing.join(', ')} are required`);
+  return z.strictObject({ api: z.url(), send: z.url(), mnt: z.url() }).parse(hosts);
+};

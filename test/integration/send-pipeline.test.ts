@@ -1,0 +1,222 @@
+/**
+ * The sender against the gateway simulator and a DynamoDB-protocol table (dynalite): acceptance,
+ * duplicates, 29002 bursts, 5xx, timeouts, a crash between the gateway's acceptance and our
+ * record, and the same queue message delivered twice at once.
+ */
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoDbRateLimiter } from '../../functions/commons/adapters/dynamodb-rate-limiter.ts';
+import { DynamoDbSendStore } from '../../functions/commons/adapters/dynamodb-send-store.ts';
+import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.ts';
+import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
+import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
+import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import type { EventRecord } from '../../functions/inbound/event-record.ts';
+import {
+  type QueueDelivery,
+  type SendDeps,
+  type SendStore,
+  sendQueuedMessage,
+} from '../../functions/sending/send-queued-message.ts';
+import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
+import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
+import { createTables } from '../../local/tables.ts';
+import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { smsBody } from '../support/send-fixtures.ts';
+
+const credentials = { apiKey: 'send-key', apiPassword: 'send-password' };
+let dynalite: LocalDynalite;
+let documents: DynamoDBDocumentClient;
+let sim: Simulator;
+let tableNumber = 0;
+let store: DynamoDbSendStore;
+let deps: (overrides?: Partial<SendDeps>) => SendDeps;
+const stored: EventRecord[] = [];
+
+beforeAll(async () => {
+  dynalite = await startDynalite();
+  const client = localDynamoDbClient(dynalite.endpoint);
+  documents = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  sim = await startSimulator({ ...credentials, clock: 'real', tpsQuota: 1_000 });
+  const auth = new GatewayAuthApi({ hosts: sim.hosts });
+  const gatewayClient = new GatewayClient({
+    hosts: sim.hosts,
+    tokens: new SessionTokenProvider({ auth, credentials: () => credentials }),
+    timeoutMs: 1_000,
+  });
+  const gateway = new GatewaySender(gatewayClient);
+  deps = (overrides = {}) => ({
+    store: recordingStore(store),
+    gateway,
+    rateLimiter: new DynamoDbRateLimiter(`state-${tableNumber}`, { quota: 1_000 }, documents),
+    now: () => new Date(),
+    retentionDays: 35,
+    claimLeaseMs: 30_000,
+    deadline: Date.now() + 20_000,
+    ...overrides,
+  });
+});
+
+afterAll(async () => {
+  await sim.close();
+  await dynalite.stop();
+});
+
+beforeEach(async () => {
+  tableNumber += 1;
+  await createTables(localDynamoDbClient(dynalite.endpoint), {
+    eventTable: `events-${tableNumber}`,
+    stateTable: `state-${tableNumber}`,
+  });
+  store = new DynamoDbSendStore(`events-${tableNumber}`, 35, documents);
+  stored.length = 0;
+  sim.setFaults({ errorRate: 0, timeoutRate: 0, rateLimitBurst: 0 });
+});
+
+/** The real store, recording every event item it writes. */
+const recordingStore = (inner: SendStore): SendStore => ({
+  recordedOutcomes: (keys) => inner.recordedOutcomes(keys),
+  claim: (cliKey, owner, until) => inner.claim(cliKey, owner, until),
+  release: (cliKey, owner) => inner.release(cliKey, owner),
+  putEvent: async (record) => {
+    const result = await inner.putEvent(record);
+    if (result === 'stored') stored.push(record);
+    return result;
+  },
+});
+
+const delivery = (
+  message: unknown,
+  receiveCount = 1,
+  messageId = `m-${Math.random()}`,
+): QueueDelivery => ({
+  body: JSON.stringify(message),
+  messageId,
+  sentAt: new Date(),
+  receiveCount,
+  maxReceiveCount: 6,
+});
+const events = (detailType: string) =>
+  stored
+    .filter((record) => record.detailType === detailType)
+    .map((record) => JSON.parse(record.detail).data as Record<string, unknown>);
+const accepted = () => sim.snapshot().recipientsAccepted;
+
+describe('send-messages against the simulator', () => {
+  it('accepts a 10-recipient message with one gateway call and one event per recipient', async () => {
+    const before = sim.snapshot().sends;
+    const message = { channel: 'sms', ...smsBody(10) };
+
+    const result = await sendQueuedMessage(delivery(message), deps());
+
+    expect(result).toEqual({ kind: 'done', accepted: 10, rejected: 0, scheduled: 0, skipped: 0 });
+    expect(sim.snapshot().sends).toBe(before + 1);
+    expect(events('Message Accepted').map((data) => data.msgKey)).toEqual(
+      Array(10).fill(expect.any(String)),
+    );
+  });
+
+  it('reads a cliKey the gateway already accepted (sent outside this table) as already accepted', async () => {
+    const first = { channel: 'sms', ...smsBody(1) };
+    await sendQueuedMessage(delivery(first), deps());
+    // A new table has no record of it; the gateway still remembers the cliKey.
+    tableNumber += 1;
+    await createTables(localDynamoDbClient(dynalite.endpoint), {
+      eventTable: `events-${tableNumber}`,
+      stateTable: `state-${tableNumber}`,
+    });
+    store = new DynamoDbSendStore(`events-${tableNumber}`, 35, documents);
+    const mixed = { ...first, recvInfoLst: [...first.recvInfoLst, ...smsBody(1).recvInfoLst] };
+
+    const result = await sendQueuedMessage(delivery(mixed), deps());
+
+    expect(result).toMatchObject({ kind: 'done', accepted: 2 });
+    expect(events('Message Accepted').map((data) => data.alreadyAccepted)).toEqual([
+      false,
+      true,
+      false,
+    ]);
+  });
+
+  it('retries after a 29002 burst and then accepts', async () => {
+    sim.setFaults({ rateLimitBurst: 1 });
+    const message = { channel: 'sms', ...smsBody(3) };
+
+    const first = await sendQueuedMessage(delivery(message, 1, 'burst'), deps());
+    const second = await sendQueuedMessage(delivery(message, 2, 'burst'), deps());
+
+    expect(first).toMatchObject({ kind: 'retry', pending: 3 });
+    expect(second).toMatchObject({ kind: 'done', accepted: 3 });
+  });
+
+  it('retries after a 5xx and after a timeout, without a second acceptance', async () => {
+    const message = { channel: 'sms', ...smsBody(2) };
+    sim.setFaults({ errorRate: 1 });
+    const afterError = await sendQueuedMessage(delivery(message, 1, 'faults'), deps());
+    sim.setFaults({ errorRate: 0, timeoutRate: 1 });
+    const afterTimeout = await sendQueuedMessage(delivery(message, 2, 'faults'), deps());
+    sim.setFaults({ timeoutRate: 0 });
+    const before = accepted();
+
+    const finally_ = await sendQueuedMessage(delivery(message, 3, 'faults'), deps());
+
+    expect(afterError).toMatchObject({ kind: 'retry' });
+    expect(afterTimeout).toMatchObject({ kind: 'retry' });
+    expect(finally_).toMatchObject({ kind: 'done', accepted: 2 });
+    expect(accepted()).toBe(before + 2);
+  });
+
+  it('survives a crash between the gateway accepting and the outcome being recorded, without sending twice', async () => {
+    const message = { channel: 'sms', ...smsBody(2) };
+    const crashing: SendStore = {
+      ...recordingStore(store),
+      putEvent: async () => {
+        throw new Error('the process died here');
+      },
+    };
+    const before = accepted();
+
+    await expect(
+      sendQueuedMessage(
+        delivery(message, 1, 'crash'),
+        deps({ store: crashing, claimLeaseMs: 200 }),
+      ),
+    ).rejects.toThrow('the process died here');
+    await new Promise((resolve) => setTimeout(resolve, 250)); // the dead attempt's claim expires
+    const retry = await sendQueuedMessage(delivery(message, 2, 'crash'), deps());
+
+    expect(retry).toMatchObject({ kind: 'done', accepted: 2 });
+    expect(accepted()).toBe(before + 2);
+    expect(events('Message Accepted').map((data) => data.alreadyAccepted)).toEqual([true, true]);
+  });
+
+  it('sends each recipient once when the same queue message is delivered twice at once', async () => {
+    const message = { channel: 'sms', ...smsBody(10) };
+    const before = accepted();
+
+    const results = await Promise.all([
+      sendQueuedMessage(delivery(message, 1, 'twice'), deps()),
+      sendQueuedMessage(delivery(message, 1, 'twice-copy'), deps()),
+    ]);
+    const settled = await sendQueuedMessage(delivery(message, 2, 'twice'), deps());
+
+    expect(accepted()).toBe(before + 10);
+    expect(events('Message Accepted')).toHaveLength(10);
+    expect(results.map((r) => r.kind).sort()).toEqual(expect.arrayContaining(['done']));
+    expect(settled).toMatchObject({ kind: 'done', skipped: 10 });
+  });
+
+  it('stores a send-rejected event for an invalid message and calls nothing', async () => {
+    const before = sim.snapshot().sends;
+
+    const result = await sendQueuedMessage(delivery({ channel: 'fax', msg: 'hi' }), deps());
+
+    expect(result.kind).toBe('invalid');
+    expect(sim.snapshot().sends).toBe(before);
+    expect(events('Send Rejected')[0]?.problems).toEqual([
+      expect.objectContaining({ path: '$.channel' }),
+    ]);
+  });
+});
