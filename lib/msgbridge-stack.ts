@@ -1,4 +1,11 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  CfnOutput,
+  RemovalPolicy,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import {
   AttributeType,
   Billing,
@@ -17,16 +24,33 @@ import {
   eventSourceProblems,
 } from './event-publisher.ts';
 import {
+  type GatewaySettingsProps,
+  gatewaySettingsProblems,
+  placeholderHosts,
+} from './gateway-settings.ts';
+import {
   InboundAlarms,
   type InboundAlarmsOptions,
   inboundAlarmsProblems,
   metricsNamespaceProblems,
 } from './inbound-alarms.ts';
 import { throwIfInvalid } from './props-validation.ts';
+import { SendPipeline, type SendPipelineOptions, sendPipelineProblems } from './send-pipeline.ts';
 import { WebhookApi, type WebhookApiOptions, webhookApiProblems } from './webhook-api.ts';
 import { WebhookSecret, type WebhookSecretProps, webhookSecretProblems } from './webhook-secret.ts';
 
 export interface MsgbridgeStackProps extends StackProps {
+  /**
+   * The customer's gateway: its https hosts and TPS quota from the gateway contract, and the
+   * call timeout. Required: there is no gateway address that would work for every customer.
+   */
+  readonly gateway: GatewaySettingsProps;
+  /**
+   * The send queue, its DLQ and `send-messages`: timeouts, redrive, batching, concurrency and the
+   * S3 buckets MMS attachments may come from.
+   * @default - the `SendPipeline` defaults
+   */
+  readonly sending?: SendPipelineOptions;
   /**
    * Source of the events put on the bus.
    * @default 'msgbridge'
@@ -69,6 +93,8 @@ export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => 
     ...within('webhooks', webhookApiProblems(props.webhooks ?? {})),
     ...within('webhookSecret', webhookSecretProblems(props.webhookSecret ?? {})),
     ...within('publisher', eventPublisherProblems(props.publisher ?? {})),
+    ...gatewaySettingsProblems(props.gateway),
+    ...within('sending', sendPipelineProblems(props.sending ?? {}, props.gateway?.timeoutMs)),
     ...inboundAlarmsProblems(props),
   ];
 };
@@ -92,12 +118,21 @@ export class MsgbridgeStack extends Stack {
   public readonly webhookApi: WebhookApi;
   public readonly eventPublisher: EventPublisher;
   public readonly inboundAlarms: InboundAlarms;
+  /** The send queue (producers' entry point), its DLQ, `send-messages` and their alarms. */
+  public readonly sendPipeline: SendPipeline;
 
-  constructor(scope: Construct, id: string, props: MsgbridgeStackProps = {}) {
+  constructor(scope: Construct, id: string, props: MsgbridgeStackProps) {
     super(scope, id, props);
     throwIfInvalid('MsgbridgeStack', msgbridgeStackProblems(props));
     this.eventSource = props.eventSource ?? 'msgbridge';
     const metricsNamespace = props.metricsNamespace ?? 'msgbridge';
+    const placeholders = placeholderHosts(props.gateway);
+    if (placeholders.length > 0) {
+      // A warning, not an error, so that synth and tests work offline; `cdk deploy --strict` fails.
+      Annotations.of(this).addWarning(
+        `The gateway hosts ${placeholders.join(', ')} are placeholders on the reserved .invalid domain, which never resolves: set gateway.hosts (and gateway.tpsQuota) to the real values from the gateway contract, in the "msgbridge" context of cdk.json, before deploying. Nothing can be sent until then.`,
+      );
+    }
 
     this.eventTable = this.table(EVENT_TABLE);
     this.stateTable = this.table(STATE_TABLE);
@@ -139,6 +174,18 @@ export class MsgbridgeStack extends Stack {
       ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
     });
 
+    this.sendPipeline = new SendPipeline(this, 'send-pipeline', {
+      ...props.sending,
+      eventTable: this.eventTable,
+      stateTable: this.stateTable,
+      credentials: this.credentials,
+      gateway: props.gateway,
+      // Send records live in the event table under the same retention as everything else there.
+      eventRetentionDays: props.webhooks?.eventRetentionDays,
+      metricsNamespace,
+      ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+    });
+
     // URLs to register in the gateway console, with the secret as a placeholder: the value itself
     // never leaves Secrets Manager (`aws secretsmanager get-secret-value --secret-id <arn>`).
     new CfnOutput(this, 'WebhookStageUrl', {
@@ -161,6 +208,19 @@ export class MsgbridgeStack extends Stack {
     new CfnOutput(this, 'EventBusName', {
       description: 'Bus to subscribe EventBridge rules to',
       value: this.eventBus.eventBusName,
+    });
+    // Producers need the queue; grant them with `stack.sendPipeline.grantSendMessages(role)`.
+    new CfnOutput(this, 'SendQueueUrl', {
+      description: 'Send queue: one gateway send request per message (docs/operations.md)',
+      value: this.sendPipeline.queue.queueUrl,
+    });
+    new CfnOutput(this, 'SendQueueArn', {
+      description: "Send queue ARN, for producers' sqs:SendMessage permissions",
+      value: this.sendPipeline.queue.queueArn,
+    });
+    new CfnOutput(this, 'SendDlqUrl', {
+      description: 'Send requests that failed on every delivery; redrive after fixing the cause',
+      value: this.sendPipeline.deadLetterQueue.queueUrl,
     });
   }
 

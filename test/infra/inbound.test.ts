@@ -1,5 +1,6 @@
 import { App, CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { InvalidPropsError } from '../../lib/props-validation.ts';
 import { WebhookSecret } from '../../lib/webhook-secret.ts';
+import { TEST_GATEWAY } from './fixtures/gateway.ts';
 
 interface Statement {
   readonly Effect: string;
@@ -22,9 +24,9 @@ interface Synthesized {
   readonly id: (construct: IConstruct | undefined) => string;
 }
 
-const synth = (props: MsgbridgeStackProps = {}): Synthesized => {
+const synth = (props: Omit<MsgbridgeStackProps, 'gateway'> = {}): Synthesized => {
   const app = new App();
-  const stack = new MsgbridgeStack(app, 'msgbridge-inbound', props);
+  const stack = new MsgbridgeStack(app, 'msgbridge-inbound', { gateway: TEST_GATEWAY, ...props });
   const template = Template.fromStack(stack);
   const id = (construct: IConstruct | undefined): string => {
     const element = construct?.node.defaultChild ?? construct;
@@ -286,10 +288,17 @@ describe('inbound path infrastructure', () => {
   });
 
   describe('stream event source', () => {
+    const publisherMappings = ({ template, id, stack }: Synthesized) =>
+      Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter(
+        (mapping) =>
+          JSON.stringify(mapping.Properties.FunctionName) ===
+          JSON.stringify({ Ref: id(stack.eventPublisher.publishEvents) }),
+      );
+
     it('reads new event items from the stream with bisecting, retries and partial failures', () => {
       const { template, id, stack } = defaults;
 
-      template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+      expect(publisherMappings(defaults)).toHaveLength(1);
       template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         FunctionName: { Ref: id(stack.eventPublisher.publishEvents) },
         EventSourceArn: { 'Fn::GetAtt': [id(stack.eventTable), 'StreamArn'] },
@@ -308,9 +317,7 @@ describe('inbound path infrastructure', () => {
     });
 
     it('passes only INSERTs of items that carry a detail type', () => {
-      const mapping = Object.values(
-        defaults.template.findResources('AWS::Lambda::EventSourceMapping'),
-      )[0];
+      const mapping = publisherMappings(defaults)[0];
 
       const filters = mapping?.Properties.FilterCriteria.Filters as { Pattern: string }[];
 
@@ -372,9 +379,17 @@ describe('inbound path infrastructure', () => {
         ...metrics.flatMap((each) => (each.MetricStat ? [each.MetricStat.Metric.MetricName] : [])),
       ];
     };
+    /** The one alarm on `metricName`; the send pipeline's alarms are tested with it. */
     const alarmOf = (synthesized: Synthesized, metricName: string) => {
-      const found = Object.values(synthesized.template.findResources('AWS::CloudWatch::Alarm'))
-        .map((alarm): Record<string, unknown> => alarm.Properties)
+      const sendPipeline = synthesized.stack.sendPipeline.node.path;
+      const found = synthesized.stack.node
+        .findAll()
+        .filter((construct) => !construct.node.path.startsWith(`${sendPipeline}/`))
+        .flatMap((construct) =>
+          construct instanceof CfnAlarm
+            ? [synthesized.resources[synthesized.id(construct)]?.Properties ?? {}]
+            : [],
+        )
         .filter((alarm) => metricNamesOf(alarm).includes(metricName));
       expect(found).toHaveLength(1);
       return found[0] ?? {};
@@ -471,7 +486,8 @@ describe('inbound path infrastructure', () => {
     it('has no actions without an alarm topic', () => {
       const alarms = Object.values(defaults.template.findResources('AWS::CloudWatch::Alarm'));
 
-      expect(alarms).toHaveLength(5);
+      // Five inbound alarms and the send pipeline's two.
+      expect(alarms).toHaveLength(7);
       for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toBeUndefined();
     });
 
@@ -480,7 +496,7 @@ describe('inbound path infrastructure', () => {
 
       const alarms = Object.values(configured.template.findResources('AWS::CloudWatch::Alarm'));
 
-      expect(alarms).toHaveLength(5);
+      expect(alarms).toHaveLength(7);
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions).toEqual([topic]);
         expect(alarm.Properties.OKActions).toEqual([topic]);
@@ -565,6 +581,7 @@ describe('inbound path infrastructure', () => {
         stack.webhookApi.receiveReports,
         stack.webhookApi.receiveInbound,
         stack.eventPublisher.publishEvents,
+        stack.sendPipeline.sendMessages,
       ]) {
         const role = template.toJSON().Resources[id(fn.role)];
         expect(role.Properties.ManagedPolicyArns).toBeUndefined();
@@ -576,6 +593,7 @@ describe('inbound path infrastructure', () => {
     it('reports every problem of the stack props in one error', () => {
       const act = () =>
         new MsgbridgeStack(new App(), 'invalid', {
+          gateway: TEST_GATEWAY,
           eventSource: 'aws.msgbridge',
           webhooks: {
             throttlingRateLimit: 0,
@@ -621,6 +639,7 @@ describe('inbound path infrastructure', () => {
     it('passes the AwsSolutions checks with an allowlist and an alarm topic too', () => {
       const app = new App();
       new MsgbridgeStack(app, 'msgbridge-nag-configured', {
+        gateway: TEST_GATEWAY,
         webhooks: { allowedSourceCidrs: ['203.0.113.0/24'], stageTracing: true },
         alarmTopicArn: 'arn:aws:sns:ap-northeast-2:123456789012:msgbridge-alarms',
       });
@@ -652,6 +671,7 @@ describe('inbound path infrastructure', () => {
           'webhook-api/receive-reports-role AwsSolutions-IAM5[Resource::*]',
           'webhook-api/receive-inbound-role AwsSolutions-IAM5[Resource::*]',
           'event-publisher/publish-events-role AwsSolutions-IAM5[Resource::*]',
+          'send-pipeline/send-messages-role AwsSolutions-IAM5[Resource::*]',
           'webhook-api/api/Default/webhooks/{secret}/report/POST AwsSolutions-APIG4',
           'webhook-api/api/Default/webhooks/{secret}/report/POST AwsSolutions-COG4',
           'webhook-api/api/Default/webhooks/{secret}/mo/POST AwsSolutions-APIG4',

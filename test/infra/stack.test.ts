@@ -7,10 +7,11 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { MsgbridgeFunction } from '../../lib/msgbridge-function.ts';
 import { MsgbridgeStack } from '../../lib/msgbridge-stack.ts';
+import { TEST_GATEWAY } from './fixtures/gateway.ts';
 
 const synthStack = () => {
   const app = new App();
-  const stack = new MsgbridgeStack(app, 'msgbridge-test');
+  const stack = new MsgbridgeStack(app, 'msgbridge-test', { gateway: TEST_GATEWAY });
   return { app, stack, template: Template.fromStack(stack) };
 };
 
@@ -57,7 +58,7 @@ describe('MsgbridgeStack', () => {
 
   it('passes the cdk-nag AwsSolutions checks with only explained acknowledgements', () => {
     const app = new App();
-    new MsgbridgeStack(app, 'msgbridge-nag');
+    new MsgbridgeStack(app, 'msgbridge-nag', { gateway: TEST_GATEWAY });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 
     // Synthesis throws on any unacknowledged error.

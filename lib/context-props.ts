@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { MsgbridgeStackProps } from './msgbridge-stack.ts';
+import { InvalidPropsError } from './props-validation.ts';
+
+/** The CDK context key read by `bin/msgbridge.ts`. */
+export const CONTEXT_KEY = 'msgbridge';
+
+/**
+ * The shape of the `msgbridge` context object. Only the shape is checked here, and unknown keys
+ * are refused so that a misspelt setting is not silently ignored; the stack validates the values
+ * together with the rest of its props.
+ */
+const ContextSchema = z.strictObject({
+  gateway: z.strictObject({
+    hosts: z.strictObject({ api: z.string(), send: z.string(), mnt: z.string() }),
+    tpsQuota: z.number(),
+    timeoutMs: z.number().optional(),
+  }),
+});
+
+/**
+ * The stack props given by the `msgbridge` context object (from `cdk.json`, or a JSON string from
+ * `--context msgbridge=...`). Throws one `InvalidPropsError` naming every missing or mistyped
+ * setting by its path.
+ */
+export const stackPropsFromContext = (value: unknown): Pick<MsgbridgeStackProps, 'gateway'> => {
+  const where = `context "${CONTEXT_KEY}"`;
+  if (value === undefined)
+    throw new InvalidPropsError(where, [
+      'is missing: add {"gateway": {"hosts": {"api", "send", "mnt"}, "tpsQuota"}} to the context in cdk.json',
+    ]);
+  let object = value;
+  if (typeof value === 'string') {
+    try {
+      object = JSON.parse(value);
+    } catch {
+      throw new InvalidPropsError(where, ['is a string that is not JSON']);
+    }
+  }
+  const parsed = ContextSchema.safeParse(object);
+  if (parsed.success) return parsed.data;
+  throw new InvalidPropsError(
+    where,
+    parsed.error.issues.map(
+      (issue) => `${[CONTEXT_KEY, ...issue.path.map(String)].join('.')}: ${issue.message}`,
+    ),
+  );
+};

@@ -1,0 +1,314 @@
+import { join } from 'node:path';
+import { ArnFormat, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IMetric,
+  Metric,
+  Stats,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { type Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import {
+  DEFAULT_GATEWAY_TIMEOUT_MS,
+  type GatewaySettingsProps,
+  gatewayEnvironment,
+  gatewaySettingsProblems,
+} from './gateway-settings.ts';
+import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
+import { MsgbridgeFunction } from './msgbridge-function.ts';
+import { integerProblem, throwIfInvalid } from './props-validation.ts';
+
+/** The settings of the send queue and its consumer that a deployment may choose. */
+export interface SendPipelineOptions {
+  /**
+   * Timeout of `send-messages`. The queue's visibility timeout is six times this, so a message is
+   * never delivered again while an invocation (and Lambda's own retries of it) may still hold it.
+   * @default Duration.seconds(60)
+   */
+  readonly functionTimeout?: Duration;
+  /**
+   * Deliveries of a message before the queue moves it to the DLQ. The sender retries with
+   * backoff through the queue's visibility and gives up on the last delivery, so this is also
+   * its retry budget (the function's `MAX_RECEIVE_COUNT`). At least 5.
+   * @default 6
+   */
+  readonly maxReceiveCount?: number;
+  /**
+   * Queue messages per invocation (each up to 10 recipients).
+   * @default 10
+   */
+  readonly batchSize?: number;
+  /**
+   * Concurrent invocations the event source may run (Lambda's minimum is 2). This caps the load
+   * on the state table's token bucket; the TPS quota itself is enforced by the bucket.
+   * @default 2
+   */
+  readonly maxConcurrency?: number;
+  /**
+   * Time the event source waits to fill a batch.
+   * @default Duration.seconds(1)
+   */
+  readonly maxBatchingWindow?: Duration;
+  /**
+   * Names of the S3 buckets MMS attachments may be read from (`s3:GetObject` on their objects).
+   * Buckets encrypted with a customer managed KMS key must also let the function's role decrypt.
+   * @default - none: MMS messages cannot reference S3 objects
+   */
+  readonly attachmentBuckets?: readonly string[];
+}
+
+export interface SendPipelineProps extends SendPipelineOptions {
+  /** Send records (claimed per `cliKey`) and the result events. */
+  readonly eventTable: ITableV2;
+  /** The shared TPS token bucket. */
+  readonly stateTable: ITableV2;
+  /** Gateway API key and password, `{"apiKey": "...", "apiPassword": "..."}`. */
+  readonly credentials: ISecret;
+  /** The customer's gateway hosts, TPS quota and call timeout. */
+  readonly gateway: GatewaySettingsProps;
+  /**
+   * Days a send record and its events are kept (DynamoDB TTL).
+   * @default 35
+   */
+  readonly eventRetentionDays?: number;
+  /**
+   * CloudWatch namespace of the function's metrics (and of the alarms on them).
+   * @default 'msgbridge'
+   */
+  readonly metricsNamespace?: string;
+  /**
+   * SNS topic that receives every alarm and its return to OK.
+   * @default - alarms without actions
+   */
+  readonly alarmTopicArn?: string;
+}
+
+const DEFAULTS = {
+  functionTimeout: Duration.seconds(60),
+  maxReceiveCount: 6,
+  batchSize: 10,
+  maxConcurrency: 2,
+  maxBatchingWindow: Duration.seconds(1),
+  eventRetentionDays: 35,
+} as const;
+
+/** Seconds of a duration, or undefined when only the deployment knows them. */
+const secondsOf = (duration: Duration | undefined): number | undefined =>
+  duration === undefined || Token.isUnresolved(duration.toSeconds())
+    ? undefined
+    : duration.toSeconds();
+
+/**
+ * The problems with `SendPipelineOptions`, for a caller that reports every problem at once.
+ * `gatewayTimeoutMs` is checked against the function timeout.
+ */
+export const sendPipelineProblems = (
+  options: SendPipelineOptions,
+  gatewayTimeoutMs?: number,
+): string[] => {
+  const problems = [
+    // At least 5 deliveries before the DLQ, so a short gateway outage never fills it.
+    ...integerProblem('maxReceiveCount', options.maxReceiveCount, { min: 5, max: 1_000 }),
+    // Lambda's limits for a standard queue.
+    ...integerProblem('batchSize', options.batchSize, { min: 1, max: 10_000 }),
+    ...integerProblem('maxConcurrency', options.maxConcurrency, { min: 2, max: 1_000 }),
+  ];
+  const timeout = secondsOf(options.functionTimeout);
+  if (timeout !== undefined) {
+    if (!Number.isInteger(timeout) || timeout < 1 || timeout > 900)
+      problems.push(`functionTimeout must be whole seconds from 1 to 900, got ${timeout} s`);
+    // A cold container authenticates and then sends, each call up to the gateway timeout, and
+    // the sender keeps 2 s to record the outcome.
+    const callMs = gatewayTimeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
+    const needed = Math.ceil((2 * callMs) / 1_000) + 5;
+    if (!Token.isUnresolved(callMs) && Number.isFinite(needed) && timeout < needed)
+      problems.push(
+        `functionTimeout must be at least ${needed} s (twice the gateway timeout plus 5 s), got ${timeout} s`,
+      );
+  }
+  const window = secondsOf(options.maxBatchingWindow);
+  if (window !== undefined && (!Number.isInteger(window) || window < 0 || window > 300))
+    problems.push(`maxBatchingWindow must be whole seconds from 0 to 300, got ${window} s`);
+  const batchSize = options.batchSize ?? DEFAULTS.batchSize;
+  const effectiveWindow = secondsOf(options.maxBatchingWindow ?? DEFAULTS.maxBatchingWindow);
+  if (!Token.isUnresolved(batchSize) && batchSize > 10 && effectiveWindow === 0)
+    problems.push(`batchSize above 10 needs a maxBatchingWindow of at least 1 s (Lambda's rule)`);
+  const buckets = options.attachmentBuckets ?? [];
+  for (const bucket of buckets.filter((name) => !Token.isUnresolved(name) && !isBucketName(name)))
+    problems.push(`attachmentBuckets: "${bucket}" is not an S3 bucket name`);
+  return problems;
+};
+
+/** True for a general purpose S3 bucket name (3-63 lowercase letters, digits, "." and "-"). */
+const isBucketName = (name: string): boolean =>
+  /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(name) && !name.includes('..');
+
+/**
+ * The send path: producers put one gateway send request per message on the send queue;
+ * `send-messages` validates it, takes tokens from the shared TPS bucket, calls the gateway and
+ * stores the outcome (whose events reach the bus through the event table's stream).
+ *
+ * The event source reports partial batch failures, so only the messages with recipients still to
+ * try are delivered again; the sender delays them itself by changing their visibility. A message
+ * that fails on every one of `maxReceiveCount` deliveries lands in the DLQ, which alarms.
+ */
+export class SendPipeline extends Construct {
+  /** Powertools service name of the sender: the `service` dimension of its metrics. */
+  static readonly SERVICE = 'send-messages';
+
+  /** Producers' queue: one message = one gateway send request. */
+  public readonly queue: Queue;
+  /** Messages that failed on every delivery. */
+  public readonly deadLetterQueue: Queue;
+  public readonly sendMessages: MsgbridgeFunction;
+  /** The DLQ holds a message. */
+  public readonly deadLetterQueueNotEmpty: Alarm;
+  /** Producers sent messages that failed validation (each is a "Send Rejected" event). */
+  public readonly sendsRejectedInvalid: Alarm;
+
+  constructor(scope: Construct, id: string, props: SendPipelineProps) {
+    super(scope, id);
+    throwIfInvalid('SendPipeline', [
+      ...sendPipelineProblems(props, props.gateway?.timeoutMs),
+      ...gatewaySettingsProblems(props.gateway),
+      ...integerProblem('eventRetentionDays', props.eventRetentionDays, { min: 8, max: 3_650 }),
+      ...metricsNamespaceProblems(props.metricsNamespace),
+      ...inboundAlarmsProblems(props),
+    ]);
+    const functionTimeout = props.functionTimeout ?? DEFAULTS.functionTimeout;
+    const maxReceiveCount = props.maxReceiveCount ?? DEFAULTS.maxReceiveCount;
+    const namespace = props.metricsNamespace ?? 'msgbridge';
+
+    this.deadLetterQueue = new Queue(this, 'send-dlq', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    this.queue = new Queue(this, 'send-queue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(4),
+      // AWS's guidance for Lambda consumers: at least six times the function timeout, so that
+      // a batch being retried by Lambda after throttling is not delivered twice meanwhile.
+      visibilityTimeout: Duration.seconds(6 * functionTimeout.toSeconds()),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount },
+    });
+
+    this.sendMessages = new MsgbridgeFunction(this, SendPipeline.SERVICE, {
+      entry: join(import.meta.dirname, '../functions/send-messages.ts'),
+      description: 'msgbridge: send queue → gateway, one queue message = one send request',
+      timeout: functionTimeout,
+      environment: {
+        EVENT_TABLE_NAME: props.eventTable.tableName,
+        STATE_TABLE_NAME: props.stateTable.tableName,
+        SEND_QUEUE_URL: this.queue.queueUrl,
+        TPS_QUOTA: String(props.gateway.tpsQuota),
+        MAX_RECEIVE_COUNT: String(maxReceiveCount),
+        EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? DEFAULTS.eventRetentionDays),
+        ...gatewayEnvironment(props.gateway),
+        GATEWAY_CREDENTIALS_SECRET_ARN: props.credentials.secretArn,
+        POWERTOOLS_METRICS_NAMESPACE: namespace,
+      },
+    });
+    this.grantSenderAccess(props);
+
+    // Also grants receive, delete and ChangeMessageVisibility (the sender's backoff) on the queue.
+    this.sendMessages.addEventSource(
+      new SqsEventSource(this.queue, {
+        reportBatchItemFailures: true,
+        batchSize: props.batchSize ?? DEFAULTS.batchSize,
+        maxConcurrency: props.maxConcurrency ?? DEFAULTS.maxConcurrency,
+        maxBatchingWindow: props.maxBatchingWindow ?? DEFAULTS.maxBatchingWindow,
+      }),
+    );
+
+    const alarm = (alarmId: string, description: string, metric: IMetric) =>
+      new Alarm(this, alarmId, {
+        alarmDescription: `${description} See docs/operations.md#the-send-queue.`,
+        metric,
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        datapointsToAlarm: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    this.deadLetterQueueNotEmpty = alarm(
+      'send-dlq-not-empty',
+      `msgbridge: a send request failed on all ${maxReceiveCount} deliveries and is in the send DLQ; the recipients already accepted are recorded and will not be sent twice on redrive.`,
+      this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(1),
+        statistic: Stats.MAXIMUM,
+      }),
+    );
+    this.sendsRejectedInvalid = alarm(
+      'sends-rejected-invalid',
+      'msgbridge: producers put messages on the send queue that failed validation; each is a "Send Rejected" event listing every problem, and was not sent.',
+      new Metric({
+        namespace,
+        metricName: 'SendsRejectedInvalid',
+        dimensionsMap: { service: SendPipeline.SERVICE },
+        statistic: Stats.SUM,
+        period: Duration.minutes(5),
+      }),
+    );
+    if (props.alarmTopicArn) {
+      const action = new SnsAction(Topic.fromTopicArn(this, 'alarm-topic', props.alarmTopicArn));
+      for (const each of [this.deadLetterQueueNotEmpty, this.sendsRejectedInvalid]) {
+        each.addAlarmAction(action);
+        each.addOkAction(action);
+      }
+    }
+  }
+
+  /** Lets a producer (a role or function of the customer) put messages on the send queue. */
+  public grantSendMessages(grantee: IGrantable): Grant {
+    return this.queue.grantSendMessages(grantee);
+  }
+
+  /** Exactly the calls the sender makes, on exactly its resources. */
+  private grantSenderAccess(props: SendPipelineProps): void {
+    const fn = this.sendMessages;
+    // Claim check (BatchGetItem), claim (conditional PutItem), outcome (UpdateItem).
+    props.eventTable.grant(fn, 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    // The token bucket is one counter item per second.
+    props.stateTable.grant(fn, 'dynamodb:UpdateItem');
+    // GetSecretValue only: `grantRead` would add DescribeSecret, which the sender never calls.
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['secretsmanager:GetSecretValue'],
+        resources: [props.credentials.secretFullArn ?? `${props.credentials.secretArn}-??????`],
+      }),
+    );
+    props.credentials.encryptionKey?.grantDecrypt(fn);
+
+    const buckets = props.attachmentBuckets ?? [];
+    if (buckets.length === 0) return;
+    const stack = Stack.of(this);
+    const objectArns = buckets.map((bucket) =>
+      stack.formatArn({
+        service: 's3',
+        region: '',
+        account: '',
+        resource: bucket,
+        resourceName: '*',
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      }),
+    );
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: objectArns }));
+    if (fn.role) {
+      for (const bucket of buckets)
+        Validations.of(fn.role).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::${bucket}/*]`,
+          reason: `MMS attachments are arbitrary objects the producer names in its message, so the sender may read any object of the attachment bucket "${bucket}" that the operator listed in attachmentBuckets, and nothing else: GetObject only, no list or write.`,
+        });
+    }
+  }
+}
