@@ -6,8 +6,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runIngest } from './ingest.ts';
+import { runSend } from './send.ts';
 
-const scenarios: Record<string, () => Promise<unknown>> = { ingest: runIngest };
+const scenarios: Record<string, () => Promise<unknown>> = { ingest: runIngest, send: runSend };
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in scenarios));
