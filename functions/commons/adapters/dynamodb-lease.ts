@@ -1,0 +1,87 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Lease } from '../lease.ts';
+import { documentClient } from './dynamodb-event-store.ts';
+
+const isConditionFailure = (error: unknown) =>
+  error instanceof ConditionalCheckFailedException ||
+  (error as Error).name === 'ConditionalCheckFailedException';
+
+/** Leases as `pk = LEASE#<name>` items of the state table, with conditional writes on the holder and expiry. */
+export class DynamoDbLease implements Lease {
+  constructor(
+    private readonly tableName: string,
+    private readonly client: DynamoDBDocumentClient = documentClient(),
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async acquire(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = this.now();
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: `LEASE#${name}`,
+            owner,
+            leaseUntil: now + ttlMs,
+            expiresAt: Math.ceil((now + ttlMs) / 1000) + 86_400,
+          },
+          ConditionExpression: 'attribute_not_exists(pk) OR leaseUntil < :now OR #owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':now': now, ':owner': owner },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async renew(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    const now = this.now();
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: `LEASE#${name}` },
+          UpdateExpression: 'SET leaseUntil = :until, expiresAt = :expiresAt',
+          ConditionExpression: '#owner = :owner AND leaseUntil >= :now',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: {
+            ':until': now + ttlMs,
+            ':expiresAt': Math.ceil((now + ttlMs) / 1000) + 86_400,
+            ':owner': owner,
+            ':now': now,
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async release(name: string, owner: string): Promise<void> {
+    try {
+      await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { pk: `LEASE#${name}` },
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':owner': owner },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+}
