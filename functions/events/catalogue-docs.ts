@@ -18,6 +18,12 @@ const DESCRIPTIONS: Record<keyof typeof EVENT_TYPES, string> = {
     'The gateway refused one recipient of a queued send, or its retryable failures outlasted the queue. Once per `cliKey`.',
   messageScheduled:
     'A scheduled send (`resvYn` `Y`) was registered; the gateway answers one `webReqId` for the whole request. Once per `cliKey`.',
+  inboundAttachmentStored:
+    'One attachment of an inbound message, downloaded from the gateway and stored in S3 (streamed, with size and checksum). Once per attachment.',
+  inboundAttachmentLost:
+    'An attachment that could not be downloaded before the gateway dropped it (7 days after the message). An alarm fires too.',
+  messageStatusUnavailable:
+    'The status query could not tell what happened to an accepted recipient that never got a report: `OVER_DATE` or `INVALID_KEY`.',
   sendRejected:
     'A queue message failed validation before any gateway call; every problem is listed with its JSON path. It is not retried.',
 };

@@ -202,6 +202,46 @@ export const SendRejectedDataSchema = z.strictObject({
 });
 export type SendRejectedData = z.infer<typeof SendRejectedDataSchema>;
 
+export const InboundAttachmentStoredDataSchema = z.strictObject({
+  moKey: z.string(),
+  index: z.number().int().min(0).describe('Position of the attachment in the message (0-based).'),
+  name: z.string().nullable().describe('`contentName` as the gateway gave it.'),
+  contentType: z.string().describe('The media type the gateway served the file with.'),
+  sizeBytes: z.number().int().min(0),
+  sha256: z.string().describe('SHA-256 of the stored bytes, hex.'),
+  s3: z
+    .strictObject({ bucket: z.string(), key: z.string() })
+    .describe('Where the file is now (private, encrypted).'),
+  source: z.enum(['content-url', 'file-endpoint']).describe('Which gateway download worked.'),
+});
+export type InboundAttachmentStoredData = z.infer<typeof InboundAttachmentStoredDataSchema>;
+
+export const InboundAttachmentLostDataSchema = z.strictObject({
+  moKey: z.string(),
+  index: z.number().int().min(0),
+  name: z.string().nullable(),
+  reason: z.string().describe('The last download failure.'),
+  attempts: z.number().int().min(0),
+  receivedAt: IsoDateTime.describe(
+    'When the inbound message arrived; the gateway keeps files 7 days from then.',
+  ),
+});
+export type InboundAttachmentLostData = z.infer<typeof InboundAttachmentLostDataSchema>;
+
+export const MessageStatusUnavailableDataSchema = z.strictObject({
+  cliKey: z.string(),
+  msgKey: z.string().nullable(),
+  status: z
+    .enum(['OVER_DATE', 'INVALID_KEY'])
+    .describe(
+      'OVER_DATE: older than the 90-day query range; INVALID_KEY: the gateway does not know the key.',
+    ),
+  acceptedAt: IsoDateTime.nullable().describe(
+    'When the gateway accepted the recipient, as recorded by send-messages.',
+  ),
+});
+export type MessageStatusUnavailableData = z.infer<typeof MessageStatusUnavailableDataSchema>;
+
 /** Every event type: detail-type, data schema. */
 export const EVENT_TYPES = {
   deliveryReport: { detailType: 'Delivery Report Received', data: DeliveryReportDataSchema },
@@ -215,6 +255,18 @@ export const EVENT_TYPES = {
   messageRejected: { detailType: 'Message Rejected', data: MessageRejectedDataSchema },
   messageScheduled: { detailType: 'Message Scheduled', data: MessageScheduledDataSchema },
   sendRejected: { detailType: 'Send Rejected', data: SendRejectedDataSchema },
+  inboundAttachmentStored: {
+    detailType: 'Inbound Attachment Stored',
+    data: InboundAttachmentStoredDataSchema,
+  },
+  inboundAttachmentLost: {
+    detailType: 'Inbound Attachment Lost',
+    data: InboundAttachmentLostDataSchema,
+  },
+  messageStatusUnavailable: {
+    detailType: 'Message Status Unavailable',
+    data: MessageStatusUnavailableDataSchema,
+  },
 } as const;
 export type EventTypeName = keyof typeof EVENT_TYPES;
 

@@ -9,7 +9,7 @@ import type { EventDetail } from '../events/envelope.ts';
 export interface EventRecord {
   readonly pk: string;
   readonly sk: string;
-  readonly kind: 'report' | 'mo' | 'unrecognised' | 'quarantine' | 'send';
+  readonly kind: 'report' | 'mo' | 'unrecognised' | 'quarantine' | 'send' | 'attachment' | 'status';
   readonly detailType: string;
   /** JSON of `{ metadata, data }`. */
   readonly detail: string;
