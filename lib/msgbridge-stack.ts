@@ -232,6 +232,11 @@ export class MsgbridgeStack extends Stack {
         : {}),
       billing: Billing.onDemand(),
       ...(definition.stream ? { dynamoStream: StreamViewType.NEW_IMAGE } : {}),
+      globalSecondaryIndexes: (definition.indexes ?? []).map((index) => ({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+      })),
       timeToLiveAttribute: definition.timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       encryption: TableEncryptionV2.awsManagedKey(),

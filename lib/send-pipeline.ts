@@ -22,6 +22,7 @@ import {
   gatewayEnvironment,
   gatewaySettingsProblems,
 } from './gateway-settings.ts';
+import { grantTableItemActions } from './grants.ts';
 import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
@@ -277,9 +278,15 @@ export class SendPipeline extends Construct {
   private grantSenderAccess(props: SendPipelineProps): void {
     const fn = this.sendMessages;
     // Claim check (BatchGetItem), claim (conditional PutItem), outcome (UpdateItem).
-    props.eventTable.grant(fn, 'dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem');
+    grantTableItemActions(
+      props.eventTable,
+      fn,
+      'dynamodb:BatchGetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    );
     // The token bucket is one counter item per second.
-    props.stateTable.grant(fn, 'dynamodb:UpdateItem');
+    grantTableItemActions(props.stateTable, fn, 'dynamodb:UpdateItem');
     // GetSecretValue only: `grantRead` would add DescribeSecret, which the sender never calls.
     fn.addToRolePolicy(
       new PolicyStatement({

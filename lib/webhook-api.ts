@@ -16,6 +16,7 @@ import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-l
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { grantTableItemActions } from './grants.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
 import { integerProblem, isCidr, throwIfInvalid } from './props-validation.ts';
 
@@ -158,7 +159,7 @@ export class WebhookApi extends Construct {
         environment,
       });
       // A conditional PutItem is the receivers' only table call, so they get no other action.
-      props.eventTable.grant(fn, 'dynamodb:PutItem');
+      grantTableItemActions(props.eventTable, fn, 'dynamodb:PutItem');
       props.webhookSecret.grantRead(fn);
       return fn;
     };

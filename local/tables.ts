@@ -72,6 +72,21 @@ const createTable = async (
     keySchema.push({ AttributeName: definition.sortKey, KeyType: 'RANGE' });
     attributes.push({ AttributeName: definition.sortKey, AttributeType: 'S' });
   }
+  for (const index of definition.indexes ?? []) {
+    for (const name of [index.partitionKey, index.sortKey]) {
+      if (!attributes.some((attribute) => attribute.AttributeName === name)) {
+        attributes.push({ AttributeName: name, AttributeType: 'S' });
+      }
+    }
+  }
+  const indexes = definition.indexes?.map((index) => ({
+    IndexName: index.name,
+    KeySchema: [
+      { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+    ],
+    Projection: { ProjectionType: 'ALL' as const },
+  }));
   try {
     await client.send(
       new CreateTableCommand({
@@ -79,6 +94,7 @@ const createTable = async (
         KeySchema: keySchema,
         AttributeDefinitions: attributes,
         BillingMode: 'PAY_PER_REQUEST',
+        ...(indexes && indexes.length > 0 ? { GlobalSecondaryIndexes: indexes } : {}),
         // The publisher only needs the new image; keys-only would force a read per event.
         StreamSpecification: definition.stream
           ? { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' }

@@ -11,7 +11,24 @@ export interface TableDefinition {
   readonly timeToLiveAttribute: string;
   /** Whether the table streams new images (the transactional outbox). */
   readonly stream: boolean;
+  /** Sparse secondary indexes (string keys, all attributes projected). */
+  readonly indexes?: readonly {
+    readonly name: string;
+    readonly partitionKey: string;
+    readonly sortKey: string;
+  }[];
 }
+
+/**
+ * Accepted sends still waiting for their delivery report, by the hour they were accepted: only
+ * the `OUTCOME` items of accepted recipients carry these attributes, so the index stays small.
+ * `reconcile-status` reads it to find recipients whose report is late.
+ */
+export const AWAITING_REPORT_INDEX = {
+  name: 'awaiting-report',
+  partitionKey: 'awaitingReportBucket',
+  sortKey: 'acceptedAt',
+} as const;
 
 /** Reports, inbound messages, send records, attachments and quarantined bodies. */
 export const EVENT_TABLE: TableDefinition = {
@@ -20,6 +37,7 @@ export const EVENT_TABLE: TableDefinition = {
   sortKey: 'sk',
   timeToLiveAttribute: 'expiresAt',
   stream: true,
+  indexes: [AWAITING_REPORT_INDEX],
 };
 
 /** Gateway token, rate-limit bucket and leases; never streamed. */

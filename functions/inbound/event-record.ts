@@ -19,6 +19,13 @@ export interface EventRecord {
   readonly expiresAt: number;
   /** The whole raw text of a quarantined item or unrecognised body (the event carries at most 64 KiB). */
   readonly payload?: string;
+  /** Inbound messages with attachments: how many, so `fetch-attachments` can filter the stream on it. */
+  readonly attachmentCount?: number;
+  /** Accepted sends: the `awaiting-report` index keys (see `AWAITING_REPORT_INDEX`). */
+  readonly awaitingReportBucket?: string;
+  readonly acceptedAt?: string;
+  readonly msgKey?: string;
+  readonly cliKey?: string;
 }
 
 export const toEventRecord = <T extends EventTypeName>(

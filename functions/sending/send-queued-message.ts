@@ -300,7 +300,27 @@ const eventBase = (context: OutcomeContext, key: string) => {
   };
 };
 
+/**
+ * An accepted recipient's outcome, also listed in the `awaiting-report` index (by the hour it was
+ * accepted) so that `reconcile-status` can find it if its report never comes.
+ */
 const acceptedRecord = (
+  context: OutcomeContext,
+  result: RecipientResult,
+  phone: string | null,
+  alreadyAccepted: boolean,
+): EventRecord => {
+  const acceptedAt = context.deps.now().toISOString();
+  return {
+    ...acceptedOutcome(context, result, phone, alreadyAccepted),
+    awaitingReportBucket: acceptedAt.slice(0, 13),
+    acceptedAt,
+    cliKey: result.cliKey,
+    ...(result.msgKey ? { msgKey: result.msgKey } : {}),
+  };
+};
+
+const acceptedOutcome = (
   context: OutcomeContext,
   result: RecipientResult,
   phone: string | null,

@@ -31,6 +31,23 @@ describe('MsgbridgeStack', () => {
     });
   });
 
+  it('indexes accepted sends awaiting their report, and grants no writer access to the index', () => {
+    const { template } = synthStack();
+
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      GlobalSecondaryIndexes: [
+        Match.objectLike({
+          IndexName: 'awaiting-report',
+          KeySchema: [
+            { AttributeName: 'awaitingReportBucket', KeyType: 'HASH' },
+            { AttributeName: 'acceptedAt', KeyType: 'RANGE' },
+          ],
+        }),
+      ],
+    });
+    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('/index/');
+  });
+
   it('keeps both tables and the credentials secret when the stack is deleted', () => {
     const { template } = synthStack();
 
