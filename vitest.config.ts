@@ -14,6 +14,14 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          testTimeout: 240_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           testTimeout: 120_000,

@@ -11,6 +11,7 @@ const tiers = [
   { name: 'types', command: ['npx', 'tsc', '--noEmit', '-p', 'tsconfig.json'] },
   { name: 'unit', vitest: 'unit' },
   { name: 'integration', vitest: 'integration' },
+  { name: 'e2e', vitest: 'e2e' },
   { name: 'infra', vitest: 'infra' },
 ];
 

@@ -1,0 +1,264 @@
+/**
+ * The whole bridge on one machine, with no AWS account: the gateway simulator, the webhook routes
+ * calling the same handlers with API-Gateway-shaped events, DynamoDB Local with the stack's tables
+ * and its stream feeding the publisher, fauxqs for the send queue (and S3), and a local event bus
+ * that prints every event and appends it to a JSON-lines file.
+ */
+import { join } from 'node:path';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { S3Client } from '@aws-sdk/client-s3';
+import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { startFauxqs } from 'fauxqs';
+import { DynamoDbEventStore } from '../functions/commons/adapters/dynamodb-event-store.ts';
+import { DynamoDbRateLimiter } from '../functions/commons/adapters/dynamodb-rate-limiter.ts';
+import { DynamoDbSendStore } from '../functions/commons/adapters/dynamodb-send-store.ts';
+import { GatewaySender, loadS3Attachments } from '../functions/commons/adapters/gateway-sender.ts';
+import { GatewayAuthApi } from '../functions/commons/gateway/gateway-auth.ts';
+import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
+import { SessionTokenProvider } from '../functions/commons/gateway/session-token-provider.ts';
+import { PUT_EVENTS_MAX_BYTES } from '../functions/events/publish.ts';
+import { createPublishHandler } from '../functions/events/publish-handler.ts';
+import { isPublishableRecord } from '../functions/events/stream-filter.ts';
+import type { EventRecord } from '../functions/inbound/event-record.ts';
+import { createWebhookHandler } from '../functions/inbound/webhook-handler.ts';
+import { createSendRecordHandler } from '../functions/sending/send-handler.ts';
+import { type SimulatorOptionsInput, startSimulator } from '../simulator/index.ts';
+import {
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  localDynamoDbClient,
+  startDynamoDbLocal,
+} from './dynamodb-local.ts';
+import { LocalEventBus } from './event-bus.ts';
+import { startSqsPoller } from './sqs-poller.ts';
+import { startStreamPoller } from './stream-poller.ts';
+import { createTables } from './tables.ts';
+import { startWebhookServer } from './webhook-server.ts';
+
+export interface LocalBridgeOptions {
+  /** Webhook routes' port; 0 picks one. */
+  readonly port: number;
+  /** Gateway simulator's port; 0 picks one. */
+  readonly simulatorPort: number;
+  readonly webhookSecret: string;
+  /** Where `events.jsonl` goes. */
+  readonly dataDir: string;
+  /** The simulator's credentials (the bridge authenticates with them). */
+  readonly apiKey: string;
+  readonly apiPassword: string;
+  /** Recipients per second the simulator accepts and the sender budgets for. */
+  readonly tpsQuota: number;
+  /** Extra simulator settings (outcome mix, faults, delays). */
+  readonly simulator?: Partial<SimulatorOptionsInput>;
+  /** Print one line per event. @default true */
+  readonly printEvents?: boolean;
+  /** Deliveries before a send goes to the DLQ. @default 6 */
+  readonly maxReceiveCount?: number;
+  /** For tests: the first N event-table writes of the webhook receivers fail, as a throttled table would. */
+  readonly failFirstWebhookWrites?: number;
+}
+
+const SILENT = new Logger({ logLevel: 'SILENT' });
+
+/** Starts every part; `stop()` stops them all, in reverse order. */
+export const startLocalBridge = async (options: LocalBridgeOptions) => {
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const fn of stops.reverse())
+      await fn().catch((error: unknown) => console.error('stopping:', error));
+  };
+  try {
+    // Storage: DynamoDB Local (streams, TTL) and fauxqs (SQS, S3).
+    const dynamo = await startDynamoDbLocal();
+    stops.push(() => dynamo.stop());
+    const dynamoClient = localDynamoDbClient(dynamo.endpoint);
+    const streamArn = await createTables(dynamoClient, {
+      eventTable: 'msgbridge-events',
+      stateTable: 'msgbridge-state',
+    });
+    if (!streamArn) throw new Error('DynamoDB Local created the event table without a stream');
+    const documents = DynamoDBDocumentClient.from(dynamoClient, {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+
+    const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
+    stops.push(() => fauxqs.stop());
+    const maxReceiveCount = options.maxReceiveCount ?? 6;
+    const dlq = fauxqs.createQueue('msgbridge-send-dlq');
+    const queue = fauxqs.createQueue('msgbridge-send', {
+      attributes: {
+        VisibilityTimeout: '30',
+        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount }),
+      },
+    });
+    const attachmentBucket = fauxqs.createBucket('msgbridge-attachments').bucketName;
+    const sqs = new SQSClient({
+      endpoint: fauxqs.address,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    const s3 = new S3Client({
+      endpoint: fauxqs.address,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+      forcePathStyle: true,
+    });
+
+    // The bus and the publisher, fed from the table's stream like Lambda's event source.
+    const bus = new LocalEventBus(
+      join(options.dataDir, 'events.jsonl'),
+      options.printEvents === false ? undefined : (line) => console.log(line),
+    );
+    const metrics = new Metrics({ namespace: 'msgbridge-local', serviceName: 'local' });
+    const poisoned: unknown[] = [];
+    const streams = new DynamoDBStreamsClient({
+      endpoint: dynamo.endpoint,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    const publisher = startStreamPoller({
+      streamsClient: streams,
+      streamArn,
+      filter: isPublishableRecord,
+      handler: createPublishHandler({
+        bus,
+        source: 'msgbridge',
+        maxAttempts: 4,
+        backoffMs: (attempt) => 100 * 2 ** (attempt - 2),
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+        maxBatchBytes: PUT_EVENTS_MAX_BYTES,
+        logger: SILENT,
+        metrics,
+      }),
+      onFailure: (records) => {
+        poisoned.push(...records);
+        console.error(`publish-events gave up on ${records.length} stream record(s)`);
+      },
+      pollIntervalMs: 100,
+    });
+    stops.push(() => publisher.stop());
+
+    // The webhook routes, then the simulator that posts to them.
+    const eventStore = new DynamoDbEventStore('msgbridge-events', documents);
+    let failuresLeft = options.failFirstWebhookWrites ?? 0;
+    const receive = {
+      store: {
+        putIfAbsent: async (record: EventRecord) => {
+          if (failuresLeft > 0) {
+            failuresLeft -= 1;
+            throw Object.assign(new Error('injected write failure'), {
+              name: 'ProvisionedThroughputExceededException',
+            });
+          }
+          return eventStore.putIfAbsent(record);
+        },
+      },
+      now: () => new Date(),
+      retentionDays: 35,
+      concurrency: 16,
+    };
+    const secret = async () => ({ current: options.webhookSecret });
+    const webhooks = await startWebhookServer({
+      port: options.port,
+      handlers: {
+        report: createWebhookHandler({ kind: 'report', secret, receive, logger: SILENT, metrics }),
+        mo: createWebhookHandler({ kind: 'mo', secret, receive, logger: SILENT, metrics }),
+      },
+    });
+    stops.push(() => webhooks.close());
+    const urls = webhooks.webhookUrls(options.webhookSecret);
+    const sim = await startSimulator({
+      apiKey: options.apiKey,
+      apiPassword: options.apiPassword,
+      port: options.simulatorPort,
+      tpsQuota: options.tpsQuota,
+      reportWebhookUrl: urls.report,
+      moWebhookUrl: urls.mo,
+      ...options.simulator,
+    });
+    stops.push(() => sim.close());
+
+    // The sender, fed from the send queue like Lambda's SQS event source.
+    const auth = new GatewayAuthApi({ hosts: sim.hosts });
+    const credentials = { apiKey: options.apiKey, apiPassword: options.apiPassword };
+    const gateway = new GatewaySender(
+      new GatewayClient({
+        hosts: sim.hosts,
+        tokens: new SessionTokenProvider({ auth, credentials: () => credentials }),
+      }),
+      (attachments) => loadS3Attachments(attachments, s3),
+    );
+    const sendStore = new DynamoDbSendStore('msgbridge-events', 35, documents);
+    const rateLimiter = new DynamoDbRateLimiter(
+      'msgbridge-state',
+      { quota: options.tpsQuota, guardMs: 100 },
+      documents,
+    );
+    const sendRecord = createSendRecordHandler({
+      deps: () => ({
+        store: sendStore,
+        gateway,
+        rateLimiter,
+        now: () => new Date(),
+        retentionDays: 35,
+        claimLeaseMs: 60_000,
+        deadline: Date.now() + 30_000,
+      }),
+      maxReceiveCount,
+      delayRedelivery: async (record, seconds) => {
+        await sqs.send(
+          new ChangeMessageVisibilityCommand({
+            QueueUrl: queue.queueUrl,
+            ReceiptHandle: record.receiptHandle,
+            VisibilityTimeout: seconds,
+          }),
+        );
+      },
+      logger: SILENT,
+      metrics,
+    });
+    const sender = startSqsPoller({
+      sqs,
+      queueUrl: queue.queueUrl,
+      queueArn: queue.queueArn,
+      handler: (record) => sendRecord(record, 30_000),
+      concurrency: 2,
+      onError: (error) => console.error('send-messages failed:', error),
+    });
+    stops.push(() => sender.stop());
+
+    return {
+      sim,
+      bus,
+      fauxqs,
+      sqs,
+      s3,
+      documents,
+      publisher,
+      sender,
+      poisoned,
+      urls: {
+        reportWebhook: urls.report,
+        moWebhook: urls.mo,
+        webhooks: webhooks.url,
+        simulator: sim.url,
+        dynamodb: dynamo.endpoint,
+        sqs: fauxqs.address,
+        sendQueue: queue.queueUrl,
+        sendDlq: dlq.queueUrl,
+        s3: fauxqs.address,
+        attachmentBucket,
+        eventsFile: join(options.dataDir, 'events.jsonl'),
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+};
+
+export type LocalBridge = Awaited<ReturnType<typeof startLocalBridge>>;

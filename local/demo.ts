@@ -1,0 +1,107 @@
+/**
+ * `npm run demo`: against a running `npm start`, enqueues one message per channel (the examples of
+ * docs/sending.md with fresh keys) and makes two end users send inbound messages, one with a photo.
+ * The events appear in the `npm start` terminal within seconds.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { z } from 'zod';
+import { formatKst } from '../functions/commons/helpers/kst.ts';
+import { SEND_MESSAGE_EXAMPLES } from '../functions/sending/examples.ts';
+import { enqueueSend } from '../functions/sending/producer.ts';
+import type { SendMessageInput } from '../functions/sending/send-message.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.ts';
+
+const BridgeSchema = z.looseObject({
+  simulator: z.url(),
+  sqs: z.url(),
+  s3: z.url(),
+  sendQueue: z.url(),
+});
+const file = join(resolve(process.env.LOCAL_DATA_DIR ?? '.local'), 'bridge.json');
+const bridge = BridgeSchema.parse(
+  JSON.parse(
+    await readFile(file, 'utf8').catch(() => {
+      console.error(`no running bridge found (${file}); start one with: npm start`);
+      process.exit(1);
+    }),
+  ),
+);
+
+/** The documentation example with fresh cliKeys and, for a scheduled one, a time an hour ahead. */
+const fresh = (message: SendMessageInput): SendMessageInput => {
+  const copy = JSON.parse(JSON.stringify(message)) as Record<string, unknown>;
+  const suffix = randomUUID().slice(0, 8);
+  if (Array.isArray(copy.recvInfoLst)) {
+    copy.recvInfoLst = copy.recvInfoLst.map((r: Record<string, unknown>) => ({
+      ...r,
+      cliKey: `${String(r.cliKey).slice(0, 20)}-${suffix}`,
+    }));
+  }
+  if (typeof copy.cliKey === 'string') copy.cliKey = `${copy.cliKey.slice(0, 11)}-${suffix}`;
+  if (copy.resvYn === 'Y') copy.resvReqDt = formatKst(Date.now() + 3_600_000, 'YYYY-MM-DD HH:mm');
+  return copy as SendMessageInput;
+};
+
+const sqs = new SQSClient({
+  endpoint: bridge.sqs,
+  region: LOCAL_REGION,
+  credentials: LOCAL_CREDENTIALS,
+});
+// The MMS example sends an S3 object: put a small JPEG where the example points.
+const s3 = new S3Client({
+  endpoint: bridge.s3,
+  region: LOCAL_REGION,
+  credentials: LOCAL_CREDENTIALS,
+  forcePathStyle: true,
+});
+for (const example of SEND_MESSAGE_EXAMPLES) {
+  const attachments = 'attachments' in example.message ? (example.message.attachments ?? []) : [];
+  for (const attachment of attachments) {
+    await s3.send(new CreateBucketCommand({ Bucket: attachment.bucket })).catch(() => undefined);
+    await s3.send(
+      new PutObjectCommand({
+        Bucket: attachment.bucket,
+        Key: attachment.key,
+        Body: Buffer.from([0xff, 0xd8, 0xff, 0xe0, ...Buffer.from('demo poster'), 0xff, 0xd9]),
+        ContentType: attachment.contentType ?? 'image/jpeg',
+      }),
+    );
+  }
+}
+const messages = SEND_MESSAGE_EXAMPLES.map((example) => fresh(example.message));
+const result = await enqueueSend(sqs, bridge.sendQueue, messages);
+console.log(
+  `queued ${result.queued.length} messages (${result.invalid.length} invalid, ${result.failed.length} failed)`,
+);
+for (const invalid of result.invalid) console.log(`  invalid #${invalid.index}:`, invalid.problems);
+
+const answer = await fetch(`${bridge.simulator}/_sim/mo`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({
+    items: [
+      {
+        moType: 'SMSMO',
+        moCallback: '01012345678',
+        moNumber: '15880000',
+        moMsg: '배송 언제 오나요?',
+      },
+      {
+        moType: 'MMSMO',
+        moCallback: '01098765432',
+        moNumber: '15880000',
+        moMsg: '사진 보냅니다',
+        moTitle: '파손 신고',
+        attachments: [{ name: 'photo.jpg', contentType: 'image/jpeg', sizeBytes: 48_000 }],
+      },
+    ],
+  }),
+});
+console.log(`injected 2 inbound messages (simulator answered HTTP ${answer.status})`);
+console.log(
+  'watch the npm start terminal: accepted, delivery reports and inbound events arrive within seconds',
+);

@@ -1,0 +1,101 @@
+import {
+  DeleteMessageCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
+
+export interface SqsPollerOptions {
+  readonly sqs: SQSClient;
+  readonly queueUrl: string;
+  readonly queueArn: string;
+  /** Handles one record; resolving deletes the message, throwing leaves it for redelivery. */
+  readonly handler: (record: SQSRecord) => Promise<unknown>;
+  /** Batches in flight at once (Lambda's event-source `maxConcurrency`). */
+  readonly concurrency?: number;
+  readonly batchSize?: number;
+  readonly onError?: (error: unknown) => void;
+}
+
+export interface SqsPoller {
+  stop(): Promise<void>;
+  readonly stats: { received: number; succeeded: number; failed: number };
+}
+
+/**
+ * A local stand-in for Lambda's SQS event source: long-polls the queue, hands each message to the
+ * handler as an SQS record, deletes the ones handled and leaves failures to come back after their
+ * visibility timeout — where the queue's redrive policy moves them to the DLQ in the end.
+ */
+export const startSqsPoller = (options: SqsPollerOptions): SqsPoller => {
+  const stats = { received: 0, succeeded: 0, failed: 0 };
+  let running = true;
+  const aborter = new AbortController();
+  const worker = async () => {
+    while (running) {
+      try {
+        const answer = await options.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: options.batchSize ?? 10,
+            WaitTimeSeconds: 1,
+            MessageSystemAttributeNames: ['All'],
+          }),
+          { abortSignal: aborter.signal },
+        );
+        const messages = answer.Messages ?? [];
+        stats.received += messages.length;
+        await Promise.all(
+          messages.map(async (message) => {
+            try {
+              await options.handler(toRecord(message, options.queueArn));
+              await options.sqs.send(
+                new DeleteMessageCommand({
+                  QueueUrl: options.queueUrl,
+                  ReceiptHandle: message.ReceiptHandle,
+                }),
+              );
+              stats.succeeded += 1;
+            } catch (error) {
+              stats.failed += 1;
+              if ((error as Error).name !== 'SendRetryLaterError') options.onError?.(error);
+            }
+          }),
+        );
+      } catch (error) {
+        if (!running) return;
+        options.onError?.(error);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  };
+  const workers = Array.from({ length: options.concurrency ?? 2 }, worker);
+  return {
+    stats,
+    stop: async () => {
+      running = false;
+      aborter.abort();
+      await Promise.allSettled(workers);
+    },
+  };
+};
+
+const toRecord = (message: Message, queueArn: string): SQSRecord =>
+  ({
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: message.Attributes?.ApproximateReceiveCount ?? '1',
+      SentTimestamp: message.Attributes?.SentTimestamp ?? String(Date.now()),
+      SenderId: 'local',
+      ApproximateFirstReceiveTimestamp:
+        message.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: 'ap-northeast-2',
+  }) as SQSRecord;

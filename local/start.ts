@@ -1,0 +1,90 @@
+/**
+ * `npm start`: the local bridge with embedded defaults. Settings come from the environment and
+ * are all checked before anything starts; every problem is reported at once.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { startLocalBridge } from './bridge.ts';
+import { JavaNotFoundError } from './dynamodb-local.ts';
+
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
+
+const SettingsSchema = z.object({
+  PORT: port(3000),
+  SIMULATOR_PORT: port(4010),
+  WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  LOCAL_DATA_DIR: z.string().min(1).default('.local'),
+  TPS_QUOTA: z.coerce.number().int().min(10, 'must hold a whole 10-recipient request').default(50),
+  SIMULATOR_API_KEY: z.string().min(1).max(20).default('local-key'),
+  SIMULATOR_API_PASSWORD: z.string().min(1).optional(),
+});
+
+const parsed = SettingsSchema.safeParse(process.env);
+if (!parsed.success) {
+  console.error('msgbridge local run: invalid settings');
+  for (const issue of parsed.error.issues)
+    console.error(`  ${issue.path.join('.')}: ${issue.message}`);
+  process.exit(2);
+}
+const settings = parsed.data;
+const generated = (what: string, value: string | undefined) => {
+  if (value !== undefined) return { value, note: '' };
+  return {
+    value: randomBytes(18).toString('base64url'),
+    note: ` (generated; set ${what} to fix it)`,
+  };
+};
+const secret = generated('WEBHOOK_SECRET', settings.WEBHOOK_SECRET);
+const password = generated('SIMULATOR_API_PASSWORD', settings.SIMULATOR_API_PASSWORD);
+const dataDir = resolve(settings.LOCAL_DATA_DIR);
+
+console.log(
+  'starting msgbridge locally: DynamoDB Local, fauxqs, the gateway simulator, the webhook routes …',
+);
+let bridge: Awaited<ReturnType<typeof startLocalBridge>>;
+try {
+  bridge = await startLocalBridge({
+    port: settings.PORT,
+    simulatorPort: settings.SIMULATOR_PORT,
+    webhookSecret: secret.value,
+    dataDir,
+    apiKey: settings.SIMULATOR_API_KEY,
+    apiPassword: password.value,
+    tpsQuota: settings.TPS_QUOTA,
+  });
+} catch (error) {
+  console.error(error instanceof JavaNotFoundError ? error.message : error);
+  process.exit(1);
+}
+
+await mkdir(dataDir, { recursive: true });
+await writeFile(
+  join(dataDir, 'bridge.json'),
+  `${JSON.stringify({ ...bridge.urls, apiKey: settings.SIMULATOR_API_KEY, apiPassword: password.value }, null, 2)}\n`,
+);
+
+const u = bridge.urls;
+console.log(`
+msgbridge is running locally
+  report webhook   POST ${u.webhooks}/webhooks/<secret>/report
+  MO webhook       POST ${u.webhooks}/webhooks/<secret>/mo
+  webhook secret   ${secret.value}${secret.note}
+  gateway sim      ${u.simulator}  (api key ${settings.SIMULATOR_API_KEY}, password ${password.value}${password.note})
+  send queue       ${u.sendQueue}  (DLQ ${u.sendDlq})
+  DynamoDB Local   ${u.dynamodb}  (tables msgbridge-events, msgbridge-state)
+  S3 (fauxqs)      ${u.s3}  (bucket ${u.attachmentBucket})
+  events           printed below and appended to ${u.eventsFile}
+
+Try it:  npm run demo     (a message per channel and a couple of inbound messages)
+Ctrl+C stops everything.
+`);
+
+const shutdown = async (signal: string) => {
+  console.log(`\n${signal}: stopping`);
+  await bridge.stop();
+  process.exit(0);
+};
+process.once('SIGINT', () => void shutdown('SIGINT'));
+process.once('SIGTERM', () => void shutdown('SIGTERM'));

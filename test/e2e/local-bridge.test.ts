@@ -1,0 +1,138 @@
+/**
+ * End to end through the local stack: 1,000 recipients in 100 queue messages across the channels,
+ * reports with a mix of outcomes and fallbacks, duplicate webhook deliveries and 400-then-retry,
+ * and inbound messages. Every accepted recipient must end as exactly one delivery event, every
+ * inbound message as one event, with no duplicates, no losses and nothing in the DLQ.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SEND_MESSAGE_EXAMPLES } from '../../functions/sending/examples.ts';
+import { enqueueSend } from '../../functions/sending/producer.ts';
+import type { SendMessageInput } from '../../functions/sending/send-message.ts';
+import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
+import { smsBody } from '../support/send-fixtures.ts';
+
+let bridge: LocalBridge;
+const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-e2e-'));
+
+beforeAll(async () => {
+  bridge = await startLocalBridge({
+    port: 0,
+    simulatorPort: 0,
+    webhookSecret: 'e2e-secret-0123456789',
+    dataDir,
+    apiKey: 'e2e-key',
+    apiPassword: 'e2e-password',
+    tpsQuota: 400,
+    printEvents: false,
+    failFirstWebhookWrites: 5,
+    simulator: {
+      reportDelayMs: 300,
+      failureRate: 0.2,
+      fallbackRate: 0.6,
+      webhookRetryIntervalMs: 1_000,
+      reportBatchSize: 50,
+      faults: { duplicateWebhookRate: 0.3 },
+      seed: 11,
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await bridge?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const waitFor = async (condition: () => boolean, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return true;
+};
+
+/** The documentation examples with fresh keys, and no scheduled sends (they report days later). */
+const channelExamples = (round: number): SendMessageInput[] =>
+  SEND_MESSAGE_EXAMPLES.filter(
+    (example) => (example.message as { resvYn?: string }).resvYn !== 'Y',
+  ).map((example) => {
+    const copy = JSON.parse(JSON.stringify(example.message)) as Record<string, unknown>;
+    if (Array.isArray(copy.recvInfoLst)) {
+      copy.recvInfoLst = copy.recvInfoLst.map((r: Record<string, unknown>) => ({
+        ...r,
+        cliKey: `e2e-${round}-${String(r.cliKey).slice(0, 16)}`,
+      }));
+    }
+    if (typeof copy.cliKey === 'string') copy.cliKey = `e${round}-${copy.cliKey}`.slice(0, 20);
+    delete copy.attachments;
+    if (copy.channel === 'mms') copy.channel = 'mms';
+    return copy as SendMessageInput;
+  });
+
+describe('the local bridge end to end', () => {
+  it('turns 1,000 recipients and a batch of inbound messages into exactly one event each', async () => {
+    // Prepare: 90 SMS messages of 10 recipients, plus the per-channel examples until 1,000 recipients.
+    const messages: SendMessageInput[] = Array.from(
+      { length: 90 },
+      () => ({ channel: 'sms', ...smsBody(10) }) as SendMessageInput,
+    );
+    const recipientsOf = (m: SendMessageInput) =>
+      'recvInfoLst' in m && Array.isArray(m.recvInfoLst) ? m.recvInfoLst.length : 1;
+    for (let round = 0; messages.reduce((sum, m) => sum + recipientsOf(m), 0) < 1_000; round++) {
+      for (const example of channelExamples(round)) {
+        if (messages.reduce((sum, m) => sum + recipientsOf(m), 0) >= 1_000) break;
+        messages.push(example);
+      }
+    }
+    const total = messages.reduce((sum, m) => sum + recipientsOf(m), 0);
+
+    // Act
+    const queued = await enqueueSend(bridge.sqs, bridge.urls.sendQueue, messages);
+    const decided = () =>
+      bridge.bus.details('Message Accepted').length + bridge.bus.details('Message Rejected').length;
+    await waitFor(() => decided() >= total, 90_000);
+    // Inbound messages arrive while reports are still flowing.
+    const injected = bridge.sim.injectMo(
+      Array.from({ length: 20 }, (_, i) => ({
+        moType: i % 2 === 0 ? ('SMSMO' as const) : ('LMSMO' as const),
+        moCallback: `0101234${String(1000 + i)}`,
+        moNumber: '15880000',
+        moMsg: `문의 ${i}`,
+      })),
+    ) as Array<{ moKey: string }>;
+    const accepted = bridge.bus.details('Message Accepted');
+    const reported = () =>
+      new Set(bridge.bus.details('Delivery Report Received').map((e) => e.data.msgKey)).size;
+    await waitFor(
+      () =>
+        reported() >= accepted.length &&
+        bridge.bus.details('Inbound Message Received').length >= injected.length,
+      90_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_000)); // late duplicates would show now
+
+    // Assess
+    expect(queued.queued).toHaveLength(messages.length);
+    expect(total).toBeGreaterThanOrEqual(1_000);
+    expect(decided()).toBe(total);
+    expect(bridge.bus.details('Message Rejected')).toEqual([]);
+    const reports = bridge.bus.details('Delivery Report Received');
+    const acceptedKeys = accepted.map((e) => e.data.msgKey).sort();
+    expect(reports.map((e) => e.data.msgKey).sort()).toEqual(acceptedKeys);
+    expect(new Set(reports.map((e) => e.metadata.id)).size).toBe(reports.length);
+    expect(reports.some((e) => (e.data.fallbackReasons as unknown[]).length > 0)).toBe(true);
+    expect(reports.some((e) => e.data.delivered === false)).toBe(true);
+    const inbound = bridge.bus.details('Inbound Message Received');
+    expect(inbound.map((e) => e.data.moKey).sort()).toEqual(
+      injected.map((item) => item.moKey).sort(),
+    );
+    const snapshot = bridge.sim.snapshot();
+    expect(snapshot.reports.webhook.duplicatePosts).toBeGreaterThan(0);
+    expect(snapshot.reports.webhook.retries).toBeGreaterThan(0);
+    expect(bridge.fauxqs.inspectQueue('msgbridge-send-dlq')?.messages.ready ?? []).toEqual([]);
+    expect(bridge.poisoned).toEqual([]);
+  });
+});
