@@ -1,3 +1,4 @@
+import { Duration } from 'aws-cdk-lib';
 import { z } from 'zod';
 import type { MsgbridgeStackProps } from './msgbridge-stack.ts';
 import { InvalidPropsError } from './props-validation.ts';
@@ -16,6 +17,17 @@ const ContextSchema = z.strictObject({
     tpsQuota: z.number(),
     timeoutMs: z.number().optional(),
   }),
+  /** The send pipeline's event source and queue (see `SendPipelineOptions`). */
+  sending: z
+    .strictObject({
+      maxConcurrency: z.number().optional(),
+      batchSize: z.number().optional(),
+      maxReceiveCount: z.number().optional(),
+      functionTimeoutSeconds: z.number().optional(),
+      maxBatchingWindowSeconds: z.number().optional(),
+      attachmentBuckets: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 
 /**
@@ -23,7 +35,9 @@ const ContextSchema = z.strictObject({
  * `--context msgbridge=...`). Throws one `InvalidPropsError` naming every missing or mistyped
  * setting by its path.
  */
-export const stackPropsFromContext = (value: unknown): Pick<MsgbridgeStackProps, 'gateway'> => {
+export const stackPropsFromContext = (
+  value: unknown,
+): Pick<MsgbridgeStackProps, 'gateway' | 'sending'> => {
   const where = `context "${CONTEXT_KEY}"`;
   if (value === undefined)
     throw new InvalidPropsError(where, [
@@ -38,7 +52,23 @@ export const stackPropsFromContext = (value: unknown): Pick<MsgbridgeStackProps,
     }
   }
   const parsed = ContextSchema.safeParse(object);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    const { gateway, sending } = parsed.data;
+    if (!sending) return { gateway };
+    const { functionTimeoutSeconds, maxBatchingWindowSeconds, ...rest } = sending;
+    return {
+      gateway,
+      sending: {
+        ...rest,
+        ...(functionTimeoutSeconds === undefined
+          ? {}
+          : { functionTimeout: Duration.seconds(functionTimeoutSeconds) }),
+        ...(maxBatchingWindowSeconds === undefined
+          ? {}
+          : { maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds) }),
+      },
+    };
+  }
   throw new InvalidPropsError(
     where,
     parsed.error.issues.map(
