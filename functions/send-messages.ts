@@ -7,10 +7,10 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DynamoDbRateLimiter } from './commons/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from './commons/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from './commons/adapters/gateway-sender.ts';
+import { stateTableTokenProvider } from './commons/adapters/state-table-token-provider.ts';
 import { integerEnv, requiredEnv } from './commons/environment.ts';
 import { GatewayAuthApi } from './commons/gateway/gateway-auth.ts';
 import { GatewayClient } from './commons/gateway/gateway-client.ts';
-import { SessionTokenProvider } from './commons/gateway/session-token-provider.ts';
 import {
   gatewayCredentialsFromEnvironment,
   gatewayHostsFromEnvironment,
@@ -37,10 +37,11 @@ const rateLimiter = new DynamoDbRateLimiter(requiredEnv('STATE_TABLE_NAME'), {
   quota: integerEnv('TPS_QUOTA', 100, { min: 10, max: 100_000 }),
   guardMs: 100,
 });
-// Until the shared state-table token arrives, each container keeps its own gateway session.
-const tokens = new SessionTokenProvider({
+// The shared token kept by refresh-token; a crowd of containers re-authenticates once, under a lease.
+const tokens = stateTableTokenProvider(requiredEnv('STATE_TABLE_NAME'), {
   auth: new GatewayAuthApi({ hosts, timeoutMs }),
   credentials: gatewayCredentialsFromEnvironment(),
+  logger,
 });
 const gateway = new GatewaySender(new GatewayClient({ hosts, tokens, timeoutMs }));
 const sqs = new SQSClient({});
