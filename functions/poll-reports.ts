@@ -1,0 +1,128 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { z } from 'zod';
+import { DynamoDbEventStore } from './commons/adapters/dynamodb-event-store.ts';
+import { DynamoDbLease } from './commons/adapters/dynamodb-lease.ts';
+import { stateTableTokenProvider } from './commons/adapters/state-table-token-provider.ts';
+import { integerEnv, requiredEnv } from './commons/environment.ts';
+import { GatewayAuthApi } from './commons/gateway/gateway-auth.ts';
+import { GatewayClient } from './commons/gateway/gateway-client.ts';
+import {
+  gatewayCredentialsFromEnvironment,
+  gatewayHostsFromEnvironment,
+} from './commons/gateway-credentials.ts';
+import { createLogger, createMetrics } from './commons/observability.ts';
+import type { EventRecord } from './inbound/event-record.ts';
+import {
+  type InboundPollOutcome,
+  ReportDeliverySchema,
+  type ReportPollOutcome,
+  resolvePollTiming,
+  runPolling,
+} from './polling/poll-reports.ts';
+
+/**
+ * `poll-reports`, run every minute: polls delivery reports (and, with MO_POLLING=on, inbound
+ * messages) until its timeout less a margin, one poller at a time (leases in the state table).
+ * Environment (read once): REPORT_DELIVERY (webhook | polling | both; in `webhook` it returns at
+ * once), MO_POLLING (on | off, default off), EVENT_TABLE_NAME, STATE_TABLE_NAME,
+ * EVENT_RETENTION_DAYS, STORE_CONCURRENCY, GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL,
+ * GATEWAY_TIMEOUT_MS, GATEWAY_CREDENTIALS_SECRET_ARN.
+ */
+const logger = createLogger('poll-reports');
+const metrics = createMetrics('poll-reports');
+
+const enumEnv = <T extends z.ZodType>(name: string, schema: T): z.output<T> => {
+  const parsed = schema.safeParse(process.env[name]);
+  if (!parsed.success)
+    throw new Error(`environment variable ${name}: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+};
+
+const config = {
+  reportDelivery: enumEnv('REPORT_DELIVERY', ReportDeliverySchema),
+  moPolling: enumEnv('MO_POLLING', z.enum(['on', 'off']).default('off')) === 'on',
+};
+const hosts = gatewayHostsFromEnvironment();
+// Each page must fit its poll, puts and confirm into the 120 s window (see `pageBudgetMs`).
+const timeoutMs = integerEnv('GATEWAY_TIMEOUT_MS', 10_000, { min: 100, max: 30_000 });
+const stateTableName = requiredEnv('STATE_TABLE_NAME');
+const gateway = new GatewayClient({
+  hosts,
+  timeoutMs,
+  tokens: stateTableTokenProvider(stateTableName, {
+    auth: new GatewayAuthApi({ hosts, timeoutMs }),
+    credentials: gatewayCredentialsFromEnvironment(),
+    logger,
+  }),
+});
+const lease = new DynamoDbLease(stateTableName);
+const receive = {
+  store: new DynamoDbEventStore(requiredEnv('EVENT_TABLE_NAME')),
+  now: () => new Date(),
+  retentionDays: integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_650 }),
+  concurrency: integerEnv('STORE_CONCURRENCY', 16, { min: 1, max: 100 }),
+  onStoreFailure: (record: EventRecord, error: unknown) =>
+    logger.error('store failed', { pk: record.pk, sk: record.sk, error }),
+};
+/** Left at the end of the invocation for releasing the leases and flushing metrics. */
+const END_MARGIN_MS = 5_000;
+// After a poll starts, its page needs the poll call, the puts and the confirm call: no poll starts
+// later than that before the deadline, and a confirm only starts while the 120 s window still has
+// room for the whole call. Checked here, so a bad combination fails at cold start.
+const pageBudgetMs = 2 * timeoutMs + 5_000;
+const timing = resolvePollTiming({
+  pageBudgetMs,
+  confirmMarginMs: timeoutMs + 5_000,
+  leaseTtlMs: pageBudgetMs + 30_000,
+});
+
+export const handler = middy(async (_event: unknown, context: Context) => {
+  const run = await runPolling(config, {
+    gateway,
+    receive,
+    lease,
+    owner: context.awsRequestId,
+    now: Date.now,
+    sleep: (ms) => sleep(ms),
+    deadline: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS,
+    logger,
+    timing,
+  });
+  if (run.reports) recordReports(metrics, run.reports);
+  if (run.inbound) recordInbound(metrics, run.inbound);
+  logger.info('polling run ended', { reports: run.reports, inbound: run.inbound });
+  if (run.errors.length > 0) throw new AggregateError(run.errors, 'polling run failed');
+  return { reports: run.reports, inbound: run.inbound };
+})
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics, { captureColdStartMetric: true }));
+
+const recordReports = (metrics: Metrics, outcome: ReportPollOutcome) => {
+  if (outcome.stopped === 'webhook-mode') return;
+  metrics.addMetric('ReportPolls', MetricUnit.Count, outcome.polls);
+  metrics.addMetric('EmptyPolls', MetricUnit.Count, outcome.emptyPolls);
+  metrics.addMetric('RateLimitedPolls', MetricUnit.Count, outcome.rateLimitedPolls);
+  metrics.addMetric('FailedPolls', MetricUnit.Count, outcome.failedPolls);
+  metrics.addMetric('ReportsPolled', MetricUnit.Count, outcome.reportsPolled);
+  metrics.addMetric('ReportsStored', MetricUnit.Count, outcome.reportsStored);
+  metrics.addMetric('ReportsDuplicate', MetricUnit.Count, outcome.reportsDuplicate);
+  metrics.addMetric('ItemsQuarantined', MetricUnit.Count, outcome.itemsQuarantined);
+  metrics.addMetric('PagesConfirmed', MetricUnit.Count, outcome.pagesConfirmed);
+  metrics.addMetric('PagesUnconfirmed', MetricUnit.Count, outcome.pagesUnconfirmed);
+  if (outcome.oldestReportAgeSeconds !== null)
+    metrics.addMetric('PollLagSeconds', MetricUnit.Seconds, outcome.oldestReportAgeSeconds);
+};
+
+const recordInbound = (metrics: Metrics, outcome: InboundPollOutcome) => {
+  metrics.addMetric('MoPolls', MetricUnit.Count, outcome.polls);
+  metrics.addMetric('InboundMessagesPolled', MetricUnit.Count, outcome.messagesPolled);
+  metrics.addMetric('InboundMessagesStored', MetricUnit.Count, outcome.messagesStored);
+  metrics.addMetric('InboundMessagesDuplicate', MetricUnit.Count, outcome.messagesDuplicate);
+  metrics.addMetric('InboundMessagesNotStored', MetricUnit.Count, outcome.messagesNotStored);
+  metrics.addMetric('ItemsQuarantined', MetricUnit.Count, outcome.itemsQuarantined);
+};

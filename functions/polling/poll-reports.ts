@@ -1,0 +1,513 @@
+import { z } from 'zod';
+import { GatewayError, GatewayRateLimitedError } from '../commons/gateway/errors.ts';
+import type { MoListData, PollReportsResponseData } from '../commons/gateway/schemas/index.ts';
+import { parseGatewayDateTime } from '../commons/helpers/kst.ts';
+import type { Lease } from '../commons/lease.ts';
+import {
+  type ReceiveDeps,
+  type ReceiveOutcome,
+  receiveInbound,
+  receiveReports,
+} from '../inbound/receive-webhook.ts';
+
+/**
+ * How delivery reports reach msgbridge: the gateway's report webhook, report polling, or both at
+ * once (each report is stored once either way: the event store's conditional put dedupes).
+ */
+export const ReportDeliverySchema = z.enum(['webhook', 'polling', 'both']);
+export type ReportDelivery = z.infer<typeof ReportDeliverySchema>;
+
+/** Only one report poller and one MO poller may be active: each holds its lease while it runs. */
+export const REPORT_POLLER_LEASE = 'report-poller';
+export const MO_POLLER_LEASE = 'mo-poller';
+
+/** The gateway as the report poller needs it (spec 01 §4.11, §4.12); `GatewayClient` fits. */
+export interface ReportPollingGateway {
+  /** One page of up to 100 reports, or `null` when none was waiting. */
+  pollReports(): Promise<PollReportsResponseData>;
+  confirmReports(rptKeyLst: readonly string[]): Promise<void>;
+}
+
+/** The gateway as the MO poller needs it (spec 01 §4.14); `GatewayClient` fits. */
+export interface MoPollingGateway {
+  /** MO messages not yet handed out; each is handed out once, there is no confirmation. */
+  listMo(): Promise<MoListData>;
+}
+
+export interface PollLogger {
+  info(message: string, ...extra: Record<string, unknown>[]): void;
+  warn(message: string, ...extra: Record<string, unknown>[]): void;
+  error(message: string, ...extra: Record<string, unknown>[]): void;
+}
+
+/** Time rules of a polling run, in milliseconds. */
+export interface PollTiming {
+  /** After an empty poll: the gateway's 10 s plus a margin. Never below 10 s. */
+  readonly emptyPollWaitMs: number;
+  /** After a `29002` answer, or a failed poll that may have counted as an empty one. */
+  readonly retryWaitMs: number;
+  /** The gateway's confirmation window, counted from just before the poll was sent. */
+  readonly confirmWindowMs: number;
+  /** A confirm is started only while more than this is left of the window (the call's own time). */
+  readonly confirmMarginMs: number;
+  /**
+   * Kept free after a poll starts for the poll call, storing the page and confirming it: no poll
+   * starts later than `deadline - pageBudgetMs`. At most the confirm window less its margin.
+   */
+  readonly pageBudgetMs: number;
+  readonly leaseTtlMs: number;
+  /** The lease is renewed before a poll once it is this old. */
+  readonly renewEveryMs: number;
+  /** MO pages only (they have no confirmation, so a failed store is retried in the run). */
+  readonly moStoreAttempts: number;
+  readonly moStoreBackoffMs: number;
+}
+
+/** The gateway's minimum interval after an empty poll (spec 01 §8). */
+export const MIN_EMPTY_POLL_INTERVAL_MS = 10_000;
+
+export const DEFAULT_POLL_TIMING: PollTiming = {
+  emptyPollWaitMs: MIN_EMPTY_POLL_INTERVAL_MS + 500,
+  retryWaitMs: MIN_EMPTY_POLL_INTERVAL_MS + 500,
+  confirmWindowMs: 120_000,
+  confirmMarginMs: 15_000,
+  pageBudgetMs: 15_000,
+  leaseTtlMs: 45_000,
+  renewEveryMs: 5_000,
+  moStoreAttempts: 3,
+  moStoreBackoffMs: 1_000,
+};
+
+/** Timing that would break a gateway rule or let the lease lapse mid-page. */
+export class PollTimingError extends Error {
+  override readonly name = 'PollTimingError';
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid poll timing:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  }
+}
+
+/** The ports of a polling run; the Lambda passes real adapters, tests fakes and a fake clock. */
+export interface PollDeps<G> {
+  readonly gateway: G;
+  /** The webhook receivers' dependencies: polled items take the same path (one put per item). */
+  readonly receive: ReceiveDeps;
+  readonly lease: Lease;
+  /** This run's identity as lease holder (the Lambda's request id). */
+  readonly owner: string;
+  /** Epoch ms. */
+  readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** Epoch ms by which the run has ended (the invocation's deadline less a margin). */
+  readonly deadline: number;
+  readonly logger: PollLogger;
+  readonly timing?: Partial<PollTiming>;
+}
+
+/** Why a run ended. */
+export type PollStop = 'deadline' | 'lease-lost' | 'lease-busy';
+
+export interface ReportPollOutcome {
+  readonly stopped: PollStop | 'webhook-mode';
+  /** Polls the gateway answered with `10000`, empty or not. */
+  readonly polls: number;
+  readonly emptyPolls: number;
+  /** Polls answered `29002`. */
+  readonly rateLimitedPolls: number;
+  /** Polls that failed retryably (5xx, timeout, unreadable answer). */
+  readonly failedPolls: number;
+  readonly reportsPolled: number;
+  readonly reportsStored: number;
+  readonly reportsDuplicate: number;
+  readonly itemsQuarantined: number;
+  readonly pagesConfirmed: number;
+  /** Pages left for the gateway to deliver again: not stored, too late, or the confirm failed. */
+  readonly pagesUnconfirmed: number;
+  /**
+   * The largest poll lag of the run: how old the oldest report (`rptDt`) on a page was when the
+   * page was polled. For the poll-lag alarm; `null` when no page came.
+   */
+  readonly oldestReportAgeSeconds: number | null;
+}
+
+export interface InboundPollOutcome {
+  readonly stopped: PollStop;
+  readonly polls: number;
+  readonly emptyPolls: number;
+  readonly rateLimitedPolls: number;
+  readonly failedPolls: number;
+  readonly messagesPolled: number;
+  readonly messagesStored: number;
+  readonly messagesDuplicate: number;
+  readonly itemsQuarantined: number;
+  /** Handed out by the gateway but not stored after every attempt: the gateway will not repeat them. */
+  readonly messagesNotStored: number;
+}
+
+/**
+ * Polls delivery reports for one invocation (spec 01 §4.11, §4.12; field notes "Polling").
+ *
+ * Input: the report delivery mode and the ports. Output: what was polled, stored and confirmed.
+ * Primary course: under the `report-poller` lease (renewed while running; lost → stop), poll;
+ * store every report through the webhook path (`receiveReports`, via `polling`); confirm the
+ * page's `rptKey` only once the page is stored and while the 120 s window still has room; poll
+ * again at once after a non-empty page, and only 10 s (plus a margin) after an empty one or a
+ * `29002`. No poll starts unless its page can be stored and confirmed before the deadline.
+ * Alternatives: in `webhook` mode, return at once; a store that asks for a retry, or a confirm
+ * that would be late, leaves the page unconfirmed — the gateway delivers it again after 120 s and
+ * the store recognises the duplicates.
+ */
+export const pollReports = async (
+  deps: PollDeps<ReportPollingGateway>,
+  delivery: ReportDelivery,
+): Promise<ReportPollOutcome> => {
+  const counts = {
+    polls: 0,
+    emptyPolls: 0,
+    rateLimitedPolls: 0,
+    failedPolls: 0,
+    reportsPolled: 0,
+    reportsStored: 0,
+    reportsDuplicate: 0,
+    itemsQuarantined: 0,
+    pagesConfirmed: 0,
+    pagesUnconfirmed: 0,
+  };
+  let maxLagMs: number | undefined;
+  const finish = (stopped: ReportPollOutcome['stopped']): ReportPollOutcome => ({
+    stopped,
+    ...counts,
+    oldestReportAgeSeconds: maxLagMs === undefined ? null : Math.round(maxLagMs / 1000),
+  });
+  if (delivery === 'webhook') return finish('webhook-mode');
+
+  const timing = resolvePollTiming(deps.timing);
+  const stopped = await underLease(deps, REPORT_POLLER_LEASE, timing, async (session) => {
+    let notBefore = deps.now();
+    for (;;) {
+      const ready = await session.ready(notBefore);
+      if (ready !== 'go') return ready;
+
+      const polledAt = deps.now();
+      const page = await pollOnce(() => deps.gateway.pollReports(), deps.logger, 'report');
+      if (page.kind !== 'answered') {
+        if (page.kind === 'rate-limited') counts.rateLimitedPolls++;
+        else counts.failedPolls++;
+        notBefore = deps.now() + timing.retryWaitMs;
+        continue;
+      }
+      counts.polls++;
+      const data = page.data;
+      if (data === null || data.rptLst.length === 0) {
+        counts.emptyPolls++;
+        notBefore = deps.now() + timing.emptyPollWaitMs;
+        // A key without items (never seen, but possible) is confirmed so it is not handed out again.
+        if (data !== null) await confirm(deps, timing, data.rptKey, polledAt);
+        continue;
+      }
+
+      counts.reportsPolled += data.rptLst.length;
+      const oldest = oldestReportTime(data.rptLst);
+      if (oldest !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, polledAt - oldest);
+      const outcome = await receiveReports(
+        JSON.stringify({ rptLst: data.rptLst }),
+        deps.receive,
+        'polling',
+      );
+      counts.reportsStored += outcome.stored;
+      counts.reportsDuplicate += outcome.duplicates;
+      counts.itemsQuarantined += outcome.quarantined + outcome.unrecognised;
+      if (outcome.result === 'retry') {
+        counts.pagesUnconfirmed++;
+        deps.logger.error('report page not fully stored; left unconfirmed for redelivery', {
+          rptKey: data.rptKey,
+          ...summary(outcome),
+          msgKeys: outcome.keys,
+        });
+      } else if (await confirm(deps, timing, data.rptKey, polledAt)) {
+        counts.pagesConfirmed++;
+        deps.logger.info('report page stored and confirmed', {
+          rptKey: data.rptKey,
+          ...summary(outcome),
+          msgKeys: outcome.keys,
+        });
+      } else {
+        counts.pagesUnconfirmed++;
+      }
+      notBefore = deps.now();
+    }
+  });
+  return finish(stopped);
+};
+
+/**
+ * Polls inbound (MO) messages for one invocation, for accounts without an MO webhook
+ * (spec 01 §4.14): the same discipline as {@link pollReports} under its own `mo-poller` lease,
+ * storing through `receiveInbound` (via `polling`). The gateway hands each message out once and
+ * has no confirmation, so a page whose store asks for a retry is stored again in this run (the
+ * items already written come back as duplicates) before it is given up and counted.
+ */
+export const pollInbound = async (
+  deps: PollDeps<MoPollingGateway>,
+): Promise<InboundPollOutcome> => {
+  const counts = {
+    polls: 0,
+    emptyPolls: 0,
+    rateLimitedPolls: 0,
+    failedPolls: 0,
+    messagesPolled: 0,
+    messagesStored: 0,
+    messagesDuplicate: 0,
+    itemsQuarantined: 0,
+    messagesNotStored: 0,
+  };
+  const timing = resolvePollTiming(deps.timing);
+  const stopped = await underLease(deps, MO_POLLER_LEASE, timing, async (session) => {
+    let notBefore = deps.now();
+    for (;;) {
+      const ready = await session.ready(notBefore);
+      if (ready !== 'go') return ready;
+
+      const page = await pollOnce(() => deps.gateway.listMo(), deps.logger, 'mo');
+      if (page.kind !== 'answered') {
+        if (page.kind === 'rate-limited') counts.rateLimitedPolls++;
+        else counts.failedPolls++;
+        notBefore = deps.now() + timing.retryWaitMs;
+        continue;
+      }
+      counts.polls++;
+      if (page.data.length === 0) {
+        counts.emptyPolls++;
+        notBefore = deps.now() + timing.emptyPollWaitMs;
+        continue;
+      }
+
+      counts.messagesPolled += page.data.length;
+      const body = JSON.stringify({ moLst: page.data });
+      let outcome = await receiveInbound(body, deps.receive, 'polling');
+      let stored = outcome.stored;
+      for (
+        let attempt = 1;
+        outcome.result === 'retry' && attempt < timing.moStoreAttempts;
+        attempt++
+      ) {
+        const backoff = timing.moStoreBackoffMs * attempt;
+        if (deps.now() + backoff > deps.deadline) break;
+        await deps.sleep(backoff);
+        outcome = await receiveInbound(body, deps.receive, 'polling');
+        stored += outcome.stored;
+      }
+      counts.messagesStored += stored;
+      // Items stored by an earlier attempt of this page are not duplicates of another delivery.
+      counts.messagesDuplicate += Math.max(0, outcome.duplicates - (stored - outcome.stored));
+      counts.itemsQuarantined += outcome.quarantined + outcome.unrecognised;
+      if (outcome.result === 'retry') {
+        counts.messagesNotStored += outcome.failed;
+        deps.logger.error(
+          'inbound messages polled but not stored; the gateway will not repeat them',
+          {
+            ...summary(outcome),
+            moKeys: outcome.keys,
+          },
+        );
+      } else {
+        deps.logger.info('inbound messages polled and stored', {
+          messages: page.data.length,
+          stored,
+          moKeys: outcome.keys,
+        });
+      }
+      notBefore = deps.now();
+    }
+  });
+  return { stopped, ...counts };
+};
+
+export interface PollingConfig {
+  readonly reportDelivery: ReportDelivery;
+  readonly moPolling: boolean;
+}
+
+export interface PollingRun {
+  readonly reports: ReportPollOutcome | undefined;
+  readonly inbound: InboundPollOutcome | undefined;
+  /** Failures of either poller; the other one still ran to its end. */
+  readonly errors: readonly unknown[];
+}
+
+/** Runs the report poller and, when configured, the MO poller side by side until the deadline. */
+export const runPolling = async (
+  config: PollingConfig,
+  deps: PollDeps<ReportPollingGateway & MoPollingGateway>,
+): Promise<PollingRun> => {
+  const [reports, inbound] = await Promise.allSettled([
+    pollReports(deps, config.reportDelivery),
+    config.moPolling ? pollInbound(deps) : Promise.resolve(undefined),
+  ]);
+  return {
+    reports: reports.status === 'fulfilled' ? reports.value : undefined,
+    inbound: inbound.status === 'fulfilled' ? inbound.value : undefined,
+    errors: [reports, inbound].flatMap((result) =>
+      result.status === 'rejected' ? [result.reason] : [],
+    ),
+  };
+};
+
+/** The defaults with `overrides` applied, checked: throws {@link PollTimingError} listing every problem. */
+export const resolvePollTiming = (overrides: Partial<PollTiming> | undefined): PollTiming => {
+  const timing = { ...DEFAULT_POLL_TIMING, ...overrides };
+  const problems: string[] = [];
+  if (timing.emptyPollWaitMs < MIN_EMPTY_POLL_INTERVAL_MS)
+    problems.push(`emptyPollWaitMs must be at least ${MIN_EMPTY_POLL_INTERVAL_MS}`);
+  if (timing.retryWaitMs < MIN_EMPTY_POLL_INTERVAL_MS)
+    problems.push(`retryWaitMs must be at least ${MIN_EMPTY_POLL_INTERVAL_MS}`);
+  if (timing.pageBudgetMs > timing.confirmWindowMs - timing.confirmMarginMs)
+    problems.push('pageBudgetMs must fit in the confirm window less its margin');
+  const longestWait = Math.max(timing.emptyPollWaitMs, timing.retryWaitMs);
+  if (timing.renewEveryMs + timing.pageBudgetMs + longestWait >= timing.leaseTtlMs)
+    problems.push(
+      'leaseTtlMs must outlast renewEveryMs + pageBudgetMs + the longest wait, or the lease lapses between renewals',
+    );
+  if (timing.moStoreAttempts < 1) problems.push('moStoreAttempts must be at least 1');
+  if (problems.length > 0) throw new PollTimingError(problems);
+  return timing;
+};
+
+// --- Internals -----------------------------------------------------------------------------------
+
+interface LeaseSession {
+  /**
+   * Waits until `notBefore` (never less), then makes sure the lease is still ours and that a page
+   * started now can be stored and confirmed before the deadline.
+   */
+  ready(notBefore: number): Promise<'go' | Exclude<PollStop, 'lease-busy'>>;
+}
+
+/** Runs `loop` while holding the lease `name`; gives the lease back however the loop ends. */
+const underLease = async <G>(
+  deps: PollDeps<G>,
+  name: string,
+  timing: PollTiming,
+  loop: (session: LeaseSession) => Promise<Exclude<PollStop, 'lease-busy'>>,
+): Promise<PollStop> => {
+  const { lease, owner, logger } = deps;
+  if (deps.now() + timing.pageBudgetMs > deps.deadline) return 'deadline';
+  if (!(await lease.acquire(name, owner, timing.leaseTtlMs))) {
+    logger.info('another poller holds the lease; not polling', { lease: name });
+    return 'lease-busy';
+  }
+  let renewedAt = deps.now();
+  const session: LeaseSession = {
+    async ready(notBefore) {
+      // A sleep may end early (timers round); wait until the time has really come.
+      for (let now = deps.now(); now < notBefore; now = deps.now()) {
+        if (notBefore + timing.pageBudgetMs > deps.deadline) return 'deadline';
+        await deps.sleep(notBefore - now);
+      }
+      const now = deps.now();
+      if (now + timing.pageBudgetMs > deps.deadline) return 'deadline';
+      if (now - renewedAt >= timing.renewEveryMs) {
+        if (!(await lease.renew(name, owner, timing.leaseTtlMs))) {
+          logger.warn('poller lease lost; stopping', { lease: name });
+          return 'lease-lost';
+        }
+        renewedAt = now;
+      }
+      return 'go';
+    },
+  };
+  try {
+    return await loop(session);
+  } finally {
+    // Releasing early only lets the next run start sooner; if it fails, the lease expires.
+    await lease.release(name, owner).catch((error: unknown) => {
+      logger.warn('could not release the poller lease; it will expire', { lease: name, error });
+    });
+  }
+};
+
+type PollAnswer<T> =
+  | { readonly kind: 'answered'; readonly data: T }
+  | { readonly kind: 'rate-limited' | 'failed' };
+
+/**
+ * One poll. `29002` and retryable failures (5xx, timeouts, unreadable answers) are answered with a
+ * wait by the caller: a failed poll may still have counted as an empty one at the gateway. Anything
+ * else (credentials refused, a rejected request) ends the run.
+ */
+const pollOnce = async <T>(
+  poll: () => Promise<T>,
+  logger: PollLogger,
+  what: 'report' | 'mo',
+): Promise<PollAnswer<T>> => {
+  try {
+    return { kind: 'answered', data: await poll() };
+  } catch (error) {
+    if (error instanceof GatewayRateLimitedError) {
+      logger.warn('poll refused with 29002; waiting before the next one', { poll: what });
+      return { kind: 'rate-limited' };
+    }
+    if (error instanceof GatewayError && error.retryable) {
+      logger.warn('poll failed; waiting before the next one', { poll: what, error });
+      return { kind: 'failed' };
+    }
+    throw error;
+  }
+};
+
+/**
+ * Confirms a stored page while the window still has room for the call; a retryable failure is
+ * tried once more. False when the page stays unconfirmed (the gateway will deliver it again).
+ */
+const confirm = async (
+  deps: PollDeps<ReportPollingGateway>,
+  timing: PollTiming,
+  rptKey: string,
+  polledAt: number,
+): Promise<boolean> => {
+  const lastStart = polledAt + timing.confirmWindowMs - timing.confirmMarginMs;
+  for (let attempt = 1; ; attempt++) {
+    if (deps.now() > lastStart) {
+      deps.logger.warn(
+        'report page stored too late to confirm safely; the gateway will repeat it',
+        {
+          rptKey,
+          secondsSincePoll: Math.round((deps.now() - polledAt) / 1000),
+        },
+      );
+      return false;
+    }
+    try {
+      await deps.gateway.confirmReports([rptKey]);
+      return true;
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      if (!error.retryable || attempt >= 2) {
+        deps.logger.warn('report page confirm failed; the gateway will repeat it', {
+          rptKey,
+          error,
+        });
+        return false;
+      }
+    }
+  }
+};
+
+/** Epoch ms of the oldest readable `rptDt` on a page. */
+const oldestReportTime = (reports: readonly { rptDt?: string | null }[]): number | undefined => {
+  let oldest: number | undefined;
+  for (const report of reports) {
+    const iso = report.rptDt ? parseGatewayDateTime(report.rptDt) : undefined;
+    if (iso === undefined) continue;
+    const at = Date.parse(iso);
+    oldest = oldest === undefined ? at : Math.min(oldest, at);
+  }
+  return oldest;
+};
+
+const summary = (outcome: ReceiveOutcome) => ({
+  stored: outcome.stored,
+  duplicates: outcome.duplicates,
+  quarantined: outcome.quarantined,
+  unrecognised: outcome.unrecognised,
+  failed: outcome.failed,
+});

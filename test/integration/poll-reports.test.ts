@@ -1,0 +1,366 @@
+/**
+ * Report and MO polling against the gateway simulator (manual clock: every wait of the poller
+ * advances the simulated time) with the real event store and leases on dynalite. Runs are driven
+ * the way the schedule drives them: one run per simulated minute, ending before its deadline.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
+import { DynamoDbLease } from '../../functions/commons/adapters/dynamodb-lease.ts';
+import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
+import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
+import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import type { EventRecord } from '../../functions/inbound/event-record.ts';
+import type { EventStore } from '../../functions/inbound/receive-webhook.ts';
+import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
+import {
+  type PollDeps,
+  type PollLogger,
+  pollInbound,
+  pollReports,
+  type ReportPollingGateway,
+  type ReportPollOutcome,
+} from '../../functions/polling/poll-reports.ts';
+import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
+import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
+import { createTables } from '../../local/tables.ts';
+import { startWebhookServer } from '../../local/webhook-server.ts';
+import {
+  type Simulator,
+  type SimulatorOptionsInput,
+  startSimulator,
+} from '../../simulator/index.ts';
+import { smsBody } from '../support/send-fixtures.ts';
+
+const credentials = { apiKey: 'poll-key', apiPassword: 'poll-password' };
+const SECRET = 'poll-test-secret-0123456789';
+const silent: PollLogger = { info: () => {}, warn: () => {}, error: () => {} };
+
+let dynalite: LocalDynalite;
+let documents: DynamoDBDocumentClient;
+let tableCount = 0;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  dynalite = await startDynalite();
+  documents = DynamoDBDocumentClient.from(localDynamoDbClient(dynalite.endpoint), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+afterAll(async () => {
+  await dynalite?.stop();
+});
+
+interface Bridge {
+  readonly sim: Simulator;
+  readonly client: GatewayClient;
+  readonly store: DynamoDbEventStore;
+  readonly eventTable: string;
+  /** Poller dependencies on the simulated clock; `sleep` advances it. */
+  deps<G>(gateway: G, overrides?: Partial<PollDeps<G>>): PollDeps<G>;
+}
+
+/** Fresh tables, a simulator on a manual clock, and the gateway client of the bridge. */
+const bridge = async (
+  /** More simulator options, once the tables exist (a webhook receiver needs its store). */
+  simulator: (
+    store: DynamoDbEventStore,
+  ) => Promise<Partial<SimulatorOptionsInput>> = async () => ({}),
+): Promise<Bridge> => {
+  tableCount++;
+  const eventTable = `events-${tableCount}`;
+  const stateTable = `state-${tableCount}`;
+  await createTables(localDynamoDbClient(dynalite.endpoint), { eventTable, stateTable });
+  const store = new DynamoDbEventStore(eventTable, documents);
+  const sim = await startSimulator({
+    ...credentials,
+    clock: 'manual',
+    reportDelayMs: 1_000,
+    failureRate: 0.2,
+    reportBatchSize: 7,
+    seed: 11,
+    ...(await simulator(store)),
+  });
+  cleanups.push(() => sim.close());
+  const now = () => sim.clock.now();
+  const client = new GatewayClient({
+    hosts: sim.hosts,
+    tokens: new SessionTokenProvider({
+      auth: new GatewayAuthApi({ hosts: sim.hosts }),
+      credentials: () => credentials,
+      now,
+    }),
+  });
+  const lease = new DynamoDbLease(stateTable, documents, now);
+  return {
+    sim,
+    client,
+    store,
+    eventTable,
+    deps: (gateway, overrides = {}) => ({
+      gateway,
+      receive: { store, now: () => new Date(now()), retentionDays: 35, concurrency: 16 },
+      lease,
+      owner: 'run-1',
+      now,
+      sleep: (ms) => sim.advance(ms),
+      deadline: now() + 50_000,
+      logger: silent,
+      ...overrides,
+    }),
+  };
+};
+
+/** Sends `calls` SMS requests of 10 recipients; answers the accepted `msgKey`s. */
+const send = async (client: GatewayClient, calls: number): Promise<string[]> => {
+  const msgKeys: string[] = [];
+  for (let call = 0; call < calls; call++) {
+    const outcome = await client.sendSms(smsBody(10));
+    if (outcome.kind !== 'immediate') throw new Error('expected an immediate send');
+    msgKeys.push(...outcome.results.map((result) => String(result.msgKey)));
+  }
+  return msgKeys;
+};
+
+/** Every item of the event table whose `pk` starts with `prefix`. */
+const itemsOf = async (table: string, prefix: string): Promise<Record<string, unknown>[]> => {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documents.send(
+      new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items.filter((item) => String(item.pk).startsWith(prefix));
+};
+
+const msgKeysIn = (items: Record<string, unknown>[]) =>
+  items.map((item) => String(item.pk).slice('REPORT#'.length)).sort();
+
+const viaOf = (item: Record<string, unknown>): string =>
+  JSON.parse(String(item.detail)).metadata.via;
+
+/** One run per simulated minute, each ending by 50 s into its minute, as the schedule runs them. */
+const everyMinute = async (
+  b: Bridge,
+  minutes: number,
+  gatewayFor: (minute: number) => ReportPollingGateway,
+): Promise<ReportPollOutcome[]> => {
+  const outcomes: ReportPollOutcome[] = [];
+  for (let minute = 0; minute < minutes; minute++) {
+    const start = b.sim.clock.now();
+    outcomes.push(
+      await pollReports(
+        b.deps(gatewayFor(minute), { owner: `run-${minute}`, deadline: start + 50_000 }),
+        'polling',
+      ),
+    );
+    await b.sim.advance(start + 60_000 - b.sim.clock.now());
+  }
+  return outcomes;
+};
+
+describe('report polling against the simulator', () => {
+  it('polls, stores once and confirms the reports of sent messages, within the 10 s rule', async () => {
+    // Prepare
+    const b = await bridge();
+    const accepted = await send(b.client, 3);
+
+    // Act
+    const outcome = await pollReports(b.deps(b.client), 'polling');
+
+    // Assess
+    const items = await itemsOf(b.eventTable, 'REPORT#');
+    expect(msgKeysIn(items)).toEqual([...accepted].sort());
+    expect(items.every((item) => viaOf(item) === 'polling')).toBe(true);
+    const polling = b.sim.snapshot().reports.polling;
+    expect(polling).toMatchObject({
+      rejectedPolls: 0,
+      confirmed: 30,
+      awaitingConfirm: 0,
+      available: 0,
+      returnedUnconfirmed: 0,
+    });
+    expect(outcome).toMatchObject({
+      stopped: 'deadline',
+      polls: polling.polls,
+      emptyPolls: polling.emptyPolls,
+      reportsPolled: 30,
+      reportsStored: 30,
+      reportsDuplicate: 0,
+      pagesUnconfirmed: 0,
+    });
+    // 30 reports in pages of 7: five pages, every one confirmed.
+    expect(outcome.pagesConfirmed).toBe(polling.polls - polling.emptyPolls);
+    expect(outcome.pagesConfirmed).toBe(5);
+  });
+
+  it('gets the same reports again 120 s after a missed confirm, and stores each once', async () => {
+    // Prepare: the first run "crashes" after storing: its confirms never reach the gateway.
+    const b = await bridge();
+    const accepted = await send(b.client, 2);
+    let droppedConfirms = 0;
+    const crashing: ReportPollingGateway = {
+      pollReports: () => b.client.pollReports(),
+      confirmReports: async () => {
+        droppedConfirms++;
+      },
+    };
+
+    // Act: minute 0 with the crashing gateway, then three normal minutes.
+    const [first, ...later] = await everyMinute(b, 4, (minute) =>
+      minute === 0 ? crashing : b.client,
+    );
+
+    // Assess
+    const items = await itemsOf(b.eventTable, 'REPORT#');
+    expect(msgKeysIn(items)).toEqual([...accepted].sort());
+    expect(first).toMatchObject({ reportsStored: 20, reportsDuplicate: 0 });
+    expect(droppedConfirms).toBe(3);
+    const redelivered = later.reduce((sum, run) => sum + run.reportsDuplicate, 0);
+    expect(redelivered).toBe(20);
+    expect(later.reduce((sum, run) => sum + run.reportsStored, 0)).toBe(0);
+    expect(b.sim.snapshot().reports.polling).toMatchObject({
+      returnedUnconfirmed: 20,
+      confirmed: 20,
+      awaitingConfirm: 0,
+      available: 0,
+      rejectedPolls: 0,
+    });
+  });
+
+  it('stores each report once when the gateway both posts and is polled', async () => {
+    // Prepare: the real report webhook on loopback; its first puts hit a storage outage, so the
+    // gateway posts those bodies again 10 s later while the poller has already polled them.
+    let outagePuts = 10;
+    const b = await bridge(async (store) => {
+      const flaky: EventStore = {
+        putIfAbsent: async (record: EventRecord) => {
+          if (outagePuts > 0) {
+            outagePuts--;
+            throw Object.assign(new Error('Service unavailable'), { name: 'InternalServerError' });
+          }
+          return store.putIfAbsent(record);
+        },
+      };
+      const logger = new Logger({ logLevel: 'SILENT' });
+      const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
+      const receive = { store: flaky, now: () => new Date(), retentionDays: 35, concurrency: 16 };
+      const secret = async () => ({ current: SECRET });
+      const webhooks = await startWebhookServer({
+        handlers: {
+          report: createWebhookHandler({ kind: 'report', secret, receive, logger, metrics }),
+          mo: createWebhookHandler({ kind: 'mo', secret, receive, logger, metrics }),
+        },
+      });
+      cleanups.push(() => webhooks.close());
+      return { reportDelivery: 'both', reportWebhookUrl: webhooks.webhookUrls(SECRET).report };
+    });
+    const accepted = await send(b.client, 2);
+
+    // Act
+    const outcome = await pollReports(b.deps(b.client), 'both');
+
+    // Assess
+    const items = await itemsOf(b.eventTable, 'REPORT#');
+    expect(msgKeysIn(items)).toEqual([...accepted].sort());
+    const via = items.map(viaOf);
+    expect(via.filter((v) => v === 'polling').length).toBeGreaterThan(0);
+    expect(via.filter((v) => v === 'webhook').length).toBeGreaterThan(0);
+    expect(outcome.reportsStored + outcome.reportsDuplicate).toBe(20);
+    expect(outcome.reportsStored).toBe(via.filter((v) => v === 'polling').length);
+    const snapshot = b.sim.snapshot().reports;
+    expect(snapshot.webhook).toMatchObject({ bodiesPending: 0, bodiesDelivered: 3 });
+    expect(snapshot.webhook.retries).toBeGreaterThan(0);
+    expect(snapshot.polling).toMatchObject({ confirmed: 20, rejectedPolls: 0, awaitingConfirm: 0 });
+  });
+
+  it('lets only one of several pollers poll at a time', async () => {
+    // Prepare: two runs start together; a third starts while the winner is waiting.
+    const b = await bridge();
+    const accepted = await send(b.client, 2);
+    let late: Promise<ReportPollOutcome> | undefined;
+    const sleep = async (ms: number) => {
+      late ??= pollReports(b.deps(b.client, { owner: 'run-c' }), 'polling');
+      await b.sim.advance(ms);
+    };
+
+    // Act
+    const runs = await Promise.all([
+      pollReports(b.deps(b.client, { owner: 'run-a', sleep }), 'polling'),
+      pollReports(b.deps(b.client, { owner: 'run-b', sleep }), 'polling'),
+    ]);
+    const third = await late;
+
+    // Assess
+    const winners = runs.filter((run) => run.stopped === 'deadline');
+    const losers = runs.filter((run) => run.stopped === 'lease-busy');
+    expect(winners).toHaveLength(1);
+    expect(losers).toHaveLength(1);
+    expect(third).toMatchObject({ stopped: 'lease-busy', polls: 0 });
+    expect(losers[0]).toMatchObject({ polls: 0, reportsStored: 0 });
+    const polling = b.sim.snapshot().reports.polling;
+    expect(winners[0]?.polls).toBe(polling.polls);
+    expect(polling).toMatchObject({ rejectedPolls: 0, confirmed: 20 });
+    expect(msgKeysIn(await itemsOf(b.eventTable, 'REPORT#'))).toEqual([...accepted].sort());
+  });
+});
+
+describe('MO polling against the simulator', () => {
+  it('stores every injected MO message once, including those that arrive during the run', async () => {
+    // Prepare: no MO webhook, so the messages wait for GET /mo/v1/msg.
+    const b = await bridge();
+    const first = b.sim.injectMo([
+      { moType: 'SMSMO', moCallback: '01011112222', moNumber: '0212345678', moMsg: '문의드립니다' },
+      { moType: 'LMSMO', moCallback: '01033334444', moNumber: '0212345678', moMsg: '긴 문의' },
+      {
+        moType: 'MMSMO',
+        moCallback: '01055556666',
+        moNumber: '0212345678',
+        moMsg: '사진',
+        attachments: [{ name: 'a.jpg', contentType: 'image/jpeg', sizeBytes: 2048 }],
+      },
+    ]);
+    let injectedLater = false;
+    const later: string[] = [];
+    const sleep = async (ms: number) => {
+      if (!injectedLater) {
+        injectedLater = true;
+        later.push(
+          ...b.sim
+            .injectMo([
+              { moType: 'SMSMO', moCallback: '01077778888', moNumber: '0212345678', moMsg: '네' },
+              { moType: 'SMSMO', moCallback: '01099990000', moNumber: '0212345678', moMsg: '취소' },
+            ])
+            .map((item) => item.moKey),
+        );
+      }
+      await b.sim.advance(ms);
+    };
+
+    // Act: one run, then the next minute's run, which finds nothing new.
+    const outcome = await pollInbound(b.deps(b.client, { sleep }));
+    await b.sim.advance(10_000);
+    const next = await pollInbound(b.deps(b.client, { owner: 'run-2' }));
+
+    // Assess
+    const items = await itemsOf(b.eventTable, 'MO#');
+    const expected = [...first.map((item) => item.moKey), ...later].sort();
+    expect(items.map((item) => String(item.pk).slice('MO#'.length)).sort()).toEqual(expected);
+    expect(items.every((item) => viaOf(item) === 'polling')).toBe(true);
+    const details = items.map((item) => JSON.parse(String(item.detail)));
+    expect(details.find((detail) => detail.data.type === 'MMSMO')?.data.attachmentCount).toBe(1);
+    expect(outcome).toMatchObject({ messagesPolled: 5, messagesStored: 5, messagesNotStored: 0 });
+    expect(next).toMatchObject({ messagesPolled: 0, messagesStored: 0 });
+    expect(b.sim.snapshot().mo).toMatchObject({ deliveredByQuery: 5, undelivered: 0 });
+  });
+});

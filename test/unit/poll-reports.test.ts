@@ -1,0 +1,671 @@
+import { describe, expect, it } from 'vitest';
+import {
+  GatewayAuthenticationError,
+  GatewayRateLimitedError,
+  GatewayRejectedError,
+  GatewayRetryableError,
+} from '../../functions/commons/gateway/errors.ts';
+import {
+  type MoListData,
+  MoListDataSchema,
+  type PollReportsResponseData,
+  PollReportsResponseDataSchema,
+} from '../../functions/commons/gateway/schemas/index.ts';
+import type { Lease } from '../../functions/commons/lease.ts';
+import type { EventRecord } from '../../functions/inbound/event-record.ts';
+import type { EventStore } from '../../functions/inbound/receive-webhook.ts';
+import {
+  MO_POLLER_LEASE,
+  type MoPollingGateway,
+  type PollDeps,
+  type PollLogger,
+  PollTimingError,
+  pollInbound,
+  pollReports,
+  REPORT_POLLER_LEASE,
+  type ReportPollingGateway,
+  runPolling,
+} from '../../functions/polling/poll-reports.ts';
+import { FakeEventStore } from '../support/fake-event-store.ts';
+import { moItem, reportItem } from '../support/gateway-bodies.ts';
+
+const START = Date.parse('2026-11-21T00:31:00.000Z');
+
+/** A clock that only moves when someone sleeps or a fake call takes time. */
+class FakeClock {
+  time = START;
+  readonly sleeps: number[] = [];
+  readonly now = (): number => this.time;
+  readonly sleep = async (ms: number): Promise<void> => {
+    this.sleeps.push(ms);
+    this.time += ms;
+  };
+}
+
+type PollScript = PollReportsResponseData | Error;
+
+interface PollCall {
+  readonly at: number;
+  readonly answeredAt: number;
+  readonly kind: 'empty' | 'page' | 'error';
+}
+
+/**
+ * The gateway's report endpoints with scripted answers. Each call takes `latencyMs` of clock
+ * time. It records every poll that came sooner than 10 s after the answer to an empty poll (the
+ * gateway would refuse it) and what the store held when each confirm arrived.
+ */
+class FakeReportGateway implements ReportPollingGateway {
+  readonly polls: PollCall[] = [];
+  readonly confirms: { rptKey: string; at: number; storedMsgKeys: string[] }[] = [];
+  readonly tooSoon: number[] = [];
+  private lastEmptyAnswerAt: number | undefined;
+  /** What each confirm does: throw the error, or succeed on `null` (then always succeed). */
+  confirmFailures: (Error | null)[] = [];
+
+  constructor(
+    private readonly clock: FakeClock,
+    private readonly script: PollScript[] | ((call: number) => PollScript),
+    private readonly store: FakeEventStore,
+    private readonly latencyMs = 0,
+  ) {}
+
+  async pollReports(): Promise<PollReportsResponseData> {
+    const at = this.clock.time;
+    if (this.lastEmptyAnswerAt !== undefined && at - this.lastEmptyAnswerAt < 10_000)
+      this.tooSoon.push(at);
+    this.clock.time += this.latencyMs;
+    const next =
+      typeof this.script === 'function'
+        ? this.script(this.polls.length)
+        : (this.script.shift() ?? null);
+    const answeredAt = this.clock.time;
+    if (next instanceof Error) {
+      this.polls.push({ at, answeredAt, kind: 'error' });
+      throw next;
+    }
+    const empty = next === null || next.rptLst.length === 0;
+    this.lastEmptyAnswerAt = empty ? answeredAt : undefined;
+    this.polls.push({ at, answeredAt, kind: empty ? 'empty' : 'page' });
+    return next;
+  }
+
+  async confirmReports(rptKeyLst: readonly string[]): Promise<void> {
+    const at = this.clock.time;
+    this.clock.time += this.latencyMs;
+    const failure = this.confirmFailures.shift();
+    if (failure) throw failure;
+    for (const rptKey of rptKeyLst)
+      this.confirms.push({
+        rptKey,
+        at,
+        storedMsgKeys: this.store.details('report').map((detail) => String(detail.data.msgKey)),
+      });
+  }
+}
+
+/** An in-memory lease; `renewals` scripts what each renew answers (then `true`). */
+class FakeLease implements Lease {
+  holder: string | undefined;
+  readonly calls: string[] = [];
+  renewals: boolean[] = [];
+
+  async acquire(name: string, owner: string): Promise<boolean> {
+    this.calls.push(`acquire ${name}`);
+    if (this.holder !== undefined && this.holder !== owner) return false;
+    this.holder = owner;
+    return true;
+  }
+
+  async renew(name: string, owner: string): Promise<boolean> {
+    this.calls.push(`renew ${name}`);
+    const answer = (this.renewals.shift() ?? true) && this.holder === owner;
+    if (!answer) this.holder = 'someone-else';
+    return answer;
+  }
+
+  async release(name: string, owner: string): Promise<void> {
+    this.calls.push(`release ${name}`);
+    if (this.holder === owner) this.holder = undefined;
+  }
+}
+
+const silent: PollLogger = { info: () => {}, warn: () => {}, error: () => {} };
+
+let pageNumber = 0;
+/** A parsed poll page of `count` reports, as the gateway client returns it. */
+const page = (count: number, overrides: Record<string, unknown> = {}): PollReportsResponseData => {
+  pageNumber++;
+  return PollReportsResponseDataSchema.parse({
+    rptKey: `rpt-${pageNumber}`,
+    rptCnt: count,
+    rptLst: Array.from({ length: count }, (_, i) => ({
+      ...reportItem(pageNumber * 1_000 + i, overrides),
+      phone: undefined,
+    })),
+  });
+};
+
+const msgKeysOf = (data: PollReportsResponseData): string[] =>
+  data === null ? [] : data.rptLst.map((report) => report.msgKey);
+
+interface Harness<G> {
+  readonly clock: FakeClock;
+  readonly store: FakeEventStore;
+  readonly lease: FakeLease;
+  readonly deps: (gateway: G, overrides?: Partial<PollDeps<G>>) => PollDeps<G>;
+}
+
+const harness = <G>(
+  options: { deadlineInMs?: number; putMs?: number; concurrency?: number } = {},
+): Harness<G> => {
+  const clock = new FakeClock();
+  const store = new FakeEventStore();
+  const lease = new FakeLease();
+  const putMs = options.putMs ?? 0;
+  // Every put takes `putMs` of clock time, so a slow store can push a page past its window.
+  const timedStore: EventStore = {
+    putIfAbsent: async (record: EventRecord) => {
+      clock.time += putMs;
+      return store.putIfAbsent(record);
+    },
+  };
+  return {
+    clock,
+    store,
+    lease,
+    deps: (gateway, overrides = {}) => ({
+      gateway,
+      receive: {
+        store: timedStore,
+        now: () => new Date(clock.now()),
+        retentionDays: 35,
+        concurrency: options.concurrency ?? 4,
+      },
+      lease,
+      owner: 'run-1',
+      now: clock.now,
+      sleep: clock.sleep,
+      deadline: START + (options.deadlineInMs ?? 120_000),
+      logger: silent,
+      ...overrides,
+    }),
+  };
+};
+
+describe('pollReports: the 10 s rule', () => {
+  it('waits at least 10 s after every empty poll, never less, and not much more', async () => {
+    // Prepare: calls take 800 ms, so a wait counted from the request instead of the answer fails.
+    const h = harness<ReportPollingGateway>({ deadlineInMs: 90_000 });
+    const gateway = new FakeReportGateway(h.clock, [null, null, page(2), null], h.store, 800);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess
+    expect(gateway.tooSoon).toEqual([]);
+    const gapsAfterEmpty = gateway.polls
+      .slice(1)
+      .map((call, i) => ({ previous: gateway.polls[i], call }))
+      .filter(({ previous }) => previous?.kind === 'empty')
+      .map(({ previous, call }) => call.at - (previous?.answeredAt ?? 0));
+    expect(gapsAfterEmpty.length).toBeGreaterThanOrEqual(4);
+    for (const gap of gapsAfterEmpty) {
+      expect(gap).toBeGreaterThanOrEqual(10_000);
+      expect(gap).toBeLessThanOrEqual(11_000);
+    }
+    expect(outcome).toMatchObject({ stopped: 'deadline', reportsStored: 2, pagesConfirmed: 1 });
+    expect(outcome.emptyPolls).toBe(outcome.polls - 1);
+  });
+
+  it('polls again at once after a non-empty page', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>();
+    const first = page(3);
+    const second = page(2);
+    const gateway = new FakeReportGateway(h.clock, [first, second, null], h.store, 200);
+
+    // Act
+    await pollReports(h.deps(gateway), 'polling');
+
+    // Assess: the next poll follows the confirm with no wait in between.
+    const [poll1, poll2, poll3] = gateway.polls;
+    const [confirm1, confirm2] = gateway.confirms;
+    expect([poll1?.kind, poll2?.kind, poll3?.kind]).toEqual(['page', 'page', 'empty']);
+    expect(poll2?.at).toBe((confirm1?.at ?? 0) + 200);
+    expect(poll3?.at).toBe((confirm2?.at ?? 0) + 200);
+    expect(h.clock.sleeps.slice(0, 1)).toEqual([10_500]);
+  });
+
+  it('waits 10 s after a 29002, and after a failed poll that may have counted as empty', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>({ deadlineInMs: 60_000 });
+    const rateLimited = new GatewayRateLimitedError({
+      code: '29002',
+      message: 'Rate limit exceeded',
+      endpoint: 'GET /msg/v1.2/report',
+      httpStatus: 400,
+    });
+    const unavailable = new GatewayRetryableError({
+      code: '49999',
+      message: 'temporary failure',
+      endpoint: 'GET /msg/v1.2/report',
+      httpStatus: 503,
+    });
+    const gateway = new FakeReportGateway(
+      h.clock,
+      [rateLimited, page(1), unavailable, page(1)],
+      h.store,
+      100,
+    );
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess
+    const [limited, next, failed, retried] = gateway.polls;
+    expect([limited?.kind, next?.kind, failed?.kind, retried?.kind]).toEqual([
+      'error',
+      'page',
+      'error',
+      'page',
+    ]);
+    expect((next?.at ?? 0) - (limited?.answeredAt ?? 0)).toBeGreaterThanOrEqual(10_000);
+    expect((retried?.at ?? 0) - (failed?.answeredAt ?? 0)).toBeGreaterThanOrEqual(10_000);
+    expect(outcome).toMatchObject({
+      rateLimitedPolls: 1,
+      failedPolls: 1,
+      reportsStored: 2,
+      pagesConfirmed: 2,
+    });
+  });
+
+  it('ends the run on an error a wait cannot fix, and gives the lease back', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>();
+    const refused = new GatewayAuthenticationError({
+      code: '29011',
+      message: 'no permission',
+      endpoint: 'GET /msg/v1.2/report',
+      httpStatus: 401,
+    });
+    const gateway = new FakeReportGateway(h.clock, [page(1), refused], h.store);
+
+    // Act
+    const result = pollReports(h.deps(gateway), 'polling');
+
+    // Assess
+    await expect(result).rejects.toBe(refused);
+    expect(h.lease.holder).toBeUndefined();
+    expect(h.lease.calls.at(-1)).toBe(`release ${REPORT_POLLER_LEASE}`);
+  });
+});
+
+describe('pollReports: storing and confirming', () => {
+  it('confirms each page only after every report on it is stored, and each report once', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>();
+    const pages = [page(3), page(4)];
+    const gateway = new FakeReportGateway(h.clock, [...pages, null], h.store);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess
+    expect(gateway.confirms.map((c) => c.rptKey)).toEqual(
+      pages.map((p) => (p === null ? '' : p.rptKey)),
+    );
+    pages.forEach((p, i) => {
+      expect(gateway.confirms[i]?.storedMsgKeys).toEqual(expect.arrayContaining(msgKeysOf(p)));
+    });
+    expect(h.store.ofKind('report')).toHaveLength(7);
+    expect(h.store.details('report').every((d) => d.metadata.via === 'polling')).toBe(true);
+    expect(outcome).toMatchObject({
+      reportsPolled: 7,
+      reportsStored: 7,
+      reportsDuplicate: 0,
+      pagesConfirmed: 2,
+      pagesUnconfirmed: 0,
+    });
+  });
+
+  it('does not confirm a page whose store asks for a retry, and goes on with the next', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>();
+    const failing = page(3);
+    const next = page(2);
+    const gateway = new FakeReportGateway(h.clock, [failing, next, null], h.store);
+    h.store.failNext(1);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess
+    expect(gateway.confirms.map((c) => c.rptKey)).toEqual([next?.rptKey]);
+    expect(outcome).toMatchObject({ pagesConfirmed: 1, pagesUnconfirmed: 1, reportsStored: 4 });
+  });
+
+  it('counts reports it already stored (a redelivered page) as duplicates and confirms them', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>();
+    const original = page(3);
+    const again = original === null ? null : { ...original, rptKey: 'rpt-again' };
+    const gateway = new FakeReportGateway(h.clock, [original, again, null], h.store);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess
+    expect(h.store.ofKind('report')).toHaveLength(3);
+    expect(outcome).toMatchObject({ reportsStored: 3, reportsDuplicate: 3, pagesConfirmed: 2 });
+  });
+
+  it('skips the confirm when storing took the page past its 120 s window (less the margin)', async () => {
+    // Prepare: 10 puts of 11 s each, one at a time: 110 s, beyond 120 s - 15 s.
+    const h = harness<ReportPollingGateway>({
+      deadlineInMs: 600_000,
+      putMs: 11_000,
+      concurrency: 1,
+    });
+    const gateway = new FakeReportGateway(h.clock, [page(10), null], h.store);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess
+    expect(gateway.confirms).toEqual([]);
+    expect(outcome).toMatchObject({ reportsStored: 10, pagesConfirmed: 0, pagesUnconfirmed: 1 });
+  });
+
+  it('still confirms a page stored within the window less the margin', async () => {
+    // Prepare: 10 puts of 10 s each: 100 s, within 120 s - 15 s.
+    const h = harness<ReportPollingGateway>({
+      deadlineInMs: 600_000,
+      putMs: 10_000,
+      concurrency: 1,
+    });
+    const gateway = new FakeReportGateway(h.clock, [page(10), null], h.store);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess
+    expect(gateway.confirms).toHaveLength(1);
+    expect((gateway.confirms[0]?.at ?? 0) - (gateway.polls[0]?.at ?? 0)).toBe(100_000);
+    expect(outcome).toMatchObject({ pagesConfirmed: 1, pagesUnconfirmed: 0 });
+  });
+
+  it('tries a failed confirm once more when retryable, and gives a refused one up', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>();
+    const first = page(1);
+    const second = page(1);
+    const gateway = new FakeReportGateway(h.clock, [first, second, null], h.store);
+    gateway.confirmFailures = [
+      new GatewayRetryableError({ code: '49999', message: 'x', endpoint: 'confirm' }),
+      null,
+      new GatewayRejectedError({ code: '21502', message: 'lapsed', endpoint: 'confirm' }),
+    ];
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess: the retry confirmed the first page; the second was refused and left to redelivery.
+    expect(gateway.confirms.map((c) => c.rptKey)).toEqual([first?.rptKey]);
+    expect(outcome).toMatchObject({ pagesConfirmed: 1, pagesUnconfirmed: 1, reportsStored: 2 });
+  });
+
+  it('reports the largest poll lag: the oldest rptDt on a page against the time of its poll', async () => {
+    // Prepare: rptDt is KST. Calls take 1 s, so the second page is polled 2 s after the first.
+    // 09:30:50 KST is 10 s before START; 09:30:15 KST is 45 s before START, polled at START + 2 s.
+    const h = harness<ReportPollingGateway>({ deadlineInMs: 20_000 });
+    const gateway = new FakeReportGateway(
+      h.clock,
+      [page(2, { rptDt: '20261121093050' }), page(1, { rptDt: '2026-11-21 09:30:15' }), null],
+      h.store,
+      1_000,
+    );
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess
+    expect(gateway.polls[1]?.at).toBe(START + 2_000);
+    expect(outcome.oldestReportAgeSeconds).toBe(47);
+  });
+});
+
+describe('pollReports: deadline, lease and mode', () => {
+  it('starts no poll it could not store and confirm before the deadline, and ends in time', async () => {
+    // Prepare: an endless supply of pages, each call taking 1 s.
+    const h = harness<ReportPollingGateway>({ deadlineInMs: 60_000 });
+    const gateway = new FakeReportGateway(h.clock, () => page(2), h.store, 1_000);
+    const deadline = START + 60_000;
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway, { deadline }), 'polling');
+
+    // Assess
+    const lastPoll = gateway.polls.at(-1)?.at ?? 0;
+    expect(gateway.polls.every((call) => call.at <= deadline - 15_000)).toBe(true);
+    expect(lastPoll).toBeGreaterThan(deadline - 15_000 - 2_000);
+    expect(h.clock.now()).toBeLessThanOrEqual(deadline);
+    expect(outcome).toMatchObject({ stopped: 'deadline', pagesUnconfirmed: 0 });
+    expect(outcome.pagesConfirmed).toBe(gateway.polls.length);
+    expect(h.lease.holder).toBeUndefined();
+  });
+
+  it('does not sleep past the deadline when only empty polls come', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>({ deadlineInMs: 50_000 });
+    const gateway = new FakeReportGateway(h.clock, [], h.store, 100);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess: 0 s, 10.6 s, 21.2 s, 31.8 s; a fifth at 42.4 s would leave less than 15 s.
+    expect(gateway.polls.map((call) => call.at - START)).toEqual([0, 10_600, 21_200, 31_800]);
+    expect(h.clock.now()).toBeLessThanOrEqual(START + 50_000);
+    expect(outcome).toMatchObject({ stopped: 'deadline', polls: 4, emptyPolls: 4 });
+  });
+
+  it('stops polling as soon as a renewal finds the lease lost', async () => {
+    // Prepare: pages keep coming; the second renewal fails.
+    const h = harness<ReportPollingGateway>({ deadlineInMs: 300_000 });
+    h.lease.renewals = [true, false];
+    const gateway = new FakeReportGateway(h.clock, () => page(1), h.store, 1_000);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess: renewals come every 5 s of polling (2 s per page), so about 10 s in.
+    expect(outcome.stopped).toBe('lease-lost');
+    expect(h.lease.calls.filter((call) => call.startsWith('renew'))).toHaveLength(2);
+    expect(gateway.polls.length).toBeGreaterThan(2);
+    expect(gateway.polls.length).toBeLessThan(10);
+    expect(outcome.pagesConfirmed).toBe(gateway.polls.length);
+  });
+
+  it('does not poll at all while another poller holds the lease', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>();
+    h.lease.holder = 'other-run';
+    const gateway = new FakeReportGateway(h.clock, [page(1)], h.store);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess
+    expect(outcome).toMatchObject({ stopped: 'lease-busy', polls: 0 });
+    expect(gateway.polls).toEqual([]);
+    expect(h.lease.holder).toBe('other-run');
+  });
+
+  it('returns at once in webhook mode, without the lease or a poll', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>();
+    const gateway = new FakeReportGateway(h.clock, [page(1)], h.store);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'webhook');
+
+    // Assess
+    expect(outcome).toMatchObject({ stopped: 'webhook-mode', polls: 0 });
+    expect(gateway.polls).toEqual([]);
+    expect(h.lease.calls).toEqual([]);
+  });
+
+  it('refuses timing that would break the 10 s rule or let the lease lapse', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>();
+    const gateway = new FakeReportGateway(h.clock, [], h.store);
+
+    // Act
+    const result = pollReports(
+      h.deps(gateway, { timing: { emptyPollWaitMs: 9_000, leaseTtlMs: 20_000 } }),
+      'both',
+    );
+
+    // Assess
+    await expect(result).rejects.toBeInstanceOf(PollTimingError);
+    await expect(result).rejects.toMatchObject({
+      problems: [expect.stringContaining('emptyPollWaitMs'), expect.stringContaining('leaseTtlMs')],
+    });
+    expect(gateway.polls).toEqual([]);
+  });
+});
+
+/** The MO list endpoint with scripted pages; each MO is handed out once. */
+class FakeMoGateway implements MoPollingGateway {
+  readonly calls: { at: number; count: number }[] = [];
+  constructor(
+    private readonly clock: FakeClock,
+    private readonly script: MoListData[],
+  ) {}
+
+  async listMo(): Promise<MoListData> {
+    const next = this.script.shift() ?? [];
+    this.calls.push({ at: this.clock.time, count: next.length });
+    return next;
+  }
+}
+
+const moPage = (...indexes: number[]): MoListData =>
+  MoListDataSchema.parse(indexes.map((index) => moItem(index)));
+
+describe('pollInbound', () => {
+  it('stores every polled MO message once, polls again at once after a page, 10 s after none', async () => {
+    // Prepare
+    const h = harness<MoPollingGateway>({ deadlineInMs: 40_000 });
+    const gateway = new FakeMoGateway(h.clock, [moPage(1, 2), moPage(3), [], moPage(2)]);
+
+    // Act
+    const outcome = await pollInbound(h.deps(gateway));
+
+    // Assess
+    expect(h.store.ofKind('mo').map((record) => record.pk)).toEqual([
+      'MO#MO00000001',
+      'MO#MO00000002',
+      'MO#MO00000003',
+    ]);
+    expect(h.store.details('mo').every((d) => d.metadata.via === 'polling')).toBe(true);
+    const [first, second, empty, afterEmpty] = gateway.calls;
+    expect(second?.at).toBe(first?.at);
+    expect((afterEmpty?.at ?? 0) - (empty?.at ?? 0)).toBeGreaterThanOrEqual(10_000);
+    expect(outcome).toMatchObject({
+      messagesPolled: 4,
+      messagesStored: 3,
+      messagesDuplicate: 1,
+      messagesNotStored: 0,
+    });
+    expect(h.lease.calls[0]).toBe(`acquire ${MO_POLLER_LEASE}`);
+  });
+
+  it('stores a page again when its store asked for a retry, since the gateway will not repeat it', async () => {
+    // Prepare
+    const h = harness<MoPollingGateway>({ deadlineInMs: 30_000 });
+    const gateway = new FakeMoGateway(h.clock, [moPage(1, 2, 3)]);
+    h.store.failNext(2);
+
+    // Act
+    const outcome = await pollInbound(h.deps(gateway));
+
+    // Assess
+    expect(h.store.ofKind('mo')).toHaveLength(3);
+    expect(outcome).toMatchObject({
+      messagesStored: 3,
+      messagesDuplicate: 0,
+      messagesNotStored: 0,
+    });
+  });
+
+  it('counts the messages it could not store after every attempt', async () => {
+    // Prepare
+    const h = harness<MoPollingGateway>({ deadlineInMs: 30_000 });
+    const gateway = new FakeMoGateway(h.clock, [moPage(1, 2)]);
+    h.store.failKey('MO#MO00000002');
+
+    // Act
+    const outcome = await pollInbound(h.deps(gateway));
+
+    // Assess: three attempts, 1 s and 2 s apart.
+    expect(h.store.puts).toBe(6);
+    expect(outcome).toMatchObject({ messagesStored: 1, messagesNotStored: 1 });
+  });
+});
+
+describe('runPolling', () => {
+  it('polls MO messages in webhook mode without polling reports', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway & MoPollingGateway>({ deadlineInMs: 20_000 });
+    const reports = new FakeReportGateway(h.clock, [page(1)], h.store);
+    const mo = new FakeMoGateway(h.clock, [moPage(7)]);
+    const gateway = {
+      pollReports: () => reports.pollReports(),
+      confirmReports: (keys: readonly string[]) => reports.confirmReports(keys),
+      listMo: () => mo.listMo(),
+    };
+
+    // Act
+    const run = await runPolling({ reportDelivery: 'webhook', moPolling: true }, h.deps(gateway));
+
+    // Assess
+    expect(run.reports?.stopped).toBe('webhook-mode');
+    expect(run.inbound?.messagesStored).toBe(1);
+    expect(reports.polls).toEqual([]);
+    expect(run.errors).toEqual([]);
+  });
+
+  it('lets one poller finish when the other fails, and reports the failure', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway & MoPollingGateway>({ deadlineInMs: 20_000 });
+    const reports = new FakeReportGateway(h.clock, [page(2)], h.store);
+    const broken = new Error('listMo exploded');
+    const gateway = {
+      pollReports: () => reports.pollReports(),
+      confirmReports: (keys: readonly string[]) => reports.confirmReports(keys),
+      listMo: () => Promise.reject(broken),
+    };
+    // Both pollers share the fake lease, so give each its own holder check.
+    const leases = new Map<string, string>();
+    const lease: Lease = {
+      acquire: async (name, owner) => (leases.has(name) ? false : !!leases.set(name, owner)),
+      renew: async () => true,
+      release: async (name) => {
+        leases.delete(name);
+      },
+    };
+
+    // Act
+    const run = await runPolling(
+      { reportDelivery: 'both', moPolling: true },
+      h.deps(gateway, { lease }),
+    );
+
+    // Assess
+    expect(run.errors).toEqual([broken]);
+    expect(run.inbound).toBeUndefined();
+    expect(run.reports?.reportsStored).toBe(2);
+    expect(leases.size).toBe(0);
+  });
+});
