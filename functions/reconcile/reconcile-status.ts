@@ -1,0 +1,482 @@
+import { z } from 'zod';
+import { GatewayError } from '../commons/gateway/errors.ts';
+import type { StatusQueryData, StatusQueryItem } from '../commons/gateway/schemas/index.ts';
+import { formatKst } from '../commons/helpers/kst.ts';
+import type { Lease } from '../commons/lease.ts';
+import { buildEventDetail } from '../events/envelope.ts';
+import { type EventRecord, toEventRecord } from '../inbound/event-record.ts';
+import {
+  mapWithConcurrency,
+  type ReceiveDeps,
+  receiveReports,
+} from '../inbound/receive-webhook.ts';
+
+/** A recipient the gateway accepted, as listed in the `awaiting-report` index. */
+export interface AwaitingRecipient {
+  readonly cliKey: string;
+  /** Absent when the gateway answered "already accepted" without one. */
+  readonly msgKey?: string;
+  /** When the acceptance was recorded, UTC ISO 8601. */
+  readonly acceptedAt: string;
+}
+
+export interface AwaitingPage {
+  readonly recipients: readonly AwaitingRecipient[];
+  /** Where the next page of the same bucket starts; absent on its last page. */
+  readonly next?: string;
+}
+
+/** The `awaiting-report` index: accepted recipients by the UTC hour (`YYYY-MM-DDTHH`) of acceptance. */
+export interface AwaitingReportIndex {
+  /** One page of the recipients of `bucket` with `from <= acceptedAt <= to`, oldest first. */
+  page(
+    bucket: string,
+    range: { readonly from: string; readonly to: string },
+    limit: number,
+    start?: string,
+  ): Promise<AwaitingPage>;
+  /** Takes a recipient off the index: its report (or its unavailable status) is recorded. */
+  settle(cliKey: string): Promise<void>;
+}
+
+/** What is already recorded for a recipient. */
+export interface ReportLedger {
+  /** True when at least one delivery report of `msgKey` is stored. */
+  hasReport(msgKey: string): Promise<boolean>;
+  /** True when a "Message Status Unavailable" event of `cliKey` is stored. */
+  hasStatusUnavailable(cliKey: string): Promise<boolean>;
+}
+
+/** The status query (spec 01 §4.13): 1 to 10 keys, each with the KST date of its send. */
+export interface StatusGateway {
+  queryStatus(keys: Array<{ cliKey: string; reqDt: string }>): Promise<StatusQueryData>;
+}
+
+/** The status query's range (spec 01 §8). */
+const QUERY_RANGE_HOURS = 90 * 24;
+/** Keys per status query (spec 01 §8). */
+export const STATUS_QUERY_MAX_KEYS = 10;
+
+export const RECONCILE_DEFAULTS = {
+  afterMinutes: 30,
+  // `32114` messenger results may arrive up to 3 days late (field notes): look a day longer.
+  horizonHours: 96,
+  maxRecipients: 5_000,
+  pageSize: 100,
+} as const;
+
+export const ReconcileSettingsSchema = z
+  .strictObject({
+    /** Recipients accepted less than this long ago are left alone: their report may still come. */
+    afterMinutes: z.int().min(1).default(RECONCILE_DEFAULTS.afterMinutes),
+    /** Recipients accepted longer ago than this are no longer looked for. */
+    horizonHours: z
+      .int()
+      .min(1)
+      .max(QUERY_RANGE_HOURS, 'the status query reaches 90 days back at most')
+      .default(RECONCILE_DEFAULTS.horizonHours),
+    /** Index entries examined per run at most; the rest wait for the next run. */
+    maxRecipients: z.int().min(1).default(RECONCILE_DEFAULTS.maxRecipients),
+    /** Index entries read per page. */
+    pageSize: z.int().min(1).max(1_000).default(RECONCILE_DEFAULTS.pageSize),
+  })
+  .refine((s) => s.horizonHours * 60 > s.afterMinutes, {
+    path: ['horizonHours'],
+    message: 'the horizon must be longer than the wait before reconciling',
+  });
+export type ReconcileSettings = z.output<typeof ReconcileSettingsSchema>;
+
+export interface ReconcileDeps {
+  readonly index: AwaitingReportIndex;
+  readonly ledger: ReportLedger;
+  readonly gateway: StatusGateway;
+  /** Where reports and events go: the receivers' store, clock, retention and concurrency. */
+  readonly receive: ReceiveDeps;
+  readonly now: () => Date;
+  readonly settings: ReconcileSettings;
+  /** False once the run must start no more work (its deadline is near). */
+  readonly hasTimeLeft?: () => boolean;
+}
+
+/** Why a run ended. */
+export type ReconcileStop = 'complete' | 'budget' | 'time' | 'gateway-unavailable';
+
+export interface ReconcileCounts {
+  /** Index entries read. */
+  readonly examined: number;
+  /** Entries whose report or unavailable status was already stored: not queried, taken off the index. */
+  readonly alreadyRecorded: number;
+  /** Status query calls. */
+  readonly statusQueries: number;
+  /** Keys sent in those calls (a key retried with the previous day counts twice). */
+  readonly keysQueried: number;
+  /** Reports stored from a finished status (new items, so new events). */
+  readonly reportsReconciled: number;
+  /** Finished statuses whose report had been stored meanwhile (no second event). */
+  readonly reportsDuplicate: number;
+  /** "Message Status Unavailable" events stored. */
+  readonly statusUnavailable: number;
+  /** REG, ING, or an answer without a result: left for the next run. */
+  readonly stillPending: number;
+  /** Finished statuses that could not be stored this run (the next run tries again). */
+  readonly storeFailures: number;
+  /** Finished statuses the report contract refused, kept in quarantine. */
+  readonly quarantined: number;
+  /** Entries found but not queried because the run stopped early. */
+  readonly notQueried: number;
+  readonly stoppedBy: ReconcileStop;
+  /** The gateway error that stopped the run, when one did. */
+  readonly gatewayError?: string;
+}
+
+type MutableCounts = { -readonly [K in keyof ReconcileCounts]: ReconcileCounts[K] };
+
+/** One key to query: a recipient and the date it is asked for. */
+interface PendingKey {
+  readonly recipient: AwaitingRecipient;
+  readonly reqDt: string;
+  /** False once the key is retried with the day before its acceptance. */
+  readonly acceptanceDay: boolean;
+}
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+
+/**
+ * Finds accepted recipients whose delivery report is late and asks the gateway for their status.
+ *
+ * Input: the ports and settings. Output: counts of what was found, queried and stored.
+ *
+ * Primary course: read the `awaiting-report` index hour by hour, oldest first, for recipients
+ * accepted between `horizonHours` and `afterMinutes` ago; take off the index those whose report
+ * or unavailable status is already stored; query the rest 10 keys per call, grouped by the KST
+ * date of acceptance; store a finished status (DONE with a result code) as a report through the
+ * receivers' path (`via: 'status-query'`, so a later real report is a duplicate and causes no
+ * second event); store `OVER_DATE` / `INVALID_KEY` once as "Message Status Unavailable"; leave
+ * REG and ING for the next run. Recorded recipients leave the index, so later runs only read the
+ * ones still waiting.
+ *
+ * Alternative courses: an `INVALID_KEY` is asked again with the day before the acceptance date
+ * before it is believed (the send call may have crossed KST midnight before the acceptance was
+ * recorded, and an "already accepted" answer may come a day after the original send); the run
+ * stops early, leaving the rest for the next run, when `maxRecipients` entries were read, when
+ * `hasTimeLeft()` says so, or when a status query fails with a retryable gateway error. Other
+ * gateway errors and storage errors are thrown.
+ */
+export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCounts> => {
+  const { settings } = deps;
+  const now = deps.now().getTime();
+  const fromMs = now - settings.horizonHours * HOUR_MS;
+  const toMs = now - settings.afterMinutes * MINUTE_MS;
+  const range = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
+  const hasTimeLeft = deps.hasTimeLeft ?? (() => true);
+  const counts: MutableCounts = {
+    examined: 0,
+    alreadyRecorded: 0,
+    statusQueries: 0,
+    keysQueried: 0,
+    reportsReconciled: 0,
+    reportsDuplicate: 0,
+    statusUnavailable: 0,
+    stillPending: 0,
+    storeFailures: 0,
+    quarantined: 0,
+    notQueried: 0,
+    stoppedBy: 'complete',
+  };
+  const queue = new KeyQueue();
+  const run: Run = { deps, counts, queue };
+
+  let stop: ReconcileStop | undefined;
+  for await (const recipients of awaitingRecipients(
+    deps.index,
+    hourBuckets(fromMs, toMs),
+    range,
+    settings.pageSize,
+  )) {
+    const budget = settings.maxRecipients - counts.examined;
+    if (budget <= 0) {
+      stop = 'budget';
+      break;
+    }
+    if (!hasTimeLeft()) {
+      stop = 'time';
+      break;
+    }
+    const page = recipients.slice(0, budget);
+    counts.examined += page.length;
+    await triage(run, page);
+    stop = await drain(run, hasTimeLeft, { fullBatchesOnly: true });
+    if (stop) break;
+  }
+  // What was read is queried even when the budget ended the reading.
+  const drained =
+    stop === 'gateway-unavailable'
+      ? undefined
+      : await drain(run, hasTimeLeft, { fullBatchesOnly: false });
+  counts.notQueried = queue.size;
+  counts.stoppedBy = drained ?? stop ?? 'complete';
+  return counts;
+};
+
+/** The lease that keeps reconcile-status runs from overlapping. */
+export const RECONCILE_LEASE = 'reconcile-status';
+
+/**
+ * Runs {@link reconcileStatus} only while holding the `reconcile-status` lease, so overlapping
+ * runs never query the same recipients twice. `busy` when another run holds it.
+ */
+export const reconcileStatusExclusively = async (
+  deps: ReconcileDeps,
+  lease: { readonly lease: Lease; readonly owner: string; readonly ttlMs: number },
+): Promise<{ readonly kind: 'busy' } | ({ readonly kind: 'done' } & ReconcileCounts)> => {
+  if (!(await lease.lease.acquire(RECONCILE_LEASE, lease.owner, lease.ttlMs)))
+    return { kind: 'busy' };
+  try {
+    return { kind: 'done', ...(await reconcileStatus(deps)) };
+  } finally {
+    await lease.lease.release(RECONCILE_LEASE, lease.owner);
+  }
+};
+
+/** The UTC hour buckets (`YYYY-MM-DDTHH`) from the one holding `fromMs` to the one holding `toMs`. */
+export const hourBuckets = (fromMs: number, toMs: number): string[] => {
+  const buckets: string[] = [];
+  for (let at = Math.floor(fromMs / HOUR_MS) * HOUR_MS; at <= toMs; at += HOUR_MS)
+    buckets.push(new Date(at).toISOString().slice(0, 13));
+  return buckets;
+};
+
+interface Run {
+  readonly deps: ReconcileDeps;
+  readonly counts: MutableCounts;
+  readonly queue: KeyQueue;
+}
+
+async function* awaitingRecipients(
+  index: AwaitingReportIndex,
+  buckets: readonly string[],
+  range: { readonly from: string; readonly to: string },
+  pageSize: number,
+): AsyncGenerator<readonly AwaitingRecipient[]> {
+  for (const bucket of buckets) {
+    let start: string | undefined;
+    do {
+      const page = await index.page(bucket, range, pageSize, start);
+      if (page.recipients.length > 0) yield page.recipients;
+      start = page.next;
+    } while (start !== undefined);
+  }
+}
+
+/** Takes recorded recipients off the index and queues the others for the status query. */
+const triage = async (run: Run, recipients: readonly AwaitingRecipient[]): Promise<void> => {
+  const { deps, counts, queue } = run;
+  const recorded = await mapWithConcurrency(recipients, deps.receive.concurrency, async (r) => {
+    const known =
+      (r.msgKey !== undefined && (await deps.ledger.hasReport(r.msgKey))) ||
+      (await deps.ledger.hasStatusUnavailable(r.cliKey));
+    if (known) await deps.index.settle(r.cliKey);
+    return known;
+  });
+  recipients.forEach((recipient, i) => {
+    if (recorded[i]) counts.alreadyRecorded += 1;
+    else queue.add({ recipient, reqDt: kstDate(recipient.acceptedAt, 0), acceptanceDay: true });
+  });
+};
+
+/** Queries queued keys, full batches only or everything; answers why it stopped, if it did. */
+const drain = async (
+  run: Run,
+  hasTimeLeft: () => boolean,
+  options: { fullBatchesOnly: boolean },
+): Promise<ReconcileStop | undefined> => {
+  for (
+    let batch = run.queue.take(options.fullBatchesOnly);
+    batch !== undefined;
+    batch = run.queue.take(options.fullBatchesOnly)
+  ) {
+    if (!hasTimeLeft()) {
+      run.queue.putBack(batch);
+      return 'time';
+    }
+    const stop = await queryBatch(run, batch);
+    if (stop) return stop;
+  }
+  return undefined;
+};
+
+const queryBatch = async (
+  run: Run,
+  batch: readonly PendingKey[],
+): Promise<ReconcileStop | undefined> => {
+  const { deps, counts } = run;
+  let answer: StatusQueryData;
+  try {
+    answer = await deps.gateway.queryStatus(
+      batch.map((key) => ({ cliKey: key.recipient.cliKey, reqDt: key.reqDt })),
+    );
+  } catch (error) {
+    if (!(error instanceof GatewayError && error.retryable)) throw error;
+    run.queue.putBack(batch);
+    counts.gatewayError = `${error.name}: ${error.message}`;
+    return 'gateway-unavailable';
+  }
+  counts.statusQueries += 1;
+  counts.keysQueried += batch.length;
+
+  const byCliKey = new Map(answer.cliKeyLst.map((item) => [item.cliKey, item]));
+  const finished: Array<{ key: PendingKey; report: Record<string, unknown> }> = [];
+  const unavailable: Array<{ key: PendingKey; record: EventRecord }> = [];
+  for (const key of batch) {
+    const verdict = judge(key, byCliKey.get(key.recipient.cliKey));
+    switch (verdict.kind) {
+      case 'finished':
+        finished.push({ key, report: verdict.report });
+        break;
+      case 'unavailable':
+        unavailable.push({ key, record: unavailableRecord(deps, key, verdict) });
+        break;
+      case 'ask-day-before':
+        run.queue.add({
+          recipient: key.recipient,
+          reqDt: kstDate(key.recipient.acceptedAt, -1),
+          acceptanceDay: false,
+        });
+        break;
+      case 'pending':
+        counts.stillPending += 1;
+        break;
+    }
+  }
+  await storeReports(run, finished);
+  for (const { key, record } of unavailable) {
+    if ((await deps.receive.store.putIfAbsent(record)) === 'stored') counts.statusUnavailable += 1;
+    await deps.index.settle(key.recipient.cliKey);
+  }
+  return undefined;
+};
+
+type Verdict =
+  | { readonly kind: 'finished'; readonly report: Record<string, unknown> }
+  | {
+      readonly kind: 'unavailable';
+      readonly status: 'OVER_DATE' | 'INVALID_KEY';
+      readonly msgKey: string | null;
+    }
+  | { readonly kind: 'ask-day-before' }
+  | { readonly kind: 'pending' };
+
+/** What one status answer means for its recipient. */
+const judge = (key: PendingKey, item: StatusQueryItem | undefined): Verdict => {
+  if (item === undefined) return { kind: 'pending' };
+  const msgKey = item.msgKey ?? key.recipient.msgKey ?? null;
+  switch (item.status) {
+    case 'DONE':
+      // A DONE without a result code (or without any msgKey to file it under) is not a report yet.
+      if (!item.resultCode || msgKey === null) return { kind: 'pending' };
+      return { kind: 'finished', report: reportFromStatus(item, msgKey) };
+    case 'INVALID_KEY':
+      if (key.acceptanceDay) return { kind: 'ask-day-before' };
+      return { kind: 'unavailable', status: 'INVALID_KEY', msgKey };
+    case 'OVER_DATE':
+      return { kind: 'unavailable', status: 'OVER_DATE', msgKey };
+    default:
+      // REG, ING, or a status the spec does not list: ask again next run.
+      return { kind: 'pending' };
+  }
+};
+
+/** The report item a finished status stands for; unknown fields are kept, as for a webhook report. */
+const reportFromStatus = (item: StatusQueryItem, msgKey: string): Record<string, unknown> => {
+  const { status: _status, ...fields } = item;
+  return { ...fields, msgKey };
+};
+
+/** Stores finished statuses as reports; they leave the index only when every one is durable. */
+const storeReports = async (
+  run: Run,
+  finished: ReadonlyArray<{ key: PendingKey; report: Record<string, unknown> }>,
+): Promise<void> => {
+  if (finished.length === 0) return;
+  const { deps, counts } = run;
+  const outcome = await receiveReports(
+    JSON.stringify({ rptLst: finished.map((f) => f.report) }),
+    deps.receive,
+    'status-query',
+  );
+  counts.reportsReconciled += outcome.stored;
+  counts.reportsDuplicate += outcome.duplicates;
+  counts.quarantined += outcome.quarantined;
+  counts.storeFailures += outcome.failed;
+  // After a failed write the whole batch stays on the index: the next run finds the stored
+  // ones recorded and queries only the rest.
+  if (outcome.result === 'retry') return;
+  await mapWithConcurrency(finished, deps.receive.concurrency, (f) =>
+    deps.index.settle(f.key.recipient.cliKey),
+  );
+};
+
+const unavailableRecord = (
+  deps: ReconcileDeps,
+  key: PendingKey,
+  verdict: { readonly status: 'OVER_DATE' | 'INVALID_KEY'; readonly msgKey: string | null },
+): EventRecord => {
+  const at = deps.receive.now().toISOString();
+  const { cliKey, acceptedAt } = key.recipient;
+  const detail = buildEventDetail('messageStatusUnavailable', {
+    idempotencyKey: `status-unavailable:${cliKey}`,
+    occurredAt: at,
+    receivedAt: at,
+    via: 'status-query',
+    data: { cliKey, msgKey: verdict.msgKey, status: verdict.status, acceptedAt },
+  });
+  return toEventRecord(
+    { ...statusUnavailableKeys(cliKey), kind: 'status' },
+    detail,
+    deps.receive.retentionDays,
+  );
+};
+
+/** Where the "Message Status Unavailable" event of a recipient is stored (once). */
+export const statusUnavailableKeys = (cliKey: string) => ({
+  pk: `STATUS#${cliKey}`,
+  sk: 'UNAVAILABLE',
+});
+
+/** The KST calendar date (`YYYY-MM-DD`) of an instant, shifted by whole days. */
+const kstDate = (iso: string, days: number): string =>
+  formatKst(Date.parse(iso) + days * DAY_MS, 'YYYY-MM-DD');
+
+/** Keys waiting for the status query, by the date they are asked with (one date per call). */
+class KeyQueue {
+  private readonly byDate = new Map<string, PendingKey[]>();
+
+  get size(): number {
+    let size = 0;
+    for (const keys of this.byDate.values()) size += keys.length;
+    return size;
+  }
+
+  add(key: PendingKey): void {
+    const keys = this.byDate.get(key.reqDt);
+    if (keys) keys.push(key);
+    else this.byDate.set(key.reqDt, [key]);
+  }
+
+  /** Up to 10 keys of one date, or `undefined`; with `fullOnly`, only a batch of exactly 10. */
+  take(fullOnly: boolean): PendingKey[] | undefined {
+    for (const [date, keys] of this.byDate) {
+      if (fullOnly && keys.length < STATUS_QUERY_MAX_KEYS) continue;
+      const batch = keys.splice(0, STATUS_QUERY_MAX_KEYS);
+      if (keys.length === 0) this.byDate.delete(date);
+      return batch;
+    }
+    return undefined;
+  }
+
+  putBack(batch: readonly PendingKey[]): void {
+    for (const key of batch) this.add(key);
+  }
+}

@@ -1,0 +1,335 @@
+/**
+ * Status reconciliation against the gateway simulator (manual clock, reports by polling only, so
+ * no webhook interferes and nobody polls unless a test does) and a DynamoDB-protocol table
+ * (dynalite) with the `awaiting-report` index: sends go through `sendQueuedMessage`, late reports
+ * are filled in from the status query, and the real report arriving later causes no second event.
+ */
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoDbAwaitingReports } from '../../functions/commons/adapters/dynamodb-awaiting-reports.ts';
+import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
+import { DynamoDbLease } from '../../functions/commons/adapters/dynamodb-lease.ts';
+import { DynamoDbRateLimiter } from '../../functions/commons/adapters/dynamodb-rate-limiter.ts';
+import { DynamoDbSendStore } from '../../functions/commons/adapters/dynamodb-send-store.ts';
+import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.ts';
+import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
+import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
+import type { ReportItem } from '../../functions/commons/gateway/schemas/index.ts';
+import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import type { EventRecord } from '../../functions/inbound/event-record.ts';
+import {
+  type EventStore,
+  type ReceiveDeps,
+  receiveReports,
+} from '../../functions/inbound/receive-webhook.ts';
+import {
+  type ReconcileDeps,
+  ReconcileSettingsSchema,
+  reconcileStatus,
+  reconcileStatusExclusively,
+  type StatusGateway,
+} from '../../functions/reconcile/reconcile-status.ts';
+import { sendQueuedMessage } from '../../functions/sending/send-queued-message.ts';
+import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
+import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
+import { createTables } from '../../local/tables.ts';
+import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { smsBody } from '../support/send-fixtures.ts';
+
+const credentials = { apiKey: 'reconcile-key', apiPassword: 'reconcile-password' };
+const MINUTE = 60_000;
+
+let dynalite: LocalDynalite;
+let documents: DynamoDBDocumentClient;
+let sim: Simulator;
+let client: GatewayClient;
+let tableNumber = 0;
+let eventTable: string;
+let awaiting: DynamoDbAwaitingReports;
+/** Every item a put stored (not the duplicates), in order. */
+let stored: EventRecord[];
+let receive: ReceiveDeps;
+let statusCalls: Array<Array<{ cliKey: string; reqDt: string }>>;
+
+const simNow = () => new Date(sim.clock.now());
+
+beforeAll(async () => {
+  dynalite = await startDynalite();
+  documents = DynamoDBDocumentClient.from(localDynamoDbClient(dynalite.endpoint), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  sim = await startSimulator({
+    ...credentials,
+    clock: 'manual',
+    reportDelivery: 'polling',
+    tpsQuota: 1_000,
+  });
+  client = new GatewayClient({
+    hosts: sim.hosts,
+    tokens: new SessionTokenProvider({
+      auth: new GatewayAuthApi({ hosts: sim.hosts }),
+      credentials: () => credentials,
+      now: () => sim.clock.now(),
+    }),
+    timeoutMs: 2_000,
+  });
+});
+
+afterAll(async () => {
+  await sim.close();
+  await dynalite.stop();
+});
+
+beforeEach(async () => {
+  tableNumber += 1;
+  eventTable = `events-${tableNumber}`;
+  await createTables(localDynamoDbClient(dynalite.endpoint), {
+    eventTable,
+    stateTable: `state-${tableNumber}`,
+  });
+  awaiting = new DynamoDbAwaitingReports(eventTable, documents);
+  stored = [];
+  const events = new DynamoDbEventStore(eventTable, documents);
+  const recording: EventStore = {
+    putIfAbsent: async (record) => {
+      const result = await events.putIfAbsent(record);
+      if (result === 'stored') stored.push(record);
+      return result;
+    },
+  };
+  receive = { store: recording, now: simNow, retentionDays: 35, concurrency: 8 };
+  statusCalls = [];
+  // Reports of earlier tests are waiting in the simulator's polling queue: take them away.
+  await pollAll();
+});
+
+const statusGateway: StatusGateway = {
+  queryStatus: (keys) => {
+    statusCalls.push(keys.map((key) => ({ ...key })));
+    return client.queryStatus(keys);
+  },
+};
+
+const reconcileDeps = (): ReconcileDeps => ({
+  index: awaiting,
+  ledger: awaiting,
+  gateway: statusGateway,
+  receive,
+  now: simNow,
+  settings: ReconcileSettingsSchema.parse({ afterMinutes: 30, horizonHours: 96 }),
+});
+
+/** Sends one SMS to `count` recipients through the sender, as of the simulator's clock. */
+const send = async (count: number): Promise<string[]> => {
+  const message = { channel: 'sms', ...smsBody(count) };
+  const result = await sendQueuedMessage(
+    {
+      body: JSON.stringify(message),
+      messageId: `m-${Math.random()}`,
+      sentAt: simNow(),
+      receiveCount: 1,
+      maxReceiveCount: 6,
+    },
+    {
+      store: new DynamoDbSendStore(eventTable, 35, documents),
+      gateway: new GatewaySender(client),
+      rateLimiter: new DynamoDbRateLimiter(`state-${tableNumber}`, { quota: 1_000 }, documents),
+      now: simNow,
+      retentionDays: 35,
+      claimLeaseMs: 30_000,
+      deadline: Date.now() + 20_000,
+    },
+  );
+  expect(result).toMatchObject({ kind: 'done', accepted: count });
+  return message.recvInfoLst.map((recipient) => recipient.cliKey);
+};
+
+/** Polls until the simulator has nothing left, confirming each page; then waits out the 10 s rule. */
+const pollAll = async (): Promise<ReportItem[]> => {
+  const items: ReportItem[] = [];
+  for (let page = await client.pollReports(); page !== null; page = await client.pollReports()) {
+    items.push(...page.rptLst);
+    await client.confirmReports([page.rptKey]);
+  }
+  await sim.advance(11_000);
+  return items;
+};
+
+const itemsOf = async (prefix: string) => {
+  const answer = await documents.send(
+    new ScanCommand({
+      TableName: eventTable,
+      FilterExpression: 'begins_with(pk, :prefix)',
+      ExpressionAttributeValues: { ':prefix': prefix },
+    }),
+  );
+  return answer.Items ?? [];
+};
+
+const viaOf = (item: Record<string, unknown>) =>
+  (JSON.parse(String(item.detail)) as { metadata: { via: string } }).metadata.via;
+
+describe('reconcile-status against the simulator', () => {
+  it('queries nothing before the wait, then fills in late reports; the real report adds nothing', async () => {
+    // Prepare
+    const cliKeys = [...(await send(10)), ...(await send(2))];
+    await sim.advance(10 * MINUTE);
+
+    // Act: before the 30 minutes are over
+    const early = await reconcileStatus(reconcileDeps());
+
+    // Assess
+    expect(early).toMatchObject({ examined: 0, statusQueries: 0 });
+    expect(statusCalls).toHaveLength(0);
+
+    // Act: past the threshold
+    await sim.advance(21 * MINUTE);
+    const late = await reconcileStatus(reconcileDeps());
+
+    // Assess: one report per recipient, each via the status query
+    expect(late).toMatchObject({
+      examined: 12,
+      statusQueries: 2,
+      keysQueried: 12,
+      reportsReconciled: 12,
+      statusUnavailable: 0,
+      stillPending: 0,
+      stoppedBy: 'complete',
+    });
+    expect(statusCalls.map((call) => call.length)).toEqual([10, 2]);
+    const reports = await itemsOf('REPORT#');
+    expect(reports.map((item) => JSON.parse(String(item.detail)).data.cliKey).sort()).toEqual(
+      [...cliKeys].sort(),
+    );
+    expect(reports.map(viaOf)).toEqual(Array(12).fill('status-query'));
+    expect(stored.map((record) => record.detailType)).toEqual(
+      Array(12).fill('Delivery Report Received'),
+    );
+
+    // Act: the real reports arrive after all (polled, stored through the same path)
+    const polled = (await pollAll()).filter((item) => cliKeys.includes(item.cliKey));
+    const outcome = await receiveReports(JSON.stringify({ rptLst: polled }), receive, 'polling');
+    const again = await reconcileStatus(reconcileDeps());
+
+    // Assess: duplicates only — no second item, no second event; nothing left to reconcile
+    expect(polled).toHaveLength(12);
+    expect(outcome).toMatchObject({ result: 'stored', stored: 0, duplicates: 12, failed: 0 });
+    expect(await itemsOf('REPORT#')).toHaveLength(12);
+    expect(stored).toHaveLength(12);
+    expect(again).toMatchObject({ examined: 0, statusQueries: 0 });
+  });
+
+  it('does not query recipients whose real report arrived first', async () => {
+    // Prepare
+    const cliKeys = await send(3);
+    await sim.advance(31 * MINUTE);
+    const polled = (await pollAll()).filter((item) => cliKeys.includes(item.cliKey));
+    await receiveReports(JSON.stringify({ rptLst: polled }), receive, 'polling');
+
+    // Act
+    const result = await reconcileStatus(reconcileDeps());
+
+    // Assess
+    expect(result).toMatchObject({ examined: 3, alreadyRecorded: 3, statusQueries: 0 });
+    expect(statusCalls).toHaveLength(0);
+    expect((await itemsOf('REPORT#')).map(viaOf)).toEqual(['polling', 'polling', 'polling']);
+  });
+
+  it('stores one "Message Status Unavailable" event for a cliKey the gateway does not know', async () => {
+    // Prepare: an accepted OUTCOME item for a send the gateway never saw
+    const cliKey = `ghost-${tableNumber}`;
+    const acceptedAt = new Date(sim.clock.now() - 40 * MINUTE).toISOString();
+    await documents.send(
+      new PutCommand({
+        TableName: eventTable,
+        Item: {
+          pk: `SEND#${cliKey}`,
+          sk: 'OUTCOME',
+          detailType: 'Message Accepted',
+          awaitingReportBucket: acceptedAt.slice(0, 13),
+          acceptedAt,
+          cliKey,
+          msgKey: `M-${cliKey}`,
+        },
+      }),
+    );
+
+    // Act
+    const first = await reconcileStatus(reconcileDeps());
+    const second = await reconcileStatus(reconcileDeps());
+    // Put it back on the index, as if taking it off had been lost: the event is recognised.
+    await documents.send(
+      new UpdateCommand({
+        TableName: eventTable,
+        Key: { pk: `SEND#${cliKey}`, sk: 'OUTCOME' },
+        UpdateExpression: 'SET awaitingReportBucket = :bucket',
+        ExpressionAttributeValues: { ':bucket': acceptedAt.slice(0, 13) },
+      }),
+    );
+    const third = await reconcileStatus(reconcileDeps());
+
+    // Assess
+    expect(first).toMatchObject({ examined: 1, statusUnavailable: 1, reportsReconciled: 0 });
+    expect(statusCalls).toHaveLength(2); // the acceptance date, then the day before
+    expect(second).toMatchObject({ examined: 0, statusQueries: 0 });
+    expect(third).toMatchObject({ examined: 1, alreadyRecorded: 1, statusQueries: 0 });
+    const events = await itemsOf('STATUS#');
+    expect(events).toHaveLength(1);
+    expect(stored).toHaveLength(1);
+    const detail = JSON.parse(String(events[0]?.detail));
+    expect(events[0]).toMatchObject({
+      sk: 'UNAVAILABLE',
+      detailType: 'Message Status Unavailable',
+    });
+    expect(detail.metadata.via).toBe('status-query');
+    expect(detail.data).toEqual({
+      cliKey,
+      msgKey: `M-${cliKey}`,
+      status: 'INVALID_KEY',
+      acceptedAt,
+    });
+    expect(await itemsOf('REPORT#')).toHaveLength(0);
+  });
+
+  it('takes reconciled recipients off the awaiting-report index, keeping their outcome', async () => {
+    // Prepare
+    const [cliKey] = await send(1);
+    await sim.advance(31 * MINUTE);
+
+    // Act
+    await reconcileStatus(reconcileDeps());
+
+    // Assess
+    const outcome = await documents.send(
+      new GetCommand({ TableName: eventTable, Key: { pk: `SEND#${cliKey}`, sk: 'OUTCOME' } }),
+    );
+    expect(outcome.Item).toMatchObject({ detailType: 'Message Accepted', cliKey });
+    expect(outcome.Item?.acceptedAt).toEqual(expect.any(String));
+    expect(outcome.Item).not.toHaveProperty('awaitingReportBucket');
+  });
+
+  it('lets only one of two overlapping runs query the gateway', async () => {
+    // Prepare
+    await send(3);
+    await sim.advance(31 * MINUTE);
+    const lease = new DynamoDbLease(`state-${tableNumber}`, documents);
+
+    // Act
+    const runs = await Promise.all(
+      ['run-a', 'run-b'].map((owner) =>
+        reconcileStatusExclusively(reconcileDeps(), { lease, owner, ttlMs: 60_000 }),
+      ),
+    );
+
+    // Assess
+    expect(runs.map((run) => run.kind).sort()).toEqual(['busy', 'done']);
+    expect(statusCalls).toHaveLength(1);
+    expect(await itemsOf('REPORT#')).toHaveLength(3);
+  });
+});

@@ -1,0 +1,617 @@
+import { describe, expect, it } from 'vitest';
+import {
+  GatewayRejectedError,
+  GatewayRetryableError,
+} from '../../functions/commons/gateway/errors.ts';
+import {
+  type StatusQueryData,
+  StatusQueryDataSchema,
+} from '../../functions/commons/gateway/schemas/index.ts';
+import { formatKst } from '../../functions/commons/helpers/kst.ts';
+import type { Lease } from '../../functions/commons/lease.ts';
+import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import {
+  type AwaitingPage,
+  type AwaitingRecipient,
+  type AwaitingReportIndex,
+  hourBuckets,
+  type ReconcileDeps,
+  ReconcileSettingsSchema,
+  type ReportLedger,
+  reconcileStatus,
+  reconcileStatusExclusively,
+  type StatusGateway,
+} from '../../functions/reconcile/reconcile-status.ts';
+import { FakeEventStore } from '../support/fake-event-store.ts';
+
+const NOW = Date.parse('2026-03-11T06:00:00.000Z'); // 15:00 KST
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+const ago = (ms: number) => new Date(NOW - ms).toISOString();
+
+const sortKey = (r: AwaitingRecipient) => `${r.acceptedAt}|${r.cliKey}`;
+
+/** The `awaiting-report` index in memory, with DynamoDB's key condition and paging. */
+class FakeAwaitingIndex implements AwaitingReportIndex {
+  readonly entries = new Map<string, AwaitingRecipient>();
+  readonly pagesRead: Array<{ bucket: string; from: string; to: string }> = [];
+
+  add(recipient: AwaitingRecipient): void {
+    this.entries.set(recipient.cliKey, recipient);
+  }
+
+  async page(
+    bucket: string,
+    range: { from: string; to: string },
+    limit: number,
+    start?: string,
+  ): Promise<AwaitingPage> {
+    this.pagesRead.push({ bucket, ...range });
+    const matching = [...this.entries.values()]
+      .filter((r) => r.acceptedAt.slice(0, 13) === bucket)
+      .filter((r) => r.acceptedAt >= range.from && r.acceptedAt <= range.to)
+      .sort((a, b) => sortKey(a).localeCompare(sortKey(b)));
+    // Like ExclusiveStartKey, the cursor is the last key returned, so settling never skips one.
+    const after = matching.filter((r) => start === undefined || sortKey(r) > start);
+    const recipients = after.slice(0, limit);
+    const last = recipients.at(-1);
+    return after.length > limit && last ? { recipients, next: sortKey(last) } : { recipients };
+  }
+
+  async settle(cliKey: string): Promise<void> {
+    this.entries.delete(cliKey);
+  }
+}
+
+/** Reads what the fake event table holds, as the DynamoDB adapter reads the real one. */
+const ledgerOf = (store: FakeEventStore): ReportLedger & { checks: number } => {
+  const ledger = {
+    checks: 0,
+    async hasReport(msgKey: string) {
+      ledger.checks += 1;
+      return [...store.items.values()].some((item) => item.pk === `REPORT#${msgKey}`);
+    },
+    async hasStatusUnavailable(cliKey: string) {
+      ledger.checks += 1;
+      return store.items.has(`STATUS#${cliKey}|UNAVAILABLE`);
+    },
+  };
+  return ledger;
+};
+
+interface KnownSend {
+  /** KST date of the send: the only `reqDt` the key is found with. */
+  readonly sentOn: string;
+  readonly msgKey: string;
+  status: string;
+  resultCode?: string;
+}
+
+/** The status query as the simulator answers it; records every call. */
+class FakeStatusGateway implements StatusGateway {
+  readonly calls: Array<Array<{ cliKey: string; reqDt: string }>> = [];
+  readonly known = new Map<string, KnownSend>();
+  failWith: Error | undefined;
+
+  async queryStatus(keys: Array<{ cliKey: string; reqDt: string }>): Promise<StatusQueryData> {
+    this.calls.push(keys.map((key) => ({ ...key })));
+    if (this.failWith) throw this.failWith;
+    if (keys.length < 1 || keys.length > 10) throw new Error(`${keys.length} keys in one call`);
+    return StatusQueryDataSchema.parse({
+      cliKeyLst: keys.map(({ cliKey, reqDt }) => {
+        const send = this.known.get(cliKey);
+        if (send?.status === 'OVER_DATE') return { cliKey, status: 'OVER_DATE' };
+        if (!send || send.sentOn !== reqDt) return { cliKey, status: 'INVALID_KEY' };
+        if (send.status !== 'DONE')
+          return { msgKey: send.msgKey, cliKey, ch: 'SMS', status: send.status };
+        return {
+          msgKey: send.msgKey,
+          cliKey,
+          ch: 'SMS',
+          status: 'DONE',
+          resultCode: send.resultCode ?? '10000',
+          resultCodeDesc: 'success',
+          telco: 'SKT',
+          fbReasonLst: null,
+          rptDt: '2026-03-10 11:00:05',
+          productCode: 'SMS',
+        };
+      }),
+    });
+  }
+
+  keysQueried(): string[] {
+    return this.calls.flat().map((key) => key.cliKey);
+  }
+}
+
+interface World {
+  readonly index: FakeAwaitingIndex;
+  readonly store: FakeEventStore;
+  readonly ledger: ReturnType<typeof ledgerOf>;
+  readonly gateway: FakeStatusGateway;
+  deps(overrides?: Partial<ReconcileDeps>): ReconcileDeps;
+  /** A recipient accepted at `acceptedAt`; `status` is what the gateway answers for it. */
+  accept(
+    cliKey: string,
+    acceptedAt: string,
+    options?: { status?: string; resultCode?: string; msgKey?: string | null; sentOn?: string },
+  ): void;
+}
+
+const world = (settings: Partial<ReconcileDeps['settings']> = {}): World => {
+  const index = new FakeAwaitingIndex();
+  const store = new FakeEventStore();
+  const ledger = ledgerOf(store);
+  const gateway = new FakeStatusGateway();
+  return {
+    index,
+    store,
+    ledger,
+    gateway,
+    deps: (overrides = {}) => ({
+      index,
+      ledger,
+      gateway,
+      receive: { store, now: () => new Date(NOW), retentionDays: 35, concurrency: 4 },
+      now: () => new Date(NOW),
+      settings: ReconcileSettingsSchema.parse(settings),
+      ...overrides,
+    }),
+    accept(cliKey, acceptedAt, options = {}) {
+      const msgKey = options.msgKey === undefined ? `M-${cliKey}` : options.msgKey;
+      index.add({ cliKey, acceptedAt, ...(msgKey === null ? {} : { msgKey }) });
+      gateway.known.set(cliKey, {
+        sentOn: options.sentOn ?? formatKst(Date.parse(acceptedAt), 'YYYY-MM-DD'),
+        msgKey: `M-${cliKey}`,
+        status: options.status ?? 'DONE',
+        ...(options.resultCode ? { resultCode: options.resultCode } : {}),
+      });
+    },
+  };
+};
+
+const details = (store: FakeEventStore, kind: 'report' | 'status') => store.details(kind);
+
+describe('reconcileStatus', () => {
+  it('queries at most 10 keys per call, each call for one KST send date', async () => {
+    // Prepare: 23 sent on 2026-03-10 (KST), 4 on 2026-03-11 — one of them at 01:00 KST, which
+    // is still 2026-03-10 in UTC.
+    const w = world();
+    for (let i = 0; i < 23; i++) w.accept(`a${String(i).padStart(2, '0')}`, ago(24 * HOUR));
+    for (let i = 0; i < 3; i++) w.accept(`b${i}`, ago(2 * HOUR));
+    w.accept('b-kst-midnight', '2026-03-10T16:00:00.000Z');
+
+    // Act
+    const result = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(w.gateway.calls.map((call) => [call[0]?.reqDt, call.length])).toEqual([
+      ['2026-03-10', 10],
+      ['2026-03-10', 10],
+      ['2026-03-10', 3],
+      ['2026-03-11', 4],
+    ]);
+    for (const call of w.gateway.calls) expect(new Set(call.map((k) => k.reqDt)).size).toBe(1);
+    expect(w.gateway.calls.at(-1)?.map((k) => k.cliKey)).toContain('b-kst-midnight');
+    expect(result).toMatchObject({
+      examined: 27,
+      statusQueries: 4,
+      keysQueried: 27,
+      reportsReconciled: 27,
+      stoppedBy: 'complete',
+    });
+  });
+
+  it('stores a finished status as a delivery report via the status query, once', async () => {
+    // Prepare
+    const w = world();
+    w.accept('done-1', ago(45 * MINUTE), { resultCode: '30001' });
+
+    // Act
+    const first = await reconcileStatus(w.deps());
+    const second = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(first).toMatchObject({ reportsReconciled: 1, stillPending: 0, statusUnavailable: 0 });
+    expect(second).toMatchObject({ examined: 0, statusQueries: 0 });
+    expect(w.gateway.calls).toHaveLength(1);
+    expect([...w.store.items.keys()]).toEqual(['REPORT#M-done-1|RESULT#30001#SMS']);
+    const [report] = details(w.store, 'report');
+    expect(report?.metadata).toMatchObject({
+      type: 'Delivery Report Received',
+      via: 'status-query',
+      idempotencyKey: 'report:M-done-1:30001:SMS',
+      occurredAt: '2026-03-10T02:00:05.000Z',
+    });
+    expect(report?.data).toMatchObject({
+      msgKey: 'M-done-1',
+      cliKey: 'done-1',
+      delivered: false,
+      resultCode: '30001',
+      resultCodeDesc: 'success',
+      failureCategory: 'permanent',
+      channel: 'SMS',
+      telco: 'SKT',
+      productCode: 'SMS',
+      fallbackReasons: [],
+      reportedAtKst: '2026-03-10 11:00:05',
+    });
+    expect(w.index.entries.size).toBe(0);
+  });
+
+  it('makes the later real report a duplicate: no second item, no second event', async () => {
+    // Prepare
+    const w = world();
+    w.accept('late-1', ago(40 * MINUTE));
+    await reconcileStatus(w.deps());
+    const webhookItem = {
+      msgKey: 'M-late-1',
+      cliKey: 'late-1',
+      ch: 'SMS',
+      resultCode: '10000',
+      resultCodeDesc: 'success',
+      fbReasonLst: [],
+      telco: 'SKT',
+      rptDt: '20260310110005',
+      productCode: 'SMS',
+      phone: '01012345678',
+    };
+
+    // Act
+    const outcome = await receiveReports(JSON.stringify({ rptCnt: 1, rptLst: [webhookItem] }), {
+      store: w.store,
+      now: () => new Date(NOW),
+      retentionDays: 35,
+      concurrency: 1,
+    });
+
+    // Assess
+    expect(outcome).toMatchObject({ stored: 0, duplicates: 1 });
+    expect(w.store.ofKind('report')).toHaveLength(1);
+  });
+
+  it('files a recipient accepted as a duplicate (no msgKey) under the msgKey the gateway answers', async () => {
+    // Prepare
+    const w = world();
+    w.accept('dup-1', ago(2 * HOUR), { msgKey: null });
+
+    // Act
+    const result = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(w.gateway.keysQueried()).toEqual(['dup-1']);
+    expect(result.reportsReconciled).toBe(1);
+    expect(details(w.store, 'report')[0]?.data).toMatchObject({
+      msgKey: 'M-dup-1',
+      cliKey: 'dup-1',
+    });
+  });
+
+  it.each([
+    ['OVER_DATE', 1],
+    ['INVALID_KEY', 2],
+  ] as const)('stores %s as one "Message Status Unavailable" event', async (status, calls) => {
+    // Prepare
+    const w = world();
+    w.accept('gone-1', ago(3 * HOUR), { status });
+
+    // Act
+    const first = await reconcileStatus(w.deps());
+    // The index entry reappears (say its removal was lost): the stored event is recognised.
+    w.index.add({ cliKey: 'gone-1', msgKey: 'M-gone-1', acceptedAt: ago(3 * HOUR) });
+    const second = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(first).toMatchObject({ statusUnavailable: 1, reportsReconciled: 0, stillPending: 0 });
+    expect(second).toMatchObject({ alreadyRecorded: 1, statusQueries: 0, statusUnavailable: 0 });
+    expect(w.gateway.calls).toHaveLength(calls);
+    expect([...w.store.items.keys()]).toEqual(['STATUS#gone-1|UNAVAILABLE']);
+    const events = details(w.store, 'status');
+    expect(events).toHaveLength(1);
+    expect(events[0]?.metadata).toMatchObject({
+      type: 'Message Status Unavailable',
+      via: 'status-query',
+      idempotencyKey: 'status-unavailable:gone-1',
+    });
+    expect(events[0]?.data).toEqual({
+      cliKey: 'gone-1',
+      msgKey: 'M-gone-1',
+      status,
+      acceptedAt: ago(3 * HOUR),
+    });
+  });
+
+  it('asks with the day before the acceptance date before believing INVALID_KEY', async () => {
+    // Prepare: sent at 23:59:59 KST on the 10th, acceptance recorded just after midnight.
+    const w = world();
+    w.accept('midnight-1', '2026-03-10T15:00:01.000Z', { sentOn: '2026-03-10' });
+
+    // Act
+    const result = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(w.gateway.calls).toEqual([
+      [{ cliKey: 'midnight-1', reqDt: '2026-03-11' }],
+      [{ cliKey: 'midnight-1', reqDt: '2026-03-10' }],
+    ]);
+    expect(result).toMatchObject({ reportsReconciled: 1, statusUnavailable: 0 });
+    expect(w.store.ofKind('status')).toHaveLength(0);
+  });
+
+  it('leaves REG and ING recipients for the next run and stores nothing', async () => {
+    // Prepare
+    const w = world();
+    w.accept('reg-1', ago(35 * MINUTE), { status: 'REG' });
+    w.accept('ing-1', ago(35 * MINUTE), { status: 'ING' });
+    w.accept('unlisted-status', ago(35 * MINUTE), { status: 'HELD' });
+
+    // Act
+    const first = await reconcileStatus(w.deps());
+    const second = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(first).toMatchObject({ stillPending: 3, reportsReconciled: 0, statusUnavailable: 0 });
+    expect(second).toMatchObject({ examined: 3, stillPending: 3 });
+    expect(w.store.items.size).toBe(0);
+    expect(w.index.entries.size).toBe(3);
+  });
+
+  it('treats a DONE without a result code as still pending', async () => {
+    // Prepare
+    const w = world();
+    w.accept('done-blank', ago(35 * MINUTE));
+    const gateway: StatusGateway = {
+      queryStatus: async (keys) =>
+        StatusQueryDataSchema.parse({
+          cliKeyLst: keys.map((k) => ({ cliKey: k.cliKey, msgKey: 'M-x', status: 'DONE' })),
+        }),
+    };
+
+    // Act
+    const result = await reconcileStatus(w.deps({ gateway }));
+
+    // Assess
+    expect(result).toMatchObject({ stillPending: 1, reportsReconciled: 0 });
+    expect(w.store.items.size).toBe(0);
+  });
+
+  it('does not query recipients whose report or unavailable status is already stored', async () => {
+    // Prepare
+    const w = world();
+    w.accept('reported-1', ago(2 * HOUR));
+    w.accept('unavailable-1', ago(2 * HOUR), { msgKey: null });
+    w.accept('open-1', ago(2 * HOUR));
+    await receiveReports(
+      JSON.stringify({
+        rptLst: [{ msgKey: 'M-reported-1', cliKey: 'reported-1', resultCode: '10000', ch: 'SMS' }],
+      }),
+      { store: w.store, now: () => new Date(NOW), retentionDays: 35, concurrency: 1 },
+    );
+    await w.store.putIfAbsent({
+      pk: 'STATUS#unavailable-1',
+      sk: 'UNAVAILABLE',
+      kind: 'status',
+      detailType: 'Message Status Unavailable',
+      detail: '{}',
+      eventId: 'e',
+      receivedAt: ago(HOUR),
+      expiresAt: 0,
+    });
+
+    // Act
+    const result = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(w.gateway.keysQueried()).toEqual(['open-1']);
+    expect(result).toMatchObject({ examined: 3, alreadyRecorded: 2, reportsReconciled: 1 });
+    expect(w.index.entries.size).toBe(0);
+  });
+
+  it('looks only at recipients accepted between the horizon and the wait', async () => {
+    // Prepare
+    const w = world({ afterMinutes: 30, horizonHours: 96 });
+    w.accept('too-young', ago(29 * MINUTE));
+    w.accept('just-old-enough', ago(31 * MINUTE));
+    w.accept('near-horizon', ago(95 * HOUR + 59 * MINUTE));
+    w.accept('past-horizon', ago(96 * HOUR + MINUTE));
+
+    // Act
+    const result = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(w.gateway.keysQueried().sort()).toEqual(['just-old-enough', 'near-horizon']);
+    expect(result.examined).toBe(2);
+    const buckets = w.index.pagesRead.map((p) => p.bucket);
+    expect(buckets[0]).toBe(ago(96 * HOUR).slice(0, 13));
+    expect(buckets.at(-1)).toBe(ago(30 * MINUTE).slice(0, 13));
+    expect(new Set(buckets).size).toBe(buckets.length);
+    expect(w.index.pagesRead[0]).toMatchObject({ from: ago(96 * HOUR), to: ago(30 * MINUTE) });
+  });
+
+  it('queries nothing before the wait is over, however many are waiting', async () => {
+    // Prepare
+    const w = world({ afterMinutes: 30 });
+    for (let i = 0; i < 12; i++) w.accept(`fresh-${i}`, ago(10 * MINUTE));
+
+    // Act
+    const result = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(result).toMatchObject({ examined: 0, statusQueries: 0, stoppedBy: 'complete' });
+    expect(w.gateway.calls).toHaveLength(0);
+  });
+
+  it('reads every page of a busy hour', async () => {
+    // Prepare
+    const w = world({ pageSize: 3 });
+    for (let i = 0; i < 8; i++) w.accept(`p${i}`, ago(2 * HOUR + i * 1_000));
+
+    // Act
+    const result = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(result).toMatchObject({ examined: 8, reportsReconciled: 8 });
+    expect(w.gateway.keysQueried()).toHaveLength(8);
+  });
+
+  it('stops reading at the per-run budget, queries what it read, and leaves the rest', async () => {
+    // Prepare
+    const w = world({ maxRecipients: 15, pageSize: 10 });
+    for (let i = 0; i < 30; i++) w.accept(`r${String(i).padStart(2, '0')}`, ago(3 * HOUR));
+
+    // Act
+    const first = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(first).toMatchObject({ examined: 15, keysQueried: 15, stoppedBy: 'budget' });
+    expect(w.gateway.calls.map((call) => call.length)).toEqual([10, 5]);
+    expect(w.index.entries.size).toBe(15);
+  });
+
+  it('starts no query once time is up', async () => {
+    // Prepare
+    const w = world();
+    for (let i = 0; i < 12; i++) w.accept(`t${i}`, ago(3 * HOUR));
+    let budget = 1;
+
+    // Act
+    const result = await reconcileStatus(w.deps({ hasTimeLeft: () => budget-- > 0 }));
+
+    // Assess
+    expect(result).toMatchObject({ examined: 12, statusQueries: 0, notQueried: 12 });
+    expect(result.stoppedBy).toBe('time');
+    expect(w.index.entries.size).toBe(12);
+  });
+
+  it('stops on a retryable gateway error and leaves every recipient on the index', async () => {
+    // Prepare
+    const w = world();
+    w.accept('x1', ago(3 * HOUR));
+    w.gateway.failWith = new GatewayRetryableError({
+      code: '49000',
+      message: 'busy',
+      endpoint: 'POST /msg/v1/sent',
+    });
+
+    // Act
+    const result = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(result).toMatchObject({
+      stoppedBy: 'gateway-unavailable',
+      statusQueries: 0,
+      notQueried: 1,
+    });
+    expect(result.gatewayError).toContain('49000');
+    expect(w.index.entries.size).toBe(1);
+  });
+
+  it('throws on a gateway error that retrying will not fix', async () => {
+    const w = world();
+    w.accept('x1', ago(3 * HOUR));
+    w.gateway.failWith = new GatewayRejectedError({
+      code: '21001',
+      message: 'bad request',
+      endpoint: 'POST /msg/v1/sent',
+    });
+
+    await expect(reconcileStatus(w.deps())).rejects.toThrow(GatewayRejectedError);
+  });
+
+  it('keeps recipients on the index when their report could not be stored', async () => {
+    // Prepare
+    const w = world();
+    w.accept('s1', ago(3 * HOUR));
+    w.accept('s2', ago(3 * HOUR));
+    w.store.failKey('REPORT#M-s2');
+
+    // Act
+    const first = await reconcileStatus(w.deps());
+    w.store.heal();
+    const second = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(first).toMatchObject({ reportsReconciled: 1, storeFailures: 1 });
+    expect(second).toMatchObject({ alreadyRecorded: 1, keysQueried: 1, reportsReconciled: 1 });
+    expect(w.store.ofKind('report')).toHaveLength(2);
+    expect(w.index.entries.size).toBe(0);
+  });
+});
+
+describe('reconcileStatusExclusively', () => {
+  const fakeLease = (free: boolean) => {
+    const calls: string[] = [];
+    const lease: Lease = {
+      acquire: async (name, owner) => {
+        calls.push(`acquire ${name} ${owner}`);
+        return free;
+      },
+      renew: async () => true,
+      release: async (name, owner) => {
+        calls.push(`release ${name} ${owner}`);
+      },
+    };
+    return { lease, calls };
+  };
+
+  it('does nothing while another run holds the lease', async () => {
+    const w = world();
+    w.accept('l1', ago(3 * HOUR));
+    const { lease, calls } = fakeLease(false);
+
+    const result = await reconcileStatusExclusively(w.deps(), { lease, owner: 'me', ttlMs: 1 });
+
+    expect(result).toEqual({ kind: 'busy' });
+    expect(w.index.pagesRead).toHaveLength(0);
+    expect(w.gateway.calls).toHaveLength(0);
+    expect(calls).toEqual(['acquire reconcile-status me']);
+  });
+
+  it('runs under the lease and gives it back, also when the run fails', async () => {
+    const w = world();
+    w.accept('l1', ago(3 * HOUR));
+    const ok = fakeLease(true);
+    const failing = fakeLease(true);
+
+    const result = await reconcileStatusExclusively(w.deps(), {
+      lease: ok.lease,
+      owner: 'me',
+      ttlMs: 1,
+    });
+    w.accept('l2', ago(3 * HOUR));
+    w.gateway.failWith = new Error('boom');
+    const failed = reconcileStatusExclusively(w.deps(), {
+      lease: failing.lease,
+      owner: 'me',
+      ttlMs: 1,
+    });
+
+    expect(result).toMatchObject({ kind: 'done', reportsReconciled: 1 });
+    expect(ok.calls).toEqual(['acquire reconcile-status me', 'release reconcile-status me']);
+    await expect(failed).rejects.toThrow('boom');
+    expect(failing.calls.at(-1)).toBe('release reconcile-status me');
+  });
+});
+
+describe('settings and buckets', () => {
+  it('refuses a horizon no longer than the wait, and one beyond the 90-day query range', () => {
+    const short = ReconcileSettingsSchema.safeParse({ afterMinutes: 120, horizonHours: 2 });
+    const long = ReconcileSettingsSchema.safeParse({ horizonHours: 90 * 24 + 1 });
+
+    expect(short.success).toBe(false);
+    expect(long.success).toBe(false);
+    expect(ReconcileSettingsSchema.parse({})).toEqual({
+      afterMinutes: 30,
+      horizonHours: 96,
+      maxRecipients: 5_000,
+      pageSize: 100,
+    });
+  });
+
+  it('lists every UTC hour from the one holding the start to the one holding the end', () => {
+    expect(
+      hourBuckets(Date.parse('2026-03-10T22:59:59Z'), Date.parse('2026-03-11T01:00:00Z')),
+    ).toEqual(['2026-03-10T22', '2026-03-10T23', '2026-03-11T00', '2026-03-11T01']);
+  });
+});
