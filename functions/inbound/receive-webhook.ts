@@ -229,11 +229,15 @@ const inboundRecord = (context: ItemContext, item: unknown, index: number): Even
       raw: item as Record<string, unknown>,
     },
   });
-  return toEventRecord(
+  const record = toEventRecord(
     { pk: `MO#${mo.moKey}`, sk: 'MO', kind: 'mo' },
     detail,
     context.retentionDays,
   );
+  // The list, not contentCnt (a string or a number, and sometimes wrong), says what there is to fetch.
+  return mo.contentInfoLst.length > 0
+    ? { ...record, attachmentCount: mo.contentInfoLst.length }
+    : record;
 };
 
 const quarantineRecord = (

@@ -273,6 +273,9 @@ describe('receiveInbound', () => {
     await receiveInbound(JSON.stringify(body), deps(store));
 
     const byKey = new Map(store.details('mo').map((d) => [d.data.moKey, d.data]));
+    const records = new Map(store.ofKind('mo').map((record) => [record.pk, record]));
+    expect(records.get('MO#MO00000002')?.attachmentCount).toBe(2);
+    expect(records.get('MO#MO00000001')?.attachmentCount).toBeUndefined();
     expect(byKey.get('MO00000001')).toMatchObject({ type: 'LMSMO', title: '제목' });
     expect(byKey.get('MO00000002')).toMatchObject({
       attachmentCount: 2,
