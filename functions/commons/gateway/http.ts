@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Agent, errors, type FormData, request } from 'undici';
+import { Agent, errors, type FormData, interceptors, request } from 'undici';
 
 /** One HTTP call to the gateway, as the client builds it. */
 export interface HttpCall {
@@ -78,6 +78,39 @@ export const undiciTransport: HttpTransport = async (call) => {
     return { status: response.statusCode, headers, text: await response.body.text() };
   } catch (error) {
     throw toTransportFailure(error, call);
+  }
+};
+
+// Plain downloads may be redirected (a content URL can point at a CDN); gateway API calls are not.
+const downloadDispatcher = sharedAgent.compose(interceptors.redirect({ maxRedirections: 3 }));
+
+/** The headers of a plain download, and its body still to be read. */
+export interface DownloadAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly stream: Readable;
+}
+
+/**
+ * GETs an absolute URL without credentials (an MO attachment's `contentUrl`) over the shared
+ * keep-alive pool, following up to 3 redirects. `timeoutMs` limits the wait for the headers and
+ * each pause between body chunks, not the whole transfer. The caller reads or destroys `stream`.
+ */
+export const downloadUrl = async (url: string, timeoutMs: number): Promise<DownloadAnswer> => {
+  try {
+    const response = await request(url, {
+      method: 'GET',
+      dispatcher: downloadDispatcher,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    return {
+      status: response.statusCode,
+      headers: flattenHeaders(response.headers),
+      stream: response.body,
+    };
+  } catch (error) {
+    throw toTransportFailure(error, { method: 'GET', url, headers: {}, timeoutMs });
   }
 };
 

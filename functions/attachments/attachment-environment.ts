@@ -1,0 +1,58 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import {
+  DynamoDbAttachmentEvents,
+  DynamoDbPendingAttachments,
+} from '../commons/adapters/dynamodb-attachment-store.ts';
+import { GatewayAttachmentDownloads } from '../commons/adapters/gateway-attachment-downloads.ts';
+import { S3ObjectStorage } from '../commons/adapters/s3-object-storage.ts';
+import { stateTableTokenProvider } from '../commons/adapters/state-table-token-provider.ts';
+import { integerEnv, requiredEnv } from '../commons/environment.ts';
+import { GatewayAuthApi } from '../commons/gateway/gateway-auth.ts';
+import { GatewayClient } from '../commons/gateway/gateway-client.ts';
+import {
+  gatewayCredentialsFromEnvironment,
+  gatewayHostsFromEnvironment,
+} from '../commons/gateway-credentials.ts';
+import type { FetchAttachmentsDeps } from './fetch-attachments.ts';
+
+/**
+ * The adapters of `fetch-attachments` and `sweep-attachments`, from the environment (read once,
+ * at cold start; a missing variable stops the function): EVENT_TABLE_NAME, STATE_TABLE_NAME,
+ * ATTACHMENT_BUCKET, ATTACHMENT_PREFIX (default `inbound/`), EVENT_RETENTION_DAYS (default 35),
+ * GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS (default 10 000) and
+ * GATEWAY_CREDENTIALS_SECRET_ARN.
+ */
+export const attachmentDepsFromEnvironment = (logger: Logger): FetchAttachmentsDeps => {
+  const stateTable = requiredEnv('STATE_TABLE_NAME');
+  const hosts = gatewayHostsFromEnvironment();
+  const timeoutMs = integerEnv('GATEWAY_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 });
+  // The shared token kept by refresh-token; a crowd of containers re-authenticates once.
+  const tokens = stateTableTokenProvider(stateTable, {
+    auth: new GatewayAuthApi({ hosts, timeoutMs }),
+    credentials: gatewayCredentialsFromEnvironment(),
+    logger,
+  });
+  const gateway = new GatewayClient({ hosts, tokens, timeoutMs });
+  return {
+    downloads: new GatewayAttachmentDownloads(gateway, { timeoutMs }),
+    storage: new S3ObjectStorage(requiredEnv('ATTACHMENT_BUCKET')),
+    pending: new DynamoDbPendingAttachments(stateTable, undefined, (pk, issues) =>
+      logger.error('unreadable pending-attachment marker left alone', { pk, issues }),
+    ),
+    events: new DynamoDbAttachmentEvents(requiredEnv('EVENT_TABLE_NAME')),
+    now: () => new Date(),
+    retentionDays: integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_650 }),
+    keyPrefix: keyPrefix(process.env.ATTACHMENT_PREFIX ?? 'inbound/'),
+  };
+};
+
+/** A key prefix ends in `/` (or is empty, for the bucket's root) and never starts with one. */
+const keyPrefix = (value: string): string => {
+  const trimmed = value.trim().replace(/^\/+/, '');
+  if (!/^[A-Za-z0-9!_.*'()/-]*$/.test(trimmed)) {
+    throw new Error(
+      `environment variable ATTACHMENT_PREFIX has characters unsafe in S3 keys: "${value}"`,
+    );
+  }
+  return trimmed === '' || trimmed.endsWith('/') ? trimmed : `${trimmed}/`;
+};

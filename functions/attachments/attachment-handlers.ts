@@ -1,0 +1,159 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type {
+  Context,
+  DynamoDBBatchResponse,
+  DynamoDBRecord,
+  DynamoDBStreamEvent,
+  AttributeValue as LambdaAttributeValue,
+} from 'aws-lambda';
+import {
+  type AttachmentOutcome,
+  type FetchAttachmentsDeps,
+  fetchAttachments,
+  type SweepError,
+  sweepAttachments,
+} from './fetch-attachments.ts';
+import { isInboundMessageInsert } from './stream-filter.ts';
+
+export interface AttachmentHandlerDeps extends FetchAttachmentsDeps {
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+/**
+ * The primary adapter of `fetch-attachments`: event-table stream batch in, partial batch response
+ * out. A record fails (and the stream retries it) only for our own failures; a download the
+ * gateway refuses is a pending marker for the sweep, and the record succeeds.
+ */
+export const createFetchAttachmentsHandler = (deps: AttachmentHandlerDeps) => {
+  const { logger } = deps;
+  const processor = new BatchProcessor(EventType.DynamoDBStreams);
+  const handleRecord = async (record: DynamoDBRecord): Promise<void> => {
+    // The event source mapping's filter drops these already; without it they are not ours either.
+    if (!isInboundMessageInsert(record)) return;
+    const image = record.dynamodb?.NewImage ?? {};
+    const item: Record<string, unknown> = unmarshall(
+      image as Record<string, LambdaAttributeValue> as never,
+    );
+    try {
+      reportOutcomes(await fetchAttachments(item, deps), deps);
+    } catch (error) {
+      logger.error('attachments not fetched; the stream retries the record', {
+        pk: item.pk,
+        sequenceNumber: record.dynamodb?.SequenceNumber,
+        error,
+      });
+      throw error;
+    }
+  };
+  return (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> =>
+    processPartialResponse(event, handleRecord, processor, {
+      ...(context === undefined ? {} : { context }),
+      // One message at a time: each upload holds a few 5 MiB parts in memory.
+      processInParallel: false,
+    });
+};
+
+/** Some pending attachments could not be retried because of our own failure (S3, DynamoDB). */
+export class AttachmentSweepError extends Error {
+  override readonly name = 'AttachmentSweepError';
+  constructor(readonly failures: readonly SweepError[]) {
+    super(`${failures.length} pending attachment(s) failed on our side; they stay due`, {
+      cause: failures[0]?.error,
+    });
+  }
+}
+
+export interface SweepSummary {
+  readonly due: number;
+  readonly stored: number;
+  readonly pending: number;
+  readonly lost: number;
+  readonly skipped: number;
+  readonly deferred: number;
+}
+
+/**
+ * The primary adapter of the scheduled sweep. It stops taking markers when less than `marginMs`
+ * of the invocation is left (the rest stay due for the next run) and throws at the end when a
+ * marker failed on our side, so that the invocation counts as an error and alarms.
+ */
+export const createSweepHandler =
+  (deps: AttachmentHandlerDeps & { readonly marginMs: number }) =>
+  async (_event: unknown, context?: Context): Promise<SweepSummary> => {
+    const { logger } = deps;
+    const result = await sweepAttachments({
+      ...deps,
+      shouldContinue: () =>
+        context === undefined || context.getRemainingTimeInMillis() > deps.marginMs,
+    });
+    reportOutcomes(result.outcomes, deps);
+    const count = (kind: AttachmentOutcome['result']) =>
+      result.outcomes.filter((outcome) => outcome.result === kind).length;
+    const summary: SweepSummary = {
+      due: result.due,
+      stored: count('stored'),
+      pending: count('pending'),
+      lost: count('lost'),
+      skipped: count('skipped'),
+      deferred: result.deferred,
+    };
+    logger.info('attachment sweep finished', { ...summary, errors: result.errors.length });
+    for (const failure of result.errors) {
+      logger.error('pending attachment not retried', {
+        moKey: failure.marker.moKey,
+        index: failure.marker.index,
+        error: failure.error,
+      });
+    }
+    if (result.errors.length > 0) throw new AttachmentSweepError(result.errors);
+    return summary;
+  };
+
+/** Metrics and one log line per attachment. Content URLs are never logged (bearer links). */
+export const reportOutcomes = (
+  outcomes: readonly AttachmentOutcome[],
+  { logger, metrics }: { readonly logger: Logger; readonly metrics: Metrics },
+): void => {
+  for (const outcome of outcomes) {
+    const keys = { moKey: outcome.ref.moKey, index: outcome.ref.index };
+    switch (outcome.result) {
+      case 'stored':
+        metrics.addMetric('AttachmentsStored', MetricUnit.Count, 1);
+        metrics.addMetric('AttachmentBytesStored', MetricUnit.Bytes, outcome.sizeBytes);
+        logger.info('attachment stored', {
+          ...keys,
+          source: outcome.source,
+          key: outcome.key,
+          sizeBytes: outcome.sizeBytes,
+          sha256: outcome.sha256,
+          ...(outcome.failures.length > 0 ? { failedFirst: outcome.failures } : {}),
+        });
+        break;
+      case 'skipped':
+        logger.info('attachment already stored', keys);
+        break;
+      case 'pending':
+        metrics.addMetric('AttachmentDownloadFailures', MetricUnit.Count, 1);
+        logger.warn('attachment download failed; the sweep retries it', {
+          ...keys,
+          attempts: outcome.attempts,
+          reason: outcome.reason,
+          nextAttemptAt: outcome.nextAttemptAt,
+        });
+        break;
+      case 'lost':
+        metrics.addMetric('AttachmentsLost', MetricUnit.Count, 1);
+        logger.error('attachment lost: the gateway no longer has it', {
+          ...keys,
+          attempts: outcome.attempts,
+          reason: outcome.reason,
+          receivedAt: outcome.ref.receivedAt,
+        });
+        break;
+    }
+  }
+};

@@ -1,0 +1,477 @@
+import type { Readable } from 'node:stream';
+import { z } from 'zod';
+import { MoItemSchema } from '../commons/gateway/schemas/index.ts';
+import { ViaSchema } from '../events/catalogue.ts';
+import { buildEventDetail } from '../events/envelope.ts';
+import { type EventRecord, toEventRecord } from '../inbound/event-record.ts';
+import type { EventStore } from '../inbound/receive-webhook.ts';
+import type { Measurement } from './measured-stream.ts';
+
+/**
+ * `fetch-attachments`: every attachment of an inbound message ends in S3 with one "Inbound
+ * Attachment Stored" event — or, once the gateway no longer has it, one "Inbound Attachment
+ * Lost" event. The stream handler makes the first attempt; a scheduled sweep retries what failed.
+ *
+ * The gateway's rules (field notes): `contentUrl` is single-use and valid 24 h; `GET
+ * /mo/v1/file/{moKey}?index=i` works for 7 days. Both windows are counted from the message's
+ * `metadata.receivedAt` (when msgbridge stored it): the gateway counts from its own receipt, which
+ * is a little earlier, but a content URL that has already expired only costs one refused call
+ * before the file endpoint, and a deadline a little late only costs a few refused retries.
+ */
+
+export const CONTENT_URL_VALIDITY_MS = 24 * 3_600_000;
+export const FILE_RETENTION_MS = 7 * 86_400_000;
+/** First retry 5 minutes after a failure, then doubling up to every 6 hours. */
+export const RETRY_BASE_MS = 5 * 60_000;
+export const RETRY_MAX_MS = 6 * 3_600_000;
+
+export type AttachmentSource = 'content-url' | 'file-endpoint';
+
+// --- Ports ------------------------------------------------------------------------------------
+
+/** An attachment download in progress: the headers are in, the bytes are still to be read. */
+export interface Download {
+  readonly contentType: string;
+  readonly contentLength?: number;
+  readonly body: Readable;
+}
+
+/**
+ * The gateway did not hand over the file: a refusal (404, 410, an error code), a timeout, a
+ * broken connection. Retrying later may work; it is never our own failure.
+ */
+export class AttachmentDownloadError extends Error {
+  override readonly name = 'AttachmentDownloadError';
+  constructor(
+    readonly source: AttachmentSource,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The object store could not read its body to the end: the download broke off mid-stream. */
+export class SourceStreamError extends Error {
+  override readonly name = 'SourceStreamError';
+}
+
+/** The two ways to get an attachment from the gateway. */
+export interface AttachmentDownloads {
+  /** Rejects with {@link AttachmentDownloadError} when the gateway does not deliver. */
+  fromContentUrl(url: string): Promise<Download>;
+  /** `GET /mo/v1/file/{moKey}?index=`; rejects with {@link AttachmentDownloadError} likewise. */
+  fromFileEndpoint(moKey: string, index: number): Promise<Download>;
+}
+
+export interface PutOptions {
+  /** User metadata (ASCII values). */
+  readonly metadata?: Readonly<Record<string, string>>;
+  /** The `Content-Length` the download announced; another length fails the put. */
+  readonly expectedBytes?: number;
+}
+
+/** Where attachments are kept (S3). */
+export interface ObjectStorage {
+  readonly bucket: string;
+  /**
+   * Streams `body` to `key` and measures it on the way; the object's metadata carries the size
+   * and SHA-256 too. Rejects with {@link SourceStreamError} when reading `body` failed (nothing
+   * is stored then), with any other error when the store failed.
+   */
+  put(key: string, body: Readable, contentType: string, options?: PutOptions): Promise<Measurement>;
+}
+
+/** The event table, for attachment events: conditional puts, and a look-up by key. */
+export interface AttachmentEventStore extends EventStore {
+  exists(pk: string, sk: string): Promise<boolean>;
+}
+
+/** One attachment of one inbound message: what it takes to fetch it and to report on it. */
+export const AttachmentRefSchema = z.object({
+  moKey: z.string().min(1),
+  index: z.number().int().min(0),
+  name: z.string().nullable(),
+  extension: z.string().nullable(),
+  /** Single-use and valid 24 h; `null` when the gateway gave none. */
+  contentUrl: z.string().nullable(),
+  /** When msgbridge received the message (`metadata.receivedAt`); both windows count from it. */
+  receivedAt: z.iso.datetime({ offset: true }),
+  via: ViaSchema,
+});
+export type AttachmentRef = z.infer<typeof AttachmentRefSchema>;
+
+/** The state-table marker of an attachment whose download failed; the sweep retries it. */
+export const PendingAttachmentSchema = AttachmentRefSchema.extend({
+  attempts: z.number().int().min(1),
+  lastError: z.string(),
+  firstFailedAt: z.iso.datetime({ offset: true }),
+  nextAttemptAt: z.iso.datetime({ offset: true }),
+});
+export type PendingAttachment = z.infer<typeof PendingAttachmentSchema>;
+
+/** Pending markers (`pk = ATTACHMENT#<moKey>#<index>` in the state table). */
+export interface PendingAttachmentStore {
+  get(moKey: string, index: number): Promise<PendingAttachment | undefined>;
+  /** Creates or replaces the marker. */
+  save(marker: PendingAttachment): Promise<void>;
+  /** Deletes the marker; no error when there is none. */
+  remove(moKey: string, index: number): Promise<void>;
+  /** Every marker whose `nextAttemptAt` is not after `now`, oldest first. */
+  due(now: Date): Promise<PendingAttachment[]>;
+}
+
+export interface FetchAttachmentsDeps {
+  readonly downloads: AttachmentDownloads;
+  readonly storage: ObjectStorage;
+  readonly pending: PendingAttachmentStore;
+  readonly events: AttachmentEventStore;
+  readonly now: () => Date;
+  /** Days an event item stays in the event table. */
+  readonly retentionDays: number;
+  /** Key prefix in the bucket, ending in `/` (e.g. `inbound/`). */
+  readonly keyPrefix: string;
+}
+
+export interface SweepDeps extends FetchAttachmentsDeps {
+  /** Asked before each marker; `false` ends the sweep early (the invocation is running out). */
+  readonly shouldContinue: () => boolean;
+}
+
+/** What happened to one attachment. */
+export type AttachmentOutcome =
+  | {
+      readonly result: 'stored';
+      readonly ref: AttachmentRef;
+      readonly source: AttachmentSource;
+      readonly key: string;
+      readonly contentType: string;
+      readonly sizeBytes: number;
+      readonly sha256: string;
+      /** Sources that failed before the one that worked. */
+      readonly failures: readonly string[];
+    }
+  | { readonly result: 'skipped'; readonly ref: AttachmentRef }
+  | {
+      readonly result: 'pending';
+      readonly ref: AttachmentRef;
+      readonly attempts: number;
+      readonly reason: string;
+      readonly nextAttemptAt: string;
+    }
+  | {
+      readonly result: 'lost';
+      readonly ref: AttachmentRef;
+      readonly attempts: number;
+      readonly reason: string;
+    };
+
+/** A stored inbound message that cannot be read: a bug or a hand-edited item, never retried away. */
+export class InvalidInboundItemError extends Error {
+  override readonly name = 'InvalidInboundItemError';
+}
+
+// --- The stored inbound message ---------------------------------------------------------------
+
+const StoredInboundDetailSchema = z.object({
+  metadata: z.object({ receivedAt: z.iso.datetime({ offset: true }), via: ViaSchema }),
+  data: z.object({ moKey: z.string().min(1), raw: MoItemSchema }),
+});
+
+/** The attachments of an inbound-message item of the event table (`kind = 'mo'`). */
+export const attachmentsOf = (item: Readonly<Record<string, unknown>>): AttachmentRef[] => {
+  const detail = typeof item.detail === 'string' ? parseJson(item.detail) : undefined;
+  const parsed = StoredInboundDetailSchema.safeParse(detail);
+  if (!parsed.success) {
+    throw new InvalidInboundItemError(
+      `item ${String(item.pk)} is not a stored inbound message: ${z.prettifyError(parsed.error)}`,
+    );
+  }
+  const { metadata, data } = parsed.data;
+  return data.raw.contentInfoLst.map((content, index) => ({
+    moKey: data.moKey,
+    index,
+    name: content.contentName ?? null,
+    extension: content.contentExt ?? null,
+    contentUrl: content.contentUrl ?? null,
+    receivedAt: metadata.receivedAt,
+    via: metadata.via,
+  }));
+};
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+// --- Use cases --------------------------------------------------------------------------------
+
+/**
+ * Fetches every attachment of one stored inbound message (the stream handler's use case).
+ *
+ * Input: the event-table item. Output: one outcome per attachment.
+ * Primary course: skip what is already stored; download (content URL while younger than 24 h,
+ * else or when that fails the file endpoint); stream into S3; store the "stored" event.
+ * Alternatives: every download fails → a pending marker with backoff (not an error: the sweep
+ * retries). Throws only for our own failures (S3, DynamoDB), so that the stream retries.
+ */
+export const fetchAttachments = async (
+  item: Readonly<Record<string, unknown>>,
+  deps: FetchAttachmentsDeps,
+): Promise<AttachmentOutcome[]> => {
+  const outcomes: AttachmentOutcome[] = [];
+  // One at a time: each upload holds a few part buffers, and a message has at most a handful.
+  for (const ref of attachmentsOf(item)) outcomes.push(await fetchAttachment(ref, deps));
+  return outcomes;
+};
+
+/** One marker the sweep could not finish because of our own failure; it stays due. */
+export interface SweepError {
+  readonly marker: PendingAttachment;
+  readonly error: unknown;
+}
+
+export interface SweepResult {
+  readonly due: number;
+  readonly outcomes: readonly AttachmentOutcome[];
+  readonly errors: readonly SweepError[];
+  /** Due markers left for the next run because time ran out. */
+  readonly deferred: number;
+}
+
+/**
+ * Retries the pending attachments that are due (the scheduled sweep's use case).
+ *
+ * Primary course: for each due marker, oldest first, fetch again; success stores the event and
+ * deletes the marker. Alternatives: still failing → the marker gets the next backoff; the 7-day
+ * window has passed → "Inbound Attachment Lost" with the last reason, and the marker goes. A
+ * marker that fails on our side stays as it is (due) and is reported in `errors`; the others go on.
+ */
+export const sweepAttachments = async (deps: SweepDeps): Promise<SweepResult> => {
+  const markers = await deps.pending.due(deps.now());
+  const outcomes: AttachmentOutcome[] = [];
+  const errors: SweepError[] = [];
+  let handled = 0;
+  for (const marker of markers) {
+    if (!deps.shouldContinue()) break;
+    handled += 1;
+    try {
+      outcomes.push(await fetchAttachment(refOf(marker), deps, marker));
+    } catch (error) {
+      errors.push({ marker, error });
+    }
+  }
+  return { due: markers.length, outcomes, errors, deferred: markers.length - handled };
+};
+
+const refOf = (marker: PendingAttachment): AttachmentRef => ({
+  moKey: marker.moKey,
+  index: marker.index,
+  name: marker.name,
+  extension: marker.extension,
+  contentUrl: marker.contentUrl,
+  receivedAt: marker.receivedAt,
+  via: marker.via,
+});
+
+/** Fetches one attachment; `marker` is given when the sweep retries it. */
+export const fetchAttachment = async (
+  ref: AttachmentRef,
+  deps: FetchAttachmentsDeps,
+  marker?: PendingAttachment,
+): Promise<AttachmentOutcome> => {
+  const stored = storedEventKeys(ref);
+  if (await deps.events.exists(stored.pk, stored.sk)) {
+    // A marker can outlive a success (a stream retry won the race); it has no more work to do.
+    if (marker) await deps.pending.remove(ref.moKey, ref.index);
+    return { result: 'skipped', ref };
+  }
+  const deadline = Date.parse(ref.receivedAt) + FILE_RETENTION_MS;
+  if (marker && deps.now().getTime() >= deadline) {
+    return lose(ref, marker.attempts, marker.lastError, deps);
+  }
+
+  const attempt = await downloadAndStore(ref, deps);
+  if (attempt.ok) {
+    const { ok: _, ...result } = attempt;
+    await deps.events.putIfAbsent(storedRecord(ref, result, deps));
+    if (marker) await deps.pending.remove(ref.moKey, ref.index);
+    return { result: 'stored', ref, ...result };
+  }
+
+  const previous = marker ?? (await deps.pending.get(ref.moKey, ref.index));
+  const attempts = (previous?.attempts ?? 0) + 1;
+  const reason = attempt.failures.join('; ');
+  const now = deps.now().getTime();
+  if (now >= deadline) return lose(ref, attempts, reason, deps);
+  const nextAttemptAt = new Date(Math.min(now + retryDelayMs(attempts), deadline)).toISOString();
+  await deps.pending.save({
+    ...ref,
+    attempts,
+    lastError: reason,
+    firstFailedAt: previous?.firstFailedAt ?? new Date(now).toISOString(),
+    nextAttemptAt,
+  });
+  return { result: 'pending', ref, attempts, reason, nextAttemptAt };
+};
+
+/** Delay before retry number `attempts + 1`: 5 min, 10 min, 20 min, … at most 6 h. */
+export const retryDelayMs = (attempts: number): number =>
+  Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+
+type DownloadAttempt =
+  | {
+      readonly ok: true;
+      readonly source: AttachmentSource;
+      readonly key: string;
+      readonly contentType: string;
+      readonly sizeBytes: number;
+      readonly sha256: string;
+      readonly failures: readonly string[];
+    }
+  | { readonly ok: false; readonly failures: readonly string[] };
+
+const downloadAndStore = async (
+  ref: AttachmentRef,
+  deps: FetchAttachmentsDeps,
+): Promise<DownloadAttempt> => {
+  const young = deps.now().getTime() < Date.parse(ref.receivedAt) + CONTENT_URL_VALIDITY_MS;
+  const contentUrl = young ? ref.contentUrl : null;
+  const sources: AttachmentSource[] = contentUrl
+    ? ['content-url', 'file-endpoint']
+    : ['file-endpoint'];
+  const key = objectKey(deps.keyPrefix, ref);
+  const failures: string[] = [];
+  for (const source of sources) {
+    let download: Download;
+    try {
+      download =
+        source === 'content-url' && contentUrl
+          ? await deps.downloads.fromContentUrl(contentUrl)
+          : await deps.downloads.fromFileEndpoint(ref.moKey, ref.index);
+    } catch (error) {
+      if (!(error instanceof AttachmentDownloadError)) throw error;
+      failures.push(`${source}: ${error.message}`);
+      continue;
+    }
+    try {
+      const measured = await deps.storage.put(key, download.body, download.contentType, {
+        metadata: objectMetadata(ref, source),
+        ...(download.contentLength === undefined ? {} : { expectedBytes: download.contentLength }),
+      });
+      return { ok: true, source, key, contentType: download.contentType, ...measured, failures };
+    } catch (error) {
+      // Anything but a broken download is ours (S3): thrown, so that the stream retries.
+      if (!(error instanceof SourceStreamError)) throw error;
+      failures.push(`${source}: download broke off: ${error.message}`);
+    } finally {
+      // Frees the connection when the put stopped early; a no-op once the body was read.
+      download.body.destroy();
+    }
+  }
+  return { ok: false, failures };
+};
+
+const lose = async (
+  ref: AttachmentRef,
+  attempts: number,
+  reason: string,
+  deps: FetchAttachmentsDeps,
+): Promise<AttachmentOutcome> => {
+  const detail = buildEventDetail('inboundAttachmentLost', {
+    idempotencyKey: `attachment-lost:${ref.moKey}:${ref.index}`,
+    occurredAt: deps.now().toISOString(),
+    receivedAt: ref.receivedAt,
+    via: ref.via,
+    data: {
+      moKey: ref.moKey,
+      index: ref.index,
+      name: ref.name,
+      reason,
+      attempts,
+      receivedAt: ref.receivedAt,
+    },
+  });
+  await deps.events.putIfAbsent(
+    toEventRecord(
+      { pk: `MO#${ref.moKey}`, sk: `ATTACHMENT#${ref.index}#LOST`, kind: 'attachment' },
+      detail,
+      deps.retentionDays,
+    ),
+  );
+  await deps.pending.remove(ref.moKey, ref.index);
+  return { result: 'lost', ref, attempts, reason };
+};
+
+/** The event-table keys of an attachment's "stored" event: next to its message (`MO#<moKey>`). */
+export const storedEventKeys = (ref: Pick<AttachmentRef, 'moKey' | 'index'>) => ({
+  pk: `MO#${ref.moKey}`,
+  sk: `ATTACHMENT#${ref.index}`,
+});
+
+const storedRecord = (
+  ref: AttachmentRef,
+  stored: Omit<Extract<DownloadAttempt, { ok: true }>, 'ok' | 'failures'>,
+  deps: FetchAttachmentsDeps,
+): EventRecord => {
+  const detail = buildEventDetail('inboundAttachmentStored', {
+    idempotencyKey: `attachment:${ref.moKey}:${ref.index}`,
+    occurredAt: deps.now().toISOString(),
+    receivedAt: ref.receivedAt,
+    via: ref.via,
+    data: {
+      moKey: ref.moKey,
+      index: ref.index,
+      name: ref.name,
+      contentType: stored.contentType,
+      sizeBytes: stored.sizeBytes,
+      sha256: stored.sha256,
+      s3: { bucket: deps.storage.bucket, key: stored.key },
+      source: stored.source,
+    },
+  });
+  return toEventRecord({ ...storedEventKeys(ref), kind: 'attachment' }, detail, deps.retentionDays);
+};
+
+// --- Object keys ------------------------------------------------------------------------------
+
+const MAX_NAME_LENGTH = 100;
+
+/**
+ * `<prefix><yyyy>/<mm>/<dd>/<moKey>/<index>-<safe name>`, dated by when the message arrived (UTC),
+ * so the stream handler and the sweep always choose the same key for the same attachment.
+ */
+export const objectKey = (prefix: string, ref: AttachmentRef): string => {
+  const [yyyy, mm, dd] = new Date(ref.receivedAt).toISOString().slice(0, 10).split('-');
+  return `${prefix}${yyyy}/${mm}/${dd}/${safeSegment(ref.moKey) || 'mo'}/${ref.index}-${safeName(ref)}`;
+};
+
+/** Letters, digits, `.`, `_` and `-` only: other characters (Hangul, spaces, `/`) become `_`. */
+const safeSegment = (text: string): string =>
+  text
+    .normalize('NFC')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^[._-]+|[._-]+$/g, '')
+    .slice(0, MAX_NAME_LENGTH);
+
+const safeName = (ref: AttachmentRef): string => {
+  const name = ref.name ?? '';
+  const split = /^(.*[^.])\.([A-Za-z0-9]{1,10})$/.exec(name);
+  const base = safeSegment(split?.[1] ?? name);
+  const given = (split?.[2] ?? ref.extension ?? '').trim();
+  const extension = /^[A-Za-z0-9]{1,10}$/.test(given) ? given : '';
+  // Nothing readable left of the name (all Hangul, say): a neutral name with the extension.
+  const stem = /[A-Za-z0-9]/.test(base) ? base : 'attachment';
+  return extension ? `${stem}.${extension}` : stem;
+};
+
+/** Object metadata must be ASCII: the original name is kept percent-encoded. */
+const objectMetadata = (ref: AttachmentRef, source: AttachmentSource): Record<string, string> => ({
+  'mo-key': encodeURIComponent(ref.moKey),
+  index: String(ref.index),
+  source,
+  ...(ref.name ? { 'original-name': encodeURIComponent(ref.name).slice(0, 512) } : {}),
+});

@@ -1,0 +1,122 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  type AttachmentEventStore,
+  FILE_RETENTION_MS,
+  type PendingAttachment,
+  PendingAttachmentSchema,
+  type PendingAttachmentStore,
+} from '../../attachments/fetch-attachments.ts';
+import { DynamoDbEventStore, documentClient } from './dynamodb-event-store.ts';
+
+/** The event table for attachment events: conditional puts, plus a strongly consistent look-up. */
+export class DynamoDbAttachmentEvents extends DynamoDbEventStore implements AttachmentEventStore {
+  constructor(
+    private readonly table: string,
+    private readonly documents: DynamoDBDocumentClient = documentClient(),
+  ) {
+    super(table, documents);
+  }
+
+  async exists(pk: string, sk: string): Promise<boolean> {
+    const answer = await this.documents.send(
+      new GetCommand({
+        TableName: this.table,
+        Key: { pk, sk },
+        ConsistentRead: true,
+        ProjectionExpression: 'pk',
+      }),
+    );
+    return answer.Item !== undefined;
+  }
+}
+
+const PREFIX = 'ATTACHMENT#';
+// TTL only cleans up after a sweep that never ran: a week past the gateway's own 7-day window,
+// so it is always the sweep, not TTL, that decides an attachment is lost.
+const MARKER_TTL_AFTER_WINDOW_S = 7 * 86_400;
+
+/** Told about a marker that does not parse; it is left alone (TTL removes it). */
+export type UnreadableMarkerHandler = (pk: string, issues: string) => void;
+
+/**
+ * Pending attachments as `pk = ATTACHMENT#<moKey>#<index>` items of the state table.
+ *
+ * `due` scans: the state table is small (a token, a rate bucket, leases and the few attachments
+ * that failed), so a filtered Scan every 15 minutes costs less than keeping an index for it.
+ */
+export class DynamoDbPendingAttachments implements PendingAttachmentStore {
+  constructor(
+    private readonly tableName: string,
+    private readonly client: DynamoDBDocumentClient = documentClient(),
+    private readonly onUnreadable: UnreadableMarkerHandler = () => {},
+  ) {}
+
+  async get(moKey: string, index: number): Promise<PendingAttachment | undefined> {
+    const answer = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: markerKey(moKey, index),
+        ConsistentRead: true,
+      }),
+    );
+    return answer.Item === undefined ? undefined : this.read(answer.Item);
+  }
+
+  async save(marker: PendingAttachment): Promise<void> {
+    const windowEnds = Date.parse(marker.receivedAt) + FILE_RETENTION_MS;
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...marker,
+          ...markerKey(marker.moKey, marker.index),
+          expiresAt: Math.ceil(windowEnds / 1000) + MARKER_TTL_AFTER_WINDOW_S,
+        },
+      }),
+    );
+  }
+
+  async remove(moKey: string, index: number): Promise<void> {
+    await this.client.send(
+      new DeleteCommand({ TableName: this.tableName, Key: markerKey(moKey, index) }),
+    );
+  }
+
+  async due(now: Date): Promise<PendingAttachment[]> {
+    const markers: PendingAttachment[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: 'begins_with(pk, :prefix) AND nextAttemptAt <= :now',
+          ExpressionAttributeValues: { ':prefix': PREFIX, ':now': now.toISOString() },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const marker = this.read(item);
+        if (marker) markers.push(marker);
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    // ISO-8601 UTC strings of one format sort as the instants they name.
+    return markers.sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt));
+  }
+
+  private read(item: Record<string, unknown>): PendingAttachment | undefined {
+    const parsed = PendingAttachmentSchema.safeParse(item);
+    if (parsed.success) return parsed.data;
+    this.onUnreadable(String(item.pk), parsed.error.message);
+    return undefined;
+  }
+}
+
+const markerKey = (moKey: string, index: number) => ({ pk: `${PREFIX}${moKey}#${index}` });
