@@ -16,14 +16,15 @@ import { DynamoDbEventStore } from '../functions/commons/adapters/dynamodb-event
 import { DynamoDbRateLimiter } from '../functions/commons/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../functions/commons/adapters/dynamodb-send-store.ts';
 import { GatewaySender, loadS3Attachments } from '../functions/commons/adapters/gateway-sender.ts';
+import { stateTableTokenProvider } from '../functions/commons/adapters/state-table-token-provider.ts';
 import { GatewayAuthApi } from '../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
-import { SessionTokenProvider } from '../functions/commons/gateway/session-token-provider.ts';
 import { PUT_EVENTS_MAX_BYTES } from '../functions/events/publish.ts';
 import { createPublishHandler } from '../functions/events/publish-handler.ts';
 import { isPublishableRecord } from '../functions/events/stream-filter.ts';
 import type { EventRecord } from '../functions/inbound/event-record.ts';
 import { createWebhookHandler } from '../functions/inbound/webhook-handler.ts';
+import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
 import { createSendRecordHandler } from '../functions/sending/send-handler.ts';
 import { type SimulatorOptionsInput, startSimulator } from '../simulator/index.ts';
 import {
@@ -33,6 +34,7 @@ import {
   startDynamoDbLocal,
 } from './dynamodb-local.ts';
 import { LocalEventBus } from './event-bus.ts';
+import { startLocalJobs } from './jobs.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { createTables } from './tables.ts';
@@ -59,6 +61,10 @@ export interface LocalBridgeOptions {
   readonly maxReceiveCount?: number;
   /** For tests: the first N event-table writes of the webhook receivers fail, as a throttled table would. */
   readonly failFirstWebhookWrites?: number;
+  /** How delivery reports arrive: by webhook, by polling, or both. @default 'webhook' */
+  readonly reportDelivery?: ReportDelivery;
+  /** Minutes before reconcile-status asks about an accepted recipient without a report. @default 30 */
+  readonly reconcileAfterMinutes?: number;
 }
 
 const SILENT = new Logger({ logLevel: 'SILENT' });
@@ -177,6 +183,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       tpsQuota: options.tpsQuota,
       reportWebhookUrl: urls.report,
       moWebhookUrl: urls.mo,
+      reportDelivery: options.reportDelivery ?? 'webhook',
       ...options.simulator,
     });
     stops.push(() => sim.close());
@@ -184,12 +191,16 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     // The sender, fed from the send queue like Lambda's SQS event source.
     const auth = new GatewayAuthApi({ hosts: sim.hosts });
     const credentials = { apiKey: options.apiKey, apiPassword: options.apiPassword };
-    const gateway = new GatewaySender(
-      new GatewayClient({
-        hosts: sim.hosts,
-        tokens: new SessionTokenProvider({ auth, credentials: () => credentials }),
-      }),
-      (attachments) => loadS3Attachments(attachments, s3),
+    // The shared token in the state table, kept by the refresh-token job, as deployed.
+    const tokens = stateTableTokenProvider('msgbridge-state', {
+      auth,
+      credentials: async () => credentials,
+      logger: SILENT,
+      client: documents,
+    });
+    const gatewayClient = new GatewayClient({ hosts: sim.hosts, tokens });
+    const gateway = new GatewaySender(gatewayClient, (attachments) =>
+      loadS3Attachments(attachments, s3),
     );
     const sendStore = new DynamoDbSendStore('msgbridge-events', 35, documents);
     const rateLimiter = new DynamoDbRateLimiter(
@@ -230,6 +241,26 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     });
     stops.push(() => sender.stop());
 
+    const jobs = startLocalJobs({
+      documents,
+      eventTable: 'msgbridge-events',
+      stateTable: 'msgbridge-state',
+      streams,
+      streamArn,
+      s3,
+      attachmentBucket,
+      gateway: gatewayClient,
+      auth,
+      credentials,
+      receive,
+      reportDelivery: options.reportDelivery ?? 'webhook',
+      moPolling: false,
+      reconcileAfterMinutes: options.reconcileAfterMinutes ?? 30,
+      logger: SILENT,
+      metrics,
+    });
+    stops.push(() => jobs.stop());
+
     return {
       sim,
       bus,
@@ -239,6 +270,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       documents,
       publisher,
       sender,
+      jobs,
       poisoned,
       urls: {
         reportWebhook: urls.report,

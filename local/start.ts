@@ -19,6 +19,7 @@ const SettingsSchema = z.object({
   TPS_QUOTA: z.coerce.number().int().min(10, 'must hold a whole 10-recipient request').default(50),
   SIMULATOR_API_KEY: z.string().min(1).max(20).default('local-key'),
   SIMULATOR_API_PASSWORD: z.string().min(1).optional(),
+  REPORT_DELIVERY: z.enum(['webhook', 'polling', 'both']).default('webhook'),
 });
 
 const parsed = SettingsSchema.safeParse(process.env);
@@ -53,6 +54,7 @@ try {
     apiKey: settings.SIMULATOR_API_KEY,
     apiPassword: password.value,
     tpsQuota: settings.TPS_QUOTA,
+    reportDelivery: settings.REPORT_DELIVERY,
   });
 } catch (error) {
   console.error(error instanceof JavaNotFoundError ? error.message : error);
@@ -76,6 +78,8 @@ msgbridge is running locally
   DynamoDB Local   ${u.dynamodb}  (tables msgbridge-events, msgbridge-state)
   S3 (fauxqs)      ${u.s3}  (bucket ${u.attachmentBucket})
   events           printed below and appended to ${u.eventsFile}
+  scheduled jobs   refresh-token, reconcile-status, sweep-attachments every minute; fetch-attachments
+                   on the table's stream; reports by ${settings.REPORT_DELIVERY}${settings.REPORT_DELIVERY === 'webhook' ? '' : ' (poll-reports every 5 s)'}
 
 Try it:  npm run demo     (a message per channel and a couple of inbound messages)
 Ctrl+C stops everything.

@@ -1,12 +1,13 @@
 /**
  * End to end through the local stack: 1,000 recipients in 100 queue messages across the channels,
- * reports with a mix of outcomes and fallbacks, duplicate webhook deliveries and 400-then-retry,
- * and inbound messages. Every accepted recipient must end as exactly one delivery event, every
+ * reports with a mix of outcomes and fallbacks, delivered by webhook AND polling, with duplicate
+ * webhook deliveries and 400-then-retry, and inbound messages with attachments. Every accepted recipient must end as exactly one delivery event, every
  * inbound message as one event, with no duplicates, no losses and nothing in the DLQ.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEND_MESSAGE_EXAMPLES } from '../../functions/sending/examples.ts';
 import { enqueueSend } from '../../functions/sending/producer.ts';
@@ -28,6 +29,7 @@ beforeAll(async () => {
     tpsQuota: 400,
     printEvents: false,
     failFirstWebhookWrites: 5,
+    reportDelivery: 'both',
     simulator: {
       reportDelayMs: 300,
       failureRate: 0.2,
@@ -101,6 +103,13 @@ describe('the local bridge end to end', () => {
         moCallback: `0101234${String(1000 + i)}`,
         moNumber: '15880000',
         moMsg: `문의 ${i}`,
+        ...(i < 4
+          ? {
+              attachments: [
+                { name: `photo-${i}.jpg`, contentType: 'image/jpeg', sizeBytes: 20_000 + i },
+              ],
+            }
+          : {}),
       })),
     ) as Array<{ moKey: string }>;
     const accepted = bridge.bus.details('Message Accepted');
@@ -112,6 +121,7 @@ describe('the local bridge end to end', () => {
         bridge.bus.details('Inbound Message Received').length >= injected.length,
       90_000,
     );
+    await waitFor(() => bridge.bus.details('Inbound Attachment Stored').length >= 4, 60_000);
     await new Promise((resolve) => setTimeout(resolve, 2_000)); // late duplicates would show now
 
     // Assess
@@ -134,5 +144,15 @@ describe('the local bridge end to end', () => {
     expect(snapshot.reports.webhook.retries).toBeGreaterThan(0);
     expect(bridge.fauxqs.inspectQueue('msgbridge-send-dlq')?.messages.ready ?? []).toEqual([]);
     expect(bridge.poisoned).toEqual([]);
+    const attachments = bridge.bus.details('Inbound Attachment Stored');
+    expect(attachments.map((e) => e.data.sizeBytes).sort()).toEqual([
+      20_000, 20_001, 20_002, 20_003,
+    ]);
+    for (const attachment of attachments) {
+      const s3 = attachment.data.s3 as { bucket: string; key: string };
+      const head = await bridge.s3.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: s3.key }));
+      expect(head.ContentLength).toBe(attachment.data.sizeBytes);
+    }
+    expect(snapshot.reports.polling.polls).toBeGreaterThan(0);
   });
 });

@@ -1,0 +1,195 @@
+/**
+ * The scheduled Lambdas of the stack, on timers, against the local servers: refresh-token, the
+ * report (and MO) poller, reconcile-status, the attachment fetcher (on the table's stream) and its
+ * sweep. Each runs the same use case as its Lambda, with the same adapters.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  createFetchAttachmentsHandler,
+  createSweepHandler,
+} from '../functions/attachments/attachment-handlers.ts';
+import { isAttachmentRecord } from '../functions/attachments/stream-filter.ts';
+import {
+  DynamoDbAttachmentEvents,
+  DynamoDbPendingAttachments,
+} from '../functions/commons/adapters/dynamodb-attachment-store.ts';
+import { DynamoDbAwaitingReports } from '../functions/commons/adapters/dynamodb-awaiting-reports.ts';
+import { DynamoDbLease } from '../functions/commons/adapters/dynamodb-lease.ts';
+import { DynamoDbTokenStore } from '../functions/commons/adapters/dynamodb-token-store.ts';
+import { GatewayAttachmentDownloads } from '../functions/commons/adapters/gateway-attachment-downloads.ts';
+import { S3ObjectStorage } from '../functions/commons/adapters/s3-object-storage.ts';
+import type {
+  GatewayAuthApi,
+  GatewayCredentials,
+} from '../functions/commons/gateway/gateway-auth.ts';
+import type { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
+import type { ReceiveDeps } from '../functions/inbound/receive-webhook.ts';
+import {
+  type ReportDelivery,
+  resolvePollTiming,
+  runPolling,
+} from '../functions/polling/poll-reports.ts';
+import {
+  RECONCILE_DEFAULTS,
+  ReconcileSettingsSchema,
+  reconcileStatusExclusively,
+} from '../functions/reconcile/reconcile-status.ts';
+import { refreshToken } from '../functions/tokens/refresh-token.ts';
+import { type StreamPoller, startStreamPoller } from './stream-poller.ts';
+
+export interface LocalJobsOptions {
+  readonly documents: DynamoDBDocumentClient;
+  readonly eventTable: string;
+  readonly stateTable: string;
+  readonly streams: DynamoDBStreamsClient;
+  readonly streamArn: string;
+  readonly s3: S3Client;
+  readonly attachmentBucket: string;
+  readonly gateway: GatewayClient;
+  readonly auth: GatewayAuthApi;
+  readonly credentials: GatewayCredentials;
+  readonly receive: ReceiveDeps;
+  readonly reportDelivery: ReportDelivery;
+  readonly moPolling: boolean;
+  /** Minutes before an accepted recipient without a report is asked about. */
+  readonly reconcileAfterMinutes: number;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
+interface Timer {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `job` every `everyMs`, never two at once, logging failures. stop() waits briefly for a
+ * running job, then lets it end on its own as the servers it talks to close.
+ */
+const every = (name: string, everyMs: number, job: () => Promise<unknown>): Timer => {
+  let running: Promise<unknown> | undefined;
+  let stopped = false;
+  const tick = () => {
+    if (running || stopped) return;
+    running = job()
+      .catch((error: unknown) => {
+        if (!stopped)
+          console.error(`${name} failed:`, error instanceof Error ? error.message : error);
+      })
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const timer = setInterval(tick, everyMs);
+  setImmediate(tick);
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      await Promise.race([running, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    },
+  };
+};
+
+export const startLocalJobs = (options: LocalJobsOptions) => {
+  const { documents, logger, metrics } = options;
+  const lease = new DynamoDbLease(options.stateTable, documents);
+  const timers: Timer[] = [];
+
+  timers.push(
+    every('refresh-token', 60_000, () =>
+      refreshToken({
+        store: new DynamoDbTokenStore(options.stateTable, { logger, client: documents }),
+        auth: options.auth,
+        credentials: async () => options.credentials,
+        now: Date.now,
+        logger,
+      }),
+    ),
+  );
+
+  if (options.reportDelivery !== 'webhook' || options.moPolling) {
+    const timing = resolvePollTiming({
+      // The simulator answers in milliseconds: a page needs far less than a deployed call's budget.
+      pageBudgetMs: 10_000,
+      confirmMarginMs: 5_000,
+      leaseTtlMs: 45_000,
+    });
+    timers.push(
+      every('poll-reports', 5_000, () =>
+        runPolling(
+          { reportDelivery: options.reportDelivery, moPolling: options.moPolling },
+          {
+            gateway: options.gateway,
+            receive: options.receive,
+            lease,
+            owner: 'local-poller',
+            now: Date.now,
+            sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+            deadline: Date.now() + 30_000,
+            logger,
+            timing,
+          },
+        ),
+      ),
+    );
+  }
+
+  const awaiting = new DynamoDbAwaitingReports(options.eventTable, documents);
+  const settings = ReconcileSettingsSchema.parse({
+    afterMinutes: options.reconcileAfterMinutes,
+    horizonHours: RECONCILE_DEFAULTS.horizonHours,
+    maxRecipients: RECONCILE_DEFAULTS.maxRecipients,
+  });
+  timers.push(
+    every('reconcile-status', 60_000, () =>
+      reconcileStatusExclusively(
+        {
+          index: awaiting,
+          ledger: awaiting,
+          gateway: options.gateway,
+          receive: options.receive,
+          now: () => new Date(),
+          settings,
+          hasTimeLeft: () => true,
+        },
+        { lease, owner: 'local-reconciler', ttlMs: 60_000 },
+      ),
+    ),
+  );
+
+  const attachmentDeps = {
+    downloads: new GatewayAttachmentDownloads(options.gateway, { timeoutMs: 10_000 }),
+    storage: new S3ObjectStorage(options.attachmentBucket, { client: options.s3 }),
+    pending: new DynamoDbPendingAttachments(options.stateTable, documents),
+    events: new DynamoDbAttachmentEvents(options.eventTable, documents),
+    now: () => new Date(),
+    retentionDays: options.receive.retentionDays,
+    keyPrefix: 'inbound/',
+    logger,
+    metrics,
+  };
+  const fetcher: StreamPoller = startStreamPoller({
+    streamsClient: options.streams,
+    streamArn: options.streamArn,
+    filter: isAttachmentRecord,
+    handler: createFetchAttachmentsHandler(attachmentDeps),
+    onFailure: (records) =>
+      console.error(`fetch-attachments gave up on ${records.length} record(s)`),
+    pollIntervalMs: 200,
+    batchSize: 10,
+  });
+  const sweep = createSweepHandler({ ...attachmentDeps, marginMs: 0 });
+  timers.push(every('sweep-attachments', 60_000, () => sweep({}, undefined)));
+
+  return {
+    fetcher,
+    stop: async () => {
+      await fetcher.stop();
+      await Promise.all(timers.map((timer) => timer.stop()));
+    },
+  };
+};
