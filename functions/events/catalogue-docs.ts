@@ -80,6 +80,30 @@ same \`metadata.id\`.
 |---|---|
 ${rows.join('\n')}
 
+## Subscribing
+
+Events go to the stack's bus (output \`EventBusName\`). Example rules (event patterns):
+
+\`\`\`json
+{ "source": ["msgbridge"], "detail-type": ["Delivery Report Received"], "detail": { "data": { "delivered": [false] } } }
+\`\`\`
+
+every failed delivery;
+
+\`\`\`json
+{ "source": ["msgbridge"], "detail-type": ["Inbound Message Received"], "detail": { "data": { "receivingNumber": ["15880000"] } } }
+\`\`\`
+
+inbound messages to one receiving number;
+
+\`\`\`json
+{ "source": ["msgbridge"], "detail-type": ["Send Rejected", "Message Rejected", "Item Quarantined", "Inbound Attachment Lost"] }
+\`\`\`
+
+everything a person should look at. Subscribers that must act once de-duplicate on
+\`detail.metadata.id\`; after an archive replay, \`replay-name\` is set on the envelope, so live
+rules that must ignore replays add \`"replay-name": [{ "exists": false }]\`.
+
 ${sections.join('\n')}`;
   return files;
 };
