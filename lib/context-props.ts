@@ -28,16 +28,38 @@ const ContextSchema = z.strictObject({
       attachmentBuckets: z.array(z.string()).optional(),
     })
     .optional(),
+  /** `webhook`, `polling` or `both` (see `MsgbridgeStackProps.reportDelivery`). */
+  reportDelivery: z.enum(['webhook', 'polling', 'both']).optional(),
+  moPolling: z.boolean().optional(),
+  /** Status reconciliation (see `ReconcileOptions`). */
+  reconcile: z
+    .strictObject({
+      afterMinutes: z.number().optional(),
+      horizonHours: z.number().optional(),
+      maxRecipients: z.number().optional(),
+    })
+    .optional(),
+  /** The attachment bucket's lifecycle (see `InboundAttachmentsOptions`). */
+  attachments: z
+    .strictObject({
+      expireAfterDays: z.number().optional(),
+      infrequentAccessAfterDays: z.number().optional(),
+    })
+    .optional(),
 });
+
+/** The stack props the context can set. */
+export type ContextStackProps = Pick<
+  MsgbridgeStackProps,
+  'gateway' | 'sending' | 'reportDelivery' | 'moPolling' | 'reconcile' | 'attachments'
+>;
 
 /**
  * The stack props given by the `msgbridge` context object (from `cdk.json`, or a JSON string from
  * `--context msgbridge=...`). Throws one `InvalidPropsError` naming every missing or mistyped
  * setting by its path.
  */
-export const stackPropsFromContext = (
-  value: unknown,
-): Pick<MsgbridgeStackProps, 'gateway' | 'sending'> => {
+export const stackPropsFromContext = (value: unknown): ContextStackProps => {
   const where = `context "${CONTEXT_KEY}"`;
   if (value === undefined)
     throw new InvalidPropsError(where, [
@@ -53,11 +75,11 @@ export const stackPropsFromContext = (
   }
   const parsed = ContextSchema.safeParse(object);
   if (parsed.success) {
-    const { gateway, sending } = parsed.data;
-    if (!sending) return { gateway };
+    const { sending, ...others } = parsed.data;
+    if (!sending) return others;
     const { functionTimeoutSeconds, maxBatchingWindowSeconds, ...rest } = sending;
     return {
-      gateway,
+      ...others,
       sending: {
         ...rest,
         ...(functionTimeoutSeconds === undefined

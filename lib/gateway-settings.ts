@@ -67,7 +67,8 @@ export const gatewaySettingsProblems = (settings: GatewaySettingsProps | undefin
       : HOST_NAMES.flatMap((name) => hostProblems(name, hosts[name]))),
     ...(settings.tpsQuota === undefined
       ? ['gateway.tpsQuota is required: recipients per second from the gateway contract']
-      : integerProblem('gateway.tpsQuota', settings.tpsQuota, { min: 1, max: 100_000 })),
+      : // At least one whole 10-recipient request per second (send-messages refuses less).
+        integerProblem('gateway.tpsQuota', settings.tpsQuota, { min: 10, max: 100_000 })),
     // The functions' own range for GATEWAY_TIMEOUT_MS.
     ...integerProblem('gateway.timeoutMs', settings.timeoutMs, { min: 100, max: 60_000 }),
   ];

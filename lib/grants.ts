@@ -14,3 +14,16 @@ export const grantTableItemActions = (
     new PolicyStatement({ actions, resources: [table.tableArn] }),
   );
 };
+
+/**
+ * Grants `dynamodb:Query` on one named index of a table, and on nothing else: the only index
+ * access msgbridge grants is `reconcile-status` reading `awaiting-report`.
+ */
+export const grantIndexQuery = (table: ITableV2, grantee: IGrantable, indexName: string): void => {
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['dynamodb:Query'],
+      resources: [`${table.tableArn}/index/${indexName}`],
+    }),
+  );
+};

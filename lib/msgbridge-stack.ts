@@ -34,7 +34,18 @@ import {
   inboundAlarmsProblems,
   metricsNamespaceProblems,
 } from './inbound-alarms.ts';
+import {
+  InboundAttachments,
+  type InboundAttachmentsOptions,
+  inboundAttachmentsProblems,
+} from './inbound-attachments.ts';
 import { throwIfInvalid } from './props-validation.ts';
+import {
+  type ReconcileOptions,
+  type ReportDelivery,
+  ScheduledJobs,
+  scheduledJobsProblems,
+} from './scheduled-jobs.ts';
 import { SendPipeline, type SendPipelineOptions, sendPipelineProblems } from './send-pipeline.ts';
 import { WebhookApi, type WebhookApiOptions, webhookApiProblems } from './webhook-api.ts';
 import { WebhookSecret, type WebhookSecretProps, webhookSecretProblems } from './webhook-secret.ts';
@@ -77,6 +88,27 @@ export interface MsgbridgeStackProps extends StackProps {
    */
   readonly publisher?: EventPublisherOptions;
   /**
+   * How delivery reports arrive: the report webhook, polling (`poll-reports` every minute), or
+   * both at once; each report is stored once, whichever path delivers it first.
+   * @default 'webhook'
+   */
+  readonly reportDelivery?: ReportDelivery;
+  /**
+   * Poll for inbound messages (`GET /mo/v1/msg`), for accounts without an MO webhook.
+   * @default false
+   */
+  readonly moPolling?: boolean;
+  /**
+   * When `reconcile-status` queries the status of sends whose report is late, and how far back.
+   * @default - the `ReconcileOptions` defaults
+   */
+  readonly reconcile?: ReconcileOptions;
+  /**
+   * The lifecycle of the inbound attachment bucket.
+   * @default - the `InboundAttachmentsOptions` defaults
+   */
+  readonly attachments?: InboundAttachmentsOptions;
+  /**
    * SNS topic for alarm notifications.
    * @default - alarms without actions
    */
@@ -95,6 +127,8 @@ export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => 
     ...within('publisher', eventPublisherProblems(props.publisher ?? {})),
     ...gatewaySettingsProblems(props.gateway),
     ...within('sending', sendPipelineProblems(props.sending ?? {}, props.gateway?.timeoutMs)),
+    ...scheduledJobsProblems(props),
+    ...within('attachments', inboundAttachmentsProblems(props.attachments ?? {})),
     ...inboundAlarmsProblems(props),
   ];
 };
@@ -120,6 +154,10 @@ export class MsgbridgeStack extends Stack {
   public readonly inboundAlarms: InboundAlarms;
   /** The send queue (producers' entry point), its DLQ, `send-messages` and their alarms. */
   public readonly sendPipeline: SendPipeline;
+  /** `refresh-token`, `poll-reports` (when polling), `reconcile-status`: schedules and alarms. */
+  public readonly scheduledJobs: ScheduledJobs;
+  /** The attachment bucket, `fetch-attachments`, `sweep-attachments` and their alarms. */
+  public readonly inboundAttachments: InboundAttachments;
 
   constructor(scope: Construct, id: string, props: MsgbridgeStackProps) {
     super(scope, id, props);
@@ -186,6 +224,32 @@ export class MsgbridgeStack extends Stack {
       ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
     });
 
+    this.scheduledJobs = new ScheduledJobs(this, 'scheduled-jobs', {
+      eventTable: this.eventTable,
+      stateTable: this.stateTable,
+      credentials: this.credentials,
+      gateway: props.gateway,
+      reportDelivery: props.reportDelivery,
+      moPolling: props.moPolling,
+      reconcile: props.reconcile,
+      // Polled and reconciled reports are stored exactly as the webhook stores them.
+      eventRetentionDays: props.webhooks?.eventRetentionDays,
+      storeConcurrency: props.webhooks?.storeConcurrency,
+      metricsNamespace,
+      ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+    });
+
+    this.inboundAttachments = new InboundAttachments(this, 'inbound-attachments', {
+      ...props.attachments,
+      eventTable: this.eventTable,
+      stateTable: this.stateTable,
+      credentials: this.credentials,
+      gateway: props.gateway,
+      eventRetentionDays: props.webhooks?.eventRetentionDays,
+      metricsNamespace,
+      ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+    });
+
     // URLs to register in the gateway console, with the secret as a placeholder: the value itself
     // never leaves Secrets Manager (`aws secretsmanager get-secret-value --secret-id <arn>`).
     new CfnOutput(this, 'WebhookStageUrl', {
@@ -221,6 +285,10 @@ export class MsgbridgeStack extends Stack {
     new CfnOutput(this, 'SendDlqUrl', {
       description: 'Send requests that failed on every delivery; redrive after fixing the cause',
       value: this.sendPipeline.deadLetterQueue.queueUrl,
+    });
+    new CfnOutput(this, 'AttachmentBucketName', {
+      description: `Inbound attachments, below ${InboundAttachments.KEY_PREFIX}; each "Inbound Attachment Stored" event names its object`,
+      value: this.inboundAttachments.bucket.bucketName,
     });
   }
 

@@ -16,15 +16,14 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
 import {
   DEFAULT_GATEWAY_TIMEOUT_MS,
   type GatewaySettingsProps,
-  gatewayEnvironment,
   gatewaySettingsProblems,
 } from './gateway-settings.ts';
 import { grantTableItemActions } from './grants.ts';
 import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
-import { MsgbridgeFunction } from './msgbridge-function.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
 /** The settings of the send queue and its consumer that a deployment may choose. */
@@ -169,7 +168,7 @@ export class SendPipeline extends Construct {
   public readonly queue: Queue;
   /** Messages that failed on every delivery. */
   public readonly deadLetterQueue: Queue;
-  public readonly sendMessages: MsgbridgeFunction;
+  public readonly sendMessages: GatewayFunction;
   /** The DLQ holds a message. */
   public readonly deadLetterQueueNotEmpty: Alarm;
   /** Producers sent messages that failed validation (each is a "Send Rejected" event). */
@@ -203,21 +202,23 @@ export class SendPipeline extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount },
     });
 
-    this.sendMessages = new MsgbridgeFunction(this, SendPipeline.SERVICE, {
+    this.sendMessages = new GatewayFunction(this, SendPipeline.SERVICE, {
       entry: join(import.meta.dirname, '../functions/send-messages.ts'),
       description: 'msgbridge: send queue → gateway, one queue message = one send request',
       timeout: functionTimeout,
       environment: {
         EVENT_TABLE_NAME: props.eventTable.tableName,
-        STATE_TABLE_NAME: props.stateTable.tableName,
         SEND_QUEUE_URL: this.queue.queueUrl,
         TPS_QUOTA: String(props.gateway.tpsQuota),
         MAX_RECEIVE_COUNT: String(maxReceiveCount),
         EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? DEFAULTS.eventRetentionDays),
-        ...gatewayEnvironment(props.gateway),
-        GATEWAY_CREDENTIALS_SECRET_ARN: props.credentials.secretArn,
-        POWERTOOLS_METRICS_NAMESPACE: namespace,
       },
+      gateway: props.gateway,
+      credentials: props.credentials,
+      stateTable: props.stateTable,
+      // The shared token and its lease, and the token bucket (one counter item per second).
+      stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS, 'dynamodb:UpdateItem'],
+      metricsNamespace: namespace,
     });
     this.grantSenderAccess(props);
 
@@ -274,7 +275,10 @@ export class SendPipeline extends Construct {
     return this.queue.grantSendMessages(grantee);
   }
 
-  /** Exactly the calls the sender makes, on exactly its resources. */
+  /**
+   * Exactly the calls the sender makes, on exactly its resources; `GatewayFunction` grants the
+   * state table and the credentials.
+   */
   private grantSenderAccess(props: SendPipelineProps): void {
     const fn = this.sendMessages;
     // Claim check (BatchGetItem), claim (conditional PutItem), outcome (UpdateItem).
@@ -285,16 +289,6 @@ export class SendPipeline extends Construct {
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
     );
-    // The token bucket is one counter item per second.
-    grantTableItemActions(props.stateTable, fn, 'dynamodb:UpdateItem');
-    // GetSecretValue only: `grantRead` would add DescribeSecret, which the sender never calls.
-    fn.addToRolePolicy(
-      new PolicyStatement({
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: [props.credentials.secretFullArn ?? `${props.credentials.secretArn}-??????`],
-      }),
-    );
-    props.credentials.encryptionKey?.grantDecrypt(fn);
 
     const buckets = props.attachmentBuckets ?? [];
     if (buckets.length === 0) return;

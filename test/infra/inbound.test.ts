@@ -379,12 +379,10 @@ describe('inbound path infrastructure', () => {
         ...metrics.flatMap((each) => (each.MetricStat ? [each.MetricStat.Metric.MetricName] : [])),
       ];
     };
-    /** The one alarm on `metricName`; the send pipeline's alarms are tested with it. */
+    /** The one inbound alarm on `metricName`; the other paths' alarms are tested with them. */
     const alarmOf = (synthesized: Synthesized, metricName: string) => {
-      const sendPipeline = synthesized.stack.sendPipeline.node.path;
-      const found = synthesized.stack.node
+      const found = synthesized.stack.inboundAlarms.node
         .findAll()
-        .filter((construct) => !construct.node.path.startsWith(`${sendPipeline}/`))
         .flatMap((construct) =>
           construct instanceof CfnAlarm
             ? [synthesized.resources[synthesized.id(construct)]?.Properties ?? {}]
@@ -486,8 +484,9 @@ describe('inbound path infrastructure', () => {
     it('has no actions without an alarm topic', () => {
       const alarms = Object.values(defaults.template.findResources('AWS::CloudWatch::Alarm'));
 
-      // Five inbound alarms and the send pipeline's two.
-      expect(alarms).toHaveLength(7);
+      // Five inbound alarms, the send pipeline's two, five of the scheduled jobs in webhook mode
+      // and three of the attachments.
+      expect(alarms).toHaveLength(15);
       for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toBeUndefined();
     });
 
@@ -496,7 +495,7 @@ describe('inbound path infrastructure', () => {
 
       const alarms = Object.values(configured.template.findResources('AWS::CloudWatch::Alarm'));
 
-      expect(alarms).toHaveLength(7);
+      expect(alarms).toHaveLength(15);
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions).toEqual([topic]);
         expect(alarm.Properties.OKActions).toEqual([topic]);
@@ -582,6 +581,10 @@ describe('inbound path infrastructure', () => {
         stack.webhookApi.receiveInbound,
         stack.eventPublisher.publishEvents,
         stack.sendPipeline.sendMessages,
+        stack.scheduledJobs.refreshToken,
+        stack.scheduledJobs.reconcileStatus,
+        stack.inboundAttachments.fetchAttachments,
+        stack.inboundAttachments.sweepAttachments,
       ]) {
         const role = template.toJSON().Resources[id(fn.role)];
         expect(role.Properties.ManagedPolicyArns).toBeUndefined();
@@ -664,6 +667,7 @@ describe('inbound path infrastructure', () => {
       );
 
       for (const { reason } of acknowledged) expect(reason.length).toBeGreaterThan(80);
+      const attachmentObjects = `AwsSolutions-IAM5[Resource::<${defaults.id(defaults.stack.inboundAttachments.bucket)}.Arn>/inbound/*]`;
       expect(acknowledged.map(({ path, rule }) => `${path} ${rule}`).sort()).toEqual(
         [
           'gateway-credentials AwsSolutions-SMG4',
@@ -680,6 +684,14 @@ describe('inbound path infrastructure', () => {
           'webhook-api/api/DeploymentStage.v1 AwsSolutions-APIG6',
           'webhook-api/api/CloudWatchRole AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
           'event-publisher/on-failure-queue AwsSolutions-SQS3',
+          'scheduled-jobs/refresh-token-role AwsSolutions-IAM5[Resource::*]',
+          'scheduled-jobs/reconcile-status-role AwsSolutions-IAM5[Resource::*]',
+          'inbound-attachments/fetch-attachments-role AwsSolutions-IAM5[Resource::*]',
+          `inbound-attachments/fetch-attachments-role ${attachmentObjects}`,
+          'inbound-attachments/sweep-attachments-role AwsSolutions-IAM5[Resource::*]',
+          `inbound-attachments/sweep-attachments-role ${attachmentObjects}`,
+          'inbound-attachments/access-logs AwsSolutions-S1',
+          'inbound-attachments/on-failure-queue AwsSolutions-SQS3',
         ].sort(),
       );
     });

@@ -311,7 +311,7 @@ describe('send pipeline infrastructure', () => {
   });
 
   describe('IAM', () => {
-    it('lets the sender read, claim and update items of the event table and count in the state table', () => {
+    it('lets the sender read, claim and update items of the event table, and use the shared token, its lease and the token bucket', () => {
       const { id, stack } = defaults;
 
       const dynamodb = withPrefix(senderStatements(defaults), 'dynamodb:');
@@ -319,13 +319,20 @@ describe('send pipeline infrastructure', () => {
       expect(dynamodb).toEqual([
         {
           Effect: 'Allow',
-          Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-          Resource: { 'Fn::GetAtt': [id(stack.eventTable), 'Arn'] },
+          // The token (GetItem, PutItem), the token-reauth lease (PutItem, DeleteItem) and the
+          // token bucket's counter items (UpdateItem).
+          Action: [
+            'dynamodb:GetItem',
+            'dynamodb:PutItem',
+            'dynamodb:DeleteItem',
+            'dynamodb:UpdateItem',
+          ],
+          Resource: { 'Fn::GetAtt': [id(stack.stateTable), 'Arn'] },
         },
         {
           Effect: 'Allow',
-          Action: 'dynamodb:UpdateItem',
-          Resource: { 'Fn::GetAtt': [id(stack.stateTable), 'Arn'] },
+          Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          Resource: { 'Fn::GetAtt': [id(stack.eventTable), 'Arn'] },
         },
       ]);
     });
@@ -447,7 +454,7 @@ describe('send pipeline infrastructure', () => {
 
       expect(problems).toEqual([
         'gateway.hosts.send must be an https URL, got "http://send.gateway.example"',
-        'gateway.tpsQuota must be an integer from 1 to 100000, got 0',
+        'gateway.tpsQuota must be an integer from 10 to 100000, got 0',
         'sending.maxReceiveCount must be an integer from 5 to 1000, got 3',
       ]);
     });
@@ -491,7 +498,7 @@ describe('send pipeline infrastructure', () => {
         });
 
       expect(act).toThrow(
-        /SendPipeline: invalid props:\n {2}- maxReceiveCount must be an integer from 5 to 1000, got 4\n {2}- gateway\.tpsQuota must be an integer from 1 to 100000, got 1\.5$/,
+        /SendPipeline: invalid props:\n {2}- maxReceiveCount must be an integer from 5 to 1000, got 4\n {2}- gateway\.tpsQuota must be an integer from 10 to 100000, got 1\.5$/,
       );
     });
 

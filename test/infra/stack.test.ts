@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
@@ -31,8 +31,8 @@ describe('MsgbridgeStack', () => {
     });
   });
 
-  it('indexes accepted sends awaiting their report, and grants no writer access to the index', () => {
-    const { template } = synthStack();
+  it('indexes accepted sends awaiting their report, and lets only reconcile-status query it', () => {
+    const { template, stack } = synthStack();
 
     template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
       GlobalSecondaryIndexes: [
@@ -45,10 +45,29 @@ describe('MsgbridgeStack', () => {
         }),
       ],
     });
-    expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('/index/');
+    const reconcileRole = stack.scheduledJobs.reconcileStatus.role?.node.defaultChild;
+    if (!CfnElement.isCfnElement(reconcileRole)) throw new Error('reconcile-status has no role');
+    const withIndex = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify(policy).includes('/index/'),
+    );
+    expect(withIndex.map((policy) => policy.Properties.Roles)).toEqual([
+      [{ Ref: stack.getLogicalId(reconcileRole) }],
+    ]);
+    const indexStatements = withIndex
+      .flatMap(
+        (policy) =>
+          policy.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[],
+      )
+      .filter((statement) => JSON.stringify(statement.Resource).includes('/index/'));
+    expect(indexStatements).toEqual([
+      expect.objectContaining({
+        Action: 'dynamodb:Query',
+        Resource: { 'Fn::Join': ['', [expect.anything(), '/index/awaiting-report']] },
+      }),
+    ]);
   });
 
-  it('keeps both tables and the credentials secret when the stack is deleted', () => {
+  it('keeps both tables, the credentials secret and the attachment bucket when the stack is deleted', () => {
     const { template } = synthStack();
 
     const tables = template.findResources('AWS::DynamoDB::GlobalTable');
@@ -61,6 +80,9 @@ describe('MsgbridgeStack', () => {
       expect(table.Properties.Replicas[0].DeletionProtectionEnabled).toBe(true);
     }
     template.hasResource('AWS::SecretsManager::Secret', { DeletionPolicy: 'Retain' });
+    const buckets = Object.values(template.findResources('AWS::S3::Bucket'));
+    expect(buckets).toHaveLength(2);
+    for (const bucket of buckets) expect(bucket.DeletionPolicy).toBe('Retain');
   });
 
   it('has a state table without a stream, so operational state never reaches subscribers', () => {

@@ -1,0 +1,448 @@
+import { join } from 'node:path';
+import { Duration, Token } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  Metric,
+  Stats,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import { AWAITING_REPORT_INDEX } from '../functions/commons/tables.ts';
+import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
+import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-status.ts';
+import { notifyAlarmTopic } from './alarm-actions.ts';
+import { FunctionSchedule } from './function-schedule.ts';
+import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
+import {
+  DEFAULT_GATEWAY_TIMEOUT_MS,
+  type GatewaySettingsProps,
+  gatewaySettingsProblems,
+} from './gateway-settings.ts';
+import { grantIndexQuery, grantTableItemActions } from './grants.ts';
+import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
+import { integerProblem, throwIfInvalid } from './props-validation.ts';
+
+export type { ReportDelivery };
+
+/** The report delivery modes, as `REPORT_DELIVERY` of `poll-reports` accepts them. */
+export const REPORT_DELIVERY_MODES: readonly ReportDelivery[] = ['webhook', 'polling', 'both'];
+
+/** When and how far back `reconcile-status` asks the gateway for the status of late reports. */
+export interface ReconcileOptions {
+  /**
+   * Minutes after acceptance without a report before a recipient's status is queried.
+   * @default 30
+   */
+  readonly afterMinutes?: number;
+  /**
+   * Hours after acceptance after which a recipient is no longer looked for (at most 90 days, the
+   * status query's reach). Longer than `afterMinutes`.
+   * @default 96
+   */
+  readonly horizonHours?: number;
+  /**
+   * Recipients examined per run at most; the rest wait for the next run (`NotQueried`).
+   * @default 5000
+   */
+  readonly maxRecipients?: number;
+}
+
+/** The settings of the scheduled gateway jobs that a deployment may choose. */
+export interface ScheduledJobsOptions {
+  /**
+   * How delivery reports arrive: the report webhook, polling (`poll-reports` every minute), or
+   * both at once (each report is stored once, whichever path delivers it first).
+   * @default 'webhook'
+   */
+  readonly reportDelivery?: ReportDelivery;
+  /**
+   * Poll for inbound messages (`GET /mo/v1/msg`), for accounts without an MO webhook.
+   * @default false
+   */
+  readonly moPolling?: boolean;
+  /**
+   * Status reconciliation of accepted sends whose report is late.
+   * @default - the `ReconcileOptions` defaults
+   */
+  readonly reconcile?: ReconcileOptions;
+}
+
+export interface ScheduledJobsProps extends ScheduledJobsOptions {
+  /** Reports, inbound messages and send records; the stored path of every report. */
+  readonly eventTable: ITableV2;
+  /** The shared gateway token and the jobs' leases. */
+  readonly stateTable: ITableV2;
+  /** Gateway API key and password, `{"apiKey": "...", "apiPassword": "..."}`. */
+  readonly credentials: ISecret;
+  /** The customer's gateway hosts and call timeout. */
+  readonly gateway: GatewaySettingsProps;
+  /**
+   * Days stored reports, inbound messages and events are kept (DynamoDB TTL).
+   * @default 35
+   */
+  readonly eventRetentionDays?: number;
+  /**
+   * Conditional puts kept in flight while storing one page of reports or messages.
+   * @default 16
+   */
+  readonly storeConcurrency?: number;
+  /**
+   * CloudWatch namespace of the functions' metrics (and of the alarms on them).
+   * @default 'msgbridge'
+   */
+  readonly metricsNamespace?: string;
+  /**
+   * SNS topic that receives every alarm and its return to OK.
+   * @default - alarms without actions
+   */
+  readonly alarmTopicArn?: string;
+}
+
+/** The problems with `ScheduledJobsOptions`, for a caller that reports every problem at once. */
+export const scheduledJobsProblems = (options: ScheduledJobsOptions): string[] => {
+  const problems: string[] = [];
+  const mode: unknown = options.reportDelivery;
+  if (
+    mode !== undefined &&
+    !(typeof mode === 'string' && Token.isUnresolved(mode)) &&
+    !REPORT_DELIVERY_MODES.some((each) => each === mode)
+  )
+    problems.push(
+      `reportDelivery must be "webhook", "polling" or "both", got ${JSON.stringify(mode)}`,
+    );
+  const moPolling: unknown = options.moPolling;
+  if (moPolling !== undefined && typeof moPolling !== 'boolean')
+    problems.push(`moPolling must be true or false, got ${JSON.stringify(moPolling)}`);
+  const reconcile = options.reconcile ?? {};
+  // The ranges `reconcile-status` accepts at cold start.
+  const ranges = [
+    ...integerProblem('reconcile.afterMinutes', reconcile.afterMinutes, { min: 1, max: 1_440 }),
+    ...integerProblem('reconcile.horizonHours', reconcile.horizonHours, { min: 1, max: 2_160 }),
+  ];
+  problems.push(
+    ...ranges,
+    ...integerProblem('reconcile.maxRecipients', reconcile.maxRecipients, {
+      min: 10,
+      max: 100_000,
+    }),
+  );
+  const afterMinutes = reconcile.afterMinutes ?? RECONCILE_DEFAULTS.afterMinutes;
+  const horizonHours = reconcile.horizonHours ?? RECONCILE_DEFAULTS.horizonHours;
+  // Compared only when each is valid on its own, so that one mistake is reported once.
+  if (
+    ranges.length === 0 &&
+    !Token.isUnresolved(afterMinutes) &&
+    !Token.isUnresolved(horizonHours) &&
+    horizonHours * 60 <= afterMinutes
+  )
+    problems.push(
+      `reconcile.horizonHours (${horizonHours} h) must be longer than reconcile.afterMinutes (${afterMinutes} min)`,
+    );
+  return problems;
+};
+
+/** `poll-reports` runs when reports are polled or inbound messages are. */
+export const pollsGateway = (options: ScheduledJobsOptions): boolean =>
+  (options.reportDelivery ?? 'webhook') !== 'webhook' || options.moPolling === true;
+
+/** `poll-reports` never waits longer than this for one gateway call: each page fits 120 s. */
+const POLL_GATEWAY_TIMEOUT_MS = 5_000;
+
+/**
+ * The scheduled gateway jobs and their alarms:
+ * - `refresh-token` every 5 minutes keeps the shared gateway token current;
+ * - `poll-reports` every minute, only when reports or inbound messages are polled;
+ * - `reconcile-status` every 15 minutes asks for the status of sends whose report is late.
+ *
+ * Each function may make exactly the table calls its handler makes, on the tables themselves
+ * (`reconcile-status` may also query the `awaiting-report` index), and read the gateway
+ * credentials. Each alarm's description says what to do; docs/operations.md has the details.
+ */
+export class ScheduledJobs extends Construct {
+  /** Powertools service names: the `service` dimension of each job's metrics. */
+  static readonly SERVICES = {
+    refreshToken: 'refresh-token',
+    pollReports: 'poll-reports',
+    reconcileStatus: 'reconcile-status',
+  } as const;
+
+  public readonly refreshToken: GatewayFunction;
+  public readonly refreshTokenSchedule: FunctionSchedule;
+  /** Present when reports or inbound messages are polled. */
+  public readonly pollReports?: GatewayFunction;
+  public readonly pollReportsSchedule?: FunctionSchedule;
+  public readonly reconcileStatus: GatewayFunction;
+  public readonly reconcileStatusSchedule: FunctionSchedule;
+
+  /** `refresh-token` failed in 2 of the last 3 runs. */
+  public readonly tokenRefreshFailures: Alarm;
+  /** The stored token has less than 8 minutes left, or no run reported for 10 minutes. */
+  public readonly tokenMinutesLeft: Alarm;
+  /** The oldest polled report was more than 5 minutes old (polling modes only). */
+  public readonly pollLag?: Alarm;
+  /** Polled pages could not be confirmed in 3 of 5 minutes (polling modes only). */
+  public readonly pagesUnconfirmed?: Alarm;
+  /** No report poll for 5 minutes: the poller is not running (polling modes only). */
+  public readonly reportPollerStopped?: Alarm;
+  /** No MO poll for 5 minutes (MO polling only). */
+  public readonly moPollerStopped?: Alarm;
+  /** Polled inbound messages could not be stored after 3 attempts (MO polling only). */
+  public readonly inboundMessagesNotStored?: Alarm;
+  /** The gateway answered OVER_DATE or INVALID_KEY for late sends. */
+  public readonly statusUnavailable: Alarm;
+  /** Reconciled reports could not be stored. */
+  public readonly reconcileStoreFailures: Alarm;
+  /** Late recipients were left unqueried in 3 runs in a row: the backlog is not shrinking. */
+  public readonly notQueried: Alarm;
+
+  constructor(scope: Construct, id: string, props: ScheduledJobsProps) {
+    super(scope, id);
+    throwIfInvalid('ScheduledJobs', [
+      ...scheduledJobsProblems(props),
+      ...gatewaySettingsProblems(props.gateway),
+      ...integerProblem('eventRetentionDays', props.eventRetentionDays, { min: 8, max: 3_650 }),
+      ...integerProblem('storeConcurrency', props.storeConcurrency, { min: 1, max: 100 }),
+      ...metricsNamespaceProblems(props.metricsNamespace),
+      ...inboundAlarmsProblems(props),
+    ]);
+    const namespace = props.metricsNamespace ?? 'msgbridge';
+    const reportDelivery = props.reportDelivery ?? 'webhook';
+    const reconcile = props.reconcile ?? {};
+    const gatewayTimeoutMs = props.gateway.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
+    const common = {
+      gateway: props.gateway,
+      credentials: props.credentials,
+      stateTable: props.stateTable,
+      metricsNamespace: namespace,
+    };
+    const stored = {
+      EVENT_TABLE_NAME: props.eventTable.tableName,
+      EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? 35),
+      STORE_CONCURRENCY: String(props.storeConcurrency ?? 16),
+    };
+    const services = ScheduledJobs.SERVICES;
+
+    this.refreshToken = new GatewayFunction(this, services.refreshToken, {
+      ...common,
+      entry: join(import.meta.dirname, '../functions/refresh-token.ts'),
+      description: 'msgbridge: keeps the one shared gateway token in the state table current',
+      // A refresh and, when it is refused, a full authentication: two gateway calls at most.
+      timeout: Duration.seconds(
+        Token.isUnresolved(gatewayTimeoutMs)
+          ? 30
+          : Math.max(30, Math.ceil((2 * gatewayTimeoutMs) / 1_000) + 5),
+      ),
+      // It never takes the re-authentication lease: its writes are version-checked instead.
+      stateTableActions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
+    });
+    this.refreshTokenSchedule = new FunctionSchedule(this, `${services.refreshToken}-schedule`, {
+      target: this.refreshToken,
+      rate: Duration.minutes(5),
+      // Two quick retries, all before the next regular run.
+      retryAttempts: 2,
+      maxEventAge: Duration.minutes(4),
+      description: 'msgbridge refresh-token: every 5 minutes, 2 retries',
+    });
+
+    if (pollsGateway(props)) {
+      const fn = new GatewayFunction(this, services.pollReports, {
+        ...common,
+        entry: join(import.meta.dirname, '../functions/poll-reports.ts'),
+        description: 'msgbridge: polls delivery reports (and inbound messages) for a minute',
+        timeout: Duration.seconds(60),
+        gatewayTimeoutMs: Token.isUnresolved(gatewayTimeoutMs)
+          ? POLL_GATEWAY_TIMEOUT_MS
+          : Math.min(gatewayTimeoutMs, POLL_GATEWAY_TIMEOUT_MS),
+        environment: {
+          ...stored,
+          REPORT_DELIVERY: reportDelivery,
+          MO_POLLING: props.moPolling === true ? 'on' : 'off',
+        },
+        // Token and leases; the pollers renew their leases (UpdateItem).
+        stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS, 'dynamodb:UpdateItem'],
+      });
+      // Reports, inbound messages and quarantined items: conditional puts only.
+      grantTableItemActions(props.eventTable, fn, 'dynamodb:PutItem');
+      this.pollReports = fn;
+      this.pollReportsSchedule = new FunctionSchedule(this, `${services.pollReports}-schedule`, {
+        target: fn,
+        rate: Duration.minutes(1),
+        // A missed minute is made up by the next run; a retry would only wait for the lease.
+        retryAttempts: 0,
+        maxEventAge: Duration.minutes(1),
+        description: 'msgbridge poll-reports: every minute, no retries',
+      });
+    }
+
+    this.reconcileStatus = new GatewayFunction(this, services.reconcileStatus, {
+      ...common,
+      entry: join(import.meta.dirname, '../functions/reconcile-status.ts'),
+      description: 'msgbridge: queries the status of accepted sends whose report is late',
+      timeout: Duration.minutes(5),
+      environment: {
+        ...stored,
+        RECONCILE_AFTER_MINUTES: String(reconcile.afterMinutes ?? RECONCILE_DEFAULTS.afterMinutes),
+        RECONCILE_HORIZON_HOURS: String(reconcile.horizonHours ?? RECONCILE_DEFAULTS.horizonHours),
+        RECONCILE_MAX_RECIPIENTS: String(
+          reconcile.maxRecipients ?? RECONCILE_DEFAULTS.maxRecipients,
+        ),
+      },
+      // Token and its lease, and the run's own lease (taken and given back, never renewed).
+      stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS],
+    });
+    // Reports by message (Query), status-unavailable look-ups (GetItem), reports and events
+    // (conditional PutItem), settling a send's OUTCOME item (UpdateItem).
+    grantTableItemActions(
+      props.eventTable,
+      this.reconcileStatus,
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:Query',
+      'dynamodb:UpdateItem',
+    );
+    grantIndexQuery(props.eventTable, this.reconcileStatus, AWAITING_REPORT_INDEX.name);
+    this.reconcileStatusSchedule = new FunctionSchedule(
+      this,
+      `${services.reconcileStatus}-schedule`,
+      {
+        target: this.reconcileStatus,
+        rate: Duration.minutes(15),
+        // The next run picks up whatever this one left.
+        retryAttempts: 0,
+        maxEventAge: Duration.minutes(10),
+        description: 'msgbridge reconcile-status: every 15 minutes, no retries',
+      },
+    );
+
+    const metric = (service: string, metricName: string, statistic: string, period: Duration) =>
+      new Metric({ namespace, metricName, dimensionsMap: { service }, statistic, period });
+    const above = (
+      alarmId: string,
+      description: string,
+      anchor: string,
+      watched: Metric,
+      periods: { readonly evaluation: number; readonly toAlarm: number } = {
+        evaluation: 1,
+        toAlarm: 1,
+      },
+    ) =>
+      new Alarm(this, alarmId, {
+        alarmDescription: `${description} See docs/operations.md#${anchor}.`,
+        metric: watched,
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: periods.evaluation,
+        datapointsToAlarm: periods.toAlarm,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+    const fiveMinutes = Duration.minutes(5);
+    const fifteenMinutes = Duration.minutes(15);
+
+    this.tokenRefreshFailures = above(
+      'token-refresh-failures',
+      'msgbridge: refresh-token failed in 2 of the last 3 runs (after its retries); the other functions re-authenticate on demand meanwhile, but check the credentials secret and the gateway.',
+      'the-gateway-token',
+      metric(services.refreshToken, 'TokenRefreshFailures', Stats.SUM, fiveMinutes),
+      { evaluation: 3, toAlarm: 2 },
+    );
+    this.tokenMinutesLeft = new Alarm(this, 'token-minutes-left', {
+      alarmDescription:
+        'msgbridge: the stored gateway token has less than 8 minutes left, or refresh-token has not reported for 10 minutes (stopped, failing or not scheduled). See docs/operations.md#the-gateway-token.',
+      metric: metric(services.refreshToken, 'TokenMinutesLeft', Stats.MINIMUM, fiveMinutes),
+      threshold: 8,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      // Two periods, so that one run reported a little late is not an alarm.
+      evaluationPeriods: 2,
+      datapointsToAlarm: 2,
+      // No data means no refresher: that must alarm too.
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+
+    const reportsPolled = reportDelivery !== 'webhook';
+    if (reportsPolled) {
+      this.pollLag = new Alarm(this, 'poll-lag', {
+        alarmDescription:
+          'msgbridge: a polled delivery report was more than 5 minutes old when it was stored; polling is falling behind. See docs/operations.md#report-delivery.',
+        metric: metric(services.pollReports, 'PollLagSeconds', Stats.MAXIMUM, fiveMinutes),
+        threshold: 300,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
+      this.pagesUnconfirmed = above(
+        'pages-unconfirmed',
+        'msgbridge: poll-reports could not confirm stored report pages in 3 of the last 5 minutes; the gateway will hand them out again (they are stored once), but confirming is failing.',
+        'report-delivery',
+        metric(services.pollReports, 'PagesUnconfirmed', Stats.SUM, Duration.minutes(1)),
+        { evaluation: 5, toAlarm: 3 },
+      );
+      this.reportPollerStopped = new Alarm(this, 'report-poller-stopped', {
+        alarmDescription:
+          'msgbridge: poll-reports has not polled for delivery reports for 5 minutes; reports are not arriving by polling. See docs/operations.md#report-delivery.',
+        metric: metric(services.pollReports, 'ReportPolls', Stats.SUM, fiveMinutes),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.BREACHING,
+      });
+    }
+    if (props.moPolling === true) {
+      this.moPollerStopped = new Alarm(this, 'mo-poller-stopped', {
+        alarmDescription:
+          'msgbridge: poll-reports has not polled for inbound messages for 5 minutes; MO messages are not arriving. See docs/operations.md#report-delivery.',
+        metric: metric(services.pollReports, 'MoPolls', Stats.SUM, fiveMinutes),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.BREACHING,
+      });
+      this.inboundMessagesNotStored = above(
+        'inbound-messages-not-stored',
+        'msgbridge: polled inbound messages could not be stored after 3 attempts; the gateway hands each MO message out once, so these are lost unless found in the poll-reports log.',
+        'report-delivery',
+        metric(services.pollReports, 'InboundMessagesNotStored', Stats.SUM, fiveMinutes),
+      );
+    }
+
+    this.statusUnavailable = above(
+      'status-unavailable',
+      'msgbridge: the status query answered OVER_DATE or INVALID_KEY for late sends; each is a "Message Status Unavailable" event, and no report will come for them.',
+      'status-reconciliation',
+      metric(services.reconcileStatus, 'StatusUnavailable', Stats.SUM, fifteenMinutes),
+    );
+    this.reconcileStoreFailures = above(
+      'reconcile-store-failures',
+      'msgbridge: reconcile-status could not store statuses it learned; they are queried again in the next run.',
+      'status-reconciliation',
+      metric(services.reconcileStatus, 'ReconcileStoreFailures', Stats.SUM, fifteenMinutes),
+    );
+    this.notQueried = above(
+      'reconcile-not-queried',
+      'msgbridge: reconcile-status left late recipients unqueried in 3 runs in a row; the backlog is larger than one run can take (reconcile.maxRecipients, the 5-minute timeout).',
+      'status-reconciliation',
+      metric(services.reconcileStatus, 'NotQueried', Stats.SUM, fifteenMinutes),
+      { evaluation: 3, toAlarm: 3 },
+    );
+
+    notifyAlarmTopic(this, props.alarmTopicArn, this.alarms);
+  }
+
+  /** Every alarm of the jobs deployed. */
+  public get alarms(): Alarm[] {
+    return [
+      this.tokenRefreshFailures,
+      this.tokenMinutesLeft,
+      this.pollLag,
+      this.pagesUnconfirmed,
+      this.reportPollerStopped,
+      this.moPollerStopped,
+      this.inboundMessagesNotStored,
+      this.statusUnavailable,
+      this.reconcileStoreFailures,
+      this.notQueried,
+    ].flatMap((alarm) => (alarm ? [alarm] : []));
+  }
+}
