@@ -5,18 +5,13 @@
  *   reports in ten 100-report bodies, then every body delivered again, against dynalite.
  * - PutEvents calls per event (target ≤ 0.1): the stored items, published in stream batches of 100.
  * - Median handler time per 100-report body against dynalite.
- * - Per Lambda: minified bundle size and import time as ratios to an empty handler's.
+ * Bundle sizes and import times of every Lambda are the `cold-start` scenario's.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEvent, DynamoDBRecord } from 'aws-lambda';
-import { build } from 'esbuild';
 import { DynamoDbEventStore } from '../functions/commons/adapters/dynamodb-event-store.ts';
 import { type BusEntry, publishRecords } from '../functions/events/publish.ts';
 import { createWebhookHandler } from '../functions/inbound/webhook-handler.ts';
@@ -24,12 +19,7 @@ import { startDynalite } from '../local/dynalite.ts';
 import { localDynamoDbClient } from '../local/dynamodb-local.ts';
 import { createTables } from '../local/tables.ts';
 import { reportBody } from '../test/support/gateway-bodies.ts';
-
-const root = join(import.meta.dirname, '..');
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-};
+import { median, type ScenarioResult } from './report.ts';
 
 const countingClient = (endpoint: string) => {
   const client = localDynamoDbClient(endpoint);
@@ -151,82 +141,27 @@ const scanAll = async (documents: DynamoDBDocumentClient, table: string) => {
   return items;
 };
 
-/** The same esbuild settings as `lib/msgbridge-function.ts`. */
-const bundle = async (entry: string, outfile: string) => {
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    mainFields: ['module', 'main'],
-    minify: true,
-    logLevel: 'silent',
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
-  });
-  return statSync(outfile).size;
+export const runIngest = async (): Promise<ScenarioResult> => {
+  const figures = await ingestFigures();
+  return {
+    figures,
+    tables: [
+      {
+        title: 'ingest: 1,000 reports in ten 100-report bodies, then each body again (dynalite)',
+        columns: ['figure', 'value', 'target'],
+        rows: [
+          ['DynamoDB writes per new report', figures.dynamoWritesPerNewReport, '1.0'],
+          ['events per duplicate report', figures.eventsPerDuplicateReport, '0'],
+          ['PutEvents calls per event', figures.putEventsCallsPerEvent, '≤ 0.1'],
+          ['items stored', figures.itemsStored, ''],
+          ['median handler ms per 100 new reports', figures.medianHandlerMsPer100NewReports, ''],
+          [
+            'median handler ms per 100 duplicate reports',
+            figures.medianHandlerMsPer100DuplicateReports,
+            '',
+          ],
+        ],
+      },
+    ],
+  };
 };
-
-/** Median wall time of a fresh `node` importing the bundle, minus nothing: ratios cancel node's start. */
-const importMs = (file: string, environment: Record<string, string>) => {
-  const times: number[] = [];
-  for (let run = 0; run < 7; run++) {
-    const result = spawnSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `const t=performance.now();await import(${JSON.stringify(file)});console.log(performance.now()-t)`,
-      ],
-      { env: { ...process.env, ...environment }, encoding: 'utf8' },
-    );
-    if (result.status !== 0) throw new Error(`importing ${file} failed: ${result.stderr}`);
-    times.push(Number(result.stdout.trim()));
-  }
-  return median(times);
-};
-
-const bundleFigures = async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'msgbridge-bench-'));
-  try {
-    const emptyEntry = join(dir, 'empty.ts');
-    writeFileSync(emptyEntry, 'export const handler = async () => ({ statusCode: 200 });\n');
-    const environment = {
-      EVENT_TABLE_NAME: 'bench',
-      EVENT_BUS_NAME: 'bench',
-      WEBHOOK_SECRET: 'bench-secret-0123456789',
-      AWS_REGION: 'ap-northeast-2',
-    };
-    const emptyBytes = await bundle(emptyEntry, join(dir, 'empty.mjs'));
-    const emptyImport = importMs(join(dir, 'empty.mjs'), environment);
-    const figures: Record<
-      string,
-      { bytes: number; bytesRatio: number; importMs: number; importRatio: number }
-    > = {};
-    for (const name of ['receive-reports', 'receive-inbound', 'publish-events']) {
-      const outfile = join(dir, `${name}.mjs`);
-      const bytes = await bundle(join(root, 'functions', `${name}.ts`), outfile);
-      const ms = importMs(outfile, environment);
-      figures[name] = {
-        bytes,
-        bytesRatio: Number((bytes / emptyBytes).toFixed(1)),
-        importMs: Number(ms.toFixed(1)),
-        importRatio: Number((ms / emptyImport).toFixed(1)),
-      };
-    }
-    return {
-      emptyHandler: { bytes: emptyBytes, importMs: Number(emptyImport.toFixed(2)) },
-      lambdas: figures,
-    };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-};
-
-export const runIngest = async () => ({
-  ...(await ingestFigures()),
-  bundles: await bundleFigures(),
-});

@@ -1,14 +1,25 @@
 /**
- * `npm run bench [-- SCENARIO…]`: runs the benchmark scenarios, prints their figures and writes
- * them to `bench/results/<scenario>.json`. Figures are counts and ratios from one run; absolute
- * times are printed for context only (the machines are shared and noisy).
+ * `npm run bench [-- SCENARIO…]`: runs the benchmark scenarios in order (all of them, or those
+ * named), prints a table per scenario and writes every figure to `bench/results.json`, keyed by
+ * scenario. Running some scenarios replaces their entries and keeps the others'. Figures are
+ * counts and ratios from one run; absolute times are printed for context only (the machines are
+ * shared and noisy). See `docs/performance.md`.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
+import { runColdStart } from './cold-start.ts';
+import { runEndToEnd } from './end-to-end.ts';
 import { runIngest } from './ingest.ts';
+import { formatTable, type ScenarioResult } from './report.ts';
 import { runSend } from './send.ts';
 
-const scenarios: Record<string, () => Promise<unknown>> = { ingest: runIngest, send: runSend };
+const scenarios: Record<string, () => Promise<ScenarioResult>> = {
+  ingest: runIngest,
+  send: runSend,
+  'end-to-end': runEndToEnd,
+  'cold-start': runColdStart,
+};
 
 const requested = process.argv.slice(2);
 const unknown = requested.filter((name) => !(name in scenarios));
@@ -18,19 +29,43 @@ if (unknown.length > 0) {
   );
   process.exit(2);
 }
-const resultsDir = join(import.meta.dirname, 'results');
-mkdirSync(resultsDir, { recursive: true });
+
+const resultsFile = join(import.meta.dirname, 'results.json');
+const machine = {
+  node: process.version,
+  platform: `${process.platform}-${process.arch}`,
+  cpus: availableParallelism(),
+  cpuModel: cpus()[0]?.model ?? 'unknown',
+};
+const previous: { scenarios?: Record<string, unknown> } = existsSync(resultsFile)
+  ? (JSON.parse(readFileSync(resultsFile, 'utf8')) as { scenarios?: Record<string, unknown> })
+  : {};
+const results = {
+  measuredAt: new Date().toISOString(),
+  command: `npm run bench${requested.length > 0 ? ` -- ${requested.join(' ')}` : ''}`,
+  ...machine,
+  scenarios: { ...previous.scenarios } as Record<string, unknown>,
+};
+
+console.log(
+  `msgbridge benchmarks: node ${machine.node}, ${machine.cpus} CPUs (${machine.cpuModel})`,
+);
 for (const name of requested.length > 0 ? requested : Object.keys(scenarios)) {
   const scenario = scenarios[name];
   if (!scenario) continue;
-  const figures = {
-    scenario: name,
+  console.log(`\n## ${name}\n`);
+  const started = performance.now();
+  const result = await scenario();
+  const seconds = Math.round((performance.now() - started) / 100) / 10;
+  for (const table of result.tables) console.log(`${formatTable(table)}\n`);
+  console.log(`(${name}: ${seconds} s)`);
+  results.scenarios[name] = {
     measuredAt: new Date().toISOString(),
-    node: process.version,
-    ...((await scenario()) as object),
+    ...machine,
+    seconds,
+    ...result.figures,
   };
-  const file = join(resultsDir, `${name}.json`);
-  writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
-  console.log(JSON.stringify(figures, null, 2));
-  console.log(`wrote ${file}`);
+  // Written after each scenario, so a failure later keeps the figures already measured.
+  writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 }
+console.log(`\nwrote ${resultsFile}`);

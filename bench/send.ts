@@ -20,12 +20,13 @@ import { localDynamoDbClient } from '../local/dynamodb-local.ts';
 import { createTables } from '../local/tables.ts';
 import { startSimulator } from '../simulator/index.ts';
 import { smsBody } from '../test/support/send-fixtures.ts';
+import type { ScenarioResult } from './report.ts';
 
 const QUOTA = 100;
 const SENDERS = 4;
 const MESSAGES = 80;
 
-export const runSend = async () => {
+const sendFigures = async () => {
   const dynalite = await startDynalite();
   const sim = await startSimulator({
     apiKey: 'bench',
@@ -157,4 +158,32 @@ export const runSend = async () => {
     await sim.close();
     await dynalite.stop();
   }
+};
+
+export const runSend = async (): Promise<ScenarioResult> => {
+  const figures = await sendFigures();
+  return {
+    figures,
+    tables: [
+      {
+        title: `send: ${SENDERS} concurrent senders, ${MESSAGES} SMS messages of 10 recipients, quota ${QUOTA} recipients/s (simulator, dynalite)`,
+        columns: ['figure', 'value', 'target'],
+        rows: [
+          ['achieved rate / quota (whole seconds)', figures.achievedRateRatio, '≥ 0.95'],
+          ['highest single second / quota', figures.highestSecondRatio, '≤ 1.0'],
+          ['recipients accepted per second', figures.perSecondSeries.join(' '), ''],
+          ['gateway calls per recipient', figures.gatewayCallsPerRecipient, '0.1'],
+          ['rate-limited (29002) answers', figures.rateLimitedAnswers, ''],
+          ['retries', figures.retries, ''],
+          ['event-table writes per recipient', figures.eventTableWritesPerRecipient, ''],
+          ['state-table writes per recipient', figures.stateTableWritesPerRecipient, ''],
+          [
+            'state-table refused conditional writes per recipient',
+            figures.stateTableRefusedWritesPerRecipient,
+            '',
+          ],
+        ],
+      },
+    ],
+  };
 };

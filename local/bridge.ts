@@ -68,6 +68,9 @@ export interface LocalBridgeOptions {
 }
 
 const SILENT = new Logger({ logLevel: 'SILENT' });
+// CloudWatch metrics mean nothing locally; without this, Powertools prints EMF lines whenever 100
+// metrics have piled up. An explicit setting in the environment wins.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
 /** Starts every part; `stop()` stops them all, in reverse order. */
 export const startLocalBridge = async (options: LocalBridgeOptions) => {
@@ -268,6 +271,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       sqs,
       s3,
       documents,
+      streams,
       publisher,
       sender,
       jobs,

@@ -34,7 +34,8 @@ export class LocalEventBus implements EventBus {
 
   constructor(
     private readonly file: string,
-    private readonly print: ((line: string) => void) | undefined = (line) => console.log(line),
+    /** Where the one-line summaries go; nothing is printed without it. */
+    private readonly print?: (line: string) => void,
   ) {}
 
   async putEvents(entries: readonly BusEntry[]): Promise<readonly BusEntryResult[]> {

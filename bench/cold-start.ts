@@ -1,0 +1,157 @@
+/**
+ * Scenario `cold-start`: for every Lambda entry in `functions/*.ts`, the minified bundle's size and
+ * the median time a fresh `node` takes to import it (7 runs), each as a ratio to an empty handler
+ * bundled the same way — ratios, because the machine's speed cancels out of them.
+ *
+ * Bundled as `lib/msgbridge-function.ts` bundles for Lambda (ESM, minified, `module`/`main` fields,
+ * the `createRequire` banner), except the target: node20, the Node.js that runs here. Each import
+ * runs with the environment variables the module reads at cold start set to dummy values, the
+ * deployed way (secret ARNs, not local credentials); nothing is called at import time.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { median, ratio, round, type ScenarioResult } from './report.ts';
+
+const root = join(import.meta.dirname, '..');
+const IMPORT_RUNS = 7;
+
+const ACCOUNT = '123456789012';
+const GATEWAY = {
+  GATEWAY_API_URL: 'https://api.gateway.example',
+  GATEWAY_SEND_URL: 'https://send.gateway.example',
+  GATEWAY_MNT_URL: 'https://mnt.gateway.example',
+  GATEWAY_CREDENTIALS_SECRET_ARN: `arn:aws:secretsmanager:ap-northeast-2:${ACCOUNT}:secret:msgbridge-gateway-AbCdEf`,
+};
+const TABLES = { EVENT_TABLE_NAME: 'msgbridge-events', STATE_TABLE_NAME: 'msgbridge-state' };
+
+/** What each entry reads at cold start (see the doc comment of each file in `functions/`). */
+const ENVIRONMENT: Record<string, Record<string, string>> = {
+  'receive-reports': {
+    EVENT_TABLE_NAME: TABLES.EVENT_TABLE_NAME,
+    WEBHOOK_SECRET_ARN: `arn:aws:secretsmanager:ap-northeast-2:${ACCOUNT}:secret:msgbridge-webhook-AbCdEf`,
+  },
+  'receive-inbound': {
+    EVENT_TABLE_NAME: TABLES.EVENT_TABLE_NAME,
+    WEBHOOK_SECRET_ARN: `arn:aws:secretsmanager:ap-northeast-2:${ACCOUNT}:secret:msgbridge-webhook-AbCdEf`,
+  },
+  'publish-events': { EVENT_BUS_NAME: 'msgbridge-events' },
+  'send-messages': {
+    ...TABLES,
+    ...GATEWAY,
+    SEND_QUEUE_URL: `https://sqs.ap-northeast-2.amazonaws.com/${ACCOUNT}/msgbridge-send`,
+    TPS_QUOTA: '100',
+  },
+  'refresh-token': { STATE_TABLE_NAME: TABLES.STATE_TABLE_NAME, ...GATEWAY },
+  'poll-reports': { ...TABLES, ...GATEWAY, REPORT_DELIVERY: 'polling', MO_POLLING: 'off' },
+  'reconcile-status': { ...TABLES, ...GATEWAY },
+  'fetch-attachments': { ...TABLES, ...GATEWAY, ATTACHMENT_BUCKET: 'msgbridge-attachments' },
+  'sweep-attachments': { ...TABLES, ...GATEWAY, ATTACHMENT_BUCKET: 'msgbridge-attachments' },
+};
+/** Set for every function, as Lambda sets them (region) or the stack does (namespace). */
+const COMMON_ENVIRONMENT = {
+  AWS_REGION: 'ap-northeast-2',
+  POWERTOOLS_METRICS_NAMESPACE: 'msgbridge',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+};
+
+/** The esbuild settings of `lib/msgbridge-function.ts`, with node20 as the target. */
+const bundle = async (entry: string, outfile: string): Promise<number> => {
+  await build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    mainFields: ['module', 'main'],
+    minify: true,
+    logLevel: 'silent',
+    banner: {
+      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+    },
+  });
+  return statSync(outfile).size;
+};
+
+/** Median time, in a fresh `node` each run, from before the import to after it. */
+const importMs = (file: string, environment: Record<string, string>): number => {
+  const times: number[] = [];
+  for (let run = 0; run < IMPORT_RUNS; run++) {
+    const result = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const t=performance.now();await import(${JSON.stringify(file)});console.log(performance.now()-t)`,
+      ],
+      {
+        env: { PATH: process.env.PATH ?? '', ...COMMON_ENVIRONMENT, ...environment },
+        encoding: 'utf8',
+      },
+    );
+    if (result.status !== 0) throw new Error(`importing ${file} failed: ${result.stderr}`);
+    times.push(Number(result.stdout.trim().split('\n').at(-1)));
+  }
+  return median(times);
+};
+
+/** The Lambda entries: every `functions/*.ts` file (the use cases live in sub-directories). */
+const entries = (): string[] =>
+  readdirSync(join(root, 'functions'))
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => file.replace(/\.ts$/, ''))
+    .sort();
+
+export const runColdStart = async (): Promise<ScenarioResult> => {
+  const dir = mkdtempSync(join(tmpdir(), 'msgbridge-bench-cold-'));
+  try {
+    const emptyEntry = join(dir, 'empty.ts');
+    writeFileSync(emptyEntry, 'export const handler = async () => ({ statusCode: 200 });\n');
+    const emptyBytes = await bundle(emptyEntry, join(dir, 'empty.mjs'));
+    const emptyImportMs = importMs(join(dir, 'empty.mjs'), {});
+    const lambdas: Record<
+      string,
+      { bytes: number; bytesRatio: number; importMs: number; importRatio: number }
+    > = {};
+    for (const name of entries()) {
+      const environment = ENVIRONMENT[name];
+      if (environment === undefined)
+        throw new Error(`cold-start: no environment listed for functions/${name}.ts`);
+      const outfile = join(dir, `${name}.mjs`);
+      const bytes = await bundle(join(root, 'functions', `${name}.ts`), outfile);
+      const ms = importMs(outfile, environment);
+      lambdas[name] = {
+        bytes,
+        bytesRatio: ratio(bytes, emptyBytes, 0),
+        importMs: round(ms, 1),
+        importRatio: ratio(ms, emptyImportMs, 1),
+      };
+    }
+    return {
+      figures: {
+        target: 'node20',
+        importRuns: IMPORT_RUNS,
+        emptyHandler: { bytes: emptyBytes, importMs: round(emptyImportMs, 2) },
+        lambdas,
+      },
+      tables: [
+        {
+          title: `cold-start: bundle size and import time as ratios to an empty handler (${emptyBytes} B, ${round(emptyImportMs, 1)} ms; median of ${IMPORT_RUNS})`,
+          columns: ['function', 'bundle KiB', 'bytes ratio', 'import ms', 'import ratio'],
+          rows: Object.entries(lambdas).map(([name, l]) => [
+            name,
+            round(l.bytes / 1024, 0),
+            l.bytesRatio,
+            l.importMs,
+            l.importRatio,
+          ]),
+        },
+      ],
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
