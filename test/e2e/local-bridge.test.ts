@@ -36,6 +36,9 @@ beforeAll(async () => {
       fallbackRate: 0.6,
       webhookRetryIntervalMs: 1_000,
       reportBatchSize: 50,
+      // Shorter than the poller's time to store and confirm a page: confirms arrive late, and the
+      // simulator offers those reports again — polling redelivery, on top of the webhooks.
+      confirmWindowMs: 300,
       faults: { duplicateWebhookRate: 0.3 },
       seed: 11,
     },
@@ -154,5 +157,6 @@ describe('the local bridge end to end', () => {
       expect(head.ContentLength).toBe(attachment.data.sizeBytes);
     }
     expect(snapshot.reports.polling.polls).toBeGreaterThan(0);
+    expect(snapshot.reports.polling.returnedUnconfirmed).toBeGreaterThan(0);
   });
 });
