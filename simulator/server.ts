@@ -6,6 +6,7 @@ import { createAuth } from './auth.ts';
 import { SimClock } from './clock.ts';
 import { envelope, type SentRecipient, type SimContext } from './context.ts';
 import { createControl } from './control.ts';
+import { createMessenger } from './messenger.ts';
 import { createMo, type MoInjectionSchema, type MoItem, type MoSnapshot } from './mo.ts';
 import { createOptOut } from './opt-out.ts';
 import {
@@ -152,6 +153,7 @@ export const startSimulator = async (input: SimulatorOptionsInput): Promise<Simu
   mo.register(router);
   createOptOut(ctx).register(router);
   createTrackingUrls(ctx).register(router);
+  createMessenger(ctx).register(router);
 
   const controls: SimControls = {
     async advance(ms) {

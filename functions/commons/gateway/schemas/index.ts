@@ -1,10 +1,12 @@
 /**
- * zod schemas of every request and response of the gateway's messaging API (spec 01 §4.1–4.16).
+ * zod schemas of every request and response of the gateway's messaging API (spec 01 §4.1–4.16) and
+ * of the messenger management API (spec 02).
  * Requests are strict; responses and webhook bodies lenient. Types are inferred from them.
  */
 export * from './auth.ts';
 export * from './common.ts';
 export * from './messenger.ts';
+export * from './messenger-management.ts';
 export * from './mo.ts';
 export * from './opt-out.ts';
 export * from './reports.ts';

@@ -1,0 +1,314 @@
+import type { z } from 'zod';
+import { GatewayAuthenticationError } from './errors.ts';
+import { GatewayRequestInvalidError } from './gateway-client.ts';
+import {
+  type Endpoint,
+  type GatewayCall,
+  GatewayHttp,
+  type GatewayHttpOptions,
+  parseData,
+} from './gateway-http.ts';
+import {
+  ChannelCategoryListDataSchema,
+  ChannelCreateRequestSchema,
+  ChannelDetailDataSchema,
+  ChannelGroupKeyRequestSchema,
+  ChannelGroupListDataSchema,
+  ChannelGroupMemberDataSchema,
+  ChannelGroupMemberListDataSchema,
+  ChannelGroupMemberRequestSchema,
+  ChannelGroupOfChannelListDataSchema,
+  ChannelIdRequestSchema,
+  ChannelListDataSchema,
+  ChannelListRequestSchema,
+  ChannelTokenDataSchema,
+  ChannelTokenRequestSchema,
+  MESSENGER_MANAGEMENT_PATHS,
+  MESSENGER_STATS,
+  type MessengerManagementPathName,
+  type MessengerStatsData,
+  type MessengerStatsName,
+  type MessengerStatsQueryInput,
+  MessengerStatsQuerySchema,
+  RelayInfoDataSchema,
+  type TemplateActionRequestInput,
+  TemplateActionRequestSchema,
+  TemplateCategoryListDataSchema,
+  TemplateCommentRequestSchema,
+  TemplateCreateDataSchema,
+  TemplateCreateRequestSchema,
+  TemplateListDataSchema,
+  TemplateListRequestSchema,
+  type TemplateStatusCode,
+} from './schemas/index.ts';
+import type { TokenProvider } from './token-provider.ts';
+
+/**
+ * Thrown before the call when a template is not in the state the operation needs: review
+ * request and delete are allowed only in state `T` (spec 02 §3). `status` is `undefined` when
+ * the template is not in the owner's list at all.
+ */
+export class TemplateStateError extends Error {
+  override readonly name = 'TemplateStateError';
+  constructor(
+    readonly operation: 'request' | 'delete',
+    readonly templateCode: string,
+    readonly status: string | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      status === undefined
+        ? `cannot ${operation} template ${templateCode}: not found for this channel or group`
+        : `cannot ${operation} template ${templateCode}: its status is ${status}, ${operation} needs T`,
+      options,
+    );
+  }
+}
+
+export interface GatewayManagementClientOptions extends GatewayHttpOptions {
+  readonly tokens: TokenProvider;
+}
+
+/** Options of the state-checked template operations. */
+export interface TemplateStateOptions {
+  /**
+   * The template's status as the caller already knows it (from a list it just read). Given, the
+   * client checks it and makes no extra call; omitted, the client reads the owner's template
+   * list first. The gateway has no single-template read, so the list is the only source.
+   */
+  readonly currentStatus?: TemplateStatusCode;
+}
+
+const endpoint = (name: MessengerManagementPathName): Endpoint => ({
+  host: 'mnt',
+  ...MESSENGER_MANAGEMENT_PATHS[name],
+});
+
+/**
+ * The typed client of the management API of spec 02 (messenger channels, channel groups,
+ * notification templates, read/click statistics), all on {mnt_url}. Like {@link GatewayClient}:
+ * requests are validated before the call and `data` after it; bearer calls retry once with a
+ * fresh token on an authentication-family answer.
+ */
+export class GatewayManagementClient {
+  private readonly http: GatewayHttp;
+  private readonly tokens: TokenProvider;
+
+  constructor(options: GatewayManagementClientOptions) {
+    this.http = new GatewayHttp(options);
+    this.tokens = options.tokens;
+  }
+
+  // --- Categories and groups (spec 02 §4.1) ----------------------------------------------------
+
+  async listTemplateCategories() {
+    return this.post('templateCategories', undefined, TemplateCategoryListDataSchema);
+  }
+
+  async listChannelCategories() {
+    return this.post('channelCategories', undefined, ChannelCategoryListDataSchema);
+  }
+
+  /** Groups that contain the channel. */
+  async listGroupsOfChannel(msgrChId: string) {
+    const json = validate(ChannelIdRequestSchema, { msgrChId }, endpoint('groupsOfChannel'));
+    return this.post('groupsOfChannel', json, ChannelGroupOfChannelListDataSchema);
+  }
+
+  /** Adds a channel to a group; a channel already in the group is refused by the gateway. */
+  async addChannelToGroup(request: z.input<typeof ChannelGroupMemberRequestSchema>) {
+    const json = validate(ChannelGroupMemberRequestSchema, request, endpoint('addToGroup'));
+    return this.post('addToGroup', json, ChannelGroupMemberDataSchema);
+  }
+
+  /** Channels of one group. */
+  async listGroupMembers(groupKey: string) {
+    const target = endpoint('groupMembers');
+    const pathParams = validate(ChannelGroupKeyRequestSchema, { groupKey }, target);
+    const envelope = await this.withBearer({ endpoint: target, pathParams });
+    return parseData(ChannelGroupMemberListDataSchema, envelope.data, target);
+  }
+
+  async listGroups() {
+    const target = endpoint('allGroups');
+    const envelope = await this.withBearer({ endpoint: target });
+    return parseData(ChannelGroupListDataSchema, envelope.data, target);
+  }
+
+  /** Takes a channel out of a group; the channel itself stays. */
+  async removeChannelFromGroup(request: z.input<typeof ChannelGroupMemberRequestSchema>) {
+    const json = validate(ChannelGroupMemberRequestSchema, request, endpoint('removeFromGroup'));
+    return this.post('removeFromGroup', json, ChannelGroupMemberDataSchema);
+  }
+
+  // --- Channels (spec 02 §4.2) -----------------------------------------------------------------
+
+  /** Channels by period, from `standardDateTime` (`YYYYMMDDHHMMSS`). */
+  async listChannels(request: z.input<typeof ChannelListRequestSchema>) {
+    const json = validate(ChannelListRequestSchema, request, endpoint('listChannels'));
+    return this.post('listChannels', json, ChannelListDataSchema);
+  }
+
+  /** Sends the relay authentication code to the channel administrator's device. */
+  async requestChannelToken(request: z.input<typeof ChannelTokenRequestSchema>) {
+    const json = validate(ChannelTokenRequestSchema, request, endpoint('channelToken'));
+    return this.post('channelToken', json, ChannelTokenDataSchema);
+  }
+
+  /** Registers the channel with the codes received after {@link requestChannelToken}. */
+  async createChannel(request: z.input<typeof ChannelCreateRequestSchema>): Promise<void> {
+    const json = validate(ChannelCreateRequestSchema, request, endpoint('createChannel'));
+    await this.withBearer({ endpoint: endpoint('createChannel'), json });
+  }
+
+  /** Restores a deleted channel id. */
+  async restoreChannel(msgrChId: string): Promise<void> {
+    const json = validate(ChannelIdRequestSchema, { msgrChId }, endpoint('restoreChannel'));
+    await this.withBearer({ endpoint: endpoint('restoreChannel'), json });
+  }
+
+  /** Activates a dormant channel. */
+  async recoverChannel(msgrChId: string): Promise<void> {
+    const json = validate(ChannelIdRequestSchema, { msgrChId }, endpoint('recoverChannel'));
+    await this.withBearer({ endpoint: endpoint('recoverChannel'), json });
+  }
+
+  /** Usable relay ids. */
+  async relayInfo() {
+    return this.post('relayInfo', undefined, RelayInfoDataSchema);
+  }
+
+  async getChannel(msgrChId: string) {
+    const json = validate(ChannelIdRequestSchema, { msgrChId }, endpoint('getChannel'));
+    return this.post('getChannel', json, ChannelDetailDataSchema);
+  }
+
+  // --- Templates (spec 02 §4.3, §4.4) ----------------------------------------------------------
+
+  /** Creates a template (JSON body, no images); it starts in state `T`. */
+  async createTemplate(request: z.input<typeof TemplateCreateRequestSchema>) {
+    const json = validate(TemplateCreateRequestSchema, request, endpoint('createTemplate'));
+    return this.post('createTemplate', json, TemplateCreateDataSchema);
+  }
+
+  async listTemplates(request: z.input<typeof TemplateListRequestSchema>) {
+    const json = validate(TemplateListRequestSchema, request, endpoint('listTemplates'));
+    return this.post('listTemplates', json, TemplateListDataSchema);
+  }
+
+  /**
+   * Requests review (T → R). Checked before the call: the template must be in state `T`
+   * ({@link TemplateStateOptions}); otherwise {@link TemplateStateError} and no request is sent.
+   */
+  async requestTemplateReview(
+    request: TemplateActionRequestInput,
+    options: TemplateStateOptions = {},
+  ): Promise<void> {
+    await this.templateAction('request', 'requestTemplate', request, options);
+  }
+
+  /**
+   * Deletes a template for good. Checked before the call: the template must be in state `T`
+   * ({@link TemplateStateOptions}); otherwise {@link TemplateStateError} and no delete is sent.
+   */
+  async deleteTemplate(
+    request: TemplateActionRequestInput,
+    options: TemplateStateOptions = {},
+  ): Promise<void> {
+    await this.templateAction('delete', 'deleteTemplate', request, options);
+  }
+
+  async commentTemplate(request: z.input<typeof TemplateCommentRequestSchema>): Promise<void> {
+    const json = validate(TemplateCommentRequestSchema, request, endpoint('commentTemplate'));
+    await this.withBearer({ endpoint: endpoint('commentTemplate'), json });
+  }
+
+  // --- Statistics (spec 02 §4.5) ---------------------------------------------------------------
+
+  /** One of the seven read/click statistics, by name (`channelNoticeRead`, `templateBrandClick`…). */
+  async stats<N extends MessengerStatsName>(
+    name: N,
+    query: MessengerStatsQueryInput,
+  ): Promise<MessengerStatsData<N>> {
+    const { path, dataSchema } = MESSENGER_STATS[name];
+    const target: Endpoint = { host: 'mnt', method: 'GET', path };
+    const params = validate(MessengerStatsQuerySchema, query, target);
+    const envelope = await this.withBearer({ endpoint: target, query: params });
+    return parseData(dataSchema, envelope.data, target) as MessengerStatsData<N>;
+  }
+
+  // --- Internals -------------------------------------------------------------------------------
+
+  private async templateAction(
+    operation: 'request' | 'delete',
+    name: 'requestTemplate' | 'deleteTemplate',
+    request: TemplateActionRequestInput,
+    options: TemplateStateOptions,
+  ): Promise<void> {
+    const target = endpoint(name);
+    const json = validate(TemplateActionRequestSchema, request, target);
+    const status = options.currentStatus ?? (await this.currentStatus(json));
+    if (status !== 'T') throw new TemplateStateError(operation, json.templateCode, status);
+    await this.withBearer({ endpoint: target, json });
+  }
+
+  /** The template's status from its owner's list; `undefined` when it is not there. */
+  private async currentStatus(
+    request: z.output<typeof TemplateActionRequestSchema>,
+  ): Promise<string | undefined> {
+    const templates = await this.listTemplates({
+      ...(request.msgrChId === undefined ? {} : { msgrChId: request.msgrChId }),
+      ...(request.msgrGrpId === undefined ? {} : { msgrGrpId: request.msgrGrpId }),
+      senderType: request.senderKeyType,
+    });
+    const found = templates.find((t) => t.templateCode === request.templateCode);
+    return found === undefined ? undefined : (found.templateStatusCode ?? undefined);
+  }
+
+  private async post<D extends z.ZodType>(
+    name: MessengerManagementPathName,
+    json: unknown,
+    dataSchema: D,
+  ): Promise<z.output<D>> {
+    const target = endpoint(name);
+    const envelope = await this.withBearer({
+      endpoint: target,
+      ...(json === undefined ? {} : { json }),
+    });
+    return parseData(dataSchema, envelope.data, target);
+  }
+
+  private withBearer(call: Omit<GatewayCall, 'auth'>) {
+    return this.withToken((token) => this.http.call({ ...call, auth: { bearer: token } }));
+  }
+
+  /** Runs `operation` with a token; on an authentication-family answer, once more with a fresh one. */
+  private async withToken<T>(operation: (token: string) => Promise<T>): Promise<T> {
+    const token = await this.tokens.getToken();
+    try {
+      return await operation(token);
+    } catch (error) {
+      if (!(error instanceof GatewayAuthenticationError)) throw error;
+      await this.tokens.invalidate(token);
+    }
+    const fresh = await this.tokens.getToken();
+    try {
+      return await operation(fresh);
+    } catch (error) {
+      if (error instanceof GatewayAuthenticationError) await this.tokens.invalidate(fresh);
+      throw error;
+    }
+  }
+}
+
+const validate = <S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  target: Endpoint,
+): z.output<S> => {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new GatewayRequestInvalidError(`${target.method} ${target.path}`, parsed.error.issues, {
+    cause: parsed.error,
+  });
+};

@@ -1,0 +1,504 @@
+import { z } from 'zod';
+import {
+  CompactDateTimeSchema,
+  charCount,
+  GatewayIdSchema,
+  listOrEmpty,
+  NullableStringSchema,
+  NumericSchema,
+  textSchema,
+} from './common.ts';
+
+/*
+ * Messenger channels, channel groups, notification templates and read/click statistics, spec 02.
+ * Everything is on {mnt_url}. Requests are strict; responses lenient (unknown fields kept, counts
+ * as numbers, ids as strings, `null` lists as `[]`).
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Request primitives
+// ---------------------------------------------------------------------------------------------
+
+export const MSGR_CH_ID_MAX = 61;
+export const MSGR_GRP_ID_MAX = 100;
+export const TEMPLATE_CODE_MAX = 30;
+export const TEMPLATE_COMMENT_MAX = 500;
+export const TEMPLATE_CONTENT_MAX = 1000;
+
+/** Channel search id (`msgrChId`), max 61. */
+export const MsgrChIdSchema = z.string().min(1).max(MSGR_CH_ID_MAX);
+/** Group id (`msgrGrpId`), max 100. */
+export const MsgrGrpIdSchema = z.string().min(1).max(MSGR_GRP_ID_MAX);
+/** `S` one channel (the default), `G` a channel group. */
+export const SenderTypeSchema = z.enum(['S', 'G']);
+export type SenderType = z.infer<typeof SenderTypeSchema>;
+/** Template code: max 30, no spaces. */
+export const TemplateCodeSchema = z
+  .string()
+  .regex(/^\S{1,30}$/, `templateCode must be 1-${TEMPLATE_CODE_MAX} characters without spaces`);
+/** `T` registered, `R` review requested, `Q` under review, `A` approved, `S` rejected. */
+export const TemplateStatusCodeSchema = z.enum(['T', 'R', 'Q', 'A', 'S']);
+export type TemplateStatusCode = z.infer<typeof TemplateStatusCodeSchema>;
+/** Channel administrator number: digits, max 11. */
+const AdminPhoneSchema = z.string().regex(/^\d{1,11}$/, 'phoneNumber must be 1-11 digits');
+
+/**
+ * A template belongs to one channel (`S`: `msgrChId` required) or to a group (`G`: `msgrGrpId`
+ * required). The spec lists both fields as optional and states which one each sender type needs.
+ */
+const checkOwner =
+  (typeField: 'senderType' | 'senderKeyType') =>
+  (value: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+    const type = value[typeField] ?? 'S';
+    if (type === 'S' && value.msgrChId === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['msgrChId'],
+        message: `required when ${typeField} is S`,
+      });
+    }
+    if (type === 'G' && value.msgrGrpId === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['msgrGrpId'],
+        message: `required when ${typeField} is G`,
+      });
+    }
+  };
+
+const ownerShape = {
+  msgrChId: MsgrChIdSchema.optional(),
+  msgrGrpId: MsgrGrpIdSchema.optional(),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Channel categories and groups (§4.1)
+// ---------------------------------------------------------------------------------------------
+
+/** Body of `POST /msgr/v2/channel/group/list` (groups containing the channel). */
+export const ChannelIdRequestSchema = z.strictObject({ msgrChId: MsgrChIdSchema });
+export type ChannelIdRequest = z.infer<typeof ChannelIdRequestSchema>;
+
+/** Body of `POST /msgr/v2/channel/group/add` and `DELETE /msgr/v2/channel/group/remove`. */
+export const ChannelGroupMemberRequestSchema = z.strictObject({
+  chGrpKey: z.string().min(1),
+  msgrChId: MsgrChIdSchema,
+});
+export type ChannelGroupMemberRequest = z.infer<typeof ChannelGroupMemberRequestSchema>;
+
+/** Path parameter of `GET /msgr/v2/channel/group/{groupKey}`. */
+export const ChannelGroupKeyRequestSchema = z.strictObject({ groupKey: z.string().min(1) });
+
+export const TemplateCategoryItemSchema = z.looseObject({
+  code: GatewayIdSchema.nullish(),
+  name: NullableStringSchema,
+  groupName: NullableStringSchema,
+  /** Inclusion example; the gateway spells the field so. */
+  iclusion: NullableStringSchema,
+  exclusion: NullableStringSchema,
+});
+export type TemplateCategoryItem = z.infer<typeof TemplateCategoryItemSchema>;
+export const TemplateCategoryListDataSchema = listOrEmpty(TemplateCategoryItemSchema);
+
+export const ChannelCategoryItemSchema = z.looseObject({
+  code: GatewayIdSchema.nullish(),
+  name: NullableStringSchema,
+});
+export type ChannelCategoryItem = z.infer<typeof ChannelCategoryItemSchema>;
+export const ChannelCategoryListDataSchema = listOrEmpty(ChannelCategoryItemSchema);
+
+/** One group containing the channel (`group/list`). */
+export const ChannelGroupOfChannelItemSchema = z.looseObject({
+  chGrpKey: GatewayIdSchema.nullish(),
+  chGrpName: NullableStringSchema,
+  regDt: NullableStringSchema,
+});
+export const ChannelGroupOfChannelListDataSchema = listOrEmpty(ChannelGroupOfChannelItemSchema);
+
+/** `data` of add and remove. */
+export const ChannelGroupMemberDataSchema = z.looseObject({
+  chGrpKey: GatewayIdSchema.nullish(),
+  msgrChId: NullableStringSchema,
+});
+
+/** One channel of a group (`GET group/{groupKey}`). */
+export const ChannelGroupMemberItemSchema = z.looseObject({
+  chGrpKey: GatewayIdSchema.nullish(),
+  msgrChId: NullableStringSchema,
+  regDt: NullableStringSchema,
+});
+export const ChannelGroupMemberListDataSchema = listOrEmpty(ChannelGroupMemberItemSchema);
+
+/** One group (`GET group/all`); `chGrpStatCd` is typed Number in the spec but carries letters. */
+export const ChannelGroupItemSchema = z.looseObject({
+  chGrpKey: GatewayIdSchema.nullish(),
+  chGrpName: NullableStringSchema,
+  chGrpStatCd: GatewayIdSchema.nullish(),
+  regDt: NullableStringSchema,
+  updDt: NullableStringSchema,
+});
+export type ChannelGroupItem = z.infer<typeof ChannelGroupItemSchema>;
+export const ChannelGroupListDataSchema = listOrEmpty(ChannelGroupItemSchema);
+
+// ---------------------------------------------------------------------------------------------
+// Channels (§4.2)
+// ---------------------------------------------------------------------------------------------
+
+/** Body of `POST /msgr/v2/msgrChannelList`. */
+export const ChannelListRequestSchema = z.strictObject({
+  standardDateTime: CompactDateTimeSchema,
+  page: z.number().int().min(1).optional(),
+  pageSize: z.number().int().min(1).optional(),
+});
+export type ChannelListRequest = z.infer<typeof ChannelListRequestSchema>;
+
+export const ChannelListItemSchema = z.looseObject({
+  msgrChId: NullableStringSchema,
+  /** `A` active, `C` inactive, `B` blocked, `E` being deleted, `D` deleted. */
+  msgrChStat: NullableStringSchema,
+  createDate: NullableStringSchema,
+  categoryCode: GatewayIdSchema.nullish(),
+});
+export type ChannelListItem = z.infer<typeof ChannelListItemSchema>;
+export const ChannelListDataSchema = listOrEmpty(ChannelListItemSchema);
+
+/** Body of `POST /msgr/v2/channel/token`: sends an authentication code to the administrator. */
+export const ChannelTokenRequestSchema = z.strictObject({
+  phoneNumber: AdminPhoneSchema,
+  msgrChId: MsgrChIdSchema,
+  relay: z.string().min(1),
+});
+export type ChannelTokenRequest = z.infer<typeof ChannelTokenRequestSchema>;
+
+export const ChannelTokenDataSchema = z.looseObject({
+  phoneNumber: NullableStringSchema,
+  yellowId: NullableStringSchema,
+  msgrChId: NullableStringSchema,
+  relay: NullableStringSchema,
+});
+export type ChannelTokenData = z.infer<typeof ChannelTokenDataSchema>;
+
+/** `data` of `POST /msgr/v2/channel/relayinfo`. */
+export const RelayInfoDataSchema = z.looseObject({ relay: listOrEmpty(z.string()) });
+export type RelayInfoData = z.infer<typeof RelayInfoDataSchema>;
+
+/** `data` of `POST /msgr/v2/channel/get`. */
+export const ChannelDetailDataSchema = z.looseObject({
+  msgrChId: NullableStringSchema,
+  /** `A` normal, `B` blocked, `P` dormant, `D` deleted. */
+  stat: NullableStringSchema,
+  createDate: NullableStringSchema,
+  categoryCode: GatewayIdSchema.nullish(),
+});
+export type ChannelDetailData = z.infer<typeof ChannelDetailDataSchema>;
+
+/** One relay authentication of `channel/create`: the code received after `channel/token`. */
+export const ChannelCreateTokenSchema = z.strictObject({
+  rid: z.string().min(1),
+  token: z.number().int().nonnegative(),
+  phoneNumber: AdminPhoneSchema,
+});
+
+/** Body of `POST /msgr/v2/channel/create`. */
+export const ChannelCreateRequestSchema = z.strictObject({
+  tokens: z.array(ChannelCreateTokenSchema).min(1),
+  categoryCode: z.string().length(11, 'categoryCode is 11 characters'),
+  msgrChId: MsgrChIdSchema,
+  memo: z.string().optional(),
+});
+export type ChannelCreateRequest = z.infer<typeof ChannelCreateRequestSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Templates (§4.3, §4.4)
+// ---------------------------------------------------------------------------------------------
+
+/** Body of `POST /msgr/v2/channel/template/request` and `…/template/delete`. */
+export const TemplateActionRequestSchema = z
+  .strictObject({
+    ...ownerShape,
+    templateCode: TemplateCodeSchema,
+    senderKeyType: SenderTypeSchema.default('S'),
+    comment: textSchema(TEMPLATE_COMMENT_MAX).optional(),
+  })
+  .superRefine(checkOwner('senderKeyType'));
+export type TemplateActionRequest = z.infer<typeof TemplateActionRequestSchema>;
+export type TemplateActionRequestInput = z.input<typeof TemplateActionRequestSchema>;
+
+/** Body of `POST /msgr/v2/channel/template/comment`. */
+export const TemplateCommentRequestSchema = z
+  .strictObject({
+    ...ownerShape,
+    templateCode: TemplateCodeSchema,
+    senderType: SenderTypeSchema.default('S'),
+    comment: textSchema(TEMPLATE_COMMENT_MAX),
+  })
+  .superRefine(checkOwner('senderType'));
+export type TemplateCommentRequest = z.infer<typeof TemplateCommentRequestSchema>;
+
+/** Body of `POST /msgr/v2/channel/template/all`; no `updateDt` = every template. */
+export const TemplateListRequestSchema = z
+  .strictObject({
+    ...ownerShape,
+    senderType: SenderTypeSchema.default('S'),
+    updateDt: CompactDateTimeSchema.optional(),
+  })
+  .superRefine(checkOwner('senderType'));
+export type TemplateListRequest = z.infer<typeof TemplateListRequestSchema>;
+
+export const TemplateListItemSchema = z.looseObject({
+  msgrChId: NullableStringSchema,
+  templateName: NullableStringSchema,
+  templateKey: GatewayIdSchema.nullish(),
+  templateCode: NullableStringSchema,
+  templateStatusCode: NullableStringSchema,
+});
+export type TemplateListItem = z.infer<typeof TemplateListItemSchema>;
+export const TemplateListDataSchema = listOrEmpty(TemplateListItemSchema);
+
+export const TEMPLATE_MESSAGE_TYPES = ['BA', 'EX', 'AD', 'MI'] as const;
+export const TEMPLATE_EMPHASIZE_TYPES = ['NONE', 'TEXT', 'IMAGE', 'ITEM_LIST'] as const;
+
+/**
+ * `reqBody` of `POST /msgr/v2/channel/template/create` (JSON, no images). The element fields of
+ * `itemList` and `buttons` are not in the spec, so elements are objects passed through as given.
+ * `templateAd` counts inside the 1000 characters of `templateContent`.
+ */
+export const TemplateCreateRequestSchema = z
+  .strictObject({
+    ...ownerShape,
+    senderType: SenderTypeSchema.default('S'),
+    templateCode: TemplateCodeSchema.optional(),
+    templateName: textSchema(200),
+    templateContent: textSchema(TEMPLATE_CONTENT_MAX),
+    categoryCode: z.string().min(1).max(6),
+    templateMessageType: z.enum(TEMPLATE_MESSAGE_TYPES),
+    templateExtra: textSchema(500).optional(),
+    templateAd: textSchema(TEMPLATE_CONTENT_MAX).optional(),
+    templateEmphasizeType: z.enum(TEMPLATE_EMPHASIZE_TYPES),
+    itemHeader: textSchema(16).optional(),
+    itemHighlightTitle: textSchema(30).optional(),
+    itemHighlightDescription: textSchema(19).optional(),
+    itemList: z.array(z.record(z.string(), z.unknown())).min(2).max(10).optional(),
+    itemSummaryTitle: textSchema(6).optional(),
+    itemSummaryDescription: textSchema(14).optional(),
+    templateTitle: z.string().min(1).optional(),
+    templateSubtitle: z.string().min(1).optional(),
+    securityFlag: z.boolean().optional(),
+    buttons: z.array(z.record(z.string(), z.unknown())).max(5).optional(),
+    templatePreviewMessage: textSchema(40).optional(),
+  })
+  .superRefine((value, ctx) => {
+    checkOwner('senderType')(value, ctx);
+    const total = charCount(value.templateContent) + charCount(value.templateAd ?? '');
+    if (value.templateAd !== undefined && total > TEMPLATE_CONTENT_MAX) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['templateAd'],
+        message: `templateContent plus templateAd is ${total} characters; max ${TEMPLATE_CONTENT_MAX}`,
+      });
+    }
+    if (value.itemHighlightTitle !== undefined && value.itemHighlightDescription === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['itemHighlightDescription'],
+        message: 'required when itemHighlightTitle is set',
+      });
+    }
+  });
+export type TemplateCreateRequest = z.infer<typeof TemplateCreateRequestSchema>;
+export type TemplateCreateRequestInput = z.input<typeof TemplateCreateRequestSchema>;
+
+export const TemplateInfoSchema = z.looseObject({
+  senderKey: NullableStringSchema,
+  senderType: NullableStringSchema,
+  templateCode: NullableStringSchema,
+  msgrTemplateCode: NullableStringSchema,
+  templateName: NullableStringSchema,
+  templateContent: NullableStringSchema,
+  categoryCode: GatewayIdSchema.nullish(),
+  templateMessageType: NullableStringSchema,
+  templateEmphasizeType: NullableStringSchema,
+  templateTitle: NullableStringSchema,
+  templateSubtitle: NullableStringSchema,
+});
+
+export const TemplateCreateDataSchema = z.looseObject({
+  templateKey: GatewayIdSchema.nullish(),
+  templateCode: NullableStringSchema,
+  templateName: NullableStringSchema,
+  msgrChId: NullableStringSchema,
+  templateInfo: TemplateInfoSchema.nullish(),
+});
+export type TemplateCreateData = z.infer<typeof TemplateCreateDataSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Statistics (§4.5)
+// ---------------------------------------------------------------------------------------------
+
+const isRealCompactDate = (value: string): boolean => {
+  const year = Number(value.slice(0, 4));
+  const month = Number(value.slice(4, 6));
+  const day = Number(value.slice(6, 8));
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return (
+    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+  );
+};
+
+/** Query of every statistics `GET`: send date `yyyyMMdd` and 0 to 2 days elapsed since it. */
+export const MessengerStatsQuerySchema = z.strictObject({
+  msgrChId: MsgrChIdSchema,
+  date: z.string().superRefine((value, ctx) => {
+    if (!/^\d{8}$/.test(value)) ctx.addIssue({ code: 'custom', message: 'expected yyyyMMdd' });
+    else if (!isRealCompactDate(value)) {
+      ctx.addIssue({ code: 'custom', message: `${value} is not a real calendar date` });
+    }
+  }),
+  /** A String on the wire; 0, 1 or 2 given as a number is written as its string. */
+  elapsedDay: z.union([z.enum(['0', '1', '2']), z.literal([0, 1, 2])]).transform(String),
+});
+export type MessengerStatsQuery = z.infer<typeof MessengerStatsQuerySchema>;
+export type MessengerStatsQueryInput = z.input<typeof MessengerStatsQuerySchema>;
+
+const count = NumericSchema.nullish();
+const orders = z.array(z.unknown()).nullish();
+const countsByType = z.record(z.string(), NumericSchema).nullish();
+
+/** The spec names item fields only; one object or a list are both read as a list. */
+const oneOrMany = <T extends z.ZodType>(item: T) =>
+  z
+    .union([z.array(item), item])
+    .nullish()
+    .transform((value): z.output<T>[] => {
+      if (value === null || value === undefined) return [];
+      return Array.isArray(value) ? value : [value];
+    });
+
+const brandDimensions = {
+  date: NullableStringSchema,
+  msgrChId: NullableStringSchema,
+  messageSpec: NullableStringSchema,
+  chatBubbleType: NullableStringSchema,
+  targeting: NullableStringSchema,
+  friendType: NullableStringSchema,
+};
+
+export const ChannelNoticeReadItemSchema = z.looseObject({
+  date: NullableStringSchema,
+  msgrChId: NullableStringSchema,
+  messageType: NullableStringSchema,
+  receiveUserType: NullableStringSchema,
+  readCount: count,
+});
+export const ChannelBrandReadItemSchema = z.looseObject({
+  ...brandDimensions,
+  receiveUserType: NullableStringSchema,
+  readCount: count,
+});
+export const ChannelBrandClickItemSchema = z.looseObject({
+  ...brandDimensions,
+  receiveUserType: NullableStringSchema,
+  buttonClickCount: count,
+  listClickCount: count,
+  thumbnailClickCount: count,
+  etcClickCount: count,
+});
+export const TemplateNoticeReadItemSchema = z.looseObject({
+  date: NullableStringSchema,
+  msgrChId: NullableStringSchema,
+  messageType: NullableStringSchema,
+  templateCode: NullableStringSchema,
+  readCount: count,
+});
+export const TemplateBrandReadItemSchema = z.looseObject({
+  ...brandDimensions,
+  templateCode: NullableStringSchema,
+  groupTagKey: NullableStringSchema,
+  readCount: count,
+});
+export const TemplateNoticeClickItemSchema = z.looseObject({
+  date: NullableStringSchema,
+  msgrChId: NullableStringSchema,
+  templateCode: NullableStringSchema,
+  messageType: NullableStringSchema,
+  clickInfo: z
+    .looseObject({
+      buttonOrders: orders,
+      buttonType: countsByType,
+      qrType: countsByType,
+      etc: count,
+    })
+    .nullish(),
+});
+export const TemplateBrandClickItemSchema = z.looseObject({
+  ...brandDimensions,
+  templateCode: NullableStringSchema,
+  groupTagKey: NullableStringSchema,
+  clickInfo: z
+    .looseObject({ buttonOrders: orders, imageOrders: orders, listOrders: orders, etc: count })
+    .nullish(),
+});
+
+/** The seven statistics: path and the schema of the answer's `data` (a list). */
+export const MESSENGER_STATS = {
+  channelNoticeRead: {
+    path: '/msgr/v2/stat/msgrChId/noticeRead',
+    dataSchema: oneOrMany(ChannelNoticeReadItemSchema),
+  },
+  channelBrandRead: {
+    path: '/msgr/v2/stat/msgrChId/brandRead',
+    dataSchema: oneOrMany(ChannelBrandReadItemSchema),
+  },
+  channelBrandClick: {
+    path: '/msgr/v2/stat/msgrChId/brandClick',
+    dataSchema: oneOrMany(ChannelBrandClickItemSchema),
+  },
+  templateNoticeRead: {
+    path: '/msgr/v2/stat/template/noticeRead',
+    dataSchema: oneOrMany(TemplateNoticeReadItemSchema),
+  },
+  templateBrandRead: {
+    path: '/msgr/v2/stat/template/brandRead',
+    dataSchema: oneOrMany(TemplateBrandReadItemSchema),
+  },
+  templateNoticeClick: {
+    path: '/msgr/v2/stat/template/noticeClick',
+    dataSchema: oneOrMany(TemplateNoticeClickItemSchema),
+  },
+  templateBrandClick: {
+    path: '/msgr/v2/stat/template/brandClick',
+    dataSchema: oneOrMany(TemplateBrandClickItemSchema),
+  },
+} as const;
+export type MessengerStatsName = keyof typeof MESSENGER_STATS;
+export type MessengerStatsData<N extends MessengerStatsName> = z.output<
+  (typeof MESSENGER_STATS)[N]['dataSchema']
+>;
+
+// ---------------------------------------------------------------------------------------------
+// Paths
+// ---------------------------------------------------------------------------------------------
+
+/** Method and path of every non-statistics spec 02 endpoint (all on {mnt_url}). */
+export const MESSENGER_MANAGEMENT_PATHS = {
+  templateCategories: { method: 'POST', path: '/msgr/v2/channel/template/category/all' },
+  channelCategories: { method: 'POST', path: '/msgr/v2/channel/category/all' },
+  groupsOfChannel: { method: 'POST', path: '/msgr/v2/channel/group/list' },
+  addToGroup: { method: 'POST', path: '/msgr/v2/channel/group/add' },
+  groupMembers: { method: 'GET', path: '/msgr/v2/channel/group/{groupKey}' },
+  allGroups: { method: 'GET', path: '/msgr/v2/channel/group/all' },
+  removeFromGroup: { method: 'DELETE', path: '/msgr/v2/channel/group/remove' },
+  listChannels: { method: 'POST', path: '/msgr/v2/msgrChannelList' },
+  channelToken: { method: 'POST', path: '/msgr/v2/channel/token' },
+  restoreChannel: { method: 'POST', path: '/msgr/v2/channel/restore' },
+  relayInfo: { method: 'POST', path: '/msgr/v2/channel/relayinfo' },
+  recoverChannel: { method: 'POST', path: '/msgr/v2/channel/recover' },
+  getChannel: { method: 'POST', path: '/msgr/v2/channel/get' },
+  createChannel: { method: 'POST', path: '/msgr/v2/channel/create' },
+  requestTemplate: { method: 'POST', path: '/msgr/v2/channel/template/request' },
+  deleteTemplate: { method: 'POST', path: '/msgr/v2/channel/template/delete' },
+  commentTemplate: { method: 'POST', path: '/msgr/v2/channel/template/comment' },
+  listTemplates: { method: 'POST', path: '/msgr/v2/channel/template/all' },
+  createTemplate: { method: 'POST', path: '/msgr/v2/channel/template/create' },
+} as const;
+export type MessengerManagementPathName = keyof typeof MESSENGER_MANAGEMENT_PATHS;

@@ -1,0 +1,383 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewayRejectedError } from '../../functions/commons/gateway/errors.ts';
+import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
+import { GatewayRequestInvalidError } from '../../functions/commons/gateway/gateway-client.ts';
+import {
+  GatewayManagementClient,
+  TemplateStateError,
+} from '../../functions/commons/gateway/management-client.ts';
+import { MESSENGER_STATS } from '../../functions/commons/gateway/schemas/index.ts';
+import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
+import { formatKst } from '../../functions/commons/helpers/kst.ts';
+import { MESSENGER_CODES, simulatedChannelToken } from '../../simulator/messenger.ts';
+import { type Simulator, startSimulator } from '../../simulator/server.ts';
+import { callGateway } from '../support/simulator-http.ts';
+
+const credentials = { apiKey: 'mgmt-key', apiPassword: 'mgmt-secret' };
+const ADMIN = '01012345678';
+const CATEGORY = '00100010001';
+const GROUP = 'G-sim-0001';
+
+let sim: Simulator;
+let client: GatewayManagementClient;
+/** Every token the client asked for: one per gateway call (no authentication retries here). */
+let tokenRequests = 0;
+
+/** The error a call failed with; fails the test when the call succeeds. */
+const failureOf = async (call: Promise<unknown>): Promise<unknown> => {
+  try {
+    await call;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+};
+
+const rejectedWith = (code: string) =>
+  expect.objectContaining({ name: 'GatewayRejectedError', code });
+
+/** Registers a channel the way an operator does: token to the administrator, then create. */
+const registerChannel = async (msgrChId: string) => {
+  await client.requestChannelToken({ phoneNumber: ADMIN, msgrChId, relay: 'r01' });
+  await client.createChannel({
+    msgrChId,
+    categoryCode: CATEGORY,
+    tokens: [
+      { rid: 'r01', phoneNumber: ADMIN, token: simulatedChannelToken(msgrChId, ADMIN, 'r01') },
+    ],
+  });
+};
+
+const templateBody = (msgrChId: string, templateCode: string) => ({
+  msgrChId,
+  templateCode,
+  templateName: 'Order shipped',
+  templateContent: 'Hello #{name}, your order #{order} has shipped.',
+  categoryCode: '002001',
+  templateMessageType: 'BA' as const,
+  templateEmphasizeType: 'NONE' as const,
+});
+
+beforeAll(async () => {
+  sim = await startSimulator({
+    ...credentials,
+    port: 0,
+    clock: 'manual',
+    accessTokenTtlSeconds: 86_400,
+  });
+  const sessions = new SessionTokenProvider({
+    auth: new GatewayAuthApi({ hosts: sim.hosts }),
+    credentials: () => credentials,
+    now: () => sim.clock.now(),
+  });
+  const counting: TokenProvider = {
+    getToken: () => {
+      tokenRequests += 1;
+      return sessions.getToken();
+    },
+    invalidate: (token) => sessions.invalidate(token),
+  };
+  client = new GatewayManagementClient({ hosts: sim.hosts, tokens: counting, timeoutMs: 2_000 });
+});
+
+afterAll(async () => {
+  await sim.close();
+});
+
+describe('categories and relays', () => {
+  it('lists template categories, channel categories and relay ids', async () => {
+    // Act
+    const templateCategories = await client.listTemplateCategories();
+    const channelCategories = await client.listChannelCategories();
+    const relays = await client.relayInfo();
+
+    // Assess
+    expect(templateCategories[0]).toMatchObject({ code: '001001', iclusion: expect.any(String) });
+    expect(channelCategories.map((c) => c.code)).toContain(CATEGORY);
+    expect(relays.relay).toEqual(['r01', 'r02']);
+  });
+});
+
+describe('channels', () => {
+  it('registers a channel with the relay token, then shows it in the detail and the period list', async () => {
+    // Prepare
+    const since = formatKst(sim.clock.now(), 'YYYYMMDDHHmmss');
+
+    // Act
+    const sent = await client.requestChannelToken({
+      phoneNumber: ADMIN,
+      msgrChId: '@shop',
+      relay: 'r01',
+    });
+    await client.createChannel({
+      msgrChId: '@shop',
+      categoryCode: CATEGORY,
+      memo: 'main shop',
+      tokens: [
+        { rid: 'r01', phoneNumber: ADMIN, token: simulatedChannelToken('@shop', ADMIN, 'r01') },
+      ],
+    });
+    const detail = await client.getChannel('@shop');
+    const listed = await client.listChannels({ standardDateTime: since, page: 1, pageSize: 10 });
+
+    // Assess
+    expect(sent).toMatchObject({ phoneNumber: ADMIN, msgrChId: '@shop', relay: 'r01' });
+    expect(detail).toMatchObject({ msgrChId: '@shop', stat: 'A', categoryCode: CATEGORY });
+    expect(listed).toContainEqual(
+      expect.objectContaining({ msgrChId: '@shop', msgrChStat: 'A', categoryCode: CATEGORY }),
+    );
+  });
+
+  it('refuses a wrong relay token and an unknown relay', async () => {
+    // Act
+    const wrongToken = await failureOf(
+      client.createChannel({
+        msgrChId: '@nope',
+        categoryCode: CATEGORY,
+        tokens: [{ rid: 'r01', phoneNumber: ADMIN, token: 1 }],
+      }),
+    );
+    const unknownRelay = await failureOf(
+      client.requestChannelToken({
+        phoneNumber: ADMIN,
+        msgrChId: '@nope',
+        relay: 'r99',
+      }),
+    );
+
+    // Assess
+    expect(wrongToken).toEqual(rejectedWith(MESSENGER_CODES.badChannelToken));
+    expect(unknownRelay).toEqual(rejectedWith(MESSENGER_CODES.unknownRelay));
+  });
+
+  it('restores a deleted channel and recovers a dormant one, and refuses both in state A', async () => {
+    // Prepare
+    await registerChannel('@sleepy');
+    await callGateway(sim, {
+      method: 'POST',
+      path: '/_sim/messenger/channels/@sleepy/stat',
+      body: { stat: 'P' },
+    });
+
+    // Act
+    await client.recoverChannel('@sleepy');
+    const afterRecover = await client.getChannel('@sleepy');
+    await callGateway(sim, {
+      method: 'POST',
+      path: '/_sim/messenger/channels/@sleepy/stat',
+      body: { stat: 'D' },
+    });
+    await client.restoreChannel('@sleepy');
+    const afterRestore = await client.getChannel('@sleepy');
+
+    // Assess
+    expect(afterRecover.stat).toBe('A');
+    expect(afterRestore.stat).toBe('A');
+    await expect(client.restoreChannel('@sleepy')).rejects.toEqual(
+      rejectedWith(MESSENGER_CODES.channelStateConflict),
+    );
+    await expect(client.recoverChannel('@sleepy')).rejects.toEqual(
+      rejectedWith(MESSENGER_CODES.channelStateConflict),
+    );
+  });
+
+  it('validates requests before any call', async () => {
+    // Prepare
+    const before = tokenRequests;
+
+    // Act
+    const tooLong = await failureOf(client.getChannel('x'.repeat(62)));
+    const badDate = await failureOf(client.listChannels({ standardDateTime: '2025-01-01' }));
+
+    // Assess
+    expect(tooLong).toBeInstanceOf(GatewayRequestInvalidError);
+    expect(badDate).toBeInstanceOf(GatewayRequestInvalidError);
+    expect(tokenRequests).toBe(before);
+  });
+});
+
+describe('channel groups', () => {
+  it('adds a channel to a group once, lists it both ways, and removes it', async () => {
+    // Prepare
+    await registerChannel('@grouped');
+
+    // Act
+    const added = await client.addChannelToGroup({ chGrpKey: GROUP, msgrChId: '@grouped' });
+    const again = await client
+      .addChannelToGroup({ chGrpKey: GROUP, msgrChId: '@grouped' })
+      .catch((error: unknown) => error);
+    const groups = await client.listGroups();
+    const members = await client.listGroupMembers(GROUP);
+    const ofChannel = await client.listGroupsOfChannel('@grouped');
+    const removed = await client.removeChannelFromGroup({ chGrpKey: GROUP, msgrChId: '@grouped' });
+    const membersAfter = await client.listGroupMembers(GROUP);
+
+    // Assess
+    expect(added).toEqual({ chGrpKey: GROUP, msgrChId: '@grouped' });
+    expect(again).toEqual(rejectedWith(MESSENGER_CODES.alreadyInGroup));
+    expect(groups).toContainEqual(
+      expect.objectContaining({ chGrpKey: GROUP, chGrpStatCd: 'A', updDt: null }),
+    );
+    expect(members).toEqual([expect.objectContaining({ chGrpKey: GROUP, msgrChId: '@grouped' })]);
+    expect(ofChannel).toEqual([expect.objectContaining({ chGrpKey: GROUP })]);
+    expect(removed).toEqual({ chGrpKey: GROUP, msgrChId: '@grouped' });
+    expect(membersAfter).toEqual([]);
+    expect((await client.getChannel('@grouped')).stat).toBe('A');
+    await expect(
+      client.removeChannelFromGroup({ chGrpKey: GROUP, msgrChId: '@grouped' }),
+    ).rejects.toEqual(rejectedWith(MESSENGER_CODES.notInGroup));
+  });
+});
+
+describe('templates', () => {
+  it('creates a template in T, comments it, requests review (T → R), then refuses request and delete before any call', async () => {
+    // Prepare
+    await registerChannel('@tmpl');
+
+    // Act
+    const created = await client.createTemplate(templateBody('@tmpl', 'ship-1'));
+    const listedT = await client.listTemplates({ msgrChId: '@tmpl' });
+    await client.commentTemplate({ msgrChId: '@tmpl', templateCode: 'ship-1', comment: 'ready' });
+    await client.requestTemplateReview({ msgrChId: '@tmpl', templateCode: 'ship-1' });
+    const listedR = await client.listTemplates({ msgrChId: '@tmpl', senderType: 'S' });
+    const beforeRefusals = tokenRequests;
+    const deleteKnownR = await failureOf(
+      client.deleteTemplate({ msgrChId: '@tmpl', templateCode: 'ship-1' }, { currentStatus: 'R' }),
+    );
+    const requestKnownR = await failureOf(
+      client.requestTemplateReview(
+        { msgrChId: '@tmpl', templateCode: 'ship-1' },
+        { currentStatus: 'R' },
+      ),
+    );
+
+    // Assess
+    expect(created).toMatchObject({
+      templateCode: 'ship-1',
+      templateName: 'Order shipped',
+      msgrChId: '@tmpl',
+      templateInfo: { senderType: 'S', templateMessageType: 'BA' },
+    });
+    expect(listedT).toEqual([
+      expect.objectContaining({ templateCode: 'ship-1', templateStatusCode: 'T' }),
+    ]);
+    expect(listedR).toEqual([
+      expect.objectContaining({ templateCode: 'ship-1', templateStatusCode: 'R' }),
+    ]);
+    expect(deleteKnownR).toBeInstanceOf(TemplateStateError);
+    expect(requestKnownR).toMatchObject({
+      name: 'TemplateStateError',
+      operation: 'request',
+      status: 'R',
+    });
+    expect(tokenRequests).toBe(beforeRefusals);
+  });
+
+  it('reads the state first when the caller does not give it: delete in R sends no delete', async () => {
+    // Prepare
+    await registerChannel('@tmpl2');
+    await client.createTemplate(templateBody('@tmpl2', 'ship-2'));
+    await client.requestTemplateReview({ msgrChId: '@tmpl2', templateCode: 'ship-2' });
+    const before = tokenRequests;
+
+    // Act
+    const refused = await failureOf(
+      client.deleteTemplate({ msgrChId: '@tmpl2', templateCode: 'ship-2' }),
+    );
+
+    // Assess
+    expect(refused).toMatchObject({ operation: 'delete', status: 'R' });
+    expect(tokenRequests).toBe(before + 1); // the list read only
+    expect(await client.listTemplates({ msgrChId: '@tmpl2' })).toHaveLength(1);
+  });
+
+  it('deletes a template in T; it is gone afterwards', async () => {
+    // Prepare
+    await registerChannel('@tmpl3');
+    await client.createTemplate(templateBody('@tmpl3', 'temp-3'));
+
+    // Act
+    await client.deleteTemplate({ msgrChId: '@tmpl3', templateCode: 'temp-3' });
+
+    // Assess
+    expect(await client.listTemplates({ msgrChId: '@tmpl3' })).toEqual([]);
+    await expect(
+      client.deleteTemplate({ msgrChId: '@tmpl3', templateCode: 'temp-3' }),
+    ).rejects.toMatchObject({ name: 'TemplateStateError', status: undefined });
+  });
+
+  it('the simulator itself refuses request and delete outside T', async () => {
+    // Prepare: the caller claims T, so the client sends the call
+    await registerChannel('@tmpl4');
+    await client.createTemplate(templateBody('@tmpl4', 'ship-4'));
+    await client.requestTemplateReview({ msgrChId: '@tmpl4', templateCode: 'ship-4' });
+
+    // Act
+    const deleted = await failureOf(
+      client.deleteTemplate({ msgrChId: '@tmpl4', templateCode: 'ship-4' }, { currentStatus: 'T' }),
+    );
+
+    // Assess
+    expect(deleted).toBeInstanceOf(GatewayRejectedError);
+    expect(deleted).toEqual(rejectedWith(MESSENGER_CODES.templateNotInT));
+  });
+
+  it('refuses a duplicate template code and a template for an unknown channel', async () => {
+    // Prepare
+    await registerChannel('@tmpl5');
+    await client.createTemplate(templateBody('@tmpl5', 'dup'));
+
+    // Act
+    const duplicate = await failureOf(client.createTemplate(templateBody('@tmpl5', 'dup')));
+    const unknown = await failureOf(client.createTemplate(templateBody('@ghost', 'x')));
+
+    // Assess
+    expect(duplicate).toEqual(rejectedWith(MESSENGER_CODES.templateCodeTaken));
+    expect(unknown).toEqual(rejectedWith(MESSENGER_CODES.unknownChannel));
+  });
+});
+
+describe('statistics', () => {
+  it.each(Object.keys(MESSENGER_STATS) as (keyof typeof MESSENGER_STATS)[])(
+    '%s answers a list for a registered channel',
+    async (name) => {
+      // Prepare
+      await registerChannel(`@stats-${name}`);
+      await client.createTemplate(templateBody(`@stats-${name}`, 'stat-1'));
+
+      // Act
+      const rows = await client.stats(name, {
+        msgrChId: `@stats-${name}`,
+        date: '20250301',
+        elapsedDay: 1,
+      });
+
+      // Assess
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ date: '20250301', msgrChId: `@stats-${name}` });
+    },
+  );
+
+  it('refuses elapsedDay outside 0..2 before the call, and an unknown channel at the gateway', async () => {
+    // Act
+    const badDay = await failureOf(
+      client.stats('channelNoticeRead', {
+        msgrChId: '@shop',
+        date: '20250301',
+        elapsedDay: '3' as '2',
+      }),
+    );
+    const unknown = await failureOf(
+      client.stats('channelNoticeRead', {
+        msgrChId: '@ghost',
+        date: '20250301',
+        elapsedDay: '0',
+      }),
+    );
+
+    // Assess
+    expect(badDay).toBeInstanceOf(GatewayRequestInvalidError);
+    expect(unknown).toEqual(rejectedWith(MESSENGER_CODES.unknownChannel));
+  });
+});
