@@ -39,6 +39,18 @@ const ContextSchema = z.strictObject({
       maxRecipients: z.number().optional(),
     })
     .optional(),
+  /** The gateway callers' fixed egress (see `GatewayEgressOptions`). */
+  egress: z
+    .strictObject({
+      mode: z.enum(['none', 'nat', 'existing-vpc']).optional(),
+      natGateways: z.number().optional(),
+      maxAzs: z.number().optional(),
+      vpcId: z.string().optional(),
+      privateSubnetIds: z.array(z.string()).optional(),
+      availabilityZones: z.array(z.string()).optional(),
+      egressIps: z.array(z.string()).optional(),
+    })
+    .optional(),
   /** The attachment bucket's lifecycle (see `InboundAttachmentsOptions`). */
   attachments: z
     .strictObject({
@@ -51,7 +63,7 @@ const ContextSchema = z.strictObject({
 /** The stack props the context can set. */
 export type ContextStackProps = Pick<
   MsgbridgeStackProps,
-  'gateway' | 'sending' | 'reportDelivery' | 'moPolling' | 'reconcile' | 'attachments'
+  'gateway' | 'egress' | 'sending' | 'reportDelivery' | 'moPolling' | 'reconcile' | 'attachments'
 >;
 
 /**

@@ -2,6 +2,7 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
+import type { GatewayPlacement } from './gateway-egress.ts';
 import { type GatewaySettingsProps, gatewayEnvironment } from './gateway-settings.ts';
 import { grantTableItemActions } from './grants.ts';
 import { MsgbridgeFunction, type MsgbridgeFunctionProps } from './msgbridge-function.ts';
@@ -35,13 +36,18 @@ export interface GatewayFunctionProps extends MsgbridgeFunctionProps {
   readonly stateTableActions: readonly string[];
   /** `POWERTOOLS_METRICS_NAMESPACE`. */
   readonly metricsNamespace: string;
+  /**
+   * The private subnets and security group of the fixed-egress VPC (`GatewayEgress.placement`).
+   * @default - outside a VPC
+   */
+  readonly egress?: GatewayPlacement;
 }
 
 /**
  * A function that calls the gateway: the one place that gives a function the gateway's address,
  * the credentials secret and the state table with the shared token. Every gateway caller is
- * created here, so that their network placement (the fixed-egress VPC the gateway's IP allowlist
- * will need) is decided in one place too.
+ * created here, so that their network placement (`egress`: the fixed-egress VPC the gateway's IP
+ * allowlist needs) is decided in one place too.
  */
 export class GatewayFunction extends MsgbridgeFunction {
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
@@ -52,10 +58,12 @@ export class GatewayFunction extends MsgbridgeFunction {
       stateTable,
       stateTableActions,
       metricsNamespace,
+      egress,
       ...functionProps
     } = props;
     super(scope, id, {
       ...functionProps,
+      ...egress,
       environment: {
         ...functionProps.environment,
         STATE_TABLE_NAME: stateTable.tableName,

@@ -26,6 +26,7 @@ import { Construct } from 'constructs';
 import { ATTACHMENT_RECORD_PATTERN } from '../functions/attachments/stream-filter.ts';
 import { notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
+import type { GatewayPlacement } from './gateway-egress.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
 import { type GatewaySettingsProps, gatewaySettingsProblems } from './gateway-settings.ts';
 import { grantTableItemActions } from './grants.ts';
@@ -56,6 +57,11 @@ export interface InboundAttachmentsProps extends InboundAttachmentsOptions {
   readonly credentials: ISecret;
   /** The customer's gateway hosts and call timeout. */
   readonly gateway: GatewaySettingsProps;
+  /**
+   * Where the gateway callers run: the fixed-egress VPC's private subnets and security group.
+   * @default - outside a VPC
+   */
+  readonly egress?: GatewayPlacement;
   /**
    * Days attachment events are kept (DynamoDB TTL).
    * @default 35
@@ -202,6 +208,7 @@ export class InboundAttachments extends Construct {
     ) => {
       const fn = new GatewayFunction(this, name, {
         gateway: props.gateway,
+        egress: props.egress,
         credentials: props.credentials,
         stateTable: props.stateTable,
         metricsNamespace: namespace,

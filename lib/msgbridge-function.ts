@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import {
   NodejsFunction,
@@ -21,13 +21,28 @@ export interface MsgbridgeFunctionProps
 }
 
 /**
+ * What Lambda needs to attach a function to a VPC (the EC2 actions of the
+ * `AWSLambdaVPCAccessExecutionRole` managed policy, without its logs actions on every log group).
+ */
+export const VPC_NETWORK_INTERFACE_ACTIONS = [
+  'ec2:CreateNetworkInterface',
+  'ec2:DescribeNetworkInterfaces',
+  'ec2:DescribeSubnets',
+  'ec2:DeleteNetworkInterface',
+  'ec2:AssignPrivateIpAddresses',
+  'ec2:UnassignPrivateIpAddresses',
+] as const;
+
+/**
  * A Lambda function with msgbridge's defaults: the current Node.js runtime on arm64, an ESM bundle
  * built by the local esbuild (never Docker, so `cdk synth` works offline), source maps, JSON logs
  * into a log group the stack owns, and X-Ray tracing.
  *
  * Unless a `role` is given, the function gets its own role that may write to its own log group
  * only, instead of the `AWSLambdaBasicExecutionRole` managed policy (which allows every log group
- * of the account); callers add what the handler needs with `grant*` calls.
+ * of the account); callers add what the handler needs with `grant*` calls. In a VPC, the role gets
+ * the network-interface actions itself, instead of `AWSLambdaVPCAccessExecutionRole` (which also
+ * allows every log group).
  */
 export class MsgbridgeFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: MsgbridgeFunctionProps) {
@@ -43,6 +58,12 @@ export class MsgbridgeFunction extends NodejsFunction {
           description: `msgbridge ${id}: its own log group plus the grants its construct adds`,
         });
     if (ownRole) logGroup.grantWrite(ownRole);
+    const inVpc = functionProps.vpc !== undefined;
+    // Lambda checks at creation that the role may manage the function's network interfaces.
+    if (ownRole && inVpc)
+      ownRole.addToPolicy(
+        new PolicyStatement({ actions: [...VPC_NETWORK_INTERFACE_ACTIONS], resources: ['*'] }),
+      );
     super(scope, id, {
       architecture: Architecture.ARM_64,
       memorySize: 256,
@@ -66,11 +87,23 @@ export class MsgbridgeFunction extends NodejsFunction {
           "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
       },
     });
-    if (ownRole && (functionProps.tracing ?? Tracing.ACTIVE) === Tracing.ACTIVE) {
+    const traced = (functionProps.tracing ?? Tracing.ACTIVE) === Tracing.ACTIVE;
+    if (ownRole && (traced || inVpc)) {
+      const reasons = [
+        ...(traced
+          ? [
+              'Active tracing makes CDK grant xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (the X-Ray service authorisation reference lists only "*").',
+            ]
+          : []),
+        ...(inVpc
+          ? [
+              'In the fixed-egress VPC, Lambda needs the network-interface actions of AWSLambdaVPCAccessExecutionRole on "*" (the describe actions support no resource-level permissions, and Lambda checks the create and delete actions on "*" when the function is created), granted here without that policy\'s logs actions on every log group.',
+            ]
+          : []),
+      ];
       Validations.of(ownRole).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'Active tracing makes CDK grant xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (the X-Ray service authorisation reference lists only "*"). The infrastructure tests fail if any other action is granted on "*".',
+        reason: `${reasons.join(' ')} The infrastructure tests fail if any other action is granted on "*".`,
       });
     }
   }

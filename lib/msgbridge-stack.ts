@@ -24,6 +24,11 @@ import {
   eventSourceProblems,
 } from './event-publisher.ts';
 import {
+  GatewayEgress,
+  type GatewayEgressOptions,
+  gatewayEgressProblems,
+} from './gateway-egress.ts';
+import {
   type GatewaySettingsProps,
   gatewaySettingsProblems,
   placeholderHosts,
@@ -56,6 +61,12 @@ export interface MsgbridgeStackProps extends StackProps {
    * call timeout. Required: there is no gateway address that would work for every customer.
    */
   readonly gateway: GatewaySettingsProps;
+  /**
+   * The fixed source addresses of the functions that call the gateway (the gateway accepts only
+   * registered IPs): a VPC with NAT gateways and Elastic IPs, an existing VPC, or none.
+   * @default - `{ mode: 'nat', natGateways: 1, maxAzs: 2 }`
+   */
+  readonly egress?: GatewayEgressOptions;
   /**
    * The send queue, its DLQ and `send-messages`: timeouts, redrive, batching, concurrency and the
    * S3 buckets MMS attachments may come from.
@@ -126,6 +137,7 @@ export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => 
     ...within('webhookSecret', webhookSecretProblems(props.webhookSecret ?? {})),
     ...within('publisher', eventPublisherProblems(props.publisher ?? {})),
     ...gatewaySettingsProblems(props.gateway),
+    ...within('egress', gatewayEgressProblems(props.egress ?? {})),
     ...within('sending', sendPipelineProblems(props.sending ?? {}, props.gateway?.timeoutMs)),
     ...scheduledJobsProblems(props),
     ...within('attachments', inboundAttachmentsProblems(props.attachments ?? {})),
@@ -158,6 +170,8 @@ export class MsgbridgeStack extends Stack {
   public readonly scheduledJobs: ScheduledJobs;
   /** The attachment bucket, `fetch-attachments`, `sweep-attachments` and their alarms. */
   public readonly inboundAttachments: InboundAttachments;
+  /** The VPC, NAT gateways and Elastic IPs every gateway caller sends from (unless `none`). */
+  public readonly gatewayEgress: GatewayEgress;
 
   constructor(scope: Construct, id: string, props: MsgbridgeStackProps) {
     super(scope, id, props);
@@ -212,12 +226,16 @@ export class MsgbridgeStack extends Stack {
       ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
     });
 
+    this.gatewayEgress = new GatewayEgress(this, 'gateway-egress', props.egress);
+    const egress = this.gatewayEgress.placement;
+
     this.sendPipeline = new SendPipeline(this, 'send-pipeline', {
       ...props.sending,
       eventTable: this.eventTable,
       stateTable: this.stateTable,
       credentials: this.credentials,
       gateway: props.gateway,
+      egress,
       // Send records live in the event table under the same retention as everything else there.
       eventRetentionDays: props.webhooks?.eventRetentionDays,
       metricsNamespace,
@@ -229,6 +247,7 @@ export class MsgbridgeStack extends Stack {
       stateTable: this.stateTable,
       credentials: this.credentials,
       gateway: props.gateway,
+      egress,
       reportDelivery: props.reportDelivery,
       moPolling: props.moPolling,
       reconcile: props.reconcile,
@@ -245,6 +264,7 @@ export class MsgbridgeStack extends Stack {
       stateTable: this.stateTable,
       credentials: this.credentials,
       gateway: props.gateway,
+      egress,
       eventRetentionDays: props.webhooks?.eventRetentionDays,
       metricsNamespace,
       ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
@@ -269,6 +289,14 @@ export class MsgbridgeStack extends Stack {
         'Secrets Manager secret holding the webhook path secret (see docs/operations.md)',
       value: this.webhookSecret.secret.secretArn,
     });
+    const egressIps = this.gatewayEgress.egressIpList;
+    if (egressIps !== undefined) {
+      new CfnOutput(this, 'GatewayEgressIps', {
+        description:
+          'Source IPs of every gateway call: register each of these (comma-separated) in the gateway console before the first send',
+        value: egressIps,
+      });
+    }
     new CfnOutput(this, 'EventBusName', {
       description: 'Bus to subscribe EventBridge rules to',
       value: this.eventBus.eventBusName,

@@ -15,6 +15,7 @@ import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
 import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-status.ts';
 import { notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
+import type { GatewayPlacement } from './gateway-egress.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
 import {
   DEFAULT_GATEWAY_TIMEOUT_MS,
@@ -79,6 +80,11 @@ export interface ScheduledJobsProps extends ScheduledJobsOptions {
   readonly credentials: ISecret;
   /** The customer's gateway hosts and call timeout. */
   readonly gateway: GatewaySettingsProps;
+  /**
+   * Where the gateway callers run: the fixed-egress VPC's private subnets and security group.
+   * @default - outside a VPC
+   */
+  readonly egress?: GatewayPlacement;
   /**
    * Days stored reports, inbound messages and events are kept (DynamoDB TTL).
    * @default 35
@@ -214,6 +220,7 @@ export class ScheduledJobs extends Construct {
     const gatewayTimeoutMs = props.gateway.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
     const common = {
       gateway: props.gateway,
+      egress: props.egress,
       credentials: props.credentials,
       stateTable: props.stateTable,
       metricsNamespace: namespace,

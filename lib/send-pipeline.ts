@@ -16,6 +16,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { GatewayPlacement } from './gateway-egress.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
 import {
   DEFAULT_GATEWAY_TIMEOUT_MS,
@@ -74,6 +75,11 @@ export interface SendPipelineProps extends SendPipelineOptions {
   readonly credentials: ISecret;
   /** The customer's gateway hosts, TPS quota and call timeout. */
   readonly gateway: GatewaySettingsProps;
+  /**
+   * Where the gateway callers run: the fixed-egress VPC's private subnets and security group.
+   * @default - outside a VPC
+   */
+  readonly egress?: GatewayPlacement;
   /**
    * Days a send record and its events are kept (DynamoDB TTL).
    * @default 35
@@ -214,6 +220,7 @@ export class SendPipeline extends Construct {
         EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? DEFAULTS.eventRetentionDays),
       },
       gateway: props.gateway,
+      egress: props.egress,
       credentials: props.credentials,
       stateTable: props.stateTable,
       // The shared token and its lease, and the token bucket (one counter item per second).
