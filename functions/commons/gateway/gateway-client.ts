@@ -42,7 +42,7 @@ import {
   UrlStatsHourDataSchema,
   UrlStatsPeriodRequestSchema,
 } from './schemas/index.ts';
-import type { TokenProvider } from './token-provider.ts';
+import { type TokenProvider, withFreshTokenRetry } from './token-provider.ts';
 
 /** Thrown before any call when a request does not satisfy its schema. */
 export class GatewayRequestInvalidError extends Error {
@@ -140,7 +140,7 @@ export class GatewayClient {
     body: SendRequest<N>,
   ): Promise<SendOutcome> {
     const { schema, ...target } = SEND_ENDPOINTS[name];
-    const json = validate(schema, body, target);
+    const json = validateRequest(schema, body, target);
     const envelope = await this.withBearer({ endpoint: target, json });
     return toSendOutcome(envelope.data, SendResultItemSchema, target);
   }
@@ -159,7 +159,7 @@ export class GatewayClient {
     files: readonly MmsFile[],
   ): Promise<SendOutcome> {
     const { schema, ...target } = SEND_ENDPOINTS.mmsMultipart;
-    const reqMsg = validate(schema, body, target);
+    const reqMsg = validateRequest(schema, body, target);
     if (files.length < 1 || files.length > 3) {
       throw new GatewayRequestInvalidError(`${target.method} ${target.path}`, [
         { code: 'custom', path: ['parts'], message: 'attach 1 to 3 files', input: files.length },
@@ -184,7 +184,7 @@ export class GatewayClient {
   /** Two-way RCS reply; results carry `replyId` and `chatbotId` instead of `phone`. */
   async sendRcsReply(body: SendRequest<'rcsReply'>): Promise<SendOutcome<RcsReplyResultItem>> {
     const { schema, ...target } = SEND_ENDPOINTS.rcsReply;
-    const json = validate(schema, body, target);
+    const json = validateRequest(schema, body, target);
     const envelope = await this.withBearer({ endpoint: target, json });
     return toSendOutcome(envelope.data, RcsReplyResultItemSchema, target);
   }
@@ -215,13 +215,17 @@ export class GatewayClient {
 
   /** Confirms polled report keys; unconfirmed keys come back after 120 s. */
   async confirmReports(rptKeyLst: readonly string[]): Promise<void> {
-    const json = validate(ConfirmReportsRequestSchema, { rptKeyLst }, ENDPOINTS.confirmReports);
+    const json = validateRequest(
+      ConfirmReportsRequestSchema,
+      { rptKeyLst },
+      ENDPOINTS.confirmReports,
+    );
     await this.withBearer({ endpoint: ENDPOINTS.confirmReports, json });
   }
 
   /** Status of up to 10 `cliKey`s (REG, ING, DONE, OVER_DATE, INVALID_KEY). */
   async queryStatus(cliKeyLst: z.input<typeof StatusQueryRequestSchema>['cliKeyLst']) {
-    const json = validate(StatusQueryRequestSchema, { cliKeyLst }, ENDPOINTS.queryStatus);
+    const json = validateRequest(StatusQueryRequestSchema, { cliKeyLst }, ENDPOINTS.queryStatus);
     const envelope = await this.withBearer({ endpoint: ENDPOINTS.queryStatus, json });
     return parseData(StatusQueryDataSchema, envelope.data, ENDPOINTS.queryStatus);
   }
@@ -256,12 +260,12 @@ export class GatewayClient {
   // --- Opt-out list (spec 01 §4.15; `apiKey` header) ---------------------------------------------
 
   async registerOptOut(entries: z.input<typeof OptOutRegisterRequestSchema>): Promise<void> {
-    const json = validate(OptOutRegisterRequestSchema, entries, ENDPOINTS.optOutRegister);
+    const json = validateRequest(OptOutRegisterRequestSchema, entries, ENDPOINTS.optOutRegister);
     await this.http.call({ endpoint: ENDPOINTS.optOutRegister, auth: this.apiKeyAuth(), json });
   }
 
   async listOptOut(query: z.input<typeof OptOutListQuerySchema>) {
-    const params = validate(OptOutListQuerySchema, query, ENDPOINTS.optOutList);
+    const params = validateRequest(OptOutListQuerySchema, query, ENDPOINTS.optOutList);
     const envelope = await this.http.call({
       endpoint: ENDPOINTS.optOutList,
       auth: this.apiKeyAuth(),
@@ -271,13 +275,13 @@ export class GatewayClient {
   }
 
   async deleteOptOut(entry: z.input<typeof OptOutDeleteRequestSchema>): Promise<void> {
-    const json = validate(OptOutDeleteRequestSchema, entry, ENDPOINTS.optOutDelete);
+    const json = validateRequest(OptOutDeleteRequestSchema, entry, ENDPOINTS.optOutDelete);
     await this.http.call({ endpoint: ENDPOINTS.optOutDelete, auth: this.apiKeyAuth(), json });
   }
 
   /** Blocked and unblocked numbers of an 080 number within a period, with paging `meta`. */
   async listOptOutPeriod(query: z.input<typeof OptOutPeriodQuerySchema>) {
-    const params = validate(OptOutPeriodQuerySchema, query, ENDPOINTS.optOutPeriod);
+    const params = validateRequest(OptOutPeriodQuerySchema, query, ENDPOINTS.optOutPeriod);
     const envelope = await this.http.call({
       endpoint: ENDPOINTS.optOutPeriod,
       auth: this.apiKeyAuth(),
@@ -290,19 +294,19 @@ export class GatewayClient {
 
   /** Creates a tracking URL; answers its `urlId`. */
   async createClickUrl(request: z.input<typeof ClickUrlCreateRequestSchema>) {
-    const json = validate(ClickUrlCreateRequestSchema, request, ENDPOINTS.createClickUrl);
+    const json = validateRequest(ClickUrlCreateRequestSchema, request, ENDPOINTS.createClickUrl);
     const envelope = await this.withBearer({ endpoint: ENDPOINTS.createClickUrl, json });
     return parseData(ClickUrlCreateDataSchema, envelope.data, ENDPOINTS.createClickUrl);
   }
 
   /** Deletes a tracking URL for good (messages already sent keep working). */
   async deleteClickUrl(urlId: string): Promise<void> {
-    const query = validate(ClickUrlDeleteRequestSchema, { urlId }, ENDPOINTS.deleteClickUrl);
+    const query = validateRequest(ClickUrlDeleteRequestSchema, { urlId }, ENDPOINTS.deleteClickUrl);
     await this.withBearer({ endpoint: ENDPOINTS.deleteClickUrl, query });
   }
 
   async listClickUrls(page = 1) {
-    const query = validate(ClickUrlListQuerySchema, { page }, ENDPOINTS.listClickUrls);
+    const query = validateRequest(ClickUrlListQuerySchema, { page }, ENDPOINTS.listClickUrls);
     const envelope = await this.withBearer({ endpoint: ENDPOINTS.listClickUrls, query });
     return parseData(ClickUrlListDataSchema, envelope.data, ENDPOINTS.listClickUrls);
   }
@@ -378,7 +382,7 @@ export class GatewayClient {
     request: z.input<Q>,
     dataSchema: D,
   ): Promise<z.output<D>> {
-    const json = validate(requestSchema, request, target);
+    const json = validateRequest(requestSchema, request, target);
     const envelope = await this.withBearer({ endpoint: target, json });
     return parseData(dataSchema, envelope.data, target);
   }
@@ -387,22 +391,9 @@ export class GatewayClient {
     return this.withToken((token) => this.http.call({ ...call, auth: { bearer: token } }));
   }
 
-  /** Runs `operation` with a token; on an authentication-family answer, once more with a fresh one. */
-  private async withToken<T>(operation: (token: string) => Promise<T>): Promise<T> {
-    const token = await this.tokens.getToken();
-    try {
-      return await operation(token);
-    } catch (error) {
-      if (!(error instanceof GatewayAuthenticationError)) throw error;
-      await this.tokens.invalidate(token);
-    }
-    const fresh = await this.tokens.getToken();
-    try {
-      return await operation(fresh);
-    } catch (error) {
-      if (error instanceof GatewayAuthenticationError) await this.tokens.invalidate(fresh);
-      throw error;
-    }
+  /** Runs `operation` with a token, once more with a fresh one after an authentication answer. */
+  private withToken<T>(operation: (token: string) => Promise<T>): Promise<T> {
+    return withFreshTokenRetry(this.tokens, operation);
   }
 
   private apiKeyAuth(): CallAuth {
@@ -412,7 +403,8 @@ export class GatewayClient {
   }
 }
 
-const validate = <S extends z.ZodType>(
+/** Parses a request with its schema; a failure is a {@link GatewayRequestInvalidError} naming every issue. */
+export const validateRequest = <S extends z.ZodType>(
   schema: S,
   value: unknown,
   target: Endpoint,

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import { GatewayAuthenticationError } from './errors.ts';
-import { GatewayRequestInvalidError } from './gateway-client.ts';
+import { validateRequest } from './gateway-client.ts';
 import {
   type Endpoint,
   type GatewayCall,
@@ -41,7 +40,7 @@ import {
   TemplateListRequestSchema,
   type TemplateStatusCode,
 } from './schemas/index.ts';
-import type { TokenProvider } from './token-provider.ts';
+import { type TokenProvider, withFreshTokenRetry } from './token-provider.ts';
 
 /**
  * Thrown before the call when a template is not in the state the operation needs: review
@@ -111,20 +110,20 @@ export class GatewayManagementClient {
 
   /** Groups that contain the channel. */
   async listGroupsOfChannel(msgrChId: string) {
-    const json = validate(ChannelIdRequestSchema, { msgrChId }, endpoint('groupsOfChannel'));
+    const json = validateRequest(ChannelIdRequestSchema, { msgrChId }, endpoint('groupsOfChannel'));
     return this.post('groupsOfChannel', json, ChannelGroupOfChannelListDataSchema);
   }
 
   /** Adds a channel to a group; a channel already in the group is refused by the gateway. */
   async addChannelToGroup(request: z.input<typeof ChannelGroupMemberRequestSchema>) {
-    const json = validate(ChannelGroupMemberRequestSchema, request, endpoint('addToGroup'));
+    const json = validateRequest(ChannelGroupMemberRequestSchema, request, endpoint('addToGroup'));
     return this.post('addToGroup', json, ChannelGroupMemberDataSchema);
   }
 
   /** Channels of one group. */
   async listGroupMembers(groupKey: string) {
     const target = endpoint('groupMembers');
-    const pathParams = validate(ChannelGroupKeyRequestSchema, { groupKey }, target);
+    const pathParams = validateRequest(ChannelGroupKeyRequestSchema, { groupKey }, target);
     const envelope = await this.withBearer({ endpoint: target, pathParams });
     return parseData(ChannelGroupMemberListDataSchema, envelope.data, target);
   }
@@ -137,7 +136,11 @@ export class GatewayManagementClient {
 
   /** Takes a channel out of a group; the channel itself stays. */
   async removeChannelFromGroup(request: z.input<typeof ChannelGroupMemberRequestSchema>) {
-    const json = validate(ChannelGroupMemberRequestSchema, request, endpoint('removeFromGroup'));
+    const json = validateRequest(
+      ChannelGroupMemberRequestSchema,
+      request,
+      endpoint('removeFromGroup'),
+    );
     return this.post('removeFromGroup', json, ChannelGroupMemberDataSchema);
   }
 
@@ -145,31 +148,31 @@ export class GatewayManagementClient {
 
   /** Channels by period, from `standardDateTime` (`YYYYMMDDHHMMSS`). */
   async listChannels(request: z.input<typeof ChannelListRequestSchema>) {
-    const json = validate(ChannelListRequestSchema, request, endpoint('listChannels'));
+    const json = validateRequest(ChannelListRequestSchema, request, endpoint('listChannels'));
     return this.post('listChannels', json, ChannelListDataSchema);
   }
 
   /** Sends the relay authentication code to the channel administrator's device. */
   async requestChannelToken(request: z.input<typeof ChannelTokenRequestSchema>) {
-    const json = validate(ChannelTokenRequestSchema, request, endpoint('channelToken'));
+    const json = validateRequest(ChannelTokenRequestSchema, request, endpoint('channelToken'));
     return this.post('channelToken', json, ChannelTokenDataSchema);
   }
 
   /** Registers the channel with the codes received after {@link requestChannelToken}. */
   async createChannel(request: z.input<typeof ChannelCreateRequestSchema>): Promise<void> {
-    const json = validate(ChannelCreateRequestSchema, request, endpoint('createChannel'));
+    const json = validateRequest(ChannelCreateRequestSchema, request, endpoint('createChannel'));
     await this.withBearer({ endpoint: endpoint('createChannel'), json });
   }
 
   /** Restores a deleted channel id. */
   async restoreChannel(msgrChId: string): Promise<void> {
-    const json = validate(ChannelIdRequestSchema, { msgrChId }, endpoint('restoreChannel'));
+    const json = validateRequest(ChannelIdRequestSchema, { msgrChId }, endpoint('restoreChannel'));
     await this.withBearer({ endpoint: endpoint('restoreChannel'), json });
   }
 
   /** Activates a dormant channel. */
   async recoverChannel(msgrChId: string): Promise<void> {
-    const json = validate(ChannelIdRequestSchema, { msgrChId }, endpoint('recoverChannel'));
+    const json = validateRequest(ChannelIdRequestSchema, { msgrChId }, endpoint('recoverChannel'));
     await this.withBearer({ endpoint: endpoint('recoverChannel'), json });
   }
 
@@ -179,7 +182,7 @@ export class GatewayManagementClient {
   }
 
   async getChannel(msgrChId: string) {
-    const json = validate(ChannelIdRequestSchema, { msgrChId }, endpoint('getChannel'));
+    const json = validateRequest(ChannelIdRequestSchema, { msgrChId }, endpoint('getChannel'));
     return this.post('getChannel', json, ChannelDetailDataSchema);
   }
 
@@ -187,12 +190,12 @@ export class GatewayManagementClient {
 
   /** Creates a template (JSON body, no images); it starts in state `T`. */
   async createTemplate(request: z.input<typeof TemplateCreateRequestSchema>) {
-    const json = validate(TemplateCreateRequestSchema, request, endpoint('createTemplate'));
+    const json = validateRequest(TemplateCreateRequestSchema, request, endpoint('createTemplate'));
     return this.post('createTemplate', json, TemplateCreateDataSchema);
   }
 
   async listTemplates(request: z.input<typeof TemplateListRequestSchema>) {
-    const json = validate(TemplateListRequestSchema, request, endpoint('listTemplates'));
+    const json = validateRequest(TemplateListRequestSchema, request, endpoint('listTemplates'));
     return this.post('listTemplates', json, TemplateListDataSchema);
   }
 
@@ -219,7 +222,11 @@ export class GatewayManagementClient {
   }
 
   async commentTemplate(request: z.input<typeof TemplateCommentRequestSchema>): Promise<void> {
-    const json = validate(TemplateCommentRequestSchema, request, endpoint('commentTemplate'));
+    const json = validateRequest(
+      TemplateCommentRequestSchema,
+      request,
+      endpoint('commentTemplate'),
+    );
     await this.withBearer({ endpoint: endpoint('commentTemplate'), json });
   }
 
@@ -232,7 +239,7 @@ export class GatewayManagementClient {
   ): Promise<MessengerStatsData<N>> {
     const { path, dataSchema } = MESSENGER_STATS[name];
     const target: Endpoint = { host: 'mnt', method: 'GET', path };
-    const params = validate(MessengerStatsQuerySchema, query, target);
+    const params = validateRequest(MessengerStatsQuerySchema, query, target);
     const envelope = await this.withBearer({ endpoint: target, query: params });
     return parseData(dataSchema, envelope.data, target) as MessengerStatsData<N>;
   }
@@ -246,7 +253,7 @@ export class GatewayManagementClient {
     options: TemplateStateOptions,
   ): Promise<void> {
     const target = endpoint(name);
-    const json = validate(TemplateActionRequestSchema, request, target);
+    const json = validateRequest(TemplateActionRequestSchema, request, target);
     const status = options.currentStatus ?? (await this.currentStatus(json));
     if (status !== 'T') throw new TemplateStateError(operation, json.templateCode, status);
     await this.withBearer({ endpoint: target, json });
@@ -282,33 +289,8 @@ export class GatewayManagementClient {
     return this.withToken((token) => this.http.call({ ...call, auth: { bearer: token } }));
   }
 
-  /** Runs `operation` with a token; on an authentication-family answer, once more with a fresh one. */
-  private async withToken<T>(operation: (token: string) => Promise<T>): Promise<T> {
-    const token = await this.tokens.getToken();
-    try {
-      return await operation(token);
-    } catch (error) {
-      if (!(error instanceof GatewayAuthenticationError)) throw error;
-      await this.tokens.invalidate(token);
-    }
-    const fresh = await this.tokens.getToken();
-    try {
-      return await operation(fresh);
-    } catch (error) {
-      if (error instanceof GatewayAuthenticationError) await this.tokens.invalidate(fresh);
-      throw error;
-    }
+  /** Runs `operation` with a token, once more with a fresh one after an authentication answer. */
+  private withToken<T>(operation: (token: string) => Promise<T>): Promise<T> {
+    return withFreshTokenRetry(this.tokens, operation);
   }
 }
-
-const validate = <S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  target: Endpoint,
-): z.output<S> => {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new GatewayRequestInvalidError(`${target.method} ${target.path}`, parsed.error.issues, {
-    cause: parsed.error,
-  });
-};

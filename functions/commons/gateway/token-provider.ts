@@ -1,3 +1,5 @@
+import { GatewayAuthenticationError } from './errors.ts';
+
 /**
  * Where the gateway client gets its bearer token. Lambdas read the shared token from the state
  * table; the local run and scripts hold their own session ({@link SessionTokenProvider}).
@@ -22,5 +24,29 @@ export const jwtExpiry = (token: string): number | undefined => {
     return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined;
   } catch {
     return undefined;
+  }
+};
+
+/**
+ * Runs `operation` with a token from `tokens`; on an authentication-family answer it reports the
+ * token invalid and runs once more with a fresh one. A second refusal is thrown.
+ */
+export const withFreshTokenRetry = async <T>(
+  tokens: TokenProvider,
+  operation: (token: string) => Promise<T>,
+): Promise<T> => {
+  const token = await tokens.getToken();
+  try {
+    return await operation(token);
+  } catch (error) {
+    if (!(error instanceof GatewayAuthenticationError)) throw error;
+    await tokens.invalidate(token);
+  }
+  const fresh = await tokens.getToken();
+  try {
+    return await operation(fresh);
+  } catch (error) {
+    if (error instanceof GatewayAuthenticationError) await tokens.invalidate(fresh);
+    throw error;
   }
 };
