@@ -5,18 +5,11 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { z } from 'zod';
-import { DynamoDbEventStore } from './commons/adapters/dynamodb-event-store.ts';
 import { DynamoDbLease } from './commons/adapters/dynamodb-lease.ts';
-import { stateTableTokenProvider } from './commons/adapters/state-table-token-provider.ts';
-import { integerEnv, requiredEnv } from './commons/environment.ts';
-import { GatewayAuthApi } from './commons/gateway/gateway-auth.ts';
-import { GatewayClient } from './commons/gateway/gateway-client.ts';
-import {
-  gatewayCredentialsFromEnvironment,
-  gatewayHostsFromEnvironment,
-} from './commons/gateway-credentials.ts';
+import { requiredEnv } from './commons/environment.ts';
+import { gatewayFromEnvironment } from './commons/gateway-environment.ts';
 import { createLogger, createMetrics } from './commons/observability.ts';
-import type { EventRecord } from './inbound/event-record.ts';
+import { receiveDepsFromEnvironment } from './inbound/receive-environment.ts';
 import {
   type InboundPollOutcome,
   ReportDeliverySchema,
@@ -47,28 +40,11 @@ const config = {
   reportDelivery: enumEnv('REPORT_DELIVERY', ReportDeliverySchema),
   moPolling: enumEnv('MO_POLLING', z.enum(['on', 'off']).default('off')) === 'on',
 };
-const hosts = gatewayHostsFromEnvironment();
 // Each page must fit its poll, puts and confirm into the 120 s window (see `pageBudgetMs`).
-const timeoutMs = integerEnv('GATEWAY_TIMEOUT_MS', 10_000, { min: 100, max: 30_000 });
+const { client: gateway, timeoutMs } = gatewayFromEnvironment(logger, { maxTimeoutMs: 30_000 });
 const stateTableName = requiredEnv('STATE_TABLE_NAME');
-const gateway = new GatewayClient({
-  hosts,
-  timeoutMs,
-  tokens: stateTableTokenProvider(stateTableName, {
-    auth: new GatewayAuthApi({ hosts, timeoutMs }),
-    credentials: gatewayCredentialsFromEnvironment(),
-    logger,
-  }),
-});
 const lease = new DynamoDbLease(stateTableName);
-const receive = {
-  store: new DynamoDbEventStore(requiredEnv('EVENT_TABLE_NAME')),
-  now: () => new Date(),
-  retentionDays: integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_650 }),
-  concurrency: integerEnv('STORE_CONCURRENCY', 16, { min: 1, max: 100 }),
-  onStoreFailure: (record: EventRecord, error: unknown) =>
-    logger.error('store failed', { pk: record.pk, sk: record.sk, error }),
-};
+const receive = receiveDepsFromEnvironment(logger);
 /** Left at the end of the invocation for releasing the leases and flushing metrics. */
 const END_MARGIN_MS = 5_000;
 // After a poll starts, its page needs the poll call, the puts and the confirm call: no poll starts

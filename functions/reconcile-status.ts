@@ -5,17 +5,11 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { z } from 'zod';
 import { DynamoDbAwaitingReports } from './commons/adapters/dynamodb-awaiting-reports.ts';
-import { DynamoDbEventStore } from './commons/adapters/dynamodb-event-store.ts';
 import { DynamoDbLease } from './commons/adapters/dynamodb-lease.ts';
-import { stateTableTokenProvider } from './commons/adapters/state-table-token-provider.ts';
 import { integerEnv, requiredEnv } from './commons/environment.ts';
-import { GatewayAuthApi } from './commons/gateway/gateway-auth.ts';
-import { GatewayClient } from './commons/gateway/gateway-client.ts';
-import {
-  gatewayCredentialsFromEnvironment,
-  gatewayHostsFromEnvironment,
-} from './commons/gateway-credentials.ts';
+import { gatewayFromEnvironment } from './commons/gateway-environment.ts';
 import { createLogger, createMetrics } from './commons/observability.ts';
+import { receiveDepsFromEnvironment } from './inbound/receive-environment.ts';
 import {
   RECONCILE_DEFAULTS,
   ReconcileSettingsSchema,
@@ -33,8 +27,7 @@ import {
  */
 const logger = createLogger('reconcile-status');
 const metrics = createMetrics('reconcile-status');
-const hosts = gatewayHostsFromEnvironment();
-const timeoutMs = integerEnv('GATEWAY_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 });
+const { client: gateway, timeoutMs } = gatewayFromEnvironment(logger);
 const eventTableName = requiredEnv('EVENT_TABLE_NAME');
 const stateTableName = requiredEnv('STATE_TABLE_NAME');
 const settings = parseSettings({
@@ -58,24 +51,8 @@ function parseSettings(input: unknown) {
   return parsed.data;
 }
 const awaiting = new DynamoDbAwaitingReports(eventTableName);
-const gateway = new GatewayClient({
-  hosts,
-  timeoutMs,
-  tokens: stateTableTokenProvider(stateTableName, {
-    auth: new GatewayAuthApi({ hosts, timeoutMs }),
-    credentials: gatewayCredentialsFromEnvironment(),
-    logger,
-  }),
-});
 const lease = new DynamoDbLease(stateTableName);
-const receive = {
-  store: new DynamoDbEventStore(eventTableName),
-  now: () => new Date(),
-  retentionDays: integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_650 }),
-  concurrency: integerEnv('STORE_CONCURRENCY', 16, { min: 1, max: 100 }),
-  onStoreFailure: (record: { pk: string; sk: string }, error: unknown) =>
-    logger.error('store failed', { pk: record.pk, sk: record.sk, error }),
-};
+const receive = receiveDepsFromEnvironment(logger);
 // A status query batch needs one gateway call and its writes; none starts later than that.
 const BATCH_BUDGET_MS = 2 * timeoutMs + 5_000;
 

@@ -7,14 +7,8 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { DynamoDbRateLimiter } from './commons/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from './commons/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from './commons/adapters/gateway-sender.ts';
-import { stateTableTokenProvider } from './commons/adapters/state-table-token-provider.ts';
 import { integerEnv, requiredEnv } from './commons/environment.ts';
-import { GatewayAuthApi } from './commons/gateway/gateway-auth.ts';
-import { GatewayClient } from './commons/gateway/gateway-client.ts';
-import {
-  gatewayCredentialsFromEnvironment,
-  gatewayHostsFromEnvironment,
-} from './commons/gateway-credentials.ts';
+import { gatewayFromEnvironment } from './commons/gateway-environment.ts';
 import { createLogger, createMetrics } from './commons/observability.ts';
 import { createSendRecordHandler } from './sending/send-handler.ts';
 
@@ -26,8 +20,7 @@ import { createSendRecordHandler } from './sending/send-handler.ts';
  */
 const logger = createLogger('send-messages');
 const metrics = createMetrics('send-messages');
-const hosts = gatewayHostsFromEnvironment();
-const timeoutMs = integerEnv('GATEWAY_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 });
+const { client: gatewayClient, timeoutMs } = gatewayFromEnvironment(logger);
 const queueUrl = requiredEnv('SEND_QUEUE_URL');
 const retentionDays = integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_650 });
 const store = new DynamoDbSendStore(requiredEnv('EVENT_TABLE_NAME'), retentionDays);
@@ -37,13 +30,7 @@ const rateLimiter = new DynamoDbRateLimiter(requiredEnv('STATE_TABLE_NAME'), {
   quota: integerEnv('TPS_QUOTA', 100, { min: 10, max: 100_000 }),
   guardMs: 100,
 });
-// The shared token kept by refresh-token; a crowd of containers re-authenticates once, under a lease.
-const tokens = stateTableTokenProvider(requiredEnv('STATE_TABLE_NAME'), {
-  auth: new GatewayAuthApi({ hosts, timeoutMs }),
-  credentials: gatewayCredentialsFromEnvironment(),
-  logger,
-});
-const gateway = new GatewaySender(new GatewayClient({ hosts, tokens, timeoutMs }));
+const gateway = new GatewaySender(gatewayClient);
 const sqs = new SQSClient({});
 
 const recordHandler = createSendRecordHandler({

@@ -5,14 +5,8 @@ import {
 } from '../commons/adapters/dynamodb-attachment-store.ts';
 import { GatewayAttachmentDownloads } from '../commons/adapters/gateway-attachment-downloads.ts';
 import { S3ObjectStorage } from '../commons/adapters/s3-object-storage.ts';
-import { stateTableTokenProvider } from '../commons/adapters/state-table-token-provider.ts';
 import { integerEnv, requiredEnv } from '../commons/environment.ts';
-import { GatewayAuthApi } from '../commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../commons/gateway/gateway-client.ts';
-import {
-  gatewayCredentialsFromEnvironment,
-  gatewayHostsFromEnvironment,
-} from '../commons/gateway-credentials.ts';
+import { gatewayFromEnvironment } from '../commons/gateway-environment.ts';
 import type { FetchAttachmentsDeps } from './fetch-attachments.ts';
 
 /**
@@ -24,15 +18,7 @@ import type { FetchAttachmentsDeps } from './fetch-attachments.ts';
  */
 export const attachmentDepsFromEnvironment = (logger: Logger): FetchAttachmentsDeps => {
   const stateTable = requiredEnv('STATE_TABLE_NAME');
-  const hosts = gatewayHostsFromEnvironment();
-  const timeoutMs = integerEnv('GATEWAY_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 });
-  // The shared token kept by refresh-token; a crowd of containers re-authenticates once.
-  const tokens = stateTableTokenProvider(stateTable, {
-    auth: new GatewayAuthApi({ hosts, timeoutMs }),
-    credentials: gatewayCredentialsFromEnvironment(),
-    logger,
-  });
-  const gateway = new GatewayClient({ hosts, tokens, timeoutMs });
+  const { client: gateway, timeoutMs } = gatewayFromEnvironment(logger);
   return {
     downloads: new GatewayAttachmentDownloads(gateway, { timeoutMs }),
     storage: new S3ObjectStorage(requiredEnv('ATTACHMENT_BUCKET')),

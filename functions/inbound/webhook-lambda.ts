@@ -1,10 +1,9 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { DynamoDbEventStore } from '../commons/adapters/dynamodb-event-store.ts';
-import { integerEnv, requiredEnv } from '../commons/environment.ts';
 import { createLogger, createMetrics } from '../commons/observability.ts';
 import { webhookSecretFromEnvironment } from '../commons/webhook-secret.ts';
+import { receiveDepsFromEnvironment } from './receive-environment.ts';
 import type { WebhookKind } from './receive-webhook.ts';
 import { createWebhookHandler } from './webhook-handler.ts';
 
@@ -20,14 +19,7 @@ export const webhookLambda = (kind: WebhookKind, serviceName: string) => {
   const handler = createWebhookHandler({
     kind,
     secret: webhookSecretFromEnvironment(),
-    receive: {
-      store: new DynamoDbEventStore(requiredEnv('EVENT_TABLE_NAME')),
-      now: () => new Date(),
-      retentionDays: integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_650 }),
-      concurrency: integerEnv('STORE_CONCURRENCY', 16, { min: 1, max: 100 }),
-      onStoreFailure: (record, error) =>
-        logger.error('store failed', { pk: record.pk, sk: record.sk, error }),
-    },
+    receive: receiveDepsFromEnvironment(logger),
     logger,
     metrics,
   });
