@@ -16,6 +16,7 @@ import {
   type SimulatorOptionsInput,
   SimulatorOptionsSchema,
 } from './options.ts';
+import { createRcs } from './rcs.ts';
 import { createReports, type ReportsSnapshot } from './reports.ts';
 import { isReadable, Router, type SimRequest, type SimResponse } from './router.ts';
 import { Scheduler } from './scheduler.ts';
@@ -154,6 +155,7 @@ export const startSimulator = async (input: SimulatorOptionsInput): Promise<Simu
   createOptOut(ctx).register(router);
   createTrackingUrls(ctx).register(router);
   createMessenger(ctx).register(router);
+  createRcs(ctx).register(router);
 
   const controls: SimControls = {
     async advance(ms) {

@@ -35,6 +35,8 @@ export interface GatewayCall {
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   readonly json?: unknown;
   readonly form?: FormData;
+  /** Extra request headers (RCS brand `apiId`/`apiSecret`, chatbot `brandKey`); auth wins. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** The gateway's envelope, read leniently: `code` is a string, unknown fields are kept. */
@@ -117,7 +119,7 @@ export class GatewayHttp {
 
   private async send(call: GatewayCall, stream: boolean): Promise<HttpAnswer> {
     const name = endpointName(call.endpoint);
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...call.headers };
     if (call.auth !== 'none') {
       if ('bearer' in call.auth) headers.authorization = `Bearer ${call.auth.bearer}`;
       else headers.apiKey = call.auth.apiKey;

@@ -9,6 +9,7 @@ export * from './messenger.ts';
 export * from './messenger-management.ts';
 export * from './mo.ts';
 export * from './opt-out.ts';
+export * from './rcs-management.ts';
 export * from './reports.ts';
 export * from './send.ts';
 export * from './tracking-urls.ts';

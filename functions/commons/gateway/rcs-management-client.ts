@@ -1,0 +1,343 @@
+import { z } from 'zod';
+import { GatewayError, GatewayRejectedError } from './errors.ts';
+import { validateRequest } from './gateway-client.ts';
+import {
+  type Endpoint,
+  type GatewayCall,
+  GatewayHttp,
+  type GatewayHttpOptions,
+  parseData,
+} from './gateway-http.ts';
+import { type HttpTransport, undiciTransport } from './http.ts';
+import {
+  RCS_CHATBOT_ID_UNUSABLE_CODE,
+  RCS_MANAGEMENT_PATHS,
+  RcsBrandCategoryListDataSchema,
+  RcsBrandDetailDataSchema,
+  RcsBrandIdSchema,
+  RcsBrandKeySchema,
+  RcsBrandListSchema,
+  RcsBrandRegisterDataSchema,
+  RcsBrandRegisterRequestSchema,
+  RcsBrandUpdateRequestSchema,
+  RcsChatbotArrayDataSchema,
+  type RcsChatbotIdCheckData,
+  RcsChatbotIdCheckDataSchema,
+  RcsChatbotListDataSchema,
+  RcsChatbotRegisterRequestSchema,
+  RcsDefaultTemplateDetailDataSchema,
+  RcsDefaultTemplateListDataSchema,
+  type RcsManagementPathName,
+  RcsNestedErrorDataSchema,
+  type RcsPageQueryInput,
+  RcsPageQuerySchema,
+  type RcsPortalCredentials,
+  RcsPortalCredentialsSchema,
+  RcsTemplateFormDetailDataSchema,
+  RcsTemplateFormListDataSchema,
+} from './schemas/index.ts';
+import { type TokenProvider, withFreshTokenRetry } from './token-provider.ts';
+
+/**
+ * The chat-room id check answered `21399`: the id has an invalid format or is already
+ * registered. `code` stays the outer `21399`; `nestedCode` and `nestedMessage` are the
+ * upstream reason from `data.code` / `data.message`, also written into the error message.
+ */
+export class RcsChatbotIdUnusableError extends GatewayRejectedError {
+  constructor(
+    readonly chatbotId: string,
+    readonly nestedCode: string,
+    readonly nestedMessage: string,
+    outer: GatewayError,
+  ) {
+    super({
+      code: outer.code,
+      message: `${outer.gatewayMessage} (upstream ${nestedCode}: ${nestedMessage})`.trim(),
+      endpoint: outer.endpoint,
+      ...(outer.httpStatus === undefined ? {} : { httpStatus: outer.httpStatus }),
+      cause: outer,
+    });
+  }
+}
+
+export interface GatewayRcsManagementClientOptions extends GatewayHttpOptions {
+  readonly tokens: TokenProvider;
+  /** Brand-portal account sent as the `apiId` / `apiSecret` headers of the brand endpoints. */
+  readonly portal: RcsPortalCredentials;
+}
+
+const endpoint = (name: RcsManagementPathName): Endpoint => ({
+  host: 'mnt',
+  ...RCS_MANAGEMENT_PATHS[name],
+});
+
+const BrandPathSchema = z.strictObject({ brandId: RcsBrandIdSchema });
+const ChatbotPathSchema = z.strictObject({
+  brandId: RcsBrandIdSchema,
+  chatbotId: z.string().min(1),
+  brandKey: RcsBrandKeySchema,
+});
+const BrandKeyPathSchema = z.strictObject({
+  brandId: RcsBrandIdSchema,
+  brandKey: RcsBrandKeySchema,
+});
+const IdSchema = z.string().min(1);
+
+/**
+ * The typed client of the RCS management API of spec 03 (brands, chatbots, template catalogue),
+ * all on {mnt_url}, on the bearer token. Brand calls add the portal account's `apiId` and
+ * `apiSecret` headers; chatbot calls the brand's `brandKey`. Like {@link GatewayManagementClient}:
+ * requests are validated before the call and `data` after it; calls retry once with a fresh
+ * token on an authentication-family answer.
+ */
+export class GatewayRcsManagementClient {
+  private readonly options: GatewayRcsManagementClientOptions;
+  private readonly http: GatewayHttp;
+  private readonly tokens: TokenProvider;
+  private readonly portalHeaders: Readonly<Record<string, string>>;
+
+  constructor(options: GatewayRcsManagementClientOptions) {
+    this.options = options;
+    this.http = new GatewayHttp(options);
+    this.tokens = options.tokens;
+    const portal = validateRequest(
+      RcsPortalCredentialsSchema,
+      options.portal,
+      endpoint('listBrands'),
+    );
+    this.portalHeaders = { apiId: portal.apiId, apiSecret: portal.apiSecret };
+  }
+
+  // --- Brands (spec 03 §4.1) -------------------------------------------------------------------
+
+  async listBrands(page: RcsPageQueryInput = {}) {
+    const target = endpoint('listBrands');
+    const query = validateRequest(RcsPageQuerySchema, page, target);
+    const envelope = await this.withBearer({
+      endpoint: target,
+      query,
+      headers: this.portalHeaders,
+    });
+    // The spec puts `result` and `pagination` beside `code`; `data` is read when it holds them.
+    return parseData(RcsBrandListSchema, envelope.data ?? envelope, target);
+  }
+
+  /** The brand's detail; `undefined` when the gateway answers an empty list. */
+  async getBrand(brandId: string) {
+    const target = endpoint('getBrand');
+    const pathParams = validateRequest(BrandPathSchema, { brandId }, target);
+    const envelope = await this.withBearer({
+      endpoint: target,
+      pathParams,
+      headers: this.portalHeaders,
+    });
+    return parseData(RcsBrandDetailDataSchema, envelope.data, target)[0];
+  }
+
+  async listBrandCategories() {
+    const target = endpoint('brandCategories');
+    const envelope = await this.withBearer({ endpoint: target, headers: this.portalHeaders });
+    return parseData(RcsBrandCategoryListDataSchema, envelope.data, target);
+  }
+
+  /** Registers a brand with its chatbots; answers the new `brandId`. */
+  async registerBrand(request: z.input<typeof RcsBrandRegisterRequestSchema>): Promise<string> {
+    const target = endpoint('registerBrand');
+    const json = validateRequest(RcsBrandRegisterRequestSchema, request, target);
+    const envelope = await this.withBearer({ endpoint: target, json, headers: this.portalHeaders });
+    return parseData(RcsBrandRegisterDataSchema, envelope.data, target).brandId;
+  }
+
+  async updateBrand(
+    brandId: string,
+    request: z.input<typeof RcsBrandUpdateRequestSchema>,
+  ): Promise<void> {
+    const target = endpoint('updateBrand');
+    const pathParams = validateRequest(BrandPathSchema, { brandId }, target);
+    const json = validateRequest(RcsBrandUpdateRequestSchema, request, target);
+    await this.withBearer({ endpoint: target, pathParams, json, headers: this.portalHeaders });
+  }
+
+  async deleteBrand(brandId: string): Promise<void> {
+    const target = endpoint('deleteBrand');
+    const pathParams = validateRequest(BrandPathSchema, { brandId }, target);
+    await this.withBearer({ endpoint: target, pathParams, headers: this.portalHeaders });
+  }
+
+  // --- Chatbots (spec 03 §4.2) -----------------------------------------------------------------
+
+  async listChatbots(brandId: string, brandKey: string, page: RcsPageQueryInput = {}) {
+    const target = endpoint('listChatbots');
+    const { brandKey: key, ...pathParams } = validateRequest(
+      BrandKeyPathSchema,
+      { brandId, brandKey },
+      target,
+    );
+    const query = validateRequest(RcsPageQuerySchema, page, target);
+    const envelope = await this.withBearer({
+      endpoint: target,
+      pathParams,
+      query,
+      headers: { brandKey: key },
+    });
+    return parseData(RcsChatbotListDataSchema, envelope.data, target);
+  }
+
+  /** The chatbot's detail; `undefined` when the gateway answers an empty list. */
+  async getChatbot(brandId: string, chatbotId: string, brandKey: string) {
+    const target = endpoint('getChatbot');
+    const data = await this.chatbotCall(target, { brandId, chatbotId, brandKey });
+    return parseData(RcsChatbotArrayDataSchema, data, target)[0];
+  }
+
+  /** Registers chatbots under the brand; they wait for the brand portal's approval. */
+  async registerChatbots(
+    brandId: string,
+    brandKey: string,
+    request: z.input<typeof RcsChatbotRegisterRequestSchema>,
+  ) {
+    const target = endpoint('registerChatbots');
+    const { brandKey: key, ...pathParams } = validateRequest(
+      BrandKeyPathSchema,
+      { brandId, brandKey },
+      target,
+    );
+    const json = validateRequest(RcsChatbotRegisterRequestSchema, request, target);
+    const envelope = await this.withBearer({
+      endpoint: target,
+      pathParams,
+      json,
+      headers: { brandKey: key },
+    });
+    return parseData(RcsChatbotArrayDataSchema, envelope.data, target);
+  }
+
+  async updateChatbot(
+    brandId: string,
+    chatbotId: string,
+    brandKey: string,
+    request: z.input<typeof RcsChatbotRegisterRequestSchema>,
+  ) {
+    const target = endpoint('updateChatbot');
+    const json = validateRequest(RcsChatbotRegisterRequestSchema, request, target);
+    const data = await this.chatbotCall(target, { brandId, chatbotId, brandKey }, json);
+    return parseData(RcsChatbotArrayDataSchema, data, target);
+  }
+
+  async deleteChatbot(brandId: string, chatbotId: string, brandKey: string): Promise<void> {
+    await this.chatbotCall(endpoint('deleteChatbot'), { brandId, chatbotId, brandKey });
+  }
+
+  /**
+   * Whether a chat-room id can be registered. Answers the check's `data` when it can; throws
+   * {@link RcsChatbotIdUnusableError} (outer `21399`, with the nested code and message) when
+   * the id has an invalid format or is already registered.
+   */
+  async checkChatbotId(chatbotId: string): Promise<RcsChatbotIdCheckData> {
+    const target = endpoint('checkChatbotId');
+    const id = validateRequest(IdSchema, chatbotId, target);
+    // A per-call wire layer whose transport keeps the answer's body: the shared one drops an
+    // error body's `data`, which is where `21399` puts the reason.
+    let lastBody: string | undefined;
+    const base: HttpTransport = this.options.transport ?? undiciTransport;
+    const http = new GatewayHttp({
+      ...this.options,
+      transport: async (call) => {
+        const answer = await base(call);
+        lastBody = answer.text;
+        return answer;
+      },
+    });
+    try {
+      const envelope = await this.withToken((token) =>
+        http.call({ endpoint: target, pathParams: { chatbotId: id }, auth: { bearer: token } }),
+      );
+      return parseData(RcsChatbotIdCheckDataSchema, envelope.data, target);
+    } catch (error) {
+      if (error instanceof GatewayError && error.code === RCS_CHATBOT_ID_UNUSABLE_CODE) {
+        const nested = nestedError(lastBody);
+        if (nested) throw new RcsChatbotIdUnusableError(id, nested.code, nested.message, error);
+      }
+      throw error;
+    }
+  }
+
+  // --- Template catalogue (spec 03 §4.3) -------------------------------------------------------
+
+  async listTemplateForms(page: RcsPageQueryInput = {}) {
+    const target = endpoint('listForms');
+    const query = validateRequest(RcsPageQuerySchema, page, target);
+    const envelope = await this.withBearer({ endpoint: target, query });
+    return parseData(RcsTemplateFormListDataSchema, envelope.data, target);
+  }
+
+  /** The form's detail; `undefined` when the gateway answers an empty list. */
+  async getTemplateForm(messagebaseformId: string, page: RcsPageQueryInput = {}) {
+    const target = endpoint('getForm');
+    const id = validateRequest(IdSchema, messagebaseformId, target);
+    const query = validateRequest(RcsPageQuerySchema, page, target);
+    const envelope = await this.withBearer({
+      endpoint: target,
+      pathParams: { messagebaseformId: id },
+      query,
+    });
+    return parseData(RcsTemplateFormDetailDataSchema, envelope.data, target)[0];
+  }
+
+  /** Carrier-provided default templates of one form. */
+  async listDefaultTemplates(messagebaseformId: string, page: RcsPageQueryInput = {}) {
+    const target = endpoint('listDefaultTemplates');
+    const id = validateRequest(IdSchema, messagebaseformId, target);
+    const query = validateRequest(RcsPageQuerySchema, page, target);
+    const envelope = await this.withBearer({
+      endpoint: target,
+      query: { messagebaseformId: id, ...query },
+    });
+    return parseData(RcsDefaultTemplateListDataSchema, envelope.data, target);
+  }
+
+  /** The default template's detail; `undefined` when the gateway answers an empty list. */
+  async getDefaultTemplate(messagebaseId: string) {
+    const target = endpoint('getDefaultTemplate');
+    const id = validateRequest(IdSchema, messagebaseId, target);
+    const envelope = await this.withBearer({ endpoint: target, pathParams: { messagebaseId: id } });
+    return parseData(RcsDefaultTemplateDetailDataSchema, envelope.data, target)[0];
+  }
+
+  // --- Internals -------------------------------------------------------------------------------
+
+  private async chatbotCall(
+    target: Endpoint,
+    ids: { brandId: string; chatbotId: string; brandKey: string },
+    json?: unknown,
+  ): Promise<unknown> {
+    const { brandKey, ...pathParams } = validateRequest(ChatbotPathSchema, ids, target);
+    const envelope = await this.withBearer({
+      endpoint: target,
+      pathParams,
+      headers: { brandKey },
+      ...(json === undefined ? {} : { json }),
+    });
+    return envelope.data;
+  }
+
+  private withBearer(call: Omit<GatewayCall, 'auth'>) {
+    return this.withToken((token) => this.http.call({ ...call, auth: { bearer: token } }));
+  }
+
+  /** Runs `operation` with a token, once more with a fresh one after an authentication answer. */
+  private withToken<T>(operation: (token: string) => Promise<T>): Promise<T> {
+    return withFreshTokenRetry(this.tokens, operation);
+  }
+}
+
+/** `data.code` / `data.message` of a `21399` body, when the body has them. */
+const nestedError = (text: string | undefined): { code: string; message: string } | undefined => {
+  try {
+    const body = JSON.parse(text ?? '') as { data?: unknown };
+    const parsed = RcsNestedErrorDataSchema.safeParse(body.data);
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+};

@@ -1,0 +1,330 @@
+import { z } from 'zod';
+import {
+  GatewayCodeSchema,
+  GatewayIdSchema,
+  listOrEmpty,
+  NullableStringSchema,
+  NumericSchema,
+  textSchema,
+} from './common.ts';
+
+/*
+ * RCS brands, chatbots (sender numbers) and the template catalogue, spec 03. Everything is on
+ * {mnt_url}. Requests are strict; responses lenient (unknown fields kept, ids as strings, `null`
+ * lists as `[]`, approval states as the gateway's localized text).
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Limits (spec 03 §8) and headers (§2)
+// ---------------------------------------------------------------------------------------------
+
+export const RCS_API_ID_MAX = 20;
+export const RCS_API_SECRET_MAX = 18;
+export const RCS_BRAND_KEY_MAX = 18;
+export const RCS_BRAND_ID_MAX = 13;
+export const RCS_BRAND_NAME_MAX = 20;
+export const RCS_BRAND_DESCRIPTION_MAX = 150;
+export const RCS_BRAND_TEL_MAX = 12;
+export const RCS_MENUS_MAX = 3;
+export const RCS_MENU_BUTTON_TYPE_MAX = 20;
+export const RCS_MENU_WEBLINK_MAX = 128;
+export const RCS_MDN_MAX = 40;
+export const RCS_CHATBOT_NAME_MAX = 20;
+export const RCS_LIST_LIMIT_DEFAULT = 100;
+export const RCS_LIST_LIMIT_MAX = 1000;
+/** Outer code of the chat-room id check when the id is unusable; the reason is nested in data. */
+export const RCS_CHATBOT_ID_UNUSABLE_CODE = '21399';
+
+/** Headers of the brand endpoints: the brand-portal account. */
+export const RcsPortalCredentialsSchema = z.strictObject({
+  apiId: z.string().min(1).max(RCS_API_ID_MAX),
+  apiSecret: z.string().min(1).max(RCS_API_SECRET_MAX),
+});
+export type RcsPortalCredentials = z.infer<typeof RcsPortalCredentialsSchema>;
+
+export const RcsBrandKeySchema = z.string().min(1).max(RCS_BRAND_KEY_MAX);
+export const RcsBrandIdSchema = z.string().min(1).max(RCS_BRAND_ID_MAX);
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * `offset` / `limit` of every list (sent as strings). Defaults 0 and 100; limit at most 1000.
+ * The output is the query the gateway receives.
+ */
+export const RcsPageQuerySchema = z
+  .strictObject({
+    offset: z.number().int().min(0).default(0),
+    limit: z.number().int().min(1).max(RCS_LIST_LIMIT_MAX).default(RCS_LIST_LIMIT_DEFAULT),
+  })
+  .transform(({ offset, limit }) => ({ offset: String(offset), limit: String(limit) }));
+export type RcsPageQueryInput = z.input<typeof RcsPageQuerySchema>;
+
+const WeblinkSchema = z
+  .string()
+  .max(RCS_MENU_WEBLINK_MAX)
+  .regex(/^https?:\/\//, 'weblink must start with http:// or https://');
+
+export const RcsBrandMenuSchema = z.strictObject({
+  buttonType: z.string().min(1).max(RCS_MENU_BUTTON_TYPE_MAX),
+  weblink: WeblinkSchema.optional(),
+  feedinfoYn: z.enum(['Y', 'N']).optional(),
+});
+
+/** `regBrand` of register and update. */
+export const RcsRegBrandSchema = z.strictObject({
+  name: textSchema(RCS_BRAND_NAME_MAX),
+  description: textSchema(RCS_BRAND_DESCRIPTION_MAX),
+  tel: z.string().min(1).max(RCS_BRAND_TEL_MAX),
+  menus: z
+    .array(RcsBrandMenuSchema)
+    .max(RCS_MENUS_MAX, `at most ${RCS_MENUS_MAX} menus (chat is added by default)`)
+    .optional(),
+  categoryId: z.string().min(1),
+  subCategoryId: z.string().min(1),
+  categoryOpt: z.string().optional(),
+  zipCode: z.string().optional(),
+  roadAddress: z.string().optional(),
+  detailAddress: z.string().optional(),
+  email: z.string().optional(),
+  webSiteUrl: z.string().optional(),
+});
+export type RcsRegBrand = z.infer<typeof RcsRegBrandSchema>;
+
+/** One chatbot to register (`chatbots` element). */
+export const RcsChatbotInputSchema = z.strictObject({
+  mdn: z.string().min(1).max(RCS_MDN_MAX),
+  /** `0` receive SMS MO, `1` receive RCS postback. */
+  rcsReply: z.enum(['0', '1']),
+  subTitle: textSchema(RCS_CHATBOT_NAME_MAX),
+  /** `A2P` or `CHAT`; the lowercase form seen on the wire is accepted too. */
+  service: z.enum(['A2P', 'CHAT', 'a2p', 'chat']),
+  /** Default `01`; `00` hidden from brand home and search. */
+  display: z.enum(['00', '01']).optional(),
+});
+export type RcsChatbotInput = z.infer<typeof RcsChatbotInputSchema>;
+
+const checkMainMdn = (
+  value: { mainMdn: string; chatbots: readonly { mdn: string }[] },
+  ctx: z.RefinementCtx,
+): void => {
+  if (!value.chatbots.some((chatbot) => chatbot.mdn === value.mainMdn)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['mainMdn'],
+      message: 'mainMdn must be the mdn of one of the chatbots',
+    });
+  }
+};
+
+/** Body of `POST /rcs/v1/brand`: `mainMdn` must be one of the chatbots. */
+export const RcsBrandRegisterRequestSchema = z
+  .strictObject({
+    regBrand: RcsRegBrandSchema,
+    mainMdn: z.string().min(1).max(RCS_MDN_MAX),
+    profileImgFilePath: z.string().min(1),
+    bgImgFilePath: z.string().min(1).optional(),
+    certiFilePath: z.string().min(1).optional(),
+    chatbots: z.array(RcsChatbotInputSchema).min(1, 'at least one chatbot is required'),
+  })
+  .superRefine(checkMainMdn);
+export type RcsBrandRegisterRequest = z.infer<typeof RcsBrandRegisterRequestSchema>;
+
+/** Body of `PUT /rcs/v1/brand/{brandId}`: no chatbots, no certificate. */
+export const RcsBrandUpdateRequestSchema = z.strictObject({
+  regBrand: RcsRegBrandSchema,
+  mainMdn: z.string().min(1).max(RCS_MDN_MAX),
+  profileImgFilePath: z.string().min(1),
+  bgImgFilePath: z.string().min(1).optional(),
+});
+export type RcsBrandUpdateRequest = z.infer<typeof RcsBrandUpdateRequestSchema>;
+
+/** Body of chatbot register and update. */
+export const RcsChatbotRegisterRequestSchema = z.strictObject({
+  subNumCertificate: z.string().min(1),
+  chatbots: z.array(RcsChatbotInputSchema).min(1, 'at least one chatbot is required'),
+});
+export type RcsChatbotRegisterRequest = z.infer<typeof RcsChatbotRegisterRequestSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+// ---------------------------------------------------------------------------------------------
+
+export const RcsPaginationSchema = z.looseObject({
+  total: NumericSchema.nullish(),
+  offset: NumericSchema.nullish(),
+  limit: NumericSchema.nullish(),
+});
+
+const MediaUrlSchema = z.looseObject({
+  fileId: GatewayIdSchema.nullish(),
+  fileName: NullableStringSchema,
+  url: NullableStringSchema,
+  typeName: NullableStringSchema,
+});
+
+/** A brand in list form (`brandName`, `regDt`…) or detail form (`name`, `registerDate`…). */
+export const RcsBrandSchema = z.looseObject({
+  brandId: GatewayIdSchema.nullish(),
+  brandKey: NullableStringSchema,
+  name: NullableStringSchema,
+  brandName: NullableStringSchema,
+  agencyId: NullableStringSchema,
+  status: NullableStringSchema,
+  approvalStatus: NullableStringSchema,
+  chatbotDate: NullableStringSchema,
+  messagebaseDate: NullableStringSchema,
+  registerDate: NullableStringSchema,
+  regDt: NullableStringSchema,
+  updateDate: NullableStringSchema,
+  updDt: NullableStringSchema,
+  approvalDate: NullableStringSchema,
+  approvalDt: NullableStringSchema,
+  mediaUrl: listOrEmpty(MediaUrlSchema),
+  menus: listOrEmpty(z.looseObject({ buttonType: NullableStringSchema })),
+  description: NullableStringSchema,
+  tel: NullableStringSchema,
+  categoryId: GatewayIdSchema.nullish(),
+  categoryName: NullableStringSchema,
+  subCategoryId: GatewayIdSchema.nullish(),
+  subCategoryName: NullableStringSchema,
+  approvalReason: NullableStringSchema,
+});
+export type RcsBrand = z.infer<typeof RcsBrandSchema>;
+
+/** Brand list: `result` and `pagination` (at the top level of the body or inside `data`). */
+export const RcsBrandListSchema = z.looseObject({
+  result: listOrEmpty(RcsBrandSchema),
+  pagination: RcsPaginationSchema.nullish(),
+});
+export type RcsBrandList = z.infer<typeof RcsBrandListSchema>;
+
+export const RcsBrandDetailDataSchema = listOrEmpty(RcsBrandSchema);
+
+export const RcsBrandCategorySchema = z.looseObject({
+  categoryId: GatewayIdSchema.nullish(),
+  categoryName: NullableStringSchema,
+  subCategories: listOrEmpty(
+    z.looseObject({
+      subCategoryId: GatewayIdSchema.nullish(),
+      subCategoryName: NullableStringSchema,
+    }),
+  ),
+});
+export type RcsBrandCategory = z.infer<typeof RcsBrandCategorySchema>;
+export const RcsBrandCategoryListDataSchema = listOrEmpty(RcsBrandCategorySchema);
+
+export const RcsBrandRegisterDataSchema = z.looseObject({ brandId: GatewayIdSchema });
+
+export const RcsChatbotSchema = z.looseObject({
+  chatbotId: GatewayIdSchema.nullish(),
+  groupId: GatewayIdSchema.nullish(),
+  brandId: GatewayIdSchema.nullish(),
+  subNum: NullableStringSchema,
+  isMainNum: z.union([z.boolean(), z.string()]).nullish(),
+  subTitle: NullableStringSchema,
+  service: NullableStringSchema,
+  display: NullableStringSchema,
+  approvalResult: NullableStringSchema,
+  approvalReason: NullableStringSchema,
+  registerDate: NullableStringSchema,
+  approvalDate: NullableStringSchema,
+  updateDate: NullableStringSchema,
+  status: NullableStringSchema,
+  rcsReply: GatewayIdSchema.nullish(),
+});
+export type RcsChatbot = z.infer<typeof RcsChatbotSchema>;
+
+export const RcsChatbotListDataSchema = z.looseObject({
+  result: listOrEmpty(RcsChatbotSchema),
+  pagination: RcsPaginationSchema.nullish(),
+});
+export type RcsChatbotList = z.infer<typeof RcsChatbotListDataSchema>;
+export const RcsChatbotArrayDataSchema = listOrEmpty(RcsChatbotSchema);
+
+/** `data` of a usable chat-room id (HTTP 200). */
+export const RcsChatbotIdCheckDataSchema = z.looseObject({
+  httpStatus: NumericSchema.nullish(),
+  status: NullableStringSchema,
+  code: GatewayIdSchema.nullish(),
+  error: z.unknown().optional(),
+  desc: NullableStringSchema,
+  result: z.looseObject({ chatbotId: GatewayIdSchema.nullish() }).nullish(),
+});
+export type RcsChatbotIdCheckData = z.infer<typeof RcsChatbotIdCheckDataSchema>;
+
+/** `data` of a `21399` answer: the upstream failure. */
+export const RcsNestedErrorDataSchema = z.looseObject({
+  code: GatewayCodeSchema,
+  message: z
+    .string()
+    .nullish()
+    .transform((message) => message ?? ''),
+});
+
+export const RcsTemplateFormSchema = z.looseObject({
+  messagebaseformId: GatewayIdSchema.nullish(),
+  formName: NullableStringSchema,
+  cardType: NullableStringSchema,
+  bizCondition: listOrEmpty(z.unknown()),
+  bizCategory: NullableStringSchema,
+  bizService: NullableStringSchema,
+  registerDate: NullableStringSchema,
+  updateDate: NullableStringSchema,
+  productCode: NullableStringSchema,
+  spec: NullableStringSchema,
+  guideInfo: z.unknown().optional(),
+});
+export type RcsTemplateForm = z.infer<typeof RcsTemplateFormSchema>;
+
+export const RcsDefaultTemplateSchema = z.looseObject({
+  groupId: GatewayIdSchema.nullish(),
+  messagebaseId: GatewayIdSchema.nullish(),
+  tmpltName: NullableStringSchema,
+  messagebaseformId: GatewayIdSchema.nullish(),
+  brandId: GatewayIdSchema.nullish(),
+  status: NullableStringSchema,
+  approvalResult: NullableStringSchema,
+  approvalReason: NullableStringSchema,
+  registerDate: NullableStringSchema,
+  productCode: NullableStringSchema,
+  cardType: NullableStringSchema,
+  guideInfo: z.unknown().optional(),
+});
+export type RcsDefaultTemplate = z.infer<typeof RcsDefaultTemplateSchema>;
+
+export const RcsTemplateFormListDataSchema = z.looseObject({
+  result: listOrEmpty(RcsTemplateFormSchema),
+  pagination: RcsPaginationSchema.nullish(),
+});
+export const RcsTemplateFormDetailDataSchema = listOrEmpty(RcsTemplateFormSchema);
+export const RcsDefaultTemplateListDataSchema = z.looseObject({
+  result: listOrEmpty(RcsDefaultTemplateSchema),
+  pagination: RcsPaginationSchema.nullish(),
+});
+export const RcsDefaultTemplateDetailDataSchema = listOrEmpty(RcsDefaultTemplateSchema);
+
+// ---------------------------------------------------------------------------------------------
+// Paths (§4)
+// ---------------------------------------------------------------------------------------------
+
+export const RCS_MANAGEMENT_PATHS = {
+  brandCategories: { method: 'GET', path: '/rcs/v1/brand/categories' },
+  listBrands: { method: 'GET', path: '/rcs/v1/brand' },
+  registerBrand: { method: 'POST', path: '/rcs/v1/brand' },
+  getBrand: { method: 'GET', path: '/rcs/v1/brand/{brandId}' },
+  updateBrand: { method: 'PUT', path: '/rcs/v1/brand/{brandId}' },
+  deleteBrand: { method: 'DELETE', path: '/rcs/v1/brand/{brandId}' },
+  listChatbots: { method: 'GET', path: '/rcs/v1/brand/{brandId}/chatbot' },
+  registerChatbots: { method: 'POST', path: '/rcs/v1/brand/{brandId}/chatbot' },
+  getChatbot: { method: 'GET', path: '/rcs/v1/brand/{brandId}/chatbot/{chatbotId}' },
+  updateChatbot: { method: 'PUT', path: '/rcs/v1/brand/{brandId}/chatbot/{chatbotId}' },
+  deleteChatbot: { method: 'DELETE', path: '/rcs/v1/brand/{brandId}/chatbot/{chatbotId}' },
+  checkChatbotId: { method: 'GET', path: '/rcs/v1/usableQuery/chatbotId/{chatbotId}' },
+  listForms: { method: 'GET', path: '/rcs/v1/messagebase/messagebaseform' },
+  getForm: { method: 'GET', path: '/rcs/v1/messagebase/messagebaseform/{messagebaseformId}' },
+  listDefaultTemplates: { method: 'GET', path: '/rcs/v1/messagebase/common' },
+  getDefaultTemplate: { method: 'GET', path: '/rcs/v1/messagebase/common/{messagebaseId}' },
+} as const;
+export type RcsManagementPathName = keyof typeof RCS_MANAGEMENT_PATHS;
