@@ -6,6 +6,7 @@ import {
   type StackProps,
   Validations,
 } from 'aws-cdk-lib';
+import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   AttributeType,
   Billing,
@@ -17,6 +18,7 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { EVENT_TABLE, STATE_TABLE, type TableDefinition } from '../functions/commons/tables.ts';
+import { MsgbridgeDashboard } from './dashboard.ts';
 import {
   EventPublisher,
   type EventPublisherOptions,
@@ -45,6 +47,7 @@ import {
   inboundAttachmentsProblems,
 } from './inbound-attachments.ts';
 import { throwIfInvalid } from './props-validation.ts';
+import { RateAlarms, type RateAlarmsOptions, rateAlarmsProblems } from './rate-alarms.ts';
 import {
   type ReconcileOptions,
   type ReportDelivery,
@@ -120,6 +123,11 @@ export interface MsgbridgeStackProps extends StackProps {
    */
   readonly attachments?: InboundAttachmentsOptions;
   /**
+   * Thresholds of the webhook 4XX/5XX rate and send rejection rate alarms.
+   * @default - the `RateAlarms` defaults
+   */
+  readonly rateAlarms?: RateAlarmsOptions;
+  /**
    * SNS topic for alarm notifications.
    * @default - alarms without actions
    */
@@ -141,6 +149,7 @@ export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => 
     ...within('sending', sendPipelineProblems(props.sending ?? {}, props.gateway?.timeoutMs)),
     ...scheduledJobsProblems(props),
     ...within('attachments', inboundAttachmentsProblems(props.attachments ?? {})),
+    ...within('rateAlarms', rateAlarmsProblems(props.rateAlarms ?? {})),
     ...inboundAlarmsProblems(props),
   ];
 };
@@ -172,6 +181,10 @@ export class MsgbridgeStack extends Stack {
   public readonly inboundAttachments: InboundAttachments;
   /** The VPC, NAT gateways and Elastic IPs every gateway caller sends from (unless `none`). */
   public readonly gatewayEgress: GatewayEgress;
+  /** Webhook 4XX/5XX rates and the send rejection rate. */
+  public readonly rateAlarms: RateAlarms;
+  /** The flow dashboard: webhooks in, events out, sends, tokens and jobs, every alarm's state. */
+  public readonly dashboard: MsgbridgeDashboard;
 
   constructor(scope: Construct, id: string, props: MsgbridgeStackProps) {
     super(scope, id, props);
@@ -268,6 +281,25 @@ export class MsgbridgeStack extends Stack {
       eventRetentionDays: props.webhooks?.eventRetentionDays,
       metricsNamespace,
       ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+    });
+
+    this.rateAlarms = new RateAlarms(this, 'rate-alarms', {
+      ...props.rateAlarms,
+      webhookStage: this.webhookApi.api.deploymentStage,
+      sendService: SendPipeline.SERVICE,
+      metricsNamespace,
+      ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+    });
+
+    // Created last, so that the status widget lists every alarm of the stack.
+    this.dashboard = new MsgbridgeDashboard(this, 'dashboard', {
+      webhookApi: this.webhookApi,
+      eventPublisher: this.eventPublisher,
+      sendPipeline: this.sendPipeline,
+      scheduledJobs: this.scheduledJobs,
+      inboundAttachments: this.inboundAttachments,
+      alarms: this.node.findAll().filter((construct) => construct instanceof Alarm),
+      metricsNamespace,
     });
 
     // URLs to register in the gateway console, with the secret as a placeholder: the value itself

@@ -485,9 +485,9 @@ describe('inbound path infrastructure', () => {
     it('has no actions without an alarm topic', () => {
       const alarms = Object.values(defaults.template.findResources('AWS::CloudWatch::Alarm'));
 
-      // Five inbound alarms, the send pipeline's two, five of the scheduled jobs in webhook mode
-      // and three of the attachments.
-      expect(alarms).toHaveLength(15);
+      // Five inbound alarms, the send pipeline's two, five of the scheduled jobs in webhook mode,
+      // three of the attachments and the three rate alarms.
+      expect(alarms).toHaveLength(18);
       for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toBeUndefined();
     });
 
@@ -496,7 +496,7 @@ describe('inbound path infrastructure', () => {
 
       const alarms = Object.values(configured.template.findResources('AWS::CloudWatch::Alarm'));
 
-      expect(alarms).toHaveLength(15);
+      expect(alarms).toHaveLength(18);
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions).toEqual([topic]);
         expect(alarm.Properties.OKActions).toEqual([topic]);

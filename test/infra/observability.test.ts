@@ -1,0 +1,254 @@
+import { App, CfnElement, Validations } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NOT_YET_MEASURED } from '../../lib/dashboard.ts';
+import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
+import { InvalidPropsError } from '../../lib/props-validation.ts';
+import { TEST_GATEWAY } from './fixtures/gateway.ts';
+
+const ALARM_TOPIC = 'arn:aws:sns:ap-northeast-2:123456789012:msgbridge-alarms';
+
+interface Synthesized {
+  readonly stack: MsgbridgeStack;
+  readonly template: Template;
+  readonly id: (construct: IConstruct) => string;
+  readonly properties: (construct: IConstruct) => Record<string, unknown>;
+  /** The dashboard body's literal text, with every token part left out. */
+  readonly bodyText: string;
+  /** The dashboard body's token parts (`Ref`, `Fn::GetAtt`), as JSON. */
+  readonly bodyTokens: string[];
+}
+
+const synth = (props: Omit<MsgbridgeStackProps, 'gateway'> = {}): Synthesized => {
+  const app = new App();
+  const stack = new MsgbridgeStack(app, 'msgbridge-observability', {
+    gateway: TEST_GATEWAY,
+    ...props,
+  });
+  const template = Template.fromStack(stack);
+  const id = (construct: IConstruct): string => {
+    const element = construct.node.defaultChild ?? construct;
+    if (!CfnElement.isCfnElement(element)) throw new Error('no CloudFormation element');
+    return stack.getLogicalId(element);
+  };
+  const resources = template.toJSON().Resources as Record<
+    string,
+    { Properties: Record<string, unknown> }
+  >;
+  const properties = (construct: IConstruct) => resources[id(construct)]?.Properties ?? {};
+  const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard'));
+  expect(dashboards).toHaveLength(1);
+  const body = dashboards[0]?.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] };
+  const parts = body['Fn::Join'][1];
+  return {
+    stack,
+    template,
+    id,
+    properties,
+    bodyText: parts.filter((part) => typeof part === 'string').join(''),
+    bodyTokens: parts
+      .filter((part) => typeof part !== 'string')
+      .map((part) => JSON.stringify(part)),
+  };
+};
+
+const DASHBOARD_METRICS = [
+  // Webhooks in
+  'ReportsStored',
+  'ReportsDuplicate',
+  'InboundMessagesStored',
+  'ItemsQuarantined',
+  '4XXError',
+  '5XXError',
+  'Latency',
+  // Events out
+  'EventsPublished',
+  'PublishFailures',
+  'PoisonRecords',
+  'IteratorAge',
+  // Sends
+  'RecipientsAccepted',
+  'RecipientsRejected',
+  'RecipientsScheduled',
+  'SendsRejectedInvalid',
+  'SendRetries',
+  'ApproximateNumberOfMessagesVisible',
+  'ApproximateAgeOfOldestMessage',
+  // Tokens and jobs
+  'TokenMinutesLeft',
+  'TokenRefreshFailures',
+  'PollLagSeconds',
+  'ReportsReconciled',
+  'AttachmentsStored',
+  'AttachmentsLost',
+];
+
+describe('observability', () => {
+  let defaults: Synthesized;
+  let polling: Synthesized;
+  beforeAll(() => {
+    defaults = synth();
+    polling = synth({
+      reportDelivery: 'both',
+      moPolling: true,
+      metricsNamespace: 'acme/msgbridge',
+      alarmTopicArn: ALARM_TOPIC,
+      rateAlarms: {
+        webhook5xxRateThreshold: 0.1,
+        webhook4xxRateThreshold: 0.5,
+        sendRejectionRateThreshold: 0.3,
+      },
+    });
+  });
+
+  describe('dashboard', () => {
+    it('shows every metric of the flow', () => {
+      for (const metricName of DASHBOARD_METRICS)
+        expect(defaults.bodyText, metricName).toContain(`"${metricName}"`);
+    });
+
+    it('reads the functions’ metrics from the configured namespace, per service', () => {
+      expect(defaults.bodyText).toContain(
+        '["msgbridge","RecipientsRejected","service","send-messages"',
+      );
+      expect(polling.bodyText).toContain(
+        '["acme/msgbridge","RecipientsRejected","service","send-messages"',
+      );
+      expect(polling.bodyText).not.toContain('["msgbridge",');
+      // The poller's stored counts appear only when it runs.
+      expect(defaults.bodyText).not.toContain('"ReportsStored","service","poll-reports"');
+      expect(polling.bodyText).toContain('"ReportsStored","service","poll-reports"');
+    });
+
+    it('watches the send queue, its DLQ and the publisher’s stream by their resources', () => {
+      const { stack, bodyTokens, id } = defaults;
+      for (const queue of [stack.sendPipeline.queue, stack.sendPipeline.deadLetterQueue])
+        expect(bodyTokens).toContain(JSON.stringify({ 'Fn::GetAtt': [id(queue), 'QueueName'] }));
+      expect(bodyTokens).toContain(JSON.stringify({ Ref: id(stack.eventPublisher.publishEvents) }));
+    });
+
+    it('says that rate-limit waits and quota use are not measured yet', () => {
+      expect(defaults.bodyText).toContain(JSON.stringify(NOT_YET_MEASURED).slice(1, -1));
+    });
+
+    it('lists every alarm of the stack in the alarm status widget', () => {
+      for (const s of [defaults, polling]) {
+        const alarmIds = Object.keys(s.template.findResources('AWS::CloudWatch::Alarm'));
+        expect(alarmIds.length).toBeGreaterThan(15);
+        for (const alarmId of alarmIds)
+          expect(s.bodyTokens).toContain(JSON.stringify({ 'Fn::GetAtt': [alarmId, 'Arn'] }));
+      }
+      expect(alarmCount(polling)).toBeGreaterThan(alarmCount(defaults));
+    });
+  });
+
+  describe('rate alarms', () => {
+    it('alarms on the webhook stage’s 5XX share over five minutes', () => {
+      const { stack, properties, id } = defaults;
+      expect(properties(stack.rateAlarms.webhook5xxRate)).toMatchObject({
+        Namespace: 'AWS/ApiGateway',
+        MetricName: '5XXError',
+        Statistic: 'Average',
+        Period: 300,
+        Dimensions: expect.arrayContaining([
+          { Name: 'ApiName', Value: expect.anything() },
+          { Name: 'Stage', Value: { Ref: id(stack.webhookApi.api.deploymentStage) } },
+        ]),
+        Threshold: 0.05,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
+    it('alarms on a 4XX share sustained for three fifteen-minute periods', () => {
+      const { stack, properties } = defaults;
+      expect(properties(stack.rateAlarms.webhook4xxRate)).toMatchObject({
+        Namespace: 'AWS/ApiGateway',
+        MetricName: '4XXError',
+        Statistic: 'Average',
+        Period: 900,
+        Threshold: 0.25,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 3,
+        TreatMissingData: 'notBreaching',
+      });
+    });
+
+    it('alarms on the share of recipients the gateway rejected over fifteen minutes', () => {
+      const { stack, properties } = polling;
+      const alarm = properties(stack.rateAlarms.sendRejectionRate) as {
+        Metrics: {
+          Id: string;
+          Expression?: string;
+          ReturnData?: boolean;
+          MetricStat?: { Metric: Record<string, unknown>; Period: number; Stat: string };
+        }[];
+      };
+      expect(alarm).toMatchObject({
+        Threshold: 0.3,
+        ComparisonOperator: 'GreaterThanThreshold',
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+      });
+      const expression = alarm.Metrics.find((each) => each.Expression);
+      expect(expression?.Expression).toBe('rejected / (accepted + rejected)');
+      const stats = Object.fromEntries(
+        alarm.Metrics.flatMap((each) => (each.MetricStat ? [[each.Id, each.MetricStat]] : [])),
+      );
+      for (const [key, metricName] of [
+        ['accepted', 'RecipientsAccepted'],
+        ['rejected', 'RecipientsRejected'],
+      ])
+        expect(stats[key as string]).toEqual({
+          Metric: {
+            Namespace: 'acme/msgbridge',
+            MetricName: metricName,
+            Dimensions: [{ Name: 'service', Value: 'send-messages' }],
+          },
+          Period: 900,
+          Stat: 'Sum',
+        });
+    });
+
+    it('takes the thresholds from props and notifies the alarm topic only when one is given', () => {
+      expect(polling.properties(polling.stack.rateAlarms.webhook5xxRate).Threshold).toBe(0.1);
+      expect(polling.properties(polling.stack.rateAlarms.webhook4xxRate).Threshold).toBe(0.5);
+      for (const alarm of polling.stack.rateAlarms.alarms) {
+        expect(polling.properties(alarm).AlarmActions).toEqual([ALARM_TOPIC]);
+        expect(polling.properties(alarm).OKActions).toEqual([ALARM_TOPIC]);
+      }
+      for (const alarm of defaults.stack.rateAlarms.alarms)
+        expect(defaults.properties(alarm).AlarmActions).toBeUndefined();
+    });
+
+    it('rejects thresholds that are not fractions, naming each', () => {
+      const build = () =>
+        new MsgbridgeStack(new App(), 'bad', {
+          gateway: TEST_GATEWAY,
+          rateAlarms: { webhook5xxRateThreshold: 0, sendRejectionRateThreshold: 20 },
+        });
+      expect(build).toThrow(InvalidPropsError);
+      expect(build).toThrow(/rateAlarms\.webhook5xxRateThreshold must be a fraction/);
+      expect(build).toThrow(/rateAlarms\.sendRejectionRateThreshold must be a fraction/);
+    });
+  });
+
+  it('passes the cdk-nag AwsSolutions checks with the dashboard and the rate alarms', () => {
+    const app = new App();
+    new MsgbridgeStack(app, 'msgbridge-observability-nag', {
+      gateway: TEST_GATEWAY,
+      alarmTopicArn: ALARM_TOPIC,
+    });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+
+    expect(app.synth().stacks).toHaveLength(1);
+  });
+});
+
+/** The number of alarms in a synthesized stack. */
+const alarmCount = (synthesized: Synthesized): number =>
+  Object.keys(synthesized.template.findResources('AWS::CloudWatch::Alarm')).length;
