@@ -65,6 +65,8 @@ export interface LocalBridgeOptions {
   readonly reportDelivery?: ReportDelivery;
   /** Minutes before reconcile-status asks about an accepted recipient without a report. @default 30 */
   readonly reconcileAfterMinutes?: number;
+  /** For tests: the poller's first N report confirmations are lost, so the gateway redelivers them. */
+  readonly loseFirstConfirms?: number;
 }
 
 const SILENT = new Logger({ logLevel: 'SILENT' });
@@ -259,6 +261,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       reportDelivery: options.reportDelivery ?? 'webhook',
       moPolling: false,
       reconcileAfterMinutes: options.reconcileAfterMinutes ?? 30,
+      loseFirstConfirms: options.loseFirstConfirms ?? 0,
       logger: SILENT,
       metrics,
     });

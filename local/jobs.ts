@@ -50,6 +50,8 @@ export interface LocalJobsOptions {
   readonly s3: S3Client;
   readonly attachmentBucket: string;
   readonly gateway: GatewayClient;
+  /** For tests: the first N report confirmations are lost on the way, so the gateway offers those reports again. */
+  readonly loseFirstConfirms?: number;
   readonly auth: GatewayAuthApi;
   readonly credentials: GatewayCredentials;
   readonly receive: ReceiveDeps;
@@ -111,6 +113,19 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
     ),
   );
 
+  let confirmsToLose = options.loseFirstConfirms ?? 0;
+  const pollingGateway = {
+    pollReports: () => options.gateway.pollReports(),
+    listMo: () => options.gateway.listMo(),
+    confirmReports: async (rptKeyLst: readonly string[]) => {
+      if (confirmsToLose > 0) {
+        confirmsToLose -= 1;
+        return;
+      }
+      await options.gateway.confirmReports(rptKeyLst);
+    },
+  };
+
   if (options.reportDelivery !== 'webhook' || options.moPolling) {
     const timing = resolvePollTiming({
       // The simulator answers in milliseconds: a page needs far less than a deployed call's budget.
@@ -123,7 +138,7 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
         runPolling(
           { reportDelivery: options.reportDelivery, moPolling: options.moPolling },
           {
-            gateway: options.gateway,
+            gateway: pollingGateway,
             receive: options.receive,
             lease,
             owner: 'local-poller',

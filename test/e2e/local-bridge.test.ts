@@ -30,15 +30,16 @@ beforeAll(async () => {
     printEvents: false,
     failFirstWebhookWrites: 5,
     reportDelivery: 'both',
+    loseFirstConfirms: 1,
     simulator: {
       reportDelayMs: 300,
       failureRate: 0.2,
       fallbackRate: 0.6,
       webhookRetryIntervalMs: 1_000,
       reportBatchSize: 50,
-      // Shorter than the poller's time to store and confirm a page: confirms arrive late, and the
-      // simulator offers those reports again — polling redelivery, on top of the webhooks.
-      confirmWindowMs: 300,
+      // The poller's first confirmation is lost on the way: after this window the simulator
+      // offers that page again — polling redelivery, on top of the webhooks.
+      confirmWindowMs: 2_000,
       faults: { duplicateWebhookRate: 0.3 },
       seed: 11,
     },
@@ -125,7 +126,8 @@ describe('the local bridge end to end', () => {
       90_000,
     );
     await waitFor(() => bridge.bus.details('Inbound Attachment Stored').length >= 4, 60_000);
-    await new Promise((resolve) => setTimeout(resolve, 2_000)); // late duplicates would show now
+    await waitFor(() => bridge.sim.snapshot().reports.polling.returnedUnconfirmed > 0, 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 12_000)); // the redelivered page is polled again
 
     // Assess
     expect(queued.queued).toHaveLength(messages.length);
