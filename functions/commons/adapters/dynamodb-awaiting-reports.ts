@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   type DynamoDBDocumentClient,
   GetCommand,
@@ -13,7 +12,11 @@ import {
   statusUnavailableKeys,
 } from '../../reconcile/reconcile-status.ts';
 import { AWAITING_REPORT_INDEX } from '../tables.ts';
-import { DynamoDbEventStore, documentClient } from './dynamodb-event-store.ts';
+import {
+  DynamoDbEventStore,
+  documentClient,
+  isConditionalCheckFailure,
+} from './dynamodb-event-store.ts';
 
 /** The fields of an `awaiting-report` index entry (an accepted send's `OUTCOME` item) we read. */
 const AwaitingEntrySchema = z.looseObject({
@@ -24,10 +27,6 @@ const AwaitingEntrySchema = z.looseObject({
 
 /** `LastEvaluatedKey` of an index page: the table's and the index's keys. */
 const StartKeySchema = z.record(z.string(), z.string());
-
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException ||
-  (error as Error).name === 'ConditionalCheckFailedException';
 
 /**
  * The event table as `reconcile-status` reads it: the `awaiting-report` index (Query on the index),
@@ -98,7 +97,7 @@ export class DynamoDbAwaitingReports implements AwaitingReportIndex, ReportLedge
         }),
       );
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!isConditionalCheckFailure(error)) throw error;
     }
   }
 

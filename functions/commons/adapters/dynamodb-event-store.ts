@@ -12,6 +12,14 @@ export const documentClient = (): DynamoDBDocumentClient => {
   return sharedDocumentClient;
 };
 
+/**
+ * True when a conditional write was refused because its condition did not hold. Checked by name
+ * too, because a second copy of the SDK (a bundled dependency) throws its own class.
+ */
+export const isConditionalCheckFailure = (error: unknown): boolean =>
+  error instanceof ConditionalCheckFailedException ||
+  (error instanceof Error && error.name === 'ConditionalCheckFailedException');
+
 /** The furthest a message has got, read from its stored reports. */
 export interface MessageStatus {
   readonly msgKey: string;
@@ -38,12 +46,7 @@ export class DynamoDbEventStore implements EventStore {
       );
       return 'stored';
     } catch (error) {
-      if (
-        error instanceof ConditionalCheckFailedException ||
-        (error as Error).name === 'ConditionalCheckFailedException'
-      ) {
-        return 'duplicate';
-      }
+      if (isConditionalCheckFailure(error)) return 'duplicate';
       throw error;
     }
   }

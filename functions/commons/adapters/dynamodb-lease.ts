@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
   type DynamoDBDocumentClient,
@@ -6,11 +5,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { Lease } from '../lease.ts';
-import { documentClient } from './dynamodb-event-store.ts';
-
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException ||
-  (error as Error).name === 'ConditionalCheckFailedException';
+import { documentClient, isConditionalCheckFailure } from './dynamodb-event-store.ts';
 
 /** Leases as `pk = LEASE#<name>` items of the state table, with conditional writes on the holder and expiry. */
 export class DynamoDbLease implements Lease {
@@ -39,7 +34,7 @@ export class DynamoDbLease implements Lease {
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionalCheckFailure(error)) return false;
       throw error;
     }
   }
@@ -64,7 +59,7 @@ export class DynamoDbLease implements Lease {
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionalCheckFailure(error)) return false;
       throw error;
     }
   }
@@ -81,7 +76,7 @@ export class DynamoDbLease implements Lease {
         }),
       );
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!isConditionalCheckFailure(error)) throw error;
     }
   }
 }

@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type RateLimiter,
@@ -6,7 +5,7 @@ import {
   WindowedRateLimiter,
   type WindowedRateLimiterOptions,
 } from '../../sending/rate-limiter.ts';
-import { documentClient } from './dynamodb-event-store.ts';
+import { documentClient, isConditionalCheckFailure } from './dynamodb-event-store.ts';
 
 /** A window item outlives its second by this much, then TTL removes it (nobody reads it again). */
 const WINDOW_TTL_SECONDS = 300;
@@ -44,12 +43,7 @@ export class DynamoDbRateWindowStore implements RateWindowStore {
       );
       return true;
     } catch (error) {
-      if (
-        error instanceof ConditionalCheckFailedException ||
-        (error instanceof Error && error.name === 'ConditionalCheckFailedException')
-      ) {
-        return false;
-      }
+      if (isConditionalCheckFailure(error)) return false;
       throw error;
     }
   }

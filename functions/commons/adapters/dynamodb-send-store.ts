@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
@@ -7,11 +6,11 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { EventRecord } from '../../inbound/event-record.ts';
 import type { SendStore } from '../../sending/send-queued-message.ts';
-import { DynamoDbEventStore, documentClient } from './dynamodb-event-store.ts';
-
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException ||
-  (error as Error).name === 'ConditionalCheckFailedException';
+import {
+  DynamoDbEventStore,
+  documentClient,
+  isConditionalCheckFailure,
+} from './dynamodb-event-store.ts';
 
 /**
  * Send records in the event table, under `pk = SEND#<cliKey>`: a `CLAIM` item (who is sending it,
@@ -74,7 +73,7 @@ export class DynamoDbSendStore implements SendStore {
       );
       return 'claimed';
     } catch (error) {
-      if (isConditionFailure(error)) return 'busy';
+      if (isConditionalCheckFailure(error)) return 'busy';
       throw error;
     }
   }
@@ -93,7 +92,7 @@ export class DynamoDbSendStore implements SendStore {
       );
     } catch (error) {
       // Someone else took the claim over (ours had expired): theirs stands.
-      if (!isConditionFailure(error)) throw error;
+      if (!isConditionalCheckFailure(error)) throw error;
     }
   }
 

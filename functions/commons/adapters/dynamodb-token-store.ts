@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   type StoredToken,
@@ -6,7 +5,7 @@ import {
   TOKEN_STATE_KEY,
   type TokenStore,
 } from '../../tokens/token-state.ts';
-import { documentClient } from './dynamodb-event-store.ts';
+import { documentClient, isConditionalCheckFailure } from './dynamodb-event-store.ts';
 
 /** Where an unreadable token item is reported; a Powertools `Logger` fits. */
 export interface TokenStoreLogger {
@@ -17,10 +16,6 @@ export interface DynamoDbTokenStoreOptions {
   readonly logger: TokenStoreLogger;
   readonly client?: DynamoDBDocumentClient;
 }
-
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException ||
-  (error instanceof Error && error.name === 'ConditionalCheckFailedException');
 
 // "No readable item", in DynamoDB's terms: no item, or one lacking an attribute of the right type.
 // Without the second half a corrupt item (which `read` reports as absent) could never be replaced.
@@ -105,7 +100,7 @@ export class DynamoDbTokenStore implements TokenStore {
       );
       return 'written';
     } catch (error) {
-      if (isConditionFailure(error)) return 'stale';
+      if (isConditionalCheckFailure(error)) return 'stale';
       throw error;
     }
   }
