@@ -1,13 +1,14 @@
 import { join } from 'node:path';
-import { Duration, Token, Validations } from 'aws-cdk-lib';
+import { Duration, Token } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Archive, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
+import { createOnFailureQueue } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
 /** The settings of the stream → EventBridge path that a deployment may choose. */
@@ -121,16 +122,7 @@ export class EventPublisher extends Construct {
     });
     props.eventBus.grantPutEventsTo(this.publishEvents);
 
-    this.onFailureQueue = new Queue(this, 'on-failure-queue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.onFailureQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'This queue is itself a dead-letter store: the on-failure destination of the stream event source. Its messages are never consumed automatically, so a further DLQ would never receive anything; an alarm fires as soon as it holds a message.',
-    });
+    this.onFailureQueue = createOnFailureQueue(this, 'the stream event source');
 
     // The event source grants the stream read permissions and sqs:SendMessage on the queue.
     this.publishEvents.addEventSource(

@@ -21,7 +21,7 @@ import {
   StorageClass,
 } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ATTACHMENT_RECORD_PATTERN } from '../functions/attachments/stream-filter.ts';
 import { notifyAlarmTopic } from './alarm-actions.ts';
@@ -31,6 +31,7 @@ import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-functio
 import { type GatewaySettingsProps, gatewaySettingsProblems } from './gateway-settings.ts';
 import { grantTableItemActions } from './grants.ts';
 import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
+import { createOnFailureQueue } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
 /** The attachment bucket's lifecycle. */
@@ -245,16 +246,7 @@ export class InboundAttachments extends Construct {
       ['dynamodb:Scan'],
     );
 
-    this.onFailureQueue = new Queue(this, 'on-failure-queue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.onFailureQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'This queue is itself a dead-letter store: the on-failure destination of the attachments stream event source. Its messages are never consumed automatically, so a further DLQ would never receive anything; an alarm fires as soon as it holds a message.',
-    });
+    this.onFailureQueue = createOnFailureQueue(this, 'the attachments stream event source');
 
     // The event source grants the stream read permissions and sqs:SendMessage on the queue.
     this.fetchAttachments.addEventSource(
