@@ -1,10 +1,16 @@
 import { Duration } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import type { MsgbridgeStackProps } from './msgbridge-stack.ts';
 import { InvalidPropsError } from './props-validation.ts';
 
 /** The CDK context key read by `bin/msgbridge.ts`. */
 export const CONTEXT_KEY = 'msgbridge';
+
+/** The retention periods CloudWatch Logs accepts, in days (0 is "never expire"). */
+const RETENTION_DAYS = new Set(
+  Object.values(RetentionDays).filter((value): value is number => typeof value === 'number'),
+);
 
 /**
  * The shape of the `msgbridge` context object. Only the shape is checked here, and unknown keys
@@ -51,6 +57,51 @@ const ContextSchema = z.strictObject({
       egressIps: z.array(z.string()).optional(),
     })
     .optional(),
+  /** `source` of every event put on the bus (see `MsgbridgeStackProps.eventSource`). */
+  eventSource: z.string().optional(),
+  /** CloudWatch namespace of the functions' metrics. */
+  metricsNamespace: z.string().optional(),
+  /** The webhook front door (see `WebhookApiOptions`). */
+  webhooks: z
+    .strictObject({
+      throttlingRateLimit: z.number().optional(),
+      throttlingBurstLimit: z.number().optional(),
+      allowedSourceCidrs: z.array(z.string()).optional(),
+      stageName: z.string().optional(),
+      eventRetentionDays: z.number().optional(),
+      storeConcurrency: z.number().optional(),
+      accessLogRetentionDays: z
+        .number()
+        .refine((days) => RETENTION_DAYS.has(days), {
+          message: `must be one of the CloudWatch Logs retention periods: ${[...RETENTION_DAYS].join(', ')}`,
+        })
+        .optional(),
+      stageTracing: z.boolean().optional(),
+      cloudWatchRole: z.boolean().optional(),
+    })
+    .optional(),
+  /** The generated webhook path secret (see `WebhookSecretProps`). */
+  webhookSecret: z.strictObject({ length: z.number().optional() }).optional(),
+  /** The stream → EventBridge publisher and the bus archive (see `EventPublisherOptions`). */
+  publisher: z
+    .strictObject({
+      batchSize: z.number().optional(),
+      retryAttempts: z.number().optional(),
+      maxRecordAgeSeconds: z.number().optional(),
+      publishMaxAttempts: z.number().optional(),
+      archiveRetentionDays: z.number().optional(),
+    })
+    .optional(),
+  /** Thresholds of the rate alarms (see `RateAlarmsOptions`). */
+  rateAlarms: z
+    .strictObject({
+      webhook5xxRateThreshold: z.number().optional(),
+      webhook4xxRateThreshold: z.number().optional(),
+      sendRejectionRateThreshold: z.number().optional(),
+    })
+    .optional(),
+  /** Where alarm notifications go. */
+  alarms: z.strictObject({ topicArn: z.string().optional() }).optional(),
   /** The attachment bucket's lifecycle (see `InboundAttachmentsOptions`). */
   attachments: z
     .strictObject({
@@ -61,10 +112,27 @@ const ContextSchema = z.strictObject({
 });
 
 /** The stack props the context can set. */
-export type ContextStackProps = Pick<
-  MsgbridgeStackProps,
-  'gateway' | 'egress' | 'sending' | 'reportDelivery' | 'moPolling' | 'reconcile' | 'attachments'
+export type ContextStackProps = Mutable<
+  Pick<
+    MsgbridgeStackProps,
+    | 'gateway'
+    | 'egress'
+    | 'sending'
+    | 'reportDelivery'
+    | 'moPolling'
+    | 'reconcile'
+    | 'attachments'
+    | 'eventSource'
+    | 'metricsNamespace'
+    | 'webhooks'
+    | 'webhookSecret'
+    | 'publisher'
+    | 'rateAlarms'
+    | 'alarmTopicArn'
+  >
 >;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * The stack props given by the `msgbridge` context object (from `cdk.json`, or a JSON string from
@@ -86,27 +154,46 @@ export const stackPropsFromContext = (value: unknown): ContextStackProps => {
     }
   }
   const parsed = ContextSchema.safeParse(object);
-  if (parsed.success) {
-    const { sending, ...others } = parsed.data;
-    if (!sending) return others;
-    const { functionTimeoutSeconds, maxBatchingWindowSeconds, ...rest } = sending;
-    return {
-      ...others,
-      sending: {
-        ...rest,
-        ...(functionTimeoutSeconds === undefined
-          ? {}
-          : { functionTimeout: Duration.seconds(functionTimeoutSeconds) }),
-        ...(maxBatchingWindowSeconds === undefined
-          ? {}
-          : { maxBatchingWindow: Duration.seconds(maxBatchingWindowSeconds) }),
-      },
-    };
-  }
+  if (parsed.success) return toStackProps(parsed.data);
   throw new InvalidPropsError(
     where,
     parsed.error.issues.map(
       (issue) => `${[CONTEXT_KEY, ...issue.path.map(String)].join('.')}: ${issue.message}`,
     ),
   );
+};
+
+const seconds = (value: number | undefined) =>
+  value === undefined ? undefined : Duration.seconds(value);
+
+/** Drops the keys whose value is undefined, so that absent settings stay absent. */
+const defined = <T extends object>(object: T): T =>
+  Object.fromEntries(Object.entries(object).filter(([, value]) => value !== undefined)) as T;
+
+/** The context's JSON-friendly names (seconds, days) as the stack's typed props. */
+const toStackProps = (context: z.infer<typeof ContextSchema>): ContextStackProps => {
+  const { sending, webhooks, publisher, alarms, ...others } = context;
+  const props: ContextStackProps = { ...others };
+  if (sending) {
+    const { functionTimeoutSeconds, maxBatchingWindowSeconds, ...rest } = sending;
+    props.sending = defined({
+      ...rest,
+      functionTimeout: seconds(functionTimeoutSeconds),
+      maxBatchingWindow: seconds(maxBatchingWindowSeconds),
+    });
+  }
+  if (webhooks) {
+    const { accessLogRetentionDays, ...rest } = webhooks;
+    // The schema admits only the numbers RetentionDays enumerates.
+    props.webhooks = defined({
+      ...rest,
+      accessLogRetention: accessLogRetentionDays as RetentionDays | undefined,
+    });
+  }
+  if (publisher) {
+    const { maxRecordAgeSeconds, ...rest } = publisher;
+    props.publisher = defined({ ...rest, maxRecordAge: seconds(maxRecordAgeSeconds) });
+  }
+  if (alarms?.topicArn !== undefined) props.alarmTopicArn = alarms.topicArn;
+  return props;
 };

@@ -1,0 +1,124 @@
+import { readFileSync } from 'node:fs';
+import { Duration } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { describe, expect, it } from 'vitest';
+import { CONTEXT_KEY, stackPropsFromContext } from '../../lib/context-props.ts';
+import { InvalidPropsError } from '../../lib/props-validation.ts';
+
+const GATEWAY = {
+  hosts: {
+    api: 'https://api.gateway.example',
+    send: 'https://send.gateway.example',
+    mnt: 'https://mnt.gateway.example',
+  },
+  tpsQuota: 50,
+};
+
+const problemsOf = (value: unknown): readonly string[] => {
+  try {
+    stackPropsFromContext(value);
+  } catch (error) {
+    if (error instanceof InvalidPropsError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected the context to be refused');
+};
+
+describe('stackPropsFromContext', () => {
+  it('reads the shipped cdk.json context', () => {
+    // Prepare
+    const cdkJson = JSON.parse(readFileSync('cdk.json', 'utf8'));
+
+    // Act
+    const props = stackPropsFromContext(cdkJson.context[CONTEXT_KEY]);
+
+    // Assess
+    expect(props.gateway.tpsQuota).toBe(10);
+    expect(props.egress).toEqual({ mode: 'nat', natGateways: 1, maxAzs: 2 });
+  });
+
+  it('turns the JSON-friendly seconds and days into the typed props', () => {
+    // Act
+    const props = stackPropsFromContext({
+      gateway: GATEWAY,
+      sending: { functionTimeoutSeconds: 90, maxBatchingWindowSeconds: 2, batchSize: 10 },
+      webhooks: {
+        throttlingRateLimit: 50,
+        throttlingBurstLimit: 80,
+        allowedSourceCidrs: ['203.0.113.0/24'],
+        accessLogRetentionDays: 90,
+        eventRetentionDays: 40,
+      },
+      publisher: { maxRecordAgeSeconds: 3600, archiveRetentionDays: 90 },
+      rateAlarms: { webhook5xxRateThreshold: 0.02 },
+      alarms: { topicArn: 'arn:aws:sns:ap-northeast-2:123456789012:ops' },
+      eventSource: 'acme.msgbridge',
+      metricsNamespace: 'acme-msgbridge',
+      webhookSecret: { length: 48 },
+    });
+
+    // Assess
+    expect(props.sending?.functionTimeout?.toSeconds()).toBe(90);
+    expect(props.sending?.maxBatchingWindow?.toSeconds()).toBe(2);
+    expect(props.sending).not.toHaveProperty('functionTimeoutSeconds');
+    expect(props.webhooks).toEqual({
+      throttlingRateLimit: 50,
+      throttlingBurstLimit: 80,
+      allowedSourceCidrs: ['203.0.113.0/24'],
+      accessLogRetention: RetentionDays.THREE_MONTHS,
+      eventRetentionDays: 40,
+    });
+    expect(props.publisher?.maxRecordAge?.toSeconds()).toBe(Duration.hours(1).toSeconds());
+    expect(props.publisher?.archiveRetentionDays).toBe(90);
+    expect(props.rateAlarms).toEqual({ webhook5xxRateThreshold: 0.02 });
+    expect(props.alarmTopicArn).toBe('arn:aws:sns:ap-northeast-2:123456789012:ops');
+    expect(props.eventSource).toBe('acme.msgbridge');
+    expect(props.metricsNamespace).toBe('acme-msgbridge');
+    expect(props.webhookSecret).toEqual({ length: 48 });
+  });
+
+  it('leaves absent settings absent, so the constructs apply their defaults', () => {
+    // Act
+    const props = stackPropsFromContext({ gateway: GATEWAY, webhooks: {}, publisher: {} });
+
+    // Assess
+    expect(props.webhooks).toEqual({});
+    expect(props.publisher).toEqual({});
+    expect(props).not.toHaveProperty('alarmTopicArn');
+  });
+
+  it('accepts the context as a JSON string, as --context gives it', () => {
+    // Act
+    const props = stackPropsFromContext(JSON.stringify({ gateway: GATEWAY, moPolling: true }));
+
+    // Assess
+    expect(props.moPolling).toBe(true);
+  });
+
+  it('lists every problem at once, each by its path', () => {
+    // Act
+    const problems = problemsOf({
+      gateway: { hosts: GATEWAY.hosts },
+      webhooks: { accessLogRetentionDays: 45, throttlingRate: 10 },
+      publisher: { maxRecordAge: 60 },
+      alarms: { topicArn: 7 },
+      reportDelivery: 'carrier-pigeon',
+    });
+
+    // Assess
+    expect(problems).toHaveLength(6);
+    expect(problems.join('\n')).toMatch(/msgbridge\.gateway\.tpsQuota/);
+    expect(problems.join('\n')).toMatch(
+      /msgbridge\.webhooks\.accessLogRetentionDays: must be one of the CloudWatch Logs retention periods: .*\b30\b.*\b60\b/,
+    );
+    expect(problems.join('\n')).toMatch(/msgbridge\.webhooks: Unrecognized key.*throttlingRate/);
+    expect(problems.join('\n')).toMatch(/msgbridge\.publisher: Unrecognized key.*maxRecordAge/);
+    expect(problems.join('\n')).toMatch(/msgbridge\.alarms\.topicArn/);
+    expect(problems.join('\n')).toMatch(/msgbridge\.reportDelivery/);
+  });
+
+  it('explains a missing context and a string that is not JSON', () => {
+    expect(problemsOf(undefined)).toEqual([expect.stringMatching(/is missing: add .*gateway/)]);
+    expect(problemsOf('{gateway')).toEqual(['is a string that is not JSON']);
+  });
+});
