@@ -1,0 +1,69 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+
+type Template = {
+  Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+  Outputs?: Record<string, unknown>;
+};
+
+/**
+ * `npx cdk synth` exactly as an operator runs it, with the example production configuration of
+ * docs/examples: the CDK CLI, `bin/msgbridge.ts`, the context parsing, bundling and cdk-nag.
+ */
+describe('npx cdk synth with docs/examples/production-context.json', () => {
+  let outDir: string;
+  let output: { stdout: string; stderr: string };
+  let template: Template;
+
+  beforeAll(async () => {
+    outDir = await mkdtemp(join(tmpdir(), 'msgbridge-synth-'));
+    const context = await readFile('docs/examples/production-context.json', 'utf8');
+    output = await run(
+      'npx',
+      [
+        'cdk',
+        'synth',
+        '--quiet',
+        '--no-notices',
+        '--output',
+        outDir,
+        '--context',
+        `msgbridge=${JSON.stringify(JSON.parse(context))}`,
+      ],
+      { env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' }, maxBuffer: 64 * 1024 * 1024 },
+    );
+    template = JSON.parse(await readFile(join(outDir, 'msgbridge.template.json'), 'utf8'));
+  }, 300_000);
+
+  afterAll(async () => {
+    if (outDir) await rm(outDir, { recursive: true, force: true });
+  });
+
+  it('synthesizes with no cdk-nag finding and no warning', () => {
+    expect(`${output.stdout}\n${output.stderr}`).not.toMatch(/\[(Error|Warning) at /);
+    expect(output.stderr).not.toMatch(/AwsSolutions-/);
+  });
+
+  it('applies the example settings', () => {
+    const resources = Object.values(template.Resources);
+    const ofType = (type: string) => resources.filter((resource) => resource.Type === type);
+    // Two NAT gateways, each with its own Elastic IP.
+    expect(ofType('AWS::EC2::NatGateway')).toHaveLength(2);
+    expect(ofType('AWS::EC2::EIP')).toHaveLength(2);
+    // The webhook API accepts only the listed sources.
+    const [api] = ofType('AWS::ApiGateway::RestApi');
+    expect(JSON.stringify(api?.Properties?.Policy)).toContain('198.51.100.16/28');
+    // reportDelivery "both" deploys the report poller.
+    expect(JSON.stringify(template.Resources)).toContain('poll-reports');
+    // Archive retention from the context.
+    const [archive] = ofType('AWS::Events::Archive');
+    expect(archive?.Properties?.RetentionDays).toBe(90);
+    expect(Object.keys(template.Outputs ?? {})).toContain('GatewayEgressIps');
+  });
+});
