@@ -10,6 +10,7 @@ import { GatewaySender } from './commons/adapters/gateway-sender.ts';
 import { integerEnv, requiredEnv } from './commons/environment.ts';
 import { gatewayFromEnvironment } from './commons/gateway-environment.ts';
 import { createLogger, createMetrics } from './commons/observability.ts';
+import { meteredRateLimiter } from './sending/rate-limit-metrics.ts';
 import { createSendRecordHandler } from './sending/send-handler.ts';
 
 /**
@@ -26,10 +27,13 @@ const retentionDays = integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_65
 const store = new DynamoDbSendStore(requiredEnv('EVENT_TABLE_NAME'), retentionDays);
 // The quota must hold a whole 10-recipient request. The guard leaves 100 ms of each second for the
 // call to reach the gateway, so a request counted at x.95 s is not counted by the gateway in x+1.
-const rateLimiter = new DynamoDbRateLimiter(requiredEnv('STATE_TABLE_NAME'), {
-  quota: integerEnv('TPS_QUOTA', 100, { min: 10, max: 100_000 }),
-  guardMs: 100,
-});
+const rateLimiter = meteredRateLimiter(
+  new DynamoDbRateLimiter(requiredEnv('STATE_TABLE_NAME'), {
+    quota: integerEnv('TPS_QUOTA', 100, { min: 10, max: 100_000 }),
+    guardMs: 100,
+  }),
+  metrics,
+);
 const gateway = new GatewaySender(gatewayClient);
 const sqs = new SQSClient({});
 

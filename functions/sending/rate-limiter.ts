@@ -26,6 +26,13 @@ export interface Acquisition {
   readonly waitedMs: number;
   /** The epoch second (`Math.floor(ms / 1000)`) the recipients were reserved in. */
   readonly window: number;
+  /** Windows found full before this one: 0 when the quota was not what held the call back. */
+  readonly fullWindows: number;
+  /**
+   * Recipients this call counted against the quota: its own, plus those of any reservation it
+   * had to abandon at a window's end (they stay counted, so they used quota too).
+   */
+  readonly reserved: number;
 }
 
 export interface AcquireOptions {
@@ -61,6 +68,10 @@ export class RateLimitWaitExceededError extends Error {
     readonly waitedMs: number,
     /** The window that would have been tried next (it opens after the deadline). */
     readonly nextWindow: number,
+    /** Windows found full before giving up. */
+    readonly fullWindows = 0,
+    /** Recipients counted against the quota by abandoned reservations of this call. */
+    readonly reserved = 0,
     options?: ErrorOptions,
   ) {
     super(
@@ -172,20 +183,28 @@ export class WindowedRateLimiter implements RateLimiter {
       );
     }
     const startedAt = this.now();
+    // This call's own counts (`stats` is shared by every concurrent call of the container).
+    const call = { startedAt, fullWindows: 0, reserved: 0 };
     for (;;) {
       const window = this.usableWindow(this.now());
       const opensAt = window * WINDOW_MS;
-      if (opensAt > deadline) throw this.waitExceeded(recipients, deadline, startedAt, window);
+      if (opensAt > deadline) throw this.waitExceeded(recipients, deadline, call, window);
 
       this.stats.attempts += 1;
       if (await this.store.tryReserve(window, recipients, this.quota)) {
         this.stats.reserved += 1;
         this.stats.recipients += recipients;
+        call.reserved += recipients;
         // Reserved ahead by the guard: wait until the window opens (timers may fire early).
         for (let now = this.now(); now < opensAt; now = this.now()) await this.sleep(opensAt - now);
         const now = this.now();
         if (this.leftIn(window, now) >= this.guardMs) {
-          return { waitedMs: now - startedAt, window };
+          return {
+            waitedMs: now - startedAt,
+            window,
+            fullWindows: call.fullWindows,
+            reserved: call.reserved,
+          };
         }
         // The write itself took us into the guard: a call now could land in the next second,
         // which holds no reservation of ours. The recipients stay counted (never give back what
@@ -194,9 +213,9 @@ export class WindowedRateLimiter implements RateLimiter {
         continue;
       }
 
+      call.fullWindows += 1;
       const nextOpensAt = opensAt + WINDOW_MS;
-      if (nextOpensAt > deadline)
-        throw this.waitExceeded(recipients, deadline, startedAt, window + 1);
+      if (nextOpensAt > deadline) throw this.waitExceeded(recipients, deadline, call, window + 1);
       this.stats.waits += 1;
       // Jittered, but never past the deadline: a window that opens before it is still ours to try.
       const wakeAt = Math.min(nextOpensAt + this.random() * this.jitterMs, deadline);
@@ -217,9 +236,16 @@ export class WindowedRateLimiter implements RateLimiter {
   private waitExceeded(
     recipients: number,
     deadline: number,
-    startedAt: number,
+    call: { readonly startedAt: number; readonly fullWindows: number; readonly reserved: number },
     nextWindow: number,
   ): RateLimitWaitExceededError {
-    return new RateLimitWaitExceededError(recipients, deadline, this.now() - startedAt, nextWindow);
+    return new RateLimitWaitExceededError(
+      recipients,
+      deadline,
+      this.now() - call.startedAt,
+      nextWindow,
+      call.fullWindows,
+      call.reserved,
+    );
   }
 }

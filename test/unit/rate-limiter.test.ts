@@ -138,15 +138,21 @@ describe('DynamoDbRateLimiter under concurrency', () => {
     const table = fakeStateTable(clock, () => 5 + random() * 20);
     const endsAt = T0 + 10 * SECOND - 1;
     const granted: Array<{ window: number; at: number; recipients: number }> = [];
+    // What each call said it counted against the quota (the QuotaRecipientsReserved metric).
+    let reportedReserved = 0;
     const sender = async (id: number) => {
       const limiter = limiterOn(clock, table, { random: seeded(id) });
       for (;;) {
         const recipients = 1 + Math.floor(random() * 10);
         try {
-          const { window } = await limiter.acquire(recipients, { deadline: endsAt });
+          const { window, reserved } = await limiter.acquire(recipients, { deadline: endsAt });
           granted.push({ window, at: clock.now(), recipients });
+          reportedReserved += reserved;
         } catch (error) {
-          if (error instanceof RateLimitWaitExceededError) return limiter.stats;
+          if (error instanceof RateLimitWaitExceededError) {
+            reportedReserved += error.reserved;
+            return limiter.stats;
+          }
           throw error;
         }
         await clock.sleep(5 + random() * 35);
@@ -177,6 +183,8 @@ describe('DynamoDbRateLimiter under concurrency', () => {
     const handedOut = granted.reduce((sum, grant) => sum + grant.recipients, 0);
     expect(stored - handedOut).toBeGreaterThanOrEqual(0);
     expect(stored - handedOut).toBeLessThanOrEqual(abandoned * 10);
+    // The calls' own answers add up to exactly what the windows hold, abandoned ones included.
+    expect(reportedReserved).toBe(stored);
   });
 });
 
@@ -226,7 +234,12 @@ describe('DynamoDbRateLimiter, one acquirer', () => {
     const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
 
     // Assess
-    expect(acquired).toEqual({ window: T0 / SECOND + 1, waitedMs: 800 });
+    expect(acquired).toEqual({
+      window: T0 / SECOND + 1,
+      waitedMs: 800,
+      fullWindows: 1,
+      reserved: 10,
+    });
     expect(limiter.stats).toMatchObject({ attempts: 2, reserved: 1, waits: 1 });
   });
 });
@@ -242,7 +255,12 @@ describe('the boundary guard', () => {
     const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
 
     // Assess: nothing was counted in the closing window; the call may go out at T0+1 s.
-    expect(acquired).toEqual({ window: T0 / SECOND + 1, waitedMs: 40 });
+    expect(acquired).toEqual({
+      window: T0 / SECOND + 1,
+      waitedMs: 40,
+      fullWindows: 0,
+      reserved: 10,
+    });
     expect(clock.now()).toBe(T0 + SECOND);
     expect(table.items.has(`RATE#${T0 / SECOND}`)).toBe(false);
     expect(limiter.stats).toMatchObject({ attempts: 1, reserved: 1, waits: 0 });
@@ -255,7 +273,7 @@ describe('the boundary guard', () => {
 
     const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
 
-    expect(acquired).toEqual({ window: T0 / SECOND, waitedMs: 2 });
+    expect(acquired).toEqual({ window: T0 / SECOND, waitedMs: 2, fullWindows: 0, reserved: 10 });
   });
 
   it('does not use a reservation whose write ended inside the guard, and takes the next window', async () => {
@@ -268,7 +286,13 @@ describe('the boundary guard', () => {
     const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
 
     // Assess
-    expect(acquired).toEqual({ window: T0 / SECOND + 1, waitedMs: 60 });
+    // The abandoned reservation's 10 recipients stay counted: they used quota too.
+    expect(acquired).toEqual({
+      window: T0 / SECOND + 1,
+      waitedMs: 60,
+      fullWindows: 0,
+      reserved: 20,
+    });
     expect(limiter.stats).toMatchObject({ attempts: 2, reserved: 2, abandoned: 1 });
   });
 
@@ -327,6 +351,8 @@ describe('limits', () => {
       deadline: T0 + 800,
       waitedMs: 2,
       nextWindow: T0 / SECOND + 1,
+      fullWindows: 1,
+      reserved: 0,
     });
     expect(limiter.stats).toMatchObject({ attempts: 1, reserved: 0, waits: 0 });
   });

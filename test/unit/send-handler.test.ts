@@ -46,7 +46,14 @@ const setup = (answer: () => SendOutcome<RecipientResult> | Error) => {
         };
       },
     },
-    rateLimiter: { acquire: async () => ({ waitedMs: 0, window: 0 }) },
+    rateLimiter: {
+      acquire: async (recipients) => ({
+        waitedMs: 0,
+        window: 0,
+        fullWindows: 0,
+        reserved: recipients,
+      }),
+    },
     now: () => new Date(),
     retentionDays: 35,
     claimLeaseMs: 60_000,

@@ -55,7 +55,9 @@ const accept = (
   })),
 });
 
-const unlimited: RateLimiter = { acquire: async () => ({ waitedMs: 0, window: 0 }) };
+const unlimited: RateLimiter = {
+  acquire: async (recipients) => ({ waitedMs: 0, window: 0, fullWindows: 0, reserved: recipients }),
+};
 
 const setup = (gateway: ScriptedGateway, overrides: Partial<SendDeps> = {}) => {
   const store = new FakeSendStore();
