@@ -24,6 +24,10 @@ const DESCRIPTIONS: Record<keyof typeof EVENT_TYPES, string> = {
     'An attachment that could not be downloaded before the gateway dropped it (7 days after the message). An alarm fires too.',
   messageStatusUnavailable:
     'The status query could not tell what happened to an accepted recipient that never got a report: `OVER_DATE` or `INVALID_KEY`.',
+  trackingUrlStatistics:
+    "The previous KST day's figures of one tracking URL (sends with it and their clicks by channel, clicks that day), from the daily statistics export. Once per URL and day; a rerun of the same day causes no second event.",
+  messengerStatistics:
+    'One read/click statistic of one messenger channel (spec 02 §4.5) for one send date, from the daily statistics export. Once per statistic, channel, send date and elapsed day (and part); a rerun of the same day causes no second event.',
   sendRejected:
     'A queue message failed validation before any gateway call; every problem is listed with its JSON path. It is not retried.',
 };
@@ -70,7 +74,8 @@ Every event msgbridge puts on its bus has source \`msgbridge\` (configurable) an
 - \`id\`: ours, derived from the idempotency key, so it is stable across redeliveries and replays:
   subscribers that must act once can de-duplicate on it.
 - \`type\` (the detail-type), \`version\` (\`"1"\`), \`occurredAt\` (UTC; the gateway's time where it
-  gives one), \`receivedAt\` (UTC), \`via\` (\`webhook\`, \`polling\`, \`status-query\` or \`send-queue\`),
+  gives one), \`receivedAt\` (UTC), \`via\` (\`webhook\`, \`polling\`, \`status-query\`, \`send-queue\` or
+  \`statistics-query\`),
   \`idempotencyKey\`.
 
 Delivery is at least once: after a partial \`PutEvents\` failure an event may be put again with the

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MESSENGER_STATS } from '../commons/gateway/schemas/messenger-management.ts';
 import { SEND_CHANNELS } from '../sending/send-message.ts';
 
 /**
@@ -10,7 +11,13 @@ import { SEND_CHANNELS } from '../sending/send-message.ts';
 const IsoDateTime = z.iso.datetime({ offset: true });
 
 /** How an item reached msgbridge. */
-export const ViaSchema = z.enum(['webhook', 'polling', 'status-query', 'send-queue']);
+export const ViaSchema = z.enum([
+  'webhook',
+  'polling',
+  'status-query',
+  'send-queue',
+  'statistics-query',
+]);
 export type Via = z.infer<typeof ViaSchema>;
 
 export const EventMetadataSchema = z.strictObject({
@@ -242,6 +249,85 @@ export const MessageStatusUnavailableDataSchema = z.strictObject({
 });
 export type MessageStatusUnavailableData = z.infer<typeof MessageStatusUnavailableDataSchema>;
 
+const KstDateSchema = z.iso.date();
+const CountSchema = z.number().nullable();
+
+export const TrackingUrlStatisticsDataSchema = z.strictObject({
+  date: KstDateSchema.describe('The Korean (KST) calendar day the figures are for.'),
+  urlId: z.string().describe("The gateway's id of the tracking URL."),
+  title: z.string().nullable(),
+  orgUrl: z.string().nullable().describe('Where the short URL leads.'),
+  sentOnDate: z
+    .array(
+      z.strictObject({
+        channel: z.string().nullable(),
+        sent: CountSchema.describe('Messages sent with the URL that day (`totCnt`).'),
+        clicked: CountSchema.describe('How many of those were opened so far (`conCnt`).'),
+        clickThroughRate: z
+          .string()
+          .nullable()
+          .describe('`clickThroughRate` as the gateway wrote it (a percentage such as `"12.50"`).'),
+      }),
+    )
+    .describe('`stat/url/channel` for the day (measured by send date), one entry per channel.'),
+  clicksOnDate: z
+    .array(
+      z.strictObject({
+        channel: z.string().nullable(),
+        clicks: CountSchema.describe('Clicks that day (`sumCnt`).'),
+        average: CountSchema.describe('`avgCnt` as the gateway computes it.'),
+      }),
+    )
+    .describe('`stat/url/clickDay` for the day (measured by click date), one entry per channel.'),
+  totals: z
+    .strictObject({
+      sent: z.number().describe('Sum of `sentOnDate[].sent`.'),
+      clicked: z.number().describe('Sum of `sentOnDate[].clicked`.'),
+      clicks: z.number().describe('Sum of `clicksOnDate[].clicks`.'),
+    })
+    .describe('Sums over the channels; a missing count counts as 0.'),
+});
+export type TrackingUrlStatisticsData = z.infer<typeof TrackingUrlStatisticsDataSchema>;
+
+export const MessengerStatisticNameSchema = z.enum(
+  Object.keys(MESSENGER_STATS) as [
+    keyof typeof MESSENGER_STATS,
+    ...(keyof typeof MESSENGER_STATS)[],
+  ],
+);
+
+export const MessengerStatisticsDataSchema = z.strictObject({
+  statistic: MessengerStatisticNameSchema.describe(
+    'Which read/click statistic (spec 02 §4.5): `channelNoticeRead` is `/msgr/v2/stat/msgrChId/noticeRead`, `templateBrandClick` is `/msgr/v2/stat/template/brandClick`, and so on.',
+  ),
+  msgrChId: z.string().describe('The messenger channel.'),
+  date: KstDateSchema.describe(
+    'The KST day of the export run that collected the figures (the day before the run).',
+  ),
+  sendDate: KstDateSchema.describe('The send date asked for (`date` of the query).'),
+  elapsedDay: z
+    .int()
+    .min(0)
+    .max(2)
+    .describe(
+      'Days elapsed since `sendDate` (`elapsedDay` of the query): `date` minus `sendDate`.',
+    ),
+  part: z
+    .int()
+    .min(1)
+    .describe('Which part of the answer, when its rows are split over several events.'),
+  parts: z
+    .int()
+    .min(1)
+    .describe('How many parts the answer was split into (at most 100 rows each).'),
+  rows: z
+    .array(z.record(z.string(), z.unknown()))
+    .describe(
+      "The gateway's items as it sent them (dimensions such as `messageType`, `templateCode`, `chatBubbleType`, and the counts, read as numbers); unknown fields are kept.",
+    ),
+});
+export type MessengerStatisticsData = z.infer<typeof MessengerStatisticsDataSchema>;
+
 /** Every event type: detail-type, data schema. */
 export const EVENT_TYPES = {
   deliveryReport: { detailType: 'Delivery Report Received', data: DeliveryReportDataSchema },
@@ -266,6 +352,14 @@ export const EVENT_TYPES = {
   messageStatusUnavailable: {
     detailType: 'Message Status Unavailable',
     data: MessageStatusUnavailableDataSchema,
+  },
+  trackingUrlStatistics: {
+    detailType: 'Tracking Url Statistics Collected',
+    data: TrackingUrlStatisticsDataSchema,
+  },
+  messengerStatistics: {
+    detailType: 'Messenger Statistics Collected',
+    data: MessengerStatisticsDataSchema,
   },
 } as const;
 export type EventTypeName = keyof typeof EVENT_TYPES;

@@ -9,7 +9,15 @@ import type { EventDetail } from '../events/envelope.ts';
 export interface EventRecord {
   readonly pk: string;
   readonly sk: string;
-  readonly kind: 'report' | 'mo' | 'unrecognised' | 'quarantine' | 'send' | 'attachment' | 'status';
+  readonly kind:
+    | 'report'
+    | 'mo'
+    | 'unrecognised'
+    | 'quarantine'
+    | 'send'
+    | 'attachment'
+    | 'status'
+    | 'statistics';
   readonly detailType: string;
   /** JSON of `{ metadata, data }`. */
   readonly detail: string;
