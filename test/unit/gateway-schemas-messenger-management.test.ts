@@ -10,14 +10,17 @@ import {
   MESSENGER_STATS,
   MessengerStatsQuerySchema,
   RelayInfoDataSchema,
+  TEMPLATE_IMAGE_MAX_BYTES,
   TemplateActionRequestSchema,
   TemplateCommentRequestSchema,
   TemplateCreateDataSchema,
+  TemplateCreateMultipartRequestSchema,
   TemplateCreateRequestSchema,
+  TemplateImageSchema,
   TemplateListDataSchema,
   TemplateListRequestSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
-import { pathsOf } from '../support/zod-issues.ts';
+import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 
 const template = {
   msgrChId: '@shop',
@@ -169,6 +172,124 @@ describe('template requests', () => {
         itemHighlightDescription: 'Description',
       }),
     ).toEqual([]);
+  });
+});
+
+/** The signatures the image rules read; the rest of a real file does not matter to them. */
+const PNG_BYTES = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+const JPEG_BYTES = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46]);
+const png = { fileName: 'thumb.png', contentType: 'image/png', data: PNG_BYTES };
+const jpeg = { fileName: 'banner.JPG', contentType: 'image/jpeg', data: JPEG_BYTES };
+
+describe('template images', () => {
+  it('accepts a PNG and a JPEG whose type matches their bytes and name', () => {
+    expect(pathsOf(TemplateImageSchema, png)).toEqual([]);
+    expect(pathsOf(TemplateImageSchema, jpeg)).toEqual([]);
+    expect(pathsOf(TemplateImageSchema, { ...jpeg, fileName: 'banner.jpeg' })).toEqual([]);
+  });
+
+  it('refuses a content type other than JPEG or PNG', () => {
+    expect(
+      issuesOf(TemplateImageSchema, { ...png, fileName: 'a.gif', contentType: 'image/gif' }),
+    ).toEqual([
+      expect.objectContaining({
+        path: 'contentType',
+        message: 'contentType must be one of image/jpeg, image/png',
+      }),
+    ]);
+  });
+
+  it('refuses a declared type the bytes or the file name contradict', () => {
+    expect(pathsOf(TemplateImageSchema, { ...png, data: JPEG_BYTES })).toEqual(['data']);
+    expect(pathsOf(TemplateImageSchema, { ...png, fileName: 'thumb.jpg' })).toEqual(['fileName']);
+    expect(pathsOf(TemplateImageSchema, { ...png, fileName: 'thumb' })).toEqual(['fileName']);
+  });
+
+  it('refuses an empty image and one over 500 KB; exactly 500 KB passes', () => {
+    const sized = (size: number) => {
+      const data = new Uint8Array(size);
+      data.set(PNG_BYTES);
+      return { ...png, data };
+    };
+    expect(pathsOf(TemplateImageSchema, sized(TEMPLATE_IMAGE_MAX_BYTES))).toEqual([]);
+    expect(issuesOf(TemplateImageSchema, sized(TEMPLATE_IMAGE_MAX_BYTES + 1))).toEqual([
+      expect.objectContaining({ path: 'data', message: 'image is 512001 bytes; max 512000' }),
+    ]);
+    expect(pathsOf(TemplateImageSchema, { ...png, data: new Uint8Array(0) })).toContain('data');
+  });
+
+  it('refuses data that is not bytes and a file name that could break the part header', () => {
+    expect(pathsOf(TemplateImageSchema, { ...png, data: 'iVBORw0KGgo=' })).toEqual(['data']);
+    expect(pathsOf(TemplateImageSchema, { ...png, fileName: 'a"b.png' })).toEqual(['fileName']);
+    expect(pathsOf(TemplateImageSchema, { ...png, fileName: '../x.png' })).toEqual(['fileName']);
+  });
+});
+
+describe('multipart template create', () => {
+  const highlighted = (title: string, description: string) => ({
+    ...template,
+    itemHighlightTitle: title,
+    itemHighlightDescription: description,
+  });
+
+  it('without a thumbnail the highlight title may have 30 characters and the description 19', () => {
+    const longest = highlighted('t'.repeat(30), 'd'.repeat(19));
+    expect(pathsOf(TemplateCreateRequestSchema, longest)).toEqual([]);
+    expect(
+      pathsOf(TemplateCreateMultipartRequestSchema, { reqBody: longest, image: jpeg }),
+    ).toEqual([]);
+    expect(
+      pathsOf(TemplateCreateRequestSchema, highlighted('t'.repeat(31), 'd'.repeat(20))),
+    ).toEqual(['itemHighlightTitle', 'itemHighlightDescription']);
+  });
+
+  it('with a thumbnail (itemHighlightImage) the title is at most 21 characters and the description 13', () => {
+    expect(
+      pathsOf(TemplateCreateMultipartRequestSchema, {
+        reqBody: highlighted('t'.repeat(21), 'd'.repeat(13)),
+        itemHighlightImage: png,
+      }),
+    ).toEqual([]);
+    expect(
+      issuesOf(TemplateCreateMultipartRequestSchema, {
+        reqBody: highlighted('t'.repeat(22), 'd'.repeat(14)),
+        itemHighlightImage: png,
+      }),
+    ).toEqual([
+      expect.objectContaining({
+        path: 'reqBody.itemHighlightTitle',
+        message: 'is 22 characters; max 21 with a thumbnail image (itemHighlightImage)',
+      }),
+      expect.objectContaining({ path: 'reqBody.itemHighlightDescription' }),
+    ]);
+  });
+
+  it('counts characters, not bytes, for the thumbnail limits', () => {
+    expect(
+      pathsOf(TemplateCreateMultipartRequestSchema, {
+        reqBody: highlighted('가'.repeat(21), '나'.repeat(13)),
+        itemHighlightImage: png,
+      }),
+    ).toEqual([]);
+  });
+
+  it('checks reqBody with the JSON rules and refuses parts the spec does not name', () => {
+    expect(
+      pathsOf(TemplateCreateMultipartRequestSchema, {
+        reqBody: { ...template, templateMessageType: 'XX' },
+        image: jpeg,
+      }),
+    ).toEqual(['reqBody.templateMessageType']);
+    expect(pathsOf(TemplateCreateMultipartRequestSchema, { image: jpeg })).toEqual(['reqBody']);
+    expect(
+      pathsOf(TemplateCreateMultipartRequestSchema, { reqBody: template, images: [jpeg] }),
+    ).toEqual(['']);
+    expect(
+      pathsOf(TemplateCreateMultipartRequestSchema, {
+        reqBody: template,
+        itemHighlightImage: { ...png, contentType: 'image/webp' },
+      }),
+    ).toEqual(['itemHighlightImage.contentType']);
   });
 });
 

@@ -258,10 +258,18 @@ export const TemplateListDataSchema = listOrEmpty(TemplateListItemSchema);
 export const TEMPLATE_MESSAGE_TYPES = ['BA', 'EX', 'AD', 'MI'] as const;
 export const TEMPLATE_EMPHASIZE_TYPES = ['NONE', 'TEXT', 'IMAGE', 'ITEM_LIST'] as const;
 
+export const ITEM_HIGHLIGHT_TITLE_MAX = 30;
+export const ITEM_HIGHLIGHT_DESCRIPTION_MAX = 19;
+/** With an item highlight thumbnail (`itemHighlightImage`) the highlight texts get shorter. */
+export const ITEM_HIGHLIGHT_TITLE_MAX_WITH_THUMBNAIL = 21;
+export const ITEM_HIGHLIGHT_DESCRIPTION_MAX_WITH_THUMBNAIL = 13;
+
 /**
- * `reqBody` of `POST /msgr/v2/channel/template/create` (JSON, no images). The element fields of
- * `itemList` and `buttons` are not in the spec, so elements are objects passed through as given.
- * `templateAd` counts inside the 1000 characters of `templateContent`.
+ * `reqBody` of `POST /msgr/v2/channel/template/create`, the whole body of the JSON create and the
+ * `reqBody` part of the multipart create. The element fields of `itemList` and `buttons` are not
+ * in the spec, so elements are objects passed through as given. `templateAd` counts inside the
+ * 1000 characters of `templateContent`. The shorter highlight limits that apply with a thumbnail
+ * image are checked by {@link TemplateCreateMultipartRequestSchema}, which sees the image.
  */
 export const TemplateCreateRequestSchema = z
   .strictObject({
@@ -276,8 +284,8 @@ export const TemplateCreateRequestSchema = z
     templateAd: textSchema(TEMPLATE_CONTENT_MAX).optional(),
     templateEmphasizeType: z.enum(TEMPLATE_EMPHASIZE_TYPES),
     itemHeader: textSchema(16).optional(),
-    itemHighlightTitle: textSchema(30).optional(),
-    itemHighlightDescription: textSchema(19).optional(),
+    itemHighlightTitle: textSchema(ITEM_HIGHLIGHT_TITLE_MAX).optional(),
+    itemHighlightDescription: textSchema(ITEM_HIGHLIGHT_DESCRIPTION_MAX).optional(),
     itemList: z.array(z.record(z.string(), z.unknown())).min(2).max(10).optional(),
     itemSummaryTitle: textSchema(6).optional(),
     itemSummaryDescription: textSchema(14).optional(),
@@ -307,6 +315,110 @@ export const TemplateCreateRequestSchema = z
   });
 export type TemplateCreateRequest = z.infer<typeof TemplateCreateRequestSchema>;
 export type TemplateCreateRequestInput = z.input<typeof TemplateCreateRequestSchema>;
+
+/*
+ * Template images. Spec 02 names the multipart parts (`image`, `itemHighlightImage`, binary) but
+ * no formats and no size limit, and the field notes add none. Our choice, enforced by the client
+ * and the simulator alike: JPEG or PNG, at most 500 KB (512,000 bytes) each, the declared type
+ * matching both the file's signature bytes and its name's extension — a mislabelled file is
+ * refused before it costs a call.
+ */
+
+export const TEMPLATE_IMAGE_MAX_BYTES = 500 * 1024;
+const IMAGE_FORMATS = {
+  'image/jpeg': { extensions: ['jpg', 'jpeg'], signature: [0xff, 0xd8, 0xff] },
+  'image/png': {
+    extensions: ['png'],
+    signature: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a],
+  },
+} as const;
+type TemplateImageType = keyof typeof IMAGE_FORMATS;
+export const TEMPLATE_IMAGE_TYPES = Object.keys(IMAGE_FORMATS) as TemplateImageType[];
+const isImageType = (value: string): value is TemplateImageType =>
+  Object.hasOwn(IMAGE_FORMATS, value);
+
+/** One image part of the multipart template create: its file name, type and bytes. */
+export const TemplateImageSchema = z
+  .strictObject({
+    fileName: z
+      .string()
+      .min(1)
+      .max(255)
+      .refine(
+        (name) => !/[\\/\r\n"]/.test(name),
+        'fileName must not contain / \\ " or line breaks',
+      ),
+    contentType: z
+      .string()
+      .refine(isImageType, `contentType must be one of ${TEMPLATE_IMAGE_TYPES.join(', ')}`),
+    data: z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'data must be bytes'),
+  })
+  .superRefine((image, ctx) => {
+    const size = image.data.byteLength;
+    if (size === 0) ctx.addIssue({ code: 'custom', path: ['data'], message: 'image is empty' });
+    if (size > TEMPLATE_IMAGE_MAX_BYTES) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['data'],
+        message: `image is ${size} bytes; max ${TEMPLATE_IMAGE_MAX_BYTES}`,
+      });
+    }
+    if (!isImageType(image.contentType)) return;
+    const { extensions, signature } = IMAGE_FORMATS[image.contentType];
+    if (size > 0 && !signature.every((byte, index) => image.data[index] === byte)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['data'],
+        message: `bytes are not ${image.contentType} (file signature does not match)`,
+      });
+    }
+    const extension = image.fileName.toLowerCase().split('.').pop() ?? '';
+    if (!(extensions as readonly string[]).includes(extension)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fileName'],
+        message: `fileName must end in .${extensions.join(' or .')} for ${image.contentType}`,
+      });
+    }
+  });
+export type TemplateImage = z.input<typeof TemplateImageSchema>;
+
+/** The image parts a template create may carry; none means the JSON create. */
+export interface TemplateImages {
+  readonly image?: TemplateImage;
+  /** The item highlight thumbnail: with it, the highlight title and description get shorter. */
+  readonly itemHighlightImage?: TemplateImage;
+}
+
+/**
+ * The parts of the multipart template create (`multipart/form-data`): `reqBody` and the optional
+ * images. Beyond the `reqBody` rules: with an `itemHighlightImage` (the thumbnail) the highlight
+ * title is at most 21 characters and its description at most 13 (spec 02 §4.4).
+ */
+export const TemplateCreateMultipartRequestSchema = z
+  .strictObject({
+    reqBody: TemplateCreateRequestSchema,
+    image: TemplateImageSchema.optional(),
+    itemHighlightImage: TemplateImageSchema.optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.itemHighlightImage === undefined) return;
+    const limits = [
+      ['itemHighlightTitle', ITEM_HIGHLIGHT_TITLE_MAX_WITH_THUMBNAIL],
+      ['itemHighlightDescription', ITEM_HIGHLIGHT_DESCRIPTION_MAX_WITH_THUMBNAIL],
+    ] as const;
+    for (const [field, max] of limits) {
+      const length = charCount(value.reqBody[field] ?? '');
+      if (length > max) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['reqBody', field],
+          message: `is ${length} characters; max ${max} with a thumbnail image (itemHighlightImage)`,
+        });
+      }
+    }
+  });
+export type TemplateCreateMultipartRequest = z.infer<typeof TemplateCreateMultipartRequestSchema>;
 
 export const TemplateInfoSchema = z.looseObject({
   senderKey: NullableStringSchema,
