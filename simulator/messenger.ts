@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import busboy from 'busboy';
 import type { z } from 'zod';
 import {
   ChannelCreateRequestSchema,
@@ -12,6 +14,8 @@ import {
   MessengerStatsQuerySchema,
   TemplateActionRequestSchema,
   TemplateCommentRequestSchema,
+  type TemplateCreateMultipartRequest,
+  TemplateCreateMultipartRequestSchema,
   TemplateCreateRequestSchema,
   TemplateListRequestSchema,
   type TemplateStatusCode,
@@ -25,6 +29,15 @@ import type { Router, SimHandler, SimRequest, SimResponse } from './router.ts';
 /**
  * Messenger channels, channel groups, notification templates and statistics, spec 02. All on
  * the bearer token. Choices (the spec leaves them open) are listed in `simulator/README.md`.
+ *
+ * Template create takes JSON, or `multipart/form-data` with the parts `reqBody` (JSON, as a text
+ * field or a file part), `image` and `itemHighlightImage` (file parts), checked with the same
+ * `TemplateCreateMultipartRequestSchema` as the client: JPEG/PNG, at most 500 KB, type matching
+ * bytes and name, the shorter highlight limits with a thumbnail. Another part name, a repeated
+ * part or an image sent as a text field is `21001`; an unreadable body or a `reqBody` that is not
+ * JSON is `21000`. The spec's list answer has no image field, so the list stays as the spec
+ * shapes it; what was received (name, type, size, sha256, and a URL serving the stored bytes) is
+ * at `GET /_sim/messenger/templates/{templateKey}`, the bytes at `…/images/{part}`.
  */
 export const MESSENGER_CODES = {
   invalidField: '21001',
@@ -90,6 +103,19 @@ interface Channel {
   stat: ChannelStat;
 }
 
+type TemplateImagePart = 'image' | 'itemHighlightImage';
+const IMAGE_PARTS: readonly TemplateImagePart[] = ['image', 'itemHighlightImage'];
+
+/** An image part as received with a template create. */
+interface StoredImage {
+  readonly fileName: string;
+  readonly contentType: string;
+  readonly size: number;
+  /** Hex SHA-256 of the bytes, so a test can tell the whole file arrived. */
+  readonly sha256: string;
+  readonly data: Buffer;
+}
+
 interface Template {
   readonly templateKey: string;
   readonly templateCode: string;
@@ -97,6 +123,7 @@ interface Template {
   /** msgrChId (S) or msgrGrpId (G). */
   readonly owner: string;
   readonly body: z.output<typeof TemplateCreateRequestSchema>;
+  readonly images: Readonly<Partial<Record<TemplateImagePart, StoredImage>>>;
   status: TemplateStatusCode;
   updatedAt: number;
   readonly comments: string[];
@@ -317,10 +344,10 @@ export const createMessenger = (ctx: SimContext) => {
 
     // ---- templates ----
 
-    createTemplate: (request) => {
-      const parsed = body(request, TemplateCreateRequestSchema);
+    createTemplate: async (request) => {
+      const parsed = await templateCreateParts(request);
       if ('response' in parsed) return parsed.response;
-      const value = parsed.data;
+      const value = parsed.data.reqBody;
       const owner = ownerOf({ ...value, type: value.senderType });
       if ('response' in owner) return owner.response;
       if (!SIM_TEMPLATE_CATEGORIES.some((category) => category.code === value.categoryCode)) {
@@ -341,6 +368,7 @@ export const createMessenger = (ctx: SimContext) => {
         senderType: value.senderType,
         owner: owner.owner,
         body: value,
+        images: storedImages(parsed.data),
         status: 'T',
         updatedAt: ctx.clock.now(),
         comments: [],
@@ -405,6 +433,86 @@ export const createMessenger = (ctx: SimContext) => {
           })),
       );
     },
+  };
+
+  /** The create's parts: a JSON body is `reqBody` alone; a multipart body adds the images. */
+  const templateCreateParts = async (
+    request: SimRequest,
+  ): Promise<{ data: TemplateCreateMultipartRequest } | { response: SimResponse }> => {
+    const denied = ctx.requireBearer(request);
+    if (denied) return { response: denied };
+    const contentType = request.headers['content-type'] ?? '';
+    if (!/^multipart\/form-data\b/i.test(contentType)) {
+      const parsed = TemplateCreateRequestSchema.safeParse(request.json() ?? {});
+      return parsed.success
+        ? { data: { reqBody: parsed.data } }
+        : { response: invalid(parsed.error) };
+    }
+    const parts = await readTemplateParts(request);
+    if ('code' in parts) return { response: fail(parts.code, parts.message) };
+    const parsed = TemplateCreateMultipartRequestSchema.safeParse(parts);
+    return parsed.success ? { data: parsed.data } : { response: invalid(parsed.error) };
+  };
+
+  const storedImages = (parts: TemplateCreateMultipartRequest): Template['images'] =>
+    Object.fromEntries(
+      IMAGE_PARTS.flatMap((part) => {
+        const image = parts[part];
+        if (image === undefined) return [];
+        const data = Buffer.from(image.data);
+        const stored: StoredImage = {
+          fileName: image.fileName,
+          contentType: image.contentType,
+          size: data.byteLength,
+          sha256: createHash('sha256').update(data).digest('hex'),
+          data,
+        };
+        return [[part, stored]];
+      }),
+    );
+
+  const templateByKey = (templateKey: string): Template | undefined =>
+    [...templates.values()].find((t) => t.templateKey === templateKey);
+
+  /** `GET /_sim/messenger/templates/{templateKey}`: the template as the simulator holds it. */
+  const templateDetail: SimHandler = (request) => {
+    const templateKey = request.params.templateKey ?? '';
+    const template = templateByKey(templateKey);
+    if (!template) return fail(MESSENGER_CODES.unknownTemplate, `no template ${templateKey}`);
+    // The URL is built from the Host the caller used, so it works behind any address or port.
+    const origin = request.headers.host === undefined ? '' : `http://${request.headers.host}`;
+    return ok({
+      templateKey: template.templateKey,
+      templateCode: template.templateCode,
+      senderType: template.senderType,
+      owner: template.owner,
+      templateStatusCode: template.status,
+      comments: template.comments,
+      reqBody: template.body,
+      images: Object.fromEntries(
+        Object.entries(template.images).map(([part, { data: _bytes, ...image }]) => [
+          part,
+          {
+            ...image,
+            url: `${origin}/_sim/messenger/templates/${encodeURIComponent(templateKey)}/images/${part}`,
+          },
+        ]),
+      ),
+    });
+  };
+
+  /** `GET /_sim/messenger/templates/{templateKey}/images/{part}`: the stored bytes. */
+  const templateImage: SimHandler = (request) => {
+    const templateKey = request.params.templateKey ?? '';
+    const part = request.params.part as TemplateImagePart;
+    const image = IMAGE_PARTS.includes(part) ? templateByKey(templateKey)?.images[part] : undefined;
+    if (!image)
+      return fail(MESSENGER_CODES.unknownTemplate, `no ${part} for template ${templateKey}`, 404);
+    return {
+      status: 200,
+      body: image.data,
+      headers: { 'content-type': image.contentType, 'content-length': String(image.size) },
+    };
   };
 
   const changeStat = (request: SimRequest, from: ChannelStat, operation: string): SimResponse => {
@@ -583,6 +691,84 @@ export const createMessenger = (ctx: SimContext) => {
         router.add('GET', MESSENGER_STATS[name].path, stats(name));
       }
       router.add('POST', '/_sim/messenger/channels/:msgrChId/stat', setChannelStat);
+      router.add('GET', '/_sim/messenger/templates/:templateKey', templateDetail);
+      router.add('GET', '/_sim/messenger/templates/:templateKey/images/:part', templateImage);
     },
   };
 };
+
+/** The raw parts of a multipart template create, ready for the schema. */
+interface TemplateParts {
+  reqBody?: unknown;
+  image?: { fileName: string; contentType: string; data: Buffer };
+  itemHighlightImage?: { fileName: string; contentType: string; data: Buffer };
+}
+
+/**
+ * Reads `reqBody` (a text field or a file part holding JSON) and the image file parts. Answers
+ * the failure instead: `21000` for an unreadable body or a `reqBody` that is not JSON, `21001` for
+ * an unknown, repeated or missing part, or an image sent as a text field.
+ */
+const readTemplateParts = (
+  request: SimRequest,
+): Promise<TemplateParts | { code: string; message: string }> =>
+  new Promise((resolve) => {
+    let problem: { code: string; message: string } | undefined;
+    const refuse = (code: string, message: string) => {
+      problem ??= { code, message };
+    };
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: request.headers });
+    } catch (error) {
+      resolve({ code: '21000', message: `multipart body: ${(error as Error).message}` });
+      return;
+    }
+    const seen = new Set<string>();
+    let reqBodyText: string | undefined;
+    const parts: TemplateParts = {};
+    const once = (name: string): boolean => {
+      if (seen.has(name)) refuse(MESSENGER_CODES.invalidField, `${name}: part given twice`);
+      seen.add(name);
+      return problem === undefined;
+    };
+    parser.on('field', (name, value) => {
+      if (name === 'reqBody') {
+        if (once(name)) reqBodyText = value;
+      } else if ((IMAGE_PARTS as readonly string[]).includes(name)) {
+        refuse(MESSENGER_CODES.invalidField, `${name}: must be a file part`);
+      } else {
+        refuse(MESSENGER_CODES.invalidField, `${name}: unknown part`);
+      }
+    });
+    parser.on('file', (name, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        const data = Buffer.concat(chunks);
+        if (name === 'reqBody') {
+          if (once(name)) reqBodyText = data.toString('utf8');
+        } else if (name === 'image' || name === 'itemHighlightImage') {
+          if (once(name))
+            parts[name] = { fileName: info.filename ?? '', contentType: info.mimeType, data };
+        } else {
+          refuse(MESSENGER_CODES.invalidField, `${name}: unknown part`);
+        }
+      });
+    });
+    parser.on('error', (error) =>
+      resolve({ code: '21000', message: `multipart body: ${(error as Error).message}` }),
+    );
+    parser.on('close', () => {
+      if (problem) return resolve(problem);
+      if (reqBodyText === undefined) {
+        return resolve({ code: MESSENGER_CODES.invalidField, message: 'reqBody: part is missing' });
+      }
+      try {
+        resolve({ ...parts, reqBody: JSON.parse(reqBodyText) });
+      } catch {
+        resolve({ code: '21000', message: 'reqBody: part is not valid JSON' });
+      }
+    });
+    parser.end(request.body);
+  });

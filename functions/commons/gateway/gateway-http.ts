@@ -34,7 +34,12 @@ export interface GatewayCall {
   readonly pathParams?: Readonly<Record<string, string>>;
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   readonly json?: unknown;
-  readonly form?: FormData;
+  /**
+   * A `multipart/form-data` body (undici's `FormData`; undici sets the boundary). Give a function
+   * to have the form built afresh for every send, so a call that is repeated (the token retry)
+   * never depends on a body that was already read.
+   */
+  readonly form?: FormData | (() => FormData);
   /** Extra request headers (RCS brand `apiId`/`apiSecret`, chatbot `brandKey`); auth wins. */
   readonly headers?: Readonly<Record<string, string>>;
 }
@@ -129,7 +134,7 @@ export class GatewayHttp {
       headers['content-type'] = 'application/json;charset=UTF-8';
       body = JSON.stringify(call.json);
     } else if (call.form) {
-      body = call.form;
+      body = typeof call.form === 'function' ? call.form() : call.form;
     }
     try {
       return await this.transport({
