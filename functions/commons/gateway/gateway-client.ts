@@ -165,10 +165,14 @@ export class GatewayClient {
         { code: 'custom', path: ['parts'], message: 'attach 1 to 3 files', input: files.length },
       ]);
     }
-    const form = new FormData();
-    form.append('reqMsg', new Blob([JSON.stringify(reqMsg)], { type: 'application/json' }));
-    for (const file of files)
-      form.append('parts', new Blob([file.data], { type: file.contentType }), file.name);
+    // Built afresh for every attempt, so the token retry never depends on a form being reusable.
+    const form = () => {
+      const parts = new FormData();
+      parts.append('reqMsg', new Blob([JSON.stringify(reqMsg)], { type: 'application/json' }));
+      for (const file of files)
+        parts.append('parts', new Blob([file.data], { type: file.contentType }), file.name);
+      return parts;
+    };
     const envelope = await this.withBearer({ endpoint: target, form });
     return toSendOutcome(envelope.data, SendResultItemSchema, target);
   }
