@@ -6,13 +6,16 @@ import {
   type IAlarm,
   type IMetric,
   type IWidget,
+  MathExpression,
   Metric,
   Stats,
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
+import { RATE_LIMIT_METRICS } from '../functions/sending/rate-limit-metrics.ts';
 import { EventPublisher } from './event-publisher.ts';
 import { InboundAttachments } from './inbound-attachments.ts';
+import { integerProblem, throwIfInvalid } from './props-validation.ts';
 import { ScheduledJobs } from './scheduled-jobs.ts';
 import { SendPipeline } from './send-pipeline.ts';
 import { WebhookApi } from './webhook-api.ts';
@@ -25,6 +28,8 @@ export interface MsgbridgeDashboardProps {
   readonly inboundAttachments: InboundAttachments;
   /** The alarms the status widget lists: every alarm of the stack. */
   readonly alarms: readonly IAlarm[];
+  /** The gateway's TPS quota (`gateway.tpsQuota`, recipients per second): the quota-use line. */
+  readonly tpsQuota: number;
   /**
    * CloudWatch namespace of the functions' metrics.
    * @default 'msgbridge'
@@ -32,19 +37,19 @@ export interface MsgbridgeDashboardProps {
   readonly metricsNamespace?: string;
 }
 
-/** Rate-limit waits and quota use are on the issue's list but no function emits them yet. */
-export const NOT_YET_MEASURED =
-  '**Not measured yet:** rate-limit waits (time `send-messages` spends waiting for tokens of the shared TPS bucket) and quota use (share of `gateway.tpsQuota` consumed) have no metrics; the functions do not emit them. `RateLimitedPolls` of `poll-reports` counts only polls the gateway answered with a rate-limit error.';
-
 /**
  * One CloudWatch dashboard showing the flow through msgbridge, a row each: webhooks in, events
- * out, sends, tokens and scheduled jobs; then the state of every alarm of the stack.
+ * out, sends, the rate limit and quota use, tokens and scheduled jobs; then the state of every
+ * alarm of the stack.
  */
 export class MsgbridgeDashboard extends Construct {
   public readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: MsgbridgeDashboardProps) {
     super(scope, id);
+    throwIfInvalid('MsgbridgeDashboard', [
+      ...integerProblem('tpsQuota', props.tpsQuota, { min: 1, max: 100_000 }),
+    ]);
     const namespace = props.metricsNamespace ?? 'msgbridge';
     const period = Duration.minutes(5);
     const metric = (metricName: string, service: string, statistic: string = Stats.SUM) =>
@@ -69,6 +74,33 @@ export class MsgbridgeDashboard extends Construct {
     const send = SendPipeline.SERVICE;
     const publisher = EventPublisher.SERVICE;
     const { fetch } = InboundAttachments.SERVICES;
+
+    const waitMs = RATE_LIMIT_METRICS.waitMilliseconds;
+    // Quota use from counts, not from a percentage each sender computes: every per-second window
+    // is shared by all containers and each knows only its own reservations, while Sums add up
+    // exactly across them. Sum / PERIOD is the recipients counted per second (the abandoned ones
+    // too: they fill a window like the others); over the quota × period it is the share used.
+    // PERIOD() rather than a fixed 60 keeps both right when CloudWatch widens the period for a
+    // long time range. One-minute periods keep bursts visible; single full seconds average out.
+    const reserved = new Metric({
+      namespace,
+      metricName: RATE_LIMIT_METRICS.quotaRecipientsReserved,
+      dimensionsMap: { service: send },
+      statistic: Stats.SUM,
+      period: Duration.minutes(1),
+    });
+    const reservedPerSecond = new MathExpression({
+      expression: 'FILL(reserved, 0) / PERIOD(reserved)',
+      usingMetrics: { reserved },
+      period: Duration.minutes(1),
+      label: 'recipients reserved per second (send-messages)',
+    });
+    const quotaUsePercent = new MathExpression({
+      expression: `100 * FILL(reserved, 0) / (${props.tpsQuota} * PERIOD(reserved))`,
+      usingMetrics: { reserved },
+      period: Duration.minutes(1),
+      label: 'share of the TPS quota used (%)',
+    });
 
     const rows: IWidget[][] = [
       [heading('## Webhooks in')],
@@ -162,7 +194,34 @@ export class MsgbridgeDashboard extends Construct {
           }),
         ]),
       ],
-      [new TextWidget({ markdown: NOT_YET_MEASURED, width: 24, height: 2 })],
+      [heading('## Rate limit and quota')],
+      [
+        graph('Rate-limit wait per send request (ms)', [
+          metric(waitMs, send, Stats.percentile(50)).with({ label: 'p50' }),
+          metric(waitMs, send, Stats.percentile(99)).with({ label: 'p99' }),
+          metric(waitMs, send, Stats.MAXIMUM).with({ label: 'maximum' }),
+        ]),
+        graph('Send requests held back by the quota', [
+          metric(RATE_LIMIT_METRICS.waits, send),
+          metric(RATE_LIMIT_METRICS.waitsExceeded, send),
+        ]),
+        new GraphWidget({
+          title: 'Quota use (recipients/s, 1-minute average)',
+          left: [reservedPerSecond],
+          leftAnnotations: [{ value: props.tpsQuota, label: `TPS quota (${props.tpsQuota}/s)` }],
+          leftYAxis: { min: 0 },
+          width: 6,
+          height: 6,
+        }),
+        new GraphWidget({
+          title: 'Quota use (% of gateway.tpsQuota)',
+          left: [quotaUsePercent],
+          leftAnnotations: [{ value: 100, label: 'quota' }],
+          leftYAxis: { min: 0 },
+          width: 6,
+          height: 6,
+        }),
+      ],
       [heading('## Tokens and jobs')],
       [
         graph(

@@ -299,6 +299,7 @@ export class MsgbridgeStack extends Stack {
       scheduledJobs: this.scheduledJobs,
       inboundAttachments: this.inboundAttachments,
       alarms: this.node.findAll().filter((construct) => construct instanceof Alarm),
+      tpsQuota: props.gateway.tpsQuota,
       metricsNamespace,
     });
 

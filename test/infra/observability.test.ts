@@ -3,7 +3,6 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { NOT_YET_MEASURED } from '../../lib/dashboard.ts';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { InvalidPropsError } from '../../lib/props-validation.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
@@ -21,7 +20,7 @@ interface Synthesized {
   readonly bodyTokens: string[];
 }
 
-const synth = (props: Omit<MsgbridgeStackProps, 'gateway'> = {}): Synthesized => {
+const synth = (props: Partial<MsgbridgeStackProps> = {}): Synthesized => {
   const app = new App();
   const stack = new MsgbridgeStack(app, 'msgbridge-observability', {
     gateway: TEST_GATEWAY,
@@ -76,6 +75,11 @@ const DASHBOARD_METRICS = [
   'SendRetries',
   'ApproximateNumberOfMessagesVisible',
   'ApproximateAgeOfOldestMessage',
+  // Rate limit and quota
+  'RateLimitWaitMilliseconds',
+  'RateLimitWaits',
+  'RateLimitWaitsExceeded',
+  'QuotaRecipientsReserved',
   // Tokens and jobs
   'TokenMinutesLeft',
   'TokenRefreshFailures',
@@ -91,6 +95,7 @@ describe('observability', () => {
   beforeAll(() => {
     defaults = synth();
     polling = synth({
+      gateway: { ...TEST_GATEWAY, tpsQuota: 200 },
       reportDelivery: 'both',
       moPolling: true,
       metricsNamespace: 'acme/msgbridge',
@@ -129,8 +134,39 @@ describe('observability', () => {
       expect(bodyTokens).toContain(JSON.stringify({ Ref: id(stack.eventPublisher.publishEvents) }));
     });
 
-    it('says that rate-limit waits and quota use are not measured yet', () => {
-      expect(defaults.bodyText).toContain(JSON.stringify(NOT_YET_MEASURED).slice(1, -1));
+    it('shows each send request’s rate-limit wait as p50, p99 and maximum, and how many waited', () => {
+      const sendMetric = (metricName: string) =>
+        `["acme/msgbridge","${metricName}","service","send-messages"`;
+      for (const [label, stat] of [
+        ['p50', 'p50'],
+        ['p99', 'p99'],
+        ['maximum', 'Maximum'],
+      ])
+        expect(polling.bodyText).toContain(
+          `${sendMetric('RateLimitWaitMilliseconds')},{"label":"${label}","stat":"${stat}"}]`,
+        );
+      for (const metricName of ['RateLimitWaits', 'RateLimitWaitsExceeded'])
+        expect(polling.bodyText).toContain(
+          `${sendMetric(metricName)},{"label":"${metricName} (send-messages)","stat":"Sum"}]`,
+        );
+    });
+
+    it('shows quota use as recipients per second against the configured TPS quota, and as a share', () => {
+      const reserved = (namespace: string) =>
+        `["${namespace}","QuotaRecipientsReserved","service","send-messages",{"id":"reserved","visible":false,"period":60,"stat":"Sum"}]`;
+      const perSecond = '"expression":"FILL(reserved, 0) / PERIOD(reserved)","period":60}';
+      for (const [s, namespace, quota] of [
+        [defaults, 'msgbridge', 50],
+        [polling, 'acme/msgbridge', 200],
+      ] as const) {
+        expect(s.bodyText).toContain(`${perSecond}],${reserved(namespace)}]`);
+        expect(s.bodyText).toContain(
+          `"annotations":{"horizontal":[{"value":${quota},"label":"TPS quota (${quota}/s)","yAxis":"left"}]}`,
+        );
+        expect(s.bodyText).toContain(
+          `"expression":"100 * FILL(reserved, 0) / (${quota} * PERIOD(reserved))","period":60}],${reserved(namespace)}]`,
+        );
+      }
     });
 
     it('lists every alarm of the stack in the alarm status widget', () => {
