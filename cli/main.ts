@@ -1,60 +1,88 @@
-import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
-import { runValidate } from './validate.ts';
+import { urlsCommands } from './commands/urls.ts';
+import { validateCommand } from './commands/validate.ts';
+import {
+  type CliDeps,
+  commandUsage,
+  type GroupSpec,
+  groupUsage,
+  isGroup,
+  type Registry,
+  runCommand,
+} from './framework.ts';
+import { type CliIo, processIo } from './io.ts';
+import { resolveTarget } from './target.ts';
 
 /*
- * The `msgbridge` command. Each command is one entry of COMMANDS: later issues add theirs
- * there. Exit codes: 0 success, 1 the command found problems, 2 a usage error.
+ * The `msgbridge` command. Each command or group of commands is one entry of COMMANDS; see
+ * cli/README.md for how to add one. Exit codes: 0 success, 1 the command failed or found
+ * problems, 2 a usage error.
  */
 
-export interface CliIo {
-  readonly stdout: (line: string) => void;
-  readonly stderr: (line: string) => void;
-  readonly readFile: (path: string) => Promise<string>;
-}
+export type { CliIo } from './io.ts';
+export { processIo } from './io.ts';
 
-interface Command {
-  readonly summary: string;
-  readonly usage: string;
-  /** Runs with the arguments after the command name; returns the exit code. */
-  readonly run: (args: string[], io: CliIo) => Promise<number>;
-}
-
-class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-const COMMANDS: Record<string, Command> = {
-  validate: {
-    summary: 'check queue messages exactly as the sender will',
-    usage: `msgbridge validate FILE…
-
-Reads queue messages from each FILE (one JSON object, an array of objects, or JSON lines),
-prints every problem as FILE[#index or :line]: $.path: message, then a summary line.
-Exits 0 when every message is valid, 1 when one is not or a file cannot be read.`,
-    run: async (args, io) => {
-      const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
-      if (positionals.length === 0) throw new UsageError('validate needs at least one FILE');
-      return runValidate(positionals, io);
-    },
-  },
+export const COMMANDS: Registry = {
+  validate: validateCommand,
+  urls: urlsCommands,
 };
 
 const usage = (): string =>
   [
-    'Usage: msgbridge COMMAND [ARGS…]',
+    'Usage: msgbridge COMMAND [ARGS…] [--json] [--local [DIR] | --stack NAME [--region R]]',
     '       msgbridge COMMAND --help',
     '',
     'Commands:',
     ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(12)}${command.summary}`),
+    '',
+    'Every command except validate runs against the local run (`npm start`, the default) or a',
+    'deployed stack (--stack NAME), with the gateway token the Lambdas share.',
   ].join('\n');
 
 const wantsHelp = (args: readonly string[]): boolean =>
   args.includes('--help') || args.includes('-h');
 
+const runGroup = async (
+  name: string,
+  group: GroupSpec,
+  args: readonly string[],
+  io: CliIo,
+  deps: CliDeps,
+): Promise<number> => {
+  const [sub, ...rest] = args;
+  if (sub === undefined || sub === '--help' || sub === '-h' || sub === 'help') {
+    (sub === undefined ? io.stderr : io.stdout)(groupUsage(name, group));
+    return sub === undefined ? 2 : 0;
+  }
+  const command = group.commands[sub];
+  if (command === undefined) {
+    io.stderr(`msgbridge ${name}: unknown command "${sub}"\n\n${groupUsage(name, group)}`);
+    return 2;
+  }
+  return dispatch(`${name} ${sub}`, command, rest, io, deps);
+};
+
+const dispatch = async (
+  name: string,
+  command: Registry[string],
+  args: readonly string[],
+  io: CliIo,
+  deps: CliDeps,
+): Promise<number> => {
+  if (isGroup(command)) return runGroup(name, command, args, io, deps);
+  if (wantsHelp(args)) {
+    io.stdout(commandUsage(command));
+    return 0;
+  }
+  const resolve =
+    deps.resolveTarget ??
+    ((options) =>
+      resolveTarget(options, { readFile: io.readFile, ...(deps.aws ? { aws: deps.aws } : {}) }));
+  return runCommand(name, command, args, io, deps, resolve);
+};
+
 /** Runs `msgbridge` with `argv` (without node and script) and returns the exit code. */
-export const main = async (argv: string[], io: CliIo): Promise<number> => {
+export const main = async (argv: string[], io: CliIo, deps: CliDeps = {}): Promise<number> => {
   const [name, ...rest] = argv;
   if (name === undefined) {
     io.stderr(usage());
@@ -69,31 +97,7 @@ export const main = async (argv: string[], io: CliIo): Promise<number> => {
     io.stderr(`msgbridge: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
-  if (wantsHelp(rest)) {
-    io.stdout(command.usage);
-    return 0;
-  }
-  try {
-    return await command.run(rest, io);
-  } catch (error) {
-    // parseArgs reports unknown options and the like with a TypeError carrying an ERR_PARSE_ARGS code.
-    const isParseError =
-      error instanceof TypeError &&
-      'code' in error &&
-      String(error.code).startsWith('ERR_PARSE_ARGS');
-    if (error instanceof UsageError || isParseError) {
-      io.stderr(`msgbridge ${name}: ${error.message}\n\n${command.usage}`);
-      return 2;
-    }
-    throw error;
-  }
-};
-
-/** The real terminal and file system. */
-export const processIo: CliIo = {
-  stdout: (line) => process.stdout.write(`${line}\n`),
-  stderr: (line) => process.stderr.write(`${line}\n`),
-  readFile: (path) => readFile(path, 'utf8'),
+  return dispatch(name, command, rest, io, deps);
 };
 
 const entryScript = process.argv[1];

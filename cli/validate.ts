@@ -55,47 +55,87 @@ export const readMessages = (file: string, text: string): Entry[] | { error: str
   });
 };
 
+/** One message's problems: `label` is `FILE`, `FILE#2` or `FILE:7`. */
+export interface MessageProblem {
+  readonly label: string;
+  readonly path: string;
+  readonly message: string;
+}
+
+/** What validating files found; `messages` holds the valid ones, in order, for the sender. */
+export interface ValidationReport {
+  readonly total: number;
+  readonly valid: number;
+  readonly invalid: number;
+  readonly problems: MessageProblem[];
+  readonly unreadable: Array<{ file: string; error: string }>;
+  readonly messages: Array<{ label: string; value: unknown }>;
+}
+
 /**
- * Validates every message of every file. Prints `FILE[#index or :line]: $.path: message` for
- * each problem and a summary line `N messages, N valid, N invalid`. Returns the exit code:
- * 0 when every message is valid, 1 when one is not or a file cannot be read or parsed.
+ * Reads and validates every message of every file with the sender's own check
+ * (`parseSendMessage`, with the current time), collecting every problem.
  */
-export const runValidate = async (files: string[], io: ValidateIo): Promise<number> => {
+export const validateFiles = async (
+  files: readonly string[],
+  io: Pick<ValidateIo, 'readFile'>,
+  now: Date = new Date(),
+): Promise<ValidationReport> => {
+  const problems: MessageProblem[] = [];
+  const unreadable: Array<{ file: string; error: string }> = [];
+  const messages: Array<{ label: string; value: unknown }> = [];
   let total = 0;
   let invalid = 0;
-  let unreadable = 0;
   for (const file of files) {
     let text: string;
     try {
       text = await io.readFile(file);
     } catch (error) {
-      io.stderr(`${file}: cannot read: ${errorText(error)}`);
-      unreadable += 1;
+      unreadable.push({ file, error: `cannot read: ${errorText(error)}` });
       continue;
     }
     const entries = readMessages(file, text);
     if (!Array.isArray(entries)) {
-      io.stderr(`${file}: cannot parse: ${entries.error}`);
-      unreadable += 1;
+      unreadable.push({ file, error: `cannot parse: ${entries.error}` });
       continue;
     }
     for (const entry of entries) {
       total += 1;
       if ('error' in entry) {
         invalid += 1;
-        io.stdout(`${entry.label}: $: not valid JSON: ${entry.error}`);
+        problems.push({ label: entry.label, path: '$', message: `not valid JSON: ${entry.error}` });
         continue;
       }
-      const result = parseSendMessage(entry.value, { now: new Date() });
-      if (result.ok) continue;
-      invalid += 1;
-      for (const problem of result.problems) {
-        io.stdout(`${entry.label}: ${problem.path}: ${problem.message}`);
+      const result = parseSendMessage(entry.value, { now });
+      if (result.ok) {
+        messages.push({ label: entry.label, value: entry.value });
+        continue;
       }
+      invalid += 1;
+      for (const problem of result.problems) problems.push({ label: entry.label, ...problem });
     }
   }
+  return { total, valid: total - invalid, invalid, problems, unreadable, messages };
+};
+
+/** `FILE[#index or :line]: $.path: message` */
+export const problemLine = (problem: MessageProblem): string =>
+  `${problem.label}: ${problem.path}: ${problem.message}`;
+
+/**
+ * Validates every message of every file. Prints `FILE[#index or :line]: $.path: message` for
+ * each problem and a summary line `N messages, N valid, N invalid`. Returns the exit code:
+ * 0 when every message is valid, 1 when one is not or a file cannot be read or parsed.
+ */
+export const runValidate = async (files: string[], io: ValidateIo): Promise<number> => {
+  const report = await validateFiles(files, io);
+  for (const { file, error } of report.unreadable) io.stderr(`${file}: ${error}`);
+  for (const problem of report.problems) io.stdout(problemLine(problem));
+  const unreadable = report.unreadable.length;
   const unreadableNote =
     unreadable === 0 ? '' : `; ${unreadable} ${unreadable === 1 ? 'file' : 'files'} unreadable`;
-  io.stdout(`${total} messages, ${total - invalid} valid, ${invalid} invalid${unreadableNote}`);
-  return invalid > 0 || unreadable > 0 ? 1 : 0;
+  io.stdout(
+    `${report.total} messages, ${report.valid} valid, ${report.invalid} invalid${unreadableNote}`,
+  );
+  return report.invalid > 0 || unreadable > 0 ? 1 : 0;
 };

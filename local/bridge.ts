@@ -86,9 +86,10 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     const dynamo = await startDynamoDbLocal();
     stops.push(() => dynamo.stop());
     const dynamoClient = localDynamoDbClient(dynamo.endpoint);
+    const tables = { events: 'msgbridge-events', state: 'msgbridge-state' } as const;
     const streamArn = await createTables(dynamoClient, {
-      eventTable: 'msgbridge-events',
-      stateTable: 'msgbridge-state',
+      eventTable: tables.events,
+      stateTable: tables.state,
     });
     if (!streamArn) throw new Error('DynamoDB Local created the event table without a stream');
     const documents = DynamoDBDocumentClient.from(dynamoClient, {
@@ -279,6 +280,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       sender,
       jobs,
       poisoned,
+      tables,
       urls: {
         reportWebhook: urls.report,
         moWebhook: urls.mo,

@@ -3,10 +3,10 @@
  * are all checked before anything starts; every problem is reported at once.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { startLocalBridge } from './bridge.ts';
+import { writeBridgeFile } from './bridge-file.ts';
 import { JavaNotFoundError } from './dynamodb-local.ts';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
@@ -61,11 +61,10 @@ try {
   process.exit(1);
 }
 
-await mkdir(dataDir, { recursive: true });
-await writeFile(
-  join(dataDir, 'bridge.json'),
-  `${JSON.stringify({ ...bridge.urls, apiKey: settings.SIMULATOR_API_KEY, apiPassword: password.value }, null, 2)}\n`,
-);
+await writeBridgeFile(dataDir, bridge, {
+  apiKey: settings.SIMULATOR_API_KEY,
+  apiPassword: password.value,
+});
 
 const u = bridge.urls;
 console.log(`

@@ -1,0 +1,261 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+
+import { GatewayError, GatewayTransportError } from '../functions/commons/gateway/errors.ts';
+import { GatewayRequestInvalidError } from '../functions/commons/gateway/gateway-client.ts';
+import { RcsChatbotIdUnusableError } from '../functions/commons/gateway/rcs-management-client.ts';
+import type { CliIo } from './io.ts';
+import { Output } from './output.ts';
+import type { AwsClients, Target, TargetOptions } from './target.ts';
+
+export type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
+type OptionValues = Readonly<
+  Record<string, string | boolean | Array<string | boolean> | undefined>
+>;
+
+/*
+ * The command framework: a registry of commands and command groups, option parsing with the
+ * shared options (--json, the target options), and the one place where errors become output
+ * and exit codes: 0 success, 1 the command failed or found problems, 2 a usage error.
+ */
+
+/** A usage error: printed with the command's usage, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** A failure the user can act on, printed as `msgbridge CMD: message` (exit 1, no stack trace). */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(
+    message: string,
+    /** Extra lines printed under the message (e.g. every validation problem). */
+    readonly details: readonly string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** What a command may need from outside: AWS clients (tests), the clock, waiting. */
+export interface CliDeps {
+  readonly aws?: AwsClients;
+  readonly now?: () => Date;
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Replaces target resolution entirely (tests of one command against fakes). */
+  readonly resolveTarget?: (options: TargetOptions) => Promise<Target>;
+}
+
+/** What `run` receives. */
+export interface CommandContext {
+  /** `msgbridge optout add` → `optout add`; used in messages. */
+  readonly name: string;
+  readonly io: CliIo;
+  readonly out: Output;
+  readonly deps: CliDeps;
+  readonly positionals: readonly string[];
+  /** The parsed options by name (strings, booleans, or string lists for `multiple`). */
+  readonly values: OptionValues;
+  /** The target chosen by --local/--stack, resolved on first call. */
+  target(): Promise<Target>;
+  /** An option's string value, or undefined. */
+  string(name: string): string | undefined;
+  /** An option's string value; a {@link UsageError} when missing. */
+  required(name: string): string;
+  /** Whether a boolean option was given. */
+  flag(name: string): boolean;
+  /** An integer option within bounds, or `fallback` when absent; a {@link UsageError} otherwise. */
+  integer(name: string, fallback: number, bounds?: { min?: number; max?: number }): number;
+}
+
+export interface CommandSpec {
+  readonly summary: string;
+  /** Synopsis and description. The shared options are appended by the framework. */
+  readonly usage: string;
+  /** Options beyond the shared ones (`--json`, `--help`, and the target options). */
+  readonly options?: ParseArgsOptionsConfig;
+  /** Runs against a target: accepts --local/--stack/--region. @default true */
+  readonly target?: boolean;
+  /** Accepted positional arguments. @default none */
+  readonly positionals?: {
+    readonly min?: number;
+    readonly max?: number;
+    /** What one is called in messages (`FILE`). */
+    readonly name?: string;
+    /** The usage error when there are fewer than `min`. @default `needs a NAME` */
+    readonly missing?: string;
+  };
+  /** Returns the exit code (`undefined` = 0). Throw {@link UsageError} or {@link CliError}. */
+  readonly run: (context: CommandContext) => Promise<number | undefined>;
+}
+
+/** Commands under one name: `msgbridge optout add|list|…`. */
+export interface GroupSpec {
+  readonly summary: string;
+  /** A paragraph shown above the list of subcommands. */
+  readonly description?: string;
+  readonly commands: Readonly<Record<string, CommandSpec>>;
+}
+
+export type Registry = Readonly<Record<string, CommandSpec | GroupSpec>>;
+
+export const isGroup = (entry: CommandSpec | GroupSpec): entry is GroupSpec => 'commands' in entry;
+
+const TARGET_OPTIONS: ParseArgsOptionsConfig = {
+  local: { type: 'string' },
+  stack: { type: 'string' },
+  region: { type: 'string' },
+};
+const SHARED_OPTIONS: ParseArgsOptionsConfig = { json: { type: 'boolean' } };
+
+export const TARGET_USAGE = `Target:
+  --local [DIR]      the local run started by \`npm start\` (default; DIR defaults to .local)
+                     — put DIR right after --local, or write --local=DIR
+  --stack NAME       a deployed stack (AWS credentials from the default provider chain)
+  --region R         the stack's region (default: the AWS configuration's)`;
+const JSON_USAGE = '  --json             print one JSON document (for scripts)';
+
+/** The full usage of a command, with the shared options it takes. */
+export const commandUsage = (spec: CommandSpec): string =>
+  [
+    spec.usage.trimEnd(),
+    '',
+    ...(spec.target === false ? [] : [TARGET_USAGE]),
+    `Output:\n${JSON_USAGE}`,
+  ].join('\n');
+
+export const groupUsage = (name: string, group: GroupSpec): string =>
+  [
+    `Usage: msgbridge ${name} COMMAND [ARGS…]`,
+    `       msgbridge ${name} COMMAND --help`,
+    '',
+    ...(group.description ? [group.description, ''] : []),
+    'Commands:',
+    ...Object.entries(group.commands).map(
+      ([sub, command]) => `  ${sub.padEnd(10)}${command.summary}`,
+    ),
+  ].join('\n');
+
+/** `--local` with no DIR after it (end, or another option next) means the default directory. */
+const normaliseLocal = (args: readonly string[]): string[] =>
+  args.map((arg, index) => {
+    const next = args[index + 1];
+    return arg === '--local' && (next === undefined || next.startsWith('-'))
+      ? '--local=.local'
+      : arg;
+  });
+
+const isParseArgsError = (error: unknown): error is Error =>
+  error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
+
+/** Runs one command with its arguments; every error becomes output and an exit code here. */
+export const runCommand = async (
+  name: string,
+  spec: CommandSpec,
+  args: readonly string[],
+  io: CliIo,
+  deps: CliDeps,
+  resolve: (options: TargetOptions) => Promise<Target>,
+): Promise<number> => {
+  const usageError = (message: string) => {
+    io.stderr(`msgbridge ${name}: ${message}\n\n${commandUsage(spec)}`);
+    return 2;
+  };
+  try {
+    const withTarget = spec.target !== false;
+    const parsed = parseArgs({
+      args: withTarget ? normaliseLocal(args) : [...args],
+      allowPositionals: true,
+      strict: true,
+      options: { ...SHARED_OPTIONS, ...(withTarget ? TARGET_OPTIONS : {}), ...spec.options },
+    });
+    const values: OptionValues = parsed.values;
+    const positionals = parsed.positionals;
+    const { min = 0, max = 0, name: positionalName = 'argument', missing } = spec.positionals ?? {};
+    if (positionals.length < min) {
+      throw new UsageError(
+        missing ?? `needs ${min === 1 ? `a ${positionalName}` : `${min} ${positionalName}s`}`,
+      );
+    }
+    if (positionals.length > max) {
+      throw new UsageError(`unexpected argument "${positionals[max]}"`);
+    }
+    const text = (option: string): string | undefined => {
+      const value = values[option];
+      return typeof value === 'string' ? value : undefined;
+    };
+    let target: Promise<Target> | undefined;
+    const context: CommandContext = {
+      name,
+      io,
+      out: new Output(io, values.json === true),
+      deps,
+      positionals,
+      values,
+      target: () => {
+        target ??= resolve({
+          ...(text('local') === undefined ? {} : { local: text('local') }),
+          ...(text('stack') === undefined ? {} : { stack: text('stack') }),
+          ...(text('region') === undefined ? {} : { region: text('region') }),
+        });
+        return target;
+      },
+      string: text,
+      required: (option) => {
+        const value = text(option);
+        if (value === undefined || value === '') throw new UsageError(`--${option} is required`);
+        return value;
+      },
+      flag: (option) => values[option] === true,
+      integer: (option, fallback, bounds = {}) => {
+        const value = text(option);
+        if (value === undefined) return fallback;
+        const number = Number(value);
+        const { min: low = Number.MIN_SAFE_INTEGER, max: high = Number.MAX_SAFE_INTEGER } = bounds;
+        if (!/^-?\d+$/.test(value) || number < low || number > high) {
+          throw new UsageError(
+            `--${option} must be a whole number${bounds.min === undefined ? '' : ` from ${low}`}${bounds.max === undefined ? '' : ` to ${high}`}`,
+          );
+        }
+        return number;
+      },
+    };
+    return (await spec.run(context)) ?? 0;
+  } catch (error) {
+    if (error instanceof UsageError || isParseArgsError(error)) return usageError(error.message);
+    for (const line of describeError(error)) io.stderr(`msgbridge ${name}: ${line}`);
+    return 1;
+  }
+};
+
+/**
+ * The lines that tell the user what went wrong, without a stack trace: the gateway's code and
+ * message (and nested codes), every problem of an invalid request, or the error's message.
+ */
+export const describeError = (error: unknown): string[] => {
+  if (error instanceof CliError) return [error.message, ...error.details.map((d) => `  ${d}`)];
+  if (error instanceof GatewayTransportError) {
+    return [
+      `the gateway did not answer (${error.kind}): ${error.gatewayMessage}`,
+      '  (the gateway accepts calls only from registered IP addresses; see docs/operations.md)',
+    ];
+  }
+  if (error instanceof GatewayError) {
+    const nested =
+      error instanceof RcsChatbotIdUnusableError
+        ? [`  nested: ${error.nestedCode} ${error.nestedMessage}`]
+        : [];
+    return [`the gateway refused: ${error.code} ${error.gatewayMessage}`.trimEnd(), ...nested];
+  }
+  if (error instanceof GatewayRequestInvalidError) {
+    return [
+      'invalid request, nothing was sent:',
+      ...error.issues.map((issue) => `  ${issue.path.join('.') || '(request)'}: ${issue.message}`),
+    ];
+  }
+  if (error instanceof Error) {
+    // AWS SDK errors carry a name such as AccessDeniedException or ValidationError.
+    return [
+      error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message,
+    ];
+  }
+  return [String(error)];
+};

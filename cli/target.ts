@@ -1,0 +1,302 @@
+import { join, resolve } from 'node:path';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { stateTableTokenProvider } from '../functions/commons/adapters/state-table-token-provider.ts';
+import {
+  GatewayAuthApi,
+  type GatewayCredentials,
+} from '../functions/commons/gateway/gateway-auth.ts';
+import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
+import { GatewayManagementClient } from '../functions/commons/gateway/management-client.ts';
+import { GatewayRcsManagementClient } from '../functions/commons/gateway/rcs-management-client.ts';
+import type { RcsPortalCredentials } from '../functions/commons/gateway/schemas/rcs-management.ts';
+import { type GatewayHosts, GatewayHostsSchema } from '../functions/commons/gateway/settings.ts';
+import { GatewayCredentialsSchema } from '../functions/commons/gateway-credentials.ts';
+import { BRIDGE_FILE, type BridgeFile, BridgeFileSchema } from '../local/bridge-file.ts';
+import { CliError } from './framework.ts';
+
+/*
+ * Where a command runs: the local run (`--local [DIR]`, the default) or a deployed stack
+ * (`--stack NAME [--region R]`). Either way the gateway token is the shared one in the state
+ * table, through the same provider the Lambdas use.
+ */
+
+/** The gateway clients of a target, built on the shared token. */
+export interface GatewayClients {
+  /** Spec 01: sending, reports, tracking URLs (bearer token). */
+  readonly messaging: GatewayClient;
+  /** Spec 02: messenger channels, templates, statistics. */
+  readonly management: GatewayManagementClient;
+  /** Spec 03: the brand endpoints also need the brand portal account (`apiId`/`apiSecret`). */
+  rcs(portal: RcsPortalCredentials): GatewayRcsManagementClient;
+  /**
+   * Spec 01 opt-out endpoints, which authenticate with the `apiKey` header: reads the gateway
+   * credentials (on a stack, the Secrets Manager secret).
+   */
+  optOut(): Promise<GatewayClient>;
+}
+
+export type TargetEvents =
+  | {
+      readonly kind: 'local';
+      /** The JSON-lines file the local bus appends every event to. */
+      readonly file: string;
+      /** The running bridge's loopback-only replay route. */
+      readonly replayUrl: string;
+    }
+  | {
+      readonly kind: 'stack';
+      readonly client: EventBridgeClient;
+      readonly busName: string;
+      readonly busArn: string;
+      readonly archiveArn: string;
+    };
+
+export interface Target {
+  readonly kind: 'local' | 'stack';
+  /** One line naming the target, without any secret: `local run at .local` / `stack X (region)`. */
+  describe(): string;
+  /** The gateway clients, built on first use. */
+  gateway(): GatewayClients;
+  readonly sqs: SQSClient;
+  readonly queues: { readonly send: string; readonly dlq: string };
+  readonly events: TargetEvents;
+  readonly tables: { readonly events: string; readonly state: string };
+  readonly documents: DynamoDBDocumentClient;
+}
+
+export interface TargetOptions {
+  /** `--local [DIR]`; the default target when `stack` is not given. */
+  readonly local?: string;
+  readonly stack?: string;
+  readonly region?: string;
+}
+
+/** AWS clients for a deployed stack; given, they are used instead of new ones (tests). */
+export interface AwsClients {
+  readonly cloudFormation?: CloudFormationClient;
+  readonly sqs?: SQSClient;
+  readonly eventBridge?: EventBridgeClient;
+  readonly dynamodb?: DynamoDBClient;
+  readonly secretsManager?: SecretsManagerClient;
+}
+
+export interface TargetDeps {
+  readonly readFile: (path: string) => Promise<string>;
+  readonly aws?: AwsClients;
+}
+
+export const DEFAULT_LOCAL_DIR = '.local';
+
+/** The stack outputs the CLI needs (logical ids). */
+export const REQUIRED_OUTPUTS = [
+  'StateTableName',
+  'EventTableName',
+  'GatewayCredentialsArn',
+  'GatewayHosts',
+  'SendQueueUrl',
+  'SendDlqUrl',
+  'EventBusName',
+  'EventBusArn',
+  'EventArchiveArn',
+] as const;
+type OutputName = (typeof REQUIRED_OUTPUTS)[number];
+
+// The token provider never logs a token; its informational lines are not for the CLI's output.
+const SILENT = new Logger({ logLevel: 'SILENT' });
+
+/** Resolves `--local`/`--stack` to a {@link Target}. Usage conflicts are {@link CliError}s. */
+export const resolveTarget = async (options: TargetOptions, deps: TargetDeps): Promise<Target> => {
+  if (options.stack !== undefined) {
+    if (options.local !== undefined) throw new CliError('give either --local or --stack, not both');
+    return stackTarget(options.stack, options.region, deps);
+  }
+  if (options.region !== undefined) throw new CliError('--region goes with --stack NAME');
+  return localTarget(options.local ?? DEFAULT_LOCAL_DIR, deps);
+};
+
+interface ClientParts {
+  readonly hosts: GatewayHosts;
+  readonly stateTable: string;
+  readonly documents: DynamoDBDocumentClient;
+  readonly credentials: () => Promise<GatewayCredentials>;
+}
+
+/** The clients of `gatewayFromEnvironment`, from a target's parts instead of a Lambda's environment. */
+const gatewayClients = (parts: ClientParts): GatewayClients => {
+  const auth = new GatewayAuthApi({ hosts: parts.hosts });
+  const tokens = stateTableTokenProvider(parts.stateTable, {
+    auth,
+    credentials: parts.credentials,
+    logger: SILENT,
+    client: parts.documents,
+  });
+  const hosts = parts.hosts;
+  return {
+    messaging: new GatewayClient({ hosts, tokens }),
+    management: new GatewayManagementClient({ hosts, tokens }),
+    rcs: (portal) => new GatewayRcsManagementClient({ hosts, tokens, portal }),
+    optOut: async () => {
+      const { apiKey } = await parts.credentials();
+      return new GatewayClient({ hosts, tokens, apiKey });
+    },
+  };
+};
+
+const once = <T>(build: () => T): (() => T) => {
+  let value: { v: T } | undefined;
+  return () => {
+    value ??= { v: build() };
+    return value.v;
+  };
+};
+
+const documentClient = (client: DynamoDBClient) =>
+  DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+
+const localTarget = async (dir: string, deps: TargetDeps): Promise<Target> => {
+  const path = join(dir, BRIDGE_FILE);
+  let text: string;
+  try {
+    text = await deps.readFile(path);
+  } catch {
+    throw new CliError(
+      `no local run found at ${path}: start one with \`npm start\`, or pass --stack NAME for a deployed stack`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${path} is not JSON (${(error as Error).message}); restart \`npm start\``);
+  }
+  const parsed = BridgeFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}`);
+    throw new CliError(
+      `${path} does not describe a local run this msgbridge can use (${[...new Set(problems)].join(', ')}); restart \`npm start\` to rewrite it`,
+    );
+  }
+  const bridge: BridgeFile = parsed.data;
+  const aws = { region: bridge.region, credentials: bridge.credentials };
+  const documents = documentClient(new DynamoDBClient({ ...aws, endpoint: bridge.dynamodb }));
+  const credentials = { apiKey: bridge.apiKey, apiPassword: bridge.apiPassword };
+  return {
+    kind: 'local',
+    describe: () => `local run at ${resolve(dir)} (gateway simulator ${bridge.simulator})`,
+    gateway: once(() =>
+      gatewayClients({
+        hosts: bridge.gatewayHosts,
+        stateTable: bridge.tables.state,
+        documents,
+        credentials: async () => credentials,
+      }),
+    ),
+    sqs: new SQSClient({ ...aws, endpoint: bridge.sqs }),
+    queues: { send: bridge.sendQueue, dlq: bridge.sendDlq },
+    events: {
+      kind: 'local',
+      file: bridge.eventsFile,
+      replayUrl: `${bridge.webhooks}/_bridge/replay`,
+    },
+    tables: bridge.tables,
+    documents,
+  };
+};
+
+/** The stack's outputs by logical id; a stack that is missing any required one is an error. */
+export const readStackOutputs = async (
+  cloudFormation: CloudFormationClient,
+  stack: string,
+): Promise<Record<OutputName, string>> => {
+  const answer = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
+  const found = answer.Stacks?.[0];
+  if (found === undefined) throw new CliError(`stack ${stack} not found`);
+  const outputs = new Map(
+    (found.Outputs ?? []).flatMap((output) =>
+      output.OutputKey !== undefined && output.OutputValue !== undefined
+        ? [[output.OutputKey, output.OutputValue] as const]
+        : [],
+    ),
+  );
+  const missing = REQUIRED_OUTPUTS.filter((name) => !outputs.has(name));
+  if (missing.length > 0) {
+    throw new CliError(
+      `stack ${stack} lacks the output${missing.length === 1 ? '' : 's'} ${missing.join(', ')}; deploy a msgbridge version that has ${missing.length === 1 ? 'it' : 'them'}`,
+    );
+  }
+  return Object.fromEntries(REQUIRED_OUTPUTS.map((name) => [name, outputs.get(name)])) as Record<
+    OutputName,
+    string
+  >;
+};
+
+const parseHosts = (stack: string, value: string): GatewayHosts => {
+  try {
+    return GatewayHostsSchema.parse(JSON.parse(value));
+  } catch {
+    throw new CliError(
+      `stack ${stack}: the GatewayHosts output is not {"api","send","mnt"} URLs: ${value}`,
+    );
+  }
+};
+
+const stackTarget = async (
+  stack: string,
+  region: string | undefined,
+  deps: TargetDeps,
+): Promise<Target> => {
+  const config = region === undefined ? {} : { region };
+  const aws = deps.aws ?? {};
+  const outputs = await readStackOutputs(
+    aws.cloudFormation ?? new CloudFormationClient(config),
+    stack,
+  );
+  const hosts = parseHosts(stack, outputs.GatewayHosts);
+  const documents = documentClient(aws.dynamodb ?? new DynamoDBClient(config));
+  const secrets = once(() => aws.secretsManager ?? new SecretsManagerClient(config));
+  // Read only when the provider must re-authenticate or an opt-out call needs the apiKey.
+  let credentials: Promise<GatewayCredentials> | undefined;
+  const readCredentials = () => {
+    credentials ??= secrets()
+      .send(new GetSecretValueCommand({ SecretId: outputs.GatewayCredentialsArn }))
+      .then((answer) => {
+        const parsed = GatewayCredentialsSchema.safeParse(JSON.parse(answer.SecretString ?? '{}'));
+        if (!parsed.success) {
+          throw new CliError(
+            `secret ${outputs.GatewayCredentialsArn} must hold {"apiKey": "...", "apiPassword": "..."}`,
+          );
+        }
+        return parsed.data;
+      });
+    return credentials;
+  };
+  return {
+    kind: 'stack',
+    describe: () => `stack ${stack}${region === undefined ? '' : ` in ${region}`}`,
+    gateway: once(() =>
+      gatewayClients({
+        hosts,
+        stateTable: outputs.StateTableName,
+        documents,
+        credentials: readCredentials,
+      }),
+    ),
+    sqs: aws.sqs ?? new SQSClient(config),
+    queues: { send: outputs.SendQueueUrl, dlq: outputs.SendDlqUrl },
+    events: {
+      kind: 'stack',
+      client: aws.eventBridge ?? new EventBridgeClient(config),
+      busName: outputs.EventBusName,
+      busArn: outputs.EventBusArn,
+      archiveArn: outputs.EventArchiveArn,
+    },
+    tables: { events: outputs.EventTableName, state: outputs.StateTableName },
+    documents,
+  };
+};

@@ -1,0 +1,329 @@
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CliError, type CommandSpec, describeError, runCommand } from '../../cli/framework.ts';
+import type { CliIo } from '../../cli/io.ts';
+import { main } from '../../cli/main.ts';
+import { createProgress, formatTable } from '../../cli/output.ts';
+import { REQUIRED_OUTPUTS, resolveTarget, type Target } from '../../cli/target.ts';
+import {
+  GatewayRejectedError,
+  GatewayTransportError,
+} from '../../functions/commons/gateway/errors.ts';
+import { RcsChatbotIdUnusableError } from '../../functions/commons/gateway/rcs-management-client.ts';
+
+/** An io that records every line, and raw stderr writes when `tty`. */
+const captureIo = (files: Record<string, string> = {}, tty = false) => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const raw: string[] = [];
+  const io: CliIo = {
+    stdout: (line) => out.push(line),
+    stderr: (line) => err.push(line),
+    readFile: async (path) => {
+      const text = files[path];
+      if (text === undefined) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
+      return text;
+    },
+    stderrIsTty: tty,
+    stderrWrite: (text) => raw.push(text),
+  };
+  return { io, out, err, raw };
+};
+
+describe('formatTable', () => {
+  it('aligns columns by display width, right-aligns numbers and trims trailing spaces', () => {
+    // Act
+    const lines = formatTable(
+      [
+        { name: '한빛', count: 7, note: undefined },
+        { name: 'abcdef', count: 1234, note: 'x' },
+      ],
+      [
+        { header: 'NAME', key: 'name' },
+        { header: 'COUNT', key: 'count', right: true },
+        { header: 'NOTE', key: 'note' },
+      ],
+    );
+
+    // Assess
+    expect(lines).toEqual(['NAME    COUNT  NOTE', '한빛        7', 'abcdef   1234  x']);
+  });
+
+  it('renders objects as JSON and computed columns', () => {
+    const lines = formatTable(
+      [{ a: { b: 1 } }],
+      [
+        { header: 'A', key: 'a' },
+        { header: 'B', value: (row) => Object.keys(row.a).length },
+      ],
+    );
+    expect(lines).toEqual(['A        B', '{"b":1}  1']);
+  });
+});
+
+describe('progress', () => {
+  it('redraws one line in place on a terminal and ends it with a newline', () => {
+    // Prepare
+    const { io, raw, err } = captureIo({}, true);
+    const progress = createProgress(io, 'redriving', 500);
+
+    // Act
+    progress.update(120);
+    progress.update(500);
+    progress.finish();
+
+    // Assess
+    expect(raw).toEqual(['\r\x1b[Kredriving 120/500…', '\r\x1b[Kredriving 500/500…', '\n']);
+    expect(err).toEqual([]);
+  });
+
+  it('prints one line per tenth of the total off a terminal', () => {
+    // Prepare
+    const { io, raw, err } = captureIo({}, false);
+    const progress = createProgress(io, 'sending', 100);
+
+    // Act
+    for (let done = 1; done <= 100; done += 1) progress.update(done);
+    progress.finish();
+
+    // Assess
+    expect(raw).toEqual([]);
+    expect(err).toHaveLength(10);
+    expect(err[0]).toBe('sending 10/100…');
+    expect(err[9]).toBe('sending 100/100…');
+  });
+});
+
+describe('argument parsing', () => {
+  const echo: CommandSpec = {
+    summary: 'echo',
+    usage: 'msgbridge echo --count N NAME',
+    options: { count: { type: 'string' } },
+    positionals: { min: 1, max: 1, name: 'NAME' },
+    run: async (context) => {
+      const count = context.integer('count', 1, { min: 1, max: 3 });
+      context.out.emit({ name: context.positionals[0], count }, () =>
+        context.out.line(`${context.positionals[0]} x${count}`),
+      );
+      return 0;
+    },
+  };
+  const run = (args: string[]) => {
+    const captured = captureIo();
+    const never = async (): Promise<Target> => {
+      throw new Error('no target in this test');
+    };
+    return runCommand('echo', echo, args, captured.io, {}, never).then((code) => ({
+      code,
+      ...captured,
+    }));
+  };
+
+  it('parses options and prints JSON with --json', async () => {
+    const plain = await run(['kim', '--count', '2']);
+    const json = await run(['kim', '--count=3', '--json']);
+    expect(plain).toMatchObject({ code: 0, out: ['kim x2'] });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.out.join('\n'))).toEqual({ name: 'kim', count: 3 });
+  });
+
+  it('answers usage errors with exit 2 and the usage, whatever the cause', async () => {
+    const cases = [
+      [['kim', '--bogus'], "Unknown option '--bogus'"],
+      [[], 'needs a NAME'],
+      [['kim', 'lee'], 'unexpected argument "lee"'],
+      [['kim', '--count', '9'], '--count must be a whole number from 1 to 3'],
+      [['kim', '--count', 'two'], '--count must be a whole number'],
+    ] as const;
+    for (const [args, message] of cases) {
+      const result = await run([...args]);
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.err.join('\n')).toContain(`msgbridge echo: ${message}`);
+      expect(result.err.join('\n')).toContain('msgbridge echo --count N NAME');
+      expect(result.err.join('\n')).toContain('--stack NAME');
+    }
+  });
+
+  it('answers an unknown subcommand of a group with exit 2 and the group usage', async () => {
+    const { io, err } = captureIo();
+    expect(await main(['urls', 'frobnicate'], io)).toBe(2);
+    expect(err.join('\n')).toContain('msgbridge urls: unknown command "frobnicate"');
+    expect(err.join('\n')).toContain('Usage: msgbridge urls COMMAND');
+  });
+
+  it('prints a command usage for --help with exit 0', async () => {
+    const { io, out } = captureIo();
+    expect(await main(['urls', 'list', '--help'], io)).toBe(0);
+    expect(out.join('\n')).toContain('msgbridge urls list [--page N]');
+    expect(out.join('\n')).toContain('--json');
+  });
+});
+
+describe('error output', () => {
+  it('prints a gateway refusal with its code and message and exits 1', async () => {
+    // Prepare
+    const { io, err } = captureIo();
+    const failing: CommandSpec = {
+      summary: 'fails',
+      usage: 'msgbridge urls delete URL_ID',
+      target: false,
+      run: async () => {
+        throw new GatewayRejectedError({
+          code: '29045',
+          message: 'no such url',
+          endpoint: 'POST /msg/v1/deleteClickUrl',
+        });
+      },
+    };
+
+    // Act
+    const code = await runCommand('urls delete', failing, [], io, {}, async () => {
+      throw new Error('unused');
+    });
+
+    // Assess
+    expect(code).toBe(1);
+    expect(err).toEqual(['msgbridge urls delete: the gateway refused: 29045 no such url']);
+  });
+
+  it('prints the nested codes of a nested gateway error, and every line of a CliError', () => {
+    const outer = new GatewayRejectedError({ code: '21399', message: 'unusable', endpoint: 'x' });
+    expect(
+      describeError(new RcsChatbotIdUnusableError('bot', '4001', 'bad format', outer)),
+    ).toEqual([
+      'the gateway refused: 21399 unusable (upstream 4001: bad format)',
+      '  nested: 4001 bad format',
+    ]);
+    expect(describeError(new CliError('3 problems', ['a', 'b']))).toEqual([
+      '3 problems',
+      '  a',
+      '  b',
+    ]);
+    expect(
+      describeError(
+        new GatewayTransportError('timeout', {
+          code: 'TIMEOUT',
+          message: 'after 10000 ms',
+          endpoint: 'x',
+        }),
+      )[0],
+    ).toBe('the gateway did not answer (timeout): after 10000 ms');
+  });
+});
+
+describe('resolveTarget', () => {
+  const cloudFormation = mockClient(CloudFormationClient);
+  afterEach(() => cloudFormation.reset());
+
+  it('says how to start a local run when DIR/bridge.json is missing', async () => {
+    const { io } = captureIo();
+    await expect(resolveTarget({}, { readFile: io.readFile })).rejects.toThrow(
+      'no local run found at .local/bridge.json: start one with `npm start`, or pass --stack NAME for a deployed stack',
+    );
+    await expect(resolveTarget({ local: 'runs/a' }, { readFile: io.readFile })).rejects.toThrow(
+      'no local run found at runs/a/bridge.json',
+    );
+  });
+
+  it('names what is missing from an invalid bridge.json', async () => {
+    const { io } = captureIo({
+      'old/bridge.json': JSON.stringify({ simulator: 'http://127.0.0.1:1' }),
+    });
+    const failure = resolveTarget({ local: 'old' }, { readFile: io.readFile });
+    await expect(failure).rejects.toThrow(/old\/bridge.json does not describe a local run/);
+    await expect(failure).rejects.toThrow(/gatewayHosts/);
+    const { io: broken } = captureIo({ 'bad/bridge.json': '{' });
+    await expect(resolveTarget({ local: 'bad' }, { readFile: broken.readFile })).rejects.toThrow(
+      /bad\/bridge.json is not JSON/,
+    );
+  });
+
+  it('refuses --local with --stack, and --region without --stack', async () => {
+    const { io } = captureIo();
+    await expect(
+      resolveTarget({ local: 'x', stack: 's' }, { readFile: io.readFile }),
+    ).rejects.toThrow('either --local or --stack');
+    await expect(
+      resolveTarget({ region: 'ap-northeast-2' }, { readFile: io.readFile }),
+    ).rejects.toThrow('--region goes with --stack');
+  });
+
+  const outputs = (names: readonly string[]) =>
+    names.map((name) => ({
+      OutputKey: name,
+      OutputValue:
+        name === 'GatewayHosts'
+          ? JSON.stringify({
+              api: 'https://api.example',
+              send: 'https://send.example',
+              mnt: 'https://mnt.example',
+            })
+          : name.endsWith('Url')
+            ? `https://sqs.ap-northeast-2.amazonaws.com/1/${name}`
+            : `value-of-${name}`,
+    }));
+
+  it('names every stack output that is missing', async () => {
+    // Prepare
+    cloudFormation.on(DescribeStacksCommand, { StackName: 'prod' }).resolves({
+      Stacks: [
+        {
+          StackName: 'prod',
+          CreationTime: new Date(),
+          StackStatus: 'UPDATE_COMPLETE',
+          Outputs: outputs(
+            REQUIRED_OUTPUTS.filter((n) => n !== 'EventArchiveArn' && n !== 'GatewayHosts'),
+          ),
+        },
+      ],
+    });
+
+    // Act
+    const failure = resolveTarget(
+      { stack: 'prod' },
+      {
+        readFile: async () => '',
+        aws: { cloudFormation: new CloudFormationClient({ region: 'ap-northeast-2' }) },
+      },
+    );
+
+    // Assess
+    await expect(failure).rejects.toThrow(
+      'stack prod lacks the outputs GatewayHosts, EventArchiveArn; deploy a msgbridge version that has them',
+    );
+  });
+
+  it('builds a stack target from the outputs', async () => {
+    cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [
+        {
+          StackName: 'prod',
+          CreationTime: new Date(),
+          StackStatus: 'CREATE_COMPLETE',
+          Outputs: outputs(REQUIRED_OUTPUTS),
+        },
+      ],
+    });
+    const target = await resolveTarget(
+      { stack: 'prod', region: 'ap-northeast-2' },
+      {
+        readFile: async () => '',
+        aws: { cloudFormation: new CloudFormationClient({ region: 'ap-northeast-2' }) },
+      },
+    );
+    expect(target.kind).toBe('stack');
+    expect(target.describe()).toBe('stack prod in ap-northeast-2');
+    expect(target.queues.send).toMatch(/SendQueueUrl$/);
+    expect(target.tables).toEqual({
+      events: 'value-of-EventTableName',
+      state: 'value-of-StateTableName',
+    });
+    expect(target.events).toMatchObject({
+      kind: 'stack',
+      busArn: 'value-of-EventBusArn',
+      archiveArn: 'value-of-EventArchiveArn',
+    });
+    expect(target.gateway().messaging).toBeDefined();
+  });
+});
