@@ -55,6 +55,11 @@ import {
   scheduledJobsProblems,
 } from './scheduled-jobs.ts';
 import { SendPipeline, type SendPipelineOptions, sendPipelineProblems } from './send-pipeline.ts';
+import {
+  StatisticsExport,
+  type StatisticsExportOptions,
+  statisticsExportProblems,
+} from './statistics-export.ts';
 import { WebhookApi, type WebhookApiOptions, webhookApiProblems } from './webhook-api.ts';
 import { WebhookSecret, type WebhookSecretProps, webhookSecretProblems } from './webhook-secret.ts';
 
@@ -128,6 +133,12 @@ export interface MsgbridgeStackProps extends StackProps {
    */
   readonly rateAlarms?: RateAlarmsOptions;
   /**
+   * The daily export of tracking-URL and messenger read/click statistics as events (and,
+   * with `s3Export`, as JSON lines below `statistics/` of the attachment bucket).
+   * @default - not deployed
+   */
+  readonly statisticsExport?: StatisticsExportOptions;
+  /**
    * SNS topic for alarm notifications.
    * @default - alarms without actions
    */
@@ -150,6 +161,9 @@ export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => 
     ...scheduledJobsProblems(props),
     ...within('attachments', inboundAttachmentsProblems(props.attachments ?? {})),
     ...within('rateAlarms', rateAlarmsProblems(props.rateAlarms ?? {})),
+    ...(props.statisticsExport
+      ? within('statisticsExport', statisticsExportProblems(props.statisticsExport))
+      : []),
     ...inboundAlarmsProblems(props),
   ];
 };
@@ -183,6 +197,8 @@ export class MsgbridgeStack extends Stack {
   public readonly gatewayEgress: GatewayEgress;
   /** Webhook 4XX/5XX rates and the send rejection rate. */
   public readonly rateAlarms: RateAlarms;
+  /** `export-statistics`, its schedule and alarm; present when `statisticsExport` is set. */
+  public readonly statisticsExport?: StatisticsExport;
   /** The flow dashboard: webhooks in, events out, sends, tokens and jobs, every alarm's state. */
   public readonly dashboard: MsgbridgeDashboard;
 
@@ -290,6 +306,21 @@ export class MsgbridgeStack extends Stack {
       metricsNamespace,
       ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
     });
+
+    if (props.statisticsExport)
+      this.statisticsExport = new StatisticsExport(this, 'statistics-export', {
+        ...props.statisticsExport,
+        eventTable: this.eventTable,
+        stateTable: this.stateTable,
+        credentials: this.credentials,
+        gateway: props.gateway,
+        egress,
+        // Below `statistics/`; the bucket's lifecycle (attachments.expireAfterDays) applies.
+        bucket: this.inboundAttachments.bucket,
+        eventRetentionDays: props.webhooks?.eventRetentionDays,
+        metricsNamespace,
+        ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+      });
 
     // Created last, so that the status widget lists every alarm of the stack.
     this.dashboard = new MsgbridgeDashboard(this, 'dashboard', {
