@@ -5,6 +5,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { InvalidPropsError } from '../../lib/props-validation.ts';
+import { documentedMetrics } from '../support/metrics-docs.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
 
 const ALARM_TOPIC = 'arn:aws:sns:ap-northeast-2:123456789012:msgbridge-alarms';
@@ -180,6 +181,61 @@ describe('observability', () => {
     });
   });
 
+  describe('metric names', () => {
+    /** Every metric of the functions' namespace an alarm or the dashboard reads, with its dimensions. */
+    const referenced = (synthesized: Synthesized, namespace: string) => {
+      type MetricRef = {
+        Namespace?: string;
+        MetricName?: string;
+        Dimensions?: Array<{ Name: string }>;
+      };
+      const alarms = Object.values(
+        synthesized.template.findResources('AWS::CloudWatch::Alarm'),
+      ) as Array<{
+        Properties: MetricRef & { Metrics?: Array<{ MetricStat?: { Metric: MetricRef } }> };
+      }>;
+      const fromAlarms = alarms.flatMap(({ Properties: alarm }) => [
+        alarm,
+        ...(alarm.Metrics ?? []).flatMap((each) =>
+          each.MetricStat ? [each.MetricStat.Metric] : [],
+        ),
+      ]);
+      const own = fromAlarms.filter((metric) => metric.Namespace === namespace);
+      const prefix = JSON.stringify([namespace]).slice(0, -1);
+      const fromDashboard = [
+        ...synthesized.bodyText.matchAll(
+          new RegExp(`${literally(prefix)},"(\\w+)"(?:,"(\\w+)")?`, 'g'),
+        ),
+      ].map(([, metricName, dimension]) => ({ metricName, dimension }));
+      return {
+        names: new Set([
+          ...own.map((metric) => metric.MetricName),
+          ...fromDashboard.map((each) => each.metricName),
+        ]),
+        dimensions: new Set([
+          ...own.flatMap((metric) => (metric.Dimensions ?? []).map((d) => d.Name)),
+          ...fromDashboard.map((each) => each.dimension),
+        ]),
+      };
+    };
+
+    it('alarms and the dashboard read only metrics the functions emit, by the service dimension', () => {
+      const documented = documentedMetrics();
+      const { names, dimensions } = referenced(polling, 'acme/msgbridge');
+      // Prepare-check: the scan saw the alarms' and the dashboard's metrics.
+      expect([...names]).toEqual(
+        expect.arrayContaining([
+          'MoPolls',
+          'NotQueried',
+          'AttachmentsLost',
+          'QuotaRecipientsReserved',
+        ]),
+      );
+      for (const name of names) expect([...documented.keys()], String(name)).toContain(name);
+      expect([...dimensions]).toEqual(['service']);
+    });
+  });
+
   describe('rate alarms', () => {
     it('alarms on the webhook stage’s 5XX share over five minutes', () => {
       const { stack, properties, id } = defaults;
@@ -288,3 +344,6 @@ describe('observability', () => {
 /** The number of alarms in a synthesized stack. */
 const alarmCount = (synthesized: Synthesized): number =>
   Object.keys(synthesized.template.findResources('AWS::CloudWatch::Alarm')).length;
+
+/** `text` as a regular expression that matches it literally. */
+const literally = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
