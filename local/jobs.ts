@@ -1,7 +1,8 @@
 /**
  * The scheduled Lambdas of the stack, on timers, against the local servers: refresh-token, the
  * report (and MO) poller, reconcile-status, the attachment fetcher (on the table's stream) and its
- * sweep. Each runs the same use case as its Lambda, with the same adapters.
+ * sweep, and the statistics export (tracking URLs only: at start, then daily). Each runs the same
+ * use case as its Lambda, with the same adapters.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
@@ -38,6 +39,12 @@ import {
   ReconcileSettingsSchema,
   reconcileStatusExclusively,
 } from '../functions/reconcile/reconcile-status.ts';
+import {
+  exportStatistics,
+  StatisticsSettingsSchema,
+  throwIfIncomplete,
+} from '../functions/statistics/export-statistics.ts';
+import { S3StatisticsSink } from '../functions/statistics/s3-statistics-sink.ts';
 import { refreshToken } from '../functions/tokens/refresh-token.ts';
 import { type StreamPoller, startStreamPoller } from './stream-poller.ts';
 
@@ -199,6 +206,26 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
   });
   const sweep = createSweepHandler({ ...attachmentDeps, marginMs: 0 });
   timers.push(every('sweep-attachments', 60_000, () => sweep({}, undefined)));
+
+  // The daily statistics export, as `statisticsExport: { s3Export: true }` deploys it but without
+  // messenger channels (none is registered locally): the events reach the local bus through the
+  // stream, the JSON lines go below statistics/ of the attachment bucket.
+  const statisticsSink = new S3StatisticsSink(options.attachmentBucket, options.s3);
+  const statisticsSettings = StatisticsSettingsSchema.parse({});
+  timers.push(
+    every('export-statistics', 24 * 60 * 60_000, async () =>
+      throwIfIncomplete(
+        await exportStatistics({
+          trackingUrls: options.gateway,
+          store: options.receive.store,
+          sink: statisticsSink,
+          now: () => new Date(),
+          retentionDays: options.receive.retentionDays,
+          settings: statisticsSettings,
+        }),
+      ),
+    ),
+  );
 
   return {
     fetcher,
