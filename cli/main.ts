@@ -1,4 +1,8 @@
 import { pathToFileURL } from 'node:url';
+import { dlqCommands } from './commands/dlq.ts';
+import { eventsCommands } from './commands/events.ts';
+import { optoutCommands } from './commands/optout.ts';
+import { sendCommand } from './commands/send.ts';
 import { urlsCommands } from './commands/urls.ts';
 import { validateCommand } from './commands/validate.ts';
 import {
@@ -24,7 +28,11 @@ export { processIo } from './io.ts';
 
 export const COMMANDS: Registry = {
   validate: validateCommand,
+  send: sendCommand,
+  optout: optoutCommands,
   urls: urlsCommands,
+  dlq: dlqCommands,
+  events: eventsCommands,
 };
 
 const usage = (): string =>

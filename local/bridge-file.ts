@@ -30,7 +30,7 @@ export const BridgeFileSchema = z.looseObject({
   tables: z.strictObject({ events: z.string().min(1), state: z.string().min(1) }),
   region: z.string().min(1),
   /** The dummy credentials the local emulators accept. */
-  credentials: z.strictObject({ accessKeyId: z.string(), secretAccessKey: z.string() }),
+  credentials: z.object({ accessKeyId: z.string(), secretAccessKey: z.string() }),
 });
 export type BridgeFile = z.infer<typeof BridgeFileSchema>;
 
@@ -45,7 +45,11 @@ export const bridgeFileContent = (
   apiPassword: credentials.apiPassword,
   tables: { ...bridge.tables },
   region: LOCAL_REGION,
-  credentials: { ...LOCAL_CREDENTIALS },
+  // Field by field: the SDK marks credential objects it has used with extra properties.
+  credentials: {
+    accessKeyId: LOCAL_CREDENTIALS.accessKeyId,
+    secretAccessKey: LOCAL_CREDENTIALS.secretAccessKey,
+  },
 });
 
 /** Writes `dataDir/bridge.json` for a running bridge; returns its path. */

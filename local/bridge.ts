@@ -35,6 +35,7 @@ import {
 } from './dynamodb-local.ts';
 import { LocalEventBus } from './event-bus.ts';
 import { startLocalJobs } from './jobs.ts';
+import { replayOnBus } from './replay.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { createTables } from './tables.ts';
@@ -179,6 +180,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
         report: createWebhookHandler({ kind: 'report', secret, receive, logger: SILENT, metrics }),
         mo: createWebhookHandler({ kind: 'mo', secret, receive, logger: SILENT, metrics }),
       },
+      replay: (body) => replayOnBus(bus, body),
     });
     stops.push(() => webhooks.close());
     const urls = webhooks.webhookUrls(options.webhookSecret);

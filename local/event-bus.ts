@@ -30,6 +30,8 @@ const SUMMARY_FIELDS = [
  */
 export class LocalEventBus implements EventBus {
   readonly entries: BusEntry[] = [];
+  /** Events put again by a replay (kept apart from `entries`, which are the originals). */
+  readonly replayed: Array<{ readonly replayName: string; readonly entry: BusEntry }> = [];
   private ready: Promise<unknown> | undefined;
 
   constructor(
@@ -39,6 +41,24 @@ export class LocalEventBus implements EventBus {
   ) {}
 
   async putEvents(entries: readonly BusEntry[]): Promise<readonly BusEntryResult[]> {
+    await this.append(entries);
+    this.entries.push(...entries);
+    for (const entry of entries) this.print?.(summarise(entry));
+    return entries.map(() => ({ ok: true }));
+  }
+
+  /**
+   * Puts events again as an EventBridge archive replay does: each carries a top-level
+   * `replay-name` field, which rules use to ignore (or select) replayed events.
+   */
+  async replay(replayName: string, entries: readonly BusEntry[]): Promise<void> {
+    await this.append(entries, replayName);
+    this.replayed.push(...entries.map((entry) => ({ replayName, entry })));
+    for (const entry of entries) this.print?.(summarise(entry, replayName));
+  }
+
+  private async append(entries: readonly BusEntry[], replayName?: string): Promise<void> {
+    if (entries.length === 0) return;
     this.ready ??= mkdir(dirname(this.file), { recursive: true });
     await this.ready;
     const lines = entries.map((entry) =>
@@ -46,13 +66,11 @@ export class LocalEventBus implements EventBus {
         time: entry.Time.toISOString(),
         source: entry.Source,
         'detail-type': entry.DetailType,
+        ...(replayName === undefined ? {} : { 'replay-name': replayName }),
         detail: JSON.parse(entry.Detail),
       }),
     );
     await appendFile(this.file, `${lines.join('\n')}\n`);
-    this.entries.push(...entries);
-    for (const entry of entries) this.print?.(summarise(entry));
-    return entries.map(() => ({ ok: true }));
   }
 
   /** Parsed details of the events of one detail-type. */
@@ -65,7 +83,7 @@ export class LocalEventBus implements EventBus {
   }
 }
 
-const summarise = (entry: BusEntry): string => {
+const summarise = (entry: BusEntry, replayName?: string): string => {
   const detail = JSON.parse(entry.Detail) as { data?: Record<string, unknown> };
   const data = (maskPhonesDeep(detail.data ?? {}) ?? {}) as Record<string, unknown>;
   const fields = SUMMARY_FIELDS.filter(
@@ -74,5 +92,6 @@ const summarise = (entry: BusEntry): string => {
     (field) =>
       `${field}=${typeof data[field] === 'string' ? data[field] : JSON.stringify(data[field])}`,
   );
-  return `${entry.Time.toISOString().slice(11, 19)} ▸ ${entry.DetailType}  ${fields.join(' ')}`;
+  const replay = replayName === undefined ? '' : `replay ${replayName}  `;
+  return `${entry.Time.toISOString().slice(11, 19)} ▸ ${replay}${entry.DetailType}  ${fields.join(' ')}`;
 };

@@ -10,6 +10,11 @@ export interface WebhookServerOptions {
   readonly port?: number;
   /** The handlers behind `POST /webhooks/{secret}/report` and `POST /webhooks/{secret}/mo`. */
   readonly handlers: { readonly report: ApiGatewayHandler; readonly mo: ApiGatewayHandler };
+  /**
+   * `POST /_bridge/replay`: the local run's stand-in for an archive replay (`msgbridge events
+   * replay`). Answered only to loopback callers.
+   */
+  readonly replay?: (body: unknown) => Promise<{ statusCode: number; body: unknown }>;
 }
 
 export interface WebhookServer {
@@ -28,7 +33,10 @@ const ROUTE = /^\/webhooks\/([^/]+)\/(report|mo)$/;
  */
 export const startWebhookServer = async (options: WebhookServerOptions): Promise<WebhookServer> => {
   const server: Server = createServer((request, response) => {
-    void handle(request, options.handlers).then((answer) => {
+    const route = new URL(request.url ?? '/', 'http://local').pathname.startsWith('/_bridge/')
+      ? control(request, options)
+      : handle(request, options.handlers);
+    void route.then((answer) => {
       response.writeHead(answer.statusCode, answer.headers as Record<string, string> | undefined);
       response.end(answer.body);
     });
@@ -82,6 +90,42 @@ const handle = async (
     // What API Gateway answers when the Lambda itself fails.
     console.error('webhook handler failed', error);
     return { statusCode: 502, body: JSON.stringify({ message: 'Internal server error' }) };
+  }
+};
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+/** The control routes of the local run, for the CLI on the same machine. */
+const control = async (
+  request: IncomingMessage,
+  options: WebhookServerOptions,
+): Promise<APIGatewayProxyResult> => {
+  const answer = (statusCode: number, body: unknown) => ({
+    statusCode,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const path = new URL(request.url ?? '/', 'http://local').pathname;
+  const body = await readBody(request);
+  if (!LOOPBACK.has(request.socket.remoteAddress ?? '')) {
+    return answer(403, { message: 'control routes answer loopback callers only' });
+  }
+  if (path !== '/_bridge/replay' || options.replay === undefined) {
+    return answer(404, { message: 'Not Found' });
+  }
+  if (request.method !== 'POST') return answer(405, { message: 'Method Not Allowed' });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return answer(400, { message: 'the body is not JSON' });
+  }
+  try {
+    const result = await options.replay(parsed);
+    return answer(result.statusCode, result.body);
+  } catch (error) {
+    console.error('replay failed', error);
+    return answer(500, { message: 'replay failed' });
   }
 };
 

@@ -1,0 +1,265 @@
+/**
+ * The msgbridge command end to end against a local run: the bridge is started the way
+ * `npm start` starts it, bridge.json is written by the same function, and the CLI runs in
+ * process through `main(argv, io)` with `--local DIR` (one test spawns the real bin).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../../cli/io.ts';
+import { main } from '../../cli/main.ts';
+import { formatKst } from '../../functions/commons/helpers/kst.ts';
+import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
+import { writeBridgeFile } from '../../local/bridge-file.ts';
+
+const root = join(import.meta.dirname, '../..');
+let bridge: LocalBridge;
+const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-cli-e2e-'));
+const startedAt = new Date();
+
+beforeAll(async () => {
+  bridge = await startLocalBridge({
+    port: 0,
+    simulatorPort: 0,
+    webhookSecret: 'cli-e2e-secret-0123456789',
+    dataDir,
+    apiKey: 'cli-e2e-key',
+    apiPassword: 'cli-e2e-password',
+    tpsQuota: 100,
+    printEvents: false,
+    simulator: { reportDelayMs: 200, failureRate: 0, seed: 3 },
+  });
+  await writeBridgeFile(dataDir, bridge, {
+    apiKey: 'cli-e2e-key',
+    apiPassword: 'cli-e2e-password',
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await bridge?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** Runs `msgbridge ARGS… --local DIR` in process and captures its output. */
+const msgbridge = async (...args: string[]) => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    stdout: (line) => out.push(line),
+    stderr: (line) => err.push(line),
+    readFile: (path) => readFile(path, 'utf8'),
+    stderrIsTty: false,
+  };
+  const code = await main([...args, '--local', dataDir], io);
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+};
+
+const waitFor = async (condition: () => boolean, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return true;
+};
+
+const acceptedKeys = () =>
+  new Set(bridge.bus.details('Message Accepted').map((detail) => String(detail.data.cliKey)));
+
+const sms = (cliKey: string, phone = '01055550001') => ({
+  channel: 'sms',
+  callback: '0215880000',
+  msg: '[msgbridge] CLI test',
+  recvInfoLst: [{ cliKey, phone }],
+});
+
+describe('msgbridge against the local run', () => {
+  it('send: queues every message of a file and each is accepted', async () => {
+    // Prepare
+    const file = join(dataDir, 'three.jsonl');
+    const keys = ['cli-send-1', 'cli-send-2', 'cli-send-3'];
+    writeFileSync(
+      file,
+      keys.map((key, i) => JSON.stringify(sms(key, `0105555000${i}`))).join('\n'),
+    );
+
+    // Act
+    const run = await msgbridge('send', file, '--json');
+
+    // Assess
+    expect(run.code, run.stderr).toBe(0);
+    const answer = JSON.parse(run.stdout) as { queued: number; cliKeys: string[] };
+    expect(answer.queued).toBe(3);
+    expect(answer.cliKeys).toEqual(keys);
+    expect(await waitFor(() => keys.every((key) => acceptedKeys().has(key)), 30_000)).toBe(true);
+  });
+
+  it('send: refuses the whole file when one message is invalid, and queues nothing', async () => {
+    const file = join(dataDir, 'mixed.json');
+    writeFileSync(
+      file,
+      JSON.stringify([sms('cli-mixed-1'), { ...sms('cli-mixed-2'), callback: '' }]),
+    );
+    const run = await msgbridge('send', file);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('1 of 2 messages invalid; nothing was queued');
+    expect(run.stderr).toContain(`${file}#1: $.callback`);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(acceptedKeys().has('cli-mixed-1')).toBe(false);
+  });
+
+  it('send: one SMS from flags', async () => {
+    const run = await msgbridge(
+      'send',
+      '--channel',
+      'sms',
+      '--from',
+      '0215880000',
+      '--to',
+      '01055559999',
+      '--text',
+      'hello',
+      '--key',
+      'cli-flags-1',
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('queued 1 of 1 messages (1 recipients)');
+    expect(await waitFor(() => acceptedKeys().has('cli-flags-1'), 30_000)).toBe(true);
+  });
+
+  it('optout: add, list (masked unless --reveal), remove', async () => {
+    const added = await msgbridge('optout', 'add', '01077778888');
+    expect(added.code, added.stderr).toBe(0);
+
+    const listed = await msgbridge('optout', 'list');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain('010****8888');
+    expect(listed.stdout).not.toContain('01077778888');
+    const revealed = await msgbridge('optout', 'list', '--reveal');
+    expect(revealed.stdout).toContain('01077778888');
+
+    const removed = await msgbridge('optout', 'remove', '01077778888');
+    expect(removed.code, removed.stderr).toBe(0);
+    const after = await msgbridge('optout', 'list', '--json');
+    const data = JSON.parse(after.stdout) as {
+      rejectList: Array<{ phone: string; delYn: string }>;
+    };
+    expect(
+      data.rejectList.filter((entry) => entry.phone === '01077778888' && entry.delYn !== 'Y'),
+    ).toEqual([]);
+    const human = await msgbridge('optout', 'list');
+    expect(human.stdout).not.toContain('010****8888');
+  });
+
+  it('urls: create, list, stats, delete', async () => {
+    const expires = formatKst(Date.now() + 7 * 24 * 3600 * 1000, 'YYYY-MM-DD HH:mm:ss');
+    const created = await msgbridge(
+      'urls',
+      'create',
+      '--title',
+      'cli e2e',
+      '--url',
+      'https://example.com/cli',
+      '--expires',
+      expires,
+      '--json',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const { urlId } = JSON.parse(created.stdout) as { urlId: string };
+    expect(urlId).toMatch(/^\d+$/);
+
+    const listed = await msgbridge('urls', 'list');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${urlId}\\s+cli e2e\\s+https://example.com/cli`, 'm'),
+    );
+
+    const today = formatKst(Date.now(), 'YYYY-MM-DD');
+    const stats = await msgbridge('urls', 'stats', urlId, '--from', today, '--to', today, '--json');
+    expect(stats.code, stats.stderr).toBe(0);
+    expect(JSON.parse(stats.stdout)).toMatchObject({ view: 'url', urlId });
+
+    const deleted = await msgbridge('urls', 'delete', urlId);
+    expect(deleted.code, deleted.stderr).toBe(0);
+    const after = await msgbridge('urls', 'list', '--json');
+    const { urls } = JSON.parse(after.stdout) as { urls: Array<{ urlId: string }> };
+    expect(urls.map((url) => url.urlId)).not.toContain(urlId);
+  });
+
+  it('a gateway refusal prints its code and message and exits 1', async () => {
+    const run = await msgbridge('urls', 'delete', '999999999');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^msgbridge urls delete: the gateway refused: \d+ /);
+  });
+
+  it('dlq redrive: a message in the DLQ goes back to the queue and is sent', async () => {
+    // Prepare
+    await bridge.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: bridge.urls.sendDlq,
+        MessageBody: JSON.stringify(sms('cli-dlq-1')),
+        MessageAttributes: { origin: { DataType: 'String', StringValue: 'cli-e2e' } },
+      }),
+    );
+
+    // Act
+    const run = await msgbridge('dlq', 'redrive', '--json');
+
+    // Assess
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ moved: 1, notSent: [], notDeleted: [] });
+    expect(await waitFor(() => acceptedKeys().has('cli-dlq-1'), 30_000)).toBe(true);
+    const again = await msgbridge('dlq', 'redrive', '--json');
+    expect(JSON.parse(again.stdout)).toMatchObject({ moved: 0 });
+  });
+
+  it('events replay: the events of the range appear again with the replay name', async () => {
+    // Prepare: everything published so far in this file.
+    const original = bridge.bus.entries.filter((entry) => entry.Time >= startedAt).length;
+    expect(original).toBeGreaterThan(0);
+    const from = new Date(startedAt.getTime() - 1_000).toISOString();
+    const to = new Date(Date.now() + 1_000).toISOString();
+
+    // Act
+    const run = await msgbridge(
+      'events',
+      'replay',
+      '--from',
+      from,
+      '--to',
+      to,
+      '--name',
+      'cli-e2e-replay',
+    );
+
+    // Assess
+    expect(run.code, run.stderr).toBe(0);
+    const replayed = bridge.bus.replayed.filter((r) => r.replayName === 'cli-e2e-replay');
+    expect(replayed.length).toBeGreaterThanOrEqual(original);
+    expect(run.stdout).toContain(`replay cli-e2e-replay: ${replayed.length} events`);
+    const lines = readFileSync(bridge.urls.eventsFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"replay-name":"cli-e2e-replay"'));
+    expect(lines).toHaveLength(replayed.length);
+  });
+});
+
+describe('the msgbridge bin', () => {
+  it('runs through cli/msgbridge.mjs against the local run', async () => {
+    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['cli/msgbridge.mjs', 'urls', 'list', '--json', '--local', dataDir],
+        { cwd: root },
+        (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : Number(error.code ?? -1), stdout, stderr }),
+      );
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ page: 1, urls: expect.any(Array) });
+  });
+});
