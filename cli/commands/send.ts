@@ -80,7 +80,7 @@ Message Accepted / Rejected events carry.`,
       const report = await validateFiles(context.positionals, context.io, now);
       if (report.invalid > 0 || report.unreadable.length > 0) {
         throw new CliError(
-          `${report.invalid} of ${report.total} messages invalid${report.unreadable.length > 0 ? `, ${report.unreadable.length} files unreadable` : ''}; nothing was queued`,
+          `${report.invalid} of ${report.total} messages invalid${report.unreadable.length > 0 ? `, ${report.unreadable.length} ${report.unreadable.length === 1 ? 'file' : 'files'} unreadable` : ''}; nothing was queued`,
           [
             ...report.unreadable.map(({ file, error }) => `${file}: ${error}`),
             ...report.problems.map(problemLine),
