@@ -92,7 +92,8 @@ export interface GroupSpec {
   readonly summary: string;
   /** A paragraph shown above the list of subcommands. */
   readonly description?: string;
-  readonly commands: Readonly<Record<string, CommandSpec>>;
+  /** Subcommands; a group may hold groups (`msgbridge rcs brands list`). */
+  readonly commands: Readonly<Record<string, CommandSpec | GroupSpec>>;
 }
 
 export type Registry = Readonly<Record<string, CommandSpec | GroupSpec>>;
@@ -122,17 +123,19 @@ export const commandUsage = (spec: CommandSpec): string =>
     `Output:\n${JSON_USAGE}`,
   ].join('\n');
 
-export const groupUsage = (name: string, group: GroupSpec): string =>
-  [
+export const groupUsage = (name: string, group: GroupSpec): string => {
+  const entries = Object.entries(group.commands);
+  // At least 10 columns; longer names (`check-chatroom`) widen the column for the whole list.
+  const width = Math.max(10, ...entries.map(([sub]) => sub.length + 2));
+  return [
     `Usage: msgbridge ${name} COMMAND [ARGS…]`,
     `       msgbridge ${name} COMMAND --help`,
     '',
     ...(group.description ? [group.description, ''] : []),
     'Commands:',
-    ...Object.entries(group.commands).map(
-      ([sub, command]) => `  ${sub.padEnd(10)}${command.summary}`,
-    ),
+    ...entries.map(([sub, command]) => `  ${sub.padEnd(width)}${command.summary}`),
   ].join('\n');
+};
 
 /** `--local` with no DIR after it (end, or another option next) means the default directory. */
 const normaliseLocal = (args: readonly string[]): string[] =>
@@ -224,6 +227,40 @@ export const runCommand = async (
     for (const line of describeError(error)) io.stderr(`msgbridge ${name}: ${line}`);
     return 1;
   }
+};
+
+/** The JSON document in `path`; a missing or malformed file is a {@link CliError}. */
+export const readJsonFile = async (io: CliIo, path: string): Promise<unknown> => {
+  let text: string;
+  try {
+    text = await io.readFile(path);
+  } catch (error) {
+    throw new CliError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${path} is not JSON: ${(error as Error).message}`);
+  }
+};
+
+/**
+ * A KST date or date-time option (`YYYY-MM-DD`, `YYYY-MM-DD HH:mm[:ss]`, or the gateway's compact
+ * digits) as the gateway's compact form of `digits` digits (8 `yyyyMMdd`, 14 `YYYYMMDDHHmmss`),
+ * missing time filled with zeros. Only the shape is checked here; the client checks the calendar.
+ */
+export const compactDateOption = (option: string, value: string, digits: 8 | 14): string => {
+  const readable = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(value);
+  const compact = readable ? readable.slice(1).join('') : value;
+  const allowed = digits === 8 ? /^\d{8}$/ : /^\d{8}(\d{4}(\d{2})?)?$/;
+  if (!allowed.test(compact)) {
+    throw new UsageError(
+      digits === 8
+        ? `--${option} must be a date, YYYY-MM-DD`
+        : `--${option} must be YYYY-MM-DD or "YYYY-MM-DD HH:mm:ss"`,
+    );
+  }
+  return compact.padEnd(digits, '0');
 };
 
 /**
