@@ -1,8 +1,12 @@
 import { pathToFileURL } from 'node:url';
+import { channelsCommands } from './commands/channels.ts';
 import { dlqCommands } from './commands/dlq.ts';
 import { eventsCommands } from './commands/events.ts';
 import { optoutCommands } from './commands/optout.ts';
+import { rcsCommands } from './commands/rcs.ts';
 import { sendCommand } from './commands/send.ts';
+import { statsCommands } from './commands/stats.ts';
+import { templatesCommands } from './commands/templates.ts';
 import { urlsCommands } from './commands/urls.ts';
 import { validateCommand } from './commands/validate.ts';
 import {
@@ -33,6 +37,10 @@ export const COMMANDS: Registry = {
   urls: urlsCommands,
   dlq: dlqCommands,
   events: eventsCommands,
+  channels: channelsCommands,
+  templates: templatesCommands,
+  stats: statsCommands,
+  rcs: rcsCommands,
 };
 
 const usage = (): string =>

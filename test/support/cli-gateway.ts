@@ -1,0 +1,154 @@
+import type { FormData } from 'undici';
+import type { CliIo } from '../../cli/io.ts';
+import type { GatewayClients, Target } from '../../cli/target.ts';
+import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
+import type { HttpCall, HttpTransport } from '../../functions/commons/gateway/http.ts';
+import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
+import { GatewayRcsManagementClient } from '../../functions/commons/gateway/rcs-management-client.ts';
+import type { GatewayHosts } from '../../functions/commons/gateway/settings.ts';
+import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
+
+/*
+ * Test helpers for the CLI's gateway commands: a capturing io, a Target whose gateway clients are
+ * the real ones on given hosts, tokens and transport (nothing else of the target is usable), and
+ * a scripted transport that answers gateway envelopes by `METHOD /path` and records every call.
+ */
+
+/** An io that records stdout and stderr lines; `files` and `bytes` are what it can read. */
+export const captureIo = (
+  files: Readonly<Record<string, string>> = {},
+  bytes: Readonly<Record<string, Uint8Array>> = {},
+) => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const missing = (path: string) =>
+    Object.assign(new Error(`ENOENT: no such file, open '${path}'`), { code: 'ENOENT' });
+  const io: CliIo = {
+    stdout: (line) => out.push(line),
+    stderr: (line) => err.push(line),
+    readFile: async (path) => {
+      const text = files[path];
+      if (text === undefined) throw missing(path);
+      return text;
+    },
+    readBytes: async (path) => {
+      const data = bytes[path];
+      if (data === undefined) throw missing(path);
+      return data;
+    },
+    stderrIsTty: false,
+  };
+  return { io, out, err, stdout: () => out.join('\n'), stderr: () => err.join('\n') };
+};
+
+export const TEST_HOSTS: GatewayHosts = {
+  api: 'https://api.gateway.test',
+  send: 'https://send.gateway.test',
+  mnt: 'https://mnt.gateway.test',
+};
+
+/** A token provider that always has the same token. */
+export const fixedTokens = (token = 'test-token'): TokenProvider => ({
+  getToken: async () => token,
+  invalidate: async () => {},
+});
+
+const unavailable = (what: string): never => {
+  throw new Error(`${what} is not part of this test target (gateway clients only)`);
+};
+
+/** A target with only the gateway clients, built on `hosts` and `tokens` (and `transport`). */
+export const gatewayTarget = (options: {
+  readonly hosts: GatewayHosts;
+  readonly tokens: TokenProvider;
+  readonly transport?: HttpTransport;
+}): Target => {
+  const http = {
+    hosts: options.hosts,
+    tokens: options.tokens,
+    ...(options.transport === undefined ? {} : { transport: options.transport }),
+  };
+  const clients: GatewayClients = {
+    messaging: new GatewayClient(http),
+    management: new GatewayManagementClient(http),
+    rcs: (portal) => new GatewayRcsManagementClient({ ...http, portal }),
+    optOut: async () => unavailable('optOut'),
+  };
+  return {
+    kind: 'local',
+    describe: () => `gateway at ${options.hosts.mnt}`,
+    gateway: () => clients,
+    get sqs() {
+      return unavailable('sqs');
+    },
+    get queues() {
+      return unavailable('queues');
+    },
+    get events() {
+      return unavailable('events');
+    },
+    get tables() {
+      return unavailable('tables');
+    },
+    get documents() {
+      return unavailable('documents');
+    },
+  };
+};
+
+/** One call the scripted gateway received. */
+export interface RecordedCall {
+  readonly method: HttpCall['method'];
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The parsed JSON body, the FormData of a multipart call, or undefined. */
+  readonly body: unknown;
+}
+
+/** What the scripted gateway answers: an envelope (HTTP 200 unless `status`). */
+export interface ScriptedAnswer {
+  readonly status?: number;
+  readonly code?: string;
+  readonly message?: string;
+  readonly data?: unknown;
+  /** Extra top-level fields of the body (the RCS brand list puts `result` beside `code`). */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A transport answering `METHOD /path` from `script` (success envelopes unless a code is given).
+ * A call not in the script fails the test with a clear error.
+ */
+export const scriptedGateway = (
+  script: Readonly<Record<string, ScriptedAnswer | ((call: RecordedCall) => ScriptedAnswer)>>,
+) => {
+  const calls: RecordedCall[] = [];
+  const transport: HttpTransport = async (call) => {
+    const url = new URL(call.url);
+    const recorded: RecordedCall = {
+      method: call.method,
+      path: url.pathname,
+      query: url.searchParams,
+      headers: call.headers,
+      body:
+        typeof call.body === 'string' ? JSON.parse(call.body) : (call.body as FormData | undefined),
+    };
+    calls.push(recorded);
+    const key = `${call.method} ${url.pathname}`;
+    const entry = script[key];
+    if (entry === undefined) throw new Error(`unexpected gateway call ${key}`);
+    const answer = typeof entry === 'function' ? entry(recorded) : entry;
+    return {
+      status: answer.status ?? 200,
+      headers: { 'content-type': 'application/json' },
+      text: JSON.stringify({
+        code: answer.code ?? '10000',
+        message: answer.message ?? 'success',
+        ...(answer.data === undefined ? {} : { data: answer.data }),
+        ...answer.extra,
+      }),
+    };
+  };
+  return { transport, calls };
+};
