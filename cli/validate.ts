@@ -135,7 +135,7 @@ export const runValidate = async (files: string[], io: ValidateIo): Promise<numb
   const unreadableNote =
     unreadable === 0 ? '' : `; ${unreadable} ${unreadable === 1 ? 'file' : 'files'} unreadable`;
   io.stdout(
-    `${report.total} messages, ${report.valid} valid, ${report.invalid} invalid${unreadableNote}`,
+    `${report.total} ${report.total === 1 ? 'message' : 'messages'}, ${report.valid} valid, ${report.invalid} invalid${unreadableNote}`,
   );
   return report.invalid > 0 || unreadable > 0 ? 1 : 0;
 };

@@ -15,6 +15,10 @@ import { enqueueSend } from '../functions/sending/producer.ts';
 import type { SendMessageInput } from '../functions/sending/send-message.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.ts';
 
+// The SDK warns on Node 20 that its releases after January 2027 will need Node 22; the pinned
+// versions here support Node 20, and the warning would only clutter the local run's output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const BridgeSchema = z.looseObject({
   simulator: z.url(),
   sqs: z.url(),

@@ -9,6 +9,10 @@ import { startLocalBridge } from './bridge.ts';
 import { writeBridgeFile } from './bridge-file.ts';
 import { JavaNotFoundError } from './dynamodb-local.ts';
 
+// The SDK warns on Node 20 that its releases after January 2027 will need Node 22; the pinned
+// versions here support Node 20, and the warning would only clutter the local run's output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
 
 const SettingsSchema = z.object({

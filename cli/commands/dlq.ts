@@ -36,7 +36,7 @@ Fix what sent the messages to the DLQ first (see docs/operations.md, "Redriving 
     progress.finish();
     context.out.emit(result, () =>
       context.out.line(
-        `moved ${result.moved} ${result.moved === 1 ? 'message' : 'messages'} from the DLQ to the send queue (${target.describe()})`,
+        `moved ${result.moved} ${result.moved === 1 ? 'message' : 'messages'} from the DLQ to the send queue of the ${target.describe()}`,
       ),
     );
     if (result.notSent.length > 0 || result.notDeleted.length > 0) {

@@ -55,7 +55,7 @@ replays match "replay-name": [{"exists": false}] (see docs/operations.md).
       });
       progress.finish();
       context.out.emit(result, () =>
-        context.out.line(`replay ${result.name}: ${result.state} (${target.describe()})`),
+        context.out.line(`replay ${result.name}: ${result.state} on the ${target.describe()}`),
       );
       return 0;
     }

@@ -61,7 +61,7 @@ describe('msgbridge validate', () => {
 
     // Assess
     expect(run.code).toBe(0);
-    expect(lines(run.stdout)).toEqual(['1 messages, 1 valid, 0 invalid']);
+    expect(lines(run.stdout)).toEqual(['1 message, 1 valid, 0 invalid']);
   });
 
   it('names each invalid message of an array by its index, with every problem path', async () => {
@@ -131,7 +131,7 @@ describe('msgbridge validate', () => {
       `${broken}: cannot parse: not valid JSON, a JSON array or JSON lines`,
     );
     expect(run.stderr).toContain(`${missing}: cannot read: ENOENT`);
-    expect(lines(run.stdout)).toEqual(['1 messages, 1 valid, 0 invalid; 2 files unreadable']);
+    expect(lines(run.stdout)).toEqual(['1 message, 1 valid, 0 invalid; 2 files unreadable']);
   });
 
   it('counts messages across files', async () => {
