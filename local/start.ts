@@ -82,9 +82,11 @@ msgbridge is running locally
   S3 (fauxqs)      ${u.s3}  (bucket ${u.attachmentBucket})
   events           printed below and appended to ${u.eventsFile}
   scheduled jobs   refresh-token, reconcile-status, sweep-attachments every minute; fetch-attachments
-                   on the table's stream; reports by ${settings.REPORT_DELIVERY}${settings.REPORT_DELIVERY === 'webhook' ? '' : ' (poll-reports every 5 s)'}
+                   on the table's stream; export-statistics (tracking URLs) at start and daily;
+                   reports by ${settings.REPORT_DELIVERY}${settings.REPORT_DELIVERY === 'webhook' ? '' : ' (poll-reports every 5 s)'}
 
 Try it:  npm run demo     (a message per channel and a couple of inbound messages)
+         npx msgbridge --help  (send, opt-out, tracking URLs, templates … against this run)
 Ctrl+C stops everything.
 `);
 
