@@ -1,14 +1,16 @@
 import { join } from 'node:path';
-import { Duration, Token } from 'aws-cdk-lib';
+import { Duration, Stack, Token } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { Archive, type IEventBus } from 'aws-cdk-lib/aws-events';
+import { Archive, CfnArchive, CfnEventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
-import { createOnFailureQueue } from './on-failure-queue.ts';
+import { createOnFailureQueue, OnFailureQueueDestination } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
 /** The settings of the stream → EventBridge path that a deployment may choose. */
@@ -54,6 +56,13 @@ export interface EventPublisherProps extends EventPublisherOptions {
    * @default 'msgbridge'
    */
   readonly metricsNamespace?: string;
+  /**
+   * Customer managed key of the on-failure queue, the function's log group and the archive. The
+   * bus should use it too (EventBridge recommends a customer managed key for the archives of a
+   * bus that has one).
+   * @default - AWS-managed and AWS-owned keys
+   */
+  readonly encryptionKey?: IKey;
 }
 
 /** The problems with `EventPublisherOptions`, for a caller that reports every problem at once. */
@@ -119,12 +128,21 @@ export class EventPublisher extends Construct {
         PUBLISH_MAX_ATTEMPTS: String(props.publishMaxAttempts ?? 4),
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'msgbridge',
       },
+      logEncryptionKey: props.encryptionKey,
     });
+    // PutEvents needs no key permission: EventBridge encrypts with the key under its own key
+    // policy statement (added by `EventBus`), never with the caller's.
     props.eventBus.grantPutEventsTo(this.publishEvents);
 
-    this.onFailureQueue = createOnFailureQueue(this, 'the stream event source');
+    this.onFailureQueue = createOnFailureQueue(
+      this,
+      'the stream event source',
+      props.encryptionKey,
+    );
 
-    // The event source grants the stream read permissions and sqs:SendMessage on the queue.
+    // The event source grants the stream read permissions (and kms:Decrypt on the table's key:
+    // Lambda reads the stream with the function's role); the destination grants sending to the
+    // on-failure queue.
     this.publishEvents.addEventSource(
       new DynamoEventSource(props.eventTable, {
         startingPosition: StartingPosition.TRIM_HORIZON,
@@ -137,7 +155,7 @@ export class EventPublisher extends Construct {
         // send records, leases and later updates of an item are not events, and filtering here
         // costs no invocation. The local stream poller applies the same shared pattern.
         filters: [FilterCriteria.filter(PUBLISHABLE_RECORD_PATTERN)],
-        onFailure: new SqsDlq(this.onFailureQueue),
+        onFailure: new OnFailureQueueDestination(this.onFailureQueue),
       }),
     );
 
@@ -147,5 +165,44 @@ export class EventPublisher extends Construct {
       eventPattern: { source: [props.eventSource] },
       retention: Duration.days(props.archiveRetentionDays ?? 30),
     });
+    if (props.encryptionKey) this.encryptArchive(props.eventBus, props.encryptionKey);
+  }
+
+  /**
+   * Encrypts the archive with the key, and lets EventBridge use the key for it: the statements
+   * `Archive`'s own `kmsKey` adds, with one difference. `Archive` names the bus in the key policy by
+   * its `Fn::GetAtt` ARN, so the key would depend on the bus while the bus (encrypted with the key)
+   * depends on the key: a cycle CloudFormation cannot deploy. The ARN built from the bus's name
+   * (known at synth, no reference) is the same value without the cycle. For a key the stack does
+   * not own, the statements must already be in its policy (docs/deploy.md).
+   */
+  private encryptArchive(eventBus: IEventBus, key: IKey): void {
+    const archive = this.archive.node.defaultChild;
+    if (!(archive instanceof CfnArchive)) throw new Error('the archive has no CfnArchive');
+    archive.kmsKeyIdentifier = key.keyArn;
+    const bus = eventBus.node.defaultChild;
+    const busArn = Stack.of(this).formatArn({
+      service: 'events',
+      resource: 'event-bus',
+      resourceName: bus instanceof CfnEventBus ? bus.name : eventBus.eventBusName,
+    });
+    const events = new ServicePrincipal('events.amazonaws.com');
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowEventBridgeArchiveOfTheBus',
+        principals: [events],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey', 'kms:ReEncrypt*'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'kms:EncryptionContext:aws:events:event-bus:arn': busArn } },
+      }),
+    );
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowEventBridgeToDescribeTheKey',
+        principals: [events],
+        actions: ['kms:DescribeKey'],
+        resources: ['*'],
+      }),
+    );
   }
 }

@@ -14,6 +14,7 @@ import {
   SubnetType,
   Vpc,
 } from 'aws-cdk-lib/aws-ec2';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
@@ -141,7 +142,16 @@ export class GatewayEgress extends Construct {
   /** The gateway callers' security group: outbound https only, nothing inbound. */
   readonly securityGroup: SecurityGroup | undefined;
 
-  constructor(scope: Construct, id: string, options: GatewayEgressOptions = {}) {
+  /**
+   * @param encryptionKey - customer managed key of the VPC flow log group (default: CloudWatch
+   * Logs' own encryption)
+   */
+  constructor(
+    scope: Construct,
+    id: string,
+    options: GatewayEgressOptions = {},
+    encryptionKey?: IKey,
+  ) {
     super(scope, id);
     throwIfInvalid(
       'GatewayEgress',
@@ -182,6 +192,7 @@ export class GatewayEgress extends Construct {
       const flowLogs = new LogGroup(this, 'flow-logs', {
         retention: RetentionDays.ONE_YEAR,
         removalPolicy: RemovalPolicy.DESTROY,
+        ...(encryptionKey ? { encryptionKey } : {}),
       });
       this.vpc = new Vpc(this, 'vpc', {
         maxAzs,

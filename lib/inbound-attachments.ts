@@ -11,8 +11,9 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import {
   BlockPublicAccess,
   Bucket,
@@ -31,7 +32,7 @@ import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-functio
 import { type GatewaySettingsProps, gatewaySettingsProblems } from './gateway-settings.ts';
 import { grantTableItemActions } from './grants.ts';
 import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
-import { createOnFailureQueue } from './on-failure-queue.ts';
+import { createOnFailureQueue, OnFailureQueueDestination } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
 /** The attachment bucket's lifecycle. */
@@ -78,6 +79,12 @@ export interface InboundAttachmentsProps extends InboundAttachmentsOptions {
    * @default - alarms without actions
    */
   readonly alarmTopicArn?: string;
+  /**
+   * Customer managed key of the attachment bucket (SSE-KMS with an S3 Bucket Key), the
+   * on-failure queue and the functions' log groups.
+   * @default - S3-managed and SQS-managed keys, CloudWatch Logs' own encryption
+   */
+  readonly encryptionKey?: IKey;
 }
 
 /** The problems with `InboundAttachmentsOptions`, for a caller that reports every problem at once. */
@@ -114,8 +121,9 @@ const KEY_PREFIX = 'inbound/';
  * streams each file into the attachment bucket; `sweep-attachments`, every 15 minutes, retries
  * the downloads that failed and reports those past the gateway's 7-day window as lost.
  *
- * The bucket is private, TLS-only, S3-encrypted, unversioned and retained when the stack is
- * deleted; its lifecycle comes from props. Its server access logs go to a log bucket of their own.
+ * The bucket is private, TLS-only, encrypted with the stack's key, unversioned and retained when
+ * the stack is deleted; its lifecycle comes from props. Its server access logs go to a log bucket
+ * of their own, also retained.
  */
 export class InboundAttachments extends Construct {
   /** Powertools service names: the `service` dimension of the functions' metrics. */
@@ -160,6 +168,8 @@ export class InboundAttachments extends Construct {
     this.accessLogsBucket = new Bucket(this, 'access-logs', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
+      // SSE-S3, not the stack's KMS key: S3 server access logging cannot deliver to a target
+      // bucket whose default encryption is SSE-KMS (only SSE-S3 destinations are supported).
       encryption: BucketEncryption.S3_MANAGED,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(365) }],
@@ -174,7 +184,14 @@ export class InboundAttachments extends Construct {
     this.bucket = new Bucket(this, 'bucket', {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
-      encryption: BucketEncryption.S3_MANAGED,
+      ...(props.encryptionKey
+        ? {
+            encryption: BucketEncryption.KMS,
+            encryptionKey: props.encryptionKey,
+            // One data key per bucket instead of one KMS request per object: cheaper and faster.
+            bucketKeyEnabled: true,
+          }
+        : { encryption: BucketEncryption.S3_MANAGED }),
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       // Each attachment is written once; versions would only keep deleted files past expiry.
       versioned: false,
@@ -226,6 +243,7 @@ export class InboundAttachments extends Construct {
         },
         // Token and its lease; pending markers (ATTACHMENT#…) are read, written and deleted.
         stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS, ...extraStateActions],
+        logEncryptionKey: props.encryptionKey,
       });
       // Attachment events (conditional PutItem) and the check whether one exists (GetItem).
       grantTableItemActions(props.eventTable, fn, 'dynamodb:GetItem', 'dynamodb:PutItem');
@@ -246,9 +264,14 @@ export class InboundAttachments extends Construct {
       ['dynamodb:Scan'],
     );
 
-    this.onFailureQueue = createOnFailureQueue(this, 'the attachments stream event source');
+    this.onFailureQueue = createOnFailureQueue(
+      this,
+      'the attachments stream event source',
+      props.encryptionKey,
+    );
 
-    // The event source grants the stream read permissions and sqs:SendMessage on the queue.
+    // The event source grants the stream read permissions (with kms:Decrypt on the table's key);
+    // the destination grants sending to the on-failure queue.
     this.fetchAttachments.addEventSource(
       new DynamoEventSource(props.eventTable, {
         startingPosition: StartingPosition.TRIM_HORIZON,
@@ -260,7 +283,7 @@ export class InboundAttachments extends Construct {
         // Inserts of inbound messages with attachments only: the pattern the handler and the
         // local stream poller share.
         filters: [FilterCriteria.filter(ATTACHMENT_RECORD_PATTERN)],
-        onFailure: new SqsDlq(this.onFailureQueue),
+        onFailure: new OnFailureQueueDestination(this.onFailureQueue),
       }),
     );
 
@@ -328,7 +351,9 @@ export class InboundAttachments extends Construct {
    * Writes below the key prefix only: `PutObject` (also every multipart call that creates or
    * completes an upload), `AbortMultipartUpload` and `ListMultipartUploadParts` for the streamed
    * upload, and `GetObject` because the size and checksum reach the object's metadata by a copy
-   * of the object onto itself (CopyObject reads its source).
+   * of the object onto itself (CopyObject reads its source). Under SSE-KMS, also
+   * `kms:GenerateDataKey` (a new object's data key) and `kms:Decrypt` (multipart parts and the
+   * copy's source) on the bucket's key.
    */
   private grantObjectWrites(fn: GatewayFunction): void {
     const objects = this.bucket.arnForObjects(`${KEY_PREFIX}*`);
@@ -343,6 +368,7 @@ export class InboundAttachments extends Construct {
         resources: [objects],
       }),
     );
+    this.bucket.encryptionKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
     const cfnBucket = this.bucket.node.defaultChild;
     if (!CfnElement.isCfnElement(cfnBucket))
       throw new Error('the attachment bucket has no CfnBucket');

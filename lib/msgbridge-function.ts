@@ -1,5 +1,6 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import {
   NodejsFunction,
@@ -18,6 +19,12 @@ export interface MsgbridgeFunctionProps
    * @default RetentionDays.ONE_MONTH
    */
   readonly logRetention?: RetentionDays;
+  /**
+   * Encrypts the function's log group; its key policy must let CloudWatch Logs use it
+   * (`DataKey`). The function itself needs no permission on it.
+   * @default - CloudWatch Logs' own encryption
+   */
+  readonly logEncryptionKey?: IKey;
 }
 
 /**
@@ -46,9 +53,10 @@ export const VPC_NETWORK_INTERFACE_ACTIONS = [
  */
 export class MsgbridgeFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: MsgbridgeFunctionProps) {
-    const { logRetention, ...functionProps } = props;
+    const { logRetention, logEncryptionKey, ...functionProps } = props;
     const logGroup = new LogGroup(scope, `${id}-logs`, {
       retention: logRetention ?? RetentionDays.ONE_MONTH,
+      ...(logEncryptionKey ? { encryptionKey: logEncryptionKey } : {}),
       removalPolicy: RemovalPolicy.DESTROY,
     });
     const ownRole = functionProps.role

@@ -7,18 +7,15 @@ import {
   Validations,
 } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
-import {
-  AttributeType,
-  Billing,
-  StreamViewType,
-  TableEncryptionV2,
-  TableV2,
-} from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, Billing, StreamViewType, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { EVENT_TABLE, STATE_TABLE, type TableDefinition } from '../functions/commons/tables.ts';
+import { AlarmTopic, alarmTargetProblems } from './alarm-actions.ts';
+import { CustomerKeyTable } from './customer-key-table.ts';
 import { MsgbridgeDashboard } from './dashboard.ts';
+import { DataKey, type DataKeyProps, dataKeyProblems } from './data-key.ts';
 import {
   EventPublisher,
   type EventPublisherOptions,
@@ -139,10 +136,22 @@ export interface MsgbridgeStackProps extends StackProps {
    */
   readonly statisticsExport?: StatisticsExportOptions;
   /**
-   * SNS topic for alarm notifications.
-   * @default - alarms without actions
+   * SNS topic for alarm notifications. Not with `alarmEmails`.
+   * @default - alarms without actions, unless `alarmEmails` is set
    */
   readonly alarmTopicArn?: InboundAlarmsOptions['alarmTopicArn'];
+  /**
+   * E-mail addresses for alarm notifications: the stack creates an SNS topic encrypted with the
+   * data key and subscribes each address (each confirms once). Not with `alarmTopicArn`.
+   * @default - no e-mail
+   */
+  readonly alarmEmails?: readonly string[];
+  /**
+   * The customer managed KMS key of tables, queues, the attachment bucket, log groups, secrets, the
+   * event bus and archive, and the alarm topic: created by the stack, or an existing one.
+   * @default - a key of the stack's own (rotation on, retained when the stack is deleted)
+   */
+  readonly encryption?: DataKeyProps;
 }
 
 /** Every problem with the stack's props, each named by its path, so one error lists them all. */
@@ -165,12 +174,24 @@ export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => 
       ? within('statisticsExport', statisticsExportProblems(props.statisticsExport))
       : []),
     ...inboundAlarmsProblems(props),
+    ...alarmTargetProblems(props),
+    ...within('encryption', dataKeyProblems(props.encryption ?? {})),
   ];
 };
 
 /**
- * msgbridge in one stack. The stateful resources (tables, secret) are retained when the stack is
- * deleted, so removing the functions can never drop data.
+ * msgbridge in one stack. Everything that holds data is retained when the stack is deleted, so
+ * removing the functions can never drop it: both tables, the attachment bucket and its access log
+ * bucket, both secrets, the API access logs, and the KMS key all of them are encrypted with (data
+ * under a deleted key is lost). Not retained:
+ * - the queues: their messages are transient. Producers own the send requests until the sender
+ *   has claimed them in the event table; the on-failure queues hold pointers into the table's
+ *   stream, which are worthless after its 24 hours. Drain or redrive them before deleting.
+ * - the bus and its archive: the bus stores nothing, and every archived event is also an item of
+ *   the retained event table; an archive can only replay into its own bus, so it would be of no
+ *   use once the bus is gone (and a retained bus keeps its name, so the next deployment of the
+ *   same stack could not create it).
+ * - the functions' and flow logs' log groups: operational logs, kept for their retention only.
  */
 export class MsgbridgeStack extends Stack {
   /** Reports, inbound messages, send records, attachments and quarantined bodies; stream on. */
@@ -201,6 +222,12 @@ export class MsgbridgeStack extends Stack {
   public readonly statisticsExport?: StatisticsExport;
   /** The flow dashboard: webhooks in, events out, sends, tokens and jobs, every alarm's state. */
   public readonly dashboard: MsgbridgeDashboard;
+  /** The customer managed key of the stack's data. */
+  public readonly dataKey: DataKey;
+  /** The stack's own alarm topic, when alarms go to `alarmEmails`. */
+  public readonly alarmTopic: AlarmTopic | undefined;
+  /** Where every alarm and its return to OK go: `alarmTopicArn` or the topic of `alarmEmails`. */
+  public readonly alarmTopicArn: string | undefined;
 
   constructor(scope: Construct, id: string, props: MsgbridgeStackProps) {
     super(scope, id, props);
@@ -215,17 +242,24 @@ export class MsgbridgeStack extends Stack {
       );
     }
 
+    this.dataKey = new DataKey(this, 'data-key', props.encryption);
+    const encryptionKey = this.dataKey.key;
+
     this.eventTable = this.table(EVENT_TABLE);
     this.stateTable = this.table(STATE_TABLE);
 
+    // EventBus adds the key policy statement EventBridge needs (scoped to this bus); the archive
+    // adds its own. Publishers need no key permission.
     this.eventBus = new EventBus(this, 'event-bus', {
       description: 'msgbridge delivery reports, inbound messages and send results',
+      kmsKey: encryptionKey,
     });
 
     this.credentials = new Secret(this, 'gateway-credentials', {
       description:
         'msgbridge gateway credentials: put {"apiKey":"...","apiPassword":"..."} here before use',
       removalPolicy: RemovalPolicy.RETAIN,
+      encryptionKey,
     });
     Validations.of(this.credentials).acknowledge({
       id: 'AwsSolutions-SMG4',
@@ -233,12 +267,26 @@ export class MsgbridgeStack extends Stack {
         'The gateway issues the API key and password in its own console; there is no API to rotate them, so rotation is an operator task.',
     });
 
-    this.webhookSecret = new WebhookSecret(this, 'webhook-secret', props.webhookSecret);
+    if (props.alarmEmails !== undefined) {
+      this.dataKey.allowCloudWatchAlarms();
+      this.alarmTopic = new AlarmTopic(this, 'alarm-topic', {
+        emails: props.alarmEmails,
+        encryptionKey,
+      });
+    }
+    this.alarmTopicArn = props.alarmTopicArn ?? this.alarmTopic?.topic.topicArn;
+    const alarmTopic = this.alarmTopicArn ? { alarmTopicArn: this.alarmTopicArn } : {};
+
+    this.webhookSecret = new WebhookSecret(this, 'webhook-secret', {
+      ...props.webhookSecret,
+      encryptionKey,
+    });
     this.webhookApi = new WebhookApi(this, 'webhook-api', {
       ...props.webhooks,
       eventTable: this.eventTable,
       webhookSecret: this.webhookSecret.secret,
       metricsNamespace,
+      encryptionKey,
     });
     this.eventPublisher = new EventPublisher(this, 'event-publisher', {
       ...props.publisher,
@@ -246,16 +294,17 @@ export class MsgbridgeStack extends Stack {
       eventBus: this.eventBus,
       eventSource: this.eventSource,
       metricsNamespace,
+      encryptionKey,
     });
     this.inboundAlarms = new InboundAlarms(this, 'inbound-alarms', {
       onFailureQueue: this.eventPublisher.onFailureQueue,
       receiverServices: WebhookApi.RECEIVER_SERVICES,
       publisherService: EventPublisher.SERVICE,
       metricsNamespace,
-      ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+      ...alarmTopic,
     });
 
-    this.gatewayEgress = new GatewayEgress(this, 'gateway-egress', props.egress);
+    this.gatewayEgress = new GatewayEgress(this, 'gateway-egress', props.egress, encryptionKey);
     const egress = this.gatewayEgress.placement;
 
     this.sendPipeline = new SendPipeline(this, 'send-pipeline', {
@@ -268,7 +317,8 @@ export class MsgbridgeStack extends Stack {
       // Send records live in the event table under the same retention as everything else there.
       eventRetentionDays: props.webhooks?.eventRetentionDays,
       metricsNamespace,
-      ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+      encryptionKey,
+      ...alarmTopic,
     });
 
     this.scheduledJobs = new ScheduledJobs(this, 'scheduled-jobs', {
@@ -284,7 +334,8 @@ export class MsgbridgeStack extends Stack {
       eventRetentionDays: props.webhooks?.eventRetentionDays,
       storeConcurrency: props.webhooks?.storeConcurrency,
       metricsNamespace,
-      ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+      encryptionKey,
+      ...alarmTopic,
     });
 
     this.inboundAttachments = new InboundAttachments(this, 'inbound-attachments', {
@@ -296,7 +347,8 @@ export class MsgbridgeStack extends Stack {
       egress,
       eventRetentionDays: props.webhooks?.eventRetentionDays,
       metricsNamespace,
-      ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+      encryptionKey,
+      ...alarmTopic,
     });
 
     this.rateAlarms = new RateAlarms(this, 'rate-alarms', {
@@ -304,7 +356,7 @@ export class MsgbridgeStack extends Stack {
       webhookStage: this.webhookApi.api.deploymentStage,
       sendService: SendPipeline.SERVICE,
       metricsNamespace,
-      ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+      ...alarmTopic,
     });
 
     if (props.statisticsExport)
@@ -382,10 +434,46 @@ export class MsgbridgeStack extends Stack {
       description: `Inbound attachments, below ${InboundAttachments.KEY_PREFIX}; each "Inbound Attachment Stored" event names its object`,
       value: this.inboundAttachments.bucket.bucketName,
     });
+    // What the msgbridge CLI reads with DescribeStacks.
+    new CfnOutput(this, 'StateTableName', {
+      description: 'State table: gateway token, rate-limit bucket, leases',
+      value: this.stateTable.tableName,
+    });
+    new CfnOutput(this, 'EventTableName', {
+      description: 'Event table: reports, inbound messages, send records, quarantine',
+      value: this.eventTable.tableName,
+    });
+    new CfnOutput(this, 'GatewayCredentialsArn', {
+      description: 'Secrets Manager secret for the gateway API key and password',
+      value: this.credentials.secretArn,
+    });
+    const { api, send, mnt } = props.gateway.hosts;
+    new CfnOutput(this, 'GatewayHosts', {
+      description: 'The gateway base URLs, as JSON {"api","send","mnt"}',
+      value: this.toJsonString({ api, send, mnt }),
+    });
+    new CfnOutput(this, 'EventBusArn', {
+      description: 'ARN of the bus the events are put on',
+      value: this.eventBus.eventBusArn,
+    });
+    new CfnOutput(this, 'EventArchiveArn', {
+      description: 'Archive of every published event, for replay (docs/operations.md)',
+      value: this.eventPublisher.archive.archiveArn,
+    });
+    new CfnOutput(this, 'DataKeyArn', {
+      description: 'KMS key of the tables, queues, bucket, logs, secrets, bus and alarm topic',
+      value: encryptionKey.keyArn,
+    });
+    if (this.alarmTopicArn !== undefined) {
+      new CfnOutput(this, 'AlarmTopicArn', {
+        description: 'SNS topic that receives every alarm and its return to OK',
+        value: this.alarmTopicArn,
+      });
+    }
   }
 
   private table(definition: TableDefinition): TableV2 {
-    return new TableV2(this, definition.name, {
+    return new CustomerKeyTable(this, definition.name, {
       partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
       ...(definition.sortKey
         ? { sortKey: { name: definition.sortKey, type: AttributeType.STRING } }
@@ -399,7 +487,7 @@ export class MsgbridgeStack extends Stack {
       })),
       timeToLiveAttribute: definition.timeToLiveAttribute,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryptionV2.awsManagedKey(),
+      encryptionKey: this.dataKey.key,
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });

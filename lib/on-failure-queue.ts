@@ -1,20 +1,59 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type {
+  DlqDestinationConfig,
+  IEventSourceDlq,
+  IEventSourceMapping,
+  IFunction,
+} from 'aws-cdk-lib/aws-lambda';
+import { type IQueue, Queue, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { queueEncryption } from './queue-encryption.ts';
 
 /**
  * The on-failure destination of a stream event source: encrypted, TLS only, kept 14 days. It is
  * itself a dead-letter store, so it gets no DLQ of its own; callers alarm on its depth.
  */
-export const createOnFailureQueue = (scope: Construct, eventSource: string): Queue => {
-  const queue = new Queue(scope, 'on-failure-queue', {
-    encryption: QueueEncryption.SQS_MANAGED,
+export const createOnFailureQueue = (
+  scope: Construct,
+  eventSource: string,
+  encryptionKey?: IKey,
+): Queue => {
+  const props: QueueProps = {
+    ...queueEncryption(encryptionKey),
     enforceSSL: true,
     retentionPeriod: Duration.days(14),
-  });
+  };
+  const queue = new Queue(scope, 'on-failure-queue', props);
   Validations.of(queue).acknowledge({
     id: 'AwsSolutions-SQS3',
     reason: `This queue is itself a dead-letter store: the on-failure destination of ${eventSource}. Its messages are never consumed automatically, so a further DLQ would never receive anything; an alarm fires as soon as it holds a message.`,
   });
   return queue;
 };
+
+/**
+ * Lets a principal put messages on a queue, and nothing more: the SQS actions of CDK's
+ * `grantSendMessages`, and of a customer managed key only what SQS asks for on a send
+ * (`kms:GenerateDataKey` for the message's data key, `kms:Decrypt` to reuse a cached one), not
+ * the `kms:Encrypt`, `kms:ReEncrypt*` and `kms:GenerateDataKey*` that `grantSendMessages` adds.
+ */
+export const grantQueueSend = (queue: IQueue, grantee: IGrantable): Grant => {
+  const send = queue.grant(grantee, 'sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl');
+  const key = queue.encryptionMasterKey?.grant(grantee, 'kms:GenerateDataKey', 'kms:Decrypt');
+  return key ? send.combine(key) : send;
+};
+
+/**
+ * `SqsDlq` with `grantQueueSend` instead of `grantSendMessages`: Lambda sends the pointers to
+ * failed stream batches with the function's role, which may send to this queue only.
+ */
+export class OnFailureQueueDestination implements IEventSourceDlq {
+  constructor(private readonly queue: IQueue) {}
+
+  bind(_target: IEventSourceMapping, targetHandler: IFunction): DlqDestinationConfig {
+    grantQueueSend(this.queue, targetHandler);
+    return { destination: this.queue.queueArn };
+  }
+}

@@ -8,6 +8,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AWAITING_REPORT_INDEX } from '../functions/commons/tables.ts';
@@ -105,6 +106,11 @@ export interface ScheduledJobsProps extends ScheduledJobsOptions {
    * @default - alarms without actions
    */
   readonly alarmTopicArn?: string;
+  /**
+   * Customer managed key of the functions' log groups.
+   * @default - CloudWatch Logs' own encryption
+   */
+  readonly encryptionKey?: IKey;
 }
 
 /** The problems with `ScheduledJobsOptions`, for a caller that reports every problem at once. */
@@ -224,6 +230,7 @@ export class ScheduledJobs extends Construct {
       credentials: props.credentials,
       stateTable: props.stateTable,
       metricsNamespace: namespace,
+      logEncryptionKey: props.encryptionKey,
     };
     const stored = {
       EVENT_TABLE_NAME: props.eventTable.tableName,

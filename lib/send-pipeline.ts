@@ -11,10 +11,11 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { type Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { GatewayPlacement } from './gateway-egress.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
@@ -25,7 +26,9 @@ import {
 } from './gateway-settings.ts';
 import { grantTableItemActions } from './grants.ts';
 import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
+import { grantQueueSend } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
+import { queueEncryption } from './queue-encryption.ts';
 
 /** The settings of the send queue and its consumer that a deployment may choose. */
 export interface SendPipelineOptions {
@@ -95,6 +98,11 @@ export interface SendPipelineProps extends SendPipelineOptions {
    * @default - alarms without actions
    */
   readonly alarmTopicArn?: string;
+  /**
+   * Customer managed key of both queues and the function's log group.
+   * @default - SQS-managed encryption and CloudWatch Logs' own
+   */
+  readonly encryptionKey?: IKey;
 }
 
 const DEFAULTS = {
@@ -194,12 +202,12 @@ export class SendPipeline extends Construct {
     const namespace = props.metricsNamespace ?? 'msgbridge';
 
     this.deadLetterQueue = new Queue(this, 'send-dlq', {
-      encryption: QueueEncryption.SQS_MANAGED,
+      ...queueEncryption(props.encryptionKey),
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
     this.queue = new Queue(this, 'send-queue', {
-      encryption: QueueEncryption.SQS_MANAGED,
+      ...queueEncryption(props.encryptionKey),
       enforceSSL: true,
       retentionPeriod: Duration.days(4),
       // AWS's guidance for Lambda consumers: at least six times the function timeout, so that
@@ -226,10 +234,12 @@ export class SendPipeline extends Construct {
       // The shared token and its lease, and the token bucket (one counter item per second).
       stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS, 'dynamodb:UpdateItem'],
       metricsNamespace: namespace,
+      logEncryptionKey: props.encryptionKey,
     });
     this.grantSenderAccess(props);
 
-    // Also grants receive, delete and ChangeMessageVisibility (the sender's backoff) on the queue.
+    // Also grants receive, delete and ChangeMessageVisibility (the sender's backoff) on the queue,
+    // and kms:Decrypt on its key (all a consumer of an encrypted queue needs).
     this.sendMessages.addEventSource(
       new SqsEventSource(this.queue, {
         reportBatchItemFailures: true,
@@ -277,9 +287,12 @@ export class SendPipeline extends Construct {
     }
   }
 
-  /** Lets a producer (a role or function of the customer) put messages on the send queue. */
+  /**
+   * Lets a producer (a role or function of the customer) put messages on the send queue: the SQS
+   * send actions, and `kms:GenerateDataKey` and `kms:Decrypt` on the queue's key.
+   */
   public grantSendMessages(grantee: IGrantable): Grant {
-    return this.queue.grantSendMessages(grantee);
+    return grantQueueSend(this.queue, grantee);
   }
 
   /**

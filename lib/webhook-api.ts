@@ -13,6 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -87,6 +88,11 @@ export interface WebhookApiProps extends WebhookApiOptions {
    * @default 'msgbridge'
    */
   readonly metricsNamespace?: string;
+  /**
+   * Customer managed key of the access log group and the receivers' log groups.
+   * @default - CloudWatch Logs' own encryption
+   */
+  readonly encryptionKey?: IKey;
 }
 
 /** The problems with `WebhookApiOptions`, for a caller that reports every problem at once. */
@@ -157,9 +163,11 @@ export class WebhookApi extends Construct {
         entry: join(import.meta.dirname, `../functions/${name}.ts`),
         description,
         environment,
+        logEncryptionKey: props.encryptionKey,
       });
       // A conditional PutItem is the receivers' only table call, so they get no other action.
       grantTableItemActions(props.eventTable, fn, 'dynamodb:PutItem');
+      // Also kms:Decrypt on the secret's key, through Secrets Manager only (kms:ViaService).
       props.webhookSecret.grantRead(fn);
       return fn;
     };
@@ -175,6 +183,7 @@ export class WebhookApi extends Construct {
     this.accessLogs = new LogGroup(this, 'access-logs', {
       retention: props.accessLogRetention ?? RetentionDays.ONE_YEAR,
       removalPolicy: RemovalPolicy.RETAIN,
+      ...(props.encryptionKey ? { encryptionKey: props.encryptionKey } : {}),
     });
 
     this.api = new RestApi(this, 'api', {

@@ -1,4 +1,5 @@
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
@@ -9,6 +10,15 @@ export interface WebhookSecretProps {
    * @default 40
    */
   readonly length?: number;
+}
+
+/** What the stack adds to `WebhookSecretProps`. */
+export interface WebhookSecretConstructProps extends WebhookSecretProps {
+  /**
+   * Customer managed key the secret is encrypted with.
+   * @default - the account's `aws/secretsmanager` key
+   */
+  readonly encryptionKey?: IKey;
 }
 
 /** The problems with `WebhookSecretProps`, for a caller that reports every problem at once. */
@@ -30,7 +40,7 @@ export const webhookSecretProblems = (props: WebhookSecretProps): string[] =>
 export class WebhookSecret extends Construct {
   public readonly secret: Secret;
 
-  constructor(scope: Construct, id: string, props: WebhookSecretProps = {}) {
+  constructor(scope: Construct, id: string, props: WebhookSecretConstructProps = {}) {
     super(scope, id);
     throwIfInvalid('WebhookSecret', webhookSecretProblems(props));
 
@@ -45,6 +55,7 @@ export class WebhookSecret extends Construct {
         includeSpace: false,
       },
       removalPolicy: RemovalPolicy.RETAIN,
+      ...(props.encryptionKey ? { encryptionKey: props.encryptionKey } : {}),
     });
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',

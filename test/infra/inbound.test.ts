@@ -336,7 +336,7 @@ describe('inbound path infrastructure', () => {
       const { template, id, stack } = defaults;
 
       template.hasResourceProperties('AWS::SQS::Queue', {
-        SqsManagedSseEnabled: true,
+        KmsMasterKeyId: { 'Fn::GetAtt': [id(stack.dataKey.ownKey), 'Arn'] },
         MessageRetentionPeriod: 14 * 86_400,
       });
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {

@@ -366,7 +366,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
   });
 
   describe('attachment bucket', () => {
-    it('blocks all public access, refuses requests without TLS and encrypts with S3 keys', () => {
+    it('blocks all public access, refuses requests without TLS and encrypts with the data key', () => {
       const { template, id, stack } = defaults;
       const bucket = stack.inboundAttachments.bucket;
 
@@ -380,7 +380,13 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       });
       expect(properties.BucketEncryption).toEqual({
         ServerSideEncryptionConfiguration: [
-          { ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } },
+          {
+            BucketKeyEnabled: true,
+            ServerSideEncryptionByDefault: {
+              SSEAlgorithm: 'aws:kms',
+              KMSMasterKeyID: { 'Fn::GetAtt': [id(stack.dataKey.ownKey), 'Arn'] },
+            },
+          },
         ],
       });
       expect(properties.VersioningConfiguration).toBeUndefined();
@@ -556,7 +562,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       const queue = stack.inboundAttachments.onFailureQueue;
 
       expect(defaults.resource(queue).Properties).toMatchObject({
-        SqsManagedSseEnabled: true,
+        KmsMasterKeyId: { 'Fn::GetAtt': [id(stack.dataKey.ownKey), 'Arn'] },
         MessageRetentionPeriod: 14 * 86_400,
       });
       const policies = Object.values(

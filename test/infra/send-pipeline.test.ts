@@ -114,7 +114,9 @@ describe('send pipeline infrastructure', () => {
         const properties = defaults.resource(each).Properties;
 
         // Assess
-        expect(properties.SqsManagedSseEnabled).toBe(true);
+        expect(properties.KmsMasterKeyId).toEqual({
+          'Fn::GetAtt': [id(stack.dataKey.ownKey), 'Arn'],
+        });
         template.hasResourceProperties('AWS::SQS::QueuePolicy', {
           Queues: [{ Ref: id(each) }],
           PolicyDocument: {
@@ -417,10 +419,18 @@ describe('send pipeline infrastructure', () => {
           Action: expect.arrayContaining(['sqs:SendMessage']),
           Resource: { 'Fn::GetAtt': [logicalId(stack, stack.sendPipeline.queue), 'Arn'] },
         }),
+        // The queue is encrypted with the data key: what SQS needs of the key for a send.
+        {
+          Effect: 'Allow',
+          Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+          Resource: { 'Fn::GetAtt': [logicalId(stack, stack.dataKey.ownKey), 'Arn'] },
+        },
       ]);
-      expect(statements.flatMap(actionsOf).filter((action) => !action.startsWith('sqs:'))).toEqual(
-        [],
-      );
+      expect(
+        statements
+          .flatMap(actionsOf)
+          .filter((action) => !action.startsWith('sqs:') && !action.startsWith('kms:')),
+      ).toEqual([]);
     });
   });
 
