@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
+import type { MessengerStatsName } from '../functions/commons/gateway/schemas/index.ts';
 import type { MsgbridgeStackProps } from './msgbridge-stack.ts';
 import { InvalidPropsError } from './props-validation.ts';
 
@@ -100,6 +101,20 @@ const ContextSchema = z.strictObject({
       sendRejectionRateThreshold: z.number().optional(),
     })
     .optional(),
+  /** The optional daily statistics export (see `StatisticsExportOptions`); absent, not deployed. */
+  statisticsExport: z
+    .strictObject({
+      schedule: z.string().optional(),
+      timeZone: z.string().optional(),
+      trackingUrls: z.boolean().optional(),
+      messengerChannels: z.array(z.string()).optional(),
+      // The names are checked against the seven statistics by the construct, with the rest.
+      messengerStatistics: z.array(z.string()).optional(),
+      elapsedDays: z.array(z.number()).optional(),
+      maxUrlPages: z.number().optional(),
+      s3Export: z.boolean().optional(),
+    })
+    .optional(),
   /** Where alarm notifications go. */
   alarms: z.strictObject({ topicArn: z.string().optional() }).optional(),
   /** The attachment bucket's lifecycle (see `InboundAttachmentsOptions`). */
@@ -129,6 +144,7 @@ export type ContextStackProps = Mutable<
     | 'publisher'
     | 'rateAlarms'
     | 'alarmTopicArn'
+    | 'statisticsExport'
   >
 >;
 
@@ -172,8 +188,15 @@ const defined = <T extends object>(object: T): T =>
 
 /** The context's JSON-friendly names (seconds, days) as the stack's typed props. */
 const toStackProps = (context: z.infer<typeof ContextSchema>): ContextStackProps => {
-  const { sending, webhooks, publisher, alarms, ...others } = context;
+  const { sending, webhooks, publisher, alarms, statisticsExport, ...others } = context;
   const props: ContextStackProps = { ...others };
+  if (statisticsExport) {
+    const { messengerStatistics, ...rest } = statisticsExport;
+    props.statisticsExport = defined({
+      ...rest,
+      messengerStatistics: messengerStatistics as MessengerStatsName[] | undefined,
+    });
+  }
   if (sending) {
     const { functionTimeoutSeconds, maxBatchingWindowSeconds, ...rest } = sending;
     props.sending = defined({

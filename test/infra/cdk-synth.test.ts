@@ -65,5 +65,13 @@ describe('npx cdk synth with docs/examples/production-context.json', () => {
     const [archive] = ofType('AWS::Events::Archive');
     expect(archive?.Properties?.RetentionDays).toBe(90);
     expect(Object.keys(template.Outputs ?? {})).toContain('GatewayEgressIps');
+    // The daily statistics export, on its Scheduler cron.
+    const schedules = ofType('AWS::Scheduler::Schedule').map((schedule) => schedule.Properties);
+    expect(schedules).toContainEqual(
+      expect.objectContaining({
+        ScheduleExpression: 'cron(30 1 * * ? *)',
+        ScheduleExpressionTimezone: 'Asia/Seoul',
+      }),
+    );
   });
 });

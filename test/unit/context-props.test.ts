@@ -77,6 +77,30 @@ describe('stackPropsFromContext', () => {
     expect(props.webhookSecret).toEqual({ length: 48 });
   });
 
+  it('reads the statistics export, whose names and values the construct checks', () => {
+    // Act
+    const props = stackPropsFromContext({
+      gateway: GATEWAY,
+      statisticsExport: {
+        messengerChannels: ['@acme'],
+        messengerStatistics: ['channelNoticeRead'],
+        s3Export: true,
+        schedule: 'cron(0 2 * * ? *)',
+      },
+    });
+
+    // Assess
+    expect(props.statisticsExport).toEqual({
+      messengerChannels: ['@acme'],
+      messengerStatistics: ['channelNoticeRead'],
+      s3Export: true,
+      schedule: 'cron(0 2 * * ? *)',
+    });
+    expect(problemsOf({ gateway: GATEWAY, statisticsExport: { s3export: true } })).toEqual([
+      expect.stringMatching(/msgbridge\.statisticsExport: Unrecognized key.*s3export/),
+    ]);
+  });
+
   it('leaves absent settings absent, so the constructs apply their defaults', () => {
     // Act
     const props = stackPropsFromContext({ gateway: GATEWAY, webhooks: {}, publisher: {} });
