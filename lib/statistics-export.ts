@@ -284,7 +284,9 @@ export class StatisticsExport extends Construct {
         resources: [bucket.arnForObjects(`${KEY_PREFIX}*`)],
       }),
     );
-    bucket.encryptionKey?.grantEncrypt(this.exportStatistics);
+    // A single PutObject under SSE-KMS needs only a data key (grantEncrypt would add the
+    // wildcard kms:ReEncrypt* and kms:GenerateDataKey*).
+    bucket.encryptionKey?.grant(this.exportStatistics, 'kms:GenerateDataKey');
     const cfnBucket = bucket.node.defaultChild;
     const role = this.exportStatistics.role;
     if (role && CfnElement.isCfnElement(cfnBucket)) {

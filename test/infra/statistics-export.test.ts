@@ -161,6 +161,12 @@ describe('statistics export infrastructure', () => {
     expect(byService('secretsmanager:')).toEqual([
       expect.objectContaining({ Action: 'secretsmanager:GetSecretValue' }),
     ]);
+    // The data key: decrypt for the tables and the secret, a data key for the object; no wildcard.
+    const kmsActions = byService('kms:').flatMap(actionsOf);
+    expect(new Set(kmsActions)).toEqual(
+      new Set(['kms:Decrypt', 'kms:DescribeKey', 'kms:GenerateDataKey']),
+    );
+    expect(kmsActions.filter((action) => action.includes('*'))).toEqual([]);
     // Nothing on the stream, the bus or other buckets.
     const actions = statements.flatMap(actionsOf);
     expect(actions.filter((a) => a.startsWith('dynamodb:') && /Stream|Scan|Query/.test(a))).toEqual(
