@@ -115,8 +115,12 @@ const ContextSchema = z.strictObject({
       s3Export: z.boolean().optional(),
     })
     .optional(),
-  /** Where alarm notifications go. */
-  alarms: z.strictObject({ topicArn: z.string().optional() }).optional(),
+  /** Where alarm notifications go: an existing SNS topic, or e-mail addresses. */
+  alarms: z
+    .strictObject({ topicArn: z.string().optional(), emails: z.array(z.string()).optional() })
+    .optional(),
+  /** The data key (see `DataKeyProps`): absent, the stack creates one. */
+  encryption: z.strictObject({ keyArn: z.string().optional() }).optional(),
   /** The attachment bucket's lifecycle (see `InboundAttachmentsOptions`). */
   attachments: z
     .strictObject({
@@ -145,6 +149,8 @@ export type ContextStackProps = Mutable<
     | 'rateAlarms'
     | 'alarmTopicArn'
     | 'statisticsExport'
+    | 'alarmEmails'
+    | 'encryption'
   >
 >;
 
@@ -218,5 +224,6 @@ const toStackProps = (context: z.infer<typeof ContextSchema>): ContextStackProps
     props.publisher = defined({ ...rest, maxRecordAge: seconds(maxRecordAgeSeconds) });
   }
   if (alarms?.topicArn !== undefined) props.alarmTopicArn = alarms.topicArn;
+  if (alarms?.emails !== undefined) props.alarmEmails = alarms.emails;
   return props;
 };

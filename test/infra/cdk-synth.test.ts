@@ -65,6 +65,14 @@ describe('npx cdk synth with docs/examples/production-context.json', () => {
     const [archive] = ofType('AWS::Events::Archive');
     expect(archive?.Properties?.RetentionDays).toBe(90);
     expect(Object.keys(template.Outputs ?? {})).toContain('GatewayEgressIps');
+    // Alarms go to a topic of the stack, encrypted with the data key, with one subscription per address.
+    const subscriptions = ofType('AWS::SNS::Subscription').map((sub) => sub.Properties);
+    expect(subscriptions).toEqual([
+      expect.objectContaining({ Protocol: 'email', Endpoint: 'platform-oncall@example.com' }),
+      expect.objectContaining({ Protocol: 'email', Endpoint: 'messaging-team@example.com' }),
+    ]);
+    const [topic] = ofType('AWS::SNS::Topic');
+    expect(topic?.Properties?.KmsMasterKeyId).toBeDefined();
     // The daily statistics export, on its Scheduler cron.
     const schedules = ofType('AWS::Scheduler::Schedule').map((schedule) => schedule.Properties);
     expect(schedules).toContainEqual(

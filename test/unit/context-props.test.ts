@@ -101,6 +101,22 @@ describe('stackPropsFromContext', () => {
     ]);
   });
 
+  it('reads the alarm e-mail addresses and an existing data key', () => {
+    // Act
+    const props = stackPropsFromContext({
+      gateway: GATEWAY,
+      alarms: { emails: ['ops@example.com', 'oncall@example.com'] },
+      encryption: {
+        keyArn: 'arn:aws:kms:ap-northeast-2:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      },
+    });
+
+    // Assess
+    expect(props.alarmEmails).toEqual(['ops@example.com', 'oncall@example.com']);
+    expect(props).not.toHaveProperty('alarmTopicArn');
+    expect(props.encryption?.keyArn).toMatch(/:key\/1234abcd/);
+  });
+
   it('leaves absent settings absent, so the constructs apply their defaults', () => {
     // Act
     const props = stackPropsFromContext({ gateway: GATEWAY, webhooks: {}, publisher: {} });
