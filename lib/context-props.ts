@@ -119,6 +119,10 @@ const ContextSchema = z.strictObject({
   alarms: z
     .strictObject({ topicArn: z.string().optional(), emails: z.array(z.string()).optional() })
     .optional(),
+  /** An existing gateway credentials secret (see `ImportedSecretProps`). */
+  gatewayCredentials: z
+    .strictObject({ secretArn: z.string(), keyArn: z.string().optional() })
+    .optional(),
   /** The data key (see `DataKeyProps`): absent, the stack creates one. */
   encryption: z.strictObject({ keyArn: z.string().optional() }).optional(),
   /** The attachment bucket's lifecycle (see `InboundAttachmentsOptions`). */
@@ -151,6 +155,7 @@ export type ContextStackProps = Mutable<
     | 'statisticsExport'
     | 'alarmEmails'
     | 'encryption'
+    | 'gatewayCredentials'
   >
 >;
 

@@ -4,12 +4,14 @@ import {
   RemovalPolicy,
   Stack,
   type StackProps,
+  Token,
   Validations,
 } from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, Billing, StreamViewType, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { EVENT_TABLE, STATE_TABLE, type TableDefinition } from '../functions/commons/tables.ts';
 import { AlarmTopic, alarmTargetProblems } from './alarm-actions.ts';
@@ -152,7 +154,42 @@ export interface MsgbridgeStackProps extends StackProps {
    * @default - a key of the stack's own (rotation on, retained when the stack is deleted)
    */
   readonly encryption?: DataKeyProps;
+  /**
+   * An existing Secrets Manager secret with the gateway credentials (`{"apiKey", "apiPassword"}`),
+   * for accounts whose secrets are managed elsewhere, instead of the empty secret the stack creates.
+   * @default - the stack creates the secret, empty, retained when the stack is deleted
+   */
+  readonly gatewayCredentials?: ImportedSecretProps;
 }
+
+/** An existing secret: its complete ARN, and the KMS key it is encrypted with when it is not the AWS managed one. */
+export interface ImportedSecretProps {
+  /** `arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>` */
+  readonly secretArn: string;
+  /**
+   * The customer managed key the secret is encrypted with; the gateway callers get `kms:Decrypt`
+   * on it.
+   * @default - the `aws/secretsmanager` key, which needs no grant
+   */
+  readonly keyArn?: string;
+}
+
+/** The problems with `ImportedSecretProps`, each named by its path. */
+export const importedSecretProblems = (props: ImportedSecretProps): string[] => {
+  const problems: string[] = [];
+  const { secretArn, keyArn } = props;
+  if (
+    !Token.isUnresolved(secretArn) &&
+    !/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/.test(
+      secretArn,
+    )
+  )
+    problems.push(
+      `secretArn must be the complete ARN of a secret (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>), got "${secretArn}"`,
+    );
+  if (keyArn !== undefined) problems.push(...dataKeyProblems({ keyArn }));
+  return problems;
+};
 
 /** Every problem with the stack's props, each named by its path, so one error lists them all. */
 export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => {
@@ -176,6 +213,9 @@ export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => 
     ...inboundAlarmsProblems(props),
     ...alarmTargetProblems(props),
     ...within('encryption', dataKeyProblems(props.encryption ?? {})),
+    ...(props.gatewayCredentials
+      ? within('gatewayCredentials', importedSecretProblems(props.gatewayCredentials))
+      : []),
   ];
 };
 
@@ -201,7 +241,7 @@ export class MsgbridgeStack extends Stack {
   /** The customer's events: delivery reports, inbound messages, send results. */
   public readonly eventBus: EventBus;
   /** Gateway API key and password (`{"apiKey": "...", "apiPassword": "..."}`), set by the operator. */
-  public readonly credentials: Secret;
+  public readonly credentials: ISecret;
   public readonly eventSource: string;
   /** `{"current": "...", "previous": "..."}`: the path segment that authenticates the webhooks. */
   public readonly webhookSecret: WebhookSecret;
@@ -255,17 +295,20 @@ export class MsgbridgeStack extends Stack {
       kmsKey: encryptionKey,
     });
 
-    this.credentials = new Secret(this, 'gateway-credentials', {
-      description:
-        'msgbridge gateway credentials: put {"apiKey":"...","apiPassword":"..."} here before use',
-      removalPolicy: RemovalPolicy.RETAIN,
-      encryptionKey,
-    });
-    Validations.of(this.credentials).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'The gateway issues the API key and password in its own console; there is no API to rotate them, so rotation is an operator task.',
-    });
+    this.credentials = props.gatewayCredentials
+      ? Secret.fromSecretAttributes(this, 'gateway-credentials', {
+          secretCompleteArn: props.gatewayCredentials.secretArn,
+          ...(props.gatewayCredentials.keyArn
+            ? {
+                encryptionKey: Key.fromKeyArn(
+                  this,
+                  'gateway-credentials-key',
+                  props.gatewayCredentials.keyArn,
+                ),
+              }
+            : {}),
+        })
+      : this.createCredentialsSecret(encryptionKey);
 
     if (props.alarmEmails !== undefined) {
       this.dataKey.allowCloudWatchAlarms();
@@ -470,6 +513,22 @@ export class MsgbridgeStack extends Stack {
         value: this.alarmTopicArn,
       });
     }
+  }
+
+  /** The empty credentials secret the operator fills in (docs/operations.md). */
+  private createCredentialsSecret(encryptionKey: IKey): Secret {
+    const secret = new Secret(this, 'gateway-credentials', {
+      description:
+        'msgbridge gateway credentials: put {"apiKey":"...","apiPassword":"..."} here before use',
+      removalPolicy: RemovalPolicy.RETAIN,
+      encryptionKey,
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The gateway issues the API key and password in its own console; there is no API to rotate them, so rotation is an operator task.',
+    });
+    return secret;
   }
 
   private table(definition: TableDefinition): TableV2 {
