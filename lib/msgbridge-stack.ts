@@ -224,9 +224,10 @@ export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => 
  * removing the functions can never drop it: both tables, the attachment bucket and its access log
  * bucket, both secrets, the API access logs, and the KMS key all of them are encrypted with (data
  * under a deleted key is lost). Not retained:
- * - the queues: their messages are transient. Producers own the send requests until the sender
- *   has claimed them in the event table; the on-failure queues hold pointers into the table's
- *   stream, which are worthless after its 24 hours. Drain or redrive them before deleting.
+ * The send queue and its DLQ are retained as well: they hold send requests nobody else has a copy
+ * of. Not retained:
+ * - the on-failure queues: they hold pointers into the table's stream, which are worthless after
+ *   its 24 hours (and the statistics export's dead-letter queue, whose runs can be repeated).
  * - the bus and its archive: the bus stores nothing, and every archived event is also an item of
  *   the retained event table; an archive can only replay into its own bus, so it would be of no
  *   use once the bus is gone (and a retained bus keeps its name, so the next deployment of the

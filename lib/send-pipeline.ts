@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { ArnFormat, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
@@ -201,10 +201,13 @@ export class SendPipeline extends Construct {
     const maxReceiveCount = props.maxReceiveCount ?? DEFAULTS.maxReceiveCount;
     const namespace = props.metricsNamespace ?? 'msgbridge';
 
+    // Both queues hold send requests nobody else has a copy of, so deleting the stack leaves them
+    // (with their messages) to be drained or redriven; a new deployment creates new ones.
     this.deadLetterQueue = new Queue(this, 'send-dlq', {
       ...queueEncryption(props.encryptionKey),
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
+      removalPolicy: RemovalPolicy.RETAIN,
     });
     this.queue = new Queue(this, 'send-queue', {
       ...queueEncryption(props.encryptionKey),
@@ -214,6 +217,7 @@ export class SendPipeline extends Construct {
       // a batch being retried by Lambda after throttling is not delivered twice meanwhile.
       visibilityTimeout: Duration.seconds(6 * functionTimeout.toSeconds()),
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount },
+      removalPolicy: RemovalPolicy.RETAIN,
     });
 
     this.sendMessages = new GatewayFunction(this, SendPipeline.SERVICE, {

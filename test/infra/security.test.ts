@@ -383,6 +383,10 @@ describe('security', () => {
 
         // 2 tables, 2 buckets, 2 secrets, and the key unless it is imported.
         expect(retained).toHaveLength(synthesized === imported ? 6 : 7);
+        // The send queue and its DLQ hold send requests: retained too.
+        const { stack, id } = synthesized;
+        for (const queue of [stack.sendPipeline.queue, stack.sendPipeline.deadLetterQueue])
+          retained.push([id(queue), synthesized.resources[id(queue)] as Resource]);
         for (const [logicalId, resource] of retained) {
           expect({ logicalId, policy: resource.DeletionPolicy }).toEqual({
             logicalId,
