@@ -33,7 +33,7 @@ export interface GatewayClients {
   /** Spec 02: messenger channels, templates, statistics. */
   readonly management: GatewayManagementClient;
   /** Spec 03: the brand endpoints also need the brand portal account (`apiId`/`apiSecret`). */
-  rcs(portal: RcsPortalCredentials): GatewayRcsManagementClient;
+  rcs(portal?: RcsPortalCredentials): GatewayRcsManagementClient;
   /**
    * Spec 01 opt-out endpoints, which authenticate with the `apiKey` header: reads the gateway
    * credentials (on a stack, the Secrets Manager secret).

@@ -31,16 +31,17 @@ const PORTAL_OPTIONS: ParseArgsOptionsConfig = {
   'api-id': { type: 'string' },
   'api-secret': { type: 'string' },
 };
-const PORTAL_USAGE = `Brand portal account (the client needs it for every RCS call; brand calls send it):
+const PORTAL_USAGE = `Brand portal account (sent as the apiId/apiSecret headers of every brand call):
   --api-id ID          default: $${RCS_API_ID_ENV}
   --api-secret SECRET  default: $${RCS_API_SECRET_ENV} (prefer the variable: a flag is
                        visible to other users in the process list)`;
 
 /**
- * The RCS client with the brand portal account from the flags or the environment. A missing
- * account is a usage error naming both ways to give it; the secret is never printed.
+ * The RCS client for a brand command, with the brand portal account from the flags or the
+ * environment. A missing account is a usage error naming both ways to give it; the secret is
+ * never printed.
  */
-const rcsClient = async (context: CommandContext): Promise<GatewayRcsManagementClient> => {
+const brandClient = async (context: CommandContext): Promise<GatewayRcsManagementClient> => {
   const apiId = context.string('api-id') ?? process.env[RCS_API_ID_ENV];
   const apiSecret = context.string('api-secret') ?? process.env[RCS_API_SECRET_ENV];
   const missing = [
@@ -53,8 +54,12 @@ const rcsClient = async (context: CommandContext): Promise<GatewayRcsManagementC
   return (await context.target()).gateway().rcs({ apiId, apiSecret });
 };
 
-/** An RCS command: the portal options and usage are added to every one. */
-const rcsCommand = (spec: CommandSpec): CommandSpec => ({
+/** The RCS client for chatbot and catalogue commands, which need no portal account. */
+const rcsClient = async (context: CommandContext): Promise<GatewayRcsManagementClient> =>
+  (await context.target()).gateway().rcs();
+
+/** A brand command: the portal options and usage are added to every one. */
+const brandCommand = (spec: CommandSpec): CommandSpec => ({
   ...spec,
   usage: `${spec.usage.trimEnd()}\n\n${PORTAL_USAGE}`,
   options: { ...PORTAL_OPTIONS, ...spec.options },
@@ -96,7 +101,7 @@ const BRAND_COLUMNS: Column<RcsBrand>[] = [
 
 // --- Brands ----------------------------------------------------------------------------------
 
-const brandsList = rcsCommand({
+const brandsList = brandCommand({
   summary: 'brands of the portal account',
   usage: `msgbridge rcs brands list [--offset N] [--limit N]
 
@@ -105,7 +110,7 @@ ${PAGE_USAGE}`,
   options: PAGE_OPTIONS,
   run: async (context) => {
     const page = pageOf(context);
-    const list = await (await rcsClient(context)).listBrands(page);
+    const list = await (await brandClient(context)).listBrands(page);
     context.out.emit(list, () => {
       context.out.table(list.result, BRAND_COLUMNS, '(no brands)');
       pageLine(context, list.result.length, list.pagination);
@@ -114,7 +119,7 @@ ${PAGE_USAGE}`,
   },
 });
 
-const brandsGet = rcsCommand({
+const brandsGet = brandCommand({
   summary: 'one brand, with its brandKey',
   usage: `msgbridge rcs brands get BRAND_ID
 
@@ -123,7 +128,7 @@ contact details.`,
   positionals: { min: 1, max: 1, name: 'BRAND_ID' },
   run: async (context) => {
     const [brandId = ''] = context.positionals;
-    const brand = await (await rcsClient(context)).getBrand(brandId);
+    const brand = await (await brandClient(context)).getBrand(brandId);
     if (brand === undefined) throw new CliError(`the gateway returned no brand ${brandId}`);
     context.out.emit(brand, () => {
       context.out.table(
@@ -140,14 +145,14 @@ contact details.`,
   },
 });
 
-const brandsCategories = rcsCommand({
+const brandsCategories = brandCommand({
   summary: 'brand categories and subcategories',
   usage: `msgbridge rcs brands categories
 
 Lists the brand categories and their subcategories (categoryId and subCategoryId of a brand
 register or update request).`,
   run: async (context) => {
-    const categories = await (await rcsClient(context)).listBrandCategories();
+    const categories = await (await brandClient(context)).listBrandCategories();
     type Sub = (typeof categories)[number]['subCategories'][number];
     const rows = categories.flatMap((category) =>
       (category.subCategories.length === 0 ? [undefined] : category.subCategories).map(
@@ -166,7 +171,7 @@ register or update request).`,
   },
 });
 
-const brandsRegister = rcsCommand({
+const brandsRegister = brandCommand({
   summary: 'register a brand with its chatbots',
   usage: `msgbridge rcs brands register --file REQUEST.json
 
@@ -176,13 +181,13 @@ new brandId; the brand waits for the brand portal's approval.`,
   options: { file: { type: 'string' } },
   run: async (context) => {
     const request = await requestFile<RcsBrandRegisterRequest>(context);
-    const brandId = await (await rcsClient(context)).registerBrand(request);
+    const brandId = await (await brandClient(context)).registerBrand(request);
     context.out.emit({ brandId }, () => context.out.line(`registered brand ${brandId}`));
     return 0;
   },
 });
 
-const brandsUpdate = rcsCommand({
+const brandsUpdate = brandCommand({
   summary: 'update a brand',
   usage: `msgbridge rcs brands update BRAND_ID --file REQUEST.json
 
@@ -193,7 +198,7 @@ bgImgFilePath; no chatbots or certificate).`,
   run: async (context) => {
     const [brandId = ''] = context.positionals;
     const request = await requestFile<RcsBrandUpdateRequest>(context);
-    await (await rcsClient(context)).updateBrand(brandId, request);
+    await (await brandClient(context)).updateBrand(brandId, request);
     context.out.emit({ brandId, updated: true }, () =>
       context.out.line(`updated brand ${brandId}`),
     );
@@ -201,7 +206,7 @@ bgImgFilePath; no chatbots or certificate).`,
   },
 });
 
-const brandsDelete = rcsCommand({
+const brandsDelete = brandCommand({
   summary: 'delete a brand',
   usage: `msgbridge rcs brands delete BRAND_ID
 
@@ -209,7 +214,7 @@ Deletes the brand.`,
   positionals: { min: 1, max: 1, name: 'BRAND_ID' },
   run: async (context) => {
     const [brandId = ''] = context.positionals;
-    await (await rcsClient(context)).deleteBrand(brandId);
+    await (await brandClient(context)).deleteBrand(brandId);
     context.out.emit({ brandId, deleted: true }, () =>
       context.out.line(`deleted brand ${brandId}`),
     );
@@ -236,7 +241,7 @@ const CHATBOT_COLUMNS: Column<RcsChatbot>[] = [
 const chatbotsTable = (context: CommandContext, rows: readonly RcsChatbot[]) =>
   context.out.table(rows, CHATBOT_COLUMNS, '(no chatbots)');
 
-const chatbotsList = rcsCommand({
+const chatbotsList: CommandSpec = {
   summary: 'chatbots of a brand',
   usage: `msgbridge rcs chatbots list BRAND_ID --brand-key KEY [--offset N] [--limit N]
 
@@ -256,7 +261,7 @@ ${PAGE_USAGE}`,
     });
     return 0;
   },
-});
+};
 
 const CHATBOT_POSITIONALS = {
   min: 2,
@@ -265,7 +270,7 @@ const CHATBOT_POSITIONALS = {
   missing: 'needs BRAND_ID and CHATBOT_ID',
 } as const;
 
-const chatbotsGet = rcsCommand({
+const chatbotsGet: CommandSpec = {
   summary: 'one chatbot',
   usage: `msgbridge rcs chatbots get BRAND_ID CHATBOT_ID --brand-key KEY
 
@@ -286,9 +291,9 @@ ${BRAND_KEY_USAGE}`,
     });
     return 0;
   },
-});
+};
 
-const chatbotsRegister = rcsCommand({
+const chatbotsRegister: CommandSpec = {
   summary: 'register chatbots under a brand',
   usage: `msgbridge rcs chatbots register BRAND_ID --brand-key KEY --file REQUEST.json
 
@@ -305,9 +310,9 @@ ${BRAND_KEY_USAGE}`,
     context.out.emit(chatbots, () => chatbotsTable(context, chatbots));
     return 0;
   },
-});
+};
 
-const chatbotsUpdate = rcsCommand({
+const chatbotsUpdate: CommandSpec = {
   summary: 'update a chatbot',
   usage: `msgbridge rcs chatbots update BRAND_ID CHATBOT_ID --brand-key KEY --file REQUEST.json
 
@@ -329,9 +334,9 @@ ${BRAND_KEY_USAGE}`,
     context.out.emit(chatbots, () => chatbotsTable(context, chatbots));
     return 0;
   },
-});
+};
 
-const chatbotsDelete = rcsCommand({
+const chatbotsDelete: CommandSpec = {
   summary: 'delete a chatbot',
   usage: `msgbridge rcs chatbots delete BRAND_ID CHATBOT_ID --brand-key KEY
 
@@ -348,9 +353,9 @@ ${BRAND_KEY_USAGE}`,
     );
     return 0;
   },
-});
+};
 
-const chatbotsCheck = rcsCommand({
+const chatbotsCheck: CommandSpec = {
   summary: 'whether a chat-room id can be registered',
   usage: `msgbridge rcs chatbots check-chatroom CHATBOT_ID
 
@@ -365,11 +370,11 @@ registered is refused with 21399 and the upstream reason (printed as "nested: CO
     );
     return 0;
   },
-});
+};
 
 // --- Template catalogue ----------------------------------------------------------------------
 
-const formsList = rcsCommand({
+const formsList: CommandSpec = {
   summary: 'message template forms',
   usage: `msgbridge rcs templates forms [--offset N] [--limit N]
 
@@ -395,9 +400,9 @@ ${PAGE_USAGE}`,
     });
     return 0;
   },
-});
+};
 
-const formGet = rcsCommand({
+const formGet: CommandSpec = {
   summary: 'one template form with its layout guide',
   usage: `msgbridge rcs templates form FORM_ID
 
@@ -422,7 +427,7 @@ Shows the template form: product code, spec and its layout guide (guideInfo).`,
     );
     return 0;
   },
-});
+};
 
 const DEFAULT_TEMPLATE_COLUMNS: Column<{
   messagebaseId?: string | null | undefined;
@@ -438,7 +443,7 @@ const DEFAULT_TEMPLATE_COLUMNS: Column<{
   { header: 'STATUS', key: 'status' },
 ];
 
-const defaultsList = rcsCommand({
+const defaultsList: CommandSpec = {
   summary: 'the carrier-provided default templates of a form',
   usage: `msgbridge rcs templates defaults FORM_ID [--offset N] [--limit N]
 
@@ -456,9 +461,9 @@ ${PAGE_USAGE}`,
     });
     return 0;
   },
-});
+};
 
-const defaultGet = rcsCommand({
+const defaultGet: CommandSpec = {
   summary: 'one default template',
   usage: `msgbridge rcs templates default TEMPLATE_ID
 
@@ -478,12 +483,12 @@ Shows the default template TEMPLATE_ID (messagebaseId) with its layout guide.`,
     );
     return 0;
   },
-});
+};
 
 export const rcsCommands: GroupSpec = {
   summary: 'RCS brands, chatbots and the template catalogue (spec 03)',
-  description: `RCS brands, chatbots (sender numbers) and the message-template catalogue (spec 03). Every
-command needs the brand portal account: --api-id/--api-secret or $${RCS_API_ID_ENV} and
+  description: `RCS brands, chatbots (sender numbers) and the message-template catalogue (spec 03). The brand
+commands need the brand portal account: --api-id/--api-secret or $${RCS_API_ID_ENV} and
 $${RCS_API_SECRET_ENV}.`,
   commands: {
     brands: {

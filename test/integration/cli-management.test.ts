@@ -299,7 +299,6 @@ describe('msgbridge rcs against the simulator', () => {
       ...key,
       '--file',
       chatbotFile,
-      ...portal,
     );
     expect(chatbot.code, chatbot.stderr).toBe(0);
     expect(chatbot.stdout).toMatch(
@@ -307,15 +306,9 @@ describe('msgbridge rcs against the simulator', () => {
     );
 
     // check-chatroom: a free id, a registered one (nested 21399), a malformed one
-    const free = await msgbridge('rcs', 'chatbots', 'check-chatroom', '0215882222', ...portal);
-    const taken = await msgbridge('rcs', 'chatbots', 'check-chatroom', SECOND, ...portal);
-    const malformed = await msgbridge(
-      'rcs',
-      'chatbots',
-      'check-chatroom',
-      'not-a-number',
-      ...portal,
-    );
+    const free = await msgbridge('rcs', 'chatbots', 'check-chatroom', '0215882222');
+    const taken = await msgbridge('rcs', 'chatbots', 'check-chatroom', SECOND);
+    const malformed = await msgbridge('rcs', 'chatbots', 'check-chatroom', 'not-a-number');
     expect(free).toMatchObject({ code: 0, stdout: 'chat-room id 0215882222 can be registered' });
     expect(taken.code).toBe(1);
     expect(taken.stderr.split('\n')).toEqual([
@@ -328,7 +321,7 @@ describe('msgbridge rcs against the simulator', () => {
     );
 
     // delete: refused while awaiting approval, then the chatbots and the brand go
-    const early = await msgbridge('rcs', 'chatbots', 'delete', brandId, SECOND, ...key, ...portal);
+    const early = await msgbridge('rcs', 'chatbots', 'delete', brandId, SECOND, ...key);
     expect(early.code).toBe(1);
     expect(early.stderr).toContain(`the gateway refused: ${RCS_CODES.chatbotUnderReview} `);
     const brandFirst = await msgbridge('rcs', 'brands', 'delete', brandId, ...portal);
@@ -336,10 +329,10 @@ describe('msgbridge rcs against the simulator', () => {
     expect(brandFirst.stderr).toContain(`the gateway refused: ${RCS_CODES.brandHasChatbots} `);
     for (const id of [SECOND, MAIN]) {
       await approve(id);
-      const deleted = await msgbridge('rcs', 'chatbots', 'delete', brandId, id, ...key, ...portal);
+      const deleted = await msgbridge('rcs', 'chatbots', 'delete', brandId, id, ...key);
       expect(deleted.code, deleted.stderr).toBe(0);
     }
-    const none = await msgbridge('rcs', 'chatbots', 'list', brandId, ...key, ...portal);
+    const none = await msgbridge('rcs', 'chatbots', 'list', brandId, ...key);
     expect(none.stdout).toContain('(no chatbots)');
     const brandGone = await msgbridge('rcs', 'brands', 'delete', brandId, ...portal);
     expect(brandGone.code, brandGone.stderr).toBe(0);
@@ -349,9 +342,9 @@ describe('msgbridge rcs against the simulator', () => {
   });
 
   it('lists the template catalogue: forms and the default templates of a form', async () => {
-    const forms = await msgbridge('rcs', 'templates', 'forms', ...portal);
-    const defaults = await msgbridge('rcs', 'templates', 'defaults', 'SS000001', ...portal);
-    const one = await msgbridge('rcs', 'templates', 'default', 'CMN-0001', '--json', ...portal);
+    const forms = await msgbridge('rcs', 'templates', 'forms');
+    const defaults = await msgbridge('rcs', 'templates', 'defaults', 'SS000001');
+    const one = await msgbridge('rcs', 'templates', 'default', 'CMN-0001', '--json');
     expect(forms.stdout).toMatch(/^SS000001\s+Cell \(title \+ text\)\s+cell/m);
     expect(defaults.stdout).toMatch(/^CMN-0001\s+Delivery notice\s+SS000001/m);
     expect(JSON.parse(one.stdout)).toMatchObject({ messagebaseId: 'CMN-0001' });

@@ -137,6 +137,32 @@ describe('brands', () => {
     expect(refused).toEqual(rejectedWith(RCS_CODES.portalRefused));
   });
 
+  it('without a portal account, refuses brand calls before any request and serves the rest', async () => {
+    // Prepare
+    // Every gateway call starts by asking for the token, so counting those counts the calls.
+    let tokenRequests = 0;
+    const counted = {
+      getToken: () => {
+        tokenRequests += 1;
+        return sessions.getToken();
+      },
+      invalidate: (token: string) => sessions.invalidate(token),
+    };
+    const noPortal = new GatewayRcsManagementClient({ hosts: sim.hosts, tokens: counted });
+
+    // Act
+    const brandCall = await noPortal.listBrands().catch((error: unknown) => error);
+    const tokenRequestsOfBrandCall = tokenRequests;
+    const forms = await noPortal.listTemplateForms();
+
+    // Assess
+    expect(brandCall).toBeInstanceOf(GatewayRequestInvalidError);
+    expect(String(brandCall)).toContain('brand portal account');
+    expect(tokenRequestsOfBrandCall).toBe(0);
+    expect(tokenRequests).toBe(1);
+    expect(forms.result.length).toBeGreaterThan(0);
+  });
+
   it('refuses to delete a brand that still has chatbots, then deletes it once they are gone', async () => {
     // Prepare
     const brandId = await registerBrand(['0215880101']);

@@ -108,13 +108,31 @@ describe('the brand portal account', () => {
 
   it('is a usage error when missing, naming the flag and the variable', async () => {
     vi.stubEnv('MSGBRIDGE_RCS_API_SECRET', '');
-    const result = await run(['rcs', 'templates', 'forms']);
+    const result = await run(['rcs', 'brands', 'categories']);
     expect(result.code).toBe(2);
     expect(result.err).toContain(
-      'msgbridge rcs templates forms: the brand portal account is missing: give --api-secret or $MSGBRIDGE_RCS_API_SECRET',
+      'msgbridge rcs brands categories: the brand portal account is missing: give --api-secret or $MSGBRIDGE_RCS_API_SECRET',
     );
     expect(result.err).toContain('--api-id ID');
     expect(result.calls).toEqual([]);
+  });
+  it('is not needed, nor sent, by the chatbot and catalogue commands', async () => {
+    // Prepare
+    vi.stubEnv('MSGBRIDGE_RCS_API_ID', '');
+    vi.stubEnv('MSGBRIDGE_RCS_API_SECRET', '');
+
+    // Act
+    const result = await run(['rcs', 'chatbots', 'check-chatroom', '0215889999'], {
+      'GET /rcs/v1/usableQuery/chatbotId/0215889999': {
+        data: { httpStatus: 200, status: 'OK', code: '200', result: { chatbotId: '0215889999' } },
+      },
+    });
+
+    // Assess
+    expect(result.code, result.err).toBe(0);
+    expect(result.calls).toHaveLength(1);
+    expect(result.calls[0]?.headers).not.toHaveProperty('apiId');
+    expect(result.calls[0]?.headers).not.toHaveProperty('apiSecret');
   });
 });
 

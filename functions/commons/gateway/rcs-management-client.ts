@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { GatewayError, GatewayRejectedError } from './errors.ts';
-import { validateRequest } from './gateway-client.ts';
+import { GatewayRequestInvalidError, validateRequest } from './gateway-client.ts';
 import {
   type Endpoint,
   type GatewayCall,
@@ -62,8 +62,12 @@ export class RcsChatbotIdUnusableError extends GatewayRejectedError {
 
 export interface GatewayRcsManagementClientOptions extends GatewayHttpOptions {
   readonly tokens: TokenProvider;
-  /** Brand-portal account sent as the `apiId` / `apiSecret` headers of the brand endpoints. */
-  readonly portal: RcsPortalCredentials;
+  /**
+   * Brand-portal account sent as the `apiId` / `apiSecret` headers of the brand endpoints. Only
+   * the brand calls need it; without it they refuse before any request.
+   * @default - none: chatbot and template-catalogue calls only
+   */
+  readonly portal?: RcsPortalCredentials;
 }
 
 const endpoint = (name: RcsManagementPathName): Endpoint => ({
@@ -94,18 +98,33 @@ export class GatewayRcsManagementClient {
   private readonly options: GatewayRcsManagementClientOptions;
   private readonly http: GatewayHttp;
   private readonly tokens: TokenProvider;
-  private readonly portalHeaders: Readonly<Record<string, string>>;
+  private readonly portal: Readonly<Record<string, string>> | undefined;
 
   constructor(options: GatewayRcsManagementClientOptions) {
     this.options = options;
     this.http = new GatewayHttp(options);
     this.tokens = options.tokens;
-    const portal = validateRequest(
-      RcsPortalCredentialsSchema,
-      options.portal,
-      endpoint('listBrands'),
-    );
-    this.portalHeaders = { apiId: portal.apiId, apiSecret: portal.apiSecret };
+    if (options.portal !== undefined) {
+      const portal = validateRequest(
+        RcsPortalCredentialsSchema,
+        options.portal,
+        endpoint('listBrands'),
+      );
+      this.portal = { apiId: portal.apiId, apiSecret: portal.apiSecret };
+    }
+  }
+
+  /** The `apiId`/`apiSecret` headers of a brand call; refused before the call without a portal account. */
+  private portalHeaders(target: Endpoint): Readonly<Record<string, string>> {
+    if (this.portal) return this.portal;
+    throw new GatewayRequestInvalidError(`${target.method} ${target.path}`, [
+      {
+        code: 'custom',
+        path: ['portal'],
+        message: 'brand calls need the brand portal account (apiId and apiSecret)',
+        input: undefined,
+      },
+    ]);
   }
 
   // --- Brands (spec 03 §4.1) -------------------------------------------------------------------
@@ -116,7 +135,7 @@ export class GatewayRcsManagementClient {
     const envelope = await this.withBearer({
       endpoint: target,
       query,
-      headers: this.portalHeaders,
+      headers: this.portalHeaders(target),
     });
     // The spec puts `result` and `pagination` beside `code`; `data` is read when it holds them.
     return parseData(RcsBrandListSchema, envelope.data ?? envelope, target);
@@ -129,14 +148,17 @@ export class GatewayRcsManagementClient {
     const envelope = await this.withBearer({
       endpoint: target,
       pathParams,
-      headers: this.portalHeaders,
+      headers: this.portalHeaders(target),
     });
     return parseData(RcsBrandDetailDataSchema, envelope.data, target)[0];
   }
 
   async listBrandCategories() {
     const target = endpoint('brandCategories');
-    const envelope = await this.withBearer({ endpoint: target, headers: this.portalHeaders });
+    const envelope = await this.withBearer({
+      endpoint: target,
+      headers: this.portalHeaders(target),
+    });
     return parseData(RcsBrandCategoryListDataSchema, envelope.data, target);
   }
 
@@ -144,7 +166,11 @@ export class GatewayRcsManagementClient {
   async registerBrand(request: z.input<typeof RcsBrandRegisterRequestSchema>): Promise<string> {
     const target = endpoint('registerBrand');
     const json = validateRequest(RcsBrandRegisterRequestSchema, request, target);
-    const envelope = await this.withBearer({ endpoint: target, json, headers: this.portalHeaders });
+    const envelope = await this.withBearer({
+      endpoint: target,
+      json,
+      headers: this.portalHeaders(target),
+    });
     return parseData(RcsBrandRegisterDataSchema, envelope.data, target).brandId;
   }
 
@@ -155,13 +181,18 @@ export class GatewayRcsManagementClient {
     const target = endpoint('updateBrand');
     const pathParams = validateRequest(BrandPathSchema, { brandId }, target);
     const json = validateRequest(RcsBrandUpdateRequestSchema, request, target);
-    await this.withBearer({ endpoint: target, pathParams, json, headers: this.portalHeaders });
+    await this.withBearer({
+      endpoint: target,
+      pathParams,
+      json,
+      headers: this.portalHeaders(target),
+    });
   }
 
   async deleteBrand(brandId: string): Promise<void> {
     const target = endpoint('deleteBrand');
     const pathParams = validateRequest(BrandPathSchema, { brandId }, target);
-    await this.withBearer({ endpoint: target, pathParams, headers: this.portalHeaders });
+    await this.withBearer({ endpoint: target, pathParams, headers: this.portalHeaders(target) });
   }
 
   // --- Chatbots (spec 03 §4.2) -----------------------------------------------------------------
