@@ -3,65 +3,28 @@
  * `npm start` starts it (bridge.json written by the same function), with the CLI in process
  * through `main(argv, io)` and `--local DIR`: the gateway token is the shared state-table one.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../cli/io.ts';
-import { main } from '../../cli/main.ts';
-import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
-import { writeBridgeFile } from '../../local/bridge-file.ts';
 import { simulatedChannelToken } from '../../simulator/messenger.ts';
+import { TINY_PNG as PNG } from '../support/cli-gateway.ts';
+import { cliLocalRun } from '../support/cli-local-run.ts';
 
-let bridge: LocalBridge;
-const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-cli-templates-e2e-'));
+const local = cliLocalRun({
+  name: 'cli-templates-e2e',
+  webhookSecret: 'cli-templates-e2e-secret-0123',
+  credentials: { apiKey: 'cli-templates-key', apiPassword: 'cli-templates-password' },
+  seed: 5,
+});
+const { dataDir, msgbridge } = local;
 const ADMIN = '01012345678';
 const CHANNEL = '@e2e-shop';
 
-/** The smallest valid PNG: signature, IHDR (1×1 grey), IDAT, IEND. */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABc3UWCQAAAABJRU5ErkJggg==',
-  'base64',
-);
-
 beforeAll(async () => {
-  bridge = await startLocalBridge({
-    port: 0,
-    simulatorPort: 0,
-    webhookSecret: 'cli-templates-e2e-secret-0123',
-    dataDir,
-    apiKey: 'cli-templates-key',
-    apiPassword: 'cli-templates-password',
-    tpsQuota: 100,
-    printEvents: false,
-    simulator: { reportDelayMs: 200, failureRate: 0, seed: 5 },
-  });
-  await writeBridgeFile(dataDir, bridge, {
-    apiKey: 'cli-templates-key',
-    apiPassword: 'cli-templates-password',
-  });
+  await local.start();
 }, 120_000);
 
-afterAll(async () => {
-  await bridge?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-/** Runs `msgbridge ARGS… --local DIR` in process and captures its output. */
-const msgbridge = async (...args: string[]) => {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (line) => out.push(line),
-    stderr: (line) => err.push(line),
-    readFile: (path) => readFile(path, 'utf8'),
-    readBytes: (path) => readFile(path),
-    stderrIsTty: false,
-  };
-  const code = await main([...args, '--local', dataDir], io);
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-};
+afterAll(() => local.stop());
 
 describe('msgbridge templates against the local run', () => {
   it('creates a template with an image, lists it in T, requests review, and is refused the delete in R', async () => {

@@ -4,59 +4,30 @@
  * process through `main(argv, io)` with `--local DIR` (one test spawns the real bin).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../cli/io.ts';
-import { main } from '../../cli/main.ts';
 import { formatKst } from '../../functions/commons/helpers/kst.ts';
-import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
-import { writeBridgeFile } from '../../local/bridge-file.ts';
+import type { LocalBridge } from '../../local/bridge.ts';
+import { cliLocalRun } from '../support/cli-local-run.ts';
 
 const root = join(import.meta.dirname, '../..');
+const local = cliLocalRun({
+  name: 'cli-e2e',
+  webhookSecret: 'cli-e2e-secret-0123456789',
+  credentials: { apiKey: 'cli-e2e-key', apiPassword: 'cli-e2e-password' },
+  seed: 3,
+});
+const { dataDir, msgbridge } = local;
 let bridge: LocalBridge;
-const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-cli-e2e-'));
 const startedAt = new Date();
 
 beforeAll(async () => {
-  bridge = await startLocalBridge({
-    port: 0,
-    simulatorPort: 0,
-    webhookSecret: 'cli-e2e-secret-0123456789',
-    dataDir,
-    apiKey: 'cli-e2e-key',
-    apiPassword: 'cli-e2e-password',
-    tpsQuota: 100,
-    printEvents: false,
-    simulator: { reportDelayMs: 200, failureRate: 0, seed: 3 },
-  });
-  await writeBridgeFile(dataDir, bridge, {
-    apiKey: 'cli-e2e-key',
-    apiPassword: 'cli-e2e-password',
-  });
+  bridge = await local.start();
 }, 120_000);
 
-afterAll(async () => {
-  await bridge?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-/** Runs `msgbridge ARGS… --local DIR` in process and captures its output. */
-const msgbridge = async (...args: string[]) => {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (line) => out.push(line),
-    stderr: (line) => err.push(line),
-    readFile: (path) => readFile(path, 'utf8'),
-    stderrIsTty: false,
-  };
-  const code = await main([...args, '--local', dataDir], io);
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-};
+afterAll(() => local.stop());
 
 const waitFor = async (condition: () => boolean, timeoutMs: number) => {
   const deadline = Date.now() + timeoutMs;

@@ -5,19 +5,16 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../../cli/io.ts';
-import { main } from '../../cli/main.ts';
 import type { Target } from '../../cli/target.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { simulatedChannelToken } from '../../simulator/messenger.ts';
 import { RCS_APPROVAL, RCS_CODES, SIM_RCS_PORTAL } from '../../simulator/rcs.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
-import { gatewayTarget } from '../support/cli-gateway.ts';
+import { gatewayTarget, TINY_PNG as PNG, runCli } from '../support/cli-gateway.ts';
 import { asObject, callGateway } from '../support/simulator-http.ts';
 
 const credentials = { apiKey: 'cli-mgmt-key', apiPassword: 'cli-mgmt-secret' };
@@ -25,12 +22,6 @@ const ADMIN = '01012345678';
 const CATEGORY = '00100010001';
 const CHANNEL = '@cli-shop';
 const dir = mkdtempSync(join(tmpdir(), 'msgbridge-cli-mgmt-'));
-
-/** The smallest valid PNG: signature, IHDR (1×1 grey), IDAT, IEND. */
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABc3UWCQAAAABJRU5ErkJggg==',
-  'base64',
-);
 
 let sim: Simulator;
 let target: Target;
@@ -52,19 +43,7 @@ afterAll(async () => {
 });
 
 /** Runs `msgbridge ARGS…` against the simulator and captures its output. */
-const msgbridge = async (...args: string[]) => {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    stdout: (line) => out.push(line),
-    stderr: (line) => err.push(line),
-    readFile: (path) => readFile(path, 'utf8'),
-    readBytes: (path) => readFile(path),
-    stderrIsTty: false,
-  };
-  const code = await main(args, io, { resolveTarget: async () => target });
-  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-};
+const msgbridge = (...args: string[]) => runCli(args, { resolveTarget: async () => target });
 
 const writeJson = (name: string, value: unknown): string => {
   const path = join(dir, name);

@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import type { FormData } from 'undici';
+import type { CliDeps } from '../../cli/framework.ts';
 import type { CliIo } from '../../cli/io.ts';
+import { main } from '../../cli/main.ts';
 import type { GatewayClients, Target } from '../../cli/target.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import type { HttpCall, HttpTransport } from '../../functions/commons/gateway/http.ts';
@@ -9,36 +12,79 @@ import type { GatewayHosts } from '../../functions/commons/gateway/settings.ts';
 import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
 
 /*
- * Test helpers for the CLI's gateway commands: a capturing io, a Target whose gateway clients are
- * the real ones on given hosts, tokens and transport (nothing else of the target is usable), and
- * a scripted transport that answers gateway envelopes by `METHOD /path` and records every call.
+ * Test helpers for the CLI: a capturing io (in memory or on the file system), `runCli` to run
+ * `main(argv)` on one, a Target whose gateway clients are the real ones on given hosts, tokens and
+ * transport (nothing else of the target is usable), a scripted transport that answers gateway
+ * envelopes by `METHOD /path` and records every call, and `runScriptedCli` joining the two.
  */
 
-/** An io that records stdout and stderr lines; `files` and `bytes` are what it can read. */
-export const captureIo = (
-  files: Readonly<Record<string, string>> = {},
-  bytes: Readonly<Record<string, Uint8Array>> = {},
-) => {
+/** The smallest valid PNG: signature, IHDR (1×1 grey), IDAT, IEND. */
+export const TINY_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABc3UWCQAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+type Reads = Pick<CliIo, 'readFile' | 'readBytes'>;
+
+/** An io on `reads` that records stdout and stderr lines, and raw stderr writes (`raw`). */
+const capturing = (reads: Reads, tty: boolean) => {
   const out: string[] = [];
   const err: string[] = [];
-  const missing = (path: string) =>
-    Object.assign(new Error(`ENOENT: no such file, open '${path}'`), { code: 'ENOENT' });
+  const raw: string[] = [];
   const io: CliIo = {
     stdout: (line) => out.push(line),
     stderr: (line) => err.push(line),
-    readFile: async (path) => {
-      const text = files[path];
-      if (text === undefined) throw missing(path);
-      return text;
-    },
-    readBytes: async (path) => {
-      const data = bytes[path];
-      if (data === undefined) throw missing(path);
-      return data;
-    },
-    stderrIsTty: false,
+    ...reads,
+    stderrIsTty: tty,
+    stderrWrite: (text) => raw.push(text),
   };
-  return { io, out, err, stdout: () => out.join('\n'), stderr: () => err.join('\n') };
+  return { io, out, err, raw, stdout: () => out.join('\n'), stderr: () => err.join('\n') };
+};
+export type CapturedIo = ReturnType<typeof capturing>;
+
+/** What a capturing io can read, and whether its stderr is a terminal (default not). */
+export interface CaptureOptions {
+  readonly files?: Readonly<Record<string, string>>;
+  readonly bytes?: Readonly<Record<string, Uint8Array>>;
+  readonly tty?: boolean;
+}
+
+/** An io that records its output; `files` and `bytes` are all it can read. */
+export const captureIo = ({ files = {}, bytes = {}, tty = false }: CaptureOptions = {}) => {
+  const missing = (path: string) =>
+    Object.assign(new Error(`ENOENT: no such file, open '${path}'`), { code: 'ENOENT' });
+  return capturing(
+    {
+      readFile: async (path) => {
+        const text = files[path];
+        if (text === undefined) throw missing(path);
+        return text;
+      },
+      readBytes: async (path) => {
+        const data = bytes[path];
+        if (data === undefined) throw missing(path);
+        return data;
+      },
+    },
+    tty,
+  );
+};
+
+/** An io that records its output and reads the file system. */
+export const captureDiskIo = () =>
+  capturing(
+    { readFile: (path) => readFile(path, 'utf8'), readBytes: (path) => readFile(path) },
+    false,
+  );
+
+/** Runs `msgbridge ARGV…` in process on `captured` (the file system by default). */
+export const runCli = async (
+  argv: string[],
+  deps: CliDeps = {},
+  captured: CapturedIo = captureDiskIo(),
+) => {
+  const code = await main(argv, captured.io, deps);
+  return { code, stdout: captured.stdout(), stderr: captured.stderr() };
 };
 
 export const TEST_HOSTS: GatewayHosts = {
@@ -151,4 +197,26 @@ export const scriptedGateway = (
     };
   };
   return { transport, calls };
+};
+
+/** What `scriptedGateway` answers, by `METHOD /path`. */
+export type GatewayScript = Parameters<typeof scriptedGateway>[0];
+
+/**
+ * Runs `msgbridge ARGS…` against a scripted gateway on an in-memory io (`reads`); answers the
+ * output and the calls made.
+ */
+export const runScriptedCli = async (
+  args: string[],
+  script: GatewayScript = {},
+  reads: Pick<CaptureOptions, 'files' | 'bytes'> = {},
+) => {
+  const gateway = scriptedGateway(script);
+  const target = gatewayTarget({
+    hosts: TEST_HOSTS,
+    tokens: fixedTokens(),
+    transport: gateway.transport,
+  });
+  const run = await runCli(args, { resolveTarget: async () => target }, captureIo(reads));
+  return { code: run.code, out: run.stdout, err: run.stderr, calls: gateway.calls };
 };

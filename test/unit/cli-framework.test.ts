@@ -2,7 +2,6 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliError, type CommandSpec, describeError, runCommand } from '../../cli/framework.ts';
-import type { CliIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
 import { createProgress, formatTable } from '../../cli/output.ts';
 import { REQUIRED_OUTPUTS, resolveTarget, type Target } from '../../cli/target.ts';
@@ -11,25 +10,7 @@ import {
   GatewayTransportError,
 } from '../../functions/commons/gateway/errors.ts';
 import { RcsChatbotIdUnusableError } from '../../functions/commons/gateway/rcs-management-client.ts';
-
-/** An io that records every line, and raw stderr writes when `tty`. */
-const captureIo = (files: Record<string, string> = {}, tty = false) => {
-  const out: string[] = [];
-  const err: string[] = [];
-  const raw: string[] = [];
-  const io: CliIo = {
-    stdout: (line) => out.push(line),
-    stderr: (line) => err.push(line),
-    readFile: async (path) => {
-      const text = files[path];
-      if (text === undefined) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
-      return text;
-    },
-    stderrIsTty: tty,
-    stderrWrite: (text) => raw.push(text),
-  };
-  return { io, out, err, raw };
-};
+import { captureIo } from '../support/cli-gateway.ts';
 
 describe('formatTable', () => {
   it('aligns columns by display width, right-aligns numbers and trims trailing spaces', () => {
@@ -65,7 +46,7 @@ describe('formatTable', () => {
 describe('progress', () => {
   it('redraws one line in place on a terminal and ends it with a newline', () => {
     // Prepare
-    const { io, raw, err } = captureIo({}, true);
+    const { io, raw, err } = captureIo({ tty: true });
     const progress = createProgress(io, 'redriving', 500);
 
     // Act
@@ -80,7 +61,7 @@ describe('progress', () => {
 
   it('prints one line per tenth of the total off a terminal', () => {
     // Prepare
-    const { io, raw, err } = captureIo({}, false);
+    const { io, raw, err } = captureIo({ tty: false });
     const progress = createProgress(io, 'sending', 100);
 
     // Act
@@ -228,12 +209,12 @@ describe('resolveTarget', () => {
 
   it('names what is missing from an invalid bridge.json', async () => {
     const { io } = captureIo({
-      'old/bridge.json': JSON.stringify({ simulator: 'http://127.0.0.1:1' }),
+      files: { 'old/bridge.json': JSON.stringify({ simulator: 'http://127.0.0.1:1' }) },
     });
     const failure = resolveTarget({ local: 'old' }, { readFile: io.readFile });
     await expect(failure).rejects.toThrow(/old\/bridge.json does not describe a local run/);
     await expect(failure).rejects.toThrow(/gatewayHosts/);
-    const { io: broken } = captureIo({ 'bad/bridge.json': '{' });
+    const { io: broken } = captureIo({ files: { 'bad/bridge.json': '{' } });
     await expect(resolveTarget({ local: 'bad' }, { readFile: broken.readFile })).rejects.toThrow(
       /bad\/bridge.json is not JSON/,
     );

@@ -1,12 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/main.ts';
-import {
-  captureIo,
-  fixedTokens,
-  gatewayTarget,
-  scriptedGateway,
-  TEST_HOSTS,
-} from '../support/cli-gateway.ts';
+import { captureIo, type GatewayScript, runScriptedCli } from '../support/cli-gateway.ts';
 
 const SECRET = 'portal-secret-01';
 
@@ -33,17 +27,8 @@ const FILES = {
 };
 
 /** Runs `msgbridge ARGS…` against a scripted gateway; answers the output and the calls made. */
-const run = async (args: string[], script: Parameters<typeof scriptedGateway>[0] = {}) => {
-  const gateway = scriptedGateway(script);
-  const captured = captureIo(FILES);
-  const target = gatewayTarget({
-    hosts: TEST_HOSTS,
-    tokens: fixedTokens(),
-    transport: gateway.transport,
-  });
-  const code = await main(args, captured.io, { resolveTarget: async () => target });
-  return { code, out: captured.stdout(), err: captured.stderr(), calls: gateway.calls };
-};
+const run = (args: string[], script?: GatewayScript) =>
+  runScriptedCli(args, script, { files: FILES });
 
 const BRAND_LIST = {
   extra: {

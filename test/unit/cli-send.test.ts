@@ -1,28 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../../cli/io.ts';
-import { main } from '../../cli/main.ts';
 import type { Target } from '../../cli/target.ts';
+import { captureIo, runCli } from '../support/cli-gateway.ts';
 
+/** Runs `msgbridge ARGS…` on `files`; answers the output and whether the target was asked for. */
 const run = async (args: string[], files: Record<string, string> = {}) => {
-  const out: string[] = [];
-  const err: string[] = [];
   let targetAsked = false;
-  const io: CliIo = {
-    stdout: (line) => out.push(line),
-    stderr: (line) => err.push(line),
-    readFile: async (path) => {
-      const text = files[path];
-      if (text === undefined) throw new Error(`ENOENT: ${path}`);
-      return text;
+  const result = await runCli(
+    args,
+    {
+      resolveTarget: async (): Promise<Target> => {
+        targetAsked = true;
+        throw new Error('no target in these tests');
+      },
     },
-  };
-  const code = await main(args, io, {
-    resolveTarget: async (): Promise<Target> => {
-      targetAsked = true;
-      throw new Error('no target in these tests');
-    },
-  });
-  return { code, out: out.join('\n'), err: err.join('\n'), targetAsked };
+    captureIo({ files }),
+  );
+  return { code: result.code, out: result.stdout, err: result.stderr, targetAsked };
 };
 
 const sms = (cliKey: string, callback = '0215880000') => ({

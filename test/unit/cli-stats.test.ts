@@ -1,26 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
 import { MESSENGER_STATS } from '../../functions/commons/gateway/schemas/index.ts';
-import {
-  captureIo,
-  fixedTokens,
-  gatewayTarget,
-  scriptedGateway,
-  TEST_HOSTS,
-} from '../support/cli-gateway.ts';
+import { type GatewayScript, runScriptedCli } from '../support/cli-gateway.ts';
 
 /** Runs `msgbridge ARGS…` against a scripted gateway; answers the output and the calls made. */
-const run = async (args: string[], script: Parameters<typeof scriptedGateway>[0] = {}) => {
-  const gateway = scriptedGateway(script);
-  const captured = captureIo();
-  const target = gatewayTarget({
-    hosts: TEST_HOSTS,
-    tokens: fixedTokens(),
-    transport: gateway.transport,
-  });
-  const code = await main(args, captured.io, { resolveTarget: async () => target });
-  return { code, out: captured.stdout(), err: captured.stderr(), calls: gateway.calls };
-};
+const run = (args: string[], script?: GatewayScript) => runScriptedCli(args, script);
 
 const COMMANDS = {
   'channel-notice-read': 'channelNoticeRead',

@@ -1,13 +1,6 @@
 import type { FormData } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.ts';
-import {
-  captureIo,
-  fixedTokens,
-  gatewayTarget,
-  scriptedGateway,
-  TEST_HOSTS,
-} from '../support/cli-gateway.ts';
+import { type GatewayScript, runScriptedCli } from '../support/cli-gateway.ts';
 
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 const JPEG = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 16]);
@@ -37,17 +30,8 @@ const CREATED = {
 };
 
 /** Runs `msgbridge ARGS…` against a scripted gateway; answers the output and the calls made. */
-const run = async (args: string[], script: Parameters<typeof scriptedGateway>[0] = {}) => {
-  const gateway = scriptedGateway(script);
-  const captured = captureIo(FILES, BYTES);
-  const target = gatewayTarget({
-    hosts: TEST_HOSTS,
-    tokens: fixedTokens(),
-    transport: gateway.transport,
-  });
-  const code = await main(args, captured.io, { resolveTarget: async () => target });
-  return { code, out: captured.stdout(), err: captured.stderr(), calls: gateway.calls };
-};
+const run = (args: string[], script?: GatewayScript) =>
+  runScriptedCli(args, script, { files: FILES, bytes: BYTES });
 
 const listed = (status: string) => ({
   data: [

@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
+import { writeBridgeFile } from '../../local/bridge-file.ts';
+import { runCli } from './cli-gateway.ts';
+
+/** What sets one CLI test file's local run apart from another's. */
+export interface CliLocalRunOptions {
+  /** Names the data directory: `msgbridge-NAME-…` under the system temporary directory. */
+  readonly name: string;
+  readonly webhookSecret: string;
+  /** The simulator's credentials, which bridge.json also holds. */
+  readonly credentials: { readonly apiKey: string; readonly apiPassword: string };
+  /** The simulator's seed. */
+  readonly seed: number;
+}
+
+/**
+ * A local run for the msgbridge command, started the way `npm start` starts it (bridge.json
+ * written by the same function). The data directory exists at once, so a test file can name files
+ * in it and define its runner at module scope; `start` (in `beforeAll`) starts the bridge and
+ * `stop` (in `afterAll`) stops it and removes the directory. `msgbridge(ARGS…)` runs
+ * `msgbridge ARGS… --local DIR` in process on the file system and captures its output.
+ */
+export const cliLocalRun = ({ name, webhookSecret, credentials, seed }: CliLocalRunOptions) => {
+  const dataDir = mkdtempSync(join(tmpdir(), `msgbridge-${name}-`));
+  let bridge: LocalBridge | undefined;
+  return {
+    dataDir,
+    start: async (): Promise<LocalBridge> => {
+      bridge = await startLocalBridge({
+        port: 0,
+        simulatorPort: 0,
+        webhookSecret,
+        dataDir,
+        ...credentials,
+        tpsQuota: 100,
+        printEvents: false,
+        simulator: { reportDelayMs: 200, failureRate: 0, seed },
+      });
+      await writeBridgeFile(dataDir, bridge, credentials);
+      return bridge;
+    },
+    stop: async () => {
+      await bridge?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    msgbridge: (...args: string[]) => runCli([...args, '--local', dataDir]),
+  };
+};
