@@ -49,6 +49,12 @@ const ENVIRONMENT: Record<string, Record<string, string>> = {
   'reconcile-status': { ...TABLES, ...GATEWAY },
   'fetch-attachments': { ...TABLES, ...GATEWAY, ATTACHMENT_BUCKET: 'msgbridge-attachments' },
   'sweep-attachments': { ...TABLES, ...GATEWAY, ATTACHMENT_BUCKET: 'msgbridge-attachments' },
+  'export-statistics': {
+    ...TABLES,
+    ...GATEWAY,
+    STATISTICS_SETTINGS: JSON.stringify({ messengerChannels: ['@bench'] }),
+    STATISTICS_BUCKET: 'msgbridge-attachments',
+  },
 };
 /** Set for every function, as Lambda sets them (region) or the stack does (namespace). */
 const COMMON_ENVIRONMENT = {
