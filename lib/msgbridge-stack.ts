@@ -415,7 +415,8 @@ export class MsgbridgeStack extends Stack {
         bucket: this.inboundAttachments.bucket,
         eventRetentionDays: props.webhooks?.eventRetentionDays,
         metricsNamespace,
-        ...(props.alarmTopicArn ? { alarmTopicArn: props.alarmTopicArn } : {}),
+        encryptionKey,
+        ...alarmTopic,
       });
 
     // Created last, so that the status widget lists every alarm of the stack.

@@ -3,6 +3,7 @@ import { CfnElement, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { CfnSchedule } from 'aws-cdk-lib/aws-scheduler';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -107,6 +108,11 @@ export interface StatisticsExportProps extends StatisticsExportOptions {
    * @default - alarms without actions
    */
   readonly alarmTopicArn?: string;
+  /**
+   * Customer managed key of the dead-letter queue and the function's log group.
+   * @default - SQS-managed encryption, log group with CloudWatch Logs' own encryption
+   */
+  readonly encryptionKey?: IKey;
 }
 
 export const STATISTICS_EXPORT_DEFAULTS = {
@@ -216,6 +222,7 @@ export class StatisticsExport extends Construct {
     this.deadLetterQueue = createOnFailureQueue(
       this,
       'export-statistics (its scheduled invocations that failed after their retries)',
+      props.encryptionKey,
     );
     this.exportStatistics = new GatewayFunction(this, StatisticsExport.SERVICE, {
       gateway: props.gateway,
@@ -229,6 +236,7 @@ export class StatisticsExport extends Construct {
       // A few calls per URL and channel, four at a time.
       timeout: Duration.minutes(10),
       deadLetterQueue: this.deadLetterQueue,
+      logEncryptionKey: props.encryptionKey,
       environment: {
         EVENT_TABLE_NAME: props.eventTable.tableName,
         EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? 35),
@@ -238,6 +246,13 @@ export class StatisticsExport extends Construct {
       // Token and its lease only.
       stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS],
     });
+    // Lambda puts failed invocations on the dead-letter queue with the function's role: CDK grants
+    // sqs:SendMessage, and under a customer managed key SQS needs a data key too.
+    this.deadLetterQueue.encryptionMasterKey?.grant(
+      this.exportStatistics,
+      'kms:GenerateDataKey',
+      'kms:Decrypt',
+    );
     // Statistics events: conditional puts only.
     grantTableItemActions(props.eventTable, this.exportStatistics, 'dynamodb:PutItem');
     if (bucket) this.grantObjectPuts(bucket);

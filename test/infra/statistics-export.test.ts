@@ -50,6 +50,7 @@ const actionsOf = (statement: Statement): string[] => [statement.Action].flat();
 describe('statistics export infrastructure', () => {
   let absent: Synthesized;
   let enabled: Synthesized;
+  let withEmails: Synthesized;
 
   beforeAll(() => {
     absent = synth();
@@ -66,6 +67,7 @@ describe('statistics export infrastructure', () => {
       },
       true,
     );
+    withEmails = synth({ statisticsExport: {}, alarmEmails: ['ops@example.com'] });
   }, 240_000);
 
   it('is not deployed unless statisticsExport is set', () => {
@@ -220,10 +222,33 @@ describe('statistics export infrastructure', () => {
       ComparisonOperator: 'GreaterThanThreshold',
       AlarmActions: [ALARM_TOPIC],
     });
-    s.template.hasResourceProperties('AWS::SQS::Queue', {
-      SqsManagedSseEnabled: true,
+    // The dead-letter queue and the function's log group are under the stack's data key.
+    const keyRef = { 'Fn::GetAtt': [s.id(s.stack.dataKey.ownKey), 'Arn'] };
+    const dlq = s.template.toJSON().Resources[s.id(stats.deadLetterQueue)];
+    expect(dlq?.Properties).toMatchObject({
+      KmsMasterKeyId: keyRef,
       MessageRetentionPeriod: 1_209_600,
     });
+    const resources = s.template.toJSON().Resources;
+    const fn = resources[s.id(stats.exportStatistics)];
+    const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref as string;
+    expect(resources[logGroupId].Properties.KmsKeyId).toEqual(keyRef);
+  });
+
+  it("alarms to the stack's own topic when alarms go to e-mail addresses", () => {
+    const s = withEmails;
+    const stats = exportOf(s);
+    const [alarm] = Object.values(
+      s.template.findResources('AWS::CloudWatch::Alarm', {
+        Properties: {
+          AlarmDescription: Match.stringLikeRegexp('export-statistics failed after its retries'),
+        },
+      }),
+    );
+    const topic = { Ref: s.id(s.stack.alarmTopic?.topic) };
+    expect(alarm?.Properties.AlarmActions).toEqual([topic]);
+    expect(alarm?.Properties.OKActions).toEqual([topic]);
+    expect(stats.alarms).toHaveLength(1);
   });
 
   it('lists every invalid setting at once', () => {
