@@ -73,6 +73,13 @@ describe('npx cdk synth with docs/examples/production-context.json', () => {
     ]);
     const [topic] = ofType('AWS::SNS::Topic');
     expect(topic?.Properties?.KmsMasterKeyId).toBeDefined();
+    // With every optional part on, still everything under the data key.
+    for (const queue of ofType('AWS::SQS::Queue'))
+      expect(queue.Properties?.KmsMasterKeyId).toBeDefined();
+    for (const logGroup of ofType('AWS::Logs::LogGroup'))
+      expect(logGroup.Properties?.KmsKeyId).toBeDefined();
+    for (const table of ofType('AWS::DynamoDB::GlobalTable'))
+      expect(table.Properties?.SSESpecification).toEqual({ SSEEnabled: true, SSEType: 'KMS' });
     // The daily statistics export, on its Scheduler cron.
     const schedules = ofType('AWS::Scheduler::Schedule').map((schedule) => schedule.Properties);
     expect(schedules).toContainEqual(
