@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MESSENGER_STATS } from '../commons/gateway/schemas/messenger-management.ts';
-import { SEND_CHANNELS } from '../sending/send-message.ts';
+import { SEND_CHANNELS } from '../sending/channels.ts';
 
 /**
  * The public event contract. Every event msgbridge puts on the bus has

@@ -30,6 +30,7 @@ import {
   SmsRequestSchema,
 } from '../commons/gateway/schemas/index.ts';
 import { formatKst, parseGatewayDateTime } from '../commons/helpers/kst.ts';
+import { SEND_CHANNELS, type SendChannel } from './channels.ts';
 
 /*
  * The send queue's message contract (issue 4, "Queue message contract").
@@ -43,17 +44,7 @@ import { formatKst, parseGatewayDateTime } from '../commons/helpers/kst.ts';
  * file ids) run on the raw input, so every problem is reported in one pass.
  */
 
-export const SEND_CHANNELS = [
-  'sms',
-  'mms',
-  'rcs',
-  'rcs-reply',
-  'push',
-  'messenger-notice',
-  'brand-template',
-  'brand-free',
-] as const;
-export type SendChannel = (typeof SEND_CHANNELS)[number];
+export { SEND_CHANNELS, type SendChannel };
 
 /** SMS/MMS paths: `xms` = `{send_url}/xms/…/v1` (the default), `msg` = `{api_url}/msg/v1/…`. */
 export const TEXT_VARIANTS = ['xms', 'msg'] as const;

@@ -5,6 +5,7 @@
  */
 export * from './auth.ts';
 export * from './common.ts';
+export * from './cp949-text.ts';
 export * from './messenger.ts';
 export * from './messenger-management.ts';
 export * from './mo.ts';

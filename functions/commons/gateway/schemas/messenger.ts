@@ -4,7 +4,6 @@ import {
   CallbackSchema,
   charCount,
   checkReservation,
-  fallbackListSchema,
   lineBreakCount,
   RecvInfoSchema,
   recipientsSchema,
@@ -13,6 +12,7 @@ import {
   textSchema,
   YesNoSchema,
 } from './common.ts';
+import { fallbackListSchema } from './cp949-text.ts';
 
 /*
  * Messenger sends: notification messages (spec 01 §4.8) and brand messages, template and free

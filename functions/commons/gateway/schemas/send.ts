@@ -5,8 +5,6 @@ import {
   CliKeySchema,
   charCount,
   checkReservation,
-  cp949TextSchema,
-  fallbackListSchema,
   GatewayCodeSchema,
   MAX_MMS_FILES,
   MAX_RCS_BUTTONS,
@@ -27,6 +25,7 @@ import {
   UserCustomFieldsSchema,
   YesNoSchema,
 } from './common.ts';
+import { cp949TextSchema, fallbackListSchema } from './cp949-text.ts';
 import {
   BrandFreeRequestSchema,
   BrandTemplateRequestSchema,
