@@ -351,48 +351,38 @@ export class MsgbridgeStack extends Stack {
     this.gatewayEgress = new GatewayEgress(this, 'gateway-egress', props.egress, encryptionKey);
     const egress = this.gatewayEgress.placement;
 
-    this.sendPipeline = new SendPipeline(this, 'send-pipeline', {
-      ...props.sending,
+    // What every construct with gateway callers takes alike. Everything they store goes to the
+    // event table under the webhooks' retention: send records, polled and reconciled reports,
+    // attachments, statistics.
+    const gatewayCallers = {
       eventTable: this.eventTable,
       stateTable: this.stateTable,
       credentials: this.credentials,
       gateway: props.gateway,
       egress,
-      // Send records live in the event table under the same retention as everything else there.
       eventRetentionDays: props.webhooks?.eventRetentionDays,
       metricsNamespace,
       encryptionKey,
       ...alarmTopic,
+    };
+
+    this.sendPipeline = new SendPipeline(this, 'send-pipeline', {
+      ...props.sending,
+      ...gatewayCallers,
     });
 
     this.scheduledJobs = new ScheduledJobs(this, 'scheduled-jobs', {
-      eventTable: this.eventTable,
-      stateTable: this.stateTable,
-      credentials: this.credentials,
-      gateway: props.gateway,
-      egress,
+      ...gatewayCallers,
       reportDelivery: props.reportDelivery,
       moPolling: props.moPolling,
       reconcile: props.reconcile,
       // Polled and reconciled reports are stored exactly as the webhook stores them.
-      eventRetentionDays: props.webhooks?.eventRetentionDays,
       storeConcurrency: props.webhooks?.storeConcurrency,
-      metricsNamespace,
-      encryptionKey,
-      ...alarmTopic,
     });
 
     this.inboundAttachments = new InboundAttachments(this, 'inbound-attachments', {
       ...props.attachments,
-      eventTable: this.eventTable,
-      stateTable: this.stateTable,
-      credentials: this.credentials,
-      gateway: props.gateway,
-      egress,
-      eventRetentionDays: props.webhooks?.eventRetentionDays,
-      metricsNamespace,
-      encryptionKey,
-      ...alarmTopic,
+      ...gatewayCallers,
     });
 
     this.rateAlarms = new RateAlarms(this, 'rate-alarms', {
@@ -406,17 +396,9 @@ export class MsgbridgeStack extends Stack {
     if (props.statisticsExport)
       this.statisticsExport = new StatisticsExport(this, 'statistics-export', {
         ...props.statisticsExport,
-        eventTable: this.eventTable,
-        stateTable: this.stateTable,
-        credentials: this.credentials,
-        gateway: props.gateway,
-        egress,
+        ...gatewayCallers,
         // Below `statistics/`; the bucket's lifecycle (attachments.expireAfterDays) applies.
         bucket: this.inboundAttachments.bucket,
-        eventRetentionDays: props.webhooks?.eventRetentionDays,
-        metricsNamespace,
-        encryptionKey,
-        ...alarmTopic,
       });
 
     // Created last, so that the status widget lists every alarm of the stack.
