@@ -41,9 +41,16 @@ export const createOnFailureQueue = (
  */
 export const grantQueueSend = (queue: IQueue, grantee: IGrantable): Grant => {
   const send = queue.grant(grantee, 'sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl');
-  const key = queue.encryptionMasterKey?.grant(grantee, 'kms:GenerateDataKey', 'kms:Decrypt');
+  const key = grantQueueKeyForSend(queue, grantee);
   return key ? send.combine(key) : send;
 };
+
+/**
+ * What SQS asks of a sender on the queue's customer managed key, for a grantee whose SQS
+ * permission comes from elsewhere (a function's `deadLetterQueue`); nothing for other queues.
+ */
+export const grantQueueKeyForSend = (queue: IQueue, grantee: IGrantable): Grant | undefined =>
+  queue.encryptionMasterKey?.grant(grantee, 'kms:GenerateDataKey', 'kms:Decrypt');
 
 /**
  * `SqsDlq` with `grantQueueSend` instead of `grantSendMessages`: Lambda sends the pointers to

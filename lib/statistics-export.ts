@@ -22,7 +22,7 @@ import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-functio
 import { type GatewaySettingsProps, gatewaySettingsProblems } from './gateway-settings.ts';
 import { grantTableItemActions } from './grants.ts';
 import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
-import { createOnFailureQueue } from './on-failure-queue.ts';
+import { createOnFailureQueue, grantQueueKeyForSend } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
 /** What a deployment chooses about the daily statistics export. */
@@ -248,11 +248,7 @@ export class StatisticsExport extends Construct {
     });
     // Lambda puts failed invocations on the dead-letter queue with the function's role: CDK grants
     // sqs:SendMessage, and under a customer managed key SQS needs a data key too.
-    this.deadLetterQueue.encryptionMasterKey?.grant(
-      this.exportStatistics,
-      'kms:GenerateDataKey',
-      'kms:Decrypt',
-    );
+    grantQueueKeyForSend(this.deadLetterQueue, this.exportStatistics);
     // Statistics events: conditional puts only.
     grantTableItemActions(props.eventTable, this.exportStatistics, 'dynamodb:PutItem');
     if (bucket) this.grantObjectPuts(bucket);
