@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 
 export type ApiGatewayHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+
+/** A REST API refuses payloads above 10 MB with 413 before any integration runs. */
+export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/**
+ * API Gateway gives the whole request, integration included, 29 s; a client still sending its
+ * body after 30 s is answered 408 and dropped, so a slow sender cannot hold a socket for ever.
+ */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface WebhookServerOptions {
   readonly host?: string;
@@ -15,6 +24,8 @@ export interface WebhookServerOptions {
    * replay`). Answered only to loopback callers.
    */
   readonly replay?: (body: unknown) => Promise<{ statusCode: number; body: unknown }>;
+  /** Time a client has to send its headers and whole body. @default 30_000 */
+  readonly requestTimeoutMs?: number;
 }
 
 export interface WebhookServer {
@@ -27,19 +38,60 @@ export interface WebhookServer {
 
 const ROUTE = /^\/webhooks\/([^/]+)\/(report|mo)$/;
 
+/** The body went over the payload limit; answered 413 as API Gateway does. */
+class BodyTooLargeError extends Error {
+  override readonly name = 'BodyTooLargeError';
+}
+
+/** The client went away before its body was complete: there is nobody left to answer. */
+class ClientGoneError extends Error {
+  override readonly name = 'ClientGoneError';
+}
+
+const json = (statusCode: number, body: unknown): APIGatewayProxyResult => ({
+  statusCode,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+const TOO_LARGE = json(413, { message: 'Request Too Long' });
+const NOT_FOUND = json(404, { message: 'Not Found' });
+
 /**
  * The deployed REST API's two webhook routes on a local port: each request becomes the same
  * API-Gateway-shaped event the Lambda receives, and the handler's answer is sent back as is.
+ *
+ * No request can take the process down: every path through the request listener ends in an
+ * answer or a closed socket, never in a rejected promise. What API Gateway itself answers (413 for
+ * a payload over 10 MB, 404 for an unknown route, 502 for a failing integration) is answered the
+ * same way here; a client that hangs up or stalls mid-body is dropped.
  */
 export const startWebhookServer = async (options: WebhookServerOptions): Promise<WebhookServer> => {
-  const server: Server = createServer((request, response) => {
-    const route = new URL(request.url ?? '/', 'http://local').pathname.startsWith('/_bridge/')
-      ? control(request, options)
-      : handle(request, options.handlers);
-    void route.then((answer) => {
-      response.writeHead(answer.statusCode, answer.headers as Record<string, string> | undefined);
-      response.end(answer.body);
-    });
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const server: Server = createServer(
+    {
+      requestTimeout,
+      headersTimeout: Math.min(requestTimeout, 10_000),
+      // Node checks the two timeouts above only this often (30 s by default).
+      connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(requestTimeout / 4))),
+    },
+    (request, response) => {
+      void serve(request, response, options).catch((error: unknown) => {
+        console.error('webhook server: request failed', describeError(error));
+        respond(response, json(500, { message: 'Internal server error' }));
+      });
+    },
+  );
+  // A socket kept open without a request (keep-alive, or never sending one) is closed as well.
+  server.keepAliveTimeout = 5_000;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // Node's default answers a parse error 400 (and a header timeout 408); do the same, quietly.
+    if (!socket.writable || error.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const reason = status === 408 ? 'Request Timeout' : 'Bad Request';
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -63,24 +115,77 @@ export const startWebhookServer = async (options: WebhookServerOptions): Promise
   };
 };
 
+const serve = async (
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: WebhookServerOptions,
+): Promise<void> => {
+  // A request line like `//x` is no URL relative to any base; it is nobody's route.
+  const path = pathOf(request.url);
+  let body: Buffer;
+  try {
+    body = await readBody(request);
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) {
+      // Close after answering: the rest of the body is not worth reading.
+      respond(response, TOO_LARGE, { close: true });
+    } else {
+      response.destroy();
+    }
+    return;
+  }
+  const answer =
+    path === undefined
+      ? NOT_FOUND
+      : path.pathname.startsWith('/_bridge/')
+        ? await control(request, path.pathname, body, options)
+        : await handle(request, path, body, options.handlers);
+  respond(response, answer);
+};
+
+const pathOf = (raw: string | undefined): URL | undefined => {
+  try {
+    return new URL(raw ?? '/', 'http://local');
+  } catch {
+    return undefined;
+  }
+};
+
+/** Sends an answer unless the client is gone; a failed write only loses that client's answer. */
+const respond = (
+  response: ServerResponse,
+  answer: APIGatewayProxyResult,
+  { close = false }: { readonly close?: boolean } = {},
+): void => {
+  if (response.headersSent || response.destroyed || response.writableEnded) return;
+  try {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(answer.headers ?? {})) headers[name] = String(value);
+    if (close) headers.connection = 'close';
+    response.writeHead(answer.statusCode, headers);
+    response.end(answer.body, () => {
+      if (close) response.socket?.destroySoon();
+    });
+  } catch (error) {
+    console.error('webhook server: could not answer', describeError(error));
+    response.destroy();
+  }
+};
+
 const handle = async (
   request: IncomingMessage,
+  url: URL,
+  body: Buffer,
   handlers: WebhookServerOptions['handlers'],
 ): Promise<APIGatewayProxyResult> => {
-  const url = new URL(request.url ?? '/', 'http://local');
   const match = ROUTE.exec(url.pathname);
-  const body = await readBody(request);
-  if (!match || request.method !== 'POST') {
-    return {
-      statusCode: match ? 405 : 404,
-      body: JSON.stringify({ message: match ? 'Method Not Allowed' : 'Not Found' }),
-    };
-  }
+  if (!match) return NOT_FOUND;
+  if (request.method !== 'POST') return json(405, { message: 'Method Not Allowed' });
   const [, secret = '', route] = match;
   const event = toApiGatewayEvent(
     request,
     url,
-    decodeURIComponent(secret),
+    decodeSegment(secret),
     route === 'report' ? 'report' : 'mo',
     body,
   );
@@ -88,8 +193,21 @@ const handle = async (
     return await (route === 'report' ? handlers.report(event) : handlers.mo(event));
   } catch (error) {
     // What API Gateway answers when the Lambda itself fails.
-    console.error('webhook handler failed', error);
+    console.error('webhook handler failed', describeError(error));
     return { statusCode: 502, body: JSON.stringify({ message: 'Internal server error' }) };
+  }
+};
+
+/**
+ * A path segment as API Gateway hands `{secret}` to the integration: decoded when it can be. A
+ * malformed escape (`%E0%A4%A`) is passed on as it came, so the receiver's secret check answers
+ * it like any other wrong secret (404).
+ */
+const decodeSegment = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
   }
 };
 
@@ -98,42 +216,81 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 /** The control routes of the local run, for the CLI on the same machine. */
 const control = async (
   request: IncomingMessage,
+  path: string,
+  body: Buffer,
   options: WebhookServerOptions,
 ): Promise<APIGatewayProxyResult> => {
-  const answer = (statusCode: number, body: unknown) => ({
-    statusCode,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const path = new URL(request.url ?? '/', 'http://local').pathname;
-  const body = await readBody(request);
   if (!LOOPBACK.has(request.socket.remoteAddress ?? '')) {
-    return answer(403, { message: 'control routes answer loopback callers only' });
+    return json(403, { message: 'control routes answer loopback callers only' });
   }
-  if (path !== '/_bridge/replay' || options.replay === undefined) {
-    return answer(404, { message: 'Not Found' });
-  }
-  if (request.method !== 'POST') return answer(405, { message: 'Method Not Allowed' });
+  if (path !== '/_bridge/replay' || options.replay === undefined) return NOT_FOUND;
+  if (request.method !== 'POST') return json(405, { message: 'Method Not Allowed' });
   let parsed: unknown;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch {
-    return answer(400, { message: 'the body is not JSON' });
+    return json(400, { message: 'the body is not JSON' });
   }
   try {
     const result = await options.replay(parsed);
-    return answer(result.statusCode, result.body);
+    return json(result.statusCode, result.body);
   } catch (error) {
-    console.error('replay failed', error);
-    return answer(500, { message: 'replay failed' });
+    console.error('replay failed', describeError(error));
+    return json(500, { message: 'replay failed' });
   }
 };
 
-const readBody = async (request: IncomingMessage): Promise<Buffer> => {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-};
+/**
+ * The whole body, up to the payload limit. A declared length above it is refused before a byte is
+ * read; a chunked body is refused as soon as it grows past it. Rejects with
+ * {@link BodyTooLargeError} or, when the client hangs up or stalls, {@link ClientGoneError}.
+ */
+const readBody = (request: IncomingMessage): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > API_GATEWAY_MAX_BODY_BYTES) {
+      request.resume();
+      reject(new BodyTooLargeError(`declared ${declared} bytes`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (outcome: () => void) => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onGone);
+      request.off('aborted', onGone);
+      request.off('close', onClose);
+      // Keep a listener so a late socket error on this request is never unhandled.
+      request.on('error', () => undefined);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > API_GATEWAY_MAX_BODY_BYTES) {
+        request.pause();
+        finish(() =>
+          reject(new BodyTooLargeError(`more than ${API_GATEWAY_MAX_BODY_BYTES} bytes`)),
+        );
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => finish(() => resolve(Buffer.concat(chunks)));
+    const onGone = () => finish(() => reject(new ClientGoneError('the client went away')));
+    const onClose = () => {
+      if (!request.complete) onGone();
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onGone);
+    request.on('aborted', onGone);
+    request.on('close', onClose);
+  });
+
+/** An error for the log without its stack's noise; never the request path (it holds the secret). */
+const describeError = (error: unknown): string =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
 const toApiGatewayEvent = (
   request: IncomingMessage,
