@@ -61,6 +61,8 @@ export const createSendRecordHandler =
         metrics.addMetric('RecipientsAccepted', MetricUnit.Count, result.accepted);
         metrics.addMetric('RecipientsRejected', MetricUnit.Count, result.rejected);
         metrics.addMetric('RecipientsScheduled', MetricUnit.Count, result.scheduled);
+        // The last attempt's answer was lost: reconcile-status asks the gateway what became of them.
+        metrics.addMetric('RecipientsOutcomeUnknown', MetricUnit.Count, result.unknown);
         logger.info('queue message sent', { sqsMessageId: record.messageId, ...result });
         return result;
       case 'retry': {

@@ -1,9 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   classifyCode,
   GatewayDuplicateError,
   GatewayError,
   GatewayRejectedError,
+  GatewayResponseError,
+  GatewayTransportError,
 } from '../commons/gateway/errors.ts';
 import { GatewayRequestInvalidError, type SendOutcome } from '../commons/gateway/gateway-client.ts';
 import { parseGatewayDateTime } from '../commons/helpers/kst.ts';
@@ -30,6 +32,23 @@ export interface SendGateway {
   send(message: SendMessage): Promise<SendOutcome<RecipientResult>>;
 }
 
+/**
+ * A recipient whose last send may or may not have been accepted: the call timed out, the
+ * connection broke, the answer was unreadable or an HTTP 5xx, or the answer did not mention it.
+ * Kept (not published) until the status query says what became of it.
+ */
+export interface UnknownOutcome {
+  readonly cliKey: string;
+  readonly channel: SendMessage['channel'];
+  readonly phone: string | null;
+  readonly sqsMessageId: string;
+  /** When the send call started, UTC ISO 8601: the gateway dates the request on or after it. */
+  readonly attemptedAt: string;
+  /** What the last attempt got instead of an answer (`TIMEOUT`, `NO_RESULT`, an HTTP status…). */
+  readonly code: string;
+  readonly message: string;
+}
+
 /** Send records in the event table. */
 export interface SendStore {
   /** The `cliKey`s among these that already have an outcome (accepted, rejected or scheduled). */
@@ -43,6 +62,8 @@ export interface SendStore {
   release(cliKey: string, owner: string): Promise<void>;
   /** Writes an outcome or rejection event item once (conditional put). */
   putEvent(record: EventRecord): Promise<'stored' | 'duplicate'>;
+  /** Keeps a recipient whose outcome is unknown until `reconcile-status` resolves it (no event). */
+  recordUnknown(outcome: UnknownOutcome): Promise<void>;
 }
 
 export interface SendDeps {
@@ -55,6 +76,8 @@ export interface SendDeps {
   readonly claimLeaseMs: number;
   /** Epoch ms by which this attempt must be done (the Lambda's deadline less a margin). */
   readonly deadline: number;
+  /** A fresh id per attempt, part of the claim's owner. @default crypto.randomUUID */
+  readonly attemptId?: () => string;
 }
 
 /** Where one queue message came from. */
@@ -79,6 +102,8 @@ export type SendResult =
       readonly accepted: number;
       readonly rejected: number;
       readonly scheduled: number;
+      /** Recipients whose last attempt may or may not have been accepted (see {@link UnknownOutcome}). */
+      readonly unknown: number;
       readonly skipped: number;
     }
   | { readonly kind: 'retry'; readonly reason: string; readonly pending: number };
@@ -92,9 +117,18 @@ const MAX_EVENT_TEXT = 64 * 1024;
  * retry) or `retry` (some recipients failed retryably; deliver the message again later — the
  * recipients already decided are skipped then).
  *
- * Primary course: validate; skip recipients that already have an outcome; claim the rest; take
- * their share of the TPS quota; call the gateway once with only the claimed recipients; record one
- * outcome per recipient (accepted, rejected or scheduled), each an event.
+ * Primary course: validate; skip recipients that already have an outcome; claim the rest (the
+ * claim's owner is unique to this attempt, so two invocations given the same message can never
+ * both hold it); read their outcomes again (one may have been recorded between the first read and
+ * the claim); take their share of the TPS quota; call the gateway once with only the claimed
+ * recipients; record one outcome per recipient (accepted, rejected or scheduled), each an event.
+ *
+ * Alternative courses: on the last delivery, a recipient whose answer was lost (timeout, broken
+ * connection, unreadable answer, HTTP 5xx, or no item for it) is recorded as an unknown outcome,
+ * not as a rejection: the gateway may have accepted it, and `reconcile-status` asks. A
+ * duplicate-key answer to a whole request of several recipients (a scheduled send has no
+ * per-recipient list) does not say which of them the gateway already had: each is then sent alone,
+ * with its own share of the quota.
  */
 export const sendQueuedMessage = async (
   delivery: QueueDelivery,
@@ -118,104 +152,67 @@ export const sendQueuedMessage = async (
   const recipients = recipientsOf(message);
   const done = await deps.store.recordedOutcomes(recipients.map((r) => r.cliKey));
   const open = recipients.filter((r) => !done.has(r.cliKey));
-  if (open.length === 0)
-    return { kind: 'done', accepted: 0, rejected: 0, scheduled: 0, skipped: recipients.length };
+  const nothingToDo = (skipped: number, busy: number): SendResult =>
+    busy > 0
+      ? {
+          kind: 'retry',
+          reason: 'every open recipient is being sent by another attempt',
+          pending: busy,
+        }
+      : { kind: 'done', accepted: 0, rejected: 0, scheduled: 0, unknown: 0, skipped };
+  if (open.length === 0) return nothingToDo(recipients.length, 0);
 
-  const owner = `${delivery.messageId}#${delivery.receiveCount}`;
+  // ApproximateReceiveCount repeats when a visibility expiry hands the message to a second
+  // invocation while the first still runs: only a per-attempt id keeps their claims apart.
+  const owner = `${delivery.messageId}#${delivery.receiveCount}#${(deps.attemptId ?? randomUUID)()}`;
   const claimUntil = receivedAt.getTime() + deps.claimLeaseMs;
   const claims = await Promise.all(
     open.map(async (r) => ({ r, claim: await deps.store.claim(r.cliKey, owner, claimUntil) })),
   );
-  const claimed = claims.filter((c) => c.claim === 'claimed').map((c) => c.r);
-  const busy = claims.length - claimed.length;
-  if (claimed.length === 0)
-    return {
-      kind: 'retry',
-      reason: 'every open recipient is being sent by another attempt',
-      pending: busy,
-    };
+  const held = claims.filter((c) => c.claim === 'claimed').map((c) => c.r.cliKey);
+  const busy = claims.length - held.length;
+  const release = (keys: readonly string[]) =>
+    Promise.all(keys.map((key) => deps.store.release(key, owner)));
+  if (held.length === 0) return nothingToDo(done.size, busy);
+  // Decided meanwhile (by reconcile-status resolving an unknown outcome, or an attempt that held
+  // an older claim): sending again could contradict the recorded outcome.
+  const decided = await deps.store.recordedOutcomes(held);
+  await release(held.filter((key) => decided.has(key)));
+  const claimedKeys = held.filter((key) => !decided.has(key));
+  const skipped = done.size + decided.size;
+  if (claimedKeys.length === 0) return nothingToDo(skipped, busy);
 
   const context: OutcomeContext = { delivery, message, deps, receivedAt };
   const phones = new Map(recipients.map((r) => [r.cliKey, r.phone ?? null]));
-  const release = (keys: readonly string[]) =>
-    Promise.all(keys.map((key) => deps.store.release(key, owner)));
-  const claimedKeys = claimed.map((r) => r.cliKey);
   const lastAttempt = delivery.receiveCount >= delivery.maxReceiveCount;
 
+  let decisions: Decision[];
   try {
-    await deps.rateLimiter.acquire(claimed.length, { deadline: deps.deadline });
+    await deps.rateLimiter.acquire(claimedKeys.length, { deadline: deps.deadline });
+    decisions = await sendAndDecide(context, claimedKeys, lastAttempt);
   } catch (error) {
-    if (!(error instanceof RateLimitWaitExceededError)) throw error;
     await release(claimedKeys);
+    if (!(error instanceof RateLimitWaitExceededError)) throw error;
     return {
       kind: 'retry',
       reason: 'no TPS quota before the deadline',
-      pending: claimed.length + busy,
+      pending: claimedKeys.length + busy,
     };
   }
 
-  let outcome: SendOutcome<RecipientResult>;
-  try {
-    outcome = await deps.gateway.send(withRecipients(message, claimedKeys));
-  } catch (error) {
-    const whole = wholeRequestFamily(error);
-    if (whole === 'rejected' || whole === 'duplicate' || (whole === 'retryable' && lastAttempt)) {
-      const gatewayError = error instanceof GatewayError ? error : undefined;
-      const results = claimedKeys.map((cliKey) => ({
-        cliKey,
-        code: gatewayError?.code ?? 'INVALID_REQUEST',
-        message: gatewayError?.gatewayMessage ?? (error as Error).message,
-      }));
-      const counts = await recordResults(context, results, phones, lastAttempt);
-      return busy > 0
-        ? { kind: 'retry', reason: 'recipients held by another attempt', pending: busy }
-        : { kind: 'done', ...counts, skipped: done.size };
-    }
-    await release(claimedKeys);
-    if (whole === 'retryable') {
-      return {
-        kind: 'retry',
-        reason: `${(error as Error).name}: ${(error as Error).message}`,
-        pending: claimed.length + busy,
-      };
-    }
-    throw error;
-  }
-
-  if (outcome.kind === 'scheduled') {
-    for (const cliKey of claimedKeys)
-      await deps.store.putEvent(
-        scheduledRecord(context, cliKey, phones.get(cliKey) ?? null, outcome),
-      );
-    return busy > 0
-      ? { kind: 'retry', reason: 'recipients held by another attempt', pending: busy }
-      : {
-          kind: 'done',
-          accepted: 0,
-          rejected: 0,
-          scheduled: claimedKeys.length,
-          skipped: done.size,
-        };
-  }
-
-  // A recipient the answer does not mention is treated as retryable: sending it again is safe
-  // because a repeated cliKey answers the duplicate family.
-  const answered = new Map(outcome.results.map((result) => [result.cliKey, result]));
-  const results = claimedKeys.map(
-    (cliKey) =>
-      answered.get(cliKey) ?? {
-        cliKey,
-        code: 'NO_RESULT',
-        message: 'the gateway answered no result for this recipient',
-      },
-  );
-  const counts = await recordResults(context, results, phones, lastAttempt);
-  const retryKeys = results.filter((r) => isRetryable(r.code) && !lastAttempt).map((r) => r.cliKey);
-  await release(retryKeys);
+  const counts = await recordDecisions(context, decisions, phones);
+  const retryKeys = decisions.filter((d) => d.kind === 'retry').map((d) => d.cliKey);
+  await release([
+    ...retryKeys,
+    ...decisions.filter((d) => d.kind === 'unknown').map((d) => d.cliKey),
+  ]);
   const pending = retryKeys.length + busy;
-  return pending > 0
-    ? { kind: 'retry', reason: `${retryKeys.length} recipients failed retryably`, pending }
-    : { kind: 'done', ...counts, skipped: done.size };
+  if (pending === 0) return { kind: 'done', ...counts, skipped };
+  const reason =
+    retryKeys.length > 0
+      ? (decisions.find((d) => d.kind === 'retry')?.reason ?? 'recipients failed retryably')
+      : 'recipients held by another attempt';
+  return { kind: 'retry', reason, pending };
 };
 
 interface OutcomeContext {
@@ -225,51 +222,216 @@ interface OutcomeContext {
   readonly receivedAt: Date;
 }
 
+/** What became of one recipient's attempt. */
+type Decision =
+  | { readonly kind: 'accepted'; readonly cliKey: string; readonly result: RecipientResult }
+  | {
+      readonly kind: 'scheduled';
+      readonly cliKey: string;
+      readonly outcome: { readonly regDt: string; readonly webReqId: string };
+    }
+  | {
+      readonly kind: 'rejected';
+      readonly cliKey: string;
+      readonly result: RecipientResult;
+      readonly category: 'permanent' | 'retries-exhausted';
+    }
+  | {
+      readonly kind: 'unknown';
+      readonly cliKey: string;
+      readonly attemptedAt: string;
+      readonly code: string;
+      readonly message: string;
+    }
+  | { readonly kind: 'retry'; readonly cliKey: string; readonly reason: string };
+
+/**
+ * Sends `keys` (their quota already reserved) and decides each recipient. Throws
+ * {@link RateLimitWaitExceededError} only before anything was sent, and errors that are not the
+ * gateway's.
+ */
+const sendAndDecide = async (
+  context: OutcomeContext,
+  keys: readonly string[],
+  lastAttempt: boolean,
+): Promise<Decision[]> => {
+  const { deps, message } = context;
+  const attemptedAt = deps.now().toISOString();
+  let outcome: SendOutcome<RecipientResult>;
+  try {
+    outcome = await deps.gateway.send(withRecipients(message, keys));
+  } catch (error) {
+    const whole = wholeRequestFamily(error);
+    if (whole === undefined) throw error;
+    const gatewayError = error instanceof GatewayError ? error : undefined;
+    const result = (cliKey: string): RecipientResult => ({
+      cliKey,
+      code: gatewayError?.code ?? 'INVALID_REQUEST',
+      message: gatewayError?.gatewayMessage ?? (error as Error).message,
+    });
+    const reason = `${(error as Error).name}: ${(error as Error).message}`;
+    switch (whole) {
+      case 'duplicate':
+        if (keys.length === 1)
+          return [{ kind: 'accepted', cliKey: keys[0] ?? '', result: result(keys[0] ?? '') }];
+        return sendEachAlone(context, keys, lastAttempt);
+      case 'rejected':
+        return keys.map((cliKey) => ({
+          kind: 'rejected',
+          cliKey,
+          result: result(cliKey),
+          category: 'permanent',
+        }));
+      case 'unknown':
+        return keys.map((cliKey) =>
+          lastAttempt
+            ? {
+                kind: 'unknown',
+                cliKey,
+                attemptedAt,
+                code: result(cliKey).code,
+                message: result(cliKey).message ?? '',
+              }
+            : { kind: 'retry', cliKey, reason },
+        );
+      case 'retryable':
+        return keys.map((cliKey) =>
+          lastAttempt
+            ? { kind: 'rejected', cliKey, result: result(cliKey), category: 'retries-exhausted' }
+            : { kind: 'retry', cliKey, reason },
+        );
+    }
+  }
+
+  if (outcome.kind === 'scheduled')
+    return keys.map((cliKey) => ({ kind: 'scheduled', cliKey, outcome }));
+
+  const answered = new Map(outcome.results.map((result) => [result.cliKey, result]));
+  return keys.map((cliKey): Decision => {
+    const result = answered.get(cliKey);
+    // Not mentioned: maybe accepted, maybe not. Sending it again is safe (a repeated cliKey answers
+    // the duplicate family); on the last attempt, the status query decides.
+    if (result === undefined)
+      return lastAttempt
+        ? {
+            kind: 'unknown',
+            cliKey,
+            attemptedAt,
+            code: 'NO_RESULT',
+            message: 'the gateway answered no result for this recipient',
+          }
+        : { kind: 'retry', cliKey, reason: 'the gateway answered no result for some recipients' };
+    const family = classifyCode(result.code);
+    if (family === 'success' || family === 'duplicate') return { kind: 'accepted', cliKey, result };
+    if (!isRetryable(result.code))
+      return { kind: 'rejected', cliKey, result, category: 'permanent' };
+    return lastAttempt
+      ? { kind: 'rejected', cliKey, result, category: 'retries-exhausted' }
+      : { kind: 'retry', cliKey, reason: `recipients failed retryably (${result.code})` };
+  });
+};
+
+/**
+ * A duplicate-key answer to a request of several recipients names none of them: one may have been
+ * accepted by an attempt that died before recording it, the others never sent. Each is sent alone,
+ * with its own reservation, so that only the ones the gateway had are read as accepted.
+ */
+const sendEachAlone = async (
+  context: OutcomeContext,
+  keys: readonly string[],
+  lastAttempt: boolean,
+): Promise<Decision[]> => {
+  const decisions: Decision[] = [];
+  for (const [index, cliKey] of keys.entries()) {
+    try {
+      await context.deps.rateLimiter.acquire(1, { deadline: context.deps.deadline });
+    } catch (error) {
+      if (!(error instanceof RateLimitWaitExceededError)) throw error;
+      for (const rest of keys.slice(index))
+        decisions.push({ kind: 'retry', cliKey: rest, reason: 'no TPS quota before the deadline' });
+      return decisions;
+    }
+    decisions.push(...(await sendAndDecide(context, [cliKey], lastAttempt)));
+  }
+  return decisions;
+};
+
 const isRetryable = (code: string): boolean => {
-  if (code === 'NO_RESULT') return true;
   const family = classifyCode(code);
   return family === 'retryable' || family === 'rate-limited' || family === 'authentication';
 };
 
 /** How a whole-request failure is handled; `undefined` for errors that are not the gateway's. */
-const wholeRequestFamily = (error: unknown): 'rejected' | 'duplicate' | 'retryable' | undefined => {
+const wholeRequestFamily = (
+  error: unknown,
+): 'rejected' | 'duplicate' | 'retryable' | 'unknown' | undefined => {
   if (error instanceof GatewayRequestInvalidError || error instanceof GatewayRejectedError)
     return 'rejected';
   if (error instanceof GatewayDuplicateError) return 'duplicate';
-  // Rate limited, 5xx, timeouts, connection failures, unreadable answers, and authentication
-  // failures that survived the client's own retry: all safe to try again later.
+  // No answer, an unreadable one, or an HTTP 5xx (often a proxy's): the request may have been
+  // accepted. Safe to send again (duplicate family); not safe to call a rejection.
+  if (
+    error instanceof GatewayTransportError ||
+    error instanceof GatewayResponseError ||
+    (error instanceof GatewayError && (error.httpStatus ?? 0) >= 500)
+  )
+    return 'unknown';
+  // Rate limited, a documented transient code, and authentication failures that survived the
+  // client's own retry: the gateway said no; safe to try again later.
   if (error instanceof GatewayError) return 'retryable';
   return undefined;
 };
 
-/** Records accepted and permanently rejected recipients; retryable ones only on the last attempt. */
-const recordResults = async (
+/** Records each decided recipient; retries are left for the next delivery. */
+const recordDecisions = async (
   context: OutcomeContext,
-  results: readonly RecipientResult[],
+  decisions: readonly Decision[],
   phones: ReadonlyMap<string, string | null>,
-  lastAttempt: boolean,
-): Promise<{ accepted: number; rejected: number; scheduled: number }> => {
-  let accepted = 0;
-  let rejected = 0;
-  for (const result of results) {
-    const family = classifyCode(result.code);
-    const phone = phones.get(result.cliKey) ?? null;
-    if (family === 'success' || family === 'duplicate') {
-      await context.deps.store.putEvent(
-        acceptedRecord(context, result, phone, family === 'duplicate'),
-      );
-      accepted += 1;
-    } else if (!isRetryable(result.code)) {
-      await context.deps.store.putEvent(rejectedRecord(context, result, phone, 'permanent'));
-      rejected += 1;
-    } else if (lastAttempt) {
-      await context.deps.store.putEvent(
-        rejectedRecord(context, result, phone, 'retries-exhausted'),
-      );
-      rejected += 1;
+): Promise<{ accepted: number; rejected: number; scheduled: number; unknown: number }> => {
+  const counts = { accepted: 0, rejected: 0, scheduled: 0, unknown: 0 };
+  for (const decision of decisions) {
+    const phone = phones.get(decision.cliKey) ?? null;
+    switch (decision.kind) {
+      case 'accepted':
+        await context.deps.store.putEvent(
+          acceptedRecord(
+            context,
+            decision.result,
+            phone,
+            classifyCode(decision.result.code) === 'duplicate',
+          ),
+        );
+        counts.accepted += 1;
+        break;
+      case 'rejected':
+        await context.deps.store.putEvent(
+          rejectedRecord(context, decision.result, phone, decision.category),
+        );
+        counts.rejected += 1;
+        break;
+      case 'scheduled':
+        await context.deps.store.putEvent(
+          scheduledRecord(context, decision.cliKey, phone, decision.outcome),
+        );
+        counts.scheduled += 1;
+        break;
+      case 'unknown':
+        await context.deps.store.recordUnknown({
+          cliKey: decision.cliKey,
+          channel: context.message.channel,
+          phone,
+          sqsMessageId: context.delivery.messageId,
+          attemptedAt: decision.attemptedAt,
+          code: decision.code,
+          message: decision.message,
+        });
+        counts.unknown += 1;
+        break;
+      case 'retry':
+        break;
     }
   }
-  return { accepted, rejected, scheduled: 0 };
+  return counts;
 };
 
 const common = (context: OutcomeContext, cliKey: string, phone: string | null) => ({

@@ -80,6 +80,7 @@ const recordingStore = (inner: SendStore): SendStore => ({
   recordedOutcomes: (keys) => inner.recordedOutcomes(keys),
   claim: (cliKey, owner, until) => inner.claim(cliKey, owner, until),
   release: (cliKey, owner) => inner.release(cliKey, owner),
+  recordUnknown: (outcome) => inner.recordUnknown(outcome),
   putEvent: async (record) => {
     const result = await inner.putEvent(record);
     if (result === 'stored') stored.push(record);
@@ -111,7 +112,14 @@ describe('send-messages against the simulator', () => {
 
     const result = await sendQueuedMessage(delivery(message), deps());
 
-    expect(result).toEqual({ kind: 'done', accepted: 10, rejected: 0, scheduled: 0, skipped: 0 });
+    expect(result).toEqual({
+      kind: 'done',
+      accepted: 10,
+      rejected: 0,
+      scheduled: 0,
+      unknown: 0,
+      skipped: 0,
+    });
     expect(sim.snapshot().sends).toBe(before + 1);
     expect(events('Message Accepted').map((data) => data.msgKey)).toEqual(
       Array(10).fill(expect.any(String)),

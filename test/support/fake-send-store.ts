@@ -1,10 +1,12 @@
 import type { EventRecord } from '../../functions/inbound/event-record.ts';
-import type { SendStore } from '../../functions/sending/send-queued-message.ts';
+import type { SendStore, UnknownOutcome } from '../../functions/sending/send-queued-message.ts';
 
 /** In-memory send records with the claim and outcome semantics of the DynamoDB adapter. */
 export class FakeSendStore implements SendStore {
   readonly claims = new Map<string, { owner: string; until: number }>();
   readonly events = new Map<string, EventRecord>();
+  /** Unknown outcomes by cliKey (the adapter's `SEND#<cliKey>` / `UNKNOWN` items). */
+  readonly unknown = new Map<string, UnknownOutcome>();
   now = () => Date.now();
 
   async recordedOutcomes(cliKeys: readonly string[]): Promise<ReadonlySet<string>> {
@@ -21,6 +23,10 @@ export class FakeSendStore implements SendStore {
   async release(cliKey: string, owner: string): Promise<void> {
     const current = this.claims.get(cliKey);
     if (current?.owner === owner) this.claims.set(cliKey, { owner, until: 0 });
+  }
+
+  async recordUnknown(outcome: UnknownOutcome): Promise<void> {
+    this.unknown.set(outcome.cliKey, outcome);
   }
 
   async putEvent(record: EventRecord): Promise<'stored' | 'duplicate'> {

@@ -96,7 +96,14 @@ describe('sendQueuedMessage', () => {
     const result = await sendQueuedMessage(delivery(message), deps);
 
     // Assess
-    expect(result).toEqual({ kind: 'done', accepted: 3, rejected: 0, scheduled: 0, skipped: 0 });
+    expect(result).toEqual({
+      kind: 'done',
+      accepted: 3,
+      rejected: 0,
+      scheduled: 0,
+      unknown: 0,
+      skipped: 0,
+    });
     expect(gateway.calls).toHaveLength(1);
     const events = store.details('Message Accepted');
     expect(events.map((e) => e.data.cliKey)).toEqual(message.recvInfoLst.map((r) => r.cliKey));

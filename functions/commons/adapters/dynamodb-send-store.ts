@@ -5,7 +5,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { EventRecord } from '../../inbound/event-record.ts';
-import type { SendStore } from '../../sending/send-queued-message.ts';
+import type { SendStore, UnknownOutcome } from '../../sending/send-queued-message.ts';
+import { AWAITING_REPORT_INDEX } from '../tables.ts';
 import {
   DynamoDbEventStore,
   documentClient,
@@ -13,9 +14,17 @@ import {
 } from './dynamodb-event-store.ts';
 
 /**
+ * The `awaiting-report` bucket of unknown outcomes: one partition, sorted by the attempt's time.
+ * Unknown outcomes are rare (a lost answer on a message's last delivery), so one partition holds
+ * them all, and `reconcile-status` finds them without reading the hourly buckets.
+ */
+export const UNKNOWN_OUTCOME_BUCKET = 'UNKNOWN';
+
+/**
  * Send records in the event table, under `pk = SEND#<cliKey>`: a `CLAIM` item (who is sending it,
- * until when) and, once decided, an `OUTCOME` item that is also the event (accepted, rejected or
- * scheduled). The claim item carries no `detailType`, so the stream filter keeps it from the bus.
+ * until when), an `UNKNOWN` item while the last attempt's outcome is unknown, and, once decided, an
+ * `OUTCOME` item that is also the event (accepted, rejected or scheduled). The claim and unknown
+ * items carry no `detailType`, so the stream filter keeps them from the bus.
  */
 export class DynamoDbSendStore implements SendStore {
   private readonly events: DynamoDbEventStore;
@@ -94,6 +103,24 @@ export class DynamoDbSendStore implements SendStore {
       // Someone else took the claim over (ours had expired): theirs stands.
       if (!isConditionalCheckFailure(error)) throw error;
     }
+  }
+
+  async recordUnknown(outcome: UnknownOutcome): Promise<void> {
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          pk: `SEND#${outcome.cliKey}`,
+          sk: 'UNKNOWN',
+          ...outcome,
+          // In the awaiting-report index, so reconcile-status finds it (see UNKNOWN_OUTCOME_BUCKET).
+          [AWAITING_REPORT_INDEX.partitionKey]: UNKNOWN_OUTCOME_BUCKET,
+          [AWAITING_REPORT_INDEX.sortKey]: outcome.attemptedAt,
+          expiresAt:
+            Math.floor(Date.parse(outcome.attemptedAt) / 1000) + this.retentionDays * 86_400,
+        },
+      }),
+    );
   }
 
   putEvent(record: EventRecord): Promise<'stored' | 'duplicate'> {

@@ -1,0 +1,261 @@
+import { describe, expect, it } from 'vitest';
+import {
+  GatewayDuplicateError,
+  GatewayResponseError,
+  GatewayRetryableError,
+  GatewayTransportError,
+} from '../../functions/commons/gateway/errors.ts';
+import type { SendOutcome } from '../../functions/commons/gateway/gateway-client.ts';
+import { formatKst } from '../../functions/commons/helpers/kst.ts';
+import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
+import type { SendMessage } from '../../functions/sending/send-message.ts';
+import {
+  type QueueDelivery,
+  type RecipientResult,
+  type SendDeps,
+  sendQueuedMessage,
+} from '../../functions/sending/send-queued-message.ts';
+import { FakeSendStore } from '../support/fake-send-store.ts';
+import { smsBody } from '../support/send-fixtures.ts';
+
+const NOW = new Date('2026-11-21T00:00:00.000Z');
+
+type Answer = SendOutcome<RecipientResult> | Error | Promise<SendOutcome<RecipientResult>>;
+
+/** A gateway answering from a script; each call records the recipients it was given. */
+class ScriptedGateway {
+  readonly calls: string[][] = [];
+  constructor(private readonly answer: (cliKeys: string[], call: number) => Answer) {}
+
+  async send(message: SendMessage): Promise<SendOutcome<RecipientResult>> {
+    const cliKeys =
+      'recvInfoLst' in message.body ? message.body.recvInfoLst.map((r) => r.cliKey) : [];
+    this.calls.push(cliKeys);
+    const answer = this.answer(cliKeys, this.calls.length);
+    if (answer instanceof Error) throw answer;
+    return answer;
+  }
+}
+
+const accept = (cliKeys: string[]): SendOutcome<RecipientResult> => ({
+  kind: 'immediate',
+  results: cliKeys.map((cliKey) => ({ cliKey, msgKey: `M-${cliKey}`, code: '10000' })),
+});
+
+/** Counts what it was asked for, like the shared limiter's reservations. */
+const countingLimiter = () => {
+  const reserved: number[] = [];
+  const limiter: RateLimiter = {
+    acquire: async (recipients) => {
+      reserved.push(recipients);
+      return { waitedMs: 0, window: 0, fullWindows: 0, reserved: recipients };
+    },
+  };
+  return { limiter, reserved };
+};
+
+const setup = (gateway: ScriptedGateway, overrides: Partial<SendDeps> = {}) => {
+  const store = new FakeSendStore();
+  store.now = () => NOW.getTime();
+  const deps: SendDeps = {
+    store,
+    gateway,
+    rateLimiter: countingLimiter().limiter,
+    now: () => NOW,
+    retentionDays: 35,
+    claimLeaseMs: 60_000,
+    deadline: NOW.getTime() + 30_000,
+    ...overrides,
+  };
+  return { store, deps };
+};
+
+const delivery = (message: unknown, receiveCount = 1, messageId = 'sqs-1'): QueueDelivery => ({
+  body: JSON.stringify(message),
+  messageId,
+  sentAt: NOW,
+  receiveCount,
+  maxReceiveCount: 6,
+});
+
+const sms = (count: number) => ({ channel: 'sms', ...smsBody(count) });
+const keysOf = (message: ReturnType<typeof sms>) => message.recvInfoLst.map((r) => r.cliKey);
+
+describe('a send whose outcome is unknown on its last delivery', () => {
+  it.each([
+    [
+      'a timeout',
+      new GatewayTransportError('timeout', { code: 'TIMEOUT', message: 'slow', endpoint: 'e' }),
+    ],
+    [
+      'a lost connection',
+      new GatewayTransportError('connection', {
+        code: 'ECONNRESET',
+        message: 'reset',
+        endpoint: 'e',
+      }),
+    ],
+    [
+      'an unreadable answer',
+      new GatewayResponseError({
+        code: 'INVALID_RESPONSE',
+        message: 'html',
+        endpoint: 'e',
+        httpStatus: 200,
+      }),
+    ],
+    [
+      'an HTTP 504',
+      new GatewayRetryableError({
+        code: '504',
+        message: 'gateway timeout',
+        endpoint: 'e',
+        httpStatus: 504,
+      }),
+    ],
+  ])('records %s as an unknown outcome, never as a rejection', async (_, error) => {
+    // Prepare
+    const gateway = new ScriptedGateway(() => error);
+    const { store, deps } = setup(gateway);
+    const message = sms(2);
+
+    // Act
+    const result = await sendQueuedMessage(delivery(message, 6), deps);
+
+    // Assess
+    expect(result).toMatchObject({ kind: 'done', rejected: 0, unknown: 2 });
+    expect(store.details('Message Rejected')).toHaveLength(0);
+    expect([...store.unknown.keys()]).toEqual(keysOf(message));
+    expect(store.unknown.get(keysOf(message)[0] ?? '')).toMatchObject({
+      channel: 'sms',
+      sqsMessageId: 'sqs-1',
+      attemptedAt: NOW.toISOString(),
+      code: error.code,
+    });
+    // Given back, so that a resend of the same cliKey (safe: a duplicate answers "accepted") may go.
+    expect([...store.claims.values()].every((claim) => claim.until === 0)).toBe(true);
+  });
+
+  it('still records an explicit retryable refusal on the last delivery as retries-exhausted', async () => {
+    const gateway = new ScriptedGateway(
+      () =>
+        new GatewayRetryableError({ code: '29019', message: 'db', endpoint: 'e', httpStatus: 200 }),
+    );
+    const { store, deps } = setup(gateway);
+
+    const result = await sendQueuedMessage(delivery(sms(1), 6), deps);
+
+    expect(result).toMatchObject({ kind: 'done', rejected: 1, unknown: 0 });
+    expect(store.details('Message Rejected')[0]?.data).toMatchObject({
+      category: 'retries-exhausted',
+    });
+  });
+
+  it('records a recipient the last answer did not mention as unknown', async () => {
+    const gateway = new ScriptedGateway((keys) => accept(keys.slice(0, 1)));
+    const { store, deps } = setup(gateway);
+    const message = sms(2);
+
+    const result = await sendQueuedMessage(delivery(message, 6), deps);
+
+    expect(result).toMatchObject({ kind: 'done', accepted: 1, unknown: 1 });
+    expect([...store.unknown.keys()]).toEqual([keysOf(message)[1]]);
+    expect(store.details('Message Rejected')).toHaveLength(0);
+  });
+
+  it('does not send a recipient whose outcome was recorded between the first read and the claim', async () => {
+    const gateway = new ScriptedGateway((keys) => accept(keys));
+    const { store, deps } = setup(gateway);
+    const message = sms(2);
+    const [first] = keysOf(message);
+    // The status query settles the first recipient right after the sender's first read.
+    const read = store.recordedOutcomes.bind(store);
+    let reads = 0;
+    store.recordedOutcomes = async (keys) => {
+      reads += 1;
+      if (reads === 2)
+        store.events.set(`SEND#${first}|OUTCOME`, {
+          pk: `SEND#${first}`,
+          sk: 'OUTCOME',
+          kind: 'send',
+          detailType: 'Message Rejected',
+          detail: '{}',
+          eventId: 'x',
+          receivedAt: NOW.toISOString(),
+          expiresAt: 0,
+        });
+      return read(keys);
+    };
+
+    const result = await sendQueuedMessage(delivery(message), deps);
+
+    expect(gateway.calls).toEqual([[keysOf(message)[1]]]);
+    expect(result).toMatchObject({ kind: 'done', accepted: 1, skipped: 1 });
+  });
+});
+
+describe('the send claim', () => {
+  it('is held by one attempt only, even when two deliveries carry the same receive count', async () => {
+    // Prepare: a visibility expiry hands the same message to two invocations, both with
+    // ApproximateReceiveCount 2; the first is still waiting for the gateway.
+    let answer: (value: SendOutcome<RecipientResult>) => void = () => {};
+    const pending = new Promise<SendOutcome<RecipientResult>>((resolve) => {
+      answer = resolve;
+    });
+    const gateway = new ScriptedGateway((keys, call) => (call === 1 ? pending : accept(keys)));
+    const { store, deps } = setup(gateway);
+    const message = sms(2);
+
+    // Act
+    const first = sendQueuedMessage(delivery(message, 2), deps);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = await sendQueuedMessage(delivery(message, 2), deps);
+    answer(accept(keysOf(message)));
+    await first;
+
+    // Assess
+    expect(second).toMatchObject({ kind: 'retry', pending: 2 });
+    expect(gateway.calls).toHaveLength(1);
+    expect(store.details('Message Accepted')).toHaveLength(2);
+  });
+});
+
+describe('a duplicate-key answer to a scheduled send', () => {
+  const scheduled = (count: number) => ({
+    ...sms(count),
+    resvYn: 'Y',
+    resvReqDt: formatKst(NOW.getTime() + 86_400_000, 'YYYY-MM-DD HH:mm'),
+  });
+
+  it('marks as accepted only the recipient the gateway already had, and schedules the others', async () => {
+    // Prepare: the first recipient was scheduled by an attempt that died before recording it.
+    // The gateway refuses any request that contains it with 29024 and no per-recipient list.
+    const message = scheduled(3);
+    const [known] = keysOf(message);
+    const gateway = new ScriptedGateway((keys) =>
+      keys.includes(known ?? '')
+        ? new GatewayDuplicateError({
+            code: '29024',
+            message: 'dup',
+            endpoint: 'e',
+            httpStatus: 200,
+          })
+        : { kind: 'scheduled', regDt: '2026-11-21 09:00:00', webReqId: `W-${keys.join(',')}` },
+    );
+    const { limiter, reserved } = countingLimiter();
+    const { store, deps } = setup(gateway, { rateLimiter: limiter });
+
+    // Act
+    const result = await sendQueuedMessage(delivery(message, 2), deps);
+
+    // Assess
+    expect(result).toMatchObject({ kind: 'done', accepted: 1, scheduled: 2 });
+    expect(store.details('Message Accepted').map((e) => e.data.cliKey)).toEqual([known]);
+    expect(store.details('Message Scheduled').map((e) => e.data.cliKey)).toEqual(
+      keysOf(message).slice(1),
+    );
+    // Every request that reached the gateway had its recipients reserved.
+    const sent = gateway.calls.reduce((sum, call) => sum + call.length, 0);
+    expect(reserved.reduce((sum, n) => sum + n, 0)).toBe(sent);
+  });
+});
