@@ -34,6 +34,7 @@ import {
   resolvePollTiming,
   runPolling,
 } from '../functions/polling/poll-reports.ts';
+import { S3PolledPageQuarantine } from '../functions/polling/s3-polled-page-quarantine.ts';
 import {
   RECONCILE_DEFAULTS,
   ReconcileSettingsSchema,
@@ -147,6 +148,10 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
           {
             gateway: pollingGateway,
             receive: options.receive,
+            // As deployed: below quarantine/polled/ of the attachment bucket.
+            quarantine: new S3PolledPageQuarantine(
+              new S3ObjectStorage(options.attachmentBucket, { client: options.s3 }),
+            ),
             lease,
             owner: 'local-poller',
             now: Date.now,

@@ -9,6 +9,7 @@ import {
   receiveInbound,
   receiveReports,
 } from '../inbound/receive-webhook.ts';
+import type { PolledPageKind, PolledPageQuarantine } from './polled-page-quarantine.ts';
 
 /**
  * How delivery reports reach msgbridge: the gateway's report webhook, report polling, or both at
@@ -58,9 +59,12 @@ export interface PollTiming {
   readonly leaseTtlMs: number;
   /** The lease is renewed before a poll once it is this old. */
   readonly renewEveryMs: number;
-  /** MO pages only (they have no confirmation, so a failed store is retried in the run). */
-  readonly moStoreAttempts: number;
-  readonly moStoreBackoffMs: number;
+  /**
+   * Stores of one page before it is kept in durable quarantine instead; the attempts are
+   * `storeBackoffMs`, 2 × `storeBackoffMs`, … apart.
+   */
+  readonly storeAttempts: number;
+  readonly storeBackoffMs: number;
 }
 
 /** The gateway's minimum interval after an empty poll (spec 01 §8). */
@@ -74,9 +78,12 @@ export const DEFAULT_POLL_TIMING: PollTiming = {
   pageBudgetMs: 15_000,
   leaseTtlMs: 45_000,
   renewEveryMs: 5_000,
-  moStoreAttempts: 3,
-  moStoreBackoffMs: 1_000,
+  storeAttempts: 3,
+  storeBackoffMs: 1_000,
 };
+
+/** Kept pages re-ingested per poller and run at most; the rest wait for the next run. */
+export const MAX_REINGESTED_PAGES_PER_RUN = 20;
 
 /** Timing that would break a gateway rule or let the lease lapse mid-page. */
 export class PollTimingError extends Error {
@@ -91,6 +98,8 @@ export interface PollDeps<G> {
   readonly gateway: G;
   /** The webhook receivers' dependencies: polled items take the same path (one put per item). */
   readonly receive: ReceiveDeps;
+  /** Where a page goes that could not be stored after every attempt (not the event table). */
+  readonly quarantine: PolledPageQuarantine;
   readonly lease: Lease;
   /** This run's identity as lease holder (the Lambda's request id). */
   readonly owner: string;
@@ -120,8 +129,19 @@ export interface ReportPollOutcome {
   readonly reportsDuplicate: number;
   readonly itemsQuarantined: number;
   readonly pagesConfirmed: number;
-  /** Pages left for the gateway to deliver again: not stored, too late, or the confirm failed. */
+  /**
+   * Pages left for the gateway to deliver again: neither stored nor kept in durable quarantine,
+   * too late, or the confirm failed.
+   */
   readonly pagesUnconfirmed: number;
+  /** Pages not stored after every attempt, kept in durable quarantine (and then confirmed). */
+  readonly pagesQuarantined: number;
+  /** Pages that could be neither stored nor kept: left unconfirmed, the double fault. */
+  readonly pagesNotKept: number;
+  /** Kept pages whose items were all stored by this run, and removed from the quarantine. */
+  readonly pagesReingested: number;
+  /** Kept pages still waiting when the run's re-ingest ended; `null` when they could not be listed. */
+  readonly quarantinedPagesLeft: number | null;
   /**
    * The largest poll lag of the run: how old the oldest report (`rptDt`) on a page was when the
    * page was polled. For the poll-lag alarm; `null` when no page came.
@@ -139,7 +159,14 @@ export interface InboundPollOutcome {
   readonly messagesStored: number;
   readonly messagesDuplicate: number;
   readonly itemsQuarantined: number;
-  /** Handed out by the gateway but not stored after every attempt: the gateway will not repeat them. */
+  /** Pages not stored after every attempt, kept in durable quarantine. */
+  readonly pagesQuarantined: number;
+  readonly pagesReingested: number;
+  readonly quarantinedPagesLeft: number | null;
+  /**
+   * Handed out by the gateway, not stored after every attempt, and not kept in durable quarantine
+   * either (the double fault): the gateway will not repeat them.
+   */
   readonly messagesNotStored: number;
 }
 
@@ -147,14 +174,19 @@ export interface InboundPollOutcome {
  * Polls delivery reports for one invocation (spec 01 §4.11, §4.12; field notes "Polling").
  *
  * Input: the report delivery mode and the ports. Output: what was polled, stored and confirmed.
- * Primary course: under the `report-poller` lease (renewed while running; lost → stop), poll;
- * store every report through the webhook path (`receiveReports`, via `polling`); confirm the
- * page's `rptKey` only once the page is stored and while the 120 s window still has room; poll
- * again at once after a non-empty page, and only 10 s (plus a margin) after an empty one or a
- * `29002`. No poll starts unless its page can be stored and confirmed before the deadline.
- * Alternatives: in `webhook` mode, return at once; a store that asks for a retry, or a confirm
- * that would be late, leaves the page unconfirmed — the gateway delivers it again after 120 s and
- * the store recognises the duplicates.
+ * Primary course: under the `report-poller` lease (renewed while running; lost → stop), first
+ * re-ingest the report pages kept in durable quarantine by earlier runs, then poll; store every
+ * report through the webhook path (`receiveReports`, via `polling`), which reads each item on its
+ * own and keeps an odd one raw in quarantine; confirm the page's `rptKey` only once the page is
+ * stored and while the 120 s window still has room; poll again at once after a non-empty page,
+ * and only 10 s (plus a margin) after an empty one or a `29002`. No poll starts unless its page
+ * can be stored and confirmed before the deadline.
+ * Alternatives: in `webhook` mode, return at once. A page whose store still asks for a retry after
+ * `storeAttempts` is kept in durable quarantine and then confirmed: once it is kept, the gateway's
+ * redelivery (which stops after 81 h) is no longer what keeps it, and the next runs store it from
+ * there. When it cannot be kept either, it stays unconfirmed: the gateway delivers it again after
+ * 120 s. A confirm that would be late leaves the page unconfirmed too; either way the store
+ * recognises the duplicates.
  */
 export const pollReports = async (
   deps: PollDeps<ReportPollingGateway>,
@@ -171,17 +203,26 @@ export const pollReports = async (
     itemsQuarantined: 0,
     pagesConfirmed: 0,
     pagesUnconfirmed: 0,
+    pagesQuarantined: 0,
+    pagesNotKept: 0,
   };
+  let reingest: ReingestOutcome = { pages: 0, stored: 0, duplicates: 0, left: null };
   let maxLagMs: number | undefined;
   const finish = (stopped: ReportPollOutcome['stopped']): ReportPollOutcome => ({
     stopped,
     ...counts,
+    reportsStored: counts.reportsStored + reingest.stored,
+    reportsDuplicate: counts.reportsDuplicate + reingest.duplicates,
+    pagesReingested: reingest.pages,
+    quarantinedPagesLeft: reingest.left,
     oldestReportAgeSeconds: maxLagMs === undefined ? null : Math.round(maxLagMs / 1000),
   });
   if (delivery === 'webhook') return finish('webhook-mode');
 
   const timing = resolvePollTiming(deps.timing);
   const stopped = await underLease(deps, REPORT_POLLER_LEASE, timing, async (session) => {
+    reingest = await reingestKeptPages(deps, session, 'reports');
+    if (reingest.stopped) return reingest.stopped;
     let notBefore = deps.now();
     for (;;) {
       const ready = await session.ready(notBefore);
@@ -208,22 +249,38 @@ export const pollReports = async (
       counts.reportsPolled += data.rptLst.length;
       const oldest = oldestReportTime(data.rptLst);
       if (oldest !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, polledAt - oldest);
-      const outcome = await receiveReports(
-        JSON.stringify({ rptLst: data.rptLst }),
-        deps.receive,
-        'polling',
-      );
-      counts.reportsStored += outcome.stored;
-      counts.reportsDuplicate += outcome.duplicates;
+      // The items as the gateway sent them: the receive path reads each on its own.
+      const body = JSON.stringify({ rptLst: data.rptLst });
+      const { outcome, stored, duplicates } = await storePage(deps, timing, 'reports', body);
+      counts.reportsStored += stored;
+      counts.reportsDuplicate += duplicates;
       counts.itemsQuarantined += outcome.quarantined + outcome.unrecognised;
+      notBefore = deps.now();
       if (outcome.result === 'retry') {
-        counts.pagesUnconfirmed++;
-        deps.logger.error('report page not fully stored; left unconfirmed for redelivery', {
+        const kept = await keepPage(deps, {
+          kind: 'reports',
+          body,
+          reason: `not stored after ${timing.storeAttempts} attempts: ${outcome.failed} item(s) failed`,
           rptKey: data.rptKey,
+        });
+        if (kept === undefined) {
+          counts.pagesNotKept++;
+          counts.pagesUnconfirmed++;
+          deps.logger.error(
+            'report page neither stored nor kept in quarantine; left unconfirmed for redelivery',
+            { rptKey: data.rptKey, ...summary(outcome), msgKeys: outcome.keys },
+          );
+          continue;
+        }
+        counts.pagesQuarantined++;
+        deps.logger.error('report page not fully stored; kept in durable quarantine', {
+          rptKey: data.rptKey,
+          location: kept,
           ...summary(outcome),
           msgKeys: outcome.keys,
         });
-      } else if (await confirm(deps, timing, data.rptKey, polledAt)) {
+      }
+      if (await confirm(deps, timing, data.rptKey, polledAt)) {
         counts.pagesConfirmed++;
         deps.logger.info('report page stored and confirmed', {
           rptKey: data.rptKey,
@@ -233,7 +290,6 @@ export const pollReports = async (
       } else {
         counts.pagesUnconfirmed++;
       }
-      notBefore = deps.now();
     }
   });
   return finish(stopped);
@@ -242,9 +298,11 @@ export const pollReports = async (
 /**
  * Polls inbound (MO) messages for one invocation, for accounts without an MO webhook
  * (spec 01 §4.14): the same discipline as {@link pollReports} under its own `mo-poller` lease,
- * storing through `receiveInbound` (via `polling`). The gateway hands each message out once and
- * has no confirmation, so a page whose store asks for a retry is stored again in this run (the
- * items already written come back as duplicates) before it is given up and counted.
+ * re-ingesting kept MO pages first and storing through `receiveInbound` (via `polling`). The
+ * gateway hands each message out once and has no confirmation, so a page whose store asks for a
+ * retry is stored again in this run (the items already written come back as duplicates); after
+ * `storeAttempts` it is kept in durable quarantine for the next runs. Only when that fails too are
+ * its messages counted as not stored.
  */
 export const pollInbound = async (
   deps: PollDeps<MoPollingGateway>,
@@ -258,10 +316,14 @@ export const pollInbound = async (
     messagesStored: 0,
     messagesDuplicate: 0,
     itemsQuarantined: 0,
+    pagesQuarantined: 0,
     messagesNotStored: 0,
   };
+  let reingest: ReingestOutcome = { pages: 0, stored: 0, duplicates: 0, left: null };
   const timing = resolvePollTiming(deps.timing);
   const stopped = await underLease(deps, MO_POLLER_LEASE, timing, async (session) => {
+    reingest = await reingestKeptPages(deps, session, 'mo');
+    if (reingest.stopped) return reingest.stopped;
     let notBefore = deps.now();
     for (;;) {
       const ready = await session.ready(notBefore);
@@ -283,43 +345,48 @@ export const pollInbound = async (
 
       counts.messagesPolled += page.data.length;
       const body = JSON.stringify({ moLst: page.data });
-      let outcome = await receiveInbound(body, deps.receive, 'polling');
-      let stored = outcome.stored;
-      for (
-        let attempt = 1;
-        outcome.result === 'retry' && attempt < timing.moStoreAttempts;
-        attempt++
-      ) {
-        const backoff = timing.moStoreBackoffMs * attempt;
-        if (deps.now() + backoff > deps.deadline) break;
-        await deps.sleep(backoff);
-        outcome = await receiveInbound(body, deps.receive, 'polling');
-        stored += outcome.stored;
-      }
+      const { outcome, stored, duplicates } = await storePage(deps, timing, 'mo', body);
       counts.messagesStored += stored;
-      // Items stored by an earlier attempt of this page are not duplicates of another delivery.
-      counts.messagesDuplicate += Math.max(0, outcome.duplicates - (stored - outcome.stored));
+      counts.messagesDuplicate += duplicates;
       counts.itemsQuarantined += outcome.quarantined + outcome.unrecognised;
-      if (outcome.result === 'retry') {
-        counts.messagesNotStored += outcome.failed;
-        deps.logger.error(
-          'inbound messages polled but not stored; the gateway will not repeat them',
-          {
-            ...summary(outcome),
-            moKeys: outcome.keys,
-          },
-        );
-      } else {
+      notBefore = deps.now();
+      if (outcome.result !== 'retry') {
         deps.logger.info('inbound messages polled and stored', {
           messages: page.data.length,
           stored,
           moKeys: outcome.keys,
         });
+        continue;
       }
-      notBefore = deps.now();
+      const kept = await keepPage(deps, {
+        kind: 'mo',
+        body,
+        reason: `not stored after ${timing.storeAttempts} attempts: ${outcome.failed} item(s) failed`,
+      });
+      if (kept === undefined) {
+        counts.messagesNotStored += outcome.failed;
+        deps.logger.error(
+          'inbound messages polled but neither stored nor kept in quarantine; the gateway will not repeat them',
+          { ...summary(outcome), moKeys: outcome.keys },
+        );
+      } else {
+        counts.pagesQuarantined++;
+        deps.logger.error('inbound messages not fully stored; page kept in durable quarantine', {
+          location: kept,
+          ...summary(outcome),
+          moKeys: outcome.keys,
+        });
+      }
     }
   });
-  return { stopped, ...counts };
+  return {
+    stopped,
+    ...counts,
+    messagesStored: counts.messagesStored + reingest.stored,
+    messagesDuplicate: counts.messagesDuplicate + reingest.duplicates,
+    pagesReingested: reingest.pages,
+    quarantinedPagesLeft: reingest.left,
+  };
 };
 
 export interface PollingConfig {
@@ -367,7 +434,7 @@ export const resolvePollTiming = (overrides: Partial<PollTiming> | undefined): P
     problems.push(
       'leaseTtlMs must outlast renewEveryMs + pageBudgetMs + the longest wait, or the lease lapses between renewals',
     );
-  if (timing.moStoreAttempts < 1) problems.push('moStoreAttempts must be at least 1');
+  if (timing.storeAttempts < 1) problems.push('storeAttempts must be at least 1');
   if (problems.length > 0) throw new PollTimingError(problems);
   return timing;
 };
@@ -492,11 +559,13 @@ const confirm = async (
   }
 };
 
-/** Epoch ms of the oldest readable `rptDt` on a page. */
-const oldestReportTime = (reports: readonly { rptDt?: string | null }[]): number | undefined => {
+/** Epoch ms of the oldest readable `rptDt` on a page of raw items (odd items are skipped). */
+const oldestReportTime = (reports: readonly unknown[]): number | undefined => {
   let oldest: number | undefined;
   for (const report of reports) {
-    const iso = report.rptDt ? parseGatewayDateTime(report.rptDt) : undefined;
+    const rptDt =
+      typeof report === 'object' && report !== null && 'rptDt' in report ? report.rptDt : undefined;
+    const iso = typeof rptDt === 'string' && rptDt ? parseGatewayDateTime(rptDt) : undefined;
     if (iso === undefined) continue;
     const at = Date.parse(iso);
     oldest = oldest === undefined ? at : Math.min(oldest, at);
@@ -511,3 +580,132 @@ const summary = (outcome: ReceiveOutcome) => ({
   unrecognised: outcome.unrecognised,
   failed: outcome.failed,
 });
+
+const RECEIVE: Record<PolledPageKind, typeof receiveReports> = {
+  reports: receiveReports,
+  mo: receiveInbound,
+};
+
+interface StoredPage {
+  /** The last attempt's outcome. */
+  readonly outcome: ReceiveOutcome;
+  /** Items newly stored over every attempt. */
+  readonly stored: number;
+  /** Items another delivery had already stored (not those an earlier attempt of this page wrote). */
+  readonly duplicates: number;
+}
+
+/**
+ * Stores a page's body through the receive path, again while it asks for a retry, up to
+ * `storeAttempts` times and never past the deadline. Items already written come back as
+ * duplicates on the next attempt.
+ */
+const storePage = async <G>(
+  deps: PollDeps<G>,
+  timing: PollTiming,
+  kind: PolledPageKind,
+  body: string,
+): Promise<StoredPage> => {
+  const receive = RECEIVE[kind];
+  let outcome = await receive(body, deps.receive, 'polling');
+  let stored = outcome.stored;
+  for (let attempt = 1; outcome.result === 'retry' && attempt < timing.storeAttempts; attempt++) {
+    const backoff = timing.storeBackoffMs * attempt;
+    if (deps.now() + backoff > deps.deadline) break;
+    await deps.sleep(backoff);
+    outcome = await receive(body, deps.receive, 'polling');
+    stored += outcome.stored;
+  }
+  return {
+    outcome,
+    stored,
+    duplicates: Math.max(0, outcome.duplicates - (stored - outcome.stored)),
+  };
+};
+
+/** Keeps a page in durable quarantine; `undefined` (logged) when even that failed. */
+const keepPage = async <G>(
+  deps: PollDeps<G>,
+  page: Parameters<PolledPageQuarantine['keep']>[0],
+): Promise<string | undefined> => {
+  try {
+    return await deps.quarantine.keep(page, new Date(deps.now()));
+  } catch (error) {
+    deps.logger.error('could not keep a polled page in durable quarantine', {
+      kind: page.kind,
+      rptKey: page.rptKey,
+      error,
+    });
+    return undefined;
+  }
+};
+
+interface ReingestOutcome {
+  readonly pages: number;
+  readonly stored: number;
+  readonly duplicates: number;
+  /** Kept pages still waiting afterwards; `null` when they could not be listed. */
+  readonly left: number | null;
+  /** Set when the lease or the deadline ended the run during the re-ingest. */
+  readonly stopped?: Exclude<PollStop, 'lease-busy'>;
+}
+
+/**
+ * Stores the pages kept in durable quarantine by earlier runs again, oldest first, through the
+ * same receive path and with the same body, so every item already stored (quarantined ones too)
+ * is recognised as a duplicate. A page is removed only once every item in it is stored; a page
+ * that fails again stays for the next run. Quarantine faults are logged and never stop polling.
+ */
+const reingestKeptPages = async <G>(
+  deps: PollDeps<G>,
+  session: LeaseSession,
+  kind: PolledPageKind,
+): Promise<ReingestOutcome> => {
+  let locations: string[];
+  try {
+    locations = await deps.quarantine.list(kind, MAX_REINGESTED_PAGES_PER_RUN);
+  } catch (error) {
+    deps.logger.warn('could not list the kept polled pages; trying again next run', {
+      kind,
+      error,
+    });
+    return { pages: 0, stored: 0, duplicates: 0, left: null };
+  }
+  let pages = 0;
+  let stored = 0;
+  let duplicates = 0;
+  for (const location of locations) {
+    const ready = await session.ready(deps.now());
+    if (ready !== 'go')
+      return { pages, stored, duplicates, left: locations.length - pages, stopped: ready };
+    try {
+      const body = await deps.quarantine.read(location);
+      const outcome = await RECEIVE[kind](body, deps.receive, 'polling');
+      if (outcome.result === 'retry') {
+        deps.logger.warn('kept polled page still not fully stored; it stays for the next run', {
+          kind,
+          location,
+          ...summary(outcome),
+        });
+        continue;
+      }
+      await deps.quarantine.remove(location);
+      pages++;
+      stored += outcome.stored;
+      duplicates += outcome.duplicates;
+      deps.logger.info('kept polled page stored and removed from quarantine', {
+        kind,
+        location,
+        ...summary(outcome),
+        keys: outcome.keys,
+      });
+    } catch (error) {
+      deps.logger.warn('could not re-ingest a kept polled page; it stays for the next run', {
+        kind,
+        location,
+        error,
+      });
+    }
+  }
+  return { pages, stored, duplicates, left: locations.length - pages };
+};

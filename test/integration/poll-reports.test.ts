@@ -32,6 +32,7 @@ import {
   type SimulatorOptionsInput,
   startSimulator,
 } from '../../simulator/index.ts';
+import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 
 const credentials = { apiKey: 'poll-key', apiPassword: 'poll-password' };
@@ -99,6 +100,7 @@ const bridge = async (
     }),
   });
   const lease = new DynamoDbLease(stateTable, documents, now);
+  const quarantine = new MemoryPageQuarantine();
   return {
     sim,
     client,
@@ -107,6 +109,7 @@ const bridge = async (
     deps: (gateway, overrides = {}) => ({
       gateway,
       receive: { store, now: () => new Date(now()), retentionDays: 35, concurrency: 16 },
+      quarantine,
       lease,
       owner: 'run-1',
       now,

@@ -100,7 +100,41 @@ describe('polling', () => {
     // Assess
     expect(parsed.rptCnt).toBe(2);
     expect(parsed.rptKey).toBe('K1');
-    expect(parsed.rptLst.map((r) => r.msgKey)).toEqual(['M1', 'M2']);
+    expect(parsed.rptLst).toEqual([report, { ...report, msgKey: 'M2' }]);
+  });
+
+  it('keeps a page whole when one item is odd: items stay raw, read one by one later', () => {
+    // Prepare: a numeric msgKey, an item that is not an object, and 97 good ones.
+    const good = Array.from({ length: 97 }, (_, i) => ({ ...report, msgKey: `M${i}` }));
+    const data = {
+      rptKey: 'K1',
+      rptCnt: 100,
+      rptLst: [...good, { ...report, msgKey: 123 }, null, 'x'],
+    };
+
+    // Act
+    const parsed = PollReportsResponseDataSchema.parse(data);
+
+    // Assess
+    expect(parsed?.rptKey).toBe('K1');
+    expect(parsed?.rptCnt).toBe(100);
+    expect(parsed?.rptLst).toEqual(data.rptLst);
+  });
+
+  it('still validates the envelope of a page: rptKey and a readable rptCnt', () => {
+    expect(pathsOf(PollReportsDataSchema, { rptKey: 7, rptLst: [report] })).toEqual(['rptKey']);
+    expect(
+      pathsOf(PollReportsDataSchema, { rptKey: 'K', rptCnt: 'many', rptLst: [report] }),
+    ).toEqual(['rptCnt']);
+    expect(pathsOf(PollReportsDataSchema, { rptKey: 'K', rptLst: { a: report } })).toEqual([
+      'rptLst',
+    ]);
+  });
+
+  it('reads an empty-string rptCnt as missing: the list is counted', () => {
+    expect(PollReportsDataSchema.parse({ rptKey: 'K1', rptCnt: '', rptLst: [report] }).rptCnt).toBe(
+      1,
+    );
   });
 
   it('counts the list when rptCnt is missing', () => {
@@ -281,6 +315,35 @@ describe('MO schemas', () => {
 
   it('ContentInfoSchema refuses a non-numeric size', () => {
     expect(pathsOf(ContentInfoSchema, { contentSize: 'big' })).toEqual(['contentSize']);
+  });
+
+  it('reads an empty or blank contentSize and contentCnt as null, not as a failed item', () => {
+    // Prepare
+    const input = {
+      ...mo,
+      contentCnt: '',
+      contentInfoLst: [{ ...mo.contentInfoLst[0], contentSize: '' }, { contentSize: ' ' }],
+    };
+
+    // Act
+    const parsed = MoItemSchema.parse(input);
+
+    // Assess
+    expect(parsed.contentCnt).toBeNull();
+    expect(parsed.contentInfoLst.map((content) => content.contentSize)).toEqual([null, null]);
+    expect(MoWebhookBodySchema.parse({ moCnt: '', moLst: [mo] }).moCnt).toBe(1);
+  });
+
+  it('MoListDataSchema keeps every item raw, an odd one too, so each is read on its own', () => {
+    // Prepare
+    const list = [mo, { ...mo, moKey: 42 }, { ...mo, moKey: 'MO3', contentInfoLst: 'none' }];
+
+    // Act
+    const parsed = MoListDataSchema.parse(list);
+
+    // Assess
+    expect(parsed).toEqual(list);
+    expect(MoListDataSchema.safeParse({ moLst: list }).success).toBe(false);
   });
 
   it('MoListDataSchema reads null as []', () => {

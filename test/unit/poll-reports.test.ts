@@ -28,6 +28,7 @@ import {
 } from '../../functions/polling/poll-reports.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { moItem, reportItem } from '../support/gateway-bodies.ts';
+import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
 
 const START = Date.parse('2026-11-21T00:31:00.000Z');
 
@@ -147,12 +148,13 @@ const page = (count: number, overrides: Record<string, unknown> = {}): PollRepor
 };
 
 const msgKeysOf = (data: PollReportsResponseData): string[] =>
-  data === null ? [] : data.rptLst.map((report) => report.msgKey);
+  data === null ? [] : data.rptLst.map((report) => (report as { msgKey: string }).msgKey);
 
 interface Harness<G> {
   readonly clock: FakeClock;
   readonly store: FakeEventStore;
   readonly lease: FakeLease;
+  readonly quarantine: MemoryPageQuarantine;
   readonly deps: (gateway: G, overrides?: Partial<PollDeps<G>>) => PollDeps<G>;
 }
 
@@ -162,6 +164,7 @@ const harness = <G>(
   const clock = new FakeClock();
   const store = new FakeEventStore();
   const lease = new FakeLease();
+  const quarantine = new MemoryPageQuarantine();
   const putMs = options.putMs ?? 0;
   // Every put takes `putMs` of clock time, so a slow store can push a page past its window.
   const timedStore: EventStore = {
@@ -174,6 +177,7 @@ const harness = <G>(
     clock,
     store,
     lease,
+    quarantine,
     deps: (gateway, overrides = {}) => ({
       gateway,
       receive: {
@@ -182,6 +186,7 @@ const harness = <G>(
         retentionDays: 35,
         concurrency: options.concurrency ?? 4,
       },
+      quarantine,
       lease,
       owner: 'run-1',
       now: clock.now,
@@ -329,7 +334,7 @@ describe('pollReports: storing and confirming', () => {
     });
   });
 
-  it('does not confirm a page whose store asks for a retry, and goes on with the next', async () => {
+  it('stores a page again in the run when its store asks for a retry, then confirms it', async () => {
     // Prepare
     const h = harness<ReportPollingGateway>();
     const failing = page(3);
@@ -340,9 +345,159 @@ describe('pollReports: storing and confirming', () => {
     // Act
     const outcome = await pollReports(h.deps(gateway), 'polling');
 
+    // Assess: the second attempt stored the item the first could not; nothing was kept aside.
+    expect(gateway.confirms.map((c) => c.rptKey)).toEqual([failing?.rptKey, next?.rptKey]);
+    expect(gateway.confirms[0]?.storedMsgKeys).toEqual(expect.arrayContaining(msgKeysOf(failing)));
+    expect(h.quarantine.pages.size).toBe(0);
+    expect(outcome).toMatchObject({
+      pagesConfirmed: 2,
+      pagesUnconfirmed: 0,
+      pagesQuarantined: 0,
+      reportsStored: 5,
+      reportsDuplicate: 0,
+    });
+  });
+
+  it('stores the other 99 reports of a page with a numeric msgKey, quarantines that one and confirms', async () => {
+    // Prepare: the gateway's answer as the client reads it, one item with msgKey 123.
+    const h = harness<ReportPollingGateway>();
+    const items = Array.from({ length: 100 }, (_, i) => ({
+      ...reportItem(50_000 + i),
+      phone: undefined,
+    }));
+    items[42] = { ...reportItem(50_042), msgKey: 123 as unknown as string, phone: undefined };
+    const odd = PollReportsResponseDataSchema.parse({
+      rptKey: 'rpt-odd',
+      rptCnt: 100,
+      rptLst: items,
+    });
+    const gateway = new FakeReportGateway(h.clock, [odd, null], h.store);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
     // Assess
-    expect(gateway.confirms.map((c) => c.rptKey)).toEqual([next?.rptKey]);
-    expect(outcome).toMatchObject({ pagesConfirmed: 1, pagesUnconfirmed: 1, reportsStored: 4 });
+    expect(h.store.ofKind('report')).toHaveLength(99);
+    const quarantined = h.store.details('quarantine');
+    expect(quarantined).toHaveLength(1);
+    expect(quarantined[0]?.data).toMatchObject({ webhook: 'report', index: 42 });
+    expect(JSON.parse(String(quarantined[0]?.data.raw))).toMatchObject({ msgKey: 123 });
+    expect(String(quarantined[0]?.data.reason)).toContain('msgKey');
+    expect(gateway.confirms.map((c) => c.rptKey)).toEqual(['rpt-odd']);
+    expect(outcome).toMatchObject({
+      reportsPolled: 100,
+      reportsStored: 99,
+      itemsQuarantined: 1,
+      pagesConfirmed: 1,
+      pagesUnconfirmed: 0,
+    });
+  });
+
+  it('keeps a page whose store keeps failing in durable quarantine, confirms it, and the next run stores it', async () => {
+    // Prepare: every put of one report fails for the whole first run.
+    const h = harness<ReportPollingGateway>({ deadlineInMs: 30_000 });
+    const failing = page(3);
+    const gateway = new FakeReportGateway(h.clock, [failing, null], h.store);
+    const stuck = `REPORT#${msgKeysOf(failing)[1]}`;
+    h.store.failKey(stuck);
+
+    // Act
+    const first = await pollReports(h.deps(gateway), 'polling');
+    h.store.heal();
+    const next = new FakeReportGateway(h.clock, [null], h.store);
+    const second = await pollReports(
+      h.deps(next, { owner: 'run-2', deadline: h.clock.now() + 30_000 }),
+      'polling',
+    );
+
+    // Assess: kept with its exact items, confirmed only after it was kept, then re-ingested.
+    expect(first).toMatchObject({
+      reportsStored: 2,
+      pagesQuarantined: 1,
+      pagesConfirmed: 1,
+      pagesUnconfirmed: 0,
+      pagesNotKept: 0,
+    });
+    expect(gateway.confirms.map((c) => c.rptKey)).toEqual([failing?.rptKey]);
+    expect(h.quarantine.removed).toHaveLength(1);
+    expect(h.quarantine.pages.size).toBe(0);
+    expect(second).toMatchObject({
+      pagesReingested: 1,
+      quarantinedPagesLeft: 0,
+      reportsStored: 1,
+      reportsDuplicate: 2,
+    });
+    expect(h.store.ofKind('report').map((r) => r.pk)).toContain(stuck);
+    expect(h.store.ofKind('report')).toHaveLength(3);
+  });
+
+  it('re-ingests a kept page with an odd item without a second quarantine record', async () => {
+    // Prepare: one odd item and one report whose put fails: the page is kept.
+    const h = harness<ReportPollingGateway>({ deadlineInMs: 30_000 });
+    const items = [reportItem(70_001), { ...reportItem(70_002), msgKey: 7 }, reportItem(70_003)];
+    const data = PollReportsResponseDataSchema.parse({ rptKey: 'rpt-k', rptLst: items });
+    h.store.failKey('REPORT#M0000070003');
+
+    // Act
+    await pollReports(h.deps(new FakeReportGateway(h.clock, [data, null], h.store)), 'polling');
+    h.store.heal();
+    const second = await pollReports(
+      h.deps(new FakeReportGateway(h.clock, [null], h.store), {
+        owner: 'run-2',
+        deadline: h.clock.now() + 30_000,
+      }),
+      'polling',
+    );
+
+    // Assess
+    expect(second).toMatchObject({ pagesReingested: 1, reportsStored: 1 });
+    expect(h.store.ofKind('report')).toHaveLength(2);
+    expect(h.store.ofKind('quarantine')).toHaveLength(1);
+  });
+
+  it('leaves a page unconfirmed when it can be neither stored nor kept: the gateway delivers it again', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>({ deadlineInMs: 30_000 });
+    const failing = page(2);
+    const gateway = new FakeReportGateway(h.clock, [failing, null], h.store);
+    h.store.failKey(`REPORT#${msgKeysOf(failing)[0]}`);
+    h.quarantine.failKeeps(1);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess
+    expect(gateway.confirms).toEqual([]);
+    expect(h.quarantine.pages.size).toBe(0);
+    expect(outcome).toMatchObject({
+      pagesNotKept: 1,
+      pagesUnconfirmed: 1,
+      pagesQuarantined: 0,
+      pagesConfirmed: 0,
+    });
+  });
+
+  it('keeps a kept page that still fails for the next run, and polls meanwhile', async () => {
+    // Prepare: a page kept by an earlier run whose report still cannot be stored.
+    const h = harness<ReportPollingGateway>({ deadlineInMs: 30_000 });
+    await h.quarantine.keep(
+      { kind: 'reports', body: JSON.stringify({ rptLst: [reportItem(80_001)] }), reason: 'test' },
+      new Date(START - 60_000),
+    );
+    h.store.failKey('REPORT#M0000080001');
+    const gateway = new FakeReportGateway(h.clock, [page(1), null], h.store);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway), 'polling');
+
+    // Assess
+    expect(h.quarantine.pages.size).toBe(1);
+    expect(outcome).toMatchObject({
+      pagesReingested: 0,
+      quarantinedPagesLeft: 1,
+      reportsStored: 1,
+      pagesConfirmed: 1,
+    });
   });
 
   it('counts reports it already stored (a redelivered page) as duplicates and confirms them', async () => {
@@ -599,7 +754,7 @@ describe('pollInbound', () => {
     });
   });
 
-  it('counts the messages it could not store after every attempt', async () => {
+  it('keeps a page it could not store after every attempt in durable quarantine, and the next run stores it', async () => {
     // Prepare
     const h = harness<MoPollingGateway>({ deadlineInMs: 30_000 });
     const gateway = new FakeMoGateway(h.clock, [moPage(1, 2)]);
@@ -607,10 +762,78 @@ describe('pollInbound', () => {
 
     // Act
     const outcome = await pollInbound(h.deps(gateway));
+    h.store.heal();
+    const next = await pollInbound(
+      h.deps(new FakeMoGateway(h.clock, []), { owner: 'run-2', deadline: h.clock.now() + 30_000 }),
+    );
 
-    // Assess: three attempts, 1 s and 2 s apart.
-    expect(h.store.puts).toBe(6);
-    expect(outcome).toMatchObject({ messagesStored: 1, messagesNotStored: 1 });
+    // Assess: three attempts, 1 s and 2 s apart, then kept; nothing counted as lost.
+    expect(h.store.puts).toBe(6 + 2);
+    expect(outcome).toMatchObject({ messagesStored: 1, messagesNotStored: 0, pagesQuarantined: 1 });
+    expect(next).toMatchObject({
+      pagesReingested: 1,
+      quarantinedPagesLeft: 0,
+      messagesStored: 1,
+      messagesDuplicate: 1,
+    });
+    expect(h.store.ofKind('mo').map((record) => record.pk)).toEqual([
+      'MO#MO00000001',
+      'MO#MO00000002',
+    ]);
+    expect(h.quarantine.pages.size).toBe(0);
+  });
+
+  it('counts the messages neither stored nor kept (the double fault)', async () => {
+    // Prepare
+    const h = harness<MoPollingGateway>({ deadlineInMs: 30_000 });
+    const gateway = new FakeMoGateway(h.clock, [moPage(1, 2)]);
+    h.store.failKey('MO#MO00000002');
+    h.quarantine.failKeeps(1);
+    const errors: string[] = [];
+    const logger: PollLogger = { ...silent, error: (message) => errors.push(message) };
+
+    // Act
+    const outcome = await pollInbound(h.deps(gateway, { logger }));
+
+    // Assess
+    expect(outcome).toMatchObject({ messagesStored: 1, messagesNotStored: 1, pagesQuarantined: 0 });
+    expect(errors.some((message) => message.includes('neither stored nor kept'))).toBe(true);
+  });
+
+  it('stores every message of a page with an empty contentSize, and quarantines a numeric moKey', async () => {
+    // Prepare: the list as the client reads it.
+    const h = harness<MoPollingGateway>({ deadlineInMs: 30_000 });
+    const attachment = {
+      contentName: 'a.jpg',
+      contentSize: '',
+      contentExt: 'jpg',
+      contentUrl: 'https://f/a',
+    };
+    const list = MoListDataSchema.parse([
+      moItem(11),
+      moItem(12, { contentCnt: '', contentInfoLst: [attachment] }),
+      moItem(13),
+    ]);
+    const withOdd = MoListDataSchema.parse([moItem(14), moItem(15, { moKey: 15 })]);
+    const gateway = new FakeMoGateway(h.clock, [list, withOdd]);
+
+    // Act
+    const outcome = await pollInbound(h.deps(gateway));
+
+    // Assess
+    expect(h.store.ofKind('mo').map((record) => record.pk)).toEqual([
+      'MO#MO00000011',
+      'MO#MO00000012',
+      'MO#MO00000013',
+      'MO#MO00000014',
+    ]);
+    const withAttachment = h.store.details('mo').find((d) => d.data.moKey === 'MO00000012');
+    expect(withAttachment?.data).toMatchObject({
+      attachmentCount: 1,
+      attachments: [{ name: 'a.jpg', sizeBytes: null, extension: 'jpg' }],
+    });
+    expect(h.store.ofKind('quarantine')).toHaveLength(1);
+    expect(outcome).toMatchObject({ messagesPolled: 5, messagesStored: 4, itemsQuarantined: 1 });
   });
 });
 

@@ -349,6 +349,22 @@ export const NumericSchema = z.union([
     .transform(Number),
 ]);
 
+/**
+ * A count or size that may be missing, `null`, a number, a numeric string, or an empty (or
+ * blank) string, which is how the gateway writes "not given" in a field it otherwise writes as a
+ * string: read as `null`, so that one unfilled size does not fail the item that carries it. Any
+ * other text is still refused.
+ */
+export const LenientCountSchema = z
+  .union([
+    NumericSchema,
+    z
+      .string()
+      .regex(/^\s*$/, 'expected a number or a numeric string')
+      .transform(() => null),
+  ])
+  .nullish();
+
 /** `Y`/`N`, `true`/`false` or a boolean, read as a boolean. */
 export const LenientBooleanSchema = z
   .union([z.boolean(), z.enum(['true', 'false', 'Y', 'N', 'y', 'n'])])

@@ -1,5 +1,10 @@
 import { z } from 'zod';
-import { listOrEmpty, NullableStringSchema, NumericSchema, presentListOrEmpty } from './common.ts';
+import {
+  LenientCountSchema,
+  listOrEmpty,
+  NullableStringSchema,
+  presentListOrEmpty,
+} from './common.ts';
 
 /*
  * Inbound (MO) messages: query (spec 01 §4.14) and webhook (§6). Lenient on purpose: production
@@ -7,10 +12,13 @@ import { listOrEmpty, NullableStringSchema, NumericSchema, presentListOrEmpty } 
  * spec does not list (field notes, "Webhooks"). Date-times stay raw strings.
  */
 
-/** One attachment. `contentUrl` is single-use and valid 24 h. `contentSize` is read as a number. */
+/**
+ * One attachment. `contentUrl` is single-use and valid 24 h. `contentSize` is read as a number;
+ * an empty one as `null` (the size is informative only: the file itself is measured when fetched).
+ */
 export const ContentInfoSchema = z.looseObject({
   contentName: NullableStringSchema,
-  contentSize: NumericSchema.nullish(),
+  contentSize: LenientCountSchema,
   contentExt: NullableStringSchema,
   contentUrl: NullableStringSchema,
 });
@@ -34,13 +42,19 @@ export const MoItemSchema = z.looseObject({
   moMsg: NullableStringSchema,
   telco: NullableStringSchema,
   moRecvDt: NullableStringSchema,
-  contentCnt: NumericSchema.nullish(),
+  // Empty reads as null: the event then counts contentInfoLst instead.
+  contentCnt: LenientCountSchema,
   contentInfoLst: listOrEmpty(ContentInfoSchema),
 });
 export type MoItem = z.infer<typeof MoItemSchema>;
 
-/** `data` of `GET {api_url}/mo/v1/msg`: MO items; `null` reads as `[]`. */
-export const MoListDataSchema = listOrEmpty(MoItemSchema);
+/**
+ * `data` of `GET {api_url}/mo/v1/msg`: the MO items as sent, each unread (`null` reads as `[]`).
+ * The gateway hands each message out once, so the list is not parsed as one unit: one odd item
+ * would make every message on it unreadable and lose them. The poller hands the items to the MO
+ * receive path, which reads each with {@link MoItemSchema} and keeps an odd one raw in quarantine.
+ */
+export const MoListDataSchema = listOrEmpty(z.unknown());
 export type MoListData = z.infer<typeof MoListDataSchema>;
 
 /**
@@ -51,7 +65,7 @@ export type MoListData = z.infer<typeof MoListDataSchema>;
  */
 export const MoWebhookBodySchema = z
   .looseObject({
-    moCnt: NumericSchema.nullish(),
+    moCnt: LenientCountSchema,
     moLst: presentListOrEmpty(MoItemSchema),
   })
   .transform((body) => ({ ...body, moCnt: body.moCnt ?? body.moLst.length }));

@@ -3,10 +3,10 @@ import {
   CliKeySchema,
   GatewayCodeSchema,
   LenientBooleanSchema,
+  LenientCountSchema,
   LocalDateSchema,
   listOrEmpty,
   NullableStringSchema,
-  NumericSchema,
   presentListOrEmpty,
   UserCustomFieldsSchema,
 } from './common.ts';
@@ -59,12 +59,18 @@ const withReportCount = <T extends { rptCnt?: number | null | undefined; rptLst:
  * A poll page with reports (`GET {api_url}/msg/v1.2/report`): confirm its `rptKey` within 120 s
  * or the same reports come back. Parse the envelope's `data` with
  * {@link PollReportsResponseDataSchema}, which turns an empty poll into `null`.
+ *
+ * Only the page's envelope (`rptKey`, `rptCnt`, a list) is read here; the items stay as sent.
+ * Read as one unit, one odd item (a numeric `msgKey`) would make the whole page unreadable: never
+ * confirmed, it would come back every 120 s until the gateway drops it. The poller hands the
+ * items to the report receive path, which reads each with {@link ReportItemSchema}, stores the
+ * good ones and keeps an odd one raw in quarantine, and then the page can be confirmed.
  */
 export const PollReportsDataSchema = z
   .looseObject({
     rptKey: z.string().min(1),
-    rptCnt: NumericSchema.nullish(),
-    rptLst: listOrEmpty(ReportItemSchema),
+    rptCnt: LenientCountSchema,
+    rptLst: listOrEmpty(z.unknown()),
   })
   .transform(withReportCount);
 export type PollReportsData = z.infer<typeof PollReportsDataSchema>;
@@ -152,7 +158,7 @@ export type StatusQueryData = z.infer<typeof StatusQueryDataSchema>;
  */
 export const ReportWebhookBodySchema = z
   .looseObject({
-    rptCnt: NumericSchema.nullish(),
+    rptCnt: LenientCountSchema,
     rptLst: presentListOrEmpty(ReportItemSchema),
   })
   .transform(withReportCount);

@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { S3ObjectStorage } from '../commons/adapters/s3-object-storage.ts';
+import {
+  POLLED_QUARANTINE_PREFIX,
+  type PolledPage,
+  type PolledPageKind,
+  type PolledPageQuarantine,
+} from './polled-page-quarantine.ts';
+
+/** Only printable ASCII travels in S3 user metadata (HTTP headers); the rest is dropped. */
+const metadataValue = (text: string): string => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 256);
+
+/**
+ * Kept pages as objects of the attachment bucket (its key, its lifecycle), one JSON object per
+ * page at `quarantine/polled/{reports|mo}/<ISO time>-<sha256 of the body, 16 hex>.json`: ISO times
+ * sort as text, so S3's key order is the oldest page first, and the same page kept twice in the
+ * same millisecond lands on the same key. The object's body is the page's body exactly; the reason
+ * and `rptKey` are user metadata.
+ */
+export class S3PolledPageQuarantine implements PolledPageQuarantine {
+  constructor(private readonly storage: S3ObjectStorage) {}
+
+  async keep(page: PolledPage, at: Date): Promise<string> {
+    const digest = createHash('sha256').update(page.body, 'utf8').digest('hex').slice(0, 16);
+    const key = `${POLLED_QUARANTINE_PREFIX}${page.kind}/${at.toISOString()}-${digest}.json`;
+    await this.storage.put(
+      key,
+      Readable.from([Buffer.from(page.body, 'utf8')]),
+      'application/json',
+      {
+        metadata: {
+          reason: metadataValue(page.reason),
+          ...(page.rptKey === undefined ? {} : { 'rpt-key': metadataValue(page.rptKey) }),
+        },
+      },
+    );
+    return key;
+  }
+
+  list(kind: PolledPageKind, limit: number): Promise<string[]> {
+    return this.storage.list(`${POLLED_QUARANTINE_PREFIX}${kind}/`, limit);
+  }
+
+  read(location: string): Promise<string> {
+    return this.storage.getText(location);
+  }
+
+  remove(location: string): Promise<void> {
+    return this.storage.delete(location);
+  }
+}
