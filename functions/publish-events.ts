@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
+import { DynamoDbPublishLedger } from './commons/adapters/dynamodb-publish-ledger.ts';
 import { EventBridgeBus } from './commons/adapters/eventbridge-bus.ts';
 import { integerEnv, requiredEnv } from './commons/environment.ts';
 import { createLogger, createMetrics } from './commons/observability.ts';
@@ -13,12 +14,13 @@ const metrics = createMetrics('publish-events');
 
 /**
  * The event table's stream (INSERTs of event items only, filtered by the event source mapping)
- * → EventBridge. Environment: `EVENT_BUS_NAME`, `EVENT_SOURCE` (default `msgbridge`),
- * `PUBLISH_MAX_ATTEMPTS` (default 4).
+ * → EventBridge. Environment: `EVENT_BUS_NAME`, `STATE_TABLE_NAME` (the publish markers, see
+ * events/publish.ts), `EVENT_SOURCE` (default `msgbridge`), `PUBLISH_MAX_ATTEMPTS` (default 4).
  */
 export const handler = middy(
   createPublishHandler({
     bus: new EventBridgeBus(requiredEnv('EVENT_BUS_NAME')),
+    ledger: new DynamoDbPublishLedger(requiredEnv('STATE_TABLE_NAME')),
     source: process.env.EVENT_SOURCE ?? 'msgbridge',
     maxAttempts: integerEnv('PUBLISH_MAX_ATTEMPTS', 4, { min: 1, max: 10 }),
     backoffMs: (attempt) => Math.min(2_000, 100 * 2 ** (attempt - 2)) * (0.5 + Math.random() / 2),

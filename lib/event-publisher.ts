@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, Stack, Token } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Token } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Archive, CfnArchive, CfnEventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -8,6 +8,7 @@ import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { PUBLISH_KEY_PREFIX } from '../functions/commons/tables.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
 import { createOnFailureQueue, OnFailureQueueDestination } from './on-failure-queue.ts';
@@ -47,6 +48,11 @@ export interface EventPublisherOptions {
 export interface EventPublisherProps extends EventPublisherOptions {
   /** The event table; its stream (new images) is the outbox. */
   readonly eventTable: ITableV2;
+  /**
+   * The state table: the publisher marks there, under keys starting `PUBLISH#`, the records it
+   * could not publish (for `msgbridge events republish`) and, after a failure, the ones it did.
+   */
+  readonly stateTable: ITableV2;
   /** The bus the events are put on. */
   readonly eventBus: IEventBus;
   /** `source` of every event put on the bus, and of the archive's event pattern. */
@@ -125,6 +131,7 @@ export class EventPublisher extends Construct {
       environment: {
         EVENT_BUS_NAME: props.eventBus.eventBusName,
         EVENT_SOURCE: props.eventSource,
+        STATE_TABLE_NAME: props.stateTable.tableName,
         PUBLISH_MAX_ATTEMPTS: String(props.publishMaxAttempts ?? 4),
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'msgbridge',
       },
@@ -133,6 +140,7 @@ export class EventPublisher extends Construct {
     // PutEvents needs no key permission: EventBridge encrypts with the key under its own key
     // policy statement (added by `EventBus`), never with the caller's.
     props.eventBus.grantPutEventsTo(this.publishEvents);
+    this.grantPublishMarkers(props.stateTable);
 
     this.onFailureQueue = createOnFailureQueue(
       this,
@@ -166,6 +174,42 @@ export class EventPublisher extends Construct {
       retention: Duration.days(props.archiveRetentionDays ?? 30),
     });
     if (props.encryptionKey) this.encryptArchive(props.eventBus, props.encryptionKey);
+
+    // What `msgbridge events republish` reads with DescribeStacks; fixed logical ids, as the
+    // stack's own outputs have.
+    new CfnOutput(this, 'on-failure-queue-url', {
+      description:
+        'Pointers to stream records publish-events gave up on; `msgbridge events republish` publishes them',
+      value: this.onFailureQueue.queueUrl,
+    }).overrideLogicalId('PublisherOnFailureQueueUrl');
+    new CfnOutput(this, 'event-source', {
+      description: 'The source of every event msgbridge puts on the bus',
+      value: props.eventSource,
+    }).overrideLogicalId('EventSource');
+  }
+
+  /**
+   * The publisher reads and writes its markers and nothing else of the state table: item reads and
+   * puts (single and batched) on keys starting `PUBLISH#` only (`dynamodb:LeadingKeys`), no
+   * update, delete, query or scan. Under a customer managed key, the key actions every table
+   * caller needs (see grants.ts).
+   */
+  private grantPublishMarkers(stateTable: ITableV2): void {
+    this.publishEvents.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          'dynamodb:GetItem',
+          'dynamodb:BatchGetItem',
+          'dynamodb:PutItem',
+          'dynamodb:BatchWriteItem',
+        ],
+        resources: [stateTable.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${PUBLISH_KEY_PREFIX}*`] },
+        },
+      }),
+    );
+    stateTable.encryptionKey?.grant(this.publishEvents, 'kms:Decrypt', 'kms:DescribeKey');
   }
 
   /**

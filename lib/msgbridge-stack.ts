@@ -335,6 +335,7 @@ export class MsgbridgeStack extends Stack {
     this.eventPublisher = new EventPublisher(this, 'event-publisher', {
       ...props.publisher,
       eventTable: this.eventTable,
+      stateTable: this.stateTable,
       eventBus: this.eventBus,
       eventSource: this.eventSource,
       metricsNamespace,
@@ -384,6 +385,8 @@ export class MsgbridgeStack extends Stack {
       ...props.attachments,
       ...gatewayCallers,
     });
+    // Polled pages that could not be stored are kept below quarantine/polled/ of that bucket.
+    this.scheduledJobs.keepPolledPagesIn(this.inboundAttachments.bucket);
 
     this.rateAlarms = new RateAlarms(this, 'rate-alarms', {
       ...props.rateAlarms,

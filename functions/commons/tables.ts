@@ -40,6 +40,12 @@ export const EVENT_TABLE: TableDefinition = {
   indexes: [AWAITING_REPORT_INDEX],
 };
 
+/**
+ * The state-table keys of `publish-events`' markers (events/publish.ts) all start with this; its
+ * IAM grant is limited to them.
+ */
+export const PUBLISH_KEY_PREFIX = 'PUBLISH#';
+
 /** Gateway token, rate-limit bucket and leases; never streamed. */
 export const STATE_TABLE: TableDefinition = {
   name: 'state-table',

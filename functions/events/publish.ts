@@ -24,8 +24,52 @@ export interface EventBus {
   putEvents(entries: readonly BusEntry[]): Promise<readonly BusEntryResult[]>;
 }
 
+/** The keys of an event-table item, as a stream record names them. */
+export interface ItemKey {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+/**
+ * How a stream record was settled outside the bus: `unpublished` — its event could not be put and
+ * waits for `msgbridge events republish`; `published` — its event is on the bus although Lambda
+ * will deliver the record again.
+ */
+export type MarkerState = 'published' | 'unpublished';
+
+export interface PublishMarker {
+  readonly key: ItemKey;
+  readonly state: MarkerState;
+  readonly eventId?: string;
+  /** Why the event is not on the bus (an `unpublished` marker). */
+  readonly reason?: string;
+}
+
+/** One string per item key, the identity of a marker. */
+export const markerId = (key: ItemKey): string => JSON.stringify([key.pk, key.sk]);
+
+/**
+ * The publisher's durable memory (the state table). Only the failure path writes to it; the
+ * happy path reads one flag per invocation.
+ */
+export interface PublishLedger {
+  /** Whether an invocation recently left records to Lambda's retries (so some may be settled). */
+  redeliveryExpected(): Promise<boolean>;
+  /** Raises that flag for as long as the stream keeps records (24 hours). */
+  expectRedelivery(): Promise<void>;
+  /** The markers of these items, by {@link markerId}. */
+  find(keys: readonly ItemKey[]): Promise<ReadonlyMap<string, MarkerState>>;
+  /** Writes markers; answers the {@link markerId}s written (a batch write may leave some out). */
+  write(markers: readonly PublishMarker[]): Promise<ReadonlySet<string>>;
+}
+
 export interface PublishDeps {
   readonly bus: EventBus;
+  /**
+   * Where records that cannot be published are marked, and records published ahead of a retry.
+   * Without one (tests of other parts), such a record is left to Lambda's retries.
+   */
+  readonly ledger?: PublishLedger;
   readonly source: string;
   /** Attempts per entry within one invocation (the first call included). */
   readonly maxAttempts: number;
@@ -38,6 +82,8 @@ export interface PublishDeps {
   readonly onPublishFailure?: (
     failures: readonly { eventId: string; errorCode: string; errorMessage: string }[],
   ) => void;
+  /** The state table failed; what the publisher did about it is in the outcome. */
+  readonly onLedgerFailure?: (operation: string, error: unknown) => void;
 }
 
 export const MAX_ENTRIES_PER_CALL = 10;
@@ -63,55 +109,162 @@ export const entrySize = (entry: BusEntry): number =>
 
 export interface PublishOutcome {
   readonly response: DynamoDBBatchResponse;
+  /** Entries the bus accepted in this invocation. */
   readonly published: number;
+  /** Records that cannot become an event. */
   readonly poison: number;
+  /** Records durably marked for `msgbridge events republish` (poison ones included). */
+  readonly markedUnpublished: number;
+  /** Redelivered records skipped because a marker shows them settled. */
+  readonly skipped: number;
+  /** Records reported as batch item failures, for Lambda to deliver again. */
+  readonly retried: number;
+  /**
+   * `metadata.id`s of events accepted in this invocation whose records Lambda will deliver again
+   * while no marker could record them: each may reach the bus once more. Empty unless the state
+   * table failed in the same invocation as PutEvents.
+   */
+  readonly unguarded: readonly string[];
 }
 
+type Unpublishable = { readonly reason: string };
+
 /**
- * Publishes the event-table stream records of one invocation (INSERTs of items carrying an event).
+ * Publishes the event-table stream records of one invocation (INSERTs of items carrying an event)
+ * so that each record's event reaches the bus once, whatever fails.
+ *
+ * Why it never simply fails the rest of the batch: Lambda retries a DynamoDB stream from the
+ * lowest failed record, so every entry after it that the bus had accepted would go out again.
  *
  * Primary course: each record's new image becomes one entry; entries go out in order, at most 10
- * and at most `maxBatchBytes` per call; only the failed entries are sent again, with backoff.
- * On a record that cannot become an entry (poison) or an entry still failing after the retries,
- * publishing stops: that record and every later one are reported as batch item failures, so
- * Lambda retries from there (bisecting, then the on-failure destination) and nothing published
- * before it is sent twice by this function.
+ * and at most `maxBatchBytes` per call; only the failed entries are sent again, with backoff. The
+ * happy path reads one flag from the ledger and writes nothing.
+ * - A record that cannot become an entry (poison), or whose entry still fails after the attempts,
+ *   is marked `unpublished` in the ledger and not reported as failed: nothing after it comes back,
+ *   and `msgbridge events republish` publishes it from the table later.
+ * - Only a record that could not be marked (the state table failing too) is reported as failed,
+ *   with every later one. Before that, the flag is raised and every later record this invocation
+ *   published is marked `published`; a redelivery reads the markers and skips settled records.
+ *   Records whose `published` marker could not be written are returned as `unguarded`.
+ * - When the flag is up and the markers cannot be read, nothing is published and the whole batch
+ *   is reported as failed: publishing blind could repeat events.
  */
 export const publishRecords = async (
   records: readonly DynamoDBRecord[],
   deps: PublishDeps,
 ): Promise<PublishOutcome> => {
-  const entries: Array<{ record: DynamoDBRecord; entry: BusEntry; eventId: string }> = [];
-  let stopAt = records.length;
+  const keys = records.map(itemKeyOf);
+  const failFrom = (index: number, extra: Partial<PublishOutcome> = {}): PublishOutcome => ({
+    response: {
+      batchItemFailures: records
+        .slice(index)
+        .map((record) => ({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' })),
+    },
+    published: 0,
+    poison: 0,
+    markedUnpublished: 0,
+    skipped: 0,
+    retried: records.length - index,
+    unguarded: [],
+    ...extra,
+  });
+
+  const { ledger } = deps;
+  let settled: ReadonlyMap<string, MarkerState> = new Map();
+  if (ledger) {
+    try {
+      if (await ledger.redeliveryExpected()) {
+        settled = await ledger.find(keys.filter((key): key is ItemKey => key !== undefined));
+      }
+    } catch (error) {
+      deps.onLedgerFailure?.('read', error);
+      return failFrom(0);
+    }
+  }
+
+  // Per record: 'skipped', 'published', or why it cannot be published (yet).
+  const state: Array<'skipped' | 'published' | Unpublishable | undefined> = records.map(
+    () => undefined,
+  );
+  const entries: Array<{ index: number; entry: BusEntry; eventId: string }> = [];
+  let poison = 0;
   for (const [index, record] of records.entries()) {
+    const key = keys[index];
+    if (key && settled.has(markerId(key))) {
+      state[index] = 'skipped';
+      continue;
+    }
     const built = toEntry(record, deps.source, deps.maxBatchBytes);
     if ('reason' in built) {
       deps.onPoison?.(record, built.reason);
-      stopAt = index;
-      break;
+      state[index] = { reason: built.reason };
+      poison += 1;
+      continue;
     }
-    entries.push({ record, ...built });
+    entries.push({ index, ...built });
   }
 
   let published = 0;
   for (const batch of batches(entries, deps.maxBatchBytes)) {
-    const failedAt = await putWithRetries(batch, deps);
-    if (failedAt !== undefined) {
-      published += failedAt.publishedBefore;
-      stopAt = records.indexOf(failedAt.record);
-      break;
+    const failed = await putWithRetries(batch, deps);
+    for (const item of batch) {
+      const failure = failed.get(item);
+      state[item.index] = failure ? { reason: failure } : 'published';
+      if (!failure) published += 1;
     }
-    published += batch.length;
+  }
+  const eventIds = new Map(entries.map((item) => [item.index, item.eventId]));
+  const counts = { published, poison, skipped: state.filter((s) => s === 'skipped').length };
+
+  const unpublishable = state.flatMap((s, index) => (typeof s === 'object' ? [index] : []));
+  const first = unpublishable[0];
+  if (first === undefined) {
+    return { ...failFrom(records.length), ...counts, retried: 0 };
   }
 
-  const failures = records
-    .slice(stopAt)
-    .map((record) => ({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }));
-  return {
-    response: { batchItemFailures: failures },
-    published,
-    poison: stopAt < records.length && entries.length === stopAt ? 1 : 0,
+  // Markers: `unpublished` for each record that could not be published, and `published` for each
+  // later record this invocation published, in case one before it cannot be marked and Lambda
+  // delivers them again. The flag goes first: a marker nobody checks would not protect anything.
+  let written: ReadonlySet<string> = new Set();
+  if (ledger) {
+    const markers: PublishMarker[] = state.flatMap((s, index): PublishMarker[] => {
+      const key = keys[index];
+      if (!key) return [];
+      const eventId = eventIds.get(index);
+      if (typeof s === 'object') {
+        return [{ key, state: 'unpublished', reason: s.reason, ...(eventId ? { eventId } : {}) }];
+      }
+      return s === 'published' && index > first && eventId
+        ? [{ key, state: 'published', eventId }]
+        : [];
+    });
+    try {
+      await ledger.expectRedelivery();
+      written = await ledger.write(markers);
+    } catch (error) {
+      deps.onLedgerFailure?.('write', error);
+    }
+  }
+  const isWritten = (index: number): boolean => {
+    const key = keys[index];
+    return key !== undefined && written.has(markerId(key));
   };
+  const markedUnpublished = unpublishable.filter(isWritten).length;
+  const lowest = unpublishable.find((index) => !isWritten(index));
+  if (lowest === undefined) {
+    return { ...failFrom(records.length), ...counts, markedUnpublished, retried: 0 };
+  }
+  const unguarded = state.flatMap((s, index) =>
+    s === 'published' && index > lowest && !isWritten(index) ? [eventIds.get(index) ?? ''] : [],
+  );
+  return { ...failFrom(lowest), ...counts, markedUnpublished, unguarded };
+};
+
+/** The item's key from the stream record, if it has one. */
+const itemKeyOf = (record: DynamoDBRecord): ItemKey | undefined => {
+  const pk = record.dynamodb?.Keys?.pk?.S;
+  const sk = record.dynamodb?.Keys?.sk?.S;
+  return pk !== undefined && sk !== undefined ? { pk, sk } : undefined;
 };
 
 const toEntry = (
@@ -121,9 +274,23 @@ const toEntry = (
 ): { entry: BusEntry; eventId: string } | { reason: string } => {
   const image = record.dynamodb?.NewImage;
   if (!image) return { reason: 'stream record has no new image' };
-  const parsed = StoredEventSchema.safeParse(
+  return entryFromItem(
     unmarshall(image as Record<string, LambdaAttributeValue> as never),
+    source,
+    maxBytes,
   );
+};
+
+/**
+ * The bus entry of a stored event item (its attributes as plain values), or why it has none.
+ * The publisher and `msgbridge events republish` build entries the same way.
+ */
+export const entryFromItem = (
+  item: Record<string, unknown>,
+  source: string,
+  maxBytes: number,
+): { entry: BusEntry; eventId: string } | { reason: string } => {
+  const parsed = StoredEventSchema.safeParse(item);
   if (!parsed.success) return { reason: `not an event item: ${z.prettifyError(parsed.error)}` };
   let detail: unknown;
   try {
@@ -164,15 +331,16 @@ function* batches<T extends { entry: BusEntry }>(
 }
 
 /**
- * Sends a batch, then only its failed entries again, up to `maxAttempts`. Returns the first record
- * (in stream order) that could not be published, or `undefined` when all were.
+ * Sends a batch, then only its failed entries again, up to `maxAttempts`. Answers the entries
+ * still failing, each with the reason of its last failure.
  */
-const putWithRetries = async (
-  batch: ReadonlyArray<{ record: DynamoDBRecord; entry: BusEntry; eventId: string }>,
+const putWithRetries = async <T extends { entry: BusEntry; eventId: string }>(
+  batch: readonly T[],
   deps: PublishDeps,
-): Promise<{ record: DynamoDBRecord; publishedBefore: number } | undefined> => {
+): Promise<Map<T, string>> => {
   let pending = [...batch];
   let lastFailures: Array<{ eventId: string; errorCode: string; errorMessage: string }> = [];
+  const reasons = new Map<T, string>();
   for (let attempt = 1; attempt <= deps.maxAttempts && pending.length > 0; attempt++) {
     if (attempt > 1) await deps.sleep(deps.backoffMs(attempt));
     let results: readonly BusEntryResult[];
@@ -187,21 +355,23 @@ const putWithRetries = async (
       }));
     }
     lastFailures = [];
+    reasons.clear();
     pending = pending.filter((item, index) => {
       const result = results[index];
       if (result?.ok) return false;
-      lastFailures.push({
+      const failure = {
         eventId: item.eventId,
         errorCode: result ? result.errorCode : 'MissingResult',
         errorMessage: result ? result.errorMessage : 'no result for this entry',
-      });
+      };
+      lastFailures.push(failure);
+      reasons.set(
+        item,
+        `PutEvents failed ${attempt} times: ${failure.errorCode} ${failure.errorMessage}`,
+      );
       return true;
     });
   }
-  if (pending.length === 0) return undefined;
-  deps.onPublishFailure?.(lastFailures);
-  const first = pending[0];
-  if (!first) return undefined;
-  const firstIndex = batch.indexOf(first);
-  return { record: first.record, publishedBefore: firstIndex };
+  if (pending.length > 0) deps.onPublishFailure?.(lastFailures);
+  return reasons;
 };

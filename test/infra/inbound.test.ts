@@ -282,6 +282,7 @@ describe('inbound path infrastructure', () => {
       expect(variables).toMatchObject({
         EVENT_BUS_NAME: { Ref: id(stack.eventBus) },
         EVENT_SOURCE: 'msgbridge',
+        STATE_TABLE_NAME: { Ref: id(stack.stateTable) },
         PUBLISH_MAX_ATTEMPTS: '4',
         POWERTOOLS_METRICS_NAMESPACE: 'msgbridge',
       });
@@ -533,7 +534,7 @@ describe('inbound path infrastructure', () => {
       }
     });
 
-    it('lets the publisher put events on the bus only, with no DynamoDB write', () => {
+    it('lets the publisher put events on the bus, and write only its own markers in the state table', () => {
       const { template, id, stack } = defaults;
 
       const statements = statementsOfRole(template, id(stack.eventPublisher.publishEvents.role));
@@ -548,10 +549,27 @@ describe('inbound path infrastructure', () => {
           Resource: { 'Fn::GetAtt': [id(stack.eventBus), 'Arn'] },
         }),
       ]);
-      expect(actions.filter((action) => DYNAMODB_WRITES.includes(action))).toEqual([]);
       expect(actions.filter((action) => action.startsWith('secretsmanager:'))).toEqual([]);
-      for (const statement of statements.filter((each) =>
-        actionsOf(each).some((action) => action.startsWith('dynamodb:')),
+      // Its writes are the publish markers: state-table items whose keys start with PUBLISH#.
+      const writing = statements.filter((statement) =>
+        actionsOf(statement).some((action) => DYNAMODB_WRITES.includes(action)),
+      );
+      expect(writing).toEqual([
+        expect.objectContaining({
+          Action: [
+            'dynamodb:GetItem',
+            'dynamodb:BatchGetItem',
+            'dynamodb:PutItem',
+            'dynamodb:BatchWriteItem',
+          ],
+          Resource: { 'Fn::GetAtt': [id(stack.stateTable), 'Arn'] },
+          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PUBLISH#*'] } },
+        }),
+      ]);
+      for (const statement of statements.filter(
+        (each) =>
+          actionsOf(each).some((action) => action.startsWith('dynamodb:')) &&
+          !writing.includes(each),
       ))
         expect(statement.Resource).toEqual({ 'Fn::GetAtt': [id(stack.eventTable), 'StreamArn'] });
     });

@@ -6,12 +6,14 @@ import {
   type BusEntryResult,
   type EventBus,
   entrySize,
+  markerId,
   type PublishDeps,
   publishRecords,
 } from '../../functions/events/publish.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { reportBody } from '../support/gateway-bodies.ts';
+import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
 
 /** Stream records made the way the table makes them: real stored items, in DynamoDB JSON. */
 const streamRecords = async (count: number): Promise<DynamoDBRecord[]> => {
@@ -129,27 +131,123 @@ describe('publishRecords', () => {
     expect(bus.calls).toHaveLength(2);
   });
 
-  it('reports the first record that still fails and every later one, and sends none of those', async () => {
+  // Formerly this reported the failing record and every later one as failed and stopped there:
+  // Lambda then delivered the later records again, and the ones the bus had accepted in the same
+  // call went out twice. Now the failing record is marked for republish and nothing is retried.
+  it('marks an entry that still fails for republish, sends every later one, and reports no failure', async () => {
+    // Prepare
     const records = await streamRecords(25);
     const bus = new ScriptedBus();
     bus.fail('M0000000013', 99);
+    const ledger = new MemoryPublishLedger();
     const failures: string[] = [];
+
+    // Act
+    const outcome = await publishRecords(
+      records,
+      deps(bus, {
+        ledger,
+        onPublishFailure: (f) => failures.push(...f.map((x) => x.errorCode)),
+      }),
+    );
+
+    // Assess
+    const failed = records.find((r) => JSON.stringify(r).includes('M0000000013'));
+    expect(outcome).toMatchObject({
+      response: { batchItemFailures: [] },
+      published: 24,
+      markedUnpublished: 1,
+      retried: 0,
+      unguarded: [],
+    });
+    expect(failures).toEqual(['InternalFailure']);
+    expect(bus.delivered).toHaveLength(24);
+    expect(bus.calls.flat().some((entry) => entry.Detail.includes('M0000000024'))).toBe(true);
+    const marker = ledger.markers.get(
+      markerId({
+        pk: String(failed?.dynamodb?.Keys?.pk?.S),
+        sk: String(failed?.dynamodb?.Keys?.sk?.S),
+      }),
+    );
+    expect(marker).toMatchObject({
+      state: 'unpublished',
+      reason: expect.stringContaining('InternalFailure'),
+    });
+  });
+
+  it('when the mark cannot be written either, reports from that record on and marks the later published ones', async () => {
+    const records = await streamRecords(10);
+    const bus = new ScriptedBus();
+    bus.fail('M0000000003', 99);
+    const third = records.findIndex((r) => JSON.stringify(r).includes('M0000000003'));
+    const thirdKey = String(records[third]?.dynamodb?.Keys?.pk?.S);
+    // The batch write leaves the unpublished marker out, as an unprocessed item.
+    const ledger = new MemoryPublishLedger();
+    const write = ledger.write.bind(ledger);
+    ledger.write = async (markers) => write(markers.filter((marker) => marker.key.pk !== thirdKey));
+
+    const outcome = await publishRecords(records, deps(bus, { ledger }));
+
+    expect(outcome.response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(
+      records.slice(third).map((r) => r.dynamodb?.SequenceNumber),
+    );
+    expect(outcome.unguarded).toEqual([]);
+    expect(ledger.redelivery).toBe(true);
+    expect([...ledger.markers.values()].map((m) => m.state)).toEqual(
+      Array(records.length - third - 1).fill('published'),
+    );
+
+    // The redelivery skips what the markers show settled: the failing record alone is sent.
+    const again = new ScriptedBus();
+    const retry = await publishRecords(records.slice(third), deps(again, { ledger }));
+    expect(retry).toMatchObject({ published: 1, skipped: records.length - third - 1 });
+    expect(again.delivered.map((e) => e.Detail.includes('M0000000003'))).toEqual([true]);
+  });
+
+  it('announces as unguarded the later published entries when the state table is down', async () => {
+    const records = await streamRecords(5);
+    const bus = new ScriptedBus();
+    bus.fail('M0000000001', 99);
+    const ledger = new MemoryPublishLedger({
+      failCall: (operation) => operation !== 'redeliveryExpected',
+    });
+    const ledgerFailures: string[] = [];
 
     const outcome = await publishRecords(
       records,
-      deps(bus, { onPublishFailure: (f) => failures.push(...f.map((x) => x.errorCode)) }),
+      deps(bus, { ledger, onLedgerFailure: (operation) => ledgerFailures.push(operation) }),
     );
 
-    const failedFrom = records.findIndex((r) => JSON.stringify(r).includes('M0000000013'));
-    expect(outcome.response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(
-      records.slice(failedFrom).map((r) => r.dynamodb?.SequenceNumber),
-    );
-    expect(failures).toEqual(['InternalFailure']);
-    // Nothing from the third batch was attempted.
-    expect(bus.calls.flat().some((entry) => entry.Detail.includes('M0000000024'))).toBe(false);
+    const second = records.findIndex((r) => JSON.stringify(r).includes('M0000000001'));
+    expect(outcome.retried).toBe(records.length - second);
+    expect(outcome.unguarded).toHaveLength(records.length - second - 1);
+    expect(ledgerFailures).toEqual(['write']);
   });
 
-  it('stops at a poison record and reports it and everything after it', async () => {
+  it('publishes nothing and retries the batch when the markers of a redelivery cannot be read', async () => {
+    const records = await streamRecords(3);
+    const bus = new ScriptedBus();
+    const ledger = new MemoryPublishLedger({ failCall: (operation) => operation === 'find' });
+    ledger.redelivery = true;
+
+    const outcome = await publishRecords(records, deps(bus, { ledger }));
+
+    expect(outcome.retried).toBe(3);
+    expect(bus.calls).toHaveLength(0);
+  });
+
+  it('on the happy path reads one flag and writes nothing to the state table', async () => {
+    const records = await streamRecords(25);
+    const ledger = new MemoryPublishLedger();
+
+    const outcome = await publishRecords(records, deps(new ScriptedBus(), { ledger }));
+
+    expect(outcome.published).toBe(25);
+    expect({ reads: ledger.reads, writes: ledger.writes }).toEqual({ reads: 1, writes: 0 });
+  });
+
+  // Formerly a poison record stopped publishing and was reported with every later record.
+  it('marks a poison record for republish and publishes the others', async () => {
     const records = await streamRecords(5);
     const poisoned = [...records];
     poisoned[2] = {
@@ -162,30 +260,38 @@ describe('publishRecords', () => {
       },
     };
     const bus = new ScriptedBus();
+    const ledger = new MemoryPublishLedger();
     const poison: string[] = [];
 
     const outcome = await publishRecords(
       poisoned,
-      deps(bus, { onPoison: (_, reason) => poison.push(reason) }),
+      deps(bus, { ledger, onPoison: (_, reason) => poison.push(reason) }),
     );
 
-    expect(outcome.published).toBe(2);
-    expect(outcome.poison).toBe(1);
-    expect(outcome.response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual([
-      '1002',
-      '1003',
-      '1004',
-    ]);
+    expect(outcome).toMatchObject({
+      published: 4,
+      poison: 1,
+      markedUnpublished: 1,
+      response: { batchItemFailures: [] },
+    });
     expect(poison[0]).toContain('not an event item');
+    expect(ledger.unpublished()).toEqual([
+      markerId({
+        pk: String(records[2]?.dynamodb?.Keys?.pk?.S),
+        sk: String(records[2]?.dynamodb?.Keys?.sk?.S),
+      }),
+    ]);
   });
 
   it('refuses an entry larger than the limit as poison instead of failing the call', async () => {
     const records = await streamRecords(1);
     const bus = new ScriptedBus();
+    const ledger = new MemoryPublishLedger();
 
-    const outcome = await publishRecords(records, deps(bus, { maxBatchBytes: 100 }));
+    const outcome = await publishRecords(records, deps(bus, { maxBatchBytes: 100, ledger }));
 
     expect(outcome.poison).toBe(1);
+    expect(ledger.unpublished()).toHaveLength(1);
     expect(bus.calls).toHaveLength(0);
   });
 });

@@ -1,0 +1,77 @@
+import {
+  type ItemKey,
+  type MarkerState,
+  markerId,
+  type PublishLedger,
+  type PublishMarker,
+} from '../../functions/events/publish.ts';
+
+/**
+ * The publisher's ledger in memory, written from the port's contract (a durable key-value store
+ * whose reads and writes can fail, a batch write that may leave some items unprocessed), with
+ * scripted faults: `failCall()` decides, per call, whether it throws; `dropItem()` whether one
+ * item of a batch write is left unprocessed.
+ */
+export class MemoryPublishLedger implements PublishLedger {
+  readonly markers = new Map<string, PublishMarker>();
+  redelivery = false;
+  writes = 0;
+  reads = 0;
+
+  constructor(
+    private readonly faults: {
+      readonly failCall?: (operation: string) => boolean;
+      readonly dropItem?: () => boolean;
+    } = {},
+  ) {}
+
+  private check(operation: string): void {
+    if (this.faults.failCall?.(operation)) {
+      throw Object.assign(new Error(`injected ${operation} failure`), {
+        name: 'ProvisionedThroughputExceededException',
+      });
+    }
+  }
+
+  async redeliveryExpected(): Promise<boolean> {
+    this.reads += 1;
+    this.check('redeliveryExpected');
+    return this.redelivery;
+  }
+
+  async expectRedelivery(): Promise<void> {
+    this.writes += 1;
+    this.check('expectRedelivery');
+    this.redelivery = true;
+  }
+
+  async find(keys: readonly ItemKey[]): Promise<ReadonlyMap<string, MarkerState>> {
+    this.reads += 1;
+    this.check('find');
+    const found = new Map<string, MarkerState>();
+    for (const key of keys) {
+      const marker = this.markers.get(markerId(key));
+      if (marker) found.set(markerId(key), marker.state);
+    }
+    return found;
+  }
+
+  async write(markers: readonly PublishMarker[]): Promise<ReadonlySet<string>> {
+    this.writes += 1;
+    this.check('write');
+    const written = new Set<string>();
+    for (const marker of markers) {
+      if (this.faults.dropItem?.()) continue;
+      this.markers.set(markerId(marker.key), marker);
+      written.add(markerId(marker.key));
+    }
+    return written;
+  }
+
+  /** The keys marked `unpublished`. */
+  unpublished(): string[] {
+    return [...this.markers.entries()]
+      .filter(([, marker]) => marker.state === 'unpublished')
+      .map(([id]) => id);
+  }
+}
