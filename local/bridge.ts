@@ -13,6 +13,7 @@ import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startFauxqs } from 'fauxqs';
 import { DynamoDbEventStore } from '../functions/commons/adapters/dynamodb-event-store.ts';
+import { DynamoDbPublishLedger } from '../functions/commons/adapters/dynamodb-publish-ledger.ts';
 import { DynamoDbRateLimiter } from '../functions/commons/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../functions/commons/adapters/dynamodb-send-store.ts';
 import { GatewaySender, loadS3Attachments } from '../functions/commons/adapters/gateway-sender.ts';
@@ -138,6 +139,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       filter: isPublishableRecord,
       handler: createPublishHandler({
         bus,
+        ledger: new DynamoDbPublishLedger(tables.state, documents),
         source: 'msgbridge',
         maxAttempts: 4,
         backoffMs: (attempt) => 100 * 2 ** (attempt - 2),
