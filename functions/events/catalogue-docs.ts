@@ -78,8 +78,9 @@ Every event msgbridge puts on its bus has source \`msgbridge\` (configurable) an
   \`statistics-query\`),
   \`idempotencyKey\`.
 
-Delivery is at least once: after a partial \`PutEvents\` failure an event may be put again with the
-same \`metadata.id\`.
+Delivery guarantees are below ("Delivery guarantees"): in short, each stored item's event is put
+on the bus once, and in the few cases where a second copy is possible it carries the same
+\`metadata.id\`.
 
 | Detail-type | JSON Schema |
 |---|---|
@@ -108,6 +109,35 @@ inbound messages to one receiving number;
 everything a person should look at. Subscribers that must act once de-duplicate on
 \`detail.metadata.id\`; after an archive replay, \`replay-name\` is set on the envelope, so live
 rules that must ignore replays add \`"replay-name": [{ "exists": false }]\`.
+
+## Delivery guarantees
+
+Every report, inbound message, send outcome and quarantined item is stored first; its event is
+published from the event table's stream by \`publish-events\`, which puts each stored item's event
+on the bus **once**, whatever part of a \`PutEvents\` call fails:
+
+- An entry the bus refuses is sent again (only that entry) a few times within the invocation.
+- An entry still refused after that, or an item that cannot become an event, is **marked for
+  republish** in the state table (alarm \`publish-failures\` or \`poison-records\`) and the rest of the
+  batch goes on: \`msgbridge events republish\` publishes it later from the table (see
+  docs/operations.md). The publisher does not make Lambda retry the batch for it, because Lambda
+  retries a stream from the failed record on and would put every later event a second time.
+- Only when the state table fails too is the batch left to Lambda's retries. The publisher then
+  marks the later records it has already published, and the retry skips them; records that reach
+  the on-failure queue are published by \`msgbridge events republish\`, which skips the ones
+  marked as published.
+
+The happy path adds no write: markers are written only when something failed.
+
+**Where a second copy is possible** (and why it is not prevented): after \`PutEvents\` has accepted
+an entry, only the publisher's next step records that — Lambda's checkpoint, or a marker. If
+the function is stopped in between (timeout, crash, a lost \`PutEvents\` answer that the SDK
+retries), or the state table fails in the same invocation as \`PutEvents\` (the publisher counts
+these as \`EventsUnguarded\`), the record is delivered again and its event put again. That copy
+has the same \`metadata.id\`, the same \`data\` and the same \`metadata.occurredAt\`: subscribers that
+must act once de-duplicate on \`detail.metadata.id\` (for example with a conditional write keyed
+on it, kept for a day or more). An archive replay or a republish is marked or identified the
+same way.
 
 ${sections.join('\n')}`;
   return files;
