@@ -13,6 +13,7 @@ import {
   createFetchAttachmentsHandler,
   createSweepHandler,
 } from '../functions/attachments/attachment-handlers.ts';
+import { ContentUrlPolicy } from '../functions/attachments/content-url-policy.ts';
 import { isAttachmentRecord } from '../functions/attachments/stream-filter.ts';
 import {
   DynamoDbAttachmentEvents,
@@ -58,6 +59,12 @@ export interface LocalJobsOptions {
   readonly s3: S3Client;
   readonly attachmentBucket: string;
   readonly gateway: GatewayClient;
+  /**
+   * The gateway simulator's origin (`http://127.0.0.1:<port>`), the one http loopback origin whose
+   * content URLs may be fetched. Without it no content URL is fetched (the local run has no https
+   * gateway host) and every attachment comes from the file endpoint.
+   */
+  readonly simulatorOrigin?: string;
   /** For tests: the first N report confirmations are lost on the way, so the gateway offers those reports again. */
   readonly loseFirstConfirms?: number;
   readonly auth: GatewayAuthApi;
@@ -177,6 +184,8 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
         {
           index: awaiting,
           ledger: awaiting,
+          unknown: awaiting,
+          guards: awaiting,
           gateway: options.gateway,
           receive: options.receive,
           now: () => new Date(),
@@ -189,7 +198,16 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
   );
 
   const attachmentDeps = {
-    downloads: new GatewayAttachmentDownloads(options.gateway, { timeoutMs: 10_000 }),
+    downloads: new GatewayAttachmentDownloads(options.gateway, {
+      timeoutMs: 10_000,
+      // The simulator's content URLs are http on loopback: that one origin, and nothing else.
+      contentUrls: new ContentUrlPolicy({
+        hosts: [],
+        ...(options.simulatorOrigin === undefined
+          ? {}
+          : { localSimulatorOrigin: options.simulatorOrigin }),
+      }),
+    }),
     storage: new S3ObjectStorage(options.attachmentBucket, { client: options.s3 }),
     pending: new DynamoDbPendingAttachments(options.stateTable, documents),
     events: new DynamoDbAttachmentEvents(options.eventTable, documents),

@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
@@ -26,6 +26,7 @@ import {
   createFetchAttachmentsHandler,
   createSweepHandler,
 } from '../../functions/attachments/attachment-handlers.ts';
+import { ContentUrlPolicy } from '../../functions/attachments/content-url-policy.ts';
 import {
   AttachmentDownloadError,
   type FetchAttachmentsDeps,
@@ -35,7 +36,11 @@ import {
   DynamoDbPendingAttachments,
 } from '../../functions/commons/adapters/dynamodb-attachment-store.ts';
 import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
-import { GatewayAttachmentDownloads } from '../../functions/commons/adapters/gateway-attachment-downloads.ts';
+import {
+  contentUrlAgent,
+  downloadContentUrl,
+  GatewayAttachmentDownloads,
+} from '../../functions/commons/adapters/gateway-attachment-downloads.ts';
 import { S3ObjectStorage } from '../../functions/commons/adapters/s3-object-storage.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
@@ -107,6 +112,7 @@ let dynamo: DynamoDBClient;
 let s3Server: Fauxqs;
 let s3: S3Client;
 let deps: FetchAttachmentsDeps;
+let gateway: GatewayClient;
 const logger = new Logger({ logLevel: 'SILENT' });
 const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
 const counted = vi.spyOn(metrics, 'addMetric');
@@ -134,7 +140,7 @@ beforeAll(async () => {
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   const now = () => sim.clock.now();
-  const gateway = new GatewayClient({
+  gateway = new GatewayClient({
     hosts: sim.hosts,
     tokens: new SessionTokenProvider({
       auth: new GatewayAuthApi({ hosts: sim.hosts }),
@@ -143,7 +149,10 @@ beforeAll(async () => {
     }),
   });
   deps = {
-    downloads: new GatewayAttachmentDownloads(gateway, { timeoutMs: 10_000 }),
+    downloads: new GatewayAttachmentDownloads(gateway, {
+      timeoutMs: 10_000,
+      contentUrls: ContentUrlPolicy.forGateway([sim.url], [], { localSimulatorOrigin: sim.url }),
+    }),
     storage: new S3ObjectStorage(BUCKET, { client: s3 }),
     pending: new DynamoDbPendingAttachments('state', documents),
     events: new DynamoDbAttachmentEvents('events', documents),
@@ -417,7 +426,7 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
     expect(metricTotal('AttachmentsLost')).toBe(lostBefore + 1);
   });
 
-  it('follows a redirected content URL and keeps content URLs out of its errors', async () => {
+  it('follows a redirect within an allowed origin and keeps content URLs out of its errors', async () => {
     // Prepare: a CDN-like origin on loopback.
     const server = createServer((request, response) => {
       if (request.url === '/redirect') {
@@ -434,7 +443,10 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
     const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const downloads = new GatewayAttachmentDownloads(
       { downloadMoFile: () => Promise.reject(new Error('not used')) },
-      { timeoutMs: 5_000 },
+      {
+        timeoutMs: 5_000,
+        contentUrls: new ContentUrlPolicy({ hosts: [], localSimulatorOrigin: origin }),
+      },
     );
 
     try {
@@ -458,4 +470,135 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it('never follows a content URL redirect to an internal address; the attachment is lost with the reason', async () => {
+    // Prepare: an internal service on loopback, and a "content host" that redirects to it. The
+    // content host's origin is the one allowed origin (it stands in for the gateway's host).
+    const internal = await loopbackServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('instance credentials'),
+    );
+    const front = await loopbackServer((_request, response) =>
+      response.writeHead(302, { location: `${internal.origin}/latest/meta-data/` }).end(),
+    );
+    // A forged webhook body: a moKey the gateway never issued, a content URL of the sender's choosing.
+    const moKey = `FORGED${++sequence}`;
+    await storeMo(moKey, `${front.origin}/content/one-time-token`);
+    const ssrfDeps = {
+      ...deps,
+      downloads: new GatewayAttachmentDownloads(gateway, {
+        timeoutMs: 5_000,
+        contentUrls: new ContentUrlPolicy({ hosts: [], localSimulatorOrigin: front.origin }),
+      }),
+    };
+    const sweep = createSweepHandler({ ...ssrfDeps, logger, metrics, marginMs: 1_000 });
+
+    try {
+      // Act: the stream's attempt, then the sweep once the 7 days are over.
+      const response = await createFetchAttachmentsHandler({ ...ssrfDeps, logger, metrics })({
+        Records: [await streamRecordOf(moKey)],
+      });
+      const afterStream = await marker(moKey, 0);
+      await sim.advance(7 * DAY + HOUR);
+      const last = await sweep({});
+
+      // Assess
+      expect(response).toEqual({ batchItemFailures: [] });
+      expect(front.requests).toBe(1);
+      expect(internal.requests).toBe(0);
+      expect(afterStream?.lastError?.S).toMatch(
+        /^content-url: refused redirect 1: scheme http: is not https; file-endpoint: .*21601/,
+      );
+      expect(last).toMatchObject({ lost: 1 });
+      const lost = await eventItem('inboundAttachmentLost', moKey, 'ATTACHMENT#0#LOST');
+      expect(lost?.data).toMatchObject({ moKey, index: 0, attempts: 1 });
+      expect(lost?.data.reason).toMatch(/^content-url: refused redirect 1: /);
+      expect(lost?.data.reason).not.toContain('one-time-token');
+      expect(await eventItem('inboundAttachmentStored', moKey, 'ATTACHMENT#0')).toBeUndefined();
+      expect(await marker(moKey, 0)).toBeUndefined();
+    } finally {
+      await Promise.all([internal.close(), front.close()]);
+    }
+  });
+
+  it('checks the address a host name resolves to when it connects, and never connects to a private one', async () => {
+    // Prepare: an allowed https host whose DNS answer is loopback (a rebinding attacker's answer).
+    const target = await loopbackServer((_request, response) => response.end('secret'));
+    const port = new URL(target.origin).port;
+    const resolve = vi.fn(async (_hostname: string) => [{ address: '127.0.0.1', family: 4 }]);
+    const agent = contentUrlAgent(resolve);
+    const downloads = new GatewayAttachmentDownloads(gateway, {
+      timeoutMs: 5_000,
+      contentUrls: new ContentUrlPolicy({ hosts: [`files.gateway.test:${port}`] }),
+      fetchUrl: (url, timeoutMs) => downloadContentUrl(url, timeoutMs, agent),
+    });
+
+    try {
+      // Act
+      const refused = await refusal(
+        downloads.fromContentUrl(`https://files.gateway.test:${port}/content/token`),
+      );
+
+      // Assess: the name was resolved by the checking look-up, once, and no connection was made.
+      expect(refused.message).toBe(
+        'refused: host files.gateway.test resolves to 127.0.0.1, a loopback address',
+      );
+      expect(resolve).toHaveBeenCalledTimes(1);
+      expect(resolve.mock.calls[0]?.[0]).toBe('files.gateway.test');
+      expect(target.connections).toBe(0);
+    } finally {
+      await agent.close();
+      await target.close();
+    }
+  });
 });
+
+/** An HTTP server on 127.0.0.1 that counts its connections and requests. */
+const loopbackServer = async (
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+) => {
+  const counts = { connections: 0, requests: 0 };
+  const server = createServer((request, response) => {
+    counts.requests += 1;
+    handle(request, response);
+  });
+  server.on('connection', () => {
+    counts.connections += 1;
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get connections() {
+      return counts.connections;
+    },
+    get requests() {
+      return counts.requests;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+};
+
+/** Stores an inbound message with one attachment at `contentUrl`, as a webhook body would carry it. */
+const storeMo = async (moKey: string, contentUrl: string) => {
+  const [item] = sim.injectMo([
+    {
+      moType: 'MMSMO',
+      moCallback: '01055556666',
+      moNumber: '0212345678',
+      moMsg: 'photo',
+      attachments: [{ name: 'x.png', contentType: 'image/png', data: 'cG5n' }],
+    },
+  ]);
+  const content = item?.contentInfoLst?.[0];
+  if (!item || !content) throw new Error('the simulator made no MO item');
+  const forged = { ...item, moKey, contentInfoLst: [{ ...content, contentUrl }] };
+  const outcome = await receiveInbound(JSON.stringify({ moCnt: 1, moLst: [forged] }), {
+    store: new DynamoDbEventStore('events', DynamoDBDocumentClient.from(dynamo)),
+    now: () => new Date(sim.clock.now()),
+    retentionDays: 35,
+    concurrency: 1,
+  });
+  expect(outcome).toMatchObject({ result: 'stored', stored: 1 });
+};

@@ -1,4 +1,12 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
+import { Agent, type Dispatcher } from 'undici';
+import {
+  type ContentUrlPolicy,
+  ContentUrlRefusedError,
+  forbiddenAddressReason,
+} from '../../attachments/content-url-policy.ts';
 import {
   AttachmentDownloadError,
   type AttachmentDownloads,
@@ -11,18 +19,100 @@ import { type DownloadAnswer, downloadUrl, HttpTransportFailure } from '../gatew
 export interface GatewayAttachmentDownloadsOptions {
   /** Wait for the headers, and longest pause between body chunks. */
   readonly timeoutMs: number;
+  /** Which content URLs may be fetched at all (required: there is no open default). */
+  readonly contentUrls: ContentUrlPolicy;
   /** The plain GET used for content URLs; tests may pass their own. */
   readonly fetchUrl?: (url: string, timeoutMs: number) => Promise<DownloadAnswer>;
 }
 
 const ERROR_TEXT_BYTES = 300;
+/** Hops after the content URL itself; each is checked against the policy before it is taken. */
+export const MAX_REDIRECTS = 3;
+
+/** `dns.lookup` with `all: true`, as a promise; tests pass their own resolver. */
+export type Resolve = (hostname: string, options: LookupOptions) => Promise<LookupAddress[]>;
+
+const systemResolve: Resolve = (hostname, options) =>
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    ),
+  );
 
 /**
- * Attachment downloads from the gateway: a content URL (a plain, unauthenticated GET) or the
- * file endpoint through the typed client (bearer token, envelope rules). Every refusal, timeout
- * or broken connection becomes an {@link AttachmentDownloadError}; anything else (the token
- * provider's own storage failing, say) passes through as ours. Messages never carry the content
- * URL: it is a bearer credential for 24 h.
+ * A socket `lookup` that resolves the host once, refuses it when ANY of its addresses is not
+ * globally reachable (private, loopback, link-local, …; see `forbiddenAddressReason`), and hands
+ * the socket exactly the addresses it checked. The connection therefore goes to an address that
+ * was checked, and a DNS answer that changes between the check and the connect (rebinding) cannot
+ * slip through: there is no second look-up.
+ */
+export const checkedLookup =
+  (resolve: Resolve = systemResolve): LookupFunction =>
+  (hostname, options, callback) => {
+    resolve(hostname, options).then(
+      (addresses) => {
+        const refused = addresses
+          .map((entry) => ({ entry, reason: forbiddenAddressReason(entry.address) }))
+          .find(({ reason }) => reason !== undefined);
+        const first = addresses[0];
+        if (refused) {
+          callback(
+            new ContentUrlRefusedError(
+              `host ${hostname} resolves to ${refused.entry.address}, a ${refused.reason} address`,
+            ),
+            '',
+          );
+        } else if (first === undefined) {
+          callback(
+            Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }),
+            '',
+          );
+        } else if (options.all) {
+          (callback as unknown as (error: null, addresses: LookupAddress[]) => void)(
+            null,
+            addresses,
+          );
+        } else {
+          callback(null, first.address, first.family);
+        }
+      },
+      (error: NodeJS.ErrnoException) => callback(error, ''),
+    );
+  };
+
+/** A keep-alive pool for content URLs whose every connection goes through {@link checkedLookup}. */
+export const contentUrlAgent = (resolve?: Resolve): Agent =>
+  new Agent({
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 60_000,
+    connections: 16,
+    connect: { lookup: checkedLookup(resolve) },
+  });
+
+// One per process (per Lambda container), like the gateway client's pool; made on first use.
+let sharedContentUrlAgent: Agent | undefined;
+const sharedAgent = (): Agent => {
+  sharedContentUrlAgent ??= contentUrlAgent();
+  return sharedContentUrlAgent;
+};
+
+/** {@link downloadUrl} through the shared content-URL pool (address-checked, pinned connects). */
+export const downloadContentUrl = (
+  url: string,
+  timeoutMs: number,
+  dispatcher: Dispatcher = sharedAgent(),
+): Promise<DownloadAnswer> => downloadUrl(url, timeoutMs, dispatcher);
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Attachment downloads from the gateway: a content URL (a plain, unauthenticated GET, only where
+ * the {@link ContentUrlPolicy} allows it, every redirect hop checked again, every connection to a
+ * checked address) or the file endpoint through the typed client (bearer token, envelope rules).
+ * Every refusal, timeout or broken connection becomes an {@link AttachmentDownloadError}; a URL
+ * the policy refuses is one too, with `refused: <reason>`, and is never requested. Anything else
+ * (the token provider's own storage failing, say) passes through as ours. Messages never carry
+ * the content URL's path or query: it is a bearer credential for 24 h.
  */
 export class GatewayAttachmentDownloads implements AttachmentDownloads {
   private readonly fetchUrl: (url: string, timeoutMs: number) => Promise<DownloadAnswer>;
@@ -31,22 +121,63 @@ export class GatewayAttachmentDownloads implements AttachmentDownloads {
     private readonly gateway: Pick<GatewayClient, 'downloadMoFile'>,
     private readonly options: GatewayAttachmentDownloadsOptions,
   ) {
-    this.fetchUrl = options.fetchUrl ?? downloadUrl;
+    this.fetchUrl = options.fetchUrl ?? downloadContentUrl;
   }
 
   async fromContentUrl(url: string): Promise<Download> {
-    if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) {
-      throw new AttachmentDownloadError('content-url', 'contentUrl is not an absolute http(s) URL');
+    let target = this.allowed(url, 'contentUrl');
+    for (let hop = 0; ; hop++) {
+      const answer = await this.get(target);
+      if (!REDIRECTS.has(answer.status)) return this.download(answer);
+      discard(answer.stream);
+      const location = answer.headers.location;
+      if (hop >= MAX_REDIRECTS)
+        throw new AttachmentDownloadError('content-url', `more than ${MAX_REDIRECTS} redirects`);
+      if (location === undefined || !URL.canParse(location, target.href))
+        throw new AttachmentDownloadError(
+          'content-url',
+          `HTTP ${answer.status} without a usable Location`,
+        );
+      target = this.allowed(new URL(location, target), `redirect ${hop + 1}`);
     }
-    let answer: DownloadAnswer;
+  }
+
+  async fromFileEndpoint(moKey: string, index: number): Promise<Download> {
     try {
-      answer = await this.fetchUrl(url, this.options.timeoutMs);
+      return await this.gateway.downloadMoFile(moKey, { index });
     } catch (error) {
-      if (error instanceof HttpTransportFailure) {
-        throw new AttachmentDownloadError('content-url', error.message, { cause: error });
+      if (error instanceof GatewayError) {
+        throw new AttachmentDownloadError('file-endpoint', error.message, { cause: error });
       }
       throw error;
     }
+  }
+
+  private allowed(url: string | URL, what: string): URL {
+    try {
+      return this.options.contentUrls.check(url);
+    } catch (error) {
+      if (!(error instanceof ContentUrlRefusedError)) throw error;
+      throw new AttachmentDownloadError('content-url', `refused ${what}: ${error.message}`, {
+        cause: error,
+      });
+    }
+  }
+
+  private async get(url: URL): Promise<DownloadAnswer> {
+    try {
+      return await this.fetchUrl(url.href, this.options.timeoutMs);
+    } catch (error) {
+      if (!(error instanceof HttpTransportFailure)) throw error;
+      if (error.cause instanceof ContentUrlRefusedError)
+        throw new AttachmentDownloadError('content-url', `refused: ${error.cause.message}`, {
+          cause: error.cause,
+        });
+      throw new AttachmentDownloadError('content-url', error.message, { cause: error });
+    }
+  }
+
+  private async download(answer: DownloadAnswer): Promise<Download> {
     const contentType = answer.headers['content-type'] ?? 'application/octet-stream';
     // The gateway answers refusals (used, expired, unknown) with a JSON envelope.
     if (
@@ -64,18 +195,13 @@ export class GatewayAttachmentDownloads implements AttachmentDownloads {
     const text = await readStart(answer.stream, ERROR_TEXT_BYTES);
     throw new AttachmentDownloadError('content-url', `HTTP ${answer.status}: ${text}`);
   }
-
-  async fromFileEndpoint(moKey: string, index: number): Promise<Download> {
-    try {
-      return await this.gateway.downloadMoFile(moKey, { index });
-    } catch (error) {
-      if (error instanceof GatewayError) {
-        throw new AttachmentDownloadError('file-endpoint', error.message, { cause: error });
-      }
-      throw error;
-    }
-  }
 }
+
+/** Drops a body that will not be read; its abort is expected, not an error to report. */
+const discard = (stream: Readable): void => {
+  stream.on('error', () => {});
+  stream.destroy();
+};
 
 const contentLength = (header: string | undefined): number | undefined => {
   if (header === undefined || !/^\d+$/.test(header.trim())) return undefined;

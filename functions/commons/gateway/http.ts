@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Agent, errors, type FormData, interceptors, request } from 'undici';
+import { Agent, type Dispatcher, errors, type FormData, request } from 'undici';
 
 /** One HTTP call to the gateway, as the client builds it. */
 export interface HttpCall {
@@ -81,9 +81,6 @@ export const undiciTransport: HttpTransport = async (call) => {
   }
 };
 
-// Plain downloads may be redirected (a content URL can point at a CDN); gateway API calls are not.
-const downloadDispatcher = sharedAgent.compose(interceptors.redirect({ maxRedirections: 3 }));
-
 /** The headers of a plain download, and its body still to be read. */
 export interface DownloadAnswer {
   readonly status: number;
@@ -92,15 +89,21 @@ export interface DownloadAnswer {
 }
 
 /**
- * GETs an absolute URL without credentials (an MO attachment's `contentUrl`) over the shared
- * keep-alive pool, following up to 3 redirects. `timeoutMs` limits the wait for the headers and
- * each pause between body chunks, not the whole transfer. The caller reads or destroys `stream`.
+ * GETs an absolute URL without credentials (an MO attachment's `contentUrl`) through `dispatcher`
+ * (by default the shared keep-alive pool). Redirects are NOT followed: a 3xx is answered as it is,
+ * so that the caller checks every hop against its own rules before it goes there. `timeoutMs`
+ * limits the wait for the headers and each pause between body chunks, not the whole transfer.
+ * The caller reads or destroys `stream`.
  */
-export const downloadUrl = async (url: string, timeoutMs: number): Promise<DownloadAnswer> => {
+export const downloadUrl = async (
+  url: string,
+  timeoutMs: number,
+  dispatcher: Dispatcher = sharedAgent,
+): Promise<DownloadAnswer> => {
   try {
     const response = await request(url, {
       method: 'GET',
-      dispatcher: downloadDispatcher,
+      dispatcher,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     });
