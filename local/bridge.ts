@@ -38,6 +38,7 @@ import { LocalEventBus } from './event-bus.ts';
 import { startLocalJobs } from './jobs.ts';
 import { replayOnBus } from './replay.ts';
 import { startSqsPoller } from './sqs-poller.ts';
+import { stateTableCheckpoints } from './stream-checkpoints.ts';
 import { startStreamPoller } from './stream-poller.ts';
 import { createTables } from './tables.ts';
 import { startWebhookServer } from './webhook-server.ts';
@@ -85,7 +86,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
   };
   try {
     // Storage: DynamoDB Local (streams, TTL) and fauxqs (SQS, S3).
-    const dynamo = await startDynamoDbLocal();
+    // Under the data directory, so a restart remembers every item and the stream's position.
+    const dynamo = await startDynamoDbLocal({ dataDir: join(options.dataDir, 'dynamodb') });
     stops.push(() => dynamo.stop());
     const dynamoClient = localDynamoDbClient(dynamo.endpoint);
     const tables = { events: 'msgbridge-events', state: 'msgbridge-state' } as const;
@@ -133,9 +135,18 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       region: LOCAL_REGION,
       credentials: LOCAL_CREDENTIALS,
     });
+    const publishCheckpoints = stateTableCheckpoints(
+      documents,
+      tables.state,
+      'publish-events',
+      streamArn,
+    );
     const publisher = startStreamPoller({
       streamsClient: streams,
       streamArn,
+      // A restart resumes after the last published record (see stream-checkpoints.ts).
+      checkpoints: await publishCheckpoints.load(),
+      onCheckpoint: (shardId, sequenceNumber) => publishCheckpoints.save(shardId, sequenceNumber),
       filter: isPublishableRecord,
       handler: createPublishHandler({
         bus,

@@ -53,6 +53,18 @@ export interface StreamPollerOptions {
   readonly pollIntervalMs?: number;
   /** Where to start in the shards that exist when the poller starts. @default 'TRIM_HORIZON' */
   readonly startingPosition?: 'TRIM_HORIZON' | 'LATEST';
+  /**
+   * Where each shard was left last time (shard id → sequence number of its last settled record),
+   * like the checkpoint Lambda's event source mapping keeps: such a shard resumes after it instead
+   * of at `startingPosition`, so a restarted local run neither repeats nor skips records.
+   */
+  readonly checkpoints?: ReadonlyMap<string, string>;
+  /**
+   * Called when every record of a shard up to `sequenceNumber` is settled (succeeded, filtered out
+   * or given to `onFailure`), to be kept for `checkpoints`. A failure here is swallowed: the next
+   * checkpoint supersedes it, and a lost one only means records are read again after a restart.
+   */
+  readonly onCheckpoint?: (shardId: string, sequenceNumber: string) => Promise<void> | void;
 }
 
 export interface StreamPollerStats {
@@ -124,6 +136,8 @@ interface ShardState {
   readonly initialPosition: ShardIteratorType;
   iterator: string | undefined;
   lastSequenceNumber: string | undefined;
+  /** The last sequence number handed to `onCheckpoint` (or found in `checkpoints`). */
+  checkpointed: string | undefined;
   /** Read and filtered but not yet delivered; kept here so a failed read loses none of them. */
   pending: DynamoDBRecord[];
   finished: boolean;
@@ -206,7 +220,8 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
           // shards that appear later hold only new records and are read from their beginning.
           initialPosition: shardsDescribed ? 'TRIM_HORIZON' : settings.startingPosition,
           iterator: undefined,
-          lastSequenceNumber: undefined,
+          lastSequenceNumber: options.checkpoints?.get(shard.ShardId),
+          checkpointed: options.checkpoints?.get(shard.ShardId),
           pending: [],
           finished: false,
         });
@@ -291,11 +306,11 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
   };
 
   /** Delivers one batch with Lambda's retry, partial-failure and bisection rules. */
-  const deliver = async (batch: DynamoDBRecord[]): Promise<void> => {
+  const deliver = async (batch: DynamoDBRecord[]): Promise<boolean> => {
     const work: Segment[] = [{ records: batch, failedAttempts: 0 }];
     for (let segment = work.shift(); segment; segment = work.shift()) {
       // Stopping abandons retries; nothing was checkpointed, so no record is lost for good.
-      if (stopped) return;
+      if (stopped) return false;
       if (segment.failedAttempts > 0) counters.retries += 1;
       const outcome = await invoke(segment.records);
       if (outcome.ok) {
@@ -324,6 +339,19 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
         await onFailure(structuredClone(failed), outcome.error);
       }
     }
+    return true;
+  };
+
+  /** Hands a shard's settled position to `onCheckpoint`, once per new position. */
+  const checkpoint = async (shard: ShardState, sequenceNumber: string | undefined) => {
+    if (!options.onCheckpoint || sequenceNumber === undefined) return;
+    if (sequenceNumber === shard.checkpointed) return;
+    try {
+      await options.onCheckpoint(shard.shardId, sequenceNumber);
+      shard.checkpointed = sequenceNumber;
+    } catch {
+      // See onCheckpoint: the next settled batch tries again.
+    }
   };
 
   /** Reads a shard until it is caught up (an empty read) or closed, delivering as it goes. */
@@ -338,13 +366,18 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
       }
       // Full batches go at once; a remainder waits for the next read, as Lambda reads ahead.
       while (shard.pending.length >= settings.batchSize && !stopped) {
-        await deliver(shard.pending.slice(0, settings.batchSize));
+        const batch = shard.pending.slice(0, settings.batchSize);
+        if (await deliver(batch)) await checkpoint(shard, batch.at(-1)?.dynamodb?.SequenceNumber);
         shard.pending = shard.pending.slice(settings.batchSize);
       }
       if (raw.length === 0 || shard.finished) {
         if (shard.pending.length > 0 && !stopped) {
-          await deliver(shard.pending);
+          const settled = await deliver(shard.pending);
           shard.pending = [];
+          if (settled) await checkpoint(shard, shard.lastSequenceNumber);
+        } else if (shard.pending.length === 0 && !stopped) {
+          // Everything read is settled, filtered records after the last delivery included.
+          await checkpoint(shard, shard.lastSequenceNumber);
         }
         return;
       }

@@ -38,6 +38,7 @@ import {
   localDynamoDbClient,
   startDynamoDbLocal,
 } from '../../local/dynamodb-local.ts';
+import { stateTableCheckpoints } from '../../local/stream-checkpoints.ts';
 import {
   type StreamPollerOptions,
   StreamPollerStoppedError,
@@ -187,6 +188,29 @@ describe('startDynamoDbLocal', () => {
     expect(firstPortOpen).toBe(false);
     expect(firstJavaRunning).toBe(false);
     expect(item).toEqual({ pk: 'token', value: 'kept' });
+  }, 90_000);
+
+  it('finds the tables and the same stream again after a restart on the same dataDir', async () => {
+    // Prepare
+    const dataDir = await mkdtemp(join(tmpdir(), 'ddb-local-'));
+    onTestFinished(() => rm(dataDir, { recursive: true, force: true }));
+    const names = { eventTable: 'events', stateTable: 'state' };
+    const first = await startDynamoDbLocal({ dataDir });
+    const firstClient = localDynamoDbClient(first.endpoint);
+    const firstArn = await createTables(firstClient, names);
+    firstClient.destroy();
+    await first.stop();
+
+    // Act
+    const second = await startDynamoDbLocal({ dataDir });
+    onTestFinished(() => second.stop());
+    const secondClient = localDynamoDbClient(second.endpoint);
+    onTestFinished(() => secondClient.destroy());
+    const secondArn = await createTables(secondClient, names);
+
+    // Assess: no error for the existing tables, and the stream the last run's records are on.
+    expect(firstArn).toMatch(/\/stream\//);
+    expect(secondArn).toBe(firstArn);
   }, 90_000);
 
   it('refuses dataDir together with inMemory: true', async () => {
@@ -566,6 +590,133 @@ describe('startStreamPoller on DynamoDB Local', () => {
     expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
     expect(invocations).toBe(1);
     await expect(poller.drained()).rejects.toBeInstanceOf(StreamPollerStoppedError);
+  });
+});
+
+describe('stream checkpoints: a restarted consumer resumes where it left off', () => {
+  const checkpointsFor = async (streamArn: string) => {
+    const { stateTable } = freshTables();
+    await createTables(local().client, { eventTable: `${stateTable}-events`, stateTable });
+    return stateTableCheckpoints(local().documents, stateTable, 'publish-events', streamArn);
+  };
+
+  it('delivers after a restart only the records written since the last settled one', async () => {
+    // Prepare: a first consumer settles five records, then stops; three more arrive.
+    const { eventTable, streamArn } = await createEventTable();
+    const store = await checkpointsFor(streamArn);
+    const firstKeys = await putItems(eventTable, 5);
+    const first: string[] = [];
+    const firstRun = pollStream(streamArn, {
+      checkpoints: await store.load(),
+      onCheckpoint: (shard, sequence) => store.save(shard, sequence),
+      handler: (event: DynamoDBStreamEvent) => {
+        first.push(...event.Records.map(keyOf));
+      },
+    });
+    await firstRun.poller.drained();
+    await firstRun.poller.stop();
+    for (let index = 5; index < 8; index += 1) {
+      await local().documents.send(
+        new PutCommand({ TableName: eventTable, Item: { pk: itemKey(index), sk: 'report' } }),
+      );
+    }
+    // A record the filter drops, last: the checkpoint must move past it too.
+    await local().documents.send(
+      new DeleteCommand({ TableName: eventTable, Key: { pk: itemKey(7), sk: 'report' } }),
+    );
+
+    // Act: a second consumer, as after a restart, from the saved checkpoints.
+    const second: string[] = [];
+    const secondRun = pollStream(streamArn, {
+      checkpoints: await store.load(),
+      onCheckpoint: (shard, sequence) => store.save(shard, sequence),
+      filter: isInsert,
+      handler: (event: DynamoDBStreamEvent) => {
+        second.push(...event.Records.map(keyOf));
+      },
+    });
+    await secondRun.poller.drained();
+    await secondRun.poller.stop();
+    const third: string[] = [];
+    const thirdRun = pollStream(streamArn, {
+      checkpoints: await store.load(),
+      handler: (event: DynamoDBStreamEvent) => {
+        third.push(...event.Records.map(keyOf));
+      },
+    });
+    await thirdRun.poller.drained();
+
+    // Assess
+    expect(first).toEqual(firstKeys);
+    expect(second).toEqual([itemKey(5), itemKey(6), itemKey(7)]);
+    expect(third).toEqual([]);
+    expect(thirdRun.poller.stats.recordsRead).toBe(0);
+  }, 60_000);
+
+  it('does not move the checkpoint past a batch abandoned by a stop, so it is delivered again', async () => {
+    // Prepare: the handler fails, and is stopped in the middle of its second attempt.
+    const { eventTable, streamArn } = await createEventTable();
+    const store = await checkpointsFor(streamArn);
+    const keys = await putItems(eventTable, 3);
+    let attempts = 0;
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let secondAttempt: () => void = () => undefined;
+    const secondAttemptStarted = new Promise<void>((resolve) => {
+      secondAttempt = resolve;
+    });
+    const failing = pollStream(streamArn, {
+      checkpoints: await store.load(),
+      onCheckpoint: (shard, sequence) => store.save(shard, sequence),
+      maxRetries: 1_000,
+      bisectOnError: false,
+      handler: async () => {
+        attempts += 1;
+        if (attempts >= 2) {
+          secondAttempt();
+          await gate;
+        }
+        throw new Error('bus unavailable');
+      },
+    });
+    await secondAttemptStarted;
+    const stopping = failing.poller.stop();
+    release();
+    await stopping;
+
+    // Act
+    const delivered: string[] = [];
+    const next = pollStream(streamArn, {
+      checkpoints: await store.load(),
+      handler: (event: DynamoDBStreamEvent) => {
+        delivered.push(...event.Records.map(keyOf));
+      },
+    });
+    await next.poller.drained();
+
+    // Assess: nothing was given up on, and every record comes again.
+    expect(await store.load()).toEqual(new Map());
+    expect(failing.failures).toEqual([]);
+    expect(delivered).toEqual(keys);
+  }, 60_000);
+
+  it('ignores the checkpoints of an earlier stream of the same name', async () => {
+    const { streamArn } = await createEventTable();
+    const store = await checkpointsFor(streamArn);
+    await store.save('shardId-old', '000000000000000000042');
+    const { stateTable } = freshTables();
+    await createTables(local().client, { eventTable: `${stateTable}-events`, stateTable });
+    const before = stateTableCheckpoints(local().documents, stateTable, 'c', `${streamArn}-old`);
+    await before.save('shardId-old', '000000000000000000042');
+
+    const after = stateTableCheckpoints(local().documents, stateTable, 'c', streamArn);
+
+    expect(await store.load()).toEqual(new Map([['shardId-old', '000000000000000000042']]));
+    expect(await after.load()).toEqual(new Map());
+    await after.save('shardId-new', '000000000000000000007');
+    expect(await after.load()).toEqual(new Map([['shardId-new', '000000000000000000007']]));
   });
 });
 
