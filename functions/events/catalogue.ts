@@ -43,6 +43,31 @@ export type FailureCategory = z.infer<typeof FailureCategorySchema>;
 
 const GatewayItemSchema = z.record(z.string(), z.unknown());
 
+/** Where a body too large for an event or a table item is kept (the claim check). */
+export const PayloadRefSchema = z
+  .strictObject({
+    bucket: z.string(),
+    key: z.string(),
+    bytes: z.number().int().min(0).describe('Size of the object in bytes.'),
+    sha256: z.string().describe('SHA-256 of the object, hex.'),
+    item: z
+      .number()
+      .int()
+      .min(0)
+      .nullable()
+      .describe("This item's position in the body's list; `null` when the object is all of it."),
+  })
+  .describe(
+    'The webhook body (or polled page) exactly as received, as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything.',
+  );
+export type PayloadRef = z.infer<typeof PayloadRefSchema>;
+
+const OmittedSchema = z
+  .array(z.string())
+  .describe(
+    'Fields of `data` left out (`raw` keeps only the keys, others are `null` or `[]`) because the event would exceed the 256 KiB bus limit; read them from `payloadRef`. Absent when nothing was left out.',
+  );
+
 export const DeliveryReportDataSchema = z.strictObject({
   msgKey: z.string().describe("The gateway's message key."),
   cliKey: z.string().describe('Your key, as given in the send request.'),
@@ -80,8 +105,10 @@ export const DeliveryReportDataSchema = z.strictObject({
     .nullable()
     .describe('Your custom fields from the send request, when the webhook option is on.'),
   raw: GatewayItemSchema.describe(
-    'The report item exactly as the gateway sent it, unknown fields included.',
+    'The report item exactly as the gateway sent it, unknown fields included (only its keys when `omitted` lists `raw`).',
   ),
+  payloadRef: PayloadRefSchema.nullable().optional(),
+  omitted: OmittedSchema.optional(),
 });
 export type DeliveryReportData = z.infer<typeof DeliveryReportDataSchema>;
 
@@ -108,8 +135,10 @@ export const InboundMessageDataSchema = z.strictObject({
     }),
   ),
   raw: GatewayItemSchema.describe(
-    'The MO item exactly as the gateway sent it; attachment URLs are single-use and not for subscribers.',
+    'The MO item exactly as the gateway sent it; attachment URLs are single-use and not for subscribers. Only its keys and attachment list when `omitted` lists `raw`.',
   ),
+  payloadRef: PayloadRefSchema.nullable().optional(),
+  omitted: OmittedSchema.optional(),
 });
 export type InboundMessageData = z.infer<typeof InboundMessageDataSchema>;
 
@@ -123,8 +152,11 @@ export const UnrecognisedBodyDataSchema = z.strictObject({
     .describe('Top-level keys of the body, to route on without parsing it.'),
   body: z
     .string()
-    .describe('The body as received (UTF-8 text), cut at 64 KiB; the event table keeps it whole.'),
+    .describe(
+      'The body as received (UTF-8 text), cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
+    ),
   truncated: z.boolean(),
+  payloadRef: PayloadRefSchema.nullable().optional(),
 });
 export type UnrecognisedBodyData = z.infer<typeof UnrecognisedBodyDataSchema>;
 
@@ -140,9 +172,10 @@ export const QuarantinedItemDataSchema = z.strictObject({
   raw: z
     .string()
     .describe(
-      'The item (or body) as received, as text, cut at 64 KiB; the event table keeps it whole.',
+      'The item (or body) as received, as text, cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
     ),
   truncated: z.boolean(),
+  payloadRef: PayloadRefSchema.nullable().optional(),
 });
 export type QuarantinedItemData = z.infer<typeof QuarantinedItemDataSchema>;
 

@@ -1,4 +1,4 @@
-import type { EventTypeName } from '../events/catalogue.ts';
+import type { EventTypeName, PayloadRef } from '../events/catalogue.ts';
 import type { EventDetail } from '../events/envelope.ts';
 
 /**
@@ -27,6 +27,11 @@ export interface EventRecord {
   readonly expiresAt: number;
   /** The whole raw text of a quarantined item or unrecognised body (the event carries at most 64 KiB). */
   readonly payload?: string;
+  /**
+   * Where the body is kept when this item or its event could not hold it (claim check); the
+   * event's `data.payloadRef` says the same.
+   */
+  readonly payloadRef?: PayloadRef;
   /** Inbound messages with attachments: how many, so `fetch-attachments` can filter the stream on it. */
   readonly attachmentCount?: number;
   /** Accepted sends: the `awaiting-report` index keys (see `AWAITING_REPORT_INDEX`). */

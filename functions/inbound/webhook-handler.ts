@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { maskPhonesInText } from '../commons/helpers/mask.ts';
 import { matchesWebhookSecret, type WebhookSecretSource } from '../commons/webhook-secret.ts';
 import {
   type ReceiveDeps,
@@ -9,9 +10,6 @@ import {
   receiveReports,
   type WebhookKind,
 } from './receive-webhook.ts';
-
-/** Bodies above this are refused: the event table keeps every body whole in one item (400 KB). */
-export const MAX_BODY_BYTES = 256 * 1024;
 
 export interface WebhookHandlerDeps {
   readonly kind: WebhookKind;
@@ -29,49 +27,70 @@ const json = (statusCode: number, body: unknown): APIGatewayProxyResult => ({
 
 const NOT_FOUND = json(404, { message: 'Not Found' });
 const MO_SUCCESS = json(200, { code: '10000', message: 'success' });
-/** Any code of 20000 or above makes the gateway deliver the MO body again. */
+/**
+ * Any code of 20000 or above makes the gateway deliver the MO body again. The status is 500 as
+ * well, so a gateway that looked only at the status would redeliver too.
+ */
 const MO_RETRY = json(500, { code: '29999', message: 'temporary storage failure; deliver again' });
+const REPORT_RETRY = json(400, { message: 'temporary storage failure' });
 
 /**
  * The webhook contract of spec 01 §6, as one primary adapter for both routes:
  * `POST /webhooks/{secret}/report` answers 200 (stored), 204 (nothing to do) or 400 (deliver
  * again); `POST /webhooks/{secret}/mo` answers `{"code":"10000"}` after storage or a code of 20000
  * and above to be delivered again. A wrong secret answers 404 and touches nothing.
+ *
+ * Every body that reaches the handler is kept: there is no size limit here (API Gateway takes at
+ * most 10 MB and Lambda 6 MB; a body too large for one item or one event goes to the payload
+ * bucket). Anything that throws (the secret lookup, the store, S3) is answered with the contract's
+ * "deliver again", never with API Gateway's bare 5xx, and logged without the body.
  */
 export const createWebhookHandler =
   (deps: WebhookHandlerDeps) =>
   async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-    const { kind, logger, metrics } = deps;
-    if (!matchesWebhookSecret(event.pathParameters?.secret, await deps.secret())) {
-      metrics.addMetric('WebhookSecretRejected', MetricUnit.Count, 1);
-      logger.warn('webhook path secret did not match', { webhook: kind });
-      return NOT_FOUND;
-    }
-    const body =
-      event.body && event.isBase64Encoded
-        ? Buffer.from(event.body, 'base64').toString('utf8')
-        : event.body;
-    if (Buffer.byteLength(body ?? '', 'utf8') > MAX_BODY_BYTES) {
-      metrics.addMetric('WebhookBodyTooLarge', MetricUnit.Count, 1);
-      logger.error('webhook body too large to store; refused so the gateway keeps it', {
-        webhook: kind,
-        bytes: Buffer.byteLength(body ?? '', 'utf8'),
+    try {
+      return await handle(deps, event);
+    } catch (error) {
+      deps.metrics.addMetric('WebhookErrors', MetricUnit.Count, 1);
+      deps.logger.error('webhook failed; asking for redelivery', {
+        webhook: deps.kind,
+        error: describeError(error),
       });
-      return kind === 'report' ? json(400, { message: 'body too large' }) : MO_RETRY;
+      return deps.kind === 'report' ? REPORT_RETRY : MO_RETRY;
     }
-
-    const outcome =
-      kind === 'report'
-        ? await receiveReports(body, deps.receive)
-        : await receiveInbound(body, deps.receive);
-    record(outcome, deps);
-    if (outcome.result === 'retry')
-      return kind === 'report' ? json(400, { message: 'temporary storage failure' }) : MO_RETRY;
-    if (kind === 'mo') return MO_SUCCESS;
-    return outcome.result === 'empty'
-      ? { statusCode: 204, body: '' }
-      : json(200, { code: '10000', message: 'success' });
   };
+
+const handle = async (
+  deps: WebhookHandlerDeps,
+  event: APIGatewayProxyEvent,
+): Promise<APIGatewayProxyResult> => {
+  const { kind, logger, metrics } = deps;
+  if (!matchesWebhookSecret(event.pathParameters?.secret, await deps.secret())) {
+    metrics.addMetric('WebhookSecretRejected', MetricUnit.Count, 1);
+    logger.warn('webhook path secret did not match', { webhook: kind });
+    return NOT_FOUND;
+  }
+  const body =
+    event.body && event.isBase64Encoded
+      ? Buffer.from(event.body, 'base64').toString('utf8')
+      : event.body;
+  const outcome =
+    kind === 'report'
+      ? await receiveReports(body, deps.receive)
+      : await receiveInbound(body, deps.receive);
+  record(outcome, deps);
+  if (outcome.result === 'retry') return kind === 'report' ? REPORT_RETRY : MO_RETRY;
+  if (kind === 'mo') return MO_SUCCESS;
+  return outcome.result === 'empty'
+    ? { statusCode: 204, body: '' }
+    : json(200, { code: '10000', message: 'success' });
+};
+
+/** Name and the start of the message, phone-like digits masked: never the body. */
+const describeError = (error: unknown) =>
+  error instanceof Error
+    ? { name: error.name, message: maskPhonesInText(error.message.slice(0, 300)) }
+    : { name: typeof error, message: '' };
 
 const record = (outcome: ReceiveOutcome, { kind, logger, metrics }: WebhookHandlerDeps) => {
   const prefix = kind === 'report' ? 'Reports' : 'InboundMessages';

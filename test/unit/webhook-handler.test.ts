@@ -8,20 +8,23 @@ import {
   webhookSecretFromEnvironment,
 } from '../../functions/commons/webhook-secret.ts';
 import type { WebhookKind } from '../../functions/inbound/receive-webhook.ts';
-import { createWebhookHandler, MAX_BODY_BYTES } from '../../functions/inbound/webhook-handler.ts';
+import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { moBody, reportBody } from '../support/gateway-bodies.ts';
+import { MemoryPayloadStore } from '../support/limited-event-store.ts';
 
 const SECRET = { current: 'current-secret-0123456789', previous: 'previous-secret-0123456789' };
 
 const setup = (kind: WebhookKind) => {
   const store = new FakeEventStore();
+  const payloads = new MemoryPayloadStore();
   const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
   const handler = createWebhookHandler({
     kind,
     secret: async () => SECRET,
     receive: {
       store,
+      payloads,
       now: () => new Date('2026-11-21T00:00:00Z'),
       retentionDays: 35,
       concurrency: 4,
@@ -29,7 +32,7 @@ const setup = (kind: WebhookKind) => {
     logger: new Logger({ logLevel: 'SILENT' }),
     metrics,
   });
-  return { store, handler, metrics };
+  return { store, payloads, handler, metrics };
 };
 
 const event = (secret: string | undefined, body: string | null, isBase64Encoded = false) =>
@@ -100,13 +103,15 @@ describe('the report webhook contract', () => {
     expect(store.ofKind('report')).toHaveLength(1);
   });
 
-  it('refuses a body larger than it can store, so the gateway keeps it', async () => {
-    const { handler, store } = setup('report');
+  it('keeps a body larger than 256 KiB (in the payload bucket) instead of refusing it', async () => {
+    const { handler, store, payloads } = setup('report');
+    const body = 'x'.repeat(256 * 1024 + 1);
 
-    const answer = await handler(event(SECRET.current, 'x'.repeat(MAX_BODY_BYTES + 1)));
+    const answer = await handler(event(SECRET.current, body));
 
-    expect(answer.statusCode).toBe(400);
-    expect(store.puts).toBe(0);
+    expect(answer.statusCode).toBe(200);
+    expect(store.ofKind('quarantine')).toHaveLength(1);
+    expect([...payloads.objects.values()].map((bytes) => bytes.toString('utf8'))).toEqual([body]);
   });
 });
 

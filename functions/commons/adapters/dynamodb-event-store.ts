@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { EventRecord } from '../../inbound/event-record.ts';
-import type { EventStore } from '../../inbound/receive-webhook.ts';
+import { type EventStore, ItemRejectedError } from '../../inbound/receive-webhook.ts';
 
 // One client per container; it honours AWS_ENDPOINT_URL_DYNAMODB for the local run.
 let sharedDocumentClient: DynamoDBDocumentClient | undefined;
@@ -19,6 +19,10 @@ export const documentClient = (): DynamoDBDocumentClient => {
 export const isConditionalCheckFailure = (error: unknown): boolean =>
   error instanceof ConditionalCheckFailedException ||
   (error instanceof Error && error.name === 'ConditionalCheckFailedException');
+
+/** True for DynamoDB's `ValidationException`: the request itself is refused, not the moment. */
+export const isValidationFailure = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'ValidationException';
 
 /** The furthest a message has got, read from its stored reports. */
 export interface MessageStatus {
@@ -47,6 +51,10 @@ export class DynamoDbEventStore implements EventStore {
       return 'stored';
     } catch (error) {
       if (isConditionalCheckFailure(error)) return 'duplicate';
+      // DynamoDB's answer to an item it will never take (over 400 KB, a key over its limit, a
+      // string it cannot hold): retrying cannot help, so the receiver quarantines instead.
+      if (isValidationFailure(error))
+        throw new ItemRejectedError((error as Error).message, { cause: error });
       throw error;
     }
   }
