@@ -17,9 +17,10 @@ import {
 } from './reconcile/reconcile-status.ts';
 
 /**
- * `reconcile-status`, on a schedule (every 15 minutes): asks the gateway for the status of
- * accepted recipients whose report is late and stores what it learns (see `reconcileStatus`),
- * one run at a time (lease `reconcile-status` in the state table).
+ * `reconcile-status`, on a schedule: asks the gateway for the status of sends whose outcome is
+ * unknown (their last attempt got no answer) and of accepted recipients whose report is late, and
+ * stores what it learns (see `reconcileStatus`), one run at a time (lease `reconcile-status` in
+ * the state table).
  * Environment (read once): EVENT_TABLE_NAME, STATE_TABLE_NAME, RECONCILE_AFTER_MINUTES (default
  * 30), RECONCILE_HORIZON_HOURS (default 96), RECONCILE_MAX_RECIPIENTS (per run, default 5000),
  * EVENT_RETENTION_DAYS, STORE_CONCURRENCY, GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL,
@@ -61,6 +62,9 @@ export const handler = middy(async (_event: unknown, context: Context) => {
     {
       index: awaiting,
       ledger: awaiting,
+      unknown: awaiting,
+      guards: awaiting,
+      owner: `reconcile-status#${context.awsRequestId}`,
       gateway,
       receive,
       now: () => new Date(),
@@ -80,6 +84,9 @@ export const handler = middy(async (_event: unknown, context: Context) => {
   metrics.addMetric('StillPending', MetricUnit.Count, run.stillPending);
   metrics.addMetric('ReconcileStoreFailures', MetricUnit.Count, run.storeFailures);
   metrics.addMetric('NotQueried', MetricUnit.Count, run.notQueried);
+  metrics.addMetric('UnknownOutcomesAccepted', MetricUnit.Count, run.unknownAccepted);
+  metrics.addMetric('UnknownOutcomesNotSent', MetricUnit.Count, run.unknownNotSent);
+  metrics.addMetric('UnknownOutcomesPending', MetricUnit.Count, run.unknownPending);
   if (run.stoppedBy === 'complete') logger.info('reconcile-status run ended', { run });
   else logger.warn('reconcile-status run stopped early; the next run goes on', { run });
   return run;

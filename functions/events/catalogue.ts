@@ -210,9 +210,9 @@ export const MessageRejectedDataSchema = z.strictObject({
   code: z.string().describe("The gateway's code (per recipient or for the whole request)."),
   message: z.string().describe("The gateway's message."),
   category: z
-    .enum(['permanent', 'retries-exhausted'])
+    .enum(['permanent', 'retries-exhausted', 'not-sent'])
     .describe(
-      'permanent: the gateway refused it and would again; retries-exhausted: retryable failures until the queue gave up.',
+      'permanent: the gateway refused it and would again; retries-exhausted: retryable failures until the queue gave up; not-sent: the last attempt got no answer and the status query shows the gateway never accepted this cliKey (code INVALID_KEY), so it was not sent and may be sent again, under a new cliKey.',
     ),
 });
 export type MessageRejectedData = z.infer<typeof MessageRejectedDataSchema>;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { GatewayError } from '../commons/gateway/errors.ts';
 import type { StatusQueryData, StatusQueryItem } from '../commons/gateway/schemas/index.ts';
@@ -10,6 +11,7 @@ import {
   type ReceiveDeps,
   receiveReports,
 } from '../inbound/receive-webhook.ts';
+import { resolvedUnknownRecord, type UnknownOutcome } from '../sending/send-queued-message.ts';
 
 /** A recipient the gateway accepted, as listed in the `awaiting-report` index. */
 export interface AwaitingRecipient {
@@ -47,6 +49,46 @@ export interface ReportLedger {
   hasStatusUnavailable(cliKey: string): Promise<boolean>;
 }
 
+/**
+ * Recipients whose last send got no answer ({@link UnknownOutcome}), kept by the sender until the
+ * status query says what became of them.
+ */
+export interface UnknownOutcomeIndex {
+  /** One page of the entries attempted within `range` (UTC ISO 8601), oldest first. */
+  unknownPage(
+    range: { readonly from: string; readonly to: string },
+    limit: number,
+    start?: string,
+  ): Promise<{ readonly entries: readonly UnknownOutcome[]; readonly next?: string }>;
+  /** True when an outcome event of `cliKey` is stored (a later send or run decided it). */
+  hasOutcome(cliKey: string): Promise<boolean>;
+  /** Takes an entry off the index once its outcome is stored. */
+  resolve(cliKey: string): Promise<void>;
+  /** The sender's claim on the recipient (see `SendStore.claim`): no send of it while held. */
+  claim(cliKey: string, owner: string, until: number): Promise<'claimed' | 'busy'>;
+  release(cliKey: string, owner: string): Promise<void>;
+}
+
+/**
+ * Keeps a report built from a status answer from becoming a second item when the same delivery
+ * arrives (or arrived) by webhook or poll with another `ch`: the receivers key a report on
+ * `RESULT#<resultCode>#<ch>`, and the status query may answer another channel (the original
+ * instead of the fallback that delivered) or none.
+ */
+export interface ReportGuards {
+  /**
+   * Writes a guard item (no event) at each of `sortKeys` under `REPORT#<msgKey>` where nothing is
+   * stored, so that a receiver's conditional put there finds a duplicate. `reported` when one of
+   * them already holds a report (then no guard matters and none need be kept).
+   */
+  guard(
+    msgKey: string,
+    sortKeys: readonly string[],
+    guardOf: string,
+    expiresAt: number,
+  ): Promise<'clear' | 'reported'>;
+}
+
 /** The status query (spec 01 §4.13): 1 to 10 keys, each with the KST date of its send. */
 export interface StatusGateway {
   queryStatus(keys: Array<{ cliKey: string; reqDt: string }>): Promise<StatusQueryData>;
@@ -63,6 +105,8 @@ export const RECONCILE_DEFAULTS = {
   horizonHours: 96,
   maxRecipients: 5_000,
   pageSize: 100,
+  unknownAfterMinutes: 2,
+  notSentAfterMinutes: 10,
 } as const;
 
 export const ReconcileSettingsSchema = z
@@ -79,6 +123,13 @@ export const ReconcileSettingsSchema = z
     maxRecipients: z.int().min(1).default(RECONCILE_DEFAULTS.maxRecipients),
     /** Index entries read per page. */
     pageSize: z.int().min(1).max(1_000).default(RECONCILE_DEFAULTS.pageSize),
+    /** Unknown outcomes are first asked about this long after the attempt. */
+    unknownAfterMinutes: z.int().min(0).default(RECONCILE_DEFAULTS.unknownAfterMinutes),
+    /**
+     * An unknown outcome the gateway does not know (`INVALID_KEY`) is believed "not sent" only
+     * this long after the attempt: a request still in the gateway's intake is not yet queryable.
+     */
+    notSentAfterMinutes: z.int().min(1).default(RECONCILE_DEFAULTS.notSentAfterMinutes),
   })
   .refine((s) => s.horizonHours * 60 > s.afterMinutes, {
     path: ['horizonHours'],
@@ -89,6 +140,10 @@ export type ReconcileSettings = z.output<typeof ReconcileSettingsSchema>;
 export interface ReconcileDeps {
   readonly index: AwaitingReportIndex;
   readonly ledger: ReportLedger;
+  readonly unknown: UnknownOutcomeIndex;
+  readonly guards: ReportGuards;
+  /** Owner of the claims this run takes on unknown outcomes. @default a random UUID per run */
+  readonly owner?: string;
   readonly gateway: StatusGateway;
   /** Where reports and events go: the receivers' store, clock, retention and concurrency. */
   readonly receive: ReceiveDeps;
@@ -124,6 +179,16 @@ export interface ReconcileCounts {
   readonly quarantined: number;
   /** Entries found but not queried because the run stopped early. */
   readonly notQueried: number;
+  /** Unknown outcomes read from their index. */
+  readonly unknownExamined: number;
+  /** Unknown outcomes the gateway knew: "Message Accepted" stored. */
+  readonly unknownAccepted: number;
+  /** Unknown outcomes the gateway did not know after `notSentAfterMinutes`: "Message Rejected" (not-sent). */
+  readonly unknownNotSent: number;
+  /** Unknown outcomes decided meanwhile by another send: taken off their index. */
+  readonly unknownAlreadyDecided: number;
+  /** Unknown outcomes left for the next run (too recent to believe, claimed by a sender, no answer). */
+  readonly unknownPending: number;
   readonly stoppedBy: ReconcileStop;
   /** The gateway error that stopped the run, when one did. */
   readonly gatewayError?: string;
@@ -183,12 +248,22 @@ export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCou
     storeFailures: 0,
     quarantined: 0,
     notQueried: 0,
+    unknownExamined: 0,
+    unknownAccepted: 0,
+    unknownNotSent: 0,
+    unknownAlreadyDecided: 0,
+    unknownPending: 0,
     stoppedBy: 'complete',
   };
   const queue = new KeyQueue();
   const run: Run = { deps, counts, queue };
 
-  let stop: ReconcileStop | undefined;
+  // Unknown outcomes first: a producer waits on each of them, and there are few.
+  let stop: ReconcileStop | undefined = await resolveUnknownOutcomes(run, hasTimeLeft, owner(deps));
+  if (stop) {
+    counts.stoppedBy = stop;
+    return counts;
+  }
   for await (const recipients of awaitingRecipients(
     deps.index,
     hourBuckets(fromMs, toMs),
@@ -394,13 +469,42 @@ const reportFromStatus = (item: StatusQueryItem, msgKey: string): Record<string,
   return { ...fields, msgKey };
 };
 
-/** Stores finished statuses as reports; they leave the index only when every one is durable. */
+/**
+ * Stores finished statuses as reports; they leave the index only when every one is durable. A
+ * status whose delivery the receivers already stored under another `ch` is not stored again.
+ */
 const storeReports = async (
   run: Run,
-  finished: ReadonlyArray<{ key: PendingKey; report: Record<string, unknown> }>,
+  all: ReadonlyArray<{ key: PendingKey; report: Record<string, unknown> }>,
 ): Promise<void> => {
-  if (finished.length === 0) return;
+  if (all.length === 0) return;
   const { deps, counts } = run;
+  const expiresAt =
+    Math.floor(deps.receive.now().getTime() / 1000) + deps.receive.retentionDays * 86_400;
+  const reported = await mapWithConcurrency(all, deps.receive.concurrency, async (f) => {
+    const { msgKey, resultCode, ch, fbReasonLst } = f.report as {
+      msgKey: string;
+      resultCode: string;
+      ch?: string | null;
+      fbReasonLst?: ReadonlyArray<{ ch?: string | null }>;
+    };
+    const own = reportSortKey(resultCode, ch ?? null);
+    const others = [
+      ...new Set(
+        [...REPORT_CHANNELS, null, ...(fbReasonLst ?? []).map((reason) => reason.ch ?? null)].map(
+          (channel) => reportSortKey(resultCode, channel),
+        ),
+      ),
+    ].filter((sk) => sk !== own);
+    return (await deps.guards.guard(msgKey, others, own, expiresAt)) === 'reported';
+  });
+  const already = all.filter((_, i) => reported[i]);
+  counts.reportsDuplicate += already.length;
+  await mapWithConcurrency(already, deps.receive.concurrency, (f) =>
+    deps.index.settle(f.key.recipient.cliKey),
+  );
+  const finished = all.filter((_, i) => !reported[i]);
+  if (finished.length === 0) return;
   const outcome = await receiveReports(
     JSON.stringify({ rptLst: finished.map((f) => f.report) }),
     deps.receive,
@@ -438,6 +542,17 @@ const unavailableRecord = (
     deps.receive.retentionDays,
   );
 };
+
+/**
+ * The `ch` values a report may carry (the gateway's channel codes seen in reports and in the
+ * simulator). A status-built report guards the keys of all of them, so a webhook report of the
+ * same delivery with any of them is a duplicate; a channel outside this list is not guarded.
+ */
+export const REPORT_CHANNELS = ['SMS', 'LMS', 'MMS', 'RCS', 'PUSH', 'MSGR', 'BRAND'] as const;
+
+/** The sort key the receivers store a report under (`receive-webhook.ts`; a test holds them equal). */
+export const reportSortKey = (resultCode: string, ch: string | null): string =>
+  `RESULT#${resultCode}#${ch ?? '-'}`;
 
 /** Where the "Message Status Unavailable" event of a recipient is stored (once). */
 export const statusUnavailableKeys = (cliKey: string) => ({
@@ -480,3 +595,164 @@ class KeyQueue {
     for (const key of batch) this.add(key);
   }
 }
+
+// --- Unknown outcomes -------------------------------------------------------------------------
+
+/** A send that crossed KST midnight may be dated the next day by the gateway. */
+const LATE_ARRIVAL_MS = 2 * MINUTE_MS;
+/** How long this run's claim on an unknown outcome holds: one or two status calls. */
+const UNKNOWN_CLAIM_MS = 5 * MINUTE_MS;
+
+const owner = (deps: ReconcileDeps): string => deps.owner ?? `reconcile-status#${randomUUID()}`;
+
+/**
+ * Asks the gateway about recipients whose last send got no answer, and stores what it knows:
+ * "Message Accepted" when it has the cliKey (REG, ING or DONE; the report comes as usual), or
+ * "Message Rejected" (category `not-sent`) when it still does not know it `notSentAfterMinutes`
+ * after the attempt. While asking, the run holds the recipient's send claim, and a sender reads
+ * outcomes again after claiming: the cliKey is never sent while its outcome is being decided.
+ */
+const resolveUnknownOutcomes = async (
+  run: Run,
+  hasTimeLeft: () => boolean,
+  claimOwner: string,
+): Promise<ReconcileStop | undefined> => {
+  const { deps } = run;
+  const { settings } = deps;
+  const now = deps.now().getTime();
+  const range = {
+    from: new Date(now - settings.horizonHours * HOUR_MS).toISOString(),
+    to: new Date(now - settings.unknownAfterMinutes * MINUTE_MS).toISOString(),
+  };
+  let start: string | undefined;
+  do {
+    const page = await deps.unknown.unknownPage(range, settings.pageSize, start);
+    start = page.next;
+    const byDate = new Map<string, UnknownOutcome[]>();
+    for (const entry of page.entries) {
+      const reqDt = kstDate(entry.attemptedAt, 0);
+      byDate.set(reqDt, [...(byDate.get(reqDt) ?? []), entry]);
+    }
+    for (const [reqDt, entries] of byDate) {
+      for (let i = 0; i < entries.length; i += STATUS_QUERY_MAX_KEYS) {
+        if (!hasTimeLeft()) return 'time';
+        const stop = await resolveUnknownBatch(
+          run,
+          entries.slice(i, i + STATUS_QUERY_MAX_KEYS),
+          reqDt,
+          claimOwner,
+        );
+        if (stop) return stop;
+      }
+    }
+  } while (start !== undefined);
+  return undefined;
+};
+
+const resolveUnknownBatch = async (
+  run: Run,
+  entries: readonly UnknownOutcome[],
+  reqDt: string,
+  claimOwner: string,
+): Promise<ReconcileStop | undefined> => {
+  const { deps, counts } = run;
+  const now = deps.now().getTime();
+  const claimed: UnknownOutcome[] = [];
+  for (const entry of entries) {
+    counts.unknownExamined += 1;
+    if (await deps.unknown.hasOutcome(entry.cliKey)) {
+      await deps.unknown.resolve(entry.cliKey);
+      counts.unknownAlreadyDecided += 1;
+    } else if (
+      (await deps.unknown.claim(entry.cliKey, claimOwner, now + UNKNOWN_CLAIM_MS)) === 'claimed'
+    ) {
+      claimed.push(entry);
+    } else counts.unknownPending += 1;
+  }
+  if (claimed.length === 0) return undefined;
+  try {
+    // Decided between the look above and the claim (a sender that held an older claim).
+    const open: UnknownOutcome[] = [];
+    for (const entry of claimed) {
+      if (await deps.unknown.hasOutcome(entry.cliKey)) {
+        await deps.unknown.resolve(entry.cliKey);
+        counts.unknownAlreadyDecided += 1;
+      } else open.push(entry);
+    }
+    if (open.length === 0) return undefined;
+    const answers = await queryUnknown(run, open, reqDt);
+    if (answers === undefined) return 'gateway-unavailable';
+    for (const entry of open) {
+      let item = answers.get(entry.cliKey);
+      const laterDay = kstDate(
+        new Date(Date.parse(entry.attemptedAt) + LATE_ARRIVAL_MS).toISOString(),
+        0,
+      );
+      if (item?.status === 'INVALID_KEY' && laterDay !== reqDt) {
+        const later = await queryUnknown(run, [entry], laterDay);
+        if (later === undefined) return 'gateway-unavailable';
+        item = later.get(entry.cliKey);
+      }
+      const resolution = unknownResolution(entry, item, now, deps.settings);
+      if (resolution === undefined) {
+        counts.unknownPending += 1;
+        continue;
+      }
+      await deps.receive.store.putIfAbsent(
+        resolvedUnknownRecord(entry, resolution, deps.receive.now(), deps.receive.retentionDays),
+      );
+      await deps.unknown.resolve(entry.cliKey);
+      if (resolution.kind === 'accepted') counts.unknownAccepted += 1;
+      else counts.unknownNotSent += 1;
+    }
+    return undefined;
+  } finally {
+    for (const entry of claimed) await deps.unknown.release(entry.cliKey, claimOwner);
+  }
+};
+
+/** One status query for unknown outcomes; `undefined` when the gateway is unavailable. */
+const queryUnknown = async (
+  run: Run,
+  entries: readonly UnknownOutcome[],
+  reqDt: string,
+): Promise<Map<string, StatusQueryItem> | undefined> => {
+  const { deps, counts } = run;
+  try {
+    const answer = await deps.gateway.queryStatus(
+      entries.map((entry) => ({ cliKey: entry.cliKey, reqDt })),
+    );
+    counts.statusQueries += 1;
+    counts.keysQueried += entries.length;
+    return new Map(answer.cliKeyLst.map((item) => [item.cliKey, item]));
+  } catch (error) {
+    if (!(error instanceof GatewayError && error.retryable)) throw error;
+    counts.gatewayError = `${error.name}: ${error.message}`;
+    return undefined;
+  }
+};
+
+/** What a status answer means for an unknown outcome; `undefined` to ask again next run. */
+const unknownResolution = (
+  entry: UnknownOutcome,
+  item: StatusQueryItem | undefined,
+  now: number,
+  settings: ReconcileSettings,
+):
+  | { readonly kind: 'accepted'; readonly msgKey: string | null }
+  | { readonly kind: 'not-sent'; readonly status: string }
+  | undefined => {
+  switch (item?.status) {
+    case 'REG':
+    case 'ING':
+    case 'DONE':
+      return { kind: 'accepted', msgKey: item.msgKey ?? null };
+    case 'INVALID_KEY':
+      return now - Date.parse(entry.attemptedAt) >= settings.notSentAfterMinutes * MINUTE_MS
+        ? { kind: 'not-sent', status: 'INVALID_KEY' }
+        : undefined;
+    default:
+      // No item, OVER_DATE (cannot be within the horizon), or a status the spec does not list.
+      return undefined;
+  }
+};

@@ -546,6 +546,64 @@ const scheduledRecord = (
   );
 };
 
+/**
+ * The event that resolves an {@link UnknownOutcome}, once the status query has answered:
+ * `accepted` (the gateway knows the cliKey: "Message Accepted", listed for reconcile-status like
+ * any acceptance) or `not-sent` (the gateway does not know it: "Message Rejected", category
+ * `not-sent`). Same keys and idempotency key as the sender's own outcome, so only one is stored.
+ */
+export const resolvedUnknownRecord = (
+  unknown: UnknownOutcome,
+  resolution:
+    | { readonly kind: 'accepted'; readonly msgKey: string | null }
+    | { readonly kind: 'not-sent'; readonly status: string },
+  at: Date,
+  retentionDays: number,
+): EventRecord => {
+  const base = {
+    idempotencyKey: `send:${unknown.cliKey}`,
+    occurredAt: at.toISOString(),
+    receivedAt: at.toISOString(),
+    via: 'status-query' as const,
+  };
+  const recipient = {
+    cliKey: unknown.cliKey,
+    channel: unknown.channel,
+    phone: unknown.phone,
+    sqsMessageId: unknown.sqsMessageId,
+  };
+  const keys = { pk: `SEND#${unknown.cliKey}`, sk: 'OUTCOME', kind: 'send' as const };
+  if (resolution.kind === 'not-sent')
+    return toEventRecord(
+      keys,
+      buildEventDetail('messageRejected', {
+        ...base,
+        data: {
+          ...recipient,
+          code: resolution.status,
+          message: `no answer to the last attempt (${unknown.code}); the status query does not know this cliKey: not sent`,
+          category: 'not-sent',
+        },
+      }),
+      retentionDays,
+    );
+  return {
+    ...toEventRecord(
+      keys,
+      buildEventDetail('messageAccepted', {
+        ...base,
+        data: { ...recipient, msgKey: resolution.msgKey, alreadyAccepted: false, code: '10000' },
+      }),
+      retentionDays,
+    ),
+    // Accepted when it was sent: reconcile-status looks for its report from then on.
+    awaitingReportBucket: unknown.attemptedAt.slice(0, 13),
+    acceptedAt: unknown.attemptedAt,
+    cliKey: unknown.cliKey,
+    ...(resolution.msgKey ? { msgKey: resolution.msgKey } : {}),
+  };
+};
+
 const sendRejectedRecord = (
   delivery: QueueDelivery,
   problems: ReadonlyArray<{ path: string; message: string }>,

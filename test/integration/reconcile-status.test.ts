@@ -18,9 +18,13 @@ import { DynamoDbLease } from '../../functions/commons/adapters/dynamodb-lease.t
 import { DynamoDbRateLimiter } from '../../functions/commons/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../../functions/commons/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.ts';
+import { GatewayTransportError } from '../../functions/commons/gateway/errors.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import type { ReportItem } from '../../functions/commons/gateway/schemas/index.ts';
+import {
+  type ReportItem,
+  ReportItemSchema,
+} from '../../functions/commons/gateway/schemas/index.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import type { EventRecord } from '../../functions/inbound/event-record.ts';
 import {
@@ -33,9 +37,13 @@ import {
   ReconcileSettingsSchema,
   reconcileStatus,
   reconcileStatusExclusively,
+  reportSortKey,
   type StatusGateway,
 } from '../../functions/reconcile/reconcile-status.ts';
-import { sendQueuedMessage } from '../../functions/sending/send-queued-message.ts';
+import {
+  type SendGateway,
+  sendQueuedMessage,
+} from '../../functions/sending/send-queued-message.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
@@ -119,6 +127,8 @@ const statusGateway: StatusGateway = {
 const reconcileDeps = (): ReconcileDeps => ({
   index: awaiting,
   ledger: awaiting,
+  unknown: awaiting,
+  guards: awaiting,
   gateway: statusGateway,
   receive,
   now: simNow,
@@ -154,18 +164,20 @@ const send = async (count: number): Promise<string[]> => {
 const pollAll = async (): Promise<ReportItem[]> => {
   const items: ReportItem[] = [];
   for (let page = await client.pollReports(); page !== null; page = await client.pollReports()) {
-    items.push(...page.rptLst);
+    // Polled pages are read item by item; the simulator's items all parse.
+    items.push(...page.rptLst.map((item) => ReportItemSchema.parse(item)));
     await client.confirmReports([page.rptKey]);
   }
   await sim.advance(11_000);
   return items;
 };
 
+/** The event items (not report guards, which carry no event) whose `pk` starts with `prefix`. */
 const itemsOf = async (prefix: string) => {
   const answer = await documents.send(
     new ScanCommand({
       TableName: eventTable,
-      FilterExpression: 'begins_with(pk, :prefix)',
+      FilterExpression: 'begins_with(pk, :prefix) AND attribute_exists(detailType)',
       ExpressionAttributeValues: { ':prefix': prefix },
     }),
   );
@@ -331,5 +343,120 @@ describe('reconcile-status against the simulator', () => {
     expect(runs.map((run) => run.kind).sort()).toEqual(['busy', 'done']);
     expect(statusCalls).toHaveLength(1);
     expect(await itemsOf('REPORT#')).toHaveLength(3);
+  });
+});
+
+describe('unknown outcomes against the simulator', () => {
+  const lostAnswer = () =>
+    new GatewayTransportError('timeout', { code: 'TIMEOUT', message: 'no answer', endpoint: 'e' });
+
+  /** The last delivery of a message whose answer is lost, after (or instead of) reaching the gateway. */
+  const sendLastTime = async (count: number, reachesGateway: boolean) => {
+    const message = { channel: 'sms', ...smsBody(count) };
+    const real = new GatewaySender(client);
+    const gateway: SendGateway = {
+      send: async (request) => {
+        if (reachesGateway) await real.send(request);
+        throw lostAnswer();
+      },
+    };
+    const result = await sendQueuedMessage(
+      {
+        body: JSON.stringify(message),
+        messageId: `m-${Math.random()}`,
+        sentAt: simNow(),
+        receiveCount: 6,
+        maxReceiveCount: 6,
+      },
+      {
+        store: new DynamoDbSendStore(eventTable, 35, documents),
+        gateway,
+        rateLimiter: new DynamoDbRateLimiter(`state-${tableNumber}`, { quota: 1_000 }, documents),
+        now: simNow,
+        retentionDays: 35,
+        claimLeaseMs: 30_000,
+        deadline: Date.now() + 20_000,
+      },
+    );
+    expect(result).toMatchObject({ kind: 'done', rejected: 0, unknown: count });
+    return message.recvInfoLst.map((recipient) => recipient.cliKey);
+  };
+
+  const outcomes = async () =>
+    (await documents.send(new ScanCommand({ TableName: eventTable }))).Items ?? [];
+
+  it('publishes "Message Accepted" for a send the gateway took although its answer was lost', async () => {
+    // Prepare
+    const keys = await sendLastTime(2, true);
+    expect(stored.filter((r) => r.pk.startsWith('SEND#'))).toHaveLength(0);
+    await sim.advance(3 * MINUTE);
+
+    // Act
+    const run = await reconcileStatus(reconcileDeps());
+
+    // Assess
+    expect(run).toMatchObject({ unknownAccepted: 2, unknownNotSent: 0 });
+    const accepted = stored.filter((r) => r.detailType === 'Message Accepted');
+    expect(accepted.map((r) => r.cliKey).sort()).toEqual([...keys].sort());
+    const items = await outcomes();
+    const unknown = items.filter((item) => item.sk === 'UNKNOWN');
+    expect(unknown).toHaveLength(2);
+    expect(unknown.every((item) => item.awaitingReportBucket === undefined)).toBe(true);
+    expect(items.filter((item) => item.detailType === 'Message Rejected')).toHaveLength(0);
+  });
+
+  it('publishes a not-sent rejection for a send the gateway never saw, once it has waited', async () => {
+    // Prepare
+    const [key] = await sendLastTime(1, false);
+    await sim.advance(3 * MINUTE);
+    const early = await reconcileStatus(reconcileDeps());
+    await sim.advance(10 * MINUTE);
+
+    // Act
+    const late = await reconcileStatus(reconcileDeps());
+
+    // Assess
+    expect(early).toMatchObject({ unknownPending: 1, unknownNotSent: 0 });
+    expect(late).toMatchObject({ unknownNotSent: 1 });
+    const rejected = stored.filter((r) => r.detailType === 'Message Rejected');
+    expect(rejected.map((r) => JSON.parse(r.detail).data)).toEqual([
+      expect.objectContaining({ cliKey: key, category: 'not-sent', code: 'INVALID_KEY' }),
+    ]);
+  });
+});
+
+describe('report guards in the event table', () => {
+  const report = (ch: string | null) =>
+    JSON.stringify({
+      rptLst: [{ msgKey: 'G-1', cliKey: 'g1', ch, resultCode: '10000', fbReasonLst: null }],
+    });
+
+  it("make a receiver's report of the same delivery under another ch a duplicate, and are no report themselves", async () => {
+    // Prepare
+    const expiresAt = Math.floor(Date.now() / 1000) + 3_600;
+    const own = reportSortKey('10000', null);
+
+    // Act
+    const guarded = await awaiting.guard(
+      'G-1',
+      [reportSortKey('10000', 'SMS'), reportSortKey('10000', 'LMS')],
+      own,
+      expiresAt,
+    );
+    const onlyGuards = await awaiting.hasReport('G-1');
+    const webhook = await receiveReports(report('LMS'), receive);
+    const again = await awaiting.guard('G-1', [reportSortKey('10000', 'SMS')], own, expiresAt);
+
+    // Assess
+    expect(guarded).toBe('clear');
+    expect(onlyGuards).toBe(false);
+    expect(webhook.duplicates).toBe(1);
+    expect(stored).toHaveLength(0);
+    expect(again).toBe('clear');
+    await receiveReports(report('MMS'), receive);
+    expect(await awaiting.hasReport('G-1')).toBe(true);
+    expect(await awaiting.guard('G-1', [reportSortKey('10000', 'MMS')], own, expiresAt)).toBe(
+      'reported',
+    );
   });
 });

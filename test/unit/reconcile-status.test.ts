@@ -22,7 +22,8 @@ import {
   reconcileStatusExclusively,
   type StatusGateway,
 } from '../../functions/reconcile/reconcile-status.ts';
-import { FakeEventStore } from '../support/fake-event-store.ts';
+import type { FakeEventStore } from '../support/fake-event-store.ts';
+import { FakeUnknownOutcomes, GuardedEventStore } from '../support/fake-reconcile-ports.ts';
 
 const NOW = Date.parse('2026-03-11T06:00:00.000Z'); // 15:00 KST
 const MINUTE = 60_000;
@@ -127,7 +128,7 @@ class FakeStatusGateway implements StatusGateway {
 
 interface World {
   readonly index: FakeAwaitingIndex;
-  readonly store: FakeEventStore;
+  readonly store: GuardedEventStore;
   readonly ledger: ReturnType<typeof ledgerOf>;
   readonly gateway: FakeStatusGateway;
   deps(overrides?: Partial<ReconcileDeps>): ReconcileDeps;
@@ -141,8 +142,9 @@ interface World {
 
 const world = (settings: Partial<ReconcileDeps['settings']> = {}): World => {
   const index = new FakeAwaitingIndex();
-  const store = new FakeEventStore();
+  const store = new GuardedEventStore();
   const ledger = ledgerOf(store);
+  const unknown = new FakeUnknownOutcomes(store);
   const gateway = new FakeStatusGateway();
   return {
     index,
@@ -152,6 +154,8 @@ const world = (settings: Partial<ReconcileDeps['settings']> = {}): World => {
     deps: (overrides = {}) => ({
       index,
       ledger,
+      unknown,
+      guards: store,
       gateway,
       receive: { store, now: () => new Date(NOW), retentionDays: 35, concurrency: 4 },
       now: () => new Date(NOW),
@@ -606,6 +610,8 @@ describe('settings and buckets', () => {
       horizonHours: 96,
       maxRecipients: 5_000,
       pageSize: 100,
+      unknownAfterMinutes: 2,
+      notSentAfterMinutes: 10,
     });
   });
 

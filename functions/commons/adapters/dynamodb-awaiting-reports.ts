@@ -1,6 +1,7 @@
 import {
   type DynamoDBDocumentClient,
   GetCommand,
+  PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -8,21 +9,33 @@ import { z } from 'zod';
 import {
   type AwaitingPage,
   type AwaitingReportIndex,
+  type ReportGuards,
   type ReportLedger,
   statusUnavailableKeys,
+  type UnknownOutcomeIndex,
 } from '../../reconcile/reconcile-status.ts';
+import { SEND_CHANNELS } from '../../sending/channels.ts';
+import type { UnknownOutcome } from '../../sending/send-queued-message.ts';
 import { AWAITING_REPORT_INDEX } from '../tables.ts';
-import {
-  DynamoDbEventStore,
-  documentClient,
-  isConditionalCheckFailure,
-} from './dynamodb-event-store.ts';
+import { documentClient, isConditionalCheckFailure } from './dynamodb-event-store.ts';
+import { DynamoDbSendStore, UNKNOWN_OUTCOME_BUCKET } from './dynamodb-send-store.ts';
 
 /** The fields of an `awaiting-report` index entry (an accepted send's `OUTCOME` item) we read. */
 const AwaitingEntrySchema = z.looseObject({
   cliKey: z.string().min(1),
   msgKey: z.string().min(1).optional(),
   acceptedAt: z.iso.datetime({ offset: true }),
+});
+
+/** An unknown-outcome item (`SEND#<cliKey>` / `UNKNOWN`) as the sender wrote it. */
+const UnknownEntrySchema = z.looseObject({
+  cliKey: z.string().min(1),
+  channel: z.enum(SEND_CHANNELS),
+  phone: z.string().nullable(),
+  sqsMessageId: z.string(),
+  attemptedAt: z.iso.datetime({ offset: true }),
+  code: z.string(),
+  message: z.string(),
 });
 
 /** `LastEvaluatedKey` of an index page: the table's and the index's keys. */
@@ -32,25 +45,30 @@ const StartKeySchema = z.record(z.string(), z.string());
  * The event table as `reconcile-status` reads it: the `awaiting-report` index (Query on the index),
  * stored reports (`REPORT#<msgKey>`, Query) and unavailable-status events (`STATUS#<cliKey>`,
  * GetItem); settling removes `awaitingReportBucket` from the `OUTCOME` item (UpdateItem), which
- * takes it off the sparse index.
+ * takes it off the sparse index. Unknown outcomes are the `UNKNOWN` partition of the same index
+ * (`SEND#<cliKey>` / `UNKNOWN` items); report guards are items without `detailType` (never
+ * published) at the keys a receiver would store a report under.
  */
-export class DynamoDbAwaitingReports implements AwaitingReportIndex, ReportLedger {
-  private readonly events: DynamoDbEventStore;
+export class DynamoDbAwaitingReports
+  implements AwaitingReportIndex, ReportLedger, UnknownOutcomeIndex, ReportGuards
+{
+  private readonly sends: DynamoDbSendStore;
 
   constructor(
     private readonly tableName: string,
     private readonly client: DynamoDBDocumentClient = documentClient(),
   ) {
-    this.events = new DynamoDbEventStore(tableName, client);
+    // Only its claims are used: a claim item lives a day at most (the sender's own outlives it).
+    this.sends = new DynamoDbSendStore(tableName, 1, client);
   }
 
-  async page(
+  private queryIndex(
     bucket: string,
     range: { readonly from: string; readonly to: string },
     limit: number,
     start?: string,
-  ): Promise<AwaitingPage> {
-    const answer = await this.client.send(
+  ) {
+    return this.client.send(
       new QueryCommand({
         TableName: this.tableName,
         IndexName: AWAITING_REPORT_INDEX.name,
@@ -60,12 +78,20 @@ export class DynamoDbAwaitingReports implements AwaitingReportIndex, ReportLedge
           '#at': AWAITING_REPORT_INDEX.sortKey,
         },
         ExpressionAttributeValues: { ':bucket': bucket, ':from': range.from, ':to': range.to },
-        ProjectionExpression: 'cliKey, msgKey, acceptedAt',
         Limit: limit,
         ExclusiveStartKey:
           start === undefined ? undefined : StartKeySchema.parse(JSON.parse(start)),
       }),
     );
+  }
+
+  async page(
+    bucket: string,
+    range: { readonly from: string; readonly to: string },
+    limit: number,
+    start?: string,
+  ): Promise<AwaitingPage> {
+    const answer = await this.queryIndex(bucket, range, limit, start);
     // Every accepted OUTCOME item carries these; an entry without them cannot be queried anyway.
     const recipients = (answer.Items ?? []).flatMap((item) => {
       const parsed = AwaitingEntrySchema.safeParse(item);
@@ -101,8 +127,104 @@ export class DynamoDbAwaitingReports implements AwaitingReportIndex, ReportLedge
     }
   }
 
+  /** Report items only: a guard alone (a run that stopped before its report) is no report. */
   async hasReport(msgKey: string): Promise<boolean> {
-    return (await this.events.messageStatus(msgKey)) !== undefined;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const answer = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :result)',
+          FilterExpression: 'attribute_exists(detailType)',
+          ExpressionAttributeValues: { ':pk': `REPORT#${msgKey}`, ':result': 'RESULT#' },
+          ProjectionExpression: 'pk',
+          ExclusiveStartKey: start,
+        }),
+      );
+      if ((answer.Items ?? []).length > 0) return true;
+      start = answer.LastEvaluatedKey;
+    } while (start !== undefined);
+    return false;
+  }
+
+  async guard(
+    msgKey: string,
+    sortKeys: readonly string[],
+    guardOf: string,
+    expiresAt: number,
+  ): Promise<'clear' | 'reported'> {
+    let reported = false;
+    await Promise.all(
+      sortKeys.map(async (sk) => {
+        try {
+          await this.client.send(
+            new PutCommand({
+              TableName: this.tableName,
+              Item: { pk: `REPORT#${msgKey}`, sk, reportGuardOf: guardOf, expiresAt },
+              // A guard of an earlier run that stopped before its report may be written again.
+              ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(reportGuardOf)',
+            }),
+          );
+        } catch (error) {
+          if (!isConditionalCheckFailure(error)) throw error;
+          reported = true;
+        }
+      }),
+    );
+    return reported ? 'reported' : 'clear';
+  }
+
+  async unknownPage(
+    range: { readonly from: string; readonly to: string },
+    limit: number,
+    start?: string,
+  ): Promise<{ readonly entries: readonly UnknownOutcome[]; readonly next?: string }> {
+    const answer = await this.queryIndex(UNKNOWN_OUTCOME_BUCKET, range, limit, start);
+    const entries = (answer.Items ?? []).flatMap((item) => {
+      const parsed = UnknownEntrySchema.safeParse(item);
+      if (!parsed.success) return [];
+      const { cliKey, channel, phone, sqsMessageId, attemptedAt, code, message } = parsed.data;
+      return [{ cliKey, channel, phone, sqsMessageId, attemptedAt, code, message }];
+    });
+    return answer.LastEvaluatedKey
+      ? { entries, next: JSON.stringify(answer.LastEvaluatedKey) }
+      : { entries };
+  }
+
+  async hasOutcome(cliKey: string): Promise<boolean> {
+    const answer = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: `SEND#${cliKey}`, sk: 'OUTCOME' },
+        ProjectionExpression: 'pk',
+      }),
+    );
+    return answer.Item !== undefined;
+  }
+
+  async resolve(cliKey: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: `SEND#${cliKey}`, sk: 'UNKNOWN' },
+          UpdateExpression: 'REMOVE #bucket SET resolvedAt = :at',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#bucket': AWAITING_REPORT_INDEX.partitionKey },
+          ExpressionAttributeValues: { ':at': new Date().toISOString() },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailure(error)) throw error;
+    }
+  }
+
+  claim(cliKey: string, owner: string, until: number): Promise<'claimed' | 'busy'> {
+    return this.sends.claim(cliKey, owner, until);
+  }
+
+  release(cliKey: string, owner: string): Promise<void> {
+    return this.sends.release(cliKey, owner);
   }
 
   async hasStatusUnavailable(cliKey: string): Promise<boolean> {

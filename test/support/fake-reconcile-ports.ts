@@ -1,0 +1,86 @@
+import type { EventRecord } from '../../functions/inbound/event-record.ts';
+import type {
+  ReportGuards,
+  UnknownOutcomeIndex,
+} from '../../functions/reconcile/reconcile-status.ts';
+import type { UnknownOutcome } from '../../functions/sending/send-queued-message.ts';
+import { FakeEventStore } from './fake-event-store.ts';
+
+/**
+ * An event table in memory whose report guards behave as the DynamoDB adapter's: a guard is an
+ * item without an event at a receiver's key, so a receiver's conditional put there is a duplicate.
+ */
+export class GuardedEventStore extends FakeEventStore implements ReportGuards {
+  /** `pk|sk` of every guard item, with the report key it guards for. */
+  readonly guards = new Map<string, string>();
+
+  override async putIfAbsent(record: EventRecord): Promise<'stored' | 'duplicate'> {
+    if (this.guards.has(`${record.pk}|${record.sk}`)) return 'duplicate';
+    return super.putIfAbsent(record);
+  }
+
+  async guard(
+    msgKey: string,
+    sortKeys: readonly string[],
+    guardOf: string,
+    _expiresAt: number,
+  ): Promise<'clear' | 'reported'> {
+    let reported = false;
+    for (const sk of sortKeys) {
+      const key = `REPORT#${msgKey}|${sk}`;
+      if (this.items.has(key)) reported = true;
+      else this.guards.set(key, guardOf);
+    }
+    return reported ? 'reported' : 'clear';
+  }
+
+  /** Report events stored (guards are not events). */
+  reportEvents(): EventRecord[] {
+    return this.ofKind('report');
+  }
+}
+
+/** Unknown outcomes in memory, with the send store's claim rules and the event table's outcomes. */
+export class FakeUnknownOutcomes implements UnknownOutcomeIndex {
+  readonly entries = new Map<string, UnknownOutcome>();
+  readonly claims = new Map<string, { owner: string; until: number }>();
+  now = () => Date.now();
+
+  constructor(private readonly store: FakeEventStore) {}
+
+  add(entry: UnknownOutcome): void {
+    this.entries.set(entry.cliKey, entry);
+  }
+
+  async unknownPage(range: { from: string; to: string }, limit: number, start?: string) {
+    const matching = [...this.entries.values()]
+      .filter((e) => e.attemptedAt >= range.from && e.attemptedAt <= range.to)
+      .sort((a, b) => `${a.attemptedAt}|${a.cliKey}`.localeCompare(`${b.attemptedAt}|${b.cliKey}`))
+      .filter((e) => start === undefined || `${e.attemptedAt}|${e.cliKey}` > start);
+    const entries = matching.slice(0, limit);
+    const last = entries.at(-1);
+    return matching.length > limit && last
+      ? { entries, next: `${last.attemptedAt}|${last.cliKey}` }
+      : { entries };
+  }
+
+  async hasOutcome(cliKey: string): Promise<boolean> {
+    return this.store.items.has(`SEND#${cliKey}|OUTCOME`);
+  }
+
+  async resolve(cliKey: string): Promise<void> {
+    this.entries.delete(cliKey);
+  }
+
+  async claim(cliKey: string, owner: string, until: number): Promise<'claimed' | 'busy'> {
+    const current = this.claims.get(cliKey);
+    if (current && current.until >= this.now() && current.owner !== owner) return 'busy';
+    this.claims.set(cliKey, { owner, until });
+    return 'claimed';
+  }
+
+  async release(cliKey: string, owner: string): Promise<void> {
+    const current = this.claims.get(cliKey);
+    if (current?.owner === owner) this.claims.set(cliKey, { owner, until: 0 });
+  }
+}

@@ -1,0 +1,289 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type StatusQueryData,
+  StatusQueryDataSchema,
+} from '../../functions/commons/gateway/schemas/index.ts';
+import { formatKst } from '../../functions/commons/helpers/kst.ts';
+import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import {
+  type AwaitingReportIndex,
+  type ReconcileDeps,
+  ReconcileSettingsSchema,
+  type ReportLedger,
+  reconcileStatus,
+  reportSortKey,
+  type StatusGateway,
+} from '../../functions/reconcile/reconcile-status.ts';
+import type { UnknownOutcome } from '../../functions/sending/send-queued-message.ts';
+import { FakeUnknownOutcomes, GuardedEventStore } from '../support/fake-reconcile-ports.ts';
+
+const NOW = Date.parse('2026-03-11T06:00:00.000Z'); // 15:00 KST
+const MINUTE = 60_000;
+const ago = (ms: number) => new Date(NOW - ms).toISOString();
+
+/** A status query that knows some cliKeys (each on the KST date it was sent) and answers the rest INVALID_KEY. */
+class StatusByKey implements StatusGateway {
+  readonly calls: Array<Array<{ cliKey: string; reqDt: string }>> = [];
+  readonly known = new Map<string, { reqDt: string; item: Record<string, unknown> }>();
+
+  async queryStatus(keys: Array<{ cliKey: string; reqDt: string }>): Promise<StatusQueryData> {
+    this.calls.push(keys);
+    return StatusQueryDataSchema.parse({
+      cliKeyLst: keys.map(({ cliKey, reqDt }) => {
+        const known = this.known.get(cliKey);
+        return known && known.reqDt === reqDt
+          ? { cliKey, ...known.item }
+          : { cliKey, status: 'INVALID_KEY' };
+      }),
+    });
+  }
+}
+
+const emptyIndex: AwaitingReportIndex = {
+  page: async () => ({ recipients: [] }),
+  settle: async () => {},
+};
+
+const setup = () => {
+  const store = new GuardedEventStore();
+  const unknown = new FakeUnknownOutcomes(store);
+  unknown.now = () => NOW;
+  const gateway = new StatusByKey();
+  const ledger: ReportLedger = {
+    hasReport: async (msgKey) => store.reportEvents().some((r) => r.pk === `REPORT#${msgKey}`),
+    hasStatusUnavailable: async () => false,
+  };
+  const deps = (overrides: Partial<ReconcileDeps> = {}): ReconcileDeps => ({
+    index: emptyIndex,
+    ledger,
+    unknown,
+    guards: store,
+    gateway,
+    receive: { store, now: () => new Date(NOW), retentionDays: 35, concurrency: 4 },
+    now: () => new Date(NOW),
+    settings: ReconcileSettingsSchema.parse({}),
+    owner: 'run-1',
+    ...overrides,
+  });
+  return { store, unknown, gateway, deps };
+};
+
+const entry = (cliKey: string, attemptedAt: string): UnknownOutcome => ({
+  cliKey,
+  channel: 'sms',
+  phone: '010-0000-0000',
+  sqsMessageId: 'sqs-1',
+  attemptedAt,
+  code: 'TIMEOUT',
+  message: 'no answer within 30000 ms',
+});
+
+const sendEvents = (store: GuardedEventStore, type: string) =>
+  store
+    .ofKind('send')
+    .filter((r) => r.detailType === type)
+    .map(
+      (r) =>
+        JSON.parse(r.detail) as {
+          metadata: Record<string, unknown>;
+          data: Record<string, unknown>;
+        },
+    );
+
+describe('reconcileStatus on unknown outcomes', () => {
+  it('publishes "Message Accepted" for a cliKey the gateway knows, a few minutes after the attempt', async () => {
+    // Prepare
+    const w = setup();
+    const attemptedAt = ago(3 * MINUTE);
+    w.unknown.add(entry('u1', attemptedAt));
+    w.gateway.known.set('u1', {
+      reqDt: formatKst(Date.parse(attemptedAt), 'YYYY-MM-DD'),
+      item: { msgKey: 'M-u1', ch: 'SMS', status: 'REG' },
+    });
+
+    // Act
+    const result = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(result).toMatchObject({ unknownExamined: 1, unknownAccepted: 1, unknownNotSent: 0 });
+    const [accepted, ...others] = sendEvents(w.store, 'Message Accepted');
+    expect(others).toHaveLength(0);
+    expect(accepted?.data).toMatchObject({
+      cliKey: 'u1',
+      msgKey: 'M-u1',
+      channel: 'sms',
+      sqsMessageId: 'sqs-1',
+    });
+    expect(accepted?.metadata).toMatchObject({ via: 'status-query', idempotencyKey: 'send:u1' });
+    // Listed for the late-report search from the time of the attempt.
+    expect(w.store.items.get('SEND#u1|OUTCOME')).toMatchObject({
+      awaitingReportBucket: attemptedAt.slice(0, 13),
+      acceptedAt: attemptedAt,
+    });
+    expect(w.unknown.entries.size).toBe(0);
+    expect([...w.unknown.claims.values()].every((c) => c.until === 0)).toBe(true);
+  });
+
+  it('waits before it believes the gateway does not know a cliKey, then publishes a not-sent rejection', async () => {
+    // Prepare
+    const w = setup();
+    w.unknown.add(entry('young', ago(4 * MINUTE)));
+    w.unknown.add(entry('old', ago(11 * MINUTE)));
+
+    // Act
+    const result = await reconcileStatus(w.deps());
+
+    // Assess
+    expect(result).toMatchObject({ unknownNotSent: 1, unknownPending: 1 });
+    expect(sendEvents(w.store, 'Message Rejected').map((e) => e.data)).toEqual([
+      expect.objectContaining({ cliKey: 'old', category: 'not-sent', code: 'INVALID_KEY' }),
+    ]);
+    expect([...w.unknown.entries.keys()]).toEqual(['young']);
+    expect(sendEvents(w.store, 'Message Accepted')).toHaveLength(0);
+  });
+
+  it('leaves alone an attempt younger than the first wait', async () => {
+    const w = setup();
+    w.unknown.add(entry('fresh', ago(30_000)));
+
+    const result = await reconcileStatus(w.deps());
+
+    expect(result.unknownExamined).toBe(0);
+    expect(w.gateway.calls).toHaveLength(0);
+  });
+
+  it('asks the next KST day too for an attempt just before midnight', async () => {
+    // Prepare: attempted at 23:59:30 KST; the gateway dated it the next day.
+    const w = setup();
+    const attemptedAt = '2026-03-10T14:59:30.000Z';
+    w.unknown.add(entry('midnight', attemptedAt));
+    w.gateway.known.set('midnight', {
+      reqDt: '2026-03-11',
+      item: { msgKey: 'M-m', ch: 'SMS', status: 'DONE', resultCode: '10000' },
+    });
+
+    // Act
+    await reconcileStatus(w.deps());
+
+    // Assess
+    expect(w.gateway.calls.map((call) => call[0]?.reqDt)).toEqual(['2026-03-10', '2026-03-11']);
+    expect(sendEvents(w.store, 'Message Accepted')).toHaveLength(1);
+    expect(sendEvents(w.store, 'Message Rejected')).toHaveLength(0);
+  });
+
+  it('takes off its index, without asking, an unknown outcome a later send has decided', async () => {
+    const w = setup();
+    w.unknown.add(entry('decided', ago(20 * MINUTE)));
+    await w.store.putIfAbsent({
+      pk: 'SEND#decided',
+      sk: 'OUTCOME',
+      kind: 'send',
+      detailType: 'Message Accepted',
+      detail: '{}',
+      eventId: 'e',
+      receivedAt: ago(MINUTE),
+      expiresAt: 0,
+    });
+
+    const result = await reconcileStatus(w.deps());
+
+    expect(result).toMatchObject({ unknownAlreadyDecided: 1, statusQueries: 0 });
+    expect(w.unknown.entries.size).toBe(0);
+  });
+
+  it('does not decide a cliKey a sender is sending right now', async () => {
+    const w = setup();
+    w.unknown.add(entry('busy', ago(20 * MINUTE)));
+    await w.unknown.claim('busy', 'sqs-2#1#attempt', NOW + 60_000);
+
+    const result = await reconcileStatus(w.deps());
+
+    expect(result).toMatchObject({ unknownPending: 1, statusQueries: 0 });
+    expect(w.store.ofKind('send')).toHaveLength(0);
+  });
+});
+
+describe('a report found by the status query and by a receiver', () => {
+  const MSG = 'M-r1';
+  const webhookBody = (ch: string | null) =>
+    JSON.stringify({
+      rptLst: [
+        {
+          msgKey: MSG,
+          cliKey: 'r1',
+          ch,
+          resultCode: '10000',
+          resultCodeDesc: 'success',
+          fbReasonLst: ch === 'SMS' ? [{ ch: 'RCS', fbResultCode: '54002' }] : null,
+          telco: 'SKT',
+          rptDt: '2026-03-11 14:00:00',
+          productCode: 'SMS',
+        },
+      ],
+    });
+
+  /** A recipient accepted 2 hours ago whose status the gateway answers with `ch`. */
+  const late = (ch: string | null) => {
+    const w = setup();
+    const acceptedAt = ago(120 * MINUTE);
+    const index: AwaitingReportIndex = {
+      page: async (bucket) =>
+        bucket === acceptedAt.slice(0, 13)
+          ? { recipients: [{ cliKey: 'r1', msgKey: MSG, acceptedAt }] }
+          : { recipients: [] },
+      settle: async () => {},
+    };
+    w.gateway.known.set('r1', {
+      reqDt: formatKst(Date.parse(acceptedAt), 'YYYY-MM-DD'),
+      item: { msgKey: MSG, ch, status: 'DONE', resultCode: '10000', fbReasonLst: null },
+    });
+    // The ledger never sees the receiver's report: its look-up ran just before the receiver wrote.
+    const ledger: ReportLedger = {
+      hasReport: async () => false,
+      hasStatusUnavailable: async () => false,
+    };
+    return { ...w, run: () => reconcileStatus(w.deps({ index, ledger })) };
+  };
+  const receive = (w: ReturnType<typeof setup>, ch: string | null) =>
+    receiveReports(webhookBody(ch), {
+      store: w.store,
+      now: () => new Date(NOW),
+      retentionDays: 35,
+      concurrency: 4,
+    });
+
+  it.each([
+    ['the original channel', 'RCS', 'SMS'],
+    ['no channel', null, 'SMS'],
+    ['the fallback channel', 'SMS', 'LMS'],
+    ['a channel where the webhook has none', 'MMS', null],
+  ])(
+    'makes one event when the status answers %s, whichever comes first',
+    async (_, statusCh, webhookCh) => {
+      // Reconcile first, then the webhook.
+      const first = late(statusCh);
+      await first.run();
+      const answer = await receive(first, webhookCh);
+      expect(answer.duplicates).toBe(1);
+      expect(first.store.reportEvents()).toHaveLength(1);
+
+      // The webhook first, then reconcile (its ledger look-up raced the webhook's write).
+      const second = late(statusCh);
+      await receive(second, webhookCh);
+      const run = await second.run();
+      expect(second.store.reportEvents()).toHaveLength(1);
+      expect(run.reportsReconciled).toBe(0);
+    },
+  );
+
+  it('files a status-built report under the receivers own key', async () => {
+    const w = setup();
+    await receive(w, 'LMS');
+    await receive(w, null);
+
+    expect(w.store.reportEvents().map((r) => r.sk)).toEqual([
+      reportSortKey('10000', 'LMS'),
+      reportSortKey('10000', null),
+    ]);
+  });
+});
