@@ -17,7 +17,13 @@ import { GatewayRcsManagementClient } from '../functions/commons/gateway/rcs-man
 import type { RcsPortalCredentials } from '../functions/commons/gateway/schemas/rcs-management.ts';
 import { type GatewayHosts, GatewayHostsSchema } from '../functions/commons/gateway/settings.ts';
 import { GatewayCredentialsSchema } from '../functions/commons/gateway-credentials.ts';
-import { BRIDGE_FILE, type BridgeFile, BridgeFileSchema } from '../local/bridge-file.ts';
+import {
+  BRIDGE_FILE,
+  type BridgeFile,
+  BridgeFileSchema,
+  NOT_RUNNING,
+  whyNotRunning,
+} from '../local/bridge-file.ts';
 import { CliError } from './framework.ts';
 
 /*
@@ -89,6 +95,11 @@ export interface AwsClients {
 export interface TargetDeps {
   readonly readFile: (path: string) => Promise<string>;
   readonly aws?: AwsClients;
+  /**
+   * Why the local run a `bridge.json` describes is not running, or `undefined` when it answers.
+   * @default asks its process and its servers (`whyNotRunning` in local/bridge-file.ts)
+   */
+  readonly whyNotRunning?: (bridge: BridgeFile) => Promise<string | undefined>;
 }
 
 export const DEFAULT_LOCAL_DIR = '.local';
@@ -183,6 +194,9 @@ const localTarget = async (dir: string, deps: TargetDeps): Promise<Target> => {
     );
   }
   const bridge: BridgeFile = parsed.data;
+  // A file left by a run that stopped would otherwise end in connection errors from the SDK.
+  const stale = await (deps.whyNotRunning ?? whyNotRunning)(bridge);
+  if (stale !== undefined) throw new CliError(`${NOT_RUNNING} (${path}: ${stale})`);
   const aws = { region: bridge.region, credentials: bridge.credentials };
   const documents = documentClient(new DynamoDBClient({ ...aws, endpoint: bridge.dynamodb }));
   const credentials = { apiKey: bridge.apiKey, apiPassword: bridge.apiPassword };

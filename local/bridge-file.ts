@@ -1,8 +1,9 @@
 /**
  * `DIR/bridge.json`: where a running local bridge is and how to reach each part of it. `npm start`
- * (and the end-to-end tests) write it; `msgbridge --local DIR` reads it.
+ * (and the end-to-end tests) write it and remove it on a clean stop; `msgbridge --local DIR` and
+ * `npm run demo` read it, and check that the run it describes still answers before using it.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { GatewayHostsSchema } from '../functions/commons/gateway/settings.ts';
@@ -31,6 +32,8 @@ export const BridgeFileSchema = z.looseObject({
   region: z.string().min(1),
   /** The dummy credentials the local emulators accept. */
   credentials: z.object({ accessKeyId: z.string(), secretAccessKey: z.string() }),
+  /** The process running the bridge; absent in files written before it was recorded. */
+  pid: z.number().int().positive().optional(),
 });
 export type BridgeFile = z.infer<typeof BridgeFileSchema>;
 
@@ -50,6 +53,7 @@ export const bridgeFileContent = (
     accessKeyId: LOCAL_CREDENTIALS.accessKeyId,
     secretAccessKey: LOCAL_CREDENTIALS.secretAccessKey,
   },
+  pid: process.pid,
 });
 
 /** Writes `dataDir/bridge.json` for a running bridge; returns its path. */
@@ -62,4 +66,111 @@ export const writeBridgeFile = async (
   const path = join(dataDir, BRIDGE_FILE);
   await writeFile(path, `${JSON.stringify(bridgeFileContent(bridge, credentials), null, 2)}\n`);
   return path;
+};
+
+/**
+ * Removes `dataDir/bridge.json` if this process wrote it, so that nothing points at a run that has
+ * stopped. A file of another process (a second run in the same directory) is left alone.
+ */
+export const removeBridgeFile = async (dataDir: string): Promise<void> => {
+  const path = join(dataDir, BRIDGE_FILE);
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  if (text === undefined) return;
+  let pid: unknown;
+  try {
+    pid = (JSON.parse(text) as { pid?: unknown }).pid;
+  } catch {
+    return;
+  }
+  if (pid === process.pid) await rm(path, { force: true });
+};
+
+/** What every reader of a stale or missing `bridge.json` tells the user. */
+export const NOT_RUNNING = 'the local run is not running; start it with npm start';
+
+/** The parts of a local run a reader talks to, each of which must answer. */
+const ENDPOINTS = ['webhooks', 'simulator', 'dynamodb', 'sqs'] as const;
+const PROBE_TIMEOUT_MS = 1_500;
+
+export interface LivenessProbes {
+  /** Whether a process with this id exists. */
+  readonly processAlive: (pid: number) => boolean;
+  /** Whether anything answers HTTP at this URL (any status counts). */
+  readonly answers: (url: string) => Promise<boolean>;
+}
+
+const processAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+const answers = async (url: string): Promise<boolean> => {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    await response.body?.cancel();
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Why the run `bridge` describes is not running (its process has exited, or one of its servers
+ * does not answer), or `undefined` when it is. A pid can be reused, so the servers are asked even
+ * when the process exists.
+ */
+export const whyNotRunning = async (
+  bridge: BridgeFile,
+  probes: LivenessProbes = { processAlive, answers },
+): Promise<string | undefined> => {
+  if (bridge.pid !== undefined && !probes.processAlive(bridge.pid))
+    return `process ${bridge.pid} that started it has exited`;
+  const silent = (
+    await Promise.all(
+      ENDPOINTS.map(async (name) => ((await probes.answers(bridge[name])) ? [] : [name])),
+    )
+  ).flat();
+  return silent.length === 0 ? undefined : `${silent.join(', ')} did not answer`;
+};
+
+/** There is no running local run at a data directory; the message says how to start one. */
+export class LocalRunNotRunningError extends Error {
+  override readonly name = 'LocalRunNotRunningError';
+  constructor(
+    readonly path: string,
+    readonly detail: string,
+  ) {
+    super(`${NOT_RUNNING} (${path}: ${detail})`);
+  }
+}
+
+/**
+ * The `bridge.json` of `dataDir`, once it is known to describe a run that answers; otherwise
+ * {@link LocalRunNotRunningError} (missing, unreadable or stale file).
+ */
+export const readRunningBridge = async (
+  dataDir: string,
+  probes?: LivenessProbes,
+): Promise<BridgeFile> => {
+  const path = join(dataDir, BRIDGE_FILE);
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  if (text === undefined) throw new LocalRunNotRunningError(path, 'no such file');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new LocalRunNotRunningError(path, 'not JSON');
+  }
+  const parsed = BridgeFileSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new LocalRunNotRunningError(path, 'not written by this version of msgbridge');
+  }
+  const stale = await whyNotRunning(parsed.data, probes);
+  if (stale !== undefined) throw new LocalRunNotRunningError(path, stale);
+  return parsed.data;
 };

@@ -4,36 +4,26 @@
  * The events appear in the `npm start` terminal within seconds.
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
 import { formatKst } from '../functions/commons/helpers/kst.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../functions/sending/examples.ts';
 import { enqueueSend } from '../functions/sending/producer.ts';
 import type { SendMessageInput } from '../functions/sending/send-message.ts';
+import { LocalRunNotRunningError, readRunningBridge } from './bridge-file.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.ts';
 
 // The SDK warns on Node 20 that its releases after January 2027 will need Node 22; the pinned
 // versions here support Node 20, and the warning would only clutter the local run's output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const BridgeSchema = z.looseObject({
-  simulator: z.url(),
-  sqs: z.url(),
-  s3: z.url(),
-  sendQueue: z.url(),
+const dataDir = resolve(process.env.LOCAL_DATA_DIR ?? '.local');
+// A stopped run leaves nothing to talk to: say so, instead of a connection error's stack trace.
+const bridge = await readRunningBridge(dataDir).catch((error: unknown) => {
+  console.error(error instanceof LocalRunNotRunningError ? error.message : String(error));
+  process.exit(1);
 });
-const file = join(resolve(process.env.LOCAL_DATA_DIR ?? '.local'), 'bridge.json');
-const bridge = BridgeSchema.parse(
-  JSON.parse(
-    await readFile(file, 'utf8').catch(() => {
-      console.error(`no running bridge found (${file}); start one with: npm start`);
-      process.exit(1);
-    }),
-  ),
-);
 
 /** The documentation example with fresh cliKeys and, for a scheduled one, a time an hour ahead. */
 const fresh = (message: SendMessageInput): SendMessageInput => {

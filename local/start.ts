@@ -6,7 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { startLocalBridge } from './bridge.ts';
-import { writeBridgeFile } from './bridge-file.ts';
+import {
+  LocalRunNotRunningError,
+  readRunningBridge,
+  removeBridgeFile,
+  writeBridgeFile,
+} from './bridge-file.ts';
 import { JavaNotFoundError } from './dynamodb-local.ts';
 
 // The SDK warns on Node 20 that its releases after January 2027 will need Node 22; the pinned
@@ -45,6 +50,18 @@ const secret = generated('WEBHOOK_SECRET', settings.WEBHOOK_SECRET);
 const password = generated('SIMULATOR_API_PASSWORD', settings.SIMULATOR_API_PASSWORD);
 const dataDir = resolve(settings.LOCAL_DATA_DIR);
 
+// Two runs on one data directory would share DynamoDB Local's database file and corrupt it.
+const running = await readRunningBridge(dataDir).catch((error: unknown) => {
+  if (error instanceof LocalRunNotRunningError) return undefined;
+  throw error;
+});
+if (running !== undefined) {
+  console.error(
+    `msgbridge local run: another run is using ${dataDir} (pid ${running.pid ?? 'unknown'}, webhooks ${running.webhooks}); stop it first or set LOCAL_DATA_DIR to another directory`,
+  );
+  process.exit(1);
+}
+
 console.log(
   'starting msgbridge locally: DynamoDB Local, fauxqs, the gateway simulator, the webhook routes …',
 );
@@ -81,6 +98,7 @@ msgbridge is running locally
   DynamoDB Local   ${u.dynamodb}  (tables msgbridge-events, msgbridge-state)
   S3 (fauxqs)      ${u.s3}  (bucket ${u.attachmentBucket})
   events           printed below and appended to ${u.eventsFile}
+  data             ${dataDir} (tables kept across restarts; the send queue and S3 are in memory)
   scheduled jobs   refresh-token, reconcile-status, sweep-attachments every minute; fetch-attachments
                    on the table's stream; export-statistics (tracking URLs) at start and daily;
                    reports by ${settings.REPORT_DELIVERY}${settings.REPORT_DELIVERY === 'webhook' ? '' : ' (poll-reports every 5 s)'}
@@ -90,10 +108,31 @@ Try it:  npm run demo     (a message per channel and a couple of inbound message
 Ctrl+C stops everything.
 `);
 
-const shutdown = async (signal: string) => {
+const shutdown = async (signal: string, code = 0) => {
   console.log(`\n${signal}: stopping`);
+  // fauxqs keeps no data across a stop (see the README's local run section): say what goes.
+  const queued = bridge.fauxqs.inspectQueue('msgbridge-send')?.messages;
+  const unsent =
+    (queued?.ready.length ?? 0) + (queued?.delayed.length ?? 0) + (queued?.inflight.length ?? 0);
+  if (unsent > 0)
+    console.log(`  ${unsent} queued send message(s) are dropped with the in-memory queue`);
   await bridge.stop();
-  process.exit(0);
+  // Nothing may point at a run that is gone: the CLI and the demo would hit closed ports.
+  await removeBridgeFile(dataDir);
+  process.exit(code);
 };
 process.once('SIGINT', () => void shutdown('SIGINT'));
 process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+// Last line of defence; the servers themselves answer every request (webhook-server.ts). A
+// rejected promise is one failed operation: logged, and the run with its data goes on, where
+// Node's default would take DynamoDB Local and every other part down with it. A synchronous
+// exception leaves Node in an unknown state (its docs say not to resume), so that one stops the
+// run cleanly instead of abruptly.
+process.on('unhandledRejection', (reason) => {
+  console.error('msgbridge local run: an operation failed unhandled; still running:', reason);
+});
+process.once('uncaughtException', (error) => {
+  console.error('msgbridge local run: unexpected error; stopping:', error);
+  void shutdown('uncaughtException', 1);
+});

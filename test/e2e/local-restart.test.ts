@@ -17,6 +17,8 @@ const SECRET = 'restart-secret-0123456789';
 let bridge: LocalBridge | undefined;
 
 const start = async () => {
+  // A test that failed half-way left its run going: stop it, or two runs would share the files.
+  await stop();
   bridge = await startLocalBridge({
     port: 0,
     simulatorPort: 0,

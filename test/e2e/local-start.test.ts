@@ -1,0 +1,111 @@
+/**
+ * `npm start` as a user runs it (local/start.ts in its own process): it writes bridge.json, refuses
+ * a second run on the same data directory, survives hostile requests, and on Ctrl+C stops cleanly
+ * and removes bridge.json, after which `npm run demo` says that the local run is not running.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NOT_RUNNING } from '../../local/bridge-file.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-start-'));
+const children: ChildProcess[] = [];
+
+afterAll(async () => {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGINT');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Run {
+  readonly child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+const run = (script: string): Run => {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      LOCAL_DATA_DIR: dataDir,
+      PORT: '0',
+      SIMULATOR_PORT: '0',
+      WEBHOOK_SECRET: 'start-secret-0123456789',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { child, output: () => output, exited };
+};
+
+const waitForOutput = async (running: Run, text: string, timeoutMs: number) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!running.output().includes(text)) {
+    if (running.child.exitCode !== null) throw new Error(`exited early:\n${running.output()}`);
+    if (Date.now() > deadline)
+      throw new Error(`no "${text}" within ${timeoutMs} ms:\n${running.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+};
+
+describe('npm start', () => {
+  it('refuses a second run on its data directory, and on Ctrl+C stops and removes bridge.json', async () => {
+    // Prepare
+    const first = run('local/start.ts');
+    await waitForOutput(first, 'msgbridge is running locally', 150_000);
+    const file = join(dataDir, 'bridge.json');
+    const bridge = JSON.parse(readFileSync(file, 'utf8')) as {
+      reportWebhook: string;
+      webhooks: string;
+    };
+
+    // Act 1: hostile requests, then a second run on the same directory.
+    const malformed = await fetch(`${bridge.webhooks}/webhooks/%E0%A4%A/report`, {
+      method: 'POST',
+      body: '{}',
+    });
+    const second = run('local/start.ts');
+    const secondCode = await second.exited;
+    const report = await fetch(bridge.reportWebhook, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rptCnt: 0, rptLst: [] }),
+    });
+
+    // Assess 1
+    expect(malformed.status).toBe(404);
+    expect(secondCode).toBe(1);
+    expect(second.output()).toMatch(/another run is using/);
+    expect(report.status).toBeLessThan(300);
+    expect(existsSync(file)).toBe(true);
+
+    // Act 2
+    first.child.kill('SIGINT');
+    const firstCode = await first.exited;
+    const demo = run('local/demo.ts');
+    const demoCode = await demo.exited;
+
+    // Assess 2
+    expect(firstCode).toBe(0);
+    expect(existsSync(file)).toBe(false);
+    expect(demoCode).toBe(1);
+    expect(demo.output()).toContain(NOT_RUNNING);
+    expect(demo.output()).not.toMatch(/^\s+at /m);
+  }, 240_000);
+});
