@@ -17,11 +17,14 @@ const HOUR = 60 * MINUTE;
 class FakeLease implements Lease {
   heldBy: string | undefined;
   acquired = 0;
+  /** The TTL of every acquisition. */
+  readonly ttls: number[] = [];
   released = 0;
   failRelease = false;
 
-  async acquire(name: string, owner: string): Promise<boolean> {
+  async acquire(name: string, owner: string, ttlMs: number): Promise<boolean> {
     expect(name).toBe(REAUTH_LEASE);
+    this.ttls.push(ttlMs);
     if (this.heldBy !== undefined && this.heldBy !== owner) return false;
     this.heldBy = owner;
     this.acquired += 1;
@@ -256,5 +259,52 @@ describe('StateTableTokenProvider', () => {
     lease.failRelease = true;
 
     await expect(provider.getToken()).resolves.toBe('issued-1');
+  });
+
+  describe('the re-authentication lease', () => {
+    const provider = (options: { authTimeoutMs?: number; leaseTtlMs?: number }) => {
+      const lease = new FakeLease();
+      const created = new StateTableTokenProvider({
+        store: new FakeTokenStore(),
+        lease,
+        auth: { issueToken: async () => ({ token: 't', refreshToken: 'r' }) },
+        credentials: () => ({ apiKey: 'key', apiPassword: 'password' }),
+        logger: silent,
+        now: () => START,
+        sleep: async () => {},
+        owner: 'me',
+        ...options,
+      });
+      return { created, lease };
+    };
+
+    it.each([
+      [10_000, undefined],
+      [60_000, 60_000],
+    ])(
+      'is held longer than one authentication call can take (timeout %i ms)',
+      async (timeoutMs, given) => {
+        const { created, lease } = provider(given === undefined ? {} : { authTimeoutMs: given });
+
+        await created.getToken();
+
+        expect(lease.ttls).toHaveLength(1);
+        // Without a configured timeout, the longest one the configuration allows is assumed.
+        expect(lease.ttls[0]).toBeGreaterThan(Math.max(timeoutMs, 60_000));
+      },
+    );
+
+    it('follows the configured timeout', async () => {
+      const { created, lease } = provider({ authTimeoutMs: 5_000 });
+
+      await created.getToken();
+
+      expect(lease.ttls[0]).toBeGreaterThan(5_000);
+      expect(lease.ttls[0]).toBeLessThan(60_000);
+    });
+
+    it('refuses a lease that a slow authentication would outlive', () => {
+      expect(() => provider({ authTimeoutMs: 30_000, leaseTtlMs: 15_000 })).toThrow(RangeError);
+    });
   });
 });

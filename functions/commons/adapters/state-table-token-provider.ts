@@ -35,11 +35,28 @@ export interface StateTableTokenProviderOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   /** Holder id in the lease. @default a random UUID per provider (per container) */
   readonly owner?: string;
-  /** How long the lease is held: longer than one authentication call. @default 15 s */
+  /**
+   * The timeout of one authentication call (the gateway client's `GATEWAY_TIMEOUT_MS`).
+   * @default 60 s, the longest timeout the configuration allows
+   */
+  readonly authTimeoutMs?: number;
+  /**
+   * How long the lease is held: longer than one authentication can take, or a second container
+   * takes the lease over from a holder that is still waiting for the gateway and authenticates too.
+   * @default authTimeoutMs + 10 s (reading the credentials and writing the token)
+   */
   readonly leaseTtlMs?: number;
-  /** How long a caller waits for another container's re-authentication. @default 20 s */
+  /**
+   * How long a caller waits for another container's re-authentication: past the lease's end, so
+   * that a holder that died is taken over rather than given up on. @default leaseTtlMs + 5 s
+   */
   readonly maxWaitMs?: number;
 }
+
+/** The longest gateway timeout the configuration accepts (`GATEWAY_TIMEOUT_MS`). */
+export const MAX_AUTH_TIMEOUT_MS = 60_000;
+/** Besides the call: the credentials read (Secrets Manager) and the version-checked token write. */
+const AUTH_OVERHEAD_MS = 10_000;
 
 /** No usable token appeared within the wait, and this container could not take the lease. */
 export class TokenUnavailableError extends Error {
@@ -79,8 +96,13 @@ export class StateTableTokenProvider implements TokenProvider {
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? ((ms) => sleep(ms));
     this.owner = options.owner ?? randomUUID();
-    this.leaseTtlMs = options.leaseTtlMs ?? 15_000;
-    this.maxWaitMs = options.maxWaitMs ?? 20_000;
+    const authTimeoutMs = options.authTimeoutMs ?? MAX_AUTH_TIMEOUT_MS;
+    this.leaseTtlMs = options.leaseTtlMs ?? authTimeoutMs + AUTH_OVERHEAD_MS;
+    this.maxWaitMs = options.maxWaitMs ?? this.leaseTtlMs + 5_000;
+    if (this.leaseTtlMs <= authTimeoutMs)
+      throw new RangeError(
+        `token provider: the re-authentication lease (${this.leaseTtlMs} ms) must outlast one authentication call (timeout ${authTimeoutMs} ms)`,
+      );
   }
 
   async getToken(): Promise<string> {
