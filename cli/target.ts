@@ -2,6 +2,7 @@ import { join, resolve } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -54,6 +55,8 @@ export type TargetEvents =
       readonly file: string;
       /** The running bridge's loopback-only replay route. */
       readonly replayUrl: string;
+      /** The running bridge's loopback-only route to its publisher's failures and bus. */
+      readonly publisherUrl: string;
     }
   | {
       readonly kind: 'stack';
@@ -61,6 +64,10 @@ export type TargetEvents =
       readonly busName: string;
       readonly busArn: string;
       readonly archiveArn: string;
+      /** Outputs of newer stacks, for `events republish`; undefined on older ones. */
+      readonly onFailureQueueUrl: string | undefined;
+      readonly eventSource: string | undefined;
+      readonly streams: DynamoDBStreamsClient;
     };
 
 export interface Target {
@@ -89,6 +96,7 @@ export interface AwsClients {
   readonly sqs?: SQSClient;
   readonly eventBridge?: EventBridgeClient;
   readonly dynamodb?: DynamoDBClient;
+  readonly dynamodbStreams?: DynamoDBStreamsClient;
   readonly secretsManager?: SecretsManagerClient;
 }
 
@@ -117,6 +125,9 @@ export const REQUIRED_OUTPUTS = [
   'EventArchiveArn',
 ] as const;
 type OutputName = (typeof REQUIRED_OUTPUTS)[number];
+/** Outputs a command may use when the stack has them (added after REQUIRED_OUTPUTS). */
+export const OPTIONAL_OUTPUTS = ['PublisherOnFailureQueueUrl', 'EventSource'] as const;
+type OptionalOutputName = (typeof OPTIONAL_OUTPUTS)[number];
 
 // The token provider never logs a token; its informational lines are not for the CLI's output.
 const SILENT = new Logger({ logLevel: 'SILENT' });
@@ -217,6 +228,7 @@ const localTarget = async (dir: string, deps: TargetDeps): Promise<Target> => {
       kind: 'local',
       file: bridge.eventsFile,
       replayUrl: `${bridge.webhooks}/_bridge/replay`,
+      publisherUrl: `${bridge.webhooks}/_bridge/publisher`,
     },
     tables: bridge.tables,
     documents,
@@ -227,7 +239,7 @@ const localTarget = async (dir: string, deps: TargetDeps): Promise<Target> => {
 export const readStackOutputs = async (
   cloudFormation: CloudFormationClient,
   stack: string,
-): Promise<Record<OutputName, string>> => {
+): Promise<Record<OutputName, string> & Partial<Record<OptionalOutputName, string>>> => {
   const answer = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
   const found = answer.Stacks?.[0];
   if (found === undefined) throw new CliError(`stack ${stack} not found`);
@@ -244,10 +256,12 @@ export const readStackOutputs = async (
       `stack ${stack} lacks the output${missing.length === 1 ? '' : 's'} ${missing.join(', ')}; deploy a msgbridge version that has ${missing.length === 1 ? 'it' : 'them'}`,
     );
   }
-  return Object.fromEntries(REQUIRED_OUTPUTS.map((name) => [name, outputs.get(name)])) as Record<
-    OutputName,
-    string
-  >;
+  return Object.fromEntries(
+    [...REQUIRED_OUTPUTS, ...OPTIONAL_OUTPUTS].flatMap((name) => {
+      const value = outputs.get(name);
+      return value === undefined ? [] : [[name, value]];
+    }),
+  ) as Record<OutputName, string> & Partial<Record<OptionalOutputName, string>>;
 };
 
 const parseHosts = (stack: string, value: string): GatewayHosts => {
@@ -309,6 +323,9 @@ const stackTarget = async (
       busName: outputs.EventBusName,
       busArn: outputs.EventBusArn,
       archiveArn: outputs.EventArchiveArn,
+      onFailureQueueUrl: outputs.PublisherOnFailureQueueUrl,
+      eventSource: outputs.EventSource,
+      streams: aws.dynamodbStreams ?? new DynamoDBStreamsClient(config),
     },
     tables: { events: outputs.EventTableName, state: outputs.StateTableName },
     documents,

@@ -11,6 +11,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { S3Client } from '@aws-sdk/client-s3';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { DynamoDbEventStore } from '../functions/commons/adapters/dynamodb-event-store.ts';
 import { DynamoDbPublishLedger } from '../functions/commons/adapters/dynamodb-publish-ledger.ts';
@@ -36,6 +37,7 @@ import {
 } from './dynamodb-local.ts';
 import { LocalEventBus } from './event-bus.ts';
 import { startLocalJobs } from './jobs.ts';
+import { publisherControl } from './publisher-control.ts';
 import { replayOnBus } from './replay.ts';
 import { startSqsPoller } from './sqs-poller.ts';
 import { stateTableCheckpoints } from './stream-checkpoints.ts';
@@ -129,7 +131,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       options.printEvents === false ? undefined : (line) => console.log(line),
     );
     const metrics = new Metrics({ namespace: 'msgbridge-local', serviceName: 'local' });
-    const poisoned: unknown[] = [];
+    // The on-failure destination: stream records publish-events gave up on (`events republish`).
+    const poisoned: DynamoDBRecord[] = [];
     const streams = new DynamoDBStreamsClient({
       endpoint: dynamo.endpoint,
       region: LOCAL_REGION,
@@ -194,6 +197,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
         mo: createWebhookHandler({ kind: 'mo', secret, receive, logger: SILENT, metrics }),
       },
       replay: (body) => replayOnBus(bus, body),
+      publisher: publisherControl({ bus, failed: poisoned }),
     });
     stops.push(() => webhooks.close());
     const urls = webhooks.webhookUrls(options.webhookSecret);

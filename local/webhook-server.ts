@@ -24,6 +24,11 @@ export interface WebhookServerOptions {
    * replay`). Answered only to loopback callers.
    */
   readonly replay?: (body: unknown) => Promise<{ statusCode: number; body: unknown }>;
+  /**
+   * `POST /_bridge/publisher`: the publisher's failures and bus, for `msgbridge events republish`
+   * (local/publisher-control.ts). Answered only to loopback callers.
+   */
+  readonly publisher?: (body: unknown) => Promise<{ statusCode: number; body: unknown }>;
   /** Time a client has to send its headers and whole body. @default 30_000 */
   readonly requestTimeoutMs?: number;
 }
@@ -223,7 +228,13 @@ const control = async (
   if (!LOOPBACK.has(request.socket.remoteAddress ?? '')) {
     return json(403, { message: 'control routes answer loopback callers only' });
   }
-  if (path !== '/_bridge/replay' || options.replay === undefined) return NOT_FOUND;
+  const route =
+    path === '/_bridge/replay'
+      ? options.replay
+      : path === '/_bridge/publisher'
+        ? options.publisher
+        : undefined;
+  if (route === undefined) return NOT_FOUND;
   if (request.method !== 'POST') return json(405, { message: 'Method Not Allowed' });
   let parsed: unknown;
   try {
@@ -232,11 +243,11 @@ const control = async (
     return json(400, { message: 'the body is not JSON' });
   }
   try {
-    const result = await options.replay(parsed);
+    const result = await route(parsed);
     return json(result.statusCode, result.body);
   } catch (error) {
-    console.error('replay failed', describeError(error));
-    return json(500, { message: 'replay failed' });
+    console.error(`${path} failed`, describeError(error));
+    return json(500, { message: `${path} failed` });
   }
 };
 

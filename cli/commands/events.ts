@@ -1,5 +1,27 @@
-import { CliError, type CommandSpec, type GroupSpec, UsageError } from '../framework.ts';
+import { createInterface } from 'node:readline/promises';
+import { DynamoDbPublishLedger } from '../../functions/commons/adapters/dynamodb-publish-ledger.ts';
+import { EventBridgeBus } from '../../functions/commons/adapters/eventbridge-bus.ts';
+import {
+  CliError,
+  type CommandContext,
+  type CommandSpec,
+  type GroupSpec,
+  UsageError,
+} from '../framework.ts';
 import { localEventsInRange, replayArchive, replayLocally } from '../replay.ts';
+import {
+  planRepublish,
+  type RepublishPlan,
+  type RepublishPorts,
+  type RepublishResult,
+  runRepublish,
+} from '../republish.ts';
+import {
+  localBus,
+  localPublishFailures,
+  queuePublishFailures,
+  tableItems,
+} from '../republish-sources.ts';
 
 const instant = (option: string, value: string): Date => {
   const time = Date.parse(value);
@@ -83,7 +105,145 @@ replays match "replay-name": [{"exists": false}] (see docs/operations.md).
   },
 };
 
+/** The ports of `events republish` for the target; `release` hands back unsettled failures. */
+const republishPorts = (
+  target: Awaited<ReturnType<CommandContext['target']>>,
+): RepublishPorts & { release(): Promise<void> } => {
+  const markers = new DynamoDbPublishLedger(target.tables.state, target.documents);
+  const items = tableItems(target.documents, target.tables.events);
+  const events = target.events;
+  if (events.kind === 'local') {
+    return {
+      failures: localPublishFailures(events.publisherUrl),
+      markers,
+      items,
+      bus: localBus(events.publisherUrl),
+      // The local run's publisher puts every event with this source.
+      source: 'msgbridge',
+      release: async () => {},
+    };
+  }
+  if (events.onFailureQueueUrl === undefined || events.eventSource === undefined) {
+    throw new CliError(
+      `the ${target.describe()} lacks the outputs PublisherOnFailureQueueUrl and EventSource; deploy a msgbridge version that has them`,
+    );
+  }
+  const failures = queuePublishFailures({
+    sqs: target.sqs,
+    queueUrl: events.onFailureQueueUrl,
+    streams: events.streams,
+  });
+  return {
+    failures,
+    markers,
+    items,
+    bus: new EventBridgeBus(events.busName, events.client),
+    source: events.eventSource,
+    release: () => failures.release(),
+  };
+};
+
+const planLines = (plan: RepublishPlan): string[] => [
+  `${plan.items.length} ${plan.items.length === 1 ? 'event' : 'events'} to publish from the event table; ${plan.alreadyPublished} of the failed stream records are already on the bus`,
+  `${plan.batches.length} failed stream ${plan.batches.length === 1 ? 'batch' : 'batches'} to remove once published${plan.unavailable.length > 0 ? `, ${plan.unavailable.length} whose records cannot be found any more:` : ''}`,
+  ...plan.unavailable.map((batch) => `  ${batch.description}: ${batch.unavailable}`),
+];
+
+/** Asks on a terminal; elsewhere --yes is required. */
+const confirmed = async (question: string): Promise<boolean> => {
+  if (!process.stdin.isTTY) {
+    throw new CliError(`${question} — pass --yes to publish without asking (or --dry-run to look)`);
+  }
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await prompt.question(`${question} [y/N] `)).trim());
+  } finally {
+    prompt.close();
+  }
+};
+
+const republish: CommandSpec = {
+  summary: 'publish the events publish-events could not, from the event table',
+  usage: `msgbridge events republish [--dry-run] [--yes]
+
+Publishes the events that publish-events could not put on the bus, from the items stored in the
+event table, each with its stored detail (the same metadata.id, so subscribers that de-duplicate
+see it once):
+  - items the publisher marked "unpublished" in the state table (an entry PutEvents kept refusing,
+    or an item that could not become an event);
+  - the stream records in the publisher's on-failure queue (on a stack: Lambda's pointers to shard
+    ranges, read back from the table's stream, which keeps them 24 hours; locally: the local run's
+    failed records), except those already marked as published.
+Each published item is marked "published", so running again publishes nothing twice; an
+on-failure message is deleted only after every item it names is on the bus. Items that still
+fail, and ranges the stream no longer holds, are listed and left in place (exit code 1).
+  --dry-run   list what would be published and change nothing
+  --yes       publish without asking (required when stdin is not a terminal)`,
+  options: { 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' } },
+  run: async (context) => {
+    const target = await context.target();
+    const ports = republishPorts(target);
+    let result: RepublishResult | undefined;
+    try {
+      const plan = await planRepublish(ports);
+      const summary = {
+        toPublish: plan.items.length,
+        alreadyPublished: plan.alreadyPublished,
+        batches: plan.batches.length,
+        unavailable: plan.unavailable.map(({ description, unavailable }) => ({
+          description,
+          reason: unavailable,
+        })),
+      };
+      if (context.flag('dry-run')) {
+        context.out.emit({ dryRun: true, ...summary }, () => {
+          for (const line of planLines(plan)) context.out.line(line);
+          for (const item of plan.items) {
+            context.out.line(
+              `  ${item.key.pk} ${item.key.sk}${item.reason ? `: ${item.reason}` : ''}`,
+            );
+          }
+        });
+        return 0;
+      }
+      if (plan.items.length > 0 || plan.batches.length > 0) {
+        if (!context.out.json) for (const line of planLines(plan)) context.out.note(line);
+        const question = `publish ${plan.items.length} events on the ${target.describe()}?`;
+        if (!context.flag('yes') && !(await confirmed(question))) {
+          context.out.note('nothing published');
+          return 1;
+        }
+      }
+      const progress = context.out.progress('republishing', plan.items.length);
+      result = await runRepublish(plan, ports, (done) => progress.update(done));
+      progress.finish();
+    } finally {
+      await ports.release();
+    }
+    const done = result;
+    context.out.emit(done, () =>
+      context.out.line(
+        `published ${done.published} ${done.published === 1 ? 'event' : 'events'} on the ${target.describe()}; ${done.alreadyPublished} already on the bus; ${done.settled} failed ${done.settled === 1 ? 'batch' : 'batches'} removed`,
+      ),
+    );
+    const problems = [
+      ...done.failed.map(({ key, reason }) => `${key.pk} ${key.sk}: ${reason}`),
+      ...done.unavailable.map((batch) => `${batch.description}: ${batch.unavailable}`),
+      ...(done.unmarked > 0
+        ? [`${done.unmarked} published but not marked: a second run would publish them again`]
+        : []),
+    ];
+    if (problems.length > 0) {
+      throw new CliError(
+        `${done.failed.length} not published, ${done.unavailable.length} failed ${done.unavailable.length === 1 ? 'batch' : 'batches'} not readable`,
+        problems,
+      );
+    }
+    return 0;
+  },
+};
+
 export const eventsCommands: GroupSpec = {
-  summary: 'the event bus: replay',
-  commands: { replay },
+  summary: 'the event bus: replay, republish',
+  commands: { replay, republish },
 };

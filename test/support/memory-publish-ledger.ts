@@ -1,3 +1,4 @@
+import type { StoredMarker } from '../../functions/commons/adapters/dynamodb-publish-ledger.ts';
 import {
   type ItemKey,
   type MarkerState,
@@ -17,6 +18,9 @@ export class MemoryPublishLedger implements PublishLedger {
   redelivery = false;
   writes = 0;
   reads = 0;
+  /** Calls that threw, and markers left unwritten, by injection. */
+  failedCalls = 0;
+  readonly dropped = new Set<string>();
 
   constructor(
     private readonly faults: {
@@ -27,6 +31,7 @@ export class MemoryPublishLedger implements PublishLedger {
 
   private check(operation: string): void {
     if (this.faults.failCall?.(operation)) {
+      this.failedCalls += 1;
       throw Object.assign(new Error(`injected ${operation} failure`), {
         name: 'ProvisionedThroughputExceededException',
       });
@@ -61,11 +66,30 @@ export class MemoryPublishLedger implements PublishLedger {
     this.check('write');
     const written = new Set<string>();
     for (const marker of markers) {
-      if (this.faults.dropItem?.()) continue;
+      if (this.faults.dropItem?.()) {
+        this.dropped.add(markerId(marker.key));
+        continue;
+      }
       this.markers.set(markerId(marker.key), marker);
       written.add(markerId(marker.key));
     }
     return written;
+  }
+
+  /** The same markers and flag, without the faults (the state table back to normal). */
+  healed(): MemoryPublishLedger {
+    const healed = new MemoryPublishLedger();
+    for (const [id, marker] of this.markers) healed.markers.set(id, marker);
+    healed.redelivery = this.redelivery;
+    return healed;
+  }
+
+  /** The `unpublished` markers, as `msgbridge events republish` lists them. */
+  async listUnpublished(): Promise<StoredMarker[]> {
+    this.check('listUnpublished');
+    return [...this.markers.values()]
+      .filter((marker) => marker.state === 'unpublished')
+      .map((marker) => ({ ...marker, markedAt: '2026-11-21T00:00:00.000Z' }));
   }
 
   /** The keys marked `unpublished`. */

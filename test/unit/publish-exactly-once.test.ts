@@ -232,6 +232,14 @@ describe('publishing under Lambda stream retries', () => {
         });
         const { records, bus, onFailure, outcomes } = await simulate(input, ledger);
 
+        // A copy is announced only where the state table failed: a call, or that very marker.
+        if (ledger.failedCalls === 0) {
+          const keyById = new Map(records.map((record) => [idOf(record), keyOf(record)]));
+          for (const id of outcomes.flatMap((outcome) => outcome.unguarded)) {
+            expect(ledger.dropped.has(markerId(keyById.get(id) ?? { pk: '', sk: '' }))).toBe(true);
+          }
+        }
+
         const unguarded = new Map<string, number>();
         for (const id of outcomes.flatMap((outcome) => outcome.unguarded)) {
           unguarded.set(id, (unguarded.get(id) ?? 0) + 1);
