@@ -25,8 +25,9 @@ export const RATE_LIMIT_METRICS = {
  *   else 0: the Sum is how many requests the quota held back, the Average which share of them.
  * - `RateLimitWaitsExceeded`: 1 when no window could be had before the deadline (the message goes
  *   back to the queue), else 0.
- * - `QuotaRecipientsReserved`: recipients the request counted against the quota, abandoned
- *   reservations included, since they fill a window as much as used ones.
+ * - `QuotaRecipientsReserved`: recipients the request counted against the quota. A reservation
+ *   that came back too late to use is given back and not counted; one that could not be given
+ *   back is, since it fills a window as much as a used one.
  *
  * Quota use is a count, not a percentage, on purpose. Every window is shared by all sending
  * containers and each of them knows only its own reservations, so no sender can compute the share

@@ -30,7 +30,8 @@ export interface Acquisition {
   readonly fullWindows: number;
   /**
    * Recipients this call counted against the quota: its own, plus those of any reservation it
-   * had to abandon at a window's end (they stay counted, so they used quota too).
+   * had to abandon at a window's end and could not give back (they stay counted, so they used
+   * quota too).
    */
   readonly reserved: number;
 }
@@ -89,6 +90,11 @@ export class RateLimitWaitExceededError extends Error {
 export interface RateWindowStore {
   /** @returns `true` when reserved, `false` when the window cannot take that many more */
   tryReserve(window: number, recipients: number, quota: number): Promise<boolean>;
+  /**
+   * Takes back `recipients` this caller reserved in `window` and will not send in it. Lowering a
+   * count never lets a window exceed the quota: it only lets others use what we did not.
+   */
+  giveBack(window: number, recipients: number): Promise<void>;
 }
 
 export interface WindowedRateLimiterOptions {
@@ -125,7 +131,9 @@ export interface RateLimiterStats {
   recipients: number;
   /** Waits for a later window because the tried one was full. */
   waits: number;
-  /** Reservations that came back too close to their window's end to be used safely. */
+  /** Reservations that came back too close to their window's end and were given back. */
+  givenBack: number;
+  /** Such reservations that could not be given back either: counted, never sent (wasted). */
   abandoned: number;
 }
 
@@ -146,6 +154,7 @@ export class WindowedRateLimiter implements RateLimiter {
     reserved: 0,
     recipients: 0,
     waits: 0,
+    givenBack: 0,
     abandoned: 0,
   };
   readonly quota: number;
@@ -207,9 +216,16 @@ export class WindowedRateLimiter implements RateLimiter {
           };
         }
         // The write itself took us into the guard: a call now could land in the next second,
-        // which holds no reservation of ours. The recipients stay counted (never give back what
-        // another sender may already have been refused for) and we try the next window.
-        this.stats.abandoned += 1;
+        // which holds no reservation of ours. Give the recipients back (they may still serve a
+        // sender that reaches this window in time) and try the next window. Only a failed give-back
+        // leaves them counted and unused.
+        try {
+          await this.store.giveBack(window, recipients);
+          this.stats.givenBack += 1;
+          call.reserved -= recipients;
+        } catch {
+          this.stats.abandoned += 1;
+        }
         continue;
       }
 

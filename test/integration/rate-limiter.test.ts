@@ -141,6 +141,7 @@ const summary = (run: Run) => {
     reserved: total('reserved'),
     recipients: total('recipients'),
     waits: total('waits'),
+    givenBack: total('givenBack'),
     abandoned: total('abandoned'),
     writesPerRecipient: total('attempts') / total('recipients'),
     longestCallMs: Math.max(...run.calls.map((call) => call.answeredAt - call.sentAt)),
@@ -185,6 +186,11 @@ const assertWindowSemantics = async (documents: DynamoDBDocumentClient, tableNam
   );
   expect(answers).toEqual([true, true, true, true, true, false, true, false]);
   expect(Item).toEqual({ pk: 'RATE#1000000000', used: 50, expiresAt: window + 300 });
+  // A reservation given back is free again, and a window never goes below zero.
+  await store.giveBack(window, 10);
+  expect(await store.tryReserve(window, 10, QUOTA)).toBe(true);
+  expect(await store.tryReserve(window, 1, QUOTA)).toBe(false);
+  await expect(store.giveBack(window + 1, 1)).rejects.toThrow();
 };
 
 const setUpTables = async (client: DynamoDBClient) => {

@@ -45,6 +45,10 @@ const windowStore = (clock: ReturnType<typeof manualClock>, writeMs = 0) => {
       used.set(window, before + recipients);
       return true;
     },
+    giveBack: async (window, recipients) => {
+      clock.advance(writeMs);
+      used.set(window, (used.get(window) ?? 0) - recipients);
+    },
   };
   return { store, used };
 };
@@ -130,19 +134,19 @@ describe('meteredRateLimiter', () => {
     expect(values('QuotaRecipientsReserved')).toEqual([10]);
   });
 
-  it('counts an abandoned reservation as quota used', async () => {
+  it("does not count a reservation given back at a window's end as quota used", async () => {
     // Prepare: 150 ms left; the 60 ms write answers inside the 100 ms guard.
     const { limiter, metrics, windows } = setup(T0 + 850, 60);
 
     // Act
     await limiter.acquire(5, { deadline: T0 + 5 * SECOND });
 
-    // Assess: 5 recipients stay counted in the closing window, 5 more in the next one.
-    expect(windows.used.get(T0 / SECOND)).toBe(5);
+    // Assess: the closing window gets its 5 recipients back; the next one holds them.
+    expect(windows.used.get(T0 / SECOND)).toBe(0);
     expect(windows.used.get(T0 / SECOND + 1)).toBe(5);
     const { values } = emitted(metrics);
-    expect(values('QuotaRecipientsReserved')).toEqual([10]);
-    expect(values('RateLimitWaitMilliseconds')).toEqual([150]);
+    expect(values('QuotaRecipientsReserved')).toEqual([5]);
+    expect(values('RateLimitWaitMilliseconds')).toEqual([180]);
     expect(values('RateLimitWaits')).toEqual([0]);
   });
 

@@ -69,6 +69,8 @@ const seeded = (seed: number): (() => number) => {
 
 const UPDATE_EXPRESSION = 'ADD used :n SET expiresAt = :expiresAt';
 const CONDITION_EXPRESSION = 'attribute_not_exists(used) OR used <= :maxBefore';
+const GIVE_BACK_EXPRESSION = 'ADD used :n';
+const GIVE_BACK_CONDITION = 'used >= :given';
 
 /**
  * The state table as DynamoDB treats this one update: the request travels for `latencyMs`, then
@@ -86,6 +88,22 @@ const fakeStateTable = (clock: FakeClock, latencyMs: () => number = () => 0) => 
   );
   const mock = mockClient(documents);
   mock.on(UpdateCommand).callsFake(async (input: UpdateCommandInput) => {
+    if (
+      input.UpdateExpression === GIVE_BACK_EXPRESSION &&
+      input.ConditionExpression === GIVE_BACK_CONDITION
+    ) {
+      const pk = String(input.Key?.pk);
+      const { ':n': n, ':given': given } = input.ExpressionAttributeValues ?? {};
+      const item = items.get(pk);
+      if (typeof n !== 'number' || typeof given !== 'number' || n !== -given)
+        throw new Error(`fake state table: bad values ${JSON.stringify(input)}`);
+      await clock.sleep(latencyMs());
+      if (item === undefined || item.used < given)
+        throw new ConditionalCheckFailedException({ message: 'failed', $metadata: {} });
+      items.set(pk, { ...item, used: item.used + n });
+      await clock.sleep(latencyMs());
+      return {};
+    }
     if (
       input.UpdateExpression !== UPDATE_EXPRESSION ||
       input.ConditionExpression !== CONDITION_EXPRESSION
@@ -177,13 +195,13 @@ describe('DynamoDbRateLimiter under concurrency', () => {
     const full = [...perWindow].filter(([window]) => window > T0 / SECOND);
     expect(full).toHaveLength(9);
     for (const [, used] of full) expect(used).toBeGreaterThanOrEqual(41);
-    // The store agrees, minus reservations abandoned in the guard (counted but not sent).
-    const abandoned = stats.reduce((sum, s) => sum + s.abandoned, 0);
+    // The store agrees exactly: reservations that came back inside the guard were given back,
+    // none was left counted and unused.
+    expect(stats.reduce((sum, s) => sum + s.abandoned, 0)).toBe(0);
     const stored = [...table.items.values()].reduce((sum, item) => sum + item.used, 0);
     const handedOut = granted.reduce((sum, grant) => sum + grant.recipients, 0);
-    expect(stored - handedOut).toBeGreaterThanOrEqual(0);
-    expect(stored - handedOut).toBeLessThanOrEqual(abandoned * 10);
-    // The calls' own answers add up to exactly what the windows hold, abandoned ones included.
+    expect(stored).toBe(handedOut);
+    // The calls' own answers add up to exactly what the windows hold.
     expect(reportedReserved).toBe(stored);
   });
 });
@@ -213,6 +231,7 @@ describe('DynamoDbRateLimiter, one acquirer', () => {
       reserved: 30,
       recipients: 300,
       waits: 0,
+      givenBack: 0,
       abandoned: 0,
     });
     expect(limiter.stats.attempts / limiter.stats.recipients).toBe(0.1);
@@ -286,14 +305,17 @@ describe('the boundary guard', () => {
     const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
 
     // Assess
-    // The abandoned reservation's 10 recipients stay counted: they used quota too.
+    // The late reservation's 10 recipients are given back: the closing window is not charged
+    // for recipients that were never sent in it.
     expect(acquired).toEqual({
       window: T0 / SECOND + 1,
       waitedMs: 60,
       fullWindows: 0,
-      reserved: 20,
+      reserved: 10,
     });
-    expect(limiter.stats).toMatchObject({ attempts: 2, reserved: 2, abandoned: 1 });
+    expect(limiter.stats).toMatchObject({ attempts: 2, reserved: 2, givenBack: 1, abandoned: 0 });
+    expect(table.items.get(`RATE#${T0 / SECOND}`)?.used).toBe(0);
+    expect(table.items.get(`RATE#${T0 / SECOND + 1}`)?.used).toBe(10);
   });
 
   it('with a guard of 0 uses the window to its last millisecond', async () => {

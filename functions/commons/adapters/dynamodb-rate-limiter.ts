@@ -47,6 +47,19 @@ export class DynamoDbRateWindowStore implements RateWindowStore {
       throw error;
     }
   }
+
+  async giveBack(window: number, recipients: number): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: rateWindowKey(window) },
+        UpdateExpression: 'ADD used :n',
+        // Never below zero: only what this caller added is taken back.
+        ConditionExpression: 'used >= :given',
+        ExpressionAttributeValues: { ':n': -recipients, ':given': recipients },
+      }),
+    );
+  }
 }
 
 export type DynamoDbRateLimiterOptions = WindowedRateLimiterOptions;
@@ -55,7 +68,8 @@ export type DynamoDbRateLimiterOptions = WindowedRateLimiterOptions;
  * The gateway's TPS quota shared through the state table by every sending container; see
  * `functions/sending/rate-limiter.ts` for the windows, the guard and the waiting. `stats` counts
  * the conditional writes (`attempts`; SDK-internal retries are not included), the successful ones
- * (`reserved`) and the waits for a later window (`waits`).
+ * (`reserved`), the waits for a later window (`waits`), and reservations that came back inside the
+ * guard: given back (`givenBack`) or, when that failed too, left counted (`abandoned`).
  */
 export class DynamoDbRateLimiter extends WindowedRateLimiter implements RateLimiter {
   constructor(
