@@ -45,6 +45,7 @@ import {
   type InboundAttachmentsOptions,
   inboundAttachmentsProblems,
 } from './inbound-attachments.ts';
+import { grantPayloadWrites } from './payload-bucket-access.ts';
 import { throwIfInvalid } from './props-validation.ts';
 import { RateAlarms, type RateAlarmsOptions, rateAlarmsProblems } from './rate-alarms.ts';
 import {
@@ -385,6 +386,14 @@ export class MsgbridgeStack extends Stack {
       ...props.attachments,
       ...gatewayCallers,
     });
+    // Every function that stores received items keeps bodies too large for one item or one event
+    // below `payloads/` of the attachment bucket (claim check; the bucket's lifecycle applies).
+    grantPayloadWrites(this.inboundAttachments.bucket, [
+      this.webhookApi.receiveReports,
+      this.webhookApi.receiveInbound,
+      ...(this.scheduledJobs.pollReports ? [this.scheduledJobs.pollReports] : []),
+      this.scheduledJobs.reconcileStatus,
+    ]);
     // Polled pages that could not be stored are kept below quarantine/polled/ of that bucket.
     this.scheduledJobs.keepPolledPagesIn(this.inboundAttachments.bucket);
 

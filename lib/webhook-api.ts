@@ -130,9 +130,9 @@ export const webhookApiProblems = (options: WebhookApiOptions): string[] => {
  * allowlist. The receivers may put items into the event table and read the webhook secret,
  * nothing else.
  *
- * REST APIs have no request-size setting below their 10 MB payload limit, so the receivers
- * enforce the body limit themselves (256 KiB, `MAX_BODY_BYTES` in
- * `functions/inbound/webhook-handler.ts`) and answer so that the gateway keeps the body.
+ * REST APIs have no request-size setting below their 10 MB payload limit (Lambda takes 6 MB);
+ * the receivers store every body that reaches them, keeping those too large for one item or one
+ * event in the attachment bucket below `payloads/` (claim check, see `grantPayloadWrites`).
  */
 export class WebhookApi extends Construct {
   /** Powertools service names of the receivers: the `service` dimension of their metrics. */

@@ -18,6 +18,7 @@ import { DynamoDbPublishLedger } from '../functions/commons/adapters/dynamodb-pu
 import { DynamoDbRateLimiter } from '../functions/commons/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../functions/commons/adapters/dynamodb-send-store.ts';
 import { GatewaySender, loadS3Attachments } from '../functions/commons/adapters/gateway-sender.ts';
+import { S3PayloadStore } from '../functions/commons/adapters/s3-payload-store.ts';
 import { stateTableTokenProvider } from '../functions/commons/adapters/state-table-token-provider.ts';
 import { GatewayAuthApi } from '../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
@@ -185,6 +186,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
           return eventStore.putIfAbsent(record);
         },
       },
+      // Bodies too large for one item or one event, as the deployed receivers keep them.
+      payloads: new S3PayloadStore(attachmentBucket, s3),
       now: () => new Date(),
       retentionDays: 35,
       concurrency: 16,

@@ -1,17 +1,28 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDbEventStore } from '../commons/adapters/dynamodb-event-store.ts';
+import { S3PayloadStore } from '../commons/adapters/s3-payload-store.ts';
 import { integerEnv, requiredEnv } from '../commons/environment.ts';
+import type { ReceiveDeps } from './receive-webhook.ts';
 
 /**
  * What the receiving use cases need to store reports and inbound messages, from the environment:
- * EVENT_TABLE_NAME, EVENT_RETENTION_DAYS (default 35, at least 8: the gateway's 7-day MO window),
- * STORE_CONCURRENCY (default 16).
+ * EVENT_TABLE_NAME, PAYLOAD_BUCKET (where bodies too large for one item or one event are kept,
+ * below `payloads/`), EVENT_RETENTION_DAYS (default 35, at least 8: the gateway's 7-day MO
+ * window), STORE_CONCURRENCY (default 16). Used by the webhook receivers, `poll-reports` and
+ * `reconcile-status`, so every path stores items alike.
  */
-export const receiveDepsFromEnvironment = (logger: Logger) => ({
-  store: new DynamoDbEventStore(requiredEnv('EVENT_TABLE_NAME')),
-  now: () => new Date(),
-  retentionDays: integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_650 }),
-  concurrency: integerEnv('STORE_CONCURRENCY', 16, { min: 1, max: 100 }),
-  onStoreFailure: (record: { pk: string; sk: string }, error: unknown) =>
-    logger.error('store failed', { pk: record.pk, sk: record.sk, error }),
-});
+export const receiveDepsFromEnvironment = (logger: Logger) =>
+  ({
+    store: new DynamoDbEventStore(requiredEnv('EVENT_TABLE_NAME')),
+    payloads: new S3PayloadStore(requiredEnv('PAYLOAD_BUCKET')),
+    now: () => new Date(),
+    retentionDays: integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_650 }),
+    concurrency: integerEnv('STORE_CONCURRENCY', 16, { min: 1, max: 100 }),
+    onStoreFailure: (record: { pk: string; sk: string }, error: unknown) =>
+      logger.error('store failed', {
+        // A refused key can be kilobytes long; its start is enough to find it.
+        pk: record.pk.slice(0, 200),
+        sk: record.sk.slice(0, 200),
+        error: error instanceof Error ? { name: error.name, message: error.message } : error,
+      }),
+  }) satisfies ReceiveDeps;

@@ -9,7 +9,7 @@ import { createWebhookHandler } from './webhook-handler.ts';
 
 /**
  * Wires a webhook receiver from its environment (read once, at cold start):
- * `EVENT_TABLE_NAME`; `WEBHOOK_SECRET_ARN` (or `WEBHOOK_SECRET` locally); `EVENT_RETENTION_DAYS`
+ * `EVENT_TABLE_NAME`; `PAYLOAD_BUCKET` (bodies too large for one item or one event); `WEBHOOK_SECRET_ARN` (or `WEBHOOK_SECRET` locally); `EVENT_RETENTION_DAYS`
  * (default 35, at least 8 so duplicates are recognised through the gateway's 7-day MO window);
  * `STORE_CONCURRENCY` (default 16 conditional puts in flight).
  */

@@ -534,6 +534,41 @@ describe('inbound path infrastructure', () => {
       }
     });
 
+    it('lets every function that stores received items create objects below payloads/ of the attachment bucket, nothing more', () => {
+      const { template, id, stack } = defaults;
+      const bucketId = id(stack.inboundAttachments.bucket);
+      const storing = [
+        stack.webhookApi.receiveReports,
+        stack.webhookApi.receiveInbound,
+        stack.scheduledJobs.reconcileStatus,
+      ];
+
+      for (const fn of storing) {
+        expect(environmentOf(defaults, fn)).toMatchObject({ PAYLOAD_BUCKET: { Ref: bucketId } });
+        const statements = statementsOfRole(template, id(fn.role));
+        const onPayloads = statements.filter((statement) =>
+          JSON.stringify(statement.Resource).includes('/payloads/*'),
+        );
+        expect(onPayloads).toEqual([
+          expect.objectContaining({
+            Action: 's3:PutObject',
+            Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/payloads/*']] },
+          }),
+        ]);
+        expect(
+          statements
+            .filter((statement) => JSON.stringify(statement.Resource).includes(bucketId))
+            .flatMap(actionsOf),
+        ).toEqual(['s3:PutObject']);
+        expect(statements).toContainEqual(
+          expect.objectContaining({
+            Action: 'kms:GenerateDataKey',
+            Resource: { 'Fn::GetAtt': [id(stack.dataKey.key), 'Arn'] },
+          }),
+        );
+      }
+    });
+
     it('lets the publisher put events on the bus, and write only its own markers in the state table', () => {
       const { template, id, stack } = defaults;
 
@@ -690,6 +725,7 @@ describe('inbound path infrastructure', () => {
 
       for (const { reason } of acknowledged) expect(reason.length).toBeGreaterThan(80);
       const attachmentObjects = `AwsSolutions-IAM5[Resource::<${defaults.id(defaults.stack.inboundAttachments.bucket)}.Arn>/inbound/*]`;
+      const payloadObjects = `AwsSolutions-IAM5[Resource::<${defaults.id(defaults.stack.inboundAttachments.bucket)}.Arn>/payloads/*]`;
       expect(acknowledged.map(({ path, rule }) => `${path} ${rule}`).sort()).toEqual(
         [
           'gateway-credentials AwsSolutions-SMG4',
@@ -708,6 +744,9 @@ describe('inbound path infrastructure', () => {
           'event-publisher/on-failure-queue AwsSolutions-SQS3',
           'scheduled-jobs/refresh-token-role AwsSolutions-IAM5[Resource::*]',
           'scheduled-jobs/reconcile-status-role AwsSolutions-IAM5[Resource::*]',
+          `webhook-api/receive-reports-role ${payloadObjects}`,
+          `webhook-api/receive-inbound-role ${payloadObjects}`,
+          `scheduled-jobs/reconcile-status-role ${payloadObjects}`,
           'inbound-attachments/fetch-attachments-role AwsSolutions-IAM5[Resource::*]',
           `inbound-attachments/fetch-attachments-role ${attachmentObjects}`,
           'inbound-attachments/sweep-attachments-role AwsSolutions-IAM5[Resource::*]',
