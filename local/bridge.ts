@@ -7,28 +7,29 @@
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { S3Client } from '@aws-sdk/client-s3';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBRecord } from 'aws-lambda';
+import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { DynamoDbEventStore } from '../functions/commons/adapters/dynamodb-event-store.ts';
 import { DynamoDbPublishLedger } from '../functions/commons/adapters/dynamodb-publish-ledger.ts';
 import { DynamoDbRateLimiter } from '../functions/commons/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../functions/commons/adapters/dynamodb-send-store.ts';
 import { GatewaySender, loadS3Attachments } from '../functions/commons/adapters/gateway-sender.ts';
-import { S3PayloadStore } from '../functions/commons/adapters/s3-payload-store.ts';
 import { stateTableTokenProvider } from '../functions/commons/adapters/state-table-token-provider.ts';
 import { GatewayAuthApi } from '../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
-import { PUT_EVENTS_MAX_BYTES } from '../functions/events/publish.ts';
+import { type EventBus, PUT_EVENTS_MAX_BYTES } from '../functions/events/publish.ts';
 import { createPublishHandler } from '../functions/events/publish-handler.ts';
 import { isPublishableRecord } from '../functions/events/stream-filter.ts';
 import type { EventRecord } from '../functions/inbound/event-record.ts';
 import { createWebhookHandler } from '../functions/inbound/webhook-handler.ts';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
 import { createSendRecordHandler } from '../functions/sending/send-handler.ts';
+import type { SendGateway } from '../functions/sending/send-queued-message.ts';
 import { type SimulatorOptionsInput, startSimulator } from '../simulator/index.ts';
 import {
   LOCAL_CREDENTIALS,
@@ -73,6 +74,37 @@ export interface LocalBridgeOptions {
   readonly reconcileAfterMinutes?: number;
   /** For tests: the poller's first N report confirmations are lost, so the gateway redelivers them. */
   readonly loseFirstConfirms?: number;
+  /** For the fault-injection run (`chaos/`): wraps or instruments the ports the handlers get. */
+  readonly instrument?: LocalBridgeInstrument;
+}
+
+/**
+ * Hooks of the fault-injection run. Every handler and job gets the instrumented clients, so a
+ * fault injected here reaches the same code a deployed Lambda runs.
+ */
+export interface LocalBridgeInstrument {
+  /** Called once, before any handler runs, with the clients they use: add middleware here. */
+  readonly clients?: (clients: {
+    readonly dynamodb: DynamoDBClient;
+    readonly s3: S3Client;
+    readonly sqs: SQSClient;
+  }) => void;
+  /** Wraps the bus publish-events puts to. */
+  readonly bus?: (bus: EventBus) => EventBus;
+  /** Wraps the gateway send-messages sends through. */
+  readonly gateway?: (gateway: SendGateway) => SendGateway;
+  /**
+   * Wraps a Lambda's handler (`publish-events`, `send-messages`): the wrapper can end an
+   * invocation early, as a killed or timed-out Lambda ends.
+   */
+  readonly lambda?: <E, R>(
+    name: string,
+    handler: (event: E) => Promise<R>,
+  ) => (event: E) => Promise<R>;
+  /** The gateway client's per-call time limit. @default 10 s */
+  readonly gatewayTimeoutMs?: number;
+  /** send-messages' Lambda timeout: the claim lease, the deadline and the queue's visibility follow it. @default 30 s */
+  readonly sendTimeoutMs?: number;
 }
 
 const SILENT = new Logger({ logLevel: 'SILENT' });
@@ -106,10 +138,13 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
     stops.push(() => fauxqs.stop());
     const maxReceiveCount = options.maxReceiveCount ?? 6;
+    const sendTimeoutMs = options.instrument?.sendTimeoutMs ?? 30_000;
+    const lambda = <E, R>(name: string, handler: (event: E) => Promise<R>) =>
+      options.instrument?.lambda?.(name, handler) ?? handler;
     const dlq = fauxqs.createQueue('msgbridge-send-dlq');
     const queue = fauxqs.createQueue('msgbridge-send', {
       attributes: {
-        VisibilityTimeout: '30',
+        VisibilityTimeout: String(Math.ceil(sendTimeoutMs / 1000)),
         RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount }),
       },
     });
@@ -125,6 +160,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       credentials: LOCAL_CREDENTIALS,
       forcePathStyle: true,
     });
+    options.instrument?.clients?.({ dynamodb: dynamoClient, s3, sqs });
 
     // The bus and the publisher, fed from the table's stream like Lambda's event source.
     const bus = new LocalEventBus(
@@ -152,17 +188,20 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       checkpoints: await publishCheckpoints.load(),
       onCheckpoint: (shardId, sequenceNumber) => publishCheckpoints.save(shardId, sequenceNumber),
       filter: isPublishableRecord,
-      handler: createPublishHandler({
-        bus,
-        ledger: new DynamoDbPublishLedger(tables.state, documents),
-        source: 'msgbridge',
-        maxAttempts: 4,
-        backoffMs: (attempt) => 100 * 2 ** (attempt - 2),
-        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-        maxBatchBytes: PUT_EVENTS_MAX_BYTES,
-        logger: SILENT,
-        metrics,
-      }),
+      handler: lambda(
+        'publish-events',
+        createPublishHandler({
+          bus: options.instrument?.bus?.(bus) ?? bus,
+          ledger: new DynamoDbPublishLedger(tables.state, documents),
+          source: 'msgbridge',
+          maxAttempts: 4,
+          backoffMs: (attempt) => 100 * 2 ** (attempt - 2),
+          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+          maxBatchBytes: PUT_EVENTS_MAX_BYTES,
+          logger: SILENT,
+          metrics,
+        }),
+      ),
       onFailure: (records) => {
         poisoned.push(...records);
         console.error(`publish-events gave up on ${records.length} stream record(s)`);
@@ -186,8 +225,6 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
           return eventStore.putIfAbsent(record);
         },
       },
-      // Bodies too large for one item or one event, as the deployed receivers keep them.
-      payloads: new S3PayloadStore(attachmentBucket, s3),
       now: () => new Date(),
       retentionDays: 35,
       concurrency: 16,
@@ -226,10 +263,15 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       logger: SILENT,
       client: documents,
     });
-    const gatewayClient = new GatewayClient({ hosts: sim.hosts, tokens });
-    const gateway = new GatewaySender(gatewayClient, (attachments) =>
+    const gatewayClient = new GatewayClient({
+      hosts: sim.hosts,
+      tokens,
+      timeoutMs: options.instrument?.gatewayTimeoutMs,
+    });
+    const gatewaySender = new GatewaySender(gatewayClient, (attachments) =>
       loadS3Attachments(attachments, s3),
     );
+    const gateway = options.instrument?.gateway?.(gatewaySender) ?? gatewaySender;
     const sendStore = new DynamoDbSendStore('msgbridge-events', 35, documents);
     const rateLimiter = new DynamoDbRateLimiter(
       'msgbridge-state',
@@ -243,8 +285,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
         rateLimiter,
         now: () => new Date(),
         retentionDays: 35,
-        claimLeaseMs: 60_000,
-        deadline: Date.now() + 30_000,
+        claimLeaseMs: 2 * sendTimeoutMs,
+        deadline: Date.now() + sendTimeoutMs,
       }),
       maxReceiveCount,
       delayRedelivery: async (record, seconds) => {
@@ -263,7 +305,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       sqs,
       queueUrl: queue.queueUrl,
       queueArn: queue.queueArn,
-      handler: (record) => sendRecord(record, 30_000),
+      handler: lambda('send-messages', (record: SQSRecord) => sendRecord(record, sendTimeoutMs)),
       concurrency: 2,
       onError: (error) => console.error('send-messages failed:', error),
     });

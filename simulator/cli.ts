@@ -199,6 +199,12 @@ const FLAGS: readonly Flag[] = [
     '0..1',
     'share of webhook posts delivered twice',
   ),
+  fault(
+    'http200-error-rate',
+    'http200ErrorRate',
+    '0..1',
+    'share of gateway calls refused with HTTP 200 29018/29019/29039',
+  ),
   option('verbose', 'verbose', 'boolean', undefined, 'print one line per gateway call and webhook'),
 ];
 

@@ -14,6 +14,11 @@ export const FaultsSchema = z.strictObject({
   rateLimitBurst: z.number().int().min(0).default(0),
   /** Fraction of webhook posts that are delivered twice. */
   duplicateWebhookRate: rate.default(0),
+  /**
+   * Fraction of gateway calls refused with HTTP 200 and a failure code (`29018`, `29019` or
+   * `29039`): the field notes' failures that only the envelope's `code` tells apart.
+   */
+  http200ErrorRate: rate.default(0),
 });
 export type Faults = z.infer<typeof FaultsSchema>;
 

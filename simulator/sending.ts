@@ -161,6 +161,8 @@ export interface SendingSnapshot {
   readonly duplicateRecipients: number;
   /** Send calls answered with a top-level error (auth failures excluded). */
   readonly rejectedSends: number;
+  /** Send calls refused `29002` because their recipients did not fit the TPS quota. */
+  readonly quotaRefusals: number;
 }
 
 const reject = (code: string, message: string): SimResponse =>
@@ -168,7 +170,13 @@ const reject = (code: string, message: string): SimResponse =>
 
 /** The send endpoints: validation, quota, duplicates, scheduling and recording of recipients. */
 export const createSending = (ctx: SimContext) => {
-  const counts = { sends: 0, recipientsAccepted: 0, duplicateRecipients: 0, rejectedSends: 0 };
+  const counts = {
+    sends: 0,
+    recipientsAccepted: 0,
+    duplicateRecipients: 0,
+    rejectedSends: 0,
+    quotaRefusals: 0,
+  };
   // Per-recipient TPS quota over one simulated second (field notes: budget per recipient).
   const quota = { second: Number.NaN, used: 0 };
 
@@ -182,6 +190,7 @@ export const createSending = (ctx: SimContext) => {
     const second = Math.floor(ctx.clock.now() / 1000);
     if (second !== quota.second) Object.assign(quota, { second, used: 0 });
     if (quota.used + recipients > ctx.options.tpsQuota) {
+      counts.quotaRefusals += 1;
       return reject(
         SEND_CODES.rateLimited,
         `rate limit exceeded: ${quota.used} of ${ctx.options.tpsQuota} recipients this second, ${recipients} more asked`,

@@ -75,6 +75,8 @@ export interface Simulator extends SimControls {
   readonly hosts: SimHosts;
   readonly clock: SimClock;
   readonly options: SimulatorOptions;
+  /** Every recipient acceptance, in order (a `cliKey` accepted twice would appear twice). */
+  acceptances(): readonly SentRecipient[];
   /** Stops the tick and the server, dropping keep-alive and held connections. */
   close(): Promise<void>;
 }
@@ -124,12 +126,18 @@ export const startSimulator = async (input: SimulatorOptionsInput): Promise<Simu
   const auth = createAuth({ options, clock });
   // Reports is created from the context, and the context's hook calls reports: bind late.
   let acceptRecipient: (recipient: SentRecipient) => void = () => undefined;
+  const acceptances: SentRecipient[] = [];
   const ctx: SimContext = {
     options,
     clock,
     scheduler,
     state: { recipients: new Map() },
-    hooks: { onAccepted: (recipient) => acceptRecipient(recipient) },
+    hooks: {
+      onAccepted: (recipient) => {
+        acceptances.push(recipient);
+        acceptRecipient(recipient);
+      },
+    },
     faults: { ...options.faults },
     random: mulberry32(options.seed),
     nextId: idFactory(),
@@ -197,6 +205,7 @@ export const startSimulator = async (input: SimulatorOptionsInput): Promise<Simu
     clock,
     options,
     ...controls,
+    acceptances: () => acceptances,
     async close() {
       scheduler.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -294,14 +303,26 @@ const handle = async (
  * fault off does not shift the outcome mix of reports.
  */
 const drawFault = async (ctx: SimContext): Promise<SimResponse | 'hold' | undefined> => {
-  const { latencyMs, timeoutRate, errorRate } = ctx.faults;
+  const { latencyMs, timeoutRate, errorRate, http200ErrorRate } = ctx.faults;
   if (latencyMs > 0) await sleep(latencyMs);
   if (timeoutRate > 0 && ctx.random() < timeoutRate) return 'hold';
   if (errorRate > 0 && ctx.random() < errorRate) {
     return envelope(FAULT_ERROR_CODE, 'temporary failure (simulated); retry', undefined, 503);
   }
+  if (http200ErrorRate > 0 && ctx.random() < http200ErrorRate) {
+    const pick = Math.floor(ctx.random() * HTTP_200_FAULTS.length);
+    const [code, message] = HTTP_200_FAULTS[pick] ?? [];
+    return envelope(code ?? '29019', `${message ?? 'db error'} (simulated)`, undefined, 200);
+  }
   return undefined;
 };
+
+/** Failures the gateway answers with HTTP 200 (field notes), drawn by `http200ErrorRate`. */
+export const HTTP_200_FAULTS = [
+  ['29018', 'send quota exceeded'],
+  ['29019', 'db error'],
+  ['29039', 'no response data'],
+] as const;
 
 const route = async (
   router: Router,

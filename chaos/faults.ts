@@ -1,0 +1,337 @@
+/**
+ * The seeded fault plan of the chaos run and the injectors that apply it at every port of the
+ * local bridge: AWS SDK middleware on the DynamoDB, S3 and SQS clients, a wrapper around the
+ * event bus, a wrapper around the gateway sender, and "killed" Lambda invocations. The same seed
+ * gives the same mix and the same sequence of decisions per kind of fault; only the order in
+ * which concurrent calls reach a decision varies with timing.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/publish.ts';
+import type { SendGateway } from '../functions/sending/send-queued-message.ts';
+import type { Faults } from '../simulator/index.ts';
+
+/** mulberry32: small, fast and good enough to draw faults; the simulator uses the same one. */
+export const prng = (seed: number): (() => number) => {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+};
+
+/** FNV-1a of a string, to give every kind of fault its own stream of draws from one seed. */
+const hash = (text: string): number => {
+  let h = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    h ^= text.charCodeAt(index);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+};
+
+/** Every kind of fault the run injects, with the probability of one decision. */
+export const FAULT_KINDS = [
+  'dynamodb.error',
+  'dynamodb.throttle',
+  'dynamodb.lostResponse',
+  's3.error',
+  's3.lostResponse',
+  'sqs.lostDelete',
+  'sqs.visibilityExpiry',
+  'bus.partialFailure',
+  'bus.callFailure',
+  'bus.killedAfterPut',
+  'send.killedAfterAccept',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface FaultMix {
+  readonly rates: Readonly<Record<FaultKind, number>>;
+  /** The simulator's own faults (gateway 5xx, timeouts, 29002 bursts, HTTP 200 failures, duplicate webhooks). */
+  readonly gateway: Partial<Faults>;
+  /** Times every token is revoked during the run (the gateway answers 29011 until re-authentication). */
+  readonly tokenRevocations: number;
+}
+
+/** The seed's mix: every fault is on, each at a rate drawn from its range. */
+export const faultMixFor = (seed: number): FaultMix => {
+  const random = prng(hash(`mix:${seed}`));
+  const between = (low: number, high: number) => low + (high - low) * random();
+  const rates: Record<FaultKind, number> = {
+    'dynamodb.error': between(0.002, 0.01),
+    'dynamodb.throttle': between(0.002, 0.01),
+    'dynamodb.lostResponse': between(0.002, 0.01),
+    's3.error': between(0.01, 0.05),
+    's3.lostResponse': between(0.01, 0.05),
+    'sqs.lostDelete': between(0.03, 0.1),
+    'sqs.visibilityExpiry': between(0.03, 0.1),
+    'bus.partialFailure': between(0.05, 0.15),
+    'bus.callFailure': between(0.02, 0.08),
+    'bus.killedAfterPut': between(0.01, 0.04),
+    'send.killedAfterAccept': between(0.03, 0.1),
+  };
+  return {
+    rates,
+    gateway: {
+      errorRate: between(0.01, 0.05),
+      timeoutRate: between(0.002, 0.01),
+      http200ErrorRate: between(0.005, 0.03),
+      duplicateWebhookRate: between(0.05, 0.3),
+      rateLimitBurst: Math.floor(between(1, 6)),
+    },
+    tokenRevocations: Math.floor(between(1, 3)),
+  };
+};
+
+/** Decides faults, one seeded stream per kind, and counts what it injected. */
+export class FaultPlan {
+  readonly injected: Record<string, number> = {};
+  private readonly streams = new Map<FaultKind, () => number>();
+  /** Off until the bridge has started, and again while the run settles. */
+  armed = false;
+
+  constructor(
+    readonly seed: number,
+    readonly mix: FaultMix,
+  ) {}
+
+  /** True when a fault of `kind` is injected now (and counts it). */
+  draw(kind: FaultKind): boolean {
+    if (!this.armed) return false;
+    let stream = this.streams.get(kind);
+    if (!stream) {
+      stream = prng(hash(`${kind}:${this.seed}`));
+      this.streams.set(kind, stream);
+    }
+    if (stream() >= this.mix.rates[kind]) return false;
+    this.count(kind);
+    return true;
+  }
+
+  /** A seeded number in [0, 1) from the stream of `kind`, for choices inside one fault. */
+  pick(kind: FaultKind): number {
+    const stream = this.streams.get(kind) ?? prng(hash(`${kind}:${this.seed}`));
+    this.streams.set(kind, stream);
+    return stream();
+  }
+
+  count(kind: string, by = 1): void {
+    this.injected[kind] = (this.injected[kind] ?? 0) + by;
+  }
+}
+
+/** Shaped like the SDK's service errors, so the bridge's classifiers see what AWS would throw. */
+const awsError = (name: string, message: string, fault: 'client' | 'server', status: number) =>
+  Object.assign(new Error(`${message} (injected)`), {
+    name,
+    $fault: fault,
+    $metadata: { httpStatusCode: status, attempts: 1, totalRetryDelay: 0 },
+    $retryable: name.includes('Throughput') ? { throttling: true } : {},
+  });
+
+/** What a lost response looks like to the caller: the request went out, no answer came back. */
+const lostResponse = () =>
+  Object.assign(new Error('socket hang up after the request was sent (injected)'), {
+    name: 'TimeoutError',
+    code: 'ECONNRESET',
+    $metadata: {},
+  });
+
+const DYNAMODB_WRITES = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'TransactWriteItemsCommand',
+  'BatchWriteItemCommand',
+]);
+
+/** The local run's own bookkeeping (stream checkpoints) stands for Lambda's and is never faulted. */
+const isLocalBookkeeping = (input: unknown): boolean => {
+  const fields = input as { Key?: { pk?: unknown }; Item?: { pk?: unknown } } | undefined;
+  const pk = fields?.Key?.pk ?? fields?.Item?.pk;
+  const value = typeof pk === 'object' && pk !== null && 'S' in pk ? (pk as { S: unknown }).S : pk;
+  return typeof value === 'string' && value.startsWith('LOCAL#');
+};
+
+/**
+ * Faults on every DynamoDB call the handlers and jobs make, above the SDK's own retries (as if
+ * they were used up): errors, throttles, and writes whose answer is lost after they happened.
+ */
+export const injectDynamoDbFaults = (client: DynamoDBClient, plan: FaultPlan): void => {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (isLocalBookkeeping(args.input)) return next(args);
+      if (plan.draw('dynamodb.throttle')) {
+        throw awsError(
+          'ProvisionedThroughputExceededException',
+          'The level of configured provisioned throughput for the table was exceeded',
+          'client',
+          400,
+        );
+      }
+      if (plan.draw('dynamodb.error')) {
+        throw awsError('InternalServerError', 'Internal server error', 'server', 500);
+      }
+      if (DYNAMODB_WRITES.has(context.commandName ?? '') && plan.draw('dynamodb.lostResponse')) {
+        await next(args);
+        throw lostResponse();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'chaosDynamoDbFaults' },
+  );
+};
+
+/** Faults on S3 (attachments, claim-checked bodies, quarantined pages): errors and lost answers. */
+export const injectS3Faults = (client: S3Client, plan: FaultPlan): void => {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (plan.draw('s3.error')) {
+        throw awsError('InternalError', 'We encountered an internal error', 'server', 500);
+      }
+      if (context.commandName === 'PutObjectCommand' && plan.draw('s3.lostResponse')) {
+        await next(args);
+        throw lostResponse();
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'chaosS3Faults' },
+  );
+};
+
+/**
+ * SQS as Lambda's event source meets it: a delete that is lost after the handler succeeded (the
+ * message comes back), and a message whose visibility runs out while its first attempt is still
+ * running (a second worker receives it at once).
+ */
+export const injectSqsFaults = (client: SQSClient, plan: FaultPlan): void => {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'DeleteMessageCommand' && plan.draw('sqs.lostDelete')) {
+        return { output: { $metadata: {} }, response: {} } as never;
+      }
+      const result = await next(args);
+      if (context.commandName === 'ReceiveMessageCommand') {
+        const input = args.input as { QueueUrl?: string };
+        const output = result.output as { Messages?: Array<{ ReceiptHandle?: string }> };
+        for (const message of output.Messages ?? []) {
+          if (!plan.draw('sqs.visibilityExpiry')) continue;
+          await client
+            .send(
+              new ChangeMessageVisibilityCommand({
+                QueueUrl: input.QueueUrl,
+                ReceiptHandle: message.ReceiptHandle,
+                VisibilityTimeout: 0,
+              }),
+            )
+            .catch(() => undefined);
+        }
+      }
+      return result;
+    },
+    { step: 'initialize', name: 'chaosSqsFaults' },
+  );
+};
+
+/** One Lambda invocation in flight; a fault can end it as a killed Lambda ends. */
+interface Invocation {
+  readonly name: string;
+  kill(reason: string): void;
+  killed: boolean;
+  /** PutEvents calls that returned in this invocation. */
+  puts: number;
+}
+
+/** Thrown out of an invocation the plan killed; the event source sees a failed invocation. */
+export class LambdaKilledError extends Error {
+  override readonly name = 'LambdaKilledError';
+}
+
+const invocations = new AsyncLocalStorage<Invocation>();
+const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
+
+/**
+ * Wraps a Lambda handler so a fault inside it can kill the invocation: the event source gets a
+ * failure at once, and the handler's own code never runs another step (it waits forever on the
+ * call that "killed" it, as a frozen and discarded Lambda sandbox would).
+ */
+export const killableLambda =
+  <E, R>(name: string, handler: (event: E) => Promise<R>) =>
+  (event: E): Promise<R> =>
+    new Promise<R>((resolve, reject) => {
+      const invocation: Invocation = {
+        name,
+        killed: false,
+        puts: 0,
+        kill(reason) {
+          this.killed = true;
+          reject(new LambdaKilledError(`${name} killed ${reason} (injected)`));
+        },
+      };
+      invocations.run(invocation, () => {
+        handler(event).then(resolve, reject);
+      });
+    });
+
+/** The bus as publish-events meets it, with EventBridge's failure modes. */
+export class FaultyBus implements EventBus {
+  /** `metadata.id` of every event accepted in a call whose Lambda was then killed. */
+  readonly unavoidable = new Set<string>();
+
+  constructor(
+    private readonly inner: EventBus,
+    private readonly plan: FaultPlan,
+  ) {}
+
+  async putEvents(entries: readonly BusEntry[]): Promise<readonly BusEntryResult[]> {
+    const invocation = invocations.getStore();
+    if (this.plan.draw('bus.callFailure')) {
+      throw awsError('InternalException', 'EventBridge failed the call', 'server', 500);
+    }
+    if (entries.length > 0 && this.plan.draw('bus.partialFailure')) {
+      const failing = entries.map(() => this.plan.pick('bus.partialFailure') < 0.4);
+      if (failing.every(Boolean)) failing[0] = false;
+      const accepted = await this.inner.putEvents(entries.filter((_, index) => !failing[index]));
+      let next = 0;
+      this.plan.count('bus.entriesFailed', failing.filter(Boolean).length);
+      return entries.map((_, index) =>
+        failing[index]
+          ? { ok: false, errorCode: 'InternalFailure', errorMessage: 'entry failed (injected)' }
+          : (accepted[next++] ?? { ok: true }),
+      );
+    }
+    const results = await this.inner.putEvents(entries);
+    if (invocation && !invocation.killed && this.plan.draw('bus.killedAfterPut')) {
+      for (const entry of entries) this.unavoidable.add(eventIdOf(entry));
+      if (invocation.puts > 0) this.plan.count('bus.killedMidBatch');
+      invocation.kill('after PutEvents returned');
+      return never();
+    }
+    if (invocation) invocation.puts += 1;
+    return results;
+  }
+}
+
+export const eventIdOf = (entry: BusEntry): string =>
+  (JSON.parse(entry.Detail) as { metadata: { id: string } }).metadata.id;
+
+/** The gateway as send-messages meets it: the Lambda may die right after the gateway accepted. */
+export const faultyGateway =
+  (plan: FaultPlan) =>
+  (inner: SendGateway): SendGateway => ({
+    async send(message) {
+      const outcome = await inner.send(message);
+      const invocation = invocations.getStore();
+      if (invocation && !invocation.killed && plan.draw('send.killedAfterAccept')) {
+        invocation.kill('after the gateway answered the send');
+        return never();
+      }
+      return outcome;
+    },
+  });

@@ -1,0 +1,358 @@
+/**
+ * `npm run chaos -- --seed S --items N`: the whole bridge on the local stack (the same handlers
+ * and wiring as the Lambdas), a seeded workload, faults at every port with the seed's mix, then
+ * the invariants checked from outside once the system has settled. Prints its figures and ends
+ * with one line `chaos: seed=S items=N lost=L duplicated=D unavoidable=U ...`; exits 1 unless
+ * every invariant holds.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { enqueueSend } from '../functions/sending/producer.ts';
+import { type LocalBridge, startLocalBridge } from '../local/bridge.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb-local.ts';
+import {
+  FaultPlan,
+  FaultyBus,
+  faultMixFor,
+  faultyGateway,
+  injectDynamoDbFaults,
+  injectS3Faults,
+  injectSqsFaults,
+  killableLambda,
+  prng,
+} from './faults.ts';
+import { checkInvariants, type GatewayLedger, holds, type Verdict } from './invariants.ts';
+import { buildWorkload, type HostileBody, type Workload } from './workload.ts';
+
+export interface ChaosOptions {
+  readonly seed: number;
+  readonly items: number;
+  /** Longest wait for the system to settle once the faults stop. @default 120 s */
+  readonly settleMs?: number;
+  /** Where progress lines go. @default console.log */
+  readonly log?: (line: string) => void;
+}
+
+export interface ChaosResult {
+  readonly seed: number;
+  readonly items: number;
+  readonly verdict: Verdict;
+  readonly ok: boolean;
+  readonly summary: string;
+  readonly faults: Readonly<Record<string, number>>;
+  readonly elapsedMs: number;
+}
+
+const TPS_QUOTA = 20;
+const WEBHOOK_SECRET = 'chaos-secret-0123456789';
+
+export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const started = Date.now();
+  const { seed, items } = options;
+  const mix = faultMixFor(seed);
+  const plan = new FaultPlan(seed, mix);
+  const workload = buildWorkload(seed, items);
+  const dataDir = mkdtempSync(join(tmpdir(), `msgbridge-chaos-${seed}-`));
+  let bus: FaultyBus | undefined;
+  let bridge: LocalBridge | undefined;
+  const hostileAnswers = new Map<string, number | undefined>();
+  const moInjected: Array<{ moKey: string; attachments: number }> = [];
+  // The bridge logs every failure it meets on stderr; under injected faults that is thousands of
+  // lines. They are counted (and the first few kept) instead.
+  const stderr = { lines: 0, first: [] as string[] };
+  const consoleError = console.error;
+  console.error = (...args: unknown[]) => {
+    stderr.lines += 1;
+    if (stderr.first.length < 5) stderr.first.push(args.map(String).join(' ').slice(0, 200));
+  };
+  try {
+    bridge = await startLocalBridge({
+      port: 0,
+      simulatorPort: 0,
+      webhookSecret: WEBHOOK_SECRET,
+      dataDir,
+      apiKey: 'chaos-key',
+      apiPassword: `chaos-password-${seed}`,
+      tpsQuota: TPS_QUOTA,
+      printEvents: false,
+      reportDelivery: workload.reportDelivery,
+      reconcileAfterMinutes: 1,
+      simulator: {
+        seed,
+        reportDelayMs: 200,
+        failureRate: 0.2,
+        webhookRetryIntervalMs: 500,
+        webhookTimeoutMs: 3_000,
+        confirmWindowMs: 4_000,
+        minEmptyPollIntervalMs: 1_000,
+        reportBatchSize: 10,
+      },
+      instrument: {
+        clients: ({ dynamodb, s3, sqs }) => {
+          injectDynamoDbFaults(dynamodb, plan);
+          injectS3Faults(s3, plan);
+          injectSqsFaults(sqs, plan);
+        },
+        bus: (inner) => {
+          bus = new FaultyBus(inner, plan);
+          return bus;
+        },
+        gateway: faultyGateway(plan),
+        lambda: killableLambda,
+        gatewayTimeoutMs: 1_500,
+        sendTimeoutMs: 4_000,
+      },
+    });
+    const running = bridge;
+    log(
+      `chaos: seed ${seed}, ${items} items: ${workload.cliKeys.length} recipients in ${workload.sends.flat().length} send requests, ` +
+        `${workload.mo.flat().length} inbound messages (${workload.attachments} attachments), ${workload.hostile.length} hostile bodies; reports by ${workload.reportDelivery}`,
+    );
+
+    // Faults on, then the workload, interleaved as it would arrive.
+    plan.armed = true;
+    running.sim.setFaults(mix.gateway);
+    const producer = new SQSClient({
+      endpoint: running.urls.sqs,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    const random = prng(seed * 31 + 7);
+    const pause = () => sleep(Math.floor(random() * 150));
+    const revokeAt = new Set(
+      Array.from({ length: mix.tokenRevocations }, () =>
+        Math.floor(random() * workload.sends.length),
+      ),
+    );
+    const sending = (async () => {
+      for (const [index, batch] of workload.sends.entries()) {
+        if (revokeAt.has(index)) {
+          running.sim.revokeTokens();
+          plan.count('gateway.tokensRevoked');
+        }
+        const result = await enqueueSend(producer, running.urls.sendQueue, batch);
+        if (result.invalid.length > 0 || result.failed.length > 0) {
+          throw new Error(
+            `the workload's send batch ${index} was not queued: ${JSON.stringify({ invalid: result.invalid, failed: result.failed })}`,
+          );
+        }
+        await pause();
+      }
+    })();
+    const inbound = (async () => {
+      for (const batch of workload.mo) {
+        for (const item of running.sim.injectMo(batch)) {
+          moInjected.push({
+            moKey: item.moKey,
+            attachments: item.contentInfoLst?.length ?? 0,
+          });
+        }
+        await pause();
+      }
+    })();
+    const hostile = (async () => {
+      for (const body of workload.hostile) {
+        hostileAnswers.set(body.sha256, await post(running, body));
+        if (body.repost) await post(running, body);
+        await pause();
+      }
+    })();
+    await Promise.all([sending, inbound, hostile]);
+    producer.destroy();
+
+    // Let the faults bite while the sends are decided, then stop them and let the system heal.
+    await waitUntil(() => sendsDecided(running, workload) || Date.now() - started > 60_000, 60_000);
+    plan.armed = false;
+    running.sim.setFaults({
+      errorRate: 0,
+      timeoutRate: 0,
+      http200ErrorRate: 0,
+      duplicateWebhookRate: 0,
+      rateLimitBurst: 0,
+    });
+    log(`chaos: faults off after ${seconds(Date.now() - started)}; settling`);
+
+    const verdictNow = () =>
+      checkInvariants({
+        workload,
+        ledger: ledgerOf(running, moInjected),
+        entries: running.bus.entries,
+        unavoidable: bus?.unavoidable ?? new Set(),
+        hostileAnswers,
+      });
+    await waitUntil(() => verdictNow().lost === 0, options.settleMs ?? 120_000);
+    // Late duplicates (a redelivered message, a retried stream batch) would show up now.
+    await sleep(3_000);
+    await running.publisher.drained().catch(() => undefined);
+    const verdict = verdictNow();
+    const elapsedMs = Date.now() - started;
+    const faults = { ...plan.injected, ...gatewayFaults(running) };
+    const summary = report({ seed, items, verdict, faults, bridge: running, elapsedMs, log });
+    return { seed, items, verdict, ok: holds(verdict), summary, faults, elapsedMs };
+  } finally {
+    plan.armed = false;
+    await bridge?.stop();
+    console.error = consoleError;
+    if (stderr.lines > 0) {
+      log(`  bridge stderr: ${stderr.lines} lines, the first: ${stderr.first.join(' | ')}`);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+};
+
+/** Posts a hostile body as a gateway would: again after a retry answer, a few times at most. */
+const post = async (bridge: LocalBridge, body: HostileBody): Promise<number | undefined> => {
+  const url = body.route === 'report' ? bridge.urls.reportWebhook : bridge.urls.moWebhook;
+  let status: number | undefined;
+  for (let attempt = 0; attempt < 8; attempt += 1) {
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: body.body,
+      });
+      status = response.status;
+      const text = await response.text();
+      if (status === 413) return status;
+      const final =
+        body.route === 'report'
+          ? status !== 400 && status < 500
+          : status >= 200 && status < 300 && codeOf(text) === '10000';
+      if (final) return status;
+    } catch {
+      status = undefined;
+    }
+    await sleep(300 * (attempt + 1));
+  }
+  return status;
+};
+
+const codeOf = (text: string): string | undefined => {
+  try {
+    return (JSON.parse(text) as { code?: string }).code;
+  } catch {
+    return undefined;
+  }
+};
+
+const sendsDecided = (bridge: LocalBridge, workload: Workload): boolean => {
+  const decided = new Set(
+    bridge.bus.entries
+      .map(
+        (entry) =>
+          (JSON.parse(entry.Detail) as { metadata: { idempotencyKey: string } }).metadata
+            .idempotencyKey,
+      )
+      .filter((key) => key.startsWith('send:')),
+  );
+  return workload.cliKeys.every((cliKey) => decided.has(`send:${cliKey}`));
+};
+
+const ledgerOf = (
+  bridge: LocalBridge,
+  mo: ReadonlyArray<{ moKey: string; attachments: number }>,
+): GatewayLedger => ({
+  acceptances: bridge.sim.acceptances().map((recipient) => ({
+    cliKey: recipient.cliKey,
+    msgKey: recipient.msgKey,
+    requestedAt: recipient.requestedAt,
+    deliverAt: recipient.deliverAt,
+    reported: recipient.result !== undefined,
+  })),
+  tpsQuota: TPS_QUOTA,
+  mo,
+});
+
+const gatewayFaults = (bridge: LocalBridge): Record<string, number> => {
+  const snapshot = bridge.sim.snapshot();
+  return {
+    'gateway.rejectedSends': snapshot.rejectedSends,
+    'gateway.duplicateAnswers': snapshot.duplicateRecipients,
+    'gateway.webhookDuplicatePosts': snapshot.reports.webhook.duplicatePosts,
+    'gateway.webhookRetries': snapshot.reports.webhook.retries,
+  };
+};
+
+const waitUntil = async (condition: () => boolean, timeoutMs: number): Promise<boolean> => {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await sleep(500);
+  }
+  return true;
+};
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+const report = (input: {
+  seed: number;
+  items: number;
+  verdict: Verdict;
+  faults: Record<string, number>;
+  bridge: LocalBridge;
+  elapsedMs: number;
+  log: (line: string) => void;
+}): string => {
+  const { verdict, log, bridge } = input;
+  const list = (record: Readonly<Record<string, number>>) =>
+    Object.entries(record)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, count]) => `${name}=${count}`)
+      .join(' ');
+  log(`  items expected: ${list(verdict.expected)}`);
+  log(`  faults injected: ${list(input.faults)}`);
+  log(`  events: ${list(verdict.eventsByType)}`);
+  const publisher = bridge.publisher.stats;
+  log(
+    `  retries: stream invocations=${publisher.invocations} retried=${publisher.retries} bisections=${publisher.bisections} given-up=${publisher.recordsFailed}; ` +
+      `send deliveries=${bridge.sender.stats.received} failed=${bridge.sender.stats.failed}; ` +
+      `quota refusals=${bridge.sim.snapshot().quotaRefusals}; send DLQ=${bridge.fauxqs.inspectQueue('msgbridge-send-dlq')?.messages.ready.length ?? 0}`,
+  );
+  for (const violation of verdict.violations.slice(0, 40)) {
+    log(`  VIOLATION ${violation.invariant}: ${violation.item}: ${violation.detail}`);
+  }
+  if (verdict.violations.length > 40) log(`  … ${verdict.violations.length - 40} more violations`);
+  const total = Object.values(input.faults).reduce((sum, count) => sum + count, 0);
+  const line =
+    `chaos: seed=${input.seed} items=${input.items} lost=${verdict.lost} duplicated=${verdict.duplicated} ` +
+    `unavoidable=${verdict.unavoidable} sentTwice=${verdict.sentTwice} misreported=${verdict.misreported} ` +
+    `quotaExceeded=${verdict.quotaExceeded} refusedAsTemporary=${verdict.refusedAsTemporary} ` +
+    `events=${Object.values(verdict.eventsByType).reduce((sum, n) => sum + n, 0)} faults=${total} time=${seconds(input.elapsedMs)}`;
+  log(line);
+  return line;
+};
+
+const main = async (): Promise<void> => {
+  const { values } = parseArgs({
+    options: {
+      seed: { type: 'string', default: '1' },
+      items: { type: 'string', default: '100' },
+      'settle-seconds': { type: 'string', default: '120' },
+    },
+  });
+  const seed = Number(values.seed);
+  const items = Number(values.items);
+  const settle = Number(values['settle-seconds']);
+  if (!Number.isInteger(seed) || !Number.isInteger(items) || items < 10 || !(settle > 0)) {
+    console.error(
+      'usage: npm run chaos -- --seed <integer> --items <integer ≥ 10> [--settle-seconds 120]',
+    );
+    process.exit(2);
+  }
+  const result = await runChaos({ seed, items, settleMs: settle * 1000 });
+  process.exit(result.ok ? 0 : 1);
+};
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  main().catch((error: unknown) => {
+    console.error('chaos: the run failed:', error);
+    process.exit(1);
+  });
+}

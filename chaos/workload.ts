@@ -1,0 +1,283 @@
+/**
+ * The chaos run's workload, a pure function of the seed and the item count: send requests across
+ * every channel (producer shapes from the documentation examples), inbound messages with and
+ * without attachments (injected at the simulator, so they arrive by its webhook with its retries),
+ * and hostile bodies posted straight to the webhook routes.
+ */
+import { createHash } from 'node:crypto';
+import { formatKst } from '../functions/commons/helpers/kst.ts';
+import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
+import { SEND_MESSAGE_EXAMPLES } from '../functions/sending/examples.ts';
+import type { SendMessageInput } from '../functions/sending/send-message.ts';
+import type { MoInjectionInput } from '../simulator/index.ts';
+import { prng } from './faults.ts';
+
+/** A body posted straight to a webhook route, and what must come of it. */
+export interface HostileBody {
+  readonly label: string;
+  readonly route: 'report' | 'mo';
+  readonly body: string;
+  readonly sha256: string;
+  /** Events naming this body's SHA-256 (quarantined items or parts, an unrecognised body). */
+  readonly quarantined: number;
+  /** Keys (`msgKey`, `moKey`) of the valid items in it, each to become exactly one event. */
+  readonly itemKeys: readonly string[];
+  /** API Gateway refuses it (413) before any handler: it never arrives, so no event. */
+  readonly refused: boolean;
+  /** Posted twice, as a gateway redelivers. */
+  readonly repost: boolean;
+}
+
+export interface Workload {
+  readonly seed: number;
+  readonly reportDelivery: ReportDelivery;
+  /** Queue messages, in batches of at most ten (one `enqueueSend` call each). */
+  readonly sends: readonly (readonly SendMessageInput[])[];
+  /** Every cliKey of the sends, immediate and scheduled. */
+  readonly cliKeys: readonly string[];
+  readonly scheduledCliKeys: ReadonlySet<string>;
+  /** MO injections, in batches (one simulator webhook body each). */
+  readonly mo: readonly (readonly MoInjectionInput[])[];
+  readonly attachments: number;
+  readonly hostile: readonly HostileBody[];
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+const DELIVERIES: readonly ReportDelivery[] = ['webhook', 'polling', 'both'];
+
+/** Examples with fresh keys; the MMS attachment (an S3 object) is dropped. */
+const shapes = SEND_MESSAGE_EXAMPLES.map((example) => example.message);
+
+const withKeys = (
+  template: SendMessageInput,
+  nextKey: () => string,
+  now: number,
+): SendMessageInput => {
+  const copy = structuredClone(template) as Record<string, unknown>;
+  if (Array.isArray(copy.recvInfoLst)) {
+    copy.recvInfoLst = (copy.recvInfoLst as Array<Record<string, unknown>>).map((recipient) => ({
+      ...recipient,
+      cliKey: nextKey(),
+    }));
+  }
+  if (typeof copy.cliKey === 'string') copy.cliKey = nextKey();
+  delete copy.attachments;
+  if (copy.resvYn === 'Y') copy.resvReqDt = formatKst(now + 2 * 86_400_000, 'YYYY-MM-DD HH:mm');
+  return copy as unknown as SendMessageInput;
+};
+
+const keysOf = (message: SendMessageInput): string[] => {
+  const fields = message as { recvInfoLst?: Array<{ cliKey: string }>; cliKey?: string };
+  return fields.recvInfoLst?.map((recipient) => recipient.cliKey) ?? [fields.cliKey ?? ''];
+};
+
+const HANGUL = '가나다라마바사아자차카타파하';
+
+export const buildWorkload = (seed: number, items: number, now = Date.now()): Workload => {
+  const random = prng(seed * 7_919 + 17);
+  const int = (max: number) => Math.floor(random() * max);
+  let keyCounter = 0;
+  const nextKey = () => `c${seed}-${keyCounter++}`;
+
+  const hostileTarget = Math.max(6, Math.round(items * 0.1));
+  const moTarget = Math.max(2, Math.round(items * 0.25));
+  const sendTarget = Math.max(1, items - hostileTarget - moTarget);
+
+  // Sends: a seeded mix of every channel's shape until the recipient target is reached.
+  const messages: SendMessageInput[] = [];
+  const cliKeys: string[] = [];
+  const scheduled = new Set<string>();
+  while (cliKeys.length < sendTarget) {
+    const template = shapes[int(shapes.length)];
+    if (!template) continue;
+    const message = withKeys(template, nextKey, now);
+    const keys = keysOf(message);
+    messages.push(message);
+    cliKeys.push(...keys);
+    if ((message as { resvYn?: string }).resvYn === 'Y') for (const key of keys) scheduled.add(key);
+  }
+  const sends: SendMessageInput[][] = [];
+  for (let index = 0; index < messages.length; index += 10)
+    sends.push(messages.slice(index, index + 10));
+
+  // Inbound messages, some with attachments, one near the 256 KiB limit in Hangul (UTF-8).
+  const moItems: MoInjectionInput[] = [];
+  let attachments = 0;
+  for (let index = 0; index < moTarget; index += 1) {
+    const withFiles = random() < 0.3;
+    const files = withFiles ? 1 + int(2) : 0;
+    attachments += files;
+    moItems.push({
+      moType: withFiles ? 'MMSMO' : random() < 0.5 ? 'SMSMO' : 'LMSMO',
+      moCallback: `0109${String(seed % 1000).padStart(3, '0')}${String(index).padStart(4, '0')}`,
+      moNumber: '15880000',
+      moMsg: `문의 ${seed}-${index}`,
+      ...(files > 0
+        ? {
+            attachments: Array.from({ length: files }, (_, file) => ({
+              name: `photo-${index}-${file}.jpg`,
+              contentType: 'image/jpeg',
+              sizeBytes: 1_000 + int(30_000),
+            })),
+          }
+        : {}),
+    });
+  }
+  // 250 KB of Hangul: under the limit in characters and bytes, far over DynamoDB's 400 KB item
+  // once stored with its raw copy.
+  moItems.push({
+    moType: 'LMSMO',
+    moCallback: '01099990000',
+    moNumber: '15880000',
+    moMsg: HANGUL.repeat(Math.ceil(83_000 / HANGUL.length)).slice(0, 83_000),
+  });
+  const mo: MoInjectionInput[][] = [];
+  for (let index = 0; index < moItems.length; ) {
+    const size = 1 + int(5);
+    mo.push(moItems.slice(index, index + size));
+    index += size;
+  }
+
+  const hostile = hostileBodies(seed, hostileTarget, random);
+  return {
+    seed,
+    reportDelivery: DELIVERIES[seed % DELIVERIES.length] ?? 'both',
+    sends,
+    cliKeys,
+    scheduledCliKeys: scheduled,
+    mo,
+    attachments,
+    hostile,
+  };
+};
+
+const reportItem = (seed: number, index: number, extra: Record<string, unknown> = {}) => ({
+  msgKey: `HX${seed}-${index}`,
+  cliKey: `hx${seed}-${index}`,
+  ch: 'SMS',
+  resultCode: '10000',
+  resultCodeDesc: '성공',
+  fbReasonLst: null,
+  telco: 'SKT',
+  rptDt: '2026-11-24 10:00:00',
+  productCode: 'SMS',
+  resultNetwork: 'LTE',
+  rptRegDt: '2026-11-24 10:00:01',
+  phone: '01012340000',
+  isBi: false,
+  recvDt: '2026-11-24 09:59:59',
+  ...extra,
+});
+
+const moItem = (seed: number, index: number) => ({
+  moKey: `MX${seed}-${index}`,
+  moNumber: '15880000',
+  moType: 'SMSMO',
+  moCallback: '01012349999',
+  productCode: 'SMS',
+  moTitle: null,
+  moMsg: `hostile page ${index}`,
+  telco: 'KT',
+  moRecvDt: '2026-11-24 10:00:00',
+  contentCnt: 0,
+  contentInfoLst: null,
+});
+
+/** Items no schema can read: each must be quarantined on its own, the rest of its page kept. */
+const ODD_REPORT_ITEMS: readonly unknown[] = [null, 42, 'text', { msgKey: 12_345 }, { foo: 'bar' }];
+const ODD_MO_ITEMS: readonly unknown[] = [null, 7, 'text', { moKey: 5 }, { bar: 'baz' }];
+
+const hostileBodies = (seed: number, target: number, random: () => number): HostileBody[] => {
+  const bodies: HostileBody[] = [];
+  let itemCounter = 0;
+  const add = (
+    label: string,
+    route: 'report' | 'mo',
+    body: string,
+    expect: { quarantined: number; itemKeys: string[]; refused?: boolean },
+  ) =>
+    bodies.push({
+      label,
+      route,
+      body,
+      sha256: sha256(body),
+      quarantined: expect.quarantined,
+      itemKeys: expect.itemKeys,
+      refused: expect.refused ?? false,
+      repost: random() < 0.3,
+    });
+
+  for (let index = 0; bodies.length < target; index += 1) {
+    const route = index % 2 === 0 ? 'report' : 'mo';
+    switch (Math.floor(index / 2) % 4) {
+      case 0:
+        add('malformed JSON', route, `{"rptCnt": 2, "rptLst": [{"msgKey": "x${seed}-${index}"`, {
+          quarantined: 1,
+          itemKeys: [],
+        });
+        break;
+      case 1:
+        add(
+          'unknown shape',
+          route,
+          JSON.stringify({ chatList: [{ id: `${seed}-${index}`, text: 'hello' }] }),
+          { quarantined: 1, itemKeys: [] },
+        );
+        break;
+      default: {
+        const valid = 1 + Math.floor(random() * 3);
+        const odd = 1 + Math.floor(random() * 2);
+        const page: unknown[] = [];
+        const keys: string[] = [];
+        for (let item = 0; item < valid; item += 1) {
+          const n = itemCounter++;
+          const value = route === 'report' ? reportItem(seed, n) : moItem(seed, n);
+          keys.push('msgKey' in value ? value.msgKey : value.moKey);
+          page.push(value);
+        }
+        const oddItems = route === 'report' ? ODD_REPORT_ITEMS : ODD_MO_ITEMS;
+        for (let item = 0; item < odd; item += 1) {
+          const at = Math.floor(random() * (page.length + 1));
+          page.splice(at, 0, oddItems[Math.floor(random() * oddItems.length)]);
+        }
+        const body =
+          route === 'report'
+            ? { rptCnt: page.length, rptLst: page }
+            : { moCnt: page.length, moLst: page };
+        add('odd items in a page', route, JSON.stringify(body), {
+          quarantined: odd,
+          itemKeys: keys,
+        });
+      }
+    }
+  }
+  // Near and over the limits: a report with a 200 KB field (stored, but too big for one event),
+  // a 300 KB page, and 11 MB that API Gateway refuses before any handler runs.
+  const big = itemCounter++;
+  add(
+    'report with a 200 KB field',
+    'report',
+    JSON.stringify({
+      rptCnt: 1,
+      rptLst: [reportItem(seed, big, { resultCodeDesc: 'x'.repeat(200_000) })],
+    }),
+    { quarantined: 0, itemKeys: [`HX${seed}-${big}`] },
+  );
+  const pageKeys: string[] = [];
+  const pageItems = Array.from({ length: 30 }, () => {
+    const n = itemCounter++;
+    pageKeys.push(`HX${seed}-${n}`);
+    return reportItem(seed, n, { resultCodeDesc: '전송 성공 '.repeat(1_000) });
+  });
+  add('300 KB page of reports', 'report', JSON.stringify({ rptCnt: 30, rptLst: pageItems }), {
+    quarantined: 0,
+    itemKeys: pageKeys,
+  });
+  add('11 MB body', 'mo', `{"moCnt":1,"moLst":["${'y'.repeat(11 * 1024 * 1024)}"]}`, {
+    quarantined: 0,
+    itemKeys: [],
+    refused: true,
+  });
+  return bodies;
+};
