@@ -1,0 +1,182 @@
+/**
+ * The publisher and `msgbridge events republish` against DynamoDB Local, through the real stream:
+ * the local stream poller (Lambda's retry rules) feeds publish-events, whose bus keeps refusing
+ * two events; the mark of one of them cannot be written (an unprocessed batch item), so that one
+ * ends in the on-failure destination, the other is marked `unpublished`. Then the CLI, through
+ * the local bridge's publisher route, publishes both from the table — each event on the bus once.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Target } from '../../cli/target.ts';
+import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
+import { DynamoDbPublishLedger } from '../../functions/commons/adapters/dynamodb-publish-ledger.ts';
+import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/publish.ts';
+import { createPublishHandler } from '../../functions/events/publish-handler.ts';
+import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
+import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import {
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  type LocalDynamoDb,
+  localDynamoDbClient,
+  startDynamoDbLocal,
+} from '../../local/dynamodb-local.ts';
+import { publisherControl } from '../../local/publisher-control.ts';
+import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.ts';
+import { createTables } from '../../local/tables.ts';
+import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.ts';
+import { captureIo, runCli } from '../support/cli-gateway.ts';
+import { reportBody } from '../support/gateway-bodies.ts';
+
+/** EventBridge that refuses the events whose detail contains one of `refusing`. */
+class RefusingBus implements EventBus {
+  readonly entries: BusEntry[] = [];
+  refusing = ['M0000000004', 'M0000000011'];
+  async putEvents(entries: readonly BusEntry[]): Promise<readonly BusEntryResult[]> {
+    return entries.map((entry) => {
+      if (this.refusing.some((needle) => entry.Detail.includes(needle))) {
+        return { ok: false, errorCode: 'InternalFailure', errorMessage: 'refused' };
+      }
+      this.entries.push(entry);
+      return { ok: true };
+    });
+  }
+  copies(): Map<string, number> {
+    const copies = new Map<string, number>();
+    for (const entry of this.entries) {
+      const id = JSON.parse(entry.Detail).metadata.id as string;
+      copies.set(id, (copies.get(id) ?? 0) + 1);
+    }
+    return copies;
+  }
+}
+
+let dynamo: LocalDynamoDb;
+let poller: StreamPoller;
+let webhooks: WebhookServer;
+let documents: DynamoDBDocumentClient;
+const bus = new RefusingBus();
+const failed: DynamoDBRecord[] = [];
+const silent = new Logger({ logLevel: 'SILENT' });
+const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
+
+beforeAll(async () => {
+  dynamo = await startDynamoDbLocal();
+  const client = localDynamoDbClient(dynamo.endpoint);
+  const streamArn = await createTables(client, { eventTable: 'events', stateTable: 'state' });
+  if (!streamArn) throw new Error('DynamoDB Local gave the event table no stream');
+  documents = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  const ledger = new DynamoDbPublishLedger('state', documents);
+  // The mark of M0000000011 is left unprocessed, every time: the state table "fails" for it.
+  const flaky = {
+    redeliveryExpected: () => ledger.redeliveryExpected(),
+    expectRedelivery: () => ledger.expectRedelivery(),
+    find: (keys: Parameters<typeof ledger.find>[0]) => ledger.find(keys),
+    write: async (markers: Parameters<typeof ledger.write>[0]) =>
+      ledger.write(
+        markers.filter(
+          (marker) => !(marker.state === 'unpublished' && marker.key.pk.includes('M0000000011')),
+        ),
+      ),
+  };
+  poller = startStreamPoller({
+    streamsClient: new DynamoDBStreamsClient({
+      endpoint: dynamo.endpoint,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    }),
+    streamArn,
+    filter: isPublishableRecord,
+    handler: createPublishHandler({
+      bus,
+      ledger: flaky,
+      source: 'msgbridge',
+      maxAttempts: 2,
+      backoffMs: () => 5,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      maxBatchBytes: 256 * 1024,
+      logger: silent,
+      metrics,
+    }),
+    onFailure: (records) => {
+      failed.push(...records);
+    },
+    maxRetries: 1,
+    pollIntervalMs: 50,
+  });
+  webhooks = await startWebhookServer({
+    handlers: {
+      report: async () => ({ statusCode: 404, body: '' }),
+      mo: async () => ({ statusCode: 404, body: '' }),
+    },
+    publisher: publisherControl({ bus, failed }),
+  });
+});
+
+afterAll(async () => {
+  await poller?.stop();
+  await webhooks?.close();
+  await dynamo?.stop();
+});
+
+const localTarget = (): Target =>
+  ({
+    kind: 'local',
+    describe: () => 'local run under test',
+    events: {
+      kind: 'local',
+      file: '/nonexistent',
+      replayUrl: `${webhooks.url}/_bridge/replay`,
+      publisherUrl: `${webhooks.url}/_bridge/publisher`,
+    },
+    tables: { events: 'events', state: 'state' },
+    documents,
+  }) as unknown as Target;
+
+describe('events republish on the local run', () => {
+  it('publishes what the publisher left, each event once, and nothing on a second run', async () => {
+    // Prepare: 20 reports stored; the stream publishes them, refusing two.
+    await receiveReports(JSON.stringify(reportBody(20)), {
+      store: new DynamoDbEventStore('events', documents),
+      now: () => new Date(),
+      retentionDays: 35,
+      concurrency: 4,
+    });
+    await poller.drained();
+    expect(bus.entries).toHaveLength(18);
+    expect(failed.map((record) => record.dynamodb?.Keys?.pk?.S)).toEqual([
+      expect.stringContaining('M0000000011'),
+    ]);
+    const deps = { resolveTarget: async () => localTarget() };
+
+    // A dry run lists both and changes nothing.
+    const dry = await runCli(['events', 'republish', '--dry-run', '--json'], deps, captureIo());
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, toPublish: 2, batches: 1 });
+    // Without a terminal and without --yes nothing is published.
+    const refused = await runCli(['events', 'republish'], deps, captureIo());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('pass --yes');
+    expect(bus.entries).toHaveLength(18);
+
+    // Act: the bus works again; republish.
+    bus.refusing = [];
+    const run = await runCli(['events', 'republish', '--yes', '--json'], deps, captureIo());
+
+    // Assess
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ published: 2, settled: 1, failed: [] });
+    expect(bus.entries).toHaveLength(20);
+    expect([...bus.copies().values()]).toEqual(Array(20).fill(1));
+    expect(failed).toEqual([]);
+    const again = await runCli(['events', 'republish', '--yes', '--json'], deps, captureIo());
+    expect(JSON.parse(again.stdout)).toMatchObject({ published: 0, settled: 0 });
+    expect(bus.entries).toHaveLength(20);
+  });
+});
