@@ -8,6 +8,7 @@ import {
   GatewayTransportError,
 } from '../commons/gateway/errors.ts';
 import { GatewayRequestInvalidError, type SendOutcome } from '../commons/gateway/gateway-client.ts';
+import type { ResendOptions } from '../commons/gateway/token-provider.ts';
 import { parseGatewayDateTime } from '../commons/helpers/kst.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../inbound/event-record.ts';
@@ -29,7 +30,11 @@ export interface RecipientResult {
 
 /** The gateway as the sender needs it: one send request, validated and routed by channel. */
 export interface SendGateway {
-  send(message: SendMessage): Promise<SendOutcome<RecipientResult>>;
+  /**
+   * `beforeResend` runs before the request is sent a second time (with a fresh token, after an
+   * authentication refusal): each request that reaches the gateway needs its own share of quota.
+   */
+  send(message: SendMessage, options?: ResendOptions): Promise<SendOutcome<RecipientResult>>;
 }
 
 /**
@@ -259,8 +264,19 @@ const sendAndDecide = async (
   const attemptedAt = deps.now().toISOString();
   let outcome: SendOutcome<RecipientResult>;
   try {
-    outcome = await deps.gateway.send(withRecipients(message, keys));
+    outcome = await deps.gateway.send(withRecipients(message, keys), {
+      beforeResend: async () => {
+        await deps.rateLimiter.acquire(keys.length, { deadline: deps.deadline });
+      },
+    });
   } catch (error) {
+    // Refused for its token, and no quota for a second request before the deadline: not sent.
+    if (error instanceof RateLimitWaitExceededError)
+      return keys.map((cliKey) => ({
+        kind: 'retry',
+        cliKey,
+        reason: 'no TPS quota before the deadline to resend with a fresh token',
+      }));
     const whole = wholeRequestFamily(error);
     if (whole === undefined) throw error;
     const gatewayError = error instanceof GatewayError ? error : undefined;

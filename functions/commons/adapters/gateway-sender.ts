@@ -2,6 +2,7 @@ import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { SendMessage } from '../../sending/send-message.ts';
 import type { SendGateway } from '../../sending/send-queued-message.ts';
 import type { GatewayClient, MmsFile } from '../gateway/gateway-client.ts';
+import type { ResendOptions } from '../gateway/token-provider.ts';
 
 /** Largest attachment read from S3 for the multipart MMS endpoint. */
 export const MAX_MMS_FILE_BYTES = 5 * 1024 * 1024;
@@ -44,33 +45,40 @@ export class GatewaySender implements SendGateway {
     private readonly loadAttachments: typeof loadS3Attachments = loadS3Attachments,
   ) {}
 
-  send(message: SendMessage) {
+  /** `options.beforeResend` runs before a resend with a fresh token (see `SendGateway`). */
+  send(message: SendMessage, options: ResendOptions = {}) {
     switch (message.channel) {
       case 'sms':
-        return this.client.sendSms(message.body, { legacyPath: message.variant === 'msg' });
+        return this.client.sendSms(message.body, {
+          ...options,
+          legacyPath: message.variant === 'msg',
+        });
       case 'mms':
         if (message.attachments.length > 0) {
           return this.loadAttachments(message.attachments).then((files) =>
-            this.client.sendMmsWithFiles(message.body, files),
+            this.client.sendMmsWithFiles(message.body, files, options),
           );
         }
-        return this.client.sendMms(message.body, { legacyPath: message.variant === 'msg' });
+        return this.client.sendMms(message.body, {
+          ...options,
+          legacyPath: message.variant === 'msg',
+        });
       case 'rcs':
         return message.variant === 'v1'
-          ? this.client.sendRcs('rcsV1', message.body)
+          ? this.client.sendRcs('rcsV1', message.body, options)
           : message.variant === 'v1.1'
-            ? this.client.sendRcs('rcsV11', message.body)
-            : this.client.sendRcs('rcsIntegrated', message.body);
+            ? this.client.sendRcs('rcsV11', message.body, options)
+            : this.client.sendRcs('rcsIntegrated', message.body, options);
       case 'rcs-reply':
-        return this.client.sendRcsReply(message.body);
+        return this.client.sendRcsReply(message.body, options);
       case 'push':
-        return this.client.sendPush(message.body);
+        return this.client.sendPush(message.body, options);
       case 'messenger-notice':
-        return this.client.sendMessengerNotice(message.body);
+        return this.client.sendMessengerNotice(message.body, options);
       case 'brand-template':
-        return this.client.sendBrandTemplate(message.body);
+        return this.client.sendBrandTemplate(message.body, options);
       case 'brand-free':
-        return this.client.sendBrandFree(message.body);
+        return this.client.sendBrandFree(message.body, options);
     }
   }
 }

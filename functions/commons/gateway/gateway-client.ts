@@ -42,7 +42,7 @@ import {
   UrlStatsHourDataSchema,
   UrlStatsPeriodRequestSchema,
 } from './schemas/index.ts';
-import { type TokenProvider, withFreshTokenRetry } from './token-provider.ts';
+import { type ResendOptions, type TokenProvider, withFreshTokenRetry } from './token-provider.ts';
 
 /** Thrown before any call when a request does not satisfy its schema. */
 export class GatewayRequestInvalidError extends Error {
@@ -138,25 +138,37 @@ export class GatewayClient {
   async send<N extends Exclude<SendEndpointName, 'rcsReply' | 'mmsMultipart'>>(
     name: N,
     body: SendRequest<N>,
+    options: ResendOptions = {},
   ): Promise<SendOutcome> {
     const { schema, ...target } = SEND_ENDPOINTS[name];
     const json = validateRequest(schema, body, target);
-    const envelope = await this.withBearer({ endpoint: target, json });
+    const envelope = await this.withBearer({ endpoint: target, json }, options);
     return toSendOutcome(envelope.data, SendResultItemSchema, target);
   }
 
-  sendSms(body: SendRequest<'sms'>, options: { legacyPath?: boolean } = {}): Promise<SendOutcome> {
-    return options.legacyPath ? this.send('smsLegacy', body) : this.send('sms', body);
+  sendSms(
+    body: SendRequest<'sms'>,
+    options: { legacyPath?: boolean } & ResendOptions = {},
+  ): Promise<SendOutcome> {
+    return options.legacyPath
+      ? this.send('smsLegacy', body, options)
+      : this.send('sms', body, options);
   }
 
-  sendMms(body: SendRequest<'mms'>, options: { legacyPath?: boolean } = {}): Promise<SendOutcome> {
-    return options.legacyPath ? this.send('mmsLegacy', body) : this.send('mms', body);
+  sendMms(
+    body: SendRequest<'mms'>,
+    options: { legacyPath?: boolean } & ResendOptions = {},
+  ): Promise<SendOutcome> {
+    return options.legacyPath
+      ? this.send('mmsLegacy', body, options)
+      : this.send('mms', body, options);
   }
 
   /** MMS with the files in the request (`multipart/form-data`: parts `reqMsg` and `parts`). */
   async sendMmsWithFiles(
     body: SendRequest<'mmsMultipart'>,
     files: readonly MmsFile[],
+    options: ResendOptions = {},
   ): Promise<SendOutcome> {
     const { schema, ...target } = SEND_ENDPOINTS.mmsMultipart;
     const reqMsg = validateRequest(schema, body, target);
@@ -173,7 +185,7 @@ export class GatewayClient {
         parts.append('parts', new Blob([file.data], { type: file.contentType }), file.name);
       return parts;
     };
-    const envelope = await this.withBearer({ endpoint: target, form });
+    const envelope = await this.withBearer({ endpoint: target, form }, options);
     return toSendOutcome(envelope.data, SendResultItemSchema, target);
   }
 
@@ -181,32 +193,42 @@ export class GatewayClient {
   sendRcs<V extends 'rcsV1' | 'rcsV11' | 'rcsIntegrated'>(
     variant: V,
     body: SendRequest<V>,
+    options: ResendOptions = {},
   ): Promise<SendOutcome> {
-    return this.send(variant, body);
+    return this.send(variant, body, options);
   }
 
   /** Two-way RCS reply; results carry `replyId` and `chatbotId` instead of `phone`. */
-  async sendRcsReply(body: SendRequest<'rcsReply'>): Promise<SendOutcome<RcsReplyResultItem>> {
+  async sendRcsReply(
+    body: SendRequest<'rcsReply'>,
+    options: ResendOptions = {},
+  ): Promise<SendOutcome<RcsReplyResultItem>> {
     const { schema, ...target } = SEND_ENDPOINTS.rcsReply;
     const json = validateRequest(schema, body, target);
-    const envelope = await this.withBearer({ endpoint: target, json });
+    const envelope = await this.withBearer({ endpoint: target, json }, options);
     return toSendOutcome(envelope.data, RcsReplyResultItemSchema, target);
   }
 
-  sendPush(body: SendRequest<'push'>): Promise<SendOutcome> {
-    return this.send('push', body);
+  sendPush(body: SendRequest<'push'>, options: ResendOptions = {}): Promise<SendOutcome> {
+    return this.send('push', body, options);
   }
 
-  sendMessengerNotice(body: SendRequest<'messengerNotice'>): Promise<SendOutcome> {
-    return this.send('messengerNotice', body);
+  sendMessengerNotice(
+    body: SendRequest<'messengerNotice'>,
+    options: ResendOptions = {},
+  ): Promise<SendOutcome> {
+    return this.send('messengerNotice', body, options);
   }
 
-  sendBrandTemplate(body: SendRequest<'brandTemplate'>): Promise<SendOutcome> {
-    return this.send('brandTemplate', body);
+  sendBrandTemplate(
+    body: SendRequest<'brandTemplate'>,
+    options: ResendOptions = {},
+  ): Promise<SendOutcome> {
+    return this.send('brandTemplate', body, options);
   }
 
-  sendBrandFree(body: SendRequest<'brandFree'>): Promise<SendOutcome> {
-    return this.send('brandFree', body);
+  sendBrandFree(body: SendRequest<'brandFree'>, options: ResendOptions = {}): Promise<SendOutcome> {
+    return this.send('brandFree', body, options);
   }
 
   // --- Reports and status (spec 01 §4.11–4.13) -------------------------------------------------
@@ -391,13 +413,16 @@ export class GatewayClient {
     return parseData(dataSchema, envelope.data, target);
   }
 
-  private withBearer(call: Omit<GatewayCall, 'auth'>) {
-    return this.withToken((token) => this.http.call({ ...call, auth: { bearer: token } }));
+  private withBearer(call: Omit<GatewayCall, 'auth'>, options: ResendOptions = {}) {
+    return this.withToken((token) => this.http.call({ ...call, auth: { bearer: token } }), options);
   }
 
   /** Runs `operation` with a token, once more with a fresh one after an authentication answer. */
-  private withToken<T>(operation: (token: string) => Promise<T>): Promise<T> {
-    return withFreshTokenRetry(this.tokens, operation);
+  private withToken<T>(
+    operation: (token: string) => Promise<T>,
+    options: ResendOptions = {},
+  ): Promise<T> {
+    return withFreshTokenRetry(this.tokens, operation, options);
   }
 
   private apiKeyAuth(): CallAuth {

@@ -27,13 +27,24 @@ export const jwtExpiry = (token: string): number | undefined => {
   }
 };
 
+/** Options of a call that may be sent a second time with a fresh token. */
+export interface ResendOptions {
+  /**
+   * Runs before the call is sent again with a fresh token: a second request reaches the gateway,
+   * so a sender reserves its quota here. If it throws, the call is not sent again.
+   */
+  readonly beforeResend?: () => Promise<void>;
+}
+
 /**
  * Runs `operation` with a token from `tokens`; on an authentication-family answer it reports the
- * token invalid and runs once more with a fresh one. A second refusal is thrown.
+ * token invalid and runs once more with a fresh one (after `beforeResend`). A second refusal is
+ * thrown.
  */
 export const withFreshTokenRetry = async <T>(
   tokens: TokenProvider,
   operation: (token: string) => Promise<T>,
+  options: ResendOptions = {},
 ): Promise<T> => {
   const token = await tokens.getToken();
   try {
@@ -43,6 +54,7 @@ export const withFreshTokenRetry = async <T>(
     await tokens.invalidate(token);
   }
   const fresh = await tokens.getToken();
+  await options.beforeResend?.();
   try {
     return await operation(fresh);
   } catch (error) {

@@ -1,0 +1,83 @@
+/**
+ * The TPS quota and the client's re-authentication: a send refused for its token is sent again
+ * with a fresh one, and that second request reaches the gateway too. The rate limiter must have
+ * reserved every request the gateway saw.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.ts';
+import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
+import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
+import { type HttpTransport, undiciTransport } from '../../functions/commons/gateway/http.ts';
+import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
+import { sendQueuedMessage } from '../../functions/sending/send-queued-message.ts';
+import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { FakeSendStore } from '../support/fake-send-store.ts';
+import { smsBody } from '../support/send-fixtures.ts';
+
+const credentials = { apiKey: 'reauth-quota-key', apiPassword: 'reauth-quota-password' };
+
+let sim: Simulator;
+
+beforeAll(async () => {
+  sim = await startSimulator({ ...credentials, clock: 'real', tpsQuota: 1_000 });
+});
+
+afterAll(async () => {
+  await sim.close();
+});
+
+describe('a send resent after a refused token', () => {
+  it('reserves quota for every request that reaches the gateway', async () => {
+    // Prepare: the client counts the send requests it puts on the wire.
+    const sendRequests: number[] = [];
+    const transport: HttpTransport = (call) => {
+      if (call.url.includes('/xms/sms/v1') && typeof call.body === 'string')
+        sendRequests.push((JSON.parse(call.body) as { recvInfoLst: unknown[] }).recvInfoLst.length);
+      return undiciTransport(call);
+    };
+    const hosts = sim.hosts;
+    const tokens = new SessionTokenProvider({
+      auth: new GatewayAuthApi({ hosts }),
+      credentials: () => credentials,
+    });
+    const client = new GatewayClient({ hosts, tokens, timeoutMs: 2_000, transport });
+    await tokens.getToken();
+    // The gateway refuses the token the client holds: the first request answers 401 (29011).
+    sim.revokeTokens();
+    const reserved: number[] = [];
+    const limiter: RateLimiter = {
+      acquire: async (recipients) => {
+        reserved.push(recipients);
+        return { waitedMs: 0, window: 0, fullWindows: 0, reserved: recipients };
+      },
+    };
+    const store = new FakeSendStore();
+    const message = { channel: 'sms', ...smsBody(3) };
+
+    // Act
+    const result = await sendQueuedMessage(
+      {
+        body: JSON.stringify(message),
+        messageId: 'reauth-1',
+        sentAt: new Date(),
+        receiveCount: 1,
+        maxReceiveCount: 6,
+      },
+      {
+        store,
+        gateway: new GatewaySender(client),
+        rateLimiter: limiter,
+        now: () => new Date(),
+        retentionDays: 35,
+        claimLeaseMs: 30_000,
+        deadline: Date.now() + 20_000,
+      },
+    );
+
+    // Assess
+    expect(result).toMatchObject({ kind: 'done', accepted: 3 });
+    expect(sendRequests).toEqual([3, 3]);
+    expect(reserved).toEqual(sendRequests);
+  });
+});
