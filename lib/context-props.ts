@@ -79,6 +79,8 @@ const ContextSchema = z.strictObject({
         .optional(),
       stageTracing: z.boolean().optional(),
       cloudWatchRole: z.boolean().optional(),
+      /** The web ACL on the stage (see `WebhookFirewallOptions`); absent, not deployed. */
+      firewall: z.strictObject({ rateLimitPerSource: z.number().optional() }).optional(),
     })
     .optional(),
   /** The generated webhook path secret (see `WebhookSecretProps`). */

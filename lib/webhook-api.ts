@@ -20,6 +20,11 @@ import { Construct } from 'constructs';
 import { grantTableItemActions } from './grants.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
 import { integerProblem, isCidr, throwIfInvalid } from './props-validation.ts';
+import {
+  WebhookFirewall,
+  type WebhookFirewallOptions,
+  webhookFirewallProblems,
+} from './webhook-firewall.ts';
 
 /** The settings of the webhook front door that a deployment may choose. */
 export interface WebhookApiOptions {
@@ -76,6 +81,13 @@ export interface WebhookApiOptions {
    * @default true
    */
   readonly cloudWatchRole?: boolean;
+  /**
+   * An AWS WAF web ACL on the stage, so that a flood from other sources (wrong secrets included)
+   * cannot use up the stage throttle the gateway's deliveries need. It costs about $6 a month plus
+   * $0.60 per million requests (docs/deploy.md, "Flood protection").
+   * @default - none: the stage throttle, the path secret and `allowedSourceCidrs` only
+   */
+  readonly firewall?: WebhookFirewallOptions;
 }
 
 export interface WebhookApiProps extends WebhookApiOptions {
@@ -120,6 +132,8 @@ export const webhookApiProblems = (options: WebhookApiOptions): string[] => {
     problems.push(
       `stageName must be 1-128 letters, digits, "-" or "_", got "${options.stageName}"`,
     );
+  if (options.firewall)
+    problems.push(...webhookFirewallProblems(options.firewall, options.allowedSourceCidrs));
   return problems;
 };
 
@@ -146,6 +160,8 @@ export class WebhookApi extends Construct {
   public readonly reportUrlTemplate: string;
   /** `https://…/<stage>/webhooks/<secret>/mo`: the MO webhook URL to register. */
   public readonly inboundUrlTemplate: string;
+  /** The web ACL on the stage, when `firewall` is set. */
+  public readonly firewall?: WebhookFirewall;
 
   constructor(scope: Construct, id: string, props: WebhookApiProps) {
     super(scope, id);
@@ -241,11 +257,19 @@ export class WebhookApi extends Construct {
       reason:
         'Execution logging is off on purpose: API Gateway writes the request path into execution logs, and the path carries the webhook secret. The stage has JSON access logs (resource path only, never the path), execution metrics, and each receiver logs every outcome itself.',
     });
-    Validations.of(this.api.deploymentStage).acknowledge({
-      id: 'AwsSolutions-APIG3',
-      reason:
-        'The only caller is the messaging gateway. The stage is throttled, every request must carry the constant-time-checked path secret, bodies are size-checked and stored without interpretation, and allowedSourceCidrs restricts callers to the gateway egress ranges through the resource policy. A web ACL adds no rule that fits a single machine caller and can be associated by the operator later.',
-    });
+    if (props.firewall) {
+      this.firewall = new WebhookFirewall(this, 'firewall', {
+        ...props.firewall,
+        stage: this.api.deploymentStage,
+        allowedSourceCidrs: props.allowedSourceCidrs,
+      });
+    } else {
+      Validations.of(this.api.deploymentStage).acknowledge({
+        id: 'AwsSolutions-APIG3',
+        reason:
+          'The web ACL is an opt-in (webhooks.firewall) because it costs more than the rest of the front door at low volume. Without it the only caller is the messaging gateway, the stage is throttled, every request must carry the constant-time-checked path secret, and allowedSourceCidrs restricts callers to the gateway egress ranges through the resource policy; docs/deploy.md explains when to turn the web ACL on.',
+      });
+    }
     const cloudWatchRole = this.api.node.tryFindChild('CloudWatchRole');
     if (cloudWatchRole) {
       Validations.of(cloudWatchRole).acknowledge({

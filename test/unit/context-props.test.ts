@@ -157,6 +157,29 @@ describe('stackPropsFromContext', () => {
     expect(problems.join('\n')).toMatch(/msgbridge\.reportDelivery/);
   });
 
+  it('reads the webhook firewall, absent unless set, and refuses a misspelt field in it', () => {
+    // Act
+    const on = stackPropsFromContext({
+      gateway: GATEWAY,
+      webhooks: { firewall: { rateLimitPerSource: 600 } },
+    });
+    const defaults = stackPropsFromContext({ gateway: GATEWAY, webhooks: { firewall: {} } });
+    const off = stackPropsFromContext({ gateway: GATEWAY, webhooks: {} });
+    const problems = problemsOf({
+      gateway: GATEWAY,
+      webhooks: { firewall: { ratePerSource: 600, rateLimitPerSource: 'many' } },
+    });
+
+    // Assess
+    expect(on.webhooks?.firewall).toEqual({ rateLimitPerSource: 600 });
+    expect(defaults.webhooks?.firewall).toEqual({});
+    expect(off.webhooks).not.toHaveProperty('firewall');
+    expect(problems.join('\n')).toMatch(
+      /msgbridge\.webhooks\.firewall: Unrecognized key.*ratePerSource/,
+    );
+    expect(problems.join('\n')).toMatch(/msgbridge\.webhooks\.firewall\.rateLimitPerSource/);
+  });
+
   it('explains a missing context and a string that is not JSON', () => {
     expect(problemsOf(undefined)).toEqual([expect.stringMatching(/is missing: add .*gateway/)]);
     expect(problemsOf('{gateway')).toEqual(['is a string that is not JSON']);
