@@ -11,6 +11,7 @@ import {
   SEND_ENDPOINTS,
   SMS_MAX_BYTES,
 } from '../commons/gateway/schemas/index.ts';
+import { RECONCILE_DEFAULTS } from '../reconcile/reconcile-status.ts';
 import { EXAMPLES_VALID_AT, SEND_MESSAGE_EXAMPLES } from './examples.ts';
 import {
   CHANNEL_SPEC_SECTION,
@@ -20,6 +21,9 @@ import {
   sendMessageJsonSchema,
   VARIABLE_SOURCES,
 } from './send-message.ts';
+
+const UNKNOWN_AFTER_MINUTES = RECONCILE_DEFAULTS.unknownAfterMinutes;
+const NOT_SENT_AFTER_MINUTES = RECONCILE_DEFAULTS.notSentAfterMinutes;
 
 /*
  * docs/sending.md and docs/schemas/send-message.schema.json, generated from the contract in
@@ -298,6 +302,44 @@ its JSON path, and is not retried. Check messages before they are queued:
   objects or JSON lines per file, prints every problem as \`FILE[#index or :line]: $.path: message\`
   and exits 1 if any message is invalid. It runs exactly the validation the sender runs, with
   the current time.
+
+## What each recipient becomes
+
+Each recipient (\`cliKey\`) of a valid message ends with exactly one event:
+
+| Event | When |
+|---|---|
+| \`Message Accepted\` | the gateway accepted it (\`alreadyAccepted\` when it answered the duplicate family \`29005\`/\`29023\`/\`29024\`: an earlier call had); its delivery report follows as \`Delivery Report Received\` |
+| \`Message Scheduled\` | a scheduled send (\`resvYn: "Y"\`) was registered (\`webReqId\`) |
+| \`Message Rejected\`, \`permanent\` | the gateway refused it and would again |
+| \`Message Rejected\`, \`retries-exhausted\` | it answered retryable failures (\`29002\`, \`49xxx\`, …) until the message's last delivery |
+| \`Message Rejected\`, \`not-sent\` | the last delivery got **no answer**, and the status query still did not know the \`cliKey\` ${NOT_SENT_AFTER_MINUTES} minutes after the attempt (\`code\` \`INVALID_KEY\`) |
+
+Retryable failures go back to the queue (15 s, 30 s, 60 s … backoff); a redelivery sends only the
+recipients still open, with the same \`cliKey\`s, which is safe: the gateway answers a repeated
+\`cliKey\` with the duplicate family, read as "already accepted". Every attempt holds a claim on
+its recipients that is unique to that attempt, so two invocations handed the same queue message
+(a visibility timeout that expired) never send a recipient at the same time.
+
+**No answer is not a rejection.** When the last delivery's call times out, loses its connection,
+gets an unreadable answer or an HTTP 5xx, or the answer leaves a recipient out, the gateway may
+have accepted it. The recipient is then kept as an *unknown outcome* (no event yet), and
+\`reconcile-status\` (every 15 minutes) asks the gateway's status query about it from
+${UNKNOWN_AFTER_MINUTES} minutes after the attempt: a known \`cliKey\` becomes \`Message Accepted\`
+(its report follows as usual), one still unknown after ${NOT_SENT_AFTER_MINUTES} minutes becomes
+\`Message Rejected\` with category \`not-sent\`. Every \`Message Rejected\` means the gateway did
+not accept that \`cliKey\`; resend under a **new** \`cliKey\` only after one, never while an outcome
+is still pending. Until the outcome is known, a queue message with the same \`cliKey\` is sent
+again under that \`cliKey\` (safe, as above), and while \`reconcile-status\` decides, no sender
+sends it.
+
+A duplicate-key answer to a whole request of several recipients (a scheduled send answers no
+per-recipient list) does not say which of them the gateway already had; each is then sent alone,
+so that only the ones it had are reported as accepted.
+
+The TPS quota is taken per request that reaches the gateway, for every recipient in it: also
+for a request sent again with a fresh token after an authentication refusal. A reservation that
+comes back too late in its second to be used is given back before the next second is reserved.
 
 ## Fields per channel
 
