@@ -11,6 +11,7 @@ import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.t
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import { formatKst } from '../../functions/commons/helpers/kst.ts';
 import type { EventRecord } from '../../functions/inbound/event-record.ts';
 import {
   type QueueDelivery,
@@ -226,5 +227,40 @@ describe('send-messages against the simulator', () => {
     expect(events('Send Rejected')[0]?.problems).toEqual([
       expect.objectContaining({ path: '$.channel' }),
     ]);
+  });
+
+  it('answers a 29024 to a scheduled send by sending each recipient alone, accepting only the one the gateway had', async () => {
+    // Prepare: an earlier attempt scheduled the first recipient and died before recording it.
+    const resvReqDt = formatKst(Date.now() + 86_400_000, 'YYYY-MM-DD HH:mm');
+    const message = { channel: 'sms', ...smsBody(3), resvYn: 'Y', resvReqDt };
+    const [first] = message.recvInfoLst;
+    const crashing: SendStore = {
+      ...recordingStore(store),
+      putEvent: async () => {
+        throw new Error('the process died here');
+      },
+    };
+    await expect(
+      sendQueuedMessage(
+        delivery({ ...message, recvInfoLst: [first] }, 1, 'scheduled-crash'),
+        deps({ store: crashing, claimLeaseMs: 1 }),
+      ),
+    ).rejects.toThrow('died');
+    // Its claim has expired by the time the message is delivered again.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const before = stored.length;
+
+    // Act
+    const result = await sendQueuedMessage(delivery(message, 1, 'scheduled-again'), deps());
+
+    // Assess
+    expect(result).toMatchObject({ kind: 'done', accepted: 1, scheduled: 2 });
+    const recorded = stored.slice(before).map((record) => JSON.parse(record.detail));
+    expect(
+      recorded.filter((d) => d.metadata.type === 'Message Accepted').map((d) => d.data.cliKey),
+    ).toEqual([first?.cliKey]);
+    expect(
+      recorded.filter((d) => d.metadata.type === 'Message Scheduled').map((d) => d.data.cliKey),
+    ).toEqual(message.recvInfoLst.slice(1).map((r) => r.cliKey));
   });
 });
