@@ -3,6 +3,7 @@
  * SQS and DynamoDB Streams clients, and the whole recovery: publisher under Lambda's retry rules,
  * then republish — every record's event on the bus, a second copy only where announced.
  */
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import {
   DynamoDBStreamsClient,
   GetRecordsCommand,
@@ -28,6 +29,7 @@ import {
   runRepublish,
 } from '../../cli/republish.ts';
 import { queuePublishFailures } from '../../cli/republish-sources.ts';
+import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS, resolveTarget } from '../../cli/target.ts';
 import {
   type BusEntry,
   type BusEntryResult,
@@ -38,6 +40,7 @@ import {
   publishRecords,
 } from '../../functions/events/publish.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import { captureIo, runCli } from '../support/cli-gateway.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { reportBody } from '../support/gateway-bodies.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
@@ -349,5 +352,60 @@ describe('queuePublishFailures', () => {
         .commandCalls(ChangeMessageVisibilityBatchCommand)
         .flatMap((c) => c.args[0].input.Entries?.map((entry) => entry.ReceiptHandle)),
     ).toEqual(['rh-b']);
+  });
+});
+
+describe('events republish on a stack', () => {
+  const cloudFormation = mockClient(CloudFormationClient);
+  afterEach(() => cloudFormation.reset());
+  const stack = (names: readonly string[]) => ({
+    Stacks: [
+      {
+        StackName: 'prod',
+        CreationTime: new Date(),
+        StackStatus: 'UPDATE_COMPLETE' as const,
+        Outputs: names.map((name) => ({
+          OutputKey: name,
+          OutputValue:
+            name === 'GatewayHosts'
+              ? JSON.stringify({
+                  api: 'https://a.example',
+                  send: 'https://s.example',
+                  mnt: 'https://m.example',
+                })
+              : `value-of-${name}`,
+        })),
+      },
+    ],
+  });
+  const aws = { cloudFormation: new CloudFormationClient({ region: 'ap-northeast-2' }) };
+
+  it('finds the on-failure queue and the event source among the outputs', async () => {
+    cloudFormation
+      .on(DescribeStacksCommand)
+      .resolves(stack([...REQUIRED_OUTPUTS, ...OPTIONAL_OUTPUTS]));
+
+    const target = await resolveTarget({ stack: 'prod' }, { readFile: async () => '', aws });
+
+    expect(target.events).toMatchObject({
+      kind: 'stack',
+      onFailureQueueUrl: 'value-of-PublisherOnFailureQueueUrl',
+      eventSource: 'value-of-EventSource',
+    });
+  });
+
+  it('tells to deploy again on a stack without those outputs, and touches nothing', async () => {
+    cloudFormation.on(DescribeStacksCommand).resolves(stack(REQUIRED_OUTPUTS));
+
+    const run = await runCli(
+      ['events', 'republish', '--stack', 'prod', '--yes'],
+      { aws },
+      captureIo(),
+    );
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      'lacks the outputs PublisherOnFailureQueueUrl and EventSource; deploy a msgbridge version that has them',
+    );
   });
 });

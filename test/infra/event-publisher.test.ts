@@ -1,0 +1,73 @@
+/**
+ * The publisher construct on its own: its publish markers in the state table (environment and a
+ * grant limited to `PUBLISH#` keys) and the outputs `msgbridge events republish` reads.
+ */
+import { App, type CfnElement, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import type { IConstruct } from 'constructs';
+import { describe, expect, it } from 'vitest';
+import { EventPublisher } from '../../lib/event-publisher.ts';
+
+const synth = () => {
+  const stack = new Stack(new App(), 'publisher');
+  const eventTable = new TableV2(stack, 'events', {
+    partitionKey: { name: 'pk', type: AttributeType.STRING },
+    sortKey: { name: 'sk', type: AttributeType.STRING },
+    dynamoStream: StreamViewType.NEW_IMAGE,
+  });
+  const stateTable = new TableV2(stack, 'state', {
+    partitionKey: { name: 'pk', type: AttributeType.STRING },
+  });
+  const publisher = new EventPublisher(stack, 'event-publisher', {
+    eventTable,
+    stateTable,
+    eventBus: new EventBus(stack, 'bus'),
+    eventSource: 'acme.msgbridge',
+  });
+  const id = (construct: IConstruct) =>
+    stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  return { template: Template.fromStack(stack), publisher, stateTable, id };
+};
+
+describe('EventPublisher', () => {
+  const { template, publisher, stateTable, id } = synth();
+
+  it('outputs the on-failure queue and the event source under fixed names', () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+
+    expect(outputs.PublisherOnFailureQueueUrl?.Value).toEqual({
+      Ref: id(publisher.onFailureQueue),
+    });
+    expect(outputs.EventSource?.Value).toBe('acme.msgbridge');
+  });
+
+  it('gives the publisher the state table, to read and put its markers only', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { STATE_TABLE_NAME: { Ref: id(stateTable) } } },
+    });
+    const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>,
+    );
+    const onState = statements.filter(
+      (statement) =>
+        JSON.stringify(statement.Resource) ===
+        JSON.stringify({ 'Fn::GetAtt': [id(stateTable), 'Arn'] }),
+    );
+
+    expect(onState).toEqual([
+      {
+        Effect: 'Allow',
+        Action: [
+          'dynamodb:GetItem',
+          'dynamodb:BatchGetItem',
+          'dynamodb:PutItem',
+          'dynamodb:BatchWriteItem',
+        ],
+        Resource: { 'Fn::GetAtt': [id(stateTable), 'Arn'] },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PUBLISH#*'] } },
+      },
+    ]);
+  });
+});
