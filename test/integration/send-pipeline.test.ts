@@ -217,6 +217,23 @@ describe('send-messages against the simulator', () => {
     expect(settled).toMatchObject({ kind: 'done', skipped: 10 });
   });
 
+  it('lets one of two deliveries with the same receive count hold the claim (visibility expiry)', async () => {
+    // Prepare: SQS hands the same message to two invocations, both with ApproximateReceiveCount 2.
+    const message = { channel: 'sms', ...smsBody(5) };
+    const sendsBefore = sim.snapshot().sends;
+
+    // Act
+    const results = await Promise.all([
+      sendQueuedMessage(delivery(message, 2, 'same-count'), deps()),
+      sendQueuedMessage(delivery(message, 2, 'same-count'), deps()),
+    ]);
+
+    // Assess: one gateway call; the other attempt found every recipient claimed.
+    expect(sim.snapshot().sends).toBe(sendsBefore + 1);
+    expect(results.map((r) => r.kind).sort()).toEqual(['done', 'retry']);
+    expect(events('Message Accepted')).toHaveLength(5);
+  });
+
   it('stores a send-rejected event for an invalid message and calls nothing', async () => {
     const before = sim.snapshot().sends;
 
