@@ -55,7 +55,7 @@ export const markerId = (key: ItemKey): string => JSON.stringify([key.pk, key.sk
 export interface PublishLedger {
   /** Whether an invocation recently left records to Lambda's retries (so some may be settled). */
   redeliveryExpected(): Promise<boolean>;
-  /** Raises that flag for as long as the stream keeps records (24 hours). */
+  /** Raises that flag for as long as the stream keeps records (24 hours, and an hour more). */
   expectRedelivery(): Promise<void>;
   /** The markers of these items, by {@link markerId}. */
   find(keys: readonly ItemKey[]): Promise<ReadonlyMap<string, MarkerState>>;
@@ -143,9 +143,10 @@ type Unpublishable = { readonly reason: string };
  *   is marked `unpublished` in the ledger and not reported as failed: nothing after it comes back,
  *   and `msgbridge events republish` publishes it from the table later.
  * - Only a record that could not be marked (the state table failing too) is reported as failed,
- *   with every later one. Before that, the flag is raised and every later record this invocation
- *   published is marked `published`; a redelivery reads the markers and skips settled records.
- *   Records whose `published` marker could not be written are returned as `unguarded`.
+ *   with every later one. Every later record this invocation published is marked `published`, and
+ *   a flag is raised that makes redeliveries (for 25 hours, the stream's retention) read the
+ *   markers and skip settled records. Events a redelivery may still repeat, for want of a marker
+ *   or of the flag, are returned as `unguarded`.
  * - When the flag is up and the markers cannot be read, nothing is published and the whole batch
  *   is reported as failed: publishing blind could repeat events.
  */
@@ -224,7 +225,7 @@ export const publishRecords = async (
 
   // Markers: `unpublished` for each record that could not be published, and `published` for each
   // later record this invocation published, in case one before it cannot be marked and Lambda
-  // delivers them again. The flag goes first: a marker nobody checks would not protect anything.
+  // delivers them again. Only this failure path writes.
   let written: ReadonlySet<string> = new Set();
   if (ledger) {
     const markers: PublishMarker[] = state.flatMap((s, index): PublishMarker[] => {
@@ -239,7 +240,6 @@ export const publishRecords = async (
         : [];
     });
     try {
-      await ledger.expectRedelivery();
       written = await ledger.write(markers);
     } catch (error) {
       deps.onLedgerFailure?.('write', error);
@@ -254,9 +254,26 @@ export const publishRecords = async (
   if (lowest === undefined) {
     return { ...failFrom(records.length), ...counts, markedUnpublished, retried: 0 };
   }
-  const unguarded = state.flatMap((s, index) =>
-    s === 'published' && index > lowest && !isWritten(index) ? [eventIds.get(index) ?? ''] : [],
-  );
+
+  // Records from `lowest` on come back. The flag makes the redelivery read their markers; raised
+  // only now, so that failures the markers settle cost later invocations no reads.
+  let flagged = false;
+  if (ledger) {
+    try {
+      await ledger.expectRedelivery();
+      flagged = true;
+    } catch (error) {
+      deps.onLedgerFailure?.('flag', error);
+    }
+  }
+  // What a redelivery will put again: published records it cannot tell apart, and, without the
+  // flag, marked ones too (they would go out then and again with `events republish`).
+  const unguarded = state.flatMap((s, index) => {
+    const eventId = eventIds.get(index);
+    if (index <= lowest || eventId === undefined) return [];
+    if (s === 'published' && (!flagged || !isWritten(index))) return [eventId];
+    return typeof s === 'object' && !flagged && isWritten(index) ? [eventId] : [];
+  });
   return { ...failFrom(lowest), ...counts, markedUnpublished, unguarded };
 };
 

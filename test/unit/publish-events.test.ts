@@ -169,6 +169,8 @@ describe('publishRecords', () => {
         sk: String(failed?.dynamodb?.Keys?.sk?.S),
       }),
     );
+    // Nothing comes back, so no redelivery flag: later invocations read no markers.
+    expect(ledger.redelivery).toBe(false);
     expect(marker).toMatchObject({
       state: 'unpublished',
       reason: expect.stringContaining('InternalFailure'),
@@ -221,7 +223,7 @@ describe('publishRecords', () => {
     const second = records.findIndex((r) => JSON.stringify(r).includes('M0000000001'));
     expect(outcome.retried).toBe(records.length - second);
     expect(outcome.unguarded).toHaveLength(records.length - second - 1);
-    expect(ledgerFailures).toEqual(['write']);
+    expect(ledgerFailures).toEqual(['write', 'flag']);
   });
 
   it('publishes nothing and retries the batch when the markers of a redelivery cannot be read', async () => {
