@@ -12,6 +12,7 @@ import {
   type KeySchemaElement,
   ResourceInUseException,
   type TableDescription,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { EVENT_TABLE, STATE_TABLE, type TableDefinition } from '../functions/commons/tables.ts';
@@ -38,8 +39,10 @@ const ACTIVE_POLL_MS = 50;
 /**
  * Creates the event and state tables (on-demand billing; the event table streams new images;
  * TTL on `expiresAt`) and waits until both are ACTIVE. An existing table with the right keys is
- * kept as it is, so this can run on every start of the local run; one with other keys or another
- * stream view throws {@link TableMismatchError}.
+ * kept as it is, so this can run on every start of the local run, whose tables persist across
+ * restarts; one with other keys or another stream view throws {@link TableMismatchError}. An index
+ * the definition has gained since the table was created is added, so a data directory made by an
+ * earlier version keeps working.
  *
  * Servers without the TTL API (dynalite) are tolerated: TTL is skipped there and nothing expires.
  * Any other TTL error is thrown.
@@ -104,8 +107,21 @@ const createTable = async (
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
-  const table = await waitUntilActive(client, tableName);
+  let table = await waitUntilActive(client, tableName);
   assertShapeMatches(tableName, table, definition, keySchema);
+  for (const index of indexes ?? []) {
+    if (table.GlobalSecondaryIndexes?.some((found) => found.IndexName === index.IndexName))
+      continue;
+    // One index per UpdateTable call: DynamoDB refuses to create several at once.
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: attributes,
+        GlobalSecondaryIndexUpdates: [{ Create: index }],
+      }),
+    );
+    table = await waitUntilActive(client, tableName);
+  }
   await enableTimeToLive(client, tableName, definition.timeToLiveAttribute);
   return table;
 };
@@ -117,7 +133,10 @@ const waitUntilActive = async (
   const deadline = Date.now() + ACTIVE_TIMEOUT_MS;
   for (;;) {
     const { Table: table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (table?.TableStatus === 'ACTIVE') return table;
+    const indexesActive = (table?.GlobalSecondaryIndexes ?? []).every(
+      (index) => index.IndexStatus === undefined || index.IndexStatus === 'ACTIVE',
+    );
+    if (table?.TableStatus === 'ACTIVE' && indexesActive) return table;
     if (Date.now() > deadline) {
       throw new Error(
         `Table ${tableName} is still ${table?.TableStatus ?? 'unknown'} after ${ACTIVE_TIMEOUT_MS} ms`,
@@ -146,6 +165,12 @@ const assertShapeMatches = (
     const actual = stream.StreamEnabled ? (stream.StreamViewType ?? 'unknown') : 'off';
     const expected = definition.stream ? 'NEW_IMAGE' : 'off';
     if (actual !== expected) problems.push(`stream is ${actual}, expected ${expected}`);
+  }
+  for (const index of definition.indexes ?? []) {
+    const found = table.GlobalSecondaryIndexes?.find((each) => each.IndexName === index.name);
+    const expected = `${index.partitionKey}:HASH,${index.sortKey}:RANGE`;
+    if (found !== undefined && describe(found.KeySchema) !== expected)
+      problems.push(`index ${index.name} is ${describe(found.KeySchema)}, expected ${expected}`);
   }
   if (problems.length > 0) throw new TableMismatchError(tableName, problems);
 };

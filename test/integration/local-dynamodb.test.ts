@@ -30,6 +30,7 @@ import {
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { EVENT_TABLE } from '../../functions/commons/tables.ts';
 import {
   JavaNotFoundError,
   LOCAL_CREDENTIALS,
@@ -304,6 +305,45 @@ describe('createTables on DynamoDB Local', () => {
     // Assess
     await expect(creating).rejects.toBeInstanceOf(TableMismatchError);
     await expect(creating).rejects.toThrow(/key schema is id:HASH, expected pk:HASH,sk:RANGE/);
+  });
+
+  it('adds an index the definition gained to a table an earlier version created, keeping its items', async () => {
+    // Prepare: the event table as a data directory from before the index existed.
+    const names = freshTables();
+    await local().client.send(
+      new CreateTableCommand({
+        TableName: names.eventTable,
+        KeySchema: [
+          { AttributeName: 'pk', KeyType: 'HASH' },
+          { AttributeName: 'sk', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: [
+          { AttributeName: 'pk', AttributeType: 'S' },
+          { AttributeName: 'sk', AttributeType: 'S' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' },
+      }),
+    );
+    await local().documents.send(
+      new PutCommand({ TableName: names.eventTable, Item: { pk: 'kept', sk: 'report' } }),
+    );
+
+    // Act
+    const streamArn = await createTables(local().client, names);
+
+    // Assess
+    const { Table: table } = await local().client.send(
+      new DescribeTableCommand({ TableName: names.eventTable }),
+    );
+    expect(streamArn).toBe(table?.LatestStreamArn);
+    expect(
+      (table?.GlobalSecondaryIndexes ?? []).map((index) => [index.IndexName, index.IndexStatus]),
+    ).toEqual(EVENT_TABLE.indexes?.map((index) => [index.name, 'ACTIVE']));
+    const { Item: item } = await local().documents.send(
+      new GetCommand({ TableName: names.eventTable, Key: { pk: 'kept', sk: 'report' } }),
+    );
+    expect(item).toEqual({ pk: 'kept', sk: 'report' });
   });
 
   it('accepts a conditional put once and refuses the duplicate', async () => {
