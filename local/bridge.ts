@@ -259,6 +259,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     // The shared token in the state table, kept by the refresh-token job, as deployed.
     const tokens = stateTableTokenProvider('msgbridge-state', {
       auth,
+      // The re-authentication lease outlasts one authentication call (the client's default 10 s).
+      authTimeoutMs: options.instrument?.gatewayTimeoutMs ?? 10_000,
       credentials: async () => credentials,
       logger: SILENT,
       client: documents,
