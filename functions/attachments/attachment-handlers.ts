@@ -26,7 +26,9 @@ export interface AttachmentHandlerDeps extends FetchAttachmentsDeps {
 /**
  * The primary adapter of `fetch-attachments`: event-table stream batch in, partial batch response
  * out. A record fails (and the stream retries it) only for our own failures; a download the
- * gateway refuses is a pending marker for the sweep, and the record succeeds.
+ * gateway refuses is a pending marker for the sweep, and the record succeeds. Every attachment has
+ * its marker before its first download, so a record the stream gives up on (on-failure) is still
+ * finished by the sweep.
  */
 export const createFetchAttachmentsHandler = (deps: AttachmentHandlerDeps) => {
   const { logger } = deps;

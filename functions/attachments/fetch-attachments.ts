@@ -12,6 +12,11 @@ import type { Measurement } from './measured-stream.ts';
  * Attachment Stored" event — or, once the gateway no longer has it, one "Inbound Attachment
  * Lost" event. The stream handler makes the first attempt; a scheduled sweep retries what failed.
  *
+ * The stream handler writes a pending marker for every attachment of the message BEFORE its first
+ * download, and only success or a terminal event removes it. So whatever becomes of the stream
+ * record — our own failure on every retry until it goes to the on-failure destination, a timeout,
+ * a killed invocation — the sweep finds the attachment and takes it to one terminal event.
+ *
  * The gateway's rules (field notes): `contentUrl` is single-use and valid 24 h; `GET
  * /mo/v1/file/{moKey}?index=i` works for 7 days. Both windows are counted from the message's
  * `metadata.receivedAt` (when msgbridge stored it): the gateway counts from its own receipt, which
@@ -21,6 +26,15 @@ import type { Measurement } from './measured-stream.ts';
 
 export const CONTENT_URL_VALIDITY_MS = 24 * 3_600_000;
 export const FILE_RETENTION_MS = 7 * 86_400_000;
+/**
+ * A marker written before the first download is due this long after it was written: time for the
+ * stream handler (5-minute timeout) and its quick retries to finish, so that the sweep takes over
+ * only what they could not.
+ */
+export const FIRST_ATTEMPT_GRACE_MS = 15 * 60_000;
+/** `lastError` of a marker whose first download has not finished. */
+export const NOT_ATTEMPTED =
+  'not downloaded yet: the first attempt did not finish (our side failed or the function stopped)';
 /** First retry 5 minutes after a failure, then doubling up to every 6 hours. */
 export const RETRY_BASE_MS = 5 * 60_000;
 export const RETRY_MAX_MS = 6 * 3_600_000;
@@ -101,11 +115,15 @@ export const AttachmentRefSchema = z.object({
 });
 export type AttachmentRef = z.infer<typeof AttachmentRefSchema>;
 
-/** The state-table marker of an attachment whose download failed; the sweep retries it. */
+/**
+ * The state-table marker of an attachment that has no terminal event yet: written before the first
+ * download (`attempts` 0), updated after each failed one; the sweep retries it when it is due.
+ */
 export const PendingAttachmentSchema = AttachmentRefSchema.extend({
-  attempts: z.number().int().min(1),
+  attempts: z.number().int().min(0),
   lastError: z.string(),
-  firstFailedAt: z.iso.datetime({ offset: true }),
+  /** Absent until a download has failed. */
+  firstFailedAt: z.iso.datetime({ offset: true }).optional(),
   nextAttemptAt: z.iso.datetime({ offset: true }),
 });
 export type PendingAttachment = z.infer<typeof PendingAttachmentSchema>;
@@ -113,6 +131,8 @@ export type PendingAttachment = z.infer<typeof PendingAttachmentSchema>;
 /** Pending markers (`pk = ATTACHMENT#<moKey>#<index>` in the state table). */
 export interface PendingAttachmentStore {
   get(moKey: string, index: number): Promise<PendingAttachment | undefined>;
+  /** Creates the marker unless one exists (a stream retry keeps the count of earlier attempts). */
+  register(marker: PendingAttachment): Promise<void>;
   /** Creates or replaces the marker. */
   save(marker: PendingAttachment): Promise<void>;
   /** Deletes the marker; no error when there is none. */
@@ -213,18 +233,29 @@ const parseJson = (text: string): unknown => {
  * Fetches every attachment of one stored inbound message (the stream handler's use case).
  *
  * Input: the event-table item. Output: one outcome per attachment.
- * Primary course: skip what is already stored; download (content URL while younger than 24 h,
- * else or when that fails the file endpoint); stream into S3; store the "stored" event.
- * Alternatives: every download fails → a pending marker with backoff (not an error: the sweep
- * retries). Throws only for our own failures (S3, DynamoDB), so that the stream retries.
+ * Primary course: register a pending marker for every attachment (due after
+ * {@link FIRST_ATTEMPT_GRACE_MS}); then, one by one, skip what is already stored, download
+ * (content URL while younger than 24 h, else or when that fails the file endpoint), stream into
+ * S3, store the "stored" event and remove the marker.
+ * Alternatives: every download fails → the marker gets the failure and a backoff (not an error:
+ * the sweep retries). Throws only for our own failures (S3, DynamoDB), so that the stream retries;
+ * the markers stay, so the sweep retries too, even once the stream has given up on the record.
  */
 export const fetchAttachments = async (
   item: Readonly<Record<string, unknown>>,
   deps: FetchAttachmentsDeps,
 ): Promise<AttachmentOutcome[]> => {
+  const refs = attachmentsOf(item);
+  // All markers first: a failure on attachment 0 must not leave attachment 1 without one.
+  const due = new Date(deps.now().getTime() + FIRST_ATTEMPT_GRACE_MS).toISOString();
+  await Promise.all(
+    refs.map((ref) =>
+      deps.pending.register({ ...ref, attempts: 0, lastError: NOT_ATTEMPTED, nextAttemptAt: due }),
+    ),
+  );
   const outcomes: AttachmentOutcome[] = [];
   // One at a time: each upload holds a few part buffers, and a message has at most a handful.
-  for (const ref of attachmentsOf(item)) outcomes.push(await fetchAttachment(ref, deps));
+  for (const ref of refs) outcomes.push(await fetchAttachment(ref, deps));
   return outcomes;
 };
 
@@ -285,8 +316,9 @@ export const fetchAttachment = async (
 ): Promise<AttachmentOutcome> => {
   const stored = storedEventKeys(ref);
   if (await deps.events.exists(stored.pk, stored.sk)) {
-    // A marker can outlive a success (a stream retry won the race); it has no more work to do.
-    if (marker) await deps.pending.remove(ref.moKey, ref.index);
+    // A marker can outlive a success (a stream retry won the race, or registered it again); it
+    // has no more work to do.
+    await deps.pending.remove(ref.moKey, ref.index);
     return { result: 'skipped', ref };
   }
   const deadline = Date.parse(ref.receivedAt) + FILE_RETENTION_MS;
@@ -298,7 +330,7 @@ export const fetchAttachment = async (
   if (attempt.ok) {
     const { ok: _, ...result } = attempt;
     await deps.events.putIfAbsent(storedRecord(ref, result, deps));
-    if (marker) await deps.pending.remove(ref.moKey, ref.index);
+    await deps.pending.remove(ref.moKey, ref.index);
     return { result: 'stored', ref, ...result };
   }
 
@@ -368,7 +400,9 @@ const downloadAndStore = async (
       if (!(error instanceof SourceStreamError)) throw error;
       failures.push(`${source}: download broke off: ${error.message}`);
     } finally {
-      // Frees the connection when the put stopped early; a no-op once the body was read.
+      // Frees the connection when the put stopped early; a no-op once the body was read. An
+      // HTTP body destroyed unread emits an abort error: expected here, so it is listened to.
+      download.body.on('error', () => {});
       download.body.destroy();
     }
   }

@@ -471,6 +471,55 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
     }
   });
 
+  it('stores, once, the attachment of a record the stream gave up on (on-failure)', async () => {
+    // Prepare: S3 refuses every upload while the stream delivers the record 6 times.
+    const photo = Buffer.from('a photo that arrived while S3 was down');
+    const item = await receiveMms([
+      { name: 'later.jpg', contentType: 'image/jpeg', data: photo.toString('base64') },
+    ]);
+    const record = await streamRecordOf(item.moKey);
+    let s3Down = true;
+    const storage = {
+      bucket: deps.storage.bucket,
+      put: (...args: Parameters<typeof deps.storage.put>) => {
+        if (!s3Down) return deps.storage.put(...args);
+        return Promise.reject(
+          Object.assign(new Error('Service Unavailable'), { name: 'ServiceUnavailable' }),
+        );
+      },
+    };
+    const outage = { ...deps, storage };
+    const sweep = createSweepHandler({ ...outage, logger, metrics, marginMs: 1_000 });
+
+    // Act
+    const deliveries: unknown[] = [];
+    for (let delivery = 0; delivery < 6; delivery++)
+      deliveries.push(
+        await createFetchAttachmentsHandler({ ...outage, logger, metrics })({
+          Records: [record],
+        }).catch((error: unknown) => error),
+      );
+    const afterStream = await marker(item.moKey, 0);
+    s3Down = false;
+    await sim.advance(20 * 60_000);
+    const first = await sweep({});
+    await sim.advance(HOUR);
+    const second = await sweep({});
+
+    // Assess
+    for (const delivery of deliveries)
+      expect(delivery).toMatchObject({ message: expect.stringMatching(/^All records failed/) });
+    expect(afterStream?.attempts).toEqual({ N: '0' });
+    expect(first).toMatchObject({ due: 1, stored: 1 });
+    expect(second).toMatchObject({ due: 0 });
+    const detail = await eventItem('inboundAttachmentStored', item.moKey, 'ATTACHMENT#0');
+    expect(detail?.data).toMatchObject({
+      sizeBytes: photo.length,
+      sha256: createHash('sha256').update(photo).digest('hex'),
+    });
+    expect(await marker(item.moKey, 0)).toBeUndefined();
+  });
+
   it('never follows a content URL redirect to an internal address; the attachment is lost with the reason', async () => {
     // Prepare: an internal service on loopback, and a "content host" that redirects to it. The
     // content host's origin is the one allowed origin (it stands in for the gateway's host).

@@ -18,6 +18,7 @@ import {
   type FetchAttachmentsDeps,
   fetchAttachments,
   InvalidInboundItemError,
+  NOT_ATTEMPTED,
   type ObjectStorage,
   type PendingAttachment,
   type PendingAttachmentStore,
@@ -141,6 +142,10 @@ class FakePending implements PendingAttachmentStore {
   readonly markers = new Map<string, PendingAttachment>();
   async get(moKey: string, index: number) {
     return this.markers.get(`${moKey}#${index}`);
+  }
+  async register(marker: PendingAttachment) {
+    const key = `${marker.moKey}#${marker.index}`;
+    if (!this.markers.has(key)) this.markers.set(key, marker);
   }
   async save(marker: PendingAttachment) {
     this.markers.set(`${marker.moKey}#${marker.index}`, marker);
@@ -373,19 +378,50 @@ describe('fetchAttachments', () => {
     expect(storedDetails(w.events, 'Inbound Attachment Stored')).toHaveLength(1);
   });
 
-  it('throws for a storage failure of ours instead of parking the attachment', async () => {
+  it('throws for a storage failure of ours, leaving the marker written before the attempt', async () => {
     // Prepare
     const w = world();
     const mo = await storedMo('MOKEY0006', [attachment('a.jpg', 'https://files/u7', 28)]);
     w.downloads.contentUrls.set('https://files/u7', { bytes: PHOTO, contentType: 'image/jpeg' });
     w.storage.failNext = 1;
 
-    // Act / Assess
+    // Act / Assess: the stream retries the record; should it give up, the sweep has the marker.
     await expect(fetchAttachments({ ...mo }, w.deps)).rejects.toThrow(
       'We encountered an internal error',
     );
-    expect(w.pending.markers.size).toBe(0);
+    expect([...w.pending.markers.values()]).toEqual([
+      {
+        moKey: 'MOKEY0006',
+        index: 0,
+        name: 'a.jpg',
+        extension: 'jpg',
+        contentUrl: 'https://files/u7',
+        receivedAt: RECEIVED_AT,
+        via: 'webhook',
+        attempts: 0,
+        lastError: NOT_ATTEMPTED,
+        nextAttemptAt: '2026-11-21T00:45:00.000Z',
+      },
+    ]);
     expect(w.events.ofKind('attachment')).toEqual([]);
+  });
+
+  it('keeps the attempts of a marker when the stream delivers the record again', async () => {
+    // Prepare: a first delivery whose downloads were refused.
+    const w = world();
+    const mo = await storedMo('MOKEY0009', [attachment('a.jpg', 'https://files/u9', 28)]);
+    w.downloads.contentUrls.set('https://files/u9', { refuse: 'HTTP 503: busy' });
+    await fetchAttachments({ ...mo }, w.deps);
+    w.clock.now += 60_000;
+
+    // Act
+    await fetchAttachments({ ...mo }, w.deps);
+
+    // Assess
+    expect(await w.pending.get('MOKEY0009', 0)).toMatchObject({
+      attempts: 2,
+      firstFailedAt: RECEIVED_AT,
+    });
   });
 
   it('skips an attachment that is already stored, without downloading it again', async () => {
@@ -551,9 +587,13 @@ describe('sweepAttachments', () => {
     // Prepare
     const w = world();
     await failedOnce(w, 'MOKEY0105');
+    const stale = await w.pending.get('MOKEY0105', 0);
     const mo = await storedMo('MOKEY0105', [attachment('photo.jpg', 'https://files/again', 28)]);
     w.downloads.contentUrls.set('https://files/again', { bytes: PHOTO, contentType: 'image/jpeg' });
     await fetchAttachments({ ...mo }, w.deps);
+    const afterSuccess = w.pending.markers.size;
+    // A sweep that had the marker in hand writes its failure back after the stream's success.
+    if (stale) await w.pending.save(stale);
     w.clock.now += HOUR;
     const callsBefore = w.downloads.fileCalls.length;
 
@@ -561,6 +601,7 @@ describe('sweepAttachments', () => {
     const result = await sweepAttachments(sweepDeps(w));
 
     // Assess
+    expect(afterSuccess).toBe(0);
     expect(result.outcomes).toMatchObject([{ result: 'skipped' }]);
     expect(w.downloads.fileCalls).toHaveLength(callsBefore);
     expect(w.pending.markers.size).toBe(0);
@@ -727,7 +768,9 @@ describe('the handlers', () => {
     expect(o.total('AttachmentsStored')).toBe(1);
     expect(o.total('AttachmentBytesStored')).toBe(PHOTO.length);
     expect(o.total('AttachmentDownloadFailures')).toBe(1);
-    expect([...w.pending.markers.keys()]).toEqual(['MOKEY0203#0']);
+    // The failed record's marker was written before its attempt: the sweep has it too.
+    expect([...w.pending.markers.keys()]).toEqual(['MOKEY0202#0', 'MOKEY0203#0']);
+    expect(w.pending.markers.get('MOKEY0202#0')).toMatchObject({ attempts: 0 });
   });
 
   it('leaves records alone that are not inserted inbound messages', async () => {
@@ -770,5 +813,63 @@ describe('the handlers', () => {
     expect(o.total('AttachmentsLost')).toBe(1);
     expect(storedDetails(w.events, 'Inbound Attachment Lost')).toHaveLength(1);
     expect([...w.pending.markers.keys()]).toEqual(['MOKEY0302#0']);
+  });
+
+  it('stores or declares lost, once each, the attachments of a batch that went to on-failure', async () => {
+    // Prepare: three attachments in two messages; S3 fails on every delivery of the batch.
+    const w = world();
+    const o = observability();
+    const first = await storedMo('MOKEY0401', [
+      attachment('a.jpg', 'https://files/f1', 28),
+      attachment('b.jpg', 'https://files/f2', 28),
+    ]);
+    const second = await storedMo('MOKEY0402', [attachment('c.jpg', 'https://files/f3', 28)]);
+    for (const url of ['https://files/f1', 'https://files/f2', 'https://files/f3'])
+      w.downloads.contentUrls.set(url, { bytes: PHOTO, contentType: 'image/jpeg' });
+    const s3Down = vi
+      .spyOn(w.storage, 'put')
+      .mockRejectedValue(
+        Object.assign(new Error('Service Unavailable'), { name: 'ServiceUnavailable' }),
+      );
+    const puts = vi.spyOn(w.events, 'putIfAbsent');
+    const handler = createFetchAttachmentsHandler({ ...w.deps, ...o });
+    const batch = { Records: [streamRecord(first, '1'), streamRecord(second, '2')] };
+    const sweep = createSweepHandler({ ...w.deps, ...o, marginMs: 0 });
+
+    // Act: the first delivery and 5 retries fail; the records go to the on-failure destination.
+    // Every record failing fails the invocation as a whole (Powertools' FullBatchFailureError).
+    const deliveries: unknown[] = [];
+    for (let delivery = 0; delivery < 6; delivery++) {
+      deliveries.push(await handler(batch).catch((error: unknown) => error));
+      w.clock.now += 30_000;
+    }
+    // S3 recovers; the content URLs were used up; the gateway keeps a.jpg and c.jpg, not b.jpg.
+    s3Down.mockRestore();
+    for (const url of ['https://files/f1', 'https://files/f2', 'https://files/f3'])
+      w.downloads.contentUrls.set(url, { refuse: 'HTTP 410: content URL already used' });
+    w.downloads.files.set('MOKEY0401#0', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.downloads.files.set('MOKEY0402#0', { bytes: SCAN, contentType: 'image/png' });
+    // The sweep runs every 15 minutes for 8 days.
+    for (let run = 0; run < 8 * 24 * 4; run++) {
+      w.clock.now += 15 * 60_000;
+      await sweep({});
+    }
+
+    // Assess
+    for (const delivery of deliveries)
+      expect(delivery).toMatchObject({ message: expect.stringMatching(/^All records failed/) });
+    const keyOf = (detail: { data: Record<string, unknown> }) =>
+      `${String(detail.data.moKey)}#${String(detail.data.index)}`;
+    const stored = storedDetails(w.events, 'Inbound Attachment Stored');
+    expect(stored.map(keyOf).sort()).toEqual(['MOKEY0401#0', 'MOKEY0402#0']);
+    expect(stored.map((detail) => detail.data.source)).toEqual(['file-endpoint', 'file-endpoint']);
+    const lost = storedDetails(w.events, 'Inbound Attachment Lost');
+    expect(lost.map(keyOf)).toEqual(['MOKEY0401#1']);
+    expect(lost[0]?.data.reason).toBe('file-endpoint: GET /mo/v1/file/{moKey}: 21601 no MO');
+    // One put per attachment: nothing was stored twice, nothing both stored and lost.
+    expect(puts).toHaveBeenCalledTimes(3);
+    expect(w.pending.markers.size).toBe(0);
+    expect(o.total('AttachmentsStored')).toBe(2);
+    expect(o.total('AttachmentsLost')).toBe(1);
   });
 });

@@ -12,7 +12,11 @@ import {
   PendingAttachmentSchema,
   type PendingAttachmentStore,
 } from '../../attachments/fetch-attachments.ts';
-import { DynamoDbEventStore, documentClient } from './dynamodb-event-store.ts';
+import {
+  DynamoDbEventStore,
+  documentClient,
+  isConditionalCheckFailure,
+} from './dynamodb-event-store.ts';
 
 /** The event table for attachment events: conditional puts, plus a strongly consistent look-up. */
 export class DynamoDbAttachmentEvents extends DynamoDbEventStore implements AttachmentEventStore {
@@ -45,7 +49,8 @@ const MARKER_TTL_AFTER_WINDOW_S = 7 * 86_400;
 export type UnreadableMarkerHandler = (pk: string, issues: string) => void;
 
 /**
- * Pending attachments as `pk = ATTACHMENT#<moKey>#<index>` items of the state table.
+ * Pending attachments as `pk = ATTACHMENT#<moKey>#<index>` items of the state table: one for
+ * every attachment without a terminal event, written before its first download.
  *
  * `due` scans: the state table is small (a token, a rate bucket, leases and the few attachments
  * that failed), so a filtered Scan every 15 minutes costs less than keeping an index for it.
@@ -68,18 +73,23 @@ export class DynamoDbPendingAttachments implements PendingAttachmentStore {
     return answer.Item === undefined ? undefined : this.read(answer.Item);
   }
 
+  async register(marker: PendingAttachment): Promise<void> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: markerItem(marker),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      // The marker is there already (a stream retry): it keeps its attempts and its schedule.
+      if (!isConditionalCheckFailure(error)) throw error;
+    }
+  }
+
   async save(marker: PendingAttachment): Promise<void> {
-    const windowEnds = Date.parse(marker.receivedAt) + FILE_RETENTION_MS;
-    await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...marker,
-          ...markerKey(marker.moKey, marker.index),
-          expiresAt: Math.ceil(windowEnds / 1000) + MARKER_TTL_AFTER_WINDOW_S,
-        },
-      }),
-    );
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: markerItem(marker) }));
   }
 
   async remove(moKey: string, index: number): Promise<void> {
@@ -120,3 +130,12 @@ export class DynamoDbPendingAttachments implements PendingAttachmentStore {
 }
 
 const markerKey = (moKey: string, index: number) => ({ pk: `${PREFIX}${moKey}#${index}` });
+
+const markerItem = (marker: PendingAttachment) => {
+  const windowEnds = Date.parse(marker.receivedAt) + FILE_RETENTION_MS;
+  return {
+    ...marker,
+    ...markerKey(marker.moKey, marker.index),
+    expiresAt: Math.ceil(windowEnds / 1000) + MARKER_TTL_AFTER_WINDOW_S,
+  };
+};
