@@ -24,6 +24,7 @@ import {
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { contentHostProblems } from '../functions/attachments/content-url-policy.ts';
 import { ATTACHMENT_RECORD_PATTERN } from '../functions/attachments/stream-filter.ts';
 import { notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
@@ -48,6 +49,13 @@ export interface InboundAttachmentsOptions {
    * @default - attachments stay in S3 Standard
    */
   readonly infrequentAccessAfterDays?: number;
+  /**
+   * Extra hosts (`host` or `host:port`, DNS names) that attachment content URLs may name besides
+   * the gateway's own three hosts (`gateway.hosts`); content URLs are fetched over https only,
+   * never from a private, loopback or link-local address (`ATTACHMENT_CONTENT_HOSTS`).
+   * @default - the gateway's hosts only
+   */
+  readonly contentHosts?: readonly string[];
 }
 
 export interface InboundAttachmentsProps extends InboundAttachmentsOptions {
@@ -90,6 +98,11 @@ export interface InboundAttachmentsProps extends InboundAttachmentsOptions {
 /** The problems with `InboundAttachmentsOptions`, for a caller that reports every problem at once. */
 export const inboundAttachmentsProblems = (options: InboundAttachmentsOptions): string[] => {
   const problems = [
+    ...contentHostProblems(
+      (options.contentHosts ?? []).filter(
+        (host) => !(typeof host === 'string' && Token.isUnresolved(host)),
+      ),
+    ).map((problem) => `contentHosts: ${problem}`),
     ...integerProblem('expireAfterDays', options.expireAfterDays, { min: 1, max: 36_500 }),
     ...integerProblem('infrequentAccessAfterDays', options.infrequentAccessAfterDays, {
       min: 30,
@@ -240,6 +253,10 @@ export class InboundAttachments extends Construct {
           ATTACHMENT_BUCKET: this.bucket.bucketName,
           ATTACHMENT_PREFIX: KEY_PREFIX,
           EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? 35),
+          // Content URLs: https on the gateway's hosts (GATEWAY_*_URL) and these extra hosts only.
+          ...(props.contentHosts && props.contentHosts.length > 0
+            ? { ATTACHMENT_CONTENT_HOSTS: props.contentHosts.join(',') }
+            : {}),
         },
         // Token and its lease; pending markers (ATTACHMENT#…) are read, written and deleted.
         stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS, ...extraStateActions],
@@ -327,7 +344,7 @@ export class InboundAttachments extends Construct {
     );
     this.onFailureQueueNotEmpty = alarm(
       'attachments-on-failure-queue-not-empty',
-      'msgbridge: fetch-attachments gave up on stream records after 5 retries; each message names a shard and sequence range. The inbound messages are stored and published; their attachments were not fetched.',
+      'msgbridge: fetch-attachments gave up on stream records after 5 retries; each message names a shard and sequence range. The inbound messages are stored and published; their attachments have pending markers (written before the first download), so sweep-attachments retries them and ends each in a Stored or Lost event.',
       this.onFailureQueue.metricApproximateNumberOfMessagesVisible({
         period: Duration.minutes(1),
         statistic: Stats.MAXIMUM,
