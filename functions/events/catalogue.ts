@@ -260,7 +260,11 @@ export const InboundAttachmentLostDataSchema = z.strictObject({
   moKey: z.string(),
   index: z.number().int().min(0),
   name: z.string().nullable(),
-  reason: z.string().describe('The last download failure.'),
+  reason: z
+    .string()
+    .describe(
+      'The last download failure of each source (`content-url: …; file-endpoint: …`). A content URL msgbridge would not fetch reads `content-url: refused …` with why: not https, not a gateway host, credentials in the URL, a redirect elsewhere, or a private, loopback or link-local address.',
+    ),
   attempts: z.number().int().min(0),
   receivedAt: IsoDateTime.describe(
     'When the inbound message arrived; the gateway keeps files 7 days from then.',
