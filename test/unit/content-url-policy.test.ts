@@ -1,6 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { contentHostsFromEnvironment } from '../../functions/attachments/attachment-environment.ts';
 import {
   ContentUrlPolicy,
   ContentUrlRefusedError,
@@ -118,6 +119,38 @@ describe('the content URL policy', () => {
       '"10.0.0.1" is an IP address; give the host\'s DNS name',
       '7 is not a host name',
     ]);
+  });
+});
+
+describe('ATTACHMENT_CONTENT_HOSTS', () => {
+  const withHosts = (value: string | undefined) => {
+    const before = process.env.ATTACHMENT_CONTENT_HOSTS;
+    if (value === undefined) delete process.env.ATTACHMENT_CONTENT_HOSTS;
+    else process.env.ATTACHMENT_CONTENT_HOSTS = value;
+    try {
+      return contentHostsFromEnvironment();
+    } finally {
+      if (before === undefined) delete process.env.ATTACHMENT_CONTENT_HOSTS;
+      else process.env.ATTACHMENT_CONTENT_HOSTS = before;
+    }
+  };
+
+  it('reads a comma-separated list, none when unset or empty', () => {
+    expect(withHosts(undefined)).toEqual([]);
+    expect(withHosts('')).toEqual([]);
+    expect(withHosts(' cdn.gw-files.example , files.example:8443 ')).toEqual([
+      'cdn.gw-files.example',
+      'files.example:8443',
+    ]);
+  });
+
+  it('stops the function at cold start on a host that is not a DNS name', () => {
+    expect(() => withHosts('cdn.gw-files.example,169.254.169.254')).toThrow(
+      'environment variable ATTACHMENT_CONTENT_HOSTS: "169.254.169.254" is an IP address',
+    );
+    expect(() => withHosts('https://cdn.gw-files.example/')).toThrow(
+      'give only a host name, optionally with :port',
+    );
   });
 });
 
