@@ -68,11 +68,12 @@ const sendFigures = async () => {
     let rateLimited = 0;
     let gatewayCalls = 0;
     const gateway: SendGateway = {
-      send: async (message) => {
+      // The options carry the resend's quota reservation (after a refused token): pass them on.
+      send: async (message, options) => {
         const second = Math.floor(Date.now() / 1000);
         gatewayCalls += 1;
         try {
-          const outcome = await inner.send(message);
+          const outcome = await inner.send(message, options);
           const count =
             outcome.kind === 'immediate'
               ? outcome.results.filter((r) => r.code === '10000').length
