@@ -63,7 +63,15 @@ export const createSendRecordHandler =
         metrics.addMetric('RecipientsScheduled', MetricUnit.Count, result.scheduled);
         // The last attempt's answer was lost: reconcile-status asks the gateway what became of them.
         metrics.addMetric('RecipientsOutcomeUnknown', MetricUnit.Count, result.unknown);
-        logger.info('queue message sent', { sqsMessageId: record.messageId, ...result });
+        if (result.unknown > 0)
+          logger.warn(
+            'the last delivery got no answer for some recipients; reconcile-status will ask',
+            {
+              sqsMessageId: record.messageId,
+              ...result,
+            },
+          );
+        else logger.info('queue message sent', { sqsMessageId: record.messageId, ...result });
         return result;
       case 'retry': {
         const seconds = redeliveryDelaySeconds(delivery.receiveCount);
