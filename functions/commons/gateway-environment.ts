@@ -28,6 +28,8 @@ export const gatewayFromEnvironment = (
     auth,
     credentials: gatewayCredentialsFromEnvironment(),
     logger,
+    // The re-authentication lease outlasts one authentication call at this timeout.
+    authTimeoutMs: timeoutMs,
   });
   return {
     hosts,
