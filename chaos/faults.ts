@@ -13,6 +13,21 @@ import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/pub
 import type { SendGateway } from '../functions/sending/send-queued-message.ts';
 import type { Faults } from '../simulator/index.ts';
 
+/** One Lambda invocation in flight; a fault can end it as a killed Lambda ends. */
+interface Invocation {
+  readonly name: string;
+  kill(reason: string): void;
+  killed: boolean;
+  /** PutEvents calls that returned in this invocation. */
+  puts: number;
+}
+
+const invocations = new AsyncLocalStorage<Invocation>();
+const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
+
+/** True inside an invocation that was killed: its code must not take another step. */
+const inKilledInvocation = (): boolean => invocations.getStore()?.killed === true;
+
 /** mulberry32: small, fast and good enough to draw faults; the simulator uses the same one. */
 export const prng = (seed: number): (() => number) => {
   let state = seed >>> 0;
@@ -166,6 +181,7 @@ const isLocalBookkeeping = (input: unknown): boolean => {
 export const injectDynamoDbFaults = (client: DynamoDBClient, plan: FaultPlan): void => {
   client.middlewareStack.add(
     (next, context) => async (args) => {
+      if (inKilledInvocation()) return never();
       if (isLocalBookkeeping(args.input)) return next(args);
       if (plan.draw('dynamodb.throttle')) {
         throw awsError(
@@ -192,6 +208,7 @@ export const injectDynamoDbFaults = (client: DynamoDBClient, plan: FaultPlan): v
 export const injectS3Faults = (client: S3Client, plan: FaultPlan): void => {
   client.middlewareStack.add(
     (next, context) => async (args) => {
+      if (inKilledInvocation()) return never();
       if (plan.draw('s3.error')) {
         throw awsError('InternalError', 'We encountered an internal error', 'server', 500);
       }
@@ -208,11 +225,21 @@ export const injectS3Faults = (client: S3Client, plan: FaultPlan): void => {
 /**
  * SQS as Lambda's event source meets it: a delete that is lost after the handler succeeded (the
  * message comes back), and a message whose visibility runs out while its first attempt is still
- * running (a second worker receives it at once).
+ * running (a second worker receives it at once). `timeScale` shortens the redelivery delays the
+ * sender asks for by as much as the run shortens the sender's timeout.
  */
-export const injectSqsFaults = (client: SQSClient, plan: FaultPlan): void => {
+export const injectSqsFaults = (client: SQSClient, plan: FaultPlan, timeScale = 1): void => {
   client.middlewareStack.add(
     (next, context) => async (args) => {
+      if (inKilledInvocation()) return never();
+      // The run compresses time: send-messages' timeout, its claim lease and the queue's
+      // visibility are all scaled down, and so is its redelivery backoff (15 s, 30 s, …).
+      if (context.commandName === 'ChangeMessageVisibilityCommand' && timeScale !== 1) {
+        const input = args.input as { VisibilityTimeout?: number };
+        if (typeof input.VisibilityTimeout === 'number' && input.VisibilityTimeout > 0) {
+          input.VisibilityTimeout = Math.max(1, Math.round(input.VisibilityTimeout * timeScale));
+        }
+      }
       if (context.commandName === 'DeleteMessageCommand' && plan.draw('sqs.lostDelete')) {
         return { output: { $metadata: {} }, response: {} } as never;
       }
@@ -239,22 +266,10 @@ export const injectSqsFaults = (client: SQSClient, plan: FaultPlan): void => {
   );
 };
 
-/** One Lambda invocation in flight; a fault can end it as a killed Lambda ends. */
-interface Invocation {
-  readonly name: string;
-  kill(reason: string): void;
-  killed: boolean;
-  /** PutEvents calls that returned in this invocation. */
-  puts: number;
-}
-
 /** Thrown out of an invocation the plan killed; the event source sees a failed invocation. */
 export class LambdaKilledError extends Error {
   override readonly name = 'LambdaKilledError';
 }
-
-const invocations = new AsyncLocalStorage<Invocation>();
-const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 
 /**
  * Wraps a Lambda handler so a fault inside it can kill the invocation: the event source gets a
@@ -291,6 +306,7 @@ export class FaultyBus implements EventBus {
 
   async putEvents(entries: readonly BusEntry[]): Promise<readonly BusEntryResult[]> {
     const invocation = invocations.getStore();
+    if (invocation?.killed) return never();
     if (this.plan.draw('bus.callFailure')) {
       throw awsError('InternalException', 'EventBridge failed the call', 'server', 500);
     }
@@ -326,6 +342,7 @@ export const faultyGateway =
   (plan: FaultPlan) =>
   (inner: SendGateway): SendGateway => ({
     async send(message) {
+      if (inKilledInvocation()) return never();
       const outcome = await inner.send(message);
       const invocation = invocations.getStore();
       if (invocation && !invocation.killed && plan.draw('send.killedAfterAccept')) {

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { enqueueSend } from '../functions/sending/producer.ts';
 import { type LocalBridge, startLocalBridge } from '../local/bridge.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb-local.ts';
@@ -49,6 +50,8 @@ export interface ChaosResult {
 }
 
 const TPS_QUOTA = 20;
+/** send-messages' timeout in the run; deployed it is 30 s (time runs 7.5 times faster here). */
+const SEND_TIMEOUT_MS = 4_000;
 const WEBHOOK_SECRET = 'chaos-secret-0123456789';
 
 export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
@@ -97,7 +100,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         clients: ({ dynamodb, s3, sqs }) => {
           injectDynamoDbFaults(dynamodb, plan);
           injectS3Faults(s3, plan);
-          injectSqsFaults(sqs, plan);
+          injectSqsFaults(sqs, plan, SEND_TIMEOUT_MS / 30_000);
         },
         bus: (inner) => {
           bus = new FaultyBus(inner, plan);
@@ -106,7 +109,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         gateway: faultyGateway(plan),
         lambda: killableLambda,
         gatewayTimeoutMs: 1_500,
-        sendTimeoutMs: 4_000,
+        sendTimeoutMs: SEND_TIMEOUT_MS,
       },
     });
     const running = bridge;
@@ -191,6 +194,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
     await sleep(3_000);
     await running.publisher.drained().catch(() => undefined);
     const verdict = verdictNow();
+    await explainLostSends(running, verdict, log);
     const elapsedMs = Date.now() - started;
     const faults = { ...plan.injected, ...gatewayFaults(running) };
     const summary = report({ seed, items, verdict, faults, bridge: running, elapsedMs, log });
@@ -279,6 +283,49 @@ const gatewayFaults = (bridge: LocalBridge): Record<string, number> => {
   };
 };
 
+/** Where a send without an outcome event is stuck: the gateway's ledger, the queue, the table. */
+const explainLostSends = async (
+  bridge: LocalBridge,
+  verdict: Verdict,
+  log: (line: string) => void,
+): Promise<void> => {
+  const lost = verdict.violations
+    .filter((v) => v.invariant === 'lost' && v.item.startsWith('send '))
+    .map((v) => v.item.slice('send '.length));
+  const queue = bridge.fauxqs.inspectQueue('msgbridge-send');
+  const dlq = bridge.fauxqs.inspectQueue('msgbridge-send-dlq');
+  for (const cliKey of lost.slice(0, 10)) {
+    const accepted = bridge.sim.acceptances().filter((a) => a.cliKey === cliKey).length;
+    const where = (
+      [
+        ['ready', queue?.messages.ready ?? []],
+        ['delayed', queue?.messages.delayed ?? []],
+        ['inflight', (queue?.messages.inflight ?? []).map((m) => m.message)],
+        ['dlq', dlq?.messages.ready ?? []],
+      ] as const
+    )
+      .flatMap(([state, messages]) =>
+        messages
+          .filter((m) => m.body.includes(`"${cliKey}"`))
+          .map((m) => `${state} (received ${m.approximateReceiveCount} times)`),
+      )
+      .join(', ');
+    const items = await bridge.documents
+      .send(
+        new QueryCommand({
+          TableName: bridge.tables.events,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': `SEND#${cliKey}` },
+        }),
+      )
+      .then((answer) => (answer.Items ?? []).map((item) => String(item.sk)).join(', '))
+      .catch((error: unknown) => `unreadable: ${String(error)}`);
+    log(
+      `  lost send ${cliKey}: accepted by the gateway ${accepted} time(s); queue: ${where || 'not there'}; event table SEND# items: ${items || 'none'}`,
+    );
+  }
+};
+
 const waitUntil = async (condition: () => boolean, timeoutMs: number): Promise<boolean> => {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -312,6 +359,7 @@ const report = (input: {
   log(
     `  retries: stream invocations=${publisher.invocations} retried=${publisher.retries} bisections=${publisher.bisections} given-up=${publisher.recordsFailed}; ` +
       `send deliveries=${bridge.sender.stats.received} failed=${bridge.sender.stats.failed}; ` +
+      `attachment stream invocations=${bridge.jobs.fetcher.stats.invocations} given-up=${bridge.jobs.fetcher.stats.recordsFailed}; ` +
       `quota refusals=${bridge.sim.snapshot().quotaRefusals}; send DLQ=${bridge.fauxqs.inspectQueue('msgbridge-send-dlq')?.messages.ready.length ?? 0}`,
   );
   for (const violation of verdict.violations.slice(0, 40)) {

@@ -12,7 +12,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { S3Client } from '@aws-sdk/client-s3';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { DynamoDbEventStore } from '../functions/commons/adapters/dynamodb-event-store.ts';
 import { DynamoDbPublishLedger } from '../functions/commons/adapters/dynamodb-publish-ledger.ts';
@@ -101,7 +101,7 @@ export interface LocalBridgeInstrument {
     name: string,
     handler: (event: E) => Promise<R>,
   ) => (event: E) => Promise<R>;
-  /** The gateway client's per-call time limit. @default 10 s */
+  /** The gateway clients' per-call time limit (sending, authentication). @default 10 s */
   readonly gatewayTimeoutMs?: number;
   /** send-messages' Lambda timeout: the claim lease, the deadline and the queue's visibility follow it. @default 30 s */
   readonly sendTimeoutMs?: number;
@@ -207,6 +207,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
         console.error(`publish-events gave up on ${records.length} stream record(s)`);
       },
       pollIntervalMs: 100,
+      // As deployed (lib/event-publisher.ts): five retries, bisecting, before the on-failure queue.
+      maxRetries: 5,
     });
     stops.push(() => publisher.stop());
 
@@ -254,7 +256,10 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     stops.push(() => sim.close());
 
     // The sender, fed from the send queue like Lambda's SQS event source.
-    const auth = new GatewayAuthApi({ hosts: sim.hosts });
+    const auth = new GatewayAuthApi({
+      hosts: sim.hosts,
+      timeoutMs: options.instrument?.gatewayTimeoutMs,
+    });
     const credentials = { apiKey: options.apiKey, apiPassword: options.apiPassword };
     // The shared token in the state table, kept by the refresh-token job, as deployed.
     const tokens = stateTableTokenProvider('msgbridge-state', {
@@ -307,7 +312,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       sqs,
       queueUrl: queue.queueUrl,
       queueArn: queue.queueArn,
-      handler: lambda('send-messages', (record: SQSRecord) => sendRecord(record, sendTimeoutMs)),
+      handler: (record) => sendRecord(record, sendTimeoutMs),
+      invocation: (run) => lambda('send-messages', run)(undefined),
       concurrency: 2,
       onError: (error) => console.error('send-messages failed:', error),
     });

@@ -226,6 +226,8 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
       console.error(`fetch-attachments gave up on ${records.length} record(s)`),
     pollIntervalMs: 200,
     batchSize: 10,
+    // As deployed (lib/inbound-attachments.ts): five retries before the on-failure queue.
+    maxRetries: 5,
   });
   const sweep = createSweepHandler({ ...attachmentDeps, marginMs: 0 });
   timers.push(every('sweep-attachments', 60_000, () => sweep({}, undefined)));

@@ -16,6 +16,13 @@ export interface SqsPollerOptions {
   readonly concurrency?: number;
   readonly batchSize?: number;
   readonly onError?: (error: unknown) => void;
+  /**
+   * Runs one invocation: the records of one receive, handled together as Lambda hands them to one
+   * function call. If it rejects (the function crashed, timed out or was killed), no record of
+   * the batch is deleted, the ones already handled included — they all come back.
+   * @default runs the batch as it is
+   */
+  readonly invocation?: (run: () => Promise<void>) => Promise<void>;
 }
 
 export interface SqsPoller {
@@ -24,14 +31,17 @@ export interface SqsPoller {
 }
 
 /**
- * A local stand-in for Lambda's SQS event source: long-polls the queue, hands each message to the
- * handler as an SQS record, deletes the ones handled and leaves failures to come back after their
- * visibility timeout — where the queue's redrive policy moves them to the DLQ in the end.
+ * A local stand-in for Lambda's SQS event source: long-polls the queue, hands each batch to one
+ * invocation (each message to the handler as an SQS record), deletes the ones handled once the
+ * invocation returned, and leaves failures — or the whole batch, when the invocation died — to come
+ * back after their visibility timeout, where the queue's redrive policy moves them to the DLQ in
+ * the end.
  */
 export const startSqsPoller = (options: SqsPollerOptions): SqsPoller => {
   const stats = { received: 0, succeeded: 0, failed: 0 };
   let running = true;
   const aborter = new AbortController();
+  const invocation = options.invocation ?? ((run: () => Promise<void>) => run());
   const worker = async () => {
     while (running) {
       try {
@@ -45,22 +55,42 @@ export const startSqsPoller = (options: SqsPollerOptions): SqsPoller => {
           { abortSignal: aborter.signal },
         );
         const messages = answer.Messages ?? [];
+        if (messages.length === 0) continue;
         stats.received += messages.length;
+        const handled: Message[] = [];
+        let failed = 0;
+        const run = async () => {
+          await Promise.all(
+            messages.map(async (message) => {
+              try {
+                await options.handler(toRecord(message, options.queueArn));
+                handled.push(message);
+              } catch (error) {
+                failed += 1;
+                if ((error as Error).name !== 'SendRetryLaterError') options.onError?.(error);
+              }
+            }),
+          );
+        };
+        try {
+          await invocation(run);
+        } catch (error) {
+          // The invocation died: Lambda deletes nothing of its batch, so every record comes back.
+          stats.failed += messages.length;
+          options.onError?.(error);
+          continue;
+        }
+        stats.failed += failed;
+        // Like Lambda, the records handled are deleted once the invocation has returned.
         await Promise.all(
-          messages.map(async (message) => {
-            try {
-              await options.handler(toRecord(message, options.queueArn));
-              await options.sqs.send(
-                new DeleteMessageCommand({
-                  QueueUrl: options.queueUrl,
-                  ReceiptHandle: message.ReceiptHandle,
-                }),
-              );
-              stats.succeeded += 1;
-            } catch (error) {
-              stats.failed += 1;
-              if ((error as Error).name !== 'SendRetryLaterError') options.onError?.(error);
-            }
+          handled.map(async (message) => {
+            await options.sqs.send(
+              new DeleteMessageCommand({
+                QueueUrl: options.queueUrl,
+                ReceiptHandle: message.ReceiptHandle,
+              }),
+            );
+            stats.succeeded += 1;
           }),
         );
       } catch (error) {
