@@ -76,6 +76,7 @@ try {
     apiPassword: password.value,
     tpsQuota: settings.TPS_QUOTA,
     reportDelivery: settings.REPORT_DELIVERY,
+    persistTables: true,
   });
 } catch (error) {
   console.error(error instanceof JavaNotFoundError ? error.message : error);

@@ -28,6 +28,7 @@ const start = async () => {
     apiPassword: 'restart-password',
     tpsQuota: 100,
     printEvents: false,
+    persistTables: true,
     simulator: { reportDelayMs: 200, failureRate: 0, seed: 5 },
   });
   return bridge;

@@ -104,6 +104,8 @@ describe('npm start', () => {
     // Assess 2
     expect(firstCode).toBe(0);
     expect(existsSync(file)).toBe(false);
+    // npm start keeps its tables on disk, for the next start (see local-restart.test.ts).
+    expect(existsSync(join(dataDir, 'dynamodb', 'shared-local-instance.db'))).toBe(true);
     expect(demoCode).toBe(1);
     expect(demo.output()).toContain(NOT_RUNNING);
     expect(demo.output()).not.toMatch(/^\s+at /m);
