@@ -1,6 +1,7 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { z } from 'zod';
 import type { EventBus } from '../functions/events/publish.ts';
+import { failureIdOf, failureOf } from './republish.ts';
 
 /**
  * `POST /_bridge/publisher`: what `msgbridge events republish --local` needs of the running local
@@ -29,9 +30,6 @@ const RequestSchema = z.discriminatedUnion('action', [
   }),
 ]);
 
-const idOf = (record: DynamoDBRecord): string =>
-  record.dynamodb?.SequenceNumber ?? record.eventID ?? '';
-
 export const publisherControl =
   (deps: { readonly bus: EventBus; readonly failed: DynamoDBRecord[] }) =>
   async (body: unknown): Promise<{ statusCode: number; body: unknown }> => {
@@ -44,23 +42,14 @@ export const publisherControl =
     }
     const request = parsed.data;
     if (request.action === 'failures') {
-      const failures = deps.failed.map((record) => {
-        const pk = record.dynamodb?.Keys?.pk?.S;
-        const sk = record.dynamodb?.Keys?.sk?.S;
-        return {
-          id: idOf(record),
-          description: `stream record ${idOf(record)}`,
-          keys: pk !== undefined && sk !== undefined ? [{ pk, sk }] : [],
-        };
-      });
-      return { statusCode: 200, body: { failures } };
+      return { statusCode: 200, body: { failures: deps.failed.map(failureOf) } };
     }
     if (request.action === 'settle') {
       const ids = new Set(request.ids);
       let settled = 0;
       for (let index = deps.failed.length - 1; index >= 0; index -= 1) {
         const record = deps.failed[index];
-        if (record === undefined || !ids.has(idOf(record))) continue;
+        if (record === undefined || !ids.has(failureIdOf(record))) continue;
         deps.failed.splice(index, 1);
         settled += 1;
       }

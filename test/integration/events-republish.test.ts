@@ -26,6 +26,7 @@ import {
   startDynamoDbLocal,
 } from '../../local/dynamodb-local.ts';
 import { publisherControl } from '../../local/publisher-control.ts';
+import { republishLocally } from '../../local/republish.ts';
 import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.ts';
 import { createTables } from '../../local/tables.ts';
 import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.ts';
@@ -178,5 +179,31 @@ describe('events republish on the local run', () => {
     const again = await runCli(['events', 'republish', '--yes', '--json'], deps, captureIo());
     expect(JSON.parse(again.stdout)).toMatchObject({ published: 0, settled: 0 });
     expect(bus.entries).toHaveLength(20);
+  });
+
+  it('republishes in the bridge process too, for code that holds the bridge (the fault-injection run)', async () => {
+    // Prepare: five more reports, one refused and marked.
+    bus.refusing = ['M0000000022'];
+    await receiveReports(JSON.stringify(reportBody(5, 20)), {
+      store: new DynamoDbEventStore('events', documents),
+      now: () => new Date(),
+      retentionDays: 35,
+      concurrency: 4,
+    });
+    await poller.drained();
+    expect(bus.entries).toHaveLength(24);
+
+    // Act
+    bus.refusing = [];
+    const result = await republishLocally({
+      bus,
+      poisoned: failed,
+      documents,
+      tables: { events: 'events', state: 'state' },
+    });
+
+    // Assess
+    expect(result).toMatchObject({ published: 1, failed: [], settled: 0 });
+    expect([...bus.copies().values()]).toEqual(Array(25).fill(1));
   });
 });
