@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Duration, Token } from 'aws-cdk-lib';
+import { CfnElement, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import {
   Alarm,
   ComparisonOperator,
@@ -8,11 +8,14 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AWAITING_REPORT_INDEX } from '../functions/commons/tables.ts';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
+import { POLLED_QUARANTINE_PREFIX } from '../functions/polling/polled-page-quarantine.ts';
 import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-status.ts';
 import { notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
@@ -201,8 +204,14 @@ export class ScheduledJobs extends Construct {
   public readonly reportPollerStopped?: Alarm;
   /** No MO poll for 5 minutes (MO polling only). */
   public readonly moPollerStopped?: Alarm;
-  /** Polled inbound messages could not be stored after 3 attempts (MO polling only). */
+  /**
+   * Polled inbound messages could be neither stored after 3 attempts nor kept in the durable
+   * quarantine (MO polling only).
+   */
   public readonly inboundMessagesNotStored?: Alarm;
+  /** A polled page kept in the durable quarantine was still there for 15 minutes. */
+  public readonly polledPagesInQuarantine?: Alarm;
+  private polledPageBucket?: IBucket;
   /** The gateway answered OVER_DATE or INVALID_KEY for late sends. */
   public readonly statusUnavailable: Alarm;
   /** Reconciled reports could not be stored. */
@@ -222,6 +231,13 @@ export class ScheduledJobs extends Construct {
     ]);
     const namespace = props.metricsNamespace ?? 'msgbridge';
     const reportDelivery = props.reportDelivery ?? 'webhook';
+    // poll-reports fails at cold start without its bucket: say so at synth time instead.
+    this.node.addValidation({
+      validate: () =>
+        this.pollReports && this.polledPageBucket === undefined
+          ? ['poll-reports needs keepPolledPagesIn(bucket): where unstored polled pages are kept']
+          : [],
+    });
     const reconcile = props.reconcile ?? {};
     const gatewayTimeoutMs = props.gateway.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
     const common = {
@@ -415,9 +431,20 @@ export class ScheduledJobs extends Construct {
       });
       this.inboundMessagesNotStored = above(
         'inbound-messages-not-stored',
-        'msgbridge: polled inbound messages could not be stored after 3 attempts; the gateway hands each MO message out once, so these are lost unless found in the poll-reports log.',
+        'msgbridge: polled inbound messages could be neither stored after 3 attempts nor kept in the durable quarantine (S3 failed too); the gateway hands each MO message out once, so these are lost unless found in the poll-reports log by moKey.',
         'report-delivery',
         metric(services.pollReports, 'InboundMessagesNotStored', Stats.SUM, fiveMinutes),
+      );
+    }
+    if (this.pollReports) {
+      // Each run re-ingests the kept pages first and reports how many are left; the lowest count
+      // of 3 periods in a row above 0 means one page has failed every re-ingest for 15 minutes.
+      this.polledPagesInQuarantine = above(
+        'polled-pages-in-quarantine',
+        `msgbridge: a polled page kept in the durable quarantine (${POLLED_QUARANTINE_PREFIX} of the attachment bucket) has not been stored for 15 minutes; every run tries again. Check the event table and the poll-reports log.`,
+        'polled-page-quarantine',
+        metric(services.pollReports, 'PolledPagesInQuarantine', Stats.MINIMUM, fiveMinutes),
+        { evaluation: 3, toAlarm: 3 },
       );
     }
 
@@ -444,6 +471,47 @@ export class ScheduledJobs extends Construct {
     notifyAlarmTopic(this, props.alarmTopicArn, this.alarms);
   }
 
+  /**
+   * Where `poll-reports` keeps a polled page it could not store after every attempt: objects below
+   * `quarantine/polled/` of `bucket` (the attachment bucket: another failure domain than the
+   * event table), re-ingested and deleted by the next runs. Grants exactly that: put, get and
+   * delete on objects below the prefix (and the multipart calls a large page's upload makes),
+   * listing with that prefix only, and the data key's GenerateDataKey/Decrypt under SSE-KMS.
+   * Does nothing when `poll-reports` is not deployed.
+   */
+  public keepPolledPagesIn(bucket: IBucket): void {
+    const fn = this.pollReports;
+    if (fn === undefined) return;
+    this.polledPageBucket = bucket;
+    fn.addEnvironment('QUARANTINE_BUCKET', bucket.bucketName);
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: [
+          's3:PutObject',
+          's3:AbortMultipartUpload',
+          's3:ListMultipartUploadParts',
+          's3:GetObject',
+          's3:DeleteObject',
+        ],
+        resources: [bucket.arnForObjects(`${POLLED_QUARANTINE_PREFIX}*`)],
+      }),
+    );
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${POLLED_QUARANTINE_PREFIX}*`] } },
+      }),
+    );
+    bucket.encryptionKey?.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
+    const cfnBucket = bucket.node.defaultChild;
+    if (fn.role && CfnElement.isCfnElement(cfnBucket))
+      Validations.of(fn.role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${Stack.of(bucket).getLogicalId(cfnBucket)}.Arn>/${POLLED_QUARANTINE_PREFIX}*]`,
+        reason: `Each kept page is a new object whose key (${POLLED_QUARANTINE_PREFIX}<reports|mo>/<time>-<hash>.json) is only known at run time; poll-reports writes, reads back (the copy that sets its metadata, the re-ingest) and deletes objects below that prefix only, and lists the bucket with that prefix only.`,
+      });
+  }
+
   /** Every alarm of the jobs deployed. */
   public get alarms(): Alarm[] {
     return [
@@ -454,6 +522,7 @@ export class ScheduledJobs extends Construct {
       this.reportPollerStopped,
       this.moPollerStopped,
       this.inboundMessagesNotStored,
+      this.polledPagesInQuarantine,
       this.statusUnavailable,
       this.reconcileStoreFailures,
       this.notQueried,

@@ -298,6 +298,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         GATEWAY_TIMEOUT_MS: '5000',
         GATEWAY_CREDENTIALS_SECRET_ARN: { Ref: id(stack.credentials) },
         POWERTOOLS_METRICS_NAMESPACE: 'acme/msgbridge',
+        QUARANTINE_BUCKET: { Ref: id(stack.inboundAttachments.bucket) },
       });
       expect(polling.resource(fn).Properties.Timeout).toBe(60);
     });
@@ -788,6 +789,20 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         },
       ],
       [
+        'PolledPagesInQuarantine: a kept page still there in 3 five-minute periods in a row',
+        (s: Synthesized) => s.stack.scheduledJobs.polledPagesInQuarantine,
+        {
+          ...single('acme/msgbridge', 'poll-reports', 'PolledPagesInQuarantine'),
+          Statistic: 'Minimum',
+          Period: 300,
+          ComparisonOperator: 'GreaterThanThreshold',
+          Threshold: 0,
+          EvaluationPeriods: 3,
+          DatapointsToAlarm: 3,
+          TreatMissingData: 'notBreaching',
+        },
+      ],
+      [
         'InboundMessagesNotStored: any',
         (s: Synthesized) => s.stack.scheduledJobs.inboundMessagesNotStored,
         {
@@ -816,6 +831,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         scheduledJobs.reportPollerStopped,
         scheduledJobs.moPollerStopped,
         scheduledJobs.inboundMessagesNotStored,
+        scheduledJobs.polledPagesInQuarantine,
       ])
         expect(alarm).toBeUndefined();
       expect(both.stack.scheduledJobs.reportPollerStopped).toBeDefined();
@@ -834,7 +850,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         [polling, [ALARM_TOPIC]],
       ] as const) {
         const alarms = [...s.stack.scheduledJobs.alarms, ...s.stack.inboundAttachments.alarms];
-        expect(alarms).toHaveLength(s === polling ? 13 : 8);
+        expect(alarms).toHaveLength(s === polling ? 14 : 8);
         for (const alarm of alarms) {
           const properties = s.resource(alarm).Properties;
           expect(properties.AlarmActions).toEqual(actions);
@@ -895,6 +911,46 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       expect(withPrefix(statementsOfRole(s, fn.role), 'secretsmanager:')).toEqual([
         credentialsStatement(s),
       ]);
+    });
+
+    it('lets poll-reports put, get, delete and list below quarantine/polled/ of the attachment bucket only', () => {
+      const s = polling;
+      const fn = pollReportsOf(s);
+      const bucket = s.id(s.stack.inboundAttachments.bucket);
+      const bucketArn = { 'Fn::GetAtt': [bucket, 'Arn'] };
+
+      // Other prefixes of the same bucket (payloads/) are granted for other reasons.
+      const onBucket = withPrefix(statementsOfRole(s, fn.role), 's3:').filter(
+        (statement) =>
+          JSON.stringify(statement.Resource).includes('/quarantine/polled/') ||
+          actionsOf(statement).some((action) => !action.startsWith('s3:PutObject')),
+      );
+
+      expect(onBucket).toEqual([
+        {
+          Effect: 'Allow',
+          Action: [
+            's3:PutObject',
+            's3:AbortMultipartUpload',
+            's3:ListMultipartUploadParts',
+            's3:GetObject',
+            's3:DeleteObject',
+          ],
+          Resource: { 'Fn::Join': ['', [bucketArn, '/quarantine/polled/*']] },
+        },
+        {
+          Effect: 'Allow',
+          Action: 's3:ListBucket',
+          Resource: bucketArn,
+          Condition: { StringLike: { 's3:prefix': ['quarantine/polled/*'] } },
+        },
+      ]);
+      const kms = withPrefix(statementsOfRole(s, fn.role), 'kms:').filter((statement) =>
+        JSON.stringify(statement.Resource).includes(s.id(s.stack.dataKey.key)),
+      );
+      expect(kms.flatMap(actionsOf)).toEqual(
+        expect.arrayContaining(['kms:GenerateDataKey', 'kms:Decrypt']),
+      );
     });
 
     it('lets reconcile-status query the awaiting-report index, and no other index', () => {
@@ -1022,10 +1078,14 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
             ),
           )
           .map((policy) => policy.Properties.Roles);
-        expect(withS3).toEqual([
-          [{ Ref: s.id(s.stack.inboundAttachments.fetchAttachments.role) }],
-          [{ Ref: s.id(s.stack.inboundAttachments.sweepAttachments.role) }],
-        ]);
+        // poll-reports, where deployed, keeps unstored polled pages below quarantine/polled/.
+        expect(withS3).toEqual(
+          expect.arrayContaining([
+            [{ Ref: s.id(s.stack.inboundAttachments.fetchAttachments.role) }],
+            [{ Ref: s.id(s.stack.inboundAttachments.sweepAttachments.role) }],
+          ]),
+        );
+        if (s === polling) expect(withS3).toContainEqual([{ Ref: s.id(pollReportsOf(s).role) }]);
       }
     });
 
@@ -1168,6 +1228,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         [
           'scheduled-jobs/refresh-token-role AwsSolutions-IAM5[Resource::*]',
           'scheduled-jobs/poll-reports-role AwsSolutions-IAM5[Resource::*]',
+          `scheduled-jobs/poll-reports-role AwsSolutions-IAM5[Resource::<${id(stack.inboundAttachments.bucket)}.Arn>/quarantine/polled/*]`,
           'scheduled-jobs/reconcile-status-role AwsSolutions-IAM5[Resource::*]',
           'inbound-attachments/fetch-attachments-role AwsSolutions-IAM5[Resource::*]',
           `inbound-attachments/fetch-attachments-role ${objects}`,
