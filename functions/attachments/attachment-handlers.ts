@@ -122,6 +122,17 @@ export const reportOutcomes = (
 ): void => {
   for (const outcome of outcomes) {
     const keys = { moKey: outcome.ref.moKey, index: outcome.ref.index };
+    if (
+      (outcome.result === 'stored' || outcome.result === 'pending') &&
+      outcome.contentUrlRefused
+    ) {
+      // Not the gateway's host, not https, or leading to a private address: a forged webhook
+      // body (its secret path leaked) or a gateway content host missing from the allowlist.
+      logger.warn('content URL refused, not fetched', {
+        ...keys,
+        reason: outcome.result === 'stored' ? outcome.failures[0] : outcome.reason,
+      });
+    }
     switch (outcome.result) {
       case 'stored':
         metrics.addMetric('AttachmentsStored', MetricUnit.Count, 1);

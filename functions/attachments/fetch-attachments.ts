@@ -52,16 +52,20 @@ export interface Download {
 
 /**
  * The gateway did not hand over the file: a refusal (404, 410, an error code), a timeout, a
- * broken connection. Retrying later may work; it is never our own failure.
+ * broken connection. Retrying later may work; it is never our own failure. `refused` is set when
+ * msgbridge itself would not fetch the content URL (see `ContentUrlPolicy`): no request was made
+ * to where it pointed.
  */
 export class AttachmentDownloadError extends Error {
   override readonly name = 'AttachmentDownloadError';
+  readonly refused: boolean;
   constructor(
     readonly source: AttachmentSource,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; refused?: boolean },
   ) {
     super(message, options);
+    this.refused = options?.refused ?? false;
   }
 }
 
@@ -170,6 +174,8 @@ export type AttachmentOutcome =
       readonly sha256: string;
       /** Sources that failed before the one that worked. */
       readonly failures: readonly string[];
+      /** The content URL was refused (not fetched); the file came from the file endpoint. */
+      readonly contentUrlRefused: boolean;
     }
   | { readonly result: 'skipped'; readonly ref: AttachmentRef }
   | {
@@ -178,6 +184,7 @@ export type AttachmentOutcome =
       readonly attempts: number;
       readonly reason: string;
       readonly nextAttemptAt: string;
+      readonly contentUrlRefused: boolean;
     }
   | {
       readonly result: 'lost';
@@ -347,7 +354,14 @@ export const fetchAttachment = async (
     firstFailedAt: previous?.firstFailedAt ?? new Date(now).toISOString(),
     nextAttemptAt,
   });
-  return { result: 'pending', ref, attempts, reason, nextAttemptAt };
+  return {
+    result: 'pending',
+    ref,
+    attempts,
+    reason,
+    nextAttemptAt,
+    contentUrlRefused: attempt.contentUrlRefused,
+  };
 };
 
 /** Delay before retry number `attempts + 1`: 5 min, 10 min, 20 min, … at most 6 h. */
@@ -363,8 +377,13 @@ type DownloadAttempt =
       readonly sizeBytes: number;
       readonly sha256: string;
       readonly failures: readonly string[];
+      readonly contentUrlRefused: boolean;
     }
-  | { readonly ok: false; readonly failures: readonly string[] };
+  | {
+      readonly ok: false;
+      readonly failures: readonly string[];
+      readonly contentUrlRefused: boolean;
+    };
 
 const downloadAndStore = async (
   ref: AttachmentRef,
@@ -377,6 +396,7 @@ const downloadAndStore = async (
     : ['file-endpoint'];
   const key = objectKey(deps.keyPrefix, ref);
   const failures: string[] = [];
+  let contentUrlRefused = false;
   for (const source of sources) {
     let download: Download;
     try {
@@ -386,6 +406,7 @@ const downloadAndStore = async (
           : await deps.downloads.fromFileEndpoint(ref.moKey, ref.index);
     } catch (error) {
       if (!(error instanceof AttachmentDownloadError)) throw error;
+      contentUrlRefused ||= error.refused;
       failures.push(`${source}: ${error.message}`);
       continue;
     }
@@ -394,7 +415,15 @@ const downloadAndStore = async (
         metadata: objectMetadata(ref, source),
         ...(download.contentLength === undefined ? {} : { expectedBytes: download.contentLength }),
       });
-      return { ok: true, source, key, contentType: download.contentType, ...measured, failures };
+      return {
+        ok: true,
+        source,
+        key,
+        contentType: download.contentType,
+        ...measured,
+        failures,
+        contentUrlRefused,
+      };
     } catch (error) {
       // Anything but a broken download is ours (S3): thrown, so that the stream retries.
       if (!(error instanceof SourceStreamError)) throw error;
@@ -406,7 +435,7 @@ const downloadAndStore = async (
       download.body.destroy();
     }
   }
-  return { ok: false, failures };
+  return { ok: false, failures, contentUrlRefused };
 };
 
 const lose = async (
@@ -448,7 +477,7 @@ export const storedEventKeys = (ref: Pick<AttachmentRef, 'moKey' | 'index'>) => 
 
 const storedRecord = (
   ref: AttachmentRef,
-  stored: Omit<Extract<DownloadAttempt, { ok: true }>, 'ok' | 'failures'>,
+  stored: Omit<Extract<DownloadAttempt, { ok: true }>, 'ok' | 'failures' | 'contentUrlRefused'>,
   deps: FetchAttachmentsDeps,
 ): EventRecord => {
   const detail = buildEventDetail('inboundAttachmentStored', {

@@ -540,6 +540,7 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
       }),
     };
     const sweep = createSweepHandler({ ...ssrfDeps, logger, metrics, marginMs: 1_000 });
+    const warned = vi.spyOn(logger, 'warn');
 
     try {
       // Act: the stream's attempt, then the sweep once the 7 days are over.
@@ -554,6 +555,11 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
       expect(response).toEqual({ batchItemFailures: [] });
       expect(front.requests).toBe(1);
       expect(internal.requests).toBe(0);
+      expect(warned).toHaveBeenCalledWith('content URL refused, not fetched', {
+        moKey,
+        index: 0,
+        reason: expect.stringMatching(/^content-url: refused redirect 1: /),
+      });
       expect(afterStream?.lastError?.S).toMatch(
         /^content-url: refused redirect 1: scheme http: is not https; file-endpoint: .*21601/,
       );
@@ -565,6 +571,7 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
       expect(await eventItem('inboundAttachmentStored', moKey, 'ATTACHMENT#0')).toBeUndefined();
       expect(await marker(moKey, 0)).toBeUndefined();
     } finally {
+      warned.mockRestore();
       await Promise.all([internal.close(), front.close()]);
     }
   });

@@ -342,11 +342,17 @@ describe('GatewayAttachmentDownloads and redirects', () => {
     expect(requested).toHaveLength(4);
   });
 
-  it('never requests a refused content URL', async () => {
-    const { downloads, requested } = downloadsWith({});
-    expect(await refusedWith(downloads.fromContentUrl('https://gateway@127.0.0.1/x'))).toBe(
-      'refused contentUrl: the URL carries credentials (user info)',
-    );
-    expect(requested).toEqual([]);
+  it('never requests a refused content URL, and marks the failure as a refusal', async () => {
+    const { downloads, requested } = downloadsWith({
+      'https://mnt.gw.example/gone': answer(410, { 'content-type': 'application/json' }, '{}'),
+    });
+    const refused = await downloads.fromContentUrl('https://gateway@127.0.0.1/x').catch((e) => e);
+    const gone = await downloads.fromContentUrl('https://mnt.gw.example/gone').catch((e) => e);
+    expect(refused).toMatchObject({
+      message: 'refused contentUrl: the URL carries credentials (user info)',
+      refused: true,
+    });
+    expect(gone).toMatchObject({ message: 'HTTP 410: {}', refused: false });
+    expect(requested).toEqual(['https://mnt.gw.example/gone']);
   });
 });

@@ -160,6 +160,7 @@ export class GatewayAttachmentDownloads implements AttachmentDownloads {
       if (!(error instanceof ContentUrlRefusedError)) throw error;
       throw new AttachmentDownloadError('content-url', `refused ${what}: ${error.message}`, {
         cause: error,
+        refused: true,
       });
     }
   }
@@ -172,6 +173,7 @@ export class GatewayAttachmentDownloads implements AttachmentDownloads {
       if (error.cause instanceof ContentUrlRefusedError)
         throw new AttachmentDownloadError('content-url', `refused: ${error.cause.message}`, {
           cause: error.cause,
+          refused: true,
         });
       throw new AttachmentDownloadError('content-url', error.message, { cause: error });
     }
