@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { attachmentsOf } from '../../functions/attachments/fetch-attachments.ts';
 import { entrySize, PUT_EVENTS_MAX_BYTES } from '../../functions/events/publish.ts';
 import {
   type ReceiveDeps,
@@ -170,6 +171,10 @@ describe('bodies near the limit (claim check)', () => {
     const raw = detail?.data.raw as { contentInfoLst?: unknown } | undefined;
     expect(raw?.contentInfoLst).toEqual(contentInfoLst);
     expect(store.ofKind('mo')[0]?.attachmentCount).toBe(1);
+    const [record] = store.ofKind('mo');
+    expect(attachmentsOf(record as unknown as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ moKey: 'MO00000004', index: 0, contentUrl: 'https://files/a' }),
+    ]);
   });
 
   it('stores nothing new and writes no second object when a large body is redelivered', async () => {
