@@ -184,8 +184,8 @@ const inRange = (value: bigint, width: number, [prefix, bits]: Range): boolean =
  * Why `address` (an IPv4 or IPv6 address as DNS or a URL gives it) must not be connected to —
  * private, loopback, link-local, unique-local, multicast, unspecified and the like — or
  * `undefined` for a globally reachable address. An IPv6 address that embeds an IPv4 one
- * (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) is judged by the IPv4
- * address it leads to. Anything that does not parse as an address is refused too.
+ * (IPv4-mapped `::ffff:a.b.c.d`, IPv4-translated `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4
+ * `2002::/16`) is judged by the IPv4 address it leads to. Anything that does not parse as an address is refused too.
  */
 export const forbiddenAddressReason = (address: string): string | undefined => {
   const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
@@ -202,6 +202,7 @@ const ipv4Reason = (value: bigint): string | undefined =>
 
 const embeddedIpv4 = (value: bigint): bigint | undefined => {
   if (value >> 32n === 0xffffn) return value & 0xffff_ffffn; // ::ffff:0:0/96, IPv4-mapped
+  if (value >> 32n === 0xffff_0000n) return value & 0xffff_ffffn; // ::ffff:0:0:0/96, translated
   if (value >> 32n === 0x0064_ff9b_0000_0000_0000_0000n) return value & 0xffff_ffffn; // NAT64
   if (value >> 112n === 0x2002n) return (value >> 80n) & 0xffff_ffffn; // 6to4
   return undefined;

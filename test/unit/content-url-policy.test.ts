@@ -175,6 +175,8 @@ describe('forbiddenAddressReason', () => {
     ['::ffff:7f00:1', 'loopback'],
     ['::ffff:169.254.169.254', 'link-local'],
     ['::ffff:10.0.0.1', 'private'],
+    ['::ffff:0:127.0.0.1', 'loopback'],
+    ['::ffff:0:a9fe:a9fe', 'link-local'],
     ['64:ff9b::a9fe:a9fe', 'link-local'],
     ['2002:c0a8:0101::1', 'private'],
     ['::127.0.0.1', 'IPv4-compatible (deprecated)'],
