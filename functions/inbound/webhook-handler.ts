@@ -51,7 +51,8 @@ export const createWebhookHandler =
     try {
       return await handle(deps, event);
     } catch (error) {
-      deps.metrics.addMetric('WebhookErrors', MetricUnit.Count, 1);
+      // Counted with the failed writes: the body is not stored and the gateway redelivers it.
+      deps.metrics.addMetric('StoreFailures', MetricUnit.Count, 1);
       deps.logger.error('webhook failed; asking for redelivery', {
         webhook: deps.kind,
         error: describeError(error),
