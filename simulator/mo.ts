@@ -39,6 +39,8 @@ const AttachmentSchema = z
       .min(0)
       .max(1024 ** 3)
       .optional(),
+    /** The list shows `contentSize` as an empty string, as the gateway sometimes writes it. */
+    emptySize: z.boolean().optional(),
   })
   .refine(
     (attachment) => (attachment.data === undefined) !== (attachment.sizeBytes === undefined),
@@ -126,6 +128,7 @@ interface StoredAttachment {
   readonly data: Buffer | undefined;
   readonly token: string;
   readonly sizeAsNumber: boolean;
+  readonly emptySize: boolean;
   used: boolean;
 }
 
@@ -229,7 +232,11 @@ export const createMo = (ctx: SimContext): Mo => {
         ? null
         : record.attachments.map((attachment) => ({
             contentName: attachment.name,
-            contentSize: attachment.sizeAsNumber ? attachment.size : String(attachment.size),
+            contentSize: attachment.emptySize
+              ? ''
+              : attachment.sizeAsNumber
+                ? attachment.size
+                : String(attachment.size),
             contentExt: extensionOf(attachment.name, attachment.contentType),
             contentUrl: contentUrl(attachment.token),
           })),
@@ -251,6 +258,7 @@ export const createMo = (ctx: SimContext): Mo => {
         data,
         token: randomBytes(16).toString('hex'),
         sizeAsNumber: (turn + index) % 2 === 1,
+        emptySize: attachment.emptySize === true,
         used: false,
       };
     });

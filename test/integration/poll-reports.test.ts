@@ -3,12 +3,15 @@
  * advances the simulated time) with the real event store and leases on dynalite. Runs are driven
  * the way the schedule drives them: one run per simulated minute, ending before its deadline.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
 import { DynamoDbLease } from '../../functions/commons/adapters/dynamodb-lease.ts';
+import { S3ObjectStorage } from '../../functions/commons/adapters/s3-object-storage.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
@@ -23,6 +26,7 @@ import {
   type ReportPollingGateway,
   type ReportPollOutcome,
 } from '../../functions/polling/poll-reports.ts';
+import { S3PolledPageQuarantine } from '../../functions/polling/s3-polled-page-quarantine.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
@@ -365,5 +369,188 @@ describe('MO polling against the simulator', () => {
     expect(outcome).toMatchObject({ messagesPolled: 5, messagesStored: 5, messagesNotStored: 0 });
     expect(next).toMatchObject({ messagesPolled: 0, messagesStored: 0 });
     expect(b.sim.snapshot().mo).toMatchObject({ deliveredByQuery: 5, undelivered: 0 });
+  });
+});
+
+describe('odd items on polled pages', () => {
+  it('stores every message of a polled MO page with an empty contentSize', async () => {
+    // Prepare: the MMS's attachment is listed with contentSize "".
+    const b = await bridge();
+    const injected = b.sim.injectMo([
+      { moType: 'SMSMO', moCallback: '01011112222', moNumber: '0212345678', moMsg: '하나' },
+      {
+        moType: 'MMSMO',
+        moCallback: '01033334444',
+        moNumber: '0212345678',
+        moMsg: '사진',
+        attachments: [
+          { name: 'a.jpg', contentType: 'image/jpeg', sizeBytes: 2048, emptySize: true },
+        ],
+      },
+      { moType: 'SMSMO', moCallback: '01055556666', moNumber: '0212345678', moMsg: '셋' },
+    ]);
+
+    // Act
+    const outcome = await pollInbound(b.deps(b.client));
+
+    // Assess
+    const items = await itemsOf(b.eventTable, 'MO#');
+    expect(items.map((item) => String(item.pk).slice('MO#'.length)).sort()).toEqual(
+      injected.map((item) => item.moKey).sort(),
+    );
+    const mms = items
+      .map((item) => JSON.parse(String(item.detail)))
+      .find((detail) => detail.data.type === 'MMSMO');
+    expect(mms?.data).toMatchObject({
+      attachmentCount: 1,
+      attachments: [{ name: 'a.jpg', sizeBytes: null }],
+    });
+    expect(outcome).toMatchObject({ messagesPolled: 3, messagesStored: 3, failedPolls: 0 });
+  });
+});
+
+const BUCKET = 'msgbridge-attachments';
+
+/** fauxqs's S3 in a child process, with the bucket created; it exits when our stdin closes. */
+const startS3 = async (): Promise<{ endpoint: string; stop(): Promise<void> }> => {
+  const script = [
+    "import { startFauxqs } from 'fauxqs';",
+    'const server = await startFauxqs({ port: 0, logger: false });',
+    `server.createBucket(${JSON.stringify(BUCKET)});`,
+    "process.stdout.write(JSON.stringify({ port: server.port }) + '\\n');",
+    "process.stdin.on('end', () => server.stop().finally(() => process.exit(0)));",
+    'process.stdin.resume();',
+  ].join('\n');
+  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: process.cwd(),
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const line = output.split('\n')[0];
+      if (output.includes('\n') && line) resolve((JSON.parse(line) as { port: number }).port);
+    });
+    child.once('exit', (code) => reject(new Error(`fauxqs exited with ${code}`)));
+  });
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
+        child.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        child.stdin?.end();
+      }),
+  };
+};
+
+/** The event store with an outage for some keys: every put of those items throws until healed. */
+const withOutage = (store: EventStore, failing: Set<string>): EventStore => ({
+  putIfAbsent: async (record: EventRecord) => {
+    if (failing.has(record.pk))
+      throw Object.assign(new Error('Throughput exceeds the current capacity'), {
+        name: 'ProvisionedThroughputExceededException',
+      });
+    return store.putIfAbsent(record);
+  },
+});
+
+describe('durable quarantine of polled pages in S3', () => {
+  let s3Server: { endpoint: string; stop(): Promise<void> };
+  let s3: S3Client;
+  let quarantine: S3PolledPageQuarantine;
+
+  beforeAll(async () => {
+    s3Server = await startS3();
+    s3 = new S3Client({
+      endpoint: s3Server.endpoint,
+      forcePathStyle: true,
+      region: 'ap-northeast-2',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    quarantine = new S3PolledPageQuarantine(new S3ObjectStorage(BUCKET, { client: s3 }));
+  });
+
+  afterAll(async () => {
+    s3?.destroy();
+    await s3Server?.stop();
+  });
+
+  const keysBelow = async (prefix: string): Promise<string[]> => {
+    const answer = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: prefix }));
+    return (answer.Contents ?? []).map((object) => String(object.Key));
+  };
+
+  it('keeps a report page whose store keeps failing in S3, confirms it, and the next run stores it', async () => {
+    // Prepare: one report of the first page cannot be stored during the first run.
+    const b = await bridge();
+    const accepted = await send(b.client, 1);
+    await b.sim.advance(2_000);
+    const failing = new Set([`REPORT#${accepted[3]}`]);
+    const receive = {
+      store: withOutage(b.store, failing),
+      now: () => new Date(b.sim.clock.now()),
+      retentionDays: 35,
+      concurrency: 16,
+    };
+
+    // Act: a run during the outage, then a run after it.
+    const first = await pollReports(b.deps(b.client, { receive, quarantine }), 'polling');
+    const kept = await keysBelow('quarantine/polled/reports/');
+    failing.clear();
+    await b.sim.advance(60_000);
+    const second = await pollReports(
+      b.deps(b.client, { receive, quarantine, owner: 'run-2' }),
+      'polling',
+    );
+
+    // Assess: kept and confirmed (the gateway never hands it out again), then stored from S3.
+    expect(kept).toHaveLength(1);
+    expect(first).toMatchObject({ pagesQuarantined: 1, pagesUnconfirmed: 0, pagesNotKept: 0 });
+    expect(b.sim.snapshot().reports.polling).toMatchObject({
+      confirmed: 10,
+      returnedUnconfirmed: 0,
+      awaitingConfirm: 0,
+    });
+    expect(second).toMatchObject({ pagesReingested: 1, quarantinedPagesLeft: 0, reportsStored: 1 });
+    expect(msgKeysIn(await itemsOf(b.eventTable, 'REPORT#'))).toEqual([...accepted].sort());
+    expect(await keysBelow('quarantine/polled/')).toEqual([]);
+  });
+
+  it('keeps an MO page that cannot be stored in S3 and stores it in the next run', async () => {
+    // Prepare: the gateway hands these out once; the table refuses one of them for a whole run.
+    const b = await bridge();
+    const injected = b.sim.injectMo([
+      { moType: 'SMSMO', moCallback: '01011112222', moNumber: '0212345678', moMsg: '하나' },
+      { moType: 'SMSMO', moCallback: '01033334444', moNumber: '0212345678', moMsg: '둘' },
+    ]);
+    const failing = new Set([`MO#${injected[1]?.moKey}`]);
+    const receive = {
+      store: withOutage(b.store, failing),
+      now: () => new Date(b.sim.clock.now()),
+      retentionDays: 35,
+      concurrency: 16,
+    };
+
+    // Act
+    const first = await pollInbound(b.deps(b.client, { receive, quarantine }));
+    const kept = await keysBelow('quarantine/polled/mo/');
+    failing.clear();
+    const second = await pollInbound(b.deps(b.client, { receive, quarantine, owner: 'run-2' }));
+
+    // Assess
+    expect(kept).toHaveLength(1);
+    expect(first).toMatchObject({ messagesStored: 1, pagesQuarantined: 1, messagesNotStored: 0 });
+    expect(second).toMatchObject({ pagesReingested: 1, messagesStored: 1, messagesDuplicate: 1 });
+    const stored = await itemsOf(b.eventTable, 'MO#');
+    expect(stored.map((item) => String(item.pk).slice('MO#'.length)).sort()).toEqual(
+      injected.map((item) => item.moKey).sort(),
+    );
+    expect(await keysBelow('quarantine/polled/')).toEqual([]);
   });
 });
