@@ -22,6 +22,16 @@ export default defineConfig({
       },
       {
         test: {
+          // The seeded fault-injection run (chaos/run.ts) on fixed seeds; one bridge at a time.
+          name: 'chaos',
+          include: ['test/chaos/**/*.test.ts'],
+          testTimeout: 150_000,
+          hookTimeout: 60_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           testTimeout: 120_000,

@@ -254,6 +254,12 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
 
   return {
     fetcher,
+    /**
+     * Runs the attachment sweep once now, as if at `at` (the chaos run uses it for a sweep hours
+     * later, when the markers it left have come due).
+     */
+    sweepAt: (at: Date) =>
+      createSweepHandler({ ...attachmentDeps, now: () => at, marginMs: 0 })({}, undefined),
     stop: async () => {
       await fetcher.stop();
       await Promise.all(timers.map((timer) => timer.stop()));
