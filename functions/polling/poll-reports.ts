@@ -140,7 +140,10 @@ export interface ReportPollOutcome {
   readonly pagesNotKept: number;
   /** Kept pages whose items were all stored by this run, and removed from the quarantine. */
   readonly pagesReingested: number;
-  /** Kept pages still waiting when the run's re-ingest ended; `null` when they could not be listed. */
+  /**
+   * Kept pages still waiting when the run's re-ingest ended; `null` when they were not listed
+   * (the listing failed, another poller held the lease, or no time was left).
+   */
   readonly quarantinedPagesLeft: number | null;
   /**
    * The largest poll lag of the run: how old the oldest report (`rptDt`) on a page was when the
