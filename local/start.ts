@@ -13,6 +13,7 @@ import {
   writeBridgeFile,
 } from './bridge-file.ts';
 import { JavaNotFoundError } from './dynamodb-local.ts';
+import { restoreQueues, saveQueues } from './queue-snapshot.ts';
 
 // The SDK warns on Node 20 that its releases after January 2027 will need Node 22; the pinned
 // versions here support Node 20, and the warning would only clutter the local run's output.
@@ -83,6 +84,20 @@ try {
   process.exit(1);
 }
 
+const queueUrls = {
+  'msgbridge-send': bridge.urls.sendQueue,
+  'msgbridge-send-dlq': bridge.urls.sendDlq,
+};
+const restored = await restoreQueues(bridge.sqs, queueUrls, dataDir).catch((error: unknown) => {
+  console.error(
+    'could not restore the send queues of the last run (kept for the next start):',
+    error,
+  );
+  return {};
+});
+for (const [name, count] of Object.entries(restored))
+  console.log(`restored ${count} message(s) of ${name} from the last run`);
+
 await writeBridgeFile(dataDir, bridge, {
   apiKey: settings.SIMULATOR_API_KEY,
   apiPassword: password.value,
@@ -99,7 +114,7 @@ msgbridge is running locally
   DynamoDB Local   ${u.dynamodb}  (tables msgbridge-events, msgbridge-state)
   S3 (fauxqs)      ${u.s3}  (bucket ${u.attachmentBucket})
   events           printed below and appended to ${u.eventsFile}
-  data             ${dataDir} (tables kept across restarts; the send queue and S3 are in memory)
+  data             ${dataDir} (tables and waiting sends kept across restarts; S3 objects are not)
   scheduled jobs   refresh-token, reconcile-status, sweep-attachments every minute; fetch-attachments
                    on the table's stream; export-statistics (tracking URLs) at start and daily;
                    reports by ${settings.REPORT_DELIVERY}${settings.REPORT_DELIVERY === 'webhook' ? '' : ' (poll-reports every 5 s)'}
@@ -111,12 +126,17 @@ Ctrl+C stops everything.
 
 const shutdown = async (signal: string, code = 0) => {
   console.log(`\n${signal}: stopping`);
-  // fauxqs keeps no data across a stop (see the README's local run section): say what goes.
-  const queued = bridge.fauxqs.inspectQueue('msgbridge-send')?.messages;
-  const unsent =
-    (queued?.ready.length ?? 0) + (queued?.delayed.length ?? 0) + (queued?.inflight.length ?? 0);
-  if (unsent > 0)
-    console.log(`  ${unsent} queued send message(s) are dropped with the in-memory queue`);
+  // fauxqs keeps nothing across a stop: once the sender has let go of every message, what still
+  // waits is saved for the next start (queue-snapshot.ts).
+  await bridge.sender.stop();
+  const saved = await saveQueues(bridge.fauxqs, Object.keys(queueUrls), dataDir).catch(
+    (error: unknown) => {
+      console.error('  could not save the send queues; their messages are lost:', error);
+      return {};
+    },
+  );
+  for (const [name, count] of Object.entries(saved))
+    console.log(`  kept ${count} message(s) of ${name} for the next start`);
   await bridge.stop();
   // Nothing may point at a run that is gone: the CLI and the demo would hit closed ports.
   await removeBridgeFile(dataDir);

@@ -7,12 +7,15 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NOT_RUNNING } from '../../local/bridge-file.ts';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-start-'));
 const children: ChildProcess[] = [];
+const WAITING = JSON.stringify({ note: 'a send still waiting when the run stops' });
 
 afterAll(async () => {
   for (const child of children) {
@@ -65,7 +68,7 @@ const waitForOutput = async (running: Run, text: string, timeoutMs: number) => {
 };
 
 describe('npm start', () => {
-  it('refuses a second run on its data directory, and on Ctrl+C stops and removes bridge.json', async () => {
+  it('refuses a second run on its data directory, stops on Ctrl+C keeping its data, and starts again with it', async () => {
     // Prepare
     const first = run('local/start.ts');
     await waitForOutput(first, 'msgbridge is running locally', 150_000);
@@ -73,7 +76,23 @@ describe('npm start', () => {
     const bridge = JSON.parse(readFileSync(file, 'utf8')) as {
       reportWebhook: string;
       webhooks: string;
+      sqs: string;
+      sendQueue: string;
     };
+    // A send that is still waiting at the stop (delayed for 15 minutes).
+    const sqs = new SQSClient({
+      endpoint: bridge.sqs,
+      region: LOCAL_REGION,
+      credentials: LOCAL_CREDENTIALS,
+    });
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: bridge.sendQueue,
+        MessageBody: WAITING,
+        DelaySeconds: 900,
+      }),
+    );
+    sqs.destroy();
 
     // Act 1: hostile requests, then a second run on the same directory.
     const malformed = await fetch(`${bridge.webhooks}/webhooks/%E0%A4%A/report`, {
@@ -109,5 +128,20 @@ describe('npm start', () => {
     expect(demoCode).toBe(1);
     expect(demo.output()).toContain(NOT_RUNNING);
     expect(demo.output()).not.toMatch(/^\s+at /m);
-  }, 240_000);
+    expect(first.output()).toMatch(/kept 1 message\(s\) of msgbridge-send for the next start/);
+
+    // Act 3: the next start puts the waiting send back on the queue.
+    const third = run('local/start.ts');
+    await waitForOutput(third, 'msgbridge is running locally', 150_000);
+    const next = JSON.parse(readFileSync(file, 'utf8')) as { sqs: string };
+    const queue = (await (await fetch(`${next.sqs}/_fauxqs/queues/msgbridge-send`)).json()) as {
+      messages: { delayed: Array<{ body: string }> };
+    };
+    third.child.kill('SIGINT');
+    await third.exited;
+
+    // Assess 3
+    expect(third.output()).toMatch(/restored 1 message\(s\) of msgbridge-send from the last run/);
+    expect(queue.messages.delayed.map((message) => message.body)).toEqual([WAITING]);
+  }, 360_000);
 });
