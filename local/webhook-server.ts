@@ -89,13 +89,18 @@ export const startWebhookServer = async (options: WebhookServerOptions): Promise
   // A socket kept open without a request (keep-alive, or never sending one) is closed as well.
   server.keepAliveTimeout = 5_000;
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
-    // Node's default answers a parse error 400 (and a header timeout 408); do the same, quietly.
+    // Node's default answers a parse error 400, oversized headers 431 and a header timeout 408;
+    // do the same, quietly.
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
-    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const reason = status === 408 ? 'Request Timeout' : 'Bad Request';
+    const [status, reason] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout']
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'Request Header Fields Too Large']
+          : [400, 'Bad Request'];
     socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
   await new Promise<void>((resolve, reject) => {

@@ -217,6 +217,13 @@ describe('the local webhook server under hostile input', () => {
       expect(answer.status).toBe(405);
     }
     expect(status(await raw(['GARBAGE\r\n\r\n']))).toBe(400);
+    expect(
+      status(
+        await raw([
+          `POST /webhooks/${SECRET}/report HTTP/1.1\r\nHost: local\r\nX-Big: ${'x'.repeat(40_000)}\r\n\r\n`,
+        ]),
+      ),
+    ).toBe(431);
     expect(status(await raw(['GET //%%% HTTP/1.1\r\nHost: local\r\n\r\n']))).toBe(404);
     expect(
       status(
