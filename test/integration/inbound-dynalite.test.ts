@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
@@ -145,5 +145,27 @@ describe('the event store on a DynamoDB-protocol server', () => {
     expect(delivered).toMatchObject({ state: 'delivered', resultCode: '10000', reports: 2 });
     expect(await store.messageStatus('M0000000001')).toEqual(delivered);
     expect(await store.messageStatus('never')).toBeUndefined();
+  });
+
+  it('counts reports only, not the guards a status-built report leaves beside them', async () => {
+    const store = new DynamoDbEventStore(table, documents);
+    await post({ rptLst: [reportItem(2, { ch: 'SMS', resultCode: '10000' })] });
+    await documents.send(
+      new PutCommand({
+        TableName: table,
+        Item: {
+          pk: 'REPORT#M0000000002',
+          sk: 'RESULT#10000#LMS',
+          reportGuardOf: 'RESULT#10000#SMS',
+        },
+      }),
+    );
+
+    expect(await store.messageStatus('M0000000002')).toEqual({
+      msgKey: 'M0000000002',
+      state: 'delivered',
+      resultCode: '10000',
+      reports: 1,
+    });
   });
 });

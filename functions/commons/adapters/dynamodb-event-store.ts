@@ -69,6 +69,8 @@ export class DynamoDbEventStore implements EventStore {
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :result)',
+        // Guards that reconcile-status writes beside a status-built report are not reports.
+        FilterExpression: 'attribute_not_exists(reportGuardOf)',
         ExpressionAttributeValues: { ':pk': `REPORT#${msgKey}`, ':result': 'RESULT#' },
       }),
     );
