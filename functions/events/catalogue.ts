@@ -62,6 +62,11 @@ export const PayloadRefSchema = z
   );
 export type PayloadRef = z.infer<typeof PayloadRefSchema>;
 
+/** As a field of `data`: absent or `null` unless the claim check was used. */
+const OptionalPayloadRefSchema = PayloadRefSchema.nullable()
+  .optional()
+  .describe(PayloadRefSchema.description ?? '');
+
 const OmittedSchema = z
   .array(z.string())
   .describe(
@@ -107,7 +112,7 @@ export const DeliveryReportDataSchema = z.strictObject({
   raw: GatewayItemSchema.describe(
     'The report item exactly as the gateway sent it, unknown fields included (only its keys when `omitted` lists `raw`).',
   ),
-  payloadRef: PayloadRefSchema.nullable().optional(),
+  payloadRef: OptionalPayloadRefSchema,
   omitted: OmittedSchema.optional(),
 });
 export type DeliveryReportData = z.infer<typeof DeliveryReportDataSchema>;
@@ -137,7 +142,7 @@ export const InboundMessageDataSchema = z.strictObject({
   raw: GatewayItemSchema.describe(
     'The MO item exactly as the gateway sent it; attachment URLs are single-use and not for subscribers. Only its keys and attachment list when `omitted` lists `raw`.',
   ),
-  payloadRef: PayloadRefSchema.nullable().optional(),
+  payloadRef: OptionalPayloadRefSchema,
   omitted: OmittedSchema.optional(),
 });
 export type InboundMessageData = z.infer<typeof InboundMessageDataSchema>;
@@ -156,7 +161,7 @@ export const UnrecognisedBodyDataSchema = z.strictObject({
       'The body as received (UTF-8 text), cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
     ),
   truncated: z.boolean(),
-  payloadRef: PayloadRefSchema.nullable().optional(),
+  payloadRef: OptionalPayloadRefSchema,
 });
 export type UnrecognisedBodyData = z.infer<typeof UnrecognisedBodyDataSchema>;
 
@@ -175,7 +180,7 @@ export const QuarantinedItemDataSchema = z.strictObject({
       'The item (or body) as received, as text, cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
     ),
   truncated: z.boolean(),
-  payloadRef: PayloadRefSchema.nullable().optional(),
+  payloadRef: OptionalPayloadRefSchema,
 });
 export type QuarantinedItemData = z.infer<typeof QuarantinedItemDataSchema>;
 
