@@ -13,6 +13,8 @@ import {
   recipientResultFamily,
   type SendOutcome,
 } from '../../functions/commons/gateway/gateway-client.ts';
+import { MoItemSchema } from '../../functions/commons/gateway/schemas/mo.ts';
+import { ReportItemSchema } from '../../functions/commons/gateway/schemas/reports.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
 import { formatKst } from '../../functions/commons/helpers/kst.ts';
@@ -326,8 +328,10 @@ describe('reports and status', () => {
 
     // Assess
     expect(beforeReport.cliKeyLst.map((item) => item.status)).not.toContain('DONE');
-    expect(page.rptLst.map((r) => r.msgKey).sort()).toEqual(results.map((r) => r.msgKey).sort());
-    expect(page.rptLst.every((r) => r.resultCode === '10000')).toBe(true);
+    // The client hands polled items over raw; the receivers read them one by one.
+    const reports = page.rptLst.map((r) => ReportItemSchema.parse(r));
+    expect(reports.map((r) => r.msgKey).sort()).toEqual(results.map((r) => r.msgKey).sort());
+    expect(reports.every((r) => r.resultCode === '10000')).toBe(true);
     expect(status.cliKeyLst.map((item) => item.status)).toEqual(['DONE', 'DONE']);
   });
 
@@ -355,7 +359,7 @@ describe('inbound messages', () => {
       },
     ]);
 
-    const items = await client.listMo();
+    const items = (await client.listMo()).map((item) => MoItemSchema.parse(item));
     const mms = items.find((item) => item.moType === 'MMSMO');
     if (!mms) throw new Error('expected the injected MMS');
     const file = await client.downloadMoFile(mms.moKey);
