@@ -299,6 +299,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         GATEWAY_CREDENTIALS_SECRET_ARN: { Ref: id(stack.credentials) },
         POWERTOOLS_METRICS_NAMESPACE: 'acme/msgbridge',
         QUARANTINE_BUCKET: { Ref: id(stack.inboundAttachments.bucket) },
+        PAYLOAD_BUCKET: { Ref: id(stack.inboundAttachments.bucket) },
       });
       expect(polling.resource(fn).Properties.Timeout).toBe(60);
     });
@@ -328,6 +329,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         GATEWAY_TIMEOUT_MS: '10000',
         GATEWAY_CREDENTIALS_SECRET_ARN: { Ref: id(stack.credentials) },
         POWERTOOLS_METRICS_NAMESPACE: 'msgbridge',
+        PAYLOAD_BUCKET: { Ref: id(stack.inboundAttachments.bucket) },
       });
       expect(defaults.resource(fn).Properties.Timeout).toBe(300);
     });
@@ -1224,12 +1226,16 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
 
       for (const { reason } of acknowledged) expect(reason.length).toBeGreaterThan(80);
       const objects = `AwsSolutions-IAM5[Resource::<${id(stack.inboundAttachments.bucket)}.Arn>/inbound/*]`;
+      // The claim check: large bodies kept below payloads/ by the functions that store items.
+      const payloads = `AwsSolutions-IAM5[Resource::<${id(stack.inboundAttachments.bucket)}.Arn>/payloads/*]`;
       expect(acknowledged.map(({ path, rule }) => `${path} ${rule}`).sort()).toEqual(
         [
           'scheduled-jobs/refresh-token-role AwsSolutions-IAM5[Resource::*]',
           'scheduled-jobs/poll-reports-role AwsSolutions-IAM5[Resource::*]',
           `scheduled-jobs/poll-reports-role AwsSolutions-IAM5[Resource::<${id(stack.inboundAttachments.bucket)}.Arn>/quarantine/polled/*]`,
+          `scheduled-jobs/poll-reports-role ${payloads}`,
           'scheduled-jobs/reconcile-status-role AwsSolutions-IAM5[Resource::*]',
+          `scheduled-jobs/reconcile-status-role ${payloads}`,
           'inbound-attachments/fetch-attachments-role AwsSolutions-IAM5[Resource::*]',
           `inbound-attachments/fetch-attachments-role ${objects}`,
           'inbound-attachments/sweep-attachments-role AwsSolutions-IAM5[Resource::*]',
