@@ -26,6 +26,8 @@ export interface GatewayLedger {
     readonly reported: boolean;
   }>;
   readonly tpsQuota: number;
+  /** Send calls the gateway refused because their recipients would have exceeded the quota. */
+  readonly quotaRefusals: number;
   /** MO items the simulator made, with their attachment counts. */
   readonly mo: ReadonlyArray<{ readonly moKey: string; readonly attachments: number }>;
 }
@@ -198,6 +200,15 @@ export const checkInvariants = (input: {
       invariant: 'quota exceeded',
       item: `second ${new Date(second * 1000).toISOString()}`,
       detail: `${count} recipients accepted, quota ${ledger.tpsQuota}`,
+    });
+  }
+  // The gateway enforces its quota by refusing: a refusal means the bridge asked for more.
+  if (ledger.quotaRefusals > 0) {
+    quotaExceeded += ledger.quotaRefusals;
+    violations.push({
+      invariant: 'quota exceeded',
+      item: 'send calls',
+      detail: `${ledger.quotaRefusals} refused 29002 for going over the quota of ${ledger.tpsQuota} per second`,
     });
   }
 

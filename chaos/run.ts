@@ -295,6 +295,7 @@ const ledgerOf = (
     reported: recipient.result !== undefined,
   })),
   tpsQuota: TPS_QUOTA,
+  quotaRefusals: bridge.sim.snapshot().quotaRefusals,
   mo,
 });
 
