@@ -20,6 +20,8 @@ interface Invocation {
   killed: boolean;
   /** PutEvents calls that returned in this invocation. */
   puts: number;
+  /** `metadata.id` of every event those calls accepted. */
+  readonly putIds: string[];
 }
 
 const invocations = new AsyncLocalStorage<Invocation>();
@@ -284,6 +286,7 @@ export const killableLambda =
         name,
         killed: false,
         puts: 0,
+        putIds: [],
         kill(reason) {
           this.killed = true;
           reject(new LambdaKilledError(`${name} killed ${reason} (injected)`));
@@ -324,12 +327,19 @@ export class FaultyBus implements EventBus {
     }
     const results = await this.inner.putEvents(entries);
     if (invocation && !invocation.killed && this.plan.draw('bus.killedAfterPut')) {
-      for (const entry of entries) this.unavoidable.add(eventIdOf(entry));
+      // Every event this invocation put comes again when Lambda retries its records: those of
+      // this call, and those of its earlier calls (a kill mid-batch).
+      for (const id of [...invocation.putIds, ...entries.map(eventIdOf)]) this.unavoidable.add(id);
       if (invocation.puts > 0) this.plan.count('bus.killedMidBatch');
       invocation.kill('after PutEvents returned');
       return never();
     }
-    if (invocation) invocation.puts += 1;
+    if (invocation) {
+      invocation.puts += 1;
+      entries.forEach((entry, index) => {
+        if (results[index]?.ok !== false) invocation.putIds.push(eventIdOf(entry));
+      });
+    }
     return results;
   }
 }

@@ -388,7 +388,11 @@ const report = (input: {
       `attachment stream invocations=${bridge.jobs.fetcher.stats.invocations} given-up=${bridge.jobs.fetcher.stats.recordsFailed}; ` +
       `quota refusals=${bridge.sim.snapshot().quotaRefusals}; send DLQ=${bridge.fauxqs.inspectQueue('msgbridge-send-dlq')?.messages.ready.length ?? 0}`,
   );
-  for (const violation of verdict.violations.slice(0, 40)) {
+  // The rarer kinds first: a flood of duplicates must not hide a lost or misreported item.
+  const order = ['lost', 'misreported', 'sent twice', 'quota exceeded', 'refused as temporary'];
+  const rank = (kind: string) => (order.includes(kind) ? order.indexOf(kind) : order.length);
+  const violations = [...verdict.violations].sort((a, b) => rank(a.invariant) - rank(b.invariant));
+  for (const violation of violations.slice(0, 40)) {
     log(`  VIOLATION ${violation.invariant}: ${violation.item}: ${violation.detail}`);
   }
   if (verdict.violations.length > 40) log(`  … ${verdict.violations.length - 40} more violations`);

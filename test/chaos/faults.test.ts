@@ -80,6 +80,25 @@ describe('the faulty bus', () => {
     expect([...bus.unavoidable]).toEqual(['a', 'b']);
   });
 
+  it('counts the events of earlier calls as unavoidable too when the kill comes mid-batch', async () => {
+    const inner = new RecordingBus();
+    const plan = alwaysFaulty('bus.killedAfterPut');
+    let calls = 0;
+    const secondCallOnly = Object.assign(Object.create(Object.getPrototypeOf(plan)), plan, {
+      draw: (kind: string) => kind === 'bus.killedAfterPut' && ++calls === 2,
+    }) as FaultPlan;
+    const bus = new FaultyBus(inner, secondCallOnly);
+    const handler = killableLambda('publish-events', async (ids: string[]) => {
+      await bus.putEvents(ids.slice(0, 2).map(entry));
+      await bus.putEvents(ids.slice(2).map(entry));
+      return 'returned';
+    });
+
+    await expect(handler(['a', 'b', 'c'])).rejects.toBeInstanceOf(LambdaKilledError);
+
+    expect([...bus.unavoidable].sort()).toEqual(['a', 'b', 'c']);
+  });
+
   it('fails some entries of a call and puts only the others', async () => {
     const inner = new RecordingBus();
     const bus = new FaultyBus(inner, alwaysFaulty('bus.partialFailure'));
