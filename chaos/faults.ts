@@ -109,6 +109,8 @@ export const faultMixFor = (seed: number): FaultMix => {
 /** Decides faults, one seeded stream per kind, and counts what it injected. */
 export class FaultPlan {
   readonly injected: Record<string, number> = {};
+  /** Observations worth a line in the report (a quota refusal: when, after how long in the call). */
+  readonly notes: string[] = [];
   private readonly streams = new Map<FaultKind, () => number>();
   /** Off until the bridge has started, and again while the run settles. */
   armed = false;
@@ -353,7 +355,17 @@ export const faultyGateway =
   (inner: SendGateway): SendGateway => ({
     async send(message) {
       if (inKilledInvocation()) return never();
-      const outcome = await inner.send(message);
+      const started = Date.now();
+      const outcome = await inner.send(message).catch((error: unknown) => {
+        // The gateway's own quota refusal (not an injected burst): when it came, and how long
+        // the call had run — a token fetched after the quota was taken delays the call.
+        if (error instanceof Error && error.message.includes('recipients this second')) {
+          plan.notes.push(
+            `quota refusal at ${new Date(started).toISOString()} (+${started % 1000} ms into the second), answered after ${Date.now() - started} ms: ${error.message.slice(0, 160)}`,
+          );
+        }
+        throw error;
+      });
       const invocation = invocations.getStore();
       if (invocation && !invocation.killed && plan.draw('send.killedAfterAccept')) {
         invocation.kill('after the gateway answered the send');

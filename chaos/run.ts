@@ -222,7 +222,16 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
     await explainLostSends(running, verdict, log);
     const elapsedMs = Date.now() - started;
     const faults = { ...plan.injected, ...gatewayFaults(running) };
-    const summary = report({ seed, items, verdict, faults, bridge: running, elapsedMs, log });
+    const summary = report({
+      seed,
+      items,
+      verdict,
+      faults,
+      notes: plan.notes,
+      bridge: running,
+      elapsedMs,
+      log,
+    });
     return { seed, items, verdict, ok: holds(verdict), summary, faults, elapsedMs };
   } finally {
     plan.armed = false;
@@ -368,6 +377,7 @@ const report = (input: {
   items: number;
   verdict: Verdict;
   faults: Record<string, number>;
+  notes: readonly string[];
   bridge: LocalBridge;
   elapsedMs: number;
   log: (line: string) => void;
@@ -388,6 +398,7 @@ const report = (input: {
       `attachment stream invocations=${bridge.jobs.fetcher.stats.invocations} given-up=${bridge.jobs.fetcher.stats.recordsFailed}; ` +
       `quota refusals=${bridge.sim.snapshot().quotaRefusals}; send DLQ=${bridge.fauxqs.inspectQueue('msgbridge-send-dlq')?.messages.ready.length ?? 0}`,
   );
+  for (const note of input.notes.slice(0, 10)) log(`  note: ${note}`);
   // The rarer kinds first: a flood of duplicates must not hide a lost or misreported item.
   const order = ['lost', 'misreported', 'sent twice', 'quota exceeded', 'refused as temporary'];
   const rank = (kind: string) => (order.includes(kind) ? order.indexOf(kind) : order.length);
