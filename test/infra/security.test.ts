@@ -440,14 +440,16 @@ describe('security', () => {
       }
     });
 
-    it('lets receive-reports decrypt the event table and, through Secrets Manager only, its secret', () => {
+    it('lets receive-reports decrypt the event table, encrypt large payloads and, through Secrets Manager only, read its secret', () => {
       const { id, stack } = defaults;
       const roleId = id(stack.webhookApi.receiveReports.role);
 
       const statements = kmsStatements(statementsOfRole(defaults, roleId));
 
+      // GenerateDataKey only: a payload object below payloads/ is written, never read back.
       expect(statements).toEqual([
         { Effect: 'Allow', Action: ['kms:Decrypt', 'kms:DescribeKey'], Resource: keyOf(defaults) },
+        { Effect: 'Allow', Action: 'kms:GenerateDataKey', Resource: keyOf(defaults) },
       ]);
       // Secrets Manager's grant is in the key policy, conditioned on the service.
       expect(keyPolicyOf(defaults)).toContainEqual({
