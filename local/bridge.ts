@@ -19,6 +19,7 @@ import { DynamoDbPublishLedger } from '../functions/commons/adapters/dynamodb-pu
 import { DynamoDbRateLimiter } from '../functions/commons/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../functions/commons/adapters/dynamodb-send-store.ts';
 import { GatewaySender, loadS3Attachments } from '../functions/commons/adapters/gateway-sender.ts';
+import { S3PayloadStore } from '../functions/commons/adapters/s3-payload-store.ts';
 import { stateTableTokenProvider } from '../functions/commons/adapters/state-table-token-provider.ts';
 import { GatewayAuthApi } from '../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
@@ -235,6 +236,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
           return eventStore.putIfAbsent(record);
         },
       },
+      // Bodies too large for one item or one event, as the deployed receivers keep them.
+      payloads: new S3PayloadStore(attachmentBucket, s3),
       now: () => new Date(),
       retentionDays: 35,
       concurrency: 16,
@@ -343,6 +346,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       moPolling: false,
       reconcileAfterMinutes: options.reconcileAfterMinutes ?? 30,
       loseFirstConfirms: options.loseFirstConfirms ?? 0,
+      // The simulator serves content URLs over http on loopback: allowed for its origin only.
+      simulatorOrigin: sim.url,
       logger: SILENT,
       metrics,
     });

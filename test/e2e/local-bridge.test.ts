@@ -153,6 +153,8 @@ describe('the local bridge end to end', () => {
     expect(attachments.map((e) => e.data.sizeBytes).sort()).toEqual([
       20_000, 20_001, 20_002, 20_003,
     ]);
+    // Fetched from the simulator's content URLs: the local run allows its loopback origin only.
+    expect(attachments.map((e) => e.data.source)).toEqual(Array(4).fill('content-url'));
     for (const attachment of attachments) {
       const s3 = attachment.data.s3 as { bucket: string; key: string };
       const head = await bridge.s3.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: s3.key }));
