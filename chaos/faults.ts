@@ -187,7 +187,13 @@ export const injectDynamoDbFaults = (client: DynamoDBClient, plan: FaultPlan): v
     (next, context) => async (args) => {
       if (inKilledInvocation()) return never();
       if (isLocalBookkeeping(args.input)) return next(args);
+      // Faults on the publisher's markers (PUBLISH# keys) are counted apart: a duplicate after a
+      // partial PutEvents failure whose markers could not be written shows up next to them.
+      const onLedger = () => {
+        if (JSON.stringify(args.input).includes('PUBLISH#')) plan.count('dynamodb.onPublishLedger');
+      };
       if (plan.draw('dynamodb.throttle')) {
+        onLedger();
         throw awsError(
           'ProvisionedThroughputExceededException',
           'The level of configured provisioned throughput for the table was exceeded',
@@ -196,9 +202,11 @@ export const injectDynamoDbFaults = (client: DynamoDBClient, plan: FaultPlan): v
         );
       }
       if (plan.draw('dynamodb.error')) {
+        onLedger();
         throw awsError('InternalServerError', 'Internal server error', 'server', 500);
       }
       if (DYNAMODB_WRITES.has(context.commandName ?? '') && plan.draw('dynamodb.lostResponse')) {
+        onLedger();
         await next(args);
         throw lostResponse();
       }
