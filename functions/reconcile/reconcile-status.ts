@@ -11,7 +11,11 @@ import {
   type ReceiveDeps,
   receiveReports,
 } from '../inbound/receive-webhook.ts';
-import { resolvedUnknownRecord, type UnknownOutcome } from '../sending/send-queued-message.ts';
+import {
+  type ClaimResult,
+  resolvedUnknownRecord,
+  type UnknownOutcome,
+} from '../sending/send-queued-message.ts';
 
 /** A recipient the gateway accepted, as listed in the `awaiting-report` index. */
 export interface AwaitingRecipient {
@@ -65,7 +69,7 @@ export interface UnknownOutcomeIndex {
   /** Takes an entry off the index once its outcome is stored. */
   resolve(cliKey: string): Promise<void>;
   /** The sender's claim on the recipient (see `SendStore.claim`): no send of it while held. */
-  claim(cliKey: string, owner: string, until: number): Promise<'claimed' | 'busy'>;
+  claim(cliKey: string, owner: string, until: number): Promise<ClaimResult>;
   release(cliKey: string, owner: string): Promise<void>;
 }
 
@@ -664,7 +668,8 @@ const resolveUnknownBatch = async (
       await deps.unknown.resolve(entry.cliKey);
       counts.unknownAlreadyDecided += 1;
     } else if (
-      (await deps.unknown.claim(entry.cliKey, claimOwner, now + UNKNOWN_CLAIM_MS)) === 'claimed'
+      // Taken over from a sender that died undecided: exactly the case the status query settles.
+      (await deps.unknown.claim(entry.cliKey, claimOwner, now + UNKNOWN_CLAIM_MS)) !== 'busy'
     ) {
       claimed.push(entry);
     } else counts.unknownPending += 1;

@@ -54,15 +54,19 @@ export interface UnknownOutcome {
   readonly message: string;
 }
 
+/** `claimed` fresh, `taken-over` from an attempt that never gave it back, or `busy`. */
+export type ClaimResult = 'claimed' | 'taken-over' | 'busy';
+
 /** Send records in the event table. */
 export interface SendStore {
   /** The `cliKey`s among these that already have an outcome (accepted, rejected or scheduled). */
   recordedOutcomes(cliKeys: readonly string[]): Promise<ReadonlySet<string>>;
   /**
    * Claims a recipient for one attempt until `until` (epoch ms). `busy` when another attempt holds
-   * a live claim; an expired claim (its holder crashed) can be taken over.
+   * a live claim; an expired claim that was never given back (its holder died, or overran) is
+   * taken over and answers `taken-over`: that holder may have sent the recipient.
    */
-  claim(cliKey: string, owner: string, until: number): Promise<'claimed' | 'busy'>;
+  claim(cliKey: string, owner: string, until: number): Promise<ClaimResult>;
   /** Gives a claim back after a retryable failure, so the next attempt may take it at once. */
   release(cliKey: string, owner: string): Promise<void>;
   /** Writes an outcome or rejection event item once (conditional put). */
@@ -174,41 +178,93 @@ export const sendQueuedMessage = async (
   const claims = await Promise.all(
     open.map(async (r) => ({ r, claim: await deps.store.claim(r.cliKey, owner, claimUntil) })),
   );
-  const held = claims.filter((c) => c.claim === 'claimed').map((c) => c.r.cliKey);
-  const busy = claims.length - held.length;
+  const held = claims.filter((c) => c.claim !== 'busy').map((c) => c.r.cliKey);
+  const busyKeys = claims.filter((c) => c.claim === 'busy').map((c) => c.r.cliKey);
+  const busy = busyKeys.length;
+  // An attempt that never gave its claim back may have been accepted before it died: a refusal
+  // of this attempt's resend does not prove the recipient was never sent.
+  const takenOver = new Set(claims.filter((c) => c.claim === 'taken-over').map((c) => c.r.cliKey));
   const release = (keys: readonly string[]) =>
     Promise.all(keys.map((key) => deps.store.release(key, owner)));
-  if (held.length === 0) return nothingToDo(done.size, busy);
+  const lastAttempt = delivery.receiveCount >= delivery.maxReceiveCount;
+  const context: OutcomeContext = { delivery, message, deps, receivedAt };
+  const phones = new Map(recipients.map((r) => [r.cliKey, r.phone ?? null]));
+  // The last delivery goes to the DLQ: whatever it leaves undecided is handed to reconcile-status
+  // as an unknown outcome, so every recipient still ends as exactly one outcome event.
+  const leaveUnknown = async (keys: readonly string[], code: string, text: string) => {
+    const attemptedAt = deps.now().toISOString();
+    await recordDecisions(
+      context,
+      keys.map((cliKey) => ({ kind: 'unknown', cliKey, attemptedAt, code, message: text })),
+      phones,
+    );
+  };
+  const busyOnLastAttempt = async () => {
+    if (lastAttempt && busy > 0)
+      await leaveUnknown(
+        busyKeys,
+        'CLAIMED',
+        'held by another attempt on the last delivery; that attempt may have sent it',
+      );
+  };
+  if (held.length === 0) {
+    await busyOnLastAttempt();
+    return nothingToDo(done.size, busy);
+  }
   // Decided meanwhile (by reconcile-status resolving an unknown outcome, or an attempt that held
   // an older claim): sending again could contradict the recorded outcome.
   const decided = await deps.store.recordedOutcomes(held);
   await release(held.filter((key) => decided.has(key)));
   const claimedKeys = held.filter((key) => !decided.has(key));
   const skipped = done.size + decided.size;
-  if (claimedKeys.length === 0) return nothingToDo(skipped, busy);
-
-  const context: OutcomeContext = { delivery, message, deps, receivedAt };
-  const phones = new Map(recipients.map((r) => [r.cliKey, r.phone ?? null]));
-  const lastAttempt = delivery.receiveCount >= delivery.maxReceiveCount;
+  if (claimedKeys.length === 0) {
+    await busyOnLastAttempt();
+    return nothingToDo(skipped, busy);
+  }
 
   let decisions: Decision[];
   try {
     await deps.rateLimiter.acquire(claimedKeys.length, { deadline: deps.deadline });
     decisions = await sendAndDecide(context, claimedKeys, lastAttempt);
   } catch (error) {
+    if (!(error instanceof RateLimitWaitExceededError)) {
+      await release(claimedKeys);
+      throw error;
+    }
+    if (lastAttempt) {
+      await leaveUnknown(
+        claimedKeys.filter((key) => takenOver.has(key)),
+        'NO_QUOTA',
+        'no TPS quota on the last delivery, after an attempt that may have sent it',
+      );
+      await leaveUnknown(
+        claimedKeys.filter((key) => !takenOver.has(key)),
+        'NO_QUOTA',
+        'no TPS quota before the deadline of the last delivery; not sent by it',
+      );
+      await busyOnLastAttempt();
+    }
     await release(claimedKeys);
-    if (!(error instanceof RateLimitWaitExceededError)) throw error;
     return {
       kind: 'retry',
       reason: 'no TPS quota before the deadline',
       pending: claimedKeys.length + busy,
     };
   }
+  const decidedAt = deps.now().toISOString();
+  decisions = decisions.map((decision) =>
+    distrustAfterTakeOver(decision, takenOver, lastAttempt, decidedAt),
+  );
+  // Kept, not given back: the next delivery takes it over again and keeps distrusting a refusal.
+  const keepClaim = new Set(
+    decisions.filter((d) => d.kind === 'retry' && d.keepClaim === true).map((d) => d.cliKey),
+  );
 
   const counts = await recordDecisions(context, decisions, phones);
+  if (lastAttempt) await busyOnLastAttempt();
   const retryKeys = decisions.filter((d) => d.kind === 'retry').map((d) => d.cliKey);
   await release([
-    ...retryKeys,
+    ...retryKeys.filter((key) => !keepClaim.has(key)),
     ...decisions.filter((d) => d.kind === 'unknown').map((d) => d.cliKey),
   ]);
   const pending = retryKeys.length + busy;
@@ -248,7 +304,52 @@ type Decision =
       readonly code: string;
       readonly message: string;
     }
-  | { readonly kind: 'retry'; readonly cliKey: string; readonly reason: string };
+  | {
+      readonly kind: 'retry';
+      readonly cliKey: string;
+      readonly reason: string;
+      /** Leave the claim to expire instead of giving it back (see `distrustAfterTakeOver`). */
+      readonly keepClaim?: boolean;
+    };
+
+/**
+ * A refusal of a recipient whose claim was taken over from an attempt that died undecided: the
+ * dead attempt may have been accepted, and a resend's refusal (a quota code, say) says nothing
+ * about that. It is never published as a rejection: the next delivery tries again (a duplicate
+ * answer then proves the acceptance), and the last one leaves it to the status query. Any other
+ * retry left by the last delivery becomes an unknown outcome too.
+ */
+const distrustAfterTakeOver = (
+  decision: Decision,
+  takenOver: ReadonlySet<string>,
+  lastAttempt: boolean,
+  attemptedAt: string,
+): Decision => {
+  if (decision.kind === 'rejected' && takenOver.has(decision.cliKey))
+    return lastAttempt
+      ? {
+          kind: 'unknown',
+          cliKey: decision.cliKey,
+          attemptedAt,
+          code: decision.result.code,
+          message: `refused (${decision.result.code}) after an attempt that may have been accepted`,
+        }
+      : {
+          kind: 'retry',
+          cliKey: decision.cliKey,
+          reason: `refused (${decision.result.code}) after an attempt that may have been accepted`,
+          keepClaim: true,
+        };
+  if (decision.kind === 'retry' && lastAttempt)
+    return {
+      kind: 'unknown',
+      cliKey: decision.cliKey,
+      attemptedAt,
+      code: 'RETRY_EXHAUSTED',
+      message: `undecided on the last delivery: ${decision.reason}`,
+    };
+  return decision;
+};
 
 /**
  * Sends `keys` (their quota already reserved) and decides each recipient. Throws

@@ -234,6 +234,18 @@ describe('send-messages against the simulator', () => {
     expect(events('Message Accepted')).toHaveLength(5);
   });
 
+  it('tells a claim taken over from a dead attempt from a fresh one and from one given back', async () => {
+    const now = Date.now();
+    await store.claim('claim-dead', 'attempt-1', now - 1);
+    await store.claim('claim-released', 'attempt-1', now + 60_000);
+    await store.release('claim-released', 'attempt-1');
+
+    expect(await store.claim('claim-dead', 'attempt-2', now + 60_000)).toBe('taken-over');
+    expect(await store.claim('claim-released', 'attempt-2', now + 60_000)).toBe('claimed');
+    expect(await store.claim('claim-fresh', 'attempt-2', now + 60_000)).toBe('claimed');
+    expect(await store.claim('claim-fresh', 'attempt-3', now + 60_000)).toBe('busy');
+  });
+
   it('stores a send-rejected event for an invalid message and calls nothing', async () => {
     const before = sim.snapshot().sends;
 

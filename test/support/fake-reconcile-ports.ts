@@ -3,7 +3,7 @@ import type {
   ReportGuards,
   UnknownOutcomeIndex,
 } from '../../functions/reconcile/reconcile-status.ts';
-import type { UnknownOutcome } from '../../functions/sending/send-queued-message.ts';
+import type { ClaimResult, UnknownOutcome } from '../../functions/sending/send-queued-message.ts';
 import { FakeEventStore } from './fake-event-store.ts';
 
 /**
@@ -72,11 +72,11 @@ export class FakeUnknownOutcomes implements UnknownOutcomeIndex {
     this.entries.delete(cliKey);
   }
 
-  async claim(cliKey: string, owner: string, until: number): Promise<'claimed' | 'busy'> {
+  async claim(cliKey: string, owner: string, until: number): Promise<ClaimResult> {
     const current = this.claims.get(cliKey);
     if (current && current.until >= this.now() && current.owner !== owner) return 'busy';
     this.claims.set(cliKey, { owner, until });
-    return 'claimed';
+    return current && current.owner !== owner && current.until > 0 ? 'taken-over' : 'claimed';
   }
 
   async release(cliKey: string, owner: string): Promise<void> {

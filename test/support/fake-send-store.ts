@@ -1,5 +1,9 @@
 import type { EventRecord } from '../../functions/inbound/event-record.ts';
-import type { SendStore, UnknownOutcome } from '../../functions/sending/send-queued-message.ts';
+import type {
+  ClaimResult,
+  SendStore,
+  UnknownOutcome,
+} from '../../functions/sending/send-queued-message.ts';
 
 /** In-memory send records with the claim and outcome semantics of the DynamoDB adapter. */
 export class FakeSendStore implements SendStore {
@@ -13,11 +17,11 @@ export class FakeSendStore implements SendStore {
     return new Set(cliKeys.filter((cliKey) => this.events.has(`SEND#${cliKey}|OUTCOME`)));
   }
 
-  async claim(cliKey: string, owner: string, until: number): Promise<'claimed' | 'busy'> {
+  async claim(cliKey: string, owner: string, until: number): Promise<ClaimResult> {
     const current = this.claims.get(cliKey);
     if (current && current.until >= this.now() && current.owner !== owner) return 'busy';
     this.claims.set(cliKey, { owner, until });
-    return 'claimed';
+    return current && current.owner !== owner && current.until > 0 ? 'taken-over' : 'claimed';
   }
 
   async release(cliKey: string, owner: string): Promise<void> {

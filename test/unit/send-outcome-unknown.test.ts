@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
   GatewayDuplicateError,
+  GatewayRejectedError,
   GatewayResponseError,
   GatewayRetryableError,
   GatewayTransportError,
 } from '../../functions/commons/gateway/errors.ts';
 import type { SendOutcome } from '../../functions/commons/gateway/gateway-client.ts';
 import { formatKst } from '../../functions/commons/helpers/kst.ts';
-import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
+import {
+  type RateLimiter,
+  RateLimitWaitExceededError,
+} from '../../functions/sending/rate-limiter.ts';
 import type { SendMessage } from '../../functions/sending/send-message.ts';
 import {
   type QueueDelivery,
@@ -257,5 +261,94 @@ describe('a duplicate-key answer to a scheduled send', () => {
     // Every request that reached the gateway had its recipients reserved.
     const sent = gateway.calls.reduce((sum, call) => sum + call.length, 0);
     expect(reserved.reduce((sum, n) => sum + n, 0)).toBe(sent);
+  });
+});
+
+describe('an attempt that died holding its claim', () => {
+  const quotaRefusal = () =>
+    new GatewayRejectedError({
+      code: '29018',
+      message: 'send quota exceeded',
+      endpoint: 'e',
+      httpStatus: 200,
+    });
+
+  it('leaves a recipient it still holds on the last delivery as an unknown outcome, not lost in the DLQ', async () => {
+    // Prepare: the attempt before died after the gateway accepted; its claim outlives the rest.
+    const message = sms(2);
+    const [first, second] = keysOf(message);
+    const gateway = new ScriptedGateway(accept);
+    const { store, deps } = setup(gateway);
+    await store.claim(first ?? '', 'sqs-1#5#dead', NOW.getTime() + 60_000);
+
+    // Act
+    const result = await sendQueuedMessage(delivery(message, 6), deps);
+
+    // Assess: the free recipient is sent; the held one is handed to reconcile-status.
+    expect(gateway.calls).toEqual([[second]]);
+    expect(result).toMatchObject({ kind: 'retry', pending: 1 });
+    expect([...store.unknown.keys()]).toEqual([first]);
+    expect(store.unknown.get(first ?? '')).toMatchObject({ code: 'CLAIMED' });
+    expect(store.details('Message Rejected')).toEqual([]);
+  });
+
+  it('does not publish a refusal of the resend as a rejection: the dead attempt may have been accepted', async () => {
+    // Prepare: a claim that expired without being given back, then a resend refused with 29018.
+    const message = sms(1);
+    const [only] = keysOf(message);
+    const gateway = new ScriptedGateway(() => quotaRefusal());
+    const { store, deps } = setup(gateway);
+    await store.claim(only ?? '', 'sqs-1#1#dead', NOW.getTime() - 1);
+
+    // Act
+    const second = await sendQueuedMessage(delivery(message, 2), deps);
+
+    // Assess: tried again later, the claim kept so the next delivery still distrusts a refusal.
+    expect(second).toMatchObject({ kind: 'retry' });
+    expect(store.details('Message Rejected')).toEqual([]);
+    expect(store.claims.get(only ?? '')?.until).toBeGreaterThan(0);
+  });
+
+  it('hands such a refusal on the last delivery to the status query', async () => {
+    const message = sms(1);
+    const [only] = keysOf(message);
+    const gateway = new ScriptedGateway(() => quotaRefusal());
+    const { store, deps } = setup(gateway);
+    await store.claim(only ?? '', 'sqs-1#5#dead', NOW.getTime() - 1);
+
+    const last = await sendQueuedMessage(delivery(message, 6), deps);
+
+    expect(last).toMatchObject({ kind: 'done', rejected: 0, unknown: 1 });
+    expect(store.details('Message Rejected')).toEqual([]);
+    expect(store.unknown.get(only ?? '')).toMatchObject({ code: '29018' });
+  });
+
+  it('still publishes a refusal as a rejection when no earlier attempt held the recipient', async () => {
+    const message = sms(1);
+    const gateway = new ScriptedGateway(() => quotaRefusal());
+    const { store, deps } = setup(gateway);
+
+    const result = await sendQueuedMessage(delivery(message, 1), deps);
+
+    expect(result).toMatchObject({ kind: 'done', rejected: 1 });
+    expect(store.details('Message Rejected')).toHaveLength(1);
+  });
+
+  it('leaves recipients without quota on the last delivery as unknown outcomes', async () => {
+    const message = sms(2);
+    const gateway = new ScriptedGateway(accept);
+    const { store, deps } = setup(gateway, {
+      rateLimiter: {
+        acquire: async () => {
+          throw new RateLimitWaitExceededError(2, NOW.getTime(), 0, 0);
+        },
+      },
+    });
+
+    const result = await sendQueuedMessage(delivery(message, 6), deps);
+
+    expect(gateway.calls).toEqual([]);
+    expect(result).toMatchObject({ kind: 'retry' });
+    expect([...store.unknown.values()].map((u) => u.code)).toEqual(['NO_QUOTA', 'NO_QUOTA']);
   });
 });

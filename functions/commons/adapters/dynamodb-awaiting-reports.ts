@@ -15,7 +15,7 @@ import {
   type UnknownOutcomeIndex,
 } from '../../reconcile/reconcile-status.ts';
 import { SEND_CHANNELS } from '../../sending/channels.ts';
-import type { UnknownOutcome } from '../../sending/send-queued-message.ts';
+import type { ClaimResult, UnknownOutcome } from '../../sending/send-queued-message.ts';
 import { AWAITING_REPORT_INDEX } from '../tables.ts';
 import { documentClient, isConditionalCheckFailure } from './dynamodb-event-store.ts';
 import { DynamoDbSendStore, UNKNOWN_OUTCOME_BUCKET } from './dynamodb-send-store.ts';
@@ -219,7 +219,7 @@ export class DynamoDbAwaitingReports
     }
   }
 
-  claim(cliKey: string, owner: string, until: number): Promise<'claimed' | 'busy'> {
+  claim(cliKey: string, owner: string, until: number): Promise<ClaimResult> {
     return this.sends.claim(cliKey, owner, until);
   }
 

@@ -5,7 +5,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { EventRecord } from '../../inbound/event-record.ts';
-import type { SendStore, UnknownOutcome } from '../../sending/send-queued-message.ts';
+import type { ClaimResult, SendStore, UnknownOutcome } from '../../sending/send-queued-message.ts';
 import { AWAITING_REPORT_INDEX } from '../tables.ts';
 import {
   DynamoDbEventStore,
@@ -62,10 +62,10 @@ export class DynamoDbSendStore implements SendStore {
     return found;
   }
 
-  async claim(cliKey: string, owner: string, until: number): Promise<'claimed' | 'busy'> {
+  async claim(cliKey: string, owner: string, until: number): Promise<ClaimResult> {
     const now = Date.now();
     try {
-      await this.client.send(
+      const answer = await this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -78,9 +78,15 @@ export class DynamoDbSendStore implements SendStore {
           ConditionExpression: 'attribute_not_exists(pk) OR claimedUntil < :now OR #owner = :owner',
           ExpressionAttributeNames: { '#owner': 'owner' },
           ExpressionAttributeValues: { ':now': now, ':owner': owner },
+          ReturnValues: 'ALL_OLD',
         }),
       );
-      return 'claimed';
+      // A released claim has `claimedUntil` 0; an expired one that was never released belonged to
+      // an attempt that died (or overran) and may have sent the recipient.
+      const previous = answer.Attributes;
+      return previous && previous.owner !== owner && Number(previous.claimedUntil) > 0
+        ? 'taken-over'
+        : 'claimed';
     } catch (error) {
       if (isConditionalCheckFailure(error)) return 'busy';
       throw error;
