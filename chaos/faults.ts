@@ -361,10 +361,11 @@ export const eventIdOf = (entry: BusEntry): string =>
 export const faultyGateway =
   (plan: FaultPlan) =>
   (inner: SendGateway): SendGateway => ({
-    async send(message) {
+    async send(message, options) {
       if (inKilledInvocation()) return never();
       const started = Date.now();
-      const outcome = await inner.send(message).catch((error: unknown) => {
+      // The options carry the resend's quota reservation (after a 401): passed on as deployed.
+      const outcome = await inner.send(message, options).catch((error: unknown) => {
         // The gateway's own quota refusal (not an injected burst): when it came, and how long
         // the call had run — a token fetched after the quota was taken delays the call.
         if (error instanceof Error && error.message.includes('recipients this second')) {

@@ -54,6 +54,8 @@ export interface ChaosResult {
 const TPS_QUOTA = 20;
 /** How much later than now the last-resort attachment sweep believes it runs. */
 const LATE_SWEEP_MS = 7 * 3_600_000;
+/** Past reconcile-status's 10 minutes before it calls an unknown cliKey not sent. */
+const LATE_RECONCILE_MS = 15 * 60_000;
 /** send-messages' timeout in the run; deployed it is 30 s (time runs 7.5 times faster here). */
 const SEND_TIMEOUT_MS = 4_000;
 const WEBHOOK_SECRET = 'chaos-secret-0123456789';
@@ -196,10 +198,24 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
     const settleBy = Date.now() + (options.settleMs ?? 120_000);
     const faultsOffAt = Date.now();
     let lateSweep = false;
+    let lateReconcileAt = 0;
     for (;;) {
       const { violations } = verdictNow();
       const lost = violations.filter((v) => v.invariant === 'lost');
       if (lost.length === 0 || Date.now() > settleBy) break;
+      // A send whose last delivery ended undecided is an unknown outcome that reconcile-status
+      // resolves 2 to 10 minutes after the attempt. Once nothing else is pending, it runs as if then.
+      if (
+        Date.now() - lateReconcileAt > 10_000 &&
+        Date.now() - faultsOffAt > 15_000 &&
+        lost.every((v) => v.item.startsWith('send ') || v.item.startsWith('attachment '))
+      ) {
+        lateReconcileAt = Date.now();
+        const reconciled = await running.jobs.reconcileAt(new Date(Date.now() + LATE_RECONCILE_MS));
+        log(
+          `chaos: send outcomes still pending; reconcile-status, run as if 15 min later: ${JSON.stringify(reconciled)}`,
+        );
+      }
       // An attachment whose download failed has a pending marker the scheduled sweep retries
       // 5 minutes to 6 hours later. Once nothing else is pending, the sweep runs as if then.
       if (

@@ -178,24 +178,22 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
     horizonHours: RECONCILE_DEFAULTS.horizonHours,
     maxRecipients: RECONCILE_DEFAULTS.maxRecipients,
   });
-  timers.push(
-    every('reconcile-status', 60_000, () =>
-      reconcileStatusExclusively(
-        {
-          index: awaiting,
-          ledger: awaiting,
-          unknown: awaiting,
-          guards: awaiting,
-          gateway: options.gateway,
-          receive: options.receive,
-          now: () => new Date(),
-          settings,
-          hasTimeLeft: () => true,
-        },
-        { lease, owner: 'local-reconciler', ttlMs: 60_000 },
-      ),
-    ),
-  );
+  const reconcile = (now: () => Date) =>
+    reconcileStatusExclusively(
+      {
+        index: awaiting,
+        ledger: awaiting,
+        unknown: awaiting,
+        guards: awaiting,
+        gateway: options.gateway,
+        receive: options.receive,
+        now,
+        settings,
+        hasTimeLeft: () => true,
+      },
+      { lease, owner: 'local-reconciler', ttlMs: 60_000 },
+    );
+  timers.push(every('reconcile-status', 60_000, () => reconcile(() => new Date())));
 
   const attachmentDeps = {
     downloads: new GatewayAttachmentDownloads(options.gateway, {
@@ -260,6 +258,11 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
      */
     sweepAt: (at: Date) =>
       createSweepHandler({ ...attachmentDeps, now: () => at, marginMs: 0 })({}, undefined),
+    /**
+     * Runs reconcile-status once now, as if at `at` (the chaos run uses it for the run that
+     * resolves unknown send outcomes minutes after the attempt).
+     */
+    reconcileAt: (at: Date) => reconcile(() => at),
     stop: async () => {
       await fetcher.stop();
       await Promise.all(timers.map((timer) => timer.stop()));
