@@ -329,11 +329,15 @@ export class FaultyBus implements EventBus {
       const accepted = await this.inner.putEvents(entries.filter((_, index) => !failing[index]));
       let next = 0;
       this.plan.count('bus.entriesFailed', failing.filter(Boolean).length);
-      return entries.map((_, index) =>
-        failing[index]
-          ? { ok: false, errorCode: 'InternalFailure', errorMessage: 'entry failed (injected)' }
-          : (accepted[next++] ?? { ok: true }),
+      const results = entries.map(
+        (_, index): BusEntryResult =>
+          failing[index]
+            ? { ok: false, errorCode: 'InternalFailure', errorMessage: 'entry failed (injected)' }
+            : (accepted[next++] ?? { ok: true }),
       );
+      // The entries it did accept are on the bus: a later kill of this invocation puts them again.
+      this.remember(invocation, entries, results);
+      return results;
     }
     const results = await this.inner.putEvents(entries);
     if (invocation && !invocation.killed && this.plan.draw('bus.killedAfterPut')) {
@@ -344,13 +348,21 @@ export class FaultyBus implements EventBus {
       invocation.kill('after PutEvents returned');
       return never();
     }
-    if (invocation) {
-      invocation.puts += 1;
-      entries.forEach((entry, index) => {
-        if (results[index]?.ok !== false) invocation.putIds.push(eventIdOf(entry));
-      });
-    }
+    this.remember(invocation, entries, results);
     return results;
+  }
+
+  /** Notes the events a call of `invocation` put, for the accounting of a later kill. */
+  private remember(
+    invocation: Invocation | undefined,
+    entries: readonly BusEntry[],
+    results: readonly BusEntryResult[],
+  ): void {
+    if (!invocation) return;
+    invocation.puts += 1;
+    entries.forEach((entry, index) => {
+      if (results[index]?.ok !== false) invocation.putIds.push(eventIdOf(entry));
+    });
   }
 }
 
