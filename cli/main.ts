@@ -6,7 +6,9 @@ import { optoutCommands } from './commands/optout.ts';
 import { rcsCommands } from './commands/rcs.ts';
 import { sendCommand } from './commands/send.ts';
 import { statsCommands } from './commands/stats.ts';
+import { statusCommand } from './commands/status.ts';
 import { templatesCommands } from './commands/templates.ts';
+import { traceCommand } from './commands/trace.ts';
 import { urlsCommands } from './commands/urls.ts';
 import { validateCommand } from './commands/validate.ts';
 import {
@@ -41,6 +43,8 @@ export const COMMANDS: Registry = {
   templates: templatesCommands,
   stats: statsCommands,
   rcs: rcsCommands,
+  status: statusCommand,
+  trace: traceCommand,
 };
 
 const usage = (): string =>
@@ -53,6 +57,9 @@ const usage = (): string =>
     '',
     'Every command except validate runs against the local run (`npm start`, the default) or a',
     'deployed stack (--stack NAME), with the gateway token the Lambdas share.',
+    '',
+    'Polling or confirming reports and listing MO are not commands: the gateway hands each report',
+    'and inbound message out once, so a call from here would take it away from the running bridge.',
   ].join('\n');
 
 const wantsHelp = (args: readonly string[]): boolean =>

@@ -1,0 +1,255 @@
+import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { maskPhonesDeep } from '../../functions/commons/helpers/mask.ts';
+import { CliError, type CommandSpec } from '../framework.ts';
+
+/*
+ * `msgbridge trace KEY`: every item the event table holds for one message, in time order. The
+ * table is keyed per message (SEND#<cliKey>, REPORT#<msgKey>, MO#<moKey>), so a trace is a few
+ * Queries by partition key; only --scan reads the whole table (quarantined and unrecognised
+ * bodies are keyed by their hash, and a msgKey without a report names no cliKey).
+ */
+
+/** One stored item of a message, as printed: phone numbers masked, never the raw payload. */
+export interface TraceEntry {
+  readonly pk: string;
+  readonly sk: string;
+  /** The item's own time (received, accepted, attempted), ISO 8601; undefined when it has none. */
+  readonly at: string | undefined;
+  readonly type: string | undefined;
+  readonly summary: string;
+  /** The event's `data`, phone numbers masked (send records: their attributes). */
+  readonly data: unknown;
+}
+
+export interface Trace {
+  readonly key: string;
+  readonly cliKey: string | undefined;
+  readonly msgKey: string | undefined;
+  readonly moKey: string | undefined;
+  readonly entries: readonly TraceEntry[];
+}
+
+type Item = Record<string, unknown>;
+
+/** Every item of partition `pk` (Query, all pages). */
+export const itemsOf = async (
+  documents: DynamoDBDocumentClient,
+  table: string,
+  pk: string,
+): Promise<Item[]> => {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const answer = await documents.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ConsistentRead: true,
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    items.push(...((answer.Items ?? []) as Item[]));
+    start = answer.LastEvaluatedKey;
+  } while (start);
+  return items;
+};
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined;
+
+const detailOf = (item: Item): { metadata?: Item; data?: Item } | undefined => {
+  const raw = text(item.detail);
+  if (raw === undefined) return undefined;
+  try {
+    return JSON.parse(raw) as { metadata?: Item; data?: Item };
+  } catch {
+    return undefined;
+  }
+};
+
+/** The attributes that are bookkeeping, not what happened. */
+const HIDDEN = new Set(['pk', 'sk', 'detail', 'payload', 'expiresAt', 'eventId', 'detailType']);
+
+const summaryOf = (item: Item, data: Item | undefined): string => {
+  const sk = String(item.sk);
+  if (sk === 'CLAIM') {
+    const until = Number(item.claimedUntil);
+    return until > 0
+      ? `claimed by ${String(item.owner)} until ${new Date(until).toISOString()}`
+      : `claim released by ${String(item.owner)}`;
+  }
+  if (sk === 'UNKNOWN')
+    return `outcome unknown: ${text(item.code) ?? ''} ${text(item.message) ?? ''}`.trim();
+  const parts = [
+    data?.resultCode === undefined ? undefined : `result ${String(data.resultCode)}`,
+    text(data?.code) === undefined ? undefined : `code ${String(data?.code)}`,
+    text(data?.channel) ?? text(data?.ch),
+    text(data?.msgKey) === undefined ? undefined : `msgKey ${String(data?.msgKey)}`,
+    text(data?.reason),
+  ].filter((part): part is string => part !== undefined);
+  return parts.join(', ');
+};
+
+/** An event-table item as a {@link TraceEntry}. */
+export const toEntry = (item: Item): TraceEntry => {
+  const detail = detailOf(item);
+  const data = detail?.data;
+  const own = Object.fromEntries(Object.entries(item).filter(([key]) => !HIDDEN.has(key)));
+  const at =
+    text(item.receivedAt) ??
+    text(item.acceptedAt) ??
+    text(item.attemptedAt) ??
+    text(detail?.metadata?.receivedAt);
+  return {
+    pk: String(item.pk),
+    sk: String(item.sk),
+    at,
+    type: text(item.detailType),
+    summary: summaryOf(item, data),
+    data: maskPhonesDeep(data ?? own),
+  };
+};
+
+/** In time order; items without a time (claims) after the timed ones, by key. */
+const byTime = (a: TraceEntry, b: TraceEntry): number => {
+  if (a.at !== b.at) {
+    if (a.at === undefined) return 1;
+    if (b.at === undefined) return -1;
+    return a.at < b.at ? -1 : 1;
+  }
+  return `${a.pk} ${a.sk}`.localeCompare(`${b.pk} ${b.sk}`);
+};
+
+const msgKeyOf = (items: readonly Item[]): string | undefined => {
+  for (const item of items) {
+    const found = text(item.msgKey) ?? text(detailOf(item)?.data?.msgKey);
+    if (found) return found;
+  }
+  return undefined;
+};
+
+const cliKeyOf = (items: readonly Item[]): string | undefined => {
+  for (const item of items) {
+    const found = text(item.cliKey) ?? text(detailOf(item)?.data?.cliKey);
+    if (found) return found;
+  }
+  return undefined;
+};
+
+/**
+ * The scan behind --scan: send records carrying `msgKey` = KEY, and quarantined or unrecognised
+ * bodies whose text contains KEY.
+ */
+const scanFor = async (
+  documents: DynamoDBDocumentClient,
+  table: string,
+  key: string,
+): Promise<Item[]> => {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const answer = await documents.send(
+      new ScanCommand({
+        TableName: table,
+        FilterExpression:
+          '(begins_with(pk, :send) AND msgKey = :key) OR ((begins_with(pk, :quarantine) OR begins_with(pk, :unrecognised)) AND (contains(payload, :key) OR contains(detail, :key)))',
+        ExpressionAttributeValues: {
+          ':send': 'SEND#',
+          ':quarantine': 'QUARANTINE#',
+          ':unrecognised': 'UNRECOGNISED#',
+          ':key': key,
+        },
+        ...(start ? { ExclusiveStartKey: start } : {}),
+      }),
+    );
+    items.push(...((answer.Items ?? []) as Item[]));
+    start = answer.LastEvaluatedKey;
+  } while (start);
+  return items;
+};
+
+/**
+ * Everything the event table holds for KEY (a cliKey, msgKey or moKey): its own partitions, the
+ * reports of a cliKey's msgKey, the send records of a msgKey's cliKey (from the report, or with
+ * `scan` from the table), and with `scan` quarantined bodies that name KEY.
+ */
+export const traceKey = async (
+  documents: DynamoDBDocumentClient,
+  table: string,
+  key: string,
+  options: { readonly scan?: boolean } = {},
+): Promise<Trace> => {
+  const read = (pk: string) => itemsOf(documents, table, pk);
+  const [send, reports, mo] = await Promise.all([
+    read(`SEND#${key}`),
+    read(`REPORT#${key}`),
+    read(`MO#${key}`),
+  ]);
+  const scanned = options.scan ? await scanFor(documents, table, key) : [];
+  const sendByMsgKey = scanned.filter((item) => String(item.pk).startsWith('SEND#'));
+  let cliKey = send.length > 0 ? key : (cliKeyOf(reports) ?? cliKeyOf(sendByMsgKey));
+  let msgKey = reports.length > 0 ? key : msgKeyOf(send);
+  const more: Item[] = [...scanned];
+  if (send.length === 0 && cliKey !== undefined) more.push(...(await read(`SEND#${cliKey}`)));
+  if (reports.length === 0 && msgKey !== undefined) more.push(...(await read(`REPORT#${msgKey}`)));
+  // A report's partition also holds guard items; only RESULT# items are reports.
+  const all = [...send, ...reports, ...mo, ...more].filter(
+    (item) => !String(item.pk).startsWith('REPORT#') || String(item.sk).startsWith('RESULT#'),
+  );
+  const unique = new Map(all.map((item) => [`${String(item.pk)}\u0000${String(item.sk)}`, item]));
+  msgKey ??= msgKeyOf([...unique.values()]);
+  cliKey ??= cliKeyOf([...unique.values()]);
+  return {
+    key,
+    cliKey,
+    msgKey,
+    moKey: mo.length > 0 ? key : undefined,
+    entries: [...unique.values()].map(toEntry).sort(byTime),
+  };
+};
+
+export const traceCommand: CommandSpec = {
+  summary: 'every stored item and event of one message, in time order',
+  usage: `msgbridge trace KEY [--scan]
+
+Prints what the event table holds for one message, in time order. KEY is a cliKey, a msgKey or
+a moKey; the command reads by key only (DynamoDB Query):
+  SEND#<cliKey>     the send records: OUTCOME (accepted, rejected, unknown), CLAIM, UNKNOWN
+  REPORT#<msgKey>   the delivery reports (RESULT#<code>#<channel>); for a cliKey, its msgKey
+                    comes from its accepted outcome; for a msgKey, its cliKey from a report
+  MO#<moKey>        an inbound message and its attachments (ATTACHMENT#<n>)
+Quarantined and unrecognised bodies are keyed by their hash, and a msgKey that has no report
+names no cliKey: --scan also reads the whole table (a DynamoDB Scan, slow and billed per item
+read) for send records with that msgKey and quarantined bodies that contain KEY.
+Phone numbers are masked. Items leave the table after the retention period (TTL).`,
+  options: { scan: { type: 'boolean' } },
+  positionals: { min: 1, max: 1, name: 'KEY', missing: 'needs a cliKey, msgKey or moKey' },
+  run: async (context) => {
+    const key = context.positionals[0] ?? '';
+    const target = await context.target();
+    const trace = await traceKey(target.documents, target.tables.events, key, {
+      scan: context.flag('scan'),
+    });
+    if (trace.entries.length === 0) {
+      throw new CliError(
+        `nothing stored for ${key} on the ${target.describe()}${context.flag('scan') ? '' : ' (--scan also searches quarantined bodies)'}`,
+      );
+    }
+    context.out.emit(trace, () => {
+      const keys = [
+        trace.cliKey === undefined ? undefined : `cliKey ${trace.cliKey}`,
+        trace.msgKey === undefined ? undefined : `msgKey ${trace.msgKey}`,
+        trace.moKey === undefined ? undefined : `moKey ${trace.moKey}`,
+      ].filter((part) => part !== undefined);
+      if (keys.length > 0) context.out.line(keys.join(', '));
+      context.out.table(trace.entries, [
+        { header: 'TIME', value: (entry) => entry.at ?? '-' },
+        { header: 'ITEM', value: (entry) => `${entry.pk} ${entry.sk}` },
+        { header: 'EVENT', value: (entry) => entry.type ?? '-' },
+        { header: 'SUMMARY', value: (entry) => entry.summary },
+      ]);
+    });
+    return 0;
+  },
+};

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ACCEPTED,
+  CLAIM,
+  event,
+  type Item,
+  REPORT,
+  tableTarget,
+} from '../support/cli-event-table.ts';
+import { captureIo, runCli } from '../support/cli-gateway.ts';
+
+const GUARD = { pk: 'REPORT#m-1', sk: 'GUARD#x', reportGuardOf: 'c-1', expiresAt: 1 };
+const MO = event('MO#mo-1', 'MO', 'Inbound Message Received', '2026-11-24T02:00:00.000Z', {
+  moKey: 'mo-1',
+  moNumber: '01099998888',
+});
+const ATTACHMENT = event(
+  'MO#mo-1',
+  'ATTACHMENT#1',
+  'Attachment Stored',
+  '2026-11-24T02:00:03.000Z',
+  {
+    moKey: 'mo-1',
+    index: 1,
+  },
+);
+const QUARANTINED = {
+  pk: 'QUARANTINE#abc',
+  sk: 'report#def#0',
+  detailType: 'Webhook Item Quarantined',
+  detail: JSON.stringify({
+    metadata: { receivedAt: '2026-11-24T01:00:06.000Z' },
+    data: { reason: 'bad' },
+  }),
+  payload: '{"msgKey":"m-2"}',
+  receivedAt: '2026-11-24T01:00:06.000Z',
+};
+const LONELY = event(
+  'SEND#c-2',
+  'OUTCOME',
+  'Message Accepted',
+  '2026-11-24T01:00:00.000Z',
+  { cliKey: 'c-2', msgKey: 'm-2' },
+  { msgKey: 'm-2', cliKey: 'c-2' },
+);
+const TABLE = [CLAIM, REPORT, GUARD, ACCEPTED, MO, ATTACHMENT, QUARANTINED, LONELY];
+
+const trace = async (args: string[]) => {
+  const { target, ops } = tableTarget(TABLE);
+  const captured = captureIo();
+  const code = await runCli(['trace', ...args], { resolveTarget: async () => target }, captured);
+  return { ...code, ops };
+};
+
+describe('msgbridge trace', () => {
+  it('traces a cliKey through its outcome, claim and the reports of its msgKey, by Query only', async () => {
+    const result = await trace(['c-1', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const doc = JSON.parse(result.stdout);
+    expect(doc).toMatchObject({ key: 'c-1', cliKey: 'c-1', msgKey: 'm-1' });
+    expect(doc.entries.map((e: Item) => `${e.pk} ${e.sk}`)).toEqual([
+      'SEND#c-1 OUTCOME',
+      'REPORT#m-1 RESULT#10000#SMS',
+      'SEND#c-1 CLAIM',
+    ]);
+    expect(result.ops.every((op) => op.startsWith('Query'))).toBe(true);
+    expect(result.ops).toContain('Query REPORT#m-1');
+    expect(result.stdout).not.toContain('01012345678');
+    expect(result.stdout).toContain('010****5678');
+  });
+
+  it('traces a msgKey back to its cliKey through the report', async () => {
+    const result = await trace(['m-1']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('cliKey c-1, msgKey m-1');
+    const lines = result.stdout.split('\n');
+    const order = ['SEND#c-1 OUTCOME', 'REPORT#m-1 RESULT#10000#SMS', 'SEND#c-1 CLAIM'].map(
+      (item) => lines.findIndex((line) => line.includes(item)),
+    );
+    expect(order.every((index) => index > 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(result.stdout).not.toContain('GUARD');
+    expect(result.stdout).not.toContain('01012345678');
+  });
+
+  it('traces a moKey with its attachments, phone numbers masked', async () => {
+    const result = await trace(['mo-1', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const doc = JSON.parse(result.stdout);
+    expect(doc.moKey).toBe('mo-1');
+    expect(doc.entries.map((e: Item) => e.sk)).toEqual(['MO', 'ATTACHMENT#1']);
+    expect(result.stdout).not.toContain('01099998888');
+  });
+
+  it('finds a msgKey without reports and its quarantined body only with --scan', async () => {
+    const without = await trace(['m-2']);
+    expect(without.code).toBe(1);
+    expect(without.stderr).toContain('--scan');
+    expect(without.ops).not.toContain('Scan');
+    const withScan = await trace(['m-2', '--scan', '--json']);
+    expect(withScan.code, withScan.stderr).toBe(0);
+    const doc = JSON.parse(withScan.stdout);
+    expect(doc.cliKey).toBe('c-2');
+    expect(doc.entries.map((e: Item) => e.pk)).toEqual(['SEND#c-2', 'QUARANTINE#abc']);
+  });
+
+  it('needs a key', async () => {
+    const result = await trace([]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('needs a cliKey, msgKey or moKey');
+  });
+});
