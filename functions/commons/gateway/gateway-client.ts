@@ -143,7 +143,7 @@ export class GatewayClient {
     const { schema, ...target } = SEND_ENDPOINTS[name];
     const json = validateRequest(schema, body, target);
     const envelope = await this.withBearer({ endpoint: target, json }, options);
-    return toSendOutcome(envelope.data, SendResultItemSchema, target);
+    return toSendOutcome(envelope.data, SendResultItemSchema, target, json.resvYn);
   }
 
   sendSms(
@@ -186,7 +186,7 @@ export class GatewayClient {
       return parts;
     };
     const envelope = await this.withBearer({ endpoint: target, form }, options);
-    return toSendOutcome(envelope.data, SendResultItemSchema, target);
+    return toSendOutcome(envelope.data, SendResultItemSchema, target, reqMsg.resvYn);
   }
 
   /** RCS on one of its three paths: `/msg/v1/rcs`, `/msg/v1.1/rcs`, or the integrated `{send}/rcs/v1.1`. */
@@ -206,7 +206,8 @@ export class GatewayClient {
     const { schema, ...target } = SEND_ENDPOINTS.rcsReply;
     const json = validateRequest(schema, body, target);
     const envelope = await this.withBearer({ endpoint: target, json }, options);
-    return toSendOutcome(envelope.data, RcsReplyResultItemSchema, target);
+    // An RCS reply cannot be scheduled.
+    return toSendOutcome(envelope.data, RcsReplyResultItemSchema, target, undefined);
   }
 
   sendPush(body: SendRequest<'push'>, options: ResendOptions = {}): Promise<SendOutcome> {
@@ -333,7 +334,12 @@ export class GatewayClient {
 
   async listClickUrls(page = 1) {
     const query = validateRequest(ClickUrlListQuerySchema, { page }, ENDPOINTS.listClickUrls);
-    const envelope = await this.withBearer({ endpoint: ENDPOINTS.listClickUrls, query });
+    // The one call that spec 01 §4.16 wants without a Content-Type header.
+    const envelope = await this.withBearer({
+      endpoint: ENDPOINTS.listClickUrls,
+      query,
+      withoutContentType: true,
+    });
     return parseData(ClickUrlListDataSchema, envelope.data, ENDPOINTS.listClickUrls);
   }
 
@@ -445,12 +451,20 @@ export const validateRequest = <S extends z.ZodType>(
   });
 };
 
+/**
+ * Reads a send answer as the spec does: only a request with `resvYn=Y` is answered with the
+ * `{regDt, webReqId}` of a scheduled send; an immediate send is answered with one item per
+ * recipient. So an immediate send whose `data` is null, missing or an object has no per-recipient
+ * results: it is an unreadable answer ({@link GatewayResponseError}), which the sender records as
+ * an unknown outcome, never as "scheduled".
+ */
 const toSendOutcome = <S extends z.ZodType>(
   data: unknown,
   itemSchema: S,
   target: Endpoint,
+  resvYn: string | undefined,
 ): SendOutcome<z.output<S>> => {
-  if (Array.isArray(data))
+  if (resvYn !== 'Y')
     return { kind: 'immediate', results: parseData(z.array(itemSchema), data, target) };
   const scheduled = parseData(ScheduledSendDataSchema, data, target);
   return { kind: 'scheduled', regDt: scheduled.regDt, webReqId: scheduled.webReqId };

@@ -42,6 +42,11 @@ export interface GatewayCall {
   readonly form?: FormData | (() => FormData);
   /** Extra request headers (RCS brand `apiId`/`apiSecret`, chatbot `brandKey`); auth wins. */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Leaves out the `Content-Type` header that every other call carries: only for the calls whose
+   * spec section says "no Content-Type header" (the tracking URL list, spec 01 §4.16).
+   */
+  readonly withoutContentType?: true;
 }
 
 /** The gateway's envelope, read leniently: `code` is a string, unknown fields are kept. */
@@ -130,11 +135,14 @@ export class GatewayHttp {
       else headers.apiKey = call.auth.apiKey;
     }
     let body: string | FormData | undefined;
-    if (call.json !== undefined) {
-      headers['content-type'] = 'application/json;charset=UTF-8';
-      body = JSON.stringify(call.json);
-    } else if (call.form) {
+    if (call.form) {
+      // undici sets `multipart/form-data` with its boundary.
       body = typeof call.form === 'function' ? call.form() : call.form;
+    } else {
+      // Every call carries it, GET and DELETE without a body too: spec 01 §4, 02 §4.5 and 03 §2
+      // list it among the headers of every request.
+      if (!call.withoutContentType) headers['content-type'] = 'application/json;charset=UTF-8';
+      if (call.json !== undefined) body = JSON.stringify(call.json);
     }
     try {
       return await this.transport({
