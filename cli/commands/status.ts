@@ -1,6 +1,6 @@
 import { maskPhonesDeep } from '../../functions/commons/helpers/mask.ts';
 import { type CommandSpec, UsageError } from '../framework.ts';
-import { itemsOf, type TraceEntry, toEntry } from './trace.ts';
+import { byTime, itemsOf, type TraceEntry, toEntry } from './trace.ts';
 
 /*
  * `msgbridge status CLIKEY…`: the gateway's status query (spec 01 §4.13, POST /msg/v1/sent) for up
@@ -62,9 +62,7 @@ reports too.`,
     const stored = await Promise.all(
       cliKeys.map((cliKey) => itemsOf(target.documents, target.tables.events, `SEND#${cliKey}`)),
     );
-    const entries = stored.map((items) =>
-      items.map(toEntry).sort((a, b) => (a.at ?? '~').localeCompare(b.at ?? '~')),
-    );
+    const entries = stored.map((items) => items.map(toEntry).sort(byTime));
     const reqDts = cliKeys.map((_, index) => {
       if (date !== undefined) return date;
       const first = entries[index]?.find((entry) => entry.at !== undefined)?.at;

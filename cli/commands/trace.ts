@@ -112,7 +112,7 @@ export const toEntry = (item: Item): TraceEntry => {
 };
 
 /** In time order; items without a time (claims) after the timed ones, by key. */
-const byTime = (a: TraceEntry, b: TraceEntry): number => {
+export const byTime = (a: TraceEntry, b: TraceEntry): number => {
   if (a.at !== b.at) {
     if (a.at === undefined) return 1;
     if (b.at === undefined) return -1;
