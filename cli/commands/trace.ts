@@ -83,6 +83,7 @@ const summaryOf = (item: Item, data: Item | undefined): string => {
     return `outcome unknown: ${text(item.code) ?? ''} ${text(item.message) ?? ''}`.trim();
   const parts = [
     data?.resultCode === undefined ? undefined : `result ${String(data.resultCode)}`,
+    text(data?.resultCodeDesc),
     text(data?.code) === undefined ? undefined : `code ${String(data?.code)}`,
     text(data?.channel) ?? text(data?.ch),
     text(data?.msgKey) === undefined ? undefined : `msgKey ${String(data?.msgKey)}`,

@@ -97,12 +97,13 @@ export const CLAIM = {
 export const REPORT = event(
   'REPORT#m-1',
   'RESULT#10000#SMS',
-  'Message Delivered',
+  'Delivery Report Received',
   '2026-11-24T01:00:05.000Z',
   {
     msgKey: 'm-1',
     cliKey: 'c-1',
     resultCode: '10000',
+    resultCodeDesc: 'success',
     channel: 'SMS',
     phone: '01012345678',
   },

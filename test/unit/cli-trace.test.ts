@@ -79,6 +79,7 @@ describe('msgbridge trace', () => {
     );
     expect(order.every((index) => index > 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(result.stdout).toContain('result 10000, success, SMS, msgKey m-1');
     expect(result.stdout).not.toContain('GUARD');
     expect(result.stdout).not.toContain('01012345678');
   });
