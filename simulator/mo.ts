@@ -11,14 +11,17 @@ import type { Router, SimRequest, SimResponse } from './router.ts';
  * `webhookRetryIntervalMs` until the answer is JSON `code: "10000"`, for `moRetentionMs`),
  * `GET /mo/v1/msg`, single-use content URLs and `GET /mo/v1/file/{moKey}`.
  *
+ * The file endpoint names only the moKey (spec 01 §4.14): it serves the message's first (or
+ * only) attachment and ignores any query parameter; attachments 2…n are offered by their content
+ * URLs alone.
+ *
  * Codes besides `10000` (simulator choices):
- * - `21001` (HTTP 400): the `index` query parameter of the file endpoint is not a whole number.
  * - `21601` (HTTP 404): no MO with that moKey (never existed, or older than `moRetentionMs`), or
- *   no attachment at that index.
+ *   an MO without attachments.
  * Content URLs answer HTTP 404 when the token is unknown (or its MO was removed) and HTTP 410
  * when it was already used or is older than `contentUrlValidityMs`.
  */
-export const MO_CODES = { badIndex: '21001', notFound: '21601' } as const;
+export const MO_CODES = { notFound: '21601' } as const;
 
 /** Attachments at least this large are generated as a stream, never as one Buffer. */
 const STREAM_THRESHOLD_BYTES = 1024 * 1024;
@@ -394,23 +397,14 @@ export const createMo = (ctx: SimContext): Mo => {
   const file = (request: SimRequest): SimResponse => {
     const denied = ctx.requireBearer(request);
     if (denied) return denied;
-    const indexText = request.query.get('index') ?? '0';
-    if (!/^\d{1,3}$/.test(indexText)) {
-      return envelope(MO_CODES.badIndex, 'index must be a whole number from 0', undefined, 400);
-    }
     const moKey = request.params.moKey ?? '';
     const record = records.get(moKey);
     if (!record || !isLive(record.receivedAt)) {
       return envelope(MO_CODES.notFound, `no MO message ${moKey}`, undefined, 404);
     }
-    const attachment = record.attachments[Number(indexText)];
+    const attachment = record.attachments[0];
     if (!attachment) {
-      return envelope(
-        MO_CODES.notFound,
-        `MO message ${moKey} has no attachment at index ${indexText} (it has ${record.attachments.length})`,
-        undefined,
-        404,
-      );
+      return envelope(MO_CODES.notFound, `MO message ${moKey} has no attachment`, undefined, 404);
     }
     return serveAttachment(attachment, attachment.name);
   };

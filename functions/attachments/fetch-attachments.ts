@@ -18,7 +18,11 @@ import type { Measurement } from './measured-stream.ts';
  * a killed invocation — the sweep finds the attachment and takes it to one terminal event.
  *
  * The gateway's rules (field notes): `contentUrl` is single-use and valid 24 h; `GET
- * /mo/v1/file/{moKey}?index=i` works for 7 days. Both windows are counted from the message's
+ * /mo/v1/file/{moKey}` works for 7 days. The file endpoint names only the moKey (spec 01 §4.14
+ * has no parameter to pick an attachment), so it is read as serving the message's first
+ * attachment: attachments 2…n have only their content URL, and once it has expired one that is
+ * still missing ends as "Inbound Attachment Lost" (see docs/gateway-client.md). Both windows are
+ * counted from the message's
  * `metadata.receivedAt` (when msgbridge stored it): the gateway counts from its own receipt, which
  * is a little earlier, but a content URL that has already expired only costs one refused call
  * before the file endpoint, and a deadline a little late only costs a few refused retries.
@@ -78,8 +82,11 @@ export class SourceStreamError extends Error {
 export interface AttachmentDownloads {
   /** Rejects with {@link AttachmentDownloadError} when the gateway does not deliver. */
   fromContentUrl(url: string): Promise<Download>;
-  /** `GET /mo/v1/file/{moKey}?index=`; rejects with {@link AttachmentDownloadError} likewise. */
-  fromFileEndpoint(moKey: string, index: number): Promise<Download>;
+  /**
+   * `GET /mo/v1/file/{moKey}`: the message's first attachment; rejects with
+   * {@link AttachmentDownloadError} likewise.
+   */
+  fromFileEndpoint(moKey: string): Promise<Download>;
 }
 
 export interface PutOptions {
@@ -328,9 +335,11 @@ export const fetchAttachment = async (
     await deps.pending.remove(ref.moKey, ref.index);
     return { result: 'skipped', ref };
   }
-  const deadline = Date.parse(ref.receivedAt) + FILE_RETENTION_MS;
-  if (marker && deps.now().getTime() >= deadline) {
-    return lose(ref, marker.attempts, marker.lastError, deps);
+  const deadline = lastChanceAt(ref);
+  if (deps.now().getTime() >= deadline && (marker || !servedByFileEndpoint(ref))) {
+    // Past its window: the sweep ends it; a later attachment has no source left to try at all.
+    const previous = marker ?? (await deps.pending.get(ref.moKey, ref.index));
+    return lose(ref, previous?.attempts ?? 0, lostReason(ref, previous?.lastError), deps);
   }
 
   const attempt = await downloadAndStore(ref, deps);
@@ -345,7 +354,7 @@ export const fetchAttachment = async (
   const attempts = (previous?.attempts ?? 0) + 1;
   const reason = attempt.failures.join('; ');
   const now = deps.now().getTime();
-  if (now >= deadline) return lose(ref, attempts, reason, deps);
+  if (now >= deadline) return lose(ref, attempts, lostReason(ref, reason), deps);
   const nextAttemptAt = new Date(Math.min(now + retryDelayMs(attempts), deadline)).toISOString();
   await deps.pending.save({
     ...ref,
@@ -362,6 +371,25 @@ export const fetchAttachment = async (
     nextAttemptAt,
     contentUrlRefused: attempt.contentUrlRefused,
   };
+};
+
+/** The file endpoint names only the moKey: it serves the first attachment, never a later one. */
+const servedByFileEndpoint = (ref: Pick<AttachmentRef, 'index'>): boolean => ref.index === 0;
+
+/** Until when an attachment can still be fetched: 7 days by the file endpoint, else 24 h. */
+const lastChanceAt = (ref: Pick<AttachmentRef, 'index' | 'receivedAt'>): number =>
+  Date.parse(ref.receivedAt) +
+  (servedByFileEndpoint(ref) ? FILE_RETENTION_MS : CONTENT_URL_VALIDITY_MS);
+
+const ONLY_FIRST_FROM_FILE_ENDPOINT =
+  'the content URL expired 24 h after receipt and GET /mo/v1/file/{moKey} serves only the ' +
+  'first attachment';
+
+const lostReason = (ref: Pick<AttachmentRef, 'index'>, lastError: string | undefined): string => {
+  if (servedByFileEndpoint(ref)) return lastError ?? '';
+  return lastError
+    ? `${ONLY_FIRST_FROM_FILE_ENDPOINT}; last error: ${lastError}`
+    : ONLY_FIRST_FROM_FILE_ENDPOINT;
 };
 
 /** Delay before retry number `attempts + 1`: 5 min, 10 min, 20 min, … at most 6 h. */
@@ -391,9 +419,10 @@ const downloadAndStore = async (
 ): Promise<DownloadAttempt> => {
   const young = deps.now().getTime() < Date.parse(ref.receivedAt) + CONTENT_URL_VALIDITY_MS;
   const contentUrl = young ? ref.contentUrl : null;
-  const sources: AttachmentSource[] = contentUrl
-    ? ['content-url', 'file-endpoint']
-    : ['file-endpoint'];
+  const sources: AttachmentSource[] = [
+    ...(contentUrl ? (['content-url'] as const) : []),
+    ...(servedByFileEndpoint(ref) ? (['file-endpoint'] as const) : []),
+  ];
   const key = objectKey(deps.keyPrefix, ref);
   const failures: string[] = [];
   let contentUrlRefused = false;
@@ -403,7 +432,7 @@ const downloadAndStore = async (
       download =
         source === 'content-url' && contentUrl
           ? await deps.downloads.fromContentUrl(contentUrl)
-          : await deps.downloads.fromFileEndpoint(ref.moKey, ref.index);
+          : await deps.downloads.fromFileEndpoint(ref.moKey);
     } catch (error) {
       if (!(error instanceof AttachmentDownloadError)) throw error;
       contentUrlRefused ||= error.refused;

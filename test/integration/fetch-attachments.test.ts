@@ -334,6 +334,34 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
     expect(await marker(item.moKey, 0)).toBeUndefined();
   });
 
+  it('after 24 h takes the first attachment from the file endpoint and ends the others as lost', async () => {
+    // Prepare: two attachments, first seen by the bridge after their content URLs expired.
+    const first = Buffer.from('first attachment\n');
+    const second = Buffer.from('second attachment, never offered by the file endpoint\n');
+    const item = await receiveMms([
+      { name: 'one.txt', contentType: 'text/plain', data: first.toString('base64') },
+      { name: 'two.txt', contentType: 'text/plain', data: second.toString('base64') },
+    ]);
+    await sim.advance(25 * HOUR);
+
+    // Act
+    const response = await fetchHandler()({ Records: [await streamRecordOf(item.moKey)] });
+
+    // Assess: the file endpoint's bytes are stored as attachment 1, never as attachment 2.
+    expect(response).toEqual({ batchItemFailures: [] });
+    const stored = await eventItem('inboundAttachmentStored', item.moKey, 'ATTACHMENT#0');
+    expect(stored?.data).toMatchObject({
+      source: 'file-endpoint',
+      sha256: createHash('sha256').update(first).digest('hex'),
+    });
+    expect(await eventItem('inboundAttachmentStored', item.moKey, 'ATTACHMENT#1')).toBeUndefined();
+    const lost = await eventItem('inboundAttachmentLost', item.moKey, 'ATTACHMENT#1#LOST');
+    expect(lost?.data).toMatchObject({ moKey: item.moKey, index: 1, name: 'two.txt', attempts: 0 });
+    expect(lost?.data.reason).toMatch(/serves only the first attachment/);
+    expect(await marker(item.moKey, 0)).toBeUndefined();
+    expect(await marker(item.moKey, 1)).toBeUndefined();
+  });
+
   it('streams a large file into S3 without holding it in memory', async () => {
     // Prepare
     // Large enough that a few parts in flight (up to ~40 MiB of live buffers seen) stay far below it.

@@ -55,7 +55,7 @@ type Script =
   /** Sends the headers and `after` bytes, then the connection breaks. */
   | { readonly breakAfter: number; readonly bytes: Buffer; readonly contentType: string };
 
-/** The gateway's two download paths, scripted per content URL and per `moKey#index`. */
+/** The gateway's two download paths, scripted per content URL and per `moKey` (the file endpoint). */
 class FakeDownloads implements AttachmentDownloads {
   readonly contentUrlCalls: string[] = [];
   readonly fileCalls: string[] = [];
@@ -67,11 +67,11 @@ class FakeDownloads implements AttachmentDownloads {
     return play('content-url', this.contentUrls.get(url) ?? { refuse: 'HTTP 404: unknown' });
   }
 
-  async fromFileEndpoint(moKey: string, index: number): Promise<Download> {
-    this.fileCalls.push(`${moKey}#${index}`);
+  async fromFileEndpoint(moKey: string): Promise<Download> {
+    this.fileCalls.push(moKey);
     return play(
       'file-endpoint',
-      this.files.get(`${moKey}#${index}`) ?? { refuse: 'GET /mo/v1/file/{moKey}: 21601 no MO' },
+      this.files.get(moKey) ?? { refuse: 'GET /mo/v1/file/{moKey}: 21601 no MO' },
     );
   }
 }
@@ -284,7 +284,7 @@ describe('fetchAttachments', () => {
     const w = world();
     const mo = await storedMo('MOKEY0002', [attachment('scan.png', 'https://files/u2', 1)]);
     w.downloads.contentUrls.set('https://files/u2', { bytes: SCAN, contentType: 'image/png' });
-    w.downloads.files.set('MOKEY0002#0', { bytes: SCAN, contentType: 'image/png' });
+    w.downloads.files.set('MOKEY0002', { bytes: SCAN, contentType: 'image/png' });
     w.clock.now += 25 * HOUR;
 
     // Act
@@ -295,7 +295,7 @@ describe('fetchAttachments', () => {
       { result: 'stored', source: 'file-endpoint', sizeBytes: SCAN.length, sha256: sha256(SCAN) },
     ]);
     expect(w.downloads.contentUrlCalls).toEqual([]);
-    expect(w.downloads.fileCalls).toEqual(['MOKEY0002#0']);
+    expect(w.downloads.fileCalls).toEqual(['MOKEY0002']);
     expect(storedDetails(w.events, 'Inbound Attachment Stored')[0]?.data.source).toBe(
       'file-endpoint',
     );
@@ -306,7 +306,7 @@ describe('fetchAttachments', () => {
     const w = world();
     const mo = await storedMo('MOKEY0003', [attachment('a.jpg', 'https://files/u3', 28)]);
     w.downloads.contentUrls.set('https://files/u3', { refuse: 'HTTP 410: already used' });
-    w.downloads.files.set('MOKEY0003#0', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.downloads.files.set('MOKEY0003', { bytes: PHOTO, contentType: 'image/jpeg' });
 
     // Act
     const outcomes = await fetchAttachments({ ...mo }, w.deps);
@@ -332,7 +332,7 @@ describe('fetchAttachments', () => {
       bytes: SCAN,
       contentType: 'image/png',
     });
-    w.downloads.files.set('MOKEY0004#0', { bytes: SCAN, contentType: 'image/png' });
+    w.downloads.files.set('MOKEY0004', { bytes: SCAN, contentType: 'image/png' });
 
     // Act
     const outcomes = await fetchAttachments({ ...mo }, w.deps);
@@ -376,6 +376,32 @@ describe('fetchAttachments', () => {
       nextAttemptAt: '2026-11-21T00:35:00.000Z',
     });
     expect(storedDetails(w.events, 'Inbound Attachment Stored')).toHaveLength(1);
+  });
+
+  it('asks the file endpoint (which names only the moKey) for the first attachment only', async () => {
+    // Prepare: both content URLs refused; the file endpoint serves the message's file.
+    const w = world();
+    const mo = await storedMo('MOKEY0007', [
+      attachment('photo.jpg', 'https://files/u10', 28),
+      attachment('b.jpg', 'https://files/u11', 28),
+    ]);
+    w.downloads.contentUrls.set('https://files/u10', { refuse: 'HTTP 503: busy' });
+    w.downloads.contentUrls.set('https://files/u11', { refuse: 'HTTP 503: busy' });
+    w.downloads.files.set('MOKEY0007', { bytes: PHOTO, contentType: 'image/jpeg' });
+
+    // Act
+    const outcomes = await fetchAttachments({ ...mo }, w.deps);
+
+    // Assess: the second waits for another try of its content URL, within its 24 h.
+    expect(outcomes).toMatchObject([
+      { result: 'stored', source: 'file-endpoint' },
+      { result: 'pending', reason: 'content-url: HTTP 503: busy' },
+    ]);
+    expect(w.downloads.fileCalls).toEqual(['MOKEY0007']);
+    expect(w.pending.markers.get('MOKEY0007#1')).toMatchObject({
+      attempts: 1,
+      nextAttemptAt: '2026-11-21T00:35:00.000Z',
+    });
   });
 
   it('throws for a storage failure of ours, leaving the marker written before the attempt', async () => {
@@ -489,7 +515,7 @@ describe('sweepAttachments', () => {
     // Prepare
     const w = world();
     await failedOnce(w, 'MOKEY0101');
-    w.downloads.files.set('MOKEY0101#0', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.downloads.files.set('MOKEY0101', { bytes: PHOTO, contentType: 'image/jpeg' });
 
     // Act: not due yet, then due.
     w.clock.now += 4 * 60_000;
@@ -499,7 +525,7 @@ describe('sweepAttachments', () => {
 
     // Assess
     expect(early).toMatchObject({ due: 0, outcomes: [] });
-    expect(w.downloads.fileCalls).toEqual(['MOKEY0101#0', 'MOKEY0101#0']);
+    expect(w.downloads.fileCalls).toEqual(['MOKEY0101', 'MOKEY0101']);
     expect(due.outcomes).toMatchObject([{ result: 'stored', source: 'file-endpoint' }]);
     expect(w.pending.markers.size).toBe(0);
     expect(storedDetails(w.events, 'Inbound Attachment Stored')).toHaveLength(1);
@@ -583,6 +609,67 @@ describe('sweepAttachments', () => {
     });
   });
 
+  it('ends a later attachment as lost once its content URL expired, without asking the file endpoint', async () => {
+    // Prepare: the second attachment's content URL failed; the first one is stored.
+    const w = world();
+    const mo = await storedMo('MOKEY0108', [
+      attachment('photo.jpg', 'https://files/u12', 28),
+      attachment('b.jpg', 'https://files/u13', 28),
+    ]);
+    w.downloads.contentUrls.set('https://files/u12', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.downloads.contentUrls.set('https://files/u13', { refuse: 'HTTP 503: busy' });
+    await fetchAttachments({ ...mo }, w.deps);
+
+    // Act: a sweep while the URL is young retries it; one after 24 h ends it.
+    w.clock.now = Date.parse(RECEIVED_AT) + 23 * HOUR;
+    const young = await sweepAttachments(sweepDeps(w));
+    w.clock.now = Date.parse(RECEIVED_AT) + 24 * HOUR;
+    const expired = await sweepAttachments(sweepDeps(w));
+
+    // Assess
+    expect(young.outcomes).toMatchObject([{ result: 'pending', attempts: 2 }]);
+    expect(young.outcomes[0]?.result === 'pending' && young.outcomes[0].nextAttemptAt).toBe(
+      '2026-11-21T23:40:00.000Z',
+    );
+    expect(expired.outcomes).toMatchObject([{ result: 'lost', attempts: 2 }]);
+    expect(w.downloads.fileCalls).toEqual([]);
+    expect(w.downloads.contentUrlCalls).toEqual([
+      'https://files/u12',
+      'https://files/u13',
+      'https://files/u13',
+    ]);
+    expect(w.pending.markers.size).toBe(0);
+    const [lost] = storedDetails(w.events, 'Inbound Attachment Lost');
+    expect(lost?.data).toMatchObject({ moKey: 'MOKEY0108', index: 1, name: 'b.jpg', attempts: 2 });
+    expect(lost?.data.reason).toBe(
+      'the content URL expired 24 h after receipt and GET /mo/v1/file/{moKey} serves only the ' +
+        'first attachment; last error: content-url: HTTP 503: busy',
+    );
+  });
+
+  it('ends a later attachment as lost at once when the message is first seen after 24 h', async () => {
+    // Prepare
+    const w = world();
+    const mo = await storedMo('MOKEY0107', [
+      attachment('photo.jpg', 'https://files/u14', 28),
+      attachment('b.jpg', 'https://files/u15', 28),
+    ]);
+    w.downloads.files.set('MOKEY0107', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.clock.now = Date.parse(RECEIVED_AT) + 25 * HOUR;
+
+    // Act
+    const outcomes = await fetchAttachments({ ...mo }, w.deps);
+
+    // Assess
+    expect(outcomes).toMatchObject([
+      { result: 'stored', source: 'file-endpoint' },
+      { result: 'lost', attempts: 0 },
+    ]);
+    expect(w.downloads.contentUrlCalls).toEqual([]);
+    expect(w.downloads.fileCalls).toEqual(['MOKEY0107']);
+    expect(w.pending.markers.size).toBe(0);
+  });
+
   it('deletes a marker whose attachment a stream retry has stored meanwhile', async () => {
     // Prepare
     const w = world();
@@ -612,8 +699,8 @@ describe('sweepAttachments', () => {
     const w = world();
     await failedOnce(w, 'MOKEY0106');
     await failedOnce(w, 'MOKEY0107');
-    w.downloads.files.set('MOKEY0106#0', { bytes: PHOTO, contentType: 'image/jpeg' });
-    w.downloads.files.set('MOKEY0107#0', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.downloads.files.set('MOKEY0106', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.downloads.files.set('MOKEY0107', { bytes: PHOTO, contentType: 'image/jpeg' });
     w.storage.failNext = 1;
     w.clock.now += HOUR;
 
@@ -803,7 +890,7 @@ describe('the handlers', () => {
     const marker = await w.pending.get('MOKEY0302', 0);
     if (!marker) throw new Error('no marker');
     await w.pending.save({ ...marker, receivedAt: '2026-11-25T00:00:00.000Z' });
-    w.downloads.files.set('MOKEY0302#0', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.downloads.files.set('MOKEY0302', { bytes: PHOTO, contentType: 'image/jpeg' });
     w.storage.failNext = 1;
     w.clock.now = Date.parse(RECEIVED_AT) + 7 * DAY + HOUR;
     const handler = createSweepHandler({ ...w.deps, ...o, marginMs: 1_000 });
@@ -843,12 +930,13 @@ describe('the handlers', () => {
       deliveries.push(await handler(batch).catch((error: unknown) => error));
       w.clock.now += 30_000;
     }
-    // S3 recovers; the content URLs were used up; the gateway keeps a.jpg and c.jpg, not b.jpg.
+    // S3 recovers; the content URLs were used up. The file endpoint serves each message's first
+    // attachment (a.jpg, c.jpg); for b.jpg it offers nothing once its content URL has expired.
     s3Down.mockRestore();
     for (const url of ['https://files/f1', 'https://files/f2', 'https://files/f3'])
       w.downloads.contentUrls.set(url, { refuse: 'HTTP 410: content URL already used' });
-    w.downloads.files.set('MOKEY0401#0', { bytes: PHOTO, contentType: 'image/jpeg' });
-    w.downloads.files.set('MOKEY0402#0', { bytes: SCAN, contentType: 'image/png' });
+    w.downloads.files.set('MOKEY0401', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.downloads.files.set('MOKEY0402', { bytes: SCAN, contentType: 'image/png' });
     // The sweep runs every 15 minutes for 8 days.
     for (let run = 0; run < 8 * 24 * 4; run++) {
       w.clock.now += 15 * 60_000;
@@ -865,7 +953,10 @@ describe('the handlers', () => {
     expect(stored.map((detail) => detail.data.source)).toEqual(['file-endpoint', 'file-endpoint']);
     const lost = storedDetails(w.events, 'Inbound Attachment Lost');
     expect(lost.map(keyOf)).toEqual(['MOKEY0401#1']);
-    expect(lost[0]?.data.reason).toBe('file-endpoint: GET /mo/v1/file/{moKey}: 21601 no MO');
+    expect(lost[0]?.data.reason).toBe(
+      'the content URL expired 24 h after receipt and GET /mo/v1/file/{moKey} serves only the ' +
+        'first attachment; last error: content-url: HTTP 410: content URL already used',
+    );
     // One put per attachment: nothing was stored twice, nothing both stored and lost.
     expect(puts).toHaveBeenCalledTimes(3);
     expect(w.pending.markers.size).toBe(0);

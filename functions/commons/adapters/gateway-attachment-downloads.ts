@@ -142,9 +142,9 @@ export class GatewayAttachmentDownloads implements AttachmentDownloads {
     }
   }
 
-  async fromFileEndpoint(moKey: string, index: number): Promise<Download> {
+  async fromFileEndpoint(moKey: string): Promise<Download> {
     try {
-      return await this.gateway.downloadMoFile(moKey, { index });
+      return await this.gateway.downloadMoFile(moKey);
     } catch (error) {
       if (error instanceof GatewayError) {
         throw new AttachmentDownloadError('file-endpoint', error.message, { cause: error });

@@ -264,17 +264,19 @@ export class GatewayClient {
     return parseData(MoListDataSchema, envelope.data, ENDPOINTS.listMo);
   }
 
-  /** Streams an MO attachment (valid 7 days); the caller consumes or destroys `body`. */
+  /**
+   * Streams the file of an MO (valid 7 days); the caller consumes or destroys `body`. Spec 01
+   * §4.14 names only the moKey, no parameter to pick one of several attachments: read as the
+   * first (or only) one (docs/gateway-client.md).
+   */
   downloadMoFile(
     moKey: string,
-    query: { index?: number } = {},
   ): Promise<{ contentType: string; contentLength?: number; body: Readable }> {
     return this.withToken((token) =>
       this.http.download({
         endpoint: ENDPOINTS.moFile,
         auth: { bearer: token },
         pathParams: { moKey },
-        query,
       }),
     );
   }
