@@ -89,8 +89,10 @@ export const LocalDateTimeSchema = localDateTimeSchema(
 /** `YYYYMMDDHHmmss`, KST (the opt-out period query writes it `YYYYMMDDHHMMSS`). */
 export const CompactDateTimeSchema = localDateTimeSchema(/^\d{14}$/, 'YYYYMMDDHHmmss');
 /**
- * Scheduled send time, `YYYY-MM-DD HH:mm` KST (spec 01 §4.3; push writes it `yyyy-MM-dd hh:mm`,
- * the same shape). The 30-day horizon needs a clock and is checked by the caller, not here.
+ * Scheduled send time, `YYYY-MM-DD HH:mm` KST, 24-hour clock (spec 01 §4.3). Push writes it
+ * `yyyy-MM-dd hh:mm` (§4.7); read as the same 24-hour field, since every other channel and the
+ * field notes write `HH`, and a 12-hour time without AM/PM would be ambiguous
+ * (docs/gateway-client.md). The 30-day horizon needs a clock and is checked by the caller.
  */
 export const ResvReqDtSchema = localDateTimeSchema(
   /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/,
