@@ -12,6 +12,7 @@ import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-
 import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/publish.ts';
 import type { SendGateway } from '../functions/sending/send-queued-message.ts';
 import type { Faults } from '../simulator/index.ts';
+import { mulberry32 } from '../simulator/prng.ts';
 
 /** One Lambda invocation in flight; a fault can end it as a killed Lambda ends. */
 interface Invocation {
@@ -30,17 +31,8 @@ const never = <T>(): Promise<T> => new Promise<T>(() => undefined);
 /** True inside an invocation that was killed: its code must not take another step. */
 const inKilledInvocation = (): boolean => invocations.getStore()?.killed === true;
 
-/** mulberry32: small, fast and good enough to draw faults; the simulator uses the same one. */
-export const prng = (seed: number): (() => number) => {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-};
+/** The simulator's seeded PRNG: fault draws, like its outcome mix, repeat for the same seed. */
+export const prng = mulberry32;
 
 /** FNV-1a of a string, to give every kind of fault its own stream of draws from one seed. */
 const hash = (text: string): number => {

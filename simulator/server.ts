@@ -16,6 +16,7 @@ import {
   type SimulatorOptionsInput,
   SimulatorOptionsSchema,
 } from './options.ts';
+import { mulberry32 } from './prng.ts';
 import { createRcs } from './rcs.ts';
 import { createReports, type ReportsSnapshot } from './reports.ts';
 import { isReadable, Router, type SimRequest, type SimResponse } from './router.ts';
@@ -235,18 +236,6 @@ const originHost = (address: string): string => {
   if (address === '0.0.0.0') return '127.0.0.1';
   if (address === '::') return '[::1]';
   return address.includes(':') ? `[${address}]` : address;
-};
-
-/** Seeded PRNG (mulberry32): the outcome mix and fault draws repeat for the same seed. */
-const mulberry32 = (seed: number): (() => number) => {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 };
 
 // A per-instance tag keeps keys of two simulators apart when their records meet in one store.

@@ -11,6 +11,7 @@ import {
   type DynamoDbRateLimiterOptions,
 } from '../../functions/commons/adapters/dynamodb-rate-limiter.ts';
 import { RateLimitWaitExceededError } from '../../functions/sending/rate-limiter.ts';
+import { mulberry32 } from '../../simulator/prng.ts';
 
 /**
  * Virtual time: `sleep` parks a timer, and `run` moves the clock from timer to timer once every
@@ -55,17 +56,8 @@ class FakeClock {
   }
 }
 
-/** A seeded PRNG (mulberry32), so jitter and latencies are the same on every run. */
-const seeded = (seed: number): (() => number) => {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-};
+/** A seeded PRNG, so jitter and latencies are the same on every run. */
+const seeded = mulberry32;
 
 const UPDATE_EXPRESSION = 'ADD used :n SET expiresAt = :expiresAt';
 const CONDITION_EXPRESSION = 'attribute_not_exists(used) OR used <= :maxBefore';

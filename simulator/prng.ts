@@ -1,0 +1,14 @@
+/**
+ * Seeded PRNG (mulberry32): small, fast and good enough for outcome mixes, fault draws and test
+ * jitter; the same seed gives the same sequence.
+ */
+export const mulberry32 = (seed: number): (() => number) => {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+};
