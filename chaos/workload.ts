@@ -5,10 +5,10 @@
  * and hostile bodies posted straight to the webhook routes.
  */
 import { createHash } from 'node:crypto';
-import { formatKst } from '../functions/commons/helpers/kst.ts';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../functions/sending/examples.ts';
 import type { SendMessageInput } from '../functions/sending/send-message.ts';
+import { formatKst } from '../protocol/kst.ts';
 import type { MoInjectionInput } from '../simulator/index.ts';
 import { prng } from './faults.ts';
 

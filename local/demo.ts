@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { formatKst } from '../functions/commons/helpers/kst.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../functions/sending/examples.ts';
 import { enqueueSend } from '../functions/sending/producer.ts';
 import type { SendMessageInput } from '../functions/sending/send-message.ts';
+import { formatKst } from '../protocol/kst.ts';
 import { LocalRunNotRunningError, readRunningBridge } from './bridge-file.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.ts';
 

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { hashApiPassword, RANDOM_STR_PATTERN } from '../functions/commons/gateway/auth-hash.ts';
+import { hashApiPassword, RANDOM_STR_PATTERN } from '../protocol/api-password.ts';
 import type { SimClock } from './clock.ts';
 import { envelope, ok } from './context.ts';
 import type { SimulatorOptions } from './options.ts';

@@ -20,7 +20,7 @@ import {
   TemplateListRequestSchema,
   type TemplateStatusCode,
 } from '../functions/commons/gateway/schemas/messenger-management.ts';
-import { formatKst, parseGatewayDateTime } from '../functions/commons/helpers/kst.ts';
+import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
 import { stableHash } from './reports.ts';

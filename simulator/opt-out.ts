@@ -5,7 +5,7 @@ import {
   OptOutPeriodQuerySchema,
   OptOutRegisterRequestSchema,
 } from '../functions/commons/gateway/schemas/opt-out.ts';
-import { formatKst, parseGatewayDateTime } from '../functions/commons/helpers/kst.ts';
+import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';

@@ -10,7 +10,7 @@ import {
   RcsPageQuerySchema,
   RcsPortalCredentialsSchema,
 } from '../functions/commons/gateway/schemas/rcs-management.ts';
-import { formatKst } from '../functions/commons/helpers/kst.ts';
+import { formatKst } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
 import type { Router, SimHandler, SimRequest, SimResponse } from './router.ts';

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { ConfirmReportsRequestSchema } from '../functions/commons/gateway/schemas/reports.ts';
-import { formatKst } from '../functions/commons/helpers/kst.ts';
+import { formatKst } from '../protocol/kst.ts';
 import type { SentRecipient, SimChannel, SimContext, SimResult } from './context.ts';
 import { envelope, ok } from './context.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';

@@ -13,7 +13,7 @@ import {
   RcsV11RequestSchema,
   SmsRequestSchema,
 } from '../functions/commons/gateway/schemas/index.ts';
-import { formatKst, parseGatewayDateTime } from '../functions/commons/helpers/kst.ts';
+import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import { envelope, ok, type SentRecipient, type SimChannel, type SimContext } from './context.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
 

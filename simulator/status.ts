@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { StatusQueryRequestSchema } from '../functions/commons/gateway/schemas/index.ts';
-import { formatKst, parseGatewayDateTime } from '../functions/commons/helpers/kst.ts';
+import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import { envelope, ok, type SentRecipient, type SimContext } from './context.ts';
 import { createDateFormatter } from './reports.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';

@@ -11,7 +11,7 @@ import {
   UrlStatsByUrlRequestSchema,
   UrlStatsPeriodRequestSchema,
 } from '../functions/commons/gateway/schemas/tracking-urls.ts';
-import { formatKst, parseGatewayDateTime } from '../functions/commons/helpers/kst.ts';
+import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
 import { stableHash } from './reports.ts';

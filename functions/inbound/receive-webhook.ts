@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { classifyCode } from '../commons/gateway/errors.ts';
 // The two modules themselves, not the schemas' index: the index also holds the send schemas,
 // whose CP949 rules would bring iconv-lite's tables into the receivers' bundles.
 import { MoItemSchema } from '../commons/gateway/schemas/mo.ts';
 import { ReportItemSchema } from '../commons/gateway/schemas/reports.ts';
-import { parseGatewayDateTime } from '../commons/helpers/kst.ts';
 import type { EventTypeName, FailureCategory, PayloadRef, Via } from '../events/catalogue.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from './event-record.ts';

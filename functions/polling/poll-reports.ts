@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { GatewayError, GatewayRateLimitedError } from '../commons/gateway/errors.ts';
 import type { MoListData, PollReportsResponseData } from '../commons/gateway/schemas/index.ts';
-import { parseGatewayDateTime } from '../commons/helpers/kst.ts';
 import type { Lease } from '../commons/lease.ts';
 import {
   type ReceiveDeps,

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { formatKst } from '../../protocol/kst.ts';
 import { GatewayError } from '../commons/gateway/errors.ts';
 import type { StatusQueryData, StatusQueryItem } from '../commons/gateway/schemas/index.ts';
-import { formatKst } from '../commons/helpers/kst.ts';
 import type { Lease } from '../commons/lease.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../inbound/event-record.ts';

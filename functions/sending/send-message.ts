@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
 import {
   type BrandFreeRequest,
   BrandFreeRequestSchema,
@@ -29,7 +30,6 @@ import {
   type SmsRequest,
   SmsRequestSchema,
 } from '../commons/gateway/schemas/index.ts';
-import { formatKst, parseGatewayDateTime } from '../commons/helpers/kst.ts';
 import { SEND_CHANNELS, type SendChannel } from './channels.ts';
 
 /*

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import {
   classifyCode,
   GatewayDuplicateError,
@@ -9,7 +10,6 @@ import {
 } from '../commons/gateway/errors.ts';
 import { GatewayRequestInvalidError, type SendOutcome } from '../commons/gateway/gateway-client.ts';
 import type { ResendOptions } from '../commons/gateway/token-provider.ts';
-import { parseGatewayDateTime } from '../commons/helpers/kst.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../inbound/event-record.ts';
 import { type RateLimiter, RateLimitWaitExceededError } from './rate-limiter.ts';

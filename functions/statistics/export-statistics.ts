@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
 import type {
   ClickUrlItem,
   MessengerStatsData,
@@ -8,7 +9,6 @@ import type {
   UrlStatsDayItem,
 } from '../commons/gateway/schemas/index.ts';
 import { MESSENGER_STATS } from '../commons/gateway/schemas/messenger-management.ts';
-import { formatKst, parseGatewayDateTime } from '../commons/helpers/kst.ts';
 import { maskPhonesInText } from '../commons/helpers/mask.ts';
 import type {
   EVENT_TYPES,

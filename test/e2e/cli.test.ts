@@ -8,8 +8,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
 import type { LocalBridge } from '../../local/bridge.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import { cliLocalRun } from '../support/cli-local-run.ts';
 
 const root = join(import.meta.dirname, '../..');

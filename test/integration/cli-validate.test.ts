@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
+import { formatKst } from '../../protocol/kst.ts';
 
 const root = join(import.meta.dirname, '../..');
 

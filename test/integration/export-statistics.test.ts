@@ -13,7 +13,6 @@ import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts'
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
 import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
 import {
   type ExportStatisticsDeps,
@@ -24,6 +23,7 @@ import {
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { simulatedChannelToken } from '../../simulator/messenger.ts';
 

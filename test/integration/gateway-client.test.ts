@@ -17,7 +17,7 @@ import { MoItemSchema } from '../../functions/commons/gateway/schemas/mo.ts';
 import { ReportItemSchema } from '../../functions/commons/gateway/schemas/reports.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import {
   brandFreeBody,

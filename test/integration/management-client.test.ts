@@ -13,7 +13,7 @@ import {
 import { MESSENGER_STATS } from '../../functions/commons/gateway/schemas/index.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import { MESSENGER_CODES, simulatedChannelToken } from '../../simulator/messenger.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
 import { asObject, authenticate, callGateway } from '../support/simulator-http.ts';

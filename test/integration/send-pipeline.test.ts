@@ -11,7 +11,6 @@ import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.t
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
 import type { EventRecord } from '../../functions/inbound/event-record.ts';
 import {
   type QueueDelivery,
@@ -22,6 +21,7 @@ import {
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 

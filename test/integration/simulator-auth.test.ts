@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiPassword, newRandomStr } from '../../functions/commons/gateway/auth-hash.ts';
+import { hashApiPassword, newRandomStr } from '../../protocol/api-password.ts';
 import { type Simulator, SimulatorOptionsError, startSimulator } from '../../simulator/index.ts';
 import { FaultsSchema, SimulatorOptionsSchema } from '../../simulator/options.ts';
 import { authenticate, callGateway } from '../support/simulator-http.ts';

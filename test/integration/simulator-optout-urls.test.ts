@@ -11,7 +11,7 @@ import {
   UrlStatsDayDataSchema,
   UrlStatsHourDataSchema,
 } from '../../functions/commons/gateway/schemas/tracking-urls.ts';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
 import {
   asList,

@@ -5,7 +5,7 @@ import {
   PollReportsResponseDataSchema,
   ReportWebhookBodySchema,
 } from '../../functions/commons/gateway/schemas/reports.ts';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import type { ReportsSnapshot } from '../../simulator/reports.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';

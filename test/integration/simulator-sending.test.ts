@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { authenticate, callGateway } from '../support/simulator-http.ts';
 

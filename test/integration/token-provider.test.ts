@@ -12,7 +12,6 @@ import {
 } from '../../functions/commons/adapters/state-table-token-provider.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
 import { type RefreshResult, refreshToken } from '../../functions/tokens/refresh-token.ts';
 import {
   type StoredToken,
@@ -26,6 +25,7 @@ import {
   localDynamoDbClient,
 } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 
 const credentials = { apiKey: 'token-key', apiPassword: '토큰-password-1' };

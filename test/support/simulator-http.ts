@@ -1,5 +1,5 @@
 import { type Dispatcher, request } from 'undici';
-import { hashApiPassword, newRandomStr } from '../../functions/commons/gateway/auth-hash.ts';
+import { hashApiPassword, newRandomStr } from '../../protocol/api-password.ts';
 
 /** The part of a running simulator these helpers need (a `Simulator` from `simulator/server.ts`). */
 export interface SimulatorEndpoint {

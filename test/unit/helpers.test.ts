@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
-  cp949ByteLength,
-  cp949UnencodableCharacters,
-  isCp949Encodable,
-} from '../../functions/commons/helpers/cp949.ts';
-import { formatKst, parseGatewayDateTime } from '../../functions/commons/helpers/kst.ts';
-import {
   maskPhone,
   maskPhonesDeep,
   maskPhonesInText,
 } from '../../functions/commons/helpers/mask.ts';
+import {
+  cp949ByteLength,
+  cp949UnencodableCharacters,
+  isCp949Encodable,
+} from '../../protocol/cp949.ts';
+import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
 
 describe('cp949ByteLength', () => {
   it.each([

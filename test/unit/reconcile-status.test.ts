@@ -7,7 +7,6 @@ import {
   type StatusQueryData,
   StatusQueryDataSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
 import type { Lease } from '../../functions/commons/lease.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import {
@@ -22,6 +21,7 @@ import {
   reconcileStatusExclusively,
   type StatusGateway,
 } from '../../functions/reconcile/reconcile-status.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import type { FakeEventStore } from '../support/fake-event-store.ts';
 import { FakeUnknownOutcomes, GuardedEventStore } from '../support/fake-reconcile-ports.ts';
 

@@ -3,7 +3,6 @@ import {
   type StatusQueryData,
   StatusQueryDataSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import {
   type AwaitingReportIndex,
@@ -15,6 +14,7 @@ import {
   type StatusGateway,
 } from '../../functions/reconcile/reconcile-status.ts';
 import type { UnknownOutcome } from '../../functions/sending/send-queued-message.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import { FakeUnknownOutcomes, GuardedEventStore } from '../support/fake-reconcile-ports.ts';
 
 const NOW = Date.parse('2026-03-11T06:00:00.000Z'); // 15:00 KST

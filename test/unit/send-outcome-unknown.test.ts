@@ -7,7 +7,6 @@ import {
   GatewayTransportError,
 } from '../../functions/commons/gateway/errors.ts';
 import type { SendOutcome } from '../../functions/commons/gateway/gateway-client.ts';
-import { formatKst } from '../../functions/commons/helpers/kst.ts';
 import {
   type RateLimiter,
   RateLimitWaitExceededError,
@@ -19,6 +18,7 @@ import {
   type SendDeps,
   sendQueuedMessage,
 } from '../../functions/sending/send-queued-message.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 

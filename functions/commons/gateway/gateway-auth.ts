@@ -1,4 +1,4 @@
-import { hashApiPassword, newRandomStr } from './auth-hash.ts';
+import { hashApiPassword, newRandomStr } from '../../../protocol/api-password.ts';
 import { type Endpoint, GatewayHttp, type GatewayHttpOptions, parseData } from './gateway-http.ts';
 import { TokenIssueDataSchema, TokenRefreshDataSchema } from './schemas/index.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseGatewayDateTime } from '../../helpers/kst.ts';
+import { parseGatewayDateTime } from '../../../../protocol/kst.ts';
 
 /*
  * Building blocks shared by every gateway schema (spec 01 §2).

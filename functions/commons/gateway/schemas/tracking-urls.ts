@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseGatewayDateTime } from '../../helpers/kst.ts';
+import { parseGatewayDateTime } from '../../../../protocol/kst.ts';
 import {
   GatewayIdSchema,
   LocalDateSchema,

@@ -1,10 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  hashApiPassword,
-  newRandomStr,
-  RANDOM_STR_PATTERN,
-} from '../../functions/commons/gateway/auth-hash.ts';
+import { hashApiPassword, newRandomStr, RANDOM_STR_PATTERN } from '../../protocol/api-password.ts';
 
 // The definition, written out step by step: Base64(SHA-512(Base64(SHA-512(password)) + "." + randomStr)),
 // each digest over UTF-8 bytes and Base64-encoded raw.
