@@ -15,7 +15,8 @@ type Target = { readonly option: OptionKey } | { readonly fault: keyof Faults };
 interface Flag {
   readonly name: string;
   readonly target: Target;
-  readonly kind: 'string' | 'number' | 'boolean';
+  /** `list` is a comma-separated string. */
+  readonly kind: 'string' | 'number' | 'boolean' | 'list';
   readonly value?: string;
   readonly description: string;
 }
@@ -189,6 +190,48 @@ const FLAGS: readonly Flag[] = [
     'standard|mixed',
     'date-time formats in reports and MO',
   ),
+  option(
+    'allowed-ips',
+    'allowedIps',
+    'list',
+    'ip,ip',
+    'source addresses allowed to call (20001 / 29025 for others)',
+  ),
+  option(
+    'duplicate-code',
+    'duplicateCode',
+    'string',
+    '29005|29023|29024|mixed',
+    'code a repeated cliKey is answered with',
+  ),
+  option(
+    'empty-poll-style',
+    'emptyPollStyle',
+    'string',
+    'null|zero|mixed',
+    'empty poll answers data null, rptCnt 0, or either',
+  ),
+  option(
+    'fb-reason-style',
+    'fbReasonStyle',
+    'string',
+    'list|mixed',
+    'fbReasonLst without fallback: [] only, or [], null or missing',
+  ),
+  option(
+    'report-order',
+    'reportOrder',
+    'string',
+    'ordered|shuffled',
+    'reports delivered in order or shuffled',
+  ),
+  option(
+    'internal-approval',
+    'internalApproval',
+    'boolean',
+    undefined,
+    'rejected messenger templates may be sent for review again',
+  ),
   fault('error-rate', 'errorRate', '0..1', 'share of gateway calls answered HTTP 503 49999'),
   fault('latency-ms', 'latencyMs', 'ms', 'real delay added to every gateway call'),
   fault('timeout-rate', 'timeoutRate', '0..1', 'share of gateway calls never answered'),
@@ -204,6 +247,12 @@ const FLAGS: readonly Flag[] = [
     'http200ErrorRate',
     '0..1',
     'share of gateway calls refused with HTTP 200 29018/29019/29039',
+  ),
+  fault(
+    'token-error-rate',
+    'tokenErrorRate',
+    '0..1',
+    'share of token issuances and refreshes refused 20003',
   ),
   option('verbose', 'verbose', 'boolean', undefined, 'print one line per gateway call and webhook'),
 ];
@@ -282,7 +331,7 @@ const parseCommandLine = (args: readonly string[], env: NodeJS.ProcessEnv): Pars
       continue;
     }
     const value = readValue(flag, token.value, token.inlineValue === true);
-    if (typeof value === 'object') {
+    if (typeof value === 'object' && !Array.isArray(value)) {
       problems.push(`${token.rawName}: ${value.problem}`);
       continue;
     }
@@ -315,7 +364,7 @@ const readValue = (
   flag: Flag,
   raw: string | undefined,
   inline: boolean,
-): string | number | boolean | { problem: string } => {
+): string | number | boolean | string[] | { problem: string } => {
   if (flag.kind === 'boolean') {
     return raw === undefined ? true : { problem: 'takes no value' };
   }
@@ -324,6 +373,7 @@ const readValue = (
     return { problem: `needs a value <${flag.value ?? 'value'}>` };
   }
   if (flag.kind === 'string') return raw;
+  if (flag.kind === 'list') return raw.split(',').map((item) => item.trim());
   const number = Number(raw);
   return raw.trim() === '' || !Number.isFinite(number)
     ? { problem: `expected a number, got "${raw}"` }

@@ -19,6 +19,8 @@ export const FaultsSchema = z.strictObject({
    * `29039`): the field notes' failures that only the envelope's `code` tells apart.
    */
   http200ErrorRate: rate.default(0),
+  /** Fraction of token issuances and refreshes refused `20003` (token creation error). */
+  tokenErrorRate: rate.default(0),
 });
 export type Faults = z.infer<typeof FaultsSchema>;
 
@@ -75,8 +77,39 @@ export const SimulatorOptionsSchema = z.strictObject({
     .positive()
     .default(7 * 86_400_000),
   contentUrlValidityMs: z.number().int().positive().default(86_400_000),
-  /** `mixed` writes report and MO date-times in every format seen in production. */
+  /**
+   * `mixed` writes report and MO date-times in every format seen in production, some with a
+   * zone; `standard` writes `YYYY-MM-DD HH:mm:ss` KST only.
+   */
   dateStyle: z.enum(['standard', 'mixed']).default('mixed'),
+  /**
+   * Source addresses allowed to call the gateway (its console's allowlist of single addresses).
+   * Absent: every address is allowed. Token issuance from another address answers `20001`,
+   * any other bearer call `29025`.
+   */
+  allowedIps: z
+    .array(z.union([z.ipv4(), z.ipv6()]))
+    .min(1)
+    .optional(),
+  /**
+   * The code a repeated `cliKey` is answered with: one of the duplicate family, or `mixed`
+   * (drawn per answer from all three, as the real gateway does).
+   */
+  duplicateCode: z.enum(['29005', '29023', '29024', 'mixed']).default('mixed'),
+  /** How an empty poll answers: `data: null`, `rptCnt: 0` with an empty list, or either. */
+  emptyPollStyle: z.enum(['null', 'zero', 'mixed']).default('mixed'),
+  /**
+   * How a report without fallback writes `fbReasonLst`: always `[]` (`list`), or `[]`, `null`
+   * or no field at all (`mixed`).
+   */
+  fbReasonStyle: z.enum(['list', 'mixed']).default('mixed'),
+  /** `shuffled` delivers reports out of order, within a page or body and across them. */
+  reportOrder: z.enum(['ordered', 'shuffled']).default('shuffled'),
+  /**
+   * The API key belongs to an internal-approval customer: a rejected (`S`) messenger template
+   * may be sent for review again (spec 02 §3), not only a registered (`T`) one.
+   */
+  internalApproval: z.boolean().default(false),
   faults: FaultsSchema.default(FaultsSchema.parse({})),
   /** Print one line per gateway call and webhook delivery. */
   verbose: z.boolean().default(false),
