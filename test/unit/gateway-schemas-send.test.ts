@@ -8,7 +8,7 @@ import {
   PushRequestSchema,
   RcsIntegratedRequestSchema,
   RcsReplyRequestSchema,
-  RcsReplyResponseDataSchema,
+  RcsReplyResultItemSchema,
   RcsV1RequestSchema,
   RcsV11RequestSchema,
   SEND_ENDPOINTS,
@@ -372,8 +372,8 @@ describe('RcsReplyRequestSchema', () => {
       },
     ];
 
-    expect(RcsReplyResponseDataSchema.parse(data)).toEqual(data);
-    expect(RcsReplyResponseDataSchema.parse(null)).toEqual([]);
+    expect(data.map((item) => RcsReplyResultItemSchema.parse(item))).toEqual(data);
+    expect(RcsReplyResultItemSchema.safeParse({ cliKey: 'reply-1' }).success).toBe(false);
   });
 });
 
@@ -859,7 +859,7 @@ describe('SEND_ENDPOINTS', () => {
     expect(SEND_ENDPOINTS.mmsMultipart.schema).toBe(MmsMultipartRequestSchema);
     expect(SEND_ENDPOINTS.mmsMultipart.body).toBe('multipart');
     expect(SEND_ENDPOINTS.rcsIntegrated.schema).toBe(RcsIntegratedRequestSchema);
-    expect(SEND_ENDPOINTS.rcsReply.responseDataSchema).toBe(RcsReplyResponseDataSchema);
+    expect(SEND_ENDPOINTS.rcsReply.schema).toBe(RcsReplyRequestSchema);
     expect(SEND_ENDPOINTS.brandFree.schema).toBe(BrandFreeRequestSchema);
   });
 });

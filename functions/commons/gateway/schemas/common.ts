@@ -432,14 +432,3 @@ export const ScheduledSendDataSchema = z.looseObject({
   webReqId: GatewayIdSchema,
 });
 export type ScheduledSendData = z.infer<typeof ScheduledSendDataSchema>;
-
-/** `data` of a send: per-recipient results (`null` reads as `[]`), or the scheduled object. */
-export const SendResponseDataSchema = z.union([
-  presentListOrEmpty(SendResultItemSchema),
-  ScheduledSendDataSchema,
-]);
-export type SendResponseData = z.infer<typeof SendResponseDataSchema>;
-
-/** True when a send was scheduled rather than sent at once. */
-export const isScheduledSendData = (data: SendResponseData): data is ScheduledSendData =>
-  !Array.isArray(data);

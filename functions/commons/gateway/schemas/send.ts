@@ -13,12 +13,10 @@ import {
   MMS_TITLE_MAX_BYTES,
   NullableStringSchema,
   PhoneSchema,
-  presentListOrEmpty,
   RcsButtonSchema,
   RecvInfoSchema,
   recipientsSchema,
   resvFieldsShape,
-  SendResponseDataSchema,
   ShortCodeSchema,
   SMS_MAX_BYTES,
   textSchema,
@@ -246,8 +244,6 @@ export const RcsReplyResultItemSchema = z.looseObject({
 export type RcsReplyResultItem = z.infer<typeof RcsReplyResultItemSchema>;
 
 /** `data` of a two-way reply (`null` reads as `[]`). */
-export const RcsReplyResponseDataSchema = presentListOrEmpty(RcsReplyResultItemSchema);
-export type RcsReplyResponseData = z.infer<typeof RcsReplyResponseDataSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // Push (spec 01 §4.7)
@@ -329,7 +325,7 @@ export type PushRequest = z.infer<typeof PushRequestSchema>;
 
 /**
  * Every send endpoint (all `POST`): host placeholder (`api` = {api_url}, `send` = {send_url}),
- * path, body encoding, request schema and the schema of the success envelope's `data`. SMS and
+ * path, body encoding and request schema (the answer is read by `resvYn`, see the client). SMS and
  * MMS exist on both the older `/msg/v1` paths and the `/xms` paths (field notes, "Hosts").
  */
 export const SEND_ENDPOINTS = {
@@ -339,7 +335,6 @@ export const SEND_ENDPOINTS = {
     path: '/xms/sms/v1',
     body: 'json',
     schema: SmsRequestSchema,
-    responseDataSchema: SendResponseDataSchema,
   },
   smsLegacy: {
     host: 'api',
@@ -347,7 +342,6 @@ export const SEND_ENDPOINTS = {
     path: '/msg/v1/sms',
     body: 'json',
     schema: SmsRequestSchema,
-    responseDataSchema: SendResponseDataSchema,
   },
   mms: {
     host: 'send',
@@ -355,7 +349,6 @@ export const SEND_ENDPOINTS = {
     path: '/xms/mms/v1',
     body: 'json',
     schema: MmsRequestSchema,
-    responseDataSchema: SendResponseDataSchema,
   },
   mmsLegacy: {
     host: 'api',
@@ -363,7 +356,6 @@ export const SEND_ENDPOINTS = {
     path: '/msg/v1/mms',
     body: 'json',
     schema: MmsRequestSchema,
-    responseDataSchema: SendResponseDataSchema,
   },
   /** `schema` describes the `reqMsg` part; the files go in the `parts` part. */
   mmsMultipart: {
@@ -372,7 +364,6 @@ export const SEND_ENDPOINTS = {
     path: '/xms/mms/file/v1',
     body: 'multipart',
     schema: MmsMultipartRequestSchema,
-    responseDataSchema: SendResponseDataSchema,
   },
   rcsV1: {
     host: 'api',
@@ -380,7 +371,6 @@ export const SEND_ENDPOINTS = {
     path: '/msg/v1/rcs',
     body: 'json',
     schema: RcsV1RequestSchema,
-    responseDataSchema: SendResponseDataSchema,
   },
   rcsV11: {
     host: 'api',
@@ -388,7 +378,6 @@ export const SEND_ENDPOINTS = {
     path: '/msg/v1.1/rcs',
     body: 'json',
     schema: RcsV11RequestSchema,
-    responseDataSchema: SendResponseDataSchema,
   },
   rcsIntegrated: {
     host: 'send',
@@ -396,7 +385,6 @@ export const SEND_ENDPOINTS = {
     path: '/rcs/v1.1',
     body: 'json',
     schema: RcsIntegratedRequestSchema,
-    responseDataSchema: SendResponseDataSchema,
   },
   rcsReply: {
     host: 'send',
@@ -404,7 +392,6 @@ export const SEND_ENDPOINTS = {
     path: '/rcs/bi/v1.1',
     body: 'json',
     schema: RcsReplyRequestSchema,
-    responseDataSchema: RcsReplyResponseDataSchema,
   },
   push: {
     host: 'api',
@@ -412,7 +399,6 @@ export const SEND_ENDPOINTS = {
     path: '/msg/v1/push',
     body: 'json',
     schema: PushRequestSchema,
-    responseDataSchema: SendResponseDataSchema,
   },
   messengerNotice: {
     host: 'send',
@@ -420,7 +406,6 @@ export const SEND_ENDPOINTS = {
     path: '/msgr/notice/v1.2',
     body: 'json',
     schema: MessengerNoticeRequestSchema,
-    responseDataSchema: SendResponseDataSchema,
   },
   brandTemplate: {
     host: 'send',
@@ -428,7 +413,6 @@ export const SEND_ENDPOINTS = {
     path: '/msgr/brand/tmplt/v1',
     body: 'json',
     schema: BrandTemplateRequestSchema,
-    responseDataSchema: SendResponseDataSchema,
   },
   brandFree: {
     host: 'send',
@@ -436,6 +420,5 @@ export const SEND_ENDPOINTS = {
     path: '/msgr/brand/custom/v1',
     body: 'json',
     schema: BrandFreeRequestSchema,
-    responseDataSchema: SendResponseDataSchema,
   },
 } as const;
