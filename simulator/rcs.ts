@@ -1,24 +1,32 @@
 import type { z } from 'zod';
-import {
-  RCS_CHATBOT_ID_UNUSABLE_CODE,
-  RCS_MANAGEMENT_PATHS,
-  RcsBrandRegisterRequestSchema,
-  RcsBrandUpdateRequestSchema,
-  type RcsChatbotInput,
-  RcsChatbotRegisterRequestSchema,
-  type RcsManagementPathName,
-  RcsPageQuerySchema,
-  RcsPortalCredentialsSchema,
-} from '../functions/commons/gateway/schemas/rcs-management.ts';
 import { formatKst } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
+import {
+  BrandRegisterSchema,
+  BrandUpdateSchema,
+  ChatbotRegisterSchema,
+  type FieldProblem,
+  firstProblem,
+  PortalHeadersSchema,
+  RCS_CHATBOT_ID_UNUSABLE,
+  RCS_LIMITS,
+  RCS_PATHS,
+  type RcsPathName,
+  readPage,
+  SIM_RCS_CATEGORIES,
+  SIM_RCS_DEFAULT_TEMPLATES,
+  SIM_RCS_FORMS,
+  type SimBrandBody,
+  type SimChatbotInput,
+} from './rcs-rules.ts';
 import type { Router, SimHandler, SimRequest, SimResponse } from './router.ts';
 
 /**
  * RCS brands, chatbots and the template catalogue, spec 03. All on the bearer token; brand
- * endpoints also need the portal headers, chatbot endpoints the brand's `brandKey`. Choices (the
- * spec leaves them open) are listed in `simulator/README.md`.
+ * endpoints also need the portal headers, chatbot endpoints the brand's `brandKey`. What a request
+ * must look like is in `rcs-rules.ts`; choices (the spec leaves them open) are listed in
+ * `simulator/README.md`.
  */
 export const RCS_CODES = {
   invalidField: '21001',
@@ -32,7 +40,7 @@ export const RCS_CODES = {
   mdnTaken: '22808',
   unknownForm: '22809',
   unknownTemplate: '22810',
-  chatbotIdUnusable: RCS_CHATBOT_ID_UNUSABLE_CODE,
+  chatbotIdUnusable: RCS_CHATBOT_ID_UNUSABLE,
   /** Nested in `21399`: the chat-room id has an invalid format. */
   nestedInvalidId: '40001',
   /** Nested in `21399`: the chat-room id is already registered. */
@@ -50,67 +58,10 @@ export const RCS_APPROVAL = {
 } as const;
 const APPROVAL_TEXTS = new Set<string>(Object.values(RCS_APPROVAL));
 
-export const SIM_RCS_CATEGORIES = [
-  {
-    categoryId: '001',
-    categoryName: 'Shopping',
-    subCategories: [{ subCategoryId: '001001', subCategoryName: 'Online mall' }],
-  },
-  {
-    categoryId: '002',
-    categoryName: 'Finance',
-    subCategories: [{ subCategoryId: '002001', subCategoryName: 'Bank' }],
-  },
-] as const;
-
-export const SIM_RCS_FORMS = [
-  {
-    messagebaseformId: 'SS000000',
-    formName: 'Description (free text)',
-    cardType: 'free',
-    bizCondition: [],
-    bizCategory: 'general',
-    bizService: 'notice',
-    productCode: 'des',
-    spec: 'description',
-    mediaUrl: [],
-    guideInfo: { maxLineCount: 30, maxDisplayText: 1300 },
-  },
-  {
-    messagebaseformId: 'SS000001',
-    formName: 'Cell (title + text)',
-    cardType: 'cell',
-    bizCondition: [],
-    bizCategory: 'general',
-    bizService: 'notice',
-    productCode: 'cell',
-    spec: 'cell',
-    mediaUrl: [],
-    guideInfo: { maxLineCount: 10, maxDescriptionSize: 400 },
-  },
-] as const;
-
-export const SIM_RCS_DEFAULT_TEMPLATES = [
-  {
-    messagebaseId: 'CMN-0001',
-    tmpltName: 'Delivery notice',
-    messagebaseformId: 'SS000001',
-    productCode: 'cell',
-    cardType: 'cell',
-  },
-  {
-    messagebaseId: 'CMN-0002',
-    tmpltName: 'Free notice',
-    messagebaseformId: 'SS000000',
-    productCode: 'des',
-    cardType: 'free',
-  },
-] as const;
-
 interface Chatbot {
   readonly chatbotId: string;
   readonly brandId: string;
-  input: RcsChatbotInput;
+  input: SimChatbotInput;
   isMainNum: boolean;
   approvalResult: string;
   readonly registeredAt: number;
@@ -120,7 +71,7 @@ interface Chatbot {
 interface Brand {
   readonly brandId: string;
   readonly brandKey: string;
-  body: z.output<typeof RcsBrandUpdateRequestSchema>;
+  body: SimBrandBody;
   approvalStatus: string;
   readonly registeredAt: number;
   updatedAt: number | undefined;
@@ -140,11 +91,8 @@ export const createRcs = (ctx: SimContext) => {
   const fail = (code: string, message: string, status = 400, data?: unknown): SimResponse =>
     envelope(code, message, data, status);
 
-  const invalid = (error: z.ZodError): SimResponse => {
-    const [issue] = error.issues;
-    const path = issue?.path.join('.') || '(body)';
-    return fail(RCS_CODES.invalidField, `${path}: ${issue?.message ?? 'invalid'}`);
-  };
+  const invalid = ({ field, reason }: FieldProblem): SimResponse =>
+    fail(RCS_CODES.invalidField, `${field}: ${reason}`);
 
   const header = (request: SimRequest, name: string): string | undefined => {
     const value = request.headers[name.toLowerCase()];
@@ -155,11 +103,11 @@ export const createRcs = (ctx: SimContext) => {
   const requirePortal = (request: SimRequest): SimResponse | undefined => {
     const denied = ctx.requireBearer(request);
     if (denied) return denied;
-    const parsed = RcsPortalCredentialsSchema.safeParse({
+    const parsed = PortalHeadersSchema.safeParse({
       apiId: header(request, 'apiId'),
       apiSecret: header(request, 'apiSecret'),
     });
-    if (!parsed.success) return invalid(parsed.error);
+    if (!parsed.success) return invalid(firstProblem(parsed.error));
     if (
       parsed.data.apiId !== SIM_RCS_PORTAL.apiId ||
       parsed.data.apiSecret !== SIM_RCS_PORTAL.apiSecret
@@ -174,17 +122,14 @@ export const createRcs = (ctx: SimContext) => {
     schema: S,
   ): { data: z.output<S> } | { response: SimResponse } => {
     const parsed = schema.safeParse(request.json() ?? {});
-    return parsed.success ? { data: parsed.data } : { response: invalid(parsed.error) };
+    return parsed.success
+      ? { data: parsed.data }
+      : { response: invalid(firstProblem(parsed.error)) };
   };
 
   const page = (request: SimRequest): { offset: number; limit: number } | SimResponse => {
-    const raw = (name: string) => {
-      const value = request.query.get(name);
-      return value === null ? undefined : Number(value);
-    };
-    const parsed = RcsPageQuerySchema.safeParse({ offset: raw('offset'), limit: raw('limit') });
-    if (!parsed.success) return invalid(parsed.error);
-    return { offset: Number(parsed.data.offset), limit: Number(parsed.data.limit) };
+    const window = readPage(request.query);
+    return 'field' in window ? invalid(window) : window;
   };
 
   const paginate = <T>(items: readonly T[], window: { offset: number; limit: number }) => ({
@@ -255,7 +200,7 @@ export const createRcs = (ctx: SimContext) => {
     updateId: null,
   });
 
-  const addChatbots = (brandId: string, inputs: readonly RcsChatbotInput[], mainMdn?: string) => {
+  const addChatbots = (brandId: string, inputs: readonly SimChatbotInput[], mainMdn?: string) => {
     const now = ctx.clock.now();
     return inputs.map((input) => {
       const chatbot: Chatbot = {
@@ -272,7 +217,7 @@ export const createRcs = (ctx: SimContext) => {
     });
   };
 
-  const takenMdn = (inputs: readonly RcsChatbotInput[]) => {
+  const takenMdn = (inputs: readonly SimChatbotInput[]) => {
     const seen = new Set<string>();
     for (const { mdn } of inputs) {
       if (chatbots.has(mdn) || seen.has(mdn)) {
@@ -295,11 +240,29 @@ export const createRcs = (ctx: SimContext) => {
   const brandWithKey = (request: SimRequest): { brand: Brand } | { response: SimResponse } => {
     const denied = ctx.requireBearer(request);
     if (denied) return { response: denied };
+    // Spec 03 §4.2 limits brandId to 13 in the chatbot paths; the brand paths state no limit.
+    const brandId = request.params.brandId ?? '';
+    if (brandId.length > RCS_LIMITS.brandIdInChatbotPath) {
+      return {
+        response: invalid({
+          field: 'brandId',
+          reason: `at most ${RCS_LIMITS.brandIdInChatbotPath} characters`,
+        }),
+      };
+    }
     const found = brandOf(request);
     if ('response' in found) return found;
     const key = header(request, 'brandKey');
     if (key === undefined || key === '') {
       return { response: fail(RCS_CODES.invalidField, 'brandKey header is required') };
+    }
+    if ([...key].length > RCS_LIMITS.brandKey) {
+      return {
+        response: invalid({
+          field: 'brandKey',
+          reason: `at most ${RCS_LIMITS.brandKey} characters`,
+        }),
+      };
     }
     if (key !== found.brand.brandKey) {
       return {
@@ -326,7 +289,7 @@ export const createRcs = (ctx: SimContext) => {
         };
   };
 
-  const handlers: Record<RcsManagementPathName, SimHandler> = {
+  const handlers: Record<RcsPathName, SimHandler> = {
     brandCategories: (request) => ctx.requireBearer(request) ?? ok(SIM_RCS_CATEGORIES),
 
     listBrands: (request) => {
@@ -356,7 +319,7 @@ export const createRcs = (ctx: SimContext) => {
     registerBrand: (request) => {
       const denied = requirePortal(request);
       if (denied) return denied;
-      const parsed = parseBody(request, RcsBrandRegisterRequestSchema);
+      const parsed = parseBody(request, BrandRegisterSchema);
       if ('response' in parsed) return parsed.response;
       const { chatbots: inputs, certiFilePath: _certificate, ...body } = parsed.data;
       const refused = checkCategory(body.regBrand) ?? takenMdn(inputs);
@@ -381,7 +344,7 @@ export const createRcs = (ctx: SimContext) => {
       if (denied) return denied;
       const found = brandOf(request);
       if ('response' in found) return found.response;
-      const parsed = parseBody(request, RcsBrandUpdateRequestSchema);
+      const parsed = parseBody(request, BrandUpdateSchema);
       if ('response' in parsed) return parsed.response;
       const refused = checkCategory(parsed.data.regBrand);
       if (refused) return refused;
@@ -436,7 +399,7 @@ export const createRcs = (ctx: SimContext) => {
     registerChatbots: (request) => {
       const found = brandWithKey(request);
       if ('response' in found) return found.response;
-      const parsed = parseBody(request, RcsChatbotRegisterRequestSchema);
+      const parsed = parseBody(request, ChatbotRegisterSchema);
       if ('response' in parsed) return parsed.response;
       const refused = takenMdn(parsed.data.chatbots);
       if (refused) return refused;
@@ -452,7 +415,7 @@ export const createRcs = (ctx: SimContext) => {
       if ('response' in found) return found.response;
       const bot = chatbotOf(request, found.brand);
       if ('response' in bot) return bot.response;
-      const parsed = parseBody(request, RcsChatbotRegisterRequestSchema);
+      const parsed = parseBody(request, ChatbotRegisterSchema);
       if ('response' in parsed) return parsed.response;
       const { chatbot } = bot;
       if (chatbot.approvalResult === RCS_APPROVAL.pending) {
@@ -619,9 +582,9 @@ export const createRcs = (ctx: SimContext) => {
   return {
     register(router: Router): void {
       // Fixed segments (`brand/categories`) before `brand/{brandId}`: the first match wins.
-      const names = Object.keys(RCS_MANAGEMENT_PATHS) as RcsManagementPathName[];
+      const names = Object.keys(RCS_PATHS) as RcsPathName[];
       for (const name of names) {
-        const { method, path } = RCS_MANAGEMENT_PATHS[name];
+        const { method, path } = RCS_PATHS[name];
         router.add(method, path.replace(/\{(\w+)\}/g, ':$1'), handlers[name]);
       }
       router.add('POST', '/_sim/rcs/brands/:id/approval', setApproval('brand'));
