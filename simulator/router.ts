@@ -8,6 +8,12 @@ export interface SimRequest {
   readonly query: URLSearchParams;
   readonly headers: IncomingMessage['headers'];
   readonly body: Buffer;
+  /**
+   * The calling socket's address, normalised by {@link normaliseAddress} (an IPv4 client of a
+   * dual-stack listener reads `127.0.0.1`, not `::ffff:127.0.0.1`); `''` when the socket had
+   * already gone. The source allowlist and the refresh token's same-address rule compare it.
+   */
+  readonly remoteAddress: string;
   /** The body parsed as JSON; `undefined` when empty, throws `SyntaxError` when malformed. */
   json(): unknown;
 }
@@ -65,6 +71,29 @@ export class Router {
     return pathMatched ? 'method-not-allowed' : undefined;
   }
 }
+
+/**
+ * One spelling per address, so an allowlist entry and a socket's address compare as text: an
+ * IPv4-mapped IPv6 address reads as its IPv4 address, and IPv6 takes its compressed lower-case
+ * form (`0:0:0:0:0:0:0:1` reads `::1`). Anything unparsable is returned as given.
+ */
+export const normaliseAddress = (address: string | undefined): string => {
+  const trimmed = (address ?? '').trim();
+  if (!trimmed.includes(':')) return trimmed;
+  let host: string;
+  try {
+    // The WHATWG URL parser writes IPv6 hosts in their canonical compressed form, an IPv4-mapped
+    // one as `::ffff:7f00:1`.
+    host = new URL(`http://[${trimmed}]/`).hostname.slice(1, -1);
+  } catch {
+    return trimmed;
+  }
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
+  if (!mapped) return host;
+  const high = Number.parseInt(mapped[1] ?? '0', 16);
+  const low = Number.parseInt(mapped[2] ?? '0', 16);
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+};
 
 export const isReadable = (value: unknown): value is Readable =>
   value !== null && typeof value === 'object' && typeof (value as Readable).pipe === 'function';

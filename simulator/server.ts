@@ -19,7 +19,13 @@ import {
 import { mulberry32 } from './prng.ts';
 import { createRcs } from './rcs.ts';
 import { createReports, type ReportsSnapshot } from './reports.ts';
-import { isReadable, Router, type SimRequest, type SimResponse } from './router.ts';
+import {
+  isReadable,
+  normaliseAddress,
+  Router,
+  type SimRequest,
+  type SimResponse,
+} from './router.ts';
 import { Scheduler } from './scheduler.ts';
 import { createSending, type SendingSnapshot } from './sending.ts';
 import { createStatus } from './status.ts';
@@ -124,7 +130,8 @@ export const startSimulator = async (input: SimulatorOptionsInput): Promise<Simu
   const { options } = parsed;
   const clock = new SimClock(options.clock);
   const scheduler = new Scheduler(clock);
-  const auth = createAuth({ options, clock });
+  // The token fault and its draws read the context, which is made below (called only later).
+  const auth = createAuth({ options, clock, faults: () => ctx.faults, random: () => ctx.random() });
   // Reports is created from the context, and the context's hook calls reports: bind late.
   let acceptRecipient: (recipient: SentRecipient) => void = () => undefined;
   const acceptances: SentRecipient[] = [];
@@ -143,10 +150,7 @@ export const startSimulator = async (input: SimulatorOptionsInput): Promise<Simu
     random: mulberry32(options.seed),
     nextId: idFactory(),
     requireBearer: (request) => auth.requireBearer(request),
-    requireApiKeyHeader: (request) =>
-      request.headers.apikey === options.apiKey
-        ? undefined
-        : envelope('20000', 'unknown API key (header apiKey)', undefined, 401),
+    requireApiKeyHeader: (request) => auth.requireApiKeyHeader(request),
     log: options.verbose ? (line) => console.log(`[simulator] ${line}`) : () => undefined,
   };
 
@@ -280,6 +284,7 @@ const handle = async (
     query: url.searchParams,
     headers: incoming.headers,
     body,
+    remoteAddress: normaliseAddress(incoming.socket.remoteAddress),
   });
   if (!url.pathname.startsWith('/_sim/')) {
     ctx.log(`${method} ${url.pathname} -> ${response.status} ${codeOf(response)}`);

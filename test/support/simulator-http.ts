@@ -1,4 +1,4 @@
-import { type Dispatcher, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { hashApiPassword, newRandomStr } from '../../protocol/api-password.ts';
 
 /** The part of a running simulator these helpers need (a `Simulator` from `simulator/server.ts`). */
@@ -18,6 +18,11 @@ export interface GatewayCall {
   readonly headers?: Readonly<Record<string, string>>;
   /** undici's `headersTimeout` in ms, to let a test give up on a held connection early. */
   readonly headersTimeout?: number;
+  /**
+   * Source address of the call's socket, e.g. `127.0.0.2` (all of 127/8 is loopback on Linux), so
+   * a test can call from an address other than `127.0.0.1`. Default: the system's choice.
+   */
+  readonly localAddress?: string;
 }
 
 export interface GatewayAnswer {
@@ -49,9 +54,23 @@ export const callGateway = async (
     headers,
     body,
     ...(call.headersTimeout === undefined ? {} : { headersTimeout: call.headersTimeout }),
+    ...(call.localAddress === undefined ? {} : { dispatcher: boundAgent(call.localAddress) }),
   });
   const text = await response.body.text();
   return { status: response.statusCode, body: parseBody(text), headers: response.headers };
+};
+
+// One keep-alive pool per source address, for the life of the test process.
+const boundAgents = new Map<string, Agent>();
+
+/** An undici dispatcher whose sockets are bound to `localAddress`. */
+export const boundAgent = (localAddress: string): Agent => {
+  let agent = boundAgents.get(localAddress);
+  if (agent === undefined) {
+    agent = new Agent({ localAddress });
+    boundAgents.set(localAddress, agent);
+  }
+  return agent;
 };
 
 const parseBody = (text: string): unknown => {
@@ -71,14 +90,17 @@ export interface Tokens {
 /**
  * Issues a token pair the way a real client does: a fresh `randomStr`, the password proof from
  * `hashApiPassword`, `POST /auth/v1/{randomStr}`. Throws with the gateway's answer when refused,
- * so a test that needs a token fails loudly rather than with a confusing later 401.
+ * so a test that needs a token fails loudly rather than with a confusing later 401. `from` binds
+ * the call to a source address (see `GatewayCall.localAddress`).
  */
 export const authenticate = async (
   sim: SimulatorEndpoint,
   credentials: { readonly apiKey: string; readonly apiPassword: string },
+  from: { readonly localAddress?: string } = {},
 ): Promise<Tokens> => {
   const randomStr = newRandomStr();
   const answer = await callGateway(sim, {
+    ...from,
     method: 'POST',
     path: `/auth/v1/${randomStr}`,
     body: {
