@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { ConfirmReportsRequestSchema } from '../functions/commons/gateway/schemas/reports.ts';
+import { z } from 'zod';
 import { formatKst } from '../protocol/kst.ts';
 import type { SentRecipient, SimChannel, SimContext, SimResult } from './context.ts';
 import { envelope, ok } from './context.ts';
@@ -7,7 +7,9 @@ import type { Router, SimRequest, SimResponse } from './router.ts';
 
 /**
  * Delivery reports: outcome draw, polling (100 per page, 10 s after an empty poll, 120 s confirm
- * window, 81 h expiry) and the report webhook (same body again every 10 s for 72 h).
+ * window, available reports expire after 81 h without a report request) and the report webhook
+ * (same body again every 10 s for 72 h). With `reportOrder: 'shuffled'` reports leave out of
+ * order within a page or body and across them (field notes: "Order is not guaranteed").
  *
  * Codes this module answers besides `10000` (simulator choices; the spec lists none):
  * - `29002` (HTTP 400): a poll came less than `minEmptyPollIntervalMs` after an empty poll.
@@ -113,11 +115,18 @@ const telcoFor = (channel: string, phone: string | undefined): string =>
     ? ''
     : pick(TELCOS, (stableHash(phone) % 1000) / 1000);
 
+/** The number of date-time formats `mixed` rotates through (see {@link formatGatewayDate}). */
+export const MIXED_DATE_FORMATS = 5;
+
 /**
- * Formats a simulated instant as a zone-less KST date-time. `standard` always writes
- * `YYYY-MM-DD HH:mm:ss`; `mixed` picks by `turn` one of the three formats seen in production
- * (`YYYY-MM-DD HH:mm:ss`, `YYYY-MM-DDTHH:mm:ss`, `YYYYMMDDHHmmss`), so consecutive items and
- * the fields of one item differ.
+ * Formats a simulated instant as a gateway date-time. `standard` always writes zone-less KST
+ * `YYYY-MM-DD HH:mm:ss`; `mixed` picks by `turn` one of the formats seen in production, so
+ * consecutive items and the fields of one item differ: the three zone-less KST ones
+ * (`YYYY-MM-DD HH:mm:ss`, `YYYY-MM-DDTHH:mm:ss`, `YYYYMMDDHHmmss`) and two with a zone (field
+ * notes: "sometimes with a zone"): KST with its offset (`2026-11-24T23:00:00+09:00`) and the same
+ * instant in UTC (`2026-11-24T14:00:00Z`). The UTC form is a simulator choice (the notes name no
+ * zone): its wall-clock text differs from the KST one, so a client that drops the zone and reads
+ * the text as KST is nine hours off and a test sees it.
  */
 export const formatGatewayDate = (
   instant: number,
@@ -126,13 +135,17 @@ export const formatGatewayDate = (
 ): string => {
   const standard = formatKst(instant, 'YYYY-MM-DD HH:mm:ss');
   if (style === 'standard') return standard;
-  switch (turn % 3) {
+  switch (turn % MIXED_DATE_FORMATS) {
     case 0:
       return standard;
     case 1:
       return standard.replace(' ', 'T');
-    default:
+    case 2:
       return formatKst(instant, 'YYYYMMDDHHmmss');
+    case 3:
+      return `${standard.replace(' ', 'T')}+09:00`;
+    default:
+      return `${new Date(Math.floor(instant / 1000) * 1000).toISOString().slice(0, 19)}Z`;
   }
 };
 
@@ -195,7 +208,8 @@ export interface PolledReportItem {
   readonly ch: string;
   readonly resultCode: string;
   readonly resultCodeDesc: string;
-  readonly fbReasonLst: readonly FbReason[] | null;
+  /** `[]`, `null` or absent when nothing fell back (`fbReasonStyle`). */
+  readonly fbReasonLst?: readonly FbReason[] | null;
   readonly telco: string;
   readonly rptDt: string;
   readonly productCode: string;
@@ -246,11 +260,26 @@ export interface Reports {
   snapshot(): ReportsSnapshot;
 }
 
-interface AvailableReport {
-  readonly item: PolledReportItem;
-  /** When it (last) became available; it expires `pollExpiryMs` later unless handed out. */
-  readonly since: number;
-}
+/**
+ * Body of `POST /msg/v1.2/report/result` (spec 01 §4.12: `rptKeyLst`, an array of report keys).
+ * The spec names no other field and no upper bound; the simulator refuses other fields, an empty
+ * list and empty keys (`21001`), and takes any number of keys.
+ */
+const ConfirmBodySchema = z.strictObject({
+  rptKeyLst: z.array(z.string().min(1, 'a report key is empty')).min(1, 'no report key to confirm'),
+});
+
+/** Fisher–Yates with the simulator's seeded draws: the same seed gives the same order. */
+const shuffle = <T>(items: readonly T[], random: () => number): T[] => {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    const a = copy[i] as T;
+    copy[i] = copy[j] as T;
+    copy[j] = a;
+  }
+  return copy;
+};
 
 interface OutstandingKey {
   readonly items: readonly PolledReportItem[];
@@ -297,12 +326,24 @@ export const createReports = (ctx: SimContext): Reports => {
   };
   let quirkTurn = 0;
 
+  const shuffled = options.reportOrder === 'shuffled';
+
   // Polling state.
-  let available: AvailableReport[] = [];
+  let available: PolledReportItem[] = [];
   const outstanding = new Map<string, OutstandingKey>();
   const lapsedKeys = new Set<string>();
   const confirmedKeys = new Set<string>();
   let lastEmptyPollAt: number | undefined;
+  /**
+   * The last report request (`GET /msg/v1.2/report`, any answer but an authentication refusal).
+   * Spec 01 §3: available reports expire when there has been no report request for 81 hours, so
+   * the idle time counts from here, not from when a report became available. Before the first
+   * poll it counts from the simulator's start (the account's first moment).
+   */
+  let lastReportRequestAt = clock.now();
+  /** When the pending expiry sweep runs; one sweep at a time, moved on as polls come. */
+  let sweepAt: number | undefined;
+  let emptyTurn = 0;
 
   // Webhook state.
   let pendingWebhook: WebhookReportItem[] = [];
@@ -377,15 +418,24 @@ export const createReports = (ctx: SimContext): Reports => {
     productCode: string,
   ): WebhookReportItem => {
     const turn = quirkTurn++;
-    // Production sends `null` for "no fallback" on some items and `[]` on others.
-    const fbReasonLst = result.fbReasonLst.length > 0 ? result.fbReasonLst : turn % 2 ? [] : null;
+    // Production writes "no fallback" as `[]`, `null` or no field at all (field notes); `mixed`
+    // rotates through the three by item, so every small batch shows each.
+    const noFallback = options.fbReasonStyle === 'list' ? 0 : turn % 3;
+    const fbReasonLst =
+      result.fbReasonLst.length > 0
+        ? { fbReasonLst: result.fbReasonLst }
+        : noFallback === 0
+          ? { fbReasonLst: [] }
+          : noFallback === 1
+            ? { fbReasonLst: null }
+            : {};
     const item: WebhookReportItem = {
       msgKey: recipient.msgKey,
       cliKey: recipient.cliKey,
       ch: result.ch,
       resultCode: result.resultCode,
       resultCodeDesc: result.resultCodeDesc,
-      fbReasonLst,
+      ...fbReasonLst,
       telco: result.telco,
       rptDt: formatDate(result.reportedAt, turn),
       productCode,
@@ -406,7 +456,7 @@ export const createReports = (ctx: SimContext): Reports => {
     ch: item.ch,
     resultCode: item.resultCode,
     resultCodeDesc: item.resultCodeDesc,
-    fbReasonLst: item.fbReasonLst,
+    ...('fbReasonLst' in item ? { fbReasonLst: item.fbReasonLst } : {}),
     telco: item.telco,
     rptDt: item.rptDt,
     productCode: item.productCode,
@@ -420,27 +470,42 @@ export const createReports = (ctx: SimContext): Reports => {
     counts.generated++;
     const item = buildItem(recipient, result, productCode);
     ctx.log(`report ${recipient.msgKey} ${result.ch} ${result.resultCode}`);
-    if (toPolling) makeAvailable([polledItem(item)], 'end', at);
+    if (toPolling) makeAvailable([polledItem(item)], 'end');
     if (toWebhook) enqueueWebhook(item);
   };
 
   // ---- polling ----
 
-  const makeAvailable = (
-    items: readonly PolledReportItem[],
-    where: 'start' | 'end',
-    since: number,
-  ): void => {
-    const entries = items.map((item) => ({ item, since }));
-    available = where === 'start' ? [...entries, ...available] : [...available, ...entries];
-    scheduler.at(since + options.pollExpiryMs, sweepExpired);
+  const makeAvailable = (items: readonly PolledReportItem[], where: 'start' | 'end'): void => {
+    available = where === 'start' ? [...items, ...available] : [...available, ...items];
+    armSweep();
   };
 
+  /**
+   * Every available report goes once `pollExpiryMs` passed without a report request; a report
+   * that becomes available after that point, with still no request, goes at once (the account's
+   * poller counts as gone until it polls again). Reports handed out and awaiting confirmation are
+   * not available and stay until their window ends.
+   */
   const sweepExpired = (): void => {
-    const now = clock.now();
-    const kept = available.filter((entry) => entry.since + options.pollExpiryMs > now);
-    counts.expired += available.length - kept.length;
-    available = kept;
+    if (available.length === 0 || clock.now() < lastReportRequestAt + options.pollExpiryMs) return;
+    counts.expired += available.length;
+    ctx.log(
+      `${available.length} reports expired: no report request for ${options.pollExpiryMs} ms`,
+    );
+    available = [];
+  };
+
+  const armSweep = (): void => {
+    if (sweepAt !== undefined || available.length === 0) return;
+    const at = lastReportRequestAt + options.pollExpiryMs;
+    sweepAt = at;
+    scheduler.at(at, () => {
+      sweepAt = undefined;
+      sweepExpired();
+      // A poll since arming moved the point on: wait for the new one.
+      armSweep();
+    });
   };
 
   const lapse = (rptKey: string): void => {
@@ -449,12 +514,30 @@ export const createReports = (ctx: SimContext): Reports => {
     outstanding.delete(rptKey);
     lapsedKeys.add(rptKey);
     counts.returnedUnconfirmed += key.items.length;
-    makeAvailable(key.items, 'start', key.deadline);
+    makeAvailable(key.items, 'start');
   };
 
   const lapseOverdue = (): void => {
     const now = clock.now();
     for (const [rptKey, key] of outstanding) if (key.deadline <= now) lapse(rptKey);
+  };
+
+  /**
+   * The `data` of an empty poll (field notes: "`data` null or `rptCnt` 0"). `zero` answers an
+   * empty page, every other one with `rptKey: null` and the rest without the field (a key that
+   * names nothing is not confirmable); `mixed` draws between the two shapes per poll.
+   */
+  const emptyPage = (): { rptKey?: null; rptCnt: 0; rptLst: [] } | null => {
+    const style =
+      options.emptyPollStyle === 'mixed'
+        ? ctx.random() < 0.5
+          ? 'null'
+          : 'zero'
+        : options.emptyPollStyle;
+    if (style === 'null') return null;
+    return emptyTurn++ % 2 === 0
+      ? { rptCnt: 0, rptLst: [] }
+      : { rptKey: null, rptCnt: 0, rptLst: [] };
   };
 
   const poll = (request: SimRequest): SimResponse => {
@@ -463,6 +546,9 @@ export const createReports = (ctx: SimContext): Reports => {
     const now = clock.now();
     lapseOverdue();
     sweepExpired();
+    // Any report request restarts the 81 h idle time, a refused or empty one too.
+    lastReportRequestAt = now;
+    armSweep();
     if (lastEmptyPollAt !== undefined && now - lastEmptyPollAt < options.minEmptyPollIntervalMs) {
       counts.rejectedPolls++;
       const waitMs = lastEmptyPollAt + options.minEmptyPollIntervalMs - now;
@@ -477,13 +563,13 @@ export const createReports = (ctx: SimContext): Reports => {
     if (available.length === 0) {
       counts.emptyPolls++;
       lastEmptyPollAt = now;
-      return ok(null);
+      return ok(emptyPage());
     }
     lastEmptyPollAt = undefined;
     const page = available.slice(0, options.reportBatchSize);
     available = available.slice(page.length);
     const rptKey = ctx.nextId('rpt');
-    const items = page.map((entry) => entry.item);
+    const items = shuffled ? shuffle(page, ctx.random) : page;
     const deadline = now + options.confirmWindowMs;
     outstanding.set(rptKey, { items, deadline });
     scheduler.at(deadline, () => lapse(rptKey));
@@ -494,7 +580,7 @@ export const createReports = (ctx: SimContext): Reports => {
     const denied = ctx.requireBearer(request);
     if (denied) return denied;
     // Malformed JSON throws here and the server answers `21000`.
-    const parsed = ConfirmReportsRequestSchema.safeParse(request.json());
+    const parsed = ConfirmBodySchema.safeParse(request.json());
     if (!parsed.success) {
       return envelope(
         REPORT_CODES.badConfirmBody,
@@ -553,7 +639,8 @@ export const createReports = (ctx: SimContext): Reports => {
 
   const flushWebhook = async (): Promise<void> => {
     flushScheduled = false;
-    const items = pendingWebhook;
+    // Production gives no order within a body or across bodies (field notes).
+    const items = shuffled ? shuffle(pendingWebhook, ctx.random) : pendingWebhook;
     pendingWebhook = [];
     const bodies: WebhookBody[] = [];
     for (let i = 0; i < items.length; i += options.reportBatchSize) {
@@ -607,7 +694,12 @@ export const createReports = (ctx: SimContext): Reports => {
       scheduler.at(recipient.deliverAt, () => {
         if (recipient.status === 'REG') recipient.status = 'ING';
       });
-      const at = recipient.deliverAt + options.reportDelayMs;
+      // Shuffled: each report takes between half of `reportDelayMs` and all of it, so reports of
+      // one send (and of sends close together) become ready in an order other than the send
+      // order, and leave on different pages or bodies; every report is still ready by
+      // `reportDelayMs`.
+      const jitter = shuffled ? Math.floor(ctx.random() * (options.reportDelayMs / 2)) : 0;
+      const at = recipient.deliverAt + options.reportDelayMs - jitter;
       scheduler.at(at, () => finish(recipient, at));
     },
     snapshot() {

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -5,7 +6,7 @@ import {
   PollReportsResponseDataSchema,
   ReportWebhookBodySchema,
 } from '../../functions/commons/gateway/schemas/reports.ts';
-import { formatKst } from '../../protocol/kst.ts';
+import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import type { ReportsSnapshot } from '../../simulator/reports.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
@@ -154,7 +155,7 @@ const startReceiver = async (script: (attempt: number) => Reply) => {
 describe('simulator reports: outcome and timing', () => {
   it('reports a recipient only after reportDelayMs, moving its status REG → ING → DONE', async () => {
     // Prepare
-    const { sim, token } = await start({ reportDelayMs: 30_000 });
+    const { sim, token } = await start({ reportDelayMs: 30_000, reportOrder: 'ordered' });
     const [msgKey] = await sendSms(sim, token, 1);
 
     // Act
@@ -261,10 +262,10 @@ describe('simulator reports: outcome and timing', () => {
     ]);
   });
 
-  it('writes date-times in all three production formats with dateStyle mixed, and one with standard', async () => {
-    // Prepare
-    const mixed = await start({ dateStyle: 'mixed' });
-    const standard = await start({ dateStyle: 'standard' });
+  it('writes date-times in every production format with dateStyle mixed, zoned ones too, and one with standard', async () => {
+    // Prepare: reports in send order, so every report has the same instant.
+    const mixed = await start({ dateStyle: 'mixed', reportOrder: 'ordered' });
+    const standard = await start({ dateStyle: 'standard', reportOrder: 'ordered' });
     await sendSms(mixed.sim, mixed.token, 6);
     await sendSms(standard.sim, standard.token, 6);
 
@@ -286,18 +287,29 @@ describe('simulator reports: outcome and timing', () => {
               ? 'T'
               : /^\d{14}$/.test(date)
                 ? 'compact'
-                : `other: ${date}`,
+                : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+09:00$/.test(date)
+                  ? 'kst-zoned'
+                  : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(date)
+                    ? 'utc'
+                    : `other: ${date}`,
         ),
       );
-    expect(shapes(mixedDates)).toEqual(new Set(['space', 'T', 'compact']));
+    expect(shapes(mixedDates)).toEqual(new Set(['space', 'T', 'compact', 'kst-zoned', 'utc']));
     expect(shapes(standardDates)).toEqual(new Set(['space']));
+    // Every format names the same instant: the report time, 2 s after the send.
+    const second = (sim: Simulator) =>
+      new Date(Math.floor(sim.clock.now() / 1_000) * 1_000).toISOString();
+    expect(new Set(mixedDates.map(parseGatewayDateTime))).toEqual(new Set([second(mixed.sim)]));
+    expect(new Set(standardDates.map(parseGatewayDateTime))).toEqual(
+      new Set([second(standard.sim)]),
+    );
   });
 });
 
 describe('simulator reports: polling', () => {
   it('serves 100 reports per page and answers a poll right after a non-empty page', async () => {
     // Prepare
-    const { sim, token } = await start();
+    const { sim, token } = await start({ fbReasonStyle: 'list', emptyPollStyle: 'null' });
     const sent = await sendSms(sim, token, 150);
     await sim.advance(2_000);
 
@@ -320,7 +332,7 @@ describe('simulator reports: polling', () => {
 
   it('rejects a poll less than 10 s after an empty poll with 29002, even when reports exist by then', async () => {
     // Prepare
-    const { sim, token } = await start({ reportDelayMs: 5_000 });
+    const { sim, token } = await start({ reportDelayMs: 5_000, emptyPollStyle: 'null' });
     const empty = await poll(sim, token);
     await sendSms(sim, token, 1);
 
@@ -340,7 +352,7 @@ describe('simulator reports: polling', () => {
 
   it('delivers unconfirmed reports again after 120 s under a new rptKey, and stops once confirmed', async () => {
     // Prepare
-    const { sim, token } = await start();
+    const { sim, token } = await start({ reportOrder: 'ordered', emptyPollStyle: 'null' });
     await sendSms(sim, token, 3);
     await sim.advance(2_000);
     const first = await pollPage(sim, token);
@@ -366,7 +378,7 @@ describe('simulator reports: polling', () => {
 
   it('accepts a confirmation just inside the window and refuses one at 120 s, returning the reports', async () => {
     // Prepare
-    const { sim, token } = await start();
+    const { sim, token } = await start({ reportOrder: 'ordered' });
     await sendSms(sim, token, 2);
     await sim.advance(2_000);
     const inTime = await pollPage(sim, token);
@@ -405,21 +417,74 @@ describe('simulator reports: polling', () => {
     expect(asObject(answer.body).code).toBe('21001');
   });
 
-  it('removes reports nobody polled for 81 hours', async () => {
-    // Prepare
-    const { sim, token } = await start({ accessTokenTtlSeconds: 100 * 3_600 });
-    const [old] = await sendSms(sim, token, 1, 'old');
-    await sim.advance(40 * 3_600_000);
-    const [recent] = await sendSms(sim, token, 1, 'recent');
+  it('keeps an available report past 81 h while report requests keep coming, even ones that hand out other reports', async () => {
+    // Prepare: one report per page, in order, so the unconfirmed first report comes back to the
+    // front every 120 s and the second stays available behind it.
+    const { sim, token } = await start({
+      accessTokenTtlSeconds: 200 * 3_600,
+      reportBatchSize: 1,
+      reportOrder: 'ordered',
+    });
+    const [first, second] = await sendSms(sim, token, 2);
+    await sim.advance(2_000);
 
-    // Act: the old report has been available for exactly 81 h.
-    await sim.advance(41 * 3_600_000 + 2_000);
+    // Act: a poll every 30 h hands out the first report again; the second is never handed out.
+    const handedOut: unknown[] = [];
+    for (let i = 0; i < 4; i++) {
+      handedOut.push((await pollPage(sim, token)).items[0]?.msgKey);
+      await sim.advance(30 * 3_600_000);
+    }
+    const last = await pollPage(sim, token);
+    const confirmed = await confirm(sim, token, [last.rptKey]);
+    const behind = await pollPage(sim, token);
+
+    // Assess: 122 h after it became available, the second report is still there.
+    expect(handedOut).toEqual([first, first, first, first]);
+    expect(confirmed.body.code).toBe('10000');
+    expect(behind.items.map((item) => item.msgKey)).toEqual([second]);
+    expect(reportsOf(sim).polling.expired).toBe(0);
+  });
+
+  it('counts empty polls as report requests for the 81 h rule', async () => {
+    // Prepare
+    const { sim, token } = await start({ accessTokenTtlSeconds: 200 * 3_600 });
+
+    // Act: empty polls at 0 h and 60 h; a report becomes available at 70 h; polled at 140 h.
+    await poll(sim, token);
+    await sim.advance(60 * 3_600_000);
+    const empty = await poll(sim, token);
+    await sim.advance(10 * 3_600_000);
+    const [late] = await sendSms(sim, token, 1);
+    await sim.advance(70 * 3_600_000 - 1);
     const page = await pollPage(sim, token);
 
     // Assess
-    expect(old).toBeDefined();
-    expect(page.items.map((item) => item.msgKey)).toEqual([recent]);
-    expect(reportsOf(sim).polling.expired).toBe(1);
+    expect(empty.body.code).toBe('10000');
+    expect(page.items.map((item) => item.msgKey)).toEqual([late]);
+    expect(reportsOf(sim).polling).toMatchObject({ expired: 0, emptyPolls: 2 });
+  });
+
+  it('removes every available report once 81 h pass without a report request, however recent', async () => {
+    // Prepare: a poll at 0 h; reports become available at 30 h and at 80 h.
+    const { sim, token } = await start({ accessTokenTtlSeconds: 200 * 3_600 });
+    await poll(sim, token);
+    await sim.advance(30 * 3_600_000);
+    await sendSms(sim, token, 1, 'old');
+    await sim.advance(50 * 3_600_000);
+    await sendSms(sim, token, 1, 'recent');
+    await sim.advance(2_000);
+    const before = reportsOf(sim).polling;
+
+    // Act: 81 h after the last poll.
+    await sim.advance(3_600_000 - 2_000);
+    const after = reportsOf(sim).polling;
+    const answer = await poll(sim, token);
+
+    // Assess
+    expect(before).toMatchObject({ available: 2, expired: 0 });
+    expect(after).toMatchObject({ available: 0, expired: 2 });
+    expect(answer.body.code).toBe('10000');
+    expect(asList(asObject(answer.body.data ?? { rptLst: [] }).rptLst)).toEqual([]);
   });
 
   it('requires a bearer token', async () => {
@@ -438,7 +503,7 @@ describe('simulator reports: webhook', () => {
   it('posts the reports as JSON with the webhook-only fields, and is done after HTTP 200', async () => {
     // Prepare
     const receiver = await startReceiver(() => ({ status: 200 }));
-    const { sim, token } = await start({ reportWebhookUrl: receiver.url });
+    const { sim, token } = await start({ reportWebhookUrl: receiver.url, emptyPollStyle: 'null' });
     const sent = await callGateway(sim, {
       method: 'POST',
       path: '/msg/v1/sms',
@@ -603,5 +668,169 @@ describe('simulator reports: webhook', () => {
         .map((item) => item.msgKey)
         .sort(),
     ).toEqual([...sent].sort());
+  });
+});
+
+describe('simulator reports: field-note behaviours', () => {
+  it('validates the confirm body itself: reports.ts imports nothing from functions/', async () => {
+    // Prepare
+    const source = await readFile(new URL('../../simulator/reports.ts', import.meta.url), 'utf8');
+    const { sim, token } = await start();
+    const bodies: Json[] = [
+      {},
+      { rptKeyLst: 'rpt-1' },
+      { rptKeyLst: [''] },
+      { rptKeyLst: [1] },
+      { rptKeyLst: ['rpt-1'], extra: true },
+    ];
+
+    // Act
+    const answers = await Promise.all(
+      bodies.map((body) =>
+        callGateway(sim, { method: 'POST', path: '/msg/v1.2/report/result', token, body }),
+      ),
+    );
+
+    // Assess
+    expect(source).not.toMatch(/from '\.\.\/functions\//);
+    expect(answers.map((answer) => [answer.status, asObject(answer.body).code])).toEqual(
+      bodies.map(() => [400, '21001']),
+    );
+  });
+
+  it('answers an empty poll with data null, with rptCnt 0 and an empty list, or either by seed', async () => {
+    // Prepare
+    const nullStyle = await start({ emptyPollStyle: 'null' });
+    const zeroStyle = await start({ emptyPollStyle: 'zero' });
+    const mixed = await start({ emptyPollStyle: 'mixed', seed: 7 });
+    const again = await start({ emptyPollStyle: 'mixed', seed: 7 });
+    const polls = async ({ sim, token }: { sim: Simulator; token: string }, count: number) => {
+      const data: unknown[] = [];
+      for (let i = 0; i < count; i++) {
+        const answer = await poll(sim, token);
+        expect(answer).toMatchObject({ status: 200, body: { code: '10000' } });
+        data.push(answer.body.data);
+        await sim.advance(10_000);
+      }
+      return data;
+    };
+
+    // Act
+    const nulls = await polls(nullStyle, 2);
+    const zeros = await polls(zeroStyle, 2);
+    const mixedData = await polls(mixed, 12);
+    const mixedAgain = await polls(again, 12);
+
+    // Assess
+    expect(nulls).toEqual([null, null]);
+    expect(zeros).toEqual([
+      { rptCnt: 0, rptLst: [] },
+      { rptKey: null, rptCnt: 0, rptLst: [] },
+    ]);
+    expect(mixedData).toContainEqual(null);
+    expect(mixedData.some((data) => data !== null)).toBe(true);
+    for (const data of mixedData) {
+      expect(PollReportsResponseDataSchema.parse(data)).toBeNull();
+    }
+    expect(mixedAgain).toEqual(mixedData);
+  });
+
+  it('writes fbReasonLst of a report without fallback as [], null or no field (mixed), only [] with list', async () => {
+    // Prepare: no fallback and a mix of successes and failures, polled and posted.
+    const receiver = await startReceiver(() => ({ status: 200 }));
+    const options = { failureRate: 0.5, reportDelivery: 'both', reportWebhookUrl: receiver.url };
+    const mixed = await start({ ...options, fbReasonStyle: 'mixed' });
+    const list = await start({ ...options, fbReasonStyle: 'list' });
+    await sendSms(mixed.sim, mixed.token, 9);
+    await sendSms(list.sim, list.token, 9);
+
+    // Act
+    await mixed.sim.advance(2_000);
+    await list.sim.advance(2_000);
+    const mixedPolled = (await pollPage(mixed.sim, mixed.token)).items;
+    const listPolled = (await pollPage(list.sim, list.token)).items;
+    const posted = receiver.bodies().flatMap((body) => asList(body.rptLst));
+
+    // Assess
+    const shape = (item: Record<string, unknown>) =>
+      !('fbReasonLst' in item) ? 'absent' : item.fbReasonLst === null ? 'null' : 'list';
+    expect(new Set(mixedPolled.map(shape))).toEqual(new Set(['absent', 'null', 'list']));
+    expect(new Set(listPolled.map(shape))).toEqual(new Set(['list']));
+    expect(listPolled.every((item) => asList(item.fbReasonLst).length === 0)).toBe(true);
+    expect(posted).toHaveLength(18);
+    expect(new Set(posted.map(shape))).toEqual(new Set(['absent', 'null', 'list']));
+    for (const body of receiver.bodies()) {
+      expect(ReportWebhookBodySchema.safeParse(body).success).toBe(true);
+    }
+  });
+
+  it('hands out reports out of send order within and across pages when shuffled, reproducibly by seed', async () => {
+    // Prepare: 30 recipients in one go, pages of 10.
+    const shuffled = await start({ reportBatchSize: 10, reportOrder: 'shuffled', seed: 3 });
+    const sameSeed = await start({ reportBatchSize: 10, reportOrder: 'shuffled', seed: 3 });
+    const ordered = await start({ reportBatchSize: 10, reportOrder: 'ordered', seed: 3 });
+    const pagesOf = async ({ sim, token }: { sim: Simulator; token: string }) => {
+      const sent = await sendSms(sim, token, 30);
+      await sim.advance(2_000);
+      const pages: unknown[][] = [];
+      for (let i = 0; i < 3; i++) {
+        const page = await pollPage(sim, token);
+        pages.push(page.items.map((item) => item.msgKey));
+        await confirm(sim, token, [page.rptKey]);
+      }
+      return { sent, pages };
+    };
+
+    // Act
+    const out = await pagesOf(shuffled);
+    const again = await pagesOf(sameSeed);
+    const inOrder = await pagesOf(ordered);
+
+    // Assess
+    const position = (sent: string[], key: unknown) => sent.indexOf(String(key));
+    const ascending = (keys: number[]) =>
+      keys.every((key, i) => i === 0 || (keys[i - 1] ?? 0) < key);
+    expect(inOrder.pages.flat()).toEqual(inOrder.sent);
+    expect([...out.pages.flat()].sort()).toEqual([...out.sent].sort());
+    const pagePositions = out.pages.map((page) => page.map((key) => position(out.sent, key)));
+    // Within a page, and across pages: a later page holds a report sent before one of an earlier page.
+    expect(pagePositions.every(ascending)).toBe(false);
+    expect(Math.min(...(pagePositions[1] ?? []))).toBeLessThan(
+      Math.max(...(pagePositions[0] ?? [])),
+    );
+    expect(again.pages.map((page) => page.map((key) => position(again.sent, key)))).toEqual(
+      pagePositions,
+    );
+  });
+
+  it('posts reports out of send order within and across webhook bodies when shuffled', async () => {
+    // Prepare: the clock moves in 100 ms steps, so reports ready at different times leave in
+    // different bodies.
+    const run = async (reportOrder: 'shuffled' | 'ordered') => {
+      const receiver = await startReceiver(() => ({ status: 200 }));
+      const { sim, token } = await start({ reportWebhookUrl: receiver.url, reportOrder, seed: 5 });
+      const sent = await sendSms(sim, token, 20);
+      for (let step = 0; step < 20; step++) await sim.advance(100);
+      const bodies = receiver
+        .bodies()
+        .map((body) => asList(body.rptLst).map((item) => sent.indexOf(String(item.msgKey))));
+      return { sent, bodies };
+    };
+
+    // Act
+    const shuffled = await run('shuffled');
+    const ordered = await run('ordered');
+
+    // Assess
+    const flat = shuffled.bodies.flat();
+    expect([...flat].sort((a, b) => a - b)).toEqual(shuffled.sent.map((_, i) => i));
+    expect(ordered.bodies).toEqual([ordered.sent.map((_, i) => i)]);
+    expect(shuffled.bodies.length).toBeGreaterThan(1);
+    // The first body holds a report sent after one that leaves in a later body.
+    const [first = [], ...later] = shuffled.bodies;
+    expect(Math.max(...first)).toBeGreaterThan(Math.min(...later.flat()));
+    expect(
+      shuffled.bodies.some((body) => body.some((p, i) => i > 0 && p < (body[i - 1] ?? 0))),
+    ).toBe(true);
   });
 });
