@@ -738,7 +738,11 @@ describe('simulator reports: field-note behaviours', () => {
   it('writes fbReasonLst of a report without fallback as [], null or no field (mixed), only [] with list', async () => {
     // Prepare: no fallback and a mix of successes and failures, polled and posted.
     const receiver = await startReceiver(() => ({ status: 200 }));
-    const options = { failureRate: 0.5, reportDelivery: 'both', reportWebhookUrl: receiver.url };
+    const options = {
+      failureRate: 0.5,
+      reportDelivery: 'both',
+      reportWebhookUrl: receiver.url,
+    } as const;
     const mixed = await start({ ...options, fbReasonStyle: 'mixed' });
     const list = await start({ ...options, fbReasonStyle: 'list' });
     await sendSms(mixed.sim, mixed.token, 9);
