@@ -1,18 +1,19 @@
 import type { z } from 'zod';
-import {
-  OptOutDeleteRequestSchema,
-  OptOutListQuerySchema,
-  OptOutPeriodQuerySchema,
-  OptOutRegisterRequestSchema,
-} from '../functions/commons/gateway/schemas/opt-out.ts';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
+import {
+  DeleteSchema,
+  ListQuerySchema,
+  PeriodQuerySchema,
+  RegisterSchema,
+} from './opt-out-rules.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
 
 /**
  * The opt-out (080) number list, spec 01 §4.15 and §3. All four operations authenticate with the
- * `apiKey` header. Codes besides `10000` (simulator choices):
+ * `apiKey` header; what a request must look like is in `opt-out-rules.ts`. Codes besides `10000`
+ * (simulator choices):
  * - `21001` (HTTP 400): a field or query parameter breaks the request schema.
  * - `21701` (HTTP 400): a `{phone, callback}` is already registered and not deleted; nothing in
  *   the request is registered. A deleted combination may be registered again: that adds a new
@@ -55,7 +56,7 @@ export const createOptOut = (ctx: SimContext) => {
   const register = (request: SimRequest): SimResponse => {
     const denied = ctx.requireApiKeyHeader(request);
     if (denied) return denied;
-    const parsed = OptOutRegisterRequestSchema.safeParse(request.json());
+    const parsed = RegisterSchema.safeParse(request.json());
     if (!parsed.success) return invalid(parsed.error);
     const taken = parsed.data.filter((pair) =>
       records.some(
@@ -81,7 +82,7 @@ export const createOptOut = (ctx: SimContext) => {
   const remove = (request: SimRequest): SimResponse => {
     const denied = ctx.requireApiKeyHeader(request);
     if (denied) return denied;
-    const parsed = OptOutDeleteRequestSchema.safeParse(request.json());
+    const parsed = DeleteSchema.safeParse(request.json());
     if (!parsed.success) return invalid(parsed.error);
     const { phone, callback } = parsed.data;
     const matching = records.filter(
@@ -106,10 +107,10 @@ export const createOptOut = (ctx: SimContext) => {
   const list = (request: SimRequest): SimResponse => {
     const denied = ctx.requireApiKeyHeader(request);
     if (denied) return denied;
-    const parsed = OptOutListQuerySchema.safeParse({
-      phone: request.query.get('phone') ?? undefined,
-      listCnt: numberParam(request, 'listCnt'),
-      pageIdx: numberParam(request, 'pageIdx'),
+    const parsed = ListQuerySchema.safeParse({
+      phone: param(request, 'phone'),
+      listCnt: param(request, 'listCnt'),
+      pageIdx: param(request, 'pageIdx'),
     });
     if (!parsed.success) return invalid(parsed.error);
     const { phone, listCnt, pageIdx } = parsed.data;
@@ -132,12 +133,12 @@ export const createOptOut = (ctx: SimContext) => {
   const period = (request: SimRequest): SimResponse => {
     const denied = ctx.requireApiKeyHeader(request);
     if (denied) return denied;
-    const parsed = OptOutPeriodQuerySchema.safeParse({
-      '080ArsNumber': request.query.get('080ArsNumber') ?? undefined,
-      fromTime: request.query.get('fromTime') ?? undefined,
-      toTime: request.query.get('toTime') ?? undefined,
-      page: numberParam(request, 'page'),
-      pageSize: numberParam(request, 'pageSize'),
+    const parsed = PeriodQuerySchema.safeParse({
+      '080ArsNumber': param(request, '080ArsNumber'),
+      fromTime: param(request, 'fromTime'),
+      toTime: param(request, 'toTime'),
+      page: param(request, 'page'),
+      pageSize: param(request, 'pageSize'),
     });
     if (!parsed.success) return invalid(parsed.error);
     const query = parsed.data;
@@ -190,8 +191,8 @@ export const createOptOut = (ctx: SimContext) => {
   };
 };
 
-/** A numeric query parameter: absent → undefined, anything else → Number (NaN fails the schema). */
-const numberParam = (request: SimRequest, name: string): number | undefined => {
+/** A query parameter; absent and empty both read as not given (other parameters are ignored). */
+const param = (request: SimRequest, name: string): string | undefined => {
   const value = request.query.get(name);
-  return value === null || value === '' ? undefined : Number(value);
+  return value === null || value === '' ? undefined : value;
 };

@@ -1,5 +1,4 @@
-import type { z } from 'zod';
-import { StatusQueryRequestSchema } from '../functions/commons/gateway/schemas/index.ts';
+import { z } from 'zod';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import { envelope, ok, type SentRecipient, type SimContext } from './context.ts';
 import { createDateFormatter } from './reports.ts';
@@ -8,12 +7,33 @@ import type { Router, SimRequest, SimResponse } from './router.ts';
 const DAY_MS = 86_400_000;
 /** Spec 01 §8: the status query reaches 90 days back. */
 const QUERY_RANGE_DAYS = 90;
+/** Spec 01 §8: at most 10 cliKeys per call. */
+const QUERY_KEYS_MAX = 10;
 
-/** The fields of a validated status query the simulator reads. */
-interface StatusQuery {
-  readonly cliKeyLst: ReadonlyArray<{ readonly cliKey: string; readonly reqDt: string }>;
-}
-const QuerySchema: z.ZodType<StatusQuery> = StatusQueryRequestSchema;
+/**
+ * Body of `POST /msg/v1/sent`, from spec 01 §4.13 alone: `cliKeyLst` of 1 to 10 `{cliKey, reqDt}`,
+ * both required, reqDt a real `YYYY-MM-DD`. The spec gives cliKey no shape here, so any
+ * non-empty string is taken and one the simulator never saw (however spelt) answers
+ * `INVALID_KEY`, the spec's "key error". Silent in the spec and chosen here: an empty list and
+ * unknown fields are refused.
+ */
+const QuerySchema = z.strictObject({
+  cliKeyLst: z
+    .array(
+      z.strictObject({
+        cliKey: z.string().min(1, 'is required'),
+        reqDt: z
+          .string()
+          .refine(
+            (value) =>
+              /^\d{4}-\d{2}-\d{2}$/.test(value) && parseGatewayDateTime(value) !== undefined,
+            'must be a real YYYY-MM-DD',
+          ),
+      }),
+    )
+    .min(1, 'at least one cliKey')
+    .max(QUERY_KEYS_MAX, `at most ${QUERY_KEYS_MAX} cliKeys per call`),
+});
 
 /** Start of a KST calendar day (`YYYY-MM-DD`) as epoch ms, or NaN. */
 const kstDayStart = (date: string): number => Date.parse(parseGatewayDateTime(date) ?? '');

@@ -1,24 +1,24 @@
 import type { z } from 'zod';
-import {
-  ClickUrlCreateRequestSchema,
-  ClickUrlDeleteRequestSchema,
-  ClickUrlListQuerySchema,
-  inclusiveDaySpan,
-  URL_STATS_MAX_DAYS,
-  URL_STATS_PERIOD_MAX_DAYS,
-  UrlStatsByChannelRequestSchema,
-  UrlStatsByReceiverRequestSchema,
-  UrlStatsByUrlRequestSchema,
-  UrlStatsPeriodRequestSchema,
-} from '../functions/commons/gateway/schemas/tracking-urls.ts';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
 import { stableHash } from './reports.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
+import {
+  CreateClickUrlSchema,
+  DeleteClickUrlSchema,
+  daysCovered,
+  readListPage,
+  STATS_PERIOD_RANGE_DAYS,
+  STATS_RANGE_DAYS,
+  StatsByReceiverSchema,
+  StatsByUrlSchema,
+  StatsForUrlSchema,
+} from './tracking-urls-rules.ts';
 
 /**
- * Response-tracking short URLs, spec 01 §4.16 and §3. Choices (the spec leaves them open):
+ * Response-tracking short URLs, spec 01 §4.16 and §3. Request rules (from the spec alone) are in
+ * `tracking-urls-rules.ts`. Choices (the spec leaves them open):
  * - A URL is `active` until `expDt` by the simulated clock, then `inactive`. The list shows both
  *   (the spec's fields carry no state); the state is visible at `GET /_sim/click/{urlId}`, the
  *   short link itself: 302 to `orgUrl` while active, 410 once expired.
@@ -123,7 +123,7 @@ export const createTrackingUrls = (ctx: SimContext) => {
   const create = (request: SimRequest): SimResponse => {
     const denied = ctx.requireBearer(request);
     if (denied) return denied;
-    const parsed = ClickUrlCreateRequestSchema.safeParse(request.json());
+    const parsed = CreateClickUrlSchema.safeParse(request.json());
     if (!parsed.success) return invalid(parsed.error);
     const { urlTitle, orgUrl, expDt } = parsed.data;
     const expiresAt = Date.parse(parseGatewayDateTime(expDt) ?? '');
@@ -151,7 +151,7 @@ export const createTrackingUrls = (ctx: SimContext) => {
     const body = request.body.length > 0 ? request.json() : undefined;
     const fromBody =
       body !== null && typeof body === 'object' && 'urlId' in body ? body.urlId : undefined;
-    const parsed = ClickUrlDeleteRequestSchema.safeParse({
+    const parsed = DeleteClickUrlSchema.safeParse({
       urlId: request.query.get('urlId') ?? (fromBody === undefined ? undefined : String(fromBody)),
     });
     if (!parsed.success) return invalid(parsed.error);
@@ -166,15 +166,14 @@ export const createTrackingUrls = (ctx: SimContext) => {
   const list = (request: SimRequest): SimResponse => {
     const denied = ctx.requireBearer(request);
     if (denied) return denied;
-    const page = request.query.get('page');
-    const parsed = ClickUrlListQuerySchema.safeParse({
-      page: page === null || page === '' ? undefined : Number(page),
-    });
-    if (!parsed.success) return invalid(parsed.error);
+    const page = readListPage(request.query);
+    if (page === undefined) {
+      return fail(TRACKING_URL_CODES.invalidField, 'page: must be an integer from 1');
+    }
     const visible = [...urls.values()]
       .filter((url) => !url.deleted)
       .sort((a, b) => b.registeredAt - a.registeredAt || Number(b.urlId) - Number(a.urlId));
-    const start = (parsed.data.page - 1) * LIST_PAGE;
+    const start = (page - 1) * LIST_PAGE;
     return ok(
       visible.slice(start, start + LIST_PAGE).map((url, index) => ({
         no: start + index + 1,
@@ -196,8 +195,7 @@ export const createTrackingUrls = (ctx: SimContext) => {
     const body = request.json();
     if (body !== null && typeof body === 'object' && 'from' in body && 'to' in body) {
       const { from, to } = body;
-      const span =
-        typeof from === 'string' && typeof to === 'string' ? inclusiveDaySpan(from, to) : undefined;
+      const span = daysCovered(from, to);
       if (span !== undefined && (span < 1 || span > maxDays)) {
         return {
           ok: false,
@@ -222,7 +220,7 @@ export const createTrackingUrls = (ctx: SimContext) => {
   const statsByUrl = (request: SimRequest): SimResponse => {
     const denied = ctx.requireBearer(request);
     if (denied) return denied;
-    const parsed = parseStats(request, UrlStatsByUrlRequestSchema, URL_STATS_MAX_DAYS);
+    const parsed = parseStats(request, StatsByUrlSchema, STATS_RANGE_DAYS);
     if (!parsed.ok) return parsed.response;
     const { from, to, urlId, title, orgUrl } = parsed.data;
     const [fromDay, toDay] = [dayOf(from), dayOf(to)];
@@ -263,7 +261,7 @@ export const createTrackingUrls = (ctx: SimContext) => {
   const statsByChannel = (request: SimRequest): SimResponse => {
     const denied = ctx.requireBearer(request);
     if (denied) return denied;
-    const parsed = parseStats(request, UrlStatsByChannelRequestSchema, URL_STATS_MAX_DAYS);
+    const parsed = parseStats(request, StatsForUrlSchema, STATS_RANGE_DAYS);
     if (!parsed.ok) return parsed.response;
     const url = known(parsed.data.urlId);
     if ('status' in url) return url;
@@ -285,7 +283,7 @@ export const createTrackingUrls = (ctx: SimContext) => {
   const statsByReceiver = (request: SimRequest): SimResponse => {
     const denied = ctx.requireBearer(request);
     if (denied) return denied;
-    const parsed = parseStats(request, UrlStatsByReceiverRequestSchema, URL_STATS_MAX_DAYS);
+    const parsed = parseStats(request, StatsByReceiverSchema, STATS_RANGE_DAYS);
     if (!parsed.ok) return parsed.response;
     const { from, to, page, phone } = parsed.data;
     const url = known(parsed.data.urlId);
@@ -328,7 +326,7 @@ export const createTrackingUrls = (ctx: SimContext) => {
     (request: SimRequest): SimResponse => {
       const denied = ctx.requireBearer(request);
       if (denied) return denied;
-      const parsed = parseStats(request, UrlStatsPeriodRequestSchema, URL_STATS_PERIOD_MAX_DAYS);
+      const parsed = parseStats(request, StatsForUrlSchema, STATS_PERIOD_RANGE_DAYS);
       if (!parsed.ok) return parsed.response;
       const url = known(parsed.data.urlId);
       if ('status' in url) return url;
