@@ -1,99 +1,73 @@
-import { createHash } from 'node:crypto';
-import busboy from 'busboy';
 import type { z } from 'zod';
-import {
-  ChannelCreateRequestSchema,
-  ChannelGroupMemberRequestSchema,
-  ChannelIdRequestSchema,
-  ChannelListRequestSchema,
-  ChannelTokenRequestSchema,
-  MESSENGER_MANAGEMENT_PATHS,
-  MESSENGER_STATS,
-  type MessengerManagementPathName,
-  type MessengerStatsName,
-  MessengerStatsQuerySchema,
-  TemplateActionRequestSchema,
-  TemplateCommentRequestSchema,
-  type TemplateCreateMultipartRequest,
-  TemplateCreateMultipartRequestSchema,
-  TemplateCreateRequestSchema,
-  TemplateListRequestSchema,
-  type TemplateStatusCode,
-} from '../functions/commons/gateway/schemas/messenger-management.ts';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
-import { stableHash } from './reports.ts';
+import {
+  checkTemplateCreate,
+  IMAGE_PARTS,
+  isPartsFailure,
+  readTemplateParts,
+  type StoredImage,
+  storedImages,
+  type TemplateCreateParts,
+  type TemplateImagePart,
+} from './messenger-images.ts';
+import {
+  ChannelCreateBody,
+  ChannelIdBody,
+  ChannelListBody,
+  ChannelTokenBody,
+  firstIssue,
+  GroupMemberBody,
+  MESSENGER_ROUTES,
+  MESSENGER_STAT_PATHS,
+  type MessengerRouteName,
+  type MessengerStatName,
+  StatsQuery,
+  TEMPLATE_STATUSES,
+  TemplateActionBody,
+  TemplateCommentBody,
+  type TemplateCreateFields,
+  TemplateListBody,
+  type TemplateStatus,
+} from './messenger-requests.ts';
+import {
+  MESSENGER_CODES,
+  SIM_CHANNEL_CATEGORIES,
+  SIM_GROUPS,
+  SIM_RELAYS,
+  SIM_TEMPLATE_CATEGORIES,
+  simulatedChannelToken,
+} from './messenger-seeds.ts';
+import { statRows } from './messenger-stats.ts';
 import type { Router, SimHandler, SimRequest, SimResponse } from './router.ts';
+
+export {
+  MESSENGER_CODES,
+  SIM_CHANNEL_CATEGORIES,
+  SIM_GROUPS,
+  SIM_RELAYS,
+  SIM_TEMPLATE_CATEGORIES,
+  simulatedChannelToken,
+} from './messenger-seeds.ts';
 
 /**
  * Messenger channels, channel groups, notification templates and statistics, spec 02. All on
- * the bearer token. Choices (the spec leaves them open) are listed in `simulator/README.md`.
+ * the bearer token. Requests are checked by the simulator's own reading of the spec
+ * (`messenger-requests.ts`, images in `messenger-images.ts`); choices where the spec is silent
+ * are listed there and in `simulator/README.md`.
  *
- * Template create takes JSON, or `multipart/form-data` with the parts `reqBody` (JSON, as a text
- * field or a file part), `image` and `itemHighlightImage` (file parts), checked with the same
- * `TemplateCreateMultipartRequestSchema` as the client: JPEG/PNG, at most 500 KB, type matching
- * bytes and name, the shorter highlight limits with a thumbnail. Another part name, a repeated
- * part or an image sent as a text field is `21001`; an unreadable body or a `reqBody` that is not
- * JSON is `21000`. The spec's list answer has no image field, so the list stays as the spec
+ * Template create takes JSON, or `multipart/form-data` with the parts `reqBody`, `image` and
+ * `itemHighlightImage`. The spec's list answer has no image field, so the list stays as the spec
  * shapes it; what was received (name, type, size, sha256, and a URL serving the stored bytes) is
- * at `GET /_sim/messenger/templates/{templateKey}`, the bytes at `…/images/{part}`.
+ * at `GET /_sim/messenger/templates/{templateKey}`, the bytes at `…/images/{part}`. The review
+ * (R → Q → A or S) has no trigger in the spec: `POST /_sim/messenger/templates/{templateKey}/status`
+ * `{status}` moves a template to any state.
+ *
+ * Review request (§3, §4.3): from `T`; from `S` too when the simulator runs with
+ * `internalApproval` (spec 02 §3 allows internal-approval customers to request again after a
+ * rejection, §4.3 says `T` only). Delete: from `T` only.
  */
-export const MESSENGER_CODES = {
-  invalidField: '21001',
-  unknownChannel: '22601',
-  unknownGroup: '22602',
-  alreadyInGroup: '22603',
-  notInGroup: '22604',
-  badChannelToken: '22605',
-  channelExists: '22606',
-  unknownCategory: '22607',
-  channelStateConflict: '22608',
-  unknownRelay: '22609',
-  unknownTemplate: '22701',
-  templateNotInT: '22702',
-  templateCodeTaken: '22703',
-} as const;
-
-export const SIM_RELAYS = ['r01', 'r02'] as const;
-
-/** Seeded channel categories (11 characters). */
-export const SIM_CHANNEL_CATEGORIES = [
-  { code: '00100010001', name: 'Shopping/Online' },
-  { code: '00200020001', name: 'Finance/Bank' },
-] as const;
-
-/** Seeded template categories (6 digits: group code + detail code). */
-export const SIM_TEMPLATE_CATEGORIES = [
-  {
-    code: '001001',
-    name: 'Sign-up',
-    groupName: 'Membership',
-    iclusion: 'welcome after sign-up',
-    exclusion: 'advertising',
-  },
-  {
-    code: '002001',
-    name: 'Order confirmed',
-    groupName: 'Orders',
-    iclusion: 'order and payment notices',
-    exclusion: 'discount offers',
-  },
-] as const;
-
-/** Seeded groups: channel groups are created outside the API. */
-export const SIM_GROUPS = [
-  { chGrpKey: 'G-sim-0001', chGrpName: 'Simulator group', chGrpStatCd: 'A' },
-  { chGrpKey: 'G-sim-0002', chGrpName: 'Pending group', chGrpStatCd: 'R' },
-] as const;
-
-/**
- * The relay authentication code the simulator "delivers" to the administrator's device after
- * `channel/token`: a deterministic 6-digit number, so tests and local runs can compute it.
- */
-export const simulatedChannelToken = (msgrChId: string, phoneNumber: string, rid: string): number =>
-  100_000 + (stableHash(`${msgrChId}|${phoneNumber}|${rid}`) % 900_000);
-
 type ChannelStat = 'A' | 'B' | 'P' | 'D';
 
 interface Channel {
@@ -103,28 +77,15 @@ interface Channel {
   stat: ChannelStat;
 }
 
-type TemplateImagePart = 'image' | 'itemHighlightImage';
-const IMAGE_PARTS: readonly TemplateImagePart[] = ['image', 'itemHighlightImage'];
-
-/** An image part as received with a template create. */
-interface StoredImage {
-  readonly fileName: string;
-  readonly contentType: string;
-  readonly size: number;
-  /** Hex SHA-256 of the bytes, so a test can tell the whole file arrived. */
-  readonly sha256: string;
-  readonly data: Buffer;
-}
-
 interface Template {
   readonly templateKey: string;
   readonly templateCode: string;
   readonly senderType: 'S' | 'G';
   /** msgrChId (S) or msgrGrpId (G). */
   readonly owner: string;
-  readonly body: z.output<typeof TemplateCreateRequestSchema>;
+  readonly body: TemplateCreateFields;
   readonly images: Readonly<Partial<Record<TemplateImagePart, StoredImage>>>;
-  status: TemplateStatusCode;
+  status: TemplateStatus;
   updatedAt: number;
   readonly comments: string[];
 }
@@ -132,6 +93,8 @@ interface Template {
 /** Period-list status of a channel detail status. */
 const LIST_STAT: Record<ChannelStat, string> = { A: 'A', B: 'B', P: 'C', D: 'D' };
 const CHANNEL_STATS = new Set<string>(['A', 'B', 'P', 'D']);
+const isTemplateStatus = (value: string): value is TemplateStatus =>
+  (TEMPLATE_STATUSES as readonly string[]).includes(value);
 const DEFAULT_PAGE_SIZE = 100;
 
 const dateTime = (instant: number): string => formatKst(instant, 'YYYY-MM-DD HH:mm:ss');
@@ -151,11 +114,8 @@ export const createMessenger = (ctx: SimContext) => {
   const fail = (code: string, message: string, status = 400): SimResponse =>
     envelope(code, message, undefined, status);
 
-  const invalid = (error: z.ZodError): SimResponse => {
-    const [issue] = error.issues;
-    const path = issue?.path.join('.') || '(body)';
-    return fail(MESSENGER_CODES.invalidField, `${path}: ${issue?.message ?? 'invalid'}`);
-  };
+  const invalid = (error: z.ZodError): SimResponse =>
+    fail(MESSENGER_CODES.invalidField, firstIssue(error));
 
   /** Bearer check, then the JSON body parsed with `schema`; `{response}` when either fails. */
   const body = <S extends z.ZodType>(
@@ -197,13 +157,13 @@ export const createMessenger = (ctx: SimContext) => {
 
   // ---- categories and groups ----
 
-  const handlers: Record<MessengerManagementPathName, SimHandler> = {
+  const handlers: Record<MessengerRouteName, SimHandler> = {
     templateCategories: (request) => ctx.requireBearer(request) ?? ok(SIM_TEMPLATE_CATEGORIES),
 
     channelCategories: (request) => ctx.requireBearer(request) ?? ok(SIM_CHANNEL_CATEGORIES),
 
     groupsOfChannel: (request) => {
-      const parsed = body(request, ChannelIdRequestSchema);
+      const parsed = body(request, ChannelIdBody);
       if ('response' in parsed) return parsed.response;
       const { msgrChId } = parsed.data;
       if (!liveChannel(msgrChId)) return unknownChannel(msgrChId);
@@ -218,7 +178,7 @@ export const createMessenger = (ctx: SimContext) => {
     },
 
     addToGroup: (request) => {
-      const parsed = body(request, ChannelGroupMemberRequestSchema);
+      const parsed = body(request, GroupMemberBody);
       if ('response' in parsed) return parsed.response;
       const { chGrpKey, msgrChId } = parsed.data;
       const members = memberships.get(chGrpKey);
@@ -253,7 +213,7 @@ export const createMessenger = (ctx: SimContext) => {
       ),
 
     removeFromGroup: (request) => {
-      const parsed = body(request, ChannelGroupMemberRequestSchema);
+      const parsed = body(request, GroupMemberBody);
       if ('response' in parsed) return parsed.response;
       const { chGrpKey, msgrChId } = parsed.data;
       const members = memberships.get(chGrpKey);
@@ -267,7 +227,7 @@ export const createMessenger = (ctx: SimContext) => {
     // ---- channels ----
 
     listChannels: (request) => {
-      const parsed = body(request, ChannelListRequestSchema);
+      const parsed = body(request, ChannelListBody);
       if ('response' in parsed) return parsed.response;
       const { standardDateTime, page = 1, pageSize = DEFAULT_PAGE_SIZE } = parsed.data;
       const from = Date.parse(parseGatewayDateTime(standardDateTime) ?? '');
@@ -285,7 +245,7 @@ export const createMessenger = (ctx: SimContext) => {
     },
 
     channelToken: (request) => {
-      const parsed = body(request, ChannelTokenRequestSchema);
+      const parsed = body(request, ChannelTokenBody);
       if ('response' in parsed) return parsed.response;
       const { phoneNumber, msgrChId, relay } = parsed.data;
       if (!(SIM_RELAYS as readonly string[]).includes(relay)) {
@@ -299,7 +259,7 @@ export const createMessenger = (ctx: SimContext) => {
     },
 
     createChannel: (request) => {
-      const parsed = body(request, ChannelCreateRequestSchema);
+      const parsed = body(request, ChannelCreateBody);
       if ('response' in parsed) return parsed.response;
       const { tokens, categoryCode, msgrChId } = parsed.data;
       if (!SIM_CHANNEL_CATEGORIES.some((category) => category.code === categoryCode)) {
@@ -330,7 +290,7 @@ export const createMessenger = (ctx: SimContext) => {
     relayInfo: (request) => ctx.requireBearer(request) ?? ok({ relay: SIM_RELAYS }),
 
     getChannel: (request) => {
-      const parsed = body(request, ChannelIdRequestSchema);
+      const parsed = body(request, ChannelIdBody);
       if ('response' in parsed) return parsed.response;
       const channel = channels.get(parsed.data.msgrChId);
       if (!channel) return unknownChannel(parsed.data.msgrChId);
@@ -399,7 +359,7 @@ export const createMessenger = (ctx: SimContext) => {
     deleteTemplate: (request) => templateAction(request, 'delete'),
 
     commentTemplate: (request) => {
-      const parsed = body(request, TemplateCommentRequestSchema);
+      const parsed = body(request, TemplateCommentBody);
       if ('response' in parsed) return parsed.response;
       const found = findTemplate({ ...parsed.data, type: parsed.data.senderType });
       if ('response' in found) return found.response;
@@ -409,7 +369,7 @@ export const createMessenger = (ctx: SimContext) => {
     },
 
     listTemplates: (request) => {
-      const parsed = body(request, TemplateListRequestSchema);
+      const parsed = body(request, TemplateListBody);
       if ('response' in parsed) return parsed.response;
       const value = parsed.data;
       const owner = ownerOf({ ...value, type: value.senderType });
@@ -438,38 +398,18 @@ export const createMessenger = (ctx: SimContext) => {
   /** The create's parts: a JSON body is `reqBody` alone; a multipart body adds the images. */
   const templateCreateParts = async (
     request: SimRequest,
-  ): Promise<{ data: TemplateCreateMultipartRequest } | { response: SimResponse }> => {
+  ): Promise<{ data: TemplateCreateParts } | { response: SimResponse }> => {
     const denied = ctx.requireBearer(request);
     if (denied) return { response: denied };
     const contentType = request.headers['content-type'] ?? '';
-    if (!/^multipart\/form-data\b/i.test(contentType)) {
-      const parsed = TemplateCreateRequestSchema.safeParse(request.json() ?? {});
-      return parsed.success
-        ? { data: { reqBody: parsed.data } }
-        : { response: invalid(parsed.error) };
-    }
-    const parts = await readTemplateParts(request);
-    if ('code' in parts) return { response: fail(parts.code, parts.message) };
-    const parsed = TemplateCreateMultipartRequestSchema.safeParse(parts);
-    return parsed.success ? { data: parsed.data } : { response: invalid(parsed.error) };
+    const raw = /^multipart\/form-data\b/i.test(contentType)
+      ? await readTemplateParts(request)
+      : { reqBody: request.json() ?? {} };
+    const checked = isPartsFailure(raw) ? raw : checkTemplateCreate(raw);
+    return isPartsFailure(checked)
+      ? { response: fail(checked.code, checked.message) }
+      : { data: checked };
   };
-
-  const storedImages = (parts: TemplateCreateMultipartRequest): Template['images'] =>
-    Object.fromEntries(
-      IMAGE_PARTS.flatMap((part) => {
-        const image = parts[part];
-        if (image === undefined) return [];
-        const data = Buffer.from(image.data);
-        const stored: StoredImage = {
-          fileName: image.fileName,
-          contentType: image.contentType,
-          size: data.byteLength,
-          sha256: createHash('sha256').update(data).digest('hex'),
-          data,
-        };
-        return [[part, stored]];
-      }),
-    );
 
   const templateByKey = (templateKey: string): Template | undefined =>
     [...templates.values()].find((t) => t.templateKey === templateKey);
@@ -516,7 +456,7 @@ export const createMessenger = (ctx: SimContext) => {
   };
 
   const changeStat = (request: SimRequest, from: ChannelStat, operation: string): SimResponse => {
-    const parsed = body(request, ChannelIdRequestSchema);
+    const parsed = body(request, ChannelIdBody);
     if ('response' in parsed) return parsed.response;
     const channel = channels.get(parsed.data.msgrChId);
     if (!channel) return unknownChannel(parsed.data.msgrChId);
@@ -545,13 +485,22 @@ export const createMessenger = (ctx: SimContext) => {
       : { response: fail(MESSENGER_CODES.unknownTemplate, `no template ${value.templateCode}`) };
   };
 
+  /**
+   * The states an operation may start from. Spec 02 §3 lets internal-approval customers request
+   * review again after a rejection (`S`), which §4.3 does not mention; the simulator follows §3
+   * only when told the key is such a customer's (`internalApproval`), and answers the same
+   * refusal as for any other state otherwise.
+   */
+  const allowedFrom = (operation: 'request' | 'delete'): readonly TemplateStatus[] =>
+    operation === 'request' && ctx.options.internalApproval ? ['T', 'S'] : ['T'];
+
   const templateAction = (request: SimRequest, operation: 'request' | 'delete'): SimResponse => {
-    const parsed = body(request, TemplateActionRequestSchema);
+    const parsed = body(request, TemplateActionBody);
     if ('response' in parsed) return parsed.response;
     const found = findTemplate({ ...parsed.data, type: parsed.data.senderKeyType });
     if ('response' in found) return found.response;
     const { id, template } = found;
-    if (template.status !== 'T') {
+    if (!allowedFrom(operation).includes(template.status)) {
       return fail(
         MESSENGER_CODES.templateNotInT,
         `cannot ${operation} template ${template.templateCode}: its status is ${template.status}`,
@@ -570,98 +519,22 @@ export const createMessenger = (ctx: SimContext) => {
   // ---- statistics ----
 
   const stats =
-    (name: MessengerStatsName): SimHandler =>
+    (name: MessengerStatName): SimHandler =>
     (request) => {
       const denied = ctx.requireBearer(request);
       if (denied) return denied;
-      const parsed = MessengerStatsQuerySchema.safeParse({
+      const parsed = StatsQuery.safeParse({
         msgrChId: request.query.get('msgrChId') ?? undefined,
         date: request.query.get('date') ?? undefined,
         elapsedDay: request.query.get('elapsedDay') ?? undefined,
       });
       if (!parsed.success) return invalid(parsed.error);
-      const { msgrChId, date, elapsedDay } = parsed.data;
+      const { msgrChId } = parsed.data;
       if (!channels.has(msgrChId)) return unknownChannel(msgrChId);
-      const n = (label: string) =>
-        stableHash(`${name}|${msgrChId}|${date}|${elapsedDay}|${label}`) % 50;
-      const base = { date, msgrChId };
-      const brand = {
-        ...base,
-        messageSpec: 'BASIC',
-        chatBubbleType: 'TEXT',
-        targeting: 'I',
-        friendType: 'F',
-      };
-      const channelTemplates = [...templates.values()].filter(
-        (t) => t.senderType === 'S' && t.owner === msgrChId,
-      );
-      const perTemplate = <T>(row: (templateCode: string) => T): T[] =>
-        channelTemplates.map((t) => row(t.templateCode));
-      switch (name) {
-        case 'channelNoticeRead':
-          return ok([
-            { ...base, messageType: 'AT', receiveUserType: 'PhoneNumber', readCount: n('read') },
-          ]);
-        case 'channelBrandRead':
-          return ok([{ ...brand, receiveUserType: 'PhoneNumber', readCount: n('read') }]);
-        case 'channelBrandClick':
-          return ok([
-            {
-              ...brand,
-              receiveUserType: 'PhoneNumber',
-              buttonClickCount: n('button'),
-              listClickCount: n('list'),
-              thumbnailClickCount: n('thumb'),
-              etcClickCount: n('etc'),
-            },
-          ]);
-        case 'templateNoticeRead':
-          return ok(
-            perTemplate((templateCode) => ({
-              ...base,
-              messageType: 'AT',
-              templateCode,
-              readCount: n(`read|${templateCode}`),
-            })),
-          );
-        case 'templateBrandRead':
-          return ok(
-            perTemplate((templateCode) => ({
-              ...brand,
-              templateCode,
-              groupTagKey: null,
-              readCount: n(`read|${templateCode}`),
-            })),
-          );
-        case 'templateNoticeClick':
-          return ok(
-            perTemplate((templateCode) => ({
-              ...base,
-              templateCode,
-              messageType: 'AT',
-              clickInfo: {
-                buttonOrders: [n(`b1|${templateCode}`)],
-                buttonType: { WL: n(`wl|${templateCode}`), AL: 0, DS: 0, MD: 0 },
-                qrType: {},
-                etc: n(`etc|${templateCode}`),
-              },
-            })),
-          );
-        case 'templateBrandClick':
-          return ok(
-            perTemplate((templateCode) => ({
-              ...brand,
-              templateCode,
-              groupTagKey: null,
-              clickInfo: {
-                buttonOrders: [n(`b1|${templateCode}`)],
-                imageOrders: [],
-                listOrders: [],
-                etc: n(`etc|${templateCode}`),
-              },
-            })),
-          );
-      }
+      const templateCodes = [...templates.values()]
+        .filter((t) => t.senderType === 'S' && t.owner === msgrChId)
+        .map((t) => t.templateCode);
+      return ok(statRows(name, parsed.data, templateCodes));
     };
 
   /** `POST /_sim/messenger/channels/{msgrChId}/stat` `{stat}`: makes a channel dormant, deleted… */
@@ -678,97 +551,42 @@ export const createMessenger = (ctx: SimContext) => {
     return ok({ msgrChId: channel.msgrChId, stat: channel.stat });
   };
 
+  /**
+   * `POST /_sim/messenger/templates/{templateKey}/status` `{status}`: the platform's review,
+   * which the spec gives no trigger for (R → Q → A or S), done by hand. Any of the five states is
+   * taken, so a test can put a template where it needs it.
+   */
+  const setTemplateStatus: SimHandler = (request) => {
+    const templateKey = request.params.templateKey ?? '';
+    const template = templateByKey(templateKey);
+    if (!template) return fail(MESSENGER_CODES.unknownTemplate, `no template ${templateKey}`);
+    const value = request.json();
+    const status =
+      value !== null && typeof value === 'object' && 'status' in value ? String(value.status) : '';
+    if (!isTemplateStatus(status)) {
+      return fail(
+        MESSENGER_CODES.invalidField,
+        `status: expected one of ${TEMPLATE_STATUSES.join(', ')}`,
+      );
+    }
+    template.status = status;
+    template.updatedAt = ctx.clock.now();
+    return ok({ templateKey, templateCode: template.templateCode, templateStatusCode: status });
+  };
+
   return {
     register(router: Router): void {
-      // `group/all` before `group/{groupKey}`: the first matching route wins.
-      const names = Object.keys(MESSENGER_MANAGEMENT_PATHS) as MessengerManagementPathName[];
-      names.sort((a, b) => Number(b === 'allGroups') - Number(a === 'allGroups'));
-      for (const name of names) {
-        const { method, path } = MESSENGER_MANAGEMENT_PATHS[name];
-        router.add(method, path.replace(/\{(\w+)\}/g, ':$1'), handlers[name]);
+      for (const name of Object.keys(MESSENGER_ROUTES) as MessengerRouteName[]) {
+        const { method, path } = MESSENGER_ROUTES[name];
+        router.add(method, path, handlers[name]);
       }
-      for (const name of Object.keys(MESSENGER_STATS) as MessengerStatsName[]) {
-        router.add('GET', MESSENGER_STATS[name].path, stats(name));
+      for (const name of Object.keys(MESSENGER_STAT_PATHS) as MessengerStatName[]) {
+        router.add('GET', MESSENGER_STAT_PATHS[name], stats(name));
       }
       router.add('POST', '/_sim/messenger/channels/:msgrChId/stat', setChannelStat);
       router.add('GET', '/_sim/messenger/templates/:templateKey', templateDetail);
+      router.add('POST', '/_sim/messenger/templates/:templateKey/status', setTemplateStatus);
       router.add('GET', '/_sim/messenger/templates/:templateKey/images/:part', templateImage);
     },
   };
 };
-
-/** The raw parts of a multipart template create, ready for the schema. */
-interface TemplateParts {
-  reqBody?: unknown;
-  image?: { fileName: string; contentType: string; data: Buffer };
-  itemHighlightImage?: { fileName: string; contentType: string; data: Buffer };
-}
-
-/**
- * Reads `reqBody` (a text field or a file part holding JSON) and the image file parts. Answers
- * the failure instead: `21000` for an unreadable body or a `reqBody` that is not JSON, `21001` for
- * an unknown, repeated or missing part, or an image sent as a text field.
- */
-const readTemplateParts = (
-  request: SimRequest,
-): Promise<TemplateParts | { code: string; message: string }> =>
-  new Promise((resolve) => {
-    let problem: { code: string; message: string } | undefined;
-    const refuse = (code: string, message: string) => {
-      problem ??= { code, message };
-    };
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({ headers: request.headers });
-    } catch (error) {
-      resolve({ code: '21000', message: `multipart body: ${(error as Error).message}` });
-      return;
-    }
-    const seen = new Set<string>();
-    let reqBodyText: string | undefined;
-    const parts: TemplateParts = {};
-    const once = (name: string): boolean => {
-      if (seen.has(name)) refuse(MESSENGER_CODES.invalidField, `${name}: part given twice`);
-      seen.add(name);
-      return problem === undefined;
-    };
-    parser.on('field', (name, value) => {
-      if (name === 'reqBody') {
-        if (once(name)) reqBodyText = value;
-      } else if ((IMAGE_PARTS as readonly string[]).includes(name)) {
-        refuse(MESSENGER_CODES.invalidField, `${name}: must be a file part`);
-      } else {
-        refuse(MESSENGER_CODES.invalidField, `${name}: unknown part`);
-      }
-    });
-    parser.on('file', (name, stream, info) => {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const data = Buffer.concat(chunks);
-        if (name === 'reqBody') {
-          if (once(name)) reqBodyText = data.toString('utf8');
-        } else if (name === 'image' || name === 'itemHighlightImage') {
-          if (once(name))
-            parts[name] = { fileName: info.filename ?? '', contentType: info.mimeType, data };
-        } else {
-          refuse(MESSENGER_CODES.invalidField, `${name}: unknown part`);
-        }
-      });
-    });
-    parser.on('error', (error) =>
-      resolve({ code: '21000', message: `multipart body: ${(error as Error).message}` }),
-    );
-    parser.on('close', () => {
-      if (problem) return resolve(problem);
-      if (reqBodyText === undefined) {
-        return resolve({ code: MESSENGER_CODES.invalidField, message: 'reqBody: part is missing' });
-      }
-      try {
-        resolve({ ...parts, reqBody: JSON.parse(reqBodyText) });
-      } catch {
-        resolve({ code: '21000', message: 'reqBody: part is not valid JSON' });
-      }
-    });
-    parser.end(request.body);
-  });
