@@ -7,6 +7,7 @@ import {
   MoListDataSchema,
   MoWebhookBodySchema,
 } from '../../functions/commons/gateway/schemas/mo.ts';
+import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import type { MoSnapshot } from '../../simulator/mo.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
@@ -271,6 +272,45 @@ describe('simulator MO: query and attachments', () => {
     expect(content).toMatchObject({ contentName: 'photo.jpg', contentExt: 'jpg' });
     expect(Number(content?.contentSize)).toBe(2048);
     expect(first[0]?.contentInfoLst).toBeNull();
+  });
+
+  it('writes moRecvDt in every production format with dateStyle mixed, zoned ones too, each the instant received', async () => {
+    // Prepare
+    const mixed = await start({ dateStyle: 'mixed' });
+    const standard = await start({ dateStyle: 'standard' });
+    const texts = ['1', '2', '3', '4', '5', '6'];
+    mixed.sim.injectMo(texts.map((text) => smsMo(text)));
+    standard.sim.injectMo(texts.map((text) => smsMo(text)));
+
+    // Act
+    const mixedDates = (await listMo(mixed.sim, mixed.token)).map((item) => String(item.moRecvDt));
+    const standardDates = (await listMo(standard.sim, standard.token)).map((item) =>
+      String(item.moRecvDt),
+    );
+
+    // Assess
+    const shape = (date: string) =>
+      /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(date)
+        ? 'space'
+        : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(date)
+          ? 'T'
+          : /^\d{14}$/.test(date)
+            ? 'compact'
+            : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+09:00$/.test(date)
+              ? 'kst-zoned'
+              : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(date)
+                ? 'utc'
+                : `other: ${date}`;
+    expect(new Set(mixedDates.map(shape))).toEqual(
+      new Set(['space', 'T', 'compact', 'kst-zoned', 'utc']),
+    );
+    expect(new Set(standardDates.map(shape))).toEqual(new Set(['space']));
+    const second = (sim: Simulator) =>
+      new Date(Math.floor(sim.clock.now() / 1_000) * 1_000).toISOString();
+    expect(new Set(mixedDates.map(parseGatewayDateTime))).toEqual(new Set([second(mixed.sim)]));
+    expect(new Set(standardDates.map(parseGatewayDateTime))).toEqual(
+      new Set([second(standard.sim)]),
+    );
   });
 
   it('serves a content URL once, refuses it after 24 h, and serves the file endpoint for 7 days', async () => {
