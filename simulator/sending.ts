@@ -1,73 +1,33 @@
 import busboy from 'busboy';
-import type { z } from 'zod';
-import {
-  BrandFreeRequestSchema,
-  BrandTemplateRequestSchema,
-  MessengerNoticeRequestSchema,
-  MmsMultipartRequestSchema,
-  MmsRequestSchema,
-  PushRequestSchema,
-  RcsIntegratedRequestSchema,
-  RcsReplyRequestSchema,
-  RcsV1RequestSchema,
-  RcsV11RequestSchema,
-  SmsRequestSchema,
-} from '../functions/commons/gateway/schemas/index.ts';
+import { z } from 'zod';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import { envelope, ok, type SentRecipient, type SimChannel, type SimContext } from './context.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
+import { DUPLICATE_CODES, type DuplicateCode, SEND_CODES, SendRuleError } from './send-checks.ts';
+import {
+  type EndpointRules,
+  MMS_MULTIPART_RULES,
+  MMS_RULES,
+  PUSH_RULES,
+  SMS_RULES,
+  type ValidRecipient,
+  type ValidSend,
+  validateSend,
+} from './send-rules.ts';
+import { BRAND_FREE_RULES, BRAND_TEMPLATE_RULES, NOTICE_RULES } from './send-rules-messenger.ts';
+import {
+  RCS_INTEGRATED_RULES,
+  RCS_REPLY_RULES,
+  RCS_V1_RULES,
+  RCS_V11_RULES,
+} from './send-rules-rcs.ts';
 
-/**
- * Codes the send endpoints answer besides `10000`. Spec 01 §7 leaves invalid-field codes open;
- * the field notes name `21012`, `21014`, `21051`, `29002`, `29024`; the rest are our choice.
- */
-export const SEND_CODES = {
-  /** Body is not JSON (or the multipart body cannot be read). HTTP 400. */
-  malformedBody: '21000',
-  /** Any other field rule of the request schemas; the message names the path. HTTP 400. */
-  invalidField: '21001',
-  tooManyRecipients: '21012',
-  badFallback: '21014',
-  /** `resvReqDt` in the past or more than 30 days ahead (KST, simulated clock). HTTP 400. */
-  badReservationTime: '21030',
-  /** More than 3 attachments (multipart files plus `fileIdLst`). HTTP 400. */
-  tooManyAttachments: '21031',
-  /** A fallback channel equal to the main channel or listed twice. */
-  fallbackChannelRepeated: '21051',
-  rateLimited: '29002',
-  duplicateKey: '29024',
-} as const;
+export { SEND_CODES } from './send-checks.ts';
 
 const MAX_ATTACHMENTS = 3;
 const MAX_SCHEDULE_AHEAD_MS = 30 * 86_400_000;
-
-/** One recipient as every send schema writes it (push may omit `phone`). */
-interface RecipientFields {
-  readonly cliKey: string;
-  readonly phone?: string | undefined;
-  readonly userCustomFields?: Record<string, unknown> | undefined;
-}
-
-/**
- * The fields of a validated send body the simulator reads. Every request schema's output must
- * be assignable to it, so a renamed field in a schema fails type-checking here.
- */
-interface SendFields {
-  readonly resvYn?: string | undefined;
-  readonly resvReqDt?: string | undefined;
-  readonly campaignId?: string | undefined;
-  readonly recvInfoLst?: readonly RecipientFields[] | undefined;
-  readonly fbInfoLst?: ReadonlyArray<{ readonly ch: string }> | undefined;
-  readonly fileIdLst?: readonly string[] | undefined;
-  readonly messagebaseId?: string | undefined;
-  readonly productCode?: string | undefined;
-  readonly targeting?: string | undefined;
-  // Two-way reply: one recipient at the top level.
-  readonly cliKey?: string | undefined;
-  readonly phone?: string | undefined;
-  readonly replyId?: string | undefined;
-  readonly chatbotId?: string | undefined;
-}
+/** Spec 01 §4.3: `resvReqDt` is `YYYY-MM-DD HH:mm`. */
+const RESERVATION_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}$/;
 
 /** What a send call is billed and reported as. */
 interface Classification {
@@ -77,12 +37,11 @@ interface Classification {
 
 interface SendEndpoint {
   readonly path: string;
-  readonly schema: z.ZodType<SendFields>;
+  readonly rules: EndpointRules;
   readonly multipart?: boolean;
-  /** The main channel when it is a fallback channel too (an SMS send cannot fall back to SMS). */
-  readonly mainFallbackChannel?: 'SMS' | 'MMS';
   readonly isBi?: boolean;
-  readonly classify: (fields: SendFields, attachments: number) => Classification;
+  /** `now` is the simulated time of the call (brand product codes change with the year). */
+  readonly classify: (send: ValidSend, attachments: number, now: number) => Classification;
 }
 
 const fixed =
@@ -90,69 +49,85 @@ const fixed =
   (): Classification => ({ channel, productCode });
 
 // MMS without attachments is billed as LMS (field notes: products SMS, LMS, MMS).
-const mms = (_fields: SendFields, attachments: number): Classification =>
+const mms = (_send: ValidSend, attachments: number): Classification =>
   attachments > 0 ? fixed('MMS')() : fixed('LMS')();
+
+const field = (send: ValidSend, key: string): string | undefined => {
+  const value = send.body[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+};
 
 /**
  * RCS product: the agency's `productCode` when given; otherwise read from the standard message
  * bases (`SS…` short text, `SL…` long text, `SM…` media — an assumption, the spec is silent) and
  * `ITMPL` (template) for every other `messagebaseId`.
  */
-const rcs = (fields: SendFields): Classification => {
-  if (fields.productCode) return fixed('RCS', fields.productCode)();
-  const base = fields.messagebaseId ?? '';
+const rcs = (send: ValidSend): Classification => {
+  const productCode = field(send, 'productCode');
+  if (productCode) return fixed('RCS', productCode)();
+  const base = field(send, 'messagebaseId') ?? '';
   if (base.startsWith('SS')) return fixed('RCS', 'SMS')();
   if (base.startsWith('SL')) return fixed('RCS', 'LMS')();
   if (base.startsWith('SM')) return fixed('RCS', 'MMS')();
   return fixed('RCS', 'ITMPL')();
 };
 
-// Targeting `I` reaches channel friends only; `M` and `N` may reach non-friends (assumption).
-const brand = (fields: SendFields): Classification =>
-  fixed('BRAND', fields.targeting === 'I' ? 'BRDF' : 'BRDNF')();
+/** 2026-01-01 00:00 KST: brand messages report BRDF/BRDNF from then on (spec 01 §2). */
+export const BRAND_CODES_FROM = Date.parse('2026-01-01T00:00:00+09:00');
+
+/** Spec 01 §2 "Product codes": the channel-friend code of each `chatBubbleType` (§4.9). */
+export const CHANNEL_FRIEND_CODES: Readonly<Record<string, string>> = {
+  TEXT: 'KFRT1',
+  IMAGE: 'KFRM2',
+  WIDE: 'KFRM3',
+  WIDE_ITEM_LIST: 'KFRM4',
+  CAROUSEL_FEED: 'KFRM5',
+  PREMIUM_VIDEO: 'KFRM6',
+  COMMERCE: 'KFRM7',
+  CAROUSEL_COMMERCE: 'KFRM8',
+};
+
+/**
+ * Up to 2025 a brand message reports the channel-friend code of its bubble type; from 2026
+ * BRDF or BRDNF. Targeting `I` reaches channel friends only; `M` and `N` may reach non-friends
+ * (assumption: the spec does not say which targeting bills which).
+ */
+const brand = (send: ValidSend, _attachments: number, now: number): Classification => {
+  if (now < BRAND_CODES_FROM) {
+    return fixed('BRAND', CHANNEL_FRIEND_CODES[field(send, 'chatBubbleType') ?? ''] ?? 'KFRT1')();
+  }
+  return fixed('BRAND', field(send, 'targeting') === 'I' ? 'BRDF' : 'BRDNF')();
+};
 
 /** Every send path of spec 01 §4.3–4.10. */
 const ENDPOINTS: readonly SendEndpoint[] = [
-  {
-    path: '/xms/sms/v1',
-    schema: SmsRequestSchema,
-    mainFallbackChannel: 'SMS',
-    classify: fixed('SMS'),
-  },
-  {
-    path: '/msg/v1/sms',
-    schema: SmsRequestSchema,
-    mainFallbackChannel: 'SMS',
-    classify: fixed('SMS'),
-  },
-  { path: '/xms/mms/v1', schema: MmsRequestSchema, mainFallbackChannel: 'MMS', classify: mms },
-  { path: '/msg/v1/mms', schema: MmsRequestSchema, mainFallbackChannel: 'MMS', classify: mms },
-  {
-    path: '/xms/mms/file/v1',
-    schema: MmsMultipartRequestSchema,
-    multipart: true,
-    mainFallbackChannel: 'MMS',
-    classify: mms,
-  },
-  { path: '/msg/v1/rcs', schema: RcsV1RequestSchema, classify: rcs },
-  { path: '/msg/v1.1/rcs', schema: RcsV11RequestSchema, classify: rcs },
-  { path: '/rcs/v1.1', schema: RcsIntegratedRequestSchema, classify: rcs },
+  { path: '/xms/sms/v1', rules: SMS_RULES, classify: fixed('SMS') },
+  { path: '/msg/v1/sms', rules: SMS_RULES, classify: fixed('SMS') },
+  { path: '/xms/mms/v1', rules: MMS_RULES, classify: mms },
+  { path: '/msg/v1/mms', rules: MMS_RULES, classify: mms },
+  { path: '/xms/mms/file/v1', rules: MMS_MULTIPART_RULES, multipart: true, classify: mms },
+  { path: '/msg/v1/rcs', rules: RCS_V1_RULES, classify: rcs },
+  { path: '/msg/v1.1/rcs', rules: RCS_V11_RULES, classify: rcs },
+  { path: '/rcs/v1.1', rules: RCS_INTEGRATED_RULES, classify: rcs },
   {
     path: '/rcs/bi/v1.1',
-    schema: RcsReplyRequestSchema,
+    rules: RCS_REPLY_RULES,
     isBi: true,
-    classify: (fields) => fixed('RCS', fields.productCode ?? 'CHAT')(),
+    classify: (send) => fixed('RCS', field(send, 'productCode') ?? 'CHAT')(),
   },
-  { path: '/msg/v1/push', schema: PushRequestSchema, classify: fixed('PUSH') },
-  // The spec names no product code for notification messages; the simulator reports `NOTICE`.
-  {
-    path: '/msgr/notice/v1.2',
-    schema: MessengerNoticeRequestSchema,
-    classify: fixed('MSGR', 'NOTICE'),
-  },
-  { path: '/msgr/brand/tmplt/v1', schema: BrandTemplateRequestSchema, classify: brand },
-  { path: '/msgr/brand/custom/v1', schema: BrandFreeRequestSchema, classify: brand },
+  { path: '/msg/v1/push', rules: PUSH_RULES, classify: fixed('PUSH') },
+  // The spec names no product code for notification messages; the field notes' billed products
+  // are SMS, LMS, MMS, CHAT and ITMPL, and a notification is a template message: `ITMPL`.
+  { path: '/msgr/notice/v1.2', rules: NOTICE_RULES, classify: fixed('MSGR', 'ITMPL') },
+  { path: '/msgr/brand/tmplt/v1', rules: BRAND_TEMPLATE_RULES, classify: brand },
+  { path: '/msgr/brand/custom/v1', rules: BRAND_FREE_RULES, classify: brand },
 ];
+
+/** Body of `POST /_sim/files`: a file id "uploaded" outside the spec, valid for `expiresInMs`. */
+const FileRegistrationSchema = z.strictObject({
+  fileId: z.string().min(1).max(100),
+  expiresInMs: z.number().int().min(0),
+});
 
 export interface SendingSnapshot {
   /** Send calls answered `10000`. */
@@ -200,19 +175,39 @@ export const createSending = (ctx: SimContext) => {
     return undefined;
   };
 
+  /** Files registered through `POST /_sim/files`: id → simulated expiry instant. */
+  const files = new Map<string, number>();
+
   /** The simulated instant a scheduled send goes out, or the reason it cannot be scheduled. */
-  const scheduledAt = (fields: SendFields): number | SimResponse | undefined => {
-    if (fields.resvYn !== 'Y' || fields.resvReqDt === undefined) return undefined;
-    const iso = parseGatewayDateTime(fields.resvReqDt);
-    const at = iso === undefined ? Number.NaN : Date.parse(iso);
+  const scheduledAt = (send: ValidSend): number | SimResponse | undefined => {
+    const { resvYn, resvReqDt } = send.body;
+    if (resvYn !== 'Y') return undefined;
     const now = ctx.clock.now();
-    if (Number.isNaN(at) || at <= now || at > now + MAX_SCHEDULE_AHEAD_MS) {
-      return reject(
-        SEND_CODES.badReservationTime,
-        `resvReqDt ${fields.resvReqDt} must be after ${formatKst(now, 'YYYY-MM-DD HH:mm')} and at most 30 days ahead (KST)`,
+    const refuse = (why: string) => reject(SEND_CODES.badReservationTime, `resvReqDt: ${why}`);
+    if (typeof resvReqDt !== 'string' || resvReqDt === '') {
+      return refuse('is required with resvYn Y');
+    }
+    const iso = RESERVATION_TIME.test(resvReqDt) ? parseGatewayDateTime(resvReqDt) : undefined;
+    const at = iso === undefined ? Number.NaN : Date.parse(iso);
+    if (Number.isNaN(at)) return refuse(`${resvReqDt} is not YYYY-MM-DD HH:mm`);
+    if (at <= now || at > now + MAX_SCHEDULE_AHEAD_MS) {
+      return refuse(
+        `${resvReqDt} must be after ${formatKst(now, 'YYYY-MM-DD HH:mm')} and at most 30 days ahead (KST)`,
       );
     }
     return at;
+  };
+
+  /**
+   * `21029` for a registered file id past its expiry. An id never registered is accepted: the
+   * spec has no upload endpoint, so ids come from outside and the simulator cannot know them all.
+   */
+  const expiredFile = (send: ValidSend): SimResponse | undefined => {
+    const now = ctx.clock.now();
+    const expired = send.fileIds.find(({ fileId }) => (files.get(fileId) ?? Infinity) <= now);
+    return expired
+      ? reject(SEND_CODES.expiredFile, `${expired.path}: file id ${expired.fileId} has expired`)
+      : undefined;
   };
 
   const isDuplicate = (cliKey: string): boolean => {
@@ -223,27 +218,39 @@ export const createSending = (ctx: SimContext) => {
     );
   };
 
+  /** The duplicate family code of one answer: the configured one, or drawn (`mixed`). */
+  const duplicateCode = (): DuplicateCode => {
+    const configured = ctx.options.duplicateCode;
+    if (configured !== 'mixed') return configured;
+    return DUPLICATE_CODES[Math.floor(ctx.random() * DUPLICATE_CODES.length)] ?? '29024';
+  };
+
+  const DUPLICATE_TEXT: Readonly<Record<DuplicateCode, string>> = {
+    '29005': 'duplicate send',
+    '29023': 'duplicate acceptance',
+    '29024': 'duplicate key',
+  };
+
   const record = (
     endpoint: SendEndpoint,
-    fields: SendFields,
+    send: ValidSend,
     kind: Classification,
-    recipient: RecipientFields,
+    recipient: ValidRecipient,
     deliverAt: number,
   ): SentRecipient => {
+    const campaignId = field(send, 'campaignId');
     const sent: SentRecipient = {
       msgKey: ctx.nextId('M'),
       cliKey: recipient.cliKey,
       ...(recipient.phone === undefined ? {} : { phone: recipient.phone }),
       channel: kind.channel,
       productCode: kind.productCode,
-      fallbacks: (fields.fbInfoLst ?? []).flatMap((fallback) =>
-        fallback.ch === 'SMS' || fallback.ch === 'MMS' ? [{ ch: fallback.ch }] : [],
-      ),
+      fallbacks: send.fallbacks.map((ch) => ({ ch })),
       ...(recipient.userCustomFields === undefined
         ? {}
         : { userCustomFields: recipient.userCustomFields }),
       isBi: endpoint.isBi === true,
-      ...(fields.campaignId === undefined ? {} : { campaignId: fields.campaignId }),
+      ...(campaignId === undefined ? {} : { campaignId }),
       requestedAt: ctx.clock.now(),
       deliverAt,
       status: 'REG',
@@ -254,27 +261,23 @@ export const createSending = (ctx: SimContext) => {
     return sent;
   };
 
-  /** Immediate send: one item per recipient; a repeated `cliKey` fails alone with `29024`. */
-  const sendNow = (
-    endpoint: SendEndpoint,
-    fields: SendFields,
-    kind: Classification,
-    recipients: readonly RecipientFields[],
-  ): SimResponse => {
-    const items = recipients.map((recipient) => {
+  /** Immediate send: one item per recipient; a repeated `cliKey` fails alone (duplicate family). */
+  const sendNow = (endpoint: SendEndpoint, send: ValidSend, kind: Classification): SimResponse => {
+    const items = send.recipients.map((recipient) => {
       const extra = endpoint.isBi
-        ? { replyId: fields.replyId, chatbotId: fields.chatbotId }
+        ? { replyId: send.body.replyId, chatbotId: send.body.chatbotId }
         : { phone: recipient.phone };
       if (isDuplicate(recipient.cliKey)) {
         counts.duplicateRecipients += 1;
+        const code = duplicateCode();
         return {
           cliKey: recipient.cliKey,
           ...extra,
-          code: SEND_CODES.duplicateKey,
-          message: `duplicate key: cliKey ${recipient.cliKey} was already accepted`,
+          code,
+          message: `${DUPLICATE_TEXT[code]}: cliKey ${recipient.cliKey} was already accepted`,
         };
       }
-      const sent = record(endpoint, fields, kind, recipient, ctx.clock.now());
+      const sent = record(endpoint, send, kind, recipient, ctx.clock.now());
       return {
         cliKey: sent.cliKey,
         msgKey: sent.msgKey,
@@ -288,24 +291,24 @@ export const createSending = (ctx: SimContext) => {
 
   /**
    * Scheduled send: `{regDt, webReqId}` and no per-recipient list, so a repeated `cliKey` cannot
-   * be reported per recipient; the whole call is refused with `29024` instead (our choice).
+   * be reported per recipient; the whole call is refused with a duplicate code instead (our choice).
    */
   const sendLater = (
     endpoint: SendEndpoint,
-    fields: SendFields,
+    send: ValidSend,
     kind: Classification,
-    recipients: readonly RecipientFields[],
     at: number,
   ): SimResponse => {
-    const repeated = recipients.filter((recipient) => isDuplicate(recipient.cliKey));
+    const repeated = send.recipients.filter((recipient) => isDuplicate(recipient.cliKey));
     if (repeated.length > 0) {
       counts.duplicateRecipients += repeated.length;
+      const code = duplicateCode();
       return reject(
-        SEND_CODES.duplicateKey,
-        `duplicate key: ${repeated.map((r) => r.cliKey).join(', ')} already accepted`,
+        code,
+        `${DUPLICATE_TEXT[code]}: ${repeated.map((r) => r.cliKey).join(', ')} already accepted`,
       );
     }
-    for (const recipient of recipients) record(endpoint, fields, kind, recipient, at);
+    for (const recipient of send.recipients) record(endpoint, send, kind, recipient, at);
     return ok({
       regDt: formatKst(ctx.clock.now(), 'YYYY-MM-DD HH:mm:ss'),
       webReqId: ctx.nextId('W'),
@@ -324,25 +327,26 @@ export const createSending = (ctx: SimContext) => {
   const accept = async (endpoint: SendEndpoint, request: SimRequest): Promise<SimResponse> => {
     const input = endpoint.multipart ? await readMultipart(request) : readJson(request);
     if ('status' in input) return input;
-    const validated = validate(endpoint, input.body);
+    const validated = validate(endpoint.rules, input.body);
     if ('status' in validated) return validated;
-    const fields = validated.fields;
-    const attachments = input.files + (fields.fileIdLst?.length ?? 0);
+    const attachments = input.files + validated.attachedFileIds;
+    if (endpoint.multipart && input.files === 0) {
+      return reject(SEND_CODES.invalidField, 'parts: attach at least one file');
+    }
     if (attachments > MAX_ATTACHMENTS) {
       return reject(
         SEND_CODES.tooManyAttachments,
         `parts: ${attachments} attachments; an MMS carries at most ${MAX_ATTACHMENTS}`,
       );
     }
-    const at = scheduledAt(fields);
-    if (typeof at === 'object') return at;
-    const recipients = recipientsOf(fields);
-    const overQuota = takeQuota(recipients.length);
+    const refused = expiredFile(validated) ?? scheduledAt(validated);
+    if (typeof refused === 'object') return refused;
+    const overQuota = takeQuota(validated.recipients.length);
     if (overQuota) return overQuota;
-    const kind = endpoint.classify(fields, attachments);
-    return at === undefined
-      ? sendNow(endpoint, fields, kind, recipients)
-      : sendLater(endpoint, fields, kind, recipients, at);
+    const kind = endpoint.classify(validated, attachments, ctx.clock.now());
+    return refused === undefined
+      ? sendNow(endpoint, validated, kind)
+      : sendLater(endpoint, validated, kind, refused);
   };
 
   return {
@@ -350,15 +354,21 @@ export const createSending = (ctx: SimContext) => {
       for (const endpoint of ENDPOINTS) {
         router.add('POST', endpoint.path, (request) => handle(endpoint, request));
       }
+      // A control endpoint (no auth, never faulted, like the rest of `/_sim/`), registered here
+      // because the file ids it registers are read by the send endpoints.
+      router.add('POST', '/_sim/files', (request) => {
+        const parsed = FileRegistrationSchema.safeParse(request.json() ?? {});
+        if (!parsed.success) {
+          return envelope('21001', z.prettifyError(parsed.error), undefined, 400);
+        }
+        const expiresAt = ctx.clock.now() + parsed.data.expiresInMs;
+        files.set(parsed.data.fileId, expiresAt);
+        return ok({ fileId: parsed.data.fileId, expiresAt: new Date(expiresAt).toISOString() });
+      });
     },
     snapshot: (): SendingSnapshot => ({ ...counts }),
   };
 };
-
-/** The two-way reply names its one recipient at the top level; every other send lists them. */
-const recipientsOf = (fields: SendFields): readonly RecipientFields[] =>
-  fields.recvInfoLst ??
-  (fields.cliKey === undefined ? [] : [{ cliKey: fields.cliKey, phone: fields.phone }]);
 
 interface SendInput {
   readonly body: unknown;
@@ -416,46 +426,12 @@ const readMultipart = (request: SimRequest): Promise<SendInput | SimResponse> =>
     parser.end(request.body);
   });
 
-/** The validated fields, or the gateway's answer to the first broken rule. */
-const validate = (endpoint: SendEndpoint, body: unknown): { fields: SendFields } | SimResponse => {
-  const result = endpoint.schema.safeParse(body);
-  if (result.success) return { fields: result.data };
-  const issues = result.error.issues;
-  const tooMany = issues.find(
-    (issue) =>
-      issue.code === 'too_big' && issue.path.length === 1 && issue.path[0] === 'recvInfoLst',
-  );
-  if (tooMany) {
-    return reject(SEND_CODES.tooManyRecipients, `recvInfoLst: ${tooMany.message}`);
+/** The validated send, or the gateway's answer to the first broken rule. */
+const validate = (rules: EndpointRules, body: unknown): ValidSend | SimResponse => {
+  try {
+    return validateSend(rules, body);
+  } catch (error) {
+    if (error instanceof SendRuleError) return reject(error.code, error.message);
+    throw error;
   }
-  const [first] = issues;
-  const path = first?.path.join('.') ?? '';
-  const message = `${path || '(body)'}: ${first?.message ?? 'invalid request'}`;
-  if (first?.path[0] !== 'fbInfoLst') return reject(SEND_CODES.invalidField, message);
-  return reject(
-    repeatsFallbackChannel(body, endpoint.mainFallbackChannel)
-      ? SEND_CODES.fallbackChannelRepeated
-      : SEND_CODES.badFallback,
-    message,
-  );
-};
-
-/**
- * True when a fallback's `ch` repeats the main channel or an earlier fallback (`21051`). Read
- * from the raw body, since the schema's issue for it is only known by its path.
- */
-const repeatsFallbackChannel = (body: unknown, main: 'SMS' | 'MMS' | undefined): boolean => {
-  if (body === null || typeof body !== 'object' || !('fbInfoLst' in body)) return false;
-  const list = body.fbInfoLst;
-  if (!Array.isArray(list)) return false;
-  const seen = new Set<unknown>(main === undefined ? [] : [main]);
-  for (const fallback of list) {
-    const ch: unknown =
-      fallback !== null && typeof fallback === 'object' && 'ch' in fallback
-        ? fallback.ch
-        : undefined;
-    if (ch !== undefined && seen.has(ch)) return true;
-    seen.add(ch);
-  }
-  return false;
 };

@@ -19,6 +19,8 @@ beforeAll(async () => {
     clock: 'manual',
     tpsQuota: 1_000,
     reportDelayMs: REPORT_DELAY_MS,
+    // The duplicate test asserts 29024 itself; the default draws from the whole family.
+    duplicateCode: '29024',
   });
 });
 
@@ -155,7 +157,7 @@ const ENDPOINT_CASES: readonly EndpointCase[] = [
       recvInfoLst,
     }),
     ch: 'MSGR',
-    productCode: 'NOTICE',
+    productCode: 'ITMPL',
   },
   {
     path: '/msgr/brand/tmplt/v1',
