@@ -26,10 +26,31 @@ export abstract class GatewayError extends Error {
   }
 }
 
+/**
+ * What each authentication-family code means (field notes). The gateway's own message may be terse
+ * or in Korean; an operator reading a failed run's error should see at once which of these it was,
+ * above all the source-address refusals, which no retry or fresh token can fix.
+ */
+export const AUTHENTICATION_MEANINGS: Readonly<Record<string, string>> = {
+  '20000': 'unknown API key',
+  '20001': 'IP not allowed: register this egress address in the gateway console',
+  '20002': 'password hash mismatch: check the API password',
+  '20003': 'the gateway could not create a token',
+  '20004': 'Authorization header error',
+  '29011': 'token refused: re-authenticate',
+  '29025': 'source IP not on the allowlist: register this egress address in the gateway console',
+};
+
 /** `20000`–`20004`, `29011`, `29025`: credentials, token or source IP were refused. */
 export class GatewayAuthenticationError extends GatewayError {
   override readonly name = 'GatewayAuthenticationError';
   readonly retryable = false;
+
+  constructor(context: GatewayErrorContext) {
+    super(context);
+    const meaning = AUTHENTICATION_MEANINGS[context.code];
+    if (meaning !== undefined) this.message = `${this.message} (${context.code}: ${meaning})`;
+  }
 }
 
 /** `29002`: the TPS quota was exceeded and the whole request was rejected; retry later. */

@@ -1,9 +1,12 @@
 import { hashApiPassword, newRandomStr } from '../../../protocol/api-password.ts';
+import { GatewayAuthenticationError } from './errors.ts';
 import { type Endpoint, GatewayHttp, type GatewayHttpOptions, parseData } from './gateway-http.ts';
 import { TokenIssueDataSchema, TokenRefreshDataSchema } from './schemas/index.ts';
 
 const ISSUE: Endpoint = { host: 'api', method: 'POST', path: '/auth/v1/{randomStr}' };
 const REFRESH: Endpoint = { host: 'api', method: 'PUT', path: '/auth/v1/refresh' };
+/** The gateway failed to create the token: its fault, not the request's (field notes). */
+const TOKEN_CREATION_ERROR = '20003';
 
 export interface GatewayCredentials {
   readonly apiKey: string;
@@ -18,8 +21,25 @@ export class GatewayAuthApi {
     this.http = options instanceof GatewayHttp ? options : new GatewayHttp(options);
   }
 
-  /** Authenticates with a fresh `randomStr`; answers the access and refresh tokens. */
+  /**
+   * Authenticates with a fresh `randomStr`; answers the access and refresh tokens. A `20003`
+   * (the gateway failed to create the token) is asked once more, then thrown: the field notes'
+   * "get a fresh token once, then fail loudly". The other refusals (`20000` key, `20001` address,
+   * `20002` password) are thrown at once: a second identical request cannot change them.
+   */
   async issueToken(
+    credentials: GatewayCredentials,
+  ): Promise<{ token: string; refreshToken: string }> {
+    try {
+      return await this.issueOnce(credentials);
+    } catch (error) {
+      if (!(error instanceof GatewayAuthenticationError && error.code === TOKEN_CREATION_ERROR))
+        throw error;
+      return this.issueOnce(credentials);
+    }
+  }
+
+  private async issueOnce(
     credentials: GatewayCredentials,
   ): Promise<{ token: string; refreshToken: string }> {
     const randomStr = newRandomStr();
