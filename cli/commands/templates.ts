@@ -152,15 +152,21 @@ ${OWNER_USAGE}`,
 };
 
 /** The state refusal of the client, as a failure the user can act on. */
-const stateRefusal = (error: TemplateStateError): CliError =>
-  new CliError(
-    error.message,
-    error.status === undefined
-      ? ['check the template code and --channel/--group with `msgbridge templates list`']
-      : [
-          `only a template in state T (registered) can be ${error.operation === 'delete' ? 'deleted' : 'sent for review'}; this one is ${STATUS[error.status] ?? error.status}`,
-        ],
-  );
+const stateRefusal = (error: TemplateStateError): CliError => {
+  if (error.status === undefined) {
+    return new CliError(error.message, [
+      'check the template code and --channel/--group with `msgbridge templates list`',
+    ]);
+  }
+  const states = error.allowed.map((state) => `${state} (${STATUS[state]?.slice(2)})`).join(' or ');
+  const hints = [
+    `only a template in state ${states} can be ${error.operation === 'delete' ? 'deleted' : 'sent for review'}; this one is ${STATUS[error.status] ?? error.status}`,
+  ];
+  if (error.operation === 'request' && error.status === 'S' && !error.allowed.includes('S')) {
+    hints.push('internal-approval customers may request review again with --after-rejection');
+  }
+  return new CliError(error.message, hints);
+};
 
 const action = (operation: 'request' | 'delete'): CommandSpec => ({
   summary:
@@ -169,12 +175,15 @@ const action = (operation: 'request' | 'delete'): CommandSpec => ({
       : 'delete a template for good (state T only)',
   usage:
     operation === 'request'
-      ? `msgbridge templates request TEMPLATE_CODE (--channel CHANNEL_ID | --group GROUP_ID) [--comment TEXT]
+      ? `msgbridge templates request TEMPLATE_CODE (--channel CHANNEL_ID | --group GROUP_ID) [--comment TEXT] [--after-rejection]
 
-Requests review of the template: allowed only in state T, after which it is R (review
+Requests review of the template: allowed in state T, after which it is R (review
 requested). The state is checked before the request is sent.
 ${OWNER_USAGE}
-  --comment TEXT        a note for the reviewer (up to 500 characters)`
+  --comment TEXT        a note for the reviewer (up to 500 characters)
+  --after-rejection     also allow a rejected template (state S): only for internal-approval
+                        customers, whom the gateway lets request review again after a
+                        rejection (spec 02 §3); any other account is refused by the gateway`
       : `msgbridge templates delete TEMPLATE_CODE (--channel CHANNEL_ID | --group GROUP_ID)
 
 Deletes the template for good: allowed only in state T (registered, review not requested).
@@ -183,7 +192,9 @@ ${OWNER_USAGE}`,
   positionals: { min: 1, max: 1, name: 'TEMPLATE_CODE' },
   options: {
     ...OWNER_OPTIONS,
-    ...(operation === 'request' ? { comment: { type: 'string' } } : {}),
+    ...(operation === 'request'
+      ? { comment: { type: 'string' }, 'after-rejection': { type: 'boolean' } }
+      : {}),
   },
   run: async (context) => {
     const [templateCode = ''] = context.positionals;
@@ -197,8 +208,11 @@ ${OWNER_USAGE}`,
     };
     const client = await management(context);
     try {
-      if (operation === 'request') await client.requestTemplateReview(request);
-      else await client.deleteTemplate(request);
+      if (operation === 'request') {
+        await client.requestTemplateReview(request, {
+          afterRejection: context.flag('after-rejection'),
+        });
+      } else await client.deleteTemplate(request);
     } catch (error) {
       if (error instanceof TemplateStateError) throw stateRefusal(error);
       throw error;
@@ -261,7 +275,8 @@ categoryCode is one of the codes.`,
 export const templatesCommands: GroupSpec = {
   summary: 'messenger notification templates (spec 02)',
   description: `Messenger notification templates (spec 02 §4.3, §4.4). A template is created in state T;
-review request and delete are allowed only in T.`,
+review request and delete are allowed only in T (internal-approval customers may also request
+review of a rejected template, state S: templates request --after-rejection).`,
   commands: {
     create,
     list,

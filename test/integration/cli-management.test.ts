@@ -223,6 +223,115 @@ describe('msgbridge channels, templates and stats against the simulator', () => 
   });
 });
 
+describe('msgbridge templates request --after-rejection', () => {
+  /** Creates a template, requests review and has the simulated platform reject it (S). */
+  const rejected = async (
+    run: typeof msgbridge,
+    gateway: Simulator,
+    channel: string,
+    templateCode: string,
+  ) => {
+    const created = await run(
+      'templates',
+      'create',
+      '--file',
+      writeJson(`${templateCode}.json`, { ...templateRequest(templateCode), msgrChId: channel }),
+      '--json',
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const { templateKey } = JSON.parse(created.stdout) as { templateKey: string };
+    const requested = await run('templates', 'request', templateCode, '--channel', channel);
+    expect(requested.code, requested.stderr).toBe(0);
+    const moved = await callGateway(gateway, {
+      method: 'POST',
+      path: `/_sim/messenger/templates/${encodeURIComponent(templateKey)}/status`,
+      body: { status: 'S' },
+    });
+    expect(moved.body).toMatchObject({ code: '10000' });
+  };
+
+  it('explains the flag in --help', async () => {
+    const help = await msgbridge('templates', 'request', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--after-rejection');
+    expect(help.stdout).toContain('internal-approval');
+  });
+
+  it('without the flag refuses an S template before the call; with it the request reaches the gateway', async () => {
+    // Prepare
+    await rejected(msgbridge, sim, CHANNEL, 'cli_rejected');
+
+    // Act
+    const plain = await msgbridge('templates', 'request', 'cli_rejected', '--channel', CHANNEL);
+    const flagged = await msgbridge(
+      'templates',
+      'request',
+      'cli_rejected',
+      '--channel',
+      CHANNEL,
+      '--after-rejection',
+    );
+
+    // Assess: the client refuses without the flag and hints at it; with it the request is sent
+    // and this gateway (not an internal-approval account) refuses it itself
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain(
+      'cannot request template cli_rejected: its status is S, request needs T',
+    );
+    expect(plain.stderr).toContain('--after-rejection');
+    expect(flagged.code).toBe(1);
+    expect(flagged.stderr).toMatch(/^msgbridge templates request: the gateway refused: 22702 /);
+    expect(await statusOf('cli_rejected')).toBe('S');
+  });
+
+  it('with the flag, an internal-approval account sends a rejected template for review again (S → R)', async () => {
+    // Prepare: a gateway whose API key is an internal-approval customer's
+    const internal = await startSimulator({ ...credentials, port: 0, internalApproval: true });
+    try {
+      const internalTarget = gatewayTarget({
+        hosts: internal.hosts,
+        tokens: new SessionTokenProvider({
+          auth: new GatewayAuthApi({ hosts: internal.hosts }),
+          credentials: () => credentials,
+        }),
+      });
+      const run = (...args: string[]) =>
+        runCli(args, { resolveTarget: async () => internalTarget });
+      await run('channels', 'token', CHANNEL, '--phone', ADMIN, '--relay', 'r01');
+      const code = simulatedChannelToken(CHANNEL, ADMIN, 'r01');
+      const registered = await run(
+        'channels',
+        'create',
+        CHANNEL,
+        '--category',
+        CATEGORY,
+        '--token',
+        `r01:${ADMIN}:${code}`,
+      );
+      expect(registered.code, registered.stderr).toBe(0);
+      await rejected(run, internal, CHANNEL, 'cli_again');
+
+      // Act
+      const again = await run(
+        'templates',
+        'request',
+        'cli_again',
+        '--channel',
+        CHANNEL,
+        '--after-rejection',
+      );
+      const listed = await run('templates', 'list', '--channel', CHANNEL);
+
+      // Assess
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toBe('requested review of template cli_again');
+      expect(listed.stdout).toMatch(/^cli_again\s+CLI cli_again\s+R review requested\s/m);
+    } finally {
+      await internal.close();
+    }
+  });
+});
+
 describe('msgbridge rcs against the simulator', () => {
   const portal = ['--api-id', SIM_RCS_PORTAL.apiId, '--api-secret', SIM_RCS_PORTAL.apiSecret];
   const MAIN = '0215880000';

@@ -343,6 +343,140 @@ describe('templates', () => {
   });
 });
 
+/** Moves a template through the platform's review by hand (the spec gives it no trigger). */
+const setTemplateStatus = async (target: Simulator, templateKey: string, status: string) => {
+  const answer = await callGateway(target, {
+    method: 'POST',
+    path: `/_sim/messenger/templates/${templateKey}/status`,
+    body: { status },
+  });
+  expect(answer.body).toMatchObject({ code: '10000' });
+};
+
+describe('review request after a rejection (internal-approval customers)', () => {
+  it('refuses a rejected (S) template without afterRejection, before any request call', async () => {
+    // Prepare: a template rejected by the platform
+    await registerChannel('@rejected');
+    const created = await client.createTemplate(templateBody('@rejected', 'rej-1'));
+    await client.requestTemplateReview({ msgrChId: '@rejected', templateCode: 'rej-1' });
+    await setTemplateStatus(sim, String(created.templateKey), 'S');
+    const before = tokenRequests;
+
+    // Act
+    const known = await failureOf(
+      client.requestTemplateReview(
+        { msgrChId: '@rejected', templateCode: 'rej-1' },
+        { currentStatus: 'S' },
+      ),
+    );
+    const callsWhenKnown = tokenRequests - before;
+    const read = await failureOf(
+      client.requestTemplateReview({ msgrChId: '@rejected', templateCode: 'rej-1' }),
+    );
+
+    // Assess
+    expect(known).toMatchObject({
+      name: 'TemplateStateError',
+      operation: 'request',
+      status: 'S',
+      message: 'cannot request template rej-1: its status is S, request needs T',
+    });
+    expect(callsWhenKnown).toBe(0);
+    expect(read).toMatchObject({ name: 'TemplateStateError', status: 'S' });
+    expect(tokenRequests - before).toBe(1); // the list read only, no review request
+    expect(await client.listTemplates({ msgrChId: '@rejected' })).toEqual([
+      expect.objectContaining({ templateCode: 'rej-1', templateStatusCode: 'S' }),
+    ]);
+  });
+
+  it('with afterRejection requests review of an S template against an internal-approval gateway (S → R)', async () => {
+    // Prepare: a second simulator whose API key is an internal-approval customer's
+    const internal = await startSimulator({
+      ...credentials,
+      port: 0,
+      clock: 'manual',
+      accessTokenTtlSeconds: 86_400,
+      internalApproval: true,
+    });
+    try {
+      const tokens = new SessionTokenProvider({
+        auth: new GatewayAuthApi({ hosts: internal.hosts }),
+        credentials: () => credentials,
+        now: () => internal.clock.now(),
+      });
+      const approvalClient = new GatewayManagementClient({
+        hosts: internal.hosts,
+        tokens,
+        timeoutMs: 2_000,
+      });
+      await approvalClient.requestChannelToken({
+        phoneNumber: ADMIN,
+        msgrChId: '@internal',
+        relay: 'r01',
+      });
+      await approvalClient.createChannel({
+        msgrChId: '@internal',
+        categoryCode: CATEGORY,
+        tokens: [
+          {
+            rid: 'r01',
+            phoneNumber: ADMIN,
+            token: simulatedChannelToken('@internal', ADMIN, 'r01'),
+          },
+        ],
+      });
+      const created = await approvalClient.createTemplate(templateBody('@internal', 'rej-2'));
+      await approvalClient.requestTemplateReview({ msgrChId: '@internal', templateCode: 'rej-2' });
+      await setTemplateStatus(internal, String(created.templateKey), 'S');
+
+      // Act
+      await approvalClient.requestTemplateReview(
+        { msgrChId: '@internal', templateCode: 'rej-2', comment: 'wording fixed' },
+        { afterRejection: true },
+      );
+
+      // Assess
+      expect(await approvalClient.listTemplates({ msgrChId: '@internal' })).toEqual([
+        expect.objectContaining({ templateCode: 'rej-2', templateStatusCode: 'R' }),
+      ]);
+      const held = asObject(
+        asObject(
+          (
+            await callGateway(internal, {
+              method: 'GET',
+              path: `/_sim/messenger/templates/${String(created.templateKey)}`,
+            })
+          ).body,
+        ).data,
+      );
+      expect(held.comments).toEqual(['wording fixed']);
+    } finally {
+      await internal.close();
+    }
+  });
+
+  it('afterRejection still refuses the other states: R is neither T nor S', async () => {
+    // Prepare
+    const before = tokenRequests;
+
+    // Act
+    const refused = await failureOf(
+      client.requestTemplateReview(
+        { msgrChId: '@rejected', templateCode: 'rej-1' },
+        { currentStatus: 'R', afterRejection: true },
+      ),
+    );
+
+    // Assess
+    expect(refused).toMatchObject({
+      name: 'TemplateStateError',
+      status: 'R',
+      message: 'cannot request template rej-1: its status is R, request needs T or S',
+    });
+    expect(tokenRequests).toBe(before);
+  });
+});
+
 /** A 1×1 PNG and a tiny JPEG (signature, JFIF header, end marker): real files, a few bytes. */
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',

@@ -49,9 +49,10 @@ import {
 import { type TokenProvider, withFreshTokenRetry } from './token-provider.ts';
 
 /**
- * Thrown before the call when a template is not in the state the operation needs: review
- * request and delete are allowed only in state `T` (spec 02 §3). `status` is `undefined` when
- * the template is not in the owner's list at all.
+ * Thrown before the call when a template is not in a state the operation may start from: review
+ * request and delete need state `T` (spec 02 §3, §4.3); a review request also takes `S` when the
+ * caller says it is an internal-approval customer ({@link TemplateReviewOptions}). `status` is
+ * `undefined` when the template is not in the owner's list at all.
  */
 export class TemplateStateError extends Error {
   override readonly name = 'TemplateStateError';
@@ -59,12 +60,14 @@ export class TemplateStateError extends Error {
     readonly operation: 'request' | 'delete',
     readonly templateCode: string,
     readonly status: string | undefined,
+    /** The states the operation was allowed from, as the refusal names them. */
+    readonly allowed: readonly TemplateStatusCode[] = ['T'],
     options?: { cause?: unknown },
   ) {
     super(
       status === undefined
         ? `cannot ${operation} template ${templateCode}: not found for this channel or group`
-        : `cannot ${operation} template ${templateCode}: its status is ${status}, ${operation} needs T`,
+        : `cannot ${operation} template ${templateCode}: its status is ${status}, ${operation} needs ${allowed.join(' or ')}`,
       options,
     );
   }
@@ -82,6 +85,17 @@ export interface TemplateStateOptions {
    * list first. The gateway has no single-template read, so the list is the only source.
    */
   readonly currentStatus?: TemplateStatusCode;
+}
+
+/** Options of the review request. */
+export interface TemplateReviewOptions extends TemplateStateOptions {
+  /**
+   * Also request review of a rejected template (state `S`), not only a registered one (`T`).
+   * Only for internal-approval customers: spec 02 §3 allows them to request again after a
+   * rejection, while §4.3 allows `T` only, which is what any other account gets from the gateway.
+   * @default false
+   */
+  readonly afterRejection?: boolean;
 }
 
 const endpoint = (name: MessengerManagementPathName): Endpoint => ({
@@ -226,14 +240,16 @@ export class GatewayManagementClient {
   }
 
   /**
-   * Requests review (T → R). Checked before the call: the template must be in state `T`
-   * ({@link TemplateStateOptions}); otherwise {@link TemplateStateError} and no request is sent.
+   * Requests review (T → R). Checked before the call: the template must be in state `T`, or in
+   * `T` or `S` with `afterRejection` ({@link TemplateReviewOptions}); otherwise
+   * {@link TemplateStateError} and no request is sent.
    */
   async requestTemplateReview(
     request: TemplateActionRequestInput,
-    options: TemplateStateOptions = {},
+    options: TemplateReviewOptions = {},
   ): Promise<void> {
-    await this.templateAction('request', 'requestTemplate', request, options);
+    const allowed: readonly TemplateStatusCode[] = options.afterRejection ? ['T', 'S'] : ['T'];
+    await this.templateAction('request', 'requestTemplate', request, options, allowed);
   }
 
   /**
@@ -244,7 +260,7 @@ export class GatewayManagementClient {
     request: TemplateActionRequestInput,
     options: TemplateStateOptions = {},
   ): Promise<void> {
-    await this.templateAction('delete', 'deleteTemplate', request, options);
+    await this.templateAction('delete', 'deleteTemplate', request, options, ['T']);
   }
 
   async commentTemplate(request: z.input<typeof TemplateCommentRequestSchema>): Promise<void> {
@@ -277,11 +293,14 @@ export class GatewayManagementClient {
     name: 'requestTemplate' | 'deleteTemplate',
     request: TemplateActionRequestInput,
     options: TemplateStateOptions,
+    allowed: readonly TemplateStatusCode[],
   ): Promise<void> {
     const target = endpoint(name);
     const json = validateRequest(TemplateActionRequestSchema, request, target);
     const status = options.currentStatus ?? (await this.currentStatus(json));
-    if (status !== 'T') throw new TemplateStateError(operation, json.templateCode, status);
+    if (status === undefined || !(allowed as readonly string[]).includes(status)) {
+      throw new TemplateStateError(operation, json.templateCode, status, allowed);
+    }
     await this.withBearer({ endpoint: target, json });
   }
 
