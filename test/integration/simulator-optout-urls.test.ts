@@ -58,6 +58,17 @@ const registerOptOut = async (
   return { status: answer.status, body: asObject(answer.body) };
 };
 
+/** Any opt-out call with a raw body, answer unchecked. */
+const optOutCall = async (
+  sim: Simulator,
+  method: 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+) => {
+  const answer = await callGateway(sim, { method, path, headers: API_KEY_HEADER, body });
+  return { status: answer.status, body: asObject(answer.body) };
+};
+
 const deleteOptOut = async (sim: Simulator, phone: string, callback: string) => {
   const answer = await callGateway(sim, {
     method: 'DELETE',
@@ -272,6 +283,68 @@ describe('simulator opt-out list', () => {
     expect(tooBig).toMatchObject({ status: 400, body: { code: '21001' } });
     expect(noKey.status).toBe(401);
   });
+
+  it('refuses opt-out requests that break spec 01 §4.15 with 21001, on its own rules', async () => {
+    // Prepare
+    const { sim } = await start();
+    const long = '0'.repeat(21);
+    const pair = { phone: '01011110000', callback: ARS };
+    const registers: Array<[string, unknown]> = [
+      ['empty list', []],
+      ['an object, not a list', pair],
+      ['phone over 20', [{ phone: long, callback: ARS }]],
+      ['phone with +', [{ phone: '+821011110000', callback: ARS }]],
+      ['callback not a number', [{ phone: '01011110000', callback: 'abc' }]],
+      ['callback over 20', [{ phone: '01011110000', callback: long }]],
+      ['callback missing', [{ phone: '01011110000' }]],
+      ['pair repeated in one call', [pair, pair]],
+    ];
+    const period = { '080ArsNumber': ARS, fromTime: '20250101000000', toTime: '20250102000000' };
+    const periods: Array<[string, Record<string, string>]> = [
+      ['080ArsNumber missing', { fromTime: period.fromTime, toTime: period.toTime }],
+      ['080ArsNumber over 20', { ...period, '080ArsNumber': long }],
+      ['fromTime with dashes', { ...period, fromTime: '2025-01-01 00:00:00' }],
+      ['toTime not a real date', { ...period, toTime: '20250230000000' }],
+      ['fromTime after toTime', { ...period, fromTime: '20250103000000' }],
+      ['pageSize 0', { ...period, pageSize: '0' }],
+      ['page 0', { ...period, page: '0' }],
+    ];
+
+    // Act
+    const registerAnswers = await Promise.all(
+      registers.map(async ([label, body]) => ({
+        label,
+        ...(await optOutCall(sim, 'POST', '/client/v1/080/ars080Reject', body)),
+      })),
+    );
+    const periodAnswers = await Promise.all(
+      periods.map(async ([label, params]) => ({ label, ...(await periodList(sim, params)) })),
+    );
+    const listAnswers = await Promise.all(
+      [
+        'listCnt=0&pageIdx=1',
+        'listCnt=10&pageIdx=abc',
+        'listCnt=10',
+        'phone=%2B8210&listCnt=1&pageIdx=1',
+      ].map(async (query) => ({
+        label: query,
+        ...(await optOutCall(sim, 'POST', `/client/v1.2/080/ars080RejectList?${query}`)),
+      })),
+    );
+    const deleteNoPhone = await optOutCall(sim, 'DELETE', '/client/v1/080/ars080RejectDelete', {
+      callback: ARS,
+    });
+    const allSenders = await registerOptOut(sim, [{ phone: '01011110000', callback: '*' }]);
+    const widest = await periodList(sim, { ...period, pageSize: '300' });
+
+    // Assess
+    for (const answer of [...registerAnswers, ...periodAnswers, ...listAnswers]) {
+      expect(answer, answer.label).toMatchObject({ status: 400, body: { code: '21001' } });
+    }
+    expect(deleteNoPhone.body.code).toBe('21001');
+    expect(allSenders.body.code).toBe('10000');
+    expect(widest.body.code).toBe('10000');
+  });
 });
 
 describe('simulator tracking URLs', () => {
@@ -381,6 +454,71 @@ describe('simulator tracking URLs', () => {
     expect(clickHour16.body.code).toBe('21802');
     expect(reversed.body.code).toBe('21802');
     expect(unknownUrl.body.code).toBe('21803');
+  });
+
+  it('refuses tracking-URL requests that break spec 01 §4.16 and §8, on its own rules', async () => {
+    // Prepare
+    const { sim, token } = await start();
+    const urlId = String((await createUrl(sim, token)).body.data);
+    const stats = (path: string, body: Json) =>
+      gateway(sim, token, 'POST', `/msg/v1/stat/url/${path}`, body);
+    const span = (to: string) => ({ from: '2025-01-01', to, urlId });
+    const createCases: Array<[string, Json, string]> = [
+      ['no title', { urlTitle: undefined }, '21001'],
+      ['empty title', { urlTitle: '' }, '21001'],
+      ['no orgUrl', { orgUrl: undefined }, '21801'],
+      ['bare host', { orgUrl: 'www.example.com' }, '21801'],
+      ['ISO expDt', { expDt: '2030-01-01T00:00:00' }, '21001'],
+      ['date-only expDt', { expDt: '2030-01-01' }, '21001'],
+      ['February 30', { expDt: '2030-02-30 00:00:00' }, '21001'],
+    ];
+
+    // Act
+    const creates = await Promise.all(
+      createCases.map(([, override]) => createUrl(sim, token, override)),
+    );
+    const spaceInUrl = await createUrl(sim, token, { orgUrl: 'https://shop.example.com/a b' });
+    const lists = await Promise.all(
+      ['', '?page=0', '?page=abc', '?page=1.5'].map((query) =>
+        gateway(sim, token, 'GET', `/msg/v1/getClickUrl${query}`),
+      ),
+    );
+    const deleteNoId = await gateway(sim, token, 'POST', '/msg/v1/deleteClickUrl');
+    const ranges = {
+      msg32: await stats('msg', span('2025-02-01')),
+      receiver32: await stats('receiver', { ...span('2025-02-01'), page: 1 }),
+      sendHour16: await stats('sendHour', span('2025-01-16')),
+      clickDay16: await stats('clickDay', span('2025-01-16')),
+    };
+    const fifteen = await Promise.all(
+      ['sendDay', 'sendHour', 'clickDay', 'clickHour'].map((path) =>
+        stats(path, span('2025-01-15')),
+      ),
+    );
+    const bodies = {
+      slashDate: await stats('channel', { ...span('2025-01-02'), from: '2025/01/01' }),
+      noUrlId: await stats('channel', { from: '2025-01-01', to: '2025-01-02' }),
+      pageAsText: await stats('receiver', { ...span('2025-01-02'), page: '1' }),
+      pageZero: await stats('receiver', { ...span('2025-01-02'), page: 0 }),
+      plusPhone: await stats('receiver', { ...span('2025-01-02'), page: 1, phone: '+8210' }),
+      unknownField: await stats('sendDay', { ...span('2025-01-02'), ch: 'SMS' }),
+    };
+
+    // Assess
+    creates.forEach((answer, i) => {
+      expect(answer, createCases[i]?.[0]).toMatchObject({ body: { code: createCases[i]?.[2] } });
+    });
+    // The spec asks only that orgUrl start with http:// or https://.
+    expect(spaceInUrl.body.code).toBe('10000');
+    for (const answer of lists) expect(answer.body.code).toBe('21001');
+    expect(deleteNoId.body.code).toBe('21001');
+    for (const [label, answer] of Object.entries(ranges)) {
+      expect(answer, label).toMatchObject({ status: 400, body: { code: '21802' } });
+    }
+    for (const answer of fifteen) expect(answer.body.code).toBe('10000');
+    for (const [label, answer] of Object.entries(bodies)) {
+      expect(answer, label).toMatchObject({ status: 400, body: { code: '21001' } });
+    }
   });
 
   it('answers every statistic with deterministic numbers in the spec field types', async () => {
