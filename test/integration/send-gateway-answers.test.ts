@@ -1,0 +1,362 @@
+/**
+ * The bridge's real send path (queue message → claim → rate limiter → typed gateway client →
+ * event store on dynalite) against the simulator's field-note answers around sending: the whole
+ * duplicate family, an expired file id, a fallback without callback, and the channel-friend
+ * product codes brand messages reported before 2026.
+ */
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
+import { DynamoDbLease } from '../../functions/commons/adapters/dynamodb-lease.ts';
+import { DynamoDbRateLimiter } from '../../functions/commons/adapters/dynamodb-rate-limiter.ts';
+import { DynamoDbSendStore } from '../../functions/commons/adapters/dynamodb-send-store.ts';
+import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.ts';
+import { GatewayRejectedError } from '../../functions/commons/gateway/errors.ts';
+import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
+import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
+import { GatewayHttp } from '../../functions/commons/gateway/gateway-http.ts';
+import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import type { EventRecord } from '../../functions/inbound/event-record.ts';
+import { type PollLogger, pollReports } from '../../functions/polling/poll-reports.ts';
+import {
+  type QueueDelivery,
+  type SendDeps,
+  type SendGateway,
+  type SendStore,
+  sendQueuedMessage,
+} from '../../functions/sending/send-queued-message.ts';
+import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
+import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
+import { createTables } from '../../local/tables.ts';
+import { formatKst } from '../../protocol/kst.ts';
+import {
+  type Simulator,
+  type SimulatorOptionsInput,
+  startSimulator,
+} from '../../simulator/index.ts';
+import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
+import { brandTemplateBody, mmsBody, rcsBody, smsBody } from '../support/send-fixtures.ts';
+import { authenticate, callGateway } from '../support/simulator-http.ts';
+
+const credentials = { apiKey: 'answers-key', apiPassword: 'answers-password' };
+const silent: PollLogger = { info: () => {}, warn: () => {}, error: () => {} };
+
+let dynalite: LocalDynalite;
+let documents: DynamoDBDocumentClient;
+let tableNumber = 0;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  dynalite = await startDynalite();
+  documents = DynamoDBDocumentClient.from(localDynamoDbClient(dynalite.endpoint), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+});
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+afterAll(async () => {
+  await dynalite?.stop();
+});
+
+interface Gateway {
+  readonly sim: Simulator;
+  readonly client: GatewayClient;
+  readonly sender: GatewaySender;
+  /** The simulated time, epoch ms. */
+  readonly now: () => number;
+}
+
+/** A simulator and the bridge's gateway client on its clock. */
+const gatewayWith = async (options: Partial<SimulatorOptionsInput> = {}): Promise<Gateway> => {
+  const sim = await startSimulator({ ...credentials, clock: 'real', tpsQuota: 1_000, ...options });
+  cleanups.push(() => sim.close());
+  const now = () => sim.clock.now();
+  const client = new GatewayClient({
+    hosts: sim.hosts,
+    tokens: new SessionTokenProvider({
+      auth: new GatewayAuthApi({ hosts: sim.hosts }),
+      credentials: () => credentials,
+      now,
+    }),
+    timeoutMs: 2_000,
+  });
+  return { sim, client, sender: new GatewaySender(client), now };
+};
+
+interface Tables {
+  readonly eventTable: string;
+  readonly stateTable: string;
+  readonly store: SendStore;
+  /** Every event item the send store wrote, in order. */
+  readonly written: EventRecord[];
+}
+
+/** Fresh tables: a bridge that has recorded nothing yet (the gateway may still remember keys). */
+const freshTables = async (): Promise<Tables> => {
+  tableNumber += 1;
+  const eventTable = `events-${tableNumber}`;
+  const stateTable = `state-${tableNumber}`;
+  await createTables(localDynamoDbClient(dynalite.endpoint), { eventTable, stateTable });
+  const inner = new DynamoDbSendStore(eventTable, 35, documents);
+  const written: EventRecord[] = [];
+  const store: SendStore = {
+    recordedOutcomes: (keys) => inner.recordedOutcomes(keys),
+    claim: (cliKey, owner, until) => inner.claim(cliKey, owner, until),
+    release: (cliKey, owner) => inner.release(cliKey, owner),
+    recordUnknown: (outcome) => inner.recordUnknown(outcome),
+    putEvent: async (record) => {
+      const result = await inner.putEvent(record);
+      if (result === 'stored') written.push(record);
+      return result;
+    },
+  };
+  return { eventTable, stateTable, store, written };
+};
+
+const depsFor = (
+  gateway: Gateway,
+  tables: Tables,
+  overrides: Partial<SendDeps> = {},
+): SendDeps => ({
+  store: tables.store,
+  gateway: gateway.sender,
+  rateLimiter: new DynamoDbRateLimiter(tables.stateTable, { quota: 1_000 }, documents),
+  now: () => new Date(gateway.now()),
+  retentionDays: 35,
+  claimLeaseMs: 30_000,
+  deadline: Date.now() + 20_000,
+  ...overrides,
+});
+
+let deliveries = 0;
+const delivery = (message: unknown, receiveCount = 1): QueueDelivery => ({
+  body: JSON.stringify(message),
+  messageId: `m-${++deliveries}`,
+  sentAt: new Date(),
+  receiveCount,
+  maxReceiveCount: 6,
+});
+
+const eventsOf = (tables: Tables, detailType: string) =>
+  tables.written
+    .filter((record) => record.detailType === detailType)
+    .map((record) => JSON.parse(record.detail).data as Record<string, unknown>);
+
+/** How often the gateway accepted `cliKey` (a resend that went through would show twice). */
+const acceptancesOf = (sim: Simulator, cliKey: string) =>
+  sim.acceptances().filter((recipient) => recipient.cliKey === cliKey).length;
+
+describe('the duplicate family is "already accepted", never a failure or a resend', () => {
+  it.each(['29005', '29023', '29024'] as const)(
+    'an immediate send answered %s for a cliKey the gateway had is recorded as accepted',
+    async (duplicateCode) => {
+      // Prepare: the gateway accepted the first recipient; the bridge's new table knows nothing.
+      const gateway = await gatewayWith({ duplicateCode });
+      const first = { channel: 'sms', ...smsBody(1) };
+      await sendQueuedMessage(delivery(first), depsFor(gateway, await freshTables()));
+      const tables = await freshTables();
+      const mixed = { ...first, recvInfoLst: [...first.recvInfoLst, ...smsBody(1).recvInfoLst] };
+      const before = gateway.sim.snapshot();
+
+      // Act
+      const result = await sendQueuedMessage(delivery(mixed), depsFor(gateway, tables));
+
+      // Assess
+      expect(gateway.sim.snapshot().duplicateRecipients).toBe(before.duplicateRecipients + 1);
+      expect(result).toMatchObject({ kind: 'done', accepted: 2, rejected: 0, unknown: 0 });
+      expect(eventsOf(tables, 'Message Accepted')).toEqual([
+        expect.objectContaining({
+          cliKey: first.recvInfoLst[0]?.cliKey,
+          alreadyAccepted: true,
+          code: duplicateCode,
+        }),
+        expect.objectContaining({ cliKey: mixed.recvInfoLst[1]?.cliKey, alreadyAccepted: false }),
+      ]);
+      expect(eventsOf(tables, 'Message Rejected')).toEqual([]);
+      expect(acceptancesOf(gateway.sim, first.recvInfoLst[0]?.cliKey ?? '')).toBe(1);
+    },
+  );
+
+  it.each(['29005', '29023', '29024'] as const)(
+    'a scheduled send refused %s as a whole accepts only the recipient the gateway had',
+    async (duplicateCode) => {
+      // Prepare
+      const gateway = await gatewayWith({ duplicateCode });
+      const resvReqDt = formatKst(gateway.now() + 86_400_000, 'YYYY-MM-DD HH:mm');
+      const message = { channel: 'sms', ...smsBody(3), resvYn: 'Y', resvReqDt };
+      const [had] = message.recvInfoLst;
+      await sendQueuedMessage(
+        delivery({ ...message, recvInfoLst: [had] }),
+        depsFor(gateway, await freshTables()),
+      );
+      const tables = await freshTables();
+
+      // Act
+      const result = await sendQueuedMessage(delivery(message), depsFor(gateway, tables));
+
+      // Assess
+      expect(result).toMatchObject({ kind: 'done', accepted: 1, scheduled: 2, rejected: 0 });
+      expect(eventsOf(tables, 'Message Accepted')).toEqual([
+        expect.objectContaining({
+          cliKey: had?.cliKey,
+          alreadyAccepted: true,
+          code: duplicateCode,
+        }),
+      ]);
+      expect(eventsOf(tables, 'Message Rejected')).toEqual([]);
+      expect(acceptancesOf(gateway.sim, had?.cliKey ?? '')).toBe(1);
+    },
+  );
+});
+
+describe('permanent rejections', () => {
+  it('an MMS naming an expired file id ends as rejected with 21029, without a retry', async () => {
+    // Prepare
+    const gateway = await gatewayWith();
+    const fileId = `expired-${Date.now()}`;
+    await callGateway(gateway.sim, {
+      method: 'POST',
+      path: '/_sim/files',
+      body: { fileId, expiresInMs: 0 },
+    });
+    const message = { channel: 'mms', ...mmsBody(), fileIdLst: [fileId] };
+    const tables = await freshTables();
+    const before = gateway.sim.snapshot();
+
+    // Act
+    const result = await sendQueuedMessage(delivery(message), depsFor(gateway, tables));
+    const again = await sendQueuedMessage(delivery(message, 2), depsFor(gateway, tables));
+
+    // Assess
+    expect(result).toMatchObject({ kind: 'done', accepted: 0, rejected: 2 });
+    expect(eventsOf(tables, 'Message Rejected').map((data) => data.code)).toEqual([
+      '21029',
+      '21029',
+    ]);
+    expect(again).toMatchObject({ kind: 'done', skipped: 2 });
+    expect(gateway.sim.snapshot().rejectedSends).toBe(before.rejectedSends + 1);
+  });
+
+  it('the bridge refuses an RCS fallback without callback itself, before any call', async () => {
+    // Prepare
+    const gateway = await gatewayWith();
+    const { callback: _dropped, ...withoutCallback } = rcsBody();
+    const tables = await freshTables();
+    const before = gateway.sim.snapshot();
+
+    // Act
+    const result = await sendQueuedMessage(
+      delivery({ channel: 'rcs', variant: 'v1.1', ...withoutCallback }),
+      depsFor(gateway, tables),
+    );
+
+    // Assess
+    expect(result.kind).toBe('invalid');
+    expect(gateway.sim.snapshot().sends + gateway.sim.snapshot().rejectedSends).toBe(
+      before.sends + before.rejectedSends,
+    );
+    expect(eventsOf(tables, 'Send Rejected')[0]?.problems).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: '$.callback' })]),
+    );
+  });
+
+  it("the gateway's 21024 answer is a permanent rejection in the client and in the send path", async () => {
+    // Prepare: a wire layer without the bridge's own validation, as if the callback were lost
+    // on the way, so the simulator itself answers.
+    const gateway = await gatewayWith();
+    const { token } = await authenticate(gateway.sim, credentials);
+    const http = new GatewayHttp({ hosts: gateway.sim.hosts });
+    const endpoint = { host: 'api', method: 'POST', path: '/msg/v1.1/rcs' } as const;
+    const { callback: _dropped, ...withoutCallback } = rcsBody();
+    const losingCallback: SendGateway = {
+      send: async (message) => {
+        const { callback: _lost, ...body } = message.body as Record<string, unknown>;
+        await http.call({ endpoint, auth: { bearer: token }, json: body });
+        throw new Error('the gateway accepted a fallback without callback');
+      },
+    };
+    const tables = await freshTables();
+
+    // Act
+    const direct = await http
+      .call({ endpoint, auth: { bearer: token }, json: withoutCallback })
+      .catch((error: unknown) => error);
+    const result = await sendQueuedMessage(
+      delivery({ channel: 'rcs', variant: 'v1.1', ...rcsBody() }),
+      depsFor(gateway, tables, { gateway: losingCallback }),
+    );
+
+    // Assess
+    expect(direct).toBeInstanceOf(GatewayRejectedError);
+    expect(direct).toMatchObject({ code: '21024', retryable: false });
+    expect(result).toMatchObject({ kind: 'done', accepted: 0, rejected: 2 });
+    expect(eventsOf(tables, 'Message Rejected').map((data) => data.code)).toEqual([
+      '21024',
+      '21024',
+    ]);
+  });
+});
+
+describe('brand product codes before 2026', () => {
+  it('the report of a brand message sent in 2025 reaches the stored report with KFRT1', async () => {
+    // Prepare: a manual simulated clock from 2025-12-31 23:00 KST (it starts at the wall clock).
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2025-12-31T14:00:00Z'));
+    let gateway: Gateway;
+    try {
+      gateway = await gatewayWith({ clock: 'manual', reportDelayMs: 1_000, failureRate: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
+    const tables = await freshTables();
+    const message = { channel: 'brand-template', ...brandTemplateBody() };
+    const sent = await sendQueuedMessage(delivery(message), depsFor(gateway, tables));
+    expect(sent).toMatchObject({ kind: 'done', accepted: 1 });
+    const [accepted] = eventsOf(tables, 'Message Accepted');
+    await gateway.sim.advance(1_000);
+
+    // Act
+    const now = gateway.now;
+    await pollReports(
+      {
+        gateway: gateway.client,
+        receive: {
+          store: new DynamoDbEventStore(tables.eventTable, documents),
+          now: () => new Date(now()),
+          retentionDays: 35,
+          concurrency: 4,
+        },
+        quarantine: new MemoryPageQuarantine(),
+        lease: new DynamoDbLease(tables.stateTable, documents, now),
+        owner: 'run-1',
+        now,
+        sleep: (ms) => gateway.sim.advance(ms),
+        deadline: now() + 30_000,
+        logger: silent,
+      },
+      'polling',
+    );
+
+    // Assess
+    const reports = await reportItems(tables.eventTable);
+    expect(reports).toEqual([
+      expect.objectContaining({
+        msgKey: accepted?.msgKey,
+        channel: 'BRAND',
+        productCode: 'KFRT1',
+        raw: expect.objectContaining({ productCode: 'KFRT1' }),
+      }),
+    ]);
+  });
+});
+
+/** The `data` of every stored delivery report of `table`. */
+const reportItems = async (table: string): Promise<Record<string, unknown>[]> => {
+  const page = await documents.send(new ScanCommand({ TableName: table }));
+  return (page.Items ?? [])
+    .filter((item) => String(item.pk).startsWith('REPORT#'))
+    .map((item) => JSON.parse(String(item.detail)).data as Record<string, unknown>);
+};
