@@ -573,6 +573,34 @@ describe('other field rules of the spec', () => {
   });
 });
 
+describe('multipart MMS (spec 01 §4.4)', () => {
+  const multipart = async (reqMsg: unknown, files: number) => {
+    const form = new FormData();
+    form.append('reqMsg', new Blob([JSON.stringify(reqMsg)], { type: 'application/json' }));
+    for (let index = 0; index < files; index++) {
+      form.append(
+        'parts',
+        new Blob([Buffer.alloc(64, index)], { type: 'image/jpeg' }),
+        `${index}.jpg`,
+      );
+    }
+    const encoded = new Response(form);
+    return callGateway(sim, {
+      method: 'POST',
+      path: '/xms/mms/file/v1',
+      token,
+      body: Buffer.from(await encoded.arrayBuffer()),
+      headers: { 'content-type': encoded.headers.get('content-type') ?? '' },
+    });
+  };
+
+  it('accepts reqMsg with one file, and refuses file ids in reqMsg or no file at all', async () => {
+    await expectAccepted(multipart(mms(), 1));
+    await expectRefused(multipart(mms({ fileIdLst: ['F-1'] }), 1), '21001', 'fileIdLst');
+    await expectRefused(multipart(mms(), 0), '21001', 'parts');
+  });
+});
+
 describe('duplicate family (duplicateCode)', () => {
   it.each(['29005', '29023', '29024'] as const)(
     'duplicateCode %s answers that code for a repeated cliKey, immediate and scheduled',
