@@ -98,11 +98,18 @@ export const DeliveryReportDataSchema = z.strictObject({
   productCode: z
     .string()
     .nullable()
-    .describe('The billed product (`SMS`, `LMS`, `MMS`, `ITMPL`, `BRDF`, …).'),
+    .describe(
+      'The billed product (`SMS`, `LMS`, `MMS`, `ITMPL`, `CHAT`, `BRDF`, `BRDNF`, `KFRT1`, …).',
+    ),
   reportedAt: IsoDateTime.nullable().describe(
     "Result time in UTC; `null` when the gateway's value could not be read (kept in `reportedAtKst`).",
   ),
-  reportedAtKst: z.string().nullable().describe("The gateway's own zone-less KST value, as sent."),
+  reportedAtKst: z
+    .string()
+    .nullable()
+    .describe(
+      "The gateway's own value, as sent: usually zone-less KST, sometimes with a zone (field notes).",
+    ),
   phone: z.string().nullable().describe('Recipient number (webhook reports only).'),
   isBi: z.boolean().nullable().describe('Two-way RCS message.'),
   userCustomFields: z
