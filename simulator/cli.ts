@@ -81,7 +81,7 @@ const FLAGS: readonly Flag[] = [
     'duplicateWindowSeconds',
     'number',
     's',
-    'a cliKey seen again within this window answers 29024',
+    'a cliKey seen again within this window answers a duplicate code',
   ),
   option(
     'report-delay-ms',

@@ -291,7 +291,8 @@ export const createSending = (ctx: SimContext) => {
 
   /**
    * Scheduled send: `{regDt, webReqId}` and no per-recipient list, so a repeated `cliKey` cannot
-   * be reported per recipient; the whole call is refused with a duplicate code instead (our choice).
+   * be reported per recipient; the whole call is refused with a duplicate code instead (our choice),
+   * as it is when one `cliKey` stands twice in the list (an immediate send accepts the first).
    */
   const sendLater = (
     endpoint: SendEndpoint,
@@ -299,7 +300,12 @@ export const createSending = (ctx: SimContext) => {
     kind: Classification,
     at: number,
   ): SimResponse => {
-    const repeated = send.recipients.filter((recipient) => isDuplicate(recipient.cliKey));
+    const seen = new Set<string>();
+    const repeated = send.recipients.filter((recipient) => {
+      const again = seen.has(recipient.cliKey) || isDuplicate(recipient.cliKey);
+      seen.add(recipient.cliKey);
+      return again;
+    });
     if (repeated.length > 0) {
       counts.duplicateRecipients += repeated.length;
       const code = duplicateCode();

@@ -634,6 +634,30 @@ describe('duplicate family (duplicateCode)', () => {
     },
   );
 
+  it('a cliKey twice in one request: an immediate send accepts the first, a scheduled send none', async () => {
+    const [first] = recipients(1);
+    const twice = [first, first];
+
+    const now = await send('/msg/v1/sms', sms({ recvInfoLst: twice }));
+    const before = sim.snapshot().recipientsAccepted;
+    const [second] = recipients(1);
+    const later = await send(
+      '/msg/v1/sms',
+      sms({
+        recvInfoLst: [second, second],
+        resvYn: 'Y',
+        resvReqDt: formatKst(sim.clock.now() + 3_600_000, 'YYYY-MM-DD HH:mm'),
+      }),
+    );
+
+    const items = asList(asObject(now.body).data);
+    expect(items[0]).toMatchObject({ cliKey: first?.cliKey, code: '10000' });
+    expect(['29005', '29023', '29024']).toContain(items[1]?.code);
+    expect(later.status).toBe(400);
+    expect(['29005', '29023', '29024']).toContain(asObject(later.body).code);
+    expect(sim.snapshot().recipientsAccepted).toBe(before);
+  });
+
   it('mixed (the default) draws every code of the family over a few repeats', async () => {
     const recvInfoLst = recipients(1);
     await expectAccepted(send('/msg/v1/sms', sms({ recvInfoLst })));
