@@ -7,12 +7,12 @@
  * tables (refused conditional writes counted apart: they still consume write capacity).
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDbRateLimiter } from '../functions/commons/adapters/dynamodb-rate-limiter.ts';
-import { DynamoDbSendStore } from '../functions/commons/adapters/dynamodb-send-store.ts';
-import { GatewaySender } from '../functions/commons/adapters/gateway-sender.ts';
 import { GatewayAuthApi } from '../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
 import { SessionTokenProvider } from '../functions/commons/gateway/session-token-provider.ts';
+import { DynamoDbRateLimiter } from '../functions/sending/adapters/dynamodb-rate-limiter.ts';
+import { DynamoDbSendStore } from '../functions/sending/adapters/dynamodb-send-store.ts';
+import { GatewaySender } from '../functions/sending/adapters/gateway-sender.ts';
 import type { SendGateway } from '../functions/sending/send-queued-message.ts';
 import { sendQueuedMessage } from '../functions/sending/send-queued-message.ts';
 import { startDynalite } from '../local/dynalite.ts';

@@ -4,12 +4,12 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { z } from 'zod';
-import { DynamoDbAwaitingReports } from './commons/adapters/dynamodb-awaiting-reports.ts';
 import { DynamoDbLease } from './commons/adapters/dynamodb-lease.ts';
 import { integerEnv, requiredEnv } from './commons/environment.ts';
 import { gatewayFromEnvironment } from './commons/gateway-environment.ts';
 import { createLogger, createMetrics } from './commons/observability.ts';
 import { receiveDepsFromEnvironment } from './inbound/receive-environment.ts';
+import { DynamoDbAwaitingReports } from './reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
   RECONCILE_DEFAULTS,
   ReconcileSettingsSchema,

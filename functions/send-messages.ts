@@ -4,12 +4,12 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { DynamoDbRateLimiter } from './commons/adapters/dynamodb-rate-limiter.ts';
-import { DynamoDbSendStore } from './commons/adapters/dynamodb-send-store.ts';
-import { GatewaySender } from './commons/adapters/gateway-sender.ts';
 import { integerEnv, requiredEnv } from './commons/environment.ts';
 import { gatewayFromEnvironment } from './commons/gateway-environment.ts';
 import { createLogger, createMetrics } from './commons/observability.ts';
+import { DynamoDbRateLimiter } from './sending/adapters/dynamodb-rate-limiter.ts';
+import { DynamoDbSendStore } from './sending/adapters/dynamodb-send-store.ts';
+import { GatewaySender } from './sending/adapters/gateway-sender.ts';
 import { meteredRateLimiter } from './sending/rate-limit-metrics.ts';
 import { createSendRecordHandler } from './sending/send-handler.ts';
 

@@ -19,7 +19,6 @@ import {
   DynamoDbAttachmentEvents,
   DynamoDbPendingAttachments,
 } from '../functions/commons/adapters/dynamodb-attachment-store.ts';
-import { DynamoDbAwaitingReports } from '../functions/commons/adapters/dynamodb-awaiting-reports.ts';
 import { DynamoDbLease } from '../functions/commons/adapters/dynamodb-lease.ts';
 import { DynamoDbTokenStore } from '../functions/commons/adapters/dynamodb-token-store.ts';
 import { GatewayAttachmentDownloads } from '../functions/commons/adapters/gateway-attachment-downloads.ts';
@@ -36,6 +35,7 @@ import {
   runPolling,
 } from '../functions/polling/poll-reports.ts';
 import { S3PolledPageQuarantine } from '../functions/polling/s3-polled-page-quarantine.ts';
+import { DynamoDbAwaitingReports } from '../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
   RECONCILE_DEFAULTS,
   ReconcileSettingsSchema,

@@ -9,7 +9,6 @@
  */
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.ts';
 import { StateTableTokenProvider } from '../../functions/commons/adapters/state-table-token-provider.ts';
 import { GatewayAuthenticationError } from '../../functions/commons/gateway/errors.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
@@ -23,6 +22,7 @@ import {
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { jwtExpiry } from '../../functions/commons/gateway/token-provider.ts';
 import type { Lease } from '../../functions/commons/lease.ts';
+import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-queued-message.ts';
 import { refreshToken } from '../../functions/tokens/refresh-token.ts';

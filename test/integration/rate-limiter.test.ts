@@ -2,15 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  DynamoDbRateLimiter,
-  DynamoDbRateWindowStore,
-  rateWindowKey,
-} from '../../functions/commons/adapters/dynamodb-rate-limiter.ts';
 import { GatewayRateLimitedError } from '../../functions/commons/gateway/errors.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import {
+  DynamoDbRateLimiter,
+  DynamoDbRateWindowStore,
+  rateWindowKey,
+} from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import {
   type RateLimiterStats,
   RateLimitWaitExceededError,

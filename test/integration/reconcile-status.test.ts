@@ -12,12 +12,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoDbAwaitingReports } from '../../functions/commons/adapters/dynamodb-awaiting-reports.ts';
 import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
 import { DynamoDbLease } from '../../functions/commons/adapters/dynamodb-lease.ts';
-import { DynamoDbRateLimiter } from '../../functions/commons/adapters/dynamodb-rate-limiter.ts';
-import { DynamoDbSendStore } from '../../functions/commons/adapters/dynamodb-send-store.ts';
-import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.ts';
 import { GatewayTransportError } from '../../functions/commons/gateway/errors.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
@@ -32,6 +28,7 @@ import {
   type ReceiveDeps,
   receiveReports,
 } from '../../functions/inbound/receive-webhook.ts';
+import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
   type ReconcileDeps,
   ReconcileSettingsSchema,
@@ -40,6 +37,9 @@ import {
   reportSortKey,
   type StatusGateway,
 } from '../../functions/reconcile/reconcile-status.ts';
+import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
+import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
+import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import {
   type SendGateway,
   sendQueuedMessage,

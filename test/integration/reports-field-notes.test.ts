@@ -10,12 +10,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbAwaitingReports } from '../../functions/commons/adapters/dynamodb-awaiting-reports.ts';
 import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
 import { DynamoDbLease } from '../../functions/commons/adapters/dynamodb-lease.ts';
-import { DynamoDbRateLimiter } from '../../functions/commons/adapters/dynamodb-rate-limiter.ts';
-import { DynamoDbSendStore } from '../../functions/commons/adapters/dynamodb-send-store.ts';
-import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
@@ -28,10 +24,14 @@ import {
   pollReports,
   type ReportPollingGateway,
 } from '../../functions/polling/poll-reports.ts';
+import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
   ReconcileSettingsSchema,
   reconcileStatus,
 } from '../../functions/reconcile/reconcile-status.ts';
+import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
+import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
+import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-queued-message.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';

@@ -8,9 +8,6 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
 import { DynamoDbLease } from '../../functions/commons/adapters/dynamodb-lease.ts';
-import { DynamoDbRateLimiter } from '../../functions/commons/adapters/dynamodb-rate-limiter.ts';
-import { DynamoDbSendStore } from '../../functions/commons/adapters/dynamodb-send-store.ts';
-import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.ts';
 import { GatewayRejectedError } from '../../functions/commons/gateway/errors.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
@@ -18,6 +15,9 @@ import { GatewayHttp } from '../../functions/commons/gateway/gateway-http.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import type { EventRecord } from '../../functions/inbound/event-record.ts';
 import { type PollLogger, pollReports } from '../../functions/polling/poll-reports.ts';
+import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
+import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
+import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import {
   type QueueDelivery,
   type SendDeps,

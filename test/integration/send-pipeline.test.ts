@@ -5,13 +5,13 @@
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoDbRateLimiter } from '../../functions/commons/adapters/dynamodb-rate-limiter.ts';
-import { DynamoDbSendStore } from '../../functions/commons/adapters/dynamodb-send-store.ts';
-import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import type { EventRecord } from '../../functions/inbound/event-record.ts';
+import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
+import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
+import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import {
   type QueueDelivery,
   type SendDeps,

@@ -4,11 +4,11 @@
  * reserved every request the gateway saw.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewaySender } from '../../functions/commons/adapters/gateway-sender.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { type HttpTransport, undiciTransport } from '../../functions/commons/gateway/http.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-queued-message.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DynamoDbRateLimiter,
   type DynamoDbRateLimiterOptions,
-} from '../../functions/commons/adapters/dynamodb-rate-limiter.ts';
+} from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { RateLimitWaitExceededError } from '../../functions/sending/rate-limiter.ts';
 import { mulberry32 } from '../../simulator/prng.ts';
 

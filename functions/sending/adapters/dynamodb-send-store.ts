@@ -4,14 +4,14 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { EventRecord } from '../../inbound/event-record.ts';
-import type { ClaimResult, SendStore, UnknownOutcome } from '../../sending/send-queued-message.ts';
-import { AWAITING_REPORT_INDEX } from '../tables.ts';
 import {
   DynamoDbEventStore,
   documentClient,
   isConditionalCheckFailure,
-} from './dynamodb-event-store.ts';
+} from '../../commons/adapters/dynamodb-event-store.ts';
+import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
+import type { EventRecord } from '../../inbound/event-record.ts';
+import type { ClaimResult, SendStore, UnknownOutcome } from '../send-queued-message.ts';
 
 /**
  * The `awaiting-report` bucket of unknown outcomes: one partition, sorted by the attempt's time.

@@ -1,11 +1,14 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  documentClient,
+  isConditionalCheckFailure,
+} from '../../commons/adapters/dynamodb-event-store.ts';
+import {
   type RateLimiter,
   type RateWindowStore,
   WindowedRateLimiter,
   type WindowedRateLimiterOptions,
-} from '../../sending/rate-limiter.ts';
-import { documentClient, isConditionalCheckFailure } from './dynamodb-event-store.ts';
+} from '../rate-limiter.ts';
 
 /** A window item outlives its second by this much, then TTL removes it (nobody reads it again). */
 const WINDOW_TTL_SECONDS = 300;

@@ -7,18 +7,24 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import {
+  documentClient,
+  isConditionalCheckFailure,
+} from '../../commons/adapters/dynamodb-event-store.ts';
+import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
+import {
+  DynamoDbSendStore,
+  UNKNOWN_OUTCOME_BUCKET,
+} from '../../sending/adapters/dynamodb-send-store.ts';
+import { SEND_CHANNELS } from '../../sending/channels.ts';
+import type { ClaimResult, UnknownOutcome } from '../../sending/send-queued-message.ts';
+import {
   type AwaitingPage,
   type AwaitingReportIndex,
   type ReportGuards,
   type ReportLedger,
   statusUnavailableKeys,
   type UnknownOutcomeIndex,
-} from '../../reconcile/reconcile-status.ts';
-import { SEND_CHANNELS } from '../../sending/channels.ts';
-import type { ClaimResult, UnknownOutcome } from '../../sending/send-queued-message.ts';
-import { AWAITING_REPORT_INDEX } from '../tables.ts';
-import { documentClient, isConditionalCheckFailure } from './dynamodb-event-store.ts';
-import { DynamoDbSendStore, UNKNOWN_OUTCOME_BUCKET } from './dynamodb-send-store.ts';
+} from '../reconcile-status.ts';
 
 /** The fields of an `awaiting-report` index entry (an accepted send's `OUTCOME` item) we read. */
 const AwaitingEntrySchema = z.looseObject({
