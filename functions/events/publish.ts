@@ -5,6 +5,7 @@ import type {
   AttributeValue as LambdaAttributeValue,
 } from 'aws-lambda';
 import { z } from 'zod';
+import { PublishedFieldsSchema } from './event-record.ts';
 
 /** One event for `PutEvents`. */
 export interface BusEntry {
@@ -88,12 +89,6 @@ export interface PublishDeps {
 
 export const MAX_ENTRIES_PER_CALL = 10;
 export const PUT_EVENTS_MAX_BYTES = 256 * 1024;
-
-const StoredEventSchema = z.looseObject({
-  detailType: z.string().min(1),
-  detail: z.string().min(2),
-  eventId: z.string(),
-});
 
 const DetailTimeSchema = z.looseObject({ metadata: z.looseObject({ occurredAt: z.string() }) });
 
@@ -307,7 +302,7 @@ export const entryFromItem = (
   source: string,
   maxBytes: number,
 ): { entry: BusEntry; eventId: string } | { reason: string } => {
-  const parsed = StoredEventSchema.safeParse(item);
+  const parsed = PublishedFieldsSchema.safeParse(item);
   if (!parsed.success) return { reason: `not an event item: ${z.prettifyError(parsed.error)}` };
   let detail: unknown;
   try {
