@@ -3,6 +3,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { GatewayError, GatewayTransportError } from '../functions/commons/gateway/errors.ts';
 import { GatewayRequestInvalidError } from '../functions/commons/gateway/gateway-client.ts';
 import { RcsChatbotIdUnusableError } from '../functions/commons/gateway/rcs-management-client.ts';
+import { CliError, UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { Output } from './output.ts';
 import type { AwsClients, Target, TargetOptions } from './target.ts';
@@ -18,22 +19,8 @@ type OptionValues = Readonly<
  * and exit codes: 0 success, 1 the command failed or found problems, 2 a usage error.
  */
 
-/** A usage error: printed with the command's usage, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
-}
-
-/** A failure the user can act on, printed as `msgbridge CMD: message` (exit 1, no stack trace). */
-export class CliError extends Error {
-  override readonly name = 'CliError';
-  constructor(
-    message: string,
-    /** Extra lines printed under the message (e.g. every validation problem). */
-    readonly details: readonly string[] = [],
-  ) {
-    super(message);
-  }
-}
+// The errors a command throws are part of the command API, so commands find them here too.
+export { CliError, UsageError } from './errors.ts';
 
 /** What a command may need from outside: AWS clients (tests), the clock, waiting. */
 export interface CliDeps {

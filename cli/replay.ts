@@ -4,7 +4,7 @@ import {
   type EventBridgeClient,
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
-import { CliError } from './framework.ts';
+import { CliError } from './errors.ts';
 
 /*
  * Replaying events: from the archive into the bus on a deployed stack (EventBridge StartReplay),

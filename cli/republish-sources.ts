@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { BusEntryResult, EventBus, ItemKey } from '../functions/events/publish.ts';
 import { isPublishableRecord } from '../functions/events/stream-filter.ts';
 import { toLambdaRecord } from '../local/stream-poller.ts';
-import { CliError } from './framework.ts';
+import { CliError } from './errors.ts';
 import type { EventItems, FailedBatch, PublishFailures } from './republish.ts';
 
 /*

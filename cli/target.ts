@@ -25,7 +25,7 @@ import {
   NOT_RUNNING,
   whyNotRunning,
 } from '../local/bridge-file.ts';
-import { CliError } from './framework.ts';
+import { CliError } from './errors.ts';
 
 /*
  * Where a command runs: the local run (`--local [DIR]`, the default) or a deployed stack
