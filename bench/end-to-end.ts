@@ -22,9 +22,9 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { BusEntry } from '../functions/events/publish.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../functions/sending/examples.ts';
 import { enqueueSend } from '../functions/sending/producer.ts';
-import type { SendMessageInput } from '../functions/sending/send-message.ts';
+import type { SendMessageInput } from '../functions/sending/queue-message.ts';
 import { type LocalBridge, startLocalBridge } from '../local/bridge.ts';
-import type { SimSnapshot } from '../simulator/server.ts';
+import type { SimSnapshot } from '../simulator/controls.ts';
 import { smsBody } from '../test/support/send-fixtures.ts';
 import {
   CallCounter,

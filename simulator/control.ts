@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { envelope, ok } from './context.ts';
+import type { SimControls } from './controls.ts';
 import { MoInjectionSchema } from './mo.ts';
 import { FaultsSchema } from './options.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
-import type { SimControls } from './server.ts';
 
 const AdvanceSchema = z.strictObject({ ms: z.number().int().min(0) });
 // Not `FaultsSchema.partial()`: its defaults would reset every fault the body leaves out.

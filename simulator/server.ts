@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { z } from 'zod';
 import { createAuth } from './auth.ts';
 import { SimClock } from './clock.ts';
 import { envelope, type SentRecipient, type SimContext } from './context.ts';
 import { createControl } from './control.ts';
+import type { SimControls } from './controls.ts';
 import { createMessenger } from './messenger.ts';
-import { createMo, type MoInjectionSchema, type MoItem, type MoSnapshot } from './mo.ts';
+import { createMo } from './mo.ts';
 import { createOptOut } from './opt-out.ts';
 import {
-  type Faults,
   FaultsSchema,
   type SimulatorOptions,
   type SimulatorOptionsInput,
@@ -18,7 +17,7 @@ import {
 } from './options.ts';
 import { mulberry32 } from './prng.ts';
 import { createRcs } from './rcs.ts';
-import { createReports, type ReportsSnapshot } from './reports.ts';
+import { createReports } from './reports.ts';
 import {
   isReadable,
   normaliseAddress,
@@ -27,7 +26,7 @@ import {
   type SimResponse,
 } from './router.ts';
 import { Scheduler } from './scheduler.ts';
-import { createSending, type SendingSnapshot } from './sending.ts';
+import { createSending } from './sending.ts';
 import { createStatus } from './status.ts';
 import { createTrackingUrls } from './tracking-urls.ts';
 
@@ -37,8 +36,6 @@ const MAX_BODY_BYTES = 10 * 1024 * 1024;
 /** The retryable code answered by the `errorRate` fault (the "every 49xxx" family). */
 export const FAULT_ERROR_CODE = '49999';
 
-export type MoInjectionInput = z.input<typeof MoInjectionSchema>;
-
 export interface SimHosts {
   /** `{api_url}`: authentication, `/msg/...`, reports, MO, opt-out register/delete, tracking URLs. */
   readonly api: string;
@@ -46,33 +43,6 @@ export interface SimHosts {
   readonly send: string;
   /** `{mnt_url}`: opt-out list queries (and management, not simulated). */
   readonly mnt: string;
-}
-
-export interface SimSnapshot extends SendingSnapshot {
-  /** Simulated time, ISO 8601. */
-  readonly now: string;
-  readonly authentications: number;
-  readonly refreshes: number;
-  /** Access tokens issued, by authentication or refresh. */
-  readonly tokensIssued: number;
-  readonly faults: Faults;
-  readonly reports: ReportsSnapshot;
-  readonly mo: MoSnapshot;
-}
-
-/** What tests and the `/_sim/` endpoints drive a running simulator with. */
-export interface SimControls {
-  /** Moves the simulated clock forward and runs everything that became due (reports, webhooks). */
-  advance(ms: number): Promise<void>;
-  /** Runs everything already due and waits for it, without moving the clock. */
-  settle(): Promise<void>;
-  /** Changes some fault settings (throws `ZodError` on a bad value); returns those in force. */
-  setFaults(partial: Partial<Faults>): Faults;
-  /** Every token issued so far stops working (`29011`). */
-  revokeTokens(): void;
-  /** Makes end users "send" inbound messages; returns the MO items created. */
-  injectMo(items: readonly MoInjectionInput[]): MoItem[];
-  snapshot(): SimSnapshot;
 }
 
 /** A running gateway simulator; every host of spec 01 is served on `url`. */
