@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../functions/sending/examples.ts';
-import type { SendMessageInput } from '../functions/sending/send-message.ts';
+import type { SendMessageInput } from '../functions/sending/queue-message.ts';
 import { formatKst } from '../protocol/kst.ts';
 import type { MoInjectionInput } from '../simulator/index.ts';
 import { prng } from './faults.ts';

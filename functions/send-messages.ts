@@ -10,8 +10,8 @@ import { createLogger, createMetrics } from './commons/observability.ts';
 import { DynamoDbRateLimiter } from './sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from './sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from './sending/adapters/gateway-sender.ts';
+import { createSendRecordHandler } from './sending/queue-record-handler.ts';
 import { meteredRateLimiter } from './sending/rate-limit-metrics.ts';
-import { createSendRecordHandler } from './sending/send-handler.ts';
 
 /**
  * `send-messages`: the send queue → the gateway, one queue message = one send request.

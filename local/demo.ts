@@ -9,7 +9,7 @@ import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SEND_MESSAGE_EXAMPLES } from '../functions/sending/examples.ts';
 import { enqueueSend } from '../functions/sending/producer.ts';
-import type { SendMessageInput } from '../functions/sending/send-message.ts';
+import type { SendMessageInput } from '../functions/sending/queue-message.ts';
 import { formatKst } from '../protocol/kst.ts';
 import { LocalRunNotRunningError, readRunningBridge } from './bridge-file.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.ts';

@@ -3,7 +3,7 @@ import {
   parseSendMessage,
   recipientsOf,
   type SendMessageInput,
-} from '../../functions/sending/send-message.ts';
+} from '../../functions/sending/queue-message.ts';
 import { CliError, type CommandContext, type CommandSpec, UsageError } from '../framework.ts';
 import { problemLine, validateFiles } from '../validate.ts';
 

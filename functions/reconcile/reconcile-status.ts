@@ -15,7 +15,7 @@ import {
   type ClaimResult,
   resolvedUnknownRecord,
   type UnknownOutcome,
-} from '../sending/send-queued-message.ts';
+} from '../sending/send-use-case.ts';
 
 /** A recipient the gateway accepted, as listed in the `awaiting-report` index. */
 export interface AwaitingRecipient {

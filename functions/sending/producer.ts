@@ -4,7 +4,7 @@ import {
   type SendMessageBatchCommandOutput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { type Problem, parseSendMessage, type SendMessageInput } from './send-message.ts';
+import { type Problem, parseSendMessage, type SendMessageInput } from './queue-message.ts';
 
 /** SendMessageBatch takes at most 10 entries… */
 export const SQS_MAX_BATCH_ENTRIES = 10;

@@ -20,7 +20,7 @@ import {
   type SendChannel,
   sendMessageJsonSchema,
   VARIABLE_SOURCES,
-} from './send-message.ts';
+} from './queue-message.ts';
 
 const UNKNOWN_AFTER_MINUTES = RECONCILE_DEFAULTS.unknownAfterMinutes;
 const NOT_SENT_AFTER_MINUTES = RECONCILE_DEFAULTS.notSentAfterMinutes;

@@ -11,7 +11,7 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEND_MESSAGE_EXAMPLES } from '../../functions/sending/examples.ts';
 import { enqueueSend } from '../../functions/sending/producer.ts';
-import type { SendMessageInput } from '../../functions/sending/send-message.ts';
+import type { SendMessageInput } from '../../functions/sending/queue-message.ts';
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 

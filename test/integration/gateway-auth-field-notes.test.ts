@@ -24,7 +24,7 @@ import { jwtExpiry } from '../../functions/commons/gateway/token-provider.ts';
 import type { Lease } from '../../functions/commons/lease.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
-import { sendQueuedMessage } from '../../functions/sending/send-queued-message.ts';
+import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { refreshToken } from '../../functions/tokens/refresh-token.ts';
 import type { StoredToken } from '../../functions/tokens/token-state.ts';
 import { formatKst } from '../../protocol/kst.ts';

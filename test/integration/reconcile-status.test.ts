@@ -22,12 +22,9 @@ import {
   ReportItemSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
-import type { EventRecord } from '../../functions/inbound/event-record.ts';
-import {
-  type EventStore,
-  type ReceiveDeps,
-  receiveReports,
-} from '../../functions/inbound/receive-webhook.ts';
+import type { EventRecord } from '../../functions/events/event-record.ts';
+import type { EventStore } from '../../functions/events/store-ports.ts';
+import { type ReceiveDeps, receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
   type ReconcileDeps,
@@ -40,10 +37,7 @@ import {
 import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
-import {
-  type SendGateway,
-  sendQueuedMessage,
-} from '../../functions/sending/send-queued-message.ts';
+import { type SendGateway, sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';

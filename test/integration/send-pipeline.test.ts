@@ -17,7 +17,7 @@ import {
   type SendDeps,
   type SendStore,
   sendQueuedMessage,
-} from '../../functions/sending/send-queued-message.ts';
+} from '../../functions/sending/send-use-case.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';

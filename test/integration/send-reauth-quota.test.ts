@@ -10,7 +10,7 @@ import { type HttpTransport, undiciTransport } from '../../functions/commons/gat
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
-import { sendQueuedMessage } from '../../functions/sending/send-queued-message.ts';
+import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
 import { smsBody } from '../support/send-fixtures.ts';

@@ -3,7 +3,7 @@ import type {
   ClaimResult,
   SendStore,
   UnknownOutcome,
-} from '../../functions/sending/send-queued-message.ts';
+} from '../../functions/sending/send-use-case.ts';
 
 /** In-memory send records with the claim and outcome semantics of the DynamoDB adapter. */
 export class FakeSendStore implements SendStore {

@@ -2,13 +2,13 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { createSendRecordHandler } from '../../functions/sending/queue-record-handler.ts';
 import { meteredRateLimiter } from '../../functions/sending/rate-limit-metrics.ts';
 import {
   RateLimitWaitExceededError,
   type RateWindowStore,
   WindowedRateLimiter,
 } from '../../functions/sending/rate-limiter.ts';
-import { createSendRecordHandler } from '../../functions/sending/send-handler.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 

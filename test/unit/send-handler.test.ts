@@ -8,8 +8,8 @@ import {
   createSendRecordHandler,
   redeliveryDelaySeconds,
   SendRetryLaterError,
-} from '../../functions/sending/send-handler.ts';
-import type { RecipientResult, SendDeps } from '../../functions/sending/send-queued-message.ts';
+} from '../../functions/sending/queue-record-handler.ts';
+import type { RecipientResult, SendDeps } from '../../functions/sending/send-use-case.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 

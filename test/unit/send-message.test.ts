@@ -10,7 +10,7 @@ import {
   sendEndpointFor,
   sendMessageJsonSchema,
   withRecipients,
-} from '../../functions/sending/send-message.ts';
+} from '../../functions/sending/queue-message.ts';
 
 /** 2026-12-01 09:00 KST. */
 const NOW = new Date('2026-12-01T00:00:00.000Z');

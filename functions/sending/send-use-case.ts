@@ -12,13 +12,13 @@ import { GatewayRequestInvalidError, type SendOutcome } from '../commons/gateway
 import type { ResendOptions } from '../commons/gateway/token-provider.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../inbound/event-record.ts';
-import { type RateLimiter, RateLimitWaitExceededError } from './rate-limiter.ts';
 import {
   parseSendMessage,
   recipientsOf,
   type SendMessage,
   withRecipients,
-} from './send-message.ts';
+} from './queue-message.ts';
+import { type RateLimiter, RateLimitWaitExceededError } from './rate-limiter.ts';
 
 /** One recipient's answer from a send call. */
 export interface RecipientResult {

@@ -6,7 +6,7 @@ import {
   type SendDeps,
   type SendResult,
   sendQueuedMessage,
-} from './send-queued-message.ts';
+} from './send-use-case.ts';
 
 /** A queue message that must be delivered again; the batch processor reports it as a failure. */
 export class SendRetryLaterError extends Error {
