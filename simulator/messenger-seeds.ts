@@ -1,4 +1,4 @@
-import { stableHash } from './reports.ts';
+import { stableHash } from './stable-hash.ts';
 
 /*
  * What the simulated messenger management API starts with (spec 02): its answer codes, the

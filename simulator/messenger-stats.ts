@@ -1,5 +1,5 @@
 import type { MessengerStatName } from './messenger-requests.ts';
-import { stableHash } from './reports.ts';
+import { stableHash } from './stable-hash.ts';
 
 /**
  * The rows of one read/click statistic (spec 02 §4.5) for a channel, send date and elapsed day.

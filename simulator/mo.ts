@@ -3,8 +3,10 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
-import { formatGatewayDate, postWebhookMaybeTwice, stableHash } from './reports.ts';
+import { formatGatewayDate } from './gateway-dates.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
+import { stableHash } from './stable-hash.ts';
+import { postWebhookMaybeTwice } from './webhook-post.ts';
 
 /**
  * Inbound (MO) messages: injection by tests, the MO webhook (redelivered every

@@ -1,9 +1,18 @@
-import { request } from 'undici';
 import { z } from 'zod';
-import { formatKst } from '../protocol/kst.ts';
-import type { SentRecipient, SimChannel, SimContext, SimResult } from './context.ts';
+import type { SentRecipient, SimContext, SimResult } from './context.ts';
 import { envelope, ok } from './context.ts';
+import { formatGatewayDate } from './gateway-dates.ts';
+import {
+  DELIVERED,
+  failuresFor,
+  NETWORKS,
+  type Outcome,
+  pick,
+  telcoFor,
+  UNCERTAIN,
+} from './report-outcomes.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
+import { postWebhookMaybeTwice } from './webhook-post.ts';
 
 /**
  * Delivery reports: outcome draw, polling (100 per page, 10 s after an empty poll, 120 s confirm
@@ -27,177 +36,6 @@ export const REPORT_CODES = {
   unknownReportKey: '21501',
   reportKeyLapsed: '21502',
 } as const;
-
-/** A delivery outcome code with its text. */
-interface Outcome {
-  readonly code: string;
-  readonly desc: string;
-}
-
-const DELIVERED: Outcome = { code: '10000', desc: 'Success' };
-const UNCERTAIN: Outcome = {
-  code: '32114',
-  desc: 'Success uncertain: the message may still arrive within 3 days',
-};
-const NOT_RCS_CAPABLE: Outcome = { code: '54002', desc: 'Handset is not RCS-capable' };
-
-/** Failure codes by channel family, as seen in production reports (`30xxx` SMS, …). */
-const SMS_FAILURES: readonly Outcome[] = [
-  { code: '30001', desc: 'Invalid recipient number' },
-  { code: '30004', desc: 'Handset switched off or out of coverage' },
-  { code: '30007', desc: 'Blocked by carrier spam filter' },
-  { code: '30010', desc: 'Number not in service' },
-];
-const MMS_FAILURES: readonly Outcome[] = [
-  { code: '31001', desc: 'Invalid recipient number' },
-  { code: '31004', desc: 'Handset switched off or out of coverage' },
-  { code: '31006', desc: 'Handset cannot receive multimedia messages' },
-  { code: '31010', desc: 'Content too large for the handset' },
-];
-const MESSENGER_FAILURES: readonly Outcome[] = [
-  { code: '32003', desc: 'Recipient is not a messenger user' },
-  { code: '32006', desc: 'Recipient blocked the channel' },
-  { code: '32011', desc: 'Message does not match the approved template' },
-];
-const RCS_FAILURES: readonly Outcome[] = [
-  NOT_RCS_CAPABLE,
-  NOT_RCS_CAPABLE,
-  NOT_RCS_CAPABLE,
-  { code: '41005', desc: 'RCS recipient unreachable' },
-  { code: '41012', desc: 'RCS message base not usable' },
-  { code: '55001', desc: 'RCS delivery timed out' },
-];
-/** Push has no documented family; the simulator uses `33xxx`. */
-const PUSH_FAILURES: readonly Outcome[] = [
-  { code: '33001', desc: 'App not installed or push token missing' },
-  { code: '33002', desc: 'Push notifications disabled on the device' },
-];
-
-const failuresFor = (channel: SimChannel): readonly Outcome[] => {
-  switch (channel) {
-    case 'SMS':
-      return SMS_FAILURES;
-    case 'LMS':
-    case 'MMS':
-      return MMS_FAILURES;
-    case 'MSGR':
-    case 'BRAND':
-      return MESSENGER_FAILURES;
-    case 'RCS':
-      return RCS_FAILURES;
-    case 'PUSH':
-      return PUSH_FAILURES;
-  }
-};
-
-const TELCOS = ['SKT', 'KT', 'LGU'] as const;
-const NETWORKS = ['5G', 'LTE'] as const;
-
-/** FNV-1a: a stable small hash, so a phone always gets the same carrier. */
-export const stableHash = (text: string): number => {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash;
-};
-
-const pick = <T>(list: readonly T[], r: number): T => {
-  const value = list[Math.min(list.length - 1, Math.floor(r * list.length))];
-  if (value === undefined) throw new RangeError('pick from an empty list');
-  return value;
-};
-
-/** Carrier of a number on text and RCS channels; messenger and push report none. */
-const telcoFor = (channel: string, phone: string | undefined): string =>
-  channel === 'MSGR' || channel === 'BRAND' || channel === 'PUSH' || phone === undefined
-    ? ''
-    : pick(TELCOS, (stableHash(phone) % 1000) / 1000);
-
-/** The number of date-time formats `mixed` rotates through (see {@link formatGatewayDate}). */
-export const MIXED_DATE_FORMATS = 5;
-
-/**
- * Formats a simulated instant as a gateway date-time. `standard` always writes zone-less KST
- * `YYYY-MM-DD HH:mm:ss`; `mixed` picks by `turn` one of the formats seen in production, so
- * consecutive items and the fields of one item differ: the three zone-less KST ones
- * (`YYYY-MM-DD HH:mm:ss`, `YYYY-MM-DDTHH:mm:ss`, `YYYYMMDDHHmmss`) and two with a zone (field
- * notes: "sometimes with a zone"): KST with its offset (`2026-11-24T23:00:00+09:00`) and the same
- * instant in UTC (`2026-11-24T14:00:00Z`). The UTC form is a simulator choice (the notes name no
- * zone): its wall-clock text differs from the KST one, so a client that drops the zone and reads
- * the text as KST is nine hours off and a test sees it.
- */
-export const formatGatewayDate = (
-  instant: number,
-  style: 'standard' | 'mixed',
-  turn: number,
-): string => {
-  const standard = formatKst(instant, 'YYYY-MM-DD HH:mm:ss');
-  if (style === 'standard') return standard;
-  switch (turn % MIXED_DATE_FORMATS) {
-    case 0:
-      return standard;
-    case 1:
-      return standard.replace(' ', 'T');
-    case 2:
-      return formatKst(instant, 'YYYYMMDDHHmmss');
-    case 3:
-      return `${standard.replace(' ', 'T')}+09:00`;
-    default:
-      return `${new Date(Math.floor(instant / 1000) * 1000).toISOString().slice(0, 19)}Z`;
-  }
-};
-
-/**
- * A formatter that rotates through the formats of {@link formatGatewayDate} call by call (the
- * status query uses it); `standard` always writes `YYYY-MM-DD HH:mm:ss`.
- */
-export const createDateFormatter = (style: 'standard' | 'mixed'): ((instant: number) => string) => {
-  let turn = 0;
-  return (instant) => formatGatewayDate(instant, style, turn++);
-};
-
-export type WebhookAttempt =
-  | { readonly kind: 'answered'; readonly status: number; readonly body: string }
-  | { readonly kind: 'failed'; readonly error: string };
-
-/**
- * Posts a JSON body the way the gateway does: `Content-Type: application/json`, no
- * authentication, and `timeoutMs` for the headers and for the body of the answer.
- */
-export const postWebhook = async (
-  url: string,
-  body: string,
-  timeoutMs: number,
-): Promise<WebhookAttempt> => {
-  try {
-    const response = await request(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    });
-    return { kind: 'answered', status: response.statusCode, body: await response.body.text() };
-  } catch (error) {
-    return { kind: 'failed', error: error instanceof Error ? error.message : String(error) };
-  }
-};
-
-/** Posts once, or twice concurrently at `faults.duplicateWebhookRate`; the first answer counts. */
-export const postWebhookMaybeTwice = async (
-  ctx: SimContext,
-  url: string,
-  body: string,
-): Promise<{ attempt: WebhookAttempt; duplicated: boolean }> => {
-  const duplicated = ctx.random() < ctx.faults.duplicateWebhookRate;
-  const posts = [postWebhook(url, body, ctx.options.webhookTimeoutMs)];
-  if (duplicated) posts.push(postWebhook(url, body, ctx.options.webhookTimeoutMs));
-  const [attempt] = await Promise.all(posts);
-  if (attempt === undefined) throw new Error('no webhook attempt');
-  return { attempt, duplicated };
-};
 
 type FbReason = SimResult['fbReasonLst'][number];
 

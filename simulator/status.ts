@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import { envelope, ok, type SentRecipient, type SimContext } from './context.ts';
-import { createDateFormatter } from './reports.ts';
+import { createDateFormatter } from './gateway-dates.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
 
 const DAY_MS = 86_400_000;

@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
-import { stableHash } from './reports.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
+import { stableHash } from './stable-hash.ts';
 import {
   CreateClickUrlSchema,
   DeleteClickUrlSchema,
