@@ -12,7 +12,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEvent, DynamoDBRecord } from 'aws-lambda';
-import { DynamoDbEventStore } from '../functions/commons/adapters/dynamodb-event-store.ts';
+import { DynamoDbEventStore } from '../functions/events/dynamodb-event-store.ts';
 import { type BusEntry, publishRecords } from '../functions/events/publish.ts';
 import { createWebhookHandler } from '../functions/inbound/webhook-handler.ts';
 import { startDynalite } from '../local/dynalite.ts';

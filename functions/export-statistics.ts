@@ -2,11 +2,11 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { DynamoDbEventStore } from './commons/adapters/dynamodb-event-store.ts';
 import { integerEnv, requiredEnv } from './commons/environment.ts';
 import { GatewayManagementClient } from './commons/gateway/management-client.ts';
 import { gatewayFromEnvironment } from './commons/gateway-environment.ts';
 import { createLogger, createMetrics } from './commons/observability.ts';
+import { DynamoDbEventStore } from './events/dynamodb-event-store.ts';
 import { exportStatistics, throwIfIncomplete } from './statistics/export-statistics.ts';
 import { S3StatisticsSink } from './statistics/s3-statistics-sink.ts';
 import {

@@ -2,10 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { DynamoDbPublishLedger } from './commons/adapters/dynamodb-publish-ledger.ts';
-import { EventBridgeBus } from './commons/adapters/eventbridge-bus.ts';
 import { integerEnv, requiredEnv } from './commons/environment.ts';
 import { createLogger, createMetrics } from './commons/observability.ts';
+import { DynamoDbPublishLedger } from './events/dynamodb-publish-ledger.ts';
+import { EventBridgeBus } from './events/eventbridge-bus.ts';
 import { PUT_EVENTS_MAX_BYTES } from './events/publish.ts';
 import { createPublishHandler } from './events/publish-handler.ts';
 

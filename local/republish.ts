@@ -7,7 +7,7 @@ import {
   runRepublish,
 } from '../cli/republish.ts';
 import { tableItems } from '../cli/republish-sources.ts';
-import { DynamoDbPublishLedger } from '../functions/commons/adapters/dynamodb-publish-ledger.ts';
+import { DynamoDbPublishLedger } from '../functions/events/dynamodb-publish-ledger.ts';
 import type { EventBus } from '../functions/events/publish.ts';
 
 /** The id of a record in the local on-failure list: its sequence number. */

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
-import { DynamoDbPublishLedger } from '../../functions/commons/adapters/dynamodb-publish-ledger.ts';
-import { EventBridgeBus } from '../../functions/commons/adapters/eventbridge-bus.ts';
+import { DynamoDbPublishLedger } from '../../functions/events/dynamodb-publish-ledger.ts';
+import { EventBridgeBus } from '../../functions/events/eventbridge-bus.ts';
 import {
   CliError,
   type CommandContext,

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { MoItemSchema } from '../commons/gateway/schemas/index.ts';
 import { ViaSchema } from '../events/catalogue.ts';
 import { buildEventDetail } from '../events/envelope.ts';
-import { type EventRecord, toEventRecord } from '../inbound/event-record.ts';
-import type { EventStore } from '../inbound/receive-webhook.ts';
+import { type EventRecord, toEventRecord } from '../events/event-record.ts';
+import type { EventStore } from '../events/store-ports.ts';
 import type { Measurement } from './measured-stream.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { DynamoDbEventStore } from '../commons/adapters/dynamodb-event-store.ts';
-import { S3PayloadStore } from '../commons/adapters/s3-payload-store.ts';
 import { integerEnv, requiredEnv } from '../commons/environment.ts';
+import { DynamoDbEventStore } from '../events/dynamodb-event-store.ts';
+import { S3PayloadStore } from '../events/s3-payload-store.ts';
 import type { ReceiveDeps } from './receive-webhook.ts';
 
 /**

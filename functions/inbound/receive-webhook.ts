@@ -8,7 +8,13 @@ import { MoItemSchema } from '../commons/gateway/schemas/mo.ts';
 import { ReportItemSchema } from '../commons/gateway/schemas/reports.ts';
 import type { EventTypeName, FailureCategory, PayloadRef, Via } from '../events/catalogue.ts';
 import { buildEventDetail } from '../events/envelope.ts';
-import { type EventRecord, toEventRecord } from './event-record.ts';
+import { type EventRecord, toEventRecord } from '../events/event-record.ts';
+import {
+  type EventStore,
+  ItemRejectedError,
+  type PayloadStore,
+  type StoredPayload,
+} from '../events/store-ports.ts';
 import {
   cutToJsonBytes,
   DETAIL_BUDGET_BYTES,
@@ -17,40 +23,8 @@ import {
   utf8Bytes,
 } from './item-size.ts';
 
-/** Where received items are stored: one conditional put per item. */
-export interface EventStore {
-  /**
-   * Writes `record` unless an item with its keys exists. Answers `duplicate` when one does;
-   * throws {@link ItemRejectedError} when the store refuses the item for good (no retry can make
-   * it fit), and any other error when the write failed (the caller answers so that the gateway
-   * redelivers).
-   */
-  putIfAbsent(record: EventRecord): Promise<'stored' | 'duplicate'>;
-}
-
-/** An object written to the payload bucket. */
-export interface StoredPayload {
-  readonly bucket: string;
-  readonly key: string;
-  readonly bytes: number;
-  readonly sha256: string;
-}
-
-/**
- * The claim check: where a body goes when an item or its event cannot carry it. Keys come from
- * the body's hash, so writing a key again writes the same bytes and a redelivery adds no object.
- */
-export interface PayloadStore {
-  put(key: string, text: string, contentType: string): Promise<StoredPayload>;
-}
-
 /** Where bodies are kept in the payload bucket: `payloads/<report|mo>/<SHA-256 of the body>`. */
 export const PAYLOAD_KEY_PREFIX = 'payloads/';
-
-/** The store refused an item for a reason no retry changes (its size, a key too long). */
-export class ItemRejectedError extends Error {
-  override readonly name = 'ItemRejectedError';
-}
 
 /** A body had to go to the payload bucket, but the receiver was built without one. */
 export class PayloadStoreMissingError extends Error {

@@ -17,8 +17,9 @@ import type {
   TrackingUrlStatisticsData,
 } from '../events/catalogue.ts';
 import { buildEventDetail } from '../events/envelope.ts';
-import { type EventRecord, toEventRecord } from '../inbound/event-record.ts';
-import { type EventStore, mapWithConcurrency } from '../inbound/receive-webhook.ts';
+import { type EventRecord, toEventRecord } from '../events/event-record.ts';
+import type { EventStore } from '../events/store-ports.ts';
+import { mapWithConcurrency } from '../inbound/receive-webhook.ts';
 
 /** The tracking-URL calls of spec 01 §4.16 the export makes (`GatewayClient` has them). */
 export interface TrackingUrlStatisticsGateway {

@@ -8,11 +8,11 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
 import {
   type ExportStatisticsDeps,

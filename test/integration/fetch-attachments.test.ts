@@ -35,7 +35,6 @@ import {
   DynamoDbAttachmentEvents,
   DynamoDbPendingAttachments,
 } from '../../functions/commons/adapters/dynamodb-attachment-store.ts';
-import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
 import {
   contentUrlAgent,
   downloadContentUrl,
@@ -50,6 +49,7 @@ import {
   type EventMetadata,
   eventDetailSchema,
 } from '../../functions/events/catalogue.ts';
+import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { receiveInbound } from '../../functions/inbound/receive-webhook.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';

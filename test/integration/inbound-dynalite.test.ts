@@ -4,7 +4,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
+import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';

@@ -16,12 +16,13 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import fc from 'fast-check';
 import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
-import { S3PayloadStore } from '../../functions/commons/adapters/s3-payload-store.ts';
 import type { PayloadRef } from '../../functions/events/catalogue.ts';
+import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+import type { EventRecord } from '../../functions/events/event-record.ts';
 import { entrySize, PUT_EVENTS_MAX_BYTES } from '../../functions/events/publish.ts';
-import type { EventRecord } from '../../functions/inbound/event-record.ts';
-import { ItemRejectedError, type WebhookKind } from '../../functions/inbound/receive-webhook.ts';
+import { S3PayloadStore } from '../../functions/events/s3-payload-store.ts';
+import { ItemRejectedError } from '../../functions/events/store-ports.ts';
+import type { WebhookKind } from '../../functions/inbound/receive-webhook.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import {
   LOCAL_CREDENTIALS,

@@ -10,13 +10,13 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+import type { EventRecord } from '../../functions/events/event-record.ts';
 import { createPublishHandler } from '../../functions/events/publish-handler.ts';
 import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
-import type { EventRecord } from '../../functions/inbound/event-record.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import {
   LOCAL_CREDENTIALS,

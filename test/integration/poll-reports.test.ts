@@ -9,14 +9,14 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
 import { DynamoDbLease } from '../../functions/commons/adapters/dynamodb-lease.ts';
 import { S3ObjectStorage } from '../../functions/commons/adapters/s3-object-storage.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
-import type { EventRecord } from '../../functions/inbound/event-record.ts';
-import type { EventStore } from '../../functions/inbound/receive-webhook.ts';
+import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+import type { EventRecord } from '../../functions/events/event-record.ts';
+import type { EventStore } from '../../functions/events/store-ports.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import {
   type PollDeps,

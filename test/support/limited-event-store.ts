@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { EventRecord } from '../../functions/inbound/event-record.ts';
+import type { EventRecord } from '../../functions/events/event-record.ts';
 import {
   ItemRejectedError,
   type PayloadStore,
   type StoredPayload,
-} from '../../functions/inbound/receive-webhook.ts';
+} from '../../functions/events/store-ports.ts';
 import { FakeEventStore } from './fake-event-store.ts';
 
 /** DynamoDB's documented limits (Developer Guide, "Service, account, and table quotas"). */

@@ -1,4 +1,4 @@
-import type { StoredMarker } from '../../functions/commons/adapters/dynamodb-publish-ledger.ts';
+import type { StoredMarker } from '../../functions/events/dynamodb-publish-ledger.ts';
 import {
   type ItemKey,
   type MarkerState,

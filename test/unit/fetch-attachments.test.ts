@@ -35,7 +35,7 @@ import {
   measureStream,
 } from '../../functions/attachments/measured-stream.ts';
 import { isAttachmentRecord } from '../../functions/attachments/stream-filter.ts';
-import type { EventRecord } from '../../functions/inbound/event-record.ts';
+import type { EventRecord } from '../../functions/events/event-record.ts';
 import { receiveInbound } from '../../functions/inbound/receive-webhook.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { moItem } from '../support/gateway-bodies.ts';

@@ -14,8 +14,8 @@ import {
   PollReportsResponseDataSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
 import type { Lease } from '../../functions/commons/lease.ts';
-import type { EventRecord } from '../../functions/inbound/event-record.ts';
-import type { EventStore } from '../../functions/inbound/receive-webhook.ts';
+import type { EventRecord } from '../../functions/events/event-record.ts';
+import type { EventStore } from '../../functions/events/store-ports.ts';
 import {
   MO_POLLER_LEASE,
   type MoPollingGateway,

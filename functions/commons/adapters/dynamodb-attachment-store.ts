@@ -13,10 +13,10 @@ import {
   type PendingAttachmentStore,
 } from '../../attachments/fetch-attachments.ts';
 import {
-  DynamoDbEventStore,
   documentClient,
   isConditionalCheckFailure,
-} from './dynamodb-event-store.ts';
+} from '../../events/dynamodb-document-client.ts';
+import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
 
 /** The event table for attachment events: conditional puts, plus a strongly consistent look-up. */
 export class DynamoDbAttachmentEvents extends DynamoDbEventStore implements AttachmentEventStore {

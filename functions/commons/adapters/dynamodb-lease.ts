@@ -4,8 +4,11 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import {
+  documentClient,
+  isConditionalCheckFailure,
+} from '../../events/dynamodb-document-client.ts';
 import type { Lease } from '../lease.ts';
-import { documentClient, isConditionalCheckFailure } from './dynamodb-event-store.ts';
 
 /** Leases as `pk = LEASE#<name>` items of the state table, with conditional writes on the holder and expiry. */
 export class DynamoDbLease implements Lease {

@@ -1,11 +1,14 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  documentClient,
+  isConditionalCheckFailure,
+} from '../../events/dynamodb-document-client.ts';
+import {
   type StoredToken,
   StoredTokenSchema,
   TOKEN_STATE_KEY,
   type TokenStore,
 } from '../../tokens/token-state.ts';
-import { documentClient, isConditionalCheckFailure } from './dynamodb-event-store.ts';
 
 /** Where an unreadable token item is reported; a Powertools `Logger` fits. */
 export interface TokenStoreLogger {

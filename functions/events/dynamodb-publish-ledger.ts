@@ -7,15 +7,15 @@ import {
   PutCommand,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { PUBLISH_KEY_PREFIX } from '../commons/tables.ts';
+import { documentClient } from './dynamodb-document-client.ts';
 import {
   type ItemKey,
   type MarkerState,
   markerId,
   type PublishLedger,
   type PublishMarker,
-} from '../../events/publish.ts';
-import { PUBLISH_KEY_PREFIX } from '../tables.ts';
-import { documentClient } from './dynamodb-event-store.ts';
+} from './publish.ts';
 
 const MARKER_PREFIX = `${PUBLISH_KEY_PREFIX}ITEM#`;
 const REDELIVERY_KEY = `${PUBLISH_KEY_PREFIX}REDELIVERY`;

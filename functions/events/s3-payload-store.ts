@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import type { PayloadStore, StoredPayload } from '../../inbound/receive-webhook.ts';
+import type { PayloadStore, StoredPayload } from './store-ports.ts';
 
 // One client per container; it honours AWS_ENDPOINT_URL_S3 for the local run. Not the one of
-// `s3-object-storage.ts`: that module brings the multipart upload (`@aws-sdk/lib-storage`) and the
+// `commons/adapters/s3-object-storage.ts`: that module brings the multipart upload (`@aws-sdk/lib-storage`) and the
 // attachment streams into the receivers' bundles, which need neither.
 let sharedClient: S3Client | undefined;
 const payloadClient = (): S3Client => {

@@ -1,5 +1,5 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { BusEntry, BusEntryResult, EventBus } from '../../events/publish.ts';
+import type { BusEntry, BusEntryResult, EventBus } from './publish.ts';
 
 // One client per container; it honours AWS_ENDPOINT_URL_EVENTBRIDGE.
 let sharedClient: EventBridgeClient | undefined;

@@ -1,0 +1,73 @@
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  documentClient,
+  isConditionalCheckFailure,
+  isValidationFailure,
+} from './dynamodb-document-client.ts';
+import type { EventRecord } from './event-record.ts';
+import { type EventStore, ItemRejectedError } from './store-ports.ts';
+
+/** The furthest a message has got, read from its stored reports. */
+export interface MessageStatus {
+  readonly msgKey: string;
+  readonly state: 'delivered' | 'failed' | 'uncertain';
+  readonly resultCode: string;
+  readonly reports: number;
+}
+
+/** The event table: conditional puts, and the per-message status view derived from reports. */
+export class DynamoDbEventStore implements EventStore {
+  constructor(
+    private readonly tableName: string,
+    private readonly client: DynamoDBDocumentClient = documentClient(),
+  ) {}
+
+  async putIfAbsent(record: EventRecord): Promise<'stored' | 'duplicate'> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: record,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return 'stored';
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return 'duplicate';
+      // DynamoDB's answer to an item it will never take (over 400 KB, a key over its limit, a
+      // string it cannot hold): retrying cannot help, so the receiver quarantines instead.
+      if (isValidationFailure(error))
+        throw new ItemRejectedError((error as Error).message, { cause: error });
+      throw error;
+    }
+  }
+
+  /**
+   * The status of a message, derived from every report stored for it, so it only ever moves
+   * forward: a final result (delivered or failed) outranks "uncertain" (`32114`), and a
+   * delivery outranks a failure reported for the same message.
+   */
+  async messageStatus(msgKey: string): Promise<MessageStatus | undefined> {
+    const answer = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :result)',
+        // Guards that reconcile-status writes beside a status-built report are not reports.
+        FilterExpression: 'attribute_not_exists(reportGuardOf)',
+        ExpressionAttributeValues: { ':pk': `REPORT#${msgKey}`, ':result': 'RESULT#' },
+      }),
+    );
+    const codes = (answer.Items ?? []).map((item) => String(item.sk).split('#')[1] ?? '');
+    if (codes.length === 0) return undefined;
+    const ranked = codes
+      .map((code) => ({ code, rank: statusRank(code) }))
+      .sort((a, b) => b.rank - a.rank);
+    const best = ranked[0];
+    if (!best) return undefined;
+    const state =
+      best.code === '10000' ? 'delivered' : best.code === '32114' ? 'uncertain' : 'failed';
+    return { msgKey, state, resultCode: best.code, reports: codes.length };
+  }
+}
+
+const statusRank = (code: string): number => (code === '10000' ? 3 : code === '32114' ? 1 : 2);
