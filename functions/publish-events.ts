@@ -7,7 +7,7 @@ import { createLogger, createMetrics } from './commons/observability.ts';
 import { DynamoDbPublishLedger } from './events/dynamodb-publish-ledger.ts';
 import { EventBridgeBus } from './events/eventbridge-bus.ts';
 import { PUT_EVENTS_MAX_BYTES } from './events/publish.ts';
-import { createPublishHandler } from './events/publish-handler.ts';
+import { createPublishHandler } from './events/stream-batch-handler.ts';
 
 const logger = createLogger('publish-events');
 const metrics = createMetrics('publish-events');

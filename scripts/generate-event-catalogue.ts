@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderEventCatalogue } from '../functions/events/catalogue-docs.ts';
+import { renderEventCatalogue } from './event-catalogue-docs.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const files = renderEventCatalogue();

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES, eventDetailSchema } from '../../functions/events/catalogue.ts';
-import { renderEventCatalogue } from '../../functions/events/catalogue-docs.ts';
 import { buildEventDetail, eventIdFor } from '../../functions/events/envelope.ts';
+import { renderEventCatalogue } from '../../scripts/event-catalogue-docs.ts';
 
 const root = join(import.meta.dirname, '../..');
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_TYPES, eventDetailSchema } from './catalogue.ts';
+import { EVENT_TYPES, eventDetailSchema } from '../functions/events/catalogue.ts';
 
 const slug = (detailType: string) => detailType.toLowerCase().replace(/[^a-z0-9]+/g, '-');
 
