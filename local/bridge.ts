@@ -14,23 +14,23 @@ import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
-import { DynamoDbEventStore } from '../functions/commons/adapters/dynamodb-event-store.ts';
 import { stateTableTokenProvider } from '../functions/commons/adapters/state-table-token-provider.ts';
 import { GatewayAuthApi } from '../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
+import { DynamoDbEventStore } from '../functions/events/dynamodb-event-store.ts';
 import { DynamoDbPublishLedger } from '../functions/events/dynamodb-publish-ledger.ts';
+import type { EventRecord } from '../functions/events/event-record.ts';
 import { type EventBus, PUT_EVENTS_MAX_BYTES } from '../functions/events/publish.ts';
-import { createPublishHandler } from '../functions/events/publish-handler.ts';
 import { S3PayloadStore } from '../functions/events/s3-payload-store.ts';
+import { createPublishHandler } from '../functions/events/stream-batch-handler.ts';
 import { isPublishableRecord } from '../functions/events/stream-filter.ts';
-import type { EventRecord } from '../functions/inbound/event-record.ts';
 import { createWebhookHandler } from '../functions/inbound/webhook-handler.ts';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
 import { DynamoDbRateLimiter } from '../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender, loadS3Attachments } from '../functions/sending/adapters/gateway-sender.ts';
+import type { SendGateway } from '../functions/sending/ports.ts';
 import { createSendRecordHandler } from '../functions/sending/queue-record-handler.ts';
-import type { SendGateway } from '../functions/sending/send-use-case.ts';
 import { type SimulatorOptionsInput, startSimulator } from '../simulator/index.ts';
 import {
   LOCAL_CREDENTIALS,
