@@ -13,7 +13,7 @@ import { SessionTokenProvider } from '../functions/commons/gateway/session-token
 import { DynamoDbRateLimiter } from '../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../functions/sending/adapters/gateway-sender.ts';
-import type { SendGateway } from '../functions/sending/send-use-case.ts';
+import type { SendGateway } from '../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../functions/sending/send-use-case.ts';
 import { startDynalite } from '../local/dynalite.ts';
 import { localDynamoDbClient } from '../local/dynamodb-local.ts';

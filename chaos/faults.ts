@@ -10,7 +10,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/publish.ts';
-import type { SendGateway } from '../functions/sending/send-use-case.ts';
+import type { SendGateway } from '../functions/sending/ports.ts';
 import type { Faults } from '../simulator/index.ts';
 import { mulberry32 } from '../simulator/prng.ts';
 

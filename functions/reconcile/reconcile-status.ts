@@ -11,11 +11,8 @@ import {
   type ReceiveDeps,
   receiveReports,
 } from '../inbound/receive-webhook.ts';
-import {
-  type ClaimResult,
-  resolvedUnknownRecord,
-  type UnknownOutcome,
-} from '../sending/send-use-case.ts';
+import { resolvedUnknownRecord } from '../sending/outcome-records.ts';
+import type { ClaimResult, UnknownOutcome } from '../sending/ports.ts';
 
 /** A recipient the gateway accepted, as listed in the `awaiting-report` index. */
 export interface AwaitingRecipient {

@@ -4,7 +4,8 @@ import {
   type SendMessageBatchCommandOutput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { type Problem, parseSendMessage, type SendMessageInput } from './queue-message.ts';
+import type { Problem, SendMessageInput } from './queue-message.ts';
+import { parseSendMessage } from './queue-message-parsing.ts';
 
 /** SendMessageBatch takes at most 10 entries… */
 export const SQS_MAX_BATCH_ENTRIES = 10;

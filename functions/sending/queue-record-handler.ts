@@ -1,12 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSRecord } from 'aws-lambda';
-import {
-  type QueueDelivery,
-  type SendDeps,
-  type SendResult,
-  sendQueuedMessage,
-} from './send-use-case.ts';
+import type { QueueDelivery, SendDeps, SendResult } from './ports.ts';
+import { sendQueuedMessage } from './send-use-case.ts';
 
 /** A queue message that must be delivered again; the batch processor reports it as a failure. */
 export class SendRetryLaterError extends Error {

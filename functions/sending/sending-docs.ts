@@ -18,9 +18,9 @@ import {
   SCHEDULE_HORIZON_DAYS,
   SEND_CHANNELS,
   type SendChannel,
-  sendMessageJsonSchema,
-  VARIABLE_SOURCES,
 } from './queue-message.ts';
+import { VARIABLE_SOURCES } from './queue-message-checks.ts';
+import { sendMessageJsonSchema } from './queue-message-json-schema.ts';
 
 const UNKNOWN_AFTER_MINUTES = RECONCILE_DEFAULTS.unknownAfterMinutes;
 const NOT_SENT_AFTER_MINUTES = RECONCILE_DEFAULTS.notSentAfterMinutes;

@@ -37,7 +37,8 @@ import {
 import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
-import { type SendGateway, sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
+import type { SendGateway } from '../../functions/sending/ports.ts';
+import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';

@@ -3,7 +3,7 @@ import type {
   ReportGuards,
   UnknownOutcomeIndex,
 } from '../../functions/reconcile/reconcile-status.ts';
-import type { ClaimResult, UnknownOutcome } from '../../functions/sending/send-use-case.ts';
+import type { ClaimResult, UnknownOutcome } from '../../functions/sending/ports.ts';
 import { FakeEventStore } from './fake-event-store.ts';
 
 /**

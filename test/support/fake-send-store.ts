@@ -1,9 +1,5 @@
 import type { EventRecord } from '../../functions/inbound/event-record.ts';
-import type {
-  ClaimResult,
-  SendStore,
-  UnknownOutcome,
-} from '../../functions/sending/send-use-case.ts';
+import type { ClaimResult, SendStore, UnknownOutcome } from '../../functions/sending/ports.ts';
 
 /** In-memory send records with the claim and outcome semantics of the DynamoDB adapter. */
 export class FakeSendStore implements SendStore {

@@ -13,7 +13,7 @@ import {
   reportSortKey,
   type StatusGateway,
 } from '../../functions/reconcile/reconcile-status.ts';
-import type { UnknownOutcome } from '../../functions/sending/send-use-case.ts';
+import type { UnknownOutcome } from '../../functions/sending/ports.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { FakeUnknownOutcomes, GuardedEventStore } from '../support/fake-reconcile-ports.ts';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SEND_MESSAGE_EXAMPLES } from '../../functions/sending/examples.ts';
-import { sendMessageJsonSchema } from '../../functions/sending/queue-message.ts';
+import { sendMessageJsonSchema } from '../../functions/sending/queue-message-json-schema.ts';
 import {
   renderSendingDocs,
   SEND_MESSAGE_SCHEMA_PATH,

@@ -3,14 +3,16 @@ import { EXAMPLES_VALID_AT, SEND_MESSAGE_EXAMPLES } from '../../functions/sendin
 import {
   jsonPath,
   type Problem,
-  parseSendMessage,
-  RecipientSelectionError,
-  recipientsOf,
   type SendMessage,
   sendEndpointFor,
-  sendMessageJsonSchema,
-  withRecipients,
 } from '../../functions/sending/queue-message.ts';
+import { sendMessageJsonSchema } from '../../functions/sending/queue-message-json-schema.ts';
+import { parseSendMessage } from '../../functions/sending/queue-message-parsing.ts';
+import {
+  RecipientSelectionError,
+  recipientsOf,
+  withRecipients,
+} from '../../functions/sending/queue-message-recipients.ts';
 
 /** 2026-12-01 09:00 KST. */
 const NOW = new Date('2026-12-01T00:00:00.000Z');

@@ -7,17 +7,13 @@ import {
   GatewayTransportError,
 } from '../../functions/commons/gateway/errors.ts';
 import type { SendOutcome } from '../../functions/commons/gateway/gateway-client.ts';
+import type { QueueDelivery, RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
 import type { SendMessage } from '../../functions/sending/queue-message.ts';
 import {
   type RateLimiter,
   RateLimitWaitExceededError,
 } from '../../functions/sending/rate-limiter.ts';
-import {
-  type QueueDelivery,
-  type RecipientResult,
-  type SendDeps,
-  sendQueuedMessage,
-} from '../../functions/sending/send-use-case.ts';
+import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
 import { smsBody } from '../support/send-fixtures.ts';

@@ -16,7 +16,7 @@ import {
   UNKNOWN_OUTCOME_BUCKET,
 } from '../../sending/adapters/dynamodb-send-store.ts';
 import { SEND_CHANNELS } from '../../sending/channels.ts';
-import type { ClaimResult, UnknownOutcome } from '../../sending/send-use-case.ts';
+import type { ClaimResult, UnknownOutcome } from '../../sending/ports.ts';
 import {
   type AwaitingPage,
   type AwaitingReportIndex,

@@ -11,7 +11,7 @@ import {
 } from '../../commons/adapters/dynamodb-event-store.ts';
 import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
 import type { EventRecord } from '../../inbound/event-record.ts';
-import type { ClaimResult, SendStore, UnknownOutcome } from '../send-use-case.ts';
+import type { ClaimResult, SendStore, UnknownOutcome } from '../ports.ts';
 
 /**
  * The `awaiting-report` bucket of unknown outcomes: one partition, sorted by the attempt's time.

@@ -1,8 +1,8 @@
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { GatewayClient, MmsFile } from '../../commons/gateway/gateway-client.ts';
 import type { ResendOptions } from '../../commons/gateway/token-provider.ts';
+import type { SendGateway } from '../ports.ts';
 import type { SendMessage } from '../queue-message.ts';
-import type { SendGateway } from '../send-use-case.ts';
 
 /** Largest attachment read from S3 for the multipart MMS endpoint. */
 export const MAX_MMS_FILE_BYTES = 5 * 1024 * 1024;

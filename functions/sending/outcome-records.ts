@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import { parseGatewayDateTime } from '../../protocol/kst.ts';
+import { buildEventDetail } from '../events/envelope.ts';
+import { type EventRecord, toEventRecord } from '../inbound/event-record.ts';
+import type { QueueDelivery, RecipientResult, SendDeps, UnknownOutcome } from './ports.ts';
+import type { SendMessage } from './queue-message.ts';
+
+/*
+ * The event items the send use case stores for each outcome: accepted (also listed for
+ * reconcile-status), rejected, scheduled, a queue message rejected as invalid, and the event that
+ * resolves an unknown outcome once the status query has answered.
+ */
+
+const MAX_EVENT_TEXT = 64 * 1024;
+
+/** What every outcome record of one queue message shares. */
+export interface OutcomeContext {
+  readonly delivery: QueueDelivery;
+  readonly message: SendMessage;
+  readonly deps: SendDeps;
+  readonly receivedAt: Date;
+}
+
+const common = (context: OutcomeContext, cliKey: string, phone: string | null) => ({
+  cliKey,
+  channel: context.message.channel,
+  phone,
+  sqsMessageId: context.delivery.messageId,
+});
+
+const outcomeRecord = (
+  context: OutcomeContext,
+  cliKey: string,
+  detail: ReturnType<typeof buildEventDetail>,
+): EventRecord =>
+  toEventRecord(
+    { pk: `SEND#${cliKey}`, sk: 'OUTCOME', kind: 'send' },
+    detail,
+    context.deps.retentionDays,
+  );
+
+const eventBase = (context: OutcomeContext, key: string) => {
+  const at = context.deps.now().toISOString();
+  return {
+    idempotencyKey: key,
+    occurredAt: at,
+    receivedAt: context.receivedAt.toISOString(),
+    via: 'send-queue' as const,
+  };
+};
+
+/**
+ * An accepted recipient's outcome, also listed in the `awaiting-report` index (by the hour it was
+ * accepted) so that `reconcile-status` can find it if its report never comes.
+ */
+export const acceptedRecord = (
+  context: OutcomeContext,
+  result: RecipientResult,
+  phone: string | null,
+  alreadyAccepted: boolean,
+): EventRecord => {
+  const acceptedAt = context.deps.now().toISOString();
+  return {
+    ...acceptedOutcome(context, result, phone, alreadyAccepted),
+    awaitingReportBucket: acceptedAt.slice(0, 13),
+    acceptedAt,
+    cliKey: result.cliKey,
+    ...(result.msgKey ? { msgKey: result.msgKey } : {}),
+  };
+};
+
+const acceptedOutcome = (
+  context: OutcomeContext,
+  result: RecipientResult,
+  phone: string | null,
+  alreadyAccepted: boolean,
+) =>
+  outcomeRecord(
+    context,
+    result.cliKey,
+    buildEventDetail('messageAccepted', {
+      ...eventBase(context, `send:${result.cliKey}`),
+      data: {
+        ...common(context, result.cliKey, phone),
+        msgKey: result.msgKey ?? null,
+        alreadyAccepted,
+        code: result.code,
+      },
+    }),
+  );
+
+export const rejectedRecord = (
+  context: OutcomeContext,
+  result: RecipientResult,
+  phone: string | null,
+  category: 'permanent' | 'retries-exhausted',
+) =>
+  outcomeRecord(
+    context,
+    result.cliKey,
+    buildEventDetail('messageRejected', {
+      ...eventBase(context, `send:${result.cliKey}`),
+      data: {
+        ...common(context, result.cliKey, phone),
+        code: result.code,
+        message: result.message ?? '',
+        category,
+      },
+    }),
+  );
+
+export const scheduledRecord = (
+  context: OutcomeContext,
+  cliKey: string,
+  phone: string | null,
+  outcome: { readonly regDt: string; readonly webReqId: string },
+) => {
+  const resvReqDt =
+    'resvReqDt' in context.message.body ? context.message.body.resvReqDt : undefined;
+  return outcomeRecord(
+    context,
+    cliKey,
+    buildEventDetail('messageScheduled', {
+      ...eventBase(context, `send:${cliKey}`),
+      data: {
+        ...common(context, cliKey, phone),
+        webReqId: outcome.webReqId,
+        regDt: outcome.regDt ?? null,
+        scheduledFor:
+          typeof resvReqDt === 'string' ? (parseGatewayDateTime(resvReqDt) ?? null) : null,
+      },
+    }),
+  );
+};
+
+/**
+ * The event that resolves an {@link UnknownOutcome}, once the status query has answered:
+ * `accepted` (the gateway knows the cliKey: "Message Accepted", listed for reconcile-status like
+ * any acceptance) or `not-sent` (the gateway does not know it: "Message Rejected", category
+ * `not-sent`). Same keys and idempotency key as the sender's own outcome, so only one is stored.
+ */
+export const resolvedUnknownRecord = (
+  unknown: UnknownOutcome,
+  resolution:
+    | { readonly kind: 'accepted'; readonly msgKey: string | null }
+    | { readonly kind: 'not-sent'; readonly status: string },
+  at: Date,
+  retentionDays: number,
+): EventRecord => {
+  const base = {
+    idempotencyKey: `send:${unknown.cliKey}`,
+    occurredAt: at.toISOString(),
+    receivedAt: at.toISOString(),
+    via: 'status-query' as const,
+  };
+  const recipient = {
+    cliKey: unknown.cliKey,
+    channel: unknown.channel,
+    phone: unknown.phone,
+    sqsMessageId: unknown.sqsMessageId,
+  };
+  const keys = { pk: `SEND#${unknown.cliKey}`, sk: 'OUTCOME', kind: 'send' as const };
+  if (resolution.kind === 'not-sent')
+    return toEventRecord(
+      keys,
+      buildEventDetail('messageRejected', {
+        ...base,
+        data: {
+          ...recipient,
+          code: resolution.status,
+          message: `no answer to the last attempt (${unknown.code}); the status query does not know this cliKey: not sent`,
+          category: 'not-sent',
+        },
+      }),
+      retentionDays,
+    );
+  return {
+    ...toEventRecord(
+      keys,
+      buildEventDetail('messageAccepted', {
+        ...base,
+        data: { ...recipient, msgKey: resolution.msgKey, alreadyAccepted: false, code: '10000' },
+      }),
+      retentionDays,
+    ),
+    // Accepted when it was sent: reconcile-status looks for its report from then on.
+    awaitingReportBucket: unknown.attemptedAt.slice(0, 13),
+    acceptedAt: unknown.attemptedAt,
+    cliKey: unknown.cliKey,
+    ...(resolution.msgKey ? { msgKey: resolution.msgKey } : {}),
+  };
+};
+
+export const sendRejectedRecord = (
+  delivery: QueueDelivery,
+  problems: ReadonlyArray<{ path: string; message: string }>,
+  receivedAt: Date,
+  retentionDays: number,
+): EventRecord => {
+  const json = parseJsonResult(delivery.body);
+  const value = json.ok ? json.value : undefined;
+  const object =
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : {};
+  const list = Array.isArray(object.recvInfoLst) ? object.recvInfoLst : [];
+  const cliKeys = [
+    ...list.flatMap((r) =>
+      r && typeof r === 'object' && typeof (r as { cliKey?: unknown }).cliKey === 'string'
+        ? [(r as { cliKey: string }).cliKey]
+        : [],
+    ),
+    ...(typeof object.cliKey === 'string' ? [object.cliKey] : []),
+  ];
+  const key = `send-rejected:${delivery.messageId}:${createHash('sha256').update(delivery.body).digest('hex')}`;
+  const detail = buildEventDetail('sendRejected', {
+    idempotencyKey: key,
+    occurredAt: receivedAt.toISOString(),
+    receivedAt: receivedAt.toISOString(),
+    via: 'send-queue',
+    data: {
+      channel: typeof object.channel === 'string' ? object.channel : null,
+      cliKeys,
+      problems: [...problems],
+      sqsMessageId: delivery.messageId,
+      body: delivery.body.slice(0, MAX_EVENT_TEXT),
+      truncated: delivery.body.length > MAX_EVENT_TEXT,
+    },
+  });
+  return {
+    ...toEventRecord(
+      { pk: `SENDREJECTED#${delivery.messageId}`, sk: 'REJECTED', kind: 'send' },
+      detail,
+      retentionDays,
+    ),
+    payload: delivery.body,
+  };
+};
+
+export const parseJsonResult = (
+  text: string,
+): { ok: true; value: unknown } | { ok: false; reason: string } => {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, reason: (error as Error).message };
+  }
+};
