@@ -19,10 +19,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { SEND_MESSAGE_EXAMPLES } from '../functions/sending/examples.ts';
-import { enqueueSend } from '../functions/sending/producer.ts';
 import type { SendMessageInput } from '../functions/sending/queue-message.ts';
 import { type LocalBridge, startLocalBridge } from '../local/bridge.ts';
+import { enqueueSend } from '../producer/enqueue-send.ts';
+import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 import { smsBody } from '../test/support/send-fixtures.ts';
 import { CallCounter, HttpCounter, sumWhere } from './call-counter.ts';
 import {

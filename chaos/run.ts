@@ -13,9 +13,9 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { enqueueSend } from '../functions/sending/producer.ts';
 import { type LocalBridge, startLocalBridge } from '../local/bridge.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb-local.ts';
+import { enqueueSend } from '../producer/enqueue-send.ts';
 import {
   FaultPlan,
   FaultyBus,

@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
-import { SEND_MESSAGE_EXAMPLES } from '../functions/sending/examples.ts';
 import type { SendMessageInput } from '../functions/sending/queue-message.ts';
+import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 import { formatKst } from '../protocol/kst.ts';
 import type { MoInjectionInput } from '../simulator/index.ts';
 import { prng } from './faults.ts';

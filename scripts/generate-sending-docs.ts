@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderSendingDocs } from '../functions/sending/sending-docs.ts';
+import { renderSendingDocs } from './sending-docs.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 for (const [path, content] of Object.entries(renderSendingDocs())) {

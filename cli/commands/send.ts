@@ -1,7 +1,7 @@
-import { enqueueSend } from '../../functions/sending/producer.ts';
 import type { SendMessageInput } from '../../functions/sending/queue-message.ts';
 import { parseSendMessage } from '../../functions/sending/queue-message-parsing.ts';
 import { recipientsOf } from '../../functions/sending/queue-message-recipients.ts';
+import { enqueueSend } from '../../producer/enqueue-send.ts';
 import { CliError, type CommandContext, type CommandSpec, UsageError } from '../framework.ts';
 import { problemLine, validateFiles } from '../validate.ts';
 

@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEND_MESSAGE_EXAMPLES } from '../../functions/sending/examples.ts';
-import { enqueueSend } from '../../functions/sending/producer.ts';
 import type { SendMessageInput } from '../../functions/sending/queue-message.ts';
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
+import { enqueueSend } from '../../producer/enqueue-send.ts';
+import { SEND_MESSAGE_EXAMPLES } from '../../producer/examples.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 
 let bridge: LocalBridge;

@@ -6,8 +6,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { enqueueSend, SQS_MAX_BATCH_BYTES } from '../../functions/sending/producer.ts';
 import type { SendMessageInput } from '../../functions/sending/queue-message.ts';
+import { enqueueSend, SQS_MAX_BATCH_BYTES } from '../../producer/enqueue-send.ts';
 
 const QUEUE_URL = 'https://sqs.ap-northeast-2.amazonaws.com/123456789012/msgbridge-send';
 const NOW = new Date('2026-12-01T00:00:00.000Z');

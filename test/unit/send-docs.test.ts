@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SEND_MESSAGE_EXAMPLES } from '../../functions/sending/examples.ts';
 import { sendMessageJsonSchema } from '../../functions/sending/queue-message-json-schema.ts';
+import { SEND_MESSAGE_EXAMPLES } from '../../producer/examples.ts';
 import {
   renderSendingDocs,
   SEND_MESSAGE_SCHEMA_PATH,
   SENDING_DOC_PATH,
-} from '../../functions/sending/sending-docs.ts';
+} from '../../scripts/sending-docs.ts';
 
 const root = join(import.meta.dirname, '../..');
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { EXAMPLES_VALID_AT, SEND_MESSAGE_EXAMPLES } from '../../functions/sending/examples.ts';
 import {
   jsonPath,
   type Problem,
@@ -13,6 +12,7 @@ import {
   recipientsOf,
   withRecipients,
 } from '../../functions/sending/queue-message-recipients.ts';
+import { EXAMPLES_VALID_AT, SEND_MESSAGE_EXAMPLES } from '../../producer/examples.ts';
 
 /** 2026-12-01 09:00 KST. */
 const NOW = new Date('2026-12-01T00:00:00.000Z');

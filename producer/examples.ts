@@ -1,4 +1,4 @@
-import type { SendMessageInput } from './queue-message.ts';
+import type { SendMessageInput } from '../functions/sending/queue-message.ts';
 
 /*
  * One realistic queue message per channel and RCS variant, for docs/sending.md and the tests.

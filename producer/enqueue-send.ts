@@ -4,8 +4,8 @@ import {
   type SendMessageBatchCommandOutput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { Problem, SendMessageInput } from './queue-message.ts';
-import { parseSendMessage } from './queue-message-parsing.ts';
+import type { Problem, SendMessageInput } from '../functions/sending/queue-message.ts';
+import { parseSendMessage } from '../functions/sending/queue-message-parsing.ts';
 
 /** SendMessageBatch takes at most 10 entries… */
 export const SQS_MAX_BATCH_ENTRIES = 10;
@@ -124,7 +124,7 @@ const sendBatch = async (
  * @example
  * ```ts
  * import { SQSClient } from '@aws-sdk/client-sqs';
- * import { enqueueSend } from 'msgbridge/functions/sending/producer.ts';
+ * import { enqueueSend } from 'msgbridge/producer/enqueue-send.ts';
  *
  * const sqs = new SQSClient({});
  * const { queued, invalid, failed } = await enqueueSend(sqs, process.env.SEND_QUEUE_URL, [
