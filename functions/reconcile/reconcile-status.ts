@@ -5,7 +5,7 @@ import { GatewayError } from '../commons/gateway/errors.ts';
 import type { StatusQueryData, StatusQueryItem } from '../commons/gateway/schemas/index.ts';
 import type { Lease } from '../commons/lease.ts';
 import { buildEventDetail } from '../events/envelope.ts';
-import { type EventRecord, toEventRecord } from '../inbound/event-record.ts';
+import { type EventRecord, toEventRecord } from '../events/event-record.ts';
 import {
   mapWithConcurrency,
   type ReceiveDeps,

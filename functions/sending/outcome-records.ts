@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { buildEventDetail } from '../events/envelope.ts';
-import { type EventRecord, toEventRecord } from '../inbound/event-record.ts';
+import { type EventRecord, toEventRecord } from '../events/event-record.ts';
 import type { QueueDelivery, RecipientResult, SendDeps, UnknownOutcome } from './ports.ts';
 import type { SendMessage } from './queue-message.ts';
 

@@ -1,6 +1,6 @@
 import type { SendOutcome } from '../commons/gateway/gateway-client.ts';
 import type { ResendOptions } from '../commons/gateway/token-provider.ts';
-import type { EventRecord } from '../inbound/event-record.ts';
+import type { EventRecord } from '../events/event-record.ts';
 import type { SendMessage } from './queue-message.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 

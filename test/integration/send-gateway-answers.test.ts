@@ -6,14 +6,14 @@
  */
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DynamoDbEventStore } from '../../functions/commons/adapters/dynamodb-event-store.ts';
 import { DynamoDbLease } from '../../functions/commons/adapters/dynamodb-lease.ts';
 import { GatewayRejectedError } from '../../functions/commons/gateway/errors.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { GatewayHttp } from '../../functions/commons/gateway/gateway-http.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
-import type { EventRecord } from '../../functions/inbound/event-record.ts';
+import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+import type { EventRecord } from '../../functions/events/event-record.ts';
 import { type PollLogger, pollReports } from '../../functions/polling/poll-reports.ts';
 import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';

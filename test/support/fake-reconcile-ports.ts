@@ -1,4 +1,4 @@
-import type { EventRecord } from '../../functions/inbound/event-record.ts';
+import type { EventRecord } from '../../functions/events/event-record.ts';
 import type {
   ReportGuards,
   UnknownOutcomeIndex,

@@ -1,4 +1,4 @@
-import type { EventRecord } from '../../functions/inbound/event-record.ts';
+import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { ClaimResult, SendStore, UnknownOutcome } from '../../functions/sending/ports.ts';
 
 /** In-memory send records with the claim and outcome semantics of the DynamoDB adapter. */

@@ -25,6 +25,7 @@ export const SOURCE_FOLDERS: readonly string[] = [
   'local',
   'cli',
   'simulator',
+  'producer',
   'protocol',
   'bench',
   'chaos',

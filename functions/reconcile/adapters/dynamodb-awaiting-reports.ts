@@ -6,11 +6,11 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
+import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
 import {
   documentClient,
   isConditionalCheckFailure,
-} from '../../commons/adapters/dynamodb-event-store.ts';
-import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
+} from '../../events/dynamodb-document-client.ts';
 import {
   DynamoDbSendStore,
   UNKNOWN_OUTCOME_BUCKET,

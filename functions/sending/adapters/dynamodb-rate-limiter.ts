@@ -2,7 +2,7 @@ import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamod
 import {
   documentClient,
   isConditionalCheckFailure,
-} from '../../commons/adapters/dynamodb-event-store.ts';
+} from '../../events/dynamodb-document-client.ts';
 import {
   type RateLimiter,
   type RateWindowStore,

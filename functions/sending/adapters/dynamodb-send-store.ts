@@ -4,13 +4,13 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
 import {
-  DynamoDbEventStore,
   documentClient,
   isConditionalCheckFailure,
-} from '../../commons/adapters/dynamodb-event-store.ts';
-import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
-import type { EventRecord } from '../../inbound/event-record.ts';
+} from '../../events/dynamodb-document-client.ts';
+import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
+import type { EventRecord } from '../../events/event-record.ts';
 import type { ClaimResult, SendStore, UnknownOutcome } from '../ports.ts';
 
 /**
