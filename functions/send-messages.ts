@@ -1,9 +1,10 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import middy from '@middy/core';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { sqsClient } from './commons/clients/sqs.ts';
 import { integerEnv, requiredEnv } from './commons/environment.ts';
 import { gatewayFromEnvironment } from './commons/gateway-environment.ts';
 import { createLogger, createMetrics } from './commons/observability.ts';
@@ -35,7 +36,7 @@ const rateLimiter = meteredRateLimiter(
   metrics,
 );
 const gateway = new GatewaySender(gatewayClient);
-const sqs = new SQSClient({});
+const sqs = sqsClient();
 
 const recordHandler = createSendRecordHandler({
   deps: (remainingMs) => ({

@@ -3,7 +3,7 @@ import {
   documentClient,
   isConditionalCheckFailure,
   isValidationFailure,
-} from './dynamodb-document-client.ts';
+} from '../commons/clients/dynamodb.ts';
 import type { EventRecord } from './event-record.ts';
 import { type EventStore, ItemRejectedError } from './store-ports.ts';
 

@@ -7,8 +7,8 @@ import {
   PutCommand,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../commons/clients/dynamodb.ts';
 import { PUBLISH_KEY_PREFIX } from '../commons/tables.ts';
-import { documentClient } from './dynamodb-document-client.ts';
 import {
   type ItemKey,
   type MarkerState,

@@ -1,18 +1,12 @@
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { eventBridgeClient } from '../commons/clients/eventbridge.ts';
 import type { BusEntry, BusEntryResult, EventBus } from './publish.ts';
-
-// One client per container; it honours AWS_ENDPOINT_URL_EVENTBRIDGE.
-let sharedClient: EventBridgeClient | undefined;
-const client = (): EventBridgeClient => {
-  sharedClient ??= new EventBridgeClient({});
-  return sharedClient;
-};
 
 /** `PutEvents` on one bus, with the per-entry results read every time. */
 export class EventBridgeBus implements EventBus {
   constructor(
     private readonly busName: string,
-    private readonly eventBridge: EventBridgeClient = client(),
+    private readonly eventBridge: EventBridgeClient = eventBridgeClient(),
   ) {}
 
   async putEvents(entries: readonly BusEntry[]): Promise<readonly BusEntryResult[]> {

@@ -1,15 +1,7 @@
 import { createHash } from 'node:crypto';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { s3Client } from '../commons/clients/s3.ts';
 import type { PayloadStore, StoredPayload } from './store-ports.ts';
-
-// One client per container; it honours AWS_ENDPOINT_URL_S3 for the local run. Not the one of
-// `commons/adapters/s3-object-storage.ts`: that module brings the multipart upload (`@aws-sdk/lib-storage`) and the
-// attachment streams into the receivers' bundles, which need neither.
-let sharedClient: S3Client | undefined;
-const payloadClient = (): S3Client => {
-  sharedClient ??= new S3Client({});
-  return sharedClient;
-};
 
 /**
  * The receivers' claim check in S3: one `PutObject` of the whole body (a webhook body is at most
@@ -20,7 +12,7 @@ const payloadClient = (): S3Client => {
 export class S3PayloadStore implements PayloadStore {
   constructor(
     readonly bucket: string,
-    private readonly client: S3Client = payloadClient(),
+    private readonly client: S3Client = s3Client(),
   ) {}
 
   async put(key: string, text: string, contentType: string): Promise<StoredPayload> {

@@ -1,5 +1,5 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { s3Client } from '../commons/adapters/s3-object-storage.ts';
+import { s3Client } from '../commons/clients/s3.ts';
 import type { StatisticsObjectSink } from './export-statistics.ts';
 
 /**

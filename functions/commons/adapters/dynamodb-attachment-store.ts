@@ -12,11 +12,8 @@ import {
   PendingAttachmentSchema,
   type PendingAttachmentStore,
 } from '../../attachments/fetch-attachments.ts';
-import {
-  documentClient,
-  isConditionalCheckFailure,
-} from '../../events/dynamodb-document-client.ts';
 import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
+import { documentClient, isConditionalCheckFailure } from '../clients/dynamodb.ts';
 
 /** The event table for attachment events: conditional puts, plus a strongly consistent look-up. */
 export class DynamoDbAttachmentEvents extends DynamoDbEventStore implements AttachmentEventStore {

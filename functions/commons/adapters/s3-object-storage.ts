@@ -4,7 +4,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
-  S3Client,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import {
@@ -14,12 +14,7 @@ import {
 } from '../../attachments/fetch-attachments.ts';
 import { type Measurement, measureStream } from '../../attachments/measured-stream.ts';
 
-// One client per container; it honours AWS_ENDPOINT_URL_S3 for the local run.
-let sharedS3Client: S3Client | undefined;
-export const s3Client = (): S3Client => {
-  sharedS3Client ??= new S3Client({});
-  return sharedS3Client;
-};
+import { s3Client } from '../clients/s3.ts';
 
 export interface S3ObjectStorageOptions {
   readonly client?: S3Client;

@@ -6,11 +6,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
+import { documentClient, isConditionalCheckFailure } from '../../commons/clients/dynamodb.ts';
 import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
-import {
-  documentClient,
-  isConditionalCheckFailure,
-} from '../../events/dynamodb-document-client.ts';
 import {
   DynamoDbSendStore,
   UNKNOWN_OUTCOME_BUCKET,

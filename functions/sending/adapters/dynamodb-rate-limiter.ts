@@ -1,8 +1,5 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  documentClient,
-  isConditionalCheckFailure,
-} from '../../events/dynamodb-document-client.ts';
+import { documentClient, isConditionalCheckFailure } from '../../commons/clients/dynamodb.ts';
 import {
   type RateLimiter,
   type RateWindowStore,

@@ -4,11 +4,8 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { documentClient, isConditionalCheckFailure } from '../../commons/clients/dynamodb.ts';
 import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
-import {
-  documentClient,
-  isConditionalCheckFailure,
-} from '../../events/dynamodb-document-client.ts';
 import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../events/event-record.ts';
 import type { ClaimResult, SendStore, UnknownOutcome } from '../ports.ts';

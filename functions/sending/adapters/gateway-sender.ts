@@ -1,4 +1,5 @@
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { s3Client } from '../../commons/clients/s3.ts';
 import type { GatewayClient, MmsFile } from '../../commons/gateway/gateway-client.ts';
 import type { ResendOptions } from '../../commons/gateway/token-provider.ts';
 import type { SendGateway } from '../ports.ts';
@@ -7,16 +8,10 @@ import type { SendMessage } from '../queue-message.ts';
 /** Largest attachment read from S3 for the multipart MMS endpoint. */
 export const MAX_MMS_FILE_BYTES = 5 * 1024 * 1024;
 
-let sharedS3: S3Client | undefined;
-const s3 = (): S3Client => {
-  sharedS3 ??= new S3Client({});
-  return sharedS3;
-};
-
 /** Reads the S3 objects of an MMS with attachments; refuses any larger than MAX_MMS_FILE_BYTES. */
 export const loadS3Attachments = async (
   attachments: ReadonlyArray<{ bucket: string; key: string; name?: string; contentType?: string }>,
-  client: S3Client = s3(),
+  client: S3Client = s3Client(),
 ): Promise<MmsFile[]> =>
   Promise.all(
     attachments.map(async (attachment) => {

@@ -1,11 +1,7 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
-/**
- * The DynamoDB client every table adapter shares, and how they read its refusals. It lives here,
- * beside the event table's adapter it came from, until the AWS clients get a home of their own
- * shared by every slice.
- */
+/** The DynamoDB client every table adapter shares, and how they read its refusals. */
 
 // One client per container; it honours AWS_ENDPOINT_URL_DYNAMODB for the local run.
 let sharedDocumentClient: DynamoDBDocumentClient | undefined;
