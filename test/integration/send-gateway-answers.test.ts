@@ -1,8 +1,8 @@
 /**
  * The bridge's real send path (queue message → claim → rate limiter → typed gateway client →
  * event store on dynalite) against the simulator's field-note answers around sending: the whole
- * duplicate family, an expired file id, a fallback without callback, and the channel-friend
- * product codes brand messages reported before 2026.
+ * duplicate family, failures answered with HTTP 200, an expired file id, a fallback without
+ * callback, and the channel-friend product codes brand messages reported before 2026.
  */
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -297,6 +297,53 @@ describe('permanent rejections', () => {
       '21024',
       '21024',
     ]);
+  });
+});
+
+describe('failures answered with HTTP 200 (29018, 29019, 29039)', () => {
+  it('are judged by the envelope code: 29019 retried and then accepted once, 29018 and 29039 rejected', async () => {
+    // Prepare: the bridge holds a token, then every gateway call fails with HTTP 200.
+    const gateway = await gatewayWith();
+    const tables = await freshTables();
+    const warmUp = { channel: 'sms', ...smsBody(1) };
+    await sendQueuedMessage(delivery(warmUp), depsFor(gateway, tables));
+    const acceptedBefore = gateway.sim.acceptances().length;
+    gateway.sim.setFaults({ http200ErrorRate: 1 });
+    const messages = Array.from({ length: 12 }, () => ({ channel: 'sms', ...smsBody(1) }));
+
+    // Act
+    const results = [];
+    for (const message of messages) {
+      results.push(await sendQueuedMessage(delivery(message), depsFor(gateway, tables)));
+    }
+    const acceptedDuringFaults = gateway.sim.acceptances().length - acceptedBefore;
+    gateway.sim.setFaults({ http200ErrorRate: 0 });
+    const redelivered = [];
+    for (const [index, message] of messages.entries()) {
+      if (results[index]?.kind === 'retry') {
+        redelivered.push(await sendQueuedMessage(delivery(message, 2), depsFor(gateway, tables)));
+      }
+    }
+
+    // Assess
+    const rejectedCodes = eventsOf(tables, 'Message Rejected').map((data) => data.code);
+    const retryReasons = results.flatMap((result) =>
+      result.kind === 'retry' ? [result.reason] : [],
+    );
+    expect(acceptedDuringFaults).toBe(0);
+    expect(results.every((result) => result.kind === 'retry' || result.kind === 'done')).toBe(true);
+    expect(retryReasons.length).toBeGreaterThan(0);
+    for (const reason of retryReasons) expect(reason).toContain('29019');
+    expect(new Set(rejectedCodes)).toEqual(new Set(['29018', '29039']));
+    expect(rejectedCodes.length + retryReasons.length).toBe(messages.length);
+    expect(redelivered).toEqual(
+      retryReasons.map(() => expect.objectContaining({ kind: 'done', accepted: 1 })),
+    );
+    for (const message of messages) {
+      expect(acceptancesOf(gateway.sim, message.recvInfoLst[0]?.cliKey ?? '')).toBeLessThanOrEqual(
+        1,
+      );
+    }
   });
 });
 
