@@ -7,7 +7,6 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { stateTableTokenProvider } from '../functions/commons/adapters/state-table-token-provider.ts';
 import {
   GatewayAuthApi,
   type GatewayCredentials,
@@ -18,6 +17,7 @@ import { GatewayRcsManagementClient } from '../functions/commons/gateway/rcs-man
 import type { RcsPortalCredentials } from '../functions/commons/gateway/schemas/rcs-management.ts';
 import { type GatewayHosts, GatewayHostsSchema } from '../functions/commons/gateway/settings.ts';
 import { GatewayCredentialsSchema } from '../functions/commons/gateway-credentials.ts';
+import { stateTableTokenProvider } from '../functions/tokens/adapters/state-table-token-provider.ts';
 import {
   BRIDGE_FILE,
   type BridgeFile,

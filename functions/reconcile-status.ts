@@ -4,7 +4,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { z } from 'zod';
-import { DynamoDbLease } from './commons/adapters/dynamodb-lease.ts';
+import { DynamoDbLease } from './commons/dynamodb-lease.ts';
 import { integerEnv, requiredEnv } from './commons/environment.ts';
 import { gatewayFromEnvironment } from './commons/gateway-environment.ts';
 import { createLogger, createMetrics } from './commons/observability.ts';

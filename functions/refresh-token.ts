@@ -2,7 +2,6 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { DynamoDbTokenStore } from './commons/adapters/dynamodb-token-store.ts';
 import { integerEnv, requiredEnv } from './commons/environment.ts';
 import { GatewayAuthApi } from './commons/gateway/gateway-auth.ts';
 import {
@@ -10,6 +9,7 @@ import {
   gatewayHostsFromEnvironment,
 } from './commons/gateway-credentials.ts';
 import { createLogger, createMetrics } from './commons/observability.ts';
+import { DynamoDbTokenStore } from './tokens/adapters/dynamodb-token-store.ts';
 import { type RefreshResult, refreshToken } from './tokens/refresh-token.ts';
 
 /**

@@ -14,7 +14,6 @@ import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
-import { stateTableTokenProvider } from '../functions/commons/adapters/state-table-token-provider.ts';
 import { GatewayAuthApi } from '../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
 import { DynamoDbEventStore } from '../functions/events/dynamodb-event-store.ts';
@@ -31,6 +30,7 @@ import { DynamoDbSendStore } from '../functions/sending/adapters/dynamodb-send-s
 import { GatewaySender, loadS3Attachments } from '../functions/sending/adapters/gateway-sender.ts';
 import type { SendGateway } from '../functions/sending/ports.ts';
 import { createSendRecordHandler } from '../functions/sending/queue-record-handler.ts';
+import { stateTableTokenProvider } from '../functions/tokens/adapters/state-table-token-provider.ts';
 import { type SimulatorOptionsInput, startSimulator } from '../simulator/index.ts';
 import {
   LOCAL_CREDENTIALS,

@@ -10,19 +10,18 @@ import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
+  DynamoDbAttachmentEvents,
+  DynamoDbPendingAttachments,
+} from '../functions/attachments/adapters/dynamodb-attachment-store.ts';
+import { GatewayAttachmentDownloads } from '../functions/attachments/adapters/gateway-attachment-downloads.ts';
+import { S3ObjectStorage } from '../functions/attachments/adapters/s3-object-storage.ts';
+import {
   createFetchAttachmentsHandler,
   createSweepHandler,
 } from '../functions/attachments/attachment-handlers.ts';
 import { ContentUrlPolicy } from '../functions/attachments/content-url-policy.ts';
 import { isAttachmentRecord } from '../functions/attachments/stream-filter.ts';
-import {
-  DynamoDbAttachmentEvents,
-  DynamoDbPendingAttachments,
-} from '../functions/commons/adapters/dynamodb-attachment-store.ts';
-import { DynamoDbLease } from '../functions/commons/adapters/dynamodb-lease.ts';
-import { DynamoDbTokenStore } from '../functions/commons/adapters/dynamodb-token-store.ts';
-import { GatewayAttachmentDownloads } from '../functions/commons/adapters/gateway-attachment-downloads.ts';
-import { S3ObjectStorage } from '../functions/commons/adapters/s3-object-storage.ts';
+import { DynamoDbLease } from '../functions/commons/dynamodb-lease.ts';
 import type {
   GatewayAuthApi,
   GatewayCredentials,
@@ -47,6 +46,7 @@ import {
   throwIfIncomplete,
 } from '../functions/statistics/export-statistics.ts';
 import { S3StatisticsSink } from '../functions/statistics/s3-statistics-sink.ts';
+import { DynamoDbTokenStore } from '../functions/tokens/adapters/dynamodb-token-store.ts';
 import { refreshToken } from '../functions/tokens/refresh-token.ts';
 import { type StreamPoller, startStreamPoller } from './stream-poller.ts';
 

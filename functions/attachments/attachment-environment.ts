@@ -2,9 +2,9 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import {
   DynamoDbAttachmentEvents,
   DynamoDbPendingAttachments,
-} from '../commons/adapters/dynamodb-attachment-store.ts';
-import { GatewayAttachmentDownloads } from '../commons/adapters/gateway-attachment-downloads.ts';
-import { S3ObjectStorage } from '../commons/adapters/s3-object-storage.ts';
+} from '../attachments/adapters/dynamodb-attachment-store.ts';
+import { GatewayAttachmentDownloads } from '../attachments/adapters/gateway-attachment-downloads.ts';
+import { S3ObjectStorage } from '../attachments/adapters/s3-object-storage.ts';
 import { integerEnv, requiredEnv } from '../commons/environment.ts';
 import { gatewayFromEnvironment } from '../commons/gateway-environment.ts';
 import { ContentUrlPolicy, contentHostProblems } from './content-url-policy.ts';

@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { stateTableTokenProvider } from './adapters/state-table-token-provider.ts';
+import { stateTableTokenProvider } from '../tokens/adapters/state-table-token-provider.ts';
 import { integerEnv, requiredEnv } from './environment.ts';
 import { GatewayAuthApi } from './gateway/gateway-auth.ts';
 import { GatewayClient } from './gateway/gateway-client.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { S3ObjectStorage } from '../commons/adapters/s3-object-storage.ts';
+import type { S3ObjectStorage } from '../attachments/adapters/s3-object-storage.ts';
 import {
   POLLED_QUARANTINE_PREFIX,
   type PolledPage,

@@ -23,6 +23,16 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { z } from 'zod';
 import {
+  DynamoDbAttachmentEvents,
+  DynamoDbPendingAttachments,
+} from '../../functions/attachments/adapters/dynamodb-attachment-store.ts';
+import {
+  contentUrlAgent,
+  downloadContentUrl,
+  GatewayAttachmentDownloads,
+} from '../../functions/attachments/adapters/gateway-attachment-downloads.ts';
+import { S3ObjectStorage } from '../../functions/attachments/adapters/s3-object-storage.ts';
+import {
   createFetchAttachmentsHandler,
   createSweepHandler,
 } from '../../functions/attachments/attachment-handlers.ts';
@@ -31,16 +41,6 @@ import {
   AttachmentDownloadError,
   type FetchAttachmentsDeps,
 } from '../../functions/attachments/fetch-attachments.ts';
-import {
-  DynamoDbAttachmentEvents,
-  DynamoDbPendingAttachments,
-} from '../../functions/commons/adapters/dynamodb-attachment-store.ts';
-import {
-  contentUrlAgent,
-  downloadContentUrl,
-  GatewayAttachmentDownloads,
-} from '../../functions/commons/adapters/gateway-attachment-downloads.ts';
-import { S3ObjectStorage } from '../../functions/commons/adapters/s3-object-storage.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';

@@ -9,7 +9,6 @@
  */
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { StateTableTokenProvider } from '../../functions/commons/adapters/state-table-token-provider.ts';
 import { GatewayAuthenticationError } from '../../functions/commons/gateway/errors.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
@@ -25,6 +24,7 @@ import type { Lease } from '../../functions/commons/lease.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
+import { StateTableTokenProvider } from '../../functions/tokens/adapters/state-table-token-provider.ts';
 import { refreshToken } from '../../functions/tokens/refresh-token.ts';
 import type { StoredToken } from '../../functions/tokens/token-state.ts';
 import { formatKst } from '../../protocol/kst.ts';

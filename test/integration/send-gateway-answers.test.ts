@@ -6,7 +6,7 @@
  */
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DynamoDbLease } from '../../functions/commons/adapters/dynamodb-lease.ts';
+import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { GatewayRejectedError } from '../../functions/commons/gateway/errors.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';

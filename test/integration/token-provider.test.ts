@@ -1,17 +1,17 @@
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
+import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import {
   DynamoDbTokenStore,
   type TokenStoreLogger,
-} from '../../functions/commons/adapters/dynamodb-token-store.ts';
+} from '../../functions/tokens/adapters/dynamodb-token-store.ts';
 import {
   REAUTH_LEASE,
   type StateTableTokenProvider,
   stateTableTokenProvider,
-} from '../../functions/commons/adapters/state-table-token-provider.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
+} from '../../functions/tokens/adapters/state-table-token-provider.ts';
 import { type RefreshResult, refreshToken } from '../../functions/tokens/refresh-token.ts';
 import {
   type StoredToken,

@@ -1,6 +1,11 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import {
+  checkedLookup,
+  GatewayAttachmentDownloads,
+  type Resolve,
+} from '../../functions/attachments/adapters/gateway-attachment-downloads.ts';
 import { contentHostsFromEnvironment } from '../../functions/attachments/attachment-environment.ts';
 import {
   ContentUrlPolicy,
@@ -9,11 +14,6 @@ import {
   forbiddenAddressReason,
 } from '../../functions/attachments/content-url-policy.ts';
 import { AttachmentDownloadError } from '../../functions/attachments/fetch-attachments.ts';
-import {
-  checkedLookup,
-  GatewayAttachmentDownloads,
-  type Resolve,
-} from '../../functions/commons/adapters/gateway-attachment-downloads.ts';
 import type { DownloadAnswer } from '../../functions/commons/gateway/http.ts';
 
 const GATEWAY = ['https://api.gw.example', 'https://send.gw.example', 'https://mnt.gw.example'];

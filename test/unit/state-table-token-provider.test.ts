@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { GatewayAuthenticationError } from '../../functions/commons/gateway/errors.ts';
+import type { Lease } from '../../functions/commons/lease.ts';
 import {
   REAUTH_LEASE,
   StateTableTokenProvider,
   TokenUnavailableError,
-} from '../../functions/commons/adapters/state-table-token-provider.ts';
-import { GatewayAuthenticationError } from '../../functions/commons/gateway/errors.ts';
-import type { Lease } from '../../functions/commons/lease.ts';
+} from '../../functions/tokens/adapters/state-table-token-provider.ts';
 import type { StoredToken } from '../../functions/tokens/token-state.ts';
 import { FakeTokenStore } from '../support/fake-token-store.ts';
 

@@ -5,15 +5,15 @@ import {
   PutCommand,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { documentClient, isConditionalCheckFailure } from '../../commons/clients/dynamodb.ts';
+import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
 import {
   type AttachmentEventStore,
   FILE_RETENTION_MS,
   type PendingAttachment,
   PendingAttachmentSchema,
   type PendingAttachmentStore,
-} from '../../attachments/fetch-attachments.ts';
-import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
-import { documentClient, isConditionalCheckFailure } from '../clients/dynamodb.ts';
+} from '../fetch-attachments.ts';
 
 /** The event table for attachment events: conditional puts, plus a strongly consistent look-up. */
 export class DynamoDbAttachmentEvents extends DynamoDbEventStore implements AttachmentEventStore {

@@ -1,11 +1,11 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient, isConditionalCheckFailure } from '../../commons/clients/dynamodb.ts';
 import {
   type StoredToken,
   StoredTokenSchema,
   TOKEN_STATE_KEY,
   type TokenStore,
-} from '../../tokens/token-state.ts';
-import { documentClient, isConditionalCheckFailure } from '../clients/dynamodb.ts';
+} from '../token-state.ts';
 
 /** Where an unreadable token item is reported; a Powertools `Logger` fits. */
 export interface TokenStoreLogger {

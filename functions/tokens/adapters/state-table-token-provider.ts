@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDbLease } from '../../commons/dynamodb-lease.ts';
+import type { TokenProvider } from '../../commons/gateway/token-provider.ts';
+import type { Lease } from '../../commons/lease.ts';
 import {
   authenticate,
   type CredentialsSource,
   type StoredToken,
   type TokenIssuer,
   type TokenStore,
-} from '../../tokens/token-state.ts';
-import type { TokenProvider } from '../gateway/token-provider.ts';
-import type { Lease } from '../lease.ts';
-import { DynamoDbLease } from './dynamodb-lease.ts';
+} from '../token-state.ts';
 import { DynamoDbTokenStore, type TokenStoreLogger } from './dynamodb-token-store.ts';
 
 /** Name of the lease one container holds while it re-authenticates for everyone. */

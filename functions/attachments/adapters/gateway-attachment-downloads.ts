@@ -2,19 +2,23 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import { Agent, type Dispatcher } from 'undici';
+import { GatewayError } from '../../commons/gateway/errors.ts';
+import type { GatewayClient } from '../../commons/gateway/gateway-client.ts';
+import {
+  type DownloadAnswer,
+  downloadUrl,
+  HttpTransportFailure,
+} from '../../commons/gateway/http.ts';
 import {
   type ContentUrlPolicy,
   ContentUrlRefusedError,
   forbiddenAddressReason,
-} from '../../attachments/content-url-policy.ts';
+} from '../content-url-policy.ts';
 import {
   AttachmentDownloadError,
   type AttachmentDownloads,
   type Download,
-} from '../../attachments/fetch-attachments.ts';
-import { GatewayError } from '../gateway/errors.ts';
-import type { GatewayClient } from '../gateway/gateway-client.ts';
-import { type DownloadAnswer, downloadUrl, HttpTransportFailure } from '../gateway/http.ts';
+} from '../fetch-attachments.ts';
 
 export interface GatewayAttachmentDownloadsOptions {
   /** Wait for the headers, and longest pause between body chunks. */

@@ -7,14 +7,9 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import {
-  type ObjectStorage,
-  type PutOptions,
-  SourceStreamError,
-} from '../../attachments/fetch-attachments.ts';
-import { type Measurement, measureStream } from '../../attachments/measured-stream.ts';
-
-import { s3Client } from '../clients/s3.ts';
+import { s3Client } from '../../commons/clients/s3.ts';
+import { type ObjectStorage, type PutOptions, SourceStreamError } from '../fetch-attachments.ts';
+import { type Measurement, measureStream } from '../measured-stream.ts';
 
 export interface S3ObjectStorageOptions {
   readonly client?: S3Client;
