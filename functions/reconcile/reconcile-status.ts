@@ -3,14 +3,11 @@ import { z } from 'zod';
 import { formatKst } from '../../protocol/kst.ts';
 import { GatewayError } from '../commons/gateway/errors.ts';
 import type { StatusQueryData, StatusQueryItem } from '../commons/gateway/schemas/index.ts';
+import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import type { Lease } from '../commons/lease.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
-import {
-  mapWithConcurrency,
-  type ReceiveDeps,
-  receiveReports,
-} from '../inbound/receive-webhook.ts';
+import { type ReceiveDeps, receiveReports } from '../inbound/receive-webhook.ts';
 import { resolvedUnknownRecord } from '../sending/outcome-records.ts';
 import type { ClaimResult, UnknownOutcome } from '../sending/ports.ts';
 

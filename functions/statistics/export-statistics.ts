@@ -9,6 +9,7 @@ import type {
   UrlStatsDayItem,
 } from '../commons/gateway/schemas/index.ts';
 import { MESSENGER_STATS } from '../commons/gateway/schemas/messenger-management.ts';
+import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import { maskPhonesInText } from '../commons/helpers/mask.ts';
 import type {
   EVENT_TYPES,
@@ -19,7 +20,6 @@ import type {
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
 import type { EventStore } from '../events/store-ports.ts';
-import { mapWithConcurrency } from '../inbound/receive-webhook.ts';
 
 /** The tracking-URL calls of spec 01 §4.16 the export makes (`GatewayClient` has them). */
 export interface TrackingUrlStatisticsGateway {

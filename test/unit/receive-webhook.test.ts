@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { mapWithConcurrency } from '../../functions/commons/helpers/map-with-concurrency.ts';
+import { failureCategory } from '../../functions/inbound/item-records.ts';
 import {
-  failureCategory,
-  mapWithConcurrency,
   type ReceiveDeps,
   receiveInbound,
   receiveReports,

@@ -1,0 +1,354 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { parseGatewayDateTime } from '../../protocol/kst.ts';
+import { classifyCode } from '../commons/gateway/errors.ts';
+// The two modules themselves, not the schemas' index: the index also holds the send schemas,
+// whose CP949 rules would bring iconv-lite's tables into the receivers' bundles.
+import { MoItemSchema } from '../commons/gateway/schemas/mo.ts';
+import { ReportItemSchema } from '../commons/gateway/schemas/reports.ts';
+import type {
+  EventTypeName,
+  FailureCategory,
+  PayloadRef,
+  Via,
+  WebhookKindSchema,
+} from '../events/catalogue.ts';
+import { buildEventDetail } from '../events/envelope.ts';
+import { type EventRecord, toEventRecord } from '../events/event-record.ts';
+import type { StoredPayload } from '../events/store-ports.ts';
+import {
+  cutToJsonBytes,
+  DETAIL_BUDGET_BYTES,
+  ITEM_BUDGET_BYTES,
+  itemBytes,
+  utf8Bytes,
+} from './item-size.ts';
+
+/**
+ * The event-table record of each received item: a delivery report, an MO message, a quarantined
+ * item or an unrecognised body, each with an event that fits the bus (the body goes to the payload
+ * bucket, the claim check, when it would not). The receive use case (`receive-webhook.ts`) decides
+ * which record an item gets and stores it.
+ */
+
+/** What every record of one body shares. */
+export interface ItemContext {
+  /** Which webhook the body came to (or stands for, when polled). */
+  readonly kind: z.infer<typeof WebhookKindSchema>;
+  readonly receivedAt: string;
+  readonly via: Via;
+  readonly bodySha256: string;
+  readonly retentionDays: number;
+  /** Writes the body to the payload bucket (once per body, however many items need it). */
+  readonly claim: () => Promise<StoredPayload>;
+}
+
+/** An item or body that no event can carry, even with its large fields left out. */
+export class UnfitItemError extends Error {
+  override readonly name = 'UnfitItemError';
+}
+
+/** Quarantined text an event carries, counted as JSON in UTF-8 (escapes included). */
+const MAX_EVENT_TEXT = 64 * 1024;
+const MAX_REASON_TEXT = 4 * 1024;
+const MAX_TOP_LEVEL_KEYS_TEXT = 8 * 1024;
+
+/** Report fields an event may leave out, largest first, when even without `raw` it is too large. */
+const REPORT_OMITTABLE = [
+  'userCustomFields',
+  'resultCodeDesc',
+  'fallbackReasons',
+  'phone',
+  'telco',
+  'productCode',
+  'reportedAtKst',
+] as const;
+const MO_OMITTABLE = [
+  'text',
+  'title',
+  'attachments',
+  'sender',
+  'receivingNumber',
+  'type',
+  'telco',
+  'productCode',
+  'receivedAtGatewayKst',
+] as const;
+// What `raw` keeps when it is left out: the keys, and for MO the attachment list
+// `fetch-attachments` downloads from.
+const REPORT_RAW_KEPT = ['msgKey', 'cliKey', 'resultCode', 'ch'] as const;
+const MO_RAW_KEPT = ['moKey', 'contentCnt', 'contentInfoLst'] as const;
+
+export const reportRecord = async (
+  context: ItemContext,
+  item: unknown,
+  index: number,
+): Promise<EventRecord> => {
+  const parsed = ReportItemSchema.safeParse(item);
+  if (!parsed.success)
+    return quarantineRecord(context, stringify(item), index, z.prettifyError(parsed.error));
+  const report = parsed.data;
+  const channel = report.ch ?? null;
+  const idempotencyKey = `report:${report.msgKey}:${report.resultCode}:${channel ?? '-'}`;
+  const reportedAt = report.rptDt ? (parseGatewayDateTime(report.rptDt) ?? null) : null;
+  const delivered = report.resultCode === '10000';
+  return fittedEventRecord(
+    context,
+    index,
+    'deliveryReport',
+    {
+      pk: `REPORT#${report.msgKey}`,
+      sk: `RESULT#${report.resultCode}#${channel ?? '-'}`,
+      kind: 'report',
+    },
+    {
+      idempotencyKey,
+      occurredAt: reportedAt ?? context.receivedAt,
+      receivedAt: context.receivedAt,
+      via: context.via,
+      data: {
+        msgKey: report.msgKey,
+        cliKey: report.cliKey,
+        delivered,
+        resultCode: report.resultCode,
+        resultCodeDesc: report.resultCodeDesc ?? null,
+        failureCategory: delivered ? null : failureCategory(report.resultCode),
+        channel,
+        fallbackReasons: report.fbReasonLst.map((reason) => ({
+          channel: reason.ch ?? null,
+          resultCode: reason.fbResultCode ?? null,
+          resultDesc: reason.fbResultDesc ?? null,
+          telco: reason.telco ?? null,
+        })),
+        telco: report.telco ?? null,
+        productCode: report.productCode ?? null,
+        reportedAt,
+        reportedAtKst: report.rptDt ?? null,
+        phone: report.phone ?? null,
+        isBi: report.isBi ?? null,
+        userCustomFields: report.userCustomFields ?? null,
+        raw: item as Record<string, unknown>,
+      },
+    },
+    { omittable: REPORT_OMITTABLE, rawKept: REPORT_RAW_KEPT },
+  );
+};
+
+type EventInput<T extends EventTypeName> = Parameters<typeof buildEventDetail<T>>[1];
+
+/**
+ * The record of a report or MO item whose event fits the bus. When it would not, the body goes
+ * to the payload bucket and the event carries `payloadRef` instead of `raw` (which keeps only the
+ * keys); when even that is too large, the largest of `omittable` are left out one by one, each
+ * named in `omitted`. An event that still does not fit throws {@link UnfitItemError}.
+ */
+const fittedEventRecord = async <T extends 'deliveryReport' | 'inboundMessage'>(
+  context: ItemContext,
+  index: number,
+  type: T,
+  keys: { readonly pk: string; readonly sk: string; readonly kind: EventRecord['kind'] },
+  input: EventInput<T>,
+  shrink: { readonly omittable: readonly string[]; readonly rawKept: readonly string[] },
+): Promise<EventRecord> => {
+  const whole = buildEventDetail(type, input);
+  if (utf8Bytes(JSON.stringify(whole)) <= DETAIL_BUDGET_BYTES)
+    return toEventRecord(keys, whole, context.retentionDays);
+
+  const payloadRef: PayloadRef = { ...(await context.claim()), item: index };
+  const full = input.data as Record<string, unknown>;
+  const raw = (full.raw ?? {}) as Record<string, unknown>;
+  let data: Record<string, unknown> = {
+    ...full,
+    raw: Object.fromEntries(
+      shrink.rawKept.filter((name) => name in raw).map((name) => [name, raw[name]]),
+    ),
+    payloadRef,
+    omitted: ['raw'],
+  };
+  for (;;) {
+    const detail = buildEventDetail(type, { ...input, data } as EventInput<T>);
+    if (utf8Bytes(JSON.stringify(detail)) <= DETAIL_BUDGET_BYTES)
+      return { ...toEventRecord(keys, detail, context.retentionDays), payloadRef };
+    const omitted = data.omitted as string[];
+    const largest = shrink.omittable
+      .filter((name) => !omitted.includes(name))
+      .map((name) => ({ name, bytes: utf8Bytes(JSON.stringify(data[name]) ?? '') }))
+      .sort((a, b) => b.bytes - a.bytes)[0];
+    if (!largest || largest.bytes <= 4)
+      throw new UnfitItemError(
+        `the event exceeds ${DETAIL_BUDGET_BYTES} bytes even without its large fields`,
+      );
+    data = {
+      ...data,
+      [largest.name]: Array.isArray(data[largest.name]) ? [] : null,
+      omitted: [...omitted, largest.name],
+    };
+  }
+};
+/**
+ * How a failed delivery should be read. `32114` means "success uncertain, may still arrive within
+ * 3 days"; codes the gateway documents as safe to retry are retryable; the rest are permanent.
+ */
+export const failureCategory = (resultCode: string): FailureCategory => {
+  if (resultCode === '32114') return 'uncertain';
+  const family = classifyCode(resultCode);
+  return family === 'retryable' || family === 'rate-limited' ? 'retryable' : 'permanent';
+};
+
+export const inboundRecord = async (
+  context: ItemContext,
+  item: unknown,
+  index: number,
+): Promise<EventRecord> => {
+  const parsed = MoItemSchema.safeParse(item);
+  if (!parsed.success)
+    return quarantineRecord(context, stringify(item), index, z.prettifyError(parsed.error));
+  const mo = parsed.data;
+  const receivedAtGateway = mo.moRecvDt ? (parseGatewayDateTime(mo.moRecvDt) ?? null) : null;
+  const record = await fittedEventRecord(
+    context,
+    index,
+    'inboundMessage',
+    { pk: `MO#${mo.moKey}`, sk: 'MO', kind: 'mo' },
+    {
+      idempotencyKey: `mo:${mo.moKey}`,
+      occurredAt: receivedAtGateway ?? context.receivedAt,
+      receivedAt: context.receivedAt,
+      via: context.via,
+      data: {
+        moKey: mo.moKey,
+        sender: mo.moCallback ?? null,
+        receivingNumber: mo.moNumber ?? null,
+        type: mo.moType ?? null,
+        text: mo.moMsg ?? null,
+        title: mo.moTitle ?? null,
+        telco: mo.telco ?? null,
+        productCode: mo.productCode ?? null,
+        receivedAtGateway,
+        receivedAtGatewayKst: mo.moRecvDt ?? null,
+        attachmentCount: mo.contentCnt ?? mo.contentInfoLst.length,
+        attachments: mo.contentInfoLst.map((content) => ({
+          name: content.contentName ?? null,
+          sizeBytes: content.contentSize ?? null,
+          extension: content.contentExt ?? null,
+        })),
+        raw: item as Record<string, unknown>,
+      },
+    },
+    { omittable: MO_OMITTABLE, rawKept: MO_RAW_KEPT },
+  );
+  // The list, not contentCnt (a string or a number, and sometimes wrong), says what there is to fetch.
+  return mo.contentInfoLst.length > 0
+    ? { ...record, attachmentCount: mo.contentInfoLst.length }
+    : record;
+};
+
+/**
+ * A quarantined item (`index`) or body (`null`): its text is kept whole in the item's `payload`,
+ * or in the payload bucket when the item would be too large or the text could not be made
+ * (`undefined`: an item nested too deeply to serialise; the body holds it at `index`).
+ */
+export const quarantineRecord = async (
+  context: ItemContext,
+  raw: string | undefined,
+  index: number | null,
+  reason: string,
+): Promise<EventRecord> => {
+  const rawSha256 = sha256(raw ?? `${context.bodySha256}#${index ?? 'body'}`);
+  const idempotencyKey = `quarantine:${context.kind}:${context.bodySha256}:${index ?? 'body'}:${rawSha256}`;
+  const shown = cutToJsonBytes(raw ?? '', MAX_EVENT_TEXT);
+  return withPayload(context, raw, index, (payloadRef) => ({
+    ...toEventRecord(
+      {
+        pk: `QUARANTINE#${rawSha256}`,
+        sk: `${context.kind}#${context.bodySha256}#${index ?? 'body'}`,
+        kind: 'quarantine',
+      },
+      buildEventDetail('quarantinedItem', {
+        idempotencyKey,
+        occurredAt: context.receivedAt,
+        receivedAt: context.receivedAt,
+        via: context.via,
+        data: {
+          webhook: context.kind,
+          reason: cutToJsonBytes(reason, MAX_REASON_TEXT),
+          index,
+          bodySha256: context.bodySha256,
+          raw: shown,
+          truncated: raw === undefined || shown.length < raw.length,
+          ...(payloadRef ? { payloadRef } : {}),
+        },
+      }),
+      context.retentionDays,
+    ),
+  }));
+};
+
+export const unrecognisedRecord = async (
+  context: ItemContext,
+  text: string,
+  value: unknown,
+): Promise<EventRecord> => {
+  const idempotencyKey = `unrecognised:${context.kind}:${context.bodySha256}`;
+  const keys =
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
+  // As many top-level keys as fit 8 KiB: a body with a million keys still makes an event.
+  let budget = MAX_TOP_LEVEL_KEYS_TEXT;
+  const topLevelKeys = keys.filter((key) => {
+    budget -= utf8Bytes(JSON.stringify(key)) + 1;
+    return budget >= 0;
+  });
+  const body = cutToJsonBytes(text, MAX_EVENT_TEXT);
+  return withPayload(context, text, null, (payloadRef) =>
+    toEventRecord(
+      { pk: `UNRECOGNISED#${context.bodySha256}`, sk: context.kind, kind: 'unrecognised' },
+      buildEventDetail('unrecognisedBody', {
+        idempotencyKey,
+        occurredAt: context.receivedAt,
+        receivedAt: context.receivedAt,
+        via: context.via,
+        data: {
+          webhook: context.kind,
+          bodySha256: context.bodySha256,
+          topLevelKeys,
+          body,
+          truncated: body.length < text.length,
+          ...(payloadRef ? { payloadRef } : {}),
+        },
+      }),
+      context.retentionDays,
+    ),
+  );
+};
+
+/**
+ * The record with the whole text in its `payload` when the item stays within its budget;
+ * otherwise (or without a text) the body goes to the payload bucket and the record and its event
+ * carry `payloadRef` instead.
+ */
+const withPayload = async (
+  context: ItemContext,
+  text: string | undefined,
+  index: number | null,
+  build: (payloadRef: PayloadRef | undefined) => EventRecord,
+): Promise<EventRecord> => {
+  if (text !== undefined) {
+    const inline = { ...build(undefined), payload: text };
+    if (itemBytes(inline) <= ITEM_BUDGET_BYTES) return inline;
+  }
+  const payloadRef: PayloadRef = { ...(await context.claim()), item: index };
+  return { ...build(payloadRef), payloadRef };
+};
+
+/** Hex SHA-256 of a text's UTF-8 bytes: the key of a body and of a quarantined item. */
+export const sha256 = (text: string): string =>
+  createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** The JSON of an item, or `undefined` when it is nested too deeply to serialise. */
+export const stringify = (value: unknown): string | undefined => {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+};
