@@ -1,0 +1,125 @@
+/** A simulator started for report tests (closed after each test), its report calls and a webhook receiver. */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, expect } from 'vitest';
+import { PollReportsResponseDataSchema } from '../../functions/commons/gateway/schemas/reports.ts';
+import type { SimulatorOptionsInput } from '../../simulator/options.ts';
+import type { ReportsSnapshot } from '../../simulator/reports.ts';
+import { type Simulator, startSimulator } from '../../simulator/server.ts';
+import { asList, asObject, authenticate, callGateway, type Json } from './simulator-http.ts';
+
+export const CREDENTIALS = { apiKey: 'reports-key', apiPassword: 'reports-secret' };
+
+export const running: Array<{ close(): Promise<void> }> = [];
+
+export const start = async (options: Partial<SimulatorOptionsInput> = {}) => {
+  const sim = await startSimulator({
+    ...CREDENTIALS,
+    port: 0,
+    clock: 'manual',
+    tpsQuota: 10_000,
+    failureRate: 0,
+    ...options,
+  });
+  running.push(sim);
+  const { token } = await authenticate(sim, CREDENTIALS);
+  return { sim, token };
+};
+
+export const reportsOf = (sim: Simulator): ReportsSnapshot =>
+  sim.snapshot().reports as ReportsSnapshot;
+
+/** Sends SMS to `count` recipients, 10 per call; returns their msgKeys. */
+export const sendSms = async (
+  sim: Simulator,
+  token: string,
+  count: number,
+  prefix = 'k',
+  extra: Json = {},
+): Promise<string[]> => {
+  const msgKeys: string[] = [];
+  for (let first = 0; first < count; first += 10) {
+    const recvInfoLst = Array.from({ length: Math.min(10, count - first) }, (_, i) => ({
+      cliKey: `${prefix}-${first + i}`,
+      phone: `010${String(10_000_000 + first + i)}`,
+    }));
+    const answer = await callGateway(sim, {
+      method: 'POST',
+      path: '/msg/v1/sms',
+      token,
+      body: { callback: '0212345678', msg: 'hello', recvInfoLst, ...extra },
+    });
+    expect(answer.status).toBe(200);
+    for (const item of asList(asObject(answer.body).data)) msgKeys.push(String(item.msgKey));
+  }
+  return msgKeys;
+};
+
+export const poll = async (sim: Simulator, token: string) => {
+  const answer = await callGateway(sim, { method: 'GET', path: '/msg/v1.2/report', token });
+  return { status: answer.status, body: asObject(answer.body) };
+};
+
+export const pollPage = async (sim: Simulator, token: string) => {
+  const { status, body } = await poll(sim, token);
+  expect(status).toBe(200);
+  expect(body.code).toBe('10000');
+  const data = asObject(body.data);
+  expect(PollReportsResponseDataSchema.safeParse(data).success).toBe(true);
+  return { rptKey: String(data.rptKey), rptCnt: data.rptCnt, items: asList(data.rptLst) };
+};
+
+export const confirm = async (sim: Simulator, token: string, rptKeyLst: string[]) => {
+  const answer = await callGateway(sim, {
+    method: 'POST',
+    path: '/msg/v1.2/report/result',
+    token,
+    body: { rptKeyLst },
+  });
+  return { status: answer.status, body: asObject(answer.body) };
+};
+
+export type Reply = { status: number; body?: string } | 'hang';
+
+/** A local webhook receiver: records every body and answers as `script` says. */
+export const startReceiver = async (script: (attempt: number) => Reply) => {
+  const received: Array<{ body: string; contentType: string | undefined }> = [];
+  const held: ServerResponse[] = [];
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({
+        body: Buffer.concat(chunks).toString('utf8'),
+        contentType: request.headers['content-type'],
+      });
+      const reply = script(received.length);
+      if (reply === 'hang') {
+        held.push(response);
+        return;
+      }
+      response.writeHead(reply.status, { 'content-type': 'application/json' }).end(reply.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const receiver = {
+    url: `http://127.0.0.1:${port}/hooks/reports`,
+    received,
+    bodies: () => received.map((entry) => asObject(JSON.parse(entry.body))),
+    close: async () => {
+      for (const response of held) response.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  running.push(receiver);
+  return receiver;
+};
+
+/** Closes every simulator and receiver a test started, after the test. */
+export const closeStartedAfterEach = (): void => {
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((thing) => thing.close()));
+  });
+};
