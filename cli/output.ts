@@ -136,6 +136,11 @@ export class Output {
     for (const line of formatTable(rows, columns)) this.io.stdout(line);
   }
 
+  /** Rows that are the whole answer: with --json the rows themselves, otherwise their table. */
+  rows<Row>(rows: readonly Row[], columns: readonly Column<Row>[], empty?: string): void {
+    this.emit(rows, () => this.table(rows, columns, empty));
+  }
+
   /** A note on stderr (never mixed into a --json document). */
   note(text: string): void {
     this.io.stderr(text);

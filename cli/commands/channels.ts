@@ -43,12 +43,10 @@ const categories: CommandSpec = {
 Lists the channel categories; \`channels create --category CODE\` takes one of the codes.`,
   run: async (context) => {
     const rows = await (await management(context)).listChannelCategories();
-    context.out.emit(rows, () =>
-      context.out.table(rows, [
-        { header: 'CODE', key: 'code' },
-        { header: 'NAME', key: 'name' },
-      ]),
-    );
+    context.out.rows(rows, [
+      { header: 'CODE', key: 'code' },
+      { header: 'NAME', key: 'name' },
+    ]);
     return 0;
   },
 };
@@ -91,17 +89,15 @@ Lists the channels created from DATE on (KST; YYYY-MM-DD or "YYYY-MM-DD HH:mm:ss
         : { pageSize: context.integer('page-size', 100, { min: 1 }) }),
     };
     const rows = await (await management(context)).listChannels(request);
-    context.out.emit(rows, () =>
-      context.out.table(
-        rows,
-        [
-          { header: 'CHANNEL', key: 'msgrChId' },
-          { header: 'STATUS', value: (row) => described(LIST_STATUS, row.msgrChStat) },
-          { header: 'CREATED', key: 'createDate' },
-          { header: 'CATEGORY', key: 'categoryCode' },
-        ],
-        '(no channels)',
-      ),
+    context.out.rows(
+      rows,
+      [
+        { header: 'CHANNEL', key: 'msgrChId' },
+        { header: 'STATUS', value: (row) => described(LIST_STATUS, row.msgrChStat) },
+        { header: 'CREATED', key: 'createDate' },
+        { header: 'CATEGORY', key: 'categoryCode' },
+      ],
+      '(no channels)',
     );
     return 0;
   },
@@ -240,32 +236,28 @@ Lists every channel group with its status (R requested, A approved, C rejected),
     const channel = context.string('channel');
     if (channel !== undefined) {
       const rows = await client.listGroupsOfChannel(channel);
-      context.out.emit(rows, () =>
-        context.out.table(
-          rows,
-          [
-            { header: 'GROUP', key: 'chGrpKey' },
-            { header: 'NAME', key: 'chGrpName' },
-            { header: 'SINCE', key: 'regDt' },
-          ],
-          `(${channel} is in no group)`,
-        ),
-      );
-      return 0;
-    }
-    const rows = await client.listGroups();
-    context.out.emit(rows, () =>
-      context.out.table(
+      context.out.rows(
         rows,
         [
           { header: 'GROUP', key: 'chGrpKey' },
           { header: 'NAME', key: 'chGrpName' },
-          { header: 'STATUS', value: (row) => described(GROUP_STATUS, row.chGrpStatCd) },
-          { header: 'CREATED', key: 'regDt' },
-          { header: 'UPDATED', key: 'updDt' },
+          { header: 'SINCE', key: 'regDt' },
         ],
-        '(no groups)',
-      ),
+        `(${channel} is in no group)`,
+      );
+      return 0;
+    }
+    const rows = await client.listGroups();
+    context.out.rows(
+      rows,
+      [
+        { header: 'GROUP', key: 'chGrpKey' },
+        { header: 'NAME', key: 'chGrpName' },
+        { header: 'STATUS', value: (row) => described(GROUP_STATUS, row.chGrpStatCd) },
+        { header: 'CREATED', key: 'regDt' },
+        { header: 'UPDATED', key: 'updDt' },
+      ],
+      '(no groups)',
     );
     return 0;
   },
@@ -280,16 +272,14 @@ Lists the channels of the group GROUP_KEY (see \`channels groups\`).`,
   run: async (context) => {
     const [groupKey = ''] = context.positionals;
     const rows = await (await management(context)).listGroupMembers(groupKey);
-    context.out.emit(rows, () =>
-      context.out.table(
-        rows,
-        [
-          { header: 'CHANNEL', key: 'msgrChId' },
-          { header: 'GROUP', key: 'chGrpKey' },
-          { header: 'SINCE', key: 'regDt' },
-        ],
-        '(no channels in this group)',
-      ),
+    context.out.rows(
+      rows,
+      [
+        { header: 'CHANNEL', key: 'msgrChId' },
+        { header: 'GROUP', key: 'chGrpKey' },
+        { header: 'SINCE', key: 'regDt' },
+      ],
+      '(no channels in this group)',
     );
     return 0;
   },

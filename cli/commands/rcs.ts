@@ -76,15 +76,23 @@ const pageOf = (context: CommandContext) => ({
   limit: context.integer('limit', RCS_LIST_LIMIT_DEFAULT, { min: 1, max: RCS_LIST_LIMIT_MAX }),
 });
 
-/** `N of TOTAL` under a page of a list. */
-const pageLine = (
+/** A page of a list: with --json the gateway's answer, otherwise its table and `N of TOTAL`. */
+const emitPage = <Row>(
   context: CommandContext,
-  shown: number,
-  pagination: { total?: number | null | undefined } | null | undefined,
+  page: {
+    readonly result: readonly Row[];
+    readonly pagination?: { total?: number | null | undefined } | null | undefined;
+  },
+  columns: readonly Column<Row>[],
+  empty: string,
 ) => {
-  if (pagination?.total !== undefined && pagination.total !== null) {
-    context.out.line(`${shown} of ${pagination.total}`);
-  }
+  context.out.emit(page, () => {
+    context.out.table(page.result, columns, empty);
+    const total = page.pagination?.total;
+    if (total !== undefined && total !== null) {
+      context.out.line(`${page.result.length} of ${total}`);
+    }
+  });
 };
 
 const requestFile = async <T>(context: CommandContext): Promise<T> =>
@@ -111,10 +119,7 @@ ${PAGE_USAGE}`,
   run: async (context) => {
     const page = pageOf(context);
     const list = await (await brandClient(context)).listBrands(page);
-    context.out.emit(list, () => {
-      context.out.table(list.result, BRAND_COLUMNS, '(no brands)');
-      pageLine(context, list.result.length, list.pagination);
-    });
+    emitPage(context, list, BRAND_COLUMNS, '(no brands)');
     return 0;
   },
 });
@@ -255,10 +260,7 @@ ${PAGE_USAGE}`,
     const brandKey = brandKeyOf(context);
     const page = pageOf(context);
     const list = await (await rcsClient(context)).listChatbots(brandId, brandKey, page);
-    context.out.emit(list, () => {
-      chatbotsTable(context, list.result);
-      pageLine(context, list.result.length, list.pagination);
-    });
+    emitPage(context, list, CHATBOT_COLUMNS, '(no chatbots)');
     return 0;
   },
 };
@@ -384,20 +386,18 @@ ${PAGE_USAGE}`,
   run: async (context) => {
     const page = pageOf(context);
     const list = await (await rcsClient(context)).listTemplateForms(page);
-    context.out.emit(list, () => {
-      context.out.table(
-        list.result,
-        [
-          { header: 'FORM', key: 'messagebaseformId' },
-          { header: 'NAME', key: 'formName' },
-          { header: 'CARD', key: 'cardType' },
-          { header: 'CATEGORY', key: 'bizCategory' },
-          { header: 'SERVICE', key: 'bizService' },
-        ],
-        '(no forms)',
-      );
-      pageLine(context, list.result.length, list.pagination);
-    });
+    emitPage(
+      context,
+      list,
+      [
+        { header: 'FORM', key: 'messagebaseformId' },
+        { header: 'NAME', key: 'formName' },
+        { header: 'CARD', key: 'cardType' },
+        { header: 'CATEGORY', key: 'bizCategory' },
+        { header: 'SERVICE', key: 'bizService' },
+      ],
+      '(no forms)',
+    );
     return 0;
   },
 };
@@ -455,10 +455,7 @@ ${PAGE_USAGE}`,
     const [formId = ''] = context.positionals;
     const page = pageOf(context);
     const list = await (await rcsClient(context)).listDefaultTemplates(formId, page);
-    context.out.emit(list, () => {
-      context.out.table(list.result, DEFAULT_TEMPLATE_COLUMNS, '(no default templates)');
-      pageLine(context, list.result.length, list.pagination);
-    });
+    emitPage(context, list, DEFAULT_TEMPLATE_COLUMNS, '(no default templates)');
     return 0;
   },
 };

@@ -128,24 +128,22 @@ ${OWNER_USAGE}`,
       senderType,
       ...(since === undefined ? {} : { updateDt: compactDateOption('since', since, 14) }),
     });
-    context.out.emit(rows, () =>
-      context.out.table(
-        rows,
-        [
-          { header: 'CODE', key: 'templateCode' },
-          { header: 'NAME', key: 'templateName' },
-          {
-            header: 'STATUS',
-            value: (row) =>
-              row.templateStatusCode
-                ? (STATUS[row.templateStatusCode] ?? row.templateStatusCode)
-                : '',
-          },
-          { header: 'KEY', key: 'templateKey' },
-          { header: 'CHANNEL', key: 'msgrChId' },
-        ],
-        '(no templates)',
-      ),
+    context.out.rows(
+      rows,
+      [
+        { header: 'CODE', key: 'templateCode' },
+        { header: 'NAME', key: 'templateName' },
+        {
+          header: 'STATUS',
+          value: (row) =>
+            row.templateStatusCode
+              ? (STATUS[row.templateStatusCode] ?? row.templateStatusCode)
+              : '',
+        },
+        { header: 'KEY', key: 'templateKey' },
+        { header: 'CHANNEL', key: 'msgrChId' },
+      ],
+      '(no templates)',
     );
     return 0;
   },
@@ -259,15 +257,13 @@ Lists the template categories with what each includes and excludes; a create req
 categoryCode is one of the codes.`,
   run: async (context) => {
     const rows = await (await management(context)).listTemplateCategories();
-    context.out.emit(rows, () =>
-      context.out.table(rows, [
-        { header: 'CODE', key: 'code' },
-        { header: 'GROUP', key: 'groupName' },
-        { header: 'NAME', key: 'name' },
-        { header: 'INCLUDES', key: 'iclusion' },
-        { header: 'EXCLUDES', key: 'exclusion' },
-      ]),
-    );
+    context.out.rows(rows, [
+      { header: 'CODE', key: 'code' },
+      { header: 'GROUP', key: 'groupName' },
+      { header: 'NAME', key: 'name' },
+      { header: 'INCLUDES', key: 'iclusion' },
+      { header: 'EXCLUDES', key: 'exclusion' },
+    ]);
     return 0;
   },
 };

@@ -31,16 +31,30 @@ export interface Trace {
 
 type Item = Record<string, unknown>;
 
+/** The items of every page of a Query or Scan; `page` asks for the one after `start`. */
+const allPages = async (
+  page: (
+    start: Item | undefined,
+  ) => Promise<{ readonly Items?: Item[]; readonly LastEvaluatedKey?: Item }>,
+): Promise<Item[]> => {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const answer = await page(start);
+    items.push(...(answer.Items ?? []));
+    start = answer.LastEvaluatedKey;
+  } while (start);
+  return items;
+};
+
 /** Every item of partition `pk` (Query, all pages). */
-export const itemsOf = async (
+export const itemsOf = (
   documents: DynamoDBDocumentClient,
   table: string,
   pk: string,
-): Promise<Item[]> => {
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const answer = await documents.send(
+): Promise<Item[]> =>
+  allPages((start) =>
+    documents.send(
       new QueryCommand({
         TableName: table,
         KeyConditionExpression: 'pk = :pk',
@@ -48,12 +62,8 @@ export const itemsOf = async (
         ConsistentRead: true,
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
-    );
-    items.push(...((answer.Items ?? []) as Item[]));
-    start = answer.LastEvaluatedKey;
-  } while (start);
-  return items;
-};
+    ),
+  );
 
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
@@ -142,15 +152,9 @@ const cliKeyOf = (items: readonly Item[]): string | undefined => {
  * The scan behind --scan: send records carrying `msgKey` = KEY, and quarantined or unrecognised
  * bodies whose text contains KEY.
  */
-const scanFor = async (
-  documents: DynamoDBDocumentClient,
-  table: string,
-  key: string,
-): Promise<Item[]> => {
-  const items: Item[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const answer = await documents.send(
+const scanFor = (documents: DynamoDBDocumentClient, table: string, key: string): Promise<Item[]> =>
+  allPages((start) =>
+    documents.send(
       new ScanCommand({
         TableName: table,
         FilterExpression:
@@ -163,12 +167,8 @@ const scanFor = async (
         },
         ...(start ? { ExclusiveStartKey: start } : {}),
       }),
-    );
-    items.push(...((answer.Items ?? []) as Item[]));
-    start = answer.LastEvaluatedKey;
-  } while (start);
-  return items;
-};
+    ),
+  );
 
 /**
  * Everything the event table holds for KEY (a cliKey, msgKey or moKey): its own partitions, the
