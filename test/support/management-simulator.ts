@@ -1,0 +1,87 @@
+/** One simulator per test file with the management client on it, and the channel and template steps the tests share. */
+import { afterAll, beforeAll, expect } from 'vitest';
+import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
+import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
+import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
+import { simulatedChannelToken } from '../../simulator/messenger.ts';
+import { type Simulator, startSimulator } from '../../simulator/server.ts';
+
+export const credentials = { apiKey: 'mgmt-key', apiPassword: 'mgmt-secret' };
+
+export const ADMIN = '01012345678';
+
+export const CATEGORY = '00100010001';
+
+export let sim: Simulator;
+
+export let sessions: SessionTokenProvider;
+
+export let client: GatewayManagementClient;
+
+/** Every token the client asked for: one per gateway call (no authentication retries here). */
+export let tokenRequests = 0;
+
+/** The error a call failed with; fails the test when the call succeeds. */
+export const failureOf = async (call: Promise<unknown>): Promise<unknown> => {
+  try {
+    await call;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the call to fail');
+};
+
+export const rejectedWith = (code: string) =>
+  expect.objectContaining({ name: 'GatewayRejectedError', code });
+
+/** Registers a channel the way an operator does: token to the administrator, then create. */
+export const registerChannel = async (msgrChId: string) => {
+  await client.requestChannelToken({ phoneNumber: ADMIN, msgrChId, relay: 'r01' });
+  await client.createChannel({
+    msgrChId,
+    categoryCode: CATEGORY,
+    tokens: [
+      { rid: 'r01', phoneNumber: ADMIN, token: simulatedChannelToken(msgrChId, ADMIN, 'r01') },
+    ],
+  });
+};
+
+export const templateBody = (msgrChId: string, templateCode: string) => ({
+  msgrChId,
+  templateCode,
+  templateName: 'Order shipped',
+  templateContent: 'Hello #{name}, your order #{order} has shipped.',
+  categoryCode: '002001',
+  templateMessageType: 'BA' as const,
+  templateEmphasizeType: 'NONE' as const,
+});
+
+/** Starts the file's simulator and client before its tests and closes the simulator after them. */
+export const useManagementSimulator = (): void => {
+  beforeAll(async () => {
+    sim = await startSimulator({
+      ...credentials,
+      port: 0,
+      clock: 'manual',
+      accessTokenTtlSeconds: 86_400,
+    });
+    sessions = new SessionTokenProvider({
+      auth: new GatewayAuthApi({ hosts: sim.hosts }),
+      credentials: () => credentials,
+      now: () => sim.clock.now(),
+    });
+    const counting: TokenProvider = {
+      getToken: () => {
+        tokenRequests += 1;
+        return sessions.getToken();
+      },
+      invalidate: (token) => sessions.invalidate(token),
+    };
+    client = new GatewayManagementClient({ hosts: sim.hosts, tokens: counting, timeoutMs: 2_000 });
+  });
+
+  afterAll(async () => {
+    await sim.close();
+  });
+};
