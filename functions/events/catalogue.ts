@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MESSENGER_STATS } from '../commons/gateway/schemas/messenger-management.ts';
+import { MESSENGER_STATS } from '../commons/gateway/schemas/messenger-statistics.ts';
 import { SEND_CHANNELS } from '../sending/channels.ts';
 
 /**

@@ -8,7 +8,7 @@ import type {
   UrlStatsByChannelItem,
   UrlStatsDayItem,
 } from '../commons/gateway/schemas/index.ts';
-import { MESSENGER_STATS } from '../commons/gateway/schemas/messenger-management.ts';
+import { MESSENGER_STATS } from '../commons/gateway/schemas/messenger-statistics.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import { maskPhonesInText } from '../commons/helpers/mask.ts';
 import type {

@@ -8,6 +8,7 @@ export * from './common.ts';
 export * from './cp949-text.ts';
 export * from './messenger.ts';
 export * from './messenger-management.ts';
+export * from './messenger-statistics.ts';
 export * from './mo.ts';
 export * from './opt-out.ts';
 export * from './rcs-management.ts';

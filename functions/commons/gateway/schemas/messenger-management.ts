@@ -5,13 +5,12 @@ import {
   GatewayIdSchema,
   listOrEmpty,
   NullableStringSchema,
-  NumericSchema,
   textSchema,
 } from './common.ts';
 
 /*
- * Messenger channels, channel groups, notification templates and read/click statistics, spec 02.
- * Everything is on {mnt_url}. Requests are strict; responses lenient (unknown fields kept, counts
+ * Messenger channels, channel groups and notification templates, spec 02 §4.1–4.4 (the read/click
+ * statistics of §4.5 are in `messenger-statistics.ts`). Everything is on {mnt_url}. Requests are strict; responses lenient (unknown fields kept, counts
  * as numbers, ids as strings, `null` lists as `[]`).
  */
 
@@ -442,150 +441,6 @@ export const TemplateCreateDataSchema = z.looseObject({
   templateInfo: TemplateInfoSchema.nullish(),
 });
 export type TemplateCreateData = z.infer<typeof TemplateCreateDataSchema>;
-
-// ---------------------------------------------------------------------------------------------
-// Statistics (§4.5)
-// ---------------------------------------------------------------------------------------------
-
-const isRealCompactDate = (value: string): boolean => {
-  const year = Number(value.slice(0, 4));
-  const month = Number(value.slice(4, 6));
-  const day = Number(value.slice(6, 8));
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return (
-    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
-  );
-};
-
-/** Query of every statistics `GET`: send date `yyyyMMdd` and 0 to 2 days elapsed since it. */
-export const MessengerStatsQuerySchema = z.strictObject({
-  msgrChId: MsgrChIdSchema,
-  date: z.string().superRefine((value, ctx) => {
-    if (!/^\d{8}$/.test(value)) ctx.addIssue({ code: 'custom', message: 'expected yyyyMMdd' });
-    else if (!isRealCompactDate(value)) {
-      ctx.addIssue({ code: 'custom', message: `${value} is not a real calendar date` });
-    }
-  }),
-  /** A String on the wire; 0, 1 or 2 given as a number is written as its string. */
-  elapsedDay: z.union([z.enum(['0', '1', '2']), z.literal([0, 1, 2])]).transform(String),
-});
-export type MessengerStatsQuery = z.infer<typeof MessengerStatsQuerySchema>;
-export type MessengerStatsQueryInput = z.input<typeof MessengerStatsQuerySchema>;
-
-const count = NumericSchema.nullish();
-const orders = z.array(z.unknown()).nullish();
-const countsByType = z.record(z.string(), NumericSchema).nullish();
-
-/** The spec names item fields only; one object or a list are both read as a list. */
-const oneOrMany = <T extends z.ZodType>(item: T) =>
-  z
-    .union([z.array(item), item])
-    .nullish()
-    .transform((value): z.output<T>[] => {
-      if (value === null || value === undefined) return [];
-      return Array.isArray(value) ? value : [value];
-    });
-
-const brandDimensions = {
-  date: NullableStringSchema,
-  msgrChId: NullableStringSchema,
-  messageSpec: NullableStringSchema,
-  chatBubbleType: NullableStringSchema,
-  targeting: NullableStringSchema,
-  friendType: NullableStringSchema,
-};
-
-export const ChannelNoticeReadItemSchema = z.looseObject({
-  date: NullableStringSchema,
-  msgrChId: NullableStringSchema,
-  messageType: NullableStringSchema,
-  receiveUserType: NullableStringSchema,
-  readCount: count,
-});
-export const ChannelBrandReadItemSchema = z.looseObject({
-  ...brandDimensions,
-  receiveUserType: NullableStringSchema,
-  readCount: count,
-});
-export const ChannelBrandClickItemSchema = z.looseObject({
-  ...brandDimensions,
-  receiveUserType: NullableStringSchema,
-  buttonClickCount: count,
-  listClickCount: count,
-  thumbnailClickCount: count,
-  etcClickCount: count,
-});
-export const TemplateNoticeReadItemSchema = z.looseObject({
-  date: NullableStringSchema,
-  msgrChId: NullableStringSchema,
-  messageType: NullableStringSchema,
-  templateCode: NullableStringSchema,
-  readCount: count,
-});
-export const TemplateBrandReadItemSchema = z.looseObject({
-  ...brandDimensions,
-  templateCode: NullableStringSchema,
-  groupTagKey: NullableStringSchema,
-  readCount: count,
-});
-export const TemplateNoticeClickItemSchema = z.looseObject({
-  date: NullableStringSchema,
-  msgrChId: NullableStringSchema,
-  templateCode: NullableStringSchema,
-  messageType: NullableStringSchema,
-  clickInfo: z
-    .looseObject({
-      buttonOrders: orders,
-      buttonType: countsByType,
-      qrType: countsByType,
-      etc: count,
-    })
-    .nullish(),
-});
-export const TemplateBrandClickItemSchema = z.looseObject({
-  ...brandDimensions,
-  templateCode: NullableStringSchema,
-  groupTagKey: NullableStringSchema,
-  clickInfo: z
-    .looseObject({ buttonOrders: orders, imageOrders: orders, listOrders: orders, etc: count })
-    .nullish(),
-});
-
-/** The seven statistics: path and the schema of the answer's `data` (a list). */
-export const MESSENGER_STATS = {
-  channelNoticeRead: {
-    path: '/msgr/v2/stat/msgrChId/noticeRead',
-    dataSchema: oneOrMany(ChannelNoticeReadItemSchema),
-  },
-  channelBrandRead: {
-    path: '/msgr/v2/stat/msgrChId/brandRead',
-    dataSchema: oneOrMany(ChannelBrandReadItemSchema),
-  },
-  channelBrandClick: {
-    path: '/msgr/v2/stat/msgrChId/brandClick',
-    dataSchema: oneOrMany(ChannelBrandClickItemSchema),
-  },
-  templateNoticeRead: {
-    path: '/msgr/v2/stat/template/noticeRead',
-    dataSchema: oneOrMany(TemplateNoticeReadItemSchema),
-  },
-  templateBrandRead: {
-    path: '/msgr/v2/stat/template/brandRead',
-    dataSchema: oneOrMany(TemplateBrandReadItemSchema),
-  },
-  templateNoticeClick: {
-    path: '/msgr/v2/stat/template/noticeClick',
-    dataSchema: oneOrMany(TemplateNoticeClickItemSchema),
-  },
-  templateBrandClick: {
-    path: '/msgr/v2/stat/template/brandClick',
-    dataSchema: oneOrMany(TemplateBrandClickItemSchema),
-  },
-} as const;
-export type MessengerStatsName = keyof typeof MESSENGER_STATS;
-export type MessengerStatsData<N extends MessengerStatsName> = z.output<
-  (typeof MESSENGER_STATS)[N]['dataSchema']
->;
 
 // ---------------------------------------------------------------------------------------------
 // Paths
