@@ -7,166 +7,47 @@
  * fauxqs runs in a child process, not in this one: it keeps every object in memory, and the
  * large-file test measures this process's memory to show that the file is streamed.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBRecord } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { z } from 'zod';
-import {
-  DynamoDbAttachmentEvents,
-  DynamoDbPendingAttachments,
-} from '../../functions/attachments/adapters/dynamodb-attachment-store.ts';
-import {
-  contentUrlAgent,
-  downloadContentUrl,
-  GatewayAttachmentDownloads,
-} from '../../functions/attachments/adapters/gateway-attachment-downloads.ts';
-import { S3ObjectStorage } from '../../functions/attachments/adapters/s3-object-storage.ts';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createFetchAttachmentsHandler,
   createSweepHandler,
 } from '../../functions/attachments/attachment-handlers.ts';
-import { ContentUrlPolicy } from '../../functions/attachments/content-url-policy.ts';
-import {
-  AttachmentDownloadError,
-  type FetchAttachmentsDeps,
-} from '../../functions/attachments/fetch-attachments.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
-import {
-  EVENT_TYPES,
-  type EventMetadata,
-  eventDetailSchema,
-} from '../../functions/events/catalogue.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { receiveInbound } from '../../functions/inbound/receive-webhook.ts';
-import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
-import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
-import { createTables } from '../../local/tables.ts';
-import type { MoInjectionInput, Simulator } from '../../simulator/index.ts';
-import { startSimulator } from '../../simulator/index.ts';
+import type { MoInjectionInput } from '../../simulator/index.ts';
+import {
+  BUCKET,
+  DAY,
+  deps,
+  dynamo,
+  eventItem,
+  HOUR,
+  logger,
+  marker,
+  metrics,
+  s3,
+  sim,
+  streamRecordOf,
+  useAttachmentStack,
+} from '../support/attachment-stack.ts';
 
-const BUCKET = 'msgbridge-attachments';
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+useAttachmentStack();
+
 const MiB = 1024 * 1024;
-const credentials = { apiKey: 'attach-key', apiPassword: 'attach-password' };
 
-interface Fauxqs {
-  readonly endpoint: string;
-  stop(): Promise<void>;
-}
-
-/** fauxqs's S3 in a child process, with the bucket created; it exits when our stdin closes. */
-const startFauxqsProcess = async (): Promise<Fauxqs> => {
-  const script = [
-    "import { startFauxqs } from 'fauxqs';",
-    'const server = await startFauxqs({ port: 0, logger: false });',
-    `server.createBucket(${JSON.stringify(BUCKET)});`,
-    "process.stdout.write(JSON.stringify({ port: server.port }) + '\\n');",
-    "process.stdin.on('end', () => server.stop().finally(() => process.exit(0)));",
-    'process.stdin.resume();',
-  ].join('\n');
-  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script], {
-    cwd: process.cwd(),
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const line = output.split('\n')[0];
-      if (output.includes('\n') && line) resolve((JSON.parse(line) as { port: number }).port);
-    });
-    child.once('exit', (code) => reject(new Error(`fauxqs exited with ${code}`)));
-  });
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        child.once('exit', () => {
-          clearTimeout(kill);
-          resolve();
-        });
-        child.stdin?.end();
-      }),
-  };
-};
-
-let sim: Simulator;
-let dynalite: LocalDynalite;
-let dynamo: DynamoDBClient;
-let s3Server: Fauxqs;
-let s3: S3Client;
-let deps: FetchAttachmentsDeps;
-let gateway: GatewayClient;
-const logger = new Logger({ logLevel: 'SILENT' });
-const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
 const counted = vi.spyOn(metrics, 'addMetric');
+
 const metricTotal = (name: string) =>
   counted.mock.calls
     .filter(([metric]) => metric === name)
     .reduce((sum, [, , value]) => sum + value, 0);
-let sequence = 0;
-
-beforeAll(async () => {
-  [sim, dynalite, s3Server] = await Promise.all([
-    startSimulator({ ...credentials, clock: 'manual' }),
-    startDynalite(),
-    startFauxqsProcess(),
-  ]);
-  dynamo = localDynamoDbClient(dynalite.endpoint);
-  await createTables(dynamo, { eventTable: 'events', stateTable: 'state' });
-  const documents = DynamoDBDocumentClient.from(dynamo, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  s3 = new S3Client({
-    endpoint: s3Server.endpoint,
-    forcePathStyle: true,
-    region: 'ap-northeast-2',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  const now = () => sim.clock.now();
-  gateway = new GatewayClient({
-    hosts: sim.hosts,
-    tokens: new SessionTokenProvider({
-      auth: new GatewayAuthApi({ hosts: sim.hosts }),
-      credentials: () => credentials,
-      now,
-    }),
-  });
-  deps = {
-    downloads: new GatewayAttachmentDownloads(gateway, {
-      timeoutMs: 10_000,
-      contentUrls: ContentUrlPolicy.forGateway([sim.url], [], { localSimulatorOrigin: sim.url }),
-    }),
-    storage: new S3ObjectStorage(BUCKET, { client: s3 }),
-    pending: new DynamoDbPendingAttachments('state', documents),
-    events: new DynamoDbAttachmentEvents('events', documents),
-    now: () => new Date(now()),
-    retentionDays: 35,
-    keyPrefix: 'inbound/',
-  };
-}, 60_000);
-
-afterAll(async () => {
-  s3?.destroy();
-  dynamo?.destroy();
-  await Promise.all([sim?.close(), dynalite?.stop(), s3Server?.stop()]);
-});
 
 /** Makes the simulator's end user send an MMS; stores it with the real receiver; returns its keys. */
 const receiveMms = async (
@@ -192,44 +73,7 @@ const receiveMms = async (
   return item;
 };
 
-/** The stored inbound message as the event table's stream delivers it (new image, DynamoDB JSON). */
-const streamRecordOf = async (moKey: string): Promise<DynamoDBRecord> => {
-  const { Item } = await dynamo.send(
-    new GetItemCommand({ TableName: 'events', Key: { pk: { S: `MO#${moKey}` }, sk: { S: 'MO' } } }),
-  );
-  if (!Item) throw new Error(`no stored inbound message ${moKey}`);
-  sequence += 1;
-  return {
-    eventName: 'INSERT',
-    dynamodb: { NewImage: Item, SequenceNumber: String(sequence) },
-  } as DynamoDBRecord;
-};
-
 const fetchHandler = () => createFetchAttachmentsHandler({ ...deps, logger, metrics });
-
-/** An attachment event item of the event table, read back with its published schema. */
-const eventItem = async <T extends 'inboundAttachmentStored' | 'inboundAttachmentLost'>(
-  type: T,
-  moKey: string,
-  sk: string,
-) => {
-  const { Item } = await dynamo.send(
-    new GetItemCommand({ TableName: 'events', Key: { pk: { S: `MO#${moKey}` }, sk: { S: sk } } }),
-  );
-  if (Item === undefined) return undefined;
-  const detail: unknown = JSON.parse(Item.detail?.S ?? '{}');
-  return eventDetailSchema(EVENT_TYPES[type].data).parse(detail) as {
-    readonly metadata: EventMetadata;
-    readonly data: z.output<(typeof EVENT_TYPES)[T]['data']>;
-  };
-};
-
-const marker = async (moKey: string, index: number) => {
-  const { Item } = await dynamo.send(
-    new GetItemCommand({ TableName: 'state', Key: { pk: { S: `ATTACHMENT#${moKey}#${index}` } } }),
-  );
-  return Item;
-};
 
 const sha256Of = async (
   stream: AsyncIterable<Uint8Array>,
@@ -241,17 +85,6 @@ const sha256Of = async (
     size += chunk.length;
   }
   return { sha256: hash.digest('hex'), size };
-};
-
-/** The error a download was refused with. */
-const refusal = async (download: Promise<unknown>): Promise<AttachmentDownloadError> => {
-  try {
-    await download;
-  } catch (error) {
-    if (error instanceof AttachmentDownloadError) return error;
-    throw error;
-  }
-  throw new Error('expected the download to be refused');
 };
 
 /** The simulator's generated attachment bytes (byte i is i % 251), produced in chunks. */
@@ -454,51 +287,6 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
     expect(metricTotal('AttachmentsLost')).toBe(lostBefore + 1);
   });
 
-  it('follows a redirect within an allowed origin and keeps content URLs out of its errors', async () => {
-    // Prepare: a CDN-like origin on loopback.
-    const server = createServer((request, response) => {
-      if (request.url === '/redirect') {
-        response.writeHead(302, { location: '/file' }).end();
-      } else if (request.url === '/file') {
-        response.writeHead(200, { 'content-type': 'image/gif', 'content-length': '3' }).end('GIF');
-      } else {
-        response
-          .writeHead(410, { 'content-type': 'application/json' })
-          .end('{"code":"21601","message":"content URL already used (single use)"}');
-      }
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const downloads = new GatewayAttachmentDownloads(
-      { downloadMoFile: () => Promise.reject(new Error('not used')) },
-      {
-        timeoutMs: 5_000,
-        contentUrls: new ContentUrlPolicy({ hosts: [], localSimulatorOrigin: origin }),
-      },
-    );
-
-    try {
-      // Act
-      const redirected = await downloads.fromContentUrl(`${origin}/redirect`);
-      const bytes = Buffer.concat(await redirected.body.toArray());
-      const refused = await refusal(downloads.fromContentUrl(`${origin}/secret-token`));
-      const notHttp = await refusal(downloads.fromContentUrl('file:///etc/passwd'));
-
-      // Assess
-      expect(redirected).toMatchObject({ contentType: 'image/gif', contentLength: 3 });
-      expect(bytes.toString()).toBe('GIF');
-      expect(refused).toBeInstanceOf(AttachmentDownloadError);
-      expect(refused.message).toBe(
-        'HTTP 410: {"code":"21601","message":"content URL already used (single use)"}',
-      );
-      expect(refused.message).not.toContain('secret-token');
-      expect(notHttp).toBeInstanceOf(AttachmentDownloadError);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
-  });
-
   it('stores, once, the attachment of a record the stream gave up on (on-failure)', async () => {
     // Prepare: S3 refuses every upload while the stream delivers the record 6 times.
     const photo = Buffer.from('a photo that arrived while S3 was down');
@@ -547,142 +335,4 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
     });
     expect(await marker(item.moKey, 0)).toBeUndefined();
   });
-
-  it('never follows a content URL redirect to an internal address; the attachment is lost with the reason', async () => {
-    // Prepare: an internal service on loopback, and a "content host" that redirects to it. The
-    // content host's origin is the one allowed origin (it stands in for the gateway's host).
-    const internal = await loopbackServer((_request, response) =>
-      response.writeHead(200, { 'content-type': 'text/plain' }).end('instance credentials'),
-    );
-    const front = await loopbackServer((_request, response) =>
-      response.writeHead(302, { location: `${internal.origin}/latest/meta-data/` }).end(),
-    );
-    // A forged webhook body: a moKey the gateway never issued, a content URL of the sender's choosing.
-    const moKey = `FORGED${++sequence}`;
-    await storeMo(moKey, `${front.origin}/content/one-time-token`);
-    const ssrfDeps = {
-      ...deps,
-      downloads: new GatewayAttachmentDownloads(gateway, {
-        timeoutMs: 5_000,
-        contentUrls: new ContentUrlPolicy({ hosts: [], localSimulatorOrigin: front.origin }),
-      }),
-    };
-    const sweep = createSweepHandler({ ...ssrfDeps, logger, metrics, marginMs: 1_000 });
-    const warned = vi.spyOn(logger, 'warn');
-
-    try {
-      // Act: the stream's attempt, then the sweep once the 7 days are over.
-      const response = await createFetchAttachmentsHandler({ ...ssrfDeps, logger, metrics })({
-        Records: [await streamRecordOf(moKey)],
-      });
-      const afterStream = await marker(moKey, 0);
-      await sim.advance(7 * DAY + HOUR);
-      const last = await sweep({});
-
-      // Assess
-      expect(response).toEqual({ batchItemFailures: [] });
-      expect(front.requests).toBe(1);
-      expect(internal.requests).toBe(0);
-      expect(warned).toHaveBeenCalledWith('content URL refused, not fetched', {
-        moKey,
-        index: 0,
-        reason: expect.stringMatching(/^content-url: refused redirect 1: /),
-      });
-      expect(afterStream?.lastError?.S).toMatch(
-        /^content-url: refused redirect 1: scheme http: is not https; file-endpoint: .*21601/,
-      );
-      expect(last).toMatchObject({ lost: 1 });
-      const lost = await eventItem('inboundAttachmentLost', moKey, 'ATTACHMENT#0#LOST');
-      expect(lost?.data).toMatchObject({ moKey, index: 0, attempts: 1 });
-      expect(lost?.data.reason).toMatch(/^content-url: refused redirect 1: /);
-      expect(lost?.data.reason).not.toContain('one-time-token');
-      expect(await eventItem('inboundAttachmentStored', moKey, 'ATTACHMENT#0')).toBeUndefined();
-      expect(await marker(moKey, 0)).toBeUndefined();
-    } finally {
-      warned.mockRestore();
-      await Promise.all([internal.close(), front.close()]);
-    }
-  });
-
-  it('checks the address a host name resolves to when it connects, and never connects to a private one', async () => {
-    // Prepare: an allowed https host whose DNS answer is loopback (a rebinding attacker's answer).
-    const target = await loopbackServer((_request, response) => response.end('secret'));
-    const port = new URL(target.origin).port;
-    const resolve = vi.fn(async (_hostname: string) => [{ address: '127.0.0.1', family: 4 }]);
-    const agent = contentUrlAgent(resolve);
-    const downloads = new GatewayAttachmentDownloads(gateway, {
-      timeoutMs: 5_000,
-      contentUrls: new ContentUrlPolicy({ hosts: [`files.gateway.test:${port}`] }),
-      fetchUrl: (url, timeoutMs) => downloadContentUrl(url, timeoutMs, agent),
-    });
-
-    try {
-      // Act
-      const refused = await refusal(
-        downloads.fromContentUrl(`https://files.gateway.test:${port}/content/token`),
-      );
-
-      // Assess: the name was resolved by the checking look-up, once, and no connection was made.
-      expect(refused.message).toBe(
-        'refused: host files.gateway.test resolves to 127.0.0.1, a loopback address',
-      );
-      expect(resolve).toHaveBeenCalledTimes(1);
-      expect(resolve.mock.calls[0]?.[0]).toBe('files.gateway.test');
-      expect(target.connections).toBe(0);
-    } finally {
-      await agent.close();
-      await target.close();
-    }
-  });
 });
-
-/** An HTTP server on 127.0.0.1 that counts its connections and requests. */
-const loopbackServer = async (
-  handle: (request: IncomingMessage, response: ServerResponse) => void,
-) => {
-  const counts = { connections: 0, requests: 0 };
-  const server = createServer((request, response) => {
-    counts.requests += 1;
-    handle(request, response);
-  });
-  server.on('connection', () => {
-    counts.connections += 1;
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get connections() {
-      return counts.connections;
-    },
-    get requests() {
-      return counts.requests;
-    },
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-};
-
-/** Stores an inbound message with one attachment at `contentUrl`, as a webhook body would carry it. */
-const storeMo = async (moKey: string, contentUrl: string) => {
-  const [item] = sim.injectMo([
-    {
-      moType: 'MMSMO',
-      moCallback: '01055556666',
-      moNumber: '0212345678',
-      moMsg: 'photo',
-      attachments: [{ name: 'x.png', contentType: 'image/png', data: 'cG5n' }],
-    },
-  ]);
-  const content = item?.contentInfoLst?.[0];
-  if (!item || !content) throw new Error('the simulator made no MO item');
-  const forged = { ...item, moKey, contentInfoLst: [{ ...content, contentUrl }] };
-  const outcome = await receiveInbound(JSON.stringify({ moCnt: 1, moLst: [forged] }), {
-    store: new DynamoDbEventStore('events', DynamoDBDocumentClient.from(dynamo)),
-    now: () => new Date(sim.clock.now()),
-    retentionDays: 35,
-    concurrency: 1,
-  });
-  expect(outcome).toMatchObject({ result: 'stored', stored: 1 });
-};
