@@ -1,0 +1,70 @@
+/** DynamoDB Local started once per test file (one JVM), and fresh tables for each test. */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { afterAll, beforeAll } from 'vitest';
+import {
+  LOCAL_CREDENTIALS,
+  LOCAL_REGION,
+  type LocalDynamoDb,
+  localDynamoDbClient,
+  startDynamoDbLocal,
+} from '../../local/dynamodb-local.ts';
+import { createTables } from '../../local/tables.ts';
+
+// One JVM for the whole file: it takes seconds to start on a two-core machine.
+export interface Harness {
+  readonly server: LocalDynamoDb;
+  readonly client: DynamoDBClient;
+  readonly documents: DynamoDBDocumentClient;
+  readonly streams: DynamoDBStreamsClient;
+}
+
+export let harness: Harness | undefined;
+
+export const local = (): Harness => {
+  if (harness === undefined) throw new Error('DynamoDB Local did not start in beforeAll');
+  return harness;
+};
+
+// Each test gets its own tables, hence its own stream: no test sees another's records.
+export let tableCounter = 0;
+
+export const freshTables = (): { eventTable: string; stateTable: string } => {
+  tableCounter += 1;
+  return { eventTable: `events-${tableCounter}`, stateTable: `state-${tableCounter}` };
+};
+
+export const createEventTable = async (): Promise<{ eventTable: string; streamArn: string }> => {
+  const names = freshTables();
+  const streamArn = await createTables(local().client, names);
+  if (streamArn === undefined) throw new Error('DynamoDB Local returned no stream ARN');
+  return { eventTable: names.eventTable, streamArn };
+};
+
+export const keyOf = (record: DynamoDBRecord): string => record.dynamodb?.Keys?.pk?.S ?? '(no key)';
+
+/** Starts DynamoDB Local (one JVM) before the file's tests and stops it after them. */
+export const useDynamoDbLocal = (): void => {
+  beforeAll(async () => {
+    const server = await startDynamoDbLocal();
+    const client = localDynamoDbClient(server.endpoint);
+    harness = {
+      server,
+      client,
+      documents: DynamoDBDocumentClient.from(client),
+      streams: new DynamoDBStreamsClient({
+        endpoint: server.endpoint,
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+      }),
+    };
+  }, 60_000);
+
+  afterAll(async () => {
+    harness?.streams.destroy();
+    harness?.client.destroy();
+    await harness?.server.stop();
+  }, 30_000);
+};
