@@ -14,7 +14,7 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
 import type { BusEntryResult, EventBus, ItemKey } from '../functions/events/publish.ts';
 import { isPublishableRecord } from '../functions/events/stream-filter.ts';
-import { toLambdaRecord } from '../local/stream-poller.ts';
+import { toLambdaRecord } from '../local/lambda-stream-record.ts';
 import { CliError } from './errors.ts';
 import type { EventItems, FailedBatch, PublishFailures } from './republish.ts';
 

@@ -13,16 +13,11 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
   type ShardIteratorType,
-  type AttributeValue as StreamAttributeValue,
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
-import type {
-  DynamoDBBatchResponse,
-  DynamoDBRecord,
-  DynamoDBStreamEvent,
-  AttributeValue as LambdaAttributeValue,
-  StreamRecord as LambdaStreamRecord,
-} from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { toLambdaRecord } from './lambda-stream-record.ts';
+import { type InvocationOutcome, interpretResponse } from './partial-batch-response.ts';
 
 /** The function the poller invokes; the same contract as a DynamoDB-stream Lambda handler. */
 export type StreamBatchHandler = (
@@ -101,19 +96,6 @@ export interface StreamPoller {
   readonly stats: StreamPollerStats;
 }
 
-/** The handler named failed records in a partial batch response. */
-export class BatchItemFailuresError extends Error {
-  override readonly name = 'BatchItemFailuresError';
-  constructor(readonly itemIdentifiers: readonly string[]) {
-    super(`The handler reported failed records: ${itemIdentifiers.join(', ')}`);
-  }
-}
-
-/** The handler's partial batch response was malformed; Lambda fails the whole batch for it. */
-export class InvalidBatchResponseError extends Error {
-  override readonly name = 'InvalidBatchResponseError';
-}
-
 /** The poller stopped before `drained()` could resolve. */
 export class StreamPollerStoppedError extends Error {
   override readonly name = 'StreamPollerStoppedError';
@@ -148,10 +130,6 @@ interface Segment {
   /** Failed invocations that included these records; splitting a batch does not count. */
   readonly failedAttempts: number;
 }
-
-type InvocationOutcome =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly committed: number; readonly error: Error };
 
 /** Starts polling; the first poll happens at once. */
 export const startStreamPoller = (options: StreamPollerOptions): StreamPoller => {
@@ -509,106 +487,6 @@ const validate = (options: StreamPollerOptions): Settings => {
   if (problems.length > 0) throw new Error(`startStreamPoller: ${problems.join('; ')}`);
   return settings;
 };
-
-/**
- * Reads a handler's answer the way Lambda does with ReportBatchItemFailures: nothing, `null`, or
- * an empty or missing `batchItemFailures` list is success; a malformed entry or an identifier not
- * in the batch fails the whole batch; otherwise everything before the lowest failed record is
- * done and the rest is retried.
- */
-const interpretResponse = (response: unknown, records: DynamoDBRecord[]): InvocationOutcome => {
-  if (typeof response !== 'object' || response === null || !('batchItemFailures' in response)) {
-    return { ok: true };
-  }
-  const failures: unknown = response.batchItemFailures;
-  if (failures === null || failures === undefined) return { ok: true };
-  if (!Array.isArray(failures)) {
-    return {
-      ok: false,
-      committed: 0,
-      error: new InvalidBatchResponseError('batchItemFailures is not an array'),
-    };
-  }
-  if (failures.length === 0) return { ok: true };
-  const positions = new Map(
-    records.map((record, index) => [record.dynamodb?.SequenceNumber, index]),
-  );
-  const identifiers: string[] = [];
-  let lowest = records.length;
-  for (const failure of failures) {
-    const identifier: unknown =
-      typeof failure === 'object' && failure !== null && 'itemIdentifier' in failure
-        ? failure.itemIdentifier
-        : undefined;
-    const position = typeof identifier === 'string' ? positions.get(identifier) : undefined;
-    if (typeof identifier !== 'string' || identifier === '' || position === undefined) {
-      return {
-        ok: false,
-        committed: 0,
-        error: new InvalidBatchResponseError(
-          `batchItemFailures holds ${JSON.stringify(failure)}, not the sequence number of a record in the batch`,
-        ),
-      };
-    }
-    identifiers.push(identifier);
-    lowest = Math.min(lowest, position);
-  }
-  return { ok: false, committed: lowest, error: new BatchItemFailuresError(identifiers) };
-};
-
-/** The record as Lambda hands it over: DynamoDB JSON, binary as base64, times in epoch seconds. */
-export const toLambdaRecord = (record: _Record, streamArn: string): DynamoDBRecord => {
-  const source = record.dynamodb;
-  const dynamodb: LambdaStreamRecord = {};
-  if (source?.ApproximateCreationDateTime !== undefined) {
-    dynamodb.ApproximateCreationDateTime = source.ApproximateCreationDateTime.getTime() / 1000;
-  }
-  if (source?.Keys !== undefined) dynamodb.Keys = toLambdaItem(source.Keys);
-  if (source?.NewImage !== undefined) dynamodb.NewImage = toLambdaItem(source.NewImage);
-  if (source?.OldImage !== undefined) dynamodb.OldImage = toLambdaItem(source.OldImage);
-  if (source?.SequenceNumber !== undefined) dynamodb.SequenceNumber = source.SequenceNumber;
-  if (source?.SizeBytes !== undefined) dynamodb.SizeBytes = source.SizeBytes;
-  if (source?.StreamViewType !== undefined) dynamodb.StreamViewType = source.StreamViewType;
-  const converted: DynamoDBRecord = {
-    eventID: record.eventID,
-    eventName: record.eventName,
-    eventVersion: record.eventVersion,
-    eventSource: record.eventSource,
-    awsRegion: record.awsRegion,
-    dynamodb,
-    eventSourceARN: streamArn,
-  };
-  // Present only on deletions by TTL; Lambda spells the fields in lower camel case.
-  if (record.userIdentity !== undefined) {
-    converted.userIdentity = {
-      type: record.userIdentity.Type,
-      principalId: record.userIdentity.PrincipalId,
-    };
-  }
-  return converted;
-};
-
-const toLambdaItem = (
-  item: Record<string, StreamAttributeValue>,
-): Record<string, LambdaAttributeValue> =>
-  Object.fromEntries(Object.entries(item).map(([name, value]) => [name, toLambdaValue(value)]));
-
-const toLambdaValue = (value: StreamAttributeValue): LambdaAttributeValue => {
-  if (value.S !== undefined) return { S: value.S };
-  if (value.N !== undefined) return { N: value.N };
-  if (value.BOOL !== undefined) return { BOOL: value.BOOL };
-  if (value.NULL !== undefined) return { NULL: value.NULL };
-  if (value.B !== undefined) return { B: toBase64(value.B) };
-  if (value.SS !== undefined) return { SS: value.SS };
-  if (value.NS !== undefined) return { NS: value.NS };
-  if (value.BS !== undefined) return { BS: value.BS.map(toBase64) };
-  if (value.L !== undefined) return { L: value.L.map(toLambdaValue) };
-  if (value.M !== undefined) return { M: toLambdaItem(value.M) };
-  throw new Error(`Unknown DynamoDB attribute type: ${Object.keys(value).join(', ')}`);
-};
-
-const toBase64 = (bytes: Uint8Array): string =>
-  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 
 const toError = (value: unknown): Error =>
   value instanceof Error ? value : new Error(`Non-error thrown: ${messageOf(value)}`);
