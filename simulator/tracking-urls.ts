@@ -217,6 +217,20 @@ export const createTrackingUrls = (ctx: SimContext) => {
   const known = (urlId: string): TrackingUrl | SimResponse =>
     urls.get(urlId) ?? fail(TRACKING_URL_CODES.unknownUrl, `no tracking URL ${urlId}`);
 
+  /** A statistics request about one URL: the caller's token, the body, then the URL itself. */
+  const urlStatsRequest = <T extends { from: string; to: string; urlId: string }>(
+    request: SimRequest,
+    schema: z.ZodType<T>,
+    maxDays: number,
+  ): { ok: true; data: T; url: TrackingUrl } | { ok: false; response: SimResponse } => {
+    const denied = ctx.requireBearer(request);
+    if (denied) return { ok: false, response: denied };
+    const parsed = parseStats(request, schema, maxDays);
+    if (!parsed.ok) return parsed;
+    const url = known(parsed.data.urlId);
+    return 'status' in url ? { ok: false, response: url } : { ok: true, data: parsed.data, url };
+  };
+
   const statsByUrl = (request: SimRequest): SimResponse => {
     const denied = ctx.requireBearer(request);
     if (denied) return denied;
@@ -259,12 +273,9 @@ export const createTrackingUrls = (ctx: SimContext) => {
   };
 
   const statsByChannel = (request: SimRequest): SimResponse => {
-    const denied = ctx.requireBearer(request);
-    if (denied) return denied;
-    const parsed = parseStats(request, StatsForUrlSchema, STATS_RANGE_DAYS);
+    const parsed = urlStatsRequest(request, StatsForUrlSchema, STATS_RANGE_DAYS);
     if (!parsed.ok) return parsed.response;
-    const url = known(parsed.data.urlId);
-    if ('status' in url) return url;
+    const { url } = parsed;
     const range = days(dayOf(parsed.data.from), dayOf(parsed.data.to));
     return ok(
       channelsOf(url).map((ch) => {
@@ -281,13 +292,10 @@ export const createTrackingUrls = (ctx: SimContext) => {
   };
 
   const statsByReceiver = (request: SimRequest): SimResponse => {
-    const denied = ctx.requireBearer(request);
-    if (denied) return denied;
-    const parsed = parseStats(request, StatsByReceiverSchema, STATS_RANGE_DAYS);
+    const parsed = urlStatsRequest(request, StatsByReceiverSchema, STATS_RANGE_DAYS);
     if (!parsed.ok) return parsed.response;
+    const { url } = parsed;
     const { from, to, page, phone } = parsed.data;
-    const url = known(parsed.data.urlId);
-    if ('status' in url) return url;
     const firstDay = kstDay(url.registeredAt);
     const rows: Array<{
       conYmd: string;
@@ -324,12 +332,9 @@ export const createTrackingUrls = (ctx: SimContext) => {
   const statsByPeriod =
     (basis: 'send' | 'click', byHour: boolean) =>
     (request: SimRequest): SimResponse => {
-      const denied = ctx.requireBearer(request);
-      if (denied) return denied;
-      const parsed = parseStats(request, StatsForUrlSchema, STATS_PERIOD_RANGE_DAYS);
+      const parsed = urlStatsRequest(request, StatsForUrlSchema, STATS_PERIOD_RANGE_DAYS);
       if (!parsed.ok) return parsed.response;
-      const url = known(parsed.data.urlId);
-      if ('status' in url) return url;
+      const { url } = parsed;
       const rows: Array<Record<string, string>> = [];
       for (const day of days(dayOf(parsed.data.from), dayOf(parsed.data.to))) {
         for (const ch of channelsOf(url)) {
