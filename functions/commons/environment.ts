@@ -31,3 +31,46 @@ export const integerEnv = (
   }
   return value;
 };
+
+/** A variable that may be left out: `undefined` when unset or blank. */
+export const optionalEnv = (name: string, env: Environment = process.env): string | undefined => {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
+};
+
+/**
+ * One of `values`; `fallback` when unset or blank (without one, the variable is required). The
+ * value is taken exactly as written: `Polling` is not `polling`.
+ */
+export const enumEnv = <const T extends string>(
+  name: string,
+  values: readonly T[],
+  fallback?: NoInfer<T>,
+  env: Environment = process.env,
+): T => {
+  const raw = optionalEnv(name, env);
+  if (raw === undefined) {
+    if (fallback === undefined) throw new Error(`environment variable ${name} is required`);
+    return fallback;
+  }
+  const value = values.find((candidate) => candidate === raw);
+  if (value === undefined)
+    throw new Error(
+      `environment variable ${name} must be one of ${values.join(', ')}, got "${raw}"`,
+    );
+  return value;
+};
+
+/** A switch written `on` or `off` (as the stack writes them); `fallback` when unset or blank. */
+export const booleanEnv = (
+  name: string,
+  fallback: boolean,
+  env: Environment = process.env,
+): boolean => enumEnv(name, ['on', 'off'], fallback ? 'on' : 'off', env) === 'on';
+
+/** A comma-separated list, each entry trimmed, empty entries left out; `[]` when unset or blank. */
+export const listEnv = (name: string, env: Environment = process.env): string[] =>
+  (env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');

@@ -1,5 +1,6 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { z } from 'zod';
+import type { Environment } from './environment.ts';
 import type { GatewayCredentials } from './gateway/gateway-auth.ts';
 
 /** The gateway API key and password, as stored in Secrets Manager. */
@@ -12,10 +13,12 @@ export const GatewayCredentialsSchema = z.strictObject({
  * Gateway credentials from the environment: `GATEWAY_CREDENTIALS_SECRET_ARN` (deployed; read with
  * a 5-minute cache) or `GATEWAY_API_KEY` + `GATEWAY_API_PASSWORD` (local run). Exactly one source.
  */
-export const gatewayCredentialsFromEnvironment = (): (() => Promise<GatewayCredentials>) => {
-  const arn = process.env.GATEWAY_CREDENTIALS_SECRET_ARN;
-  const apiKey = process.env.GATEWAY_API_KEY;
-  const apiPassword = process.env.GATEWAY_API_PASSWORD;
+export const gatewayCredentialsFromEnvironment = (
+  env: Environment = process.env,
+): (() => Promise<GatewayCredentials>) => {
+  const arn = env.GATEWAY_CREDENTIALS_SECRET_ARN;
+  const apiKey = env.GATEWAY_API_KEY;
+  const apiPassword = env.GATEWAY_API_PASSWORD;
   if (arn && (apiKey || apiPassword)) {
     throw new Error(
       'set either GATEWAY_CREDENTIALS_SECRET_ARN or GATEWAY_API_KEY/GATEWAY_API_PASSWORD, not both',
@@ -40,11 +43,11 @@ export const gatewayCredentialsFromEnvironment = (): (() => Promise<GatewayCrede
 };
 
 /** The gateway hosts from `GATEWAY_API_URL`, `GATEWAY_SEND_URL` and `GATEWAY_MNT_URL`. */
-export const gatewayHostsFromEnvironment = () => {
+export const gatewayHostsFromEnvironment = (env: Environment = process.env) => {
   const hosts = {
-    api: process.env.GATEWAY_API_URL,
-    send: process.env.GATEWAY_SEND_URL,
-    mnt: process.env.GATEWAY_MNT_URL,
+    api: env.GATEWAY_API_URL,
+    send: env.GATEWAY_SEND_URL,
+    mnt: env.GATEWAY_MNT_URL,
   };
   const missing = Object.entries(hosts)
     .filter(([, value]) => !value)
