@@ -1,52 +1,35 @@
 /**
  * The scheduled Lambdas of the stack, on timers, against the local servers: refresh-token, the
  * report (and MO) poller, reconcile-status, the attachment fetcher (on the table's stream) and its
- * sweep, and the statistics export (tracking URLs only: at start, then daily). Each runs the same
- * use case as its Lambda, with the same adapters.
+ * sweep, and the statistics export (tracking URLs only: at start, then daily). Each is composed by
+ * the same function as its Lambda, from the environment the stack would set, with the local
+ * clients, logger and gateway.
  */
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createSweepHandler } from '../functions/attachments/attachment-handlers.ts';
 import {
-  DynamoDbAttachmentEvents,
-  DynamoDbPendingAttachments,
-} from '../functions/attachments/adapters/dynamodb-attachment-store.ts';
-import { GatewayAttachmentDownloads } from '../functions/attachments/adapters/gateway-attachment-downloads.ts';
-import { S3ObjectStorage } from '../functions/attachments/adapters/s3-object-storage.ts';
-import {
-  createFetchAttachmentsHandler,
-  createSweepHandler,
-} from '../functions/attachments/attachment-handlers.ts';
+  composeFetchAttachments,
+  composeSweepAttachments,
+} from '../functions/attachments/compose-attachments.ts';
 import { ContentUrlPolicy } from '../functions/attachments/content-url-policy.ts';
 import { isAttachmentRecord } from '../functions/attachments/stream-filter.ts';
-import { DynamoDbLease } from '../functions/commons/dynamodb-lease.ts';
 import type {
   GatewayAuthApi,
   GatewayCredentials,
 } from '../functions/commons/gateway/gateway-auth.ts';
 import type { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
 import type { ReceiveDeps } from '../functions/inbound/receive-webhook.ts';
-import {
-  type ReportDelivery,
-  resolvePollTiming,
-  runPolling,
-} from '../functions/polling/poll-reports.ts';
-import { S3PolledPageQuarantine } from '../functions/polling/s3-polled-page-quarantine.ts';
-import { DynamoDbAwaitingReports } from '../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
-import {
-  RECONCILE_DEFAULTS,
-  ReconcileSettingsSchema,
-  reconcileStatusExclusively,
-} from '../functions/reconcile/reconcile-status.ts';
-import {
-  exportStatistics,
-  StatisticsSettingsSchema,
-  throwIfIncomplete,
-} from '../functions/statistics/export-statistics.ts';
-import { S3StatisticsSink } from '../functions/statistics/s3-statistics-sink.ts';
-import { DynamoDbTokenStore } from '../functions/tokens/adapters/dynamodb-token-store.ts';
+import { composePollReports } from '../functions/polling/compose-poll-reports.ts';
+import { type ReportDelivery, runPolling } from '../functions/polling/poll-reports.ts';
+import { composeReconcileStatus } from '../functions/reconcile/compose-reconcile-status.ts';
+import { reconcileStatusExclusively } from '../functions/reconcile/reconcile-status.ts';
+import { composeExportStatistics } from '../functions/statistics/compose-export-statistics.ts';
+import { exportStatistics, throwIfIncomplete } from '../functions/statistics/export-statistics.ts';
+import { composeRefreshToken } from '../functions/tokens/compose-refresh-token.ts';
 import { refreshToken } from '../functions/tokens/refresh-token.ts';
 import { type StreamPoller, startStreamPoller } from './stream-poller.ts';
 
@@ -112,21 +95,32 @@ const every = (name: string, everyMs: number, job: () => Promise<unknown>): Time
 };
 
 export const startLocalJobs = (options: LocalJobsOptions) => {
-  const { documents, logger, metrics } = options;
-  const lease = new DynamoDbLease(options.stateTable, documents);
+  const { documents, s3, logger, metrics } = options;
+  const clients = { documents, s3, logger, metrics };
+  // What the deployed stack sets on these Lambdas (lib/scheduled-jobs.ts and its neighbours).
+  const env = {
+    EVENT_TABLE_NAME: options.eventTable,
+    STATE_TABLE_NAME: options.stateTable,
+    EVENT_RETENTION_DAYS: String(options.receive.retentionDays),
+    ATTACHMENT_BUCKET: options.attachmentBucket,
+    // As deployed: kept pages below quarantine/polled/ of the attachment bucket.
+    QUARANTINE_BUCKET: options.attachmentBucket,
+    REPORT_DELIVERY: options.reportDelivery,
+    MO_POLLING: options.moPolling ? 'on' : 'off',
+    RECONCILE_AFTER_MINUTES: String(options.reconcileAfterMinutes),
+    // As `statisticsExport: { s3Export: true }` deploys it but without messenger channels (none is
+    // registered locally): the JSON lines go below statistics/ of the attachment bucket.
+    STATISTICS_SETTINGS: '{}',
+    STATISTICS_BUCKET: options.attachmentBucket,
+  };
   const timers: Timer[] = [];
 
-  timers.push(
-    every('refresh-token', 60_000, () =>
-      refreshToken({
-        store: new DynamoDbTokenStore(options.stateTable, { logger, client: documents }),
-        auth: options.auth,
-        credentials: async () => options.credentials,
-        now: Date.now,
-        logger,
-      }),
-    ),
-  );
+  const tokens = composeRefreshToken(env, {
+    ...clients,
+    auth: options.auth,
+    credentials: async () => options.credentials,
+  });
+  timers.push(every('refresh-token', 60_000, () => refreshToken(tokens.deps)));
 
   let confirmsToLose = options.loseFirstConfirms ?? 0;
   const pollingGateway = {
@@ -142,61 +136,40 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
   };
 
   if (options.reportDelivery !== 'webhook' || options.moPolling) {
-    const timing = resolvePollTiming({
+    const polling = composePollReports(env, {
+      ...clients,
+      gateway: { client: pollingGateway, timeoutMs: 10_000 },
+      receive: options.receive,
       // The simulator answers in milliseconds: a page needs far less than a deployed call's budget.
-      pageBudgetMs: 10_000,
-      confirmMarginMs: 5_000,
-      leaseTtlMs: 45_000,
+      timing: { pageBudgetMs: 10_000, confirmMarginMs: 5_000, leaseTtlMs: 45_000 },
     });
     timers.push(
       every('poll-reports', 5_000, () =>
-        runPolling(
-          { reportDelivery: options.reportDelivery, moPolling: options.moPolling },
-          {
-            gateway: pollingGateway,
-            receive: options.receive,
-            // As deployed: below quarantine/polled/ of the attachment bucket.
-            quarantine: new S3PolledPageQuarantine(
-              new S3ObjectStorage(options.attachmentBucket, { client: options.s3 }),
-            ),
-            lease,
-            owner: 'local-poller',
-            now: Date.now,
-            sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-            deadline: Date.now() + 30_000,
-            logger,
-            timing,
-          },
-        ),
+        runPolling(polling.config, {
+          ...polling.deps,
+          owner: 'local-poller',
+          deadline: Date.now() + 30_000,
+        }),
       ),
     );
   }
 
-  const awaiting = new DynamoDbAwaitingReports(options.eventTable, documents);
-  const settings = ReconcileSettingsSchema.parse({
-    afterMinutes: options.reconcileAfterMinutes,
-    horizonHours: RECONCILE_DEFAULTS.horizonHours,
-    maxRecipients: RECONCILE_DEFAULTS.maxRecipients,
+  const reconciler = composeReconcileStatus(env, {
+    ...clients,
+    gateway: { client: options.gateway, timeoutMs: 10_000 },
+    receive: options.receive,
   });
   const reconcile = (now: () => Date) =>
     reconcileStatusExclusively(
-      {
-        index: awaiting,
-        ledger: awaiting,
-        unknown: awaiting,
-        guards: awaiting,
-        gateway: options.gateway,
-        receive: options.receive,
-        now,
-        settings,
-        hasTimeLeft: () => true,
-      },
-      { lease, owner: 'local-reconciler', ttlMs: 60_000 },
+      { ...reconciler.deps, now, hasTimeLeft: () => true },
+      { lease: reconciler.lease, owner: 'local-reconciler', ttlMs: 60_000 },
     );
   timers.push(every('reconcile-status', 60_000, () => reconcile(() => new Date())));
 
-  const attachmentDeps = {
-    downloads: new GatewayAttachmentDownloads(options.gateway, {
+  const attachmentOverrides = {
+    ...clients,
+    gateway: {
+      client: options.gateway,
       timeoutMs: 10_000,
       // The simulator's content URLs are http on loopback: that one origin, and nothing else.
       contentUrls: new ContentUrlPolicy({
@@ -205,21 +178,13 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
           ? {}
           : { localSimulatorOrigin: options.simulatorOrigin }),
       }),
-    }),
-    storage: new S3ObjectStorage(options.attachmentBucket, { client: options.s3 }),
-    pending: new DynamoDbPendingAttachments(options.stateTable, documents),
-    events: new DynamoDbAttachmentEvents(options.eventTable, documents),
-    now: () => new Date(),
-    retentionDays: options.receive.retentionDays,
-    keyPrefix: 'inbound/',
-    logger,
-    metrics,
+    },
   };
   const fetcher: StreamPoller = startStreamPoller({
     streamsClient: options.streams,
     streamArn: options.streamArn,
     filter: isAttachmentRecord,
-    handler: createFetchAttachmentsHandler(attachmentDeps),
+    handler: composeFetchAttachments(env, attachmentOverrides).handler,
     onFailure: (records) =>
       console.error(`fetch-attachments gave up on ${records.length} record(s)`),
     pollIntervalMs: 200,
@@ -227,26 +192,19 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
     // As deployed (lib/inbound-attachments.ts): five retries before the on-failure queue.
     maxRetries: 5,
   });
-  const sweep = createSweepHandler({ ...attachmentDeps, marginMs: 0 });
-  timers.push(every('sweep-attachments', 60_000, () => sweep({}, undefined)));
+  // Run without an invocation context, the sweep never stops early for time (SWEEP_MARGIN_MS).
+  const sweep = composeSweepAttachments(env, attachmentOverrides);
+  timers.push(every('sweep-attachments', 60_000, () => sweep.handler({}, undefined)));
 
-  // The daily statistics export, as `statisticsExport: { s3Export: true }` deploys it but without
-  // messenger channels (none is registered locally): the events reach the local bus through the
-  // stream, the JSON lines go below statistics/ of the attachment bucket.
-  const statisticsSink = new S3StatisticsSink(options.attachmentBucket, options.s3);
-  const statisticsSettings = StatisticsSettingsSchema.parse({});
+  // The daily statistics export; its events reach the local bus through the stream.
+  const statistics = composeExportStatistics(env, {
+    ...clients,
+    gateway: { trackingUrls: options.gateway },
+    store: options.receive.store,
+  });
   timers.push(
     every('export-statistics', 24 * 60 * 60_000, async () =>
-      throwIfIncomplete(
-        await exportStatistics({
-          trackingUrls: options.gateway,
-          store: options.receive.store,
-          sink: statisticsSink,
-          now: () => new Date(),
-          retentionDays: options.receive.retentionDays,
-          settings: statisticsSettings,
-        }),
-      ),
+      throwIfIncomplete(await exportStatistics(statistics.deps)),
     ),
   );
 
@@ -256,8 +214,7 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
      * Runs the attachment sweep once now, as if at `at` (the chaos run uses it for a sweep hours
      * later, when the markers it left have come due).
      */
-    sweepAt: (at: Date) =>
-      createSweepHandler({ ...attachmentDeps, now: () => at, marginMs: 0 })({}, undefined),
+    sweepAt: (at: Date) => createSweepHandler({ ...sweep.deps, now: () => at })({}, undefined),
     /**
      * Runs reconcile-status once now, as if at `at` (the chaos run uses it for the run that
      * resolves unknown send outcomes minutes after the attempt).

@@ -6,7 +6,7 @@ import {
   GatewayAttachmentDownloads,
   type Resolve,
 } from '../../functions/attachments/adapters/gateway-attachment-downloads.ts';
-import { contentHostsFromEnvironment } from '../../functions/attachments/attachment-environment.ts';
+import { contentHostsFromEnvironment } from '../../functions/attachments/compose-attachments.ts';
 import {
   ContentUrlPolicy,
   ContentUrlRefusedError,

@@ -1,0 +1,28 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { S3Client } from '@aws-sdk/client-s3';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createLogger, createMetrics } from './observability.ts';
+
+/**
+ * What a caller other than the Lambda (the local run, a test) may give a job's composition
+ * instead of what it builds itself. Each left out is the Lambda's own: a Powertools logger and
+ * metrics named after the function, the shared clients of `commons/clients/`.
+ */
+export interface CompositionOverrides {
+  readonly logger?: Logger;
+  readonly metrics?: Metrics;
+  /** The DynamoDB document client (the local run's endpoint). */
+  readonly documents?: DynamoDBDocumentClient;
+  /** The S3 client (the local run's endpoint). */
+  readonly s3?: S3Client;
+}
+
+/** The logger and metrics of `serviceName`, unless the caller brought its own. */
+export const observabilityOf = (
+  serviceName: string,
+  overrides: Pick<CompositionOverrides, 'logger' | 'metrics'>,
+): { readonly logger: Logger; readonly metrics: Metrics } => ({
+  logger: overrides.logger ?? createLogger(serviceName),
+  metrics: overrides.metrics ?? createMetrics(serviceName),
+});

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
+import { DynamoDbLease } from '../commons/dynamodb-lease.ts';
+import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
+import { receiveDepsFromEnvironment } from '../inbound/receive-environment.ts';
+import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
+import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
+import { DynamoDbAwaitingReports } from './adapters/dynamodb-awaiting-reports.ts';
+import {
+  RECONCILE_DEFAULTS,
+  type ReconcileDeps,
+  ReconcileSettingsSchema,
+  type StatusGateway,
+} from './reconcile-status.ts';
+
+export interface ReconcileStatusOverrides extends CompositionOverrides {
+  /** The gateway and its per-call time limit; the `GATEWAY_*` variables are then not read. */
+  readonly gateway?: { readonly client: StatusGateway; readonly timeoutMs: number };
+  /** Where reconciled reports are stored: the receivers' own dependencies (the local run's). */
+  readonly receive?: ReceiveDeps;
+}
+
+/**
+ * Composes `reconcile-status` (asks the gateway for the status of sends whose outcome is unknown
+ * and of accepted recipients whose report is late, one run at a time) from its environment, read
+ * once, at cold start: EVENT_TABLE_NAME, STATE_TABLE_NAME (the lease), RECONCILE_AFTER_MINUTES
+ * (default 30), RECONCILE_HORIZON_HOURS (default 96), RECONCILE_MAX_RECIPIENTS (per run, default
+ * 5000), the receivers' PAYLOAD_BUCKET, EVENT_RETENTION_DAYS, STORE_CONCURRENCY, and the gateway's
+ * GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS,
+ * GATEWAY_CREDENTIALS_SECRET_ARN. Each run is `reconcileStatusExclusively({ ...deps, now,
+ * hasTimeLeft }, { lease, owner, ttlMs })`; a batch needs `batchBudgetMs` of the time left.
+ */
+export const composeReconcileStatus = (
+  env: Environment = process.env,
+  overrides: ReconcileStatusOverrides = {},
+) => {
+  const { logger, metrics } = observabilityOf('reconcile-status', overrides);
+  const { documents } = overrides;
+  const gateway = overrides.gateway ?? gatewayFromEnvironment(logger, { env, documents });
+  const eventTableName = requiredEnv('EVENT_TABLE_NAME', env);
+  const stateTableName = requiredEnv('STATE_TABLE_NAME', env);
+  const settings = parseSettings({
+    afterMinutes: integerEnv(
+      'RECONCILE_AFTER_MINUTES',
+      RECONCILE_DEFAULTS.afterMinutes,
+      { min: 1, max: 24 * 60 },
+      env,
+    ),
+    horizonHours: integerEnv(
+      'RECONCILE_HORIZON_HOURS',
+      RECONCILE_DEFAULTS.horizonHours,
+      { min: 1, max: 90 * 24 },
+      env,
+    ),
+    maxRecipients: integerEnv(
+      'RECONCILE_MAX_RECIPIENTS',
+      RECONCILE_DEFAULTS.maxRecipients,
+      { min: 10, max: 100_000 },
+      env,
+    ),
+  });
+  const awaiting = new DynamoDbAwaitingReports(eventTableName, documents);
+  const lease = new DynamoDbLease(stateTableName, documents);
+  const receive = overrides.receive ?? receiveDepsFromEnvironment(logger, env, overrides);
+  const deps: Omit<ReconcileDeps, 'owner' | 'now' | 'hasTimeLeft'> = {
+    index: awaiting,
+    ledger: awaiting,
+    unknown: awaiting,
+    guards: awaiting,
+    gateway: gateway.client,
+    receive,
+    settings,
+  };
+  // A status query batch needs one gateway call and its writes; none starts later than that.
+  const batchBudgetMs = 2 * gateway.timeoutMs + 5_000;
+  return { logger, metrics, deps, lease, batchBudgetMs };
+};
+
+const parseSettings = (input: unknown) => {
+  const parsed = ReconcileSettingsSchema.safeParse(input);
+  if (!parsed.success)
+    throw new Error(`reconcile-status configuration: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+};

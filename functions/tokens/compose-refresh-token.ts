@@ -1,0 +1,46 @@
+import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
+import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
+import { GatewayAuthApi, type GatewayCredentials } from '../commons/gateway/gateway-auth.ts';
+import {
+  gatewayCredentialsFromEnvironment,
+  gatewayHostsFromEnvironment,
+} from '../commons/gateway-credentials.ts';
+import { DynamoDbTokenStore } from './adapters/dynamodb-token-store.ts';
+import type { RefreshTokenDeps } from './refresh-token.ts';
+
+export interface RefreshTokenOverrides extends CompositionOverrides {
+  /** The gateway's authentication API; the `GATEWAY_*_URL` variables are then not read. */
+  readonly auth?: GatewayAuthApi;
+  /** The gateway credentials; GATEWAY_CREDENTIALS_SECRET_ARN (or the local pair) is then not read. */
+  readonly credentials?: () => Promise<GatewayCredentials>;
+}
+
+/**
+ * Composes `refresh-token` (keeps the one shared gateway token in the state table current) from
+ * its environment, read once, at cold start: STATE_TABLE_NAME, GATEWAY_API_URL, GATEWAY_SEND_URL,
+ * GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS (default 10 000), GATEWAY_CREDENTIALS_SECRET_ARN. The Lambda
+ * entry and the local run both run `refreshToken(deps)`.
+ */
+export const composeRefreshToken = (
+  env: Environment = process.env,
+  overrides: RefreshTokenOverrides = {},
+) => {
+  const { logger, metrics } = observabilityOf('refresh-token', overrides);
+  const auth =
+    overrides.auth ??
+    new GatewayAuthApi({
+      hosts: gatewayHostsFromEnvironment(env),
+      timeoutMs: integerEnv('GATEWAY_TIMEOUT_MS', 10_000, { min: 100, max: 60_000 }, env),
+    });
+  const deps: RefreshTokenDeps = {
+    store: new DynamoDbTokenStore(requiredEnv('STATE_TABLE_NAME', env), {
+      logger,
+      client: overrides.documents,
+    }),
+    auth,
+    credentials: overrides.credentials ?? gatewayCredentialsFromEnvironment(env),
+    now: Date.now,
+    logger,
+  };
+  return { logger, metrics, deps };
+};

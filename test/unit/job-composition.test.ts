@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import { S3ObjectStorage } from '../../functions/attachments/adapters/s3-object-storage.ts';
+import {
+  composeFetchAttachments,
+  composeSweepAttachments,
+} from '../../functions/attachments/compose-attachments.ts';
+import {
+  booleanEnv,
+  type Environment,
+  enumEnv,
+  listEnv,
+  optionalEnv,
+} from '../../functions/commons/environment.ts';
+import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
+import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
+import { composePollReports } from '../../functions/polling/compose-poll-reports.ts';
+import { composeReconcileStatus } from '../../functions/reconcile/compose-reconcile-status.ts';
+import { composeExportStatistics } from '../../functions/statistics/compose-export-statistics.ts';
+import { S3StatisticsSink } from '../../functions/statistics/s3-statistics-sink.ts';
+import { DynamoDbTokenStore } from '../../functions/tokens/adapters/dynamodb-token-store.ts';
+import { composeRefreshToken } from '../../functions/tokens/compose-refresh-token.ts';
+
+/**
+ * Each scheduled Lambda's composition, from an environment object of the test's own (none of
+ * these variables is in `process.env`): what the stack sets is read from it, and a missing
+ * variable stops the composition with its name, as a cold start would.
+ */
+const ENV: Environment = {
+  GATEWAY_API_URL: 'https://api.gw.example',
+  GATEWAY_SEND_URL: 'https://send.gw.example',
+  GATEWAY_MNT_URL: 'https://mnt.gw.example',
+  GATEWAY_TIMEOUT_MS: '20000',
+  GATEWAY_API_KEY: 'bridge',
+  GATEWAY_API_PASSWORD: 'secret-password',
+  EVENT_TABLE_NAME: 'events',
+  STATE_TABLE_NAME: 'state',
+  PAYLOAD_BUCKET: 'payloads',
+  EVENT_RETENTION_DAYS: '40',
+  ATTACHMENT_BUCKET: 'attachments',
+  ATTACHMENT_PREFIX: 'files',
+  SWEEP_MARGIN_MS: '2000',
+  QUARANTINE_BUCKET: 'quarantine',
+  REPORT_DELIVERY: 'polling',
+  MO_POLLING: 'on',
+  RECONCILE_AFTER_MINUTES: '45',
+  STATISTICS_SETTINGS: '{}',
+  STATISTICS_BUCKET: 'statistics',
+};
+
+const without = (name: string): Environment => ({ ...ENV, [name]: undefined });
+
+describe('the compositions read the environment they are given', () => {
+  it('does not find these variables in process.env (the fake environment is all they see)', () => {
+    expect(process.env.STATE_TABLE_NAME).toBeUndefined();
+    expect(process.env.GATEWAY_API_URL).toBeUndefined();
+  });
+});
+
+describe('composeRefreshToken', () => {
+  it('builds the token store, the authentication API and the credentials', async () => {
+    const { deps } = composeRefreshToken(ENV);
+    expect(deps.store).toBeInstanceOf(DynamoDbTokenStore);
+    expect(deps.auth).toBeInstanceOf(GatewayAuthApi);
+    await expect(deps.credentials()).resolves.toEqual({
+      apiKey: 'bridge',
+      apiPassword: 'secret-password',
+    });
+  });
+
+  it('names a missing variable', () => {
+    expect(() => composeRefreshToken(without('STATE_TABLE_NAME'))).toThrow('STATE_TABLE_NAME');
+    expect(() => composeRefreshToken(without('GATEWAY_MNT_URL'))).toThrow('GATEWAY_MNT_URL');
+  });
+});
+
+describe('composeFetchAttachments', () => {
+  it('builds the fetcher from the bucket, prefix and retention it is given', () => {
+    const { deps, handler } = composeFetchAttachments(ENV);
+    expect(deps.storage).toBeInstanceOf(S3ObjectStorage);
+    expect((deps.storage as S3ObjectStorage).bucket).toBe('attachments');
+    expect(deps.keyPrefix).toBe('files/');
+    expect(deps.retentionDays).toBe(40);
+    expect(handler).toBeTypeOf('function');
+  });
+
+  it('names a missing variable', () => {
+    expect(() => composeFetchAttachments(without('ATTACHMENT_BUCKET'))).toThrow(
+      'ATTACHMENT_BUCKET',
+    );
+    expect(() => composeFetchAttachments(without('EVENT_TABLE_NAME'))).toThrow('EVENT_TABLE_NAME');
+  });
+});
+
+describe('composeSweepAttachments', () => {
+  it("adds the sweep's margin to the fetcher's dependencies", () => {
+    const { deps, handler } = composeSweepAttachments(ENV);
+    expect(deps.marginMs).toBe(2_000);
+    expect(deps.keyPrefix).toBe('files/');
+    expect(handler).toBeTypeOf('function');
+    expect(composeSweepAttachments(without('SWEEP_MARGIN_MS')).deps.marginMs).toBe(60_000);
+  });
+
+  it('names a missing or malformed variable', () => {
+    expect(() => composeSweepAttachments(without('STATE_TABLE_NAME'))).toThrow('STATE_TABLE_NAME');
+    expect(() => composeSweepAttachments({ ...ENV, SWEEP_MARGIN_MS: '10' })).toThrow(
+      'SWEEP_MARGIN_MS',
+    );
+  });
+});
+
+describe('composePollReports', () => {
+  it('reads the delivery mode and derives the timing from the gateway time limit', () => {
+    const { config, deps } = composePollReports(ENV);
+    expect(config).toEqual({ reportDelivery: 'polling', moPolling: true });
+    expect(deps.gateway).toBeInstanceOf(GatewayClient);
+    expect(deps.timing).toMatchObject({ pageBudgetMs: 45_000, confirmMarginMs: 25_000 });
+    expect(deps.receive.retentionDays).toBe(40);
+    expect(composePollReports(without('MO_POLLING')).config.moPolling).toBe(false);
+  });
+
+  it('names a missing or malformed variable', () => {
+    expect(() => composePollReports(without('REPORT_DELIVERY'))).toThrow('REPORT_DELIVERY');
+    expect(() => composePollReports({ ...ENV, MO_POLLING: 'yes' })).toThrow('MO_POLLING');
+    expect(() => composePollReports(without('QUARANTINE_BUCKET'))).toThrow('QUARANTINE_BUCKET');
+    expect(() => composePollReports(without('PAYLOAD_BUCKET'))).toThrow('PAYLOAD_BUCKET');
+    // A page must fit the 120 s confirmation window: 30 s per call at most.
+    expect(() => composePollReports({ ...ENV, GATEWAY_TIMEOUT_MS: '40000' })).toThrow(
+      'GATEWAY_TIMEOUT_MS',
+    );
+  });
+});
+
+describe('composeReconcileStatus', () => {
+  it('reads the settings and the batch budget', () => {
+    const { deps, batchBudgetMs } = composeReconcileStatus(ENV);
+    expect(deps.settings).toMatchObject({ afterMinutes: 45, horizonHours: 96 });
+    expect(deps.gateway).toBeInstanceOf(GatewayClient);
+    expect(deps.receive.retentionDays).toBe(40);
+    expect(batchBudgetMs).toBe(45_000);
+  });
+
+  it('names a missing or malformed variable', () => {
+    expect(() => composeReconcileStatus(without('EVENT_TABLE_NAME'))).toThrow('EVENT_TABLE_NAME');
+    expect(() => composeReconcileStatus(without('STATE_TABLE_NAME'))).toThrow('STATE_TABLE_NAME');
+    expect(() => composeReconcileStatus({ ...ENV, RECONCILE_AFTER_MINUTES: 'soon' })).toThrow(
+      'RECONCILE_AFTER_MINUTES',
+    );
+  });
+});
+
+describe('composeExportStatistics', () => {
+  it('builds the gateways, the store and the JSON-lines sink', () => {
+    const { deps } = composeExportStatistics(ENV);
+    expect(deps.trackingUrls).toBeInstanceOf(GatewayClient);
+    expect(deps.messenger).toBeDefined();
+    expect(deps.sink).toBeInstanceOf(S3StatisticsSink);
+    expect((deps.sink as S3StatisticsSink).bucket).toBe('statistics');
+    expect(deps.retentionDays).toBe(40);
+    expect(composeExportStatistics(without('STATISTICS_BUCKET')).deps.sink).toBeUndefined();
+  });
+
+  it('names a missing or malformed variable', () => {
+    expect(() => composeExportStatistics(without('STATISTICS_SETTINGS'))).toThrow(
+      'STATISTICS_SETTINGS',
+    );
+    expect(() => composeExportStatistics({ ...ENV, STATISTICS_SETTINGS: '{' })).toThrow(
+      'STATISTICS_SETTINGS',
+    );
+    expect(() => composeExportStatistics(without('EVENT_TABLE_NAME'))).toThrow('EVENT_TABLE_NAME');
+  });
+});
+
+describe('the environment readers', () => {
+  it('reads an optional variable, blank as unset', () => {
+    expect(optionalEnv('A', { A: 'x' })).toBe('x');
+    expect(optionalEnv('A', { A: '  ' })).toBeUndefined();
+    expect(optionalEnv('A', {})).toBeUndefined();
+  });
+
+  it('reads one of a set of values exactly, with or without a default', () => {
+    const modes = ['webhook', 'polling'] as const;
+    expect(enumEnv('MODE', modes, undefined, { MODE: 'polling' })).toBe('polling');
+    expect(enumEnv('MODE', modes, 'webhook', {})).toBe('webhook');
+    expect(() => enumEnv('MODE', modes, undefined, {})).toThrow(
+      'environment variable MODE is required',
+    );
+    expect(() => enumEnv('MODE', modes, undefined, { MODE: 'Polling' })).toThrow(
+      'environment variable MODE must be one of webhook, polling, got "Polling"',
+    );
+  });
+
+  it('reads an on/off switch', () => {
+    expect(booleanEnv('S', false, { S: 'on' })).toBe(true);
+    expect(booleanEnv('S', true, { S: 'off' })).toBe(false);
+    expect(booleanEnv('S', true, {})).toBe(true);
+    expect(() => booleanEnv('S', false, { S: 'true' })).toThrow('environment variable S');
+  });
+
+  it('reads a comma-separated list', () => {
+    expect(listEnv('L', { L: ' a, b ,,c ' })).toEqual(['a', 'b', 'c']);
+    expect(listEnv('L', {})).toEqual([]);
+  });
+});
