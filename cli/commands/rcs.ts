@@ -272,17 +272,35 @@ const CHATBOT_POSITIONALS = {
   missing: 'needs BRAND_ID and CHATBOT_ID',
 } as const;
 
-const chatbotsGet: CommandSpec = {
+/** Which chatbot a chatbot command is about. */
+interface ChatbotAddress {
+  readonly brandId: string;
+  readonly chatbotId: string;
+  readonly brandKey: string;
+}
+
+/** A command on one chatbot: `BRAND_ID CHATBOT_ID --brand-key KEY`, its usage added. */
+const chatbotCommand = (
+  spec: Omit<CommandSpec, 'positionals' | 'run'> & {
+    readonly run: (context: CommandContext, chatbot: ChatbotAddress) => Promise<number>;
+  },
+): CommandSpec => ({
+  ...spec,
+  usage: `${spec.usage}\n${BRAND_KEY_USAGE}`,
+  positionals: CHATBOT_POSITIONALS,
+  options: { 'brand-key': { type: 'string' }, ...spec.options },
+  run: async (context) => {
+    const [brandId = '', chatbotId = ''] = context.positionals;
+    return spec.run(context, { brandId, chatbotId, brandKey: brandKeyOf(context) });
+  },
+});
+
+const chatbotsGet = chatbotCommand({
   summary: 'one chatbot',
   usage: `msgbridge rcs chatbots get BRAND_ID CHATBOT_ID --brand-key KEY
 
-Shows the chatbot, with the reason when its approval was refused.
-${BRAND_KEY_USAGE}`,
-  positionals: CHATBOT_POSITIONALS,
-  options: { 'brand-key': { type: 'string' } },
-  run: async (context) => {
-    const [brandId = '', chatbotId = ''] = context.positionals;
-    const brandKey = brandKeyOf(context);
+Shows the chatbot, with the reason when its approval was refused.`,
+  run: async (context, { brandId, chatbotId, brandKey }) => {
     const chatbot = await (await rcsClient(context)).getChatbot(brandId, chatbotId, brandKey);
     if (chatbot === undefined) {
       throw new CliError(`the gateway returned no chatbot ${chatbotId} of brand ${brandId}`);
@@ -293,7 +311,7 @@ ${BRAND_KEY_USAGE}`,
     });
     return 0;
   },
-};
+});
 
 const chatbotsRegister: CommandSpec = {
   summary: 'register chatbots under a brand',
@@ -314,18 +332,14 @@ ${BRAND_KEY_USAGE}`,
   },
 };
 
-const chatbotsUpdate: CommandSpec = {
+const chatbotsUpdate = chatbotCommand({
   summary: 'update a chatbot',
   usage: `msgbridge rcs chatbots update BRAND_ID CHATBOT_ID --brand-key KEY --file REQUEST.json
 
 Updates the chatbot from REQUEST.json (as for register). Whether the gateway accepts it depends
-on the chatbot's approval status.
-${BRAND_KEY_USAGE}`,
-  positionals: CHATBOT_POSITIONALS,
-  options: { 'brand-key': { type: 'string' }, file: { type: 'string' } },
-  run: async (context) => {
-    const [brandId = '', chatbotId = ''] = context.positionals;
-    const brandKey = brandKeyOf(context);
+on the chatbot's approval status.`,
+  options: { file: { type: 'string' } },
+  run: async (context, { brandId, chatbotId, brandKey }) => {
     const request = await requestFile<RcsChatbotRegisterRequest>(context);
     const chatbots = await (await rcsClient(context)).updateChatbot(
       brandId,
@@ -336,26 +350,21 @@ ${BRAND_KEY_USAGE}`,
     context.out.emit(chatbots, () => chatbotsTable(context, chatbots));
     return 0;
   },
-};
+});
 
-const chatbotsDelete: CommandSpec = {
+const chatbotsDelete = chatbotCommand({
   summary: 'delete a chatbot',
   usage: `msgbridge rcs chatbots delete BRAND_ID CHATBOT_ID --brand-key KEY
 
-Deletes the chatbot. Whether the gateway accepts it depends on the chatbot's approval status.
-${BRAND_KEY_USAGE}`,
-  positionals: CHATBOT_POSITIONALS,
-  options: { 'brand-key': { type: 'string' } },
-  run: async (context) => {
-    const [brandId = '', chatbotId = ''] = context.positionals;
-    const brandKey = brandKeyOf(context);
+Deletes the chatbot. Whether the gateway accepts it depends on the chatbot's approval status.`,
+  run: async (context, { brandId, chatbotId, brandKey }) => {
     await (await rcsClient(context)).deleteChatbot(brandId, chatbotId, brandKey);
     context.out.emit({ brandId, chatbotId, deleted: true }, () =>
       context.out.line(`deleted chatbot ${chatbotId} of brand ${brandId}`),
     );
     return 0;
   },
-};
+});
 
 const chatbotsCheck: CommandSpec = {
   summary: 'whether a chat-room id can be registered',
