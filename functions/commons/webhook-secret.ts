@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import { z } from 'zod';
+import type { Environment } from './environment.ts';
 
 /**
  * The webhook path secret, rotatable: the current value and, during a rotation, the previous one.
@@ -48,13 +49,15 @@ export const staticWebhookSecret =
  * The secret source from the environment: `WEBHOOK_SECRET_ARN` (deployed) or `WEBHOOK_SECRET`
  * (local run). Exactly one must be set.
  */
-export const webhookSecretFromEnvironment = (): WebhookSecretSource => {
-  const arn = process.env.WEBHOOK_SECRET_ARN;
-  const local = process.env.WEBHOOK_SECRET;
+export const webhookSecretFromEnvironment = (
+  env: Environment = process.env,
+): WebhookSecretSource => {
+  const arn = env.WEBHOOK_SECRET_ARN;
+  const local = env.WEBHOOK_SECRET;
   if (arn && local) throw new Error('set either WEBHOOK_SECRET_ARN or WEBHOOK_SECRET, not both');
   if (arn) return secretsManagerWebhookSecret(arn);
   if (local) {
-    const previous = process.env.WEBHOOK_SECRET_PREVIOUS;
+    const previous = env.WEBHOOK_SECRET_PREVIOUS;
     return staticWebhookSecret(
       WebhookSecretValueSchema.parse({ current: local, ...(previous ? { previous } : {}) }),
     );
