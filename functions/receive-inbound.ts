@@ -1,4 +1,11 @@
-import { webhookLambda } from './inbound/webhook-lambda.ts';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import { composeReceiver } from './inbound/webhook-handler.ts';
+
+const receiver = composeReceiver('mo');
 
 /** `POST /webhooks/{secret}/mo`: stores each inbound message once, then answers code 10000. */
-export const handler = webhookLambda('mo', 'receive-inbound');
+export const handler = middy(receiver.handler)
+  .use(injectLambdaContext(receiver.logger))
+  .use(logMetrics(receiver.metrics, { captureColdStartMetric: true }));

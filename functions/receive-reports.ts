@@ -1,4 +1,11 @@
-import { webhookLambda } from './inbound/webhook-lambda.ts';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import { composeReceiver } from './inbound/webhook-handler.ts';
+
+const receiver = composeReceiver('report');
 
 /** `POST /webhooks/{secret}/report`: stores each delivery report once, then answers 200, 204 or 400. */
-export const handler = webhookLambda('report', 'receive-reports');
+export const handler = middy(receiver.handler)
+  .use(injectLambdaContext(receiver.logger))
+  .use(logMetrics(receiver.metrics, { captureColdStartMetric: true }));

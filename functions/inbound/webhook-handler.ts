@@ -1,8 +1,16 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
+import type { Environment } from '../commons/environment.ts';
 import { maskPhonesInText } from '../commons/helpers/mask.ts';
-import { matchesWebhookSecret, type WebhookSecretSource } from '../commons/webhook-secret.ts';
+import {
+  matchesWebhookSecret,
+  type WebhookSecretSource,
+  webhookSecretFromEnvironment,
+} from '../commons/webhook-secret.ts';
+import type { EventStore } from '../events/store-ports.ts';
+import { receiveDepsFromEnvironment } from './receive-environment.ts';
 import {
   type ReceiveDeps,
   type ReceiveOutcome,
@@ -115,4 +123,40 @@ const record = (outcome: ReceiveOutcome, { kind, logger, metrics }: WebhookHandl
   else if (outcome.quarantined + outcome.unrecognised > 0)
     logger.warn('webhook body stored with quarantined parts', summary);
   else logger.info('webhook body stored', summary);
+};
+
+/** What the local run supplies instead of a Lambda's own. */
+export interface ReceiverOverrides extends CompositionOverrides {
+  /** Wraps the event store (the local run's injected write failures). */
+  readonly store?: (store: EventStore) => EventStore;
+}
+
+/**
+ * Composes a webhook receiver (`receive-reports` or `receive-inbound`) from its environment, read
+ * once, at cold start: `EVENT_TABLE_NAME`; `PAYLOAD_BUCKET` (bodies too large for one item or one
+ * event); `WEBHOOK_SECRET_ARN` (or `WEBHOOK_SECRET` locally); `EVENT_RETENTION_DAYS` (default 35,
+ * at least 8 so duplicates are recognised through the gateway's 7-day MO window);
+ * `STORE_CONCURRENCY` (default 16 conditional puts in flight). The Lambda entry wraps the handler
+ * in middy; the local run serves it from its webhook server.
+ */
+export const composeReceiver = (
+  kind: WebhookKind,
+  env: Environment = process.env,
+  overrides: ReceiverOverrides = {},
+) => {
+  const { logger, metrics } =
+    kind === 'report'
+      ? observabilityOf('receive-reports', overrides)
+      : observabilityOf('receive-inbound', overrides);
+  const secret = webhookSecretFromEnvironment(env);
+  const stored = receiveDepsFromEnvironment(logger, env, overrides);
+  const receive: ReceiveDeps = overrides.store
+    ? { ...stored, store: overrides.store(stored.store) }
+    : stored;
+  return {
+    handler: createWebhookHandler({ kind, secret, receive, logger, metrics }),
+    receive,
+    logger,
+    metrics,
+  };
 };

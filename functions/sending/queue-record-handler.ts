@@ -1,7 +1,18 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { SQSRecord } from 'aws-lambda';
-import type { QueueDelivery, SendDeps, SendResult } from './ports.ts';
+import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { sqsClient } from '../commons/clients/sqs.ts';
+import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
+import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
+import type { GatewayClient } from '../commons/gateway/gateway-client.ts';
+import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
+import { DynamoDbRateLimiter } from './adapters/dynamodb-rate-limiter.ts';
+import { DynamoDbSendStore } from './adapters/dynamodb-send-store.ts';
+import { GatewaySender, loadS3Attachments } from './adapters/gateway-sender.ts';
+import type { QueueDelivery, SendDeps, SendGateway, SendResult } from './ports.ts';
+import { meteredRateLimiter } from './rate-limit-metrics.ts';
 import { sendQueuedMessage } from './send-use-case.ts';
 
 /** A queue message that must be delivered again; the batch processor reports it as a failure. */
@@ -84,3 +95,100 @@ export const createSendRecordHandler =
       }
     }
   };
+
+/** What the local run supplies instead of the Lambda's own (`s3`: where MMS attachments are read). */
+export interface SenderOverrides extends CompositionOverrides {
+  readonly sqs?: SQSClient;
+  /** The gateway client and its per-call time limit; the `GATEWAY_*` variables are then not read. */
+  readonly gateway?: { readonly client: GatewayClient; readonly timeoutMs: number };
+  /** Wraps the gateway the sends go through (the fault-injection run). */
+  readonly wrapGateway?: (gateway: SendGateway) => SendGateway;
+  /**
+   * The claim lease and the deadline of an invocation with `remainingMs` left.
+   * @default a lease of `remainingMs` + 5 s; a deadline leaving the gateway call its timeout and 2 s
+   */
+  readonly timeBudget?: (remainingMs: number) => {
+    readonly claimLeaseMs: number;
+    readonly deadline: number;
+  };
+}
+
+/**
+ * Composes `send-messages` (the send queue → the gateway, one queue message = one send request)
+ * from its environment, read once, at cold start: EVENT_TABLE_NAME, STATE_TABLE_NAME,
+ * SEND_QUEUE_URL, TPS_QUOTA, MAX_RECEIVE_COUNT (the DLQ redrive count), EVENT_RETENTION_DAYS, and
+ * the gateway's GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS,
+ * GATEWAY_CREDENTIALS_SECRET_ARN. The Lambda
+ * entry wraps `handler` in middy; the local run feeds `recordHandler` from its queue poller.
+ */
+export const composeSender = (env: Environment = process.env, overrides: SenderOverrides = {}) => {
+  const { logger, metrics } = observabilityOf('send-messages', overrides);
+  const { client: gatewayClient, timeoutMs } =
+    overrides.gateway ?? gatewayFromEnvironment(logger, { env, documents: overrides.documents });
+  const queueUrl = requiredEnv('SEND_QUEUE_URL', env);
+  const retentionDays = integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_650 }, env);
+  const store = new DynamoDbSendStore(
+    requiredEnv('EVENT_TABLE_NAME', env),
+    retentionDays,
+    overrides.documents,
+  );
+  // The quota must hold a whole 10-recipient request. The guard leaves 100 ms of each second for
+  // the call to reach the gateway, so a request counted at x.95 s is not counted by the gateway in
+  // x+1.
+  const rateLimiter = meteredRateLimiter(
+    new DynamoDbRateLimiter(
+      requiredEnv('STATE_TABLE_NAME', env),
+      { quota: integerEnv('TPS_QUOTA', 100, { min: 10, max: 100_000 }, env), guardMs: 100 },
+      overrides.documents,
+    ),
+    metrics,
+  );
+  const { s3 } = overrides;
+  const sender = new GatewaySender(
+    gatewayClient,
+    s3 ? (attachments) => loadS3Attachments(attachments, s3) : undefined,
+  );
+  const gateway = overrides.wrapGateway?.(sender) ?? sender;
+  const sqs = overrides.sqs ?? sqsClient();
+  const timeBudget =
+    overrides.timeBudget ??
+    ((remainingMs: number) => ({
+      // A claim outlives this invocation, and is far shorter than the visibility timeout (6×).
+      claimLeaseMs: remainingMs + 5_000,
+      // Leave the gateway call its timeout and a margin to record the outcome.
+      deadline: Date.now() + remainingMs - timeoutMs - 2_000,
+    }));
+
+  const recordHandler = createSendRecordHandler({
+    deps: (remainingMs) => ({
+      store,
+      gateway,
+      rateLimiter,
+      now: () => new Date(),
+      retentionDays,
+      ...timeBudget(remainingMs),
+    }),
+    maxReceiveCount: integerEnv('MAX_RECEIVE_COUNT', 6, { min: 2, max: 1_000 }, env),
+    delayRedelivery: async (record: SQSRecord, seconds: number) => {
+      await sqs.send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queueUrl,
+          ReceiptHandle: record.receiptHandle,
+          VisibilityTimeout: seconds,
+        }),
+      );
+    },
+    logger,
+    metrics,
+  });
+
+  const processor = new BatchProcessor(EventType.SQS);
+  const handler = async (event: SQSEvent, context: Context) =>
+    processPartialResponse(
+      event,
+      (record: SQSRecord) => recordHandler(record, context.getRemainingTimeInMillis()),
+      processor,
+      { context },
+    );
+  return { handler, recordHandler, logger, metrics };
+};

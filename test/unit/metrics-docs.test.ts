@@ -56,7 +56,7 @@ const emittedMetrics = () => {
     if (/captureColdStartMetric:\s*true/.test(source))
       units.set('ColdStart', new Set([MetricUnit.Count]));
     for (const [, service = ''] of source.matchAll(
-      /(?:createMetrics\(|webhookLambda\('\w+',\s*)'([a-z-]+)'\)/g,
+      /(?:createMetrics\(|observabilityOf\()'([a-z-]+)'[,)]/g,
     ))
       services.add(service);
   }

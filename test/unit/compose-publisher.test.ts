@@ -1,0 +1,100 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { composePublisher } from '../../functions/events/stream-batch-handler.ts';
+import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import { FakeEventStore } from '../support/fake-event-store.ts';
+import { reportBody } from '../support/gateway-bodies.ts';
+import { RecordingBus } from '../support/recording-bus.ts';
+
+const ENV = {
+  EVENT_BUS_NAME: 'test-bus',
+  STATE_TABLE_NAME: 'state-table',
+  EVENT_SOURCE: 'test-source',
+  PUBLISH_MAX_ATTEMPTS: '2',
+};
+
+const observed = {
+  logger: new Logger({ logLevel: 'SILENT' }),
+  metrics: new Metrics({ namespace: 'test', serviceName: 'test' }),
+};
+
+/** A state table that has no markers and takes every write. */
+const emptyStateTable = () => {
+  const tables: string[] = [];
+  const documents = {
+    send: async (command: { input: { TableName?: string; RequestItems?: object } }) => {
+      tables.push(
+        command.input.TableName ?? Object.keys(command.input.RequestItems ?? {})[0] ?? '',
+      );
+      return {};
+    },
+  } as unknown as DynamoDBDocumentClient;
+  return { tables, documents };
+};
+
+const streamEvent = async (count: number): Promise<DynamoDBStreamEvent> => {
+  const store = new FakeEventStore();
+  await receiveReports(JSON.stringify(reportBody(count)), {
+    store,
+    now: () => new Date('2026-11-21T00:00:00Z'),
+    retentionDays: 35,
+    concurrency: 1,
+  });
+  return {
+    Records: [...store.items.values()].map((item, index) => ({
+      eventName: 'INSERT',
+      dynamodb: {
+        Keys: marshall({ pk: item.pk, sk: item.sk }),
+        NewImage: marshall(item),
+        SequenceNumber: String(1000 + index),
+      },
+    })) as DynamoDBRecord[],
+  };
+};
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('composePublisher', () => {
+  it('composes the publisher from the environment object it is given, not process.env', async () => {
+    vi.stubEnv('EVENT_SOURCE', 'process-source');
+    const bus = new RecordingBus();
+    const { tables, documents } = emptyStateTable();
+
+    const publisher = composePublisher(ENV, { ...observed, documents, bus });
+    const answer = await publisher.handler(await streamEvent(3));
+
+    expect(answer.batchItemFailures).toEqual([]);
+    expect(bus.entries).toHaveLength(3);
+    expect(bus.entries.map((entry) => entry.Source)).toEqual(Array(3).fill('test-source'));
+    expect(publisher.metrics).toBe(observed.metrics);
+    expect(new Set(tables)).toEqual(new Set(['state-table']));
+  });
+
+  it('reads EVENT_BUS_NAME only when it builds the EventBridge bus itself', () => {
+    expect(() => composePublisher(ENV, observed)).not.toThrow();
+    expect(() =>
+      composePublisher(
+        { ...ENV, EVENT_BUS_NAME: undefined },
+        { ...observed, bus: new RecordingBus() },
+      ),
+    ).not.toThrow();
+  });
+
+  it.each(['EVENT_BUS_NAME', 'STATE_TABLE_NAME'])('fails naming a missing %s', (name) => {
+    expect(() => composePublisher({ ...ENV, [name]: '' }, observed)).toThrow(
+      `environment variable ${name} is required`,
+    );
+  });
+
+  it('fails naming a malformed PUBLISH_MAX_ATTEMPTS', () => {
+    expect(() => composePublisher({ ...ENV, PUBLISH_MAX_ATTEMPTS: '11' }, observed)).toThrow(
+      /PUBLISH_MAX_ATTEMPTS/,
+    );
+  });
+});

@@ -1,0 +1,80 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { composeReceiver } from '../../functions/inbound/webhook-handler.ts';
+import { FakeEventStore } from '../support/fake-event-store.ts';
+import { moBody, reportBody } from '../support/gateway-bodies.ts';
+
+const ENV = {
+  EVENT_TABLE_NAME: 'events-table',
+  PAYLOAD_BUCKET: 'payload-bucket',
+  WEBHOOK_SECRET: 'env-secret-0123456789',
+  EVENT_RETENTION_DAYS: '40',
+  STORE_CONCURRENCY: '3',
+};
+
+const observed = {
+  logger: new Logger({ logLevel: 'SILENT' }),
+  metrics: new Metrics({ namespace: 'test', serviceName: 'test' }),
+};
+
+const event = (secret: string, body: unknown) =>
+  ({
+    pathParameters: { secret },
+    body: JSON.stringify(body),
+    isBase64Encoded: false,
+  }) as unknown as APIGatewayProxyEvent;
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('composeReceiver', () => {
+  it('composes a receiver from the environment object it is given, not process.env', async () => {
+    vi.stubEnv('WEBHOOK_SECRET', 'process-secret-0123456789');
+    vi.stubEnv('EVENT_RETENTION_DAYS', '90');
+    const store = new FakeEventStore();
+
+    const receiver = composeReceiver('report', ENV, { ...observed, store: () => store });
+
+    expect(receiver.receive.retentionDays).toBe(40);
+    expect(receiver.receive.concurrency).toBe(3);
+    expect(receiver.logger).toBe(observed.logger);
+    expect((await receiver.handler(event(ENV.WEBHOOK_SECRET, reportBody(2)))).statusCode).toBe(200);
+    expect(store.ofKind('report')).toHaveLength(2);
+    expect(
+      (await receiver.handler(event('process-secret-0123456789', reportBody(1)))).statusCode,
+    ).toBe(404);
+  });
+
+  it('composes the MO receiver alike, answering code 10000', async () => {
+    const store = new FakeEventStore();
+    const receiver = composeReceiver('mo', ENV, { ...observed, store: () => store });
+
+    const answer = await receiver.handler(event(ENV.WEBHOOK_SECRET, moBody(1)));
+
+    expect(JSON.parse(answer.body)).toMatchObject({ code: '10000' });
+    expect(store.ofKind('mo')).toHaveLength(1);
+  });
+
+  it.each(['EVENT_TABLE_NAME', 'PAYLOAD_BUCKET'])('fails naming a missing %s', (name) => {
+    const env = { ...ENV, [name]: undefined };
+
+    expect(() => composeReceiver('report', env, observed)).toThrow(
+      `environment variable ${name} is required`,
+    );
+  });
+
+  it('fails naming the webhook secret when neither source is set', () => {
+    expect(() => composeReceiver('mo', { ...ENV, WEBHOOK_SECRET: undefined }, observed)).toThrow(
+      /WEBHOOK_SECRET_ARN/,
+    );
+  });
+
+  it('fails naming a malformed EVENT_RETENTION_DAYS', () => {
+    expect(() =>
+      composeReceiver('report', { ...ENV, EVENT_RETENTION_DAYS: '7' }, observed),
+    ).toThrow(/EVENT_RETENTION_DAYS/);
+  });
+});

@@ -1,0 +1,145 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SQSRecord } from 'aws-lambda';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { SendGateway } from '../../functions/sending/ports.ts';
+import { composeSender } from '../../functions/sending/queue-record-handler.ts';
+import { RATE_LIMIT_METRICS } from '../../functions/sending/rate-limit-metrics.ts';
+import { smsBody } from '../support/send-fixtures.ts';
+
+const ENV = {
+  EVENT_TABLE_NAME: 'events-table',
+  STATE_TABLE_NAME: 'state-table',
+  SEND_QUEUE_URL: 'http://queue.example/send',
+  TPS_QUOTA: '20',
+  MAX_RECEIVE_COUNT: '3',
+  GATEWAY_API_URL: 'https://api.gateway.example',
+  GATEWAY_SEND_URL: 'https://send.gateway.example',
+  GATEWAY_MNT_URL: 'https://mnt.gateway.example',
+  GATEWAY_API_KEY: 'test-key',
+  GATEWAY_API_PASSWORD: 'test-password',
+};
+
+const observed = () => ({
+  logger: new Logger({ logLevel: 'SILENT' }),
+  metrics: new Metrics({ namespace: 'test', serviceName: 'test' }),
+});
+
+/** Tables that take every write, remembering which table each went to. */
+const acceptingTables = () => {
+  const tables: string[] = [];
+  const documents = {
+    send: async (command: { input: { RequestItems?: object } }) => {
+      // A single write names its table; a batch or a transaction names one per item.
+      const text = JSON.stringify(command.input);
+      for (const [, table] of text.matchAll(/"TableName":"([^"]+)"/g)) tables.push(table ?? '');
+      tables.push(...Object.keys(command.input.RequestItems ?? {}));
+      return {};
+    },
+  } as unknown as DynamoDBDocumentClient;
+  return { tables, documents };
+};
+
+/** A gateway that accepts every recipient. */
+const acceptingGateway: SendGateway = {
+  send: async (message) => ({
+    kind: 'immediate',
+    results:
+      'recvInfoLst' in message.body
+        ? message.body.recvInfoLst.map((r) => ({ cliKey: r.cliKey, code: '10000' }))
+        : [],
+  }),
+};
+
+const record = (body: unknown): SQSRecord =>
+  ({
+    messageId: 'message-1',
+    receiptHandle: 'handle-1',
+    body: JSON.stringify(body),
+    attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()) },
+  }) as unknown as SQSRecord;
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('composeSender', () => {
+  it('composes the sender from the environment object, with the metered rate limiter', async () => {
+    vi.stubEnv('TPS_QUOTA', '5');
+    const { tables, documents } = acceptingTables();
+    const overrides = observed();
+    const addMetric = vi.spyOn(overrides.metrics, 'addMetric');
+
+    const sender = composeSender(ENV, {
+      ...overrides,
+      documents,
+      wrapGateway: () => acceptingGateway,
+    });
+    const result = await sender.recordHandler(record({ channel: 'sms', ...smsBody(10) }), 30_000);
+
+    expect(result).toMatchObject({ kind: 'done', accepted: 10 });
+    expect(addMetric).toHaveBeenCalledWith(
+      RATE_LIMIT_METRICS.quotaRecipientsReserved,
+      expect.anything(),
+      10,
+    );
+    expect(new Set(tables)).toEqual(new Set(['events-table', 'state-table']));
+    expect(sender.logger).toBe(overrides.logger);
+  });
+
+  it('delays a redelivery on the queue SEND_QUEUE_URL names', async () => {
+    const sent: Array<{ input: { QueueUrl?: string } }> = [];
+    const sqs = {
+      send: async (command: { input: { QueueUrl?: string } }) => {
+        sent.push(command);
+        return {};
+      },
+    } as unknown as SQSClient;
+    const { documents } = acceptingTables();
+    const failing: SendGateway = {
+      send: async (message) => ({
+        kind: 'immediate',
+        results:
+          'recvInfoLst' in message.body
+            ? message.body.recvInfoLst.map((r) => ({ cliKey: r.cliKey, code: '29019' }))
+            : [],
+      }),
+    };
+
+    const sender = composeSender(ENV, {
+      ...observed(),
+      documents,
+      sqs,
+      wrapGateway: () => failing,
+    });
+    await sender.recordHandler(record({ channel: 'sms', ...smsBody(1) }), 30_000).catch(() => {});
+
+    expect(sent.map((command) => command.input.QueueUrl)).toEqual([ENV.SEND_QUEUE_URL]);
+  });
+
+  it.each(['SEND_QUEUE_URL', 'EVENT_TABLE_NAME', 'STATE_TABLE_NAME'])(
+    'fails naming a missing %s',
+    (name) => {
+      expect(() => composeSender({ ...ENV, [name]: undefined }, observed())).toThrow(
+        `environment variable ${name} is required`,
+      );
+    },
+  );
+
+  it('reads the gateway variables from the same environment object', () => {
+    vi.stubEnv('GATEWAY_SEND_URL', 'https://send.process.example');
+
+    expect(() => composeSender({ ...ENV, GATEWAY_SEND_URL: undefined }, observed())).toThrow(
+      /GATEWAY_SEND_URL/,
+    );
+  });
+
+  it.each([
+    ['TPS_QUOTA', '5'],
+    ['MAX_RECEIVE_COUNT', '1'],
+  ])('fails naming a malformed %s', (name, value) => {
+    expect(() => composeSender({ ...ENV, [name]: value }, observed())).toThrow(name);
+  });
+});
