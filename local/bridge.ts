@@ -10,26 +10,20 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { S3Client } from '@aws-sdk/client-s3';
-import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
 import { GatewayAuthApi } from '../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
-import { DynamoDbEventStore } from '../functions/events/dynamodb-event-store.ts';
-import { DynamoDbPublishLedger } from '../functions/events/dynamodb-publish-ledger.ts';
-import type { EventRecord } from '../functions/events/event-record.ts';
-import { type EventBus, PUT_EVENTS_MAX_BYTES } from '../functions/events/publish.ts';
-import { S3PayloadStore } from '../functions/events/s3-payload-store.ts';
-import { createPublishHandler } from '../functions/events/stream-batch-handler.ts';
+import type { EventBus } from '../functions/events/publish.ts';
+import type { EventStore } from '../functions/events/store-ports.ts';
+import { composePublisher } from '../functions/events/stream-batch-handler.ts';
 import { isPublishableRecord } from '../functions/events/stream-filter.ts';
-import { createWebhookHandler } from '../functions/inbound/webhook-handler.ts';
+import { composeReceiver } from '../functions/inbound/webhook-handler.ts';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
-import { DynamoDbRateLimiter } from '../functions/sending/adapters/dynamodb-rate-limiter.ts';
-import { DynamoDbSendStore } from '../functions/sending/adapters/dynamodb-send-store.ts';
-import { GatewaySender, loadS3Attachments } from '../functions/sending/adapters/gateway-sender.ts';
 import type { SendGateway } from '../functions/sending/ports.ts';
-import { createSendRecordHandler } from '../functions/sending/queue-record-handler.ts';
+import { composeSender } from '../functions/sending/queue-record-handler.ts';
 import { stateTableTokenProvider } from '../functions/tokens/adapters/state-table-token-provider.ts';
 import { type SimulatorOptionsInput, startSimulator } from '../simulator/index.ts';
 import {
@@ -177,6 +171,15 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       options.printEvents === false ? undefined : (line) => console.log(line),
     );
     const metrics = new Metrics({ namespace: 'msgbridge-local', serviceName: 'local' });
+    const observed = { logger: SILENT, metrics };
+    // What the deployed stack sets on its Lambdas; each composition reads its part.
+    const lambdaEnv = {
+      EVENT_TABLE_NAME: tables.events,
+      STATE_TABLE_NAME: tables.state,
+      // Bodies too large for one item or one event, as the deployed receivers keep them.
+      PAYLOAD_BUCKET: attachmentBucket,
+      WEBHOOK_SECRET: options.webhookSecret,
+    };
     // The on-failure destination: stream records publish-events gave up on (`events republish`).
     const poisoned: DynamoDBRecord[] = [];
     const streams = new DynamoDBStreamsClient({
@@ -199,17 +202,13 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       filter: isPublishableRecord,
       handler: lambda(
         'publish-events',
-        createPublishHandler({
+        composePublisher(lambdaEnv, {
+          ...observed,
+          documents,
           bus: options.instrument?.bus?.(bus) ?? bus,
-          ledger: new DynamoDbPublishLedger(tables.state, documents),
-          source: 'msgbridge',
-          maxAttempts: 4,
+          // The local run's retries keep their fixed doubling, without the Lambda's jitter.
           backoffMs: (attempt) => 100 * 2 ** (attempt - 2),
-          sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-          maxBatchBytes: PUT_EVENTS_MAX_BYTES,
-          logger: SILENT,
-          metrics,
-        }),
+        }).handler,
       ),
       onFailure: (records) => {
         poisoned.push(...records);
@@ -222,33 +221,30 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     stops.push(() => publisher.stop());
 
     // The webhook routes, then the simulator that posts to them.
-    const eventStore = new DynamoDbEventStore('msgbridge-events', documents);
     let failuresLeft = options.failFirstWebhookWrites ?? 0;
-    const receive = {
-      store: {
-        putIfAbsent: async (record: EventRecord) => {
+    const receiverOverrides = {
+      ...observed,
+      documents,
+      s3,
+      store: (store: EventStore): EventStore => ({
+        putIfAbsent: async (record) => {
           if (failuresLeft > 0) {
             failuresLeft -= 1;
             throw Object.assign(new Error('injected write failure'), {
               name: 'ProvisionedThroughputExceededException',
             });
           }
-          return eventStore.putIfAbsent(record);
+          return store.putIfAbsent(record);
         },
-      },
-      // Bodies too large for one item or one event, as the deployed receivers keep them.
-      payloads: new S3PayloadStore(attachmentBucket, s3),
-      now: () => new Date(),
-      retentionDays: 35,
-      concurrency: 16,
+      }),
     };
-    const secret = async () => ({ current: options.webhookSecret });
+    const reports = composeReceiver('report', lambdaEnv, receiverOverrides);
+    const inbound = composeReceiver('mo', lambdaEnv, receiverOverrides);
+    // The jobs store what they poll as the receivers do, injected failures included.
+    const { receive } = reports;
     const webhooks = await startWebhookServer({
       port: options.port,
-      handlers: {
-        report: createWebhookHandler({ kind: 'report', secret, receive, logger: SILENT, metrics }),
-        mo: createWebhookHandler({ kind: 'mo', secret, receive, logger: SILENT, metrics }),
-      },
+      handlers: { report: reports.handler, mo: inbound.handler },
       replay: (body) => replayOnBus(bus, body),
       publisher: publisherControl({ bus, failed: poisoned }),
     });
@@ -286,39 +282,30 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       tokens,
       timeoutMs: options.instrument?.gatewayTimeoutMs,
     });
-    const gatewaySender = new GatewaySender(gatewayClient, (attachments) =>
-      loadS3Attachments(attachments, s3),
-    );
-    const gateway = options.instrument?.gateway?.(gatewaySender) ?? gatewaySender;
-    const sendStore = new DynamoDbSendStore('msgbridge-events', 35, documents);
-    const rateLimiter = new DynamoDbRateLimiter(
-      'msgbridge-state',
-      { quota: options.tpsQuota, guardMs: 100 },
-      documents,
-    );
-    const sendRecord = createSendRecordHandler({
-      deps: () => ({
-        store: sendStore,
-        gateway,
-        rateLimiter,
-        now: () => new Date(),
-        retentionDays: 35,
-        claimLeaseMs: 2 * sendTimeoutMs,
-        deadline: Date.now() + sendTimeoutMs,
-      }),
-      maxReceiveCount,
-      delayRedelivery: async (record, seconds) => {
-        await sqs.send(
-          new ChangeMessageVisibilityCommand({
-            QueueUrl: queue.queueUrl,
-            ReceiptHandle: record.receiptHandle,
-            VisibilityTimeout: seconds,
-          }),
-        );
+    const { recordHandler: sendRecord } = composeSender(
+      {
+        ...lambdaEnv,
+        SEND_QUEUE_URL: queue.queueUrl,
+        TPS_QUOTA: String(options.tpsQuota),
+        MAX_RECEIVE_COUNT: String(maxReceiveCount),
       },
-      logger: SILENT,
-      metrics,
-    });
+      {
+        ...observed,
+        documents,
+        s3,
+        sqs,
+        gateway: {
+          client: gatewayClient,
+          timeoutMs: options.instrument?.gatewayTimeoutMs ?? 10_000,
+        },
+        wrapGateway: options.instrument?.gateway,
+        // Each local invocation has the whole timeout: the deadline is its end, the lease twice it.
+        timeBudget: (remainingMs) => ({
+          claimLeaseMs: 2 * remainingMs,
+          deadline: Date.now() + remainingMs,
+        }),
+      },
+    );
     const sender = startSqsPoller({
       sqs,
       queueUrl: queue.queueUrl,
