@@ -3,13 +3,16 @@ import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { GatewayError, GatewayRateLimitedError } from '../commons/gateway/errors.ts';
 import type { MoListData, PollReportsResponseData } from '../commons/gateway/schemas/index.ts';
 import type { Lease } from '../commons/lease.ts';
+import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
+import type { PolledPageQuarantine } from './polled-page-quarantine.ts';
+import { type PollLogger, type PollStop, underLease } from './poller-lease.ts';
 import {
-  type ReceiveDeps,
-  type ReceiveOutcome,
-  receiveInbound,
-  receiveReports,
-} from '../inbound/receive-webhook.ts';
-import type { PolledPageKind, PolledPageQuarantine } from './polled-page-quarantine.ts';
+  keepPage,
+  type ReingestOutcome,
+  reingestKeptPages,
+  storePage,
+  summary,
+} from './store-polled-pages.ts';
 
 /**
  * How delivery reports reach msgbridge: the gateway's report webhook, report polling, or both at
@@ -33,12 +36,6 @@ export interface ReportPollingGateway {
 export interface MoPollingGateway {
   /** MO messages not yet handed out; each is handed out once, there is no confirmation. */
   listMo(): Promise<MoListData>;
-}
-
-export interface PollLogger {
-  info(message: string, ...extra: Record<string, unknown>[]): void;
-  warn(message: string, ...extra: Record<string, unknown>[]): void;
-  error(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
 /** Time rules of a polling run, in milliseconds. */
@@ -82,9 +79,6 @@ export const DEFAULT_POLL_TIMING: PollTiming = {
   storeBackoffMs: 1_000,
 };
 
-/** Kept pages re-ingested per poller and run at most; the rest wait for the next run. */
-export const MAX_REINGESTED_PAGES_PER_RUN = 20;
-
 /** Timing that would break a gateway rule or let the lease lapse mid-page. */
 export class PollTimingError extends Error {
   override readonly name = 'PollTimingError';
@@ -111,9 +105,6 @@ export interface PollDeps<G> {
   readonly logger: PollLogger;
   readonly timing?: Partial<PollTiming>;
 }
-
-/** Why a run ended. */
-export type PollStop = 'deadline' | 'lease-lost' | 'lease-busy';
 
 export interface ReportPollOutcome {
   readonly stopped: PollStop | 'webhook-mode';
@@ -444,57 +435,6 @@ export const resolvePollTiming = (overrides: Partial<PollTiming> | undefined): P
 
 // --- Internals -----------------------------------------------------------------------------------
 
-interface LeaseSession {
-  /**
-   * Waits until `notBefore` (never less), then makes sure the lease is still ours and that a page
-   * started now can be stored and confirmed before the deadline.
-   */
-  ready(notBefore: number): Promise<'go' | Exclude<PollStop, 'lease-busy'>>;
-}
-
-/** Runs `loop` while holding the lease `name`; gives the lease back however the loop ends. */
-const underLease = async <G>(
-  deps: PollDeps<G>,
-  name: string,
-  timing: PollTiming,
-  loop: (session: LeaseSession) => Promise<Exclude<PollStop, 'lease-busy'>>,
-): Promise<PollStop> => {
-  const { lease, owner, logger } = deps;
-  if (deps.now() + timing.pageBudgetMs > deps.deadline) return 'deadline';
-  if (!(await lease.acquire(name, owner, timing.leaseTtlMs))) {
-    logger.info('another poller holds the lease; not polling', { lease: name });
-    return 'lease-busy';
-  }
-  let renewedAt = deps.now();
-  const session: LeaseSession = {
-    async ready(notBefore) {
-      // A sleep may end early (timers round); wait until the time has really come.
-      for (let now = deps.now(); now < notBefore; now = deps.now()) {
-        if (notBefore + timing.pageBudgetMs > deps.deadline) return 'deadline';
-        await deps.sleep(notBefore - now);
-      }
-      const now = deps.now();
-      if (now + timing.pageBudgetMs > deps.deadline) return 'deadline';
-      if (now - renewedAt >= timing.renewEveryMs) {
-        if (!(await lease.renew(name, owner, timing.leaseTtlMs))) {
-          logger.warn('poller lease lost; stopping', { lease: name });
-          return 'lease-lost';
-        }
-        renewedAt = now;
-      }
-      return 'go';
-    },
-  };
-  try {
-    return await loop(session);
-  } finally {
-    // Releasing early only lets the next run start sooner; if it fails, the lease expires.
-    await lease.release(name, owner).catch((error: unknown) => {
-      logger.warn('could not release the poller lease; it will expire', { lease: name, error });
-    });
-  }
-};
-
 type PollAnswer<T> =
   | { readonly kind: 'answered'; readonly data: T }
   | { readonly kind: 'rate-limited' | 'failed' };
@@ -574,141 +514,4 @@ const oldestReportTime = (reports: readonly unknown[]): number | undefined => {
     oldest = oldest === undefined ? at : Math.min(oldest, at);
   }
   return oldest;
-};
-
-const summary = (outcome: ReceiveOutcome) => ({
-  stored: outcome.stored,
-  duplicates: outcome.duplicates,
-  quarantined: outcome.quarantined,
-  unrecognised: outcome.unrecognised,
-  failed: outcome.failed,
-});
-
-const RECEIVE: Record<PolledPageKind, typeof receiveReports> = {
-  reports: receiveReports,
-  mo: receiveInbound,
-};
-
-interface StoredPage {
-  /** The last attempt's outcome. */
-  readonly outcome: ReceiveOutcome;
-  /** Items newly stored over every attempt. */
-  readonly stored: number;
-  /** Items another delivery had already stored (not those an earlier attempt of this page wrote). */
-  readonly duplicates: number;
-}
-
-/**
- * Stores a page's body through the receive path, again while it asks for a retry, up to
- * `storeAttempts` times and never past the deadline. Items already written come back as
- * duplicates on the next attempt.
- */
-const storePage = async <G>(
-  deps: PollDeps<G>,
-  timing: PollTiming,
-  kind: PolledPageKind,
-  body: string,
-): Promise<StoredPage> => {
-  const receive = RECEIVE[kind];
-  let outcome = await receive(body, deps.receive, 'polling');
-  let stored = outcome.stored;
-  for (let attempt = 1; outcome.result === 'retry' && attempt < timing.storeAttempts; attempt++) {
-    const backoff = timing.storeBackoffMs * attempt;
-    if (deps.now() + backoff > deps.deadline) break;
-    await deps.sleep(backoff);
-    outcome = await receive(body, deps.receive, 'polling');
-    stored += outcome.stored;
-  }
-  return {
-    outcome,
-    stored,
-    duplicates: Math.max(0, outcome.duplicates - (stored - outcome.stored)),
-  };
-};
-
-/** Keeps a page in durable quarantine; `undefined` (logged) when even that failed. */
-const keepPage = async <G>(
-  deps: PollDeps<G>,
-  page: Parameters<PolledPageQuarantine['keep']>[0],
-): Promise<string | undefined> => {
-  try {
-    return await deps.quarantine.keep(page, new Date(deps.now()));
-  } catch (error) {
-    deps.logger.error('could not keep a polled page in durable quarantine', {
-      kind: page.kind,
-      rptKey: page.rptKey,
-      error,
-    });
-    return undefined;
-  }
-};
-
-interface ReingestOutcome {
-  readonly pages: number;
-  readonly stored: number;
-  readonly duplicates: number;
-  /** Kept pages still waiting afterwards; `null` when they could not be listed. */
-  readonly left: number | null;
-  /** Set when the lease or the deadline ended the run during the re-ingest. */
-  readonly stopped?: Exclude<PollStop, 'lease-busy'>;
-}
-
-/**
- * Stores the pages kept in durable quarantine by earlier runs again, oldest first, through the
- * same receive path and with the same body, so every item already stored (quarantined ones too)
- * is recognised as a duplicate. A page is removed only once every item in it is stored; a page
- * that fails again stays for the next run. Quarantine faults are logged and never stop polling.
- */
-const reingestKeptPages = async <G>(
-  deps: PollDeps<G>,
-  session: LeaseSession,
-  kind: PolledPageKind,
-): Promise<ReingestOutcome> => {
-  let locations: string[];
-  try {
-    locations = await deps.quarantine.list(kind, MAX_REINGESTED_PAGES_PER_RUN);
-  } catch (error) {
-    deps.logger.warn('could not list the kept polled pages; trying again next run', {
-      kind,
-      error,
-    });
-    return { pages: 0, stored: 0, duplicates: 0, left: null };
-  }
-  let pages = 0;
-  let stored = 0;
-  let duplicates = 0;
-  for (const location of locations) {
-    const ready = await session.ready(deps.now());
-    if (ready !== 'go')
-      return { pages, stored, duplicates, left: locations.length - pages, stopped: ready };
-    try {
-      const body = await deps.quarantine.read(location);
-      const outcome = await RECEIVE[kind](body, deps.receive, 'polling');
-      if (outcome.result === 'retry') {
-        deps.logger.warn('kept polled page still not fully stored; it stays for the next run', {
-          kind,
-          location,
-          ...summary(outcome),
-        });
-        continue;
-      }
-      await deps.quarantine.remove(location);
-      pages++;
-      stored += outcome.stored;
-      duplicates += outcome.duplicates;
-      deps.logger.info('kept polled page stored and removed from quarantine', {
-        kind,
-        location,
-        ...summary(outcome),
-        keys: outcome.keys,
-      });
-    } catch (error) {
-      deps.logger.warn('could not re-ingest a kept polled page; it stays for the next run', {
-        kind,
-        location,
-        error,
-      });
-    }
-  }
-  return { pages, stored, duplicates, left: locations.length - pages };
 };

@@ -20,12 +20,12 @@ import type { EventStore } from '../../functions/events/store-ports.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import {
   type PollDeps,
-  type PollLogger,
   pollInbound,
   pollReports,
   type ReportPollingGateway,
   type ReportPollOutcome,
 } from '../../functions/polling/poll-reports.ts';
+import type { PollLogger } from '../../functions/polling/poller-lease.ts';
 import { S3PolledPageQuarantine } from '../../functions/polling/s3-polled-page-quarantine.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';

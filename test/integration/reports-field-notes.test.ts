@@ -19,11 +19,11 @@ import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import {
   type PollDeps,
-  type PollLogger,
   pollInbound,
   pollReports,
   type ReportPollingGateway,
 } from '../../functions/polling/poll-reports.ts';
+import type { PollLogger } from '../../functions/polling/poller-lease.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
   ReconcileSettingsSchema,

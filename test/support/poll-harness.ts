@@ -8,12 +8,12 @@ import {
 import type { Lease } from '../../functions/commons/lease.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { EventStore } from '../../functions/events/store-ports.ts';
-import {
-  type MoPollingGateway,
-  type PollDeps,
-  type PollLogger,
-  type ReportPollingGateway,
+import type {
+  MoPollingGateway,
+  PollDeps,
+  ReportPollingGateway,
 } from '../../functions/polling/poll-reports.ts';
+import type { PollLogger } from '../../functions/polling/poller-lease.ts';
 import { FakeEventStore } from './fake-event-store.ts';
 import { moItem, reportItem } from './gateway-bodies.ts';
 import { MemoryPageQuarantine } from './memory-page-quarantine.ts';

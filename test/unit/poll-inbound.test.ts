@@ -3,9 +3,9 @@ import { MoListDataSchema } from '../../functions/commons/gateway/schemas/index.
 import {
   MO_POLLER_LEASE,
   type MoPollingGateway,
-  type PollLogger,
   pollInbound,
 } from '../../functions/polling/poll-reports.ts';
+import type { PollLogger } from '../../functions/polling/poller-lease.ts';
 import { moItem } from '../support/gateway-bodies.ts';
 import { FakeMoGateway, harness, moPage, silent } from '../support/poll-harness.ts';
 
