@@ -122,31 +122,30 @@ The receiver view lists phone numbers: they are masked unless --reveal or --json
     const page = context.integer('page', 1, { min: 1 });
     const client = (await context.target()).gateway().messaging;
     const { out } = context;
+    // Every view but receiver answers rows only: the view and range with the rows, or their table.
+    const rowsOfView = <Row>(rows: readonly Row[], columns: readonly Column<Row>[]) => {
+      out.emit({ view: by, ...range, rows }, () => out.table(rows, columns));
+      return 0;
+    };
     switch (by) {
       case 'url': {
         const rows = await client.urlStatsByUrl(range);
-        out.emit({ view: by, ...range, rows }, () =>
-          out.table(rows, [
-            { header: 'URL ID', key: 'urlId' },
-            { header: 'TITLE', key: 'title' },
-            { header: 'SENT', key: 'totCnt', right: true },
-            { header: 'CLICKED', key: 'conCnt', right: true },
-            { header: 'RATE', key: 'clickThroughRate', right: true },
-          ]),
-        );
-        return 0;
+        return rowsOfView(rows, [
+          { header: 'URL ID', key: 'urlId' },
+          { header: 'TITLE', key: 'title' },
+          { header: 'SENT', key: 'totCnt', right: true },
+          { header: 'CLICKED', key: 'conCnt', right: true },
+          { header: 'RATE', key: 'clickThroughRate', right: true },
+        ]);
       }
       case 'channel': {
         const rows = await client.urlStatsByChannel(range);
-        out.emit({ view: by, ...range, rows }, () =>
-          out.table(rows, [
-            { header: 'CHANNEL', key: 'ch' },
-            { header: 'SENT', key: 'totCnt', right: true },
-            { header: 'CLICKED', key: 'conCnt', right: true },
-            { header: 'RATE', key: 'clickThroughRate', right: true },
-          ]),
-        );
-        return 0;
+        return rowsOfView(rows, [
+          { header: 'CHANNEL', key: 'ch' },
+          { header: 'SENT', key: 'totCnt', right: true },
+          { header: 'CLICKED', key: 'conCnt', right: true },
+          { header: 'RATE', key: 'clickThroughRate', right: true },
+        ]);
       }
       case 'receiver': {
         const data = await client.urlStatsByReceiver({ ...range, page });
@@ -174,16 +173,13 @@ The receiver view lists phone numbers: they are masked unless --reveal or --json
           'click-hour': () => client.urlStatsClickHour(range),
         }[by];
         const rows: Array<Record<string, unknown>> = await call();
-        out.emit({ view: by, ...range, rows }, () =>
-          out.table(rows, [
-            { header: 'DAY', key: 'ymd' },
-            ...(by.endsWith('hour') ? [{ header: 'HOUR', key: 'hour' }] : []),
-            { header: 'CHANNEL', key: 'ch' },
-            { header: 'TOTAL', key: 'sumCnt', right: true },
-            { header: 'AVERAGE', key: 'avgCnt', right: true },
-          ]),
-        );
-        return 0;
+        return rowsOfView(rows, [
+          { header: 'DAY', key: 'ymd' },
+          ...(by.endsWith('hour') ? [{ header: 'HOUR', key: 'hour' }] : []),
+          { header: 'CHANNEL', key: 'ch' },
+          { header: 'TOTAL', key: 'sumCnt', right: true },
+          { header: 'AVERAGE', key: 'avgCnt', right: true },
+        ]);
       }
     }
   },
