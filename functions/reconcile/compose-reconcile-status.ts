@@ -10,8 +10,8 @@ import {
   RECONCILE_DEFAULTS,
   type ReconcileDeps,
   ReconcileSettingsSchema,
-  type StatusGateway,
 } from './reconcile-status.ts';
+import type { StatusGateway } from './status-query.ts';
 
 export interface ReconcileStatusOverrides extends CompositionOverrides {
   /** The gateway and its per-call time limit; the `GATEWAY_*` variables are then not read. */

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { formatKst } from '../../protocol/kst.ts';
 import { GatewayError } from '../commons/gateway/errors.ts';
 import type { StatusQueryData, StatusQueryItem } from '../commons/gateway/schemas/index.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
@@ -8,8 +7,8 @@ import type { Lease } from '../commons/lease.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
 import { type ReceiveDeps, receiveReports } from '../inbound/receive-webhook.ts';
-import { resolvedUnknownRecord } from '../sending/outcome-records.ts';
-import type { ClaimResult, UnknownOutcome } from '../sending/ports.ts';
+import { resolveUnknownOutcomes, type UnknownOutcomeIndex } from './resolve-unknown-outcomes.ts';
+import { kstDate, STATUS_QUERY_MAX_KEYS, type StatusGateway } from './status-query.ts';
 
 /** A recipient the gateway accepted, as listed in the `awaiting-report` index. */
 export interface AwaitingRecipient {
@@ -48,26 +47,6 @@ export interface ReportLedger {
 }
 
 /**
- * Recipients whose last send got no answer ({@link UnknownOutcome}), kept by the sender until the
- * status query says what became of them.
- */
-export interface UnknownOutcomeIndex {
-  /** One page of the entries attempted within `range` (UTC ISO 8601), oldest first. */
-  unknownPage(
-    range: { readonly from: string; readonly to: string },
-    limit: number,
-    start?: string,
-  ): Promise<{ readonly entries: readonly UnknownOutcome[]; readonly next?: string }>;
-  /** True when an outcome event of `cliKey` is stored (a later send or run decided it). */
-  hasOutcome(cliKey: string): Promise<boolean>;
-  /** Takes an entry off the index once its outcome is stored. */
-  resolve(cliKey: string): Promise<void>;
-  /** The sender's claim on the recipient (see `SendStore.claim`): no send of it while held. */
-  claim(cliKey: string, owner: string, until: number): Promise<ClaimResult>;
-  release(cliKey: string, owner: string): Promise<void>;
-}
-
-/**
  * Keeps a report built from a status answer from becoming a second item when the same delivery
  * arrives (or arrived) by webhook or poll with another `ch`: the receivers key a report on
  * `RESULT#<resultCode>#<ch>`, and the status query may answer another channel (the original
@@ -87,16 +66,8 @@ export interface ReportGuards {
   ): Promise<'clear' | 'reported'>;
 }
 
-/** The status query (spec 01 §4.13): 1 to 10 keys, each with the KST date of its send. */
-export interface StatusGateway {
-  queryStatus(keys: Array<{ cliKey: string; reqDt: string }>): Promise<StatusQueryData>;
-}
-
 /** The status query's range (spec 01 §8). */
 const QUERY_RANGE_HOURS = 90 * 24;
-/** Keys per status query (spec 01 §8). */
-export const STATUS_QUERY_MAX_KEYS = 10;
-
 export const RECONCILE_DEFAULTS = {
   afterMinutes: 30,
   // `32114` messenger results may arrive up to 3 days late (field notes): look a day longer.
@@ -204,7 +175,6 @@ interface PendingKey {
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 
 /**
  * Finds accepted recipients whose delivery report is late and asks the gateway for their status.
@@ -292,6 +262,8 @@ export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCou
   counts.stoppedBy = drained ?? stop ?? 'complete';
   return counts;
 };
+
+const owner = (deps: ReconcileDeps): string => deps.owner ?? `reconcile-status#${randomUUID()}`;
 
 /** The lease that keeps reconcile-status runs from overlapping. */
 export const RECONCILE_LEASE = 'reconcile-status';
@@ -548,7 +520,7 @@ const unavailableRecord = (
  */
 export const REPORT_CHANNELS = ['SMS', 'LMS', 'MMS', 'RCS', 'PUSH', 'MSGR', 'BRAND'] as const;
 
-/** The sort key the receivers store a report under (`receive-webhook.ts`; a test holds them equal). */
+/** The sort key the receivers store a report under (`inbound/item-records.ts`; a test holds them equal). */
 export const reportSortKey = (resultCode: string, ch: string | null): string =>
   `RESULT#${resultCode}#${ch ?? '-'}`;
 
@@ -557,10 +529,6 @@ export const statusUnavailableKeys = (cliKey: string) => ({
   pk: `STATUS#${cliKey}`,
   sk: 'UNAVAILABLE',
 });
-
-/** The KST calendar date (`YYYY-MM-DD`) of an instant, shifted by whole days. */
-const kstDate = (iso: string, days: number): string =>
-  formatKst(Date.parse(iso) + days * DAY_MS, 'YYYY-MM-DD');
 
 /** Keys waiting for the status query, by the date they are asked with (one date per call). */
 class KeyQueue {
@@ -593,165 +561,3 @@ class KeyQueue {
     for (const key of batch) this.add(key);
   }
 }
-
-// --- Unknown outcomes -------------------------------------------------------------------------
-
-/** A send that crossed KST midnight may be dated the next day by the gateway. */
-const LATE_ARRIVAL_MS = 2 * MINUTE_MS;
-/** How long this run's claim on an unknown outcome holds: one or two status calls. */
-const UNKNOWN_CLAIM_MS = 5 * MINUTE_MS;
-
-const owner = (deps: ReconcileDeps): string => deps.owner ?? `reconcile-status#${randomUUID()}`;
-
-/**
- * Asks the gateway about recipients whose last send got no answer, and stores what it knows:
- * "Message Accepted" when it has the cliKey (REG, ING or DONE; the report comes as usual), or
- * "Message Rejected" (category `not-sent`) when it still does not know it `notSentAfterMinutes`
- * after the attempt. While asking, the run holds the recipient's send claim, and a sender reads
- * outcomes again after claiming: the cliKey is never sent while its outcome is being decided.
- */
-const resolveUnknownOutcomes = async (
-  run: Run,
-  hasTimeLeft: () => boolean,
-  claimOwner: string,
-): Promise<ReconcileStop | undefined> => {
-  const { deps } = run;
-  const { settings } = deps;
-  const now = deps.now().getTime();
-  const range = {
-    from: new Date(now - settings.horizonHours * HOUR_MS).toISOString(),
-    to: new Date(now - settings.unknownAfterMinutes * MINUTE_MS).toISOString(),
-  };
-  let start: string | undefined;
-  do {
-    const page = await deps.unknown.unknownPage(range, settings.pageSize, start);
-    start = page.next;
-    const byDate = new Map<string, UnknownOutcome[]>();
-    for (const entry of page.entries) {
-      const reqDt = kstDate(entry.attemptedAt, 0);
-      byDate.set(reqDt, [...(byDate.get(reqDt) ?? []), entry]);
-    }
-    for (const [reqDt, entries] of byDate) {
-      for (let i = 0; i < entries.length; i += STATUS_QUERY_MAX_KEYS) {
-        if (!hasTimeLeft()) return 'time';
-        const stop = await resolveUnknownBatch(
-          run,
-          entries.slice(i, i + STATUS_QUERY_MAX_KEYS),
-          reqDt,
-          claimOwner,
-        );
-        if (stop) return stop;
-      }
-    }
-  } while (start !== undefined);
-  return undefined;
-};
-
-const resolveUnknownBatch = async (
-  run: Run,
-  entries: readonly UnknownOutcome[],
-  reqDt: string,
-  claimOwner: string,
-): Promise<ReconcileStop | undefined> => {
-  const { deps, counts } = run;
-  const now = deps.now().getTime();
-  const claimed: UnknownOutcome[] = [];
-  for (const entry of entries) {
-    counts.unknownExamined += 1;
-    if (await deps.unknown.hasOutcome(entry.cliKey)) {
-      await deps.unknown.resolve(entry.cliKey);
-      counts.unknownAlreadyDecided += 1;
-    } else if (
-      // Taken over from a sender that died undecided: exactly the case the status query settles.
-      (await deps.unknown.claim(entry.cliKey, claimOwner, now + UNKNOWN_CLAIM_MS)) !== 'busy'
-    ) {
-      claimed.push(entry);
-    } else counts.unknownPending += 1;
-  }
-  if (claimed.length === 0) return undefined;
-  try {
-    // Decided between the look above and the claim (a sender that held an older claim).
-    const open: UnknownOutcome[] = [];
-    for (const entry of claimed) {
-      if (await deps.unknown.hasOutcome(entry.cliKey)) {
-        await deps.unknown.resolve(entry.cliKey);
-        counts.unknownAlreadyDecided += 1;
-      } else open.push(entry);
-    }
-    if (open.length === 0) return undefined;
-    const answers = await queryUnknown(run, open, reqDt);
-    if (answers === undefined) return 'gateway-unavailable';
-    for (const entry of open) {
-      let item = answers.get(entry.cliKey);
-      const laterDay = kstDate(
-        new Date(Date.parse(entry.attemptedAt) + LATE_ARRIVAL_MS).toISOString(),
-        0,
-      );
-      if (item?.status === 'INVALID_KEY' && laterDay !== reqDt) {
-        const later = await queryUnknown(run, [entry], laterDay);
-        if (later === undefined) return 'gateway-unavailable';
-        item = later.get(entry.cliKey);
-      }
-      const resolution = unknownResolution(entry, item, now, deps.settings);
-      if (resolution === undefined) {
-        counts.unknownPending += 1;
-        continue;
-      }
-      await deps.receive.store.putIfAbsent(
-        resolvedUnknownRecord(entry, resolution, deps.receive.now(), deps.receive.retentionDays),
-      );
-      await deps.unknown.resolve(entry.cliKey);
-      if (resolution.kind === 'accepted') counts.unknownAccepted += 1;
-      else counts.unknownNotSent += 1;
-    }
-    return undefined;
-  } finally {
-    for (const entry of claimed) await deps.unknown.release(entry.cliKey, claimOwner);
-  }
-};
-
-/** One status query for unknown outcomes; `undefined` when the gateway is unavailable. */
-const queryUnknown = async (
-  run: Run,
-  entries: readonly UnknownOutcome[],
-  reqDt: string,
-): Promise<Map<string, StatusQueryItem> | undefined> => {
-  const { deps, counts } = run;
-  try {
-    const answer = await deps.gateway.queryStatus(
-      entries.map((entry) => ({ cliKey: entry.cliKey, reqDt })),
-    );
-    counts.statusQueries += 1;
-    counts.keysQueried += entries.length;
-    return new Map(answer.cliKeyLst.map((item) => [item.cliKey, item]));
-  } catch (error) {
-    if (!(error instanceof GatewayError && error.retryable)) throw error;
-    counts.gatewayError = `${error.name}: ${error.message}`;
-    return undefined;
-  }
-};
-
-/** What a status answer means for an unknown outcome; `undefined` to ask again next run. */
-const unknownResolution = (
-  entry: UnknownOutcome,
-  item: StatusQueryItem | undefined,
-  now: number,
-  settings: ReconcileSettings,
-):
-  | { readonly kind: 'accepted'; readonly msgKey: string | null }
-  | { readonly kind: 'not-sent'; readonly status: string }
-  | undefined => {
-  switch (item?.status) {
-    case 'REG':
-    case 'ING':
-    case 'DONE':
-      return { kind: 'accepted', msgKey: item.msgKey ?? null };
-    case 'INVALID_KEY':
-      return now - Date.parse(entry.attemptedAt) >= settings.notSentAfterMinutes * MINUTE_MS
-        ? { kind: 'not-sent', status: 'INVALID_KEY' }
-        : undefined;
-    default:
-      // No item, OVER_DATE (cannot be within the horizon), or a status the spec does not list.
-      return undefined;
-  }
-};

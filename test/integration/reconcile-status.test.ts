@@ -32,8 +32,8 @@ import {
   reconcileStatus,
   reconcileStatusExclusively,
   reportSortKey,
-  type StatusGateway,
 } from '../../functions/reconcile/reconcile-status.ts';
+import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';

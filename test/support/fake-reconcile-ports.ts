@@ -1,8 +1,6 @@
 import type { EventRecord } from '../../functions/events/event-record.ts';
-import type {
-  ReportGuards,
-  UnknownOutcomeIndex,
-} from '../../functions/reconcile/reconcile-status.ts';
+import type { ReportGuards } from '../../functions/reconcile/reconcile-status.ts';
+import type { UnknownOutcomeIndex } from '../../functions/reconcile/resolve-unknown-outcomes.ts';
 import type { ClaimResult, UnknownOutcome } from '../../functions/sending/ports.ts';
 import { FakeEventStore } from './fake-event-store.ts';
 

@@ -10,8 +10,8 @@ import {
   type ReconcileDeps,
   ReconcileSettingsSchema,
   type ReportLedger,
-  type StatusGateway,
 } from '../../functions/reconcile/reconcile-status.ts';
+import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import type { FakeEventStore } from './fake-event-store.ts';
 import { FakeUnknownOutcomes, GuardedEventStore } from './fake-reconcile-ports.ts';

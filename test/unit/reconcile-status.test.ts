@@ -5,7 +5,8 @@ import {
 } from '../../functions/commons/gateway/errors.ts';
 import { StatusQueryDataSchema } from '../../functions/commons/gateway/schemas/index.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
-import { reconcileStatus, type StatusGateway } from '../../functions/reconcile/reconcile-status.ts';
+import { reconcileStatus } from '../../functions/reconcile/reconcile-status.ts';
+import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import type { FakeEventStore } from '../support/fake-event-store.ts';
 import { ago, HOUR, NOW, world } from '../support/reconcile-world.ts';
 

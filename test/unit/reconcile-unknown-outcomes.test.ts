@@ -11,8 +11,8 @@ import {
   type ReportLedger,
   reconcileStatus,
   reportSortKey,
-  type StatusGateway,
 } from '../../functions/reconcile/reconcile-status.ts';
+import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import type { UnknownOutcome } from '../../functions/sending/ports.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { FakeUnknownOutcomes, GuardedEventStore } from '../support/fake-reconcile-ports.ts';

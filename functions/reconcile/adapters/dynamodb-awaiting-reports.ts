@@ -20,8 +20,8 @@ import {
   type ReportGuards,
   type ReportLedger,
   statusUnavailableKeys,
-  type UnknownOutcomeIndex,
 } from '../reconcile-status.ts';
+import type { UnknownOutcomeIndex } from '../resolve-unknown-outcomes.ts';
 
 /** The fields of an `awaiting-report` index entry (an accepted send's `OUTCOME` item) we read. */
 const AwaitingEntrySchema = z.looseObject({
