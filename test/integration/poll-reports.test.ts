@@ -7,8 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3ObjectStorage } from '../../functions/attachments/adapters/s3-object-storage.ts';
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
@@ -27,7 +27,6 @@ import {
 } from '../../functions/polling/poll-reports.ts';
 import type { PollLogger } from '../../functions/polling/poller-lease.ts';
 import { S3PolledPageQuarantine } from '../../functions/polling/s3-polled-page-quarantine.ts';
-import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import { startWebhookServer } from '../../local/webhook-server.ts';
@@ -36,6 +35,7 @@ import {
   type SimulatorOptionsInput,
   startSimulator,
 } from '../../simulator/index.ts';
+import { cleanups, documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
 import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 
@@ -43,25 +43,9 @@ const credentials = { apiKey: 'poll-key', apiPassword: 'poll-password' };
 const SECRET = 'poll-test-secret-0123456789';
 const silent: PollLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
-let dynalite: LocalDynalite;
-let documents: DynamoDBDocumentClient;
+useDynalite();
+
 let tableCount = 0;
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  dynalite = await startDynalite();
-  documents = DynamoDBDocumentClient.from(localDynamoDbClient(dynalite.endpoint), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-afterAll(async () => {
-  await dynalite?.stop();
-});
 
 interface Bridge {
   readonly sim: Simulator;

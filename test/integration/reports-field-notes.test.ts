@@ -8,8 +8,8 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
@@ -33,7 +33,6 @@ import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-r
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
-import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import { startWebhookServer } from '../../local/webhook-server.ts';
@@ -42,6 +41,7 @@ import {
   type SimulatorOptionsInput,
   startSimulator,
 } from '../../simulator/index.ts';
+import { cleanups, documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
 import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 import { asObject, authenticate, callGateway } from '../support/simulator-http.ts';
@@ -53,25 +53,9 @@ const MINUTE = 60_000;
 const REPORT_DELAY_MS = 1_000;
 const silent: PollLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
-let dynalite: LocalDynalite;
-let documents: DynamoDBDocumentClient;
+useDynalite();
+
 let tableCount = 0;
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  dynalite = await startDynalite();
-  documents = DynamoDBDocumentClient.from(localDynamoDbClient(dynalite.endpoint), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-afterAll(async () => {
-  await dynalite?.stop();
-});
 
 interface Bridge {
   readonly sim: Simulator;

@@ -4,8 +4,8 @@
  * duplicate family, failures answered with HTTP 200, an expired file id, a fallback without
  * callback, and the channel-friend product codes brand messages reported before 2026.
  */
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it, vi } from 'vitest';
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { GatewayRejectedError } from '../../functions/commons/gateway/errors.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
@@ -26,7 +26,6 @@ import type {
   SendStore,
 } from '../../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
-import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import { formatKst } from '../../protocol/kst.ts';
@@ -35,6 +34,7 @@ import {
   type SimulatorOptionsInput,
   startSimulator,
 } from '../../simulator/index.ts';
+import { cleanups, documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
 import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
 import { brandTemplateBody, mmsBody, rcsBody, smsBody } from '../support/send-fixtures.ts';
 import { authenticate, callGateway } from '../support/simulator-http.ts';
@@ -42,25 +42,9 @@ import { authenticate, callGateway } from '../support/simulator-http.ts';
 const credentials = { apiKey: 'answers-key', apiPassword: 'answers-password' };
 const silent: PollLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
-let dynalite: LocalDynalite;
-let documents: DynamoDBDocumentClient;
+useDynalite();
+
 let tableNumber = 0;
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  dynalite = await startDynalite();
-  documents = DynamoDBDocumentClient.from(localDynamoDbClient(dynalite.endpoint), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-});
-
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-afterAll(async () => {
-  await dynalite?.stop();
-});
 
 interface Gateway {
   readonly sim: Simulator;

@@ -1,0 +1,28 @@
+/** One dynalite per test file with a document client on it, and the clean-ups each test queues. */
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
+import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
+
+export let dynalite: LocalDynalite;
+export let documents: DynamoDBDocumentClient;
+/** Run in reverse after each test: what a test started (simulators, servers) is closed. */
+export const cleanups: (() => Promise<void>)[] = [];
+
+/** Starts dynalite before the file's tests, runs the clean-ups after each test, stops dynalite at the end. */
+export const useDynalite = (): void => {
+  beforeAll(async () => {
+    dynalite = await startDynalite();
+    documents = DynamoDBDocumentClient.from(localDynamoDbClient(dynalite.endpoint), {
+      marshallOptions: { removeUndefinedValues: true },
+    });
+  });
+
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  afterAll(async () => {
+    await dynalite?.stop();
+  });
+};
