@@ -4,14 +4,12 @@ import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Archive, CfnArchive, CfnEventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PUBLISH_KEY_PREFIX } from '../functions/commons/tables.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
-import { createOnFailureQueue, OnFailureQueueDestination } from './on-failure-queue.ts';
+import { createOnFailureQueue, streamEventSource } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
 /** The settings of the stream → EventBridge path that a deployment may choose. */
@@ -148,22 +146,16 @@ export class EventPublisher extends Construct {
       props.encryptionKey,
     );
 
-    // The event source grants the stream read permissions (and kms:Decrypt on the table's key:
-    // Lambda reads the stream with the function's role); the destination grants sending to the
-    // on-failure queue.
+    // Lambda reads the stream, and decrypts it with the table's key, with the function's role.
     this.publishEvents.addEventSource(
-      new DynamoEventSource(props.eventTable, {
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: props.batchSize ?? 100,
-        bisectBatchOnError: true,
-        retryAttempts: props.retryAttempts ?? 5,
-        reportBatchItemFailures: true,
-        maxRecordAge: props.maxRecordAge ?? Duration.days(1),
+      streamEventSource(props.eventTable, this.onFailureQueue, {
         // Only new items that carry an event (`eventName` INSERT, `detailType` in the new image):
         // send records, leases and later updates of an item are not events, and filtering here
         // costs no invocation. The local stream poller applies the same shared pattern.
-        filters: [FilterCriteria.filter(PUBLISHABLE_RECORD_PATTERN)],
-        onFailure: new OnFailureQueueDestination(this.onFailureQueue),
+        pattern: PUBLISHABLE_RECORD_PATTERN,
+        batchSize: props.batchSize ?? 100,
+        retryAttempts: props.retryAttempts ?? 5,
+        maxRecordAge: props.maxRecordAge ?? Duration.days(1),
       }),
     );
 

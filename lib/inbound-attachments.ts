@@ -9,11 +9,8 @@ import {
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import {
   BlockPublicAccess,
   Bucket,
@@ -21,19 +18,16 @@ import {
   ObjectOwnership,
   StorageClass,
 } from 'aws-cdk-lib/aws-s3';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { contentHostProblems } from '../functions/attachments/content-url-policy.ts';
 import { ATTACHMENT_RECORD_PATTERN } from '../functions/attachments/stream-filter.ts';
 import { notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
-import type { GatewayPlacement } from './gateway-egress.ts';
+import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
-import { type GatewaySettingsProps, gatewaySettingsProblems } from './gateway-settings.ts';
 import { grantTableItemActions } from './grants.ts';
-import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
-import { createOnFailureQueue, OnFailureQueueDestination } from './on-failure-queue.ts';
+import { createOnFailureQueue, streamEventSource } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
 /** The attachment bucket's lifecycle. */
@@ -58,35 +52,7 @@ export interface InboundAttachmentsOptions {
   readonly contentHosts?: readonly string[];
 }
 
-export interface InboundAttachmentsProps extends InboundAttachmentsOptions {
-  /** Its stream brings the inbound messages; attachment events are put into it. */
-  readonly eventTable: ITableV2;
-  /** The shared gateway token and the pending-attachment markers. */
-  readonly stateTable: ITableV2;
-  /** Gateway API key and password. */
-  readonly credentials: ISecret;
-  /** The customer's gateway hosts and call timeout. */
-  readonly gateway: GatewaySettingsProps;
-  /**
-   * Where the gateway callers run: the fixed-egress VPC's private subnets and security group.
-   * @default - outside a VPC
-   */
-  readonly egress?: GatewayPlacement;
-  /**
-   * Days attachment events are kept (DynamoDB TTL).
-   * @default 35
-   */
-  readonly eventRetentionDays?: number;
-  /**
-   * CloudWatch namespace of the functions' metrics.
-   * @default 'msgbridge'
-   */
-  readonly metricsNamespace?: string;
-  /**
-   * SNS topic that receives every alarm and its return to OK.
-   * @default - alarms without actions
-   */
-  readonly alarmTopicArn?: string;
+export interface InboundAttachmentsProps extends InboundAttachmentsOptions, GatewayCallersProps {
   /**
    * Customer managed key of the attachment bucket (SSE-KMS with an S3 Bucket Key), the
    * on-failure queue and the functions' log groups.
@@ -167,10 +133,7 @@ export class InboundAttachments extends Construct {
     super(scope, id);
     throwIfInvalid('InboundAttachments', [
       ...inboundAttachmentsProblems(props),
-      ...gatewaySettingsProblems(props.gateway),
-      ...integerProblem('eventRetentionDays', props.eventRetentionDays, { min: 8, max: 3_650 }),
-      ...metricsNamespaceProblems(props.metricsNamespace),
-      ...inboundAlarmsProblems(props),
+      ...gatewayCallersProblems(props),
     ]);
     // Log delivery by bucket policy (scoped to the attachment bucket) instead of the legacy
     // LogDeliveryWrite ACL; set here, before any child exists, so it holds in any app.
@@ -287,20 +250,14 @@ export class InboundAttachments extends Construct {
       props.encryptionKey,
     );
 
-    // The event source grants the stream read permissions (with kms:Decrypt on the table's key);
-    // the destination grants sending to the on-failure queue.
     this.fetchAttachments.addEventSource(
-      new DynamoEventSource(props.eventTable, {
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 10,
-        bisectBatchOnError: true,
-        retryAttempts: 5,
-        reportBatchItemFailures: true,
-        maxRecordAge: Duration.days(1),
+      streamEventSource(props.eventTable, this.onFailureQueue, {
         // Inserts of inbound messages with attachments only: the pattern the handler and the
         // local stream poller share.
-        filters: [FilterCriteria.filter(ATTACHMENT_RECORD_PATTERN)],
-        onFailure: new OnFailureQueueDestination(this.onFailureQueue),
+        pattern: ATTACHMENT_RECORD_PATTERN,
+        batchSize: 10,
+        retryAttempts: 5,
+        maxRecordAge: Duration.days(1),
       }),
     );
 

@@ -24,6 +24,7 @@ import {
   eventPublisherProblems,
   eventSourceProblems,
 } from './event-publisher.ts';
+import type { GatewayCallersProps } from './gateway-callers.ts';
 import {
   GatewayEgress,
   type GatewayEgressOptions,
@@ -356,7 +357,7 @@ export class MsgbridgeStack extends Stack {
     // What every construct with gateway callers takes alike. Everything they store goes to the
     // event table under the webhooks' retention: send records, polled and reconciled reports,
     // attachments, statistics.
-    const gatewayCallers = {
+    const gatewayCallers: GatewayCallersProps = {
       eventTable: this.eventTable,
       stateTable: this.stateTable,
       credentials: this.credentials,

@@ -1,12 +1,16 @@
 import { Duration, Validations } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import type {
-  DlqDestinationConfig,
-  IEventSourceDlq,
-  IEventSourceMapping,
-  IFunction,
+import {
+  type DlqDestinationConfig,
+  FilterCriteria,
+  type IEventSourceDlq,
+  type IEventSourceMapping,
+  type IFunction,
+  StartingPosition,
 } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { type IQueue, Queue, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { queueEncryption } from './queue-encryption.ts';
@@ -64,3 +68,32 @@ export class OnFailureQueueDestination implements IEventSourceDlq {
     return { destination: this.queue.queueArn };
   }
 }
+
+/**
+ * A table's stream as a function's event source, the way every stream consumer of msgbridge reads
+ * it: from the oldest record, only the records matching `pattern` (filtered before any
+ * invocation), failed batches bisected and retried, the records the handler names as failed
+ * retried alone, and what is still failing after the retries or too old handed to
+ * `onFailureQueue` as a pointer. The event source grants reading the stream (with kms:Decrypt on
+ * the table's key); the destination grants sending to the queue.
+ */
+export const streamEventSource = (
+  table: ITableV2,
+  onFailureQueue: IQueue,
+  settings: {
+    readonly pattern: Record<string, unknown>;
+    readonly batchSize: number;
+    readonly retryAttempts: number;
+    readonly maxRecordAge: Duration;
+  },
+): DynamoEventSource =>
+  new DynamoEventSource(table, {
+    startingPosition: StartingPosition.TRIM_HORIZON,
+    batchSize: settings.batchSize,
+    bisectBatchOnError: true,
+    retryAttempts: settings.retryAttempts,
+    reportBatchItemFailures: true,
+    maxRecordAge: settings.maxRecordAge,
+    filters: [FilterCriteria.filter(settings.pattern)],
+    onFailure: new OnFailureQueueDestination(onFailureQueue),
+  });

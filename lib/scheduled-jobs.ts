@@ -7,11 +7,9 @@ import {
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { AWAITING_REPORT_INDEX } from '../functions/commons/tables.ts';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
@@ -19,15 +17,10 @@ import { POLLED_QUARANTINE_PREFIX } from '../functions/polling/polled-page-quara
 import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-status.ts';
 import { notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
-import type { GatewayPlacement } from './gateway-egress.ts';
+import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
-import {
-  DEFAULT_GATEWAY_TIMEOUT_MS,
-  type GatewaySettingsProps,
-  gatewaySettingsProblems,
-} from './gateway-settings.ts';
+import { DEFAULT_GATEWAY_TIMEOUT_MS } from './gateway-settings.ts';
 import { grantIndexQuery, grantTableItemActions } from './grants.ts';
-import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
 export type { ReportDelivery };
@@ -75,40 +68,12 @@ export interface ScheduledJobsOptions {
   readonly reconcile?: ReconcileOptions;
 }
 
-export interface ScheduledJobsProps extends ScheduledJobsOptions {
-  /** Reports, inbound messages and send records; the stored path of every report. */
-  readonly eventTable: ITableV2;
-  /** The shared gateway token and the jobs' leases. */
-  readonly stateTable: ITableV2;
-  /** Gateway API key and password, `{"apiKey": "...", "apiPassword": "..."}`. */
-  readonly credentials: ISecret;
-  /** The customer's gateway hosts and call timeout. */
-  readonly gateway: GatewaySettingsProps;
-  /**
-   * Where the gateway callers run: the fixed-egress VPC's private subnets and security group.
-   * @default - outside a VPC
-   */
-  readonly egress?: GatewayPlacement;
-  /**
-   * Days stored reports, inbound messages and events are kept (DynamoDB TTL).
-   * @default 35
-   */
-  readonly eventRetentionDays?: number;
+export interface ScheduledJobsProps extends ScheduledJobsOptions, GatewayCallersProps {
   /**
    * Conditional puts kept in flight while storing one page of reports or messages.
    * @default 16
    */
   readonly storeConcurrency?: number;
-  /**
-   * CloudWatch namespace of the functions' metrics (and of the alarms on them).
-   * @default 'msgbridge'
-   */
-  readonly metricsNamespace?: string;
-  /**
-   * SNS topic that receives every alarm and its return to OK.
-   * @default - alarms without actions
-   */
-  readonly alarmTopicArn?: string;
   /**
    * Customer managed key of the functions' log groups.
    * @default - CloudWatch Logs' own encryption
@@ -223,11 +188,8 @@ export class ScheduledJobs extends Construct {
     super(scope, id);
     throwIfInvalid('ScheduledJobs', [
       ...scheduledJobsProblems(props),
-      ...gatewaySettingsProblems(props.gateway),
-      ...integerProblem('eventRetentionDays', props.eventRetentionDays, { min: 8, max: 3_650 }),
       ...integerProblem('storeConcurrency', props.storeConcurrency, { min: 1, max: 100 }),
-      ...metricsNamespaceProblems(props.metricsNamespace),
-      ...inboundAlarmsProblems(props),
+      ...gatewayCallersProblems(props),
     ]);
     const namespace = props.metricsNamespace ?? 'msgbridge';
     const reportDelivery = props.reportDelivery ?? 'webhook';
@@ -370,6 +332,16 @@ export class ScheduledJobs extends Construct {
       });
     const fiveMinutes = Duration.minutes(5);
     const fifteenMinutes = Duration.minutes(15);
+    // A poller that reported no poll for 5 minutes is stopped; no data at all means the same.
+    const pollerStopped = (alarmId: string, description: string, pollsMetric: string) =>
+      new Alarm(this, alarmId, {
+        alarmDescription: `${description} See docs/operations.md#report-delivery.`,
+        metric: metric(services.pollReports, pollsMetric, Stats.SUM, fiveMinutes),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.BREACHING,
+      });
 
     this.tokenRefreshFailures = above(
       'token-refresh-failures',
@@ -409,26 +381,18 @@ export class ScheduledJobs extends Construct {
         metric(services.pollReports, 'PagesUnconfirmed', Stats.SUM, Duration.minutes(1)),
         { evaluation: 5, toAlarm: 3 },
       );
-      this.reportPollerStopped = new Alarm(this, 'report-poller-stopped', {
-        alarmDescription:
-          'msgbridge: poll-reports has not polled for delivery reports for 5 minutes; reports are not arriving by polling. See docs/operations.md#report-delivery.',
-        metric: metric(services.pollReports, 'ReportPolls', Stats.SUM, fiveMinutes),
-        threshold: 1,
-        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.BREACHING,
-      });
+      this.reportPollerStopped = pollerStopped(
+        'report-poller-stopped',
+        'msgbridge: poll-reports has not polled for delivery reports for 5 minutes; reports are not arriving by polling.',
+        'ReportPolls',
+      );
     }
     if (props.moPolling === true) {
-      this.moPollerStopped = new Alarm(this, 'mo-poller-stopped', {
-        alarmDescription:
-          'msgbridge: poll-reports has not polled for inbound messages for 5 minutes; MO messages are not arriving. See docs/operations.md#report-delivery.',
-        metric: metric(services.pollReports, 'MoPolls', Stats.SUM, fiveMinutes),
-        threshold: 1,
-        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.BREACHING,
-      });
+      this.moPollerStopped = pollerStopped(
+        'mo-poller-stopped',
+        'msgbridge: poll-reports has not polled for inbound messages for 5 minutes; MO messages are not arriving.',
+        'MoPolls',
+      );
       this.inboundMessagesNotStored = above(
         'inbound-messages-not-stored',
         'msgbridge: polled inbound messages could be neither stored after 3 attempts nor kept in the durable quarantine (S3 failed too); the gateway hands each MO message out once, so these are lost unless found in the poll-reports log by moKey.',

@@ -9,23 +9,16 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { type Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { GatewayPlacement } from './gateway-egress.ts';
+import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
-import {
-  DEFAULT_GATEWAY_TIMEOUT_MS,
-  type GatewaySettingsProps,
-  gatewaySettingsProblems,
-} from './gateway-settings.ts';
+import { DEFAULT_GATEWAY_TIMEOUT_MS } from './gateway-settings.ts';
 import { grantTableItemActions } from './grants.ts';
-import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
 import { grantQueueSend } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 import { queueEncryption } from './queue-encryption.ts';
@@ -69,35 +62,7 @@ export interface SendPipelineOptions {
   readonly attachmentBuckets?: readonly string[];
 }
 
-export interface SendPipelineProps extends SendPipelineOptions {
-  /** Send records (claimed per `cliKey`) and the result events. */
-  readonly eventTable: ITableV2;
-  /** The shared TPS token bucket. */
-  readonly stateTable: ITableV2;
-  /** Gateway API key and password, `{"apiKey": "...", "apiPassword": "..."}`. */
-  readonly credentials: ISecret;
-  /** The customer's gateway hosts, TPS quota and call timeout. */
-  readonly gateway: GatewaySettingsProps;
-  /**
-   * Where the gateway callers run: the fixed-egress VPC's private subnets and security group.
-   * @default - outside a VPC
-   */
-  readonly egress?: GatewayPlacement;
-  /**
-   * Days a send record and its events are kept (DynamoDB TTL).
-   * @default 35
-   */
-  readonly eventRetentionDays?: number;
-  /**
-   * CloudWatch namespace of the function's metrics (and of the alarms on them).
-   * @default 'msgbridge'
-   */
-  readonly metricsNamespace?: string;
-  /**
-   * SNS topic that receives every alarm and its return to OK.
-   * @default - alarms without actions
-   */
-  readonly alarmTopicArn?: string;
+export interface SendPipelineProps extends SendPipelineOptions, GatewayCallersProps {
   /**
    * Customer managed key of both queues and the function's log group.
    * @default - SQS-managed encryption and CloudWatch Logs' own
@@ -192,10 +157,7 @@ export class SendPipeline extends Construct {
     super(scope, id);
     throwIfInvalid('SendPipeline', [
       ...sendPipelineProblems(props, props.gateway?.timeoutMs),
-      ...gatewaySettingsProblems(props.gateway),
-      ...integerProblem('eventRetentionDays', props.eventRetentionDays, { min: 8, max: 3_650 }),
-      ...metricsNamespaceProblems(props.metricsNamespace),
-      ...inboundAlarmsProblems(props),
+      ...gatewayCallersProblems(props),
     ]);
     const functionTimeout = props.functionTimeout ?? DEFAULTS.functionTimeout;
     const maxReceiveCount = props.maxReceiveCount ?? DEFAULTS.maxReceiveCount;

@@ -1,12 +1,10 @@
 import { join } from 'node:path';
 import { CfnElement, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { CfnSchedule } from 'aws-cdk-lib/aws-scheduler';
-import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { MessengerStatsName } from '../functions/commons/gateway/schemas/index.ts';
@@ -17,11 +15,9 @@ import {
 } from '../functions/statistics/export-statistics.ts';
 import { notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
-import type { GatewayPlacement } from './gateway-egress.ts';
+import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
-import { type GatewaySettingsProps, gatewaySettingsProblems } from './gateway-settings.ts';
 import { grantTableItemActions } from './grants.ts';
-import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
 import { createOnFailureQueue, grantQueueKeyForSend } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
@@ -73,41 +69,13 @@ export interface StatisticsExportOptions {
   readonly s3Export?: boolean;
 }
 
-export interface StatisticsExportProps extends StatisticsExportOptions {
-  /** Each statistic is one event-table item, published from the stream. */
-  readonly eventTable: ITableV2;
-  /** The shared gateway token. */
-  readonly stateTable: ITableV2;
-  /** Gateway API key and password. */
-  readonly credentials: ISecret;
-  /** The customer's gateway hosts and call timeout. */
-  readonly gateway: GatewaySettingsProps;
-  /**
-   * Where the function runs: the fixed-egress VPC's private subnets and security group.
-   * @default - outside a VPC
-   */
-  readonly egress?: GatewayPlacement;
+export interface StatisticsExportProps extends StatisticsExportOptions, GatewayCallersProps {
   /**
    * The bucket of the JSON-lines export; required when `s3Export` is on. The function may put
    * objects below `statistics/` only.
    * @default - no bucket
    */
   readonly bucket?: IBucket;
-  /**
-   * Days the statistics events are kept in the event table (DynamoDB TTL).
-   * @default 35
-   */
-  readonly eventRetentionDays?: number;
-  /**
-   * CloudWatch namespace of the function's metrics.
-   * @default 'msgbridge'
-   */
-  readonly metricsNamespace?: string;
-  /**
-   * SNS topic that receives every alarm and its return to OK.
-   * @default - alarms without actions
-   */
-  readonly alarmTopicArn?: string;
   /**
    * Customer managed key of the dead-letter queue and the function's log group.
    * @default - SQS-managed encryption, log group with CloudWatch Logs' own encryption
@@ -210,10 +178,7 @@ export class StatisticsExport extends Construct {
     throwIfInvalid('StatisticsExport', [
       ...statisticsExportProblems(props),
       ...(props.s3Export === true && props.bucket === undefined ? ['s3Export needs a bucket'] : []),
-      ...gatewaySettingsProblems(props.gateway),
-      ...integerProblem('eventRetentionDays', props.eventRetentionDays, { min: 8, max: 3_650 }),
-      ...metricsNamespaceProblems(props.metricsNamespace),
-      ...inboundAlarmsProblems(props),
+      ...gatewayCallersProblems(props),
     ]);
     const namespace = props.metricsNamespace ?? 'msgbridge';
     this.settings = StatisticsSettingsSchema.parse(settingsInput(props));
