@@ -2,12 +2,10 @@ import { z } from 'zod';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { GatewayError, GatewayRateLimitedError } from '../commons/gateway/errors.ts';
 import type { MoListData, PollReportsResponseData } from '../commons/gateway/schemas/index.ts';
-import type { Lease } from '../commons/lease.ts';
-import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
-import type { PolledPageQuarantine } from './polled-page-quarantine.ts';
-import { type PollLogger, type PollStop, underLease } from './poller-lease.ts';
+import { type LeaseHolder, type PollLogger, type PollStop, underLease } from './poller-lease.ts';
 import {
   keepPage,
+  type PageStorePorts,
   type ReingestOutcome,
   reingestKeptPages,
   storePage,
@@ -88,21 +86,8 @@ export class PollTimingError extends Error {
 }
 
 /** The ports of a polling run; the Lambda passes real adapters, tests fakes and a fake clock. */
-export interface PollDeps<G> {
+export interface PollDeps<G> extends LeaseHolder, PageStorePorts {
   readonly gateway: G;
-  /** The webhook receivers' dependencies: polled items take the same path (one put per item). */
-  readonly receive: ReceiveDeps;
-  /** Where a page goes that could not be stored after every attempt (not the event table). */
-  readonly quarantine: PolledPageQuarantine;
-  readonly lease: Lease;
-  /** This run's identity as lease holder (the Lambda's request id). */
-  readonly owner: string;
-  /** Epoch ms. */
-  readonly now: () => number;
-  readonly sleep: (ms: number) => Promise<void>;
-  /** Epoch ms by which the run has ended (the invocation's deadline less a margin). */
-  readonly deadline: number;
-  readonly logger: PollLogger;
   readonly timing?: Partial<PollTiming>;
 }
 

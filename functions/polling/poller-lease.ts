@@ -16,17 +16,21 @@ export interface PollLogger {
 /** Why a run ended. */
 export type PollStop = 'deadline' | 'lease-lost' | 'lease-busy';
 
-/** What holding a poller lease takes; a run's `PollDeps` fit. */
-export interface LeaseHolder {
-  readonly lease: Lease;
-  /** This run's identity as lease holder. */
-  readonly owner: string;
+/** The clock and logger of a polling run; tests pass a fake clock. */
+export interface PollRunClock {
   /** Epoch ms. */
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
-  /** Epoch ms by which the run has ended. */
+  /** Epoch ms by which the run has ended (the invocation's deadline less a margin). */
   readonly deadline: number;
   readonly logger: PollLogger;
+}
+
+/** What holding a poller lease takes. */
+export interface LeaseHolder extends PollRunClock {
+  readonly lease: Lease;
+  /** This run's identity as lease holder (the Lambda's request id). */
+  readonly owner: string;
 }
 
 /** The part of `PollTiming` the lease keeps to. */

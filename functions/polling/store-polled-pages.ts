@@ -5,7 +5,7 @@ import {
   receiveReports,
 } from '../inbound/receive-webhook.ts';
 import type { PolledPageKind, PolledPageQuarantine } from './polled-page-quarantine.ts';
-import type { LeaseSession, PollLogger, PollStop } from './poller-lease.ts';
+import type { LeaseSession, PollRunClock, PollStop } from './poller-lease.ts';
 
 /*
  * How the pollers store a polled page: through the webhook receivers' path (one conditional put
@@ -16,18 +16,12 @@ import type { LeaseSession, PollLogger, PollStop } from './poller-lease.ts';
 /** Kept pages re-ingested per poller and run at most; the rest wait for the next run. */
 export const MAX_REINGESTED_PAGES_PER_RUN = 20;
 
-/** What storing pages takes; a run's `PollDeps` fit. */
-export interface PageStorePorts {
+/** What storing pages takes. */
+export interface PageStorePorts extends PollRunClock {
   /** The webhook receivers' dependencies: polled items take the same path (one put per item). */
   readonly receive: ReceiveDeps;
   /** Where a page goes that could not be stored after every attempt (not the event table). */
   readonly quarantine: PolledPageQuarantine;
-  /** Epoch ms. */
-  readonly now: () => number;
-  readonly sleep: (ms: number) => Promise<void>;
-  /** Epoch ms by which the run has ended. */
-  readonly deadline: number;
-  readonly logger: PollLogger;
 }
 
 /** The part of `PollTiming` storing a page keeps to. */
