@@ -37,6 +37,7 @@ export interface ReceiveDeps {
   readonly onStoreFailure?: (record: EventRecord, error: unknown) => void;
 }
 
+/** Which webhook a body came to; the event catalogue's `webhook` field. */
 export type WebhookKind = z.infer<typeof WebhookKindSchema>;
 
 /**
@@ -55,6 +56,7 @@ export interface ReceiveOutcome {
 }
 
 const LIST_FIELD: Record<WebhookKind, string> = { report: 'rptLst', mo: 'moLst' };
+
 /**
  * Receives one report webhook body (spec 01 §6).
  *
