@@ -1,14 +1,13 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { composePublisher } from '../../functions/events/stream-batch-handler.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { reportBody } from '../support/gateway-bodies.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
+import { silentObservability } from '../support/silent-observability.ts';
 
 const ENV = {
   EVENT_BUS_NAME: 'test-bus',
@@ -17,10 +16,7 @@ const ENV = {
   PUBLISH_MAX_ATTEMPTS: '2',
 };
 
-const observed = {
-  logger: new Logger({ logLevel: 'SILENT' }),
-  metrics: new Metrics({ namespace: 'test', serviceName: 'test' }),
-};
+const observed = silentObservability();
 
 /** A state table that has no markers and takes every write. */
 const emptyStateTable = () => {
@@ -36,7 +32,8 @@ const emptyStateTable = () => {
   return { tables, documents };
 };
 
-const streamEvent = async (count: number): Promise<DynamoDBStreamEvent> => {
+/** Stream records of `count` stored reports, made the way the table makes them (DynamoDB JSON). */
+const reportStreamRecords = async (count: number): Promise<DynamoDBRecord[]> => {
   const store = new FakeEventStore();
   await receiveReports(JSON.stringify(reportBody(count)), {
     store,
@@ -44,16 +41,14 @@ const streamEvent = async (count: number): Promise<DynamoDBStreamEvent> => {
     retentionDays: 35,
     concurrency: 1,
   });
-  return {
-    Records: [...store.items.values()].map((item, index) => ({
-      eventName: 'INSERT',
-      dynamodb: {
-        Keys: marshall({ pk: item.pk, sk: item.sk }),
-        NewImage: marshall(item),
-        SequenceNumber: String(1000 + index),
-      },
-    })) as DynamoDBRecord[],
-  };
+  return [...store.items.values()].map((item, index) => ({
+    eventName: 'INSERT',
+    dynamodb: {
+      Keys: marshall({ pk: item.pk, sk: item.sk }),
+      NewImage: marshall(item),
+      SequenceNumber: String(1000 + index),
+    },
+  })) as DynamoDBRecord[];
 };
 
 afterEach(() => {
@@ -67,7 +62,7 @@ describe('composePublisher', () => {
     const { tables, documents } = emptyStateTable();
 
     const publisher = composePublisher(ENV, { ...observed, documents, bus });
-    const answer = await publisher.handler(await streamEvent(3));
+    const answer = await publisher.handler({ Records: await reportStreamRecords(3) });
 
     expect(answer.batchItemFailures).toEqual([]);
     expect(bus.entries).toHaveLength(3);

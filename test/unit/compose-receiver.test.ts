@@ -1,10 +1,9 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { composeReceiver } from '../../functions/inbound/webhook-handler.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { moBody, reportBody } from '../support/gateway-bodies.ts';
+import { silentObservability } from '../support/silent-observability.ts';
 
 const ENV = {
   EVENT_TABLE_NAME: 'events-table',
@@ -14,10 +13,7 @@ const ENV = {
   STORE_CONCURRENCY: '3',
 };
 
-const observed = {
-  logger: new Logger({ logLevel: 'SILENT' }),
-  metrics: new Metrics({ namespace: 'test', serviceName: 'test' }),
-};
+const observed = silentObservability();
 
 const event = (secret: string, body: unknown) =>
   ({

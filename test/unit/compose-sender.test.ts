@@ -1,5 +1,3 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
@@ -8,6 +6,7 @@ import type { SendGateway } from '../../functions/sending/ports.ts';
 import { composeSender } from '../../functions/sending/queue-record-handler.ts';
 import { RATE_LIMIT_METRICS } from '../../functions/sending/rate-limit-metrics.ts';
 import { smsBody } from '../support/send-fixtures.ts';
+import { silentObservability } from '../support/silent-observability.ts';
 
 const ENV = {
   EVENT_TABLE_NAME: 'events-table',
@@ -22,10 +21,7 @@ const ENV = {
   GATEWAY_API_PASSWORD: 'test-password',
 };
 
-const observed = () => ({
-  logger: new Logger({ logLevel: 'SILENT' }),
-  metrics: new Metrics({ namespace: 'test', serviceName: 'test' }),
-});
+const observed = silentObservability;
 
 /** Tables that take every write, remembering which table each went to. */
 const acceptingTables = () => {
@@ -42,16 +38,16 @@ const acceptingTables = () => {
   return { tables, documents };
 };
 
-/** A gateway that accepts every recipient. */
-const acceptingGateway: SendGateway = {
+/** A gateway that answers every recipient with `code` (`10000`: accepted). */
+const gatewayAnswering = (code: string): SendGateway => ({
   send: async (message) => ({
     kind: 'immediate',
     results:
       'recvInfoLst' in message.body
-        ? message.body.recvInfoLst.map((r) => ({ cliKey: r.cliKey, code: '10000' }))
+        ? message.body.recvInfoLst.map((r) => ({ cliKey: r.cliKey, code }))
         : [],
   }),
-};
+});
 
 const record = (body: unknown): SQSRecord =>
   ({
@@ -75,7 +71,7 @@ describe('composeSender', () => {
     const sender = composeSender(ENV, {
       ...overrides,
       documents,
-      wrapGateway: () => acceptingGateway,
+      wrapGateway: () => gatewayAnswering('10000'),
     });
     const result = await sender.recordHandler(record({ channel: 'sms', ...smsBody(10) }), 30_000);
 
@@ -98,21 +94,12 @@ describe('composeSender', () => {
       },
     } as unknown as SQSClient;
     const { documents } = acceptingTables();
-    const failing: SendGateway = {
-      send: async (message) => ({
-        kind: 'immediate',
-        results:
-          'recvInfoLst' in message.body
-            ? message.body.recvInfoLst.map((r) => ({ cliKey: r.cliKey, code: '29019' }))
-            : [],
-      }),
-    };
-
     const sender = composeSender(ENV, {
       ...observed(),
       documents,
       sqs,
-      wrapGateway: () => failing,
+      // 29019 is retried later: the message goes back to the queue.
+      wrapGateway: () => gatewayAnswering('29019'),
     });
     await sender.recordHandler(record({ channel: 'sms', ...smsBody(1) }), 30_000).catch(() => {});
 
