@@ -122,6 +122,20 @@ export const createMessenger = (ctx: SimContext) => {
     return parsed.success ? { data: parsed.data } : { response: invalid(parsed.error) };
   };
 
+  /** The body of a group membership change (§4.2) and the members of the group it names. */
+  const membershipChange = (
+    request: SimRequest,
+  ):
+    | { chGrpKey: string; msgrChId: string; members: Map<string, number> }
+    | { response: SimResponse } => {
+    const parsed = body(request, GroupMemberBody);
+    if ('response' in parsed) return parsed;
+    const { chGrpKey, msgrChId } = parsed.data;
+    const members = memberships.get(chGrpKey);
+    if (!members) return { response: fail(MESSENGER_CODES.unknownGroup, `no group ${chGrpKey}`) };
+    return { chGrpKey, msgrChId, members };
+  };
+
   const liveChannel = (msgrChId: string): Channel | undefined => {
     const channel = channels.get(msgrChId);
     return channel && channel.stat !== 'D' ? channel : undefined;
@@ -172,11 +186,9 @@ export const createMessenger = (ctx: SimContext) => {
     },
 
     addToGroup: (request) => {
-      const parsed = body(request, GroupMemberBody);
-      if ('response' in parsed) return parsed.response;
-      const { chGrpKey, msgrChId } = parsed.data;
-      const members = memberships.get(chGrpKey);
-      if (!members) return fail(MESSENGER_CODES.unknownGroup, `no group ${chGrpKey}`);
+      const change = membershipChange(request);
+      if ('response' in change) return change.response;
+      const { chGrpKey, msgrChId, members } = change;
       if (!liveChannel(msgrChId)) return unknownChannel(msgrChId);
       if (members.has(msgrChId)) {
         return fail(MESSENGER_CODES.alreadyInGroup, `${msgrChId} is already in group ${chGrpKey}`);
@@ -207,11 +219,9 @@ export const createMessenger = (ctx: SimContext) => {
       ),
 
     removeFromGroup: (request) => {
-      const parsed = body(request, GroupMemberBody);
-      if ('response' in parsed) return parsed.response;
-      const { chGrpKey, msgrChId } = parsed.data;
-      const members = memberships.get(chGrpKey);
-      if (!members) return fail(MESSENGER_CODES.unknownGroup, `no group ${chGrpKey}`);
+      const change = membershipChange(request);
+      if ('response' in change) return change.response;
+      const { chGrpKey, msgrChId, members } = change;
       if (!members.delete(msgrChId)) {
         return fail(MESSENGER_CODES.notInGroup, `${msgrChId} is not in group ${chGrpKey}`);
       }
