@@ -1,0 +1,61 @@
+/** The stack synthesized for the inbound path tests (defaults, and webhooks and publisher configured), and the helpers that read its template. */
+import { App, CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { beforeAll } from 'vitest';
+import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
+import { TEST_GATEWAY } from '../infra/fixtures/gateway.ts';
+
+export let defaults: Synthesized;
+
+export let configured: Synthesized;
+
+export interface Statement {
+  readonly Effect: string;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+  readonly Condition?: Record<string, Record<string, unknown>>;
+}
+
+export interface Synthesized {
+  readonly stack: MsgbridgeStack;
+  readonly template: Template;
+  readonly resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+  readonly id: (construct: IConstruct | undefined) => string;
+}
+
+export const synth = (props: Omit<MsgbridgeStackProps, 'gateway'> = {}): Synthesized => {
+  const app = new App();
+  const stack = new MsgbridgeStack(app, 'msgbridge-inbound', { gateway: TEST_GATEWAY, ...props });
+  const template = Template.fromStack(stack);
+  const id = (construct: IConstruct | undefined): string => {
+    const element = construct?.node.defaultChild ?? construct;
+    if (!CfnElement.isCfnElement(element)) throw new Error('no CloudFormation element');
+    return stack.getLogicalId(element);
+  };
+  return { stack, template, resources: template.toJSON().Resources, id };
+};
+
+export const environmentOf = ({ resources, id }: Synthesized, fn: IConstruct): unknown => {
+  const properties = resources[id(fn)]?.Properties as
+    | { Environment?: { Variables?: unknown } }
+    | undefined;
+  return properties?.Environment?.Variables;
+};
+
+/** Synthesizes `defaults` and `configured` once before the enclosing describe's tests. */
+export const synthInboundStacks = (): void => {
+  beforeAll(() => {
+    defaults = synth();
+    configured = synth({
+      webhooks: {
+        allowedSourceCidrs: ['203.0.113.0/24', '2001:db8::/32'],
+        throttlingRateLimit: 20,
+        throttlingBurstLimit: 40,
+        stageTracing: true,
+      },
+      publisher: { archiveRetentionDays: 90 },
+      alarmTopicArn: 'arn:aws:sns:ap-northeast-2:123456789012:msgbridge-alarms',
+    });
+  });
+};
