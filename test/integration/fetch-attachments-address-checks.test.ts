@@ -9,6 +9,7 @@
  */
 
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import {
   contentUrlAgent,

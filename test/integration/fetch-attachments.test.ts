@@ -23,7 +23,6 @@ import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.
 import { receiveInbound } from '../../functions/inbound/receive-webhook.ts';
 import type { MoInjectionInput } from '../../simulator/index.ts';
 import {
-  BUCKET,
   DAY,
   deps,
   dynamo,
@@ -37,6 +36,7 @@ import {
   streamRecordOf,
   useAttachmentStack,
 } from '../support/attachment-stack.ts';
+import { BUCKET } from '../support/fauxqs-s3.ts';
 
 useAttachmentStack();
 

@@ -1,9 +1,3 @@
-/**
- * Report and MO polling against the gateway simulator (manual clock: every wait of the poller
- * advances the simulated time) with the real event store and leases on dynalite. Runs are driven
- * the way the schedule drives them: one run per simulated minute, ending before its deadline.
- */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -36,6 +30,7 @@ import {
   startSimulator,
 } from '../../simulator/index.ts';
 import { cleanups, documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
+import { BUCKET, startFauxqsProcess as startS3 } from '../support/fauxqs-s3.ts';
 import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 
@@ -392,46 +387,6 @@ describe('odd items on polled pages', () => {
     expect(outcome).toMatchObject({ messagesPolled: 3, messagesStored: 3, failedPolls: 0 });
   });
 });
-
-const BUCKET = 'msgbridge-attachments';
-
-/** fauxqs's S3 in a child process, with the bucket created; it exits when our stdin closes. */
-const startS3 = async (): Promise<{ endpoint: string; stop(): Promise<void> }> => {
-  const script = [
-    "import { startFauxqs } from 'fauxqs';",
-    'const server = await startFauxqs({ port: 0, logger: false });',
-    `server.createBucket(${JSON.stringify(BUCKET)});`,
-    "process.stdout.write(JSON.stringify({ port: server.port }) + '\\n');",
-    "process.stdin.on('end', () => server.stop().finally(() => process.exit(0)));",
-    'process.stdin.resume();',
-  ].join('\n');
-  const child: ChildProcess = spawn(process.execPath, ['--input-type=module', '-e', script], {
-    cwd: process.cwd(),
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const line = output.split('\n')[0];
-      if (output.includes('\n') && line) resolve((JSON.parse(line) as { port: number }).port);
-    });
-    child.once('exit', (code) => reject(new Error(`fauxqs exited with ${code}`)));
-  });
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        const kill = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        child.once('exit', () => {
-          clearTimeout(kill);
-          resolve();
-        });
-        child.stdin?.end();
-      }),
-  };
-};
 
 /** The event store with an outage for some keys: every put of those items throws until healed. */
 const withOutage = (store: EventStore, failing: Set<string>): EventStore => ({
