@@ -1,12 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBRecord } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { composePublisher } from '../../functions/events/stream-batch-handler.ts';
-import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
-import { FakeEventStore } from '../support/fake-event-store.ts';
-import { reportBody } from '../support/gateway-bodies.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
+import { reportStreamRecords } from '../support/report-stream-records.ts';
 import { silentObservability } from '../support/silent-observability.ts';
 
 const ENV = {
@@ -30,25 +26,6 @@ const emptyStateTable = () => {
     },
   } as unknown as DynamoDBDocumentClient;
   return { tables, documents };
-};
-
-/** Stream records of `count` stored reports, made the way the table makes them (DynamoDB JSON). */
-const reportStreamRecords = async (count: number): Promise<DynamoDBRecord[]> => {
-  const store = new FakeEventStore();
-  await receiveReports(JSON.stringify(reportBody(count)), {
-    store,
-    now: () => new Date('2026-11-21T00:00:00Z'),
-    retentionDays: 35,
-    concurrency: 1,
-  });
-  return [...store.items.values()].map((item, index) => ({
-    eventName: 'INSERT',
-    dynamodb: {
-      Keys: marshall({ pk: item.pk, sk: item.sk }),
-      NewImage: marshall(item),
-      SequenceNumber: String(1000 + index),
-    },
-  })) as DynamoDBRecord[];
 };
 
 afterEach(() => {

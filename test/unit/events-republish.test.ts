@@ -16,7 +16,7 @@ import {
   ReceiveMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
@@ -44,6 +44,7 @@ import { captureIo, runCli } from '../support/cli-gateway.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { reportBody } from '../support/gateway-bodies.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
+import { insertRecordsOf } from '../support/report-stream-records.ts';
 import { runStreamWithRetries } from '../support/stream-retry-model.ts';
 
 const store = new FakeEventStore();
@@ -59,14 +60,7 @@ const keyOfItem = (index: number): ItemKey => {
   if (!item) throw new Error(`no item ${index}`);
   return { pk: item.pk, sk: item.sk };
 };
-const RECORDS = ITEMS.map((item, index) => ({
-  eventName: 'INSERT',
-  dynamodb: {
-    Keys: marshall({ pk: item.pk, sk: item.sk }),
-    NewImage: marshall(item),
-    SequenceNumber: String(1000 + index),
-  },
-})) as DynamoDBRecord[];
+const RECORDS = insertRecordsOf(ITEMS);
 
 /** The event table as the CLI reads it: items by key, attributes as plain values. */
 const tableOf = (records: readonly DynamoDBRecord[]) => {

@@ -10,29 +10,8 @@ import {
   type PublishDeps,
   publishRecords,
 } from '../../functions/events/publish.ts';
-import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
-import { FakeEventStore } from '../support/fake-event-store.ts';
-import { reportBody } from '../support/gateway-bodies.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
-
-/** Stream records made the way the table makes them: real stored items, in DynamoDB JSON. */
-const streamRecords = async (count: number): Promise<DynamoDBRecord[]> => {
-  const store = new FakeEventStore();
-  await receiveReports(JSON.stringify(reportBody(count)), {
-    store,
-    now: () => new Date('2026-11-21T00:00:00Z'),
-    retentionDays: 35,
-    concurrency: 1,
-  });
-  return [...store.items.values()].map((item, index) => ({
-    eventName: 'INSERT',
-    dynamodb: {
-      Keys: marshall({ pk: item.pk, sk: item.sk }),
-      NewImage: marshall(item),
-      SequenceNumber: String(1000 + index),
-    },
-  })) as DynamoDBRecord[];
-};
+import { reportStreamRecords as streamRecords } from '../support/report-stream-records.ts';
 
 /** A bus that records calls; `fail(eventIds, times)` makes entries fail that many times. */
 class ScriptedBus implements EventBus {

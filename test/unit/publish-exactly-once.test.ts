@@ -16,29 +16,9 @@ import {
   type PublishOutcome,
   publishRecords,
 } from '../../functions/events/publish.ts';
-import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
-import { FakeEventStore } from '../support/fake-event-store.ts';
-import { reportBody } from '../support/gateway-bodies.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
+import { reportStreamRecords as streamRecords } from '../support/report-stream-records.ts';
 import { runStreamWithRetries } from '../support/stream-retry-model.ts';
-
-const streamRecords = async (count: number): Promise<DynamoDBRecord[]> => {
-  const store = new FakeEventStore();
-  await receiveReports(JSON.stringify(reportBody(count)), {
-    store,
-    now: () => new Date('2026-11-21T00:00:00Z'),
-    retentionDays: 35,
-    concurrency: 1,
-  });
-  return [...store.items.values()].map((item, index) => ({
-    eventName: 'INSERT',
-    dynamodb: {
-      Keys: marshall({ pk: item.pk, sk: item.sk }),
-      NewImage: marshall(item),
-      SequenceNumber: String(1000 + index),
-    },
-  })) as DynamoDBRecord[];
-};
 
 const ALL_RECORDS = await streamRecords(40);
 
