@@ -56,7 +56,7 @@ const emittedMetrics = () => {
     if (/captureColdStartMetric:\s*true/.test(source))
       units.set('ColdStart', new Set([MetricUnit.Count]));
     for (const [, service = ''] of source.matchAll(
-      /(?:createMetrics\(|observabilityOf\()'([a-z-]+)'[,)]/g,
+      /(?:createMetrics|observabilityOf|compose\w+Deps)\('([a-z-]+)'[,)]/g,
     ))
       services.add(service);
   }
