@@ -21,7 +21,7 @@ import {
   token,
   useRulesSimulator,
 } from '../support/send-rules-simulator.ts';
-import { callGateway } from '../support/simulator-http.ts';
+import { postMultipartMms } from '../support/simulator-http.ts';
 
 useRulesSimulator();
 
@@ -173,14 +173,7 @@ describe('multipart MMS (spec 01 §4.4)', () => {
         `${index}.jpg`,
       );
     }
-    const encoded = new Response(form);
-    return callGateway(sim, {
-      method: 'POST',
-      path: '/xms/mms/file/v1',
-      token,
-      body: Buffer.from(await encoded.arrayBuffer()),
-      headers: { 'content-type': encoded.headers.get('content-type') ?? '' },
-    });
+    return postMultipartMms(sim, token, form);
   };
 
   it('accepts reqMsg with one file, and refuses file ids in reqMsg or no file at all', async () => {

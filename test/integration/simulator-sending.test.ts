@@ -12,7 +12,7 @@ import {
   token,
   useSendingSimulator,
 } from '../support/sending-simulator.ts';
-import { callGateway } from '../support/simulator-http.ts';
+import { callGateway, postMultipartMms } from '../support/simulator-http.ts';
 
 useSendingSimulator();
 
@@ -209,15 +209,7 @@ describe('multipart MMS', () => {
       const bytes = Buffer.alloc(1_024, index);
       form.append('parts', new Blob([bytes], { type: 'image/jpeg' }), `photo-${index}.jpg`);
     }
-    // Response serialises the form the way fetch would, boundary and all.
-    const encoded = new Response(form);
-    return callGateway(sim, {
-      method: 'POST',
-      path: '/xms/mms/file/v1',
-      token,
-      body: Buffer.from(await encoded.arrayBuffer()),
-      headers: { 'content-type': encoded.headers.get('content-type') ?? '' },
-    });
+    return postMultipartMms(sim, token, form);
   };
 
   it('accepts two attached files as an MMS', async () => {

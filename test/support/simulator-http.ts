@@ -141,3 +141,19 @@ export const asList = (value: unknown): Json[] => {
   if (!Array.isArray(value)) throw new Error(`expected a list, got ${JSON.stringify(value)}`);
   return value.map(asObject);
 };
+
+/** Posts `form` to the multipart MMS endpoint; Response serialises it the way fetch would, boundary and all. */
+export const postMultipartMms = async (
+  sim: SimulatorEndpoint,
+  token: string,
+  form: FormData,
+): Promise<GatewayAnswer> => {
+  const encoded = new Response(form);
+  return callGateway(sim, {
+    method: 'POST',
+    path: '/xms/mms/file/v1',
+    token,
+    body: Buffer.from(await encoded.arrayBuffer()),
+    headers: { 'content-type': encoded.headers.get('content-type') ?? '' },
+  });
+};
