@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayRequestInvalidError } from '../../functions/commons/gateway/gateway-client.ts';
 import {
   GatewayRcsManagementClient,
   RcsChatbotIdUnusableError,
 } from '../../functions/commons/gateway/rcs-management-client.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import type { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { RCS_APPROVAL, RCS_CODES, SIM_RCS_PORTAL } from '../../simulator/rcs.ts';
-import { type Simulator, startSimulator } from '../../simulator/server.ts';
+import type { Simulator } from '../../simulator/server.ts';
 import { callGateway } from '../support/simulator-http.ts';
+import { startWithSessions } from '../support/simulator-sessions.ts';
 
 const credentials = { apiKey: 'rcs-key', apiPassword: 'rcs-secret' };
 
@@ -63,17 +63,7 @@ const approveChatbot = (chatbotId: string) =>
   });
 
 beforeAll(async () => {
-  sim = await startSimulator({
-    ...credentials,
-    port: 0,
-    clock: 'manual',
-    accessTokenTtlSeconds: 86_400,
-  });
-  sessions = new SessionTokenProvider({
-    auth: new GatewayAuthApi({ hosts: sim.hosts }),
-    credentials: () => credentials,
-    now: () => sim.clock.now(),
-  });
+  ({ sim, sessions } = await startWithSessions(credentials));
   client = new GatewayRcsManagementClient({
     hosts: sim.hosts,
     tokens: sessions,

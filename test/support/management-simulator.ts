@@ -1,11 +1,11 @@
 /** One simulator per test file with the management client on it, and the channel and template steps the tests share. */
 import { afterAll, beforeAll, expect } from 'vitest';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import type { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
 import { simulatedChannelToken } from '../../simulator/messenger.ts';
-import { type Simulator, startSimulator } from '../../simulator/server.ts';
+import type { Simulator } from '../../simulator/server.ts';
+import { startWithSessions } from './simulator-sessions.ts';
 
 export const credentials = { apiKey: 'mgmt-key', apiPassword: 'mgmt-secret' };
 
@@ -60,17 +60,7 @@ export const templateBody = (msgrChId: string, templateCode: string) => ({
 /** Starts the file's simulator and client before its tests and closes the simulator after them. */
 export const useManagementSimulator = (): void => {
   beforeAll(async () => {
-    sim = await startSimulator({
-      ...credentials,
-      port: 0,
-      clock: 'manual',
-      accessTokenTtlSeconds: 86_400,
-    });
-    sessions = new SessionTokenProvider({
-      auth: new GatewayAuthApi({ hosts: sim.hosts }),
-      credentials: () => credentials,
-      now: () => sim.clock.now(),
-    });
+    ({ sim, sessions } = await startWithSessions(credentials));
     const counting: TokenProvider = {
       getToken: () => {
         tokenRequests += 1;
