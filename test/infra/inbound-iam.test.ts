@@ -1,5 +1,4 @@
 import { App, Stack, Validations } from 'aws-cdk-lib';
-import type { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { VPC_NETWORK_INTERFACE_ACTIONS } from '../../lib/msgbridge-function.ts';
@@ -10,22 +9,10 @@ import {
   configured,
   defaults,
   environmentOf,
-  type Statement,
   synthInboundStacks,
 } from '../support/inbound-stack.ts';
+import { actionsOf, allStatements, statementsOfRole } from '../support/stack-template.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
-
-const actionsOf = (statement: Statement): string[] => [statement.Action].flat();
-
-const statementsOfRole = (template: Template, roleId: string): Statement[] =>
-  Object.values(template.findResources('AWS::IAM::Policy'))
-    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${roleId}"`))
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
-
-const allStatements = (template: Template): Statement[] =>
-  Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
-    (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
-  );
 
 const DYNAMODB_WRITES = [
   'dynamodb:PutItem',

@@ -5,7 +5,6 @@ import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { stackPropsFromContext } from '../../lib/context-props.ts';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
-import { InvalidPropsError } from '../../lib/props-validation.ts';
 import {
   ALARM_TOPIC,
   defaults,
@@ -16,24 +15,8 @@ import {
   statementsOfRole,
   synthJobStacks,
 } from '../support/jobs-stack.ts';
+import { actionsOf, problemsOf, withPrefix } from '../support/stack-template.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
-
-const actionsOf = (statement: Statement): string[] => [statement.Action].flat();
-
-const withPrefix = (statements: Statement[], prefix: string): Statement[] =>
-  statements.filter((statement) =>
-    actionsOf(statement).some((action) => action.startsWith(prefix)),
-  );
-
-const problemsOf = (act: () => unknown): readonly string[] => {
-  try {
-    act();
-  } catch (error) {
-    if (error instanceof InvalidPropsError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected an InvalidPropsError');
-};
 
 describe('scheduled jobs and inbound attachments infrastructure', () => {
   synthJobStacks();

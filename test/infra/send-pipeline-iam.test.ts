@@ -9,7 +9,6 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { CONTEXT_KEY, stackPropsFromContext } from '../../lib/context-props.ts';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
-import { InvalidPropsError } from '../../lib/props-validation.ts';
 import { SendPipeline } from '../../lib/send-pipeline.ts';
 import {
   ALARM_TOPIC,
@@ -20,32 +19,11 @@ import {
   type Synthesized,
   synthSendStacks,
 } from '../support/send-pipeline-stack.ts';
+import { actionsOf, problemsOf, statementsOfRole, withPrefix } from '../support/stack-template.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
-
-const actionsOf = (statement: Statement): string[] => [statement.Action].flat();
-
-const statementsOfRole = (template: Template, roleId: string): Statement[] =>
-  Object.values(template.findResources('AWS::IAM::Policy'))
-    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${roleId}"`))
-    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
 
 const senderStatements = ({ template, id, stack }: Synthesized): Statement[] =>
   statementsOfRole(template, id(stack.sendPipeline.sendMessages.role));
-
-const withPrefix = (statements: Statement[], prefix: string): Statement[] =>
-  statements.filter((statement) =>
-    actionsOf(statement).some((action) => action.startsWith(prefix)),
-  );
-
-const problemsOf = (act: () => unknown): readonly string[] => {
-  try {
-    act();
-  } catch (error) {
-    if (error instanceof InvalidPropsError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected an InvalidPropsError');
-};
 
 describe('send pipeline infrastructure', () => {
   synthSendStacks();

@@ -10,13 +10,6 @@ export let defaults: Synthesized;
 
 export let configured: Synthesized;
 
-export interface Statement {
-  readonly Effect: string;
-  readonly Action: string | string[];
-  readonly Resource: unknown;
-  readonly Condition?: Record<string, Record<string, unknown>>;
-}
-
 export interface Synthesized {
   readonly stack: MsgbridgeStack;
   readonly template: Template;
@@ -59,3 +52,5 @@ export const synthInboundStacks = (): void => {
     });
   });
 };
+
+export type { Statement } from './stack-template.ts';

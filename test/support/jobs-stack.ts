@@ -5,6 +5,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll } from 'vitest';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { TEST_GATEWAY } from '../infra/fixtures/gateway.ts';
+import type { Statement } from './stack-template.ts';
 
 /** Webhook mode, every default. */
 export let defaults: Synthesized;
@@ -18,14 +19,6 @@ export const attachments = (synthesized: Synthesized) => synthesized.stack.inbou
 
 export const pollReportsOf = (synthesized: Synthesized) =>
   defined(jobs(synthesized).pollReports, 'poll-reports');
-
-export interface Statement {
-  readonly Effect: string;
-  readonly Action: string | string[];
-  readonly Resource: unknown;
-  readonly Principal?: unknown;
-  readonly Condition?: unknown;
-}
 
 export interface Resource {
   readonly Type: string;
@@ -87,3 +80,5 @@ export const synthJobStacks = (): void => {
     });
   });
 };
+
+export type { Statement } from './stack-template.ts';

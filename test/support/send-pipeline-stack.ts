@@ -10,12 +10,6 @@ export let defaults: Synthesized;
 
 export let configured: Synthesized;
 
-export interface Statement {
-  readonly Effect: string;
-  readonly Action: string | string[];
-  readonly Resource: unknown;
-}
-
 export interface Synthesized {
   readonly stack: MsgbridgeStack;
   readonly template: Template;
@@ -66,3 +60,5 @@ export const synthSendStacks = (): void => {
     });
   });
 };
+
+export type { Statement } from './stack-template.ts';

@@ -1,0 +1,42 @@
+/** What the infrastructure tests read from a synthesized template: IAM statements and their actions, and the problems invalid props are refused with. */
+import type { Template } from 'aws-cdk-lib/assertions';
+import { InvalidPropsError } from '../../lib/props-validation.ts';
+
+/** An IAM policy statement as CloudFormation holds it. */
+export interface Statement {
+  readonly Sid?: string;
+  readonly Effect: string;
+  readonly Principal?: unknown;
+  readonly Action: string | string[];
+  readonly Resource: unknown;
+  readonly Condition?: Record<string, Record<string, unknown>>;
+}
+
+export const actionsOf = (statement: Statement): string[] => [statement.Action].flat();
+
+export const withPrefix = (statements: Statement[], prefix: string): Statement[] =>
+  statements.filter((statement) =>
+    actionsOf(statement).some((action) => action.startsWith(prefix)),
+  );
+
+/** The statements of every policy attached to the role with logical id `roleId`. */
+export const statementsOfRole = (template: Template, roleId: string): Statement[] =>
+  Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${roleId}"`))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+
+export const allStatements = (template: Template): Statement[] =>
+  Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+    (policy) => policy.Properties.PolicyDocument.Statement as Statement[],
+  );
+
+/** The problems `act` is refused with; fails when it throws nothing or something else. */
+export const problemsOf = (act: () => unknown): readonly string[] => {
+  try {
+    act();
+  } catch (error) {
+    if (error instanceof InvalidPropsError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected an InvalidPropsError');
+};
