@@ -1,5 +1,10 @@
 import { Stack, Token } from 'aws-cdk-lib';
-import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IMetric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -20,6 +25,32 @@ export const notifyAlarmTopic = (
     alarm.addOkAction(action);
   }
 };
+
+/**
+ * An alarm on anything at all: the metric above 0 in `toAlarm` of the last `evaluation` periods
+ * (both 1 unless given). Missing data is never breaching: no traffic is healthy. The description
+ * ends with the docs/operations.md section (`anchor`) that says what to do.
+ */
+export const alarmOnAny = (
+  scope: Construct,
+  alarmId: string,
+  alarm: {
+    readonly description: string;
+    readonly anchor: string;
+    readonly metric: IMetric;
+    readonly evaluation?: number;
+    readonly toAlarm?: number;
+  },
+): Alarm =>
+  new Alarm(scope, alarmId, {
+    alarmDescription: `${alarm.description} See docs/operations.md#${alarm.anchor}.`,
+    metric: alarm.metric,
+    threshold: 0,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: alarm.evaluation ?? 1,
+    datapointsToAlarm: alarm.toAlarm ?? alarm.evaluation ?? 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
 
 /** Where alarm notifications go: an existing topic, or e-mail addresses on a topic of our own. */
 export interface AlarmTargetProps {

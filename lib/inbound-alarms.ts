@@ -1,17 +1,16 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import {
-  Alarm,
-  ComparisonOperator,
+  type Alarm,
   type IMetric,
   MathExpression,
   Metric,
   Stats,
-  TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { alarmOnAny } from './alarm-actions.ts';
 import { throwIfInvalid } from './props-validation.ts';
 
 export interface InboundAlarmsOptions {
@@ -102,21 +101,8 @@ export class InboundAlarms extends Construct {
         label,
       });
     };
-    const alarm = (
-      alarmId: string,
-      description: string,
-      metricToWatch: IMetric,
-      evaluationPeriods = 1,
-    ) =>
-      new Alarm(this, alarmId, {
-        alarmDescription: `${description} See docs/operations.md#alarms.`,
-        metric: metricToWatch,
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods,
-        datapointsToAlarm: evaluationPeriods,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
+    const alarm = (alarmId: string, description: string, metric: IMetric, evaluation = 1) =>
+      alarmOnAny(this, alarmId, { description, anchor: 'alarms', metric, evaluation });
     const fiveMinutes = Duration.minutes(5);
 
     this.onFailureQueueNotEmpty = alarm(

@@ -1,13 +1,11 @@
 import { join } from 'node:path';
 import { CfnElement, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import {
-  Alarm,
-  ComparisonOperator,
+  type Alarm,
   type IMetric,
   MathExpression,
   Metric,
   Stats,
-  TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -22,7 +20,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { contentHostProblems } from '../functions/attachments/content-url-policy.ts';
 import { ATTACHMENT_RECORD_PATTERN } from '../functions/attachments/stream-filter.ts';
-import { notifyAlarmTopic } from './alarm-actions.ts';
+import { alarmOnAny, notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
@@ -270,16 +268,8 @@ export class InboundAttachments extends Construct {
       description: 'msgbridge sweep-attachments: every 15 minutes, no retries',
     });
 
-    const alarm = (alarmId: string, description: string, watched: IMetric) =>
-      new Alarm(this, alarmId, {
-        alarmDescription: `${description} See docs/operations.md#inbound-attachments.`,
-        metric: watched,
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        datapointsToAlarm: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
+    const alarm = (alarmId: string, description: string, metric: IMetric) =>
+      alarmOnAny(this, alarmId, { description, anchor: 'inbound-attachments', metric });
     const fifteenMinutes = Duration.minutes(15);
     const lost = (service: string) =>
       new Metric({

@@ -1,13 +1,6 @@
 import { join } from 'node:path';
 import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
-import {
-  Alarm,
-  ComparisonOperator,
-  type IMetric,
-  Metric,
-  Stats,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { type Alarm, type IMetric, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { type Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -15,6 +8,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { alarmOnAny } from './alarm-actions.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
 import { DEFAULT_GATEWAY_TIMEOUT_MS } from './gateway-settings.ts';
@@ -216,15 +210,7 @@ export class SendPipeline extends Construct {
     );
 
     const alarm = (alarmId: string, description: string, metric: IMetric) =>
-      new Alarm(this, alarmId, {
-        alarmDescription: `${description} See docs/operations.md#the-send-queue.`,
-        metric,
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        datapointsToAlarm: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
+      alarmOnAny(this, alarmId, { description, anchor: 'the-send-queue', metric });
     this.deadLetterQueueNotEmpty = alarm(
       'send-dlq-not-empty',
       `msgbridge: a send request failed on all ${maxReceiveCount} deliveries and is in the send DLQ; the recipients already accepted are recorded and will not be sent twice on redrive.`,
