@@ -1,8 +1,9 @@
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { ReportGuards } from '../../functions/reconcile/reconcile-status.ts';
 import type { UnknownOutcomeIndex } from '../../functions/reconcile/resolve-unknown-outcomes.ts';
-import type { ClaimResult, UnknownOutcome } from '../../functions/sending/ports.ts';
+import type { UnknownOutcome } from '../../functions/sending/ports.ts';
 import { FakeEventStore } from './fake-event-store.ts';
+import { MemoryClaims } from './memory-claims.ts';
 
 /**
  * An event table in memory whose report guards behave as the DynamoDB adapter's: a guard is an
@@ -39,12 +40,12 @@ export class GuardedEventStore extends FakeEventStore implements ReportGuards {
 }
 
 /** Unknown outcomes in memory, with the send store's claim rules and the event table's outcomes. */
-export class FakeUnknownOutcomes implements UnknownOutcomeIndex {
+export class FakeUnknownOutcomes extends MemoryClaims implements UnknownOutcomeIndex {
   readonly entries = new Map<string, UnknownOutcome>();
-  readonly claims = new Map<string, { owner: string; until: number }>();
-  now = () => Date.now();
 
-  constructor(private readonly store: FakeEventStore) {}
+  constructor(private readonly store: FakeEventStore) {
+    super();
+  }
 
   add(entry: UnknownOutcome): void {
     this.entries.set(entry.cliKey, entry);
@@ -68,17 +69,5 @@ export class FakeUnknownOutcomes implements UnknownOutcomeIndex {
 
   async resolve(cliKey: string): Promise<void> {
     this.entries.delete(cliKey);
-  }
-
-  async claim(cliKey: string, owner: string, until: number): Promise<ClaimResult> {
-    const current = this.claims.get(cliKey);
-    if (current && current.until >= this.now() && current.owner !== owner) return 'busy';
-    this.claims.set(cliKey, { owner, until });
-    return current && current.owner !== owner && current.until > 0 ? 'taken-over' : 'claimed';
-  }
-
-  async release(cliKey: string, owner: string): Promise<void> {
-    const current = this.claims.get(cliKey);
-    if (current?.owner === owner) this.claims.set(cliKey, { owner, until: 0 });
   }
 }

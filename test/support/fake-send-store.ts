@@ -1,28 +1,15 @@
 import type { EventRecord } from '../../functions/events/event-record.ts';
-import type { ClaimResult, SendStore, UnknownOutcome } from '../../functions/sending/ports.ts';
+import type { SendStore, UnknownOutcome } from '../../functions/sending/ports.ts';
+import { MemoryClaims } from './memory-claims.ts';
 
 /** In-memory send records with the claim and outcome semantics of the DynamoDB adapter. */
-export class FakeSendStore implements SendStore {
-  readonly claims = new Map<string, { owner: string; until: number }>();
+export class FakeSendStore extends MemoryClaims implements SendStore {
   readonly events = new Map<string, EventRecord>();
   /** Unknown outcomes by cliKey (the adapter's `SEND#<cliKey>` / `UNKNOWN` items). */
   readonly unknown = new Map<string, UnknownOutcome>();
-  now = () => Date.now();
 
   async recordedOutcomes(cliKeys: readonly string[]): Promise<ReadonlySet<string>> {
     return new Set(cliKeys.filter((cliKey) => this.events.has(`SEND#${cliKey}|OUTCOME`)));
-  }
-
-  async claim(cliKey: string, owner: string, until: number): Promise<ClaimResult> {
-    const current = this.claims.get(cliKey);
-    if (current && current.until >= this.now() && current.owner !== owner) return 'busy';
-    this.claims.set(cliKey, { owner, until });
-    return current && current.owner !== owner && current.until > 0 ? 'taken-over' : 'claimed';
-  }
-
-  async release(cliKey: string, owner: string): Promise<void> {
-    const current = this.claims.get(cliKey);
-    if (current?.owner === owner) this.claims.set(cliKey, { owner, until: 0 });
   }
 
   async recordUnknown(outcome: UnknownOutcome): Promise<void> {
