@@ -36,6 +36,7 @@ import {
 } from '../../simulator/index.ts';
 import { cleanups, documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
 import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
+import { recordingSendStore } from '../support/recording-send-store.ts';
 import { brandTemplateBody, mmsBody, rcsBody, smsBody } from '../support/send-fixtures.ts';
 import { authenticate, callGateway } from '../support/simulator-http.ts';
 
@@ -87,17 +88,7 @@ const freshTables = async (): Promise<Tables> => {
   await createTables(localDynamoDbClient(dynalite.endpoint), { eventTable, stateTable });
   const inner = new DynamoDbSendStore(eventTable, 35, documents);
   const written: EventRecord[] = [];
-  const store: SendStore = {
-    recordedOutcomes: (keys) => inner.recordedOutcomes(keys),
-    claim: (cliKey, owner, until) => inner.claim(cliKey, owner, until),
-    release: (cliKey, owner) => inner.release(cliKey, owner),
-    recordUnknown: (outcome) => inner.recordUnknown(outcome),
-    putEvent: async (record) => {
-      const result = await inner.putEvent(record);
-      if (result === 'stored') written.push(record);
-      return result;
-    },
-  };
+  const store: SendStore = recordingSendStore(inner, written);
   return { eventTable, stateTable, store, written };
 };
 

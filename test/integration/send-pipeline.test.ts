@@ -19,6 +19,7 @@ import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { recordingSendStore } from '../support/recording-send-store.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 
 const credentials = { apiKey: 'send-key', apiPassword: 'send-password' };
@@ -73,17 +74,7 @@ beforeEach(async () => {
 });
 
 /** The real store, recording every event item it writes. */
-const recordingStore = (inner: SendStore): SendStore => ({
-  recordedOutcomes: (keys) => inner.recordedOutcomes(keys),
-  claim: (cliKey, owner, until) => inner.claim(cliKey, owner, until),
-  release: (cliKey, owner) => inner.release(cliKey, owner),
-  recordUnknown: (outcome) => inner.recordUnknown(outcome),
-  putEvent: async (record) => {
-    const result = await inner.putEvent(record);
-    if (result === 'stored') stored.push(record);
-    return result;
-  },
-});
+const recordingStore = (inner: SendStore): SendStore => recordingSendStore(inner, stored);
 
 const delivery = (
   message: unknown,
