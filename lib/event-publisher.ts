@@ -9,7 +9,7 @@ import { Construct } from 'constructs';
 import { PUBLISH_KEY_PREFIX } from '../functions/commons/tables.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
-import { createOnFailureQueue, streamEventSource } from './on-failure-queue.ts';
+import { consumeTableStream } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
 /** The settings of the stream → EventBridge path that a deployment may choose. */
@@ -140,24 +140,18 @@ export class EventPublisher extends Construct {
     props.eventBus.grantPutEventsTo(this.publishEvents);
     this.grantPublishMarkers(props.stateTable);
 
-    this.onFailureQueue = createOnFailureQueue(
-      this,
-      'the stream event source',
-      props.encryptionKey,
-    );
-
     // Lambda reads the stream, and decrypts it with the table's key, with the function's role.
-    this.publishEvents.addEventSource(
-      streamEventSource(props.eventTable, this.onFailureQueue, {
-        // Only new items that carry an event (`eventName` INSERT, `detailType` in the new image):
-        // send records, leases and later updates of an item are not events, and filtering here
-        // costs no invocation. The local stream poller applies the same shared pattern.
-        pattern: PUBLISHABLE_RECORD_PATTERN,
-        batchSize: props.batchSize ?? 100,
-        retryAttempts: props.retryAttempts ?? 5,
-        maxRecordAge: props.maxRecordAge ?? Duration.days(1),
-      }),
-    );
+    this.onFailureQueue = consumeTableStream(this, this.publishEvents, props.eventTable, {
+      eventSourceName: 'the stream event source',
+      encryptionKey: props.encryptionKey,
+      // Only new items that carry an event (`eventName` INSERT, `detailType` in the new image):
+      // send records, leases and later updates of an item are not events, and filtering here
+      // costs no invocation. The local stream poller applies the same shared pattern.
+      pattern: PUBLISHABLE_RECORD_PATTERN,
+      batchSize: props.batchSize ?? 100,
+      retryAttempts: props.retryAttempts ?? 5,
+      maxRecordAge: props.maxRecordAge ?? Duration.days(1),
+    });
 
     this.archive = new Archive(this, 'archive', {
       sourceEventBus: props.eventBus,

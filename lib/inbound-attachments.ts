@@ -25,7 +25,7 @@ import { FunctionSchedule } from './function-schedule.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
 import { grantTableItemActions } from './grants.ts';
-import { createOnFailureQueue, streamEventSource } from './on-failure-queue.ts';
+import { consumeTableStream } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
 /** The attachment bucket's lifecycle. */
@@ -242,22 +242,16 @@ export class InboundAttachments extends Construct {
       ['dynamodb:Scan'],
     );
 
-    this.onFailureQueue = createOnFailureQueue(
-      this,
-      'the attachments stream event source',
-      props.encryptionKey,
-    );
-
-    this.fetchAttachments.addEventSource(
-      streamEventSource(props.eventTable, this.onFailureQueue, {
-        // Inserts of inbound messages with attachments only: the pattern the handler and the
-        // local stream poller share.
-        pattern: ATTACHMENT_RECORD_PATTERN,
-        batchSize: 10,
-        retryAttempts: 5,
-        maxRecordAge: Duration.days(1),
-      }),
-    );
+    this.onFailureQueue = consumeTableStream(this, this.fetchAttachments, props.eventTable, {
+      eventSourceName: 'the attachments stream event source',
+      encryptionKey: props.encryptionKey,
+      // Inserts of inbound messages with attachments only: the pattern the handler and the
+      // local stream poller share.
+      pattern: ATTACHMENT_RECORD_PATTERN,
+      batchSize: 10,
+      retryAttempts: 5,
+      maxRecordAge: Duration.days(1),
+    });
 
     this.sweepSchedule = new FunctionSchedule(this, `${services.sweep}-schedule`, {
       target: this.sweepAttachments,

@@ -70,30 +70,40 @@ export class OnFailureQueueDestination implements IEventSourceDlq {
 }
 
 /**
- * A table's stream as a function's event source, the way every stream consumer of msgbridge reads
- * it: from the oldest record, only the records matching `pattern` (filtered before any
- * invocation), failed batches bisected and retried, the records the handler names as failed
- * retried alone, and what is still failing after the retries or too old handed to
- * `onFailureQueue` as a pointer. The event source grants reading the stream (with kms:Decrypt on
- * the table's key); the destination grants sending to the queue.
+ * Makes `fn` a consumer of `table`'s stream the way every stream consumer of msgbridge reads it:
+ * from the oldest record, only the records matching `pattern` (filtered before any invocation),
+ * failed batches bisected and retried, the records the handler names as failed retried alone,
+ * and what still fails after the retries or grows too old handed as a pointer to an on-failure
+ * queue created in `scope` (`createOnFailureQueue`), which it returns. The event source grants
+ * reading the stream (with kms:Decrypt on the table's key); the destination grants sending to
+ * the queue.
  */
-export const streamEventSource = (
+export const consumeTableStream = (
+  scope: Construct,
+  fn: IFunction,
   table: ITableV2,
-  onFailureQueue: IQueue,
-  settings: {
+  stream: {
+    /** What the queue's cdk-nag acknowledgement calls the event source. */
+    readonly eventSourceName: string;
+    readonly encryptionKey?: IKey | undefined;
     readonly pattern: Record<string, unknown>;
     readonly batchSize: number;
     readonly retryAttempts: number;
     readonly maxRecordAge: Duration;
   },
-): DynamoEventSource =>
-  new DynamoEventSource(table, {
-    startingPosition: StartingPosition.TRIM_HORIZON,
-    batchSize: settings.batchSize,
-    bisectBatchOnError: true,
-    retryAttempts: settings.retryAttempts,
-    reportBatchItemFailures: true,
-    maxRecordAge: settings.maxRecordAge,
-    filters: [FilterCriteria.filter(settings.pattern)],
-    onFailure: new OnFailureQueueDestination(onFailureQueue),
-  });
+): Queue => {
+  const onFailureQueue = createOnFailureQueue(scope, stream.eventSourceName, stream.encryptionKey);
+  fn.addEventSource(
+    new DynamoEventSource(table, {
+      startingPosition: StartingPosition.TRIM_HORIZON,
+      batchSize: stream.batchSize,
+      bisectBatchOnError: true,
+      retryAttempts: stream.retryAttempts,
+      reportBatchItemFailures: true,
+      maxRecordAge: stream.maxRecordAge,
+      filters: [FilterCriteria.filter(stream.pattern)],
+      onFailure: new OnFailureQueueDestination(onFailureQueue),
+    }),
+  );
+  return onFailureQueue;
+};
