@@ -7,7 +7,6 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +18,6 @@ import { createPublishHandler } from '../../functions/events/stream-batch-handle
 import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import {
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
   type LocalDynamoDb,
   localDynamoDbClient,
   startDynamoDbLocal,
@@ -31,6 +28,7 @@ import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.
 import { createTables } from '../../local/tables.ts';
 import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.ts';
 import { captureIo, runCli } from '../support/cli-gateway.ts';
+import { localStreamsClient } from '../support/dynamodb-local.ts';
 import { reportBody } from '../support/gateway-bodies.ts';
 
 /** EventBridge that refuses the events whose detail contains one of `refusing`. */
@@ -87,11 +85,7 @@ beforeAll(async () => {
       ),
   };
   poller = startStreamPoller({
-    streamsClient: new DynamoDBStreamsClient({
-      endpoint: dynamo.endpoint,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    }),
+    streamsClient: localStreamsClient(dynamo.endpoint),
     streamArn,
     filter: isPublishableRecord,
     handler: createPublishHandler({

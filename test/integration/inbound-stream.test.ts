@@ -6,7 +6,6 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +18,6 @@ import { createPublishHandler } from '../../functions/events/stream-batch-handle
 import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import {
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
   type LocalDynamoDb,
   localDynamoDbClient,
   startDynamoDbLocal,
@@ -29,6 +26,7 @@ import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.
 import { createTables } from '../../local/tables.ts';
 import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { localStreamsClient } from '../support/dynamodb-local.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
 import { rcsBody, smsBody } from '../support/send-fixtures.ts';
 
@@ -88,11 +86,7 @@ beforeAll(async () => {
     reportOrder: 'ordered',
   });
   poller = startStreamPoller({
-    streamsClient: new DynamoDBStreamsClient({
-      endpoint: dynamo.endpoint,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    }),
+    streamsClient: localStreamsClient(dynamo.endpoint),
     streamArn,
     filter: isPublishableRecord,
     handler: createPublishHandler({

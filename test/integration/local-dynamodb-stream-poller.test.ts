@@ -1,8 +1,6 @@
-import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
 import { stateTableCheckpoints } from '../../local/stream-checkpoints.ts';
 import {
   type StreamPollerOptions,
@@ -15,6 +13,7 @@ import {
   freshTables,
   keyOf,
   local,
+  localStreamsClient,
   useDynamoDbLocal,
 } from '../support/dynamodb-local.ts';
 
@@ -297,11 +296,7 @@ describe('startStreamPoller on DynamoDB Local', () => {
     // Prepare: a long poll interval, so a stop() that waited for the timer would take a minute.
     const { eventTable, streamArn } = await createEventTable();
     await putItems(eventTable, 1);
-    const streams = new DynamoDBStreamsClient({
-      endpoint: local().server.endpoint,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    });
+    const streams = localStreamsClient(local().server.endpoint);
     const timersBefore = activeTimers();
     let invocations = 0;
     const poller = startStreamPoller({

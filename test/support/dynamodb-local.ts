@@ -54,11 +54,7 @@ export const useDynamoDbLocal = (): void => {
       server,
       client,
       documents: DynamoDBDocumentClient.from(client),
-      streams: new DynamoDBStreamsClient({
-        endpoint: server.endpoint,
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-      }),
+      streams: localStreamsClient(server.endpoint),
     };
   }, 60_000);
 
@@ -68,3 +64,7 @@ export const useDynamoDbLocal = (): void => {
     await harness?.server.stop();
   }, 30_000);
 };
+
+/** A DynamoDB Streams client for DynamoDB Local at `endpoint`. */
+export const localStreamsClient = (endpoint: string): DynamoDBStreamsClient =>
+  new DynamoDBStreamsClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
