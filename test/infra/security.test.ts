@@ -1,20 +1,12 @@
-import { App, CfnElement, Validations } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { InvalidPropsError } from '../../lib/props-validation.ts';
+import { actionsOf, logicalId, type Statement } from '../support/stack-template.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
-
-interface Statement {
-  readonly Sid?: string;
-  readonly Effect: string;
-  readonly Principal?: unknown;
-  readonly Action: string | string[];
-  readonly Resource: unknown;
-  readonly Condition?: Record<string, Record<string, unknown>>;
-}
 
 interface Resource {
   readonly Type: string;
@@ -36,11 +28,7 @@ const synth = (props: Omit<MsgbridgeStackProps, 'gateway'> = {}): Synthesized =>
   const stack = new MsgbridgeStack(app, 'msgbridge-security', { gateway: TEST_GATEWAY, ...props });
   const template = Template.fromStack(stack);
   const resources = template.toJSON().Resources as Record<string, Resource>;
-  const id = (construct: IConstruct | undefined): string => {
-    const element = construct?.node.defaultChild ?? construct;
-    if (!CfnElement.isCfnElement(element)) throw new Error('no CloudFormation element');
-    return stack.getLogicalId(element);
-  };
+  const id = (construct: IConstruct | undefined): string => logicalId(stack, construct);
   const ofType = (type: string) =>
     Object.entries(resources).filter(([, resource]) => resource.Type === type);
   return { stack, template, resources, id, ofType };
@@ -55,8 +43,6 @@ const problemsOf = (props: Omit<MsgbridgeStackProps, 'gateway'>): readonly strin
   }
   throw new Error('expected an InvalidPropsError');
 };
-
-const actionsOf = (statement: Statement): string[] => [statement.Action].flat();
 
 const statementsOfRole = ({ template }: Synthesized, roleId: string): Statement[] =>
   Object.values(template.findResources('AWS::IAM::Policy'))

@@ -1,10 +1,11 @@
 /** The stack synthesized for the inbound path tests (defaults, and webhooks and publisher configured), and the helpers that read its template. */
-import { App, CfnElement } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll } from 'vitest';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { TEST_GATEWAY } from '../infra/fixtures/gateway.ts';
+import { logicalId } from './stack-template.ts';
 
 export let defaults: Synthesized;
 
@@ -21,11 +22,7 @@ export const synth = (props: Omit<MsgbridgeStackProps, 'gateway'> = {}): Synthes
   const app = new App();
   const stack = new MsgbridgeStack(app, 'msgbridge-inbound', { gateway: TEST_GATEWAY, ...props });
   const template = Template.fromStack(stack);
-  const id = (construct: IConstruct | undefined): string => {
-    const element = construct?.node.defaultChild ?? construct;
-    if (!CfnElement.isCfnElement(element)) throw new Error('no CloudFormation element');
-    return stack.getLogicalId(element);
-  };
+  const id = (construct: IConstruct | undefined): string => logicalId(stack, construct);
   return { stack, template, resources: template.toJSON().Resources, id };
 };
 

@@ -1,11 +1,11 @@
 /** The stack synthesized for the scheduled jobs and inbound attachments tests (defaults, and polling with every setting), and the helpers that read its template. */
-import { App, CfnElement } from 'aws-cdk-lib';
+import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll } from 'vitest';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { TEST_GATEWAY } from '../infra/fixtures/gateway.ts';
-import type { Statement } from './stack-template.ts';
+import { logicalId, type Statement } from './stack-template.ts';
 
 /** Webhook mode, every default. */
 export let defaults: Synthesized;
@@ -39,11 +39,7 @@ export const synth = (props: Partial<MsgbridgeStackProps> = {}): Synthesized => 
   const stack = new MsgbridgeStack(app, 'msgbridge-jobs', { gateway: TEST_GATEWAY, ...props });
   const template = Template.fromStack(stack);
   const resources = template.toJSON().Resources as Record<string, Resource>;
-  const id = (construct: IConstruct | undefined): string => {
-    const element = construct?.node.defaultChild ?? construct;
-    if (!CfnElement.isCfnElement(element)) throw new Error('no CloudFormation element');
-    return stack.getLogicalId(element);
-  };
+  const id = (construct: IConstruct | undefined): string => logicalId(stack, construct);
   const resource = (construct: IConstruct | undefined): Resource => {
     const found = resources[id(construct)];
     if (!found) throw new Error(`no resource for ${construct?.node.path}`);

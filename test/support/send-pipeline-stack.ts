@@ -1,10 +1,11 @@
 /** The stack synthesized for the send pipeline tests (defaults, and sending configured), and the helpers that read its template. */
-import { App, CfnElement, Duration, type Stack } from 'aws-cdk-lib';
+import { App, Duration } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll } from 'vitest';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { TEST_GATEWAY } from '../infra/fixtures/gateway.ts';
+import { logicalId } from './stack-template.ts';
 
 export let defaults: Synthesized;
 
@@ -16,12 +17,6 @@ export interface Synthesized {
   readonly resource: (construct: IConstruct) => { Properties: Record<string, unknown> };
   readonly id: (construct: IConstruct | undefined) => string;
 }
-
-export const logicalId = (stack: Stack, construct: IConstruct | undefined): string => {
-  const element = construct?.node.defaultChild ?? construct;
-  if (!CfnElement.isCfnElement(element)) throw new Error('no CloudFormation element');
-  return stack.getLogicalId(element);
-};
 
 export const synth = (
   props: Partial<MsgbridgeStackProps> = {},
@@ -61,4 +56,4 @@ export const synthSendStacks = (): void => {
   });
 };
 
-export type { Statement } from './stack-template.ts';
+export { logicalId, type Statement } from './stack-template.ts';

@@ -1,5 +1,7 @@
 /** What the infrastructure tests read from a synthesized template: IAM statements and their actions, and the problems invalid props are refused with. */
+import { CfnElement, type Stack } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
 import { InvalidPropsError } from '../../lib/props-validation.ts';
 
 /** An IAM policy statement as CloudFormation holds it. */
@@ -39,4 +41,11 @@ export const problemsOf = (act: () => unknown): readonly string[] => {
     throw error;
   }
   throw new Error('expected an InvalidPropsError');
+};
+
+/** The logical id in `stack` of a construct's CloudFormation element (its default child, or itself). */
+export const logicalId = (stack: Stack, construct: IConstruct | undefined): string => {
+  const element = construct?.node.defaultChild ?? construct;
+  if (!CfnElement.isCfnElement(element)) throw new Error('no CloudFormation element');
+  return stack.getLogicalId(element);
 };
