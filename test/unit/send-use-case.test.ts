@@ -5,38 +5,14 @@ import {
   GatewayTransportError,
 } from '../../functions/commons/gateway/errors.ts';
 import type { SendOutcome } from '../../functions/commons/gateway/gateway-client.ts';
-import type { QueueDelivery, RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
-import type { SendMessage } from '../../functions/sending/queue-message.ts';
+import type { RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
 import {
   type RateLimiter,
   RateLimitWaitExceededError,
 } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { formatKst } from '../../protocol/kst.ts';
-import { FakeSendStore } from '../support/fake-send-store.ts';
-import { smsBody } from '../support/send-fixtures.ts';
-
-const NOW = new Date('2026-11-21T00:00:00.000Z');
-
-/** A gateway answering from a script; each call records the recipients it was given. */
-class ScriptedGateway {
-  readonly calls: string[][] = [];
-  constructor(
-    private readonly answer: (
-      cliKeys: string[],
-      call: number,
-    ) => SendOutcome<RecipientResult> | Error,
-  ) {}
-
-  async send(message: SendMessage): Promise<SendOutcome<RecipientResult>> {
-    const cliKeys =
-      'recvInfoLst' in message.body ? message.body.recvInfoLst.map((r) => r.cliKey) : [];
-    this.calls.push(cliKeys);
-    const answer = this.answer(cliKeys, this.calls.length);
-    if (answer instanceof Error) throw answer;
-    return answer;
-  }
-}
+import { delivery, NOW, ScriptedGateway, sendSetup, sms } from '../support/send-use-case-world.ts';
 
 const accept = (
   cliKeys: string[],
@@ -55,31 +31,8 @@ const unlimited: RateLimiter = {
   acquire: async (recipients) => ({ waitedMs: 0, window: 0, fullWindows: 0, reserved: recipients }),
 };
 
-const setup = (gateway: ScriptedGateway, overrides: Partial<SendDeps> = {}) => {
-  const store = new FakeSendStore();
-  store.now = () => NOW.getTime();
-  const deps: SendDeps = {
-    store,
-    gateway,
-    rateLimiter: unlimited,
-    now: () => NOW,
-    retentionDays: 35,
-    claimLeaseMs: 60_000,
-    deadline: NOW.getTime() + 30_000,
-    ...overrides,
-  };
-  return { store, deps };
-};
-
-const delivery = (message: unknown, receiveCount = 1, messageId = 'sqs-1'): QueueDelivery => ({
-  body: typeof message === 'string' ? message : JSON.stringify(message),
-  messageId,
-  sentAt: NOW,
-  receiveCount,
-  maxReceiveCount: 6,
-});
-
-const sms = (count: number) => ({ channel: 'sms', ...smsBody(count) });
+const setup = (gateway: ScriptedGateway, overrides: Partial<SendDeps> = {}) =>
+  sendSetup(gateway, unlimited, overrides);
 
 describe('sendQueuedMessage', () => {
   it('sends once and records one accepted event per recipient', async () => {
