@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { sendMessageJsonSchema } from '../../functions/sending/queue-message-json-schema.ts';
 import { EXAMPLES_VALID_AT, SEND_MESSAGE_EXAMPLES } from '../../producer/examples.ts';
-import { problemsOf, } from '../support/queue-message-inputs.ts';
+import { problemsOf } from '../support/queue-message-inputs.ts';
 
 describe('examples', () => {
   it.each(SEND_MESSAGE_EXAMPLES.map((example) => ({ ...example })))(
