@@ -27,17 +27,19 @@ export const notifyAlarmTopic = (
 };
 
 /**
- * An alarm on anything at all: the metric above 0 in `toAlarm` of the last `evaluation` periods
- * (both 1 unless given). Missing data is never breaching: no traffic is healthy. The description
- * ends with the docs/operations.md section (`anchor`) that says what to do.
+ * An alarm on a metric above `threshold` (0 unless given: anything at all) in `toAlarm` of the
+ * last `evaluation` periods (both 1 unless given). Missing data is never breaching: no traffic is
+ * healthy. The description ends with the docs/operations.md section (`anchor`) that says what to
+ * do.
  */
-export const alarmOnAny = (
+export const alarmAbove = (
   scope: Construct,
   alarmId: string,
   alarm: {
     readonly description: string;
     readonly anchor: string;
     readonly metric: IMetric;
+    readonly threshold?: number;
     readonly evaluation?: number;
     readonly toAlarm?: number;
   },
@@ -45,7 +47,7 @@ export const alarmOnAny = (
   new Alarm(scope, alarmId, {
     alarmDescription: `${alarm.description} See docs/operations.md#${alarm.anchor}.`,
     metric: alarm.metric,
-    threshold: 0,
+    threshold: alarm.threshold ?? 0,
     comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
     evaluationPeriods: alarm.evaluation ?? 1,
     datapointsToAlarm: alarm.toAlarm ?? alarm.evaluation ?? 1,

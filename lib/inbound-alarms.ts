@@ -10,7 +10,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { alarmOnAny } from './alarm-actions.ts';
+import { alarmAbove } from './alarm-actions.ts';
 import { throwIfInvalid } from './props-validation.ts';
 
 export interface InboundAlarmsOptions {
@@ -102,7 +102,7 @@ export class InboundAlarms extends Construct {
       });
     };
     const alarm = (alarmId: string, description: string, metric: IMetric, evaluation = 1) =>
-      alarmOnAny(this, alarmId, { description, anchor: 'alarms', metric, evaluation });
+      alarmAbove(this, alarmId, { description, anchor: 'alarms', metric, evaluation });
     const fiveMinutes = Duration.minutes(5);
 
     this.onFailureQueueNotEmpty = alarm(

@@ -20,7 +20,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { contentHostProblems } from '../functions/attachments/content-url-policy.ts';
 import { ATTACHMENT_RECORD_PATTERN } from '../functions/attachments/stream-filter.ts';
-import { alarmOnAny, notifyAlarmTopic } from './alarm-actions.ts';
+import { alarmAbove, notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
@@ -263,7 +263,7 @@ export class InboundAttachments extends Construct {
     });
 
     const alarm = (alarmId: string, description: string, metric: IMetric) =>
-      alarmOnAny(this, alarmId, { description, anchor: 'inbound-attachments', metric });
+      alarmAbove(this, alarmId, { description, anchor: 'inbound-attachments', metric });
     const fifteenMinutes = Duration.minutes(15);
     const lost = (service: string) =>
       new Metric({

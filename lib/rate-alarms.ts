@@ -1,15 +1,8 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
-import {
-  Alarm,
-  ComparisonOperator,
-  MathExpression,
-  Metric,
-  Stats,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { type Alarm, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { notifyAlarmTopic } from './alarm-actions.ts';
+import { alarmAbove, notifyAlarmTopic } from './alarm-actions.ts';
 import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
 import { throwIfInvalid } from './props-validation.ts';
 
@@ -97,31 +90,26 @@ export class RateAlarms extends Construct {
 
     // API Gateway reports 4XXError and 5XXError as 1 or 0 per request, so their average is the
     // share of requests with that answer.
-    this.webhook5xxRate = new Alarm(this, 'webhook-5xx-rate', {
-      alarmDescription:
-        'msgbridge: the webhook API answered 5XX to a share of requests: a receiver crashed, timed out or was throttled by Lambda. The gateway redelivers, so nothing is lost yet; read the receive-reports and receive-inbound logs. See docs/operations.md#alarms.',
+    this.webhook5xxRate = alarmAbove(this, 'webhook-5xx-rate', {
+      description:
+        'msgbridge: the webhook API answered 5XX to a share of requests: a receiver crashed, timed out or was throttled by Lambda. The gateway redelivers, so nothing is lost yet; read the receive-reports and receive-inbound logs.',
+      anchor: 'alarms',
       metric: props.webhookStage.metricServerError({
         statistic: Stats.AVERAGE,
         period: fiveMinutes,
       }),
       threshold: props.webhook5xxRateThreshold ?? DEFAULTS.webhook5xxRateThreshold,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      datapointsToAlarm: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    this.webhook4xxRate = new Alarm(this, 'webhook-4xx-rate', {
-      alarmDescription:
-        'msgbridge: the webhook API answered 4XX to a high share of requests for 45 minutes. Some 404 (wrong secret) and 400 (store failed, gateway redelivers) are normal; a sustained share means the gateway uses a stale secret or URL, is throttled (429), or stores keep failing. See docs/operations.md#alarms.',
+    this.webhook4xxRate = alarmAbove(this, 'webhook-4xx-rate', {
+      description:
+        'msgbridge: the webhook API answered 4XX to a high share of requests for 45 minutes. Some 404 (wrong secret) and 400 (store failed, gateway redelivers) are normal; a sustained share means the gateway uses a stale secret or URL, is throttled (429), or stores keep failing.',
+      anchor: 'alarms',
       metric: props.webhookStage.metricClientError({
         statistic: Stats.AVERAGE,
         period: fifteenMinutes,
       }),
       threshold: props.webhook4xxRateThreshold ?? DEFAULTS.webhook4xxRateThreshold,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 3,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
+      evaluation: 3,
     });
 
     const sendMetric = (metricName: string) =>
@@ -134,9 +122,10 @@ export class RateAlarms extends Construct {
       });
     // send-messages emits both counts for every processed message, so a period without sends has
     // no data points at all (missing, not breaching) rather than a division by zero.
-    this.sendRejectionRate = new Alarm(this, 'send-rejection-rate', {
-      alarmDescription:
-        'msgbridge: the gateway rejected a high share of recipients over 15 minutes (RecipientsRejected / (RecipientsAccepted + RecipientsRejected)). Each is a "Message Rejected" event with the gateway code: check numbers, sender IDs and the account state in the gateway console. See docs/operations.md#alarms.',
+    this.sendRejectionRate = alarmAbove(this, 'send-rejection-rate', {
+      description:
+        'msgbridge: the gateway rejected a high share of recipients over 15 minutes (RecipientsRejected / (RecipientsAccepted + RecipientsRejected)). Each is a "Message Rejected" event with the gateway code: check numbers, sender IDs and the account state in the gateway console.',
+      anchor: 'alarms',
       metric: new MathExpression({
         expression: 'rejected / (accepted + rejected)',
         usingMetrics: {
@@ -147,10 +136,6 @@ export class RateAlarms extends Construct {
         label: 'Send rejection rate',
       }),
       threshold: props.sendRejectionRateThreshold ?? DEFAULTS.sendRejectionRateThreshold,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      datapointsToAlarm: 1,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
     });
 
     notifyAlarmTopic(this, props.alarmTopicArn, this.alarms);

@@ -15,7 +15,7 @@ import { AWAITING_REPORT_INDEX } from '../functions/commons/tables.ts';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
 import { POLLED_QUARANTINE_PREFIX } from '../functions/polling/polled-page-quarantine.ts';
 import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-status.ts';
-import { alarmOnAny, notifyAlarmTopic } from './alarm-actions.ts';
+import { alarmAbove, notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
@@ -317,7 +317,7 @@ export class ScheduledJobs extends Construct {
       anchor: string,
       watched: Metric,
       periods?: { readonly evaluation: number; readonly toAlarm: number },
-    ) => alarmOnAny(this, alarmId, { description, anchor, metric: watched, ...periods });
+    ) => alarmAbove(this, alarmId, { description, anchor, metric: watched, ...periods });
     const fiveMinutes = Duration.minutes(5);
     const fifteenMinutes = Duration.minutes(15);
     // A poller that reported no poll for 5 minutes is stopped; no data at all means the same.

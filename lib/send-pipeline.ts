@@ -8,7 +8,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { alarmOnAny } from './alarm-actions.ts';
+import { alarmAbove } from './alarm-actions.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
 import { DEFAULT_GATEWAY_TIMEOUT_MS } from './gateway-settings.ts';
@@ -210,7 +210,7 @@ export class SendPipeline extends Construct {
     );
 
     const alarm = (alarmId: string, description: string, metric: IMetric) =>
-      alarmOnAny(this, alarmId, { description, anchor: 'the-send-queue', metric });
+      alarmAbove(this, alarmId, { description, anchor: 'the-send-queue', metric });
     this.deadLetterQueueNotEmpty = alarm(
       'send-dlq-not-empty',
       `msgbridge: a send request failed on all ${maxReceiveCount} deliveries and is in the send DLQ; the recipients already accepted are recorded and will not be sent twice on redrive.`,
