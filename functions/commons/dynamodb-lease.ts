@@ -4,7 +4,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { documentClient, isConditionalCheckFailure } from './clients/dynamodb.ts';
+import { conditionalWrite, documentClient } from './clients/dynamodb.ts';
 import type { Lease } from './lease.ts';
 
 /** Leases as `pk = LEASE#<name>` items of the state table, with conditional writes on the holder and expiry. */
@@ -17,8 +17,8 @@ export class DynamoDbLease implements Lease {
 
   async acquire(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = this.now();
-    try {
-      await this.client.send(
+    return conditionalWrite(() =>
+      this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: {
@@ -31,18 +31,14 @@ export class DynamoDbLease implements Lease {
           ExpressionAttributeNames: { '#owner': 'owner' },
           ExpressionAttributeValues: { ':now': now, ':owner': owner },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async renew(name: string, owner: string, ttlMs: number): Promise<boolean> {
     const now = this.now();
-    try {
-      await this.client.send(
+    return conditionalWrite(() =>
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: `LEASE#${name}` },
@@ -56,17 +52,13 @@ export class DynamoDbLease implements Lease {
             ':now': now,
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async release(name: string, owner: string): Promise<void> {
-    try {
-      await this.client.send(
+    await conditionalWrite(() =>
+      this.client.send(
         new DeleteCommand({
           TableName: this.tableName,
           Key: { pk: `LEASE#${name}` },
@@ -74,9 +66,7 @@ export class DynamoDbLease implements Lease {
           ExpressionAttributeNames: { '#owner': 'owner' },
           ExpressionAttributeValues: { ':owner': owner },
         }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw error;
-    }
+      ),
+    );
   }
 }

@@ -5,7 +5,7 @@ import {
   PutCommand,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { documentClient, isConditionalCheckFailure } from '../../commons/clients/dynamodb.ts';
+import { conditionalWrite, documentClient } from '../../commons/clients/dynamodb.ts';
 import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
 import {
   type AttachmentEventStore,
@@ -71,18 +71,16 @@ export class DynamoDbPendingAttachments implements PendingAttachmentStore {
   }
 
   async register(marker: PendingAttachment): Promise<void> {
-    try {
-      await this.client.send(
+    // The marker is there already (a stream retry): it keeps its attempts and its schedule.
+    await conditionalWrite(() =>
+      this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: markerItem(marker),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-    } catch (error) {
-      // The marker is there already (a stream retry): it keeps its attempts and its schedule.
-      if (!isConditionalCheckFailure(error)) throw error;
-    }
+      ),
+    );
   }
 
   async save(marker: PendingAttachment): Promise<void> {

@@ -23,3 +23,26 @@ export const isConditionalCheckFailure = (error: unknown): boolean =>
 /** True for DynamoDB's `ValidationException`: the request itself is refused, not the moment. */
 export const isValidationFailure = (error: unknown): boolean =>
   error instanceof Error && error.name === 'ValidationException';
+
+/**
+ * Runs a conditional write and answers `refused` instead when DynamoDB turns it down because its
+ * condition did not hold (someone else's write stands); any other failure is thrown.
+ */
+export const whenConditionFails = async <T, F>(
+  write: () => Promise<T>,
+  refused: F,
+): Promise<T | F> => {
+  try {
+    return await write();
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return refused;
+    throw error;
+  }
+};
+
+/** True when the conditional write was applied, false when its condition did not hold. */
+export const conditionalWrite = (write: () => Promise<unknown>): Promise<boolean> =>
+  whenConditionFails(async () => {
+    await write();
+    return true;
+  }, false);

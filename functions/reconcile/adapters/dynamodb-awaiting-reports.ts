@@ -6,7 +6,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { documentClient, isConditionalCheckFailure } from '../../commons/clients/dynamodb.ts';
+import { conditionalWrite, documentClient } from '../../commons/clients/dynamodb.ts';
 import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
 import {
   DynamoDbSendStore,
@@ -114,8 +114,8 @@ export class DynamoDbAwaitingReports
   }
 
   async settle(cliKey: string): Promise<void> {
-    try {
-      await this.client.send(
+    await conditionalWrite(() =>
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: `SEND#${cliKey}`, sk: 'OUTCOME' },
@@ -124,10 +124,8 @@ export class DynamoDbAwaitingReports
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#bucket': AWAITING_REPORT_INDEX.partitionKey },
         }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw error;
-    }
+      ),
+    );
   }
 
   /** Report items only: a guard alone (a run that stopped before its report) is no report. */
@@ -159,19 +157,17 @@ export class DynamoDbAwaitingReports
     let reported = false;
     await Promise.all(
       sortKeys.map(async (sk) => {
-        try {
-          await this.client.send(
+        const written = await conditionalWrite(() =>
+          this.client.send(
             new PutCommand({
               TableName: this.tableName,
               Item: { pk: `REPORT#${msgKey}`, sk, reportGuardOf: guardOf, expiresAt },
               // A guard of an earlier run that stopped before its report may be written again.
               ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(reportGuardOf)',
             }),
-          );
-        } catch (error) {
-          if (!isConditionalCheckFailure(error)) throw error;
-          reported = true;
-        }
+          ),
+        );
+        if (!written) reported = true;
       }),
     );
     return reported ? 'reported' : 'clear';
@@ -206,8 +202,8 @@ export class DynamoDbAwaitingReports
   }
 
   async resolve(cliKey: string): Promise<void> {
-    try {
-      await this.client.send(
+    await conditionalWrite(() =>
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: `SEND#${cliKey}`, sk: 'UNKNOWN' },
@@ -216,10 +212,8 @@ export class DynamoDbAwaitingReports
           ExpressionAttributeNames: { '#bucket': AWAITING_REPORT_INDEX.partitionKey },
           ExpressionAttributeValues: { ':at': new Date().toISOString() },
         }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw error;
-    }
+      ),
+    );
   }
 
   claim(cliKey: string, owner: string, until: number): Promise<ClaimResult> {

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, isConditionalCheckFailure } from '../../commons/clients/dynamodb.ts';
+import { conditionalWrite, documentClient } from '../../commons/clients/dynamodb.ts';
 import {
   type RateLimiter,
   type RateWindowStore,
@@ -27,8 +27,8 @@ export class DynamoDbRateWindowStore implements RateWindowStore {
   ) {}
 
   async tryReserve(window: number, recipients: number, quota: number): Promise<boolean> {
-    try {
-      await this.client.send(
+    return conditionalWrite(() =>
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: rateWindowKey(window) },
@@ -40,12 +40,8 @@ export class DynamoDbRateWindowStore implements RateWindowStore {
             ':expiresAt': window + WINDOW_TTL_SECONDS,
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   }
 
   async giveBack(window: number, recipients: number): Promise<void> {

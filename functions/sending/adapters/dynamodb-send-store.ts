@@ -4,7 +4,11 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { documentClient, isConditionalCheckFailure } from '../../commons/clients/dynamodb.ts';
+import {
+  conditionalWrite,
+  documentClient,
+  whenConditionFails,
+} from '../../commons/clients/dynamodb.ts';
 import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
 import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../events/event-record.ts';
@@ -61,7 +65,7 @@ export class DynamoDbSendStore implements SendStore {
 
   async claim(cliKey: string, owner: string, until: number): Promise<ClaimResult> {
     const now = Date.now();
-    try {
+    return whenConditionFails(async () => {
       const answer = await this.client.send(
         new PutCommand({
           TableName: this.tableName,
@@ -84,15 +88,13 @@ export class DynamoDbSendStore implements SendStore {
       return previous && previous.owner !== owner && Number(previous.claimedUntil) > 0
         ? 'taken-over'
         : 'claimed';
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return 'busy';
-      throw error;
-    }
+    }, 'busy');
   }
 
   async release(cliKey: string, owner: string): Promise<void> {
-    try {
-      await this.client.send(
+    // Someone else took the claim over (ours had expired): theirs stands.
+    await conditionalWrite(() =>
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: `SEND#${cliKey}`, sk: 'CLAIM' },
@@ -101,11 +103,8 @@ export class DynamoDbSendStore implements SendStore {
           ExpressionAttributeNames: { '#owner': 'owner' },
           ExpressionAttributeValues: { ':zero': 0, ':owner': owner },
         }),
-      );
-    } catch (error) {
-      // Someone else took the claim over (ours had expired): theirs stands.
-      if (!isConditionalCheckFailure(error)) throw error;
-    }
+      ),
+    );
   }
 
   async recordUnknown(outcome: UnknownOutcome): Promise<void> {

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient, isConditionalCheckFailure } from '../../commons/clients/dynamodb.ts';
+import { conditionalWrite, documentClient } from '../../commons/clients/dynamodb.ts';
 import {
   type StoredToken,
   StoredTokenSchema,
@@ -90,18 +90,15 @@ export class DynamoDbTokenStore implements TokenStore {
             ExpressionAttributeNames: { '#version': 'version' },
             ExpressionAttributeValues: { ':expected': expectedVersion },
           };
-    try {
-      await this.client.send(
+    const written = await conditionalWrite(() =>
+      this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: { ...StoredTokenSchema.parse(next), pk: TOKEN_STATE_KEY },
           ...condition,
         }),
-      );
-      return 'written';
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return 'stale';
-      throw error;
-    }
+      ),
+    );
+    return written ? 'written' : 'stale';
   }
 }
