@@ -106,13 +106,53 @@ const ENDPOINTS = {
   createClickUrl: endpoint('api', 'POST', '/msg/v1/createClickUrl'),
   deleteClickUrl: endpoint('api', 'POST', '/msg/v1/deleteClickUrl'),
   listClickUrls: endpoint('api', 'GET', '/msg/v1/getClickUrl'),
-  urlStatsByUrl: endpoint('api', 'POST', '/msg/v1/stat/url/msg'),
-  urlStatsByChannel: endpoint('api', 'POST', '/msg/v1/stat/url/channel'),
-  urlStatsByReceiver: endpoint('api', 'POST', '/msg/v1/stat/url/receiver'),
-  urlStatsSendDay: endpoint('api', 'POST', '/msg/v1/stat/url/sendDay'),
-  urlStatsSendHour: endpoint('api', 'POST', '/msg/v1/stat/url/sendHour'),
-  urlStatsClickDay: endpoint('api', 'POST', '/msg/v1/stat/url/clickDay'),
-  urlStatsClickHour: endpoint('api', 'POST', '/msg/v1/stat/url/clickHour'),
+} as const;
+
+/** A tracking-URL statistics call: its endpoint, the schema of its request and of its answer's `data`. */
+interface StatsCall<Q extends z.ZodType, D extends z.ZodType> {
+  readonly endpoint: Endpoint;
+  readonly request: Q;
+  readonly data: D;
+}
+
+const statsCall = <Q extends z.ZodType, D extends z.ZodType>(
+  path: string,
+  request: Q,
+  data: D,
+): StatsCall<Q, D> => ({ endpoint: endpoint('api', 'POST', path), request, data });
+
+const URL_STATS = {
+  byUrl: statsCall('/msg/v1/stat/url/msg', UrlStatsByUrlRequestSchema, UrlStatsByUrlDataSchema),
+  byChannel: statsCall(
+    '/msg/v1/stat/url/channel',
+    UrlStatsByChannelRequestSchema,
+    UrlStatsByChannelDataSchema,
+  ),
+  byReceiver: statsCall(
+    '/msg/v1/stat/url/receiver',
+    UrlStatsByReceiverRequestSchema,
+    UrlStatsByReceiverDataSchema,
+  ),
+  sendDay: statsCall(
+    '/msg/v1/stat/url/sendDay',
+    UrlStatsPeriodRequestSchema,
+    UrlStatsDayDataSchema,
+  ),
+  sendHour: statsCall(
+    '/msg/v1/stat/url/sendHour',
+    UrlStatsPeriodRequestSchema,
+    UrlStatsHourDataSchema,
+  ),
+  clickDay: statsCall(
+    '/msg/v1/stat/url/clickDay',
+    UrlStatsPeriodRequestSchema,
+    UrlStatsDayDataSchema,
+  ),
+  clickHour: statsCall(
+    '/msg/v1/stat/url/clickHour',
+    UrlStatsPeriodRequestSchema,
+    UrlStatsHourDataSchema,
+  ),
 } as const;
 
 /**
@@ -345,80 +385,27 @@ export class GatewayClient {
     return parseData(ClickUrlListDataSchema, envelope.data, ENDPOINTS.listClickUrls);
   }
 
-  urlStatsByUrl(request: z.input<typeof UrlStatsByUrlRequestSchema>) {
-    return this.stats(
-      ENDPOINTS.urlStatsByUrl,
-      UrlStatsByUrlRequestSchema,
-      request,
-      UrlStatsByUrlDataSchema,
-    );
-  }
-
-  urlStatsByChannel(request: z.input<typeof UrlStatsByChannelRequestSchema>) {
-    return this.stats(
-      ENDPOINTS.urlStatsByChannel,
-      UrlStatsByChannelRequestSchema,
-      request,
-      UrlStatsByChannelDataSchema,
-    );
-  }
-
-  urlStatsByReceiver(request: z.input<typeof UrlStatsByReceiverRequestSchema>) {
-    return this.stats(
-      ENDPOINTS.urlStatsByReceiver,
-      UrlStatsByReceiverRequestSchema,
-      request,
-      UrlStatsByReceiverDataSchema,
-    );
-  }
-
-  urlStatsSendDay(request: z.input<typeof UrlStatsPeriodRequestSchema>) {
-    return this.stats(
-      ENDPOINTS.urlStatsSendDay,
-      UrlStatsPeriodRequestSchema,
-      request,
-      UrlStatsDayDataSchema,
-    );
-  }
-
-  urlStatsSendHour(request: z.input<typeof UrlStatsPeriodRequestSchema>) {
-    return this.stats(
-      ENDPOINTS.urlStatsSendHour,
-      UrlStatsPeriodRequestSchema,
-      request,
-      UrlStatsHourDataSchema,
-    );
-  }
-
-  urlStatsClickDay(request: z.input<typeof UrlStatsPeriodRequestSchema>) {
-    return this.stats(
-      ENDPOINTS.urlStatsClickDay,
-      UrlStatsPeriodRequestSchema,
-      request,
-      UrlStatsDayDataSchema,
-    );
-  }
-
-  urlStatsClickHour(request: z.input<typeof UrlStatsPeriodRequestSchema>) {
-    return this.stats(
-      ENDPOINTS.urlStatsClickHour,
-      UrlStatsPeriodRequestSchema,
-      request,
-      UrlStatsHourDataSchema,
-    );
-  }
+  // One call each, built from the URL_STATS table (spec 01 §4.16 statistics).
+  readonly urlStatsByUrl = this.stats(URL_STATS.byUrl);
+  readonly urlStatsByChannel = this.stats(URL_STATS.byChannel);
+  readonly urlStatsByReceiver = this.stats(URL_STATS.byReceiver);
+  readonly urlStatsSendDay = this.stats(URL_STATS.sendDay);
+  readonly urlStatsSendHour = this.stats(URL_STATS.sendHour);
+  readonly urlStatsClickDay = this.stats(URL_STATS.clickDay);
+  readonly urlStatsClickHour = this.stats(URL_STATS.clickHour);
 
   // --- Internals -------------------------------------------------------------------------------
 
-  private async stats<Q extends z.ZodType, D extends z.ZodType>(
-    target: Endpoint,
-    requestSchema: Q,
-    request: z.input<Q>,
-    dataSchema: D,
-  ): Promise<z.output<D>> {
-    const json = validateRequest(requestSchema, request, target);
-    const envelope = await this.withBearer({ endpoint: target, json });
-    return parseData(dataSchema, envelope.data, target);
+  private stats<Q extends z.ZodType, D extends z.ZodType>({
+    endpoint: target,
+    request: requestSchema,
+    data: dataSchema,
+  }: StatsCall<Q, D>): (request: z.input<Q>) => Promise<z.output<D>> {
+    return async (request) => {
+      const json = validateRequest(requestSchema, request, target);
+      const envelope = await this.withBearer({ endpoint: target, json });
+      return parseData(dataSchema, envelope.data, target);
+    };
   }
 
   private withBearer(call: Omit<GatewayCall, 'auth'>, options: ResendOptions = {}) {
