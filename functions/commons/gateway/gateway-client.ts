@@ -3,7 +3,6 @@ import { FormData } from 'undici';
 import { z } from 'zod';
 import { classifyCode, GatewayAuthenticationError, type GatewayCodeFamily } from './errors.ts';
 import {
-  type CallAuth,
   type Endpoint,
   type GatewayCall,
   GatewayHttp,
@@ -330,32 +329,24 @@ export class GatewayClient {
 
   async registerOptOut(entries: z.input<typeof OptOutRegisterRequestSchema>): Promise<void> {
     const json = validateRequest(OptOutRegisterRequestSchema, entries, ENDPOINTS.optOutRegister);
-    await this.http.call({ endpoint: ENDPOINTS.optOutRegister, auth: this.apiKeyAuth(), json });
+    await this.withApiKey({ endpoint: ENDPOINTS.optOutRegister, json });
   }
 
   async listOptOut(query: z.input<typeof OptOutListQuerySchema>) {
     const params = validateRequest(OptOutListQuerySchema, query, ENDPOINTS.optOutList);
-    const envelope = await this.http.call({
-      endpoint: ENDPOINTS.optOutList,
-      auth: this.apiKeyAuth(),
-      query: params,
-    });
+    const envelope = await this.withApiKey({ endpoint: ENDPOINTS.optOutList, query: params });
     return parseData(OptOutListDataSchema, envelope.data, ENDPOINTS.optOutList);
   }
 
   async deleteOptOut(entry: z.input<typeof OptOutDeleteRequestSchema>): Promise<void> {
     const json = validateRequest(OptOutDeleteRequestSchema, entry, ENDPOINTS.optOutDelete);
-    await this.http.call({ endpoint: ENDPOINTS.optOutDelete, auth: this.apiKeyAuth(), json });
+    await this.withApiKey({ endpoint: ENDPOINTS.optOutDelete, json });
   }
 
   /** Blocked and unblocked numbers of an 080 number within a period, with paging `meta`. */
   async listOptOutPeriod(query: z.input<typeof OptOutPeriodQuerySchema>) {
     const params = validateRequest(OptOutPeriodQuerySchema, query, ENDPOINTS.optOutPeriod);
-    const envelope = await this.http.call({
-      endpoint: ENDPOINTS.optOutPeriod,
-      auth: this.apiKeyAuth(),
-      query: params,
-    });
+    const envelope = await this.withApiKey({ endpoint: ENDPOINTS.optOutPeriod, query: params });
     return parseData(OptOutPeriodResponseSchema, envelope, ENDPOINTS.optOutPeriod);
   }
 
@@ -420,10 +411,11 @@ export class GatewayClient {
     return withFreshTokenRetry(this.tokens, operation, options);
   }
 
-  private apiKeyAuth(): CallAuth {
+  /** An opt-out call: these authenticate with the `apiKey` header instead of a token. */
+  private withApiKey(call: Omit<GatewayCall, 'auth'>) {
     if (this.apiKey === undefined)
       throw new Error('the opt-out endpoints need the apiKey option of GatewayClient');
-    return { apiKey: this.apiKey };
+    return this.http.call({ ...call, auth: { apiKey: this.apiKey } });
   }
 }
 
