@@ -113,19 +113,8 @@ export class DynamoDbAwaitingReports
       : { recipients };
   }
 
-  async settle(cliKey: string): Promise<void> {
-    await conditionalWrite(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: `SEND#${cliKey}`, sk: 'OUTCOME' },
-          UpdateExpression: 'REMOVE #bucket',
-          // Never create an item: one that expired meanwhile has nothing left to settle.
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#bucket': AWAITING_REPORT_INDEX.partitionKey },
-        }),
-      ),
-    );
+  settle(cliKey: string): Promise<void> {
+    return this.leaveIndex(cliKey, 'OUTCOME');
   }
 
   /** Report items only: a guard alone (a run that stopped before its report) is no report. */
@@ -201,16 +190,29 @@ export class DynamoDbAwaitingReports
     return answer.Item !== undefined;
   }
 
-  async resolve(cliKey: string): Promise<void> {
+  resolve(cliKey: string): Promise<void> {
+    return this.leaveIndex(cliKey, 'UNKNOWN', new Date().toISOString());
+  }
+
+  /**
+   * Takes a send's item out of the awaiting-report index (a resolved one with its time). Never
+   * creates an item: one that expired meanwhile has nothing left to settle.
+   */
+  private async leaveIndex(
+    cliKey: string,
+    sk: 'OUTCOME' | 'UNKNOWN',
+    resolvedAt?: string,
+  ): Promise<void> {
     await conditionalWrite(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { pk: `SEND#${cliKey}`, sk: 'UNKNOWN' },
-          UpdateExpression: 'REMOVE #bucket SET resolvedAt = :at',
+          Key: { pk: `SEND#${cliKey}`, sk },
+          UpdateExpression:
+            resolvedAt === undefined ? 'REMOVE #bucket' : 'REMOVE #bucket SET resolvedAt = :at',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#bucket': AWAITING_REPORT_INDEX.partitionKey },
-          ExpressionAttributeValues: { ':at': new Date().toISOString() },
+          ...(resolvedAt === undefined ? {} : { ExpressionAttributeValues: { ':at': resolvedAt } }),
         }),
       ),
     );
