@@ -7,7 +7,7 @@ import {
   PutCommand,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../commons/clients/dynamodb.ts';
+import { documentClient, pagesOf } from '../commons/clients/dynamodb.ts';
 import { PUBLISH_KEY_PREFIX } from '../commons/tables.ts';
 import {
   type ItemKey,
@@ -124,9 +124,8 @@ export class DynamoDbPublishLedger implements PublishLedger {
   /** Every `unpublished` marker (a scan: for the operator's `msgbridge events republish`). */
   async listUnpublished(): Promise<StoredMarker[]> {
     const markers: StoredMarker[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const answer = await this.client.send(
+    const pages = pagesOf((start) =>
+      this.client.send(
         new ScanCommand({
           TableName: this.tableName,
           FilterExpression: 'begins_with(pk, :prefix) AND #state = :unpublished',
@@ -134,7 +133,9 @@ export class DynamoDbPublishLedger implements PublishLedger {
           ExpressionAttributeValues: { ':prefix': MARKER_PREFIX, ':unpublished': 'unpublished' },
           ...(start ? { ExclusiveStartKey: start } : {}),
         }),
-      );
+      ),
+    );
+    for await (const answer of pages) {
       for (const item of answer.Items ?? []) {
         if (typeof item.itemPk !== 'string' || typeof item.itemSk !== 'string') continue;
         markers.push({
@@ -145,8 +146,7 @@ export class DynamoDbPublishLedger implements PublishLedger {
           ...(typeof item.reason === 'string' ? { reason: item.reason } : {}),
         });
       }
-      start = answer.LastEvaluatedKey;
-    } while (start !== undefined);
+    }
     return markers;
   }
 

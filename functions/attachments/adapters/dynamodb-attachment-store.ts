@@ -5,7 +5,7 @@ import {
   PutCommand,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { conditionalWrite, documentClient } from '../../commons/clients/dynamodb.ts';
+import { conditionalWrite, documentClient, pagesOf } from '../../commons/clients/dynamodb.ts';
 import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
 import {
   type AttachmentEventStore,
@@ -95,9 +95,8 @@ export class DynamoDbPendingAttachments implements PendingAttachmentStore {
 
   async due(now: Date): Promise<PendingAttachment[]> {
     const markers: PendingAttachment[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
+    const pages = pagesOf((startKey) =>
+      this.client.send(
         new ScanCommand({
           TableName: this.tableName,
           FilterExpression: 'begins_with(pk, :prefix) AND nextAttemptAt <= :now',
@@ -105,13 +104,14 @@ export class DynamoDbPendingAttachments implements PendingAttachmentStore {
           ConsistentRead: true,
           ExclusiveStartKey: startKey,
         }),
-      );
+      ),
+    );
+    for await (const page of pages) {
       for (const item of page.Items ?? []) {
         const marker = this.read(item);
         if (marker) markers.push(marker);
       }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    }
     // ISO-8601 UTC strings of one format sort as the instants they name.
     return markers.sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt));
   }

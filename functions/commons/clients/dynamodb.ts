@@ -46,3 +46,21 @@ export const conditionalWrite = (write: () => Promise<unknown>): Promise<boolean
     await write();
     return true;
   }, false);
+
+/** Where a Scan or Query goes on from: the `LastEvaluatedKey` of the page before (none at first). */
+export type StartKey = Record<string, unknown> | undefined;
+
+/**
+ * The pages of a Scan or Query, each read only when the loop asks for it, so a caller that has
+ * its answer leaves the loop without reading the rest. `read` builds the call from the start key.
+ */
+export async function* pagesOf<P extends { readonly LastEvaluatedKey?: Record<string, unknown> }>(
+  read: (start: StartKey) => Promise<P>,
+): AsyncGenerator<P> {
+  let start: StartKey;
+  do {
+    const page = await read(start);
+    yield page;
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+}

@@ -6,7 +6,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { conditionalWrite, documentClient } from '../../commons/clients/dynamodb.ts';
+import { conditionalWrite, documentClient, pagesOf } from '../../commons/clients/dynamodb.ts';
 import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
 import {
   DynamoDbSendStore,
@@ -119,9 +119,8 @@ export class DynamoDbAwaitingReports
 
   /** Report items only: a guard alone (a run that stopped before its report) is no report. */
   async hasReport(msgKey: string): Promise<boolean> {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const answer = await this.client.send(
+    const pages = pagesOf((start) =>
+      this.client.send(
         new QueryCommand({
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :result)',
@@ -130,10 +129,9 @@ export class DynamoDbAwaitingReports
           ProjectionExpression: 'pk',
           ExclusiveStartKey: start,
         }),
-      );
-      if ((answer.Items ?? []).length > 0) return true;
-      start = answer.LastEvaluatedKey;
-    } while (start !== undefined);
+      ),
+    );
+    for await (const answer of pages) if ((answer.Items ?? []).length > 0) return true;
     return false;
   }
 
