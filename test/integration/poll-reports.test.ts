@@ -19,7 +19,6 @@ import {
   type ReportPollingGateway,
   type ReportPollOutcome,
 } from '../../functions/polling/poll-reports.ts';
-import type { PollLogger } from '../../functions/polling/poller-lease.ts';
 import { S3PolledPageQuarantine } from '../../functions/polling/s3-polled-page-quarantine.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
@@ -32,11 +31,11 @@ import {
 import { cleanups, documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
 import { BUCKET, startFauxqsProcess as startS3 } from '../support/fauxqs-s3.ts';
 import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
+import { silent } from '../support/poll-harness.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 
 const credentials = { apiKey: 'poll-key', apiPassword: 'poll-password' };
 const SECRET = 'poll-test-secret-0123456789';
-const silent: PollLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
 useDynalite();
 

@@ -23,7 +23,6 @@ import {
   pollReports,
   type ReportPollingGateway,
 } from '../../functions/polling/poll-reports.ts';
-import type { PollLogger } from '../../functions/polling/poller-lease.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
   ReconcileSettingsSchema,
@@ -43,6 +42,7 @@ import {
 } from '../../simulator/index.ts';
 import { cleanups, documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
 import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
+import { silent } from '../support/poll-harness.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 import { asObject, authenticate, callGateway } from '../support/simulator-http.ts';
 
@@ -51,7 +51,6 @@ const SECRET = 'field-notes-secret-0123456789';
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
 const REPORT_DELAY_MS = 1_000;
-const silent: PollLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
 useDynalite();
 

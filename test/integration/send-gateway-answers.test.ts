@@ -15,7 +15,6 @@ import { SessionTokenProvider } from '../../functions/commons/gateway/session-to
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import { pollReports } from '../../functions/polling/poll-reports.ts';
-import type { PollLogger } from '../../functions/polling/poller-lease.ts';
 import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
@@ -36,12 +35,12 @@ import {
 } from '../../simulator/index.ts';
 import { cleanups, documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
 import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
+import { silent } from '../support/poll-harness.ts';
 import { recordingSendStore } from '../support/recording-send-store.ts';
 import { brandTemplateBody, mmsBody, rcsBody, smsBody } from '../support/send-fixtures.ts';
 import { authenticate, callGateway } from '../support/simulator-http.ts';
 
 const credentials = { apiKey: 'answers-key', apiPassword: 'answers-password' };
-const silent: PollLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
 useDynalite();
 
