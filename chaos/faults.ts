@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/publish.ts';
+import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/store-ports.ts';
 import type { SendGateway } from '../functions/sending/ports.ts';
 import type { Faults } from '../simulator/index.ts';
 import { mulberry32 } from '../simulator/prng.ts';

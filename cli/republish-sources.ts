@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import type { BusEntryResult, EventBus, ItemKey } from '../functions/events/publish.ts';
+import type { BusEntryResult, EventBus, ItemKey } from '../functions/events/store-ports.ts';
 import { isPublishableRecord } from '../functions/events/stream-filter.ts';
 import { toLambdaRecord } from '../local/lambda-stream-record.ts';
 import { CliError } from './errors.ts';

@@ -1,16 +1,18 @@
 import type { StoredMarker } from '../functions/events/dynamodb-publish-ledger.ts';
 import {
-  type BusEntry,
-  type EventBus,
   entryFromItem,
   entrySize,
-  type ItemKey,
   MAX_ENTRIES_PER_CALL,
+  PUT_EVENTS_MAX_BYTES,
+} from '../functions/events/publish.ts';
+import {
+  type BusEntry,
+  type EventBus,
+  type ItemKey,
   type MarkerState,
   markerId,
-  PUT_EVENTS_MAX_BYTES,
   type PublishMarker,
-} from '../functions/events/publish.ts';
+} from '../functions/events/store-ports.ts';
 
 /*
  * `msgbridge events republish`: publishes, from the event table, the events `publish-events` could

@@ -1,7 +1,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { composePublisher } from './events/stream-batch-handler.ts';
+import { composePublisher } from './events/publish.ts';
 
 const publisher = composePublisher();
 

@@ -1,7 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { maskPhonesDeep } from '../functions/commons/helpers/mask.ts';
-import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/publish.ts';
+import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/store-ports.ts';
 
 /** Fields worth seeing in a one-line summary, in this order, when an event has them. */
 const SUMMARY_FIELDS = [

@@ -1,6 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { z } from 'zod';
-import type { EventBus } from '../functions/events/publish.ts';
+import type { EventBus } from '../functions/events/store-ports.ts';
 import { failureIdOf, failureOf } from './republish.ts';
 
 /**

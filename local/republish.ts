@@ -8,7 +8,7 @@ import {
 } from '../cli/republish.ts';
 import { tableItems } from '../cli/republish-sources.ts';
 import { DynamoDbPublishLedger } from '../functions/events/dynamodb-publish-ledger.ts';
-import type { EventBus } from '../functions/events/publish.ts';
+import type { EventBus } from '../functions/events/store-ports.ts';
 
 /** The id of a record in the local on-failure list: its sequence number. */
 export const failureIdOf = (record: DynamoDBRecord): string =>

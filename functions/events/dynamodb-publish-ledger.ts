@@ -15,7 +15,7 @@ import {
   markerId,
   type PublishLedger,
   type PublishMarker,
-} from './publish.ts';
+} from './store-ports.ts';
 
 const MARKER_PREFIX = `${PUBLISH_KEY_PREFIX}ITEM#`;
 const REDELIVERY_KEY = `${PUBLISH_KEY_PREFIX}REDELIVERY`;

@@ -1,68 +1,29 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type {
   DynamoDBBatchResponse,
   DynamoDBRecord,
+  DynamoDBStreamEvent,
   AttributeValue as LambdaAttributeValue,
 } from 'aws-lambda';
 import { z } from 'zod';
+import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
+import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
+import { DynamoDbPublishLedger } from './dynamodb-publish-ledger.ts';
 import { PublishedFieldsSchema } from './event-record.ts';
-
-/** One event for `PutEvents`. */
-export interface BusEntry {
-  readonly Source: string;
-  readonly DetailType: string;
-  readonly Detail: string;
-  readonly Time: Date;
-}
-
-/** Per-entry result of a `PutEvents` call, in the order of the entries. */
-export type BusEntryResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly errorCode: string; readonly errorMessage: string };
-
-/** The event bus port: one `PutEvents` call of at most 10 entries. */
-export interface EventBus {
-  putEvents(entries: readonly BusEntry[]): Promise<readonly BusEntryResult[]>;
-}
-
-/** The keys of an event-table item, as a stream record names them. */
-export interface ItemKey {
-  readonly pk: string;
-  readonly sk: string;
-}
-
-/**
- * How a stream record was settled outside the bus: `unpublished` — its event could not be put and
- * waits for `msgbridge events republish`; `published` — its event is on the bus although Lambda
- * will deliver the record again.
- */
-export type MarkerState = 'published' | 'unpublished';
-
-export interface PublishMarker {
-  readonly key: ItemKey;
-  readonly state: MarkerState;
-  readonly eventId?: string;
-  /** Why the event is not on the bus (an `unpublished` marker). */
-  readonly reason?: string;
-}
-
-/** One string per item key, the identity of a marker. */
-export const markerId = (key: ItemKey): string => JSON.stringify([key.pk, key.sk]);
-
-/**
- * The publisher's durable memory (the state table). Only the failure path writes to it; the
- * happy path reads one flag per invocation.
- */
-export interface PublishLedger {
-  /** Whether an invocation recently left records to Lambda's retries (so some may be settled). */
-  redeliveryExpected(): Promise<boolean>;
-  /** Raises that flag for as long as the stream keeps records (24 hours, and an hour more). */
-  expectRedelivery(): Promise<void>;
-  /** The markers of these items, by {@link markerId}. */
-  find(keys: readonly ItemKey[]): Promise<ReadonlyMap<string, MarkerState>>;
-  /** Writes markers; answers the {@link markerId}s written (a batch write may leave some out). */
-  write(markers: readonly PublishMarker[]): Promise<ReadonlySet<string>>;
-}
+import { EventBridgeBus } from './eventbridge-bus.ts';
+import {
+  type BusEntry,
+  type BusEntryResult,
+  type EventBus,
+  type ItemKey,
+  type MarkerState,
+  markerId,
+  type PublishLedger,
+  type PublishMarker,
+} from './store-ports.ts';
 
 export interface PublishDeps {
   readonly bus: EventBus;
@@ -386,4 +347,100 @@ const putWithRetries = async <T extends { entry: BusEntry; eventId: string }>(
   }
   if (pending.length > 0) deps.onPublishFailure?.(lastFailures);
   return reasons;
+};
+
+/**
+ * The primary adapter of `publish-events`: stream batch in, partial batch response out.
+ * `onOutcome` sees each invocation's outcome (the local run and fault-injection runs count
+ * `unguarded` events with it).
+ */
+export const createPublishHandler =
+  (
+    deps: PublishDeps & {
+      readonly logger: Logger;
+      readonly metrics: Metrics;
+      readonly onOutcome?: (outcome: PublishOutcome) => void;
+    },
+  ) =>
+  async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+    const { logger, metrics } = deps;
+    const outcome = await publishRecords(event.Records, {
+      ...deps,
+      onPoison: (record, reason) => {
+        metrics.addMetric('PoisonRecords', MetricUnit.Count, 1);
+        logger.error('stream record cannot become an event', {
+          reason,
+          keys: record.dynamodb?.Keys,
+          sequenceNumber: record.dynamodb?.SequenceNumber,
+        });
+      },
+      onPublishFailure: (failures) => {
+        metrics.addMetric('PublishFailures', MetricUnit.Count, failures.length);
+        logger.error('PutEvents entries still failing after retries', { failures });
+      },
+      onLedgerFailure: (operation, error) => {
+        logger.error('state table failed: publish markers could not be used', {
+          operation,
+          error,
+        });
+      },
+    });
+    metrics.addMetric('EventsPublished', MetricUnit.Count, outcome.published);
+    if (outcome.markedUnpublished > 0) {
+      metrics.addMetric('EventsMarkedUnpublished', MetricUnit.Count, outcome.markedUnpublished);
+    }
+    if (outcome.skipped > 0) {
+      metrics.addMetric('SettledRecordsSkipped', MetricUnit.Count, outcome.skipped);
+    }
+    if (outcome.unguarded.length > 0) {
+      metrics.addMetric('EventsUnguarded', MetricUnit.Count, outcome.unguarded.length);
+      logger.warn('published events whose records Lambda delivers again without a marker', {
+        eventIds: outcome.unguarded,
+      });
+    }
+    deps.onOutcome?.(outcome);
+    logger.info('stream batch published', {
+      records: event.Records.length,
+      published: outcome.published,
+      markedUnpublished: outcome.markedUnpublished,
+      skipped: outcome.skipped,
+      failedFrom: outcome.response.batchItemFailures[0]?.itemIdentifier,
+    });
+    return outcome.response;
+  };
+
+/** What the local run supplies instead of the Lambda's own (its bus among them). */
+export interface PublisherOverrides extends Omit<CompositionOverrides, 's3'> {
+  /** The bus to put events on; `EVENT_BUS_NAME` is then not read. */
+  readonly bus?: EventBus;
+  /** The wait before the n-th put of the entries still failing. @default 100 ms doubling, capped at 2 s, with jitter */
+  readonly backoffMs?: (attempt: number) => number;
+}
+
+/**
+ * Composes `publish-events` (the event table's stream, INSERTs of event items only, filtered by
+ * the event source mapping → EventBridge) from its environment, read once, at cold start:
+ * `EVENT_BUS_NAME`, `STATE_TABLE_NAME` (the publish markers, see publish.ts), `EVENT_SOURCE`
+ * (default `msgbridge`), `PUBLISH_MAX_ATTEMPTS` (default 4). The Lambda entry wraps the handler in
+ * middy; the local run feeds it from its stream poller.
+ */
+export const composePublisher = (
+  env: Environment = process.env,
+  overrides: PublisherOverrides = {},
+) => {
+  const { logger, metrics } = observabilityOf('publish-events', overrides);
+  const handler = createPublishHandler({
+    bus: overrides.bus ?? new EventBridgeBus(requiredEnv('EVENT_BUS_NAME', env)),
+    ledger: new DynamoDbPublishLedger(requiredEnv('STATE_TABLE_NAME', env), overrides.documents),
+    source: env.EVENT_SOURCE ?? 'msgbridge',
+    maxAttempts: integerEnv('PUBLISH_MAX_ATTEMPTS', 4, { min: 1, max: 10 }, env),
+    backoffMs:
+      overrides.backoffMs ??
+      ((attempt) => Math.min(2_000, 100 * 2 ** (attempt - 2)) * (0.5 + Math.random() / 2)),
+    sleep: (ms) => sleep(ms),
+    maxBatchBytes: PUT_EVENTS_MAX_BYTES,
+    logger,
+    metrics,
+  });
+  return { handler, logger, metrics };
 };

@@ -12,7 +12,7 @@ import {
   LambdaKilledError,
 } from '../../chaos/faults.ts';
 import { buildWorkload } from '../../chaos/workload.ts';
-import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/publish.ts';
+import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/store-ports.ts';
 import { startSimulator } from '../../simulator/index.ts';
 
 const entry = (id: string): BusEntry => ({

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Target } from '../../cli/target.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { DynamoDbPublishLedger } from '../../functions/events/dynamodb-publish-ledger.ts';
-import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/publish.ts';
-import { createPublishHandler } from '../../functions/events/stream-batch-handler.ts';
+import { createPublishHandler } from '../../functions/events/publish.ts';
+import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/store-ports.ts';
 import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import {

@@ -14,7 +14,7 @@ import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
-import { createPublishHandler } from '../../functions/events/stream-batch-handler.ts';
+import { createPublishHandler } from '../../functions/events/publish.ts';
 import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import {

@@ -5,7 +5,7 @@ import {
   markerId,
   type PublishLedger,
   type PublishMarker,
-} from '../../functions/events/publish.ts';
+} from '../../functions/events/store-ports.ts';
 
 /**
  * The publisher's ledger in memory, written from the port's contract (a durable key-value store

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { composePublisher } from '../../functions/events/stream-batch-handler.ts';
+import { composePublisher } from '../../functions/events/publish.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
 import { reportStreamRecords } from '../support/report-stream-records.ts';
 import { silentObservability } from '../support/silent-observability.ts';

@@ -30,15 +30,14 @@ import {
 } from '../../cli/republish.ts';
 import { queuePublishFailures } from '../../cli/republish-sources.ts';
 import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS, resolveTarget } from '../../cli/target.ts';
+import { type PublishOutcome, publishRecords } from '../../functions/events/publish.ts';
 import {
   type BusEntry,
   type BusEntryResult,
   type EventBus,
   type ItemKey,
   markerId,
-  type PublishOutcome,
-  publishRecords,
-} from '../../functions/events/publish.ts';
+} from '../../functions/events/store-ports.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import { captureIo, runCli } from '../support/cli-gateway.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';

@@ -1,15 +1,13 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { entrySize, type PublishDeps, publishRecords } from '../../functions/events/publish.ts';
 import {
   type BusEntry,
   type BusEntryResult,
   type EventBus,
-  entrySize,
   markerId,
-  type PublishDeps,
-  publishRecords,
-} from '../../functions/events/publish.ts';
+} from '../../functions/events/store-ports.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
 import { reportStreamRecords as streamRecords } from '../support/report-stream-records.ts';
 

@@ -8,14 +8,13 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { type PublishOutcome, publishRecords } from '../../functions/events/publish.ts';
 import {
   type BusEntry,
   type BusEntryResult,
   type EventBus,
   markerId,
-  type PublishOutcome,
-  publishRecords,
-} from '../../functions/events/publish.ts';
+} from '../../functions/events/store-ports.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
 import { reportStreamRecords as streamRecords } from '../support/report-stream-records.ts';
 import { runStreamWithRetries } from '../support/stream-retry-model.ts';
