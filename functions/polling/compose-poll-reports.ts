@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { S3ObjectStorage } from '../attachments/adapters/s3-object-storage.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { DynamoDbLease } from '../commons/dynamodb-lease.ts';
 import { booleanEnv, type Environment, enumEnv, requiredEnv } from '../commons/environment.ts';
@@ -58,9 +57,7 @@ export const composePollReports = (
     });
   const lease = new DynamoDbLease(requiredEnv('STATE_TABLE_NAME', env), documents);
   const receive = overrides.receive ?? receiveDepsFromEnvironment(logger, env, overrides);
-  const quarantine = new S3PolledPageQuarantine(
-    new S3ObjectStorage(requiredEnv('QUARANTINE_BUCKET', env), { client: s3 }),
-  );
+  const quarantine = new S3PolledPageQuarantine(requiredEnv('QUARANTINE_BUCKET', env), s3);
   // After a poll starts, its page needs the poll call, the puts and the confirm call: no poll
   // starts later than that before the deadline, and a confirm only starts while the 120 s window
   // still has room for the whole call. Checked here, so a bad combination fails at cold start.

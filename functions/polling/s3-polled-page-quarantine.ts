@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
-import type { S3ObjectStorage } from '../attachments/adapters/s3-object-storage.ts';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { deleteObject, getText, listKeys, s3Client } from '../commons/clients/s3.ts';
 import {
   POLLED_QUARANTINE_PREFIX,
   type PolledPage,
@@ -19,34 +19,38 @@ const metadataValue = (text: string): string => text.replace(/[^\x20-\x7e]/g, '?
  * and `rptKey` are user metadata.
  */
 export class S3PolledPageQuarantine implements PolledPageQuarantine {
-  constructor(private readonly storage: S3ObjectStorage) {}
+  constructor(
+    private readonly bucket: string,
+    private readonly client: S3Client = s3Client(),
+  ) {}
 
   async keep(page: PolledPage, at: Date): Promise<string> {
     const digest = createHash('sha256').update(page.body, 'utf8').digest('hex').slice(0, 16);
     const key = `${POLLED_QUARANTINE_PREFIX}${page.kind}/${at.toISOString()}-${digest}.json`;
-    await this.storage.put(
-      key,
-      Readable.from([Buffer.from(page.body, 'utf8')]),
-      'application/json',
-      {
-        metadata: {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: page.body,
+        ContentType: 'application/json',
+        Metadata: {
           reason: metadataValue(page.reason),
           ...(page.rptKey === undefined ? {} : { 'rpt-key': metadataValue(page.rptKey) }),
         },
-      },
+      }),
     );
     return key;
   }
 
   list(kind: PolledPageKind, limit: number): Promise<string[]> {
-    return this.storage.list(`${POLLED_QUARANTINE_PREFIX}${kind}/`, limit);
+    return listKeys(this.client, this.bucket, `${POLLED_QUARANTINE_PREFIX}${kind}/`, limit);
   }
 
   read(location: string): Promise<string> {
-    return this.storage.getText(location);
+    return getText(this.client, this.bucket, location);
   }
 
   remove(location: string): Promise<void> {
-    return this.storage.delete(location);
+    return deleteObject(this.client, this.bucket, location);
   }
 }

@@ -3,7 +3,6 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { S3ObjectStorage } from '../../functions/attachments/adapters/s3-object-storage.ts';
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
@@ -411,7 +410,7 @@ describe('durable quarantine of polled pages in S3', () => {
       region: 'ap-northeast-2',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
-    quarantine = new S3PolledPageQuarantine(new S3ObjectStorage(BUCKET, { client: s3 }));
+    quarantine = new S3PolledPageQuarantine(BUCKET, s3);
   });
 
   afterAll(async () => {

@@ -1,13 +1,7 @@
 import type { Readable } from 'node:stream';
-import {
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  type S3Client,
-} from '@aws-sdk/client-s3';
+import { CopyObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { s3Client } from '../../commons/clients/s3.ts';
+import { deleteObject, getText, listKeys, s3Client } from '../../commons/clients/s3.ts';
 import { type ObjectStorage, type PutOptions, SourceStreamError } from '../fetch-attachments.ts';
 import { type Measurement, measureStream } from '../measured-stream.ts';
 
@@ -93,33 +87,17 @@ export class S3ObjectStorage implements ObjectStorage {
   }
 
   /** Keys below `prefix` in S3's order (ascending UTF-8), at most `limit`. */
-  async list(prefix: string, limit: number): Promise<string[]> {
-    const keys: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.client.send(
-        new ListObjectsV2Command({
-          Bucket: this.bucket,
-          Prefix: prefix,
-          MaxKeys: Math.min(1_000, limit - keys.length),
-          ContinuationToken: token,
-        }),
-      );
-      for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token !== undefined && keys.length < limit);
-    return keys.slice(0, limit);
+  list(prefix: string, limit: number): Promise<string[]> {
+    return listKeys(this.client, this.bucket, prefix, limit);
   }
 
   /** A small object's whole body as UTF-8 text (it is held in memory). */
-  async getText(key: string): Promise<string> {
-    const answer = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-    if (answer.Body === undefined) throw new Error(`s3://${this.bucket}/${key} has no body`);
-    return answer.Body.transformToString('utf-8');
+  getText(key: string): Promise<string> {
+    return getText(this.client, this.bucket, key);
   }
 
   /** Deletes one object; deleting a missing key succeeds, as S3 answers it. */
-  async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  delete(key: string): Promise<void> {
+    return deleteObject(this.client, this.bucket, key);
   }
 }
