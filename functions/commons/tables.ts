@@ -30,6 +30,13 @@ export const AWAITING_REPORT_INDEX = {
   sortKey: 'acceptedAt',
 } as const;
 
+/**
+ * The `awaiting-report` bucket of unknown outcomes: one partition, sorted by the attempt's time.
+ * Unknown outcomes are rare (a lost answer on a message's last delivery), so one partition holds
+ * them all, and `reconcile-status` finds them without reading the hourly buckets.
+ */
+export const UNKNOWN_OUTCOME_BUCKET = 'UNKNOWN';
+
 /** Reports, inbound messages, send records, attachments and quarantined bodies. */
 export const EVENT_TABLE: TableDefinition = {
   name: 'event-table',

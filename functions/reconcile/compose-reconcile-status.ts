@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { documentClient } from '../commons/clients/dynamodb.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { DynamoDbLease } from '../commons/dynamodb-lease.ts';
 import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
 import { receiveDepsFromEnvironment } from '../inbound/receive-environment.ts';
 import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
+import { DynamoDbSendStore } from '../sending/adapters/dynamodb-send-store.ts';
 import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
 import { DynamoDbAwaitingReports } from './adapters/dynamodb-awaiting-reports.ts';
 import {
@@ -59,7 +61,13 @@ export const composeReconcileStatus = (
       env,
     ),
   });
-  const awaiting = new DynamoDbAwaitingReports(eventTableName, documents);
+  // Only the send store's claims are used: a claim item lives a day at most (the sender's own
+  // outlives it).
+  const awaiting = new DynamoDbAwaitingReports(
+    eventTableName,
+    documents ?? documentClient(),
+    new DynamoDbSendStore(eventTableName, 1, documents),
+  );
   const lease = new DynamoDbLease(stateTableName, documents);
   const receive = overrides.receive ?? receiveDepsFromEnvironment(logger, env, overrides);
   const deps: Omit<ReconcileDeps, 'owner' | 'now' | 'hasTimeLeft'> = {

@@ -96,7 +96,11 @@ beforeEach(async () => {
     eventTable,
     stateTable: `state-${tableNumber}`,
   });
-  awaiting = new DynamoDbAwaitingReports(eventTable, documents);
+  awaiting = new DynamoDbAwaitingReports(
+    eventTable,
+    documents,
+    new DynamoDbSendStore(eventTable, 1, documents),
+  );
   stored = [];
   const events = new DynamoDbEventStore(eventTable, documents);
   const recording: EventStore = {

@@ -127,7 +127,11 @@ const bridge = async (
   });
   const lease = new DynamoDbLease(stateTable, documents, now);
   const quarantine = new MemoryPageQuarantine();
-  const awaiting = new DynamoDbAwaitingReports(eventTable, documents);
+  const awaiting = new DynamoDbAwaitingReports(
+    eventTable,
+    documents,
+    new DynamoDbSendStore(eventTable, 1, documents),
+  );
   return {
     sim,
     client,

@@ -6,14 +6,10 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { z } from 'zod';
-import { conditionalWrite, documentClient, pagesOf } from '../../commons/clients/dynamodb.ts';
-import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
-import {
-  DynamoDbSendStore,
-  UNKNOWN_OUTCOME_BUCKET,
-} from '../../sending/adapters/dynamodb-send-store.ts';
+import { conditionalWrite, pagesOf } from '../../commons/clients/dynamodb.ts';
+import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
 import { SEND_CHANNELS } from '../../sending/channels.ts';
-import type { ClaimResult, UnknownOutcome } from '../../sending/ports.ts';
+import type { ClaimResult, SendStore, UnknownOutcome } from '../../sending/ports.ts';
 import {
   type AwaitingPage,
   type AwaitingReportIndex,
@@ -55,15 +51,16 @@ const StartKeySchema = z.record(z.string(), z.string());
 export class DynamoDbAwaitingReports
   implements AwaitingReportIndex, ReportLedger, UnknownOutcomeIndex, ReportGuards
 {
-  private readonly sends: DynamoDbSendStore;
-
+  /**
+   * @param sends the send store whose claims this run takes on unknown outcomes (the sender's
+   *   claims, so a cliKey is never sent while its outcome is being decided); only `claim` and
+   *   `release` are used.
+   */
   constructor(
     private readonly tableName: string,
-    private readonly client: DynamoDBDocumentClient = documentClient(),
-  ) {
-    // Only its claims are used: a claim item lives a day at most (the sender's own outlives it).
-    this.sends = new DynamoDbSendStore(tableName, 1, client);
-  }
+    private readonly client: DynamoDBDocumentClient,
+    private readonly sends: Pick<SendStore, 'claim' | 'release'>,
+  ) {}
 
   private queryIndex(
     bucket: string,

@@ -9,17 +9,10 @@ import {
   documentClient,
   whenConditionFails,
 } from '../../commons/clients/dynamodb.ts';
-import { AWAITING_REPORT_INDEX } from '../../commons/tables.ts';
+import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
 import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../events/event-record.ts';
 import type { ClaimResult, SendStore, UnknownOutcome } from '../ports.ts';
-
-/**
- * The `awaiting-report` bucket of unknown outcomes: one partition, sorted by the attempt's time.
- * Unknown outcomes are rare (a lost answer on a message's last delivery), so one partition holds
- * them all, and `reconcile-status` finds them without reading the hourly buckets.
- */
-export const UNKNOWN_OUTCOME_BUCKET = 'UNKNOWN';
 
 /**
  * Send records in the event table, under `pk = SEND#<cliKey>`: a `CLAIM` item (who is sending it,
