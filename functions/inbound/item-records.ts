@@ -79,15 +79,40 @@ const MO_OMITTABLE = [
 const REPORT_RAW_KEPT = ['msgKey', 'cliKey', 'resultCode', 'ch'] as const;
 const MO_RAW_KEPT = ['moKey', 'contentCnt', 'contentInfoLst'] as const;
 
-export const reportRecord = async (
+/**
+ * The record of one item of a body: `build` gets the item as `schema` reads it; an item the schema
+ * refuses is quarantined with the reasons.
+ */
+const parsedItemRecord =
+  <S extends z.ZodType>(
+    schema: S,
+    build: (
+      context: ItemContext,
+      parsed: z.output<S>,
+      item: unknown,
+      index: number,
+    ) => Promise<EventRecord>,
+  ) =>
+  (context: ItemContext, item: unknown, index: number): Promise<EventRecord> => {
+    const parsed = schema.safeParse(item);
+    return parsed.success
+      ? build(context, parsed.data, item, index)
+      : quarantineRecord(context, stringify(item), index, z.prettifyError(parsed.error));
+  };
+
+/** The envelope fields every event of this body shares; `occurredAt` defaults to the receipt. */
+const envelopeFields = (
   context: ItemContext,
-  item: unknown,
-  index: number,
-): Promise<EventRecord> => {
-  const parsed = ReportItemSchema.safeParse(item);
-  if (!parsed.success)
-    return quarantineRecord(context, stringify(item), index, z.prettifyError(parsed.error));
-  const report = parsed.data;
+  idempotencyKey: string,
+  occurredAt: string | null = null,
+) => ({
+  idempotencyKey,
+  occurredAt: occurredAt ?? context.receivedAt,
+  receivedAt: context.receivedAt,
+  via: context.via,
+});
+
+export const reportRecord = parsedItemRecord(ReportItemSchema, (context, report, item, index) => {
   const channel = report.ch ?? null;
   const idempotencyKey = `report:${report.msgKey}:${report.resultCode}:${channel ?? '-'}`;
   const reportedAt = report.rptDt ? (parseGatewayDateTime(report.rptDt) ?? null) : null;
@@ -102,10 +127,7 @@ export const reportRecord = async (
       kind: 'report',
     },
     {
-      idempotencyKey,
-      occurredAt: reportedAt ?? context.receivedAt,
-      receivedAt: context.receivedAt,
-      via: context.via,
+      ...envelopeFields(context, idempotencyKey, reportedAt),
       data: {
         msgKey: report.msgKey,
         cliKey: report.cliKey,
@@ -132,7 +154,7 @@ export const reportRecord = async (
     },
     { omittable: REPORT_OMITTABLE, rawKept: REPORT_RAW_KEPT },
   );
-};
+});
 
 type EventInput<T extends EventTypeName> = Parameters<typeof buildEventDetail<T>>[1];
 
@@ -195,15 +217,7 @@ export const failureCategory = (resultCode: string): FailureCategory => {
   return family === 'retryable' || family === 'rate-limited' ? 'retryable' : 'permanent';
 };
 
-export const inboundRecord = async (
-  context: ItemContext,
-  item: unknown,
-  index: number,
-): Promise<EventRecord> => {
-  const parsed = MoItemSchema.safeParse(item);
-  if (!parsed.success)
-    return quarantineRecord(context, stringify(item), index, z.prettifyError(parsed.error));
-  const mo = parsed.data;
+export const inboundRecord = parsedItemRecord(MoItemSchema, async (context, mo, item, index) => {
   const receivedAtGateway = mo.moRecvDt ? (parseGatewayDateTime(mo.moRecvDt) ?? null) : null;
   const record = await fittedEventRecord(
     context,
@@ -211,10 +225,7 @@ export const inboundRecord = async (
     'inboundMessage',
     { pk: `MO#${mo.moKey}`, sk: 'MO', kind: 'mo' },
     {
-      idempotencyKey: `mo:${mo.moKey}`,
-      occurredAt: receivedAtGateway ?? context.receivedAt,
-      receivedAt: context.receivedAt,
-      via: context.via,
+      ...envelopeFields(context, `mo:${mo.moKey}`, receivedAtGateway),
       data: {
         moKey: mo.moKey,
         sender: mo.moCallback ?? null,
@@ -241,7 +252,7 @@ export const inboundRecord = async (
   return mo.contentInfoLst.length > 0
     ? { ...record, attachmentCount: mo.contentInfoLst.length }
     : record;
-};
+});
 
 /**
  * A quarantined item (`index`) or body (`null`): its text is kept whole in the item's `payload`,
@@ -265,10 +276,7 @@ export const quarantineRecord = async (
         kind: 'quarantine',
       },
       buildEventDetail('quarantinedItem', {
-        idempotencyKey,
-        occurredAt: context.receivedAt,
-        receivedAt: context.receivedAt,
-        via: context.via,
+        ...envelopeFields(context, idempotencyKey),
         data: {
           webhook: context.kind,
           reason: cutToJsonBytes(reason, MAX_REASON_TEXT),
@@ -303,10 +311,7 @@ export const unrecognisedRecord = async (
     toEventRecord(
       { pk: `UNRECOGNISED#${context.bodySha256}`, sk: context.kind, kind: 'unrecognised' },
       buildEventDetail('unrecognisedBody', {
-        idempotencyKey,
-        occurredAt: context.receivedAt,
-        receivedAt: context.receivedAt,
-        via: context.via,
+        ...envelopeFields(context, idempotencyKey),
         data: {
           webhook: context.kind,
           bodySha256: context.bodySha256,
