@@ -15,19 +15,63 @@ import {
   type ReportPollingGateway,
 } from '../../functions/polling/poll-reports.ts';
 import { reportItem } from '../support/gateway-bodies.ts';
-import { FakeReportGateway, harness, page, START } from '../support/poll-harness.ts';
+import {
+  FakeReportGateway,
+  harness,
+  type PollScript,
+  page,
+  START,
+} from '../support/poll-harness.ts';
 
 const msgKeysOf = (data: PollReportsResponseData): string[] =>
   data === null ? [] : data.rptLst.map((report) => (report as { msgKey: string }).msgKey);
 
+type ReportPollerOptions = Parameters<typeof harness>[0] & { readonly latencyMs?: number };
+
+/**
+ * A report poller on a fresh harness whose gateway answers `script`, each call taking
+ * `latencyMs`. `poll` runs it once; `pollAgain` is a second run (owner run-2, 30 s) over a
+ * gateway answering `script`.
+ */
+const reportPoller = (
+  script: PollScript[],
+  { latencyMs, ...options }: ReportPollerOptions = {},
+) => {
+  const h = harness<ReportPollingGateway>(options);
+  const gateway = new FakeReportGateway(h.clock, script, h.store, latencyMs);
+  return {
+    h,
+    gateway,
+    poll: () => pollReports(h.deps(gateway), 'polling'),
+    pollAgain: (next: PollScript[]) =>
+      pollReports(
+        h.deps(new FakeReportGateway(h.clock, next, h.store), {
+          owner: 'run-2',
+          deadline: h.clock.now() + 30_000,
+        }),
+        'polling',
+      ),
+  };
+};
+
+/** The context of an error answer from the report endpoint. */
+const fromReports = (code: string, message: string, httpStatus: number) => ({
+  code,
+  message,
+  endpoint: 'GET /msg/v1.2/report',
+  httpStatus,
+});
+
 describe('pollReports: the 10 s rule', () => {
   it('waits at least 10 s after every empty poll, never less, and not much more', async () => {
     // Prepare: calls take 800 ms, so a wait counted from the request instead of the answer fails.
-    const h = harness<ReportPollingGateway>({ deadlineInMs: 90_000 });
-    const gateway = new FakeReportGateway(h.clock, [null, null, page(2), null], h.store, 800);
+    const { gateway, poll } = reportPoller([null, null, page(2), null], {
+      deadlineInMs: 90_000,
+      latencyMs: 800,
+    });
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess
     expect(gateway.tooSoon).toEqual([]);
@@ -47,13 +91,10 @@ describe('pollReports: the 10 s rule', () => {
 
   it('polls again at once after a non-empty page', async () => {
     // Prepare
-    const h = harness<ReportPollingGateway>();
-    const first = page(3);
-    const second = page(2);
-    const gateway = new FakeReportGateway(h.clock, [first, second, null], h.store, 200);
+    const { h, gateway, poll } = reportPoller([page(3), page(2), null], { latencyMs: 200 });
 
     // Act
-    await pollReports(h.deps(gateway), 'polling');
+    await poll();
 
     // Assess: the next poll follows the confirm with no wait in between.
     const [poll1, poll2, poll3] = gateway.polls;
@@ -66,28 +107,17 @@ describe('pollReports: the 10 s rule', () => {
 
   it('waits 10 s after a 29002, and after a failed poll that may have counted as empty', async () => {
     // Prepare
-    const h = harness<ReportPollingGateway>({ deadlineInMs: 60_000 });
-    const rateLimited = new GatewayRateLimitedError({
-      code: '29002',
-      message: 'Rate limit exceeded',
-      endpoint: 'GET /msg/v1.2/report',
-      httpStatus: 400,
-    });
-    const unavailable = new GatewayRetryableError({
-      code: '49999',
-      message: 'temporary failure',
-      endpoint: 'GET /msg/v1.2/report',
-      httpStatus: 503,
-    });
-    const gateway = new FakeReportGateway(
-      h.clock,
-      [rateLimited, page(1), unavailable, page(1)],
-      h.store,
-      100,
+    const rateLimited = new GatewayRateLimitedError(
+      fromReports('29002', 'Rate limit exceeded', 400),
     );
+    const unavailable = new GatewayRetryableError(fromReports('49999', 'temporary failure', 503));
+    const { gateway, poll } = reportPoller([rateLimited, page(1), unavailable, page(1)], {
+      deadlineInMs: 60_000,
+      latencyMs: 100,
+    });
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess
     const [limited, next, failed, retried] = gateway.polls;
@@ -109,17 +139,11 @@ describe('pollReports: the 10 s rule', () => {
 
   it('ends the run on an error a wait cannot fix, and gives the lease back', async () => {
     // Prepare
-    const h = harness<ReportPollingGateway>();
-    const refused = new GatewayAuthenticationError({
-      code: '29011',
-      message: 'no permission',
-      endpoint: 'GET /msg/v1.2/report',
-      httpStatus: 401,
-    });
-    const gateway = new FakeReportGateway(h.clock, [page(1), refused], h.store);
+    const refused = new GatewayAuthenticationError(fromReports('29011', 'no permission', 401));
+    const { h, poll } = reportPoller([page(1), refused]);
 
     // Act
-    const result = pollReports(h.deps(gateway), 'polling');
+    const result = poll();
 
     // Assess
     await expect(result).rejects.toBe(refused);
@@ -128,15 +152,18 @@ describe('pollReports: the 10 s rule', () => {
   });
 });
 
+/** A page of 10 reports stored one put at a time, each put taking `putMs`. */
+const storeOneAtATime = (putMs: number) =>
+  reportPoller([page(10), null], { deadlineInMs: 600_000, putMs, concurrency: 1 });
+
 describe('pollReports: storing and confirming', () => {
   it('confirms each page only after every report on it is stored, and each report once', async () => {
     // Prepare
-    const h = harness<ReportPollingGateway>();
     const pages = [page(3), page(4)];
-    const gateway = new FakeReportGateway(h.clock, [...pages, null], h.store);
+    const { h, gateway, poll } = reportPoller([...pages, null]);
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess
     expect(gateway.confirms.map((c) => c.rptKey)).toEqual(
@@ -158,14 +185,13 @@ describe('pollReports: storing and confirming', () => {
 
   it('stores a page again in the run when its store asks for a retry, then confirms it', async () => {
     // Prepare
-    const h = harness<ReportPollingGateway>();
     const failing = page(3);
     const next = page(2);
-    const gateway = new FakeReportGateway(h.clock, [failing, next, null], h.store);
+    const { h, gateway, poll } = reportPoller([failing, next, null]);
     h.store.failNext(1);
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess: the second attempt stored the item the first could not; nothing was kept aside.
     expect(gateway.confirms.map((c) => c.rptKey)).toEqual([failing?.rptKey, next?.rptKey]);
@@ -182,7 +208,6 @@ describe('pollReports: storing and confirming', () => {
 
   it('stores the other 99 reports of a page with a numeric msgKey, quarantines that one and confirms', async () => {
     // Prepare: the gateway's answer as the client reads it, one item with msgKey 123.
-    const h = harness<ReportPollingGateway>();
     const items = Array.from({ length: 100 }, (_, i) => ({
       ...reportItem(50_000 + i),
       phone: undefined,
@@ -193,10 +218,10 @@ describe('pollReports: storing and confirming', () => {
       rptCnt: 100,
       rptLst: items,
     });
-    const gateway = new FakeReportGateway(h.clock, [odd, null], h.store);
+    const { h, gateway, poll } = reportPoller([odd, null]);
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess
     expect(h.store.ofKind('report')).toHaveLength(99);
@@ -217,20 +242,15 @@ describe('pollReports: storing and confirming', () => {
 
   it('keeps a page whose store keeps failing in durable quarantine, confirms it, and the next run stores it', async () => {
     // Prepare: every put of one report fails for the whole first run.
-    const h = harness<ReportPollingGateway>({ deadlineInMs: 30_000 });
     const failing = page(3);
-    const gateway = new FakeReportGateway(h.clock, [failing, null], h.store);
+    const { h, gateway, poll, pollAgain } = reportPoller([failing, null], { deadlineInMs: 30_000 });
     const stuck = `REPORT#${msgKeysOf(failing)[1]}`;
     h.store.failKey(stuck);
 
     // Act
-    const first = await pollReports(h.deps(gateway), 'polling');
+    const first = await poll();
     h.store.heal();
-    const next = new FakeReportGateway(h.clock, [null], h.store);
-    const second = await pollReports(
-      h.deps(next, { owner: 'run-2', deadline: h.clock.now() + 30_000 }),
-      'polling',
-    );
+    const second = await pollAgain([null]);
 
     // Assess: kept with its exact items, confirmed only after it was kept, then re-ingested.
     expect(first).toMatchObject({
@@ -255,21 +275,15 @@ describe('pollReports: storing and confirming', () => {
 
   it('re-ingests a kept page with an odd item without a second quarantine record', async () => {
     // Prepare: one odd item and one report whose put fails: the page is kept.
-    const h = harness<ReportPollingGateway>({ deadlineInMs: 30_000 });
     const items = [reportItem(70_001), { ...reportItem(70_002), msgKey: 7 }, reportItem(70_003)];
     const data = PollReportsResponseDataSchema.parse({ rptKey: 'rpt-k', rptLst: items });
+    const { h, poll, pollAgain } = reportPoller([data, null], { deadlineInMs: 30_000 });
     h.store.failKey('REPORT#M0000070003');
 
     // Act
-    await pollReports(h.deps(new FakeReportGateway(h.clock, [data, null], h.store)), 'polling');
+    await poll();
     h.store.heal();
-    const second = await pollReports(
-      h.deps(new FakeReportGateway(h.clock, [null], h.store), {
-        owner: 'run-2',
-        deadline: h.clock.now() + 30_000,
-      }),
-      'polling',
-    );
+    const second = await pollAgain([null]);
 
     // Assess
     expect(second).toMatchObject({ pagesReingested: 1, reportsStored: 1 });
@@ -279,14 +293,13 @@ describe('pollReports: storing and confirming', () => {
 
   it('leaves a page unconfirmed when it can be neither stored nor kept: the gateway delivers it again', async () => {
     // Prepare
-    const h = harness<ReportPollingGateway>({ deadlineInMs: 30_000 });
     const failing = page(2);
-    const gateway = new FakeReportGateway(h.clock, [failing, null], h.store);
+    const { h, gateway, poll } = reportPoller([failing, null], { deadlineInMs: 30_000 });
     h.store.failKey(`REPORT#${msgKeysOf(failing)[0]}`);
     h.quarantine.failKeeps(1);
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess
     expect(gateway.confirms).toEqual([]);
@@ -301,16 +314,15 @@ describe('pollReports: storing and confirming', () => {
 
   it('keeps a kept page that still fails for the next run, and polls meanwhile', async () => {
     // Prepare: a page kept by an earlier run whose report still cannot be stored.
-    const h = harness<ReportPollingGateway>({ deadlineInMs: 30_000 });
+    const { h, poll } = reportPoller([page(1), null], { deadlineInMs: 30_000 });
     await h.quarantine.keep(
       { kind: 'reports', body: JSON.stringify({ rptLst: [reportItem(80_001)] }), reason: 'test' },
       new Date(START - 60_000),
     );
     h.store.failKey('REPORT#M0000080001');
-    const gateway = new FakeReportGateway(h.clock, [page(1), null], h.store);
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess
     expect(h.quarantine.pages.size).toBe(1);
@@ -324,13 +336,12 @@ describe('pollReports: storing and confirming', () => {
 
   it('counts reports it already stored (a redelivered page) as duplicates and confirms them', async () => {
     // Prepare
-    const h = harness<ReportPollingGateway>();
     const original = page(3);
     const again = original === null ? null : { ...original, rptKey: 'rpt-again' };
-    const gateway = new FakeReportGateway(h.clock, [original, again, null], h.store);
+    const { h, poll } = reportPoller([original, again, null]);
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess
     expect(h.store.ofKind('report')).toHaveLength(3);
@@ -339,15 +350,10 @@ describe('pollReports: storing and confirming', () => {
 
   it('skips the confirm when storing took the page past its 120 s window (less the margin)', async () => {
     // Prepare: 10 puts of 11 s each, one at a time: 110 s, beyond 120 s - 15 s.
-    const h = harness<ReportPollingGateway>({
-      deadlineInMs: 600_000,
-      putMs: 11_000,
-      concurrency: 1,
-    });
-    const gateway = new FakeReportGateway(h.clock, [page(10), null], h.store);
+    const { gateway, poll } = storeOneAtATime(11_000);
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess
     expect(gateway.confirms).toEqual([]);
@@ -356,15 +362,10 @@ describe('pollReports: storing and confirming', () => {
 
   it('still confirms a page stored within the window less the margin', async () => {
     // Prepare: 10 puts of 10 s each: 100 s, within 120 s - 15 s.
-    const h = harness<ReportPollingGateway>({
-      deadlineInMs: 600_000,
-      putMs: 10_000,
-      concurrency: 1,
-    });
-    const gateway = new FakeReportGateway(h.clock, [page(10), null], h.store);
+    const { gateway, poll } = storeOneAtATime(10_000);
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess
     expect(gateway.confirms).toHaveLength(1);
@@ -374,10 +375,8 @@ describe('pollReports: storing and confirming', () => {
 
   it('tries a failed confirm once more when retryable, and gives a refused one up', async () => {
     // Prepare
-    const h = harness<ReportPollingGateway>();
     const first = page(1);
-    const second = page(1);
-    const gateway = new FakeReportGateway(h.clock, [first, second, null], h.store);
+    const { gateway, poll } = reportPoller([first, page(1), null]);
     gateway.confirmFailures = [
       new GatewayRetryableError({ code: '49999', message: 'x', endpoint: 'confirm' }),
       null,
@@ -385,7 +384,7 @@ describe('pollReports: storing and confirming', () => {
     ];
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess: the retry confirmed the first page; the second was refused and left to redelivery.
     expect(gateway.confirms.map((c) => c.rptKey)).toEqual([first?.rptKey]);
@@ -395,16 +394,13 @@ describe('pollReports: storing and confirming', () => {
   it('reports the largest poll lag: the oldest rptDt on a page against the time of its poll', async () => {
     // Prepare: rptDt is KST. Calls take 1 s, so the second page is polled 2 s after the first.
     // 09:30:50 KST is 10 s before START; 09:30:15 KST is 45 s before START, polled at START + 2 s.
-    const h = harness<ReportPollingGateway>({ deadlineInMs: 20_000 });
-    const gateway = new FakeReportGateway(
-      h.clock,
+    const { gateway, poll } = reportPoller(
       [page(2, { rptDt: '20261121093050' }), page(1, { rptDt: '2026-11-21 09:30:15' }), null],
-      h.store,
-      1_000,
+      { deadlineInMs: 20_000, latencyMs: 1_000 },
     );
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess
     expect(gateway.polls[1]?.at).toBe(START + 2_000);
