@@ -53,39 +53,40 @@ export class GatewayAuthenticationError extends GatewayError {
   }
 }
 
+/**
+ * A gateway error class that differs from the others only by its name and whether a retry is
+ * safe. `name` is a literal, not read from the constructor, so it survives bundling and minifying.
+ */
+const gatewayErrorClass = <const N extends string>(name: N, retryable: boolean) => {
+  const ErrorClass = class extends GatewayError {
+    override readonly name: N = name;
+    readonly retryable: boolean = retryable;
+  };
+  // The constructor keeps the name a class declaration would have given it (stack traces, logs).
+  Object.defineProperty(ErrorClass, 'name', { value: name });
+  return ErrorClass;
+};
+
 /** `29002`: the TPS quota was exceeded and the whole request was rejected; retry later. */
-export class GatewayRateLimitedError extends GatewayError {
-  override readonly name = 'GatewayRateLimitedError';
-  readonly retryable = true;
-}
-
+export const GatewayRateLimitedError = gatewayErrorClass('GatewayRateLimitedError', true);
 /** `29005`, `29023`, `29024`: the gateway already accepted this `cliKey`. */
-export class GatewayDuplicateError extends GatewayError {
-  override readonly name = 'GatewayDuplicateError';
-  readonly retryable = false;
-}
-
+export const GatewayDuplicateError = gatewayErrorClass('GatewayDuplicateError', false);
 /** A documented transient failure (`49xxx`, `29019`, …) or an HTTP 5xx; a retry is safe. */
-export class GatewayRetryableError extends GatewayError {
-  override readonly name = 'GatewayRetryableError';
-  readonly retryable = true;
-}
-
+export const GatewayRetryableError = gatewayErrorClass('GatewayRetryableError', true);
 /** Any other code: the request is wrong or not allowed and will fail again unchanged. */
-export class GatewayRejectedError extends GatewayError {
-  override readonly name = 'GatewayRejectedError';
-  readonly retryable = false;
-}
-
+export const GatewayRejectedError = gatewayErrorClass('GatewayRejectedError', false);
 /**
  * The gateway answered, but not in a shape the client understands (not JSON, or a body that
  * fails its schema). Whether the call took effect is unknown; sends are safe to retry because a
  * repeated `cliKey` answers with the duplicate family.
  */
-export class GatewayResponseError extends GatewayError {
-  override readonly name = 'GatewayResponseError';
-  readonly retryable = true;
-}
+export const GatewayResponseError = gatewayErrorClass('GatewayResponseError', true);
+
+export type GatewayRateLimitedError = InstanceType<typeof GatewayRateLimitedError>;
+export type GatewayDuplicateError = InstanceType<typeof GatewayDuplicateError>;
+export type GatewayRetryableError = InstanceType<typeof GatewayRetryableError>;
+export type GatewayRejectedError = InstanceType<typeof GatewayRejectedError>;
+export type GatewayResponseError = InstanceType<typeof GatewayResponseError>;
 
 /** No answer: the call timed out or the connection failed. Whether it took effect is unknown. */
 export class GatewayTransportError extends GatewayError {
