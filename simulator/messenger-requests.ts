@@ -20,29 +20,29 @@ import { parseGatewayDateTime } from '../protocol/kst.ts';
 export const TEMPLATE_STATUSES = ['T', 'R', 'Q', 'A', 'S'] as const;
 export type TemplateStatus = (typeof TEMPLATE_STATUSES)[number];
 
-/** Method and router path of every spec 02 endpoint but the statistics (§4.1 to §4.4). */
+/** `METHOD /path` of every spec 02 endpoint but the statistics (§4.1 to §4.4). */
 export const MESSENGER_ROUTES = {
-  templateCategories: { method: 'POST', path: '/msgr/v2/channel/template/category/all' },
-  channelCategories: { method: 'POST', path: '/msgr/v2/channel/category/all' },
-  groupsOfChannel: { method: 'POST', path: '/msgr/v2/channel/group/list' },
-  addToGroup: { method: 'POST', path: '/msgr/v2/channel/group/add' },
-  // Before `group/:groupKey`, which would otherwise take `all` for a group key: the first
+  templateCategories: 'POST /msgr/v2/channel/template/category/all',
+  channelCategories: 'POST /msgr/v2/channel/category/all',
+  groupsOfChannel: 'POST /msgr/v2/channel/group/list',
+  addToGroup: 'POST /msgr/v2/channel/group/add',
+  // Before `group/{groupKey}`, which would otherwise take `all` for a group key: the first
   // matching route wins.
-  allGroups: { method: 'GET', path: '/msgr/v2/channel/group/all' },
-  groupMembers: { method: 'GET', path: '/msgr/v2/channel/group/:groupKey' },
-  removeFromGroup: { method: 'DELETE', path: '/msgr/v2/channel/group/remove' },
-  listChannels: { method: 'POST', path: '/msgr/v2/msgrChannelList' },
-  channelToken: { method: 'POST', path: '/msgr/v2/channel/token' },
-  restoreChannel: { method: 'POST', path: '/msgr/v2/channel/restore' },
-  relayInfo: { method: 'POST', path: '/msgr/v2/channel/relayinfo' },
-  recoverChannel: { method: 'POST', path: '/msgr/v2/channel/recover' },
-  getChannel: { method: 'POST', path: '/msgr/v2/channel/get' },
-  createChannel: { method: 'POST', path: '/msgr/v2/channel/create' },
-  requestTemplate: { method: 'POST', path: '/msgr/v2/channel/template/request' },
-  deleteTemplate: { method: 'POST', path: '/msgr/v2/channel/template/delete' },
-  commentTemplate: { method: 'POST', path: '/msgr/v2/channel/template/comment' },
-  listTemplates: { method: 'POST', path: '/msgr/v2/channel/template/all' },
-  createTemplate: { method: 'POST', path: '/msgr/v2/channel/template/create' },
+  allGroups: 'GET /msgr/v2/channel/group/all',
+  groupMembers: 'GET /msgr/v2/channel/group/{groupKey}',
+  removeFromGroup: 'DELETE /msgr/v2/channel/group/remove',
+  listChannels: 'POST /msgr/v2/msgrChannelList',
+  channelToken: 'POST /msgr/v2/channel/token',
+  restoreChannel: 'POST /msgr/v2/channel/restore',
+  relayInfo: 'POST /msgr/v2/channel/relayinfo',
+  recoverChannel: 'POST /msgr/v2/channel/recover',
+  getChannel: 'POST /msgr/v2/channel/get',
+  createChannel: 'POST /msgr/v2/channel/create',
+  requestTemplate: 'POST /msgr/v2/channel/template/request',
+  deleteTemplate: 'POST /msgr/v2/channel/template/delete',
+  commentTemplate: 'POST /msgr/v2/channel/template/comment',
+  listTemplates: 'POST /msgr/v2/channel/template/all',
+  createTemplate: 'POST /msgr/v2/channel/template/create',
 } as const;
 export type MessengerRouteName = keyof typeof MESSENGER_ROUTES;
 
@@ -93,19 +93,17 @@ const compactDateTime = z
   .regex(/^\d{14}$/, 'expected YYYYMMDDHHMMSS')
   .refine((value) => parseGatewayDateTime(value) !== undefined, 'is not a real date-time');
 
+/** A rule across fields is broken: the answer names `field` (zod's own checks see one field). */
+const refuse = (ctx: z.RefinementCtx, field: string, message: string): void =>
+  ctx.addIssue({ code: 'custom', path: [field], message });
+
 /** A channel template names its channel, a group template its group (§4.3). */
 const requireOwner =
   (typeField: 'senderType' | 'senderKeyType') =>
   (value: Readonly<Record<string, unknown>>, ctx: z.RefinementCtx): void => {
     const type = value[typeField];
     const field = type === 'G' ? 'msgrGrpId' : 'msgrChId';
-    if (value[field] === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [field],
-        message: `required when ${typeField} is ${type}`,
-      });
-    }
+    if (value[field] === undefined) refuse(ctx, field, `required when ${typeField} is ${type}`);
   };
 
 const owner = { msgrChId: channelId.optional(), msgrGrpId: groupId.optional() };
@@ -179,6 +177,11 @@ export const HIGHLIGHT_LIMITS = {
  * any object is taken. `templateAd` is "counted inside templateContent length": content plus ad
  * may not pass 1000 characters together.
  */
+/** A list of objects the spec does not describe further: `itemList`, `buttons`. */
+const objects = z.array(z.record(z.string(), z.unknown()));
+/** A string the spec sets no rule on: `templateTitle`, `templateSubtitle`. */
+const anyText = z.string().optional();
+
 export const TemplateCreateBody = z
   .strictObject({
     ...owner,
@@ -194,31 +197,27 @@ export const TemplateCreateBody = z
     itemHeader: text(16).optional(),
     itemHighlightTitle: text(HIGHLIGHT_LIMITS.itemHighlightTitle.plain).optional(),
     itemHighlightDescription: text(HIGHLIGHT_LIMITS.itemHighlightDescription.plain).optional(),
-    itemList: z.array(z.record(z.string(), z.unknown())).min(2).max(10).optional(),
+    itemList: objects.min(2).max(10).optional(),
     itemSummaryTitle: text(6).optional(),
     itemSummaryDescription: text(14).optional(),
-    templateTitle: z.string().optional(),
-    templateSubtitle: z.string().optional(),
+    templateTitle: anyText,
+    templateSubtitle: anyText,
     securityFlag: z.boolean().optional(),
-    buttons: z.array(z.record(z.string(), z.unknown())).max(5).optional(),
+    buttons: objects.max(5).optional(),
     templatePreviewMessage: text(40).optional(),
   })
   .superRefine((value, ctx) => {
     requireOwner('senderType')(value, ctx);
     const total = characters(value.templateContent) + characters(value.templateAd ?? '');
     if (total > 1000) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['templateAd'],
-        message: `templateContent and templateAd are ${total} characters together; max 1000`,
-      });
+      refuse(
+        ctx,
+        'templateAd',
+        `templateContent and templateAd are ${total} characters together; max 1000`,
+      );
     }
     if (value.itemHighlightTitle !== undefined && value.itemHighlightDescription === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['itemHighlightDescription'],
-        message: 'required when itemHighlightTitle is set',
-      });
+      refuse(ctx, 'itemHighlightDescription', 'required when itemHighlightTitle is set');
     }
   });
 export type TemplateCreateFields = z.output<typeof TemplateCreateBody>;

@@ -580,10 +580,7 @@ export const createMessenger = (ctx: SimContext) => {
 
   return {
     register(router: Router): void {
-      for (const name of Object.keys(MESSENGER_ROUTES) as MessengerRouteName[]) {
-        const { method, path } = MESSENGER_ROUTES[name];
-        router.add(method, path, handlers[name]);
-      }
+      router.addAll(MESSENGER_ROUTES, handlers);
       for (const name of Object.keys(MESSENGER_STAT_PATHS) as MessengerStatName[]) {
         router.add('GET', MESSENGER_STAT_PATHS[name], stats(name));
       }

@@ -39,13 +39,11 @@ export const RegisterSchema = z
   .array(PairSchema)
   .min(1, 'at least one entry')
   .superRefine((pairs, ctx) => {
-    const seen = new Set<string>();
-    pairs.forEach(({ phone, callback }, index) => {
-      const key = `${phone} ${callback}`;
-      if (seen.has(key)) {
-        ctx.addIssue({ code: 'custom', path: [index], message: `${phone}/${callback} repeated` });
+    const keys = pairs.map(({ phone, callback }) => `${phone}/${callback}`);
+    keys.forEach((key, index) => {
+      if (keys.indexOf(key) < index) {
+        ctx.addIssue({ code: 'custom', path: [index], message: `${key} repeated` });
       }
-      seen.add(key);
     });
   });
 

@@ -30,25 +30,25 @@ export const RCS_LIMITS = {
 export const RCS_CHATBOT_ID_UNUSABLE = '21399';
 
 /** Spec 03 §4: every endpoint, on {mnt_url}. */
-export const RCS_PATHS = {
-  brandCategories: { method: 'GET', path: '/rcs/v1/brand/categories' },
-  listBrands: { method: 'GET', path: '/rcs/v1/brand' },
-  registerBrand: { method: 'POST', path: '/rcs/v1/brand' },
-  getBrand: { method: 'GET', path: '/rcs/v1/brand/{brandId}' },
-  updateBrand: { method: 'PUT', path: '/rcs/v1/brand/{brandId}' },
-  deleteBrand: { method: 'DELETE', path: '/rcs/v1/brand/{brandId}' },
-  listChatbots: { method: 'GET', path: '/rcs/v1/brand/{brandId}/chatbot' },
-  registerChatbots: { method: 'POST', path: '/rcs/v1/brand/{brandId}/chatbot' },
-  getChatbot: { method: 'GET', path: '/rcs/v1/brand/{brandId}/chatbot/{chatbotId}' },
-  updateChatbot: { method: 'PUT', path: '/rcs/v1/brand/{brandId}/chatbot/{chatbotId}' },
-  deleteChatbot: { method: 'DELETE', path: '/rcs/v1/brand/{brandId}/chatbot/{chatbotId}' },
-  checkChatbotId: { method: 'GET', path: '/rcs/v1/usableQuery/chatbotId/{chatbotId}' },
-  listForms: { method: 'GET', path: '/rcs/v1/messagebase/messagebaseform' },
-  getForm: { method: 'GET', path: '/rcs/v1/messagebase/messagebaseform/{messagebaseformId}' },
-  listDefaultTemplates: { method: 'GET', path: '/rcs/v1/messagebase/common' },
-  getDefaultTemplate: { method: 'GET', path: '/rcs/v1/messagebase/common/{messagebaseId}' },
+export const RCS_ROUTES = {
+  brandCategories: 'GET /rcs/v1/brand/categories',
+  listBrands: 'GET /rcs/v1/brand',
+  registerBrand: 'POST /rcs/v1/brand',
+  getBrand: 'GET /rcs/v1/brand/{brandId}',
+  updateBrand: 'PUT /rcs/v1/brand/{brandId}',
+  deleteBrand: 'DELETE /rcs/v1/brand/{brandId}',
+  listChatbots: 'GET /rcs/v1/brand/{brandId}/chatbot',
+  registerChatbots: 'POST /rcs/v1/brand/{brandId}/chatbot',
+  getChatbot: 'GET /rcs/v1/brand/{brandId}/chatbot/{chatbotId}',
+  updateChatbot: 'PUT /rcs/v1/brand/{brandId}/chatbot/{chatbotId}',
+  deleteChatbot: 'DELETE /rcs/v1/brand/{brandId}/chatbot/{chatbotId}',
+  checkChatbotId: 'GET /rcs/v1/usableQuery/chatbotId/{chatbotId}',
+  listForms: 'GET /rcs/v1/messagebase/messagebaseform',
+  getForm: 'GET /rcs/v1/messagebase/messagebaseform/{messagebaseformId}',
+  listDefaultTemplates: 'GET /rcs/v1/messagebase/common',
+  getDefaultTemplate: 'GET /rcs/v1/messagebase/common/{messagebaseId}',
 } as const;
-export type RcsPathName = keyof typeof RCS_PATHS;
+export type RcsPathName = keyof typeof RCS_ROUTES;
 
 /*
  * The simulator's reference data: the categories a brand may name (others answer 22807), and the

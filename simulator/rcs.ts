@@ -11,7 +11,7 @@ import {
   PortalHeadersSchema,
   RCS_CHATBOT_ID_UNUSABLE,
   RCS_LIMITS,
-  RCS_PATHS,
+  RCS_ROUTES,
   type RcsPathName,
   readPage,
   SIM_RCS_CATEGORIES,
@@ -582,11 +582,7 @@ export const createRcs = (ctx: SimContext) => {
   return {
     register(router: Router): void {
       // Fixed segments (`brand/categories`) before `brand/{brandId}`: the first match wins.
-      const names = Object.keys(RCS_PATHS) as RcsPathName[];
-      for (const name of names) {
-        const { method, path } = RCS_PATHS[name];
-        router.add(method, path.replace(/\{(\w+)\}/g, ':$1'), handlers[name]);
-      }
+      router.addAll(RCS_ROUTES, handlers);
       router.add('POST', '/_sim/rcs/brands/:id/approval', setApproval('brand'));
       router.add('POST', '/_sim/rcs/chatbots/:id/approval', setApproval('chatbot'));
     },

@@ -52,6 +52,21 @@ export class Router {
     return this;
   }
 
+  /**
+   * Routes as the specs write them, `METHOD /path` with `{name}` path segments, each to the
+   * handler of the same name, in table order (the first matching route wins).
+   */
+  addAll<Name extends string>(
+    routes: Readonly<Record<Name, string>>,
+    handlers: Readonly<Record<Name, SimHandler>>,
+  ): this {
+    for (const name of Object.keys(routes) as Name[]) {
+      const [method = '', path = ''] = routes[name].split(' ');
+      this.add(method, path.replace(/\{(\w+)\}/g, ':$1'), handlers[name]);
+    }
+    return this;
+  }
+
   match(
     method: string,
     path: string,
