@@ -127,6 +127,8 @@ const fakeStateTable = (clock: FakeClock, latencyMs: () => number = () => 0) => 
 const SECOND = 1000;
 /** An instant well inside a window: 2023-11-14T22:13:20.000Z. */
 const T0 = 1_700_000_000_000;
+/** The rate window (epoch second) T0 falls in. */
+const W0 = T0 / SECOND;
 
 const limiterOn = (
   clock: FakeClock,
@@ -138,6 +140,20 @@ const limiterOn = (
     { quota: 50, now: clock.now, sleep: clock.sleep, random: seeded(7), ...options },
     table.documents,
   );
+
+/** A limiter starting at `start` (virtual time) over a fresh table whose writes take `latencyMs`. */
+const limiterAt = (
+  start: number,
+  latencyMs?: () => number,
+  options: Partial<DynamoDbRateLimiterOptions> = {},
+) => {
+  const clock = new FakeClock(start);
+  const table = fakeStateTable(clock, latencyMs);
+  const limiter = limiterOn(clock, table, options);
+  /** Acquires 10 recipients with a deadline 5 s after T0, in virtual time. */
+  const acquireTen = () => clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+  return { clock, table, limiter, acquireTen };
+};
 
 describe('DynamoDbRateLimiter under concurrency', () => {
   it('never hands out more than the quota in any window, and uses it', async () => {
@@ -184,7 +200,7 @@ describe('DynamoDbRateLimiter under concurrency', () => {
       expect(grant.at).toBeLessThanOrEqual((grant.window + 1) * SECOND - 50);
     }
     // Nine full windows (T0+1 s … T0+9 s); with requests of up to 10, at least 41 fit each.
-    const full = [...perWindow].filter(([window]) => window > T0 / SECOND);
+    const full = [...perWindow].filter(([window]) => window > W0);
     expect(full).toHaveLength(9);
     for (const [, used] of full) expect(used).toBeGreaterThanOrEqual(41);
     // The store agrees exactly: reservations that came back inside the guard were given back,
@@ -201,9 +217,7 @@ describe('DynamoDbRateLimiter under concurrency', () => {
 describe('DynamoDbRateLimiter, one acquirer', () => {
   it('costs one write per acquisition while windows have room (0.1 per recipient at 10)', async () => {
     // Prepare
-    const clock = new FakeClock(T0 + 100);
-    const table = fakeStateTable(clock, () => 3);
-    const limiter = limiterOn(clock, table, { quota: 100 });
+    const { clock, table, limiter } = limiterAt(T0 + 100, () => 3, { quota: 100 });
 
     // Act: 30 requests of 10, one every 250 ms: 40 of 100 per window, never full.
     const windows = await clock.run(
@@ -228,29 +242,19 @@ describe('DynamoDbRateLimiter, one acquirer', () => {
     });
     expect(limiter.stats.attempts / limiter.stats.recipients).toBe(0.1);
     expect(new Set(windows).size).toBe(8);
-    expect(table.items.get(`RATE#${T0 / SECOND}`)).toEqual({
-      used: 40,
-      expiresAt: T0 / SECOND + 300,
-    });
+    expect(table.items.get(`RATE#${W0}`)).toEqual({ used: 40, expiresAt: W0 + 300 });
   });
 
   it('waits for the next window when the current one is full, resolving as it opens', async () => {
     // Prepare: the window already holds 45 of 50.
-    const clock = new FakeClock(T0 + 200);
-    const table = fakeStateTable(clock);
-    table.items.set(`RATE#${T0 / SECOND}`, { used: 45, expiresAt: 0 });
-    const limiter = limiterOn(clock, table, { jitterMs: 0 });
+    const { table, limiter, acquireTen } = limiterAt(T0 + 200, undefined, { jitterMs: 0 });
+    table.items.set(`RATE#${W0}`, { used: 45, expiresAt: 0 });
 
     // Act
-    const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+    const acquired = await acquireTen();
 
     // Assess
-    expect(acquired).toEqual({
-      window: T0 / SECOND + 1,
-      waitedMs: 800,
-      fullWindows: 1,
-      reserved: 10,
-    });
+    expect(acquired).toEqual({ window: W0 + 1, waitedMs: 800, fullWindows: 1, reserved: 10 });
     expect(limiter.stats).toMatchObject({ attempts: 2, reserved: 1, waits: 1 });
   });
 });
@@ -258,66 +262,48 @@ describe('DynamoDbRateLimiter, one acquirer', () => {
 describe('the boundary guard', () => {
   it('reserves in the next window when less than the guard is left, and waits for it', async () => {
     // Prepare: 40 ms left in the window, guard 50 ms.
-    const clock = new FakeClock(T0 + 960);
-    const table = fakeStateTable(clock, () => 2);
-    const limiter = limiterOn(clock, table);
+    const { clock, table, limiter, acquireTen } = limiterAt(T0 + 960, () => 2);
 
     // Act
-    const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+    const acquired = await acquireTen();
 
     // Assess: nothing was counted in the closing window; the call may go out at T0+1 s.
-    expect(acquired).toEqual({
-      window: T0 / SECOND + 1,
-      waitedMs: 40,
-      fullWindows: 0,
-      reserved: 10,
-    });
+    expect(acquired).toEqual({ window: W0 + 1, waitedMs: 40, fullWindows: 0, reserved: 10 });
     expect(clock.now()).toBe(T0 + SECOND);
-    expect(table.items.has(`RATE#${T0 / SECOND}`)).toBe(false);
+    expect(table.items.has(`RATE#${W0}`)).toBe(false);
     expect(limiter.stats).toMatchObject({ attempts: 1, reserved: 1, waits: 0 });
   });
 
   it('uses the current window while at least the guard is left', async () => {
-    const clock = new FakeClock(T0 + 940);
-    const table = fakeStateTable(clock, () => 1);
-    const limiter = limiterOn(clock, table);
+    const { acquireTen } = limiterAt(T0 + 940, () => 1);
 
-    const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+    const acquired = await acquireTen();
 
-    expect(acquired).toEqual({ window: T0 / SECOND, waitedMs: 2, fullWindows: 0, reserved: 10 });
+    expect(acquired).toEqual({ window: W0, waitedMs: 2, fullWindows: 0, reserved: 10 });
   });
 
   it('does not use a reservation whose write ended inside the guard, and takes the next window', async () => {
     // Prepare: 60 ms left, but the write takes 10 ms each way: it answers with 40 ms left.
-    const clock = new FakeClock(T0 + 940);
-    const table = fakeStateTable(clock, () => 10);
-    const limiter = limiterOn(clock, table);
+    const { table, limiter, acquireTen } = limiterAt(T0 + 940, () => 10);
 
     // Act
-    const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+    const acquired = await acquireTen();
 
     // Assess
     // The late reservation's 10 recipients are given back: the closing window is not charged
     // for recipients that were never sent in it.
-    expect(acquired).toEqual({
-      window: T0 / SECOND + 1,
-      waitedMs: 60,
-      fullWindows: 0,
-      reserved: 10,
-    });
+    expect(acquired).toEqual({ window: W0 + 1, waitedMs: 60, fullWindows: 0, reserved: 10 });
     expect(limiter.stats).toMatchObject({ attempts: 2, reserved: 2, givenBack: 1, abandoned: 0 });
-    expect(table.items.get(`RATE#${T0 / SECOND}`)?.used).toBe(0);
-    expect(table.items.get(`RATE#${T0 / SECOND + 1}`)?.used).toBe(10);
+    expect(table.items.get(`RATE#${W0}`)?.used).toBe(0);
+    expect(table.items.get(`RATE#${W0 + 1}`)?.used).toBe(10);
   });
 
   it('with a guard of 0 uses the window to its last millisecond', async () => {
-    const clock = new FakeClock(T0 + 999);
-    const table = fakeStateTable(clock);
-    const limiter = limiterOn(clock, table, { guardMs: 0 });
+    const { acquireTen } = limiterAt(T0 + 999, undefined, { guardMs: 0 });
 
-    const acquired = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+    const acquired = await acquireTen();
 
-    expect(acquired.window).toBe(T0 / SECOND);
+    expect(acquired.window).toBe(W0);
   });
 });
 
@@ -328,9 +314,7 @@ describe('limits', () => {
     [2.5, 'a fraction'],
   ])('rejects %s recipients (%s) at once, without a write', async (recipients) => {
     // Prepare
-    const clock = new FakeClock(T0);
-    const table = fakeStateTable(clock);
-    const limiter = limiterOn(clock, table);
+    const { table, limiter } = limiterAt(T0);
 
     // Act
     const error = await limiter
@@ -347,10 +331,8 @@ describe('limits', () => {
 
   it('rejects with RateLimitWaitExceededError when the next free window opens after the deadline', async () => {
     // Prepare: the window is full and the caller can wait 500 ms, not until the next second.
-    const clock = new FakeClock(T0 + 300);
-    const table = fakeStateTable(clock, () => 1);
-    table.items.set(`RATE#${T0 / SECOND}`, { used: 50, expiresAt: 0 });
-    const limiter = limiterOn(clock, table);
+    const { clock, table, limiter } = limiterAt(T0 + 300, () => 1);
+    table.items.set(`RATE#${W0}`, { used: 50, expiresAt: 0 });
 
     // Act
     const error = await clock
@@ -364,7 +346,7 @@ describe('limits', () => {
       recipients: 10,
       deadline: T0 + 800,
       waitedMs: 2,
-      nextWindow: T0 / SECOND + 1,
+      nextWindow: W0 + 1,
       fullWindows: 1,
       reserved: 0,
     });
@@ -372,9 +354,7 @@ describe('limits', () => {
   });
 
   it('does not reserve a window that only the guard would move it to, past the deadline', async () => {
-    const clock = new FakeClock(T0 + 970);
-    const table = fakeStateTable(clock);
-    const limiter = limiterOn(clock, table);
+    const { clock, table, limiter } = limiterAt(T0 + 970);
 
     const error = await clock
       .run(limiter.acquire(10, { deadline: T0 + 990 }))
