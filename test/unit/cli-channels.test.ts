@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
+import { refusal, words } from '../support/cli-command-line.ts';
 import {
   captureIo,
   type GatewayScript,
@@ -83,11 +84,7 @@ describe('msgbridge channels get, categories, relays', () => {
 
   it('prints the gateway refusal with its code and exits 1', async () => {
     const result = await run(['channels', 'get', '@nobody'], {
-      'POST /msgr/v2/channel/get': {
-        status: 400,
-        code: '22601',
-        message: 'unknown channel @nobody',
-      },
+      'POST /msgr/v2/channel/get': refusal('22601', 'unknown channel @nobody'),
     });
     expect(result.code).toBe(1);
     expect(result.err).toBe(
@@ -117,15 +114,14 @@ describe('msgbridge channels get, categories, relays', () => {
 });
 
 describe('msgbridge channels token and create', () => {
+  const CREATE_SHOP = 'channels create @shop --category 00100010001';
+
   it('asks for the code with the administrator number masked in the output', async () => {
-    const result = await run(
-      ['channels', 'token', '@shop', '--phone', '01012345678', '--relay', 'r01'],
-      {
-        'POST /msgr/v2/channel/token': {
-          data: { phoneNumber: '01012345678', msgrChId: '@shop', relay: 'r01' },
-        },
+    const result = await run(words('channels token @shop --phone 01012345678 --relay r01'), {
+      'POST /msgr/v2/channel/token': {
+        data: { phoneNumber: '01012345678', msgrChId: '@shop', relay: 'r01' },
       },
-    );
+    });
     expect(result.code, result.err).toBe(0);
     expect(result.calls[0]?.body).toEqual({
       msgrChId: '@shop',
@@ -139,15 +135,7 @@ describe('msgbridge channels token and create', () => {
   it('registers a channel with one request entry per --token', async () => {
     const result = await run(
       [
-        'channels',
-        'create',
-        '@shop',
-        '--category',
-        '00100010001',
-        '--token',
-        'r01:01012345678:123456',
-        '--token',
-        'r02:01087654321:654321',
+        ...words(`${CREATE_SHOP} --token r01:01012345678:123456 --token r02:01087654321:654321`),
         '--memo',
         'main shop',
       ],
@@ -167,16 +155,8 @@ describe('msgbridge channels token and create', () => {
   });
 
   it('refuses a malformed or missing --token with exit 2', async () => {
-    const malformed = await run([
-      'channels',
-      'create',
-      '@shop',
-      '--category',
-      '00100010001',
-      '--token',
-      '123456',
-    ]);
-    const missing = await run(['channels', 'create', '@shop', '--category', '00100010001']);
+    const malformed = await run(words(`${CREATE_SHOP} --token 123456`));
+    const missing = await run(words(CREATE_SHOP));
     expect(malformed.code).toBe(2);
     expect(malformed.err).toContain('--token must be RELAY:PHONE:CODE');
     expect(missing.code).toBe(2);
@@ -185,15 +165,9 @@ describe('msgbridge channels token and create', () => {
   });
 
   it('lists every problem of an invalid request and sends nothing', async () => {
-    const result = await run([
-      'channels',
-      'create',
-      '@shop',
-      '--category',
-      'short',
-      '--token',
-      'r01:01012345678:1',
-    ]);
+    const result = await run(
+      words('channels create @shop --category short --token r01:01012345678:1'),
+    );
     expect(result.code).toBe(1);
     expect(result.err).toContain('msgbridge channels create: invalid request, nothing was sent:');
     expect(result.err).toContain('categoryCode: categoryCode is 11 characters');

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/main.ts';
+import { refusal } from '../support/cli-command-line.ts';
 import { captureIo, type GatewayScript, runScriptedCli } from '../support/cli-gateway.ts';
 
 const SECRET = 'portal-secret-01';
@@ -283,12 +284,14 @@ describe('msgbridge rcs chatbots', () => {
   it('prints the 21399 refusal with the nested code and exits 1', async () => {
     // Act
     const result = await run(['rcs', 'chatbots', 'check-chatroom', '0215880000'], {
-      'GET /rcs/v1/usableQuery/chatbotId/0215880000': {
-        status: 400,
-        code: '21399',
-        message: 'chat room id check failed',
-        data: { code: '40002', message: 'chat room id 0215880000 is already registered' },
-      },
+      'GET /rcs/v1/usableQuery/chatbotId/0215880000': refusal(
+        '21399',
+        'chat room id check failed',
+        {
+          code: '40002',
+          message: 'chat room id 0215880000 is already registered',
+        },
+      ),
     });
 
     // Assess

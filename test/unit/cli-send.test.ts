@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Target } from '../../cli/target.ts';
+import { words } from '../support/cli-command-line.ts';
 import { captureIo, runCli } from '../support/cli-gateway.ts';
 
 /** Runs `msgbridge ARGS…` on `files`; answers the output and whether the target was asked for. */
@@ -64,14 +65,7 @@ describe('msgbridge send', () => {
 
   it('checks a message from flags with the sender rules before reaching the target', async () => {
     const result = await run([
-      'send',
-      '--channel',
-      'sms',
-      '--from',
-      '0215880000',
-      '--to',
-      '01012345678',
-      '--text',
+      ...words('send --channel sms --from 0215880000 --to 01012345678 --text'),
       '가'.repeat(60),
     ]);
     expect(result.code).toBe(1);

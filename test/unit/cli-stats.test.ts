@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MESSENGER_STATS } from '../../functions/commons/gateway/schemas/index.ts';
+import { refusal, words } from '../support/cli-command-line.ts';
 import { type GatewayScript, runScriptedCli } from '../support/cli-gateway.ts';
 
 /** Runs `msgbridge ARGS…` against a scripted gateway; answers the output and the calls made. */
@@ -114,26 +115,15 @@ describe('msgbridge stats', () => {
   });
 
   it('lists every problem of an impossible date and prints a refusal with its code', async () => {
-    const impossible = await run([
-      'stats',
-      'channel-brand-read',
-      '--channel',
-      '@shop',
-      '--date',
-      '2024-02-30',
-    ]);
+    const impossible = await run(
+      words('stats channel-brand-read --channel @shop --date 2024-02-30'),
+    );
     expect(impossible.code).toBe(1);
     expect(impossible.err).toContain('date: 20240230 is not a real calendar date');
 
     const refused = await run(
-      ['stats', 'channel-brand-read', '--channel', '@nobody', '--date', '2024-05-01'],
-      {
-        'GET /msgr/v2/stat/msgrChId/brandRead': {
-          status: 400,
-          code: '22601',
-          message: 'unknown channel @nobody',
-        },
-      },
+      words('stats channel-brand-read --channel @nobody --date 2024-05-01'),
+      { 'GET /msgr/v2/stat/msgrChId/brandRead': refusal('22601', 'unknown channel @nobody') },
     );
     expect(refused.code).toBe(1);
     expect(refused.err).toBe(

@@ -1,5 +1,6 @@
 import type { FormData } from 'undici';
 import { describe, expect, it } from 'vitest';
+import { refusal, words } from '../support/cli-command-line.ts';
 import { type GatewayScript, runScriptedCli } from '../support/cli-gateway.ts';
 
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
@@ -61,17 +62,9 @@ describe('msgbridge templates create', () => {
   it('sends images as multipart parts with the type taken from the extension', async () => {
     // Act
     const result = await run(
-      [
-        'templates',
-        'create',
-        '--file',
-        'request.json',
-        '--image',
-        'img/banner.png',
-        '--highlight-image',
-        'img/thumb.JPG',
-        '--json',
-      ],
+      words(
+        'templates create --file request.json --image img/banner.png --highlight-image img/thumb.JPG --json',
+      ),
       { 'POST /msgr/v2/channel/template/create': CREATED },
     );
 
@@ -87,14 +80,7 @@ describe('msgbridge templates create', () => {
   });
 
   it('refuses an image that is not .jpg, .jpeg or .png with exit 2', async () => {
-    const result = await run([
-      'templates',
-      'create',
-      '--file',
-      'request.json',
-      '--image',
-      'img/anim.gif',
-    ]);
+    const result = await run(words('templates create --file request.json --image img/anim.gif'));
     expect(result.code).toBe(2);
     expect(result.err).toContain(
       'msgbridge templates create: --image must be a .jpg, .jpeg or .png file, got img/anim.gif',
@@ -105,14 +91,7 @@ describe('msgbridge templates create', () => {
   it('says which file it cannot read or parse, and that --file is required', async () => {
     const missing = await run(['templates', 'create', '--file', 'nope.json']);
     const broken = await run(['templates', 'create', '--file', 'broken.json']);
-    const noImage = await run([
-      'templates',
-      'create',
-      '--file',
-      'request.json',
-      '--image',
-      'x.png',
-    ]);
+    const noImage = await run(words('templates create --file request.json --image x.png'));
     const noFile = await run(['templates', 'create']);
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/^msgbridge templates create: cannot read nope.json: ENOENT/);
@@ -126,11 +105,10 @@ describe('msgbridge templates create', () => {
 
   it('prints a gateway refusal with its code', async () => {
     const result = await run(['templates', 'create', '--file', 'request.json'], {
-      'POST /msgr/v2/channel/template/create': {
-        status: 400,
-        code: '22703',
-        message: 'templateCode order_shipped is taken',
-      },
+      'POST /msgr/v2/channel/template/create': refusal(
+        '22703',
+        'templateCode order_shipped is taken',
+      ),
     });
     expect(result.code).toBe(1);
     expect(result.err).toBe(
@@ -177,6 +155,9 @@ describe('msgbridge templates list', () => {
 });
 
 describe('msgbridge templates request and delete', () => {
+  /** What request and delete send for template order_shipped of channel @shop. */
+  const SHOP_TEMPLATE = { msgrChId: '@shop', templateCode: 'order_shipped', senderKeyType: 'S' };
+
   it('requests review of a template in state T', async () => {
     const result = await run(
       ['templates', 'request', 'order_shipped', '--channel', '@shop', '--comment', 'please'],
@@ -190,12 +171,7 @@ describe('msgbridge templates request and delete', () => {
       '/msgr/v2/channel/template/all',
       '/msgr/v2/channel/template/request',
     ]);
-    expect(result.calls[1]?.body).toEqual({
-      msgrChId: '@shop',
-      templateCode: 'order_shipped',
-      senderKeyType: 'S',
-      comment: 'please',
-    });
+    expect(result.calls[1]?.body).toEqual({ ...SHOP_TEMPLATE, comment: 'please' });
     expect(result.out).toBe('requested review of template order_shipped');
   });
 
@@ -235,11 +211,7 @@ describe('msgbridge templates request and delete', () => {
       },
     );
     expect(result.code, result.err).toBe(0);
-    expect(result.calls[1]?.body).toEqual({
-      msgrChId: '@shop',
-      templateCode: 'order_shipped',
-      senderKeyType: 'S',
-    });
+    expect(result.calls[1]?.body).toEqual(SHOP_TEMPLATE);
     expect(JSON.parse(result.out)).toEqual({
       templateCode: 'order_shipped',
       msgrChId: '@shop',
