@@ -30,7 +30,6 @@ import {
 } from '../../cli/republish.ts';
 import { queuePublishFailures } from '../../cli/republish-sources.ts';
 import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS, resolveTarget } from '../../cli/target.ts';
-import { type PublishOutcome, publishRecords } from '../../functions/events/publish.ts';
 import {
   type BusEntry,
   type BusEntryResult,
@@ -43,8 +42,8 @@ import { captureIo, runCli } from '../support/cli-gateway.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { reportBody } from '../support/gateway-bodies.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
+import { publishDeps, publishUnderRetries } from '../support/publisher-under-retries.ts';
 import { insertRecordsOf } from '../support/report-stream-records.ts';
-import { runStreamWithRetries } from '../support/stream-retry-model.ts';
 
 const store = new FakeEventStore();
 await receiveReports(JSON.stringify(reportBody(30)), {
@@ -203,22 +202,9 @@ describe('events republish', () => {
           const ledger = new MemoryPublishLedger({
             failCall: () => input.ledgerCalls[ledgerCall++] ?? false,
           });
-          const outcomes: PublishOutcome[] = [];
-          const { onFailure } = await runStreamWithRetries(
+          const { onFailure, outcomes } = await publishUnderRetries(
             records,
-            async (event) => {
-              const outcome = await publishRecords(event.Records, {
-                bus,
-                ledger,
-                source: 'msgbridge',
-                maxAttempts: 2,
-                backoffMs: () => 0,
-                sleep: async () => {},
-                maxBatchBytes: 256 * 1024,
-              });
-              outcomes.push(outcome);
-              return outcome.response;
-            },
+            publishDeps(bus, { ledger, maxAttempts: 2 }),
             { batchSize: input.batchSize, maxRetries: input.maxRetries, bisect: true },
           );
 

@@ -1,7 +1,7 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { entrySize, type PublishDeps, publishRecords } from '../../functions/events/publish.ts';
+import { entrySize, publishRecords } from '../../functions/events/publish.ts';
 import {
   type BusEntry,
   type BusEntryResult,
@@ -9,6 +9,7 @@ import {
   markerId,
 } from '../../functions/events/store-ports.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
+import { publishDeps } from '../support/publisher-under-retries.ts';
 import { reportStreamRecords as streamRecords } from '../support/report-stream-records.ts';
 
 /** A bus that records calls; `fail(eventIds, times)` makes entries fail that many times. */
@@ -41,16 +42,6 @@ class ScriptedBus implements EventBus {
   }
 }
 
-const deps = (bus: EventBus, overrides: Partial<PublishDeps> = {}): PublishDeps => ({
-  bus,
-  source: 'msgbridge',
-  maxAttempts: 3,
-  backoffMs: () => 0,
-  sleep: async () => {},
-  maxBatchBytes: 256 * 1024,
-  ...overrides,
-});
-
 describe('publishRecords', () => {
   it('puts every record as one event, at most 10 entries per call', async () => {
     // Prepare
@@ -58,7 +49,7 @@ describe('publishRecords', () => {
     const bus = new ScriptedBus();
 
     // Act
-    const outcome = await publishRecords(records, deps(bus));
+    const outcome = await publishRecords(records, publishDeps(bus));
 
     // Assess
     expect(outcome).toMatchObject({ published: 25, response: { batchItemFailures: [] } });
@@ -74,7 +65,7 @@ describe('publishRecords', () => {
     const bus = new ScriptedBus();
     const oneEntry = 2_500;
 
-    await publishRecords(records, deps(bus, { maxBatchBytes: oneEntry * 3 }));
+    await publishRecords(records, publishDeps(bus, { maxBatchBytes: oneEntry * 3 }));
 
     for (const call of bus.calls) {
       expect(call.reduce((sum, entry) => sum + entrySize(entry), 0)).toBeLessThanOrEqual(
@@ -90,7 +81,7 @@ describe('publishRecords', () => {
     bus.fail('M0000000003', 1);
     bus.fail('M0000000007', 2);
 
-    const outcome = await publishRecords(records, deps(bus));
+    const outcome = await publishRecords(records, publishDeps(bus));
 
     expect(outcome.response.batchItemFailures).toEqual([]);
     expect(bus.calls.map((call) => call.length)).toEqual([10, 2, 1]);
@@ -102,7 +93,7 @@ describe('publishRecords', () => {
     const bus = new ScriptedBus();
     bus.throwNext = 1;
 
-    const outcome = await publishRecords(records, deps(bus));
+    const outcome = await publishRecords(records, publishDeps(bus));
 
     expect(outcome.published).toBe(3);
     expect(bus.calls).toHaveLength(2);
@@ -122,7 +113,7 @@ describe('publishRecords', () => {
     // Act
     const outcome = await publishRecords(
       records,
-      deps(bus, {
+      publishDeps(bus, {
         ledger,
         onPublishFailure: (f) => failures.push(...f.map((x) => x.errorCode)),
       }),
@@ -165,7 +156,7 @@ describe('publishRecords', () => {
     const write = ledger.write.bind(ledger);
     ledger.write = async (markers) => write(markers.filter((marker) => marker.key.pk !== thirdKey));
 
-    const outcome = await publishRecords(records, deps(bus, { ledger }));
+    const outcome = await publishRecords(records, publishDeps(bus, { ledger }));
 
     expect(outcome.response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(
       records.slice(third).map((r) => r.dynamodb?.SequenceNumber),
@@ -178,7 +169,7 @@ describe('publishRecords', () => {
 
     // The redelivery skips what the markers show settled: the failing record alone is sent.
     const again = new ScriptedBus();
-    const retry = await publishRecords(records.slice(third), deps(again, { ledger }));
+    const retry = await publishRecords(records.slice(third), publishDeps(again, { ledger }));
     expect(retry).toMatchObject({ published: 1, skipped: records.length - third - 1 });
     expect(again.delivered.map((e) => e.Detail.includes('M0000000003'))).toEqual([true]);
   });
@@ -194,7 +185,7 @@ describe('publishRecords', () => {
 
     const outcome = await publishRecords(
       records,
-      deps(bus, { ledger, onLedgerFailure: (operation) => ledgerFailures.push(operation) }),
+      publishDeps(bus, { ledger, onLedgerFailure: (operation) => ledgerFailures.push(operation) }),
     );
 
     const second = records.findIndex((r) => JSON.stringify(r).includes('M0000000001'));
@@ -209,7 +200,7 @@ describe('publishRecords', () => {
     const ledger = new MemoryPublishLedger({ failCall: (operation) => operation === 'find' });
     ledger.redelivery = true;
 
-    const outcome = await publishRecords(records, deps(bus, { ledger }));
+    const outcome = await publishRecords(records, publishDeps(bus, { ledger }));
 
     expect(outcome.retried).toBe(3);
     expect(bus.calls).toHaveLength(0);
@@ -219,7 +210,7 @@ describe('publishRecords', () => {
     const records = await streamRecords(25);
     const ledger = new MemoryPublishLedger();
 
-    const outcome = await publishRecords(records, deps(new ScriptedBus(), { ledger }));
+    const outcome = await publishRecords(records, publishDeps(new ScriptedBus(), { ledger }));
 
     expect(outcome.published).toBe(25);
     expect({ reads: ledger.reads, writes: ledger.writes }).toEqual({ reads: 1, writes: 0 });
@@ -244,7 +235,7 @@ describe('publishRecords', () => {
 
     const outcome = await publishRecords(
       poisoned,
-      deps(bus, { ledger, onPoison: (_, reason) => poison.push(reason) }),
+      publishDeps(bus, { ledger, onPoison: (_, reason) => poison.push(reason) }),
     );
 
     expect(outcome).toMatchObject({
@@ -267,7 +258,7 @@ describe('publishRecords', () => {
     const bus = new ScriptedBus();
     const ledger = new MemoryPublishLedger();
 
-    const outcome = await publishRecords(records, deps(bus, { maxBatchBytes: 100, ledger }));
+    const outcome = await publishRecords(records, publishDeps(bus, { maxBatchBytes: 100, ledger }));
 
     expect(outcome.poison).toBe(1);
     expect(ledger.unpublished()).toHaveLength(1);

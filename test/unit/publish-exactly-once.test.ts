@@ -8,7 +8,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type PublishOutcome, publishRecords } from '../../functions/events/publish.ts';
+import type { PublishOutcome } from '../../functions/events/publish.ts';
 import {
   type BusEntry,
   type BusEntryResult,
@@ -16,8 +16,8 @@ import {
   markerId,
 } from '../../functions/events/store-ports.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
+import { publishDeps, publishUnderRetries } from '../support/publisher-under-retries.ts';
 import { reportStreamRecords as streamRecords } from '../support/report-stream-records.ts';
-import { runStreamWithRetries } from '../support/stream-retry-model.ts';
 
 const ALL_RECORDS = await streamRecords(40);
 
@@ -106,22 +106,9 @@ const simulate = async (
     input.poison.includes(index) ? poisoned(record) : record,
   );
   const bus = new FaultyBus(input.bus);
-  const outcomes: PublishOutcome[] = [];
-  const { onFailure } = await runStreamWithRetries(
+  const { onFailure, outcomes } = await publishUnderRetries(
     records,
-    async (event) => {
-      const outcome = await publishRecords(event.Records, {
-        bus,
-        ledger,
-        source: 'msgbridge',
-        maxAttempts: input.maxAttempts,
-        backoffMs: () => 0,
-        sleep: async () => {},
-        maxBatchBytes: 256 * 1024,
-      });
-      outcomes.push(outcome);
-      return outcome.response;
-    },
+    publishDeps(bus, { ledger, maxAttempts: input.maxAttempts }),
     { batchSize: input.batchSize, maxRetries: input.maxRetries, bisect: input.bisect },
   );
   return { records, bus, ledger, onFailure, outcomes };
@@ -145,20 +132,9 @@ describe('publishing under Lambda stream retries', () => {
     };
 
     // Act
-    const { onFailure } = await runStreamWithRetries(
+    const { onFailure } = await publishUnderRetries(
       records,
-      async (event) =>
-        (
-          await publishRecords(event.Records, {
-            bus,
-            ledger,
-            source: 'msgbridge',
-            maxAttempts: 4,
-            backoffMs: () => 0,
-            sleep: async () => {},
-            maxBatchBytes: 256 * 1024,
-          })
-        ).response,
+      publishDeps(bus, { ledger, maxAttempts: 4 }),
       { batchSize: 100, maxRetries: 5, bisect: true },
     );
 
