@@ -1,5 +1,10 @@
 import type { StoredToken, TokenStore } from '../../functions/tokens/token-state.ts';
 
+/** The instant the token tests start at, and the units they count token lifetimes in. */
+export const TOKEN_CLOCK_START = Date.parse('2026-03-01T00:00:00Z');
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+
 /**
  * An in-memory {@link TokenStore} with the DynamoDB adapter's compare-and-set on `version`.
  * `beforeWrite` runs just before each write is checked, so a test can slip a concurrent

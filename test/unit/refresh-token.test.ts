@@ -9,11 +9,13 @@ import {
   TokenStateConflictError,
 } from '../../functions/tokens/refresh-token.ts';
 import type { StoredToken, TokenIssuer } from '../../functions/tokens/token-state.ts';
-import { FakeTokenStore } from '../support/fake-token-store.ts';
+import {
+  FakeTokenStore,
+  HOUR,
+  MINUTE,
+  TOKEN_CLOCK_START as NOW,
+} from '../support/fake-token-store.ts';
 
-const NOW = Date.parse('2026-03-01T00:00:00Z');
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
 const credentials = { apiKey: 'key', apiPassword: 'password' };
 
 /** A gateway whose tokens are numbered; `refuseRefresh` makes the refresh fail with that error. */
@@ -115,11 +117,10 @@ describe('refreshToken', () => {
     expect(auth.refreshedWith).toEqual(['refresh-stored']);
     expect(auth.issued).toBe(0);
     expect(store.writes[0]?.expected).toBe(7);
+    // The stored token with a new access token for an hour; its refresh token unchanged.
     expect(store.item).toEqual({
+      ...stored(HOUR),
       token: 'access-refreshed-1',
-      accessExpiresAt: NOW + HOUR,
-      refreshToken: 'refresh-stored',
-      refreshExpiresAt: NOW + 20 * HOUR,
       version: 8,
       updatedAt: NOW,
     });

@@ -7,11 +7,12 @@ import {
   TokenUnavailableError,
 } from '../../functions/tokens/adapters/state-table-token-provider.ts';
 import type { StoredToken } from '../../functions/tokens/token-state.ts';
-import { FakeTokenStore } from '../support/fake-token-store.ts';
-
-const START = Date.parse('2026-03-01T00:00:00Z');
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
+import {
+  FakeTokenStore,
+  HOUR,
+  MINUTE,
+  TOKEN_CLOCK_START as START,
+} from '../support/fake-token-store.ts';
 
 /** One lease in memory; `heldBy` lets a test play another container holding it. */
 class FakeLease implements Lease {
