@@ -10,11 +10,9 @@ import {
   WindowedRateLimiter,
 } from '../../functions/sending/rate-limiter.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
+import { SECOND, T0, W0 } from '../support/rate-windows.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 
-const SECOND = 1000;
-/** The start of a window: 2023-11-14T22:13:20.000Z. */
-const T0 = 1_700_000_000_000;
 const QUOTA = 20;
 
 /**
@@ -120,13 +118,13 @@ describe('meteredRateLimiter', () => {
   it('reports the time a request waited for the next window when its own was full', async () => {
     // Prepare: 15 of 20 already used in this window; the request needs 10.
     const { limiter, metrics, windows } = setup(T0 + 300);
-    windows.used.set(T0 / SECOND, 15);
+    windows.used.set(W0, 15);
 
     // Act
     const acquisition = await limiter.acquire(10, { deadline: T0 + 5 * SECOND });
 
     // Assess: it slept to the next window plus half the 20 ms jitter.
-    expect(acquisition.window).toBe(T0 / SECOND + 1);
+    expect(acquisition.window).toBe(W0 + 1);
     const { values } = emitted(metrics);
     expect(values('RateLimitWaitMilliseconds')).toEqual([710]);
     expect(values('RateLimitWaits')).toEqual([1]);
@@ -142,8 +140,8 @@ describe('meteredRateLimiter', () => {
     await limiter.acquire(5, { deadline: T0 + 5 * SECOND });
 
     // Assess: the closing window gets its 5 recipients back; the next one holds them.
-    expect(windows.used.get(T0 / SECOND)).toBe(0);
-    expect(windows.used.get(T0 / SECOND + 1)).toBe(5);
+    expect(windows.used.get(W0)).toBe(0);
+    expect(windows.used.get(W0 + 1)).toBe(5);
     const { values } = emitted(metrics);
     expect(values('QuotaRecipientsReserved')).toEqual([5]);
     expect(values('RateLimitWaitMilliseconds')).toEqual([180]);
@@ -153,7 +151,7 @@ describe('meteredRateLimiter', () => {
   it('reports a request that gave up at its deadline, and still rejects it', async () => {
     // Prepare: the window is full and the deadline comes before the next one opens.
     const { limiter, metrics, windows } = setup(T0 + 400, 3);
-    windows.used.set(T0 / SECOND, QUOTA);
+    windows.used.set(W0, QUOTA);
 
     // Act
     const error = await limiter.acquire(4, { deadline: T0 + 900 }).catch((e: unknown) => e);
@@ -224,8 +222,8 @@ describe('send-messages rate-limit metrics', () => {
     // Assess: the third found the window full (asked at T0+104 ms, refused at T0+106 ms) and
     // waited for the next one: T0+1 s plus 10 ms of jitter, then its own 2 ms write.
     expect([...windows.used]).toEqual([
-      [T0 / SECOND, 20],
-      [T0 / SECOND + 1, 5],
+      [W0, 20],
+      [W0 + 1, 5],
     ]);
     const { values } = emitted(metrics);
     expect(values('RateLimitWaitMilliseconds')).toEqual([2, 2, 908]);

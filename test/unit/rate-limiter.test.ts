@@ -12,6 +12,7 @@ import {
 } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { RateLimitWaitExceededError } from '../../functions/sending/rate-limiter.ts';
 import { mulberry32 } from '../../simulator/prng.ts';
+import { SECOND, T0, W0 } from '../support/rate-windows.ts';
 
 /**
  * Virtual time: `sleep` parks a timer, and `run` moves the clock from timer to timer once every
@@ -123,12 +124,6 @@ const fakeStateTable = (clock: FakeClock, latencyMs: () => number = () => 0) => 
   });
   return { documents, items, mock };
 };
-
-const SECOND = 1000;
-/** An instant well inside a window: 2023-11-14T22:13:20.000Z. */
-const T0 = 1_700_000_000_000;
-/** The rate window (epoch second) T0 falls in. */
-const W0 = T0 / SECOND;
 
 const limiterOn = (
   clock: FakeClock,
