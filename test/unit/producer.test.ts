@@ -67,6 +67,16 @@ const answerEntries = (
   return { batches, attempts };
 };
 
+/** Sends two SMS messages while SQS fails the entry `id` with `fault` on every attempt. */
+const sendTwoFailingOne = async (
+  id: string,
+  fault: { SenderFault: boolean; Code: string; Message: string },
+) => {
+  const { attempts } = answerEntries((entry) => (entry.Id === id ? fault : 'ok'));
+  const result = await enqueueSend(sqs, QUEUE_URL, [smsMessage(0), smsMessage(1)], { now: NOW });
+  return { attempts, result };
+};
+
 describe('enqueueSend', () => {
   it('sends valid messages in batches of 10, the message JSON as the body', async () => {
     // Prepare
@@ -175,15 +185,12 @@ describe('enqueueSend', () => {
   });
 
   it('reports an entry that still fails after 3 retries', async () => {
-    // Prepare
-    const { attempts } = answerEntries((entry) =>
-      entry.Id === 'm0'
-        ? { SenderFault: false, Code: 'ServiceUnavailable', Message: 'busy' }
-        : 'ok',
-    );
-
     // Act
-    const result = await enqueueSend(sqs, QUEUE_URL, [smsMessage(0), smsMessage(1)], { now: NOW });
+    const { attempts, result } = await sendTwoFailingOne('m0', {
+      SenderFault: false,
+      Code: 'ServiceUnavailable',
+      Message: 'busy',
+    });
 
     // Assess
     expect(attempts.get('m0')).toBe(4);
@@ -195,15 +202,12 @@ describe('enqueueSend', () => {
   });
 
   it('does not retry a sender fault', async () => {
-    // Prepare
-    const { attempts } = answerEntries((entry) =>
-      entry.Id === 'm1'
-        ? { SenderFault: true, Code: 'InvalidParameterValue', Message: 'bad body' }
-        : 'ok',
-    );
-
     // Act
-    const result = await enqueueSend(sqs, QUEUE_URL, [smsMessage(0), smsMessage(1)], { now: NOW });
+    const { attempts, result } = await sendTwoFailingOne('m1', {
+      SenderFault: true,
+      Code: 'InvalidParameterValue',
+      Message: 'bad body',
+    });
 
     // Assess
     expect(attempts.get('m1')).toBe(1);

@@ -3,6 +3,20 @@ import { sendMessageJsonSchema } from '../../functions/sending/queue-message-jso
 import { EXAMPLES_VALID_AT, SEND_MESSAGE_EXAMPLES } from '../../producer/examples.ts';
 import { problemsOf } from '../support/queue-message-inputs.ts';
 
+/** Every channel, an rcs message once per variant, in the order of the JSON Schema's branches. */
+const CHANNELS_AND_RCS_VARIANTS = [
+  'sms',
+  'mms',
+  'rcs v1',
+  'rcs v1.1',
+  'rcs integrated',
+  'rcs-reply',
+  'push',
+  'messenger-notice',
+  'brand-template',
+  'brand-free',
+];
+
 describe('examples', () => {
   it.each(SEND_MESSAGE_EXAMPLES.map((example) => ({ ...example })))(
     '"$title" is valid',
@@ -18,20 +32,7 @@ describe('examples', () => {
     );
 
     // Assess
-    expect(covered.sort()).toEqual(
-      [
-        'sms',
-        'mms',
-        'rcs v1',
-        'rcs v1.1',
-        'rcs integrated',
-        'rcs-reply',
-        'push',
-        'messenger-notice',
-        'brand-template',
-        'brand-free',
-      ].sort(),
-    );
+    expect(covered.sort()).toEqual([...CHANNELS_AND_RCS_VARIANTS].sort());
   });
 
   it('include a scheduled message and fallbacks', () => {
@@ -53,18 +54,7 @@ describe('sendMessageJsonSchema', () => {
 
   it('is draft 2020-12 with one oneOf branch per channel and rcs variant', () => {
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
-    expect(schema.oneOf.map(branchKey)).toEqual([
-      'sms',
-      'mms',
-      'rcs v1',
-      'rcs v1.1',
-      'rcs integrated',
-      'rcs-reply',
-      'push',
-      'messenger-notice',
-      'brand-template',
-      'brand-free',
-    ]);
+    expect(schema.oneOf.map(branchKey)).toEqual(CHANNELS_AND_RCS_VARIANTS);
   });
 
   it('requires channel everywhere and variant for rcs only; declares no nested dialect', () => {

@@ -66,6 +66,21 @@ const invalid = (
   message: RegExp,
 ): Case => ({ name, input, problem: { path, message } });
 
+/** Brand free `content` of `max` and `max - 1` characters valid, of `max + 1` refused. */
+const contentOfAtMost = (bubble: string, input: Record<string, unknown>, max: number): Case[] => {
+  const content = (length: number) => ({ ...input, content: '가'.repeat(length) });
+  return [
+    valid(`${bubble} content of ${max} chars`, content(max)),
+    valid(`${bubble} content of ${max - 1} chars`, content(max - 1)),
+    invalid(
+      `${bubble} content of ${max + 1} chars`,
+      content(max + 1),
+      '$.content',
+      new RegExp(`${max + 1} characters; max ${max}`),
+    ),
+  ];
+};
+
 const CASES: readonly Case[] = [
   // SMS msg: 90 bytes, Hangul 2 bytes each (spec 01 §8; field notes)
   valid('SMS msg of 45 Hangul (90 bytes)', { ...sms, msg: '가'.repeat(45) }),
@@ -146,14 +161,7 @@ const CASES: readonly Case[] = [
     /at most 2/,
   ),
   // brand free content: TEXT/IMAGE 1300, WIDE 76 characters
-  valid('TEXT content of 1300 chars', { ...brandFree, content: '가'.repeat(1300) }),
-  valid('TEXT content of 1299 chars', { ...brandFree, content: '가'.repeat(1299) }),
-  invalid(
-    'TEXT content of 1301 chars',
-    { ...brandFree, content: '가'.repeat(1301) },
-    '$.content',
-    /1301 characters; max 1300/,
-  ),
+  ...contentOfAtMost('TEXT', brandFree, 1300),
   valid('IMAGE content of 1300 chars', {
     ...brandFree,
     chatBubbleType: 'IMAGE',
@@ -171,14 +179,7 @@ const CASES: readonly Case[] = [
     '$.content',
     /max 1300/,
   ),
-  valid('WIDE content of 76 chars', { ...brandWide, content: '가'.repeat(76) }),
-  valid('WIDE content of 75 chars', { ...brandWide, content: '가'.repeat(75) }),
-  invalid(
-    'WIDE content of 77 chars',
-    { ...brandWide, content: '가'.repeat(77) },
-    '$.content',
-    /77 characters; max 76/,
-  ),
+  ...contentOfAtMost('WIDE', brandWide, 76),
   // wide item list: exactly 3
   valid('wide item list of 3', { ...brandWideItems, wideItemList: wideItems(3) }),
   invalid(

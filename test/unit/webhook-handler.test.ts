@@ -12,6 +12,7 @@ import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { moBody, reportBody } from '../support/gateway-bodies.ts';
 import { MemoryPayloadStore } from '../support/limited-event-store.ts';
+import { RECEIVE_SETTINGS } from '../support/webhook-receive-settings.ts';
 
 const SECRET = { current: 'current-secret-0123456789', previous: 'previous-secret-0123456789' };
 
@@ -22,13 +23,7 @@ const setup = (kind: WebhookKind) => {
   const handler = createWebhookHandler({
     kind,
     secret: async () => SECRET,
-    receive: {
-      store,
-      payloads,
-      now: () => new Date('2026-11-21T00:00:00Z'),
-      retentionDays: 35,
-      concurrency: 4,
-    },
+    receive: { store, payloads, ...RECEIVE_SETTINGS },
     logger: new Logger({ logLevel: 'SILENT' }),
     metrics,
   });

@@ -6,6 +6,7 @@ import type { ReceiveDeps, WebhookKind } from '../../functions/inbound/receive-w
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import { moBody, reportBody } from '../support/gateway-bodies.ts';
 import { LimitedEventStore, MemoryPayloadStore } from '../support/limited-event-store.ts';
+import { RECEIVE_SETTINGS } from '../support/webhook-receive-settings.ts';
 
 const SECRET = 'current-secret-0123456789';
 const PHONE = '01012345678';
@@ -21,14 +22,7 @@ const setup = (
   const handler = createWebhookHandler({
     kind,
     secret: overrides.secret ?? (async () => ({ current: SECRET })),
-    receive: {
-      store,
-      payloads,
-      now: () => new Date('2026-11-21T00:00:00Z'),
-      retentionDays: 35,
-      concurrency: 4,
-      ...overrides.receive,
-    },
+    receive: { store, payloads, ...RECEIVE_SETTINGS, ...overrides.receive },
     logger,
     metrics: new Metrics({ namespace: 'test', serviceName: 'test' }),
   });
