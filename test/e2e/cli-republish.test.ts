@@ -6,32 +6,26 @@
  */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalBridge } from '../../local/bridge.ts';
-import { cliLocalRun } from '../support/cli-local-run.ts';
+import { describe, expect, it } from 'vitest';
+import { useCliLocalRun } from '../support/cli-local-run.ts';
 
-const run = cliLocalRun({
+const run = useCliLocalRun({
   name: 'cli-republish',
   webhookSecret: 'cli-republish-secret-0123456789',
   credentials: { apiKey: 'republish-key', apiPassword: 'republish-password' },
   seed: 13,
 });
-let bridge: LocalBridge;
-beforeAll(async () => {
-  bridge = await run.start();
-});
-afterAll(() => run.stop());
 
 const detail = (id: string) =>
   JSON.stringify({ metadata: { id, occurredAt: '2026-11-21T00:00:00.000Z' }, data: { id } });
 
 const published = (id: string) =>
-  bridge.bus.entries.filter((entry) => JSON.parse(entry.Detail).metadata.id === id).length;
+  run.bridge().bus.entries.filter((entry) => JSON.parse(entry.Detail).metadata.id === id).length;
 
 describe('events republish on the local run', () => {
   it('publishes a repaired poison item and an on-failure record from the table, once', async () => {
     // Prepare: a poison item (its detail is not JSON), which the publisher marks unpublished.
-    const { documents, tables } = bridge;
+    const { documents, tables } = run.bridge();
     await documents.send(
       new PutCommand({
         TableName: tables.events,
@@ -77,9 +71,9 @@ describe('events republish on the local run', () => {
         },
       }),
     );
-    await bridge.publisher.drained();
+    await run.bridge().publisher.drained();
     expect([published('e2e-poison'), published('e2e-failed')]).toEqual([0, 0]);
-    bridge.poisoned.push({
+    run.bridge().poisoned.push({
       eventName: 'INSERT',
       dynamodb: { Keys: { pk: { S: 'E2E#failed' }, sk: { S: 'EVENT' } }, SequenceNumber: '42' },
     } as DynamoDBRecord);
@@ -91,7 +85,7 @@ describe('events republish on the local run', () => {
     expect(republished.code, republished.stderr).toBe(0);
     expect(republished.stdout).toContain('published 2 events');
     expect([published('e2e-poison'), published('e2e-failed')]).toEqual([1, 1]);
-    expect(bridge.poisoned).toEqual([]);
+    expect(run.bridge().poisoned).toEqual([]);
     const again = await run.msgbridge('events', 'republish', '--yes', '--json');
     expect(JSON.parse(again.stdout)).toMatchObject({ published: 0 });
     expect([published('e2e-poison'), published('e2e-failed')]).toEqual([1, 1]);

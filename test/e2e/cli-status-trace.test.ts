@@ -2,56 +2,26 @@
  * `msgbridge status` and `msgbridge trace` end to end against a local run: a message is sent
  * through the CLI, its report arrives, and both commands show its stored steps in order.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalBridge } from '../../local/bridge.ts';
-import { cliLocalRun } from '../support/cli-local-run.ts';
+import { describe, expect, it } from 'vitest';
+import { sendSmsArgs, useCliLocalRun } from '../support/cli-local-run.ts';
+import { waitFor } from '../support/e2e-wait.ts';
 
-const local = cliLocalRun({
+const { msgbridge, bridge } = useCliLocalRun({
   name: 'cli-status-trace',
   webhookSecret: 'cli-status-trace-secret-0123',
   credentials: { apiKey: 'cli-trace-key', apiPassword: 'cli-trace-password' },
   seed: 5,
 });
-const { msgbridge } = local;
-let bridge: LocalBridge;
-
-beforeAll(async () => {
-  bridge = await local.start();
-}, 120_000);
-
-afterAll(() => local.stop());
-
-const waitFor = async (condition: () => boolean, timeoutMs: number) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return true;
-};
-
 const PHONE = '01055557777';
 const CLI_KEY = 'cli-trace-1';
 
 describe('msgbridge status and trace against the local run', () => {
   it('show a sent message from its acceptance to its report, in order, phone masked', async () => {
-    const sent = await msgbridge(
-      'send',
-      '--channel',
-      'sms',
-      '--from',
-      '0215880000',
-      '--to',
-      PHONE,
-      '--text',
-      'trace me',
-      '--key',
-      CLI_KEY,
-    );
+    const sent = await msgbridge(...sendSmsArgs({ to: PHONE, text: 'trace me', key: CLI_KEY }));
     expect(sent.code, sent.stderr).toBe(0);
     const reported = () =>
-      bridge.bus
-        .details('Delivery Report Received')
+      bridge()
+        .bus.details('Delivery Report Received')
         .some((detail) => String(detail.data.cliKey) === CLI_KEY);
     expect(await waitFor(reported, 60_000)).toBe(true);
 

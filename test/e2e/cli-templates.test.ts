@@ -5,26 +5,19 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { simulatedChannelToken } from '../../simulator/messenger.ts';
-import { TINY_PNG as PNG } from '../support/cli-gateway.ts';
-import { cliLocalRun } from '../support/cli-local-run.ts';
+import { channelCreateArgs, TINY_PNG as PNG } from '../support/cli-gateway.ts';
+import { useCliLocalRun } from '../support/cli-local-run.ts';
 
-const local = cliLocalRun({
+const { dataDir, msgbridge } = useCliLocalRun({
   name: 'cli-templates-e2e',
   webhookSecret: 'cli-templates-e2e-secret-0123',
   credentials: { apiKey: 'cli-templates-key', apiPassword: 'cli-templates-password' },
   seed: 5,
 });
-const { dataDir, msgbridge } = local;
 const ADMIN = '01012345678';
 const CHANNEL = '@e2e-shop';
-
-beforeAll(async () => {
-  await local.start();
-}, 120_000);
-
-afterAll(() => local.stop());
 
 describe('msgbridge templates against the local run', () => {
   it('creates a template with an image, lists it in T, requests review, and is refused the delete in R', async () => {
@@ -33,13 +26,7 @@ describe('msgbridge templates against the local run', () => {
     expect(token.code, token.stderr).toBe(0);
     const code = simulatedChannelToken(CHANNEL, ADMIN, 'r01');
     const channel = await msgbridge(
-      'channels',
-      'create',
-      CHANNEL,
-      '--category',
-      '00100010001',
-      '--token',
-      `r01:${ADMIN}:${code}`,
+      ...channelCreateArgs(CHANNEL, '00100010001', `r01:${ADMIN}:${code}`),
     );
     expect(channel.code, channel.stderr).toBe(0);
     const request = join(dataDir, 'template.json');

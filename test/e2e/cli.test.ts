@@ -7,39 +7,26 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalBridge } from '../../local/bridge.ts';
+import { describe, expect, it } from 'vitest';
 import { formatKst } from '../../protocol/kst.ts';
-import { cliLocalRun } from '../support/cli-local-run.ts';
+import { sendSmsArgs, useCliLocalRun } from '../support/cli-local-run.ts';
+import { waitFor } from '../support/e2e-wait.ts';
 
 const root = join(import.meta.dirname, '../..');
-const local = cliLocalRun({
+const { dataDir, msgbridge, bridge } = useCliLocalRun({
   name: 'cli-e2e',
   webhookSecret: 'cli-e2e-secret-0123456789',
   credentials: { apiKey: 'cli-e2e-key', apiPassword: 'cli-e2e-password' },
   seed: 3,
 });
-const { dataDir, msgbridge } = local;
-let bridge: LocalBridge;
 const startedAt = new Date();
 
-beforeAll(async () => {
-  bridge = await local.start();
-}, 120_000);
-
-afterAll(() => local.stop());
-
-const waitFor = async (condition: () => boolean, timeoutMs: number) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  return true;
-};
-
 const acceptedKeys = () =>
-  new Set(bridge.bus.details('Message Accepted').map((detail) => String(detail.data.cliKey)));
+  new Set(
+    bridge()
+      .bus.details('Message Accepted')
+      .map((detail) => String(detail.data.cliKey)),
+  );
 
 const sms = (cliKey: string, phone = '01055550001') => ({
   channel: 'sms',
@@ -85,17 +72,7 @@ describe('msgbridge against the local run', () => {
 
   it('send: one SMS from flags', async () => {
     const run = await msgbridge(
-      'send',
-      '--channel',
-      'sms',
-      '--from',
-      '0215880000',
-      '--to',
-      '01055559999',
-      '--text',
-      'hello',
-      '--key',
-      'cli-flags-1',
+      ...sendSmsArgs({ to: '01055559999', text: 'hello', key: 'cli-flags-1' }),
     );
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('queued 1 of 1 messages (1 recipients)');
@@ -169,9 +146,9 @@ describe('msgbridge against the local run', () => {
 
   it('dlq redrive: a message in the DLQ goes back to the queue and is sent', async () => {
     // Prepare
-    await bridge.sqs.send(
+    await bridge().sqs.send(
       new SendMessageCommand({
-        QueueUrl: bridge.urls.sendDlq,
+        QueueUrl: bridge().urls.sendDlq,
         MessageBody: JSON.stringify(sms('cli-dlq-1')),
         MessageAttributes: { origin: { DataType: 'String', StringValue: 'cli-e2e' } },
       }),
@@ -190,7 +167,7 @@ describe('msgbridge against the local run', () => {
 
   it('events replay: the events of the range appear again with the replay name', async () => {
     // Prepare: everything published so far in this file.
-    const original = bridge.bus.entries.filter((entry) => entry.Time >= startedAt).length;
+    const original = bridge().bus.entries.filter((entry) => entry.Time >= startedAt).length;
     expect(original).toBeGreaterThan(0);
     const from = new Date(startedAt.getTime() - 1_000).toISOString();
     const to = new Date(Date.now() + 1_000).toISOString();
@@ -209,10 +186,10 @@ describe('msgbridge against the local run', () => {
 
     // Assess
     expect(run.code, run.stderr).toBe(0);
-    const replayed = bridge.bus.replayed.filter((r) => r.replayName === 'cli-e2e-replay');
+    const replayed = bridge().bus.replayed.filter((r) => r.replayName === 'cli-e2e-replay');
     expect(replayed.length).toBeGreaterThanOrEqual(original);
     expect(run.stdout).toContain(`replay cli-e2e-replay: ${replayed.length} events`);
-    const lines = readFileSync(bridge.urls.eventsFile, 'utf8')
+    const lines = readFileSync(bridge().urls.eventsFile, 'utf8')
       .split('\n')
       .filter((line) => line.includes('"replay-name":"cli-e2e-replay"'));
     expect(lines).toHaveLength(replayed.length);

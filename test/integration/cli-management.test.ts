@@ -9,12 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Target } from '../../cli/target.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { simulatedChannelToken } from '../../simulator/messenger.ts';
 import { RCS_APPROVAL, RCS_CODES, SIM_RCS_PORTAL } from '../../simulator/rcs.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
-import { gatewayTarget, TINY_PNG as PNG, runCli } from '../support/cli-gateway.ts';
+import {
+  authenticatingTarget,
+  channelCreateArgs,
+  TINY_PNG as PNG,
+  runCli,
+} from '../support/cli-gateway.ts';
 import { asObject, callGateway } from '../support/simulator-http.ts';
 
 const credentials = { apiKey: 'cli-mgmt-key', apiPassword: 'cli-mgmt-secret' };
@@ -28,13 +31,7 @@ let target: Target;
 
 beforeAll(async () => {
   sim = await startSimulator({ ...credentials, port: 0 });
-  target = gatewayTarget({
-    hosts: sim.hosts,
-    tokens: new SessionTokenProvider({
-      auth: new GatewayAuthApi({ hosts: sim.hosts }),
-      credentials: () => credentials,
-    }),
-  });
+  target = authenticatingTarget(sim.hosts, credentials);
 });
 
 afterAll(async () => {
@@ -77,13 +74,7 @@ describe('msgbridge channels, templates and stats against the simulator', () => 
     const token = await msgbridge('channels', 'token', CHANNEL, '--phone', ADMIN, '--relay', 'r01');
     const code = simulatedChannelToken(CHANNEL, ADMIN, 'r01');
     const created = await msgbridge(
-      'channels',
-      'create',
-      CHANNEL,
-      '--category',
-      CATEGORY,
-      '--token',
-      `r01:${ADMIN}:${code}`,
+      ...channelCreateArgs(CHANNEL, CATEGORY, `r01:${ADMIN}:${code}`),
     );
     const shown = await msgbridge('channels', 'get', CHANNEL);
     const listed = await msgbridge('channels', 'list');
@@ -97,15 +88,7 @@ describe('msgbridge channels, templates and stats against the simulator', () => 
   });
 
   it('refuses a wrong authentication code with the gateway code', async () => {
-    const run = await msgbridge(
-      'channels',
-      'create',
-      '@cli-other',
-      '--category',
-      CATEGORY,
-      '--token',
-      `r01:${ADMIN}:1`,
-    );
+    const run = await msgbridge(...channelCreateArgs('@cli-other', CATEGORY, `r01:${ADMIN}:1`));
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^msgbridge channels create: the gateway refused: 22605 /);
   });
@@ -224,6 +207,10 @@ describe('msgbridge channels, templates and stats against the simulator', () => 
 });
 
 describe('msgbridge templates request --after-rejection', () => {
+  /** `msgbridge templates request TEMPLATE --channel CHANNEL FLAGS…` through `run`. */
+  const request = (run: typeof msgbridge, templateCode: string, ...flags: string[]) =>
+    run('templates', 'request', templateCode, '--channel', CHANNEL, ...flags);
+
   /** Creates a template, requests review and has the simulated platform reject it (S). */
   const rejected = async (
     run: typeof msgbridge,
@@ -262,15 +249,8 @@ describe('msgbridge templates request --after-rejection', () => {
     await rejected(msgbridge, sim, CHANNEL, 'cli_rejected');
 
     // Act
-    const plain = await msgbridge('templates', 'request', 'cli_rejected', '--channel', CHANNEL);
-    const flagged = await msgbridge(
-      'templates',
-      'request',
-      'cli_rejected',
-      '--channel',
-      CHANNEL,
-      '--after-rejection',
-    );
+    const plain = await request(msgbridge, 'cli_rejected');
+    const flagged = await request(msgbridge, 'cli_rejected', '--after-rejection');
 
     // Assess: the client refuses without the flag and hints at it; with it the request is sent
     // and this gateway (not an internal-approval account) refuses it itself
@@ -288,38 +268,17 @@ describe('msgbridge templates request --after-rejection', () => {
     // Prepare: a gateway whose API key is an internal-approval customer's
     const internal = await startSimulator({ ...credentials, port: 0, internalApproval: true });
     try {
-      const internalTarget = gatewayTarget({
-        hosts: internal.hosts,
-        tokens: new SessionTokenProvider({
-          auth: new GatewayAuthApi({ hosts: internal.hosts }),
-          credentials: () => credentials,
-        }),
-      });
+      const internalTarget = authenticatingTarget(internal.hosts, credentials);
       const run = (...args: string[]) =>
         runCli(args, { resolveTarget: async () => internalTarget });
       await run('channels', 'token', CHANNEL, '--phone', ADMIN, '--relay', 'r01');
       const code = simulatedChannelToken(CHANNEL, ADMIN, 'r01');
-      const registered = await run(
-        'channels',
-        'create',
-        CHANNEL,
-        '--category',
-        CATEGORY,
-        '--token',
-        `r01:${ADMIN}:${code}`,
-      );
+      const registered = await run(...channelCreateArgs(CHANNEL, CATEGORY, `r01:${ADMIN}:${code}`));
       expect(registered.code, registered.stderr).toBe(0);
       await rejected(run, internal, CHANNEL, 'cli_again');
 
       // Act
-      const again = await run(
-        'templates',
-        'request',
-        'cli_again',
-        '--channel',
-        CHANNEL,
-        '--after-rejection',
-      );
+      const again = await request(run, 'cli_again', '--after-rejection');
       const listed = await run('templates', 'list', '--channel', CHANNEL);
 
       // Assess
@@ -439,15 +398,8 @@ describe('msgbridge rcs against the simulator', () => {
   });
 
   it('prints the refusal of an unknown portal account', async () => {
-    const run = await msgbridge(
-      'rcs',
-      'brands',
-      'list',
-      '--api-id',
-      'nobody',
-      '--api-secret',
-      'wrong',
-    );
+    const unknownPortal = ['--api-id', 'nobody', '--api-secret', 'wrong'];
+    const run = await msgbridge('rcs', 'brands', 'list', ...unknownPortal);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
       new RegExp(`^msgbridge rcs brands list: the gateway refused: ${RCS_CODES.portalRefused} `),

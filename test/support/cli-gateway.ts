@@ -4,10 +4,12 @@ import type { CliDeps } from '../../cli/framework.ts';
 import type { CliIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
 import type { GatewayClients, Target } from '../../cli/target.ts';
+import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import type { HttpCall, HttpTransport } from '../../functions/commons/gateway/http.ts';
 import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
 import { GatewayRcsManagementClient } from '../../functions/commons/gateway/rcs-management-client.ts';
+import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import type { GatewayHosts } from '../../functions/commons/gateway/settings.ts';
 import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
 
@@ -140,6 +142,28 @@ export const gatewayTarget = (options: {
       return unavailable('documents');
     },
   };
+};
+
+/**
+ * A target on the gateway (simulator) at `hosts`, whose tokens a session token provider takes
+ * from that gateway's auth API with `credentials`.
+ */
+export const authenticatingTarget = (
+  hosts: GatewayHosts,
+  credentials: { readonly apiKey: string; readonly apiPassword: string },
+): Target =>
+  gatewayTarget({
+    hosts,
+    tokens: new SessionTokenProvider({
+      auth: new GatewayAuthApi({ hosts }),
+      credentials: () => credentials,
+    }),
+  });
+
+/** The arguments of `msgbridge channels create CHANNEL --category CATEGORY --token TOKEN`. */
+export const channelCreateArgs = (channel: string, category: string, token: string): string[] => {
+  const flags = ['--category', category, '--token', token];
+  return ['channels', 'create', channel, ...flags];
 };
 
 /** One call the scripted gateway received. */

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
 import { writeBridgeFile } from '../../local/bridge-file.ts';
 import { runCli } from './cli-gateway.ts';
@@ -49,3 +50,35 @@ export const cliLocalRun = ({ name, webhookSecret, credentials, seed }: CliLocal
     msgbridge: (...args: string[]) => runCli([...args, '--local', dataDir]),
   };
 };
+
+/**
+ * A `cliLocalRun` for a whole test file: started in `beforeAll`, stopped in `afterAll`. `bridge()`
+ * is the started local run (it throws before `beforeAll` has run).
+ */
+export const useCliLocalRun = (options: CliLocalRunOptions) => {
+  const run = cliLocalRun(options);
+  let started: LocalBridge | undefined;
+  beforeAll(async () => {
+    started = await run.start();
+  }, 120_000);
+  afterAll(() => run.stop());
+  return {
+    dataDir: run.dataDir,
+    msgbridge: run.msgbridge,
+    bridge: (): LocalBridge => {
+      if (started === undefined) throw new Error(`the ${options.name} local run has not started`);
+      return started;
+    },
+  };
+};
+
+/** `msgbridge send` of one SMS from flags, sent from the local run's callback number. */
+export const sendSmsArgs = (sms: {
+  readonly to: string;
+  readonly text: string;
+  readonly key: string;
+}) => [
+  'send',
+  ...['--channel', 'sms', '--from', '0215880000'],
+  ...['--to', sms.to, '--text', sms.text, '--key', sms.key],
+];
