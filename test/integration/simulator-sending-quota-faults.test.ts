@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import type { Simulator } from '../../simulator/index.ts';
 import {
-  API_KEY,
-  API_PASSWORD,
   recipients,
   send,
   sim,
   smsBody,
+  startSendingSimulator,
   token,
+  tokenOf,
   useSendingSimulator,
 } from '../support/sending-simulator.ts';
-import { authenticate, callGateway } from '../support/simulator-http.ts';
+import { callGateway } from '../support/simulator-http.ts';
 
 useSendingSimulator();
 
@@ -19,16 +19,8 @@ describe('TPS quota', () => {
   let smallToken: string;
 
   beforeAll(async () => {
-    small = await startSimulator({
-      apiKey: API_KEY,
-      apiPassword: API_PASSWORD,
-      clock: 'manual',
-      tpsQuota: 5,
-    });
-    ({ token: smallToken } = await authenticate(small, {
-      apiKey: API_KEY,
-      apiPassword: API_PASSWORD,
-    }));
+    small = await startSendingSimulator({ tpsQuota: 5 });
+    smallToken = await tokenOf(small);
   });
 
   afterAll(async () => {

@@ -14,13 +14,52 @@ import { callGateway } from '../support/simulator-http.ts';
 useSendingSimulator();
 
 describe('request validation', () => {
-  it('refuses 11 recipients with 21012', async () => {
+  /** An RCS message whose fallbacks are `fbInfoLst`. */
+  const rcsWithFallbacks = (fbInfoLst: ReadonlyArray<{ ch: string; msg: string }>) => ({
+    messagebaseId: 'TMPL-0001',
+    callback: CALLBACK,
+    header: '0',
+    recvInfoLst: recipients(1),
+    fbInfoLst,
+  });
+
+  it.each([
+    {
+      name: 'refuses 11 recipients with 21012',
+      path: '/msg/v1/sms',
+      body: () => smsBody(recipients(11)),
+      code: '21012',
+    },
+    {
+      name: 'counts Hangul as 2 bytes: 46 syllables do not fit an SMS',
+      path: '/msg/v1/sms',
+      body: () => smsBody(recipients(1), { msg: '가'.repeat(46) }),
+      code: '21001',
+    },
+    {
+      name: 'refuses a fallback channel listed twice with 21051',
+      path: '/msg/v1.1/rcs',
+      body: () =>
+        rcsWithFallbacks([
+          { ch: 'SMS', msg: 'one' },
+          { ch: 'SMS', msg: 'two' },
+        ]),
+      code: '21051',
+    },
+    {
+      name: 'refuses other bad fallback info with 21014',
+      path: '/msg/v1.1/rcs',
+      // An MMS fallback needs a title.
+      body: () => rcsWithFallbacks([{ ch: 'MMS', msg: 'no title' }]),
+      code: '21014',
+    },
+  ])('$name', async ({ path, body, code }) => {
     // Act
-    const answer = await send('/msg/v1/sms', smsBody(recipients(11)));
+    const answer = await send(path, body());
 
     // Assess
     expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ code: '21012' });
+    expect(answer.body).toMatchObject({ code });
   });
 
   it('accepts an SMS of exactly 90 bytes and refuses 91 bytes with 21001 naming msg', async () => {
@@ -32,15 +71,6 @@ describe('request validation', () => {
     expect(fits.status).toBe(200);
     expect(tooLong.status).toBe(400);
     expect(tooLong.body).toMatchObject({ code: '21001', message: expect.stringMatching(/^msg: /) });
-  });
-
-  it('counts Hangul as 2 bytes: 46 syllables do not fit an SMS', async () => {
-    // Act
-    const answer = await send('/msg/v1/sms', smsBody(recipients(1), { msg: '가'.repeat(46) }));
-
-    // Assess
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ code: '21001' });
   });
 
   it('refuses a fallback to the main channel with 21051', async () => {
@@ -56,42 +86,6 @@ describe('request validation', () => {
       code: '21051',
       message: expect.stringContaining('fbInfoLst'),
     });
-  });
-
-  it('refuses a fallback channel listed twice with 21051', async () => {
-    // Act
-    const answer = await send('/msg/v1.1/rcs', {
-      messagebaseId: 'TMPL-0001',
-      callback: CALLBACK,
-      header: '0',
-      recvInfoLst: recipients(1),
-      fbInfoLst: [
-        { ch: 'SMS', msg: 'one' },
-        { ch: 'SMS', msg: 'two' },
-      ],
-    });
-
-    // Assess
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ code: '21051' });
-  });
-
-  it('refuses other bad fallback info with 21014', async () => {
-    // Prepare: an MMS fallback needs a title.
-    const body = {
-      messagebaseId: 'TMPL-0001',
-      callback: CALLBACK,
-      header: '0',
-      recvInfoLst: recipients(1),
-      fbInfoLst: [{ ch: 'MMS', msg: 'no title' }],
-    };
-
-    // Act
-    const answer = await send('/msg/v1.1/rcs', body);
-
-    // Assess
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ code: '21014' });
   });
 
   it('refuses a body that is not JSON with 21000', async () => {

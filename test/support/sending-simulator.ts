@@ -2,7 +2,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { formatKst } from '../../protocol/kst.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import {
+  type Simulator,
+  type SimulatorOptionsInput,
+  startSimulator,
+} from '../../simulator/index.ts';
 import { authenticate, callGateway } from './simulator-http.ts';
 
 export const API_KEY = 'send-test-key';
@@ -62,13 +66,19 @@ export const itemsOf = (body: unknown): Array<Record<string, unknown>> => {
   return (body as { data: Array<Record<string, unknown>> }).data;
 };
 
+/** A simulator on a manual clock that knows this module's credentials, with `options` on top. */
+export const startSendingSimulator = (
+  options: Omit<SimulatorOptionsInput, 'apiKey' | 'apiPassword'>,
+) => startSimulator({ apiKey: API_KEY, apiPassword: API_PASSWORD, clock: 'manual', ...options });
+
+/** A bearer token of `simulator` for this module's credentials. */
+export const tokenOf = async (simulator: Simulator): Promise<string> =>
+  (await authenticate(simulator, { apiKey: API_KEY, apiPassword: API_PASSWORD })).token;
+
 /** Starts the file's simulator before its tests, closes it after them, and authenticates `token` afresh before each test. */
 export const useSendingSimulator = (): void => {
   beforeAll(async () => {
-    sim = await startSimulator({
-      apiKey: API_KEY,
-      apiPassword: API_PASSWORD,
-      clock: 'manual',
+    sim = await startSendingSimulator({
       tpsQuota: 1_000,
       reportDelayMs: REPORT_DELAY_MS,
       // The duplicate test asserts 29024 itself; the default draws from the whole family.
@@ -82,6 +92,6 @@ export const useSendingSimulator = (): void => {
 
   // A fresh token per test: some tests move the shared manual clock forward.
   beforeEach(async () => {
-    ({ token } = await authenticate(sim, { apiKey: API_KEY, apiPassword: API_PASSWORD }));
+    token = await tokenOf(sim);
   });
 };
