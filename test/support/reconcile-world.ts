@@ -132,6 +132,28 @@ export interface World {
   ): void;
 }
 
+/**
+ * The reconciler's ports at NOW over `store` (the event table and its guards); `overrides`
+ * replace any of them.
+ */
+export const reconcileDeps = (
+  ports: Pick<ReconcileDeps, 'index' | 'ledger' | 'unknown' | 'gateway'> & {
+    readonly store: GuardedEventStore;
+  },
+  settings: Partial<ReconcileDeps['settings']> = {},
+  overrides: Partial<ReconcileDeps> = {},
+): ReconcileDeps => {
+  const { store, ...rest } = ports;
+  return {
+    ...rest,
+    guards: store,
+    receive: { store, now: () => new Date(NOW), retentionDays: 35, concurrency: 4 },
+    now: () => new Date(NOW),
+    settings: ReconcileSettingsSchema.parse(settings),
+    ...overrides,
+  };
+};
+
 export const world = (settings: Partial<ReconcileDeps['settings']> = {}): World => {
   const index = new FakeAwaitingIndex();
   const store = new GuardedEventStore();
@@ -143,17 +165,8 @@ export const world = (settings: Partial<ReconcileDeps['settings']> = {}): World 
     store,
     ledger,
     gateway,
-    deps: (overrides = {}) => ({
-      index,
-      ledger,
-      unknown,
-      guards: store,
-      gateway,
-      receive: { store, now: () => new Date(NOW), retentionDays: 35, concurrency: 4 },
-      now: () => new Date(NOW),
-      settings: ReconcileSettingsSchema.parse(settings),
-      ...overrides,
-    }),
+    deps: (overrides = {}) =>
+      reconcileDeps({ index, ledger, unknown, gateway, store }, settings, overrides),
     accept(cliKey, acceptedAt, options = {}) {
       const msgKey = options.msgKey === undefined ? `M-${cliKey}` : options.msgKey;
       index.add({ cliKey, acceptedAt, ...(msgKey === null ? {} : { msgKey }) });

@@ -7,7 +7,6 @@ import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import {
   type AwaitingReportIndex,
   type ReconcileDeps,
-  ReconcileSettingsSchema,
   type ReportLedger,
   reconcileStatus,
   reportSortKey,
@@ -16,10 +15,9 @@ import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import type { UnknownOutcome } from '../../functions/sending/ports.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { FakeUnknownOutcomes, GuardedEventStore } from '../support/fake-reconcile-ports.ts';
+import { ago, NOW, reconcileDeps } from '../support/reconcile-world.ts';
 
-const NOW = Date.parse('2026-03-11T06:00:00.000Z'); // 15:00 KST
 const MINUTE = 60_000;
-const ago = (ms: number) => new Date(NOW - ms).toISOString();
 
 /** A status query that knows some cliKeys (each on the KST date it was sent) and answers the rest INVALID_KEY. */
 class StatusByKey implements StatusGateway {
@@ -53,18 +51,15 @@ const setup = () => {
     hasReport: async (msgKey) => store.reportEvents().some((r) => r.pk === `REPORT#${msgKey}`),
     hasStatusUnavailable: async () => false,
   };
-  const deps = (overrides: Partial<ReconcileDeps> = {}): ReconcileDeps => ({
-    index: emptyIndex,
-    ledger,
-    unknown,
-    guards: store,
-    gateway,
-    receive: { store, now: () => new Date(NOW), retentionDays: 35, concurrency: 4 },
-    now: () => new Date(NOW),
-    settings: ReconcileSettingsSchema.parse({}),
-    owner: 'run-1',
-    ...overrides,
-  });
+  const deps = (overrides: Partial<ReconcileDeps> = {}): ReconcileDeps =>
+    reconcileDeps(
+      { index: emptyIndex, ledger, unknown, gateway, store },
+      {},
+      {
+        owner: 'run-1',
+        ...overrides,
+      },
+    );
   return { store, unknown, gateway, deps };
 };
 
