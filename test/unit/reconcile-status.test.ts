@@ -14,6 +14,16 @@ const MINUTE = 60_000;
 
 const details = (store: FakeEventStore, kind: 'report' | 'status') => store.details(kind);
 
+const STATUS_ENDPOINT = 'POST /msg/v1/sent';
+
+/** A world with one recipient awaiting its report, whose status query fails with `error`. */
+const oneRecipientWhileGatewayFails = (error: Error) => {
+  const w = world();
+  w.accept('x1', ago(3 * HOUR));
+  w.gateway.failWith = error;
+  return w;
+};
+
 describe('reconcileStatus', () => {
   it('queries at most 10 keys per call, each call for one KST send date', async () => {
     // Prepare: 23 sent on 2026-03-10 (KST), 4 on 2026-03-11 — one of them at 01:00 KST, which
@@ -327,13 +337,9 @@ describe('reconcileStatus', () => {
 
   it('stops on a retryable gateway error and leaves every recipient on the index', async () => {
     // Prepare
-    const w = world();
-    w.accept('x1', ago(3 * HOUR));
-    w.gateway.failWith = new GatewayRetryableError({
-      code: '49000',
-      message: 'busy',
-      endpoint: 'POST /msg/v1/sent',
-    });
+    const w = oneRecipientWhileGatewayFails(
+      new GatewayRetryableError({ code: '49000', message: 'busy', endpoint: STATUS_ENDPOINT }),
+    );
 
     // Act
     const result = await reconcileStatus(w.deps());
@@ -349,13 +355,13 @@ describe('reconcileStatus', () => {
   });
 
   it('throws on a gateway error that retrying will not fix', async () => {
-    const w = world();
-    w.accept('x1', ago(3 * HOUR));
-    w.gateway.failWith = new GatewayRejectedError({
-      code: '21001',
-      message: 'bad request',
-      endpoint: 'POST /msg/v1/sent',
-    });
+    const w = oneRecipientWhileGatewayFails(
+      new GatewayRejectedError({
+        code: '21001',
+        message: 'bad request',
+        endpoint: STATUS_ENDPOINT,
+      }),
+    );
 
     await expect(reconcileStatus(w.deps())).rejects.toThrow(GatewayRejectedError);
   });
