@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -11,7 +9,14 @@ import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import type { MoSnapshot } from '../../simulator/mo.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
-import { asList, asObject, authenticate, callGateway } from '../support/simulator-http.ts';
+import { listenReceiver, type Reply } from '../support/sim-receiver.ts';
+import {
+  asList,
+  asObject,
+  authenticate,
+  callGateway,
+  dateFormatOf,
+} from '../support/simulator-http.ts';
 
 const CREDENTIALS = { apiKey: 'mo-key', apiPassword: 'mo-secret' };
 const HOUR = 3_600_000;
@@ -69,35 +74,16 @@ const expectedPattern = (size: number): Buffer => {
   return bytes;
 };
 
-type Reply = { status: number; body?: string } | 'hang';
-
+/** A receiver of MO webhooks (closed after the test); `received` holds the bodies. */
 const startReceiver = async (script: (attempt: number) => Reply) => {
-  const received: string[] = [];
-  const held: ServerResponse[] = [];
-  const server = createServer((incoming: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => {
-      received.push(Buffer.concat(chunks).toString('utf8'));
-      const reply = script(received.length);
-      if (reply === 'hang') {
-        held.push(response);
-        return;
-      }
-      response.writeHead(reply.status).end(reply.body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenReceiver('/hooks/mo', script);
   const receiver = {
-    url: `http://127.0.0.1:${port}/hooks/mo`,
-    received,
-    bodies: () => received.map((text) => asObject(JSON.parse(text))),
-    close: async () => {
-      for (const response of held) response.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    url: listening.url,
+    get received() {
+      return listening.received.map((entry) => entry.body);
     },
+    bodies: () => listening.received.map((entry) => asObject(JSON.parse(entry.body))),
+    close: listening.close,
   };
   running.push(receiver);
   return receiver;
@@ -289,22 +275,10 @@ describe('simulator MO: query and attachments', () => {
     );
 
     // Assess
-    const shape = (date: string) =>
-      /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(date)
-        ? 'space'
-        : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(date)
-          ? 'T'
-          : /^\d{14}$/.test(date)
-            ? 'compact'
-            : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+09:00$/.test(date)
-              ? 'kst-zoned'
-              : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(date)
-                ? 'utc'
-                : `other: ${date}`;
-    expect(new Set(mixedDates.map(shape))).toEqual(
+    expect(new Set(mixedDates.map(dateFormatOf))).toEqual(
       new Set(['space', 'T', 'compact', 'kst-zoned', 'utc']),
     );
-    expect(new Set(standardDates.map(shape))).toEqual(new Set(['space']));
+    expect(new Set(standardDates.map(dateFormatOf))).toEqual(new Set(['space']));
     const second = (sim: Simulator) =>
       new Date(Math.floor(sim.clock.now() / 1_000) * 1_000).toISOString();
     expect(new Set(mixedDates.map(parseGatewayDateTime))).toEqual(new Set([second(mixed.sim)]));

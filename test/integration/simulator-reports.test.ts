@@ -8,7 +8,7 @@ import {
   sendSms,
   start,
 } from '../support/report-simulator.ts';
-import { asList, asObject, callGateway } from '../support/simulator-http.ts';
+import { asList, asObject, callGateway, dateFormatOf } from '../support/simulator-http.ts';
 
 closeStartedAfterEach();
 
@@ -149,22 +149,7 @@ describe('simulator reports: outcome and timing', () => {
     );
 
     // Assess
-    const shapes = (dates: string[]) =>
-      new Set(
-        dates.map((date) =>
-          /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(date)
-            ? 'space'
-            : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/.test(date)
-              ? 'T'
-              : /^\d{14}$/.test(date)
-                ? 'compact'
-                : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+09:00$/.test(date)
-                  ? 'kst-zoned'
-                  : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(date)
-                    ? 'utc'
-                    : `other: ${date}`,
-        ),
-      );
+    const shapes = (dates: string[]) => new Set(dates.map(dateFormatOf));
     expect(shapes(mixedDates)).toEqual(new Set(['space', 'T', 'compact', 'kst-zoned', 'utc']));
     expect(shapes(standardDates)).toEqual(new Set(['space']));
     // Every format names the same instant: the report time, 2 s after the send.

@@ -1,11 +1,10 @@
 /** A simulator started for report tests (closed after each test), its report calls and a webhook receiver. */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, expect } from 'vitest';
 import { PollReportsResponseDataSchema } from '../../functions/commons/gateway/schemas/reports.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import type { ReportsSnapshot } from '../../simulator/reports.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
+import { listenReceiver, type Reply } from './sim-receiver.ts';
 import { asList, asObject, authenticate, callGateway, type Json } from './simulator-http.ts';
 
 export const CREDENTIALS = { apiKey: 'reports-key', apiPassword: 'reports-secret' };
@@ -79,39 +78,16 @@ export const confirm = async (sim: Simulator, token: string, rptKeyLst: string[]
   return { status: answer.status, body: asObject(answer.body) };
 };
 
-export type Reply = { status: number; body?: string } | 'hang';
+export type { Reply } from './sim-receiver.ts';
 
-/** A local webhook receiver: records every body and answers as `script` says. */
+/** A local webhook receiver (closed after the test): records every body and answers as `script` says. */
 export const startReceiver = async (script: (attempt: number) => Reply) => {
-  const received: Array<{ body: string; contentType: string | undefined }> = [];
-  const held: ServerResponse[] = [];
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push({
-        body: Buffer.concat(chunks).toString('utf8'),
-        contentType: request.headers['content-type'],
-      });
-      const reply = script(received.length);
-      if (reply === 'hang') {
-        held.push(response);
-        return;
-      }
-      response.writeHead(reply.status, { 'content-type': 'application/json' }).end(reply.body);
-    });
+  const listening = await listenReceiver('/hooks/reports', script, {
+    'content-type': 'application/json',
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   const receiver = {
-    url: `http://127.0.0.1:${port}/hooks/reports`,
-    received,
-    bodies: () => received.map((entry) => asObject(JSON.parse(entry.body))),
-    close: async () => {
-      for (const response of held) response.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    ...listening,
+    bodies: () => listening.received.map((entry) => asObject(JSON.parse(entry.body))),
   };
   running.push(receiver);
   return receiver;

@@ -157,3 +157,16 @@ export const postMultipartMms = async (
     headers: { 'content-type': encoded.headers.get('content-type') ?? '' },
   });
 };
+
+/** The gateway date-time formats, each with the pattern of its text. */
+const DATE_FORMATS: ReadonlyArray<readonly [string, RegExp]> = [
+  ['space', /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/],
+  ['T', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/],
+  ['compact', /^\d{14}$/],
+  ['kst-zoned', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+09:00$/],
+  ['utc', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/],
+];
+
+/** Which gateway date-time format `date` is written in ('space', 'T', …), or `other: DATE`. */
+export const dateFormatOf = (date: string): string =>
+  DATE_FORMATS.find(([, pattern]) => pattern.test(date))?.[0] ?? `other: ${date}`;
