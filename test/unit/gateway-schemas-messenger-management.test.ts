@@ -231,6 +231,11 @@ describe('multipart template create', () => {
     itemHighlightTitle: title,
     itemHighlightDescription: description,
   });
+  /** A multipart request with a thumbnail image and these highlight texts. */
+  const withThumbnail = (title: string, description: string) => ({
+    reqBody: highlighted(title, description),
+    itemHighlightImage: png,
+  });
 
   it('without a thumbnail the highlight title may have 30 characters and the description 19', () => {
     const longest = highlighted('t'.repeat(30), 'd'.repeat(19));
@@ -245,16 +250,10 @@ describe('multipart template create', () => {
 
   it('with a thumbnail (itemHighlightImage) the title is at most 21 characters and the description 13', () => {
     expect(
-      pathsOf(TemplateCreateMultipartRequestSchema, {
-        reqBody: highlighted('t'.repeat(21), 'd'.repeat(13)),
-        itemHighlightImage: png,
-      }),
+      pathsOf(TemplateCreateMultipartRequestSchema, withThumbnail('t'.repeat(21), 'd'.repeat(13))),
     ).toEqual([]);
     expect(
-      issuesOf(TemplateCreateMultipartRequestSchema, {
-        reqBody: highlighted('t'.repeat(22), 'd'.repeat(14)),
-        itemHighlightImage: png,
-      }),
+      issuesOf(TemplateCreateMultipartRequestSchema, withThumbnail('t'.repeat(22), 'd'.repeat(14))),
     ).toEqual([
       expect.objectContaining({
         path: 'reqBody.itemHighlightTitle',
@@ -266,10 +265,10 @@ describe('multipart template create', () => {
 
   it('counts characters, not bytes, for the thumbnail limits', () => {
     expect(
-      pathsOf(TemplateCreateMultipartRequestSchema, {
-        reqBody: highlighted('가'.repeat(21), '나'.repeat(13)),
-        itemHighlightImage: png,
-      }),
+      pathsOf(
+        TemplateCreateMultipartRequestSchema,
+        withThumbnail('가'.repeat(21), '나'.repeat(13)),
+      ),
     ).toEqual([]);
   });
 

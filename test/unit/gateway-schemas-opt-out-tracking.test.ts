@@ -26,19 +26,18 @@ import {
 } from '../../functions/commons/gateway/schemas/index.ts';
 import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 
+/** A number opted out of one sender, and the same number opted out of every sender. */
+const pair = { phone: '01012345678', callback: '0212345678' };
+const pairForAllSenders = { ...pair, callback: '*' };
+
 describe('opt-out requests', () => {
   it('OptOutRegisterRequestSchema accepts pairs, with * for all senders', () => {
-    const body = [
-      { phone: '01012345678', callback: '0212345678' },
-      { phone: '01012345678', callback: '*' },
-    ];
+    const body = [pair, pairForAllSenders];
 
     expect(OptOutRegisterRequestSchema.parse(body)).toEqual(body);
   });
 
   it('OptOutRegisterRequestSchema refuses an empty list, a long phone and a repeated pair', () => {
-    const pair = { phone: '01012345678', callback: '0212345678' };
-
     expect(issuesOf(OptOutRegisterRequestSchema, [])).toEqual([
       expect.objectContaining({ path: '', code: 'too_small' }),
     ]);
@@ -54,7 +53,7 @@ describe('opt-out requests', () => {
   });
 
   it('OptOutDeleteRequestSchema takes one pair and needs both fields', () => {
-    expect(OptOutDeleteRequestSchema.parse({ phone: '01012345678', callback: '*' })).toEqual({
+    expect(OptOutDeleteRequestSchema.parse(pairForAllSenders)).toEqual({
       phone: '01012345678',
       callback: '*',
     });
@@ -127,8 +126,7 @@ describe('opt-out responses', () => {
 
   it('OptOutEntrySchema accepts a null delDt and keeps unknown fields', () => {
     const entry = {
-      phone: '01012345678',
-      callback: '*',
+      ...pairForAllSenders,
       delYn: 'N',
       updDt: '2025-03-01 09:00:00',
       delDt: null,
@@ -316,15 +314,8 @@ describe('URL statistics requests', () => {
 describe('URL statistics responses', () => {
   it('UrlStatsByUrlDataSchema reads one object as a list and coerces counts', () => {
     // Prepare
-    const data = {
-      urlId: '123',
-      title: '봄',
-      orgUrl: 'https://e',
-      regDt: '2025-03-01 09:00:00',
-      totCnt: '100',
-      conCnt: '25',
-      clickThroughRate: '25.0',
-    };
+    const url = { urlId: '123', title: '봄', orgUrl: 'https://e', regDt: '2025-03-01 09:00:00' };
+    const data = { ...url, totCnt: '100', conCnt: '25', clickThroughRate: '25.0' };
 
     // Act
     const parsed = UrlStatsByUrlDataSchema.parse(data);
@@ -367,14 +358,8 @@ describe('URL statistics responses', () => {
   });
 
   it('day and hour statistics coerce counts and keep hour as written', () => {
-    const day = {
-      urlId: '1',
-      ymd: '20250301',
-      ch: 'SMS',
-      conDt: '20250301',
-      sumCnt: '7',
-      avgCnt: '3.5',
-    };
+    const when = { urlId: '1', ymd: '20250301', ch: 'SMS', conDt: '20250301' };
+    const day = { ...when, sumCnt: '7', avgCnt: '3.5' };
 
     expect(UrlStatsDayDataSchema.parse([day])).toEqual([{ ...day, sumCnt: 7, avgCnt: 3.5 }]);
     expect(

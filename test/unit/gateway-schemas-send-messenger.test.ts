@@ -4,13 +4,12 @@ import {
   BrandTemplateRequestSchema,
   MessengerNoticeRequestSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
-import { recipient } from '../support/send-request-parts.ts';
+import { messengerSender, recipient } from '../support/send-request-parts.ts';
 import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 
 describe('MessengerNoticeRequestSchema', () => {
   const notice = {
-    callback: '0212345678',
-    msgrChId: '@msgbridge',
+    ...messengerSender,
     tmpltCode: 'ORDER_001',
     msg: '#{name}님, 주문이 접수되었습니다.',
     title: '주문 접수',
@@ -143,11 +142,10 @@ describe('MessengerNoticeRequestSchema', () => {
 
 describe('BrandTemplateRequestSchema', () => {
   const template = {
+    ...messengerSender,
     targeting: 'I',
-    msgrChId: '@msgbridge',
     tmpltCode: 'BRAND_001',
     chatBubbleType: 'CAROUSEL_COMMERCE',
-    callback: '0212345678',
     pushAlarm: 'Y',
     recvInfoLst: [{ ...recipient(0), mergeData: { price_1: '1000' } }],
     unsubscribePhoneNumber: '080-1234-5678',
@@ -184,12 +182,7 @@ describe('BrandTemplateRequestSchema', () => {
 });
 
 describe('BrandFreeRequestSchema', () => {
-  const base = {
-    targeting: 'M',
-    msgrChId: '@msgbridge',
-    callback: '0212345678',
-    recvInfoLst: [recipient(0)],
-  };
+  const base = { ...messengerSender, targeting: 'M', recvInfoLst: [recipient(0)] };
   const wl = (name: string) => ({ name, type: 'WL', linkMobile: 'https://m.example.com' });
   const text = { ...base, chatBubbleType: 'TEXT', content: '봄 행사 안내\nhttps://example.com' };
   const wide = {

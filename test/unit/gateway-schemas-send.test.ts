@@ -8,17 +8,13 @@ import {
   SEND_ENDPOINTS,
   SmsRequestSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
-import { recipient } from '../support/send-request-parts.ts';
+import { fromShopToOne, recipient } from '../support/send-request-parts.ts';
 import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 
 const recipients = (count: number) => Array.from({ length: count }, (_, i) => recipient(i));
 
 describe('SmsRequestSchema', () => {
-  const sms = {
-    callback: '0212345678',
-    msg: '[msgbridge] 주문이 접수되었습니다.',
-    recvInfoLst: [recipient(0)],
-  };
+  const sms = { ...fromShopToOne, msg: '[msgbridge] 주문이 접수되었습니다.' };
 
   it('accepts a request using every documented field', () => {
     // Prepare
@@ -124,10 +120,9 @@ describe('SmsRequestSchema', () => {
 
 describe('MmsRequestSchema and MmsMultipartRequestSchema', () => {
   const mms = {
-    callback: '0212345678',
+    ...fromShopToOne,
     title: '봄맞이 안내',
     msg: '안녕하세요.\n봄맞이 행사를 안내드립니다.',
-    recvInfoLst: [recipient(0)],
   };
 
   it('accepts a JSON MMS with three file ids and an SMS fallback', () => {

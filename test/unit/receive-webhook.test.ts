@@ -315,13 +315,15 @@ describe('receiveInbound', () => {
 });
 
 describe('failureCategory', () => {
-  it.each([
-    ['32114', 'uncertain'],
-    ['49001', 'retryable'],
-    ['29019', 'retryable'],
-    ['30007', 'permanent'],
-    ['54002', 'permanent'],
-  ])('reads %s as %s', (code, category) => {
+  const categoryOfCode = {
+    '32114': 'uncertain',
+    '49001': 'retryable',
+    '29019': 'retryable',
+    '30007': 'permanent',
+    '54002': 'permanent',
+  };
+
+  it.each(Object.entries(categoryOfCode))('reads %s as %s', (code, category) => {
     expect(failureCategory(code)).toBe(category);
   });
 });
