@@ -13,16 +13,13 @@ import {
   YesNoSchema,
 } from './common.ts';
 import { fallbackListSchema } from './cp949-text.ts';
+import { issue } from './issue.ts';
 
 /*
  * Messenger sends: notification messages (spec 01 §4.8) and brand messages, template and free
  * type (§4.9, §4.10). Requests are strict, except the objects whose fields the spec marks
  * "not shown" (brand buttons, coupon, carousel list, wide items), which pass unknown fields.
  */
-
-const issue = (ctx: z.RefinementCtx, path: PropertyKey[], message: string): void => {
-  ctx.addIssue({ code: 'custom', path, message });
-};
 
 // ---------------------------------------------------------------------------------------------
 // Messenger notification (spec 01 §4.8)

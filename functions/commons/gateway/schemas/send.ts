@@ -24,6 +24,7 @@ import {
   YesNoSchema,
 } from './common.ts';
 import { cp949TextSchema, fallbackListSchema } from './cp949-text.ts';
+import { issue } from './issue.ts';
 import {
   BrandFreeRequestSchema,
   BrandTemplateRequestSchema,
@@ -35,10 +36,6 @@ import {
  * result, and the map of every send endpoint (messenger bodies are in messenger.ts). Requests
  * are strict; see common.ts for the shared pieces and their rules.
  */
-
-const issue = (ctx: z.RefinementCtx, path: PropertyKey[], message: string): void => {
-  ctx.addIssue({ code: 'custom', path, message });
-};
 
 // ---------------------------------------------------------------------------------------------
 // SMS and MMS (spec 01 §4.3, §4.4)
