@@ -393,20 +393,48 @@ export const presentListOrEmpty = <T extends z.ZodType>(item: T) =>
     .transform((list) => list ?? []);
 
 /**
+ * A list the spec leaves open to being one object: both a list and one object read as a list,
+ * and `null` or a missing value as `[]`.
+ */
+export const oneOrMany = <T extends z.ZodType>(item: T) =>
+  z
+    .union([z.array(item), item])
+    .nullish()
+    .transform((value): z.output<T>[] => {
+      if (value === null || value === undefined) return [];
+      return Array.isArray(value) ? value : [value];
+    });
+
+/** Fields that all read with one lenient schema, each made afresh by `make`. */
+const lenientFields =
+  <S extends z.ZodType>(make: () => S) =>
+  <const K extends string>(...names: K[]): { [P in K]: S } =>
+    Object.fromEntries(names.map((name) => [name, make()])) as { [P in K]: S };
+
+/** Text fields of a response, each optional and possibly `null`: spread into a `looseObject`. */
+export const nullableStrings = lenientFields(() => NullableStringSchema);
+/** Identifier fields of a response, each kept as a string and possibly `null` or missing. */
+export const nullishIds = lenientFields(() => GatewayIdSchema.nullish());
+/** Count fields of a response, each read as a number and possibly `null` or missing. */
+export const nullishCounts = lenientFields(() => NumericSchema.nullish());
+
+/** A result `code` and its `message`, a missing or `null` message read as `''`. */
+export const codeAndMessageShape = {
+  code: GatewayCodeSchema,
+  message: z
+    .string()
+    .nullish()
+    .transform((message) => message ?? ''),
+};
+
+/**
  * The response envelope `{code, message, data?}` (spec 01 §2). Unknown top-level fields are
  * kept. `data` is validated as given: use it on success bodies, or read
  * {@link GatewayEnvelopeSchema} first, since an error body's `data` can have any shape
  * (`21399` nests another code in it).
  */
 export const envelopeSchema = <T extends z.ZodType>(dataSchema: T) =>
-  z.looseObject({
-    code: GatewayCodeSchema,
-    message: z
-      .string()
-      .nullish()
-      .transform((message) => message ?? ''),
-    data: dataSchema.optional(),
-  });
+  z.looseObject({ ...codeAndMessageShape, data: dataSchema.optional() });
 
 /** The envelope with `data` unchecked: the first read of any gateway answer. */
 export const GatewayEnvelopeSchema = envelopeSchema(z.unknown());
@@ -419,8 +447,7 @@ export type GatewayEnvelope = z.infer<typeof GatewayEnvelopeSchema>;
  */
 export const SendResultItemSchema = z.looseObject({
   cliKey: z.string(),
-  msgKey: NullableStringSchema,
-  phone: NullableStringSchema,
+  ...nullableStrings('msgKey', 'phone'),
   code: GatewayCodeSchema,
   message: NullableStringSchema,
 });

@@ -5,6 +5,7 @@ import {
   GatewayIdSchema,
   listOrEmpty,
   NullableStringSchema,
+  nullableStrings,
   textSchema,
 } from './common.ts';
 
@@ -19,18 +20,18 @@ import {
 // ---------------------------------------------------------------------------------------------
 
 export const MSGR_CH_ID_MAX = 61;
-export const MSGR_GRP_ID_MAX = 100;
-export const TEMPLATE_CODE_MAX = 30;
-export const TEMPLATE_COMMENT_MAX = 500;
-export const TEMPLATE_CONTENT_MAX = 1000;
-
 /** Channel search id (`msgrChId`), max 61. */
 export const MsgrChIdSchema = z.string().min(1).max(MSGR_CH_ID_MAX);
+export const MSGR_GRP_ID_MAX = 100;
 /** Group id (`msgrGrpId`), max 100. */
 export const MsgrGrpIdSchema = z.string().min(1).max(MSGR_GRP_ID_MAX);
 /** `S` one channel (the default), `G` a channel group. */
 export const SenderTypeSchema = z.enum(['S', 'G']);
 export type SenderType = z.infer<typeof SenderTypeSchema>;
+
+export const TEMPLATE_CODE_MAX = 30;
+export const TEMPLATE_COMMENT_MAX = 500;
+export const TEMPLATE_CONTENT_MAX = 1000;
 /** Template code: max 30, no spaces. */
 export const TemplateCodeSchema = z
   .string()
@@ -70,6 +71,15 @@ const ownerShape = {
   msgrGrpId: MsgrGrpIdSchema.optional(),
 };
 
+/** A request body about an owner's templates: the owner fields first, then `shape`. */
+const ownerRequest = <
+  F extends 'senderType' | 'senderKeyType',
+  S extends Record<F, z.ZodType> & z.ZodRawShape,
+>(
+  typeField: F,
+  shape: S,
+) => z.strictObject({ ...ownerShape, ...shape }).superRefine(checkOwner(typeField));
+
 // ---------------------------------------------------------------------------------------------
 // Channel categories and groups (§4.1)
 // ---------------------------------------------------------------------------------------------
@@ -90,11 +100,8 @@ export const ChannelGroupKeyRequestSchema = z.strictObject({ groupKey: z.string(
 
 export const TemplateCategoryItemSchema = z.looseObject({
   code: GatewayIdSchema.nullish(),
-  name: NullableStringSchema,
-  groupName: NullableStringSchema,
-  /** Inclusion example; the gateway spells the field so. */
-  iclusion: NullableStringSchema,
-  exclusion: NullableStringSchema,
+  /** `iclusion`: the inclusion example; the gateway spells the field so. */
+  ...nullableStrings('name', 'groupName', 'iclusion', 'exclusion'),
 });
 export type TemplateCategoryItem = z.infer<typeof TemplateCategoryItemSchema>;
 export const TemplateCategoryListDataSchema = listOrEmpty(TemplateCategoryItemSchema);
@@ -109,8 +116,7 @@ export const ChannelCategoryListDataSchema = listOrEmpty(ChannelCategoryItemSche
 /** One group containing the channel (`group/list`). */
 export const ChannelGroupOfChannelItemSchema = z.looseObject({
   chGrpKey: GatewayIdSchema.nullish(),
-  chGrpName: NullableStringSchema,
-  regDt: NullableStringSchema,
+  ...nullableStrings('chGrpName', 'regDt'),
 });
 export const ChannelGroupOfChannelListDataSchema = listOrEmpty(ChannelGroupOfChannelItemSchema);
 
@@ -123,8 +129,7 @@ export const ChannelGroupMemberDataSchema = z.looseObject({
 /** One channel of a group (`GET group/{groupKey}`). */
 export const ChannelGroupMemberItemSchema = z.looseObject({
   chGrpKey: GatewayIdSchema.nullish(),
-  msgrChId: NullableStringSchema,
-  regDt: NullableStringSchema,
+  ...nullableStrings('msgrChId', 'regDt'),
 });
 export const ChannelGroupMemberListDataSchema = listOrEmpty(ChannelGroupMemberItemSchema);
 
@@ -133,8 +138,7 @@ export const ChannelGroupItemSchema = z.looseObject({
   chGrpKey: GatewayIdSchema.nullish(),
   chGrpName: NullableStringSchema,
   chGrpStatCd: GatewayIdSchema.nullish(),
-  regDt: NullableStringSchema,
-  updDt: NullableStringSchema,
+  ...nullableStrings('regDt', 'updDt'),
 });
 export type ChannelGroupItem = z.infer<typeof ChannelGroupItemSchema>;
 export const ChannelGroupListDataSchema = listOrEmpty(ChannelGroupItemSchema);
@@ -152,10 +156,8 @@ export const ChannelListRequestSchema = z.strictObject({
 export type ChannelListRequest = z.infer<typeof ChannelListRequestSchema>;
 
 export const ChannelListItemSchema = z.looseObject({
-  msgrChId: NullableStringSchema,
-  /** `A` active, `C` inactive, `B` blocked, `E` being deleted, `D` deleted. */
-  msgrChStat: NullableStringSchema,
-  createDate: NullableStringSchema,
+  /** `msgrChStat`: `A` active, `C` inactive, `B` blocked, `E` being deleted, `D` deleted. */
+  ...nullableStrings('msgrChId', 'msgrChStat', 'createDate'),
   categoryCode: GatewayIdSchema.nullish(),
 });
 export type ChannelListItem = z.infer<typeof ChannelListItemSchema>;
@@ -169,12 +171,9 @@ export const ChannelTokenRequestSchema = z.strictObject({
 });
 export type ChannelTokenRequest = z.infer<typeof ChannelTokenRequestSchema>;
 
-export const ChannelTokenDataSchema = z.looseObject({
-  phoneNumber: NullableStringSchema,
-  yellowId: NullableStringSchema,
-  msgrChId: NullableStringSchema,
-  relay: NullableStringSchema,
-});
+export const ChannelTokenDataSchema = z.looseObject(
+  nullableStrings('phoneNumber', 'yellowId', 'msgrChId', 'relay'),
+);
 export type ChannelTokenData = z.infer<typeof ChannelTokenDataSchema>;
 
 /** `data` of `POST /msgr/v2/channel/relayinfo`. */
@@ -183,10 +182,8 @@ export type RelayInfoData = z.infer<typeof RelayInfoDataSchema>;
 
 /** `data` of `POST /msgr/v2/channel/get`. */
 export const ChannelDetailDataSchema = z.looseObject({
-  msgrChId: NullableStringSchema,
-  /** `A` normal, `B` blocked, `P` dormant, `D` deleted. */
-  stat: NullableStringSchema,
-  createDate: NullableStringSchema,
+  /** `stat`: `A` normal, `B` blocked, `P` dormant, `D` deleted. */
+  ...nullableStrings('msgrChId', 'stat', 'createDate'),
   categoryCode: GatewayIdSchema.nullish(),
 });
 export type ChannelDetailData = z.infer<typeof ChannelDetailDataSchema>;
@@ -212,44 +209,33 @@ export type ChannelCreateRequest = z.infer<typeof ChannelCreateRequestSchema>;
 // ---------------------------------------------------------------------------------------------
 
 /** Body of `POST /msgr/v2/channel/template/request` and `…/template/delete`. */
-export const TemplateActionRequestSchema = z
-  .strictObject({
-    ...ownerShape,
-    templateCode: TemplateCodeSchema,
-    senderKeyType: SenderTypeSchema.default('S'),
-    comment: textSchema(TEMPLATE_COMMENT_MAX).optional(),
-  })
-  .superRefine(checkOwner('senderKeyType'));
+export const TemplateActionRequestSchema = ownerRequest('senderKeyType', {
+  templateCode: TemplateCodeSchema,
+  senderKeyType: SenderTypeSchema.default('S'),
+  comment: textSchema(TEMPLATE_COMMENT_MAX).optional(),
+});
 export type TemplateActionRequest = z.infer<typeof TemplateActionRequestSchema>;
 export type TemplateActionRequestInput = z.input<typeof TemplateActionRequestSchema>;
 
 /** Body of `POST /msgr/v2/channel/template/comment`. */
-export const TemplateCommentRequestSchema = z
-  .strictObject({
-    ...ownerShape,
-    templateCode: TemplateCodeSchema,
-    senderType: SenderTypeSchema.default('S'),
-    comment: textSchema(TEMPLATE_COMMENT_MAX),
-  })
-  .superRefine(checkOwner('senderType'));
+export const TemplateCommentRequestSchema = ownerRequest('senderType', {
+  templateCode: TemplateCodeSchema,
+  senderType: SenderTypeSchema.default('S'),
+  comment: textSchema(TEMPLATE_COMMENT_MAX),
+});
 export type TemplateCommentRequest = z.infer<typeof TemplateCommentRequestSchema>;
 
 /** Body of `POST /msgr/v2/channel/template/all`; no `updateDt` = every template. */
-export const TemplateListRequestSchema = z
-  .strictObject({
-    ...ownerShape,
-    senderType: SenderTypeSchema.default('S'),
-    updateDt: CompactDateTimeSchema.optional(),
-  })
-  .superRefine(checkOwner('senderType'));
+export const TemplateListRequestSchema = ownerRequest('senderType', {
+  senderType: SenderTypeSchema.default('S'),
+  updateDt: CompactDateTimeSchema.optional(),
+});
 export type TemplateListRequest = z.infer<typeof TemplateListRequestSchema>;
 
 export const TemplateListItemSchema = z.looseObject({
-  msgrChId: NullableStringSchema,
-  templateName: NullableStringSchema,
+  ...nullableStrings('msgrChId', 'templateName'),
   templateKey: GatewayIdSchema.nullish(),
-  templateCode: NullableStringSchema,
-  templateStatusCode: NullableStringSchema,
+  ...nullableStrings('templateCode', 'templateStatusCode'),
 });
 export type TemplateListItem = z.infer<typeof TemplateListItemSchema>;
 export const TemplateListDataSchema = listOrEmpty(TemplateListItemSchema);
@@ -420,24 +406,16 @@ export const TemplateCreateMultipartRequestSchema = z
 export type TemplateCreateMultipartRequest = z.infer<typeof TemplateCreateMultipartRequestSchema>;
 
 export const TemplateInfoSchema = z.looseObject({
-  senderKey: NullableStringSchema,
-  senderType: NullableStringSchema,
-  templateCode: NullableStringSchema,
-  msgrTemplateCode: NullableStringSchema,
-  templateName: NullableStringSchema,
-  templateContent: NullableStringSchema,
+  ...nullableStrings('senderKey', 'senderType', 'templateCode', 'msgrTemplateCode'),
+  ...nullableStrings('templateName', 'templateContent'),
   categoryCode: GatewayIdSchema.nullish(),
-  templateMessageType: NullableStringSchema,
-  templateEmphasizeType: NullableStringSchema,
-  templateTitle: NullableStringSchema,
-  templateSubtitle: NullableStringSchema,
+  ...nullableStrings('templateMessageType', 'templateEmphasizeType'),
+  ...nullableStrings('templateTitle', 'templateSubtitle'),
 });
 
 export const TemplateCreateDataSchema = z.looseObject({
   templateKey: GatewayIdSchema.nullish(),
-  templateCode: NullableStringSchema,
-  templateName: NullableStringSchema,
-  msgrChId: NullableStringSchema,
+  ...nullableStrings('templateCode', 'templateName', 'msgrChId'),
   templateInfo: TemplateInfoSchema.nullish(),
 });
 export type TemplateCreateData = z.infer<typeof TemplateCreateDataSchema>;

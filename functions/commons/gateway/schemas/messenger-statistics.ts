@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { NullableStringSchema, NumericSchema } from './common.ts';
+import {
+  NullableStringSchema,
+  NumericSchema,
+  nullableStrings,
+  nullishCounts,
+  oneOrMany,
+} from './common.ts';
 import { MsgrChIdSchema } from './messenger-management.ts';
 
 /*
@@ -37,30 +43,17 @@ const count = NumericSchema.nullish();
 const orders = z.array(z.unknown()).nullish();
 const countsByType = z.record(z.string(), NumericSchema).nullish();
 
-/** The spec names item fields only; one object or a list are both read as a list. */
-const oneOrMany = <T extends z.ZodType>(item: T) =>
-  z
-    .union([z.array(item), item])
-    .nullish()
-    .transform((value): z.output<T>[] => {
-      if (value === null || value === undefined) return [];
-      return Array.isArray(value) ? value : [value];
-    });
-
-const brandDimensions = {
-  date: NullableStringSchema,
-  msgrChId: NullableStringSchema,
-  messageSpec: NullableStringSchema,
-  chatBubbleType: NullableStringSchema,
-  targeting: NullableStringSchema,
-  friendType: NullableStringSchema,
-};
+const brandDimensions = nullableStrings(
+  'date',
+  'msgrChId',
+  'messageSpec',
+  'chatBubbleType',
+  'targeting',
+  'friendType',
+);
 
 export const ChannelNoticeReadItemSchema = z.looseObject({
-  date: NullableStringSchema,
-  msgrChId: NullableStringSchema,
-  messageType: NullableStringSchema,
-  receiveUserType: NullableStringSchema,
+  ...nullableStrings('date', 'msgrChId', 'messageType', 'receiveUserType'),
   readCount: count,
 });
 export const ChannelBrandReadItemSchema = z.looseObject({
@@ -71,29 +64,19 @@ export const ChannelBrandReadItemSchema = z.looseObject({
 export const ChannelBrandClickItemSchema = z.looseObject({
   ...brandDimensions,
   receiveUserType: NullableStringSchema,
-  buttonClickCount: count,
-  listClickCount: count,
-  thumbnailClickCount: count,
-  etcClickCount: count,
+  ...nullishCounts('buttonClickCount', 'listClickCount', 'thumbnailClickCount', 'etcClickCount'),
 });
 export const TemplateNoticeReadItemSchema = z.looseObject({
-  date: NullableStringSchema,
-  msgrChId: NullableStringSchema,
-  messageType: NullableStringSchema,
-  templateCode: NullableStringSchema,
+  ...nullableStrings('date', 'msgrChId', 'messageType', 'templateCode'),
   readCount: count,
 });
 export const TemplateBrandReadItemSchema = z.looseObject({
   ...brandDimensions,
-  templateCode: NullableStringSchema,
-  groupTagKey: NullableStringSchema,
+  ...nullableStrings('templateCode', 'groupTagKey'),
   readCount: count,
 });
 export const TemplateNoticeClickItemSchema = z.looseObject({
-  date: NullableStringSchema,
-  msgrChId: NullableStringSchema,
-  templateCode: NullableStringSchema,
-  messageType: NullableStringSchema,
+  ...nullableStrings('date', 'msgrChId', 'templateCode', 'messageType'),
   clickInfo: z
     .looseObject({
       buttonOrders: orders,
@@ -105,14 +88,16 @@ export const TemplateNoticeClickItemSchema = z.looseObject({
 });
 export const TemplateBrandClickItemSchema = z.looseObject({
   ...brandDimensions,
-  templateCode: NullableStringSchema,
-  groupTagKey: NullableStringSchema,
+  ...nullableStrings('templateCode', 'groupTagKey'),
   clickInfo: z
     .looseObject({ buttonOrders: orders, imageOrders: orders, listOrders: orders, etc: count })
     .nullish(),
 });
 
-/** The seven statistics: path and the schema of the answer's `data` (a list). */
+/**
+ * The seven statistics: path and the schema of the answer's `data` (a list). The spec names item
+ * fields only, so one object or a list are both read as a list.
+ */
 export const MESSENGER_STATS = {
   channelNoticeRead: {
     path: '/msgr/v2/stat/msgrChId/noticeRead',

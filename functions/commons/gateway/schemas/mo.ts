@@ -3,6 +3,7 @@ import {
   LenientCountSchema,
   listOrEmpty,
   NullableStringSchema,
+  nullableStrings,
   presentListOrEmpty,
 } from './common.ts';
 
@@ -34,14 +35,16 @@ export const MO_TYPES = ['SMSMO', 'MMSMO', 'RCSMO'] as const;
  */
 export const MoItemSchema = z.looseObject({
   moKey: z.string(),
-  moNumber: NullableStringSchema,
-  moType: NullableStringSchema,
-  moCallback: NullableStringSchema,
-  productCode: NullableStringSchema,
-  moTitle: NullableStringSchema,
-  moMsg: NullableStringSchema,
-  telco: NullableStringSchema,
-  moRecvDt: NullableStringSchema,
+  ...nullableStrings(
+    'moNumber',
+    'moType',
+    'moCallback',
+    'productCode',
+    'moTitle',
+    'moMsg',
+    'telco',
+    'moRecvDt',
+  ),
   // Empty reads as null: the event then counts contentInfoLst instead.
   contentCnt: LenientCountSchema,
   contentInfoLst: listOrEmpty(ContentInfoSchema),

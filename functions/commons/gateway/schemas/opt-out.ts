@@ -4,8 +4,8 @@ import {
   CompactDateTimeSchema,
   envelopeSchema,
   listOrEmpty,
-  NullableStringSchema,
-  NumericSchema,
+  nullableStrings,
+  nullishCounts,
   PHONE_PATTERN,
   PhoneSchema,
 } from './common.ts';
@@ -70,19 +70,13 @@ export type OptOutListQuery = z.infer<typeof OptOutListQuerySchema>;
  */
 export const OptOutEntrySchema = z.looseObject({
   phone: z.string(),
-  aniNumber: NullableStringSchema,
-  callback: NullableStringSchema,
-  delYn: NullableStringSchema,
-  updDt: NullableStringSchema,
-  delDt: NullableStringSchema,
+  ...nullableStrings('aniNumber', 'callback', 'delYn', 'updDt', 'delDt'),
 });
 export type OptOutEntry = z.infer<typeof OptOutEntrySchema>;
 
 /** `data` of the list query. */
 export const OptOutListDataSchema = z.looseObject({
-  listCnt: NumericSchema.nullish(),
-  pageIdx: NumericSchema.nullish(),
-  totalCnt: NumericSchema.nullish(),
+  ...nullishCounts('listCnt', 'pageIdx', 'totalCnt'),
   rejectList: listOrEmpty(OptOutEntrySchema),
 });
 export type OptOutListData = z.infer<typeof OptOutListDataSchema>;
@@ -120,22 +114,15 @@ export type OptOutPeriodQuery = z.infer<typeof OptOutPeriodQuerySchema>;
 export type OptOutPeriodQueryInput = z.input<typeof OptOutPeriodQuerySchema>;
 
 /** One entry of the period query. `status` `inactive` = blocked, `active` = no longer blocks. */
-export const OptOutPeriodItemSchema = z.looseObject({
-  blockNumber: NullableStringSchema,
-  aniNumber: NullableStringSchema,
-  updateTime: NullableStringSchema,
-  status: NullableStringSchema,
-});
+export const OptOutPeriodItemSchema = z.looseObject(
+  nullableStrings('blockNumber', 'aniNumber', 'updateTime', 'status'),
+);
 export type OptOutPeriodItem = z.infer<typeof OptOutPeriodItemSchema>;
 
 export const OptOutPeriodMetaSchema = z.looseObject({
-  totalItems: NumericSchema.nullish(),
-  totalPages: NumericSchema.nullish(),
-  '080ArsNumber': NullableStringSchema,
-  fromTime: NullableStringSchema,
-  toTime: NullableStringSchema,
-  pageSize: NumericSchema.nullish(),
-  page: NumericSchema.nullish(),
+  ...nullishCounts('totalItems', 'totalPages'),
+  ...nullableStrings('080ArsNumber', 'fromTime', 'toTime'),
+  ...nullishCounts('pageSize', 'page'),
 });
 export type OptOutPeriodMeta = z.infer<typeof OptOutPeriodMetaSchema>;
 

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import {
-  GatewayCodeSchema,
+  codeAndMessageShape,
   GatewayIdSchema,
   listOrEmpty,
   NullableStringSchema,
   NumericSchema,
+  nullableStrings,
+  nullishCounts,
+  nullishIds,
   textSchema,
 } from './common.ts';
 
@@ -151,53 +154,35 @@ export type RcsChatbotRegisterRequest = z.infer<typeof RcsChatbotRegisterRequest
 // Responses
 // ---------------------------------------------------------------------------------------------
 
-export const RcsPaginationSchema = z.looseObject({
-  total: NumericSchema.nullish(),
-  offset: NumericSchema.nullish(),
-  limit: NumericSchema.nullish(),
-});
+export const RcsPaginationSchema = z.looseObject(nullishCounts('total', 'offset', 'limit'));
+
+/** One page of a list: `result` and where it stands in the whole (`pagination`). */
+const pageOf = <T extends z.ZodType>(item: T) =>
+  z.looseObject({ result: listOrEmpty(item), pagination: RcsPaginationSchema.nullish() });
 
 const MediaUrlSchema = z.looseObject({
   fileId: GatewayIdSchema.nullish(),
-  fileName: NullableStringSchema,
-  url: NullableStringSchema,
-  typeName: NullableStringSchema,
+  ...nullableStrings('fileName', 'url', 'typeName'),
 });
 
 /** A brand in list form (`brandName`, `regDt`…) or detail form (`name`, `registerDate`…). */
 export const RcsBrandSchema = z.looseObject({
   brandId: GatewayIdSchema.nullish(),
-  brandKey: NullableStringSchema,
-  name: NullableStringSchema,
-  brandName: NullableStringSchema,
-  agencyId: NullableStringSchema,
-  status: NullableStringSchema,
-  approvalStatus: NullableStringSchema,
-  chatbotDate: NullableStringSchema,
-  messagebaseDate: NullableStringSchema,
-  registerDate: NullableStringSchema,
-  regDt: NullableStringSchema,
-  updateDate: NullableStringSchema,
-  updDt: NullableStringSchema,
-  approvalDate: NullableStringSchema,
-  approvalDt: NullableStringSchema,
+  ...nullableStrings('brandKey', 'name', 'brandName', 'agencyId', 'status', 'approvalStatus'),
+  ...nullableStrings('chatbotDate', 'messagebaseDate', 'registerDate', 'regDt'),
+  ...nullableStrings('updateDate', 'updDt', 'approvalDate', 'approvalDt'),
   mediaUrl: listOrEmpty(MediaUrlSchema),
   menus: listOrEmpty(z.looseObject({ buttonType: NullableStringSchema })),
-  description: NullableStringSchema,
-  tel: NullableStringSchema,
+  ...nullableStrings('description', 'tel'),
   categoryId: GatewayIdSchema.nullish(),
   categoryName: NullableStringSchema,
   subCategoryId: GatewayIdSchema.nullish(),
-  subCategoryName: NullableStringSchema,
-  approvalReason: NullableStringSchema,
+  ...nullableStrings('subCategoryName', 'approvalReason'),
 });
 export type RcsBrand = z.infer<typeof RcsBrandSchema>;
 
 /** Brand list: `result` and `pagination` (at the top level of the body or inside `data`). */
-export const RcsBrandListSchema = z.looseObject({
-  result: listOrEmpty(RcsBrandSchema),
-  pagination: RcsPaginationSchema.nullish(),
-});
+export const RcsBrandListSchema = pageOf(RcsBrandSchema);
 export type RcsBrandList = z.infer<typeof RcsBrandListSchema>;
 
 export const RcsBrandDetailDataSchema = listOrEmpty(RcsBrandSchema);
@@ -218,28 +203,16 @@ export const RcsBrandCategoryListDataSchema = listOrEmpty(RcsBrandCategorySchema
 export const RcsBrandRegisterDataSchema = z.looseObject({ brandId: GatewayIdSchema });
 
 export const RcsChatbotSchema = z.looseObject({
-  chatbotId: GatewayIdSchema.nullish(),
-  groupId: GatewayIdSchema.nullish(),
-  brandId: GatewayIdSchema.nullish(),
+  ...nullishIds('chatbotId', 'groupId', 'brandId'),
   subNum: NullableStringSchema,
   isMainNum: z.union([z.boolean(), z.string()]).nullish(),
-  subTitle: NullableStringSchema,
-  service: NullableStringSchema,
-  display: NullableStringSchema,
-  approvalResult: NullableStringSchema,
-  approvalReason: NullableStringSchema,
-  registerDate: NullableStringSchema,
-  approvalDate: NullableStringSchema,
-  updateDate: NullableStringSchema,
-  status: NullableStringSchema,
+  ...nullableStrings('subTitle', 'service', 'display', 'approvalResult', 'approvalReason'),
+  ...nullableStrings('registerDate', 'approvalDate', 'updateDate', 'status'),
   rcsReply: GatewayIdSchema.nullish(),
 });
 export type RcsChatbot = z.infer<typeof RcsChatbotSchema>;
 
-export const RcsChatbotListDataSchema = z.looseObject({
-  result: listOrEmpty(RcsChatbotSchema),
-  pagination: RcsPaginationSchema.nullish(),
-});
+export const RcsChatbotListDataSchema = pageOf(RcsChatbotSchema);
 export type RcsChatbotList = z.infer<typeof RcsChatbotListDataSchema>;
 export const RcsChatbotArrayDataSchema = listOrEmpty(RcsChatbotSchema);
 
@@ -255,54 +228,31 @@ export const RcsChatbotIdCheckDataSchema = z.looseObject({
 export type RcsChatbotIdCheckData = z.infer<typeof RcsChatbotIdCheckDataSchema>;
 
 /** `data` of a `21399` answer: the upstream failure. */
-export const RcsNestedErrorDataSchema = z.looseObject({
-  code: GatewayCodeSchema,
-  message: z
-    .string()
-    .nullish()
-    .transform((message) => message ?? ''),
-});
+export const RcsNestedErrorDataSchema = z.looseObject(codeAndMessageShape);
 
 export const RcsTemplateFormSchema = z.looseObject({
   messagebaseformId: GatewayIdSchema.nullish(),
-  formName: NullableStringSchema,
-  cardType: NullableStringSchema,
+  ...nullableStrings('formName', 'cardType'),
   bizCondition: listOrEmpty(z.unknown()),
-  bizCategory: NullableStringSchema,
-  bizService: NullableStringSchema,
-  registerDate: NullableStringSchema,
-  updateDate: NullableStringSchema,
-  productCode: NullableStringSchema,
-  spec: NullableStringSchema,
+  ...nullableStrings('bizCategory', 'bizService', 'registerDate', 'updateDate'),
+  ...nullableStrings('productCode', 'spec'),
   guideInfo: z.unknown().optional(),
 });
 export type RcsTemplateForm = z.infer<typeof RcsTemplateFormSchema>;
 
 export const RcsDefaultTemplateSchema = z.looseObject({
-  groupId: GatewayIdSchema.nullish(),
-  messagebaseId: GatewayIdSchema.nullish(),
+  ...nullishIds('groupId', 'messagebaseId'),
   tmpltName: NullableStringSchema,
-  messagebaseformId: GatewayIdSchema.nullish(),
-  brandId: GatewayIdSchema.nullish(),
-  status: NullableStringSchema,
-  approvalResult: NullableStringSchema,
-  approvalReason: NullableStringSchema,
-  registerDate: NullableStringSchema,
-  productCode: NullableStringSchema,
-  cardType: NullableStringSchema,
+  ...nullishIds('messagebaseformId', 'brandId'),
+  ...nullableStrings('status', 'approvalResult', 'approvalReason', 'registerDate'),
+  ...nullableStrings('productCode', 'cardType'),
   guideInfo: z.unknown().optional(),
 });
 export type RcsDefaultTemplate = z.infer<typeof RcsDefaultTemplateSchema>;
 
-export const RcsTemplateFormListDataSchema = z.looseObject({
-  result: listOrEmpty(RcsTemplateFormSchema),
-  pagination: RcsPaginationSchema.nullish(),
-});
+export const RcsTemplateFormListDataSchema = pageOf(RcsTemplateFormSchema);
 export const RcsTemplateFormDetailDataSchema = listOrEmpty(RcsTemplateFormSchema);
-export const RcsDefaultTemplateListDataSchema = z.looseObject({
-  result: listOrEmpty(RcsDefaultTemplateSchema),
-  pagination: RcsPaginationSchema.nullish(),
-});
+export const RcsDefaultTemplateListDataSchema = pageOf(RcsDefaultTemplateSchema);
 export const RcsDefaultTemplateDetailDataSchema = listOrEmpty(RcsDefaultTemplateSchema);
 
 // ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import {
   LocalDateSchema,
   listOrEmpty,
   NullableStringSchema,
+  nullableStrings,
   presentListOrEmpty,
   UserCustomFieldsSchema,
 } from './common.ts';
@@ -22,8 +23,7 @@ import {
 export const FbReasonSchema = z.looseObject({
   ch: NullableStringSchema,
   fbResultCode: GatewayCodeSchema.nullish(),
-  fbResultDesc: NullableStringSchema,
-  telco: NullableStringSchema,
+  ...nullableStrings('fbResultDesc', 'telco'),
 });
 export type FbReason = z.infer<typeof FbReasonSchema>;
 
@@ -39,11 +39,7 @@ export const ReportItemSchema = z.looseObject({
   resultCode: GatewayCodeSchema,
   resultCodeDesc: NullableStringSchema,
   fbReasonLst: listOrEmpty(FbReasonSchema),
-  telco: NullableStringSchema,
-  rptDt: NullableStringSchema,
-  rptRegDt: NullableStringSchema,
-  productCode: NullableStringSchema,
-  phone: NullableStringSchema,
+  ...nullableStrings('telco', 'rptDt', 'rptRegDt', 'productCode', 'phone'),
   isBi: LenientBooleanSchema.nullish(),
   userCustomFields: UserCustomFieldsSchema.nullish(),
   recvDt: NullableStringSchema,
@@ -138,11 +134,9 @@ export const StatusQueryItemSchema = z.looseObject({
   ch: NullableStringSchema,
   status: MessageStatusSchema,
   resultCode: GatewayCodeSchema.nullish(),
-  resultCodeDesc: NullableStringSchema,
-  telco: NullableStringSchema,
+  ...nullableStrings('resultCodeDesc', 'telco'),
   fbReasonLst: listOrEmpty(FbReasonSchema),
-  rptDt: NullableStringSchema,
-  productCode: NullableStringSchema,
+  ...nullableStrings('rptDt', 'productCode'),
 });
 export type StatusQueryItem = z.infer<typeof StatusQueryItemSchema>;
 

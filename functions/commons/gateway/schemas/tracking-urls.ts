@@ -7,6 +7,9 @@ import {
   listOrEmpty,
   NullableStringSchema,
   NumericSchema,
+  nullableStrings,
+  nullishCounts,
+  oneOrMany,
   PhoneSchema,
 } from './common.ts';
 
@@ -51,9 +54,7 @@ export const ClickUrlItemSchema = z.looseObject({
   no: NumericSchema.nullish(),
   title: NullableStringSchema,
   urlId: GatewayIdSchema,
-  orgUrl: NullableStringSchema,
-  expDt: NullableStringSchema,
-  regDt: NullableStringSchema,
+  ...nullableStrings('orgUrl', 'expDt', 'regDt'),
 });
 export type ClickUrlItem = z.infer<typeof ClickUrlItemSchema>;
 
@@ -148,31 +149,24 @@ export type UrlStatsPeriodRequest = z.infer<typeof UrlStatsPeriodRequestSchema>;
 // Statistics responses
 // ---------------------------------------------------------------------------------------------
 
-/**
+/*
  * The spec lists the statistics `data` fields without saying whether `data` is one object or a
- * list (a title filter can match several URLs; channels are several). Both are accepted and
- * read as a list; `null` reads as `[]`.
+ * list (a title filter can match several URLs; channels are several): read with `oneOrMany`.
  */
-const oneOrMany = <T extends z.ZodType>(item: T) =>
-  z
-    .union([z.array(item), item])
-    .nullish()
-    .transform((value): z.output<T>[] => {
-      if (value === null || value === undefined) return [];
-      return Array.isArray(value) ? value : [value];
-    });
 
 /** A rate such as `"12.5"`, kept as the gateway wrote it (a number becomes its string). */
 const RateSchema = z.union([z.string(), z.number()]).transform(String).nullish();
 
+/** Of every URL statistic: how many were sent, how many opened, and the rate of the two. */
+const clickThroughShape = {
+  ...nullishCounts('totCnt', 'conCnt'),
+  clickThroughRate: RateSchema,
+};
+
 export const UrlStatsByUrlItemSchema = z.looseObject({
   urlId: GatewayIdSchema.nullish(),
-  title: NullableStringSchema,
-  orgUrl: NullableStringSchema,
-  regDt: NullableStringSchema,
-  totCnt: NumericSchema.nullish(),
-  conCnt: NumericSchema.nullish(),
-  clickThroughRate: RateSchema,
+  ...nullableStrings('title', 'orgUrl', 'regDt'),
+  ...clickThroughShape,
 });
 export type UrlStatsByUrlItem = z.infer<typeof UrlStatsByUrlItemSchema>;
 export const UrlStatsByUrlDataSchema = oneOrMany(UrlStatsByUrlItemSchema);
@@ -180,9 +174,7 @@ export type UrlStatsByUrlData = z.infer<typeof UrlStatsByUrlDataSchema>;
 
 export const UrlStatsByChannelItemSchema = z.looseObject({
   ch: NullableStringSchema,
-  totCnt: NumericSchema.nullish(),
-  conCnt: NumericSchema.nullish(),
-  clickThroughRate: RateSchema,
+  ...clickThroughShape,
 });
 export type UrlStatsByChannelItem = z.infer<typeof UrlStatsByChannelItemSchema>;
 export const UrlStatsByChannelDataSchema = oneOrMany(UrlStatsByChannelItemSchema);
@@ -192,10 +184,7 @@ export type UrlStatsByChannelData = z.infer<typeof UrlStatsByChannelDataSchema>;
 export const UrlStatsReceiverItemSchema = z.looseObject({
   conYmd: NullableStringSchema,
   urlId: GatewayIdSchema.nullish(),
-  phone: NullableStringSchema,
-  sndYmd: NullableStringSchema,
-  ch: NullableStringSchema,
-  isMobile: NullableStringSchema,
+  ...nullableStrings('phone', 'sndYmd', 'ch', 'isMobile'),
 });
 export type UrlStatsReceiverItem = z.infer<typeof UrlStatsReceiverItemSchema>;
 
@@ -209,11 +198,8 @@ export type UrlStatsByReceiverData = z.infer<typeof UrlStatsByReceiverDataSchema
 
 const dayItemShape = {
   urlId: GatewayIdSchema.nullish(),
-  ymd: NullableStringSchema,
-  ch: NullableStringSchema,
-  conDt: NullableStringSchema,
-  sumCnt: NumericSchema.nullish(),
-  avgCnt: NumericSchema.nullish(),
+  ...nullableStrings('ymd', 'ch', 'conDt'),
+  ...nullishCounts('sumCnt', 'avgCnt'),
 };
 
 export const UrlStatsDayItemSchema = z.looseObject(dayItemShape);
