@@ -31,6 +31,13 @@ export const SCAN = randomBytes(200_000);
 
 export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
+/** A download path answering PHOTO as a JPEG, or SCAN as a PNG. */
+export const JPEG = { bytes: PHOTO, contentType: 'image/jpeg' } as const;
+export const PNG = { bytes: SCAN, contentType: 'image/png' } as const;
+
+/** A download path the gateway refuses for now. */
+export const BUSY = { refuse: 'HTTP 503: busy' } as const;
+
 export type Script =
   | { readonly bytes: Buffer; readonly contentType: string; readonly announce?: number }
   | { readonly refuse: string }
@@ -203,6 +210,28 @@ export const storedMo = async (
   const [record] = store.ofKind('mo');
   if (!record) throw new Error('the receiver stored no inbound message');
   return record;
+};
+
+export interface ServedAttachment {
+  readonly name: string;
+  readonly url: string;
+  /** Announced size in bytes (28 unless said). */
+  readonly size?: number;
+  /** What its content URL answers (unset: HTTP 404). */
+  readonly serves?: Script;
+}
+
+/** An inbound message stored as the receiver stores it, its content URLs answering as scripted. */
+export const storedMoServing = async (
+  w: World,
+  moKey: string,
+  attachments: readonly ServedAttachment[],
+): Promise<EventRecord> => {
+  for (const { url, serves } of attachments) if (serves) w.downloads.contentUrls.set(url, serves);
+  return storedMo(
+    moKey,
+    attachments.map(({ name, url, size }) => attachment(name, url, size ?? 28)),
+  );
 };
 
 export const storedDetails = (events: FakeEventStore, type: string) =>

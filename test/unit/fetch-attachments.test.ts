@@ -5,14 +5,16 @@ import {
   NOT_ATTEMPTED,
 } from '../../functions/attachments/fetch-attachments.ts';
 import {
-  attachment,
+  BUSY,
   HOUR,
+  JPEG,
   PHOTO,
+  PNG,
   RECEIVED_AT,
   SCAN,
   sha256,
   storedDetails,
-  storedMo,
+  storedMoServing,
   world,
 } from '../support/attachment-world.ts';
 
@@ -20,8 +22,9 @@ describe('fetchAttachments', () => {
   it('streams a young message’s attachment from its content URL into storage and stores the event', async () => {
     // Prepare
     const w = world();
-    const mo = await storedMo('MOKEY0001', [attachment('photo.jpg', 'https://files/u1', 28)]);
-    w.downloads.contentUrls.set('https://files/u1', { bytes: PHOTO, contentType: 'image/jpeg' });
+    const mo = await storedMoServing(w, 'MOKEY0001', [
+      { name: 'photo.jpg', url: 'https://files/u1', serves: JPEG },
+    ]);
     w.clock.now += 2 * HOUR;
 
     // Act
@@ -70,9 +73,10 @@ describe('fetchAttachments', () => {
   it('goes straight to the file endpoint once the message is older than 24 h', async () => {
     // Prepare
     const w = world();
-    const mo = await storedMo('MOKEY0002', [attachment('scan.png', 'https://files/u2', 1)]);
-    w.downloads.contentUrls.set('https://files/u2', { bytes: SCAN, contentType: 'image/png' });
-    w.downloads.files.set('MOKEY0002', { bytes: SCAN, contentType: 'image/png' });
+    const mo = await storedMoServing(w, 'MOKEY0002', [
+      { name: 'scan.png', url: 'https://files/u2', size: 1, serves: PNG },
+    ]);
+    w.downloads.files.set('MOKEY0002', PNG);
     w.clock.now += 25 * HOUR;
 
     // Act
@@ -92,9 +96,10 @@ describe('fetchAttachments', () => {
   it('falls back to the file endpoint when the content URL is refused', async () => {
     // Prepare: the URL was already used (single use) → 410.
     const w = world();
-    const mo = await storedMo('MOKEY0003', [attachment('a.jpg', 'https://files/u3', 28)]);
-    w.downloads.contentUrls.set('https://files/u3', { refuse: 'HTTP 410: already used' });
-    w.downloads.files.set('MOKEY0003', { bytes: PHOTO, contentType: 'image/jpeg' });
+    const mo = await storedMoServing(w, 'MOKEY0003', [
+      { name: 'a.jpg', url: 'https://files/u3', serves: { refuse: 'HTTP 410: already used' } },
+    ]);
+    w.downloads.files.set('MOKEY0003', JPEG);
 
     // Act
     const outcomes = await fetchAttachments({ ...mo }, w.deps);
@@ -114,13 +119,15 @@ describe('fetchAttachments', () => {
   it('falls back to the file endpoint when the content URL breaks off mid-stream', async () => {
     // Prepare
     const w = world();
-    const mo = await storedMo('MOKEY0004', [attachment('scan.png', 'https://files/u4', 1)]);
-    w.downloads.contentUrls.set('https://files/u4', {
-      breakAfter: 50_000,
-      bytes: SCAN,
-      contentType: 'image/png',
-    });
-    w.downloads.files.set('MOKEY0004', { bytes: SCAN, contentType: 'image/png' });
+    const mo = await storedMoServing(w, 'MOKEY0004', [
+      {
+        name: 'scan.png',
+        url: 'https://files/u4',
+        size: 1,
+        serves: { breakAfter: 50_000, ...PNG },
+      },
+    ]);
+    w.downloads.files.set('MOKEY0004', PNG);
 
     // Act
     const outcomes = await fetchAttachments({ ...mo }, w.deps);
@@ -138,12 +145,10 @@ describe('fetchAttachments', () => {
   it('keeps a pending marker with backoff when both downloads fail, without throwing', async () => {
     // Prepare
     const w = world();
-    const mo = await storedMo('MOKEY0005', [
-      attachment('photo.jpg', 'https://files/u5', 28),
-      attachment('b.jpg', 'https://files/u6', 28),
+    const mo = await storedMoServing(w, 'MOKEY0005', [
+      { name: 'photo.jpg', url: 'https://files/u5', serves: BUSY },
+      { name: 'b.jpg', url: 'https://files/u6', serves: JPEG },
     ]);
-    w.downloads.contentUrls.set('https://files/u5', { refuse: 'HTTP 503: busy' });
-    w.downloads.contentUrls.set('https://files/u6', { bytes: PHOTO, contentType: 'image/jpeg' });
 
     // Act
     const outcomes = await fetchAttachments({ ...mo }, w.deps);
@@ -169,13 +174,11 @@ describe('fetchAttachments', () => {
   it('asks the file endpoint (which names only the moKey) for the first attachment only', async () => {
     // Prepare: both content URLs refused; the file endpoint serves the message's file.
     const w = world();
-    const mo = await storedMo('MOKEY0007', [
-      attachment('photo.jpg', 'https://files/u10', 28),
-      attachment('b.jpg', 'https://files/u11', 28),
+    const mo = await storedMoServing(w, 'MOKEY0007', [
+      { name: 'photo.jpg', url: 'https://files/u10', serves: BUSY },
+      { name: 'b.jpg', url: 'https://files/u11', serves: BUSY },
     ]);
-    w.downloads.contentUrls.set('https://files/u10', { refuse: 'HTTP 503: busy' });
-    w.downloads.contentUrls.set('https://files/u11', { refuse: 'HTTP 503: busy' });
-    w.downloads.files.set('MOKEY0007', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.downloads.files.set('MOKEY0007', JPEG);
 
     // Act
     const outcomes = await fetchAttachments({ ...mo }, w.deps);
@@ -195,8 +198,9 @@ describe('fetchAttachments', () => {
   it('throws for a storage failure of ours, leaving the marker written before the attempt', async () => {
     // Prepare
     const w = world();
-    const mo = await storedMo('MOKEY0006', [attachment('a.jpg', 'https://files/u7', 28)]);
-    w.downloads.contentUrls.set('https://files/u7', { bytes: PHOTO, contentType: 'image/jpeg' });
+    const mo = await storedMoServing(w, 'MOKEY0006', [
+      { name: 'a.jpg', url: 'https://files/u7', serves: JPEG },
+    ]);
     w.storage.failNext = 1;
 
     // Act / Assess: the stream retries the record; should it give up, the sweep has the marker.
@@ -223,8 +227,9 @@ describe('fetchAttachments', () => {
   it('keeps the attempts of a marker when the stream delivers the record again', async () => {
     // Prepare: a first delivery whose downloads were refused.
     const w = world();
-    const mo = await storedMo('MOKEY0009', [attachment('a.jpg', 'https://files/u9', 28)]);
-    w.downloads.contentUrls.set('https://files/u9', { refuse: 'HTTP 503: busy' });
+    const mo = await storedMoServing(w, 'MOKEY0009', [
+      { name: 'a.jpg', url: 'https://files/u9', serves: BUSY },
+    ]);
     await fetchAttachments({ ...mo }, w.deps);
     w.clock.now += 60_000;
 
@@ -241,8 +246,9 @@ describe('fetchAttachments', () => {
   it('skips an attachment that is already stored, without downloading it again', async () => {
     // Prepare
     const w = world();
-    const mo = await storedMo('MOKEY0007', [attachment('a.jpg', 'https://files/u8', 28)]);
-    w.downloads.contentUrls.set('https://files/u8', { bytes: PHOTO, contentType: 'image/jpeg' });
+    const mo = await storedMoServing(w, 'MOKEY0007', [
+      { name: 'a.jpg', url: 'https://files/u8', serves: JPEG },
+    ]);
     await fetchAttachments({ ...mo }, w.deps);
 
     // Act: the stream delivers the same record again.
@@ -265,13 +271,11 @@ describe('fetchAttachments', () => {
   it('makes keys safe for S3 whatever the attachment is called', async () => {
     // Prepare
     const w = world();
-    const mo = await storedMo('MO/KEY 8', [
-      attachment('사진.jpg', 'https://files/k1', 28),
-      attachment('my photo (1).PNG', 'https://files/k2', 28),
-      attachment('../../etc/passwd', 'https://files/k3', 28),
+    const mo = await storedMoServing(w, 'MO/KEY 8', [
+      { name: '사진.jpg', url: 'https://files/k1', serves: JPEG },
+      { name: 'my photo (1).PNG', url: 'https://files/k2', serves: JPEG },
+      { name: '../../etc/passwd', url: 'https://files/k3', serves: JPEG },
     ]);
-    for (const url of ['https://files/k1', 'https://files/k2', 'https://files/k3'])
-      w.downloads.contentUrls.set(url, { bytes: PHOTO, contentType: 'image/jpeg' });
 
     // Act
     await fetchAttachments({ ...mo }, w.deps);

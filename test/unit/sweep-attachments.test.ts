@@ -6,13 +6,13 @@ import {
   sweepAttachments,
 } from '../../functions/attachments/fetch-attachments.ts';
 import {
-  attachment,
+  BUSY,
   DAY,
   HOUR,
-  PHOTO,
+  JPEG,
   RECEIVED_AT,
   storedDetails,
-  storedMo,
+  storedMoServing,
   type World,
   world,
 } from '../support/attachment-world.ts';
@@ -22,8 +22,8 @@ describe('sweepAttachments', () => {
 
   /** One attachment that failed once on the stream path. */
   const failedOnce = async (w: World, moKey: string) => {
-    const mo = await storedMo(moKey, [attachment('photo.jpg', `https://files/${moKey}`, 28)]);
-    w.downloads.contentUrls.set(`https://files/${moKey}`, { refuse: 'HTTP 503: busy' });
+    const url = `https://files/${moKey}`;
+    const mo = await storedMoServing(w, moKey, [{ name: 'photo.jpg', url, serves: BUSY }]);
     const [outcome] = await fetchAttachments({ ...mo }, w.deps);
     expect(outcome?.result).toBe('pending');
   };
@@ -32,7 +32,7 @@ describe('sweepAttachments', () => {
     // Prepare
     const w = world();
     await failedOnce(w, 'MOKEY0101');
-    w.downloads.files.set('MOKEY0101', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.downloads.files.set('MOKEY0101', JPEG);
 
     // Act: not due yet, then due.
     w.clock.now += 4 * 60_000;
@@ -129,12 +129,10 @@ describe('sweepAttachments', () => {
   it('ends a later attachment as lost once its content URL expired, without asking the file endpoint', async () => {
     // Prepare: the second attachment's content URL failed; the first one is stored.
     const w = world();
-    const mo = await storedMo('MOKEY0108', [
-      attachment('photo.jpg', 'https://files/u12', 28),
-      attachment('b.jpg', 'https://files/u13', 28),
+    const mo = await storedMoServing(w, 'MOKEY0108', [
+      { name: 'photo.jpg', url: 'https://files/u12', serves: JPEG },
+      { name: 'b.jpg', url: 'https://files/u13', serves: BUSY },
     ]);
-    w.downloads.contentUrls.set('https://files/u12', { bytes: PHOTO, contentType: 'image/jpeg' });
-    w.downloads.contentUrls.set('https://files/u13', { refuse: 'HTTP 503: busy' });
     await fetchAttachments({ ...mo }, w.deps);
 
     // Act: a sweep while the URL is young retries it; one after 24 h ends it.
@@ -167,11 +165,11 @@ describe('sweepAttachments', () => {
   it('ends a later attachment as lost at once when the message is first seen after 24 h', async () => {
     // Prepare
     const w = world();
-    const mo = await storedMo('MOKEY0107', [
-      attachment('photo.jpg', 'https://files/u14', 28),
-      attachment('b.jpg', 'https://files/u15', 28),
+    const mo = await storedMoServing(w, 'MOKEY0107', [
+      { name: 'photo.jpg', url: 'https://files/u14' },
+      { name: 'b.jpg', url: 'https://files/u15' },
     ]);
-    w.downloads.files.set('MOKEY0107', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.downloads.files.set('MOKEY0107', JPEG);
     w.clock.now = Date.parse(RECEIVED_AT) + 25 * HOUR;
 
     // Act
@@ -192,8 +190,9 @@ describe('sweepAttachments', () => {
     const w = world();
     await failedOnce(w, 'MOKEY0105');
     const stale = await w.pending.get('MOKEY0105', 0);
-    const mo = await storedMo('MOKEY0105', [attachment('photo.jpg', 'https://files/again', 28)]);
-    w.downloads.contentUrls.set('https://files/again', { bytes: PHOTO, contentType: 'image/jpeg' });
+    const mo = await storedMoServing(w, 'MOKEY0105', [
+      { name: 'photo.jpg', url: 'https://files/again', serves: JPEG },
+    ]);
     await fetchAttachments({ ...mo }, w.deps);
     const afterSuccess = w.pending.markers.size;
     // A sweep that had the marker in hand writes its failure back after the stream's success.
@@ -216,8 +215,8 @@ describe('sweepAttachments', () => {
     const w = world();
     await failedOnce(w, 'MOKEY0106');
     await failedOnce(w, 'MOKEY0107');
-    w.downloads.files.set('MOKEY0106', { bytes: PHOTO, contentType: 'image/jpeg' });
-    w.downloads.files.set('MOKEY0107', { bytes: PHOTO, contentType: 'image/jpeg' });
+    w.downloads.files.set('MOKEY0106', JPEG);
+    w.downloads.files.set('MOKEY0107', JPEG);
     w.storage.failNext = 1;
     w.clock.now += HOUR;
 
