@@ -87,11 +87,15 @@ export type Registry = Readonly<Record<string, CommandSpec | GroupSpec>>;
 
 export const isGroup = (entry: CommandSpec | GroupSpec): entry is GroupSpec => 'commands' in entry;
 
-const TARGET_OPTIONS: ParseArgsOptionsConfig = {
-  local: { type: 'string' },
-  stack: { type: 'string' },
-  region: { type: 'string' },
-};
+/** Options that take a value (`--page N`), by name. */
+export const valueOptions = (...names: readonly string[]): ParseArgsOptionsConfig =>
+  Object.fromEntries(names.map((name) => [name, { type: 'string' }]));
+
+/** Options that are given or not (`--reveal`), by name. */
+export const flagOptions = (...names: readonly string[]): ParseArgsOptionsConfig =>
+  Object.fromEntries(names.map((name) => [name, { type: 'boolean' }]));
+
+const TARGET_OPTIONS = valueOptions('local', 'stack', 'region');
 const SHARED_OPTIONS: ParseArgsOptionsConfig = { json: { type: 'boolean' } };
 
 export const TARGET_USAGE = `Target:

@@ -14,6 +14,15 @@ export interface Column<Row> {
   readonly right?: boolean;
 }
 
+/** What a column shows: a field of the row by name, or what a function reads from the row. */
+export type Cell<Row> = (keyof Row & string) | ((row: Row) => unknown);
+
+/** Left-aligned columns from `{ HEADER: cell }`, in the order written. */
+export const columns = <Row>(cells: Readonly<Record<string, Cell<Row>>>): Column<Row>[] =>
+  Object.entries(cells).map(([header, cell]) =>
+    typeof cell === 'function' ? { header, value: cell } : { header, key: cell },
+  );
+
 const cellText = (value: unknown): string => {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;

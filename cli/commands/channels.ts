@@ -3,9 +3,12 @@ import {
   type CommandContext,
   type CommandSpec,
   compactDateOption,
+  flagOptions,
   type GroupSpec,
   UsageError,
+  valueOptions,
 } from '../framework.ts';
+import { columns } from '../output.ts';
 
 /*
  * `msgbridge channels …`: messenger channels and channel groups (spec 02 §4.1, §4.2), one command
@@ -43,10 +46,13 @@ const categories: CommandSpec = {
 Lists the channel categories; \`channels create --category CODE\` takes one of the codes.`,
   run: async (context) => {
     const rows = await (await management(context)).listChannelCategories();
-    context.out.rows(rows, [
-      { header: 'CODE', key: 'code' },
-      { header: 'NAME', key: 'name' },
-    ]);
+    context.out.rows(
+      rows,
+      columns({
+        CODE: 'code',
+        NAME: 'name',
+      }),
+    );
     return 0;
   },
 };
@@ -71,11 +77,7 @@ const list: CommandSpec = {
 
 Lists the channels created from DATE on (KST; YYYY-MM-DD or "YYYY-MM-DD HH:mm:ss"). Without
 --since every channel since 2000-01-01 is listed. --page starts at 1.`,
-  options: {
-    since: { type: 'string' },
-    page: { type: 'string' },
-    'page-size': { type: 'string' },
-  },
+  options: valueOptions('since', 'page', 'page-size'),
   run: async (context) => {
     const since = context.string('since');
     const request = {
@@ -91,12 +93,12 @@ Lists the channels created from DATE on (KST; YYYY-MM-DD or "YYYY-MM-DD HH:mm:ss
     const rows = await (await management(context)).listChannels(request);
     context.out.rows(
       rows,
-      [
-        { header: 'CHANNEL', key: 'msgrChId' },
-        { header: 'STATUS', value: (row) => described(LIST_STATUS, row.msgrChStat) },
-        { header: 'CREATED', key: 'createDate' },
-        { header: 'CATEGORY', key: 'categoryCode' },
-      ],
+      columns({
+        CHANNEL: 'msgrChId',
+        STATUS: (row) => described(LIST_STATUS, row.msgrChStat),
+        CREATED: 'createDate',
+        CATEGORY: 'categoryCode',
+      }),
       '(no channels)',
     );
     return 0;
@@ -115,12 +117,12 @@ Shows the channel's status (A normal, B blocked, P dormant, D deleted), creation
     context.out.emit(channel, () =>
       context.out.table(
         [channel],
-        [
-          { header: 'CHANNEL', key: 'msgrChId' },
-          { header: 'STATUS', value: (row) => described(DETAIL_STATUS, row.stat) },
-          { header: 'CREATED', key: 'createDate' },
-          { header: 'CATEGORY', key: 'categoryCode' },
-        ],
+        columns({
+          CHANNEL: 'msgrChId',
+          STATUS: (row) => described(DETAIL_STATUS, row.stat),
+          CREATED: 'createDate',
+          CATEGORY: 'categoryCode',
+        }),
       ),
     );
     return 0;
@@ -135,11 +137,7 @@ First step of registering a channel: the gateway sends an authentication code to
 administrator's phone (NUMBER, up to 11 digits) through RELAY (see \`channels relays\`). Then
 run \`channels create\` with that code. The number is masked in the output unless --reveal.`,
   positionals: { min: 1, max: 1, name: 'CHANNEL_ID' },
-  options: {
-    phone: { type: 'string' },
-    relay: { type: 'string' },
-    reveal: { type: 'boolean' },
-  },
+  options: { ...valueOptions('phone', 'relay'), ...flagOptions('reveal') },
   run: async (context) => {
     const [msgrChId = ''] = context.positionals;
     const request = {
@@ -177,11 +175,7 @@ Registers the channel (created beforehand in the platform's business center) wit
 administrator received after \`channels token\`: one --token per relay authentication, e.g.
 --token r01:01012345678:123456. CODE of --category is from \`channels categories\`.`,
   positionals: { min: 1, max: 1, name: 'CHANNEL_ID' },
-  options: {
-    category: { type: 'string' },
-    token: { type: 'string', multiple: true },
-    memo: { type: 'string' },
-  },
+  options: { ...valueOptions('category', 'memo'), token: { type: 'string', multiple: true } },
   run: async (context) => {
     const [msgrChId = ''] = context.positionals;
     const given = context.values.token;
@@ -238,11 +232,11 @@ Lists every channel group with its status (R requested, A approved, C rejected),
       const rows = await client.listGroupsOfChannel(channel);
       context.out.rows(
         rows,
-        [
-          { header: 'GROUP', key: 'chGrpKey' },
-          { header: 'NAME', key: 'chGrpName' },
-          { header: 'SINCE', key: 'regDt' },
-        ],
+        columns({
+          GROUP: 'chGrpKey',
+          NAME: 'chGrpName',
+          SINCE: 'regDt',
+        }),
         `(${channel} is in no group)`,
       );
       return 0;
@@ -250,13 +244,13 @@ Lists every channel group with its status (R requested, A approved, C rejected),
     const rows = await client.listGroups();
     context.out.rows(
       rows,
-      [
-        { header: 'GROUP', key: 'chGrpKey' },
-        { header: 'NAME', key: 'chGrpName' },
-        { header: 'STATUS', value: (row) => described(GROUP_STATUS, row.chGrpStatCd) },
-        { header: 'CREATED', key: 'regDt' },
-        { header: 'UPDATED', key: 'updDt' },
-      ],
+      columns({
+        GROUP: 'chGrpKey',
+        NAME: 'chGrpName',
+        STATUS: (row) => described(GROUP_STATUS, row.chGrpStatCd),
+        CREATED: 'regDt',
+        UPDATED: 'updDt',
+      }),
       '(no groups)',
     );
     return 0;
@@ -274,11 +268,11 @@ Lists the channels of the group GROUP_KEY (see \`channels groups\`).`,
     const rows = await (await management(context)).listGroupMembers(groupKey);
     context.out.rows(
       rows,
-      [
-        { header: 'CHANNEL', key: 'msgrChId' },
-        { header: 'GROUP', key: 'chGrpKey' },
-        { header: 'SINCE', key: 'regDt' },
-      ],
+      columns({
+        CHANNEL: 'msgrChId',
+        GROUP: 'chGrpKey',
+        SINCE: 'regDt',
+      }),
       '(no channels in this group)',
     );
     return 0;

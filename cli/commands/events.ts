@@ -5,8 +5,10 @@ import {
   CliError,
   type CommandContext,
   type CommandSpec,
+  flagOptions,
   type GroupSpec,
   UsageError,
+  valueOptions,
 } from '../framework.ts';
 import { localEventsInRange, replayArchive, replayLocally } from '../replay.ts';
 import {
@@ -43,12 +45,7 @@ replays match "replay-name": [{"exists": false}] (see docs/operations.md).
   locally      the local run has no archive: the events of that range in its events file are
                put on the running bridge's bus again
 --name defaults to msgbridge-cli-<time>.`,
-  options: {
-    from: { type: 'string' },
-    to: { type: 'string' },
-    name: { type: 'string' },
-    'no-wait': { type: 'boolean' },
-  },
+  options: { ...valueOptions('from', 'to', 'name'), ...flagOptions('no-wait') },
   run: async (context) => {
     const from = instant('from', context.required('from'));
     const to = instant('to', context.required('to'));

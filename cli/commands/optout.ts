@@ -1,5 +1,12 @@
 import { maskPhone } from '../../functions/commons/helpers/mask.ts';
-import type { CommandContext, CommandSpec, GroupSpec } from '../framework.ts';
+import {
+  type CommandContext,
+  type CommandSpec,
+  flagOptions,
+  type GroupSpec,
+  valueOptions,
+} from '../framework.ts';
+import { columns } from '../output.ts';
 
 /*
  * `msgbridge optout …`: the gateway's opt-out (080) list, spec 01 §4.15. These endpoints take the
@@ -45,13 +52,7 @@ Lists the opt-out entries, --size (default 100) to a page from page 1, optionall
 --phone. Removed entries stay in the gateway's list (deleted = Y); they are shown only with
 --all (--json always has every entry the gateway answered).
 ${REVEAL_NOTE}`,
-  options: {
-    phone: { type: 'string' },
-    page: { type: 'string' },
-    size: { type: 'string' },
-    all: { type: 'boolean' },
-    reveal: { type: 'boolean' },
-  },
+  options: { ...valueOptions('phone', 'page', 'size'), ...flagOptions('all', 'reveal') },
   run: async (context) => {
     const phone = context.string('phone');
     const query = {
@@ -67,12 +68,12 @@ ${REVEAL_NOTE}`,
     context.out.emit(data, () => {
       context.out.table(
         shown,
-        [
-          { header: 'PHONE', value: (entry) => show(context, entry.phone) },
-          { header: 'CALLBACK', value: (entry) => show(context, entry.callback) },
-          { header: 'DELETED', key: 'delYn' },
-          { header: 'UPDATED', key: 'updDt' },
-        ],
+        columns({
+          PHONE: (entry) => show(context, entry.phone),
+          CALLBACK: (entry) => show(context, entry.callback),
+          DELETED: 'delYn',
+          UPDATED: 'updDt',
+        }),
         '(no opt-out entries)',
       );
       if (data.totalCnt !== undefined && data.totalCnt !== null) {
@@ -112,14 +113,7 @@ const period: CommandSpec = {
 Lists the numbers that were blocked (status inactive) or unblocked (active) through the 080
 number within the period (KST), --size (default 100, max 300) to a page.
 ${REVEAL_NOTE}`,
-  options: {
-    number: { type: 'string' },
-    from: { type: 'string' },
-    to: { type: 'string' },
-    page: { type: 'string' },
-    size: { type: 'string' },
-    reveal: { type: 'boolean' },
-  },
+  options: { ...valueOptions('number', 'from', 'to', 'page', 'size'), ...flagOptions('reveal') },
   run: async (context) => {
     const query = {
       '080ArsNumber': context.required('number'),
@@ -134,12 +128,12 @@ ${REVEAL_NOTE}`,
     context.out.emit({ items, meta: answer.meta ?? null }, () => {
       context.out.table(
         items,
-        [
-          { header: 'NUMBER', value: (item) => show(context, item.blockNumber) },
-          { header: 'CALLER', value: (item) => show(context, item.aniNumber) },
-          { header: 'STATUS', key: 'status' },
-          { header: 'UPDATED', key: 'updateTime' },
-        ],
+        columns({
+          NUMBER: (item) => show(context, item.blockNumber),
+          CALLER: (item) => show(context, item.aniNumber),
+          STATUS: 'status',
+          UPDATED: 'updateTime',
+        }),
         '(none in this period)',
       );
       const meta = answer.meta;

@@ -13,11 +13,11 @@ import {
   type CommandContext,
   type CommandSpec,
   type GroupSpec,
-  type ParseArgsOptionsConfig,
   readJsonFile,
   UsageError,
+  valueOptions,
 } from '../framework.ts';
-import type { Column } from '../output.ts';
+import { type Column, columns } from '../output.ts';
 
 /*
  * `msgbridge rcs brands|chatbots|templates …`: RCS brands, chatbots (sender numbers) and the
@@ -27,10 +27,7 @@ import type { Column } from '../output.ts';
 export const RCS_API_ID_ENV = 'MSGBRIDGE_RCS_API_ID';
 export const RCS_API_SECRET_ENV = 'MSGBRIDGE_RCS_API_SECRET';
 
-const PORTAL_OPTIONS: ParseArgsOptionsConfig = {
-  'api-id': { type: 'string' },
-  'api-secret': { type: 'string' },
-};
+const PORTAL_OPTIONS = valueOptions('api-id', 'api-secret');
 const PORTAL_USAGE = `Brand portal account (sent as the apiId/apiSecret headers of every brand call):
   --api-id ID          default: $${RCS_API_ID_ENV}
   --api-secret SECRET  default: $${RCS_API_SECRET_ENV} (prefer the variable: a flag is
@@ -65,10 +62,7 @@ const brandCommand = (spec: CommandSpec): CommandSpec => ({
   options: { ...PORTAL_OPTIONS, ...spec.options },
 });
 
-const PAGE_OPTIONS: ParseArgsOptionsConfig = {
-  offset: { type: 'string' },
-  limit: { type: 'string' },
-};
+const PAGE_OPTIONS = valueOptions('offset', 'limit');
 const PAGE_USAGE = `  --offset N           skip N entries (default 0)
   --limit N            at most N entries, up to ${RCS_LIST_LIMIT_MAX} (default ${RCS_LIST_LIMIT_DEFAULT})`;
 const pageOf = (context: CommandContext) => ({
@@ -99,13 +93,13 @@ const requestFile = async <T>(context: CommandContext): Promise<T> =>
   // The client validates the request against its schema before any call.
   (await readJsonFile(context.io, context.required('file'))) as T;
 
-const BRAND_COLUMNS: Column<RcsBrand>[] = [
-  { header: 'BRAND', key: 'brandId' },
-  { header: 'KEY', key: 'brandKey' },
-  { header: 'NAME', value: (row) => row.name ?? row.brandName },
-  { header: 'STATUS', value: (row) => row.approvalStatus ?? row.status },
-  { header: 'REGISTERED', value: (row) => row.registerDate ?? row.regDt },
-];
+const BRAND_COLUMNS: Column<RcsBrand>[] = columns({
+  BRAND: 'brandId',
+  KEY: 'brandKey',
+  NAME: (row) => row.name ?? row.brandName,
+  STATUS: (row) => row.approvalStatus ?? row.status,
+  REGISTERED: (row) => row.registerDate ?? row.regDt,
+});
 
 // --- Brands ----------------------------------------------------------------------------------
 
@@ -233,15 +227,15 @@ const BRAND_KEY_USAGE =
   "  --brand-key KEY      the brand's brandKey (see `msgbridge rcs brands get BRAND_ID`)";
 const brandKeyOf = (context: CommandContext) => context.required('brand-key');
 
-const CHATBOT_COLUMNS: Column<RcsChatbot>[] = [
-  { header: 'CHATBOT', key: 'chatbotId' },
-  { header: 'NUMBER', key: 'subNum' },
-  { header: 'NAME', key: 'subTitle' },
-  { header: 'MAIN', key: 'isMainNum' },
-  { header: 'SERVICE', key: 'service' },
-  { header: 'APPROVAL', value: (row) => row.approvalResult ?? row.status },
-  { header: 'REGISTERED', key: 'registerDate' },
-];
+const CHATBOT_COLUMNS: Column<RcsChatbot>[] = columns({
+  CHATBOT: 'chatbotId',
+  NUMBER: 'subNum',
+  NAME: 'subTitle',
+  MAIN: 'isMainNum',
+  SERVICE: 'service',
+  APPROVAL: (row) => row.approvalResult ?? row.status,
+  REGISTERED: 'registerDate',
+});
 
 const chatbotsTable = (context: CommandContext, rows: readonly RcsChatbot[]) =>
   context.out.table(rows, CHATBOT_COLUMNS, '(no chatbots)');
@@ -398,13 +392,13 @@ ${PAGE_USAGE}`,
     emitPage(
       context,
       list,
-      [
-        { header: 'FORM', key: 'messagebaseformId' },
-        { header: 'NAME', key: 'formName' },
-        { header: 'CARD', key: 'cardType' },
-        { header: 'CATEGORY', key: 'bizCategory' },
-        { header: 'SERVICE', key: 'bizService' },
-      ],
+      columns({
+        FORM: 'messagebaseformId',
+        NAME: 'formName',
+        CARD: 'cardType',
+        CATEGORY: 'bizCategory',
+        SERVICE: 'bizService',
+      }),
       '(no forms)',
     );
     return 0;
@@ -424,14 +418,14 @@ Shows the template form: product code, spec and its layout guide (guideInfo).`,
     context.out.emit(form, () =>
       context.out.table(
         [form],
-        [
-          { header: 'FORM', key: 'messagebaseformId' },
-          { header: 'NAME', key: 'formName' },
-          { header: 'CARD', key: 'cardType' },
-          { header: 'PRODUCT', key: 'productCode' },
-          { header: 'SPEC', key: 'spec' },
-          { header: 'GUIDE', key: 'guideInfo' },
-        ],
+        columns({
+          FORM: 'messagebaseformId',
+          NAME: 'formName',
+          CARD: 'cardType',
+          PRODUCT: 'productCode',
+          SPEC: 'spec',
+          GUIDE: 'guideInfo',
+        }),
       ),
     );
     return 0;
@@ -444,13 +438,13 @@ const DEFAULT_TEMPLATE_COLUMNS: Column<{
   messagebaseformId?: string | null | undefined;
   cardType?: string | null | undefined;
   status?: string | null | undefined;
-}>[] = [
-  { header: 'TEMPLATE', key: 'messagebaseId' },
-  { header: 'NAME', key: 'tmpltName' },
-  { header: 'FORM', key: 'messagebaseformId' },
-  { header: 'CARD', key: 'cardType' },
-  { header: 'STATUS', key: 'status' },
-];
+}>[] = columns({
+  TEMPLATE: 'messagebaseId',
+  NAME: 'tmpltName',
+  FORM: 'messagebaseformId',
+  CARD: 'cardType',
+  STATUS: 'status',
+});
 
 const defaultsList: CommandSpec = {
   summary: 'the carrier-provided default templates of a form',

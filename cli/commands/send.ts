@@ -2,7 +2,13 @@ import type { SendMessageInput } from '../../functions/sending/queue-message.ts'
 import { parseSendMessage } from '../../functions/sending/queue-message-parsing.ts';
 import { recipientsOf } from '../../functions/sending/queue-message-recipients.ts';
 import { enqueueSend } from '../../producer/enqueue-send.ts';
-import { CliError, type CommandContext, type CommandSpec, UsageError } from '../framework.ts';
+import {
+  CliError,
+  type CommandContext,
+  type CommandSpec,
+  UsageError,
+  valueOptions,
+} from '../framework.ts';
 import { problemLine, validateFiles } from '../validate.ts';
 
 /** Messages per `enqueueSend` call: one SendMessageBatch, so progress moves batch by batch. */
@@ -61,12 +67,8 @@ Prints how many were queued and, with --json, the cliKeys of every recipient, wh
 Message Accepted / Rejected events carry.`,
   positionals: { min: 0, max: Number.POSITIVE_INFINITY, name: 'FILE' },
   options: {
-    channel: { type: 'string' },
-    from: { type: 'string' },
+    ...valueOptions('channel', 'from', 'text', 'title', 'key'),
     to: { type: 'string', multiple: true },
-    text: { type: 'string' },
-    title: { type: 'string' },
-    key: { type: 'string' },
   },
   run: async (context) => {
     const now = context.deps.now?.() ?? new Date();

@@ -1,6 +1,6 @@
 import type { MessengerStatsName } from '../../functions/commons/gateway/schemas/index.ts';
-import { type CommandSpec, compactDateOption, type GroupSpec } from '../framework.ts';
-import type { Column } from '../output.ts';
+import { type CommandSpec, compactDateOption, type GroupSpec, valueOptions } from '../framework.ts';
+import { type Column, columns } from '../output.ts';
 
 /*
  * `msgbridge stats …`: the seven messenger read/click statistics of spec 02 §4.5, one subcommand
@@ -13,100 +13,86 @@ const clickInfo =
   (row: Row): unknown =>
     (row.clickInfo as Row | null | undefined)?.[field];
 
-const BRAND_DIMENSIONS: Column<Row>[] = [
-  { header: 'SPEC', key: 'messageSpec' },
-  { header: 'BUBBLE', key: 'chatBubbleType' },
-  { header: 'TARGETING', key: 'targeting' },
-  { header: 'FRIEND', key: 'friendType' },
-];
-
 interface Statistic {
   readonly name: MessengerStatsName;
   readonly summary: string;
   readonly columns: Column<Row>[];
 }
 
+const DATE: Column<Row> = { header: 'DATE', key: 'date' };
+const TEMPLATE: Column<Row>[] = [DATE, { header: 'TEMPLATE', key: 'templateCode' }];
+const TYPE: Column<Row> = { header: 'TYPE', key: 'messageType' };
+const RECEIVER: Column<Row> = { header: 'RECEIVER', key: 'receiveUserType' };
+const TAG: Column<Row> = { header: 'TAG', key: 'groupTagKey' };
+const READS: Column<Row> = { header: 'READS', key: 'readCount', right: true };
+const OTHER_CLICKS: Column<Row> = { header: 'OTHER', value: clickInfo('etc'), right: true };
+const BRAND_DIMENSIONS = columns<Row>({
+  SPEC: 'messageSpec',
+  BUBBLE: 'chatBubbleType',
+  TARGETING: 'targeting',
+  FRIEND: 'friendType',
+});
+const BRAND_CLICKS: Column<Row>[] = [
+  { header: 'BUTTON', key: 'buttonClickCount', right: true },
+  { header: 'LIST', key: 'listClickCount', right: true },
+  { header: 'THUMBNAIL', key: 'thumbnailClickCount', right: true },
+  { header: 'OTHER', key: 'etcClickCount', right: true },
+];
+
 /** Subcommand name → the client's statistic and the columns worth reading. */
 const STATISTICS: Readonly<Record<string, Statistic>> = {
   'channel-notice-read': {
     name: 'channelNoticeRead',
     summary: 'notification reads of the channel',
-    columns: [
-      { header: 'DATE', key: 'date' },
-      { header: 'TYPE', key: 'messageType' },
-      { header: 'RECEIVER', key: 'receiveUserType' },
-      { header: 'READS', key: 'readCount', right: true },
-    ],
+    columns: [DATE, TYPE, RECEIVER, READS],
   },
   'channel-brand-read': {
     name: 'channelBrandRead',
     summary: 'brand message reads of the channel',
-    columns: [
-      { header: 'DATE', key: 'date' },
-      ...BRAND_DIMENSIONS,
-      { header: 'RECEIVER', key: 'receiveUserType' },
-      { header: 'READS', key: 'readCount', right: true },
-    ],
+    columns: [DATE, ...BRAND_DIMENSIONS, RECEIVER, READS],
   },
   'channel-brand-click': {
     name: 'channelBrandClick',
     summary: 'brand message clicks of the channel',
-    columns: [
-      { header: 'DATE', key: 'date' },
-      ...BRAND_DIMENSIONS,
-      { header: 'RECEIVER', key: 'receiveUserType' },
-      { header: 'BUTTON', key: 'buttonClickCount', right: true },
-      { header: 'LIST', key: 'listClickCount', right: true },
-      { header: 'THUMBNAIL', key: 'thumbnailClickCount', right: true },
-      { header: 'OTHER', key: 'etcClickCount', right: true },
-    ],
+    columns: [DATE, ...BRAND_DIMENSIONS, RECEIVER, ...BRAND_CLICKS],
   },
   'template-notice-read': {
     name: 'templateNoticeRead',
     summary: 'notification reads per template',
-    columns: [
-      { header: 'DATE', key: 'date' },
-      { header: 'TEMPLATE', key: 'templateCode' },
-      { header: 'TYPE', key: 'messageType' },
-      { header: 'READS', key: 'readCount', right: true },
-    ],
+    columns: [...TEMPLATE, TYPE, READS],
   },
   'template-brand-read': {
     name: 'templateBrandRead',
     summary: 'brand message reads per template',
-    columns: [
-      { header: 'DATE', key: 'date' },
-      { header: 'TEMPLATE', key: 'templateCode' },
-      { header: 'TAG', key: 'groupTagKey' },
-      ...BRAND_DIMENSIONS,
-      { header: 'READS', key: 'readCount', right: true },
-    ],
+    columns: [...TEMPLATE, TAG, ...BRAND_DIMENSIONS, READS],
   },
   'template-notice-click': {
     name: 'templateNoticeClick',
     summary: 'notification clicks per template',
     columns: [
-      { header: 'DATE', key: 'date' },
-      { header: 'TEMPLATE', key: 'templateCode' },
-      { header: 'TYPE', key: 'messageType' },
-      { header: 'BUTTON ORDERS', value: clickInfo('buttonOrders') },
-      { header: 'BY BUTTON TYPE', value: clickInfo('buttonType') },
-      { header: 'BY QR TYPE', value: clickInfo('qrType') },
-      { header: 'OTHER', value: clickInfo('etc'), right: true },
+      ...TEMPLATE,
+      TYPE,
+      ...columns<Row>({
+        'BUTTON ORDERS': clickInfo('buttonOrders'),
+        'BY BUTTON TYPE': clickInfo('buttonType'),
+        'BY QR TYPE': clickInfo('qrType'),
+      }),
+      OTHER_CLICKS,
     ],
   },
   'template-brand-click': {
     name: 'templateBrandClick',
     summary: 'brand message clicks per template',
     columns: [
-      { header: 'DATE', key: 'date' },
-      { header: 'TEMPLATE', key: 'templateCode' },
-      { header: 'TAG', key: 'groupTagKey' },
+      ...TEMPLATE,
+      TAG,
       ...BRAND_DIMENSIONS,
-      { header: 'BUTTON ORDERS', value: clickInfo('buttonOrders') },
-      { header: 'IMAGE ORDERS', value: clickInfo('imageOrders') },
-      { header: 'LIST ORDERS', value: clickInfo('listOrders') },
-      { header: 'OTHER', value: clickInfo('etc'), right: true },
+      ...columns<Row>({
+        'BUTTON ORDERS': clickInfo('buttonOrders'),
+        'IMAGE ORDERS': clickInfo('imageOrders'),
+        'LIST ORDERS': clickInfo('listOrders'),
+      }),
+      OTHER_CLICKS,
     ],
   },
 };
@@ -117,11 +103,7 @@ const statisticCommand = (command: string, statistic: Statistic): CommandSpec =>
 
 The ${statistic.summary} (spec 02 §4.5) for messages sent on --date (KST), as counted
 --elapsed days after it: 0 (the default), 1 or 2.`,
-  options: {
-    channel: { type: 'string' },
-    date: { type: 'string' },
-    elapsed: { type: 'string' },
-  },
+  options: valueOptions('channel', 'date', 'elapsed'),
   run: async (context) => {
     const query = {
       msgrChId: context.required('channel'),

@@ -1,5 +1,6 @@
 import { maskPhonesDeep } from '../../functions/commons/helpers/mask.ts';
 import { type CommandSpec, UsageError } from '../framework.ts';
+import { columns } from '../output.ts';
 import { byTime, itemsOf, type TraceEntry, toEntry } from './trace.ts';
 
 /*
@@ -84,25 +85,28 @@ reports too.`,
       };
     });
     context.out.emit(rows, () => {
-      context.out.table(rows, [
-        { header: 'CLIKEY', key: 'cliKey' },
-        { header: 'REQDT', key: 'reqDt' },
-        { header: 'STATUS', value: (row) => row.gateway?.status ?? '(not answered)' },
-        { header: 'RESULT', value: (row) => row.gateway?.resultCode ?? '' },
-        { header: 'CH', value: (row) => row.gateway?.ch ?? '' },
-        { header: 'MSGKEY', value: (row) => row.gateway?.msgKey ?? '' },
-      ]);
+      context.out.table(
+        rows,
+        columns({
+          CLIKEY: 'cliKey',
+          REQDT: 'reqDt',
+          STATUS: (row) => row.gateway?.status ?? '(not answered)',
+          RESULT: (row) => row.gateway?.resultCode ?? '',
+          CH: (row) => row.gateway?.ch ?? '',
+          MSGKEY: (row) => row.gateway?.msgKey ?? '',
+        }),
+      );
       for (const row of rows) {
         context.out.line('');
         context.out.line(`${row.cliKey} stored:`);
         context.out.table(
           row.stored,
-          [
-            { header: '  TIME', value: (entry) => `  ${entry.at ?? '-'}` },
-            { header: 'ITEM', key: 'sk' },
-            { header: 'EVENT', value: (entry) => entry.type ?? '-' },
-            { header: 'SUMMARY', key: 'summary' },
-          ],
+          columns({
+            '  TIME': (entry) => `  ${entry.at ?? '-'}`,
+            ITEM: 'sk',
+            EVENT: (entry) => entry.type ?? '-',
+            SUMMARY: 'summary',
+          }),
           '  (nothing stored)',
         );
       }

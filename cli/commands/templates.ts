@@ -13,7 +13,9 @@ import {
   type GroupSpec,
   readJsonFile,
   UsageError,
+  valueOptions,
 } from '../framework.ts';
+import { columns } from '../output.ts';
 
 /*
  * `msgbridge templates …`: messenger notification templates (spec 02 §4.3, §4.4) — create (with
@@ -30,10 +32,7 @@ const STATUS: Readonly<Record<string, string>> = {
   S: 'S rejected',
 };
 
-const OWNER_OPTIONS = {
-  channel: { type: 'string' },
-  group: { type: 'string' },
-} as const;
+const OWNER_OPTIONS = valueOptions('channel', 'group');
 const OWNER_USAGE = `  --channel CHANNEL_ID  a template of one channel (sender type S)
   --group GROUP_ID      a template of a channel group (sender type G)`;
 
@@ -86,11 +85,7 @@ templateContent, categoryCode, templateMessageType, templateEmphasizeType, …).
 the request is sent as multipart: --image is the template image, --highlight-image the item
 highlight thumbnail (which shortens the highlight title to 21 and its description to 13
 characters). Images are JPEG or PNG (.jpg, .jpeg, .png), at most 500 KB.`,
-  options: {
-    file: { type: 'string' },
-    image: { type: 'string' },
-    'highlight-image': { type: 'string' },
-  },
+  options: valueOptions('file', 'image', 'highlight-image'),
   run: async (context) => {
     const request = (await readJsonFile(
       context.io,
@@ -257,13 +252,16 @@ Lists the template categories with what each includes and excludes; a create req
 categoryCode is one of the codes.`,
   run: async (context) => {
     const rows = await (await management(context)).listTemplateCategories();
-    context.out.rows(rows, [
-      { header: 'CODE', key: 'code' },
-      { header: 'GROUP', key: 'groupName' },
-      { header: 'NAME', key: 'name' },
-      { header: 'INCLUDES', key: 'iclusion' },
-      { header: 'EXCLUDES', key: 'exclusion' },
-    ]);
+    context.out.rows(
+      rows,
+      columns({
+        CODE: 'code',
+        GROUP: 'groupName',
+        NAME: 'name',
+        INCLUDES: 'iclusion',
+        EXCLUDES: 'exclusion',
+      }),
+    );
     return 0;
   },
 };

@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { maskPhonesDeep } from '../../functions/commons/helpers/mask.ts';
 import { CliError, type CommandSpec } from '../framework.ts';
+import { columns } from '../output.ts';
 
 /*
  * `msgbridge trace KEY`: every item the event table holds for one message, in time order. The
@@ -244,12 +245,15 @@ Phone numbers are masked. Items leave the table after the retention period (TTL)
         trace.moKey === undefined ? undefined : `moKey ${trace.moKey}`,
       ].filter((part) => part !== undefined);
       if (keys.length > 0) context.out.line(keys.join(', '));
-      context.out.table(trace.entries, [
-        { header: 'TIME', value: (entry) => entry.at ?? '-' },
-        { header: 'ITEM', value: (entry) => `${entry.pk} ${entry.sk}` },
-        { header: 'EVENT', value: (entry) => entry.type ?? '-' },
-        { header: 'SUMMARY', value: (entry) => entry.summary },
-      ]);
+      context.out.table(
+        trace.entries,
+        columns({
+          TIME: (entry) => entry.at ?? '-',
+          ITEM: (entry) => `${entry.pk} ${entry.sk}`,
+          EVENT: (entry) => entry.type ?? '-',
+          SUMMARY: (entry) => entry.summary,
+        }),
+      );
     });
     return 0;
   },

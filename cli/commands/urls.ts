@@ -1,6 +1,7 @@
 import { maskPhone } from '../../functions/commons/helpers/mask.ts';
-import { type CommandSpec, type GroupSpec, UsageError } from '../framework.ts';
-import type { Column } from '../output.ts';
+import type { CommandSpec, GroupSpec } from '../framework.ts';
+import { flagOptions, UsageError, valueOptions } from '../framework.ts';
+import { type Column, columns } from '../output.ts';
 
 /*
  * `msgbridge urls …`: the gateway's response-tracking URLs (spec 01 §4.16), on the bearer token.
@@ -12,11 +13,7 @@ const create: CommandSpec = {
 
 Creates a tracking URL for URL (http:// or https://) that stops working after --expires (KST).
 Prints its urlId; use it in a message with clickUrlYn "Y".`,
-  options: {
-    title: { type: 'string' },
-    url: { type: 'string' },
-    expires: { type: 'string' },
-  },
+  options: valueOptions('title', 'url', 'expires'),
   run: async (context) => {
     const request = {
       urlTitle: context.required('title'),
@@ -39,13 +36,13 @@ interface UrlRow {
   expDt?: string | null | undefined;
   regDt?: string | null | undefined;
 }
-const URL_COLUMNS: Column<UrlRow>[] = [
-  { header: 'URL ID', key: 'urlId' },
-  { header: 'TITLE', key: 'title' },
-  { header: 'URL', key: 'orgUrl' },
-  { header: 'EXPIRES', key: 'expDt' },
-  { header: 'CREATED', key: 'regDt' },
-];
+const URL_COLUMNS: Column<UrlRow>[] = columns({
+  'URL ID': 'urlId',
+  TITLE: 'title',
+  URL: 'orgUrl',
+  EXPIRES: 'expDt',
+  CREATED: 'regDt',
+});
 
 const list: CommandSpec = {
   summary: 'list tracking URLs (100 a page; expired ones included)',
@@ -105,13 +102,7 @@ Statistics of one tracking URL over a range of days (KST, both ends included). V
               counts per day or hour of sending or clicking (up to 15 days)
 The receiver view lists phone numbers: they are masked unless --reveal or --json is given.`,
   positionals: { min: 1, max: 1, name: 'URL_ID' },
-  options: {
-    from: { type: 'string' },
-    to: { type: 'string' },
-    by: { type: 'string' },
-    page: { type: 'string' },
-    reveal: { type: 'boolean' },
-  },
+  options: { ...valueOptions('from', 'to', 'by', 'page'), ...flagOptions('reveal') },
   run: async (context) => {
     const [urlId = ''] = context.positionals;
     const by = (context.string('by') ?? 'url') as StatsView;
