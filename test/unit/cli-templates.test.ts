@@ -1,7 +1,7 @@
 import type { FormData } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { refusal, words } from '../support/cli-command-line.ts';
-import { type GatewayScript, runScriptedCli } from '../support/cli-gateway.ts';
+import { type GatewayScript, runScriptedCli, type ScriptedAnswer } from '../support/cli-gateway.ts';
 
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 const JPEG = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0, 16]);
@@ -34,6 +34,11 @@ const CREATED = {
 const run = (args: string[], script?: GatewayScript) =>
   runScriptedCli(args, script, { files: FILES, bytes: BYTES });
 
+/** A gateway whose template create answers `answer`. */
+const creating = (answer: ScriptedAnswer): GatewayScript => ({
+  'POST /msgr/v2/channel/template/create': answer,
+});
+
 const listed = (status: string) => ({
   data: [
     {
@@ -49,9 +54,7 @@ const listed = (status: string) => ({
 describe('msgbridge templates create', () => {
   it('sends the request as JSON when there is no image', async () => {
     // Act
-    const result = await run(['templates', 'create', '--file', 'request.json'], {
-      'POST /msgr/v2/channel/template/create': CREATED,
-    });
+    const result = await run(words('templates create --file request.json'), creating(CREATED));
 
     // Assess
     expect(result.code, result.err).toBe(0);
@@ -65,7 +68,7 @@ describe('msgbridge templates create', () => {
       words(
         'templates create --file request.json --image img/banner.png --highlight-image img/thumb.JPG --json',
       ),
-      { 'POST /msgr/v2/channel/template/create': CREATED },
+      creating(CREATED),
     );
 
     // Assess
@@ -104,12 +107,10 @@ describe('msgbridge templates create', () => {
   });
 
   it('prints a gateway refusal with its code', async () => {
-    const result = await run(['templates', 'create', '--file', 'request.json'], {
-      'POST /msgr/v2/channel/template/create': refusal(
-        '22703',
-        'templateCode order_shipped is taken',
-      ),
-    });
+    const result = await run(
+      words('templates create --file request.json'),
+      creating(refusal('22703', 'templateCode order_shipped is taken')),
+    );
     expect(result.code).toBe(1);
     expect(result.err).toBe(
       'msgbridge templates create: the gateway refused: 22703 templateCode order_shipped is taken',

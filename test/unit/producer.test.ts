@@ -67,11 +67,17 @@ const answerEntries = (
   return { batches, attempts };
 };
 
+/** How SQS fails an entry: on its side (retried), or because of the sender (final). */
+type EntryFault = { SenderFault: boolean; Code: string; Message: string };
+const BUSY: EntryFault = { SenderFault: false, Code: 'ServiceUnavailable', Message: 'busy' };
+const BAD_BODY: EntryFault = {
+  SenderFault: true,
+  Code: 'InvalidParameterValue',
+  Message: 'bad body',
+};
+
 /** Sends two SMS messages while SQS fails the entry `id` with `fault` on every attempt. */
-const sendTwoFailingOne = async (
-  id: string,
-  fault: { SenderFault: boolean; Code: string; Message: string },
-) => {
+const sendTwoFailingOne = async (id: string, fault: EntryFault) => {
   const { attempts } = answerEntries((entry) => (entry.Id === id ? fault : 'ok'));
   const result = await enqueueSend(sqs, QUEUE_URL, [smsMessage(0), smsMessage(1)], { now: NOW });
   return { attempts, result };
@@ -186,11 +192,7 @@ describe('enqueueSend', () => {
 
   it('reports an entry that still fails after 3 retries', async () => {
     // Act
-    const { attempts, result } = await sendTwoFailingOne('m0', {
-      SenderFault: false,
-      Code: 'ServiceUnavailable',
-      Message: 'busy',
-    });
+    const { attempts, result } = await sendTwoFailingOne('m0', BUSY);
 
     // Assess
     expect(attempts.get('m0')).toBe(4);
@@ -203,11 +205,7 @@ describe('enqueueSend', () => {
 
   it('does not retry a sender fault', async () => {
     // Act
-    const { attempts, result } = await sendTwoFailingOne('m1', {
-      SenderFault: true,
-      Code: 'InvalidParameterValue',
-      Message: 'bad body',
-    });
+    const { attempts, result } = await sendTwoFailingOne('m1', BAD_BODY);
 
     // Assess
     expect(attempts.get('m1')).toBe(1);
