@@ -34,6 +34,9 @@ const CREATED = {
 const run = (args: string[], script?: GatewayScript) =>
   runScriptedCli(args, script, { files: FILES, bytes: BYTES });
 
+/** How list and comment name the owner when it is group G-1. */
+const GROUP_G1 = { msgrGrpId: 'G-1', senderType: 'G' };
+
 /** A gateway whose template create answers `answer`. */
 const creating = (answer: ScriptedAnswer): GatewayScript => ({
   'POST /msgr/v2/channel/template/create': answer,
@@ -140,7 +143,7 @@ describe('msgbridge templates list', () => {
     const result = await run(['templates', 'list', '--group', 'G-1', '--json'], {
       'POST /msgr/v2/channel/template/all': listed('A'),
     });
-    expect(result.calls[0]?.body).toEqual({ msgrGrpId: 'G-1', senderType: 'G' });
+    expect(result.calls[0]?.body).toEqual(GROUP_G1);
     expect(JSON.parse(result.out)).toEqual(listed('A').data);
   });
 
@@ -229,9 +232,8 @@ describe('msgbridge templates comment and categories', () => {
     );
     expect(result.code, result.err).toBe(0);
     expect(result.calls[0]?.body).toEqual({
-      msgrGrpId: 'G-1',
+      ...GROUP_G1,
       templateCode: 'order_shipped',
-      senderType: 'G',
       comment: 'fixed the wording',
     });
     expect(result.out).toBe('commented on template order_shipped');
