@@ -1,14 +1,9 @@
 import type { Readable } from 'node:stream';
 import { FormData } from 'undici';
 import { z } from 'zod';
+import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-client.ts';
 import { classifyCode, GatewayAuthenticationError, type GatewayCodeFamily } from './errors.ts';
-import {
-  type Endpoint,
-  type GatewayCall,
-  GatewayHttp,
-  type GatewayHttpOptions,
-  parseData,
-} from './gateway-http.ts';
+import { type Endpoint, type GatewayCall, parseData, parseWith } from './gateway-http.ts';
 import {
   ClickUrlCreateDataSchema,
   ClickUrlCreateRequestSchema,
@@ -41,7 +36,7 @@ import {
   UrlStatsHourDataSchema,
   UrlStatsPeriodRequestSchema,
 } from './schemas/index.ts';
-import { type ResendOptions, type TokenProvider, withFreshTokenRetry } from './token-provider.ts';
+import type { ResendOptions } from './token-provider.ts';
 
 /** Thrown before any call when a request does not satisfy its schema. */
 export class GatewayRequestInvalidError extends Error {
@@ -79,8 +74,7 @@ export interface MmsFile {
 export const recipientResultFamily = (item: { code: string }): GatewayCodeFamily =>
   classifyCode(item.code);
 
-export interface GatewayClientOptions extends GatewayHttpOptions {
-  readonly tokens: TokenProvider;
+export interface GatewayClientOptions extends BearerGatewayClientOptions {
   /** API key for the opt-out endpoints, which authenticate with an `apiKey` header. */
   readonly apiKey?: string;
 }
@@ -160,14 +154,11 @@ const URL_STATS = {
  * on an authentication-family answer the client reports the token invalid, takes a fresh one and
  * retries once, then fails with {@link GatewayAuthenticationError}.
  */
-export class GatewayClient {
-  private readonly http: GatewayHttp;
-  private readonly tokens: TokenProvider;
+export class GatewayClient extends BearerGatewayClient {
   private readonly apiKey: string | undefined;
 
   constructor(options: GatewayClientOptions) {
-    this.http = new GatewayHttp(options);
-    this.tokens = options.tokens;
+    super(options);
     this.apiKey = options.apiKey;
   }
 
@@ -327,27 +318,24 @@ export class GatewayClient {
 
   // --- Opt-out list (spec 01 §4.15; `apiKey` header) ---------------------------------------------
 
-  async registerOptOut(entries: z.input<typeof OptOutRegisterRequestSchema>): Promise<void> {
-    const json = validateRequest(OptOutRegisterRequestSchema, entries, ENDPOINTS.optOutRegister);
-    await this.withApiKey({ endpoint: ENDPOINTS.optOutRegister, json });
+  registerOptOut(entries: z.input<typeof OptOutRegisterRequestSchema>): Promise<void> {
+    return this.sendWithApiKey(ENDPOINTS.optOutRegister, OptOutRegisterRequestSchema, entries);
+  }
+
+  deleteOptOut(entry: z.input<typeof OptOutDeleteRequestSchema>): Promise<void> {
+    return this.sendWithApiKey(ENDPOINTS.optOutDelete, OptOutDeleteRequestSchema, entry);
   }
 
   async listOptOut(query: z.input<typeof OptOutListQuerySchema>) {
-    const params = validateRequest(OptOutListQuerySchema, query, ENDPOINTS.optOutList);
-    const envelope = await this.withApiKey({ endpoint: ENDPOINTS.optOutList, query: params });
+    const envelope = await this.queryWithApiKey(ENDPOINTS.optOutList, OptOutListQuerySchema, query);
     return parseData(OptOutListDataSchema, envelope.data, ENDPOINTS.optOutList);
-  }
-
-  async deleteOptOut(entry: z.input<typeof OptOutDeleteRequestSchema>): Promise<void> {
-    const json = validateRequest(OptOutDeleteRequestSchema, entry, ENDPOINTS.optOutDelete);
-    await this.withApiKey({ endpoint: ENDPOINTS.optOutDelete, json });
   }
 
   /** Blocked and unblocked numbers of an 080 number within a period, with paging `meta`. */
   async listOptOutPeriod(query: z.input<typeof OptOutPeriodQuerySchema>) {
-    const params = validateRequest(OptOutPeriodQuerySchema, query, ENDPOINTS.optOutPeriod);
-    const envelope = await this.withApiKey({ endpoint: ENDPOINTS.optOutPeriod, query: params });
-    return parseData(OptOutPeriodResponseSchema, envelope, ENDPOINTS.optOutPeriod);
+    const target = ENDPOINTS.optOutPeriod;
+    const envelope = await this.queryWithApiKey(target, OptOutPeriodQuerySchema, query);
+    return parseData(OptOutPeriodResponseSchema, envelope, target);
   }
 
   // --- Tracking URLs (spec 01 §4.16) -----------------------------------------------------------
@@ -399,16 +387,24 @@ export class GatewayClient {
     };
   }
 
-  private withBearer(call: Omit<GatewayCall, 'auth'>, options: ResendOptions = {}) {
-    return this.withToken((token) => this.http.call({ ...call, auth: { bearer: token } }), options);
+  /** An opt-out call with a JSON body checked by `schema`; its answer carries nothing to read. */
+  private async sendWithApiKey<S extends z.ZodType>(
+    target: Endpoint,
+    schema: S,
+    body: z.input<S>,
+  ): Promise<void> {
+    const json = validateRequest(schema, body, target);
+    await this.withApiKey({ endpoint: target, json });
   }
 
-  /** Runs `operation` with a token, once more with a fresh one after an authentication answer. */
-  private withToken<T>(
-    operation: (token: string) => Promise<T>,
-    options: ResendOptions = {},
-  ): Promise<T> {
-    return withFreshTokenRetry(this.tokens, operation, options);
+  /** An opt-out read with its query checked by `schema`; answers the whole envelope. */
+  private queryWithApiKey<S extends z.ZodType<GatewayCall['query']>>(
+    target: Endpoint,
+    schema: S,
+    query: z.input<S>,
+  ) {
+    const params = validateRequest(schema, query, target);
+    return this.withApiKey({ endpoint: target, query: params });
   }
 
   /** An opt-out call: these authenticate with the `apiKey` header instead of a token. */
@@ -424,13 +420,12 @@ export const validateRequest = <S extends z.ZodType>(
   schema: S,
   value: unknown,
   target: Endpoint,
-): z.output<S> => {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new GatewayRequestInvalidError(`${target.method} ${target.path}`, parsed.error.issues, {
-    cause: parsed.error,
+): z.output<S> =>
+  parseWith(schema, value, (error) => {
+    throw new GatewayRequestInvalidError(`${target.method} ${target.path}`, error.issues, {
+      cause: error,
+    });
   });
-};
 
 /**
  * Reads a send answer as the spec does: only a request with `resvYn=Y` is answered with the

@@ -235,13 +235,22 @@ export const parseData = <S extends z.ZodType>(
   schema: S,
   data: unknown,
   endpoint: Endpoint,
-): z.output<S> => {
-  const parsed = schema.safeParse(data);
-  if (parsed.success) return parsed.data;
-  throw new GatewayResponseError({
-    code: 'INVALID_RESPONSE',
-    message: z.prettifyError(parsed.error),
-    endpoint: endpointName(endpoint),
-    cause: parsed.error,
+): z.output<S> =>
+  parseWith(schema, data, (error) => {
+    throw new GatewayResponseError({
+      code: 'INVALID_RESPONSE',
+      message: z.prettifyError(error),
+      endpoint: endpointName(endpoint),
+      cause: error,
+    });
   });
+
+/** Parses `value` with `schema`; on a mismatch `fail` throws the error that fits the boundary. */
+export const parseWith = <S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  fail: (error: z.ZodError) => never,
+): z.output<S> => {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : fail(parsed.error);
 };

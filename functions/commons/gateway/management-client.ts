@@ -1,14 +1,9 @@
 import { Blob } from 'node:buffer';
 import { FormData } from 'undici';
 import type { z } from 'zod';
+import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-client.ts';
 import { validateRequest } from './gateway-client.ts';
-import {
-  type Endpoint,
-  type GatewayCall,
-  GatewayHttp,
-  type GatewayHttpOptions,
-  parseData,
-} from './gateway-http.ts';
+import { type Endpoint, parseData } from './gateway-http.ts';
 import {
   ChannelCategoryListDataSchema,
   ChannelCreateRequestSchema,
@@ -46,7 +41,6 @@ import {
   TemplateListRequestSchema,
   type TemplateStatusCode,
 } from './schemas/index.ts';
-import { type TokenProvider, withFreshTokenRetry } from './token-provider.ts';
 
 /**
  * Thrown before the call when a template is not in a state the operation may start from: review
@@ -73,9 +67,7 @@ export class TemplateStateError extends Error {
   }
 }
 
-export interface GatewayManagementClientOptions extends GatewayHttpOptions {
-  readonly tokens: TokenProvider;
-}
+export type GatewayManagementClientOptions = BearerGatewayClientOptions;
 
 /** Options of the state-checked template operations. */
 export interface TemplateStateOptions {
@@ -109,15 +101,7 @@ const endpoint = (name: MessengerManagementPathName): Endpoint => ({
  * requests are validated before the call and `data` after it; bearer calls retry once with a
  * fresh token on an authentication-family answer.
  */
-export class GatewayManagementClient {
-  private readonly http: GatewayHttp;
-  private readonly tokens: TokenProvider;
-
-  constructor(options: GatewayManagementClientOptions) {
-    this.http = new GatewayHttp(options);
-    this.tokens = options.tokens;
-  }
-
+export class GatewayManagementClient extends BearerGatewayClient {
   // --- Categories and groups (spec 02 §4.1) ----------------------------------------------------
 
   async listTemplateCategories() {
@@ -328,15 +312,6 @@ export class GatewayManagementClient {
       ...(json === undefined ? {} : { json }),
     });
     return parseData(dataSchema, envelope.data, target);
-  }
-
-  private withBearer(call: Omit<GatewayCall, 'auth'>) {
-    return this.withToken((token) => this.http.call({ ...call, auth: { bearer: token } }));
-  }
-
-  /** Runs `operation` with a token, once more with a fresh one after an authentication answer. */
-  private withToken<T>(operation: (token: string) => Promise<T>): Promise<T> {
-    return withFreshTokenRetry(this.tokens, operation);
   }
 }
 

@@ -1,13 +1,8 @@
 import { z } from 'zod';
+import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-client.ts';
 import { GatewayError, GatewayRejectedError } from './errors.ts';
 import { GatewayRequestInvalidError, validateRequest } from './gateway-client.ts';
-import {
-  type Endpoint,
-  type GatewayCall,
-  GatewayHttp,
-  type GatewayHttpOptions,
-  parseData,
-} from './gateway-http.ts';
+import { type Endpoint, type GatewayCall, GatewayHttp, parseData } from './gateway-http.ts';
 import { type HttpTransport, undiciTransport } from './http.ts';
 import {
   RCS_CHATBOT_ID_UNUSABLE_CODE,
@@ -36,7 +31,6 @@ import {
   RcsTemplateFormDetailDataSchema,
   RcsTemplateFormListDataSchema,
 } from './schemas/index.ts';
-import { type TokenProvider, withFreshTokenRetry } from './token-provider.ts';
 
 /**
  * The chat-room id check answered `21399`: the id has an invalid format or is already
@@ -60,8 +54,7 @@ export class RcsChatbotIdUnusableError extends GatewayRejectedError {
   }
 }
 
-export interface GatewayRcsManagementClientOptions extends GatewayHttpOptions {
-  readonly tokens: TokenProvider;
+export interface GatewayRcsManagementClientOptions extends BearerGatewayClientOptions {
   /**
    * Brand-portal account sent as the `apiId` / `apiSecret` headers of the brand endpoints. Only
    * the brand calls need it; without it they refuse before any request.
@@ -94,16 +87,13 @@ const IdSchema = z.string().min(1);
  * requests are validated before the call and `data` after it; calls retry once with a fresh
  * token on an authentication-family answer.
  */
-export class GatewayRcsManagementClient {
+export class GatewayRcsManagementClient extends BearerGatewayClient {
   private readonly options: GatewayRcsManagementClientOptions;
-  private readonly http: GatewayHttp;
-  private readonly tokens: TokenProvider;
   private readonly portal: Readonly<Record<string, string>> | undefined;
 
   constructor(options: GatewayRcsManagementClientOptions) {
+    super(options);
     this.options = options;
-    this.http = new GatewayHttp(options);
-    this.tokens = options.tokens;
     if (options.portal !== undefined) {
       const portal = validateRequest(
         RcsPortalCredentialsSchema,
@@ -199,25 +189,17 @@ export class GatewayRcsManagementClient {
 
   async listChatbots(brandId: string, brandKey: string, page: RcsPageQueryInput = {}) {
     const target = endpoint('listChatbots');
-    const { brandKey: key, ...pathParams } = validateRequest(
-      BrandKeyPathSchema,
-      { brandId, brandKey },
-      target,
-    );
-    const query = validateRequest(RcsPageQuerySchema, page, target);
-    const envelope = await this.withBearer({
-      endpoint: target,
-      pathParams,
-      query,
-      headers: { brandKey: key },
-    });
-    return parseData(RcsChatbotListDataSchema, envelope.data, target);
+    const data = await this.brandKeyCall(target, BrandKeyPathSchema, { brandId, brandKey }, () => ({
+      query: validateRequest(RcsPageQuerySchema, page, target),
+    }));
+    return parseData(RcsChatbotListDataSchema, data, target);
   }
 
   /** The chatbot's detail; `undefined` when the gateway answers an empty list. */
   async getChatbot(brandId: string, chatbotId: string, brandKey: string) {
     const target = endpoint('getChatbot');
-    const data = await this.chatbotCall(target, { brandId, chatbotId, brandKey });
+    const ids = { brandId, chatbotId, brandKey };
+    const data = await this.brandKeyCall(target, ChatbotPathSchema, ids);
     return parseData(RcsChatbotArrayDataSchema, data, target)[0];
   }
 
@@ -228,19 +210,10 @@ export class GatewayRcsManagementClient {
     request: z.input<typeof RcsChatbotRegisterRequestSchema>,
   ) {
     const target = endpoint('registerChatbots');
-    const { brandKey: key, ...pathParams } = validateRequest(
-      BrandKeyPathSchema,
-      { brandId, brandKey },
-      target,
-    );
-    const json = validateRequest(RcsChatbotRegisterRequestSchema, request, target);
-    const envelope = await this.withBearer({
-      endpoint: target,
-      pathParams,
-      json,
-      headers: { brandKey: key },
-    });
-    return parseData(RcsChatbotArrayDataSchema, envelope.data, target);
+    const data = await this.brandKeyCall(target, BrandKeyPathSchema, { brandId, brandKey }, () => ({
+      json: validateRequest(RcsChatbotRegisterRequestSchema, request, target),
+    }));
+    return parseData(RcsChatbotArrayDataSchema, data, target);
   }
 
   async updateChatbot(
@@ -251,12 +224,14 @@ export class GatewayRcsManagementClient {
   ) {
     const target = endpoint('updateChatbot');
     const json = validateRequest(RcsChatbotRegisterRequestSchema, request, target);
-    const data = await this.chatbotCall(target, { brandId, chatbotId, brandKey }, json);
+    const ids = { brandId, chatbotId, brandKey };
+    const data = await this.brandKeyCall(target, ChatbotPathSchema, ids, () => ({ json }));
     return parseData(RcsChatbotArrayDataSchema, data, target);
   }
 
   async deleteChatbot(brandId: string, chatbotId: string, brandKey: string): Promise<void> {
-    await this.chatbotCall(endpoint('deleteChatbot'), { brandId, chatbotId, brandKey });
+    const ids = { brandId, chatbotId, brandKey };
+    await this.brandKeyCall(endpoint('deleteChatbot'), ChatbotPathSchema, ids);
   }
 
   /**
@@ -337,28 +312,24 @@ export class GatewayRcsManagementClient {
 
   // --- Internals -------------------------------------------------------------------------------
 
-  private async chatbotCall(
+  /**
+   * A chatbot-family call: the ids checked by `pathSchema` go into the path, the `brandKey` into
+   * its header. `body` gives the call's query or JSON, checked after the ids. Answers `data`.
+   */
+  private async brandKeyCall(
     target: Endpoint,
-    ids: { brandId: string; chatbotId: string; brandKey: string },
-    json?: unknown,
+    pathSchema: typeof BrandKeyPathSchema | typeof ChatbotPathSchema,
+    ids: z.input<typeof ChatbotPathSchema> | z.input<typeof BrandKeyPathSchema>,
+    body: () => Pick<GatewayCall, 'query' | 'json'> = () => ({}),
   ): Promise<unknown> {
-    const { brandKey, ...pathParams } = validateRequest(ChatbotPathSchema, ids, target);
+    const { brandKey, ...pathParams } = validateRequest(pathSchema, ids, target);
     const envelope = await this.withBearer({
       endpoint: target,
       pathParams,
       headers: { brandKey },
-      ...(json === undefined ? {} : { json }),
+      ...body(),
     });
     return envelope.data;
-  }
-
-  private withBearer(call: Omit<GatewayCall, 'auth'>) {
-    return this.withToken((token) => this.http.call({ ...call, auth: { bearer: token } }));
-  }
-
-  /** Runs `operation` with a token, once more with a fresh one after an authentication answer. */
-  private withToken<T>(operation: (token: string) => Promise<T>): Promise<T> {
-    return withFreshTokenRetry(this.tokens, operation);
   }
 }
 

@@ -1,0 +1,33 @@
+import { type GatewayCall, GatewayHttp, type GatewayHttpOptions } from './gateway-http.ts';
+import { type ResendOptions, type TokenProvider, withFreshTokenRetry } from './token-provider.ts';
+
+export interface BearerGatewayClientOptions extends GatewayHttpOptions {
+  /** Where bearer calls take their token, and report one the gateway refused. */
+  readonly tokens: TokenProvider;
+}
+
+/**
+ * What every typed gateway client starts from: the wire layer and the token provider, and bearer
+ * calls that retry once with a fresh token on an authentication-family answer.
+ */
+export abstract class BearerGatewayClient {
+  protected readonly http: GatewayHttp;
+  protected readonly tokens: TokenProvider;
+
+  constructor(options: BearerGatewayClientOptions) {
+    this.http = new GatewayHttp(options);
+    this.tokens = options.tokens;
+  }
+
+  protected withBearer(call: Omit<GatewayCall, 'auth'>, options: ResendOptions = {}) {
+    return this.withToken((token) => this.http.call({ ...call, auth: { bearer: token } }), options);
+  }
+
+  /** Runs `operation` with a token, once more with a fresh one after an authentication answer. */
+  protected withToken<T>(
+    operation: (token: string) => Promise<T>,
+    options: ResendOptions = {},
+  ): Promise<T> {
+    return withFreshTokenRetry(this.tokens, operation, options);
+  }
+}
