@@ -3,7 +3,6 @@ import type { Lease } from '../../functions/commons/lease.ts';
 import {
   type MoPollingGateway,
   PollTimingError,
-  pollReports,
   type ReportPollingGateway,
   runPolling,
 } from '../../functions/polling/poll-reports.ts';
@@ -15,16 +14,29 @@ import {
   page,
   START,
 } from '../support/poll-harness.ts';
+import { reportPoller } from '../support/report-poller.ts';
+
+/** One gateway for both pollers: the report endpoints of `reports`, and `listMo`. */
+const bothGateways = (
+  reports: FakeReportGateway,
+  listMo: MoPollingGateway['listMo'],
+): ReportPollingGateway & MoPollingGateway => ({
+  pollReports: () => reports.pollReports(),
+  confirmReports: (keys) => reports.confirmReports(keys),
+  listMo,
+});
 
 describe('pollReports: deadline, lease and mode', () => {
   it('starts no poll it could not store and confirm before the deadline, and ends in time', async () => {
     // Prepare: an endless supply of pages, each call taking 1 s.
-    const h = harness<ReportPollingGateway>({ deadlineInMs: 60_000 });
-    const gateway = new FakeReportGateway(h.clock, () => page(2), h.store, 1_000);
+    const { h, gateway, poll } = reportPoller(() => page(2), {
+      deadlineInMs: 60_000,
+      latencyMs: 1_000,
+    });
     const deadline = START + 60_000;
 
     // Act
-    const outcome = await pollReports(h.deps(gateway, { deadline }), 'polling');
+    const outcome = await poll({ deadline });
 
     // Assess
     const lastPoll = gateway.polls.at(-1)?.at ?? 0;
@@ -38,11 +50,10 @@ describe('pollReports: deadline, lease and mode', () => {
 
   it('does not sleep past the deadline when only empty polls come', async () => {
     // Prepare
-    const h = harness<ReportPollingGateway>({ deadlineInMs: 50_000 });
-    const gateway = new FakeReportGateway(h.clock, [], h.store, 100);
+    const { h, gateway, poll } = reportPoller([], { deadlineInMs: 50_000, latencyMs: 100 });
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess: 0 s, 10.6 s, 21.2 s, 31.8 s; a fifth at 42.4 s would leave less than 15 s.
     expect(gateway.polls.map((call) => call.at - START)).toEqual([0, 10_600, 21_200, 31_800]);
@@ -52,12 +63,14 @@ describe('pollReports: deadline, lease and mode', () => {
 
   it('stops polling as soon as a renewal finds the lease lost', async () => {
     // Prepare: pages keep coming; the second renewal fails.
-    const h = harness<ReportPollingGateway>({ deadlineInMs: 300_000 });
+    const { h, gateway, poll } = reportPoller(() => page(1), {
+      deadlineInMs: 300_000,
+      latencyMs: 1_000,
+    });
     h.lease.renewals = [true, false];
-    const gateway = new FakeReportGateway(h.clock, () => page(1), h.store, 1_000);
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess: renewals come every 5 s of polling (2 s per page), so about 10 s in.
     expect(outcome.stopped).toBe('lease-lost');
@@ -69,12 +82,11 @@ describe('pollReports: deadline, lease and mode', () => {
 
   it('does not poll at all while another poller holds the lease', async () => {
     // Prepare
-    const h = harness<ReportPollingGateway>();
+    const { h, gateway, poll } = reportPoller([page(1)]);
     h.lease.holder = 'other-run';
-    const gateway = new FakeReportGateway(h.clock, [page(1)], h.store);
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'polling');
+    const outcome = await poll();
 
     // Assess
     expect(outcome).toMatchObject({ stopped: 'lease-busy', polls: 0 });
@@ -84,11 +96,10 @@ describe('pollReports: deadline, lease and mode', () => {
 
   it('returns at once in webhook mode, without the lease or a poll', async () => {
     // Prepare
-    const h = harness<ReportPollingGateway>();
-    const gateway = new FakeReportGateway(h.clock, [page(1)], h.store);
+    const { h, gateway, poll } = reportPoller([page(1)]);
 
     // Act
-    const outcome = await pollReports(h.deps(gateway), 'webhook');
+    const outcome = await poll({}, 'webhook');
 
     // Assess
     expect(outcome).toMatchObject({ stopped: 'webhook-mode', polls: 0 });
@@ -98,14 +109,10 @@ describe('pollReports: deadline, lease and mode', () => {
 
   it('refuses timing that would break the 10 s rule or let the lease lapse', async () => {
     // Prepare
-    const h = harness<ReportPollingGateway>();
-    const gateway = new FakeReportGateway(h.clock, [], h.store);
+    const { gateway, poll } = reportPoller([]);
 
     // Act
-    const result = pollReports(
-      h.deps(gateway, { timing: { emptyPollWaitMs: 9_000, leaseTtlMs: 20_000 } }),
-      'both',
-    );
+    const result = poll({ timing: { emptyPollWaitMs: 9_000, leaseTtlMs: 20_000 } }, 'both');
 
     // Assess
     await expect(result).rejects.toBeInstanceOf(PollTimingError);
@@ -122,11 +129,7 @@ describe('runPolling', () => {
     const h = harness<ReportPollingGateway & MoPollingGateway>({ deadlineInMs: 20_000 });
     const reports = new FakeReportGateway(h.clock, [page(1)], h.store);
     const mo = new FakeMoGateway(h.clock, [moPage(7)]);
-    const gateway = {
-      pollReports: () => reports.pollReports(),
-      confirmReports: (keys: readonly string[]) => reports.confirmReports(keys),
-      listMo: () => mo.listMo(),
-    };
+    const gateway = bothGateways(reports, () => mo.listMo());
 
     // Act
     const run = await runPolling({ reportDelivery: 'webhook', moPolling: true }, h.deps(gateway));
@@ -143,11 +146,7 @@ describe('runPolling', () => {
     const h = harness<ReportPollingGateway & MoPollingGateway>({ deadlineInMs: 20_000 });
     const reports = new FakeReportGateway(h.clock, [page(2)], h.store);
     const broken = new Error('listMo exploded');
-    const gateway = {
-      pollReports: () => reports.pollReports(),
-      confirmReports: (keys: readonly string[]) => reports.confirmReports(keys),
-      listMo: () => Promise.reject(broken),
-    };
+    const gateway = bothGateways(reports, () => Promise.reject(broken));
     // Both pollers share the fake lease, so give each its own holder check.
     const leases = new Map<string, string>();
     const lease: Lease = {

@@ -9,50 +9,13 @@ import {
   type PollReportsResponseData,
   PollReportsResponseDataSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
-import {
-  pollReports,
-  REPORT_POLLER_LEASE,
-  type ReportPollingGateway,
-} from '../../functions/polling/poll-reports.ts';
+import { REPORT_POLLER_LEASE } from '../../functions/polling/poll-reports.ts';
 import { reportItem } from '../support/gateway-bodies.ts';
-import {
-  FakeReportGateway,
-  harness,
-  type PollScript,
-  page,
-  START,
-} from '../support/poll-harness.ts';
+import { page, START } from '../support/poll-harness.ts';
+import { reportPoller } from '../support/report-poller.ts';
 
 const msgKeysOf = (data: PollReportsResponseData): string[] =>
   data === null ? [] : data.rptLst.map((report) => (report as { msgKey: string }).msgKey);
-
-type ReportPollerOptions = Parameters<typeof harness>[0] & { readonly latencyMs?: number };
-
-/**
- * A report poller on a fresh harness whose gateway answers `script`, each call taking
- * `latencyMs`. `poll` runs it once; `pollAgain` is a second run (owner run-2, 30 s) over a
- * gateway answering `script`.
- */
-const reportPoller = (
-  script: PollScript[],
-  { latencyMs, ...options }: ReportPollerOptions = {},
-) => {
-  const h = harness<ReportPollingGateway>(options);
-  const gateway = new FakeReportGateway(h.clock, script, h.store, latencyMs);
-  return {
-    h,
-    gateway,
-    poll: () => pollReports(h.deps(gateway), 'polling'),
-    pollAgain: (next: PollScript[]) =>
-      pollReports(
-        h.deps(new FakeReportGateway(h.clock, next, h.store), {
-          owner: 'run-2',
-          deadline: h.clock.now() + 30_000,
-        }),
-        'polling',
-      ),
-  };
-};
 
 /** The context of an error answer from the report endpoint. */
 const fromReports = (code: string, message: string, httpStatus: number) => ({
