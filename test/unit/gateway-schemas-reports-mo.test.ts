@@ -17,6 +17,7 @@ import {
   StatusQueryItemSchema,
   StatusQueryRequestSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
+import { moItem } from '../support/gateway-bodies.ts';
 import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 
 const report = {
@@ -268,21 +269,16 @@ describe('ReportWebhookBodySchema', () => {
 });
 
 describe('MO schemas', () => {
-  const mo = {
-    moKey: 'MO1',
-    moNumber: '0212345678',
+  /** An MMS MO with one picture: the gateway's MO with what makes it an MMS. */
+  const mo = moItem(1, {
     moType: 'MMSMO',
-    moCallback: '01012345678',
     productCode: 'MMS',
     moTitle: '사진',
-    moMsg: '첨부합니다',
-    telco: 'LGT',
-    moRecvDt: '2025-03-01 09:30:12',
     contentCnt: '1',
     contentInfoLst: [
       { contentName: 'a.jpg', contentSize: '2048', contentExt: 'jpg', contentUrl: 'https://f/a' },
     ],
-  };
+  });
 
   it('reads an MMS MO with string counts as numbers', () => {
     // Act
@@ -322,7 +318,10 @@ describe('MO schemas', () => {
     const input = {
       ...mo,
       contentCnt: '',
-      contentInfoLst: [{ ...mo.contentInfoLst[0], contentSize: '' }, { contentSize: ' ' }],
+      contentInfoLst: [
+        { contentName: 'a.jpg', contentSize: '', contentExt: 'jpg', contentUrl: 'https://f/a' },
+        { contentSize: ' ' },
+      ],
     };
 
     // Act
