@@ -9,17 +9,23 @@ import {
 } from '../../functions/attachments/measured-stream.ts';
 import { chunks, PHOTO, SCAN, sha256 } from '../support/attachment-world.ts';
 
+/** Pipes `body` through `counter` into a sink, and returns the chunks that came out. */
+const pipeThrough = async (body: Iterable<Buffer>, counter: HashingCounter): Promise<Buffer[]> => {
+  const out: Buffer[] = [];
+  await pipeline(Readable.from(body), counter, async (source) => {
+    for await (const chunk of source as AsyncIterable<Buffer>) out.push(chunk);
+  });
+  return out;
+};
+
 describe('HashingCounter and measureStream', () => {
   it('passes every byte through and measures size and SHA-256', async () => {
     // Prepare
     const bytes = randomBytes(1_000_003);
     const counter = new HashingCounter(bytes.length);
-    const out: Buffer[] = [];
 
     // Act
-    await pipeline(Readable.from(chunks(bytes, 65_536)), counter, async (source) => {
-      for await (const chunk of source as AsyncIterable<Buffer>) out.push(chunk);
-    });
+    const out = await pipeThrough(chunks(bytes, 65_536), counter);
 
     // Assess
     expect(Buffer.concat(out).equals(bytes)).toBe(true);
@@ -35,12 +41,7 @@ describe('HashingCounter and measureStream', () => {
   });
 
   it('fails when the body is shorter or longer than announced', async () => {
-    const drain = async (announce: number) => {
-      const counter = new HashingCounter(announce);
-      await pipeline(Readable.from([PHOTO]), counter, async (source) => {
-        for await (const _ of source);
-      });
-    };
+    const drain = (announce: number) => pipeThrough([PHOTO], new HashingCounter(announce));
     await expect(drain(PHOTO.length + 1)).rejects.toBeInstanceOf(DownloadLengthMismatchError);
     await expect(drain(PHOTO.length - 1)).rejects.toThrow(
       `expected ${PHOTO.length - 1} bytes, received ${PHOTO.length}`,
