@@ -1,17 +1,12 @@
 import { z } from 'zod';
 import {
-  BrandFreeRequestSchema,
-  BrandTemplateRequestSchema,
-  MessengerNoticeRequestSchema,
-  MmsRequestSchema,
-  PushRequestSchema,
-  RcsIntegratedRequestSchema,
-  RcsReplyRequestSchema,
-  RcsV1RequestSchema,
-  RcsV11RequestSchema,
-  SmsRequestSchema,
-} from '../commons/gateway/schemas/index.ts';
-import { ENVELOPES, type RcsVariant, type SendChannel, TEXT_VARIANTS } from './queue-message.ts';
+  ENVELOPES,
+  type PlainChannel,
+  type RcsVariant,
+  REQUEST_SCHEMAS,
+  type SendChannel,
+  TEXT_VARIANTS,
+} from './queue-message.ts';
 
 type JsonSchema = z.core.JSONSchema.JSONSchema;
 
@@ -41,18 +36,25 @@ const TEXT_VARIANT_JSON: JsonSchema = {
 
 const branchesOfContract = (): Branch[] => {
   const channel = (name: SendChannel): JsonSchema => ({ const: name });
-  const rcs = (variant: RcsVariant, schema: z.ZodType, path: string): Branch => ({
+  const rcs = (variant: RcsVariant, path: string): Branch => ({
     title: `rcs (${variant})`,
     description: `RCS through ${path} (spec 01 §4.5).`,
-    schema,
+    schema: REQUEST_SCHEMAS.rcs[variant],
     envelope: { channel: channel('rcs'), variant: { const: variant } },
     required: ['channel', 'variant'],
+  });
+  const plain = (name: PlainChannel, description: string): Branch => ({
+    title: name,
+    description,
+    schema: REQUEST_SCHEMAS[name],
+    envelope: { channel: channel(name) },
+    required: ['channel'],
   });
   return [
     {
       title: 'sms',
       description: 'SMS (spec 01 §4.3). msg max 90 bytes counted as CP949.',
-      schema: SmsRequestSchema,
+      schema: REQUEST_SCHEMAS.sms,
       envelope: { channel: channel('sms'), variant: TEXT_VARIANT_JSON },
       required: ['channel'],
     },
@@ -60,7 +62,7 @@ const branchesOfContract = (): Branch[] => {
       title: 'mms',
       description:
         'MMS (spec 01 §4.4). title max 40, msg max 2000 bytes counted as CP949. S3 `attachments` are sent through {send_url}/xms/mms/file/v1 and exclude `fileIdLst`.',
-      schema: MmsRequestSchema,
+      schema: REQUEST_SCHEMAS.mms,
       envelope: {
         channel: channel('mms'),
         variant: TEXT_VARIANT_JSON,
@@ -74,44 +76,23 @@ const branchesOfContract = (): Branch[] => {
       required: ['channel'],
       extra: { not: { required: ['attachments', 'fileIdLst'] } },
     },
-    rcs('v1', RcsV1RequestSchema, '{api_url}/msg/v1/rcs'),
-    rcs('v1.1', RcsV11RequestSchema, '{api_url}/msg/v1.1/rcs'),
-    rcs('integrated', RcsIntegratedRequestSchema, '{send_url}/rcs/v1.1 (header 0 only)'),
-    {
-      title: 'rcs-reply',
-      description: 'Two-way RCS reply through {send_url}/rcs/bi/v1.1 (spec 01 §4.6).',
-      schema: RcsReplyRequestSchema,
-      envelope: { channel: channel('rcs-reply') },
-      required: ['channel'],
-    },
-    {
-      title: 'push',
-      description: 'Push through {api_url}/msg/v1/push (spec 01 §4.7).',
-      schema: PushRequestSchema,
-      envelope: { channel: channel('push') },
-      required: ['channel'],
-    },
-    {
-      title: 'messenger-notice',
-      description: 'Messenger notification through {send_url}/msgr/notice/v1.2 (spec 01 §4.8).',
-      schema: MessengerNoticeRequestSchema,
-      envelope: { channel: channel('messenger-notice') },
-      required: ['channel'],
-    },
-    {
-      title: 'brand-template',
-      description: 'Brand message, template type, through {send_url}/msgr/brand/tmplt/v1 (§4.9).',
-      schema: BrandTemplateRequestSchema,
-      envelope: { channel: channel('brand-template') },
-      required: ['channel'],
-    },
-    {
-      title: 'brand-free',
-      description: 'Brand message, free type, through {send_url}/msgr/brand/custom/v1 (§4.10).',
-      schema: BrandFreeRequestSchema,
-      envelope: { channel: channel('brand-free') },
-      required: ['channel'],
-    },
+    rcs('v1', '{api_url}/msg/v1/rcs'),
+    rcs('v1.1', '{api_url}/msg/v1.1/rcs'),
+    rcs('integrated', '{send_url}/rcs/v1.1 (header 0 only)'),
+    plain('rcs-reply', 'Two-way RCS reply through {send_url}/rcs/bi/v1.1 (spec 01 §4.6).'),
+    plain('push', 'Push through {api_url}/msg/v1/push (spec 01 §4.7).'),
+    plain(
+      'messenger-notice',
+      'Messenger notification through {send_url}/msgr/notice/v1.2 (spec 01 §4.8).',
+    ),
+    plain(
+      'brand-template',
+      'Brand message, template type, through {send_url}/msgr/brand/tmplt/v1 (§4.9).',
+    ),
+    plain(
+      'brand-free',
+      'Brand message, free type, through {send_url}/msgr/brand/custom/v1 (§4.10).',
+    ),
   ];
 };
 

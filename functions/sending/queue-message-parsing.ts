@@ -1,17 +1,5 @@
 import type { z } from 'zod';
 import {
-  BrandFreeRequestSchema,
-  BrandTemplateRequestSchema,
-  MessengerNoticeRequestSchema,
-  MmsRequestSchema,
-  PushRequestSchema,
-  RcsIntegratedRequestSchema,
-  RcsReplyRequestSchema,
-  RcsV1RequestSchema,
-  RcsV11RequestSchema,
-  SmsRequestSchema,
-} from '../commons/gateway/schemas/index.ts';
-import {
   CHANNEL_SPEC_SECTION,
   envelopeKeys,
   isObject,
@@ -19,6 +7,7 @@ import {
   jsonPath,
   type Problem,
   RCS_VARIANTS,
+  REQUEST_SCHEMAS,
   SEND_CHANNELS,
   type SendChannel,
   type SendEnvelope,
@@ -97,12 +86,12 @@ const parseChannelBody = (
 ): SendMessage | undefined => {
   switch (channel) {
     case 'sms': {
-      const parsed = parseBody(SmsRequestSchema, body, channelLabel(channel), problems);
+      const parsed = parseBody(REQUEST_SCHEMAS.sms, body, channelLabel(channel), problems);
       if (parsed === undefined || envelope?.channel !== 'sms') return undefined;
       return { channel, variant: envelope.variant ?? 'xms', body: parsed };
     }
     case 'mms': {
-      const parsed = parseBody(MmsRequestSchema, body, channelLabel(channel), problems);
+      const parsed = parseBody(REQUEST_SCHEMAS.mms, body, channelLabel(channel), problems);
       if (parsed === undefined || envelope?.channel !== 'mms') return undefined;
       return {
         channel,
@@ -115,41 +104,18 @@ const parseChannelBody = (
       const variant = oneOf(RCS_VARIANTS, raw.variant) ?? 'v1.1';
       const label = channelLabel(channel, variant);
       const valid = envelope?.channel === 'rcs';
-      switch (variant) {
-        case 'v1': {
-          const parsed = parseBody(RcsV1RequestSchema, body, label, problems);
-          return parsed === undefined || !valid ? undefined : { channel, variant, body: parsed };
-        }
-        case 'v1.1': {
-          const parsed = parseBody(RcsV11RequestSchema, body, label, problems);
-          return parsed === undefined || !valid ? undefined : { channel, variant, body: parsed };
-        }
-        case 'integrated': {
-          const parsed = parseBody(RcsIntegratedRequestSchema, body, label, problems);
-          return parsed === undefined || !valid ? undefined : { channel, variant, body: parsed };
-        }
-      }
-      return undefined;
+      const parsed = parseBody<JsonObject>(REQUEST_SCHEMAS.rcs[variant], body, label, problems);
+      // Each variant is paired with its own schema in REQUEST_SCHEMAS; TypeScript cannot follow
+      // that pairing across the union, so the message is asserted once here.
+      return parsed === undefined || !valid
+        ? undefined
+        : ({ channel, variant, body: parsed } as SendMessage);
     }
-    case 'rcs-reply': {
-      const parsed = parseBody(RcsReplyRequestSchema, body, channelLabel(channel), problems);
-      return parsed === undefined ? undefined : { channel, body: parsed };
-    }
-    case 'push': {
-      const parsed = parseBody(PushRequestSchema, body, channelLabel(channel), problems);
-      return parsed === undefined ? undefined : { channel, body: parsed };
-    }
-    case 'messenger-notice': {
-      const parsed = parseBody(MessengerNoticeRequestSchema, body, channelLabel(channel), problems);
-      return parsed === undefined ? undefined : { channel, body: parsed };
-    }
-    case 'brand-template': {
-      const parsed = parseBody(BrandTemplateRequestSchema, body, channelLabel(channel), problems);
-      return parsed === undefined ? undefined : { channel, body: parsed };
-    }
-    case 'brand-free': {
-      const parsed = parseBody(BrandFreeRequestSchema, body, channelLabel(channel), problems);
-      return parsed === undefined ? undefined : { channel, body: parsed };
+    default: {
+      const schema = REQUEST_SCHEMAS[channel];
+      const parsed = parseBody<JsonObject>(schema, body, channelLabel(channel), problems);
+      // As for rcs: each plain channel is paired with its own schema in REQUEST_SCHEMAS.
+      return parsed === undefined ? undefined : ({ channel, body: parsed } as SendMessage);
     }
   }
 };

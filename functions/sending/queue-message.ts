@@ -1,27 +1,27 @@
 import { z } from 'zod';
 import {
   type BrandFreeRequest,
-  type BrandFreeRequestSchema,
+  BrandFreeRequestSchema,
   type BrandTemplateRequest,
-  type BrandTemplateRequestSchema,
+  BrandTemplateRequestSchema,
   MAX_MMS_FILES,
   type MessengerNoticeRequest,
-  type MessengerNoticeRequestSchema,
+  MessengerNoticeRequestSchema,
   type MmsRequest,
-  type MmsRequestSchema,
+  MmsRequestSchema,
   type PushRequest,
-  type PushRequestSchema,
+  PushRequestSchema,
   type RcsIntegratedRequest,
-  type RcsIntegratedRequestSchema,
+  RcsIntegratedRequestSchema,
   type RcsReplyRequest,
-  type RcsReplyRequestSchema,
+  RcsReplyRequestSchema,
   type RcsV1Request,
-  type RcsV1RequestSchema,
+  RcsV1RequestSchema,
   type RcsV11Request,
-  type RcsV11RequestSchema,
+  RcsV11RequestSchema,
   type SEND_ENDPOINTS,
   type SmsRequest,
-  type SmsRequestSchema,
+  SmsRequestSchema,
 } from '../commons/gateway/schemas/index.ts';
 import { SEND_CHANNELS, type SendChannel } from './channels.ts';
 
@@ -61,6 +61,25 @@ export const CHANNEL_SPEC_SECTION: Record<SendChannel, string> = {
   'brand-template': '4.9',
   'brand-free': '4.10',
 };
+
+/** Each channel's gateway request schema; rcs has one per variant. */
+export const REQUEST_SCHEMAS = {
+  sms: SmsRequestSchema,
+  mms: MmsRequestSchema,
+  rcs: {
+    v1: RcsV1RequestSchema,
+    'v1.1': RcsV11RequestSchema,
+    integrated: RcsIntegratedRequestSchema,
+  },
+  'rcs-reply': RcsReplyRequestSchema,
+  push: PushRequestSchema,
+  'messenger-notice': MessengerNoticeRequestSchema,
+  'brand-template': BrandTemplateRequestSchema,
+  'brand-free': BrandFreeRequestSchema,
+} as const satisfies Record<SendChannel, z.ZodType | Record<RcsVariant, z.ZodType>>;
+
+/** The channels whose envelope is `channel` alone: one request schema, no variant, no attachments. */
+export type PlainChannel = Exclude<SendChannel, 'sms' | 'mms' | 'rcs'>;
 
 export type JsonObject = Record<string, unknown>;
 
