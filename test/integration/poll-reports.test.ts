@@ -1,106 +1,46 @@
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { EventStore } from '../../functions/events/store-ports.ts';
-import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import {
-  type PollDeps,
   pollInbound,
   pollReports,
   type ReportPollingGateway,
   type ReportPollOutcome,
 } from '../../functions/polling/poll-reports.ts';
 import { S3PolledPageQuarantine } from '../../functions/polling/s3-polled-page-quarantine.ts';
-import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
-import { createTables } from '../../local/tables.ts';
-import { startWebhookServer } from '../../local/webhook-server.ts';
-import {
-  type Simulator,
-  type SimulatorOptionsInput,
-  startSimulator,
-} from '../../simulator/index.ts';
-import { cleanups, documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
+import type { SimulatorOptionsInput } from '../../simulator/index.ts';
+import { cleanups, documents, useDynalite } from '../support/dynalite-documents.ts';
 import { BUCKET, startFauxqsProcess as startS3 } from '../support/fauxqs-s3.ts';
-import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
-import { silent } from '../support/poll-harness.ts';
+import { scanItems } from '../support/scan-items.ts';
 import { smsBody } from '../support/send-fixtures.ts';
+import {
+  type SimulatedPollBridge,
+  startSimulatedPollBridge,
+} from '../support/simulated-poll-bridge.ts';
+import { startWebhookReceivers } from '../support/webhook-receivers.ts';
 
 const credentials = { apiKey: 'poll-key', apiPassword: 'poll-password' };
 const SECRET = 'poll-test-secret-0123456789';
 
 useDynalite();
 
-let tableCount = 0;
-
-interface Bridge {
-  readonly sim: Simulator;
-  readonly client: GatewayClient;
-  readonly store: DynamoDbEventStore;
-  readonly eventTable: string;
-  /** Poller dependencies on the simulated clock; `sleep` advances it. */
-  deps<G>(gateway: G, overrides?: Partial<PollDeps<G>>): PollDeps<G>;
-}
-
 /** Fresh tables, a simulator on a manual clock, and the gateway client of the bridge. */
-const bridge = async (
+const bridge = (
   /** More simulator options, once the tables exist (a webhook receiver needs its store). */
-  simulator: (
-    store: DynamoDbEventStore,
-  ) => Promise<Partial<SimulatorOptionsInput>> = async () => ({}),
-): Promise<Bridge> => {
-  tableCount++;
-  const eventTable = `events-${tableCount}`;
-  const stateTable = `state-${tableCount}`;
-  await createTables(localDynamoDbClient(dynalite.endpoint), { eventTable, stateTable });
-  const store = new DynamoDbEventStore(eventTable, documents);
-  const sim = await startSimulator({
-    ...credentials,
-    clock: 'manual',
-    reportDelayMs: 1_000,
-    failureRate: 0.2,
-    reportBatchSize: 7,
-    seed: 11,
-    ...(await simulator(store)),
-  });
-  cleanups.push(() => sim.close());
-  const now = () => sim.clock.now();
-  const client = new GatewayClient({
-    hosts: sim.hosts,
-    tokens: new SessionTokenProvider({
-      auth: new GatewayAuthApi({ hosts: sim.hosts }),
-      credentials: () => credentials,
-      now,
+  simulator: (store: EventStore) => Promise<Partial<SimulatorOptionsInput>> = async () => ({}),
+): Promise<SimulatedPollBridge> =>
+  startSimulatedPollBridge({
+    credentials,
+    simulator: async (receive) => ({
+      reportDelayMs: 1_000,
+      failureRate: 0.2,
+      reportBatchSize: 7,
+      seed: 11,
+      ...(await simulator(receive.store)),
     }),
   });
-  const lease = new DynamoDbLease(stateTable, documents, now);
-  const quarantine = new MemoryPageQuarantine();
-  return {
-    sim,
-    client,
-    store,
-    eventTable,
-    deps: (gateway, overrides = {}) => ({
-      gateway,
-      receive: { store, now: () => new Date(now()), retentionDays: 35, concurrency: 16 },
-      quarantine,
-      lease,
-      owner: 'run-1',
-      now,
-      sleep: (ms) => sim.advance(ms),
-      deadline: now() + 50_000,
-      logger: silent,
-      ...overrides,
-    }),
-  };
-};
 
 /** Sends `calls` SMS requests of 10 recipients; answers the accepted `msgKey`s. */
 const send = async (client: GatewayClient, calls: number): Promise<string[]> => {
@@ -114,18 +54,8 @@ const send = async (client: GatewayClient, calls: number): Promise<string[]> => 
 };
 
 /** Every item of the event table whose `pk` starts with `prefix`. */
-const itemsOf = async (table: string, prefix: string): Promise<Record<string, unknown>[]> => {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documents.send(
-      new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items.filter((item) => String(item.pk).startsWith(prefix));
-};
+const itemsOf = async (table: string, prefix: string): Promise<Record<string, unknown>[]> =>
+  (await scanItems(documents, table)).filter((item) => String(item.pk).startsWith(prefix));
 
 const msgKeysIn = (items: Record<string, unknown>[]) =>
   items.map((item) => String(item.pk).slice('REPORT#'.length)).sort();
@@ -135,7 +65,7 @@ const viaOf = (item: Record<string, unknown>): string =>
 
 /** One run per simulated minute, each ending by 50 s into its minute, as the schedule runs them. */
 const everyMinute = async (
-  b: Bridge,
+  b: SimulatedPollBridge,
   minutes: number,
   gatewayFor: (minute: number) => ReportPollingGateway,
 ): Promise<ReportPollOutcome[]> => {
@@ -236,16 +166,8 @@ describe('report polling against the simulator', () => {
           return store.putIfAbsent(record);
         },
       };
-      const logger = new Logger({ logLevel: 'SILENT' });
-      const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
       const receive = { store: flaky, now: () => new Date(), retentionDays: 35, concurrency: 16 };
-      const secret = async () => ({ current: SECRET });
-      const webhooks = await startWebhookServer({
-        handlers: {
-          report: createWebhookHandler({ kind: 'report', secret, receive, logger, metrics }),
-          mo: createWebhookHandler({ kind: 'mo', secret, receive, logger, metrics }),
-        },
-      });
+      const webhooks = await startWebhookReceivers(receive, SECRET);
       cleanups.push(() => webhooks.close());
       return { reportDelivery: 'both', reportWebhookUrl: webhooks.webhookUrls(SECRET).report };
     });

@@ -14,13 +14,11 @@ import {
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { GatewayTransportError } from '../../functions/commons/gateway/errors.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
+import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import {
   type ReportItem,
   ReportItemSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { EventStore } from '../../functions/events/store-ports.ts';
@@ -34,16 +32,15 @@ import {
   reportSortKey,
 } from '../../functions/reconcile/reconcile-status.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
-import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { SendGateway } from '../../functions/sending/ports.ts';
-import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { smsBody } from '../support/send-fixtures.ts';
+import { simulatorClient } from '../support/simulator-gateway-client.ts';
+import { sendSms, tableSendDeps } from '../support/table-send.ts';
 
 const credentials = { apiKey: 'reconcile-key', apiPassword: 'reconcile-password' };
 const MINUTE = 60_000;
@@ -73,15 +70,7 @@ beforeAll(async () => {
     reportDelivery: 'polling',
     tpsQuota: 1_000,
   });
-  client = new GatewayClient({
-    hosts: sim.hosts,
-    tokens: new SessionTokenProvider({
-      auth: new GatewayAuthApi({ hosts: sim.hosts }),
-      credentials: () => credentials,
-      now: () => sim.clock.now(),
-    }),
-    timeoutMs: 2_000,
-  });
+  client = simulatorClient(sim, credentials, { timeoutMs: 2_000 });
 });
 
 afterAll(async () => {
@@ -134,29 +123,15 @@ const reconcileDeps = (): ReconcileDeps => ({
   settings: ReconcileSettingsSchema.parse({ afterMinutes: 30, horizonHours: 96 }),
 });
 
+/** The send use case on this test's tables, as of the simulator's clock. */
+const sendDeps = (gateway: SendGateway) =>
+  tableSendDeps({ documents, eventTable, stateTable: `state-${tableNumber}` }, gateway, simNow);
+
 /** Sends one SMS to `count` recipients through the sender, as of the simulator's clock. */
 const send = async (count: number): Promise<string[]> => {
-  const message = { channel: 'sms', ...smsBody(count) };
-  const result = await sendQueuedMessage(
-    {
-      body: JSON.stringify(message),
-      messageId: `m-${Math.random()}`,
-      sentAt: simNow(),
-      receiveCount: 1,
-      maxReceiveCount: 6,
-    },
-    {
-      store: new DynamoDbSendStore(eventTable, 35, documents),
-      gateway: new GatewaySender(client),
-      rateLimiter: new DynamoDbRateLimiter(`state-${tableNumber}`, { quota: 1_000 }, documents),
-      now: simNow,
-      retentionDays: 35,
-      claimLeaseMs: 30_000,
-      deadline: Date.now() + 20_000,
-    },
-  );
+  const { result, cliKeys } = await sendSms(count, sendDeps(new GatewaySender(client)), simNow());
   expect(result).toMatchObject({ kind: 'done', accepted: count });
-  return message.recvInfoLst.map((recipient) => recipient.cliKey);
+  return cliKeys;
 };
 
 /** Polls until the simulator has nothing left, confirming each page; then waits out the 10 s rule. */
@@ -351,7 +326,6 @@ describe('unknown outcomes against the simulator', () => {
 
   /** The last delivery of a message whose answer is lost, after (or instead of) reaching the gateway. */
   const sendLastTime = async (count: number, reachesGateway: boolean) => {
-    const message = { channel: 'sms', ...smsBody(count) };
     const real = new GatewaySender(client);
     const gateway: SendGateway = {
       send: async (request) => {
@@ -359,26 +333,9 @@ describe('unknown outcomes against the simulator', () => {
         throw lostAnswer();
       },
     };
-    const result = await sendQueuedMessage(
-      {
-        body: JSON.stringify(message),
-        messageId: `m-${Math.random()}`,
-        sentAt: simNow(),
-        receiveCount: 6,
-        maxReceiveCount: 6,
-      },
-      {
-        store: new DynamoDbSendStore(eventTable, 35, documents),
-        gateway,
-        rateLimiter: new DynamoDbRateLimiter(`state-${tableNumber}`, { quota: 1_000 }, documents),
-        now: simNow,
-        retentionDays: 35,
-        claimLeaseMs: 30_000,
-        deadline: Date.now() + 20_000,
-      },
-    );
+    const { result, cliKeys } = await sendSms(count, sendDeps(gateway), simNow(), 6);
     expect(result).toMatchObject({ kind: 'done', rejected: 0, unknown: count });
-    return message.recvInfoLst.map((recipient) => recipient.cliKey);
+    return cliKeys;
   };
 
   const outcomes = async () =>

@@ -6,19 +6,10 @@
  * receiver, sender and status reconciliation run on dynalite, with the simulator on a manual clock
  * that every wait of the poller advances.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { DeliveryReportDataSchema } from '../../functions/events/catalogue.ts';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
-import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import {
-  type PollDeps,
   pollInbound,
   pollReports,
   type ReportPollingGateway,
@@ -28,23 +19,18 @@ import {
   ReconcileSettingsSchema,
   reconcileStatus,
 } from '../../functions/reconcile/reconcile-status.ts';
-import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
-import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
-import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
-import { createTables } from '../../local/tables.ts';
-import { startWebhookServer } from '../../local/webhook-server.ts';
+import type { SimulatorOptionsInput } from '../../simulator/index.ts';
+import { cleanups, documents, useDynalite } from '../support/dynalite-documents.ts';
+import { scanItems } from '../support/scan-items.ts';
 import {
-  type Simulator,
-  type SimulatorOptionsInput,
-  startSimulator,
-} from '../../simulator/index.ts';
-import { cleanups, documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
-import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
-import { silent } from '../support/poll-harness.ts';
-import { smsBody } from '../support/send-fixtures.ts';
+  type SimulatedPollBridge,
+  startSimulatedPollBridge,
+} from '../support/simulated-poll-bridge.ts';
 import { asObject, authenticate, callGateway } from '../support/simulator-http.ts';
+import { sendSms, tableSendDeps } from '../support/table-send.ts';
+import { startWebhookReceivers } from '../support/webhook-receivers.ts';
 
 const credentials = { apiKey: 'notes-key', apiPassword: 'notes-password' };
 const SECRET = 'field-notes-secret-0123456789';
@@ -54,15 +40,7 @@ const REPORT_DELAY_MS = 1_000;
 
 useDynalite();
 
-let tableCount = 0;
-
-interface Bridge {
-  readonly sim: Simulator;
-  readonly client: GatewayClient;
-  readonly eventTable: string;
-  readonly awaiting: DynamoDbAwaitingReports;
-  /** Poller dependencies on the simulated clock; `sleep` advances it. */
-  deps<G>(gateway: G, overrides?: Partial<PollDeps<G>>): PollDeps<G>;
+interface Bridge extends SimulatedPollBridge {
   /** Sends one SMS to `count` recipients through the bridge's sender; answers their cliKeys. */
   send(count: number): Promise<string[]>;
   /** One status-reconciliation run, as of the simulated clock. */
@@ -78,99 +56,42 @@ const bridge = async (
   options: Partial<SimulatorOptionsInput>,
   webhook = false,
 ): Promise<Bridge> => {
-  tableCount++;
-  const eventTable = `notes-events-${tableCount}`;
-  const stateTable = `notes-state-${tableCount}`;
-  await createTables(localDynamoDbClient(dynalite.endpoint), { eventTable, stateTable });
-  const store = new DynamoDbEventStore(eventTable, documents);
-  let simNow = () => Date.now();
-  const receive = {
-    store,
-    now: () => new Date(simNow()),
-    retentionDays: 35,
-    concurrency: 16,
-  };
-  let hooks: Partial<SimulatorOptionsInput> = {};
-  if (webhook) {
-    const logger = new Logger({ logLevel: 'SILENT' });
-    const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
-    const secret = async () => ({ current: SECRET });
-    const server = await startWebhookServer({
-      handlers: {
-        report: createWebhookHandler({ kind: 'report', secret, receive, logger, metrics }),
-        mo: createWebhookHandler({ kind: 'mo', secret, receive, logger, metrics }),
-      },
-    });
-    cleanups.push(() => server.close());
-    hooks = { reportDelivery: 'both', reportWebhookUrl: server.webhookUrls(SECRET).report };
-  }
-  const sim = await startSimulator({
-    ...credentials,
-    clock: 'manual',
-    reportDelayMs: REPORT_DELAY_MS,
-    reportBatchSize: 7,
-    tpsQuota: 1_000,
-    seed: 13,
-    ...hooks,
-    ...options,
+  const polling = await startSimulatedPollBridge({
+    credentials,
+    tablePrefix: 'notes-',
+    owner: (now) => `run-${now}`,
+    simulator: async (receive) => {
+      let hooks: Partial<SimulatorOptionsInput> = {};
+      if (webhook) {
+        const server = await startWebhookReceivers(receive, SECRET);
+        cleanups.push(() => server.close());
+        hooks = { reportDelivery: 'both', reportWebhookUrl: server.webhookUrls(SECRET).report };
+      }
+      return {
+        reportDelayMs: REPORT_DELAY_MS,
+        reportBatchSize: 7,
+        tpsQuota: 1_000,
+        seed: 13,
+        ...hooks,
+        ...options,
+      };
+    },
   });
-  cleanups.push(() => sim.close());
+  const { sim, client, receive, eventTable, stateTable } = polling;
   const now = () => sim.clock.now();
-  simNow = now;
-  const client = new GatewayClient({
-    hosts: sim.hosts,
-    tokens: new SessionTokenProvider({
-      auth: new GatewayAuthApi({ hosts: sim.hosts }),
-      credentials: () => credentials,
-      now,
-    }),
-  });
-  const lease = new DynamoDbLease(stateTable, documents, now);
-  const quarantine = new MemoryPageQuarantine();
   const awaiting = new DynamoDbAwaitingReports(
     eventTable,
     documents,
     new DynamoDbSendStore(eventTable, 1, documents),
   );
   return {
-    sim,
-    client,
-    eventTable,
-    awaiting,
-    deps: (gateway, overrides = {}) => ({
-      gateway,
-      receive,
-      quarantine,
-      lease,
-      owner: `run-${now()}`,
-      now,
-      sleep: (ms) => sim.advance(ms),
-      deadline: now() + 50_000,
-      logger: silent,
-      ...overrides,
-    }),
+    ...polling,
     send: async (count) => {
-      const message = { channel: 'sms', ...smsBody(count) };
-      const result = await sendQueuedMessage(
-        {
-          body: JSON.stringify(message),
-          messageId: `m-${Math.random()}`,
-          sentAt: new Date(now()),
-          receiveCount: 1,
-          maxReceiveCount: 6,
-        },
-        {
-          store: new DynamoDbSendStore(eventTable, 35, documents),
-          gateway: new GatewaySender(client),
-          rateLimiter: new DynamoDbRateLimiter(stateTable, { quota: 1_000 }, documents),
-          now: () => new Date(now()),
-          retentionDays: 35,
-          claimLeaseMs: 30_000,
-          deadline: Date.now() + 20_000,
-        },
-      );
+      const tables = { documents, eventTable, stateTable };
+      const deps = tableSendDeps(tables, new GatewaySender(client), () => new Date(now()));
+      const { result, cliKeys } = await sendSms(count, deps, new Date(now()));
       expect(result).toMatchObject({ kind: 'done', accepted: count });
-      return message.recvInfoLst.map((recipient) => recipient.cliKey);
+      return cliKeys;
     },
     reconcile: () =>
       reconcileStatus({
@@ -188,15 +109,7 @@ const bridge = async (
 
 /** Every event item (guards carry no event) whose `pk` starts with `prefix`. */
 const eventsOf = async (b: Bridge, prefix: string) => {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documents.send(
-      new ScanCommand({ TableName: b.eventTable, ExclusiveStartKey: startKey }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await scanItems(documents, b.eventTable);
   return items
     .filter((item) => String(item.pk).startsWith(prefix) && item.detailType !== undefined)
     .map((item) => ({

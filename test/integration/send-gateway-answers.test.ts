@@ -8,14 +8,11 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { GatewayRejectedError } from '../../functions/commons/gateway/errors.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
+import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { GatewayHttp } from '../../functions/commons/gateway/gateway-http.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import { pollReports } from '../../functions/polling/poll-reports.ts';
-import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type {
@@ -25,26 +22,25 @@ import type {
   SendStore,
 } from '../../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
-import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
-import { createTables } from '../../local/tables.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import {
   type Simulator,
   type SimulatorOptionsInput,
   startSimulator,
 } from '../../simulator/index.ts';
-import { cleanups, documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
+import { cleanups, documents, useDynalite } from '../support/dynalite-documents.ts';
 import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
 import { silent } from '../support/poll-harness.ts';
 import { recordingSendStore } from '../support/recording-send-store.ts';
 import { brandTemplateBody, mmsBody, rcsBody, smsBody } from '../support/send-fixtures.ts';
+import { freshDynaliteTables } from '../support/simulated-poll-bridge.ts';
+import { simulatorClient } from '../support/simulator-gateway-client.ts';
 import { authenticate, callGateway } from '../support/simulator-http.ts';
+import { tableSendDeps } from '../support/table-send.ts';
 
 const credentials = { apiKey: 'answers-key', apiPassword: 'answers-password' };
 
 useDynalite();
-
-let tableNumber = 0;
 
 interface Gateway {
   readonly sim: Simulator;
@@ -58,17 +54,8 @@ interface Gateway {
 const gatewayWith = async (options: Partial<SimulatorOptionsInput> = {}): Promise<Gateway> => {
   const sim = await startSimulator({ ...credentials, clock: 'real', tpsQuota: 1_000, ...options });
   cleanups.push(() => sim.close());
-  const now = () => sim.clock.now();
-  const client = new GatewayClient({
-    hosts: sim.hosts,
-    tokens: new SessionTokenProvider({
-      auth: new GatewayAuthApi({ hosts: sim.hosts }),
-      credentials: () => credentials,
-      now,
-    }),
-    timeoutMs: 2_000,
-  });
-  return { sim, client, sender: new GatewaySender(client), now };
+  const client = simulatorClient(sim, credentials, { timeoutMs: 2_000 });
+  return { sim, client, sender: new GatewaySender(client), now: () => sim.clock.now() };
 };
 
 interface Tables {
@@ -81,30 +68,18 @@ interface Tables {
 
 /** Fresh tables: a bridge that has recorded nothing yet (the gateway may still remember keys). */
 const freshTables = async (): Promise<Tables> => {
-  tableNumber += 1;
-  const eventTable = `events-${tableNumber}`;
-  const stateTable = `state-${tableNumber}`;
-  await createTables(localDynamoDbClient(dynalite.endpoint), { eventTable, stateTable });
+  const { eventTable, stateTable } = await freshDynaliteTables();
   const inner = new DynamoDbSendStore(eventTable, 35, documents);
   const written: EventRecord[] = [];
   const store: SendStore = recordingSendStore(inner, written);
   return { eventTable, stateTable, store, written };
 };
 
-const depsFor = (
-  gateway: Gateway,
-  tables: Tables,
-  overrides: Partial<SendDeps> = {},
-): SendDeps => ({
-  store: tables.store,
-  gateway: gateway.sender,
-  rateLimiter: new DynamoDbRateLimiter(tables.stateTable, { quota: 1_000 }, documents),
-  now: () => new Date(gateway.now()),
-  retentionDays: 35,
-  claimLeaseMs: 30_000,
-  deadline: Date.now() + 20_000,
-  ...overrides,
-});
+const depsFor = (gateway: Gateway, tables: Tables, overrides: Partial<SendDeps> = {}): SendDeps =>
+  tableSendDeps({ documents, ...tables }, gateway.sender, () => new Date(gateway.now()), {
+    store: tables.store,
+    ...overrides,
+  });
 
 let deliveries = 0;
 const delivery = (message: unknown, receiveCount = 1): QueueDelivery => ({
