@@ -49,6 +49,20 @@ const ENV: Environment = {
 
 const without = (name: string): Environment => ({ ...ENV, [name]: undefined });
 
+/** A variable left out (its name), or set to a value it cannot take ([name, value]). */
+type Problem = string | readonly [name: string, value: string];
+
+/** Expects `compose` to stop, naming the variable, for each problem with the environment. */
+const expectEachNamed = (compose: (env: Environment) => unknown, problems: readonly Problem[]) => {
+  for (const problem of problems) {
+    const [name, env] =
+      typeof problem === 'string'
+        ? [problem, without(problem)]
+        : [problem[0], { ...ENV, [problem[0]]: problem[1] }];
+    expect(() => compose(env)).toThrow(name);
+  }
+};
+
 describe('the compositions read the environment they are given', () => {
   it('does not find these variables in process.env (the fake environment is all they see)', () => {
     expect(process.env.STATE_TABLE_NAME).toBeUndefined();
@@ -68,8 +82,7 @@ describe('composeRefreshToken', () => {
   });
 
   it('names a missing variable', () => {
-    expect(() => composeRefreshToken(without('STATE_TABLE_NAME'))).toThrow('STATE_TABLE_NAME');
-    expect(() => composeRefreshToken(without('GATEWAY_MNT_URL'))).toThrow('GATEWAY_MNT_URL');
+    expectEachNamed(composeRefreshToken, ['STATE_TABLE_NAME', 'GATEWAY_MNT_URL']);
   });
 });
 
@@ -84,10 +97,7 @@ describe('composeFetchAttachments', () => {
   });
 
   it('names a missing variable', () => {
-    expect(() => composeFetchAttachments(without('ATTACHMENT_BUCKET'))).toThrow(
-      'ATTACHMENT_BUCKET',
-    );
-    expect(() => composeFetchAttachments(without('EVENT_TABLE_NAME'))).toThrow('EVENT_TABLE_NAME');
+    expectEachNamed(composeFetchAttachments, ['ATTACHMENT_BUCKET', 'EVENT_TABLE_NAME']);
   });
 });
 
@@ -101,10 +111,7 @@ describe('composeSweepAttachments', () => {
   });
 
   it('names a missing or malformed variable', () => {
-    expect(() => composeSweepAttachments(without('STATE_TABLE_NAME'))).toThrow('STATE_TABLE_NAME');
-    expect(() => composeSweepAttachments({ ...ENV, SWEEP_MARGIN_MS: '10' })).toThrow(
-      'SWEEP_MARGIN_MS',
-    );
+    expectEachNamed(composeSweepAttachments, ['STATE_TABLE_NAME', ['SWEEP_MARGIN_MS', '10']]);
   });
 });
 
@@ -119,14 +126,14 @@ describe('composePollReports', () => {
   });
 
   it('names a missing or malformed variable', () => {
-    expect(() => composePollReports(without('REPORT_DELIVERY'))).toThrow('REPORT_DELIVERY');
-    expect(() => composePollReports({ ...ENV, MO_POLLING: 'yes' })).toThrow('MO_POLLING');
-    expect(() => composePollReports(without('QUARANTINE_BUCKET'))).toThrow('QUARANTINE_BUCKET');
-    expect(() => composePollReports(without('PAYLOAD_BUCKET'))).toThrow('PAYLOAD_BUCKET');
-    // A page must fit the 120 s confirmation window: 30 s per call at most.
-    expect(() => composePollReports({ ...ENV, GATEWAY_TIMEOUT_MS: '40000' })).toThrow(
-      'GATEWAY_TIMEOUT_MS',
-    );
+    expectEachNamed(composePollReports, [
+      'REPORT_DELIVERY',
+      ['MO_POLLING', 'yes'],
+      'QUARANTINE_BUCKET',
+      'PAYLOAD_BUCKET',
+      // A page must fit the 120 s confirmation window: 30 s per call at most.
+      ['GATEWAY_TIMEOUT_MS', '40000'],
+    ]);
   });
 });
 
@@ -140,11 +147,11 @@ describe('composeReconcileStatus', () => {
   });
 
   it('names a missing or malformed variable', () => {
-    expect(() => composeReconcileStatus(without('EVENT_TABLE_NAME'))).toThrow('EVENT_TABLE_NAME');
-    expect(() => composeReconcileStatus(without('STATE_TABLE_NAME'))).toThrow('STATE_TABLE_NAME');
-    expect(() => composeReconcileStatus({ ...ENV, RECONCILE_AFTER_MINUTES: 'soon' })).toThrow(
-      'RECONCILE_AFTER_MINUTES',
-    );
+    expectEachNamed(composeReconcileStatus, [
+      'EVENT_TABLE_NAME',
+      'STATE_TABLE_NAME',
+      ['RECONCILE_AFTER_MINUTES', 'soon'],
+    ]);
   });
 });
 
@@ -160,13 +167,11 @@ describe('composeExportStatistics', () => {
   });
 
   it('names a missing or malformed variable', () => {
-    expect(() => composeExportStatistics(without('STATISTICS_SETTINGS'))).toThrow(
+    expectEachNamed(composeExportStatistics, [
       'STATISTICS_SETTINGS',
-    );
-    expect(() => composeExportStatistics({ ...ENV, STATISTICS_SETTINGS: '{' })).toThrow(
-      'STATISTICS_SETTINGS',
-    );
-    expect(() => composeExportStatistics(without('EVENT_TABLE_NAME'))).toThrow('EVENT_TABLE_NAME');
+      ['STATISTICS_SETTINGS', '{'],
+      'EVENT_TABLE_NAME',
+    ]);
   });
 });
 
