@@ -145,6 +145,19 @@ export const AgencySchema = z.strictObject({
 });
 export type Agency = z.infer<typeof AgencySchema>;
 
+/**
+ * The fields an SMS, MMS or messenger notification body opens with: click tracking, scheduling,
+ * the reseller, the sender number and the campaign and department codes.
+ */
+export const senderFieldsShape = {
+  clickUrlYn: YesNoSchema.optional(),
+  ...resvFieldsShape,
+  agency: AgencySchema.optional(),
+  callback: CallbackSchema,
+  campaignId: ShortCodeSchema.optional(),
+  deptCode: ShortCodeSchema.optional(),
+};
+
 /** Variable values for `#{name}` / `{{name}}` in the message text. */
 export const MergeDataSchema = z.record(z.string(), z.string());
 export type MergeData = z.infer<typeof MergeDataSchema>;

@@ -9,6 +9,7 @@ import {
   recipientsSchema,
   resvFieldsShape,
   ShortCodeSchema,
+  senderFieldsShape,
   textSchema,
   YesNoSchema,
 } from './common.ts';
@@ -117,12 +118,7 @@ export type MessengerItem = z.infer<typeof MessengerItemSchema>;
 /** `POST {send_url}/msgr/notice/v1.2`. The 30-day scheduling horizon is checked elsewhere. */
 export const MessengerNoticeRequestSchema = z
   .strictObject({
-    clickUrlYn: YesNoSchema.optional(),
-    ...resvFieldsShape,
-    agency: AgencySchema.optional(),
-    callback: CallbackSchema,
-    campaignId: ShortCodeSchema.optional(),
-    deptCode: ShortCodeSchema.optional(),
+    ...senderFieldsShape,
     title: z.string().min(1).optional(),
     itemHeader: z.string().min(1).optional(),
     itemHighlightTitle: z.string().min(1).optional(),

@@ -19,6 +19,7 @@ import {
   resvFieldsShape,
   ShortCodeSchema,
   SMS_MAX_BYTES,
+  senderFieldsShape,
   textSchema,
   UserCustomFieldsSchema,
   YesNoSchema,
@@ -42,12 +43,7 @@ import {
 // ---------------------------------------------------------------------------------------------
 
 const textMessageShape = {
-  clickUrlYn: YesNoSchema.optional(),
-  ...resvFieldsShape,
-  agency: AgencySchema.optional(),
-  callback: CallbackSchema,
-  campaignId: ShortCodeSchema.optional(),
-  deptCode: ShortCodeSchema.optional(),
+  ...senderFieldsShape,
   recvInfoLst: recipientsSchema(RecvInfoSchema),
 };
 
@@ -320,102 +316,37 @@ export type PushRequest = z.infer<typeof PushRequestSchema>;
 // Endpoint map
 // ---------------------------------------------------------------------------------------------
 
+/** A send endpoint: `POST` on `host` with a JSON body unless `body` says otherwise. */
+const post = <
+  const H extends 'api' | 'send',
+  const P extends string,
+  S extends z.ZodType,
+  const B extends 'json' | 'multipart' = 'json',
+>(
+  host: H,
+  path: P,
+  schema: S,
+  body: B = 'json' as B,
+) => ({ host, method: 'POST', path, body, schema }) as const;
+
 /**
  * Every send endpoint (all `POST`): host placeholder (`api` = {api_url}, `send` = {send_url}),
  * path, body encoding and request schema (the answer is read by `resvYn`, see the client). SMS and
  * MMS exist on both the older `/msg/v1` paths and the `/xms` paths (field notes, "Hosts").
  */
 export const SEND_ENDPOINTS = {
-  sms: {
-    host: 'send',
-    method: 'POST',
-    path: '/xms/sms/v1',
-    body: 'json',
-    schema: SmsRequestSchema,
-  },
-  smsLegacy: {
-    host: 'api',
-    method: 'POST',
-    path: '/msg/v1/sms',
-    body: 'json',
-    schema: SmsRequestSchema,
-  },
-  mms: {
-    host: 'send',
-    method: 'POST',
-    path: '/xms/mms/v1',
-    body: 'json',
-    schema: MmsRequestSchema,
-  },
-  mmsLegacy: {
-    host: 'api',
-    method: 'POST',
-    path: '/msg/v1/mms',
-    body: 'json',
-    schema: MmsRequestSchema,
-  },
+  sms: post('send', '/xms/sms/v1', SmsRequestSchema),
+  smsLegacy: post('api', '/msg/v1/sms', SmsRequestSchema),
+  mms: post('send', '/xms/mms/v1', MmsRequestSchema),
+  mmsLegacy: post('api', '/msg/v1/mms', MmsRequestSchema),
   /** `schema` describes the `reqMsg` part; the files go in the `parts` part. */
-  mmsMultipart: {
-    host: 'send',
-    method: 'POST',
-    path: '/xms/mms/file/v1',
-    body: 'multipart',
-    schema: MmsMultipartRequestSchema,
-  },
-  rcsV1: {
-    host: 'api',
-    method: 'POST',
-    path: '/msg/v1/rcs',
-    body: 'json',
-    schema: RcsV1RequestSchema,
-  },
-  rcsV11: {
-    host: 'api',
-    method: 'POST',
-    path: '/msg/v1.1/rcs',
-    body: 'json',
-    schema: RcsV11RequestSchema,
-  },
-  rcsIntegrated: {
-    host: 'send',
-    method: 'POST',
-    path: '/rcs/v1.1',
-    body: 'json',
-    schema: RcsIntegratedRequestSchema,
-  },
-  rcsReply: {
-    host: 'send',
-    method: 'POST',
-    path: '/rcs/bi/v1.1',
-    body: 'json',
-    schema: RcsReplyRequestSchema,
-  },
-  push: {
-    host: 'api',
-    method: 'POST',
-    path: '/msg/v1/push',
-    body: 'json',
-    schema: PushRequestSchema,
-  },
-  messengerNotice: {
-    host: 'send',
-    method: 'POST',
-    path: '/msgr/notice/v1.2',
-    body: 'json',
-    schema: MessengerNoticeRequestSchema,
-  },
-  brandTemplate: {
-    host: 'send',
-    method: 'POST',
-    path: '/msgr/brand/tmplt/v1',
-    body: 'json',
-    schema: BrandTemplateRequestSchema,
-  },
-  brandFree: {
-    host: 'send',
-    method: 'POST',
-    path: '/msgr/brand/custom/v1',
-    body: 'json',
-    schema: BrandFreeRequestSchema,
-  },
+  mmsMultipart: post('send', '/xms/mms/file/v1', MmsMultipartRequestSchema, 'multipart'),
+  rcsV1: post('api', '/msg/v1/rcs', RcsV1RequestSchema),
+  rcsV11: post('api', '/msg/v1.1/rcs', RcsV11RequestSchema),
+  rcsIntegrated: post('send', '/rcs/v1.1', RcsIntegratedRequestSchema),
+  rcsReply: post('send', '/rcs/bi/v1.1', RcsReplyRequestSchema),
+  push: post('api', '/msg/v1/push', PushRequestSchema),
+  messengerNotice: post('send', '/msgr/notice/v1.2', MessengerNoticeRequestSchema),
+  brandTemplate: post('send', '/msgr/brand/tmplt/v1', BrandTemplateRequestSchema),
+  brandFree: post('send', '/msgr/brand/custom/v1', BrandFreeRequestSchema),
 } as const;
