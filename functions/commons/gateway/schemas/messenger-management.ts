@@ -98,14 +98,6 @@ export type ChannelGroupMemberRequest = z.infer<typeof ChannelGroupMemberRequest
 /** Path parameter of `GET /msgr/v2/channel/group/{groupKey}`. */
 export const ChannelGroupKeyRequestSchema = z.strictObject({ groupKey: z.string().min(1) });
 
-export const TemplateCategoryItemSchema = z.looseObject({
-  code: GatewayIdSchema.nullish(),
-  /** `iclusion`: the inclusion example; the gateway spells the field so. */
-  ...nullableStrings('name', 'groupName', 'iclusion', 'exclusion'),
-});
-export type TemplateCategoryItem = z.infer<typeof TemplateCategoryItemSchema>;
-export const TemplateCategoryListDataSchema = listOrEmpty(TemplateCategoryItemSchema);
-
 export const ChannelCategoryItemSchema = z.looseObject({
   code: GatewayIdSchema.nullish(),
   name: NullableStringSchema,
@@ -113,30 +105,39 @@ export const ChannelCategoryItemSchema = z.looseObject({
 export type ChannelCategoryItem = z.infer<typeof ChannelCategoryItemSchema>;
 export const ChannelCategoryListDataSchema = listOrEmpty(ChannelCategoryItemSchema);
 
+/** A template category: a code and name as a channel category has, then its group and examples. */
+export const TemplateCategoryItemSchema = ChannelCategoryItemSchema.extend({
+  /** `iclusion`: the inclusion example; the gateway spells the field so. */
+  ...nullableStrings('groupName', 'iclusion', 'exclusion'),
+});
+export type TemplateCategoryItem = z.infer<typeof TemplateCategoryItemSchema>;
+export const TemplateCategoryListDataSchema = listOrEmpty(TemplateCategoryItemSchema);
+
+/** A channel group as every group answer names it. */
+const groupShape = { chGrpKey: GatewayIdSchema.nullish(), chGrpName: NullableStringSchema };
+
 /** One group containing the channel (`group/list`). */
 export const ChannelGroupOfChannelItemSchema = z.looseObject({
-  chGrpKey: GatewayIdSchema.nullish(),
-  ...nullableStrings('chGrpName', 'regDt'),
+  ...groupShape,
+  regDt: NullableStringSchema,
 });
 export const ChannelGroupOfChannelListDataSchema = listOrEmpty(ChannelGroupOfChannelItemSchema);
 
-/** `data` of add and remove. */
+/** `data` of add and remove: the group and the channel. */
 export const ChannelGroupMemberDataSchema = z.looseObject({
   chGrpKey: GatewayIdSchema.nullish(),
   msgrChId: NullableStringSchema,
 });
 
-/** One channel of a group (`GET group/{groupKey}`). */
-export const ChannelGroupMemberItemSchema = z.looseObject({
-  chGrpKey: GatewayIdSchema.nullish(),
-  ...nullableStrings('msgrChId', 'regDt'),
+/** One channel of a group (`GET group/{groupKey}`): the membership and when it was made. */
+export const ChannelGroupMemberItemSchema = ChannelGroupMemberDataSchema.extend({
+  regDt: NullableStringSchema,
 });
 export const ChannelGroupMemberListDataSchema = listOrEmpty(ChannelGroupMemberItemSchema);
 
 /** One group (`GET group/all`); `chGrpStatCd` is typed Number in the spec but carries letters. */
 export const ChannelGroupItemSchema = z.looseObject({
-  chGrpKey: GatewayIdSchema.nullish(),
-  chGrpName: NullableStringSchema,
+  ...groupShape,
   chGrpStatCd: GatewayIdSchema.nullish(),
   ...nullableStrings('regDt', 'updDt'),
 });

@@ -165,6 +165,20 @@ const MediaUrlSchema = z.looseObject({
   ...nullableStrings('fileName', 'url', 'typeName'),
 });
 
+/** A brand category and its sub-category, named the same in the catalogue and in a brand. */
+const categoryShape = { categoryId: GatewayIdSchema.nullish(), categoryName: NullableStringSchema };
+const subCategoryShape = {
+  subCategoryId: GatewayIdSchema.nullish(),
+  subCategoryName: NullableStringSchema,
+};
+
+export const RcsBrandCategorySchema = z.looseObject({
+  ...categoryShape,
+  subCategories: listOrEmpty(z.looseObject(subCategoryShape)),
+});
+export type RcsBrandCategory = z.infer<typeof RcsBrandCategorySchema>;
+export const RcsBrandCategoryListDataSchema = listOrEmpty(RcsBrandCategorySchema);
+
 /** A brand in list form (`brandName`, `regDt`…) or detail form (`name`, `registerDate`…). */
 export const RcsBrandSchema = z.looseObject({
   brandId: GatewayIdSchema.nullish(),
@@ -174,10 +188,9 @@ export const RcsBrandSchema = z.looseObject({
   mediaUrl: listOrEmpty(MediaUrlSchema),
   menus: listOrEmpty(z.looseObject({ buttonType: NullableStringSchema })),
   ...nullableStrings('description', 'tel'),
-  categoryId: GatewayIdSchema.nullish(),
-  categoryName: NullableStringSchema,
-  subCategoryId: GatewayIdSchema.nullish(),
-  ...nullableStrings('subCategoryName', 'approvalReason'),
+  ...categoryShape,
+  ...subCategoryShape,
+  approvalReason: NullableStringSchema,
 });
 export type RcsBrand = z.infer<typeof RcsBrandSchema>;
 
@@ -186,19 +199,6 @@ export const RcsBrandListSchema = pageOf(RcsBrandSchema);
 export type RcsBrandList = z.infer<typeof RcsBrandListSchema>;
 
 export const RcsBrandDetailDataSchema = listOrEmpty(RcsBrandSchema);
-
-export const RcsBrandCategorySchema = z.looseObject({
-  categoryId: GatewayIdSchema.nullish(),
-  categoryName: NullableStringSchema,
-  subCategories: listOrEmpty(
-    z.looseObject({
-      subCategoryId: GatewayIdSchema.nullish(),
-      subCategoryName: NullableStringSchema,
-    }),
-  ),
-});
-export type RcsBrandCategory = z.infer<typeof RcsBrandCategorySchema>;
-export const RcsBrandCategoryListDataSchema = listOrEmpty(RcsBrandCategorySchema);
 
 export const RcsBrandRegisterDataSchema = z.looseObject({ brandId: GatewayIdSchema });
 

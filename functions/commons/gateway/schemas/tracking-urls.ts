@@ -157,25 +157,23 @@ export type UrlStatsPeriodRequest = z.infer<typeof UrlStatsPeriodRequestSchema>;
 /** A rate such as `"12.5"`, kept as the gateway wrote it (a number becomes its string). */
 const RateSchema = z.union([z.string(), z.number()]).transform(String).nullish();
 
-/** Of every URL statistic: how many were sent, how many opened, and the rate of the two. */
-const clickThroughShape = {
-  ...nullishCounts('totCnt', 'conCnt'),
-  clickThroughRate: RateSchema,
-};
+/** An item of the URL or channel statistics: what it counts, then sent, opened and their rate. */
+const clickThroughItem = <S extends z.ZodRawShape>(countedBy: S) =>
+  z.looseObject({
+    ...countedBy,
+    ...nullishCounts('totCnt', 'conCnt'),
+    clickThroughRate: RateSchema,
+  });
 
-export const UrlStatsByUrlItemSchema = z.looseObject({
+export const UrlStatsByUrlItemSchema = clickThroughItem({
   urlId: GatewayIdSchema.nullish(),
   ...nullableStrings('title', 'orgUrl', 'regDt'),
-  ...clickThroughShape,
 });
 export type UrlStatsByUrlItem = z.infer<typeof UrlStatsByUrlItemSchema>;
 export const UrlStatsByUrlDataSchema = oneOrMany(UrlStatsByUrlItemSchema);
 export type UrlStatsByUrlData = z.infer<typeof UrlStatsByUrlDataSchema>;
 
-export const UrlStatsByChannelItemSchema = z.looseObject({
-  ch: NullableStringSchema,
-  ...clickThroughShape,
-});
+export const UrlStatsByChannelItemSchema = clickThroughItem({ ch: NullableStringSchema });
 export type UrlStatsByChannelItem = z.infer<typeof UrlStatsByChannelItemSchema>;
 export const UrlStatsByChannelDataSchema = oneOrMany(UrlStatsByChannelItemSchema);
 export type UrlStatsByChannelData = z.infer<typeof UrlStatsByChannelDataSchema>;
