@@ -419,34 +419,14 @@ describe('tracking URLs', () => {
       expDt,
     });
     const listed = await client.listClickUrls(1);
-    const byUrl = await client.urlStatsByUrl({ from: today, to: today, urlId: String(urlId) });
-    const byChannel = await client.urlStatsByChannel({
-      from: today,
-      to: today,
-      urlId: String(urlId),
-    });
-    const byReceiver = await client.urlStatsByReceiver({
-      from: today,
-      to: today,
-      urlId: String(urlId),
-      page: 1,
-    });
-    const sendDay = await client.urlStatsSendDay({ from: today, to: today, urlId: String(urlId) });
-    const sendHour = await client.urlStatsSendHour({
-      from: today,
-      to: today,
-      urlId: String(urlId),
-    });
-    const clickDay = await client.urlStatsClickDay({
-      from: today,
-      to: today,
-      urlId: String(urlId),
-    });
-    const clickHour = await client.urlStatsClickHour({
-      from: today,
-      to: today,
-      urlId: String(urlId),
-    });
+    const range = { from: today, to: today, urlId: String(urlId) };
+    const byUrl = await client.urlStatsByUrl(range);
+    const byChannel = await client.urlStatsByChannel(range);
+    const byReceiver = await client.urlStatsByReceiver({ ...range, page: 1 });
+    const sendDay = await client.urlStatsSendDay(range);
+    const sendHour = await client.urlStatsSendHour(range);
+    const clickDay = await client.urlStatsClickDay(range);
+    const clickHour = await client.urlStatsClickHour(range);
     await client.deleteClickUrl(String(urlId));
     const afterDelete = await client.listClickUrls(1);
 

@@ -5,11 +5,12 @@ import {
   DescribeTimeToLiveCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
+import { putIfAbsentTwice } from '../support/dynalite-documents.ts';
 
 interface Harness {
   readonly server: LocalDynalite;
@@ -71,18 +72,13 @@ describe('createTables on dynalite', () => {
     // Prepare
     await createTables(local().client, names);
     const documents = DynamoDBDocumentClient.from(local().client);
-    const put = () =>
-      documents.send(
-        new PutCommand({
-          TableName: names.eventTable,
-          Item: { pk: 'inbound#mo-1', sk: 'inbound', text: '안녕하세요' },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
 
     // Act
-    const first = await put();
-    const second = put();
+    const { first, second } = await putIfAbsentTwice(documents, names.eventTable, {
+      pk: 'inbound#mo-1',
+      sk: 'inbound',
+      text: '안녕하세요',
+    });
 
     // Assess
     expect(first.$metadata.httpStatusCode).toBe(200);

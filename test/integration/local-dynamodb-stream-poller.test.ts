@@ -330,21 +330,36 @@ describe('stream checkpoints: a restarted consumer resumes where it left off', (
     await createTables(local().client, { eventTable: `${stateTable}-events`, stateTable });
     return stateTableCheckpoints(local().documents, stateTable, 'publish-events', streamArn);
   };
+  type Checkpoints = Awaited<ReturnType<typeof checkpointsFor>>;
+
+  /** Polls from the checkpoints `store` holds until drained; answers the keys read and the poller. */
+  const drainKeys = async (
+    streamArn: string,
+    store: Checkpoints,
+    options: Partial<StreamPollerOptions> = {},
+  ) => {
+    const keys: string[] = [];
+    const { poller } = pollStream(streamArn, {
+      checkpoints: await store.load(),
+      handler: (event: DynamoDBStreamEvent) => {
+        keys.push(...event.Records.map(keyOf));
+      },
+      ...options,
+    });
+    await poller.drained();
+    return { keys, poller };
+  };
 
   it('delivers after a restart only the records written since the last settled one', async () => {
     // Prepare: a first consumer settles five records, then stops; three more arrive.
     const { eventTable, streamArn } = await createEventTable();
     const store = await checkpointsFor(streamArn);
     const firstKeys = await putItems(eventTable, 5);
-    const first: string[] = [];
-    const firstRun = pollStream(streamArn, {
-      checkpoints: await store.load(),
-      onCheckpoint: (shard, sequence) => store.save(shard, sequence),
-      handler: (event: DynamoDBStreamEvent) => {
-        first.push(...event.Records.map(keyOf));
-      },
-    });
-    await firstRun.poller.drained();
+    const saving = {
+      onCheckpoint: (shard: string, sequence: string) => store.save(shard, sequence),
+    };
+    const firstRun = await drainKeys(streamArn, store, saving);
+    const first = firstRun.keys;
     await firstRun.poller.stop();
     for (let index = 5; index < 8; index += 1) {
       await local().documents.send(
@@ -357,25 +372,11 @@ describe('stream checkpoints: a restarted consumer resumes where it left off', (
     );
 
     // Act: a second consumer, as after a restart, from the saved checkpoints.
-    const second: string[] = [];
-    const secondRun = pollStream(streamArn, {
-      checkpoints: await store.load(),
-      onCheckpoint: (shard, sequence) => store.save(shard, sequence),
-      filter: isInsert,
-      handler: (event: DynamoDBStreamEvent) => {
-        second.push(...event.Records.map(keyOf));
-      },
-    });
-    await secondRun.poller.drained();
+    const secondRun = await drainKeys(streamArn, store, { ...saving, filter: isInsert });
+    const second = secondRun.keys;
     await secondRun.poller.stop();
-    const third: string[] = [];
-    const thirdRun = pollStream(streamArn, {
-      checkpoints: await store.load(),
-      handler: (event: DynamoDBStreamEvent) => {
-        third.push(...event.Records.map(keyOf));
-      },
-    });
-    await thirdRun.poller.drained();
+    const thirdRun = await drainKeys(streamArn, store);
+    const third = thirdRun.keys;
 
     // Assess
     expect(first).toEqual(firstKeys);
@@ -418,14 +419,7 @@ describe('stream checkpoints: a restarted consumer resumes where it left off', (
     await stopping;
 
     // Act
-    const delivered: string[] = [];
-    const next = pollStream(streamArn, {
-      checkpoints: await store.load(),
-      handler: (event: DynamoDBStreamEvent) => {
-        delivered.push(...event.Records.map(keyOf));
-      },
-    });
-    await next.poller.drained();
+    const { keys: delivered } = await drainKeys(streamArn, store);
 
     // Assess: nothing was given up on, and every record comes again.
     expect(await store.load()).toEqual(new Map());

@@ -3,26 +3,21 @@
  * request checks, and the review request after a rejection that only internal-approval customers
  * may make (`internalApproval`).
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MESSENGER_CODES, simulatedChannelToken } from '../../simulator/messenger.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
-import { type Simulator, startSimulator } from '../../simulator/server.ts';
-import { asList, asObject, authenticate, callGateway } from '../support/simulator-http.ts';
+import { simulatorsPerTest } from '../support/sim-started.ts';
+import { asList, asObject, callGateway } from '../support/simulator-http.ts';
 
 const CREDENTIALS = { apiKey: 'msgr-key', apiPassword: 'msgr-secret' };
 const ADMIN = '01012345678';
 const CHANNEL = '@sim-shop';
 
-const running: Simulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((sim) => sim.close()));
-});
+const simulators = simulatorsPerTest(CREDENTIALS);
 
 /** A simulator with one registered channel, and a caller holding a token. */
 const start = async (options: Partial<SimulatorOptionsInput> = {}) => {
-  const sim = await startSimulator({ ...CREDENTIALS, port: 0, clock: 'manual', ...options });
-  running.push(sim);
-  const { token } = await authenticate(sim, CREDENTIALS);
+  const { sim, token } = await simulators.start(options);
   const post = (path: string, body: unknown) =>
     callGateway(sim, { method: 'POST', path, token, body });
   const sent = await post('/msgr/v2/channel/token', {

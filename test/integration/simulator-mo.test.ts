@@ -1,45 +1,25 @@
 import { createHash } from 'node:crypto';
 import { request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   MoListDataSchema,
   MoWebhookBodySchema,
 } from '../../functions/commons/gateway/schemas/mo.ts';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import type { MoSnapshot } from '../../simulator/mo.ts';
-import type { SimulatorOptionsInput } from '../../simulator/options.ts';
-import { type Simulator, startSimulator } from '../../simulator/server.ts';
+import type { Simulator } from '../../simulator/server.ts';
 import { listenReceiver, type Reply } from '../support/sim-receiver.ts';
-import {
-  asList,
-  asObject,
-  authenticate,
-  callGateway,
-  dateFormatOf,
-} from '../support/simulator-http.ts';
+import { simulatorsPerTest } from '../support/sim-started.ts';
+import { asList, asObject, callGateway, dateFormatOf } from '../support/simulator-http.ts';
 
 const CREDENTIALS = { apiKey: 'mo-key', apiPassword: 'mo-secret' };
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-const running: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((thing) => thing.close()));
+const { start, running } = simulatorsPerTest(CREDENTIALS, {
+  // Tests here jump days ahead; keep the token valid throughout.
+  accessTokenTtlSeconds: 30 * 86_400,
 });
-
-const start = async (options: Partial<SimulatorOptionsInput> = {}) => {
-  const sim = await startSimulator({
-    ...CREDENTIALS,
-    port: 0,
-    clock: 'manual',
-    // Tests here jump days ahead; keep the token valid throughout.
-    accessTokenTtlSeconds: 30 * 86_400,
-    ...options,
-  });
-  running.push(sim);
-  const { token } = await authenticate(sim, CREDENTIALS);
-  return { sim, token };
-};
 
 const moOf = (sim: Simulator): MoSnapshot => sim.snapshot().mo as MoSnapshot;
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   OptOutListDataSchema,
   OptOutPeriodResponseSchema,
@@ -12,36 +12,16 @@ import {
   UrlStatsHourDataSchema,
 } from '../../functions/commons/gateway/schemas/tracking-urls.ts';
 import { formatKst } from '../../protocol/kst.ts';
-import { type Simulator, startSimulator } from '../../simulator/server.ts';
-import {
-  asList,
-  asObject,
-  authenticate,
-  callGateway,
-  type Json,
-} from '../support/simulator-http.ts';
+import type { Simulator } from '../../simulator/server.ts';
+import { simulatorsPerTest } from '../support/sim-started.ts';
+import { asList, asObject, callGateway, type Json } from '../support/simulator-http.ts';
 
 const CREDENTIALS = { apiKey: 'optout-key', apiPassword: 'optout-secret' };
 const API_KEY_HEADER = { apiKey: CREDENTIALS.apiKey };
 const DAY = 86_400_000;
 const ARS = '0801234567';
 
-const running: Simulator[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((sim) => sim.close()));
-});
-
-const start = async () => {
-  const sim = await startSimulator({
-    ...CREDENTIALS,
-    port: 0,
-    clock: 'manual',
-    accessTokenTtlSeconds: 60 * 86_400,
-  });
-  running.push(sim);
-  const { token } = await authenticate(sim, CREDENTIALS);
-  return { sim, token };
-};
+const { start } = simulatorsPerTest(CREDENTIALS, { accessTokenTtlSeconds: 60 * 86_400 });
 
 // ---- opt-out helpers ----
 

@@ -1,5 +1,5 @@
 /** One dynalite per test file with a document client on it, and the clean-ups each test queues. */
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
@@ -25,4 +25,27 @@ export const useDynalite = (): void => {
   afterAll(async () => {
     await dynalite?.stop();
   });
+};
+
+/**
+ * Puts `item` into `table` twice, each time on condition that its `pk` is not there yet (on
+ * dynalite or DynamoDB Local alike). Answers the first put's output and the second put itself, a
+ * promise for the test to expect the refusal of.
+ */
+export const putIfAbsentTwice = async (
+  client: DynamoDBDocumentClient,
+  table: string,
+  item: Record<string, unknown>,
+) => {
+  const put = () =>
+    client.send(
+      new PutCommand({
+        TableName: table,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  const first = await put();
+  const second = put();
+  return { first, second };
 };
