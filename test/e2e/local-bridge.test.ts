@@ -13,6 +13,7 @@ import type { SendMessageInput } from '../../functions/sending/queue-message.ts'
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
 import { enqueueSend } from '../../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../../producer/examples.ts';
+import { waitFor } from '../support/e2e-wait.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 
 let bridge: LocalBridge;
@@ -50,15 +51,6 @@ afterAll(async () => {
   await bridge?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-const waitFor = async (condition: () => boolean, timeoutMs: number) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  return true;
-};
 
 /** The documentation examples with fresh keys, and no scheduled sends (they report days later). */
 const channelExamples = (round: number): SendMessageInput[] =>
@@ -99,7 +91,7 @@ describe('the local bridge end to end', () => {
     const queued = await enqueueSend(bridge.sqs, bridge.urls.sendQueue, messages);
     const decided = () =>
       bridge.bus.details('Message Accepted').length + bridge.bus.details('Message Rejected').length;
-    await waitFor(() => decided() >= total, 90_000);
+    await waitFor(() => decided() >= total, 90_000, 250);
     // Inbound messages arrive while reports are still flowing.
     const injected = bridge.sim.injectMo(
       Array.from({ length: 20 }, (_, i) => ({
@@ -124,9 +116,10 @@ describe('the local bridge end to end', () => {
         reported() >= accepted.length &&
         bridge.bus.details('Inbound Message Received').length >= injected.length,
       90_000,
+      250,
     );
-    await waitFor(() => bridge.bus.details('Inbound Attachment Stored').length >= 4, 60_000);
-    await waitFor(() => bridge.sim.snapshot().reports.polling.returnedUnconfirmed > 0, 60_000);
+    await waitFor(() => bridge.bus.details('Inbound Attachment Stored').length >= 4, 60_000, 250);
+    await waitFor(() => bridge.sim.snapshot().reports.polling.returnedUnconfirmed > 0, 60_000, 250);
     await new Promise((resolve) => setTimeout(resolve, 12_000)); // the redelivered page is polled again
 
     // Assess

@@ -19,6 +19,7 @@ import {
   startDynamoDbLocal,
 } from '../../local/dynamodb-local.ts';
 import { createTables, TableMismatchError } from '../../local/tables.ts';
+import { putIfAbsentTwice } from '../support/dynalite-documents.ts';
 import {
   createEventTable,
   freshTables,
@@ -27,6 +28,17 @@ import {
 } from '../support/dynamodb-local.ts';
 
 useDynamoDbLocal();
+
+/** Creates `tableName`, keyed by the string attribute `key` alone, billed on demand. */
+const createHashKeyTable = (tableName: string, key: string) =>
+  local().client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
 
 describe('startDynamoDbLocal', () => {
   it('says that Java 17 is needed and how to install it when java is not on PATH', async () => {
@@ -151,14 +163,7 @@ describe('createTables on DynamoDB Local', () => {
   it('reports a TTL error other than "not supported" instead of swallowing it', async () => {
     // Prepare: a state table whose TTL is already on another attribute.
     const names = freshTables();
-    await local().client.send(
-      new CreateTableCommand({
-        TableName: names.stateTable,
-        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await createHashKeyTable(names.stateTable, 'pk');
     await local().client.send(
       new UpdateTimeToLiveCommand({
         TableName: names.stateTable,
@@ -176,14 +181,7 @@ describe('createTables on DynamoDB Local', () => {
   it('refuses an existing table whose keys differ from the definition', async () => {
     // Prepare
     const names = freshTables();
-    await local().client.send(
-      new CreateTableCommand({
-        TableName: names.eventTable,
-        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-        BillingMode: 'PAY_PER_REQUEST',
-      }),
-    );
+    await createHashKeyTable(names.eventTable, 'id');
 
     // Act
     const creating = createTables(local().client, names);
@@ -235,18 +233,13 @@ describe('createTables on DynamoDB Local', () => {
   it('accepts a conditional put once and refuses the duplicate', async () => {
     // Prepare
     const { eventTable } = await createEventTable();
-    const put = () =>
-      local().documents.send(
-        new PutCommand({
-          TableName: eventTable,
-          Item: { pk: 'report#msg-1', sk: 'report', status: 'delivered' },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
 
     // Act
-    const first = await put();
-    const second = put();
+    const { first, second } = await putIfAbsentTwice(local().documents, eventTable, {
+      pk: 'report#msg-1',
+      sk: 'report',
+      status: 'delivered',
+    });
 
     // Assess
     expect(first.$metadata.httpStatusCode).toBe(200);
