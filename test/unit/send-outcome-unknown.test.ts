@@ -226,6 +226,18 @@ describe('an attempt that died holding its claim', () => {
       httpStatus: 200,
     });
 
+  /**
+   * One recipient whose claim by the dead attempt `dead` (of `sqs-1`) expired without being given
+   * back, and a gateway that refuses every send with 29018.
+   */
+  const expiredClaimThenQuotaRefusal = async (dead: number) => {
+    const message = sms(1);
+    const [only = ''] = keysOf(message);
+    const { store, deps } = setup(new ScriptedGateway(() => quotaRefusal()));
+    await store.claim(only, `sqs-1#${dead}#dead`, NOW.getTime() - 1);
+    return { message, only, store, deps };
+  };
+
   it('leaves a recipient it still holds on the last delivery as an unknown outcome, not lost in the DLQ', async () => {
     // Prepare: the attempt before died after the gateway accepted; its claim outlives the rest.
     const message = sms(2);
@@ -247,11 +259,7 @@ describe('an attempt that died holding its claim', () => {
 
   it('does not publish a refusal of the resend as a rejection: the dead attempt may have been accepted', async () => {
     // Prepare: a claim that expired without being given back, then a resend refused with 29018.
-    const message = sms(1);
-    const [only] = keysOf(message);
-    const gateway = new ScriptedGateway(() => quotaRefusal());
-    const { store, deps } = setup(gateway);
-    await store.claim(only ?? '', 'sqs-1#1#dead', NOW.getTime() - 1);
+    const { message, only, store, deps } = await expiredClaimThenQuotaRefusal(1);
 
     // Act
     const second = await sendQueuedMessage(delivery(message, 2), deps);
@@ -263,11 +271,7 @@ describe('an attempt that died holding its claim', () => {
   });
 
   it('hands such a refusal on the last delivery to the status query', async () => {
-    const message = sms(1);
-    const [only] = keysOf(message);
-    const gateway = new ScriptedGateway(() => quotaRefusal());
-    const { store, deps } = setup(gateway);
-    await store.claim(only ?? '', 'sqs-1#5#dead', NOW.getTime() - 1);
+    const { message, only, store, deps } = await expiredClaimThenQuotaRefusal(5);
 
     const last = await sendQueuedMessage(delivery(message, 6), deps);
 
