@@ -24,6 +24,7 @@ export const statRows = (
     targeting: 'I',
     friendType: 'F',
   };
+  const brandOf = (templateCode: string) => ({ ...brand, templateCode, groupTagKey: null });
   switch (name) {
     case 'channelNoticeRead':
       return [{ ...base, messageType: 'AT', receiveUserType: 'PhoneNumber', readCount: n('read') }];
@@ -49,9 +50,7 @@ export const statRows = (
       }));
     case 'templateBrandRead':
       return templateCodes.map((templateCode) => ({
-        ...brand,
-        templateCode,
-        groupTagKey: null,
+        ...brandOf(templateCode),
         readCount: n(`read|${templateCode}`),
       }));
     case 'templateNoticeClick':
@@ -68,9 +67,7 @@ export const statRows = (
       }));
     case 'templateBrandClick':
       return templateCodes.map((templateCode) => ({
-        ...brand,
-        templateCode,
-        groupTagKey: null,
+        ...brandOf(templateCode),
         clickInfo: {
           buttonOrders: [n(`b1|${templateCode}`)],
           imageOrders: [],

@@ -37,6 +37,14 @@ interface OptOutRecord {
 
 const dateTime = (instant: number): string => formatKst(instant, 'YYYY-MM-DD HH:mm:ss');
 
+/** The opt-out endpoints of spec 01 §4.15. */
+const OPT_OUT_ROUTES = {
+  register: 'POST /client/v1/080/ars080Reject',
+  list: 'POST /client/v1.2/080/ars080RejectList',
+  remove: 'DELETE /client/v1/080/ars080RejectDelete',
+  period: 'GET /client/v1.1/080/ars080BlockNumberList',
+} as const;
+
 export const createOptOut = (ctx: SimContext) => {
   const records: OptOutRecord[] = [];
 
@@ -183,10 +191,7 @@ export const createOptOut = (ctx: SimContext) => {
 
   return {
     register(router: Router): void {
-      router.add('POST', '/client/v1/080/ars080Reject', register);
-      router.add('POST', '/client/v1.2/080/ars080RejectList', list);
-      router.add('DELETE', '/client/v1/080/ars080RejectDelete', remove);
-      router.add('GET', '/client/v1.1/080/ars080BlockNumberList', period);
+      router.addAll(OPT_OUT_ROUTES, { register, list, remove, period });
     },
   };
 };

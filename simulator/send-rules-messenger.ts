@@ -35,6 +35,23 @@ const NOTICE_BUTTON_TYPES = ['WL', 'AL', 'BK', 'MD', 'BC', 'BT', 'DS', 'AC'];
  */
 const SUMMARY_DESCRIPTION = /^(?:#\{[^}]+\}|[0-9,. ]|원|₩|\$|€|¥|£|KRW|USD)*$/;
 
+/**
+ * The links a button needs by its type: a web link (WL) its mobile URL `web`, an app link (AL)
+ * two of the `app` links. Notification and brand buttons name their link fields differently.
+ */
+const linkRules = (
+  button: Json,
+  path: string,
+  links: { readonly web: string; readonly app: readonly string[]; readonly twoOf: string },
+) => {
+  if (button.type === 'WL' && !present(button[links.web])) {
+    fail(at(path, links.web), `a web link (WL) needs ${links.web}`);
+  }
+  if (button.type === 'AL' && links.app.filter((key) => present(button[key])).length < 2) {
+    fail(path, `an app link (AL) needs ${links.twoOf} ${links.app.join(', ')}`);
+  }
+};
+
 const noticeButton: Check = (value, path) => {
   object({
     name: required(text({ max: 14 })),
@@ -57,14 +74,11 @@ const noticeButton: Check = (value, path) => {
     chat_event: optional(text({ max: 64 })),
   })(value, path);
   const button = value as Json;
-  if (button.type === 'WL' && !present(button.url_mobile)) {
-    fail(at(path, 'url_mobile'), 'a web link (WL) needs url_mobile');
-  }
-  if (button.type === 'AL') {
-    const links = ['linkIos', 'linkAnd', 'linkMo'].filter((key) => present(button[key]));
-    if (links.length < 2)
-      fail(path, 'an app link (AL) needs at least two of linkIos, linkAnd, linkMo');
-  }
+  linkRules(button, path, {
+    web: 'url_mobile',
+    app: ['linkIos', 'linkAnd', 'linkMo'],
+    twoOf: 'at least two of',
+  });
   if (present(button.chat_extra) && button.type !== 'BC' && button.type !== 'BT') {
     fail(at(path, 'chat_extra'), 'is for button types BC and BT only');
   }
@@ -132,16 +146,16 @@ export const NOTICE_RULES: EndpointRules = {
 
 // --- Brand messages (§4.9, §4.10) -----------------------------------------------------------------
 
+const CAROUSELS = ['CAROUSEL_FEED', 'CAROUSEL_COMMERCE'];
 export const CHAT_BUBBLE_TYPES = [
   'TEXT',
   'IMAGE',
   'WIDE',
   'WIDE_ITEM_LIST',
-  'CAROUSEL_FEED',
-  'CAROUSEL_COMMERCE',
+  ...CAROUSELS,
   'COMMERCE',
   'PREMIUM_VIDEO',
-] as const;
+];
 
 const BRAND_COMMON: Shape = {
   ...COMMON,
@@ -173,14 +187,11 @@ const BRAND_BUTTON_TYPES = ['WL', 'AL', 'BK', 'MD', 'AC', 'BF'];
 const brandButton: Check = (value, path) => {
   if (!isObject(value)) return fail(path, 'must be an object');
   text({ oneOf: BRAND_BUTTON_TYPES })(value.type, at(path, 'type'));
-  if (value.type === 'WL' && !present(value.linkMobile)) {
-    fail(at(path, 'linkMobile'), 'a web link (WL) needs linkMobile');
-  }
-  if (value.type === 'AL') {
-    const links = ['linkIos', 'linkAndroid', 'linkMobile'].filter((key) => present(value[key]));
-    if (links.length < 2)
-      fail(path, 'an app link (AL) needs two of linkIos, linkAndroid, linkMobile');
-  }
+  linkRules(value, path, {
+    web: 'linkMobile',
+    app: ['linkIos', 'linkAndroid', 'linkMobile'],
+    twoOf: 'two of',
+  });
   if (value.type === 'BF' && !present(value.bizFormId)) {
     fail(at(path, 'bizFormId'), 'a business-form button (BF) needs bizFormId');
   }
@@ -218,7 +229,7 @@ const BUBBLE = {
 
 const bubbleRules = (body: Json) => {
   const type = String(body.chatBubbleType);
-  const carousel = type === 'CAROUSEL_COMMERCE' || type === 'CAROUSEL_FEED';
+  const carousel = CAROUSELS.includes(type);
   for (const key of [
     'imageUrl',
     'imageLink',

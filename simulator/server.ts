@@ -164,8 +164,9 @@ export const startSimulator = async (input: SimulatorOptionsInput): Promise<Simu
   };
   createControl(controls).register(router);
 
+  const handle = handler(ctx, router);
   const server = createServer((request, response) => {
-    handle(ctx, router, request, response).catch((error: unknown) => {
+    handle(request, response).catch((error: unknown) => {
       console.error('simulator: request failed', error);
       response.destroy();
     });
@@ -224,43 +225,41 @@ class MalformedJsonError extends SyntaxError {
   override readonly name = 'MalformedJsonError';
 }
 
-const handle = async (
-  ctx: SimContext,
-  router: Router,
-  incoming: IncomingMessage,
-  outgoing: ServerResponse,
-): Promise<void> => {
-  const url = new URL(incoming.url ?? '/', 'http://simulator');
-  const method = incoming.method ?? 'GET';
-  const body = await readBody(incoming);
-  if (body === 'aborted') return;
-  if (body === 'too-large') {
-    send(outgoing, envelope('21413', `body larger than ${MAX_BODY_BYTES} bytes`, undefined, 413));
-    return;
-  }
-  // Control endpoints are the test's remote control: faults must never hit them.
-  if (!url.pathname.startsWith('/_sim/')) {
-    const fault = await drawFault(ctx);
-    if (fault === 'hold') return; // never answer; the socket is dropped by the client or close()
-    if (fault) {
-      ctx.log(`${method} ${url.pathname} -> ${fault.status} (fault)`);
-      send(outgoing, fault);
+/** The request handler of the server: one simulator context, its routes. */
+const handler =
+  (ctx: SimContext, router: Router) =>
+  async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
+    const url = new URL(incoming.url ?? '/', 'http://simulator');
+    const method = incoming.method ?? 'GET';
+    const body = await readBody(incoming);
+    if (body === 'aborted') return;
+    if (body === 'too-large') {
+      send(outgoing, envelope('21413', `body larger than ${MAX_BODY_BYTES} bytes`, undefined, 413));
       return;
     }
-  }
-  const response = await route(router, {
-    method,
-    path: url.pathname,
-    query: url.searchParams,
-    headers: incoming.headers,
-    body,
-    remoteAddress: normaliseAddress(incoming.socket.remoteAddress),
-  });
-  if (!url.pathname.startsWith('/_sim/')) {
-    ctx.log(`${method} ${url.pathname} -> ${response.status} ${codeOf(response)}`);
-  }
-  send(outgoing, response);
-};
+    // Control endpoints are the test's remote control: faults must never hit them.
+    if (!url.pathname.startsWith('/_sim/')) {
+      const fault = await drawFault(ctx);
+      if (fault === 'hold') return; // never answer; the socket is dropped by the client or close()
+      if (fault) {
+        ctx.log(`${method} ${url.pathname} -> ${fault.status} (fault)`);
+        send(outgoing, fault);
+        return;
+      }
+    }
+    const response = await route(router, {
+      method,
+      path: url.pathname,
+      query: url.searchParams,
+      headers: incoming.headers,
+      body,
+      remoteAddress: normaliseAddress(incoming.socket.remoteAddress),
+    });
+    if (!url.pathname.startsWith('/_sim/')) {
+      ctx.log(`${method} ${url.pathname} -> ${response.status} ${codeOf(response)}`);
+    }
+    send(outgoing, response);
+  };
 
 /**
  * The fault for this call, drawn with the seeded PRNG. A rate of 0 draws nothing, so turning a
