@@ -308,66 +308,54 @@ interface BubbleRules {
 const LONG_CONTENT = { max: 1300, maxLineBreaks: 99 } as const;
 const SHORT_CONTENT = { max: 76, maxLineBreaks: 5 } as const;
 
+/** A row of {@link BUBBLE_RULES}: most types put an AC button last and take a coupon. */
+const bubble = (rules: Partial<BubbleRules>): BubbleRules => ({
+  addChannelAt: 'last',
+  couponAllowed: true,
+  required: [],
+  allowed: [],
+  ...rules,
+});
+
+/** TEXT and IMAGE: long content, five buttons (four with a coupon), an AC button first. */
+const LONG_BUBBLE = {
+  content: LONG_CONTENT,
+  buttons: { min: 0, max: 5, couponMax: 4 },
+  addChannelAt: 'first',
+} as const;
+
 /** spec 01 §4.10, one row per chatBubbleType. */
 const BUBBLE_RULES: Record<BrandChatBubbleType, BubbleRules> = {
-  TEXT: {
-    content: LONG_CONTENT,
-    buttons: { min: 0, max: 5, couponMax: 4 },
-    addChannelAt: 'first',
-    couponAllowed: true,
-    required: [],
-    allowed: [],
-  },
-  IMAGE: {
-    content: LONG_CONTENT,
-    buttons: { min: 0, max: 5, couponMax: 4 },
-    addChannelAt: 'first',
-    couponAllowed: true,
-    required: ['imageUrl'],
-    allowed: ['imageLink'],
-  },
-  WIDE: {
+  TEXT: bubble(LONG_BUBBLE),
+  IMAGE: bubble({ ...LONG_BUBBLE, required: ['imageUrl'], allowed: ['imageLink'] }),
+  WIDE: bubble({
     content: SHORT_CONTENT,
     buttons: { min: 0, max: 2 },
-    addChannelAt: 'last',
-    couponAllowed: true,
     required: ['imageUrl'],
     allowed: ['imageLink'],
-  },
-  WIDE_ITEM_LIST: {
+  }),
+  WIDE_ITEM_LIST: bubble({
     buttons: { min: 0, max: 2 },
-    addChannelAt: 'last',
-    couponAllowed: true,
     required: ['header', 'wideItemList'],
     allowed: ['header', 'wideItemList'],
-  },
-  CAROUSEL_FEED: {
-    addChannelAt: 'last',
-    couponAllowed: false,
-    required: [],
-    allowed: ['carousel'],
-  },
-  CAROUSEL_COMMERCE: {
-    addChannelAt: 'last',
+  }),
+  CAROUSEL_FEED: bubble({ couponAllowed: false, allowed: ['carousel'] }),
+  CAROUSEL_COMMERCE: bubble({
     couponAllowed: false,
     required: ['carousel'],
     allowed: ['carousel'],
-  },
-  COMMERCE: {
+  }),
+  COMMERCE: bubble({
     buttons: { min: 1, max: 2 },
-    addChannelAt: 'last',
-    couponAllowed: true,
     required: ['imageUrl', 'commerce'],
     allowed: ['additionalContent', 'commerce'],
-  },
-  PREMIUM_VIDEO: {
+  }),
+  PREMIUM_VIDEO: bubble({
     content: SHORT_CONTENT,
     buttons: { min: 0, max: 1 },
-    addChannelAt: 'last',
-    couponAllowed: true,
     required: ['video'],
     allowed: ['header', 'video'],
-  },
+  }),
 };
 
 const SCOPED_FIELDS: readonly ScopedField[] = [
