@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { GatewayError, GatewayRateLimitedError } from '../commons/gateway/errors.ts';
 import type { MoListData, PollReportsResponseData } from '../commons/gateway/schemas/index.ts';
+import type { PolledPageKind } from './polled-page-quarantine.ts';
 import { type LeaseHolder, type PollLogger, type PollStop, underLease } from './poller-lease.ts';
 import {
   keepPage,
@@ -185,9 +186,11 @@ export const pollReports = async (
     pagesQuarantined: 0,
     pagesNotKept: 0,
   };
-  let reingest: ReingestOutcome = { pages: 0, stored: 0, duplicates: 0, left: null };
   let maxLagMs: number | undefined;
-  const finish = (stopped: ReportPollOutcome['stopped']): ReportPollOutcome => ({
+  const finish = (
+    stopped: ReportPollOutcome['stopped'],
+    reingest: ReingestOutcome = NOTHING_REINGESTED,
+  ): ReportPollOutcome => ({
     stopped,
     ...counts,
     reportsStored: counts.reportsStored + reingest.stored,
@@ -198,80 +201,64 @@ export const pollReports = async (
   });
   if (delivery === 'webhook') return finish('webhook-mode');
 
-  const timing = resolvePollTiming(deps.timing);
-  const stopped = await underLease(deps, REPORT_POLLER_LEASE, timing, async (session) => {
-    reingest = await reingestKeptPages(deps, session, 'reports');
-    if (reingest.stopped) return reingest.stopped;
-    let notBefore = deps.now();
-    for (;;) {
-      const ready = await session.ready(notBefore);
-      if (ready !== 'go') return ready;
-
-      const polledAt = deps.now();
-      const page = await pollOnce(() => deps.gateway.pollReports(), deps.logger, 'report');
-      if (page.kind !== 'answered') {
-        if (page.kind === 'rate-limited') counts.rateLimitedPolls++;
-        else counts.failedPolls++;
-        notBefore = deps.now() + timing.retryWaitMs;
-        continue;
-      }
-      counts.polls++;
-      const data = page.data;
-      if (data === null || data.rptLst.length === 0) {
-        counts.emptyPolls++;
-        notBefore = deps.now() + timing.emptyPollWaitMs;
-        // A key without items (never seen, but possible) is confirmed so it is not handed out again.
-        if (data !== null) await confirm(deps, timing, data.rptKey, polledAt);
-        continue;
-      }
-
-      counts.reportsPolled += data.rptLst.length;
-      const oldest = oldestReportTime(data.rptLst);
-      if (oldest !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, polledAt - oldest);
-      // The items as the gateway sent them: the receive path reads each on its own.
-      const body = JSON.stringify({ rptLst: data.rptLst });
-      const { outcome, stored, duplicates } = await storePage(deps, timing, 'reports', body);
-      counts.reportsStored += stored;
-      counts.reportsDuplicate += duplicates;
-      counts.itemsQuarantined += outcome.quarantined + outcome.unrecognised;
-      notBefore = deps.now();
-      if (outcome.result === 'retry') {
-        const kept = await keepPage(deps, {
-          kind: 'reports',
-          body,
-          reason: `not stored after ${timing.storeAttempts} attempts: ${outcome.failed} item(s) failed`,
-          rptKey: data.rptKey,
-        });
-        if (kept === undefined) {
-          counts.pagesNotKept++;
-          counts.pagesUnconfirmed++;
-          deps.logger.error(
-            'report page neither stored nor kept in quarantine; left unconfirmed for redelivery',
-            { rptKey: data.rptKey, ...summary(outcome), msgKeys: outcome.keys },
-          );
-          continue;
-        }
-        counts.pagesQuarantined++;
-        deps.logger.error('report page not fully stored; kept in durable quarantine', {
-          rptKey: data.rptKey,
-          location: kept,
-          ...summary(outcome),
-          msgKeys: outcome.keys,
-        });
-      }
-      if (await confirm(deps, timing, data.rptKey, polledAt)) {
-        counts.pagesConfirmed++;
-        deps.logger.info('report page stored and confirmed', {
-          rptKey: data.rptKey,
-          ...summary(outcome),
-          msgKeys: outcome.keys,
-        });
-      } else {
-        counts.pagesUnconfirmed++;
-      }
+  const poller = { lease: REPORT_POLLER_LEASE, kind: 'reports', what: 'report' } as const;
+  const poll = () => deps.gateway.pollReports();
+  const run = await pollUnderLease(deps, poller, counts, poll, async (data, polledAt, timing) => {
+    if (data === null || data.rptLst.length === 0) {
+      counts.emptyPolls++;
+      const notBefore = deps.now() + timing.emptyPollWaitMs;
+      // A key without items (never seen, but possible) is confirmed so it is not handed out again.
+      if (data !== null) await confirm(deps, timing, data.rptKey, polledAt);
+      return notBefore;
     }
+
+    counts.reportsPolled += data.rptLst.length;
+    const oldest = oldestReportTime(data.rptLst);
+    if (oldest !== undefined) maxLagMs = Math.max(maxLagMs ?? 0, polledAt - oldest);
+    // The items as the gateway sent them: the receive path reads each on its own.
+    const body = JSON.stringify({ rptLst: data.rptLst });
+    const { outcome, stored, duplicates } = await storePage(deps, timing, 'reports', body);
+    counts.reportsStored += stored;
+    counts.reportsDuplicate += duplicates;
+    counts.itemsQuarantined += outcome.quarantined + outcome.unrecognised;
+    const notBefore = deps.now();
+    if (outcome.result === 'retry') {
+      const kept = await keepPage(deps, {
+        kind: 'reports',
+        body,
+        reason: `not stored after ${timing.storeAttempts} attempts: ${outcome.failed} item(s) failed`,
+        rptKey: data.rptKey,
+      });
+      if (kept === undefined) {
+        counts.pagesNotKept++;
+        counts.pagesUnconfirmed++;
+        deps.logger.error(
+          'report page neither stored nor kept in quarantine; left unconfirmed for redelivery',
+          { rptKey: data.rptKey, ...summary(outcome), msgKeys: outcome.keys },
+        );
+        return notBefore;
+      }
+      counts.pagesQuarantined++;
+      deps.logger.error('report page not fully stored; kept in durable quarantine', {
+        rptKey: data.rptKey,
+        location: kept,
+        ...summary(outcome),
+        msgKeys: outcome.keys,
+      });
+    }
+    if (await confirm(deps, timing, data.rptKey, polledAt)) {
+      counts.pagesConfirmed++;
+      deps.logger.info('report page stored and confirmed', {
+        rptKey: data.rptKey,
+        ...summary(outcome),
+        msgKeys: outcome.keys,
+      });
+    } else {
+      counts.pagesUnconfirmed++;
+    }
+    return notBefore;
   });
-  return finish(stopped);
+  return finish(run.stopped, run.reingest);
 };
 
 /**
@@ -298,73 +285,57 @@ export const pollInbound = async (
     pagesQuarantined: 0,
     messagesNotStored: 0,
   };
-  let reingest: ReingestOutcome = { pages: 0, stored: 0, duplicates: 0, left: null };
-  const timing = resolvePollTiming(deps.timing);
-  const stopped = await underLease(deps, MO_POLLER_LEASE, timing, async (session) => {
-    reingest = await reingestKeptPages(deps, session, 'mo');
-    if (reingest.stopped) return reingest.stopped;
-    let notBefore = deps.now();
-    for (;;) {
-      const ready = await session.ready(notBefore);
-      if (ready !== 'go') return ready;
-
-      const page = await pollOnce(() => deps.gateway.listMo(), deps.logger, 'mo');
-      if (page.kind !== 'answered') {
-        if (page.kind === 'rate-limited') counts.rateLimitedPolls++;
-        else counts.failedPolls++;
-        notBefore = deps.now() + timing.retryWaitMs;
-        continue;
-      }
-      counts.polls++;
-      if (page.data.length === 0) {
-        counts.emptyPolls++;
-        notBefore = deps.now() + timing.emptyPollWaitMs;
-        continue;
-      }
-
-      counts.messagesPolled += page.data.length;
-      const body = JSON.stringify({ moLst: page.data });
-      const { outcome, stored, duplicates } = await storePage(deps, timing, 'mo', body);
-      counts.messagesStored += stored;
-      counts.messagesDuplicate += duplicates;
-      counts.itemsQuarantined += outcome.quarantined + outcome.unrecognised;
-      notBefore = deps.now();
-      if (outcome.result !== 'retry') {
-        deps.logger.info('inbound messages polled and stored', {
-          messages: page.data.length,
-          stored,
-          moKeys: outcome.keys,
-        });
-        continue;
-      }
-      const kept = await keepPage(deps, {
-        kind: 'mo',
-        body,
-        reason: `not stored after ${timing.storeAttempts} attempts: ${outcome.failed} item(s) failed`,
-      });
-      if (kept === undefined) {
-        counts.messagesNotStored += outcome.failed;
-        deps.logger.error(
-          'inbound messages polled but neither stored nor kept in quarantine; the gateway will not repeat them',
-          { ...summary(outcome), moKeys: outcome.keys },
-        );
-      } else {
-        counts.pagesQuarantined++;
-        deps.logger.error('inbound messages not fully stored; page kept in durable quarantine', {
-          location: kept,
-          ...summary(outcome),
-          moKeys: outcome.keys,
-        });
-      }
+  const poller = { lease: MO_POLLER_LEASE, kind: 'mo', what: 'mo' } as const;
+  const poll = () => deps.gateway.listMo();
+  const run = await pollUnderLease(deps, poller, counts, poll, async (messages, _, timing) => {
+    if (messages.length === 0) {
+      counts.emptyPolls++;
+      return deps.now() + timing.emptyPollWaitMs;
     }
+
+    counts.messagesPolled += messages.length;
+    const body = JSON.stringify({ moLst: messages });
+    const { outcome, stored, duplicates } = await storePage(deps, timing, 'mo', body);
+    counts.messagesStored += stored;
+    counts.messagesDuplicate += duplicates;
+    counts.itemsQuarantined += outcome.quarantined + outcome.unrecognised;
+    const notBefore = deps.now();
+    if (outcome.result !== 'retry') {
+      deps.logger.info('inbound messages polled and stored', {
+        messages: messages.length,
+        stored,
+        moKeys: outcome.keys,
+      });
+      return notBefore;
+    }
+    const kept = await keepPage(deps, {
+      kind: 'mo',
+      body,
+      reason: `not stored after ${timing.storeAttempts} attempts: ${outcome.failed} item(s) failed`,
+    });
+    if (kept === undefined) {
+      counts.messagesNotStored += outcome.failed;
+      deps.logger.error(
+        'inbound messages polled but neither stored nor kept in quarantine; the gateway will not repeat them',
+        { ...summary(outcome), moKeys: outcome.keys },
+      );
+    } else {
+      counts.pagesQuarantined++;
+      deps.logger.error('inbound messages not fully stored; page kept in durable quarantine', {
+        location: kept,
+        ...summary(outcome),
+        moKeys: outcome.keys,
+      });
+    }
+    return notBefore;
   });
   return {
-    stopped,
+    stopped: run.stopped,
     ...counts,
-    messagesStored: counts.messagesStored + reingest.stored,
-    messagesDuplicate: counts.messagesDuplicate + reingest.duplicates,
-    pagesReingested: reingest.pages,
-    quarantinedPagesLeft: reingest.left,
+    messagesStored: counts.messagesStored + run.reingest.stored,
+    messagesDuplicate: counts.messagesDuplicate + run.reingest.duplicates,
+    pagesReingested: run.reingest.pages,
+    quarantinedPagesLeft: run.reingest.left,
   };
 };
 
@@ -447,6 +418,52 @@ const pollOnce = async <T>(
     }
     throw error;
   }
+};
+
+const NOTHING_REINGESTED: ReingestOutcome = { pages: 0, stored: 0, duplicates: 0, left: null };
+
+/** The counters of the poll loop itself, kept by both pollers. */
+interface PollCounters {
+  polls: number;
+  rateLimitedPolls: number;
+  failedPolls: number;
+}
+
+/**
+ * The loop both pollers run: under the poller's lease, re-ingest the pages of its kind kept by
+ * earlier runs, then poll while the session allows. A rate-limited or failed poll waits
+ * `retryWaitMs`; an answered page goes to `onPage`, which answers when the next poll may start.
+ */
+const pollUnderLease = async <T>(
+  deps: PollDeps<unknown>,
+  poller: { readonly lease: string; readonly kind: PolledPageKind; readonly what: 'report' | 'mo' },
+  counts: PollCounters,
+  poll: () => Promise<T>,
+  onPage: (data: T, polledAt: number, timing: PollTiming) => Promise<number>,
+): Promise<{ stopped: PollStop; reingest: ReingestOutcome }> => {
+  let reingest = NOTHING_REINGESTED;
+  const timing = resolvePollTiming(deps.timing);
+  const stopped = await underLease(deps, poller.lease, timing, async (session) => {
+    reingest = await reingestKeptPages(deps, session, poller.kind);
+    if (reingest.stopped) return reingest.stopped;
+    let notBefore = deps.now();
+    for (;;) {
+      const ready = await session.ready(notBefore);
+      if (ready !== 'go') return ready;
+
+      const polledAt = deps.now();
+      const page = await pollOnce(poll, deps.logger, poller.what);
+      if (page.kind !== 'answered') {
+        if (page.kind === 'rate-limited') counts.rateLimitedPolls++;
+        else counts.failedPolls++;
+        notBefore = deps.now() + timing.retryWaitMs;
+        continue;
+      }
+      counts.polls++;
+      notBefore = await onPage(page.data, polledAt, timing);
+    }
+  });
+  return { stopped, reingest };
 };
 
 /**
