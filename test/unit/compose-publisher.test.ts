@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { composePublisher } from '../../functions/events/publish.ts';
+import { decoyProcessEnv } from '../support/decoy-process-env.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
 import { reportStreamRecords } from '../support/report-stream-records.ts';
 import { silentObservability } from '../support/silent-observability.ts';
@@ -28,13 +29,9 @@ const emptyStateTable = () => {
   return { tables, documents };
 };
 
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
-
 describe('composePublisher', () => {
   it('composes the publisher from the environment object it is given, not process.env', async () => {
-    vi.stubEnv('EVENT_SOURCE', 'process-source');
+    decoyProcessEnv({ EVENT_SOURCE: 'process-source' });
     const bus = new RecordingBus();
     const { tables, documents } = emptyStateTable();
 

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { composeReceiver } from '../../functions/inbound/webhook-handler.ts';
+import { decoyProcessEnv } from '../support/decoy-process-env.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { moBody, reportBody } from '../support/gateway-bodies.ts';
 import { silentObservability } from '../support/silent-observability.ts';
@@ -22,14 +23,9 @@ const event = (secret: string, body: unknown) =>
     isBase64Encoded: false,
   }) as unknown as APIGatewayProxyEvent;
 
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
-
 describe('composeReceiver', () => {
   it('composes a receiver from the environment object it is given, not process.env', async () => {
-    vi.stubEnv('WEBHOOK_SECRET', 'process-secret-0123456789');
-    vi.stubEnv('EVENT_RETENTION_DAYS', '90');
+    decoyProcessEnv({ WEBHOOK_SECRET: 'process-secret-0123456789', EVENT_RETENTION_DAYS: '90' });
     const store = new FakeEventStore();
 
     const receiver = composeReceiver('report', ENV, { ...observed, store: () => store });

@@ -1,10 +1,11 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SendGateway } from '../../functions/sending/ports.ts';
 import { composeSender } from '../../functions/sending/queue-record-handler.ts';
 import { RATE_LIMIT_METRICS } from '../../functions/sending/rate-limit-metrics.ts';
+import { decoyProcessEnv } from '../support/decoy-process-env.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 import { silentObservability } from '../support/silent-observability.ts';
 
@@ -57,13 +58,9 @@ const record = (body: unknown): SQSRecord =>
     attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()) },
   }) as unknown as SQSRecord;
 
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
-
 describe('composeSender', () => {
   it('composes the sender from the environment object, with the metered rate limiter', async () => {
-    vi.stubEnv('TPS_QUOTA', '5');
+    decoyProcessEnv({ TPS_QUOTA: '5' });
     const { tables, documents } = acceptingTables();
     const overrides = observed();
     const addMetric = vi.spyOn(overrides.metrics, 'addMetric');
@@ -116,7 +113,7 @@ describe('composeSender', () => {
   );
 
   it('reads the gateway variables from the same environment object', () => {
-    vi.stubEnv('GATEWAY_SEND_URL', 'https://send.process.example');
+    decoyProcessEnv({ GATEWAY_SEND_URL: 'https://send.process.example' });
 
     expect(() => composeSender({ ...ENV, GATEWAY_SEND_URL: undefined }, observed())).toThrow(
       /GATEWAY_SEND_URL/,
