@@ -1,7 +1,6 @@
 import { connect } from 'node:net';
 import {
   ConditionalCheckFailedException,
-  DescribeTableCommand,
   DescribeTimeToLiveCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
@@ -10,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
-import { putIfAbsentTwice } from '../support/dynalite-documents.ts';
+import { describeTables, putIfAbsentTwice } from '../support/dynalite-documents.ts';
 
 interface Harness {
   readonly server: LocalDynalite;
@@ -44,12 +43,7 @@ describe('createTables on dynalite', () => {
     // Assess: dynalite has neither streams nor the TTL API, and createTables says so.
     expect(streamArn).toBeUndefined();
     expect(again).toBeUndefined();
-    const { Table: events } = await local().client.send(
-      new DescribeTableCommand({ TableName: names.eventTable }),
-    );
-    const { Table: state } = await local().client.send(
-      new DescribeTableCommand({ TableName: names.stateTable }),
-    );
+    const { events, state } = await describeTables(local().client, names);
     expect(events).toMatchObject({
       TableStatus: 'ACTIVE',
       KeySchema: [

@@ -19,7 +19,7 @@ import {
   startDynamoDbLocal,
 } from '../../local/dynamodb-local.ts';
 import { createTables, TableMismatchError } from '../../local/tables.ts';
-import { putIfAbsentTwice } from '../support/dynalite-documents.ts';
+import { describeTables, putIfAbsentTwice } from '../support/dynalite-documents.ts';
 import {
   createEventTable,
   freshTables,
@@ -129,12 +129,7 @@ describe('createTables on DynamoDB Local', () => {
     const again = await createTables(local().client, names);
 
     // Assess
-    const { Table: events } = await local().client.send(
-      new DescribeTableCommand({ TableName: names.eventTable }),
-    );
-    const { Table: state } = await local().client.send(
-      new DescribeTableCommand({ TableName: names.stateTable }),
-    );
+    const { events, state } = await describeTables(local().client, names);
     expect(streamArn).toMatch(new RegExp(`:table/${names.eventTable}/stream/`));
     expect(again).toBe(streamArn);
     expect(events).toMatchObject({

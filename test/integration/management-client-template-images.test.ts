@@ -13,11 +13,12 @@ import {
   registerChannel,
   sessions,
   sim,
+  simTemplate,
   templateBody,
   tokenRequests,
   useManagementSimulator,
 } from '../support/management-simulator.ts';
-import { asObject, authenticate, callGateway } from '../support/simulator-http.ts';
+import { asObject, authenticate } from '../support/simulator-http.ts';
 
 useManagementSimulator();
 
@@ -34,15 +35,6 @@ const thumbnail = { fileName: 'thumb.png', contentType: 'image/png', data: PNG }
 const banner = { fileName: 'banner.jpg', contentType: 'image/jpeg', data: JPEG };
 
 const sha256 = (data: Uint8Array) => createHash('sha256').update(data).digest('hex');
-
-/** What the simulator holds for a template (`GET /_sim/messenger/templates/{templateKey}`). */
-const simTemplate = async (templateKey: string) => {
-  const answer = await callGateway(sim, {
-    method: 'GET',
-    path: `/_sim/messenger/templates/${templateKey}`,
-  });
-  return asObject(asObject(answer.body).data);
-};
 
 const highlighted = (msgrChId: string, templateCode: string, title: string, text: string) => ({
   ...templateBody(msgrChId, templateCode),

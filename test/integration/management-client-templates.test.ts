@@ -7,7 +7,7 @@ import {
 } from '../../functions/commons/gateway/management-client.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { MESSENGER_CODES, simulatedChannelToken } from '../../simulator/messenger.ts';
-import { type Simulator, startSimulator } from '../../simulator/server.ts';
+import { startSimulator } from '../../simulator/server.ts';
 import {
   ADMIN,
   CATEGORY,
@@ -16,12 +16,12 @@ import {
   failureOf,
   registerChannel,
   rejectedWith,
-  sim,
+  setTemplateStatus,
+  simTemplate,
   templateBody,
   tokenRequests,
   useManagementSimulator,
 } from '../support/management-simulator.ts';
-import { asObject, callGateway } from '../support/simulator-http.ts';
 
 useManagementSimulator();
 
@@ -133,23 +133,13 @@ describe('templates', () => {
   });
 });
 
-/** Moves a template through the platform's review by hand (the spec gives it no trigger). */
-const setTemplateStatus = async (target: Simulator, templateKey: string, status: string) => {
-  const answer = await callGateway(target, {
-    method: 'POST',
-    path: `/_sim/messenger/templates/${templateKey}/status`,
-    body: { status },
-  });
-  expect(answer.body).toMatchObject({ code: '10000' });
-};
-
 describe('review request after a rejection (internal-approval customers)', () => {
   it('refuses a rejected (S) template without afterRejection, before any request call', async () => {
     // Prepare: a template rejected by the platform
     await registerChannel('@rejected');
     const created = await client.createTemplate(templateBody('@rejected', 'rej-1'));
     await client.requestTemplateReview({ msgrChId: '@rejected', templateCode: 'rej-1' });
-    await setTemplateStatus(sim, String(created.templateKey), 'S');
+    await setTemplateStatus(String(created.templateKey), 'S');
     const before = tokenRequests;
 
     // Act
@@ -217,7 +207,7 @@ describe('review request after a rejection (internal-approval customers)', () =>
       });
       const created = await approvalClient.createTemplate(templateBody('@internal', 'rej-2'));
       await approvalClient.requestTemplateReview({ msgrChId: '@internal', templateCode: 'rej-2' });
-      await setTemplateStatus(internal, String(created.templateKey), 'S');
+      await setTemplateStatus(String(created.templateKey), 'S', internal);
 
       // Act
       await approvalClient.requestTemplateReview(
@@ -229,16 +219,7 @@ describe('review request after a rejection (internal-approval customers)', () =>
       expect(await approvalClient.listTemplates({ msgrChId: '@internal' })).toEqual([
         expect.objectContaining({ templateCode: 'rej-2', templateStatusCode: 'R' }),
       ]);
-      const held = asObject(
-        asObject(
-          (
-            await callGateway(internal, {
-              method: 'GET',
-              path: `/_sim/messenger/templates/${String(created.templateKey)}`,
-            })
-          ).body,
-        ).data,
-      );
+      const held = await simTemplate(String(created.templateKey), internal);
       expect(held.comments).toEqual(['wording fixed']);
     } finally {
       await internal.close();

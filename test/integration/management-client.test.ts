@@ -10,12 +10,12 @@ import {
   failureOf,
   registerChannel,
   rejectedWith,
+  setChannelStat,
   sim,
   templateBody,
   tokenRequests,
   useManagementSimulator,
 } from '../support/management-simulator.ts';
-import { callGateway } from '../support/simulator-http.ts';
 
 useManagementSimulator();
 
@@ -90,20 +90,12 @@ describe('channels', () => {
   it('restores a deleted channel and recovers a dormant one, and refuses both in state A', async () => {
     // Prepare
     await registerChannel('@sleepy');
-    await callGateway(sim, {
-      method: 'POST',
-      path: '/_sim/messenger/channels/@sleepy/stat',
-      body: { stat: 'P' },
-    });
+    await setChannelStat('@sleepy', 'P');
 
     // Act
     await client.recoverChannel('@sleepy');
     const afterRecover = await client.getChannel('@sleepy');
-    await callGateway(sim, {
-      method: 'POST',
-      path: '/_sim/messenger/channels/@sleepy/stat',
-      body: { stat: 'D' },
-    });
+    await setChannelStat('@sleepy', 'D');
     await client.restoreChannel('@sleepy');
     const afterRestore = await client.getChannel('@sleepy');
 

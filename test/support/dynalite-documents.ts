@@ -1,4 +1,5 @@
 /** One dynalite per test file with a document client on it, and the clean-ups each test queues. */
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
@@ -48,4 +49,14 @@ export const putIfAbsentTwice = async (
   const first = await put();
   const second = put();
   return { first, second };
+};
+
+/** The descriptions of the event and state tables of `names` (on dynalite or DynamoDB Local). */
+export const describeTables = async (
+  client: DynamoDBClient,
+  names: { readonly eventTable: string; readonly stateTable: string },
+) => {
+  const describe = async (tableName: string) =>
+    (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
+  return { events: await describe(names.eventTable), state: await describe(names.stateTable) };
 };

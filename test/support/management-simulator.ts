@@ -5,6 +5,7 @@ import type { SessionTokenProvider } from '../../functions/commons/gateway/sessi
 import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
 import { simulatedChannelToken } from '../../simulator/messenger.ts';
 import type { Simulator } from '../../simulator/server.ts';
+import { asObject, callGateway } from './simulator-http.ts';
 import { startWithSessions } from './simulator-sessions.ts';
 
 export const credentials = { apiKey: 'mgmt-key', apiPassword: 'mgmt-secret' };
@@ -56,6 +57,33 @@ export const templateBody = (msgrChId: string, templateCode: string) => ({
   templateMessageType: 'BA' as const,
   templateEmphasizeType: 'NONE' as const,
 });
+
+/** Moves a channel to `stat` (P dormant, D deleted) the way the platform would. */
+export const setChannelStat = (msgrChId: string, stat: 'P' | 'D') =>
+  callGateway(sim, {
+    method: 'POST',
+    path: `/_sim/messenger/channels/${msgrChId}/stat`,
+    body: { stat },
+  });
+
+/** Moves a template through the platform's review by hand (the spec gives it no trigger). */
+export const setTemplateStatus = async (templateKey: string, status: string, target = sim) => {
+  const answer = await callGateway(target, {
+    method: 'POST',
+    path: `/_sim/messenger/templates/${templateKey}/status`,
+    body: { status },
+  });
+  expect(answer.body).toMatchObject({ code: '10000' });
+};
+
+/** What the simulator (`target`) holds for a template (`GET /_sim/messenger/templates/{templateKey}`). */
+export const simTemplate = async (templateKey: string, target = sim) => {
+  const answer = await callGateway(target, {
+    method: 'GET',
+    path: `/_sim/messenger/templates/${templateKey}`,
+  });
+  return asObject(asObject(answer.body).data);
+};
 
 /** Starts the file's simulator and client before its tests and closes the simulator after them. */
 export const useManagementSimulator = (): void => {
