@@ -26,8 +26,8 @@ import { composeSender } from '../functions/sending/queue-record-handler.ts';
 import { stateTableTokenProvider } from '../functions/tokens/adapters/state-table-token-provider.ts';
 import { type SimulatorOptionsInput, startSimulator } from '../simulator/index.ts';
 import {
-  LOCAL_CREDENTIALS,
   LOCAL_REGION,
+  localClientConfig,
   localDynamoDbClient,
   startDynamoDbLocal,
 } from './dynamodb-local.ts';
@@ -151,17 +151,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       },
     });
     const attachmentBucket = fauxqs.createBucket('msgbridge-attachments').bucketName;
-    const sqs = new SQSClient({
-      endpoint: fauxqs.address,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    });
-    const s3 = new S3Client({
-      endpoint: fauxqs.address,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-      forcePathStyle: true,
-    });
+    const sqs = new SQSClient(localClientConfig(fauxqs.address));
+    const s3 = new S3Client({ ...localClientConfig(fauxqs.address), forcePathStyle: true });
     options.instrument?.clients?.({ dynamodb: dynamoClient, s3, sqs });
 
     // The bus and the publisher, fed from the table's stream like Lambda's event source.
@@ -181,11 +172,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     };
     // The on-failure destination: stream records publish-events gave up on (`events republish`).
     const poisoned: DynamoDBRecord[] = [];
-    const streams = new DynamoDBStreamsClient({
-      endpoint: dynamo.endpoint,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    });
+    const streams = new DynamoDBStreamsClient(localClientConfig(dynamo.endpoint));
     const publishCheckpoints = stateTableCheckpoints(
       documents,
       tables.state,

@@ -12,7 +12,7 @@ import { enqueueSend } from '../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 import { formatKst } from '../protocol/kst.ts';
 import { LocalRunNotRunningError, readRunningBridge } from './bridge-file.ts';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.ts';
+import { localClientConfig } from './dynamodb-local.ts';
 
 // The SDK warns on Node 20 that its releases after January 2027 will need Node 22; the pinned
 // versions here support Node 20, and the warning would only clutter the local run's output.
@@ -40,18 +40,9 @@ const fresh = (message: SendMessageInput): SendMessageInput => {
   return copy as SendMessageInput;
 };
 
-const sqs = new SQSClient({
-  endpoint: bridge.sqs,
-  region: LOCAL_REGION,
-  credentials: LOCAL_CREDENTIALS,
-});
+const sqs = new SQSClient(localClientConfig(bridge.sqs));
 // The MMS example sends an S3 object: put a small JPEG where the example points.
-const s3 = new S3Client({
-  endpoint: bridge.s3,
-  region: LOCAL_REGION,
-  credentials: LOCAL_CREDENTIALS,
-  forcePathStyle: true,
-});
+const s3 = new S3Client({ ...localClientConfig(bridge.s3), forcePathStyle: true });
 for (const example of SEND_MESSAGE_EXAMPLES) {
   const attachments = 'attachments' in example.message ? (example.message.attachments ?? []) : [];
   for (const attachment of attachments) {

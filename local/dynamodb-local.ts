@@ -18,6 +18,13 @@ export const LOCAL_REGION = 'ap-northeast-2';
 /** Dummy static credentials: local servers check that requests are signed, not by whom. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
 
+/** The configuration of an AWS SDK client for a local server: its endpoint, the local region and credentials. */
+export const localClientConfig = (endpoint: string) => ({
+  endpoint,
+  region: LOCAL_REGION,
+  credentials: LOCAL_CREDENTIALS,
+});
+
 export interface DynamoDbLocalOptions {
   /** Port to listen on. @default a free port chosen by the operating system */
   readonly port?: number;
@@ -75,7 +82,7 @@ const PORT_RACE_ATTEMPTS = 3;
 
 /** A DynamoDB client for a local endpoint, with the dummy credentials and region of the local run. */
 export const localDynamoDbClient = (endpoint: string): DynamoDBClient =>
-  new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  new DynamoDBClient(localClientConfig(endpoint));
 
 /**
  * Starts DynamoDB Local and resolves once it answers `ListTables`.
