@@ -20,7 +20,7 @@ import { startDynalite } from '../local/dynalite.ts';
 import { localDynamoDbClient } from '../local/dynamodb-local.ts';
 import { createTables } from '../local/tables.ts';
 import { reportBody } from '../test/support/gateway-bodies.ts';
-import { median, type ScenarioResult } from './report.ts';
+import { figuresTable, median, type ScenarioResult } from './report.ts';
 
 const countingClient = (endpoint: string) => {
   const client = localDynamoDbClient(endpoint);
@@ -147,22 +147,20 @@ export const runIngest = async (): Promise<ScenarioResult> => {
   return {
     figures,
     tables: [
-      {
-        title: 'ingest: 1,000 reports in ten 100-report bodies, then each body again (dynalite)',
-        columns: ['figure', 'value', 'target'],
-        rows: [
+      figuresTable(
+        'ingest: 1,000 reports in ten 100-report bodies, then each body again (dynalite)',
+        [
           ['DynamoDB writes per new report', figures.dynamoWritesPerNewReport, '1.0'],
           ['events per duplicate report', figures.eventsPerDuplicateReport, '0'],
           ['PutEvents calls per event', figures.putEventsCallsPerEvent, '≤ 0.1'],
-          ['items stored', figures.itemsStored, ''],
-          ['median handler ms per 100 new reports', figures.medianHandlerMsPer100NewReports, ''],
+          ['items stored', figures.itemsStored],
+          ['median handler ms per 100 new reports', figures.medianHandlerMsPer100NewReports],
           [
             'median handler ms per 100 duplicate reports',
             figures.medianHandlerMsPer100DuplicateReports,
-            '',
           ],
         ],
-      },
+      ),
     ],
   };
 };

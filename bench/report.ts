@@ -11,6 +11,16 @@ export interface Table {
   readonly rows: readonly (readonly Cell[])[];
 }
 
+/** A table of figures, each with its value and the target it is held to, if it has one. */
+export const figuresTable = (
+  title: string,
+  rows: readonly (readonly [figure: string, value: Cell, target?: string])[],
+): Table => ({
+  title,
+  columns: ['figure', 'value', 'target'],
+  rows: rows.map(([figure, value, target = '']) => [figure, value, target]),
+});
+
 export interface ScenarioResult {
   readonly figures: Record<string, unknown>;
   readonly tables: readonly Table[];

@@ -20,7 +20,7 @@ import { localDynamoDbClient } from '../local/dynamodb-local.ts';
 import { createTables } from '../local/tables.ts';
 import { startSimulator } from '../simulator/index.ts';
 import { smsBody } from '../test/support/send-fixtures.ts';
-import type { ScenarioResult } from './report.ts';
+import { figuresTable, type ScenarioResult } from './report.ts';
 
 const QUOTA = 100;
 const SENDERS = 4;
@@ -166,25 +166,23 @@ export const runSend = async (): Promise<ScenarioResult> => {
   return {
     figures,
     tables: [
-      {
-        title: `send: ${SENDERS} concurrent senders, ${MESSAGES} SMS messages of 10 recipients, quota ${QUOTA} recipients/s (simulator, dynalite)`,
-        columns: ['figure', 'value', 'target'],
-        rows: [
+      figuresTable(
+        `send: ${SENDERS} concurrent senders, ${MESSAGES} SMS messages of 10 recipients, quota ${QUOTA} recipients/s (simulator, dynalite)`,
+        [
           ['achieved rate / quota (whole seconds)', figures.achievedRateRatio, '≥ 0.95'],
           ['highest single second / quota', figures.highestSecondRatio, '≤ 1.0'],
-          ['recipients accepted per second', figures.perSecondSeries.join(' '), ''],
+          ['recipients accepted per second', figures.perSecondSeries.join(' ')],
           ['gateway calls per recipient', figures.gatewayCallsPerRecipient, '0.1'],
-          ['rate-limited (29002) answers', figures.rateLimitedAnswers, ''],
-          ['retries', figures.retries, ''],
-          ['event-table writes per recipient', figures.eventTableWritesPerRecipient, ''],
-          ['state-table writes per recipient', figures.stateTableWritesPerRecipient, ''],
+          ['rate-limited (29002) answers', figures.rateLimitedAnswers],
+          ['retries', figures.retries],
+          ['event-table writes per recipient', figures.eventTableWritesPerRecipient],
+          ['state-table writes per recipient', figures.stateTableWritesPerRecipient],
           [
             'state-table refused conditional writes per recipient',
             figures.stateTableRefusedWritesPerRecipient,
-            '',
           ],
         ],
-      },
+      ),
     ],
   };
 };
