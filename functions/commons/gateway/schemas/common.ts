@@ -22,6 +22,15 @@ export type YesNo = z.infer<typeof YesNoSchema>;
 export const CLI_KEY_PATTERN = /^[a-zA-Z0-9\-_.@]{1,30}$/;
 export const PHONE_PATTERN = /^[0-9-]{1,20}$/;
 
+/** Fields that all read with one schema, each made afresh by `make`: spread into an object. */
+const fieldsOf =
+  <S extends z.ZodType>(make: () => S) =>
+  <const K extends string>(...names: K[]): { [P in K]: S } =>
+    Object.fromEntries(names.map((name) => [name, make()])) as { [P in K]: S };
+
+/** Optional request texts that may not be empty when given. */
+export const optionalTexts = fieldsOf(() => z.string().min(1).optional());
+
 /**
  * Client key. Spec 01 §2 states the pattern for push only; the field notes report it for every
  * channel, so it is enforced everywhere (it is also our idempotency key: see field notes,
@@ -418,18 +427,12 @@ export const oneOrMany = <T extends z.ZodType>(item: T) =>
       return Array.isArray(value) ? value : [value];
     });
 
-/** Fields that all read with one lenient schema, each made afresh by `make`. */
-const lenientFields =
-  <S extends z.ZodType>(make: () => S) =>
-  <const K extends string>(...names: K[]): { [P in K]: S } =>
-    Object.fromEntries(names.map((name) => [name, make()])) as { [P in K]: S };
-
 /** Text fields of a response, each optional and possibly `null`: spread into a `looseObject`. */
-export const nullableStrings = lenientFields(() => NullableStringSchema);
+export const nullableStrings = fieldsOf(() => NullableStringSchema);
 /** Identifier fields of a response, each kept as a string and possibly `null` or missing. */
-export const nullishIds = lenientFields(() => GatewayIdSchema.nullish());
+export const nullishIds = fieldsOf(() => GatewayIdSchema.nullish());
 /** Count fields of a response, each read as a number and possibly `null` or missing. */
-export const nullishCounts = lenientFields(() => NumericSchema.nullish());
+export const nullishCounts = fieldsOf(() => NumericSchema.nullish());
 
 /** A result `code` and its `message`, a missing or `null` message read as `''`. */
 export const codeAndMessageShape = {

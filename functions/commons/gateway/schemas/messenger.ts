@@ -5,6 +5,7 @@ import {
   charCount,
   checkReservation,
   lineBreakCount,
+  optionalTexts,
   RecvInfoSchema,
   recipientsSchema,
   resvFieldsShape,
@@ -34,12 +35,7 @@ export const MessengerButtonSchema = z
   .strictObject({
     name: textSchema(14),
     type: z.enum(MESSENGER_BUTTON_TYPES),
-    linkMo: z.string().min(1).optional(),
-    linkPc: z.string().min(1).optional(),
-    linkAnd: z.string().min(1).optional(),
-    linkIos: z.string().min(1).optional(),
-    url_mobile: z.string().min(1).optional(),
-    url_pc: z.string().min(1).optional(),
+    ...optionalTexts('linkMo', 'linkPc', 'linkAnd', 'linkIos', 'url_mobile', 'url_pc'),
     ordering: z.number().int().optional(),
     varUrlYn: YesNoSchema.optional(),
     /** A boolean; the string form `true`/`false` is also seen in the wild and accepted. */
@@ -119,10 +115,7 @@ export type MessengerItem = z.infer<typeof MessengerItemSchema>;
 export const MessengerNoticeRequestSchema = z
   .strictObject({
     ...senderFieldsShape,
-    title: z.string().min(1).optional(),
-    itemHeader: z.string().min(1).optional(),
-    itemHighlightTitle: z.string().min(1).optional(),
-    itemHighlightDescription: z.string().min(1).optional(),
+    ...optionalTexts('title', 'itemHeader', 'itemHighlightTitle', 'itemHighlightDescription'),
     msg: textSchema(1000),
     item: MessengerItemSchema.optional(),
     msgrChId: z.string().min(1).max(61),
@@ -212,10 +205,7 @@ export const BrandButtonSchema = z
   .looseObject({
     name: z.string().min(1),
     type: z.enum(BRAND_BUTTON_TYPES),
-    linkMobile: z.string().min(1).optional(),
-    linkPc: z.string().min(1).optional(),
-    linkAndroid: z.string().min(1).optional(),
-    linkIos: z.string().min(1).optional(),
+    ...optionalTexts('linkMobile', 'linkPc', 'linkAndroid', 'linkIos'),
     bizFormId: z.union([z.string().min(1), z.number()]).optional(),
   })
   .superRefine((button, ctx) => {
@@ -260,12 +250,7 @@ export type BrandCommerce = z.infer<typeof BrandCommerceSchema>;
 export const BrandCarouselHeadSchema = z
   .strictObject({
     header: z.string().min(1),
-    content: z.string().min(1).optional(),
-    imageUrl: z.string().min(1).optional(),
-    linkMobile: z.string().min(1).optional(),
-    linkPc: z.string().min(1).optional(),
-    linkAnd: z.string().min(1).optional(),
-    linkIos: z.string().min(1).optional(),
+    ...optionalTexts('content', 'imageUrl', 'linkMobile', 'linkPc', 'linkAnd', 'linkIos'),
   })
   .superRefine((head, ctx) => {
     const otherLink = head.linkPc ?? head.linkAnd ?? head.linkIos;

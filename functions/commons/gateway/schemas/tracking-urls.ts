@@ -10,6 +10,7 @@ import {
   nullableStrings,
   nullishCounts,
   oneOrMany,
+  optionalTexts,
   PhoneSchema,
 } from './common.ts';
 
@@ -102,22 +103,17 @@ const checkRange =
 
 const rangeShape = { from: LocalDateSchema, to: LocalDateSchema };
 
+/** The filters of the statistics by URL, at least one of which is required. */
+const URL_FILTERS = ['urlId', 'title', 'orgUrl'] as const;
+
 /** Body of `POST {api_url}/msg/v1/stat/url/msg` (by registration date): at least one filter. */
 export const UrlStatsByUrlRequestSchema = z
-  .strictObject({
-    ...rangeShape,
-    urlId: z.string().min(1).optional(),
-    title: z.string().min(1).optional(),
-    orgUrl: z.string().min(1).optional(),
-  })
+  .strictObject({ ...rangeShape, ...optionalTexts(...URL_FILTERS) })
   .superRefine((value, ctx) => {
     checkRange(URL_STATS_MAX_DAYS)(value, ctx);
-    if (value.urlId === undefined && value.title === undefined && value.orgUrl === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [],
-        message: 'give at least one of urlId, title, orgUrl',
-      });
+    if (URL_FILTERS.every((filter) => value[filter] === undefined)) {
+      const message = `give at least one of ${URL_FILTERS.join(', ')}`;
+      ctx.addIssue({ code: 'custom', path: [], message });
     }
   });
 export type UrlStatsByUrlRequest = z.infer<typeof UrlStatsByUrlRequestSchema>;
