@@ -18,7 +18,6 @@ import {
   type HttpTransport,
   undiciTransport,
 } from '../../functions/commons/gateway/http.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { jwtExpiry } from '../../functions/commons/gateway/token-provider.ts';
 import type { Lease } from '../../functions/commons/lease.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
@@ -32,6 +31,7 @@ import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
 import { FakeTokenStore } from '../support/fake-token-store.ts';
 import { smsBody } from '../support/send-fixtures.ts';
+import { simulatorTokens } from '../support/simulator-gateway-client.ts';
 import { authenticate, boundAgent, callGateway } from '../support/simulator-http.ts';
 
 const credentials = { apiKey: 'field-notes-key', apiPassword: '필드-노트-password' };
@@ -157,11 +157,7 @@ describe('a source address off the allowlist', () => {
     it('fails a client call through the session token provider without calling the endpoint', async () => {
       // Prepare
       const log: string[] = [];
-      const tokens = new SessionTokenProvider({
-        auth: new GatewayAuthApi({ hosts: sim.hosts, transport: transport({ log }) }),
-        credentials: () => credentials,
-        now: () => sim.clock.now(),
-      });
+      const tokens = simulatorTokens(sim, credentials, transport({ log }));
       const client = new GatewayClient({ hosts: sim.hosts, tokens, transport: transport({ log }) });
 
       // Act
@@ -202,14 +198,7 @@ describe('a source address off the allowlist', () => {
   describe('29025 on a bearer call', () => {
     /** Tokens are issued to the allowed address; the calls leave from 127.0.0.1. */
     const outsideClient = (log: string[]) => {
-      const tokens = new SessionTokenProvider({
-        auth: new GatewayAuthApi({
-          hosts: sim.hosts,
-          transport: transport({ log, from: () => ALLOWED }),
-        }),
-        credentials: () => credentials,
-        now: () => sim.clock.now(),
-      });
+      const tokens = simulatorTokens(sim, credentials, transport({ log, from: () => ALLOWED }));
       return new GatewayClient({ hosts: sim.hosts, tokens, transport: transport({ log }) });
     };
 
@@ -329,14 +318,7 @@ describe("the refresh token's same-address rule", () => {
     // Prepare: the session starts from 127.0.0.2, then the egress moves to 127.0.0.1.
     let egress: string | undefined = ALLOWED;
     const log: string[] = [];
-    const tokens = new SessionTokenProvider({
-      auth: new GatewayAuthApi({
-        hosts: sim.hosts,
-        transport: transport({ log, from: () => egress }),
-      }),
-      credentials: () => credentials,
-      now: () => sim.clock.now(),
-    });
+    const tokens = simulatorTokens(sim, credentials, transport({ log, from: () => egress }));
     const client = new GatewayClient({
       hosts: sim.hosts,
       tokens,
@@ -450,11 +432,7 @@ describe('20003: the gateway could not create a token', () => {
   it('lets a send through the session token provider go out once after one refused issuance', async () => {
     // Prepare
     const log: string[] = [];
-    const tokens = new SessionTokenProvider({
-      auth: new GatewayAuthApi({ hosts: sim.hosts, transport: refusing(log, 1) }),
-      credentials: () => credentials,
-      now: () => sim.clock.now(),
-    });
+    const tokens = simulatorTokens(sim, credentials, refusing(log, 1));
     const client = new GatewayClient({ hosts: sim.hosts, tokens, transport: transport({ log }) });
     const accepted = sim.acceptances().length;
 

@@ -13,40 +13,51 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
 import { startStreamPoller } from '../../local/stream-poller.ts';
 import { keyOf } from '../support/dynamodb-local.ts';
 
+const STREAM_ARN = 'arn:aws:dynamodb:ap-northeast-2:000000000000:table/events/stream/label';
+
+/** A streams client whose calls a test scripts; destroyed when the test ends. */
+const scriptedStreams = () => {
+  const client = new DynamoDBStreamsClient({
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  onTestFinished(() => client.destroy());
+  return { client, mock: mockClient(client) };
+};
+
+/** An INSERT record of item `item-<sequence>` at `sequence`. */
+const insertRecord = (sequence: string): _Record => ({
+  eventID: `event-${sequence}`,
+  eventName: 'INSERT',
+  eventSource: 'aws:dynamodb',
+  eventVersion: '1.1',
+  awsRegion: LOCAL_REGION,
+  dynamodb: {
+    Keys: { pk: { S: `item-${sequence}` } },
+    NewImage: { pk: { S: `item-${sequence}` } },
+    SequenceNumber: sequence,
+    StreamViewType: 'NEW_IMAGE',
+  },
+});
+
 // DynamoDB Local keeps one shard per stream for hours, so shard lineage, lapsed iterators and
 // API errors are played from a script here; the poller cannot tell the difference.
 describe('startStreamPoller on a scripted stream', () => {
   it('reads a parent shard to its end before its child, and rides out API errors', async () => {
     // Prepare: the child is listed first, the first DescribeStream fails, and the child's first
     // iterator has lapsed.
-    const streamArn = 'arn:aws:dynamodb:ap-northeast-2:000000000000:table/events/stream/label';
-    const client = new DynamoDBStreamsClient({
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    });
-    onTestFinished(() => client.destroy());
+    const { client, mock } = scriptedStreams();
     const calls: string[] = [];
-    const record = (sequence: string): _Record => ({
-      eventID: `event-${sequence}`,
-      eventName: 'INSERT',
-      eventSource: 'aws:dynamodb',
-      eventVersion: '1.1',
-      awsRegion: LOCAL_REGION,
-      dynamodb: {
-        Keys: { pk: { S: `item-${sequence}` } },
-        NewImage: { pk: { S: `item-${sequence}` } },
-        SequenceNumber: sequence,
-        StreamViewType: 'NEW_IMAGE',
-      },
-    });
     const pages: Record<string, { records: _Record[]; next?: string }> = {
-      'parent@TRIM_HORIZON': { records: [record('100'), record('101')], next: 'parent@2' },
+      'parent@TRIM_HORIZON': {
+        records: [insertRecord('100'), insertRecord('101')],
+        next: 'parent@2',
+      },
       'parent@2': { records: [], next: undefined },
-      'child@TRIM_HORIZON#2': { records: [record('200')], next: 'child@2' },
+      'child@TRIM_HORIZON#2': { records: [insertRecord('200')], next: 'child@2' },
       'child@2': { records: [], next: 'child@2' },
     };
     let childIterators = 0;
-    const mock = mockClient(client);
     mock
       .on(DescribeStreamCommand)
       .rejectsOnce(new InternalServerError({ message: 'try again', $metadata: {} }))
@@ -76,7 +87,7 @@ describe('startStreamPoller on a scripted stream', () => {
     // Act
     const poller = startStreamPoller({
       streamsClient: client,
-      streamArn,
+      streamArn: STREAM_ARN,
       pollIntervalMs: 10,
       handler: (event) => {
         delivered.push(...event.Records.map(keyOf));
@@ -102,12 +113,7 @@ describe('startStreamPoller on a scripted stream', () => {
 
   it('stops and rejects drained() when onFailure itself fails, instead of skipping the record', async () => {
     // Prepare
-    const client = new DynamoDBStreamsClient({
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    });
-    onTestFinished(() => client.destroy());
-    const mock = mockClient(client);
+    const { client, mock } = scriptedStreams();
     mock
       .on(DescribeStreamCommand)
       .resolves({ StreamDescription: { Shards: [{ ShardId: 'only' }] } });
@@ -126,7 +132,7 @@ describe('startStreamPoller on a scripted stream', () => {
     // Act
     const poller = startStreamPoller({
       streamsClient: client,
-      streamArn: 'arn:aws:dynamodb:ap-northeast-2:000000000000:table/events/stream/label',
+      streamArn: STREAM_ARN,
       maxRetries: 0,
       handler: () => {
         throw new Error('handler failed');
