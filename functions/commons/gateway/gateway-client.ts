@@ -3,7 +3,7 @@ import { FormData } from 'undici';
 import { z } from 'zod';
 import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-client.ts';
 import { classifyCode, GatewayAuthenticationError, type GatewayCodeFamily } from './errors.ts';
-import { type Endpoint, type GatewayCall, parseData, parseWith } from './gateway-http.ts';
+import { type Endpoint, type GatewayCall, parseData, schemaParser } from './gateway-http.ts';
 import {
   ClickUrlCreateDataSchema,
   ClickUrlCreateRequestSchema,
@@ -62,6 +62,12 @@ export type RcsReplyResultItem = z.output<typeof RcsReplyResultItemSchema>;
 export type SendOutcome<Item = SendResultItem> =
   | { readonly kind: 'immediate'; readonly results: readonly Item[] }
   | { readonly kind: 'scheduled'; readonly regDt: string; readonly webReqId: string };
+
+/** Options of an SMS or MMS send: `legacyPath` sends through `{api_url}/msg/v1/…` instead of `{send_url}/xms/…`. */
+export interface TextSendOptions extends ResendOptions {
+  /** @default false */
+  readonly legacyPath?: boolean;
+}
 
 /** An attachment for the multipart MMS endpoint. */
 export interface MmsFile {
@@ -176,22 +182,12 @@ export class GatewayClient extends BearerGatewayClient {
     return toSendOutcome(envelope.data, SendResultItemSchema, target, json.resvYn);
   }
 
-  sendSms(
-    body: SendRequest<'sms'>,
-    options: { legacyPath?: boolean } & ResendOptions = {},
-  ): Promise<SendOutcome> {
-    return options.legacyPath
-      ? this.send('smsLegacy', body, options)
-      : this.send('sms', body, options);
+  sendSms(body: SendRequest<'sms'>, options: TextSendOptions = {}): Promise<SendOutcome> {
+    return this.send(options.legacyPath ? 'smsLegacy' : 'sms', body, options);
   }
 
-  sendMms(
-    body: SendRequest<'mms'>,
-    options: { legacyPath?: boolean } & ResendOptions = {},
-  ): Promise<SendOutcome> {
-    return options.legacyPath
-      ? this.send('mmsLegacy', body, options)
-      : this.send('mms', body, options);
+  sendMms(body: SendRequest<'mms'>, options: TextSendOptions = {}): Promise<SendOutcome> {
+    return this.send(options.legacyPath ? 'mmsLegacy' : 'mms', body, options);
   }
 
   /** MMS with the files in the request (`multipart/form-data`: parts `reqMsg` and `parts`). */
@@ -416,16 +412,12 @@ export class GatewayClient extends BearerGatewayClient {
 }
 
 /** Parses a request with its schema; a failure is a {@link GatewayRequestInvalidError} naming every issue. */
-export const validateRequest = <S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  target: Endpoint,
-): z.output<S> =>
-  parseWith(schema, value, (error) => {
-    throw new GatewayRequestInvalidError(`${target.method} ${target.path}`, error.issues, {
+export const validateRequest = schemaParser(
+  (error, target) =>
+    new GatewayRequestInvalidError(`${target.method} ${target.path}`, error.issues, {
       cause: error,
-    });
-  });
+    }),
+);
 
 /**
  * Reads a send answer as the spec does: only a request with `resvYn=Y` is answered with the

@@ -230,27 +230,25 @@ const errorWithoutEnvelope = (
   return new GatewayResponseError(context);
 };
 
+/**
+ * A parse function for one side of a call: `(schema, value, endpoint)` answers the parsed value,
+ * or throws the error `failure` builds from the mismatch.
+ */
+export const schemaParser =
+  (failure: (error: z.ZodError, endpoint: Endpoint) => Error) =>
+  <S extends z.ZodType>(schema: S, value: unknown, endpoint: Endpoint): z.output<S> => {
+    const parsed = schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    throw failure(parsed.error, endpoint);
+  };
+
 /** Parses `data` with the endpoint's schema; a mismatch is a {@link GatewayResponseError}. */
-export const parseData = <S extends z.ZodType>(
-  schema: S,
-  data: unknown,
-  endpoint: Endpoint,
-): z.output<S> =>
-  parseWith(schema, data, (error) => {
-    throw new GatewayResponseError({
+export const parseData = schemaParser(
+  (error, endpoint) =>
+    new GatewayResponseError({
       code: 'INVALID_RESPONSE',
       message: z.prettifyError(error),
       endpoint: endpointName(endpoint),
       cause: error,
-    });
-  });
-
-/** Parses `value` with `schema`; on a mismatch `fail` throws the error that fits the boundary. */
-export const parseWith = <S extends z.ZodType>(
-  schema: S,
-  value: unknown,
-  fail: (error: z.ZodError) => never,
-): z.output<S> => {
-  const parsed = schema.safeParse(value);
-  return parsed.success ? parsed.data : fail(parsed.error);
-};
+    }),
+);

@@ -122,11 +122,7 @@ export class GatewayRcsManagementClient extends BearerGatewayClient {
   async listBrands(page: RcsPageQueryInput = {}) {
     const target = endpoint('listBrands');
     const query = validateRequest(RcsPageQuerySchema, page, target);
-    const envelope = await this.withBearer({
-      endpoint: target,
-      query,
-      headers: this.portalHeaders(target),
-    });
+    const envelope = await this.brandCall(target, { query });
     // The spec puts `result` and `pagination` beside `code`; `data` is read when it holds them.
     return parseData(RcsBrandListSchema, envelope.data ?? envelope, target);
   }
@@ -135,20 +131,13 @@ export class GatewayRcsManagementClient extends BearerGatewayClient {
   async getBrand(brandId: string) {
     const target = endpoint('getBrand');
     const pathParams = validateRequest(BrandPathSchema, { brandId }, target);
-    const envelope = await this.withBearer({
-      endpoint: target,
-      pathParams,
-      headers: this.portalHeaders(target),
-    });
+    const envelope = await this.brandCall(target, { pathParams });
     return parseData(RcsBrandDetailDataSchema, envelope.data, target)[0];
   }
 
   async listBrandCategories() {
     const target = endpoint('brandCategories');
-    const envelope = await this.withBearer({
-      endpoint: target,
-      headers: this.portalHeaders(target),
-    });
+    const envelope = await this.brandCall(target);
     return parseData(RcsBrandCategoryListDataSchema, envelope.data, target);
   }
 
@@ -156,11 +145,7 @@ export class GatewayRcsManagementClient extends BearerGatewayClient {
   async registerBrand(request: z.input<typeof RcsBrandRegisterRequestSchema>): Promise<string> {
     const target = endpoint('registerBrand');
     const json = validateRequest(RcsBrandRegisterRequestSchema, request, target);
-    const envelope = await this.withBearer({
-      endpoint: target,
-      json,
-      headers: this.portalHeaders(target),
-    });
+    const envelope = await this.brandCall(target, { json });
     return parseData(RcsBrandRegisterDataSchema, envelope.data, target).brandId;
   }
 
@@ -171,18 +156,13 @@ export class GatewayRcsManagementClient extends BearerGatewayClient {
     const target = endpoint('updateBrand');
     const pathParams = validateRequest(BrandPathSchema, { brandId }, target);
     const json = validateRequest(RcsBrandUpdateRequestSchema, request, target);
-    await this.withBearer({
-      endpoint: target,
-      pathParams,
-      json,
-      headers: this.portalHeaders(target),
-    });
+    await this.brandCall(target, { pathParams, json });
   }
 
   async deleteBrand(brandId: string): Promise<void> {
     const target = endpoint('deleteBrand');
     const pathParams = validateRequest(BrandPathSchema, { brandId }, target);
-    await this.withBearer({ endpoint: target, pathParams, headers: this.portalHeaders(target) });
+    await this.brandCall(target, { pathParams });
   }
 
   // --- Chatbots (spec 03 §4.2) -----------------------------------------------------------------
@@ -311,6 +291,14 @@ export class GatewayRcsManagementClient extends BearerGatewayClient {
   }
 
   // --- Internals -------------------------------------------------------------------------------
+
+  /** A brand call: with the portal account's `apiId`/`apiSecret` headers, refused without them. */
+  private brandCall(
+    target: Endpoint,
+    call: Pick<GatewayCall, 'pathParams' | 'query' | 'json'> = {},
+  ) {
+    return this.withBearer({ endpoint: target, ...call, headers: this.portalHeaders(target) });
+  }
 
   /**
    * A chatbot-family call: the ids checked by `pathSchema` go into the path, the `brandKey` into
