@@ -36,25 +36,28 @@ export const SEND_MESSAGE_SCHEMA_PATH = 'docs/schemas/send-message.schema.json';
 
 type JsonSchema = z.core.JSONSchema.JSONSchema;
 
-const ROUTES: ReadonlyArray<{
-  channel: SendChannel;
-  variant: string;
-  endpoint: keyof typeof SEND_ENDPOINTS;
-}> = [
-  { channel: 'sms', variant: '`xms` (default)', endpoint: 'sms' },
-  { channel: 'sms', variant: '`msg`', endpoint: 'smsLegacy' },
-  { channel: 'mms', variant: '`xms` (default)', endpoint: 'mms' },
-  { channel: 'mms', variant: '`msg`', endpoint: 'mmsLegacy' },
-  { channel: 'mms', variant: 'with `attachments`', endpoint: 'mmsMultipart' },
-  { channel: 'rcs', variant: '`v1`', endpoint: 'rcsV1' },
-  { channel: 'rcs', variant: '`v1.1`', endpoint: 'rcsV11' },
-  { channel: 'rcs', variant: '`integrated`', endpoint: 'rcsIntegrated' },
-  { channel: 'rcs-reply', variant: '', endpoint: 'rcsReply' },
-  { channel: 'push', variant: '', endpoint: 'push' },
-  { channel: 'messenger-notice', variant: '', endpoint: 'messengerNotice' },
-  { channel: 'brand-template', variant: '', endpoint: 'brandTemplate' },
-  { channel: 'brand-free', variant: '', endpoint: 'brandFree' },
-];
+type EndpointName = keyof typeof SEND_ENDPOINTS;
+
+/** Each channel's endpoint by variant as the docs name it (`''`: a channel without variants). */
+const ENDPOINTS_BY_CHANNEL: Readonly<Record<SendChannel, Readonly<Record<string, EndpointName>>>> =
+  {
+    sms: { '`xms` (default)': 'sms', '`msg`': 'smsLegacy' },
+    mms: { '`xms` (default)': 'mms', '`msg`': 'mmsLegacy', 'with `attachments`': 'mmsMultipart' },
+    rcs: { '`v1`': 'rcsV1', '`v1.1`': 'rcsV11', '`integrated`': 'rcsIntegrated' },
+    'rcs-reply': { '': 'rcsReply' },
+    push: { '': 'push' },
+    'messenger-notice': { '': 'messengerNotice' },
+    'brand-template': { '': 'brandTemplate' },
+    'brand-free': { '': 'brandFree' },
+  };
+
+const ROUTES = (Object.keys(ENDPOINTS_BY_CHANNEL) as SendChannel[]).flatMap((channel) =>
+  Object.entries(ENDPOINTS_BY_CHANNEL[channel]).map(([variant, endpoint]) => ({
+    channel,
+    variant,
+    endpoint,
+  })),
+);
 
 const HOSTS = { api: '{api_url}', send: '{send_url}' } as const;
 
