@@ -9,12 +9,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { useCliLocalRun } from '../support/cli-local-run.ts';
 
-const run = useCliLocalRun({
-  name: 'cli-republish',
-  webhookSecret: 'cli-republish-secret-0123456789',
-  credentials: { apiKey: 'republish-key', apiPassword: 'republish-password' },
-  seed: 13,
-});
+const run = useCliLocalRun({ name: 'cli-republish', seed: 13 });
 
 const detail = (id: string) =>
   JSON.stringify({ metadata: { id, occurredAt: '2026-11-21T00:00:00.000Z' }, data: { id } });

@@ -6,12 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { sendSmsArgs, useCliLocalRun } from '../support/cli-local-run.ts';
 import { waitFor } from '../support/e2e-wait.ts';
 
-const { msgbridge, bridge } = useCliLocalRun({
-  name: 'cli-status-trace',
-  webhookSecret: 'cli-status-trace-secret-0123',
-  credentials: { apiKey: 'cli-trace-key', apiPassword: 'cli-trace-password' },
-  seed: 5,
-});
+const { msgbridge, bridge } = useCliLocalRun({ name: 'cli-status-trace', seed: 5 });
 const PHONE = '01055557777';
 const CLI_KEY = 'cli-trace-1';
 

@@ -10,12 +10,7 @@ import { simulatedChannelToken } from '../../simulator/messenger.ts';
 import { channelCreateArgs, TINY_PNG as PNG } from '../support/cli-gateway.ts';
 import { useCliLocalRun } from '../support/cli-local-run.ts';
 
-const { dataDir, msgbridge } = useCliLocalRun({
-  name: 'cli-templates-e2e',
-  webhookSecret: 'cli-templates-e2e-secret-0123',
-  credentials: { apiKey: 'cli-templates-key', apiPassword: 'cli-templates-password' },
-  seed: 5,
-});
+const { dataDir, msgbridge } = useCliLocalRun({ name: 'cli-templates', seed: 5 });
 const ADMIN = '01012345678';
 const CHANNEL = '@e2e-shop';
 

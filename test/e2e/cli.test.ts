@@ -13,12 +13,7 @@ import { sendSmsArgs, useCliLocalRun } from '../support/cli-local-run.ts';
 import { waitFor } from '../support/e2e-wait.ts';
 
 const root = join(import.meta.dirname, '../..');
-const { dataDir, msgbridge, bridge } = useCliLocalRun({
-  name: 'cli-e2e',
-  webhookSecret: 'cli-e2e-secret-0123456789',
-  credentials: { apiKey: 'cli-e2e-key', apiPassword: 'cli-e2e-password' },
-  seed: 3,
-});
+const { dataDir, msgbridge, bridge } = useCliLocalRun({ name: 'cli-e2e', seed: 3 });
 const startedAt = new Date();
 
 const acceptedKeys = () =>

@@ -8,11 +8,12 @@ import { runCli } from './cli-gateway.ts';
 
 /** What sets one CLI test file's local run apart from another's. */
 export interface CliLocalRunOptions {
-  /** Names the data directory: `msgbridge-NAME-…` under the system temporary directory. */
+  /**
+   * Names the data directory (`msgbridge-NAME-…` under the system temporary directory), and the
+   * run's webhook secret and simulator credentials (which bridge.json also holds): at most 16
+   * characters, as the API key `NAME-key` may have 20.
+   */
   readonly name: string;
-  readonly webhookSecret: string;
-  /** The simulator's credentials, which bridge.json also holds. */
-  readonly credentials: { readonly apiKey: string; readonly apiPassword: string };
   /** The simulator's seed. */
   readonly seed: number;
 }
@@ -24,7 +25,9 @@ export interface CliLocalRunOptions {
  * `stop` (in `afterAll`) stops it and removes the directory. `msgbridge(ARGS…)` runs
  * `msgbridge ARGS… --local DIR` in process on the file system and captures its output.
  */
-export const cliLocalRun = ({ name, webhookSecret, credentials, seed }: CliLocalRunOptions) => {
+export const cliLocalRun = ({ name, seed }: CliLocalRunOptions) => {
+  const webhookSecret = `${name}-secret-0123456789`;
+  const credentials = { apiKey: `${name}-key`, apiPassword: `${name}-password` };
   const dataDir = mkdtempSync(join(tmpdir(), `msgbridge-${name}-`));
   let bridge: LocalBridge | undefined;
   return {
