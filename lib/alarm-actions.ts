@@ -29,15 +29,15 @@ export const notifyAlarmTopic = (
 /**
  * An alarm on a metric above `threshold` (0 unless given: anything at all) in `toAlarm` of the
  * last `evaluation` periods (both 1 unless given). Missing data is never breaching: no traffic is
- * healthy. The description ends with the docs/operations.md section (`anchor`) that says what to
- * do.
+ * healthy. The description ends with the docs/operations.md section (`anchor`, the general
+ * `alarms` section unless given) that says what to do.
  */
 export const alarmAbove = (
   scope: Construct,
   alarmId: string,
   alarm: {
     readonly description: string;
-    readonly anchor: string;
+    readonly anchor?: string;
     readonly metric: IMetric;
     readonly threshold?: number;
     readonly evaluation?: number;
@@ -45,7 +45,7 @@ export const alarmAbove = (
   },
 ): Alarm =>
   new Alarm(scope, alarmId, {
-    alarmDescription: `${alarm.description} See docs/operations.md#${alarm.anchor}.`,
+    alarmDescription: `${alarm.description} See docs/operations.md#${alarm.anchor ?? 'alarms'}.`,
     metric: alarm.metric,
     threshold: alarm.threshold ?? 0,
     comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

@@ -63,6 +63,8 @@ export class MsgbridgeDashboard extends Construct {
       });
     const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>
       new GraphWidget({ title, left, right, width: 6, height: 6 });
+    /** Options of a resource metric graphed at its maximum over `period`. */
+    const maximum = (label: string) => ({ period, statistic: Stats.MAXIMUM, label });
     const heading = (markdown: string) => new TextWidget({ markdown, width: 24, height: 1 });
 
     const [receiveReports, receiveInbound] = WebhookApi.RECEIVER_SERVICES;
@@ -139,23 +141,18 @@ export class MsgbridgeDashboard extends Construct {
           metric('PoisonRecords', publisher),
         ]),
         graph('Stream iterator age (ms)', [
-          props.eventPublisher.publishEvents.metric('IteratorAge', {
-            period,
-            statistic: Stats.MAXIMUM,
-            label: 'IteratorAge (publish-events)',
-          }),
+          props.eventPublisher.publishEvents.metric(
+            'IteratorAge',
+            maximum('IteratorAge (publish-events)'),
+          ),
         ]),
         graph('On-failure queues', [
-          props.eventPublisher.onFailureQueue.metricApproximateNumberOfMessagesVisible({
-            period,
-            statistic: Stats.MAXIMUM,
-            label: 'publisher on-failure queue',
-          }),
-          props.inboundAttachments.onFailureQueue.metricApproximateNumberOfMessagesVisible({
-            period,
-            statistic: Stats.MAXIMUM,
-            label: 'attachments on-failure queue',
-          }),
+          props.eventPublisher.onFailureQueue.metricApproximateNumberOfMessagesVisible(
+            maximum('publisher on-failure queue'),
+          ),
+          props.inboundAttachments.onFailureQueue.metricApproximateNumberOfMessagesVisible(
+            maximum('attachments on-failure queue'),
+          ),
         ]),
       ],
       [heading('## Sends')],
@@ -172,26 +169,20 @@ export class MsgbridgeDashboard extends Construct {
         graph(
           'Send queue',
           [
-            props.sendPipeline.queue.metricApproximateNumberOfMessagesVisible({
-              period,
-              statistic: Stats.MAXIMUM,
-              label: 'messages visible',
-            }),
+            props.sendPipeline.queue.metricApproximateNumberOfMessagesVisible(
+              maximum('messages visible'),
+            ),
           ],
           [
-            props.sendPipeline.queue.metricApproximateAgeOfOldestMessage({
-              period,
-              statistic: Stats.MAXIMUM,
-              label: 'age of oldest message (s)',
-            }),
+            props.sendPipeline.queue.metricApproximateAgeOfOldestMessage(
+              maximum('age of oldest message (s)'),
+            ),
           ],
         ),
         graph('Send DLQ', [
-          props.sendPipeline.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-            period,
-            statistic: Stats.MAXIMUM,
-            label: 'messages in the DLQ',
-          }),
+          props.sendPipeline.deadLetterQueue.metricApproximateNumberOfMessagesVisible(
+            maximum('messages in the DLQ'),
+          ),
         ]),
       ],
       [heading('## Rate limit and quota')],

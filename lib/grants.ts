@@ -43,3 +43,15 @@ export const grantIndexQuery = (table: ITableV2, grantee: IGrantable, indexName:
   );
   grantTableKey(table, grantee);
 };
+
+/**
+ * Writing objects by a streamed (multipart) upload and reading them back: `PutObject` (also every
+ * multipart call that creates or completes an upload), `AbortMultipartUpload`,
+ * `ListMultipartUploadParts` and `GetObject`.
+ */
+export const OBJECT_UPLOAD_ACTIONS = [
+  's3:PutObject',
+  's3:AbortMultipartUpload',
+  's3:ListMultipartUploadParts',
+  's3:GetObject',
+] as const;

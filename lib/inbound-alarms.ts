@@ -9,9 +9,9 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { alarmAbove } from './alarm-actions.ts';
-import { throwIfInvalid } from './props-validation.ts';
+import { MonitoredConstruct } from './monitored-construct.ts';
 
 export interface InboundAlarmsOptions {
   /**
@@ -54,12 +54,18 @@ export const metricsNamespaceProblems = (namespace: string | undefined): string[
         `metricsNamespace must be a CloudWatch namespace not starting with "AWS/", got "${namespace}"`,
       ];
 
+/** Every problem the constructor reports at once. */
+const constructorProblems = (props: InboundAlarmsProps): string[] => [
+  ...inboundAlarmsProblems(props),
+  ...metricsNamespaceProblems(props.metricsNamespace),
+];
+
 /**
  * The alarms of the inbound path: anything that means an event may be missing or late, and any
  * body the receivers had to quarantine. Missing data is never breaching: no traffic is healthy.
  * Each alarm's description says what to do; docs/operations.md has the details.
  */
-export class InboundAlarms extends Construct {
+export class InboundAlarms extends MonitoredConstruct {
   /** A stream batch could not be published and its pointer is in the on-failure queue. */
   public readonly onFailureQueueNotEmpty: Alarm;
   /** `PutEvents` entries still failed after the publisher's retries. */
@@ -72,15 +78,10 @@ export class InboundAlarms extends Construct {
   public readonly storeFailures: Alarm;
 
   constructor(scope: Construct, id: string, props: InboundAlarmsProps) {
-    super(scope, id);
-    throwIfInvalid('InboundAlarms', [
-      ...inboundAlarmsProblems(props),
-      ...metricsNamespaceProblems(props.metricsNamespace),
-    ]);
-    const namespace = props.metricsNamespace ?? 'msgbridge';
+    super(scope, id, 'InboundAlarms', props, constructorProblems(props));
     const metric = (metricName: string, service: string, period: Duration) =>
       new Metric({
-        namespace,
+        namespace: this.metricsNamespace,
         metricName,
         dimensionsMap: { service },
         statistic: Stats.SUM,

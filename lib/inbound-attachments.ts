@@ -17,16 +17,17 @@ import {
   StorageClass,
 } from 'aws-cdk-lib/aws-s3';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { contentHostProblems } from '../functions/attachments/content-url-policy.ts';
 import { ATTACHMENT_RECORD_PATTERN } from '../functions/attachments/stream-filter.ts';
 import { alarmAbove, notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
-import { grantTableItemActions } from './grants.ts';
+import { grantTableItemActions, OBJECT_UPLOAD_ACTIONS } from './grants.ts';
+import { MonitoredConstruct } from './monitored-construct.ts';
 import { consumeTableStream } from './on-failure-queue.ts';
-import { integerProblem, throwIfInvalid } from './props-validation.ts';
+import { integerProblem } from './props-validation.ts';
 
 /** The attachment bucket's lifecycle. */
 export interface InboundAttachmentsOptions {
@@ -92,6 +93,12 @@ export const inboundAttachmentsProblems = (options: InboundAttachmentsOptions): 
 /** The key prefix of every stored attachment; the functions may write below it only. */
 const KEY_PREFIX = 'inbound/';
 
+/** Every problem the constructor reports at once. */
+const constructorProblems = (props: InboundAttachmentsProps): string[] => [
+  ...inboundAttachmentsProblems(props),
+  ...gatewayCallersProblems(props),
+];
+
 /**
  * Attachments of inbound messages, in S3: `fetch-attachments` reads the event table's stream
  * (inserts of inbound messages with attachments only, filtered by the event source mapping) and
@@ -102,7 +109,7 @@ const KEY_PREFIX = 'inbound/';
  * the stack is deleted; its lifecycle comes from props. Its server access logs go to a log bucket
  * of their own, also retained.
  */
-export class InboundAttachments extends Construct {
+export class InboundAttachments extends MonitoredConstruct {
   /** Powertools service names: the `service` dimension of the functions' metrics. */
   static readonly SERVICES = {
     fetch: 'fetch-attachments',
@@ -128,15 +135,10 @@ export class InboundAttachments extends Construct {
   public readonly sweepErrors: Alarm;
 
   constructor(scope: Construct, id: string, props: InboundAttachmentsProps) {
-    super(scope, id);
-    throwIfInvalid('InboundAttachments', [
-      ...inboundAttachmentsProblems(props),
-      ...gatewayCallersProblems(props),
-    ]);
+    super(scope, id, 'InboundAttachments', props, constructorProblems(props));
     // Log delivery by bucket policy (scoped to the attachment bucket) instead of the legacy
     // LogDeliveryWrite ACL; set here, before any child exists, so it holds in any app.
     this.node.setContext('@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy', true);
-    const namespace = props.metricsNamespace ?? 'msgbridge';
     const services = InboundAttachments.SERVICES;
 
     this.accessLogsBucket = new Bucket(this, 'access-logs', {
@@ -203,7 +205,7 @@ export class InboundAttachments extends Construct {
         egress: props.egress,
         credentials: props.credentials,
         stateTable: props.stateTable,
-        metricsNamespace: namespace,
+        metricsNamespace: this.metricsNamespace,
         entry: join(import.meta.dirname, `../functions/${name}.ts`),
         description,
         timeout,
@@ -267,7 +269,7 @@ export class InboundAttachments extends Construct {
     const fifteenMinutes = Duration.minutes(15);
     const lost = (service: string) =>
       new Metric({
-        namespace,
+        namespace: this.metricsNamespace,
         metricName: 'AttachmentsLost',
         dimensionsMap: { service },
         statistic: Stats.SUM,
@@ -317,12 +319,7 @@ export class InboundAttachments extends Construct {
     const objects = this.bucket.arnForObjects(`${KEY_PREFIX}*`);
     fn.addToRolePolicy(
       new PolicyStatement({
-        actions: [
-          's3:PutObject',
-          's3:AbortMultipartUpload',
-          's3:ListMultipartUploadParts',
-          's3:GetObject',
-        ],
+        actions: [...OBJECT_UPLOAD_ACTIONS],
         resources: [objects],
       }),
     );

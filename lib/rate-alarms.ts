@@ -1,10 +1,10 @@
 import { Duration, Token } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { type Alarm, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { alarmAbove, notifyAlarmTopic } from './alarm-actions.ts';
 import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
-import { throwIfInvalid } from './props-validation.ts';
+import { MonitoredConstruct } from './monitored-construct.ts';
 
 /** The thresholds of the rate alarms that a deployment may choose (each a fraction, 0 to 1). */
 export interface RateAlarmsOptions {
@@ -65,11 +65,18 @@ export const rateAlarmsProblems = (options: RateAlarmsOptions): string[] =>
       : [`${name} must be a fraction above 0 and below 1, got ${value}`];
   });
 
+/** Every problem the constructor reports at once. */
+const constructorProblems = (props: RateAlarmsProps): string[] => [
+  ...rateAlarmsProblems(props),
+  ...metricsNamespaceProblems(props.metricsNamespace),
+  ...inboundAlarmsProblems(props),
+];
+
 /**
  * Alarms on rates rather than counts: the webhook stage's 5XX and 4XX shares, and the share of
  * recipients the gateway rejects. Missing data is never breaching: no traffic is healthy.
  */
-export class RateAlarms extends Construct {
+export class RateAlarms extends MonitoredConstruct {
   /** The webhook stage answered a share of requests with 5XX. */
   public readonly webhook5xxRate: Alarm;
   /** The webhook stage answered a high share of requests with 4XX for 45 minutes. */
@@ -78,43 +85,30 @@ export class RateAlarms extends Construct {
   public readonly sendRejectionRate: Alarm;
 
   constructor(scope: Construct, id: string, props: RateAlarmsProps) {
-    super(scope, id);
-    throwIfInvalid('RateAlarms', [
-      ...rateAlarmsProblems(props),
-      ...metricsNamespaceProblems(props.metricsNamespace),
-      ...inboundAlarmsProblems(props),
-    ]);
-    const namespace = props.metricsNamespace ?? 'msgbridge';
+    super(scope, id, 'RateAlarms', props, constructorProblems(props));
     const fiveMinutes = Duration.minutes(5);
     const fifteenMinutes = Duration.minutes(15);
 
     // API Gateway reports 4XXError and 5XXError as 1 or 0 per request, so their average is the
     // share of requests with that answer.
+    const average = (period: Duration) => ({ statistic: Stats.AVERAGE, period });
     this.webhook5xxRate = alarmAbove(this, 'webhook-5xx-rate', {
       description:
         'msgbridge: the webhook API answered 5XX to a share of requests: a receiver crashed, timed out or was throttled by Lambda. The gateway redelivers, so nothing is lost yet; read the receive-reports and receive-inbound logs.',
-      anchor: 'alarms',
-      metric: props.webhookStage.metricServerError({
-        statistic: Stats.AVERAGE,
-        period: fiveMinutes,
-      }),
+      metric: props.webhookStage.metricServerError(average(fiveMinutes)),
       threshold: props.webhook5xxRateThreshold ?? DEFAULTS.webhook5xxRateThreshold,
     });
     this.webhook4xxRate = alarmAbove(this, 'webhook-4xx-rate', {
       description:
         'msgbridge: the webhook API answered 4XX to a high share of requests for 45 minutes. Some 404 (wrong secret) and 400 (store failed, gateway redelivers) are normal; a sustained share means the gateway uses a stale secret or URL, is throttled (429), or stores keep failing.',
-      anchor: 'alarms',
-      metric: props.webhookStage.metricClientError({
-        statistic: Stats.AVERAGE,
-        period: fifteenMinutes,
-      }),
+      metric: props.webhookStage.metricClientError(average(fifteenMinutes)),
       threshold: props.webhook4xxRateThreshold ?? DEFAULTS.webhook4xxRateThreshold,
       evaluation: 3,
     });
 
     const sendMetric = (metricName: string) =>
       new Metric({
-        namespace,
+        namespace: this.metricsNamespace,
         metricName,
         dimensionsMap: { service: props.sendService },
         statistic: Stats.SUM,
@@ -125,7 +119,6 @@ export class RateAlarms extends Construct {
     this.sendRejectionRate = alarmAbove(this, 'send-rejection-rate', {
       description:
         'msgbridge: the gateway rejected a high share of recipients over 15 minutes (RecipientsRejected / (RecipientsAccepted + RecipientsRejected)). Each is a "Message Rejected" event with the gateway code: check numbers, sender IDs and the account state in the gateway console.',
-      anchor: 'alarms',
       metric: new MathExpression({
         expression: 'rejected / (accepted + rejected)',
         usingMetrics: {

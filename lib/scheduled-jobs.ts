@@ -10,7 +10,7 @@ import {
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import { AWAITING_REPORT_INDEX } from '../functions/commons/tables.ts';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
 import { POLLED_QUARANTINE_PREFIX } from '../functions/polling/polled-page-quarantine.ts';
@@ -20,8 +20,9 @@ import { FunctionSchedule } from './function-schedule.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
 import { DEFAULT_GATEWAY_TIMEOUT_MS } from './gateway-settings.ts';
-import { grantIndexQuery, grantTableItemActions } from './grants.ts';
-import { integerProblem, throwIfInvalid } from './props-validation.ts';
+import { grantIndexQuery, grantTableItemActions, OBJECT_UPLOAD_ACTIONS } from './grants.ts';
+import { MonitoredConstruct } from './monitored-construct.ts';
+import { integerProblem } from './props-validation.ts';
 
 export type { ReportDelivery };
 
@@ -131,6 +132,13 @@ export const pollsGateway = (options: ScheduledJobsOptions): boolean =>
 /** `poll-reports` never waits longer than this for one gateway call: each page fits 120 s. */
 const POLL_GATEWAY_TIMEOUT_MS = 5_000;
 
+/** Every problem the constructor reports at once. */
+const constructorProblems = (props: ScheduledJobsProps): string[] => [
+  ...scheduledJobsProblems(props),
+  ...integerProblem('storeConcurrency', props.storeConcurrency, { min: 1, max: 100 }),
+  ...gatewayCallersProblems(props),
+];
+
 /**
  * The scheduled gateway jobs and their alarms:
  * - `refresh-token` every 5 minutes keeps the shared gateway token current;
@@ -141,7 +149,7 @@ const POLL_GATEWAY_TIMEOUT_MS = 5_000;
  * (`reconcile-status` may also query the `awaiting-report` index), and read the gateway
  * credentials. Each alarm's description says what to do; docs/operations.md has the details.
  */
-export class ScheduledJobs extends Construct {
+export class ScheduledJobs extends MonitoredConstruct {
   /** Powertools service names: the `service` dimension of each job's metrics. */
   static readonly SERVICES = {
     refreshToken: 'refresh-token',
@@ -185,13 +193,7 @@ export class ScheduledJobs extends Construct {
   public readonly notQueried: Alarm;
 
   constructor(scope: Construct, id: string, props: ScheduledJobsProps) {
-    super(scope, id);
-    throwIfInvalid('ScheduledJobs', [
-      ...scheduledJobsProblems(props),
-      ...integerProblem('storeConcurrency', props.storeConcurrency, { min: 1, max: 100 }),
-      ...gatewayCallersProblems(props),
-    ]);
-    const namespace = props.metricsNamespace ?? 'msgbridge';
+    super(scope, id, 'ScheduledJobs', props, constructorProblems(props));
     const reportDelivery = props.reportDelivery ?? 'webhook';
     // poll-reports fails at cold start without its bucket: say so at synth time instead.
     this.node.addValidation({
@@ -207,7 +209,7 @@ export class ScheduledJobs extends Construct {
       egress: props.egress,
       credentials: props.credentials,
       stateTable: props.stateTable,
-      metricsNamespace: namespace,
+      metricsNamespace: this.metricsNamespace,
       logEncryptionKey: props.encryptionKey,
     };
     const stored = {
@@ -310,7 +312,13 @@ export class ScheduledJobs extends Construct {
     );
 
     const metric = (service: string, metricName: string, statistic: string, period: Duration) =>
-      new Metric({ namespace, metricName, dimensionsMap: { service }, statistic, period });
+      new Metric({
+        namespace: this.metricsNamespace,
+        metricName,
+        dimensionsMap: { service },
+        statistic,
+        period,
+      });
     const above = (
       alarmId: string,
       description: string,
@@ -400,23 +408,34 @@ export class ScheduledJobs extends Construct {
       );
     }
 
-    this.statusUnavailable = above(
+    // The status reconciliation's alarms: sums over 15 minutes of reconcile-status metrics.
+    const reconcileAlarm = (
+      alarmId: string,
+      description: string,
+      metricName: string,
+      periods?: { readonly evaluation: number; readonly toAlarm: number },
+    ) =>
+      above(
+        alarmId,
+        description,
+        'status-reconciliation',
+        metric(services.reconcileStatus, metricName, Stats.SUM, fifteenMinutes),
+        periods,
+      );
+    this.statusUnavailable = reconcileAlarm(
       'status-unavailable',
       'msgbridge: the status query answered OVER_DATE or INVALID_KEY for late sends; each is a "Message Status Unavailable" event, and no report will come for them.',
-      'status-reconciliation',
-      metric(services.reconcileStatus, 'StatusUnavailable', Stats.SUM, fifteenMinutes),
+      'StatusUnavailable',
     );
-    this.reconcileStoreFailures = above(
+    this.reconcileStoreFailures = reconcileAlarm(
       'reconcile-store-failures',
       'msgbridge: reconcile-status could not store statuses it learned; they are queried again in the next run.',
-      'status-reconciliation',
-      metric(services.reconcileStatus, 'ReconcileStoreFailures', Stats.SUM, fifteenMinutes),
+      'ReconcileStoreFailures',
     );
-    this.notQueried = above(
+    this.notQueried = reconcileAlarm(
       'reconcile-not-queried',
       'msgbridge: reconcile-status left late recipients unqueried in 3 runs in a row; the backlog is larger than one run can take (reconcile.maxRecipients, the 5-minute timeout).',
-      'status-reconciliation',
-      metric(services.reconcileStatus, 'NotQueried', Stats.SUM, fifteenMinutes),
+      'NotQueried',
       { evaluation: 3, toAlarm: 3 },
     );
 
@@ -438,13 +457,7 @@ export class ScheduledJobs extends Construct {
     fn.addEnvironment('QUARANTINE_BUCKET', bucket.bucketName);
     fn.addToRolePolicy(
       new PolicyStatement({
-        actions: [
-          's3:PutObject',
-          's3:AbortMultipartUpload',
-          's3:ListMultipartUploadParts',
-          's3:GetObject',
-          's3:DeleteObject',
-        ],
+        actions: [...OBJECT_UPLOAD_ACTIONS, 's3:DeleteObject'],
         resources: [bucket.arnForObjects(`${POLLED_QUARANTINE_PREFIX}*`)],
       }),
     );

@@ -6,7 +6,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { CfnSchedule } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import type { Construct } from 'constructs';
 import type { MessengerStatsName } from '../functions/commons/gateway/schemas/index.ts';
 import {
   STATISTICS_DEFAULTS,
@@ -18,8 +18,9 @@ import { FunctionSchedule } from './function-schedule.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
 import { grantTableItemActions } from './grants.ts';
+import { MonitoredConstruct } from './monitored-construct.ts';
 import { createOnFailureQueue, grantQueueKeyForSend } from './on-failure-queue.ts';
-import { integerProblem, throwIfInvalid } from './props-validation.ts';
+import { integerProblem } from './props-validation.ts';
 
 /** What a deployment chooses about the daily statistics export. */
 export interface StatisticsExportOptions {
@@ -147,6 +148,13 @@ const isTimeZone = (value: string): boolean => {
   }
 };
 
+/** Every problem the constructor reports at once. */
+const constructorProblems = (props: StatisticsExportProps): string[] => [
+  ...statisticsExportProblems(props),
+  ...(props.s3Export === true && props.bucket === undefined ? ['s3Export needs a bucket'] : []),
+  ...gatewayCallersProblems(props),
+];
+
 /**
  * The optional daily statistics export: `export-statistics`, on an EventBridge Scheduler cron
  * schedule (01:30 Asia/Seoul by default), collects the previous KST day's tracking-URL and
@@ -158,7 +166,7 @@ const isTimeZone = (value: string): boolean => {
  * failed subject fails after storing the rest; after two retries the invocation goes to the
  * dead-letter queue, and an alarm fires.
  */
-export class StatisticsExport extends Construct {
+export class StatisticsExport extends MonitoredConstruct {
   /** Powertools service name: the `service` dimension of the function's metrics. */
   static readonly SERVICE = 'export-statistics';
   /** Key prefix of the JSON-lines objects. */
@@ -174,13 +182,7 @@ export class StatisticsExport extends Construct {
   public readonly settings: StatisticsSettings;
 
   constructor(scope: Construct, id: string, props: StatisticsExportProps) {
-    super(scope, id);
-    throwIfInvalid('StatisticsExport', [
-      ...statisticsExportProblems(props),
-      ...(props.s3Export === true && props.bucket === undefined ? ['s3Export needs a bucket'] : []),
-      ...gatewayCallersProblems(props),
-    ]);
-    const namespace = props.metricsNamespace ?? 'msgbridge';
+    super(scope, id, 'StatisticsExport', props, constructorProblems(props));
     this.settings = StatisticsSettingsSchema.parse(settingsInput(props));
     const bucket = props.s3Export === true ? props.bucket : undefined;
 
@@ -194,7 +196,7 @@ export class StatisticsExport extends Construct {
       egress: props.egress,
       credentials: props.credentials,
       stateTable: props.stateTable,
-      metricsNamespace: namespace,
+      metricsNamespace: this.metricsNamespace,
       entry: join(import.meta.dirname, '../functions/export-statistics.ts'),
       description:
         'msgbridge: daily export of tracking-URL and messenger read/click statistics as events',
