@@ -11,7 +11,12 @@ import {
   environmentOf,
   synthInboundStacks,
 } from '../support/inbound-stack.ts';
-import { actionsOf, allStatements, statementsOfRole } from '../support/stack-template.ts';
+import {
+  acknowledgedFindings,
+  actionsOf,
+  allStatements,
+  statementsOfRole,
+} from '../support/stack-template.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
 
 const DYNAMODB_WRITES = [
@@ -234,17 +239,7 @@ describe('inbound path infrastructure', () => {
     });
 
     it('acknowledges only the reviewed findings, each with a reason', () => {
-      const acknowledged = defaults.stack.node.findAll().flatMap((construct) =>
-        construct.node.metadata
-          .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-          .flatMap((entry) =>
-            Object.entries(entry.data as Record<string, string>).map(([rule, reason]) => ({
-              path: construct.node.path.replace('msgbridge-inbound/', ''),
-              rule: rule.replace(/^annotation::/i, ''),
-              reason,
-            })),
-          ),
-      );
+      const acknowledged = acknowledgedFindings(defaults.stack.node.findAll(), 'msgbridge-inbound');
 
       for (const { reason } of acknowledged) expect(reason.length).toBeGreaterThan(80);
       const attachmentObjects = `AwsSolutions-IAM5[Resource::<${defaults.id(defaults.stack.inboundAttachments.bucket)}.Arn>/inbound/*]`;

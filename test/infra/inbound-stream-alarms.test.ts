@@ -8,6 +8,7 @@ import {
   type Synthesized,
   synthInboundStacks,
 } from '../support/inbound-stack.ts';
+import { alarmAbove } from '../support/infra-expectations.ts';
 
 describe('inbound path infrastructure', () => {
   synthInboundStacks();
@@ -148,12 +149,7 @@ describe('inbound path infrastructure', () => {
         expect(alarm).toMatchObject({
           Namespace: 'msgbridge',
           Dimensions: [{ Name: 'service', Value: 'publish-events' }],
-          Statistic: 'Sum',
-          Period: 300,
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 0,
-          EvaluationPeriods: 1,
-          TreatMissingData: 'notBreaching',
+          ...alarmAbove('Sum', 300),
         });
       },
     );

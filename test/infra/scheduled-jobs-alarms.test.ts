@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { alarmAbove, queueMessagesMetric, serviceMetric } from '../support/infra-expectations.ts';
 import {
   ALARM_TOPIC,
   defaults,
@@ -13,79 +14,51 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
   synthJobStacks();
 
   describe('alarms', () => {
-    const single = (namespace: string, service: string, metricName: string) => ({
-      Namespace: namespace,
-      MetricName: metricName,
-      Dimensions: [{ Name: 'service', Value: service }],
-    });
-
     it.each([
       [
         'TokenRefreshFailures: any failure in 2 of 3 five-minute periods',
         (s: Synthesized) => s.stack.scheduledJobs.tokenRefreshFailures,
         (_s: Synthesized) => ({
-          ...single('msgbridge', 'refresh-token', 'TokenRefreshFailures'),
-          Statistic: 'Sum',
-          Period: 300,
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 0,
-          EvaluationPeriods: 3,
-          DatapointsToAlarm: 2,
-          TreatMissingData: 'notBreaching',
+          ...serviceMetric('msgbridge', 'refresh-token', 'TokenRefreshFailures'),
+          ...alarmAbove('Sum', 300, { EvaluationPeriods: 3, DatapointsToAlarm: 2 }),
         }),
       ],
       [
         'TokenMinutesLeft: under 8 minutes, or no refresher reporting',
         (s: Synthesized) => s.stack.scheduledJobs.tokenMinutesLeft,
         (_s: Synthesized) => ({
-          ...single('msgbridge', 'refresh-token', 'TokenMinutesLeft'),
-          Statistic: 'Minimum',
-          Period: 300,
-          ComparisonOperator: 'LessThanThreshold',
-          Threshold: 8,
-          EvaluationPeriods: 2,
-          DatapointsToAlarm: 2,
-          TreatMissingData: 'breaching',
+          ...serviceMetric('msgbridge', 'refresh-token', 'TokenMinutesLeft'),
+          ...alarmAbove('Minimum', 300, {
+            ComparisonOperator: 'LessThanThreshold',
+            Threshold: 8,
+            EvaluationPeriods: 2,
+            DatapointsToAlarm: 2,
+            TreatMissingData: 'breaching',
+          }),
         }),
       ],
       [
         'StatusUnavailable: any in 15 minutes',
         (s: Synthesized) => s.stack.scheduledJobs.statusUnavailable,
         (_s: Synthesized) => ({
-          ...single('msgbridge', 'reconcile-status', 'StatusUnavailable'),
-          Statistic: 'Sum',
-          Period: 900,
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 0,
-          EvaluationPeriods: 1,
-          TreatMissingData: 'notBreaching',
+          ...serviceMetric('msgbridge', 'reconcile-status', 'StatusUnavailable'),
+          ...alarmAbove('Sum', 900),
         }),
       ],
       [
         'ReconcileStoreFailures: any in 15 minutes',
         (s: Synthesized) => s.stack.scheduledJobs.reconcileStoreFailures,
         (_s: Synthesized) => ({
-          ...single('msgbridge', 'reconcile-status', 'ReconcileStoreFailures'),
-          Statistic: 'Sum',
-          Period: 900,
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 0,
-          EvaluationPeriods: 1,
-          TreatMissingData: 'notBreaching',
+          ...serviceMetric('msgbridge', 'reconcile-status', 'ReconcileStoreFailures'),
+          ...alarmAbove('Sum', 900),
         }),
       ],
       [
         'NotQueried: in 3 runs in a row',
         (s: Synthesized) => s.stack.scheduledJobs.notQueried,
         (_s: Synthesized) => ({
-          ...single('msgbridge', 'reconcile-status', 'NotQueried'),
-          Statistic: 'Sum',
-          Period: 900,
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 0,
-          EvaluationPeriods: 3,
-          DatapointsToAlarm: 3,
-          TreatMissingData: 'notBreaching',
+          ...serviceMetric('msgbridge', 'reconcile-status', 'NotQueried'),
+          ...alarmAbove('Sum', 900, { EvaluationPeriods: 3, DatapointsToAlarm: 3 }),
         }),
       ],
       [
@@ -100,34 +73,15 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
               Value: { Ref: s.id(s.stack.inboundAttachments.sweepAttachments) },
             },
           ],
-          Statistic: 'Sum',
-          Period: 900,
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 0,
-          EvaluationPeriods: 1,
-          TreatMissingData: 'notBreaching',
+          ...alarmAbove('Sum', 900),
         }),
       ],
       [
         'the attachments on-failure queue: as soon as it holds a message',
         (s: Synthesized) => s.stack.inboundAttachments.onFailureQueueNotEmpty,
         (s: Synthesized) => ({
-          Namespace: 'AWS/SQS',
-          MetricName: 'ApproximateNumberOfMessagesVisible',
-          Dimensions: [
-            {
-              Name: 'QueueName',
-              Value: {
-                'Fn::GetAtt': [s.id(s.stack.inboundAttachments.onFailureQueue), 'QueueName'],
-              },
-            },
-          ],
-          Statistic: 'Maximum',
-          Period: 60,
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 0,
-          EvaluationPeriods: 1,
-          TreatMissingData: 'notBreaching',
+          ...queueMessagesMetric(s.id(s.stack.inboundAttachments.onFailureQueue)),
+          ...alarmAbove('Maximum', 60),
         }),
       ],
     ])('alarms on %s', (_, alarmOf, expected) => {
@@ -151,7 +105,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
           ['fetch-attachments', 'sweep-attachments'].map((service) =>
             expect.objectContaining({
               MetricStat: {
-                Metric: single('msgbridge', service, 'AttachmentsLost'),
+                Metric: serviceMetric('msgbridge', service, 'AttachmentsLost'),
                 Period: 900,
                 Stat: 'Sum',
               },
@@ -170,80 +124,56 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         'PollLagSeconds: a report older than 5 minutes',
         (s: Synthesized) => s.stack.scheduledJobs.pollLag,
         {
-          ...single('acme/msgbridge', 'poll-reports', 'PollLagSeconds'),
-          Statistic: 'Maximum',
-          Period: 300,
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 300,
-          EvaluationPeriods: 1,
-          TreatMissingData: 'notBreaching',
+          ...serviceMetric('acme/msgbridge', 'poll-reports', 'PollLagSeconds'),
+          ...alarmAbove('Maximum', 300, { Threshold: 300 }),
         },
       ],
       [
         'PagesUnconfirmed: in 3 of 5 minutes',
         (s: Synthesized) => s.stack.scheduledJobs.pagesUnconfirmed,
         {
-          ...single('acme/msgbridge', 'poll-reports', 'PagesUnconfirmed'),
-          Statistic: 'Sum',
-          Period: 60,
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 0,
-          EvaluationPeriods: 5,
-          DatapointsToAlarm: 3,
-          TreatMissingData: 'notBreaching',
+          ...serviceMetric('acme/msgbridge', 'poll-reports', 'PagesUnconfirmed'),
+          ...alarmAbove('Sum', 60, { EvaluationPeriods: 5, DatapointsToAlarm: 3 }),
         },
       ],
       [
         'ReportPolls: none for 5 minutes, also when no poller reports at all',
         (s: Synthesized) => s.stack.scheduledJobs.reportPollerStopped,
         {
-          ...single('acme/msgbridge', 'poll-reports', 'ReportPolls'),
-          Statistic: 'Sum',
-          Period: 300,
-          ComparisonOperator: 'LessThanThreshold',
-          Threshold: 1,
-          EvaluationPeriods: 1,
-          TreatMissingData: 'breaching',
+          ...serviceMetric('acme/msgbridge', 'poll-reports', 'ReportPolls'),
+          ...alarmAbove('Sum', 300, {
+            ComparisonOperator: 'LessThanThreshold',
+            Threshold: 1,
+            TreatMissingData: 'breaching',
+          }),
         },
       ],
       [
         'MoPolls: none for 5 minutes, also when no poller reports at all',
         (s: Synthesized) => s.stack.scheduledJobs.moPollerStopped,
         {
-          ...single('acme/msgbridge', 'poll-reports', 'MoPolls'),
-          Statistic: 'Sum',
-          Period: 300,
-          ComparisonOperator: 'LessThanThreshold',
-          Threshold: 1,
-          EvaluationPeriods: 1,
-          TreatMissingData: 'breaching',
+          ...serviceMetric('acme/msgbridge', 'poll-reports', 'MoPolls'),
+          ...alarmAbove('Sum', 300, {
+            ComparisonOperator: 'LessThanThreshold',
+            Threshold: 1,
+            TreatMissingData: 'breaching',
+          }),
         },
       ],
       [
         'PolledPagesInQuarantine: a kept page still there in 3 five-minute periods in a row',
         (s: Synthesized) => s.stack.scheduledJobs.polledPagesInQuarantine,
         {
-          ...single('acme/msgbridge', 'poll-reports', 'PolledPagesInQuarantine'),
-          Statistic: 'Minimum',
-          Period: 300,
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 0,
-          EvaluationPeriods: 3,
-          DatapointsToAlarm: 3,
-          TreatMissingData: 'notBreaching',
+          ...serviceMetric('acme/msgbridge', 'poll-reports', 'PolledPagesInQuarantine'),
+          ...alarmAbove('Minimum', 300, { EvaluationPeriods: 3, DatapointsToAlarm: 3 }),
         },
       ],
       [
         'InboundMessagesNotStored: any',
         (s: Synthesized) => s.stack.scheduledJobs.inboundMessagesNotStored,
         {
-          ...single('acme/msgbridge', 'poll-reports', 'InboundMessagesNotStored'),
-          Statistic: 'Sum',
-          Period: 300,
-          ComparisonOperator: 'GreaterThanThreshold',
-          Threshold: 0,
-          EvaluationPeriods: 1,
-          TreatMissingData: 'notBreaching',
+          ...serviceMetric('acme/msgbridge', 'poll-reports', 'InboundMessagesNotStored'),
+          ...alarmAbove('Sum', 300),
         },
       ],
     ])('alarms, when polling, on %s', (_, alarmOf, expected) => {

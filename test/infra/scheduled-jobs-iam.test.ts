@@ -15,7 +15,13 @@ import {
   statementsOfRole,
   synthJobStacks,
 } from '../support/jobs-stack.ts';
-import { actionsOf, problemsOf, withPrefix } from '../support/stack-template.ts';
+import {
+  acknowledgedFindings,
+  actionsOf,
+  problemsOf,
+  stackProblems,
+  withPrefix,
+} from '../support/stack-template.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
 
 describe('scheduled jobs and inbound attachments infrastructure', () => {
@@ -290,15 +296,11 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
     });
 
     it('refuses a horizon shorter than the wait, and a move to Standard-IA after the expiry', () => {
-      const problems = problemsOf(
-        () =>
-          new MsgbridgeStack(new App(), 'invalid', {
-            gateway: TEST_GATEWAY,
-            reconcile: { afterMinutes: 120, horizonHours: 2 },
-            attachments: { expireAfterDays: 60, infrequentAccessAfterDays: 60 },
-            sending: { maxReceiveCount: 3 },
-          }),
-      );
+      const problems = stackProblems({
+        reconcile: { afterMinutes: 120, horizonHours: 2 },
+        attachments: { expireAfterDays: 60, infrequentAccessAfterDays: 60 },
+        sending: { maxReceiveCount: 3 },
+      });
 
       expect(problems).toEqual([
         'sending.maxReceiveCount must be an integer from 5 to 1000, got 3',
@@ -369,19 +371,10 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       const { stack, id } = polling;
       const scopes = [stack.scheduledJobs, stack.inboundAttachments];
 
-      const acknowledged = scopes
-        .flatMap((scope) => scope.node.findAll())
-        .flatMap((construct) =>
-          construct.node.metadata
-            .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-            .flatMap((entry) =>
-              Object.entries(entry.data as Record<string, string>).map(([rule, reason]) => ({
-                path: construct.node.path.replace('msgbridge-jobs/', ''),
-                rule: rule.replace(/^annotation::/i, ''),
-                reason,
-              })),
-            ),
-        );
+      const acknowledged = acknowledgedFindings(
+        scopes.flatMap((scope) => scope.node.findAll()),
+        'msgbridge-jobs',
+      );
 
       for (const { reason } of acknowledged) expect(reason.length).toBeGreaterThan(80);
       const objects = `AwsSolutions-IAM5[Resource::<${id(stack.inboundAttachments.bucket)}.Arn>/inbound/*]`;

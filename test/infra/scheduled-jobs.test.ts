@@ -1,6 +1,7 @@
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
 import type { FunctionSchedule } from '../../lib/function-schedule.ts';
+import { gatewayCallerEnvironment } from '../support/infra-expectations.ts';
 import {
   attachments,
   defaults,
@@ -177,12 +178,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       expect(environmentOf(defaults, fn)).toEqual({
         NODE_OPTIONS: '--enable-source-maps',
         STATE_TABLE_NAME: { Ref: id(stack.stateTable) },
-        GATEWAY_API_URL: 'https://api.gateway.example',
-        GATEWAY_SEND_URL: 'https://send.gateway.example',
-        GATEWAY_MNT_URL: 'https://mnt.gateway.example',
-        GATEWAY_TIMEOUT_MS: '10000',
-        GATEWAY_CREDENTIALS_SECRET_ARN: { Ref: id(stack.credentials) },
-        POWERTOOLS_METRICS_NAMESPACE: 'msgbridge',
+        ...gatewayCallerEnvironment(id(stack.credentials)),
       });
       expect(defaults.resource(fn).Properties.Timeout).toBe(30);
     });
@@ -206,12 +202,10 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         STATE_TABLE_NAME: { Ref: id(stack.stateTable) },
         EVENT_RETENTION_DAYS: '60',
         STORE_CONCURRENCY: '8',
-        GATEWAY_API_URL: 'https://api.gateway.example',
-        GATEWAY_SEND_URL: 'https://send.gateway.example',
-        GATEWAY_MNT_URL: 'https://mnt.gateway.example',
-        GATEWAY_TIMEOUT_MS: '5000',
-        GATEWAY_CREDENTIALS_SECRET_ARN: { Ref: id(stack.credentials) },
-        POWERTOOLS_METRICS_NAMESPACE: 'acme/msgbridge',
+        ...gatewayCallerEnvironment(id(stack.credentials), {
+          timeoutMs: '5000',
+          namespace: 'acme/msgbridge',
+        }),
         QUARANTINE_BUCKET: { Ref: id(stack.inboundAttachments.bucket) },
         PAYLOAD_BUCKET: { Ref: id(stack.inboundAttachments.bucket) },
       });
@@ -237,12 +231,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         RECONCILE_MAX_RECIPIENTS: '5000',
         EVENT_RETENTION_DAYS: '35',
         STORE_CONCURRENCY: '16',
-        GATEWAY_API_URL: 'https://api.gateway.example',
-        GATEWAY_SEND_URL: 'https://send.gateway.example',
-        GATEWAY_MNT_URL: 'https://mnt.gateway.example',
-        GATEWAY_TIMEOUT_MS: '10000',
-        GATEWAY_CREDENTIALS_SECRET_ARN: { Ref: id(stack.credentials) },
-        POWERTOOLS_METRICS_NAMESPACE: 'msgbridge',
+        ...gatewayCallerEnvironment(id(stack.credentials)),
         PAYLOAD_BUCKET: { Ref: id(stack.inboundAttachments.bucket) },
       });
       expect(defaults.resource(fn).Properties.Timeout).toBe(300);
@@ -270,12 +259,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
           ATTACHMENT_BUCKET: { Ref: id(stack.inboundAttachments.bucket) },
           ATTACHMENT_PREFIX: 'inbound/',
           EVENT_RETENTION_DAYS: '35',
-          GATEWAY_API_URL: 'https://api.gateway.example',
-          GATEWAY_SEND_URL: 'https://send.gateway.example',
-          GATEWAY_MNT_URL: 'https://mnt.gateway.example',
-          GATEWAY_TIMEOUT_MS: '10000',
-          GATEWAY_CREDENTIALS_SECRET_ARN: { Ref: id(stack.credentials) },
-          POWERTOOLS_METRICS_NAMESPACE: 'msgbridge',
+          ...gatewayCallerEnvironment(id(stack.credentials)),
         });
         expect(defaults.resource(fn).Properties).toMatchObject({ Timeout: 300, MemorySize: 512 });
       }

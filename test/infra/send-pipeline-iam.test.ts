@@ -19,7 +19,13 @@ import {
   type Synthesized,
   synthSendStacks,
 } from '../support/send-pipeline-stack.ts';
-import { actionsOf, problemsOf, statementsOfRole, withPrefix } from '../support/stack-template.ts';
+import {
+  actionsOf,
+  problemsOf,
+  stackProblems,
+  statementsOfRole,
+  withPrefix,
+} from '../support/stack-template.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
 
 const senderStatements = ({ template, id, stack }: Synthesized): Statement[] =>
@@ -152,17 +158,14 @@ describe('send pipeline infrastructure', () => {
 
   describe('props validation', () => {
     it('reports a zero quota, a non-https host and too few receives in one error', () => {
-      const problems = problemsOf(
-        () =>
-          new MsgbridgeStack(new App(), 'invalid', {
-            gateway: {
-              ...TEST_GATEWAY,
-              hosts: { ...TEST_GATEWAY.hosts, send: 'http://send.gateway.example' },
-              tpsQuota: 0,
-            },
-            sending: { maxReceiveCount: 3 },
-          }),
-      );
+      const problems = stackProblems({
+        gateway: {
+          ...TEST_GATEWAY,
+          hosts: { ...TEST_GATEWAY.hosts, send: 'http://send.gateway.example' },
+          tpsQuota: 0,
+        },
+        sending: { maxReceiveCount: 3 },
+      });
 
       expect(problems).toEqual([
         'gateway.hosts.send must be an https URL, got "http://send.gateway.example"',
@@ -172,19 +175,16 @@ describe('send pipeline infrastructure', () => {
     });
 
     it('reports the other settings of the send path by their paths too', () => {
-      const problems = problemsOf(
-        () =>
-          new MsgbridgeStack(new App(), 'invalid', {
-            gateway: { ...TEST_GATEWAY, timeoutMs: 20_000 },
-            sending: {
-              functionTimeout: Duration.seconds(30),
-              batchSize: 50,
-              maxBatchingWindow: Duration.seconds(0),
-              maxConcurrency: 1,
-              attachmentBuckets: ['Not_A_Bucket'],
-            },
-          }),
-      );
+      const problems = stackProblems({
+        gateway: { ...TEST_GATEWAY, timeoutMs: 20_000 },
+        sending: {
+          functionTimeout: Duration.seconds(30),
+          batchSize: 50,
+          maxBatchingWindow: Duration.seconds(0),
+          maxConcurrency: 1,
+          attachmentBuckets: ['Not_A_Bucket'],
+        },
+      });
 
       expect(problems).toEqual([
         'sending.maxConcurrency must be an integer from 2 to 1000, got 1',

@@ -1,6 +1,12 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import {
+  alarmAbove,
+  gatewayCallerEnvironment,
+  queueMessagesMetric,
+  serviceMetric,
+} from '../support/infra-expectations.ts';
+import {
   ALARM_TOPIC,
   configured,
   defaults,
@@ -148,12 +154,7 @@ describe('send pipeline infrastructure', () => {
         TPS_QUOTA: '50',
         MAX_RECEIVE_COUNT: '6',
         EVENT_RETENTION_DAYS: '35',
-        GATEWAY_API_URL: 'https://api.gateway.example',
-        GATEWAY_SEND_URL: 'https://send.gateway.example',
-        GATEWAY_MNT_URL: 'https://mnt.gateway.example',
-        GATEWAY_TIMEOUT_MS: '10000',
-        GATEWAY_CREDENTIALS_SECRET_ARN: { Ref: id(stack.credentials) },
-        POWERTOOLS_METRICS_NAMESPACE: 'msgbridge',
+        ...gatewayCallerEnvironment(id(stack.credentials)),
       });
     });
 
@@ -180,20 +181,8 @@ describe('send pipeline infrastructure', () => {
       const alarm = defaults.resource(stack.sendPipeline.deadLetterQueueNotEmpty).Properties;
 
       expect(alarm).toMatchObject({
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [
-          {
-            Name: 'QueueName',
-            Value: { 'Fn::GetAtt': [id(stack.sendPipeline.deadLetterQueue), 'QueueName'] },
-          },
-        ],
-        Statistic: 'Maximum',
-        Period: 60,
-        ComparisonOperator: 'GreaterThanThreshold',
-        Threshold: 0,
-        EvaluationPeriods: 1,
-        TreatMissingData: 'notBreaching',
+        ...queueMessagesMetric(id(stack.sendPipeline.deadLetterQueue)),
+        ...alarmAbove('Maximum', 60),
       });
     });
 
@@ -201,15 +190,8 @@ describe('send pipeline infrastructure', () => {
       const alarm = defaults.resource(defaults.stack.sendPipeline.sendsRejectedInvalid).Properties;
 
       expect(alarm).toMatchObject({
-        Namespace: 'msgbridge',
-        MetricName: 'SendsRejectedInvalid',
-        Dimensions: [{ Name: 'service', Value: 'send-messages' }],
-        Statistic: 'Sum',
-        Period: 300,
-        ComparisonOperator: 'GreaterThanThreshold',
-        Threshold: 0,
-        EvaluationPeriods: 1,
-        TreatMissingData: 'notBreaching',
+        ...serviceMetric('msgbridge', 'send-messages', 'SendsRejectedInvalid'),
+        ...alarmAbove('Sum', 300),
       });
     });
 

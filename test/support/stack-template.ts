@@ -1,8 +1,10 @@
 /** What the infrastructure tests read from a synthesized template: IAM statements and their actions, and the problems invalid props are refused with. */
-import { CfnElement, type Stack } from 'aws-cdk-lib';
+import { App, CfnElement, type Stack, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
+import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { InvalidPropsError } from '../../lib/props-validation.ts';
+import { TEST_GATEWAY } from '../infra/fixtures/gateway.ts';
 
 /** An IAM policy statement as CloudFormation holds it. */
 export interface Statement {
@@ -43,9 +45,30 @@ export const problemsOf = (act: () => unknown): readonly string[] => {
   throw new Error('expected an InvalidPropsError');
 };
 
+/** The problems a `MsgbridgeStack` with `props` (on the test gateway unless they name another) is refused with. */
+export const stackProblems = (props: Partial<MsgbridgeStackProps>): readonly string[] =>
+  problemsOf(() => new MsgbridgeStack(new App(), 'invalid', { gateway: TEST_GATEWAY, ...props }));
+
 /** The logical id in `stack` of a construct's CloudFormation element (its default child, or itself). */
 export const logicalId = (stack: Stack, construct: IConstruct | undefined): string => {
   const element = construct?.node.defaultChild ?? construct;
   if (!CfnElement.isCfnElement(element)) throw new Error('no CloudFormation element');
   return stack.getLogicalId(element);
 };
+
+/**
+ * The cdk-nag findings acknowledged on `constructs`: each by its path below the stack named
+ * `stackName`, its rule and the reason given.
+ */
+export const acknowledgedFindings = (constructs: readonly IConstruct[], stackName: string) =>
+  constructs.flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([rule, reason]) => ({
+          path: construct.node.path.replace(`${stackName}/`, ''),
+          rule: rule.replace(/^annotation::/i, ''),
+          reason,
+        })),
+      ),
+  );
