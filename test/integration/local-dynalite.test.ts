@@ -9,7 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
-import { describeTables, putIfAbsentTwice } from '../support/dynalite-documents.ts';
+import {
+  CREATED_EVENT_TABLE,
+  describeTables,
+  putIfAbsentTwice,
+} from '../support/dynalite-documents.ts';
 
 interface Harness {
   readonly server: LocalDynalite;
@@ -44,14 +48,7 @@ describe('createTables on dynalite', () => {
     expect(streamArn).toBeUndefined();
     expect(again).toBeUndefined();
     const { events, state } = await describeTables(local().client, names);
-    expect(events).toMatchObject({
-      TableStatus: 'ACTIVE',
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      BillingModeSummary: { BillingMode: 'PAY_PER_REQUEST' },
-    });
+    expect(events).toMatchObject(CREATED_EVENT_TABLE);
     expect(state).toMatchObject({
       TableStatus: 'ACTIVE',
       KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],

@@ -19,7 +19,11 @@ import {
   startDynamoDbLocal,
 } from '../../local/dynamodb-local.ts';
 import { createTables, TableMismatchError } from '../../local/tables.ts';
-import { describeTables, putIfAbsentTwice } from '../support/dynalite-documents.ts';
+import {
+  CREATED_EVENT_TABLE,
+  describeTables,
+  putIfAbsentTwice,
+} from '../support/dynalite-documents.ts';
 import {
   createEventTable,
   freshTables,
@@ -133,12 +137,7 @@ describe('createTables on DynamoDB Local', () => {
     expect(streamArn).toMatch(new RegExp(`:table/${names.eventTable}/stream/`));
     expect(again).toBe(streamArn);
     expect(events).toMatchObject({
-      TableStatus: 'ACTIVE',
-      KeySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      BillingModeSummary: { BillingMode: 'PAY_PER_REQUEST' },
+      ...CREATED_EVENT_TABLE,
       StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' },
     });
     expect(state).toMatchObject({

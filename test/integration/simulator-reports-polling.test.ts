@@ -124,12 +124,7 @@ describe('simulator reports: polling', () => {
     const { sim, token } = await start();
 
     // Act
-    const answer = await callGateway(sim, {
-      method: 'POST',
-      path: '/msg/v1.2/report/result',
-      token,
-      body: { rptKeyLst: [] },
-    });
+    const answer = await confirm(sim, token, []);
 
     // Assess
     expect(answer.status).toBe(400);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
+import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import type { Simulator } from '../../simulator/server.ts';
 import {
   closeStartedAfterEach,
@@ -7,21 +7,11 @@ import {
   reportsOf,
   sendSms,
   start,
+  statusOf,
 } from '../support/report-simulator.ts';
-import { asList, asObject, callGateway, dateFormatOf } from '../support/simulator-http.ts';
+import { asList, callGateway, dateFormatOf } from '../support/simulator-http.ts';
 
 closeStartedAfterEach();
-
-const statusOf = async (sim: Simulator, token: string, cliKey: string) => {
-  const answer = await callGateway(sim, {
-    method: 'POST',
-    path: '/msg/v1/sent',
-    token,
-    body: { cliKeyLst: [{ cliKey, reqDt: formatKst(sim.clock.now(), 'YYYY-MM-DD') }] },
-  });
-  const [item] = asList(asObject(asObject(answer.body).data).cliKeyLst);
-  return asObject(item);
-};
 
 describe('simulator reports: outcome and timing', () => {
   it('reports a recipient only after reportDelayMs, moving its status REG → ING → DONE', async () => {

@@ -60,3 +60,13 @@ export const describeTables = async (
     (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
   return { events: await describe(names.eventTable), state: await describe(names.stateTable) };
 };
+
+/** What DescribeTable shows of the event table `createTables` makes: active, keyed pk + sk, on demand. */
+export const CREATED_EVENT_TABLE = {
+  TableStatus: 'ACTIVE',
+  KeySchema: [
+    { AttributeName: 'pk', KeyType: 'HASH' },
+    { AttributeName: 'sk', KeyType: 'RANGE' },
+  ],
+  BillingModeSummary: { BillingMode: 'PAY_PER_REQUEST' },
+};

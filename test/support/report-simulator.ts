@@ -1,6 +1,7 @@
 /** A simulator started for report tests (closed after each test), its report calls and a webhook receiver. */
 import { afterEach, expect } from 'vitest';
 import { PollReportsResponseDataSchema } from '../../functions/commons/gateway/schemas/reports.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import type { ReportsSnapshot } from '../../simulator/reports.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
@@ -52,6 +53,18 @@ export const sendSms = async (
     for (const item of asList(asObject(answer.body).data)) msgKeys.push(String(item.msgKey));
   }
   return msgKeys;
+};
+
+/** The status query's item for `cliKey`, sent today (KST). */
+export const statusOf = async (sim: Simulator, token: string, cliKey: string) => {
+  const answer = await callGateway(sim, {
+    method: 'POST',
+    path: '/msg/v1/sent',
+    token,
+    body: { cliKeyLst: [{ cliKey, reqDt: formatKst(sim.clock.now(), 'YYYY-MM-DD') }] },
+  });
+  const [item] = asList(asObject(asObject(answer.body).data).cliKeyLst);
+  return asObject(item);
 };
 
 export const poll = async (sim: Simulator, token: string) => {
