@@ -7,7 +7,7 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Target } from '../../cli/target.ts';
@@ -17,18 +17,13 @@ import { createPublishHandler } from '../../functions/events/publish.ts';
 import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/store-ports.ts';
 import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
-import {
-  type LocalDynamoDb,
-  localDynamoDbClient,
-  startDynamoDbLocal,
-} from '../../local/dynamodb-local.ts';
+import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
 import { publisherControl } from '../../local/publisher-control.ts';
 import { republishLocally } from '../../local/republish.ts';
 import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.ts';
-import { createTables } from '../../local/tables.ts';
 import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.ts';
 import { captureIo, runCli } from '../support/cli-gateway.ts';
-import { localStreamsClient } from '../support/dynamodb-local.ts';
+import { localStreamsClient, startWithSharedTables } from '../support/dynamodb-local.ts';
 import { reportBody } from '../support/gateway-bodies.ts';
 
 /** EventBridge that refuses the events whose detail contains one of `refusing`. */
@@ -64,13 +59,8 @@ const silent = new Logger({ logLevel: 'SILENT' });
 const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
 
 beforeAll(async () => {
-  dynamo = await startDynamoDbLocal();
-  const client = localDynamoDbClient(dynamo.endpoint);
-  const streamArn = await createTables(client, { eventTable: 'events', stateTable: 'state' });
-  if (!streamArn) throw new Error('DynamoDB Local gave the event table no stream');
-  documents = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  let streamArn: string;
+  ({ server: dynamo, documents, streamArn } = await startWithSharedTables());
   const ledger = new DynamoDbPublishLedger('state', documents);
   // The mark of M0000000011 is left unprocessed, every time: the state table "fails" for it.
   const flaky = {
@@ -134,16 +124,21 @@ const localTarget = (): Target =>
     documents,
   }) as unknown as Target;
 
+/** Stores a report webhook body through the real receiver, then lets the stream publish it. */
+const storeReports = async (body: unknown): Promise<void> => {
+  await receiveReports(JSON.stringify(body), {
+    store: new DynamoDbEventStore('events', documents),
+    now: () => new Date(),
+    retentionDays: 35,
+    concurrency: 4,
+  });
+  await poller.drained();
+};
+
 describe('events republish on the local run', () => {
   it('publishes what the publisher left, each event once, and nothing on a second run', async () => {
     // Prepare: 20 reports stored; the stream publishes them, refusing two.
-    await receiveReports(JSON.stringify(reportBody(20)), {
-      store: new DynamoDbEventStore('events', documents),
-      now: () => new Date(),
-      retentionDays: 35,
-      concurrency: 4,
-    });
-    await poller.drained();
+    await storeReports(reportBody(20));
     expect(bus.entries).toHaveLength(18);
     expect(failed.map((record) => record.dynamodb?.Keys?.pk?.S)).toEqual([
       expect.stringContaining('M0000000011'),
@@ -178,13 +173,7 @@ describe('events republish on the local run', () => {
   it('republishes in the bridge process too, for code that holds the bridge (the fault-injection run)', async () => {
     // Prepare: five more reports, one refused and marked.
     bus.refusing = ['M0000000022'];
-    await receiveReports(JSON.stringify(reportBody(5, 20)), {
-      store: new DynamoDbEventStore('events', documents),
-      now: () => new Date(),
-      retentionDays: 35,
-      concurrency: 4,
-    });
-    await poller.drained();
+    await storeReports(reportBody(5, 20));
     expect(bus.entries).toHaveLength(24);
 
     // Act

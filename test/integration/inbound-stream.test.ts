@@ -6,29 +6,21 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import { createPublishHandler } from '../../functions/events/publish.ts';
 import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
-import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
-import {
-  type LocalDynamoDb,
-  localDynamoDbClient,
-  startDynamoDbLocal,
-} from '../../local/dynamodb-local.ts';
+import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
 import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.ts';
-import { createTables } from '../../local/tables.ts';
-import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.ts';
+import type { WebhookServer } from '../../local/webhook-server.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { localStreamsClient } from '../support/dynamodb-local.ts';
+import { localStreamsClient, startWithSharedTables } from '../support/dynamodb-local.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
 import { rcsBody, smsBody } from '../support/send-fixtures.ts';
+import { simulatorClient } from '../support/simulator-gateway-client.ts';
+import { startWebhookReceivers } from '../support/webhook-receivers.ts';
 
 const SECRET = 'stream-test-secret-0123456789';
 const credentials = { apiKey: 'stream-key', apiPassword: 'stream-password' };
@@ -43,13 +35,9 @@ const failedRecords: DynamoDBRecord[] = [];
 let outagePuts = 0;
 
 beforeAll(async () => {
-  dynamo = await startDynamoDbLocal();
-  const client = localDynamoDbClient(dynamo.endpoint);
-  const streamArn = await createTables(client, { eventTable: 'events', stateTable: 'state' });
-  if (!streamArn) throw new Error('DynamoDB Local gave the event table no stream');
-  const documents = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const shared = await startWithSharedTables();
+  dynamo = shared.server;
+  const { documents, streamArn } = shared;
   const realStore = new DynamoDbEventStore('events', documents);
   const store = {
     putIfAbsent: async (record: EventRecord) => {
@@ -63,13 +51,7 @@ beforeAll(async () => {
   const logger = new Logger({ logLevel: 'SILENT' });
   const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
   const receive = { store, now: () => new Date(), retentionDays: 35, concurrency: 16 };
-  const secret = async () => ({ current: SECRET });
-  webhooks = await startWebhookServer({
-    handlers: {
-      report: createWebhookHandler({ kind: 'report', secret, receive, logger, metrics }),
-      mo: createWebhookHandler({ kind: 'mo', secret, receive, logger, metrics }),
-    },
-  });
+  webhooks = await startWebhookReceivers(receive, SECRET);
   const urls = webhooks.webhookUrls(SECRET);
   sim = await startSimulator({
     ...credentials,
@@ -116,15 +98,7 @@ afterAll(async () => {
 describe('reports and inbound messages through the stream', () => {
   it('turns every accepted recipient into exactly one delivery event, whatever the webhook does', async () => {
     // Prepare: 40 SMS recipients and 10 RCS recipients with an SMS fallback.
-    const auth = new GatewayAuthApi({ hosts: sim.hosts });
-    const client = new GatewayClient({
-      hosts: sim.hosts,
-      tokens: new SessionTokenProvider({
-        auth,
-        credentials: () => credentials,
-        now: () => sim.clock.now(),
-      }),
-    });
+    const client = simulatorClient(sim, credentials);
     const accepted: string[] = [];
     for (let call = 0; call < 9; call++) {
       const outcome =

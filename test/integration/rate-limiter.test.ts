@@ -3,9 +3,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayRateLimitedError } from '../../functions/commons/gateway/errors.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import {
   DynamoDbRateLimiter,
   DynamoDbRateWindowStore,
@@ -20,6 +18,7 @@ import { localDynamoDbClient, startDynamoDbLocal } from '../../local/dynamodb-lo
 import { createTables } from '../../local/tables.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { smsBody } from '../support/send-fixtures.ts';
+import { simulatorTokens } from '../support/simulator-gateway-client.ts';
 
 const QUOTA = 50;
 const SENDERS = 4;
@@ -31,10 +30,7 @@ let gateway: GatewayClient;
 
 beforeAll(async () => {
   sim = await startSimulator({ ...credentials, tpsQuota: QUOTA, failureRate: 0 });
-  const tokens = new SessionTokenProvider({
-    auth: new GatewayAuthApi({ hosts: sim.hosts }),
-    credentials: () => credentials,
-  });
+  const tokens = simulatorTokens(sim, credentials);
   gateway = new GatewayClient({
     hosts: sim.hosts,
     tokens,
@@ -200,52 +196,40 @@ const setUpTables = async (client: DynamoDBClient) => {
   return { documents, tableName: names.stateTable };
 };
 
-describe('the TPS quota on dynalite, against the simulator', () => {
-  let stop: () => Promise<void> = async () => undefined;
-  let documents: DynamoDBDocumentClient;
-  let tableName: string;
+/** The DynamoDB-protocol servers the limiter runs on, and how long the senders run on each. */
+const servers = [
+  { name: 'dynalite', start: startDynalite, seconds: 10, timeoutMs: 20_000 },
+  { name: 'DynamoDB Local', start: startDynamoDbLocal, seconds: 2, timeoutMs: 10_000 },
+];
 
-  beforeAll(async () => {
-    const dynalite = await startDynalite();
-    stop = dynalite.stop;
-    ({ documents, tableName } = await setUpTables(localDynamoDbClient(dynalite.endpoint)));
+for (const server of servers) {
+  describe(`the TPS quota on ${server.name}, against the simulator`, () => {
+    let stop: () => Promise<void> = async () => undefined;
+    let documents: DynamoDBDocumentClient;
+    let tableName: string;
+
+    beforeAll(async () => {
+      const started = await server.start();
+      stop = started.stop;
+      ({ documents, tableName } = await setUpTables(localDynamoDbClient(started.endpoint)));
+    });
+
+    afterAll(() => stop());
+
+    it('fills a window exactly to the quota with conditional adds', async () => {
+      await assertWindowSemantics(documents, tableName);
+    });
+
+    it(
+      `keeps 4 concurrent senders within 50 recipients/s for ${server.seconds} s and uses at least 90 %`,
+      async () => {
+        // Act
+        const run = await runSenders(documents, tableName, server.seconds);
+
+        // Assess
+        assertWithinQuota(run);
+      },
+      server.timeoutMs,
+    );
   });
-
-  afterAll(() => stop());
-
-  it('fills a window exactly to the quota with conditional adds', async () => {
-    await assertWindowSemantics(documents, tableName);
-  });
-
-  it('keeps 4 concurrent senders within 50 recipients/s for 10 s and uses at least 90 %', async () => {
-    // Act
-    const run = await runSenders(documents, tableName, 10);
-
-    // Assess
-    assertWithinQuota(run);
-  }, 20_000);
-});
-
-describe('the TPS quota on DynamoDB Local, against the simulator', () => {
-  let stop: () => Promise<void> = async () => undefined;
-  let documents: DynamoDBDocumentClient;
-  let tableName: string;
-
-  beforeAll(async () => {
-    const server = await startDynamoDbLocal();
-    stop = server.stop;
-    ({ documents, tableName } = await setUpTables(localDynamoDbClient(server.endpoint)));
-  });
-
-  afterAll(() => stop());
-
-  it('fills a window exactly to the quota with conditional adds', async () => {
-    await assertWindowSemantics(documents, tableName);
-  });
-
-  it('keeps 4 concurrent senders within 50 recipients/s for 2 s and uses at least 90 %', async () => {
-    const run = await runSenders(documents, tableName, 2);
-
-    assertWithinQuota(run);
-  }, 10_000);
-});
+}

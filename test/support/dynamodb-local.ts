@@ -68,3 +68,22 @@ export const useDynamoDbLocal = (): void => {
 /** A DynamoDB Streams client for DynamoDB Local at `endpoint`. */
 export const localStreamsClient = (endpoint: string): DynamoDBStreamsClient =>
   new DynamoDBStreamsClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+
+/**
+ * Starts DynamoDB Local with the bridge's `events` and `state` tables, for a file that shares one
+ * event table and its stream across its tests.
+ */
+export const startWithSharedTables = async (): Promise<{
+  readonly server: LocalDynamoDb;
+  readonly documents: DynamoDBDocumentClient;
+  readonly streamArn: string;
+}> => {
+  const server = await startDynamoDbLocal();
+  const client = localDynamoDbClient(server.endpoint);
+  const streamArn = await createTables(client, { eventTable: 'events', stateTable: 'state' });
+  if (!streamArn) throw new Error('DynamoDB Local gave the event table no stream');
+  const documents = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return { server, documents, streamArn };
+};
