@@ -6,7 +6,6 @@ import {
 } from '../../functions/commons/gateway/schemas/reports.ts';
 import type { Simulator } from '../../simulator/server.ts';
 import {
-  closeStartedAfterEach,
   confirm,
   poll,
   pollPage,
@@ -15,8 +14,6 @@ import {
   startReceiver,
 } from '../support/report-simulator.ts';
 import { asList, asObject, callGateway, type Json } from '../support/simulator-http.ts';
-
-closeStartedAfterEach();
 
 describe('simulator reports: field-note behaviours', () => {
   it('validates the confirm body itself: reports.ts imports nothing from functions/', async () => {

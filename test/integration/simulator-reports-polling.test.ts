@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  closeStartedAfterEach,
-  confirm,
-  poll,
-  pollPage,
-  reportsOf,
-  sendSms,
-  start,
-} from '../support/report-simulator.ts';
+import { confirm, poll, pollPage, reportsOf, sendSms, start } from '../support/report-simulator.ts';
 import { asList, asObject, callGateway } from '../support/simulator-http.ts';
-
-closeStartedAfterEach();
 
 const POLLED_KEYS = [
   'ch',

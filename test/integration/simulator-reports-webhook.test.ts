@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReportWebhookBodySchema } from '../../functions/commons/gateway/schemas/reports.ts';
 import {
-  closeStartedAfterEach,
   poll,
   pollPage,
   reportsOf,
@@ -10,8 +9,6 @@ import {
   startReceiver,
 } from '../support/report-simulator.ts';
 import { asList, callGateway } from '../support/simulator-http.ts';
-
-closeStartedAfterEach();
 
 describe('simulator reports: webhook', () => {
   it('posts the reports as JSON with the webhook-only fields, and is done after HTTP 200', async () => {

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import type { Simulator } from '../../simulator/server.ts';
-import {
-  closeStartedAfterEach,
-  pollPage,
-  reportsOf,
-  sendSms,
-  start,
-  statusOf,
-} from '../support/report-simulator.ts';
+import { pollPage, reportsOf, sendSms, start, statusOf } from '../support/report-simulator.ts';
 import { asList, callGateway, dateFormatOf } from '../support/simulator-http.ts';
-
-closeStartedAfterEach();
 
 describe('simulator reports: outcome and timing', () => {
   it('reports a recipient only after reportDelayMs, moving its status REG → ING → DONE', async () => {

@@ -1,5 +1,5 @@
-/** A simulator started for report tests (closed after each test), its report calls and a webhook receiver. */
-import { afterEach, expect } from 'vitest';
+/** A simulator started for report tests (closed when the test that started it ends), its report calls and a webhook receiver. */
+import { expect, onTestFinished } from 'vitest';
 import { PollReportsResponseDataSchema } from '../../functions/commons/gateway/schemas/reports.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
@@ -10,8 +10,7 @@ import { asList, asObject, authenticate, callGateway, type Json } from './simula
 
 export const CREDENTIALS = { apiKey: 'reports-key', apiPassword: 'reports-secret' };
 
-export const running: Array<{ close(): Promise<void> }> = [];
-
+/** A simulator for report tests, closed when the test that started it has finished; with a token. */
 export const start = async (options: Partial<SimulatorOptionsInput> = {}) => {
   const sim = await startSimulator({
     ...CREDENTIALS,
@@ -21,7 +20,7 @@ export const start = async (options: Partial<SimulatorOptionsInput> = {}) => {
     failureRate: 0,
     ...options,
   });
-  running.push(sim);
+  onTestFinished(() => sim.close());
   const { token } = await authenticate(sim, CREDENTIALS);
   return { sim, token };
 };
@@ -102,13 +101,6 @@ export const startReceiver = async (script: (attempt: number) => Reply) => {
     ...listening,
     bodies: () => listening.received.map((entry) => asObject(JSON.parse(entry.body))),
   };
-  running.push(receiver);
+  onTestFinished(() => receiver.close());
   return receiver;
-};
-
-/** Closes every simulator and receiver a test started, after the test. */
-export const closeStartedAfterEach = (): void => {
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((thing) => thing.close()));
-  });
 };
