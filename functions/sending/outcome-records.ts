@@ -49,6 +49,30 @@ const eventBase = (context: OutcomeContext, key: string) => {
   };
 };
 
+/** The outcome events of one recipient of a send, each keyed and identified by its `cliKey`. */
+type RecipientOutcomeType = 'messageAccepted' | 'messageRejected' | 'messageScheduled';
+type EventDataInput<T extends RecipientOutcomeType> = Parameters<
+  typeof buildEventDetail<T>
+>[1]['data'];
+
+/** One recipient's outcome record: `data` is what the outcome adds to the recipient's fields. */
+const recipientOutcome = <T extends RecipientOutcomeType>(
+  context: OutcomeContext,
+  cliKey: string,
+  phone: string | null,
+  type: T,
+  data: Omit<EventDataInput<T>, keyof ReturnType<typeof common>>,
+): EventRecord =>
+  outcomeRecord(
+    context,
+    cliKey,
+    buildEventDetail(type, {
+      ...eventBase(context, `send:${cliKey}`),
+      // The recipient's fields plus the rest: whole, though TypeScript cannot add a generic Omit back up.
+      data: { ...common(context, cliKey, phone), ...data } as EventDataInput<T>,
+    }),
+  );
+
 /**
  * An accepted recipient's outcome, also listed in the `awaiting-report` index (by the hour it was
  * accepted) so that `reconcile-status` can find it if its report never comes.
@@ -75,39 +99,23 @@ const acceptedOutcome = (
   phone: string | null,
   alreadyAccepted: boolean,
 ) =>
-  outcomeRecord(
-    context,
-    result.cliKey,
-    buildEventDetail('messageAccepted', {
-      ...eventBase(context, `send:${result.cliKey}`),
-      data: {
-        ...common(context, result.cliKey, phone),
-        msgKey: result.msgKey ?? null,
-        alreadyAccepted,
-        code: result.code,
-      },
-    }),
-  );
+  recipientOutcome(context, result.cliKey, phone, 'messageAccepted', {
+    msgKey: result.msgKey ?? null,
+    alreadyAccepted,
+    code: result.code,
+  });
 
 export const rejectedRecord = (
   context: OutcomeContext,
-  result: RecipientResult,
+  { cliKey, code, message }: RecipientResult,
   phone: string | null,
   category: 'permanent' | 'retries-exhausted',
 ) =>
-  outcomeRecord(
-    context,
-    result.cliKey,
-    buildEventDetail('messageRejected', {
-      ...eventBase(context, `send:${result.cliKey}`),
-      data: {
-        ...common(context, result.cliKey, phone),
-        code: result.code,
-        message: result.message ?? '',
-        category,
-      },
-    }),
-  );
+  recipientOutcome(context, cliKey, phone, 'messageRejected', {
+    code,
+    message: message ?? '',
+    category,
+  });
 
 export const scheduledRecord = (
   context: OutcomeContext,
@@ -117,20 +125,11 @@ export const scheduledRecord = (
 ) => {
   const resvReqDt =
     'resvReqDt' in context.message.body ? context.message.body.resvReqDt : undefined;
-  return outcomeRecord(
-    context,
-    cliKey,
-    buildEventDetail('messageScheduled', {
-      ...eventBase(context, `send:${cliKey}`),
-      data: {
-        ...common(context, cliKey, phone),
-        webReqId: outcome.webReqId,
-        regDt: outcome.regDt ?? null,
-        scheduledFor:
-          typeof resvReqDt === 'string' ? (parseGatewayDateTime(resvReqDt) ?? null) : null,
-      },
-    }),
-  );
+  return recipientOutcome(context, cliKey, phone, 'messageScheduled', {
+    webReqId: outcome.webReqId,
+    regDt: outcome.regDt ?? null,
+    scheduledFor: typeof resvReqDt === 'string' ? (parseGatewayDateTime(resvReqDt) ?? null) : null,
+  });
 };
 
 /**
