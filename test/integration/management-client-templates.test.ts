@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayRejectedError } from '../../functions/commons/gateway/errors.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import {
   GatewayManagementClient,
   TemplateStateError,
 } from '../../functions/commons/gateway/management-client.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
-import { MESSENGER_CODES, simulatedChannelToken } from '../../simulator/messenger.ts';
-import { startSimulator } from '../../simulator/server.ts';
+import { MESSENGER_CODES } from '../../simulator/messenger.ts';
 import {
-  ADMIN,
-  CATEGORY,
   client,
   credentials,
   failureOf,
@@ -22,6 +17,7 @@ import {
   tokenRequests,
   useManagementSimulator,
 } from '../support/management-simulator.ts';
+import { startWithSessions } from '../support/simulator-sessions.ts';
 
 useManagementSimulator();
 
@@ -171,40 +167,16 @@ describe('review request after a rejection (internal-approval customers)', () =>
 
   it('with afterRejection requests review of an S template against an internal-approval gateway (S → R)', async () => {
     // Prepare: a second simulator whose API key is an internal-approval customer's
-    const internal = await startSimulator({
-      ...credentials,
-      port: 0,
-      clock: 'manual',
-      accessTokenTtlSeconds: 86_400,
+    const { sim: internal, sessions: tokens } = await startWithSessions(credentials, {
       internalApproval: true,
     });
     try {
-      const tokens = new SessionTokenProvider({
-        auth: new GatewayAuthApi({ hosts: internal.hosts }),
-        credentials: () => credentials,
-        now: () => internal.clock.now(),
-      });
       const approvalClient = new GatewayManagementClient({
         hosts: internal.hosts,
         tokens,
         timeoutMs: 2_000,
       });
-      await approvalClient.requestChannelToken({
-        phoneNumber: ADMIN,
-        msgrChId: '@internal',
-        relay: 'r01',
-      });
-      await approvalClient.createChannel({
-        msgrChId: '@internal',
-        categoryCode: CATEGORY,
-        tokens: [
-          {
-            rid: 'r01',
-            phoneNumber: ADMIN,
-            token: simulatedChannelToken('@internal', ADMIN, 'r01'),
-          },
-        ],
-      });
+      await registerChannel('@internal', approvalClient);
       const created = await approvalClient.createTemplate(templateBody('@internal', 'rej-2'));
       await approvalClient.requestTemplateReview({ msgrChId: '@internal', templateCode: 'rej-2' });
       await setTemplateStatus(String(created.templateKey), 'S', internal);

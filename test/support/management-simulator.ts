@@ -36,10 +36,10 @@ export const failureOf = async (call: Promise<unknown>): Promise<unknown> => {
 export const rejectedWith = (code: string) =>
   expect.objectContaining({ name: 'GatewayRejectedError', code });
 
-/** Registers a channel the way an operator does: token to the administrator, then create. */
-export const registerChannel = async (msgrChId: string) => {
-  await client.requestChannelToken({ phoneNumber: ADMIN, msgrChId, relay: 'r01' });
-  await client.createChannel({
+/** Registers a channel through `on` the way an operator does: token to the administrator, then create. */
+export const registerChannel = async (msgrChId: string, on: GatewayManagementClient = client) => {
+  await on.requestChannelToken({ phoneNumber: ADMIN, msgrChId, relay: 'r01' });
+  await on.createChannel({
     msgrChId,
     categoryCode: CATEGORY,
     tokens: [

@@ -1,6 +1,7 @@
 /** A simulator for the management clients: manual clock, day-long access tokens, and a session token provider on it. */
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
 
 export interface SimulatorSessions {
@@ -8,15 +9,16 @@ export interface SimulatorSessions {
   readonly sessions: SessionTokenProvider;
 }
 
-export const startWithSessions = async (credentials: {
-  readonly apiKey: string;
-  readonly apiPassword: string;
-}): Promise<SimulatorSessions> => {
+export const startWithSessions = async (
+  credentials: { readonly apiKey: string; readonly apiPassword: string },
+  options: Partial<SimulatorOptionsInput> = {},
+): Promise<SimulatorSessions> => {
   const sim = await startSimulator({
     ...credentials,
     port: 0,
     clock: 'manual',
     accessTokenTtlSeconds: 86_400,
+    ...options,
   });
   const sessions = new SessionTokenProvider({
     auth: new GatewayAuthApi({ hosts: sim.hosts }),
