@@ -23,6 +23,19 @@ export const columns = <Row>(cells: Readonly<Record<string, Cell<Row>>>): Column
     typeof cell === 'function' ? { header, value: cell } : { header, key: cell },
   );
 
+/**
+ * A status code with its meaning from `meanings`, for human output (`A approved`); an unknown code
+ * as it is, no code as `''`.
+ */
+export const described = (
+  meanings: Readonly<Record<string, string>>,
+  code: string | null | undefined,
+): string => {
+  if (!code) return '';
+  const meaning = meanings[code];
+  return meaning === undefined ? code : `${code} ${meaning}`;
+};
+
 const cellText = (value: unknown): string => {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;

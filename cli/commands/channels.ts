@@ -1,14 +1,7 @@
 import { maskPhone } from '../../functions/commons/helpers/mask.ts';
-import {
-  type CommandContext,
-  type CommandSpec,
-  compactDateOption,
-  flagOptions,
-  type GroupSpec,
-  UsageError,
-  valueOptions,
-} from '../framework.ts';
-import { columns } from '../output.ts';
+import type { CommandContext, CommandSpec, GroupSpec } from '../framework.ts';
+import { compactDateOption, flagOptions, UsageError, valueOptions } from '../framework.ts';
+import { columns, described } from '../output.ts';
 
 /*
  * `msgbridge channels …`: messenger channels and channel groups (spec 02 §4.1, §4.2), one command
@@ -17,27 +10,10 @@ import { columns } from '../output.ts';
 
 const management = async (context: CommandContext) => (await context.target()).gateway().management;
 
-/** The status letters of spec 02 §2 with their meaning, for human output. */
-const LIST_STATUS: Readonly<Record<string, string>> = {
-  A: 'A active',
-  C: 'C inactive',
-  B: 'B blocked',
-  E: 'E being deleted',
-  D: 'D deleted',
-};
-const DETAIL_STATUS: Readonly<Record<string, string>> = {
-  A: 'A normal',
-  B: 'B blocked',
-  P: 'P dormant',
-  D: 'D deleted',
-};
-const GROUP_STATUS: Readonly<Record<string, string>> = {
-  R: 'R requested',
-  A: 'A approved',
-  C: 'C rejected',
-};
-const described = (table: Readonly<Record<string, string>>, code: string | null | undefined) =>
-  code ? (table[code] ?? code) : '';
+/** The status letters of spec 02 §2 and their meaning, for human output. */
+const LIST_STATUS = { A: 'active', C: 'inactive', B: 'blocked', E: 'being deleted', D: 'deleted' };
+const DETAIL_STATUS = { A: 'normal', B: 'blocked', P: 'dormant', D: 'deleted' };
+const GROUP_STATUS = { R: 'requested', A: 'approved', C: 'rejected' };
 
 const categories: CommandSpec = {
   summary: 'channel categories (the 11-character codes create takes)',
@@ -46,13 +22,7 @@ const categories: CommandSpec = {
 Lists the channel categories; \`channels create --category CODE\` takes one of the codes.`,
   run: async (context) => {
     const rows = await (await management(context)).listChannelCategories();
-    context.out.rows(
-      rows,
-      columns({
-        CODE: 'code',
-        NAME: 'name',
-      }),
-    );
+    context.out.rows(rows, columns({ CODE: 'code', NAME: 'name' }));
     return 0;
   },
 };
@@ -232,11 +202,7 @@ Lists every channel group with its status (R requested, A approved, C rejected),
       const rows = await client.listGroupsOfChannel(channel);
       context.out.rows(
         rows,
-        columns({
-          GROUP: 'chGrpKey',
-          NAME: 'chGrpName',
-          SINCE: 'regDt',
-        }),
+        columns({ GROUP: 'chGrpKey', NAME: 'chGrpName', SINCE: 'regDt' }),
         `(${channel} is in no group)`,
       );
       return 0;
@@ -268,11 +234,7 @@ Lists the channels of the group GROUP_KEY (see \`channels groups\`).`,
     const rows = await (await management(context)).listGroupMembers(groupKey);
     context.out.rows(
       rows,
-      columns({
-        CHANNEL: 'msgrChId',
-        GROUP: 'chGrpKey',
-        SINCE: 'regDt',
-      }),
+      columns({ CHANNEL: 'msgrChId', GROUP: 'chGrpKey', SINCE: 'regDt' }),
       '(no channels in this group)',
     );
     return 0;

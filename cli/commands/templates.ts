@@ -15,7 +15,7 @@ import {
   UsageError,
   valueOptions,
 } from '../framework.ts';
-import { columns } from '../output.ts';
+import { columns, described } from '../output.ts';
 
 /*
  * `msgbridge templates …`: messenger notification templates (spec 02 §4.3, §4.4) — create (with
@@ -24,12 +24,13 @@ import { columns } from '../output.ts';
 
 const management = async (context: CommandContext) => (await context.target()).gateway().management;
 
+/** The template states of spec 02 §2 and their meaning. */
 const STATUS: Readonly<Record<string, string>> = {
-  T: 'T registered',
-  R: 'R review requested',
-  Q: 'Q under review',
-  A: 'A approved',
-  S: 'S rejected',
+  T: 'registered',
+  R: 'review requested',
+  Q: 'under review',
+  A: 'approved',
+  S: 'rejected',
 };
 
 const OWNER_OPTIONS = valueOptions('channel', 'group');
@@ -128,13 +129,7 @@ ${OWNER_USAGE}`,
       [
         { header: 'CODE', key: 'templateCode' },
         { header: 'NAME', key: 'templateName' },
-        {
-          header: 'STATUS',
-          value: (row) =>
-            row.templateStatusCode
-              ? (STATUS[row.templateStatusCode] ?? row.templateStatusCode)
-              : '',
-        },
+        { header: 'STATUS', value: (row) => described(STATUS, row.templateStatusCode) },
         { header: 'KEY', key: 'templateKey' },
         { header: 'CHANNEL', key: 'msgrChId' },
       ],
@@ -151,9 +146,9 @@ const stateRefusal = (error: TemplateStateError): CliError => {
       'check the template code and --channel/--group with `msgbridge templates list`',
     ]);
   }
-  const states = error.allowed.map((state) => `${state} (${STATUS[state]?.slice(2)})`).join(' or ');
+  const states = error.allowed.map((state) => `${state} (${STATUS[state]})`).join(' or ');
   const hints = [
-    `only a template in state ${states} can be ${error.operation === 'delete' ? 'deleted' : 'sent for review'}; this one is ${STATUS[error.status] ?? error.status}`,
+    `only a template in state ${states} can be ${error.operation === 'delete' ? 'deleted' : 'sent for review'}; this one is ${described(STATUS, error.status)}`,
   ];
   if (error.operation === 'request' && error.status === 'S' && !error.allowed.includes('S')) {
     hints.push('internal-approval customers may request review again with --after-rejection');
