@@ -20,18 +20,20 @@ export const UNCERTAIN: Outcome = {
 const NOT_RCS_CAPABLE: Outcome = { code: '54002', desc: 'Handset is not RCS-capable' };
 
 /** Failure codes by channel family, as seen in production reports (`30xxx` SMS, …). */
-const SMS_FAILURES: readonly Outcome[] = [
-  { code: '30001', desc: 'Invalid recipient number' },
-  { code: '30004', desc: 'Handset switched off or out of coverage' },
+/** The two text families report the same first reasons, SMS as `30xxx` and MMS as `31xxx`. */
+const textFailures = (family: '30' | '31', own: readonly Outcome[]): readonly Outcome[] => [
+  { code: `${family}001`, desc: 'Invalid recipient number' },
+  { code: `${family}004`, desc: 'Handset switched off or out of coverage' },
+  ...own,
+];
+const SMS_FAILURES = textFailures('30', [
   { code: '30007', desc: 'Blocked by carrier spam filter' },
   { code: '30010', desc: 'Number not in service' },
-];
-const MMS_FAILURES: readonly Outcome[] = [
-  { code: '31001', desc: 'Invalid recipient number' },
-  { code: '31004', desc: 'Handset switched off or out of coverage' },
+]);
+const MMS_FAILURES = textFailures('31', [
   { code: '31006', desc: 'Handset cannot receive multimedia messages' },
   { code: '31010', desc: 'Content too large for the handset' },
-];
+]);
 const MESSENGER_FAILURES: readonly Outcome[] = [
   { code: '32003', desc: 'Recipient is not a messenger user' },
   { code: '32006', desc: 'Recipient blocked the channel' },

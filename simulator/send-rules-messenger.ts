@@ -208,7 +208,7 @@ const carouselHead: Check = (value, path) => {
   }
 };
 
-/** Which optional fields each bubble type may carry, and what it requires (spec 01 §4.10). */
+/** Content limits and button counts by bubble type (spec 01 §4.10). */
 const BUBBLE = {
   content: {
     TEXT: { max: 1300, maxLines: 99 },
@@ -217,6 +217,12 @@ const BUBBLE = {
     PREMIUM_VIDEO: { max: 76, maxLines: 5 },
   },
   maxButtons: { TEXT: 5, IMAGE: 5, WIDE: 2, WIDE_ITEM_LIST: 2, PREMIUM_VIDEO: 1, COMMERCE: 2 },
+} as const;
+
+/** Which bubble types require each optional field, and which may carry it (spec 01 §4.10). */
+const BUBBLE_FIELDS: Readonly<
+  Record<string, { readonly required: readonly string[]; readonly allowed: readonly string[] }>
+> = {
   imageUrl: { required: ['IMAGE', 'WIDE', 'COMMERCE'], allowed: ['IMAGE', 'WIDE', 'COMMERCE'] },
   imageLink: { required: [], allowed: ['IMAGE', 'WIDE'] },
   header: { required: ['WIDE_ITEM_LIST'], allowed: ['WIDE_ITEM_LIST', 'PREMIUM_VIDEO'] },
@@ -225,22 +231,12 @@ const BUBBLE = {
   additionalContent: { required: [], allowed: ['COMMERCE'] },
   commerce: { required: ['COMMERCE'], allowed: ['COMMERCE'] },
   carousel: { required: ['CAROUSEL_COMMERCE'], allowed: ['CAROUSEL_COMMERCE', 'CAROUSEL_FEED'] },
-} as const;
+};
 
 const bubbleRules = (body: Json) => {
   const type = String(body.chatBubbleType);
   const carousel = CAROUSELS.includes(type);
-  for (const key of [
-    'imageUrl',
-    'imageLink',
-    'header',
-    'wideItemList',
-    'video',
-    'additionalContent',
-    'commerce',
-    'carousel',
-  ] as const) {
-    const rule: { required: readonly string[]; allowed: readonly string[] } = BUBBLE[key];
+  for (const [key, rule] of Object.entries(BUBBLE_FIELDS)) {
     if (!present(body[key]) && rule.required.includes(type)) fail(key, `is required for ${type}`);
     if (present(body[key]) && !rule.allowed.includes(type)) fail(key, `is not used with ${type}`);
   }
