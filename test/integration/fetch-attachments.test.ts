@@ -13,24 +13,21 @@ import type { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import {
   createFetchAttachmentsHandler,
   createSweepHandler,
 } from '../../functions/attachments/attachment-handlers.ts';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
-import { receiveInbound } from '../../functions/inbound/receive-webhook.ts';
 import type { MoInjectionInput } from '../../simulator/index.ts';
 import {
   DAY,
   deps,
-  dynamo,
   eventItem,
   HOUR,
   logger,
   marker,
   metrics,
+  receiveMoItem,
   s3,
   sim,
   streamRecordOf,
@@ -63,13 +60,7 @@ const receiveMms = async (
     },
   ]);
   if (!item) throw new Error('the simulator made no MO item');
-  const outcome = await receiveInbound(JSON.stringify({ moCnt: 1, moLst: [item] }), {
-    store: new DynamoDbEventStore('events', DynamoDBDocumentClient.from(dynamo)),
-    now: () => new Date(sim.clock.now()),
-    retentionDays: 35,
-    concurrency: 1,
-  });
-  expect(outcome).toMatchObject({ result: 'stored', stored: 1 });
+  await receiveMoItem(item);
   return item;
 };
 

@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import fc from 'fast-check';
 import { startFauxqs } from 'fauxqs';
@@ -25,17 +25,17 @@ import { ItemRejectedError } from '../../functions/events/store-ports.ts';
 import type { WebhookKind } from '../../functions/inbound/receive-webhook.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import {
-  LOCAL_CREDENTIALS,
   LOCAL_REGION,
   type LocalDynamoDb,
   localDynamoDbClient,
   startDynamoDbLocal,
 } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
+import { BUCKET, fauxqsS3Client } from '../support/fauxqs-s3.ts';
 import { moItem, reportItem } from '../support/gateway-bodies.ts';
+import { scanItems } from '../support/scan-items.ts';
 
 const SECRET = 'real-limits-secret-0123456789';
-const BUCKET = 'msgbridge-attachments';
 // The longest source EventBridge accepts: every event must leave room for it.
 const LONGEST_SOURCE = 's'.repeat(256);
 
@@ -56,12 +56,7 @@ beforeAll(async () => {
   documents = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
-  s3 = new S3Client({
-    endpoint: fauxqs.address,
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-    forcePathStyle: true,
-  });
+  s3 = fauxqsS3Client(fauxqs.address);
 }, 120_000);
 
 afterAll(async () => {
@@ -97,18 +92,7 @@ const freshBridge = async () => {
       body,
       isBase64Encoded: false,
     } as unknown as APIGatewayProxyEvent);
-  const items = async (): Promise<EventRecord[]> => {
-    const found: EventRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await documents.send(
-        new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }),
-      );
-      found.push(...((page.Items ?? []) as EventRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return found;
-  };
+  const items = async () => (await scanItems(documents, table)) as EventRecord[];
   return { store, post, items };
 };
 

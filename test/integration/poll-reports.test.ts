@@ -1,4 +1,4 @@
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
@@ -12,7 +12,7 @@ import {
 import { S3PolledPageQuarantine } from '../../functions/polling/s3-polled-page-quarantine.ts';
 import type { SimulatorOptionsInput } from '../../simulator/index.ts';
 import { cleanups, documents, useDynalite } from '../support/dynalite-documents.ts';
-import { BUCKET, startFauxqsProcess as startS3 } from '../support/fauxqs-s3.ts';
+import { BUCKET, fauxqsS3Client, startFauxqsProcess as startS3 } from '../support/fauxqs-s3.ts';
 import { scanItems } from '../support/scan-items.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 import {
@@ -326,12 +326,7 @@ describe('durable quarantine of polled pages in S3', () => {
 
   beforeAll(async () => {
     s3Server = await startS3();
-    s3 = new S3Client({
-      endpoint: s3Server.endpoint,
-      forcePathStyle: true,
-      region: 'ap-northeast-2',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    s3 = fauxqsS3Client(s3Server.endpoint);
     quarantine = new S3PolledPageQuarantine(BUCKET, s3);
   });
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, expect } from 'vitest';
@@ -31,7 +31,7 @@ import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import type { Simulator } from '../../simulator/index.ts';
 import { startSimulator } from '../../simulator/index.ts';
-import { BUCKET, type Fauxqs, startFauxqsProcess } from './fauxqs-s3.ts';
+import { BUCKET, type Fauxqs, fauxqsS3Client, startFauxqsProcess } from './fauxqs-s3.ts';
 
 export const HOUR = 3_600_000;
 
@@ -137,8 +137,12 @@ export const storeMo = async (moKey: string, contentUrl: string) => {
   ]);
   const content = item?.contentInfoLst?.[0];
   if (!item || !content) throw new Error('the simulator made no MO item');
-  const forged = { ...item, moKey, contentInfoLst: [{ ...content, contentUrl }] };
-  const outcome = await receiveInbound(JSON.stringify({ moCnt: 1, moLst: [forged] }), {
+  await receiveMoItem({ ...item, moKey, contentInfoLst: [{ ...content, contentUrl }] });
+};
+
+/** Stores one MO item with the real receiver, as a webhook body of one item, on the simulated clock. */
+export const receiveMoItem = async (item: unknown): Promise<void> => {
+  const outcome = await receiveInbound(JSON.stringify({ moCnt: 1, moLst: [item] }), {
     store: new DynamoDbEventStore('events', DynamoDBDocumentClient.from(dynamo)),
     now: () => new Date(sim.clock.now()),
     retentionDays: 35,
@@ -160,12 +164,7 @@ export const useAttachmentStack = (): void => {
     const documents = DynamoDBDocumentClient.from(dynamo, {
       marshallOptions: { removeUndefinedValues: true },
     });
-    s3 = new S3Client({
-      endpoint: s3Server.endpoint,
-      forcePathStyle: true,
-      region: 'ap-northeast-2',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
+    s3 = fauxqsS3Client(s3Server.endpoint);
     const now = () => sim.clock.now();
     gateway = new GatewayClient({
       hosts: sim.hosts,

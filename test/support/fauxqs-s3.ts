@@ -1,5 +1,7 @@
 /** fauxqs's S3 in a child process with the attachment bucket created, for tests that store objects. */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { S3Client } from '@aws-sdk/client-s3';
+import { localClientConfig } from '../../local/dynamodb-local.ts';
 
 export const BUCKET = 'msgbridge-attachments';
 
@@ -45,3 +47,7 @@ export const startFauxqsProcess = async (): Promise<Fauxqs> => {
       }),
   };
 };
+
+/** An S3 client for the fauxqs at `endpoint` (path-style: fauxqs serves no bucket subdomains). */
+export const fauxqsS3Client = (endpoint: string): S3Client =>
+  new S3Client({ ...localClientConfig(endpoint), forcePathStyle: true });
