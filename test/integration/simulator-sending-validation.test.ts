@@ -23,37 +23,32 @@ describe('request validation', () => {
     fbInfoLst,
   });
 
-  it.each([
-    {
-      name: 'refuses 11 recipients with 21012',
-      path: '/msg/v1/sms',
-      body: () => smsBody(recipients(11)),
-      code: '21012',
-    },
-    {
-      name: 'counts Hangul as 2 bytes: 46 syllables do not fit an SMS',
-      path: '/msg/v1/sms',
-      body: () => smsBody(recipients(1), { msg: '가'.repeat(46) }),
-      code: '21001',
-    },
-    {
-      name: 'refuses a fallback channel listed twice with 21051',
-      path: '/msg/v1.1/rcs',
-      body: () =>
+  it.each<[name: string, path: string, body: () => unknown, code: string]>([
+    ['refuses 11 recipients with 21012', '/msg/v1/sms', () => smsBody(recipients(11)), '21012'],
+    [
+      'counts Hangul as 2 bytes: 46 syllables do not fit an SMS',
+      '/msg/v1/sms',
+      () => smsBody(recipients(1), { msg: '가'.repeat(46) }),
+      '21001',
+    ],
+    [
+      'refuses a fallback channel listed twice with 21051',
+      '/msg/v1.1/rcs',
+      () =>
         rcsWithFallbacks([
           { ch: 'SMS', msg: 'one' },
           { ch: 'SMS', msg: 'two' },
         ]),
-      code: '21051',
-    },
-    {
-      name: 'refuses other bad fallback info with 21014',
-      path: '/msg/v1.1/rcs',
+      '21051',
+    ],
+    [
+      'refuses other bad fallback info with 21014',
+      '/msg/v1.1/rcs',
       // An MMS fallback needs a title.
-      body: () => rcsWithFallbacks([{ ch: 'MMS', msg: 'no title' }]),
-      code: '21014',
-    },
-  ])('$name', async ({ path, body, code }) => {
+      () => rcsWithFallbacks([{ ch: 'MMS', msg: 'no title' }]),
+      '21014',
+    ],
+  ])('%s', async (_name, path, body, code) => {
     // Act
     const answer = await send(path, body());
 
