@@ -4,14 +4,12 @@
  * typed clients, two days pass, and the export stores the previous KST day's figures as event
  * items; a rerun stores nothing twice, and an unknown channel fails alone.
  */
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
 import {
@@ -20,21 +18,22 @@ import {
   StatisticsSettingsSchema,
   trackingUrlData,
 } from '../../functions/statistics/export-statistics.ts';
-import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { simulatedChannelToken } from '../../simulator/messenger.ts';
+import { documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
+import { simulatorTokens } from '../support/simulator-gateway-client.ts';
 
 const credentials = { apiKey: 'stats-key', apiPassword: 'stats-password' };
 const ADMIN = '01012345678';
 const CHANNEL = '@stats-shop';
 const DAY_MS = 86_400_000;
 
+useDynalite();
+
 let sim: Simulator;
-let dynalite: LocalDynalite;
-let documents: DynamoDBDocumentClient;
 let client: GatewayClient;
 let management: GatewayManagementClient;
 let liveUrls: string[];
@@ -44,20 +43,16 @@ const objects = new Map<string, string>();
 const simNow = () => new Date(sim.clock.now());
 
 beforeAll(async () => {
-  [sim, dynalite] = await Promise.all([
-    startSimulator({ ...credentials, clock: 'manual', accessTokenTtlSeconds: 7 * 86_400 }),
-    startDynalite(),
-  ]);
-  const dynamo = localDynamoDbClient(dynalite.endpoint);
-  await createTables(dynamo, { eventTable: 'events', stateTable: 'state' });
-  documents = DynamoDBDocumentClient.from(dynamo, {
-    marshallOptions: { removeUndefinedValues: true },
+  sim = await startSimulator({
+    ...credentials,
+    clock: 'manual',
+    accessTokenTtlSeconds: 7 * 86_400,
   });
-  const tokens = new SessionTokenProvider({
-    auth: new GatewayAuthApi({ hosts: sim.hosts }),
-    credentials: () => credentials,
-    now: () => sim.clock.now(),
+  await createTables(localDynamoDbClient(dynalite.endpoint), {
+    eventTable: 'events',
+    stateTable: 'state',
   });
+  const tokens = simulatorTokens(sim, credentials);
   client = new GatewayClient({ hosts: sim.hosts, tokens, timeoutMs: 2_000 });
   management = new GatewayManagementClient({ hosts: sim.hosts, tokens, timeoutMs: 2_000 });
 
@@ -104,7 +99,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sim?.close();
-  await dynalite?.stop();
 });
 
 const deps = (): ExportStatisticsDeps => ({

@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
@@ -10,6 +10,7 @@ import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import { reportBody, reportItem } from '../support/gateway-bodies.ts';
+import { scanItems } from '../support/scan-items.ts';
 
 const SECRET = 'integration-secret-0123456789';
 let dynalite: LocalDynalite;
@@ -71,18 +72,7 @@ const post = (body: unknown) =>
     body: JSON.stringify(body),
   } as unknown as APIGatewayProxyEvent);
 
-const items = async () => {
-  const found: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documents.send(
-      new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }),
-    );
-    found.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return found;
-};
+const items = () => scanItems(documents, table);
 
 describe('the event store on a DynamoDB-protocol server', () => {
   it('writes an item once and reports the second put as a duplicate', async () => {
