@@ -236,6 +236,12 @@ export const createRcs = (ctx: SimContext) => {
       : { response: fail(RCS_CODES.unknownBrand, `no brand ${brandId}`, 404) };
   };
 
+  /** The portal account, then the brand of the path: the brand calls of spec 03 §4.1. */
+  const portalBrand = (request: SimRequest): { brand: Brand } | { response: SimResponse } => {
+    const denied = requirePortal(request);
+    return denied ? { response: denied } : brandOf(request);
+  };
+
   /** Bearer, the brand, and its `brandKey` header. */
   const brandWithKey = (request: SimRequest): { brand: Brand } | { response: SimResponse } => {
     const denied = ctx.requireBearer(request);
@@ -309,9 +315,7 @@ export const createRcs = (ctx: SimContext) => {
     },
 
     getBrand: (request) => {
-      const denied = requirePortal(request);
-      if (denied) return denied;
-      const found = brandOf(request);
+      const found = portalBrand(request);
       if ('response' in found) return found.response;
       return ok([brandView(found.brand)]);
     },
@@ -340,15 +344,13 @@ export const createRcs = (ctx: SimContext) => {
     },
 
     updateBrand: (request) => {
-      const denied = requirePortal(request);
-      if (denied) return denied;
-      const found = brandOf(request);
+      const found = portalBrand(request);
       if ('response' in found) return found.response;
+      const own = chatbotsOf(found.brand.brandId);
       const parsed = parseBody(request, BrandUpdateSchema);
       if ('response' in parsed) return parsed.response;
       const refused = checkCategory(parsed.data.regBrand);
       if (refused) return refused;
-      const own = chatbotsOf(found.brand.brandId);
       if (!own.some((chatbot) => chatbot.input.mdn === parsed.data.mainMdn)) {
         return fail(
           RCS_CODES.invalidField,
@@ -362,9 +364,7 @@ export const createRcs = (ctx: SimContext) => {
     },
 
     deleteBrand: (request) => {
-      const denied = requirePortal(request);
-      if (denied) return denied;
-      const found = brandOf(request);
+      const found = portalBrand(request);
       if ('response' in found) return found.response;
       const count = chatbotsOf(found.brand.brandId).length;
       if (count > 0) {
