@@ -70,9 +70,8 @@ export class DynamoDbLocalStartError extends Error {
   }
 }
 
-const STARTUP_TIMEOUT_MS = 30_000;
-const PROBE_TIMEOUT_MS = 1_000;
-const PROBE_INTERVAL_MS = 100;
+/** Waiting for Java to answer: the whole wait, each ListTables probe, and the pause between probes. */
+const STARTUP_MS = { total: 30_000, probe: 1_000, interval: 100 } as const;
 const STOP_GRACE_MS = 5_000;
 // How much of each output stream to keep for errors: Java prints the exception first and the
 // root cause ("Caused by") last, so both ends are kept.
@@ -218,7 +217,7 @@ const waitUntilReady = async (
   spawnError: () => Error | undefined,
 ): Promise<void> => {
   const client = localDynamoDbClient(endpoint);
-  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  const deadline = Date.now() + STARTUP_MS.total;
   let lastProbeError: unknown;
   try {
     while (Date.now() < deadline) {
@@ -231,18 +230,16 @@ const waitUntilReady = async (
       }
       try {
         await client.send(new ListTablesCommand({ Limit: 1 }), {
-          abortSignal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
+          abortSignal: AbortSignal.timeout(STARTUP_MS.probe),
         });
         return;
       } catch (error) {
         lastProbeError = error;
       }
-      await sleep(PROBE_INTERVAL_MS);
+      await sleep(STARTUP_MS.interval);
     }
     const last = lastProbeError instanceof Error ? lastProbeError.message : String(lastProbeError);
-    throw new Error(
-      `no answer to ListTables within ${STARTUP_TIMEOUT_MS} ms (last error: ${last})`,
-    );
+    throw new Error(`no answer to ListTables within ${STARTUP_MS.total} ms (last error: ${last})`);
   } finally {
     client.destroy();
   }
