@@ -169,21 +169,22 @@ export interface SweepDeps extends FetchAttachmentsDeps {
   readonly shouldContinue: () => boolean;
 }
 
+/** The copy of an attachment in the bucket, and how it was fetched. */
+export interface StoredDownload {
+  readonly source: AttachmentSource;
+  readonly key: string;
+  readonly contentType: string;
+  readonly sizeBytes: number;
+  readonly sha256: string;
+  /** Sources that failed before the one that worked. */
+  readonly failures: readonly string[];
+  /** The content URL was refused (not fetched); the file came from the file endpoint. */
+  readonly contentUrlRefused: boolean;
+}
+
 /** What happened to one attachment. */
 export type AttachmentOutcome =
-  | {
-      readonly result: 'stored';
-      readonly ref: AttachmentRef;
-      readonly source: AttachmentSource;
-      readonly key: string;
-      readonly contentType: string;
-      readonly sizeBytes: number;
-      readonly sha256: string;
-      /** Sources that failed before the one that worked. */
-      readonly failures: readonly string[];
-      /** The content URL was refused (not fetched); the file came from the file endpoint. */
-      readonly contentUrlRefused: boolean;
-    }
+  | ({ readonly result: 'stored'; readonly ref: AttachmentRef } & StoredDownload)
   | { readonly result: 'skipped'; readonly ref: AttachmentRef }
   | {
       readonly result: 'pending';
@@ -339,7 +340,7 @@ export const fetchAttachment = async (
   if (deps.now().getTime() >= deadline && (marker || !servedByFileEndpoint(ref))) {
     // Past its window: the sweep ends it; a later attachment has no source left to try at all.
     const previous = marker ?? (await deps.pending.get(ref.moKey, ref.index));
-    return lose(ref, previous?.attempts ?? 0, lostReason(ref, previous?.lastError), deps);
+    return lose(ref, { attempts: previous?.attempts ?? 0, lastError: previous?.lastError }, deps);
   }
 
   const attempt = await downloadAndStore(ref, deps);
@@ -354,7 +355,7 @@ export const fetchAttachment = async (
   const attempts = (previous?.attempts ?? 0) + 1;
   const reason = attempt.failures.join('; ');
   const now = deps.now().getTime();
-  if (now >= deadline) return lose(ref, attempts, lostReason(ref, reason), deps);
+  if (now >= deadline) return lose(ref, { attempts, lastError: reason }, deps);
   const nextAttemptAt = new Date(Math.min(now + retryDelayMs(attempts), deadline)).toISOString();
   await deps.pending.save({
     ...ref,
@@ -397,21 +398,8 @@ export const retryDelayMs = (attempts: number): number =>
   Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 
 type DownloadAttempt =
-  | {
-      readonly ok: true;
-      readonly source: AttachmentSource;
-      readonly key: string;
-      readonly contentType: string;
-      readonly sizeBytes: number;
-      readonly sha256: string;
-      readonly failures: readonly string[];
-      readonly contentUrlRefused: boolean;
-    }
-  | {
-      readonly ok: false;
-      readonly failures: readonly string[];
-      readonly contentUrlRefused: boolean;
-    };
+  | ({ readonly ok: true } & StoredDownload)
+  | ({ readonly ok: false } & Pick<StoredDownload, 'failures' | 'contentUrlRefused'>);
 
 const downloadAndStore = async (
   ref: AttachmentRef,
@@ -467,12 +455,13 @@ const downloadAndStore = async (
   return { ok: false, failures, contentUrlRefused };
 };
 
+/** Records the attachment as lost after `attempts` downloads, the last failing with `lastError`. */
 const lose = async (
   ref: AttachmentRef,
-  attempts: number,
-  reason: string,
+  { attempts, lastError }: { readonly attempts: number; readonly lastError: string | undefined },
   deps: FetchAttachmentsDeps,
 ): Promise<AttachmentOutcome> => {
+  const reason = lostReason(ref, lastError);
   const detail = buildEventDetail('inboundAttachmentLost', {
     idempotencyKey: `attachment-lost:${ref.moKey}:${ref.index}`,
     occurredAt: deps.now().toISOString(),

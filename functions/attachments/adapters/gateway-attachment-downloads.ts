@@ -5,6 +5,7 @@ import { Agent, type Dispatcher } from 'undici';
 import { GatewayError } from '../../commons/gateway/errors.ts';
 import type { GatewayClient } from '../../commons/gateway/gateway-client.ts';
 import {
+  attachmentOf,
   type DownloadAnswer,
   downloadUrl,
   HttpTransportFailure,
@@ -184,20 +185,9 @@ export class GatewayAttachmentDownloads implements AttachmentDownloads {
   }
 
   private async download(answer: DownloadAnswer): Promise<Download> {
-    const contentType = answer.headers['content-type'] ?? 'application/octet-stream';
     // The gateway answers refusals (used, expired, unknown) with a JSON envelope.
-    if (
-      answer.status >= 200 &&
-      answer.status < 300 &&
-      !contentType.startsWith('application/json')
-    ) {
-      const length = contentLength(answer.headers['content-length']);
-      return {
-        contentType,
-        ...(length === undefined ? {} : { contentLength: length }),
-        body: answer.stream,
-      };
-    }
+    const attachment = attachmentOf(answer);
+    if (attachment) return attachment;
     const text = await readStart(answer.stream, ERROR_TEXT_BYTES);
     throw new AttachmentDownloadError('content-url', `HTTP ${answer.status}: ${text}`);
   }
@@ -207,11 +197,6 @@ export class GatewayAttachmentDownloads implements AttachmentDownloads {
 const discard = (stream: Readable): void => {
   stream.on('error', () => {});
   stream.destroy();
-};
-
-const contentLength = (header: string | undefined): number | undefined => {
-  if (header === undefined || !/^\d+$/.test(header.trim())) return undefined;
-  return Number(header);
 };
 
 /** The first `limit` bytes of a body as text; the rest is not read (the stream is destroyed). */

@@ -10,9 +10,11 @@ import {
   GatewayTransportError,
 } from './errors.ts';
 import {
+  attachmentOf,
   type HttpAnswer,
   type HttpTransport,
   HttpTransportFailure,
+  type StreamedAttachment,
   undiciTransport,
 } from './http.ts';
 import type { GatewayHost, GatewayHosts } from './settings.ts';
@@ -94,29 +96,14 @@ export class GatewayHttp {
    * Calls an endpoint that answers raw bytes (an MO attachment) and returns the stream. An answer
    * that is a JSON envelope is read as a gateway error.
    */
-  async download(
-    call: GatewayCall,
-  ): Promise<{ contentType: string; contentLength?: number; body: Readable }> {
+  async download(call: GatewayCall): Promise<StreamedAttachment> {
     const name = endpointName(call.endpoint);
     const answer = await this.send(call, true);
-    const contentType = answer.headers['content-type'] ?? 'application/octet-stream';
     const stream = answer.stream;
     if (!stream)
       throw new GatewayResponseError({ code: 'NO_BODY', message: 'no body', endpoint: name });
-    if (
-      answer.status >= 200 &&
-      answer.status < 300 &&
-      !contentType.startsWith('application/json')
-    ) {
-      const length = Number(answer.headers['content-length']);
-      return {
-        contentType,
-        ...(Number.isFinite(length) && answer.headers['content-length'] !== undefined
-          ? { contentLength: length }
-          : {}),
-        body: stream,
-      };
-    }
+    const attachment = attachmentOf({ status: answer.status, headers: answer.headers, stream });
+    if (attachment) return attachment;
     const text = await readText(stream);
     parseEnvelope({ ...answer, text }, name);
     throw new GatewayResponseError({

@@ -88,6 +88,35 @@ export interface DownloadAnswer {
   readonly stream: Readable;
 }
 
+/** An attachment as an answer streams it: its media type, its length when given, its bytes. */
+export interface StreamedAttachment {
+  readonly contentType: string;
+  readonly contentLength?: number;
+  readonly body: Readable;
+}
+
+/**
+ * The attachment an answer carries: a 2xx whose body is not JSON (the gateway answers refusals
+ * with a JSON envelope). `undefined` for any other answer, whose body the caller reads as an error.
+ */
+export const attachmentOf = (answer: DownloadAnswer): StreamedAttachment | undefined => {
+  const contentType = answer.headers['content-type'] ?? 'application/octet-stream';
+  if (answer.status < 200 || answer.status >= 300 || contentType.startsWith('application/json'))
+    return undefined;
+  const length = contentLengthOf(answer.headers['content-length']);
+  return {
+    contentType,
+    ...(length === undefined ? {} : { contentLength: length }),
+    body: answer.stream,
+  };
+};
+
+/** A `Content-Length` header as a number; `undefined` when missing or not a plain count. */
+const contentLengthOf = (header: string | undefined): number | undefined => {
+  if (header === undefined || !/^\d+$/.test(header.trim())) return undefined;
+  return Number(header);
+};
+
 /**
  * GETs an absolute URL without credentials (an MO attachment's `contentUrl`) through `dispatcher`
  * (by default the shared keep-alive pool). Redirects are NOT followed: a 3xx is answered as it is,
