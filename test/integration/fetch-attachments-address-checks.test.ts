@@ -16,13 +16,10 @@ import {
   downloadContentUrl,
   GatewayAttachmentDownloads,
 } from '../../functions/attachments/adapters/gateway-attachment-downloads.ts';
-import {
-  createFetchAttachmentsHandler,
-  createSweepHandler,
-} from '../../functions/attachments/attachment-handlers.ts';
 import { ContentUrlPolicy } from '../../functions/attachments/content-url-policy.ts';
 import { AttachmentDownloadError } from '../../functions/attachments/fetch-attachments.ts';
 import {
+  attachmentHandlers,
   DAY,
   deps,
   eventItem,
@@ -31,7 +28,6 @@ import {
   logger,
   loopbackServer,
   marker,
-  metrics,
   sim,
   storeMo,
   streamRecordOf,
@@ -119,12 +115,12 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
         contentUrls: new ContentUrlPolicy({ hosts: [], localSimulatorOrigin: front.origin }),
       }),
     };
-    const sweep = createSweepHandler({ ...ssrfDeps, logger, metrics, marginMs: 1_000 });
+    const sweep = attachmentHandlers(ssrfDeps).sweep;
     const warned = vi.spyOn(logger, 'warn');
 
     try {
       // Act: the stream's attempt, then the sweep once the 7 days are over.
-      const response = await createFetchAttachmentsHandler({ ...ssrfDeps, logger, metrics })({
+      const response = await attachmentHandlers(ssrfDeps).fetch({
         Records: [await streamRecordOf(moKey)],
       });
       const afterStream = await marker(moKey, 0);

@@ -14,17 +14,13 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  createFetchAttachmentsHandler,
-  createSweepHandler,
-} from '../../functions/attachments/attachment-handlers.ts';
 import type { MoInjectionInput } from '../../simulator/index.ts';
 import {
+  attachmentHandlers,
   DAY,
   deps,
   eventItem,
   HOUR,
-  logger,
   marker,
   metrics,
   receiveMoItem,
@@ -64,7 +60,7 @@ const receiveMms = async (
   return item;
 };
 
-const fetchHandler = () => createFetchAttachmentsHandler({ ...deps, logger, metrics });
+const fetchHandler = () => attachmentHandlers().fetch;
 
 const sha256Of = async (
   stream: AsyncIterable<Uint8Array>,
@@ -247,7 +243,7 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
     const contentUrl = item.contentInfoLst?.[0]?.contentUrl ?? '';
     await fetch(contentUrl).then((answer) => answer.arrayBuffer());
     sim.setFaults({ errorRate: 1 });
-    const sweep = createSweepHandler({ ...deps, logger, metrics, marginMs: 1_000 });
+    const sweep = attachmentHandlers().sweep;
     const lostBefore = metricTotal('AttachmentsLost');
 
     // Act
@@ -296,15 +292,17 @@ describe('fetch-attachments against the simulator, dynalite and fauxqs', () => {
       },
     };
     const outage = { ...deps, storage };
-    const sweep = createSweepHandler({ ...outage, logger, metrics, marginMs: 1_000 });
+    const sweep = attachmentHandlers(outage).sweep;
 
     // Act
     const deliveries: unknown[] = [];
     for (let delivery = 0; delivery < 6; delivery++)
       deliveries.push(
-        await createFetchAttachmentsHandler({ ...outage, logger, metrics })({
-          Records: [record],
-        }).catch((error: unknown) => error),
+        await attachmentHandlers(outage)
+          .fetch({
+            Records: [record],
+          })
+          .catch((error: unknown) => error),
       );
     const afterStream = await marker(item.moKey, 0);
     s3Down = false;

@@ -14,6 +14,10 @@ import {
 } from '../../functions/attachments/adapters/dynamodb-attachment-store.ts';
 import { GatewayAttachmentDownloads } from '../../functions/attachments/adapters/gateway-attachment-downloads.ts';
 import { S3ObjectStorage } from '../../functions/attachments/adapters/s3-object-storage.ts';
+import {
+  createFetchAttachmentsHandler,
+  createSweepHandler,
+} from '../../functions/attachments/attachment-handlers.ts';
 import { ContentUrlPolicy } from '../../functions/attachments/content-url-policy.ts';
 import type { FetchAttachmentsDeps } from '../../functions/attachments/fetch-attachments.ts';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
@@ -150,6 +154,12 @@ export const receiveMoItem = async (item: unknown): Promise<void> => {
   });
   expect(outcome).toMatchObject({ result: 'stored', stored: 1 });
 };
+
+/** The fetch-attachments and sweep handlers on `handlerDeps` (the stack's own by default). */
+export const attachmentHandlers = (handlerDeps: FetchAttachmentsDeps = deps) => ({
+  fetch: createFetchAttachmentsHandler({ ...handlerDeps, logger, metrics }),
+  sweep: createSweepHandler({ ...handlerDeps, logger, metrics, marginMs: 1_000 }),
+});
 
 /** Starts the simulator, dynalite and fauxqs before the file's tests and stops them after. */
 export const useAttachmentStack = (): void => {
