@@ -13,17 +13,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Target } from '../../cli/target.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { DynamoDbPublishLedger } from '../../functions/events/dynamodb-publish-ledger.ts';
-import { createPublishHandler } from '../../functions/events/publish.ts';
 import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/store-ports.ts';
-import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
 import { publisherControl } from '../../local/publisher-control.ts';
 import { republishLocally } from '../../local/republish.ts';
-import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.ts';
+import type { StreamPoller } from '../../local/stream-poller.ts';
 import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.ts';
 import { captureIo, runCli } from '../support/cli-gateway.ts';
-import { localStreamsClient, startWithSharedTables } from '../support/dynamodb-local.ts';
+import { startPublishingPoller, startWithSharedTables } from '../support/dynamodb-local.ts';
 import { reportBody } from '../support/gateway-bodies.ts';
 
 /** EventBridge that refuses the events whose detail contains one of `refusing`. */
@@ -74,26 +72,17 @@ beforeAll(async () => {
         ),
       ),
   };
-  poller = startStreamPoller({
-    streamsClient: localStreamsClient(dynamo.endpoint),
-    streamArn,
-    filter: isPublishableRecord,
-    handler: createPublishHandler({
+  poller = startPublishingPoller(dynamo, streamArn, {
+    publish: {
       bus,
       ledger: flaky,
-      source: 'msgbridge',
       maxAttempts: 2,
       backoffMs: () => 5,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-      maxBatchBytes: 256 * 1024,
       logger: silent,
       metrics,
-    }),
-    onFailure: (records) => {
-      failed.push(...records);
     },
+    failed,
     maxRetries: 1,
-    pollIntervalMs: 50,
   });
   webhooks = await startWebhookServer({
     handlers: {

@@ -10,13 +10,11 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
-import { createPublishHandler } from '../../functions/events/publish.ts';
-import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
 import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
-import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.ts';
+import type { StreamPoller } from '../../local/stream-poller.ts';
 import type { WebhookServer } from '../../local/webhook-server.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { localStreamsClient, startWithSharedTables } from '../support/dynamodb-local.ts';
+import { startPublishingPoller, startWithSharedTables } from '../support/dynamodb-local.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
 import { rcsBody, smsBody } from '../support/send-fixtures.ts';
 import { simulatorClient } from '../support/simulator-gateway-client.ts';
@@ -67,24 +65,9 @@ beforeAll(async () => {
     // Seed 7's outcome mix (at least one RCS fallback) is that of the draws without the shuffle's.
     reportOrder: 'ordered',
   });
-  poller = startStreamPoller({
-    streamsClient: localStreamsClient(dynamo.endpoint),
-    streamArn,
-    filter: isPublishableRecord,
-    handler: createPublishHandler({
-      bus,
-      source: 'msgbridge',
-      maxAttempts: 3,
-      backoffMs: () => 10,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-      maxBatchBytes: 256 * 1024,
-      logger,
-      metrics,
-    }),
-    onFailure: (records) => {
-      failedRecords.push(...records);
-    },
-    pollIntervalMs: 50,
+  poller = startPublishingPoller(dynamo, streamArn, {
+    publish: { bus, maxAttempts: 3, backoffMs: () => 10, logger, metrics },
+    failed: failedRecords,
   });
 }, 120_000);
 

@@ -4,6 +4,8 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
+import { createPublishHandler } from '../../functions/events/publish.ts';
+import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
 import {
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
@@ -11,6 +13,7 @@ import {
   localDynamoDbClient,
   startDynamoDbLocal,
 } from '../../local/dynamodb-local.ts';
+import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.ts';
 import { createTables } from '../../local/tables.ts';
 
 // One JVM for the whole file: it takes seconds to start on a two-core machine.
@@ -87,3 +90,36 @@ export const startWithSharedTables = async (): Promise<{
   });
   return { server, documents, streamArn };
 };
+
+/**
+ * The local stream poller on `streamArn` feeding the publish-events handler, as Lambda's event
+ * source mapping does (its filter included); the records it gives up on are pushed to `failed`.
+ */
+export const startPublishingPoller = (
+  server: LocalDynamoDb,
+  streamArn: string,
+  options: {
+    readonly publish: Omit<
+      Parameters<typeof createPublishHandler>[0],
+      'source' | 'sleep' | 'maxBatchBytes'
+    >;
+    readonly failed: DynamoDBRecord[];
+    readonly maxRetries?: number;
+  },
+): StreamPoller =>
+  startStreamPoller({
+    streamsClient: localStreamsClient(server.endpoint),
+    streamArn,
+    filter: isPublishableRecord,
+    handler: createPublishHandler({
+      source: 'msgbridge',
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      maxBatchBytes: 256 * 1024,
+      ...options.publish,
+    }),
+    onFailure: (records) => {
+      options.failed.push(...records);
+    },
+    maxRetries: options.maxRetries,
+    pollIntervalMs: 50,
+  });
