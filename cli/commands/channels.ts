@@ -1,3 +1,4 @@
+import type { ChannelListItem } from '../../functions/commons/gateway/schemas/index.ts';
 import { maskPhone } from '../../functions/commons/helpers/mask.ts';
 import type { CommandContext, CommandSpec, GroupSpec } from '../framework.ts';
 import { compactDateOption, flagOptions, UsageError, valueOptions } from '../framework.ts';
@@ -14,6 +15,19 @@ const management = async (context: CommandContext) => (await context.target()).g
 const LIST_STATUS = { A: 'active', C: 'inactive', B: 'blocked', E: 'being deleted', D: 'deleted' };
 const DETAIL_STATUS = { A: 'normal', B: 'blocked', P: 'dormant', D: 'deleted' };
 const GROUP_STATUS = { R: 'requested', A: 'approved', C: 'rejected' };
+
+/** What `list` and `get` show of a channel; the two answers spell its status differently. */
+const channelColumns = <
+  Row extends { msgrChId?: unknown; createDate?: unknown; categoryCode?: unknown },
+>(
+  status: (row: Row) => string,
+) =>
+  columns<Row>({
+    CHANNEL: 'msgrChId',
+    STATUS: status,
+    CREATED: 'createDate',
+    CATEGORY: 'categoryCode',
+  });
 
 const categories: CommandSpec = {
   summary: 'channel categories (the 11-character codes create takes)',
@@ -61,16 +75,8 @@ Lists the channels created from DATE on (KST; YYYY-MM-DD or "YYYY-MM-DD HH:mm:ss
         : { pageSize: context.integer('page-size', 100, { min: 1 }) }),
     };
     const rows = await (await management(context)).listChannels(request);
-    context.out.rows(
-      rows,
-      columns({
-        CHANNEL: 'msgrChId',
-        STATUS: (row) => described(LIST_STATUS, row.msgrChStat),
-        CREATED: 'createDate',
-        CATEGORY: 'categoryCode',
-      }),
-      '(no channels)',
-    );
+    const status = (row: ChannelListItem) => described(LIST_STATUS, row.msgrChStat);
+    context.out.rows(rows, channelColumns(status), '(no channels)');
     return 0;
   },
 };
@@ -84,15 +90,11 @@ Shows the channel's status (A normal, B blocked, P dormant, D deleted), creation
   run: async (context) => {
     const [msgrChId = ''] = context.positionals;
     const channel = await (await management(context)).getChannel(msgrChId);
+    const status = described(DETAIL_STATUS, channel.stat);
     context.out.emit(channel, () =>
       context.out.table(
         [channel],
-        columns({
-          CHANNEL: 'msgrChId',
-          STATUS: (row) => described(DETAIL_STATUS, row.stat),
-          CREATED: 'createDate',
-          CATEGORY: 'categoryCode',
-        }),
+        channelColumns(() => status),
       ),
     );
     return 0;
