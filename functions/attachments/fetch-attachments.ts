@@ -463,18 +463,8 @@ const lose = async (
 ): Promise<AttachmentOutcome> => {
   const reason = lostReason(ref, lastError);
   const detail = buildEventDetail('inboundAttachmentLost', {
-    idempotencyKey: `attachment-lost:${ref.moKey}:${ref.index}`,
-    occurredAt: deps.now().toISOString(),
-    receivedAt: ref.receivedAt,
-    via: ref.via,
-    data: {
-      moKey: ref.moKey,
-      index: ref.index,
-      name: ref.name,
-      reason,
-      attempts,
-      receivedAt: ref.receivedAt,
-    },
+    ...attachmentEventBase(ref, deps, `attachment-lost:${ref.moKey}:${ref.index}`),
+    data: { ...attachmentFields(ref), reason, attempts, receivedAt: ref.receivedAt },
   });
   await deps.events.putIfAbsent(
     toEventRecord(
@@ -486,6 +476,21 @@ const lose = async (
   await deps.pending.remove(ref.moKey, ref.index);
   return { result: 'lost', ref, attempts, reason };
 };
+
+/** What every event about an attachment says of when and how its message arrived. */
+const attachmentEventBase = (
+  ref: AttachmentRef,
+  deps: FetchAttachmentsDeps,
+  idempotencyKey: string,
+) => ({
+  idempotencyKey,
+  occurredAt: deps.now().toISOString(),
+  receivedAt: ref.receivedAt,
+  via: ref.via,
+});
+
+/** The attachment itself, as every event about it names it. */
+const attachmentFields = ({ moKey, index, name }: AttachmentRef) => ({ moKey, index, name });
 
 /** The event-table keys of an attachment's "stored" event: next to its message (`MO#<moKey>`). */
 export const storedEventKeys = (ref: Pick<AttachmentRef, 'moKey' | 'index'>) => ({
@@ -499,14 +504,9 @@ const storedRecord = (
   deps: FetchAttachmentsDeps,
 ): EventRecord => {
   const detail = buildEventDetail('inboundAttachmentStored', {
-    idempotencyKey: `attachment:${ref.moKey}:${ref.index}`,
-    occurredAt: deps.now().toISOString(),
-    receivedAt: ref.receivedAt,
-    via: ref.via,
+    ...attachmentEventBase(ref, deps, `attachment:${ref.moKey}:${ref.index}`),
     data: {
-      moKey: ref.moKey,
-      index: ref.index,
-      name: ref.name,
+      ...attachmentFields(ref),
       contentType: stored.contentType,
       sizeBytes: stored.sizeBytes,
       sha256: stored.sha256,

@@ -3,9 +3,8 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { conditionalWrite, documentClient, pagesOf } from '../../commons/clients/dynamodb.ts';
+import { conditionalWrite, documentClient, scanItems } from '../../commons/clients/dynamodb.ts';
 import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
 import {
   type AttachmentEventStore,
@@ -95,22 +94,15 @@ export class DynamoDbPendingAttachments implements PendingAttachmentStore {
 
   async due(now: Date): Promise<PendingAttachment[]> {
     const markers: PendingAttachment[] = [];
-    const pages = pagesOf((startKey) =>
-      this.client.send(
-        new ScanCommand({
-          TableName: this.tableName,
-          FilterExpression: 'begins_with(pk, :prefix) AND nextAttemptAt <= :now',
-          ExpressionAttributeValues: { ':prefix': PREFIX, ':now': now.toISOString() },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      ),
-    );
-    for await (const page of pages) {
-      for (const item of page.Items ?? []) {
-        const marker = this.read(item);
-        if (marker) markers.push(marker);
-      }
+    const items = scanItems(this.client, {
+      TableName: this.tableName,
+      FilterExpression: 'begins_with(pk, :prefix) AND nextAttemptAt <= :now',
+      ExpressionAttributeValues: { ':prefix': PREFIX, ':now': now.toISOString() },
+      ConsistentRead: true,
+    });
+    for await (const item of items) {
+      const marker = this.read(item);
+      if (marker) markers.push(marker);
     }
     // ISO-8601 UTC strings of one format sort as the instants they name.
     return markers.sort((a, b) => a.nextAttemptAt.localeCompare(b.nextAttemptAt));

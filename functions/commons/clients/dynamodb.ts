@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
 
 /** The DynamoDB client every table adapter shares, and how they read its refusals. */
 
@@ -63,4 +63,15 @@ export async function* pagesOf<P extends { readonly LastEvaluatedKey?: Record<st
     yield page;
     start = page.LastEvaluatedKey;
   } while (start !== undefined);
+}
+
+/** The items of a Scan, read a page at a time as the loop asks for them (see {@link pagesOf}). */
+export async function* scanItems(
+  client: DynamoDBDocumentClient,
+  input: Omit<ScanCommandInput, 'ExclusiveStartKey'>,
+): AsyncGenerator<Record<string, unknown>> {
+  const pages = pagesOf((start) =>
+    client.send(new ScanCommand({ ...input, ...(start ? { ExclusiveStartKey: start } : {}) })),
+  );
+  for await (const page of pages) yield* page.Items ?? [];
 }
