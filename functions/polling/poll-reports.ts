@@ -173,14 +173,10 @@ export const pollReports = async (
   delivery: ReportDelivery,
 ): Promise<ReportPollOutcome> => {
   const counts = {
-    polls: 0,
-    emptyPolls: 0,
-    rateLimitedPolls: 0,
-    failedPolls: 0,
+    ...newPollCounters(),
     reportsPolled: 0,
     reportsStored: 0,
     reportsDuplicate: 0,
-    itemsQuarantined: 0,
     pagesConfirmed: 0,
     pagesUnconfirmed: 0,
     pagesQuarantined: 0,
@@ -274,14 +270,10 @@ export const pollInbound = async (
   deps: PollDeps<MoPollingGateway>,
 ): Promise<InboundPollOutcome> => {
   const counts = {
-    polls: 0,
-    emptyPolls: 0,
-    rateLimitedPolls: 0,
-    failedPolls: 0,
+    ...newPollCounters(),
     messagesPolled: 0,
     messagesStored: 0,
     messagesDuplicate: 0,
-    itemsQuarantined: 0,
     pagesQuarantined: 0,
     messagesNotStored: 0,
   };
@@ -422,12 +414,22 @@ const pollOnce = async <T>(
 
 const NOTHING_REINGESTED: ReingestOutcome = { pages: 0, stored: 0, duplicates: 0, left: null };
 
-/** The counters of the poll loop itself, kept by both pollers. */
+/** The counts both pollers keep: polls by how the gateway answered, and items kept raw. */
 interface PollCounters {
   polls: number;
+  emptyPolls: number;
   rateLimitedPolls: number;
   failedPolls: number;
+  itemsQuarantined: number;
 }
+
+const newPollCounters = (): PollCounters => ({
+  polls: 0,
+  emptyPolls: 0,
+  rateLimitedPolls: 0,
+  failedPolls: 0,
+  itemsQuarantined: 0,
+});
 
 /**
  * The loop both pollers run: under the poller's lease, re-ingest the pages of its kind kept by
