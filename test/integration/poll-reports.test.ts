@@ -15,10 +15,7 @@ import { cleanups, documents, useDynalite } from '../support/dynalite-documents.
 import { BUCKET, fauxqsS3Client, startFauxqsProcess as startS3 } from '../support/fauxqs-s3.ts';
 import { scanItems } from '../support/scan-items.ts';
 import { smsBody } from '../support/send-fixtures.ts';
-import {
-  type SimulatedPollBridge,
-  startSimulatedPollBridge,
-} from '../support/simulated-poll-bridge.ts';
+import { type PollBridge, startPollBridge } from '../support/simulated-poll-bridge.ts';
 import { startWebhookReceivers } from '../support/webhook-receivers.ts';
 
 const credentials = { apiKey: 'poll-key', apiPassword: 'poll-password' };
@@ -30,8 +27,8 @@ useDynalite();
 const bridge = (
   /** More simulator options, once the tables exist (a webhook receiver needs its store). */
   simulator: (store: EventStore) => Promise<Partial<SimulatorOptionsInput>> = async () => ({}),
-): Promise<SimulatedPollBridge> =>
-  startSimulatedPollBridge({
+): Promise<PollBridge> =>
+  startPollBridge({
     credentials,
     simulator: async (receive) => ({
       reportDelayMs: 1_000,
@@ -65,7 +62,7 @@ const viaOf = (item: Record<string, unknown>): string =>
 
 /** One run per simulated minute, each ending by 50 s into its minute, as the schedule runs them. */
 const everyMinute = async (
-  b: SimulatedPollBridge,
+  b: PollBridge,
   minutes: number,
   gatewayFor: (minute: number) => ReportPollingGateway,
 ): Promise<ReportPollOutcome[]> => {

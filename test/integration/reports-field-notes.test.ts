@@ -24,10 +24,7 @@ import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.t
 import type { SimulatorOptionsInput } from '../../simulator/index.ts';
 import { cleanups, documents, useDynalite } from '../support/dynalite-documents.ts';
 import { scanItems } from '../support/scan-items.ts';
-import {
-  type SimulatedPollBridge,
-  startSimulatedPollBridge,
-} from '../support/simulated-poll-bridge.ts';
+import { type PollBridge, startPollBridge } from '../support/simulated-poll-bridge.ts';
 import { asObject, authenticate, callGateway } from '../support/simulator-http.ts';
 import { sendSms, tableSendDeps } from '../support/table-send.ts';
 import { startWebhookReceivers } from '../support/webhook-receivers.ts';
@@ -40,7 +37,7 @@ const REPORT_DELAY_MS = 1_000;
 
 useDynalite();
 
-interface Bridge extends SimulatedPollBridge {
+interface Bridge extends PollBridge {
   /** Sends one SMS to `count` recipients through the bridge's sender; answers their cliKeys. */
   send(count: number): Promise<string[]>;
   /** One status-reconciliation run, as of the simulated clock. */
@@ -56,7 +53,7 @@ const bridge = async (
   options: Partial<SimulatorOptionsInput>,
   webhook = false,
 ): Promise<Bridge> => {
-  const polling = await startSimulatedPollBridge({
+  const polling = await startPollBridge({
     credentials,
     tablePrefix: 'notes-',
     owner: (now) => `run-${now}`,

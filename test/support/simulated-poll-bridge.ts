@@ -34,7 +34,7 @@ export const freshDynaliteTables = async (
   return { eventTable, stateTable };
 };
 
-export interface SimulatedPollBridge {
+export interface PollBridge {
   readonly sim: Simulator;
   readonly client: GatewayClient;
   readonly store: DynamoDbEventStore;
@@ -46,7 +46,7 @@ export interface SimulatedPollBridge {
   deps<G>(gateway: G, overrides?: Partial<PollDeps<G>>): PollDeps<G>;
 }
 
-export interface SimulatedPollBridgeOptions {
+export interface PollBridgeOptions {
   readonly credentials: GatewayCredentials;
   readonly tablePrefix?: string;
   /** The simulator's options, once the tables and the receive path exist (a webhook needs them). */
@@ -56,9 +56,7 @@ export interface SimulatedPollBridgeOptions {
 }
 
 /** Fresh tables, a simulator on a manual clock (closed after the test), and the bridge around it. */
-export const startSimulatedPollBridge = async (
-  options: SimulatedPollBridgeOptions,
-): Promise<SimulatedPollBridge> => {
+export const startPollBridge = async (options: PollBridgeOptions): Promise<PollBridge> => {
   const { eventTable, stateTable } = await freshDynaliteTables(options.tablePrefix);
   const store = new DynamoDbEventStore(eventTable, documents);
   // Until the simulator runs, the receive path is dated by the wall clock.
