@@ -150,23 +150,19 @@ export const reportOutcomes = (
         logger.info('attachment already stored', keys);
         break;
       case 'pending':
-        metrics.addMetric('AttachmentDownloadFailures', MetricUnit.Count, 1);
-        logger.warn('attachment download failed; the sweep retries it', {
-          ...keys,
-          attempts: outcome.attempts,
-          reason: outcome.reason,
-          nextAttemptAt: outcome.nextAttemptAt,
-        });
+      case 'lost': {
+        const failure = { ...keys, attempts: outcome.attempts, reason: outcome.reason };
+        if (outcome.result === 'pending') {
+          metrics.addMetric('AttachmentDownloadFailures', MetricUnit.Count, 1);
+          const retry = { ...failure, nextAttemptAt: outcome.nextAttemptAt };
+          logger.warn('attachment download failed; the sweep retries it', retry);
+        } else {
+          metrics.addMetric('AttachmentsLost', MetricUnit.Count, 1);
+          const lost = { ...failure, receivedAt: outcome.ref.receivedAt };
+          logger.error('attachment lost: the gateway no longer has it', lost);
+        }
         break;
-      case 'lost':
-        metrics.addMetric('AttachmentsLost', MetricUnit.Count, 1);
-        logger.error('attachment lost: the gateway no longer has it', {
-          ...keys,
-          attempts: outcome.attempts,
-          reason: outcome.reason,
-          receivedAt: outcome.ref.receivedAt,
-        });
-        break;
+      }
     }
   }
 };
