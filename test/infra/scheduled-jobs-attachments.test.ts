@@ -60,31 +60,30 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       ]);
     });
 
-    it('expires attachments after 365 days and aborts abandoned uploads after a day', () => {
-      const properties = defaults.resource(defaults.stack.inboundAttachments.bucket).Properties;
+    it.each([
+      [
+        'expires attachments after 365 days and aborts abandoned uploads after a day',
+        () => defaults,
+        { ExpirationInDays: 365 },
+      ],
+      [
+        'takes the expiry and the move to Standard-IA from props',
+        () => polling,
+        {
+          ExpirationInDays: 730,
+          Transitions: [{ StorageClass: 'STANDARD_IA', TransitionInDays: 90 }],
+        },
+      ],
+    ])('%s', (_, synthesized, expiry) => {
+      const s = synthesized();
+      const properties = s.resource(s.stack.inboundAttachments.bucket).Properties;
 
       expect(properties.LifecycleConfiguration).toEqual({
         Rules: [
           {
             Id: 'attachments',
             Status: 'Enabled',
-            ExpirationInDays: 365,
-            AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
-          },
-        ],
-      });
-    });
-
-    it('takes the expiry and the move to Standard-IA from props', () => {
-      const properties = polling.resource(polling.stack.inboundAttachments.bucket).Properties;
-
-      expect(properties.LifecycleConfiguration).toEqual({
-        Rules: [
-          {
-            Id: 'attachments',
-            Status: 'Enabled',
-            ExpirationInDays: 730,
-            Transitions: [{ StorageClass: 'STANDARD_IA', TransitionInDays: 90 }],
+            ...expiry,
             AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
           },
         ],
