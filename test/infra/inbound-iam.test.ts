@@ -11,6 +11,7 @@ import {
   environmentOf,
   synthInboundStacks,
 } from '../support/inbound-stack.ts';
+import { attachmentFindings } from '../support/infra-expectations.ts';
 import {
   acknowledgedFindings,
   actionsOf,
@@ -242,7 +243,6 @@ describe('inbound path infrastructure', () => {
       const acknowledged = acknowledgedFindings(defaults.stack.node.findAll(), 'msgbridge-inbound');
 
       for (const { reason } of acknowledged) expect(reason.length).toBeGreaterThan(80);
-      const attachmentObjects = `AwsSolutions-IAM5[Resource::<${defaults.id(defaults.stack.inboundAttachments.bucket)}.Arn>/inbound/*]`;
       const payloadObjects = `AwsSolutions-IAM5[Resource::<${defaults.id(defaults.stack.inboundAttachments.bucket)}.Arn>/payloads/*]`;
       expect(acknowledged.map(({ path, rule }) => `${path} ${rule}`).sort()).toEqual(
         [
@@ -265,12 +265,7 @@ describe('inbound path infrastructure', () => {
           `webhook-api/receive-reports-role ${payloadObjects}`,
           `webhook-api/receive-inbound-role ${payloadObjects}`,
           `scheduled-jobs/reconcile-status-role ${payloadObjects}`,
-          'inbound-attachments/fetch-attachments-role AwsSolutions-IAM5[Resource::*]',
-          `inbound-attachments/fetch-attachments-role ${attachmentObjects}`,
-          'inbound-attachments/sweep-attachments-role AwsSolutions-IAM5[Resource::*]',
-          `inbound-attachments/sweep-attachments-role ${attachmentObjects}`,
-          'inbound-attachments/access-logs AwsSolutions-S1',
-          'inbound-attachments/on-failure-queue AwsSolutions-SQS3',
+          ...attachmentFindings(defaults.id(defaults.stack.inboundAttachments.bucket)),
           // Recorded by CDK's own Vpc and FlowLog constructs (the fixed-egress VPC), not by msgbridge.
           'gateway-egress/vpc/all CloudFormation-Validate::F3002',
           'gateway-egress/vpc/all CloudFormation-Validate::F3003',

@@ -5,6 +5,7 @@ import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { stackPropsFromContext } from '../../lib/context-props.ts';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
+import { attachmentFindings } from '../support/infra-expectations.ts';
 import {
   ALARM_TOPIC,
   defaults,
@@ -377,7 +378,6 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       );
 
       for (const { reason } of acknowledged) expect(reason.length).toBeGreaterThan(80);
-      const objects = `AwsSolutions-IAM5[Resource::<${id(stack.inboundAttachments.bucket)}.Arn>/inbound/*]`;
       // The claim check: large bodies kept below payloads/ by the functions that store items.
       const payloads = `AwsSolutions-IAM5[Resource::<${id(stack.inboundAttachments.bucket)}.Arn>/payloads/*]`;
       expect(acknowledged.map(({ path, rule }) => `${path} ${rule}`).sort()).toEqual(
@@ -388,12 +388,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
           `scheduled-jobs/poll-reports-role ${payloads}`,
           'scheduled-jobs/reconcile-status-role AwsSolutions-IAM5[Resource::*]',
           `scheduled-jobs/reconcile-status-role ${payloads}`,
-          'inbound-attachments/fetch-attachments-role AwsSolutions-IAM5[Resource::*]',
-          `inbound-attachments/fetch-attachments-role ${objects}`,
-          'inbound-attachments/sweep-attachments-role AwsSolutions-IAM5[Resource::*]',
-          `inbound-attachments/sweep-attachments-role ${objects}`,
-          'inbound-attachments/access-logs AwsSolutions-S1',
-          'inbound-attachments/on-failure-queue AwsSolutions-SQS3',
+          ...attachmentFindings(id(stack.inboundAttachments.bucket)),
         ].sort(),
       );
     });

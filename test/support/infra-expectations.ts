@@ -47,3 +47,20 @@ export const gatewayCallerEnvironment = (
   GATEWAY_CREDENTIALS_SECRET_ARN: { Ref: credentialsId },
   POWERTOOLS_METRICS_NAMESPACE: namespace,
 });
+
+/**
+ * The cdk-nag findings acknowledged in `InboundAttachments`, as `path rule`: the functions' object
+ * writes below `inbound/` of the bucket with logical id `bucketId`, the access-log bucket and the
+ * on-failure queue.
+ */
+export const attachmentFindings = (bucketId: string): string[] => {
+  const objects = `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/inbound/*]`;
+  return [
+    'inbound-attachments/fetch-attachments-role AwsSolutions-IAM5[Resource::*]',
+    `inbound-attachments/fetch-attachments-role ${objects}`,
+    'inbound-attachments/sweep-attachments-role AwsSolutions-IAM5[Resource::*]',
+    `inbound-attachments/sweep-attachments-role ${objects}`,
+    'inbound-attachments/access-logs AwsSolutions-S1',
+    'inbound-attachments/on-failure-queue AwsSolutions-SQS3',
+  ];
+};
