@@ -15,6 +15,7 @@ import { Construct } from 'constructs';
 import { RATE_LIMIT_METRICS } from '../functions/sending/rate-limit-metrics.ts';
 import { EventPublisher } from './event-publisher.ts';
 import { InboundAttachments } from './inbound-attachments.ts';
+import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 import { ScheduledJobs } from './scheduled-jobs.ts';
 import { SendPipeline } from './send-pipeline.ts';
@@ -50,7 +51,7 @@ export class MsgbridgeDashboard extends Construct {
     throwIfInvalid('MsgbridgeDashboard', [
       ...integerProblem('tpsQuota', props.tpsQuota, { min: 1, max: 100_000 }),
     ]);
-    const namespace = props.metricsNamespace ?? 'msgbridge';
+    const namespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const period = Duration.minutes(5);
     const metric = (metricName: string, service: string, statistic: string = Stats.SUM) =>
       new Metric({

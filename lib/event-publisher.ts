@@ -8,6 +8,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { PUBLISH_KEY_PREFIX } from '../functions/commons/tables.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
+import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
 import { consumeTableStream } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
@@ -131,7 +132,7 @@ export class EventPublisher extends Construct {
         EVENT_SOURCE: props.eventSource,
         STATE_TABLE_NAME: props.stateTable.tableName,
         PUBLISH_MAX_ATTEMPTS: String(props.publishMaxAttempts ?? 4),
-        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'msgbridge',
+        POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
       },
       logEncryptionKey: props.encryptionKey,
     });

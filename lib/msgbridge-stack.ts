@@ -46,6 +46,7 @@ import {
   type InboundAttachmentsOptions,
   inboundAttachmentsProblems,
 } from './inbound-attachments.ts';
+import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
 import { grantPayloadWrites } from './payload-bucket-access.ts';
 import { throwIfInvalid } from './props-validation.ts';
 import { RateAlarms, type RateAlarmsOptions, rateAlarmsProblems } from './rate-alarms.ts';
@@ -276,7 +277,7 @@ export class MsgbridgeStack extends Stack {
     super(scope, id, props);
     throwIfInvalid('MsgbridgeStack', msgbridgeStackProblems(props));
     this.eventSource = props.eventSource ?? 'msgbridge';
-    const metricsNamespace = props.metricsNamespace ?? 'msgbridge';
+    const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const placeholders = placeholderHosts(props.gateway);
     if (placeholders.length > 0) {
       // A warning, not an error, so that synth and tests work offline; `cdk deploy --strict` fails.

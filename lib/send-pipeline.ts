@@ -13,6 +13,7 @@ import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-call
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
 import { DEFAULT_GATEWAY_TIMEOUT_MS } from './gateway-settings.ts';
 import { grantTableItemActions } from './grants.ts';
+import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
 import { grantQueueSend } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 import { queueEncryption } from './queue-encryption.ts';
@@ -155,7 +156,7 @@ export class SendPipeline extends Construct {
     ]);
     const functionTimeout = props.functionTimeout ?? DEFAULTS.functionTimeout;
     const maxReceiveCount = props.maxReceiveCount ?? DEFAULTS.maxReceiveCount;
-    const namespace = props.metricsNamespace ?? 'msgbridge';
+    const namespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
 
     // Both queues hold send requests nobody else has a copy of, so deleting the stack leaves them
     // (with their messages) to be drained or redriven; a new deployment creates new ones.

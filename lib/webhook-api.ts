@@ -18,6 +18,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { grantTableItemActions } from './grants.ts';
+import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
 import { integerProblem, isCidr, throwIfInvalid } from './props-validation.ts';
 import {
@@ -172,7 +173,7 @@ export class WebhookApi extends Construct {
       WEBHOOK_SECRET_ARN: props.webhookSecret.secretArn,
       EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? 35),
       STORE_CONCURRENCY: String(props.storeConcurrency ?? 16),
-      POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'msgbridge',
+      POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
     };
     const receiver = (name: string, description: string) => {
       const fn = new MsgbridgeFunction(this, name, {
