@@ -1,10 +1,11 @@
 /**
  * Counts the calls a run makes, by service and operation, with the units AWS bills them in:
- * an SDK middleware for the AWS clients, and undici's diagnostics channels for HTTP (the gateway
- * calls and the gateway's webhook posts). Counting never changes what a call does; the one thing
+ * an SDK middleware for the AWS clients, and the diagnostics channels of Node's `http` client (the
+ * gateway calls) and of undici (the simulator's webhook posts) for HTTP. Counting never changes what a call does; the one thing
  * added to a request is `ReturnConsumedCapacity`, so DynamoDB reports the capacity units it used.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { ClientRequest } from 'node:http';
 import type { MetadataBearer, MiddlewareStack, SerializeMiddleware } from '@smithy/types';
 
 export interface OperationTally {
@@ -255,21 +256,37 @@ const isRequestMessage = (message: unknown): message is { request: UndiciRequest
   message.request !== null;
 
 /**
- * Counts HTTP requests made with undici (the gateway client, and the simulator posting webhooks)
- * to the origins it is given, as `"<label> <METHOD> <route>"`, with the time to the response
- * headers: for a webhook, the time its handler took.
+ * Counts HTTP requests made with Node's `http` client (the gateway client) or undici (the
+ * simulator posting webhooks) to the origins it is given, as `"<label> <METHOD> <route>"`, with
+ * the time to the response headers: for a webhook, the time its handler took.
  */
 export class HttpCounter {
   private readonly started = new WeakMap<object, { key: string; at: number }>();
+  /** Starts the tally of a request to `origin`; answers whether the origin is counted. */
+  private start(request: object, origin: string, method: string, path: string): boolean {
+    const label = this.origins.get(origin.replace(/\/$/, ''));
+    if (label === undefined) return false;
+    const key = `${label} ${method} ${routeOf(path)}`;
+    this.started.set(request, { key, at: performance.now() });
+    this.counter.record(key, { calls: 1, units: 1 });
+    return true;
+  }
   private readonly onCreate = (message: unknown) => {
     if (!isRequestMessage(message)) return;
     const { request } = message;
-    const origin = String(request.origin ?? '').replace(/\/$/, '');
-    const label = this.origins.get(origin);
-    if (label === undefined) return;
-    const key = `${label} ${String(request.method)} ${routeOf(String(request.path ?? '/'))}`;
-    this.started.set(request, { key, at: performance.now() });
-    this.counter.record(key, { calls: 1, units: 1 });
+    this.start(
+      request,
+      String(request.origin ?? ''),
+      String(request.method),
+      String(request.path ?? '/'),
+    );
+  };
+  private readonly onNodeStart = (message: unknown) => {
+    const { request } = message as { request: ClientRequest };
+    const origin = `${request.protocol}//${String(request.getHeader('host'))}`;
+    if (!this.start(request, origin, request.method, request.path)) return;
+    request.once('response', () => this.onHeaders({ request }));
+    request.once('error', () => this.onError({ request }));
   };
   private readonly onHeaders = (message: unknown) => {
     if (!isRequestMessage(message)) return;
@@ -293,11 +310,13 @@ export class HttpCounter {
     subscribe('undici:request:create', this.onCreate);
     subscribe('undici:request:headers', this.onHeaders);
     subscribe('undici:request:error', this.onError);
+    subscribe('http.client.request.start', this.onNodeStart);
   }
 
   close(): void {
     unsubscribe('undici:request:create', this.onCreate);
     unsubscribe('undici:request:headers', this.onHeaders);
     unsubscribe('undici:request:error', this.onError);
+    unsubscribe('http.client.request.start', this.onNodeStart);
   }
 }

@@ -16,7 +16,7 @@ import {
   type HttpAnswer,
   type HttpCall,
   type HttpTransport,
-  undiciTransport,
+  nodeTransport,
 } from '../../functions/commons/gateway/http.ts';
 import { jwtExpiry } from '../../functions/commons/gateway/token-provider.ts';
 import type { Lease } from '../../functions/commons/lease.ts';
@@ -53,7 +53,7 @@ const transport = (options: {
     options.log.push(`${call.method} ${new URL(call.url).pathname}`);
     const localAddress = options.from?.();
     const answer =
-      localAddress === undefined ? await undiciTransport(call) : await bound(call, localAddress);
+      localAddress === undefined ? await nodeTransport(call) : await bound(call, localAddress);
     options.onAnswer?.(call, answer);
     return answer;
   };
@@ -63,7 +63,8 @@ const bound = async (call: HttpCall, localAddress: string): Promise<HttpAnswer> 
   const response = await request(call.url, {
     method: call.method,
     headers: call.headers,
-    body: call.body,
+    // Token and send calls carry JSON text, never a form.
+    body: typeof call.body === 'string' ? call.body : undefined,
     dispatcher: boundAgent(localAddress),
     headersTimeout: call.timeoutMs,
   });

@@ -1,9 +1,9 @@
 import { Blob } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { FormData, request } from 'undici';
+import { request, FormData as UndiciFormData } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { GatewayRequestInvalidError } from '../../functions/commons/gateway/gateway-client.ts';
-import { type HttpCall, undiciTransport } from '../../functions/commons/gateway/http.ts';
+import { type HttpCall, nodeTransport } from '../../functions/commons/gateway/http.ts';
 import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
 import { MESSENGER_CODES } from '../../simulator/messenger.ts';
 import {
@@ -122,7 +122,7 @@ describe('template create with images (multipart)', () => {
     const gif = { fileName: 'anim.gif', contentType: 'image/gif', data: Buffer.from('GIF89a') };
     const before = tokenRequests;
     const { token } = await authenticate(sim, credentials);
-    const form = new FormData();
+    const form = new UndiciFormData();
     form.append(
       'reqBody',
       new Blob([JSON.stringify(templateBody('@img4', 'img-4'))], { type: 'application/json' }),
@@ -164,7 +164,7 @@ describe('template create with images (multipart)', () => {
       timeoutMs: 2_000,
       transport: (call) => {
         sent.push(call);
-        return undiciTransport(call);
+        return nodeTransport(call);
       },
     });
     await sessions.getToken();

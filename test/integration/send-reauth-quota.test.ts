@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import { type HttpTransport, undiciTransport } from '../../functions/commons/gateway/http.ts';
+import { type HttpTransport, nodeTransport } from '../../functions/commons/gateway/http.ts';
 import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
@@ -34,7 +34,7 @@ describe('a send resent after a refused token', () => {
     const transport: HttpTransport = (call) => {
       if (call.url.includes('/xms/sms/v1') && typeof call.body === 'string')
         sendRequests.push((JSON.parse(call.body) as { recvInfoLst: unknown[] }).recvInfoLst.length);
-      return undiciTransport(call);
+      return nodeTransport(call);
     };
     const hosts = sim.hosts;
     const tokens = new SessionTokenProvider({

@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import type { FormData } from 'undici';
 import type { CliDeps } from '../../cli/framework.ts';
 import type { CliIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';

@@ -1,4 +1,3 @@
-import type { FormData } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { refusal, words } from '../support/cli-command-line.ts';
 import { type GatewayScript, runScriptedCli, type ScriptedAnswer } from '../support/cli-gateway.ts';

@@ -1,11 +1,12 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { Agent, type Dispatcher } from 'undici';
 import { GatewayError } from '../../commons/gateway/errors.ts';
 import type { GatewayClient } from '../../commons/gateway/gateway-client.ts';
 import {
   attachmentOf,
+  type ConnectionPool,
+  connectionPool,
   type DownloadAnswer,
   downloadUrl,
   HttpTransportFailure,
@@ -86,17 +87,12 @@ export const checkedLookup =
   };
 
 /** A keep-alive pool for content URLs whose every connection goes through {@link checkedLookup}. */
-export const contentUrlAgent = (resolve?: Resolve): Agent =>
-  new Agent({
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 60_000,
-    connections: 16,
-    connect: { lookup: checkedLookup(resolve) },
-  });
+export const contentUrlAgent = (resolve?: Resolve): ConnectionPool =>
+  connectionPool({ maxSockets: 16, lookup: checkedLookup(resolve) });
 
 // One per process (per Lambda container), like the gateway client's pool; made on first use.
-let sharedContentUrlAgent: Agent | undefined;
-const sharedAgent = (): Agent => {
+let sharedContentUrlAgent: ConnectionPool | undefined;
+const sharedAgent = (): ConnectionPool => {
   sharedContentUrlAgent ??= contentUrlAgent();
   return sharedContentUrlAgent;
 };
@@ -105,8 +101,8 @@ const sharedAgent = (): Agent => {
 export const downloadContentUrl = (
   url: string,
   timeoutMs: number,
-  dispatcher: Dispatcher = sharedAgent(),
-): Promise<DownloadAnswer> => downloadUrl(url, timeoutMs, dispatcher);
+  pool: ConnectionPool = sharedAgent(),
+): Promise<DownloadAnswer> => downloadUrl(url, timeoutMs, pool);
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import { FormData } from 'undici';
 import { z } from 'zod';
 import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-client.ts';
 import { classifyCode, GatewayAuthenticationError, type GatewayCodeFamily } from './errors.ts';

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { FormData } from 'undici';
 import { z } from 'zod';
 import {
   errorForCode,
@@ -14,8 +13,8 @@ import {
   type HttpAnswer,
   type HttpTransport,
   HttpTransportFailure,
+  nodeTransport,
   type StreamedAttachment,
-  undiciTransport,
 } from './http.ts';
 import type { GatewayHost, GatewayHosts } from './settings.ts';
 
@@ -37,7 +36,7 @@ export interface GatewayCall {
   readonly query?: Readonly<Record<string, string | number | undefined>>;
   readonly json?: unknown;
   /**
-   * A `multipart/form-data` body (undici's `FormData`; undici sets the boundary). Give a function
+   * A `multipart/form-data` body (the platform's `FormData`; the transport sets the boundary). Give a function
    * to have the form built afresh for every send, so a call that is repeated (the token retry)
    * never depends on a body that was already read.
    */
@@ -82,7 +81,7 @@ export class GatewayHttp {
   constructor(options: GatewayHttpOptions) {
     this.hosts = options.hosts;
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.transport = options.transport ?? undiciTransport;
+    this.transport = options.transport ?? nodeTransport;
   }
 
   /** Calls the gateway and returns the successful envelope. */
@@ -123,7 +122,7 @@ export class GatewayHttp {
     }
     let body: string | FormData | undefined;
     if (call.form) {
-      // undici sets `multipart/form-data` with its boundary.
+      // The transport sets `multipart/form-data` with its boundary.
       body = typeof call.form === 'function' ? call.form() : call.form;
     } else {
       // Every call carries it, GET and DELETE without a body too: spec 01 §4, 02 §4.5 and 03 §2

@@ -1,11 +1,14 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { Agent, type Dispatcher, errors, type FormData, request } from 'undici';
 
 /** One HTTP call to the gateway, as the client builds it. */
 export interface HttpCall {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** A text body, or a `multipart/form-data` one (the platform's `FormData`; its boundary is set here). */
   readonly body?: string | FormData;
   /** Time allowed for the whole call (or, when `stream` is set, until the headers arrive). */
   readonly timeoutMs: number;
@@ -36,18 +39,45 @@ export class HttpTransportFailure extends Error {
 /** The port the gateway client sends through; tests and benchmarks may pass their own. */
 export type HttpTransport = (call: HttpCall) => Promise<HttpAnswer>;
 
-// One keep-alive pool per process (per Lambda container), shared by every client instance.
-const sharedAgent = new Agent({
-  keepAliveTimeout: 30_000,
-  keepAliveMaxTimeout: 60_000,
-  connections: 64,
-});
+/**
+ * Keep-alive connections for http and https, on Node's own `http`/`https` agents. `lookup`, when
+ * given, resolves every host these connections go to (the content-URL address check).
+ */
+export interface ConnectionPool {
+  readonly http: HttpAgent;
+  readonly https: HttpsAgent;
+  readonly lookup?: LookupFunction;
+  /** Closes every connection of the pool. */
+  close(): Promise<void>;
+}
 
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+export const connectionPool = (options: {
+  /** Connections per host and port. */
+  readonly maxSockets: number;
+  readonly lookup?: LookupFunction;
+}): ConnectionPool => {
+  // An idle keep-alive connection is closed after 30 s, before a server's own idle limit.
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, timeout: 30_000 };
+  const http = new HttpAgent(agentOptions);
+  const https = new HttpsAgent(agentOptions);
+  return {
+    http,
+    https,
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+    close: async () => {
+      http.destroy();
+      https.destroy();
+    },
+  };
+};
+
+// One keep-alive pool per process (per Lambda container), shared by every client instance.
+const sharedPool = connectionPool({ maxSockets: 64 });
+
+/** A call that ran out of time (the request is destroyed with it). */
+class CallTimeout extends Error {
+  override readonly name = 'TimeoutError';
+}
 
 const flattenHeaders = (
   headers: Record<string, string | string[] | undefined>,
@@ -60,24 +90,116 @@ const flattenHeaders = (
     ),
   );
 
-/** Sends a call over undici with the process-wide keep-alive agent and maps failures. */
-export const undiciTransport: HttpTransport = async (call) => {
-  const deadline = AbortSignal.timeout(call.timeoutMs);
-  try {
-    const response = await request(call.url, {
-      method: call.method,
-      headers: call.headers,
-      body: call.body,
-      dispatcher: sharedAgent,
-      headersTimeout: call.timeoutMs,
-      bodyTimeout: call.timeoutMs,
-      signal: call.stream ? undefined : deadline,
+/** A form as bytes with its `multipart/form-data` content type (boundary included). */
+const encodeForm = async (form: FormData): Promise<{ bytes: Buffer; contentType: string }> => {
+  const encoded = new Response(form);
+  return {
+    bytes: Buffer.from(await encoded.arrayBuffer()),
+    contentType: encoded.headers.get('content-type') ?? 'multipart/form-data',
+  };
+};
+
+interface Exchange {
+  readonly response: IncomingMessage;
+  /** Ends the whole-call deadline (once the body is read). */
+  readonly done: () => void;
+  /** The timeout that destroyed the request, if one did (a body read then fails with "aborted"). */
+  readonly timedOut: () => CallTimeout | undefined;
+}
+
+/**
+ * Sends one request through `pool`. `idleMs` limits the wait for the headers and every pause
+ * of the connection afterwards; `deadlineMs`, when set, the whole exchange until `done()`.
+ * Redirects are never followed.
+ */
+const exchange = (
+  pool: ConnectionPool,
+  request: {
+    readonly method: string;
+    readonly url: string;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly body?: Buffer;
+    readonly idleMs: number;
+    readonly deadlineMs?: number;
+  },
+): Promise<Exchange> =>
+  new Promise((resolve, reject) => {
+    const url = new URL(request.url);
+    const secure = url.protocol === 'https:';
+    if (!secure && url.protocol !== 'http:') {
+      reject(new Error(`unsupported protocol ${url.protocol}`));
+      return;
+    }
+    const outgoing = (secure ? httpsRequest : httpRequest)(url, {
+      method: request.method,
+      headers: {
+        ...request.headers,
+        ...(request.body ? { 'content-length': String(request.body.length) } : {}),
+      },
+      agent: secure ? pool.https : pool.http,
+      ...(pool.lookup ? { lookup: pool.lookup } : {}),
     });
-    const headers = flattenHeaders(response.headers);
-    if (call.stream) return { status: response.statusCode, headers, stream: response.body };
-    return { status: response.statusCode, headers, text: await response.body.text() };
+    let timeout: CallTimeout | undefined;
+    const timeOut = (what: string, ms: number) => () => {
+      timeout = new CallTimeout(`${what} within ${ms} ms`);
+      outgoing.destroy(timeout);
+    };
+    outgoing.setTimeout(request.idleMs, timeOut('no data', request.idleMs));
+    const deadline =
+      request.deadlineMs === undefined
+        ? undefined
+        : setTimeout(timeOut('no whole answer', request.deadlineMs), request.deadlineMs);
+    const done = () => clearTimeout(deadline);
+    // Every error is handled, also one after the answer began (the body's reader sees it then).
+    outgoing.on('error', (error) => {
+      done();
+      reject(error);
+    });
+    outgoing.once('response', (response) => resolve({ response, done, timedOut: () => timeout }));
+    outgoing.end(request.body);
+  });
+
+/** The whole body as UTF-8 text; a destroyed request (a timeout) fails the read. */
+const readText = async (response: IncomingMessage): Promise<string> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  if (!response.complete) throw new Error('the connection closed before the whole answer');
+  return Buffer.concat(chunks).toString('utf8');
+};
+
+/** Sends a call over Node's keep-alive pool of this process and maps failures. */
+export const nodeTransport: HttpTransport = async (call) => {
+  let headers = call.headers;
+  let body: Buffer | undefined;
+  if (typeof call.body === 'string') body = Buffer.from(call.body, 'utf8');
+  else if (call.body !== undefined) {
+    const form = await encodeForm(call.body);
+    headers = { ...headers, 'content-type': form.contentType };
+    body = form.bytes;
+  }
+  let answer: Exchange;
+  try {
+    answer = await exchange(sharedPool, {
+      method: call.method,
+      url: call.url,
+      headers,
+      ...(body ? { body } : {}),
+      idleMs: call.timeoutMs,
+      ...(call.stream ? {} : { deadlineMs: call.timeoutMs }),
+    });
   } catch (error) {
-    throw toTransportFailure(error, call);
+    throw toTransportFailure(error, call.timeoutMs);
+  }
+  const { response, done, timedOut } = answer;
+  const status = response.statusCode ?? 0;
+  const answerHeaders = flattenHeaders(response.headers);
+  if (call.stream) return { status, headers: answerHeaders, stream: response };
+  try {
+    return { status, headers: answerHeaders, text: await readText(response) };
+  } catch (error) {
+    throw toTransportFailure(timedOut() ?? error, call.timeoutMs);
+  } finally {
+    done();
   }
 };
 
@@ -118,7 +240,7 @@ const contentLengthOf = (header: string | undefined): number | undefined => {
 };
 
 /**
- * GETs an absolute URL without credentials (an MO attachment's `contentUrl`) through `dispatcher`
+ * GETs an absolute URL without credentials (an MO attachment's `contentUrl`) through `pool`
  * (by default the shared keep-alive pool). Redirects are NOT followed: a 3xx is answered as it is,
  * so that the caller checks every hop against its own rules before it goes there. `timeoutMs`
  * limits the wait for the headers and each pause between body chunks, not the whole transfer.
@@ -127,36 +249,28 @@ const contentLengthOf = (header: string | undefined): number | undefined => {
 export const downloadUrl = async (
   url: string,
   timeoutMs: number,
-  dispatcher: Dispatcher = sharedAgent,
+  pool: ConnectionPool = sharedPool,
 ): Promise<DownloadAnswer> => {
   try {
-    const response = await request(url, {
+    const { response } = await exchange(pool, {
       method: 'GET',
-      dispatcher,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      url,
+      headers: {},
+      idleMs: timeoutMs,
     });
     return {
-      status: response.statusCode,
+      status: response.statusCode ?? 0,
       headers: flattenHeaders(response.headers),
-      stream: response.body,
+      stream: response,
     };
   } catch (error) {
-    throw toTransportFailure(error, { method: 'GET', url, headers: {}, timeoutMs });
+    throw toTransportFailure(error, timeoutMs);
   }
 };
 
-const toTransportFailure = (error: unknown, call: HttpCall): HttpTransportFailure => {
-  const code = (error as { code?: unknown }).code;
-  const name = (error as { name?: unknown }).name;
-  const timedOut =
-    (typeof code === 'string' && TIMEOUT_CODES.has(code)) ||
-    name === 'TimeoutError' ||
-    error instanceof errors.HeadersTimeoutError ||
-    error instanceof errors.BodyTimeoutError;
-  return timedOut
-    ? new HttpTransportFailure('timeout', `no answer within ${call.timeoutMs} ms`, { cause: error })
+const toTransportFailure = (error: unknown, timeoutMs: number): HttpTransportFailure =>
+  error instanceof CallTimeout
+    ? new HttpTransportFailure('timeout', `no answer within ${timeoutMs} ms`, { cause: error })
     : new HttpTransportFailure('connection', `connection failed: ${(error as Error).message}`, {
         cause: error,
       });
-};

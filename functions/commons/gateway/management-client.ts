@@ -1,5 +1,4 @@
 import { Blob } from 'node:buffer';
-import { FormData } from 'undici';
 import type { z } from 'zod';
 import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-client.ts';
 import { validateRequest } from './gateway-client.ts';
@@ -320,9 +319,8 @@ const attachedImages = (images: TemplateImages): TemplateImages =>
   Object.fromEntries(Object.entries(images).filter(([, image]) => image !== undefined));
 
 /**
- * The multipart body of a template create, in the order of the spec's parts. undici's own
- * `FormData` (never Node's global one, which belongs to another undici) with `node:buffer` Blobs,
- * the Blob type undici's FormData reads.
+ * The multipart body of a template create, in the order of the spec's parts (the platform's
+ * `FormData` and `Blob`).
  */
 const templateCreateForm = (parts: TemplateCreateMultipartRequest): FormData => {
   const form = new FormData();

@@ -3,7 +3,7 @@ import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-c
 import { GatewayError, GatewayRejectedError } from './errors.ts';
 import { GatewayRequestInvalidError, validateRequest } from './gateway-client.ts';
 import { type Endpoint, type GatewayCall, GatewayHttp, parseData } from './gateway-http.ts';
-import { type HttpTransport, undiciTransport } from './http.ts';
+import { type HttpTransport, nodeTransport } from './http.ts';
 import {
   RCS_CHATBOT_ID_UNUSABLE_CODE,
   RCS_MANAGEMENT_PATHS,
@@ -225,7 +225,7 @@ export class GatewayRcsManagementClient extends BearerGatewayClient {
     // A per-call wire layer whose transport keeps the answer's body: the shared one drops an
     // error body's `data`, which is where `21399` puts the reason.
     let lastBody: string | undefined;
-    const base: HttpTransport = this.options.transport ?? undiciTransport;
+    const base: HttpTransport = this.options.transport ?? nodeTransport;
     const http = new GatewayHttp({
       ...this.options,
       transport: async (call) => {
