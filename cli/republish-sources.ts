@@ -11,7 +11,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BusEntryResult, EventBus, ItemKey } from '../functions/events/store-ports.ts';
 import { isPublishableRecord } from '../functions/events/stream-filter.ts';
 import { toLambdaRecord } from '../local/lambda-stream-record.ts';

@@ -1,5 +1,5 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EventBus } from '../functions/events/store-ports.ts';
 import { failureIdOf, failureOf } from './republish.ts';
 

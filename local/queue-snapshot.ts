@@ -15,7 +15,7 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const QUEUE_SNAPSHOT_FILE = 'send-queues.json';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LocalEventBus } from './event-bus.ts';
 
 /** What `msgbridge events replay` posts: lines of the events file and the replay's name. */

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { startLocalBridge } from './bridge.ts';
 import {
   LocalRunNotRunningError,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_TYPES, eventDetailSchema } from '../functions/events/catalogue.ts';
 
 const slug = (detailType: string) => detailType.toLowerCase().replace(/[^a-z0-9]+/g, '-');

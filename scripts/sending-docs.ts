@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import {
   MAX_MESSENGER_BUTTONS,
   MAX_MMS_FILES,

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { hashApiPassword, RANDOM_STR_PATTERN } from '../protocol/api-password.ts';
 import type { SimClock } from './clock.ts';
 import { envelope, ok } from './context.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { envelope, ok } from './context.ts';
 import type { SimControls } from './controls.ts';
 import { MoInjectionSchema } from './mo.ts';

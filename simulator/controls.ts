@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { MoInjectionSchema, MoItem, MoSnapshot } from './mo.ts';
 import type { Faults } from './options.ts';
 import type { ReportsSnapshot } from './reports.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import busboy from 'busboy';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import {
   characters,
   firstIssue,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
 import { formatGatewayDate } from './gateway-dates.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /*
  * What the simulated gateway accepts on the RCS brand, chatbot and template-catalogue endpoints,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SentRecipient, SimContext, SimResult } from './context.ts';
 import { envelope, ok } from './context.ts';
 import { formatGatewayDate } from './gateway-dates.ts';

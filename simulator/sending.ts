@@ -1,5 +1,5 @@
 import busboy from 'busboy';
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import { envelope, ok, type SentRecipient, type SimChannel, type SimContext } from './context.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';

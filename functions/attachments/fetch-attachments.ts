@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { z } from 'zod';
+import * as z from 'zod';
 import { MoItemSchema } from '../commons/gateway/schemas/index.ts';
 import { ViaSchema } from '../events/catalogue.ts';
 import { buildEventDetail } from '../events/envelope.ts';

@@ -1,5 +1,5 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Environment } from './environment.ts';
 import type { GatewayCredentials } from './gateway/gateway-auth.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MESSENGER_STATS } from '../commons/gateway/schemas/messenger-statistics.ts';
 import { SEND_CHANNELS } from '../sending/channels.ts';
 

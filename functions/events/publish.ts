@@ -8,7 +8,7 @@ import type {
   DynamoDBStreamEvent,
   AttributeValue as LambdaAttributeValue,
 } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
 import { DynamoDbPublishLedger } from './dynamodb-publish-ledger.ts';

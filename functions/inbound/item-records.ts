@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { classifyCode } from '../commons/gateway/errors.ts';
 // The two modules themselves, not the schemas' index: the index also holds the send schemas,

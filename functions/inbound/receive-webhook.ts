@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import type { Via, WebhookKindSchema } from '../events/catalogue.ts';
 import type { EventRecord } from '../events/event-record.ts';

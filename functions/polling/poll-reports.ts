@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { GatewayError, GatewayRateLimitedError } from '../commons/gateway/errors.ts';
 import type { MoListData, PollReportsResponseData } from '../commons/gateway/schemas/index.ts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { GatewayError } from '../commons/gateway/errors.ts';
 import type { StatusQueryData, StatusQueryItem } from '../commons/gateway/schemas/index.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';

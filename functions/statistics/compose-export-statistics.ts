@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, optionalEnv, requiredEnv } from '../commons/environment.ts';
 import { GatewayManagementClient } from '../commons/gateway/management-client.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { GatewayAuthApi, GatewayCredentials } from '../commons/gateway/gateway-auth.ts';
 import { jwtExpiry } from '../commons/gateway/token-provider.ts';
 

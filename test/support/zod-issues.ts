@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** Every issue as `{path: 'a.0.b', code, message}`, so assertions can name the exact field. */
 export const issuesOf = (schema: z.ZodType, input: unknown) => {

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { z } from 'zod';
+import * as z from 'zod';
 import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-client.ts';
 import { classifyCode, GatewayAuthenticationError, type GatewayCodeFamily } from './errors.ts';
 import { type Endpoint, type GatewayCall, parseData, schemaParser } from './gateway-http.ts';

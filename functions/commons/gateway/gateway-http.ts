@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   errorForCode,
   GatewayAuthenticationError,

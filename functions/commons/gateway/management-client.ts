@@ -1,5 +1,5 @@
 import { Blob } from 'node:buffer';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-client.ts';
 import { validateRequest } from './gateway-client.ts';
 import { type Endpoint, parseData } from './gateway-http.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-client.ts';
 import { GatewayError, GatewayRejectedError } from './errors.ts';
 import { GatewayRequestInvalidError, validateRequest } from './gateway-client.ts';

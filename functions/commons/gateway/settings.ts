@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Base addresses of one gateway environment (spec 01 §1 "Hosts"). */
 export const GatewayHostsSchema = z.strictObject({

@@ -5,7 +5,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { conditionalWrite, pagesOf } from '../../commons/clients/dynamodb.ts';
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
 import { SEND_CHANNELS } from '../../sending/channels.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { RANDOM_STR_PATTERN } from '../../../../protocol/api-password.ts';
 
 /** The `{randomStr}` path segment of token issuance (spec 01 §4.1); hashed into `apiPwd`. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { cp949ByteLength, cp949UnencodableCharacters } from '../../../../protocol/cp949.ts';
 import {
   FALLBACK_CHANNELS,
