@@ -1,18 +1,21 @@
 /**
- * Scenario `cold-start`: for every Lambda entry in `functions/*.ts`, the minified bundle's size and
+ * Scenario `cold-start`: for every Lambda entry in `functions/*.ts`, the deployed bundle's size and
  * the median time a fresh `node` takes to import it (7 runs), each as a ratio to an empty handler
  * bundled the same way — ratios, because the machine's speed cancels out of them.
  *
- * Bundled as `lib/msgbridge-function.ts` bundles for Lambda (ESM, minified, `module`/`main` fields,
- * the `createRequire` banner), except the target: node20, the Node.js that runs here. Each import
- * runs with the environment variables the module reads at cold start set to dummy values, the
- * deployed way (secret ARNs, not local credentials); nothing is called at import time.
+ * Bundled with `LAMBDA_BUNDLING` (`lib/bundling.ts`), the settings the stack deploys with (ESM,
+ * minified, the SDK bundled, an external source map that is not loaded, the `createRequire`
+ * banner), except the target: node20, the Node.js that runs here. Each import runs with the
+ * environment variables the module reads at cold start set to dummy values, the deployed way
+ * (secret ARNs, not local credentials); nothing is called at import time. For comparison, the
+ * receivers and the sender are also bundled with the AWS SDK left to `node_modules` (as a Lambda
+ * that uses the runtime's SDK loads it).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { LAMBDA_BUNDLING } from '../lib/bundling.ts';
 import { median, ratio, round, type ScenarioResult } from './report.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -31,10 +34,12 @@ const TABLES = { EVENT_TABLE_NAME: 'msgbridge-events', STATE_TABLE_NAME: 'msgbri
 const ENVIRONMENT: Record<string, Record<string, string>> = {
   'receive-reports': {
     EVENT_TABLE_NAME: TABLES.EVENT_TABLE_NAME,
+    PAYLOAD_BUCKET: 'msgbridge-payloads',
     WEBHOOK_SECRET_ARN: `arn:aws:secretsmanager:ap-northeast-2:${ACCOUNT}:secret:msgbridge-webhook-AbCdEf`,
   },
   'receive-inbound': {
     EVENT_TABLE_NAME: TABLES.EVENT_TABLE_NAME,
+    PAYLOAD_BUCKET: 'msgbridge-payloads',
     WEBHOOK_SECRET_ARN: `arn:aws:secretsmanager:ap-northeast-2:${ACCOUNT}:secret:msgbridge-webhook-AbCdEf`,
   },
   'publish-events': { EVENT_BUS_NAME: 'msgbridge-events' },
@@ -63,21 +68,26 @@ const COMMON_ENVIRONMENT = {
   POWERTOOLS_LOG_LEVEL: 'SILENT',
 };
 
-/** The esbuild settings of `lib/msgbridge-function.ts`, with node20 as the target. */
-const bundle = async (entry: string, outfile: string): Promise<number> => {
+/** The receivers, whose goals are stricter than the other functions'. */
+const RECEIVERS = new Set(['receive-reports', 'receive-inbound']);
+/** Bundled a second time with the AWS SDK external, to show what bundling it changes. */
+const SDK_EXTERNAL_COMPARED = ['receive-reports', 'send-messages'];
+
+/** Bundles `entry` with the deployed settings (or with the SDK left external); answers its bytes. */
+const bundle = async (entry: string, outfile: string, sdkExternal = false): Promise<number> => {
   await build({
     entryPoints: [entry],
     outfile,
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format: LAMBDA_BUNDLING.format,
     target: 'node20',
-    mainFields: ['module', 'main'],
-    minify: true,
+    mainFields: [...LAMBDA_BUNDLING.mainFields],
+    minify: LAMBDA_BUNDLING.minify,
+    external: sdkExternal ? ['@aws-sdk/*'] : LAMBDA_BUNDLING.externalModules,
+    sourcemap: LAMBDA_BUNDLING.sourceMap,
     logLevel: 'silent',
-    banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-    },
+    banner: { js: LAMBDA_BUNDLING.banner },
   });
   return statSync(outfile).size;
 };
@@ -112,7 +122,10 @@ const entries = (): string[] =>
     .sort();
 
 export const runColdStart = async (): Promise<ScenarioResult> => {
-  const dir = mkdtempSync(join(tmpdir(), 'msgbridge-bench-cold-'));
+  // Inside the project, so a bundle with the SDK external finds it in node_modules.
+  const cache = join(root, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  const dir = mkdtempSync(join(cache, 'msgbridge-bench-cold-'));
   try {
     const emptyEntry = join(dir, 'empty.ts');
     writeFileSync(emptyEntry, 'export const handler = async () => ({ statusCode: 200 });\n');
@@ -136,12 +149,30 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
         importRatio: ratio(ms, emptyImportMs, 1),
       };
     }
+    const sdkExternal: Record<string, { bytes: number; importRatio: number }> = {};
+    for (const name of SDK_EXTERNAL_COMPARED) {
+      const outfile = join(dir, `${name}.sdk-external.mjs`);
+      const bytes = await bundle(join(root, 'functions', `${name}.ts`), outfile, true);
+      sdkExternal[name] = {
+        bytes,
+        importRatio: ratio(importMs(outfile, ENVIRONMENT[name] ?? {}), emptyImportMs, 1),
+      };
+    }
+    const of = (receivers: boolean) =>
+      Object.entries(lambdas).filter(([name]) => RECEIVERS.has(name) === receivers);
+    const maxOf = (rows: [string, { bytes: number; importRatio: number }][], bytes: boolean) =>
+      Math.max(...rows.map(([, l]) => (bytes ? round(l.bytes / 1024, 0) : l.importRatio)));
     return {
       figures: {
         target: 'node20',
         importRuns: IMPORT_RUNS,
         emptyHandler: { bytes: emptyBytes, importMs: round(emptyImportMs, 2) },
         lambdas,
+        sdkExternal,
+        maxImportRatioReceivers: maxOf(of(true), false),
+        maxImportRatio: maxOf(of(false), false),
+        maxBundleKiBReceivers: maxOf(of(true), true),
+        maxBundleKiB: maxOf(of(false), true),
       },
       tables: [
         {
@@ -153,6 +184,17 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
             l.bytesRatio,
             l.importMs,
             l.importRatio,
+          ]),
+        },
+        {
+          title:
+            'cold-start: the same functions with the AWS SDK left to node_modules (not deployed)',
+          columns: ['function', 'bundle KiB', 'import ratio', 'deployed import ratio'],
+          rows: Object.entries(sdkExternal).map(([name, l]) => [
+            name,
+            round(l.bytes / 1024, 0),
+            l.importRatio,
+            lambdas[name]?.importRatio ?? Number.NaN,
           ]),
         },
       ],

@@ -42,7 +42,6 @@ import { ratio, round, type ScenarioResult } from './report.ts';
 
 const QUOTA = 1_000;
 const QUEUE_MESSAGES = 100;
-const RECIPIENTS_PER_MESSAGE = 10;
 const INBOUND_MESSAGES = 100;
 const INBOUND_WITH_ATTACHMENT = 10;
 const PHASE_TIMEOUT_MS = 120_000;
@@ -53,8 +52,8 @@ const MMS_ASSET = { bucket: 'hanbit-mms-assets', key: 'campaigns/2026-12/poster.
 
 // ---- workload ----
 
-/** The examples of `docs/sending.md`, each with 10 recipients; scheduled and reply sends left out. */
-const otherChannelMessages = (runId: string): SendMessageInput[] =>
+/** The examples of `docs/sending.md`, each with `recipients`; scheduled and reply sends left out. */
+const otherChannelMessages = (runId: string, recipients: number): SendMessageInput[] =>
   SEND_MESSAGE_EXAMPLES.filter(
     (example) =>
       (example.message as { resvYn?: string }).resvYn !== 'Y' &&
@@ -64,7 +63,7 @@ const otherChannelMessages = (runId: string): SendMessageInput[] =>
     const template = Array.isArray(copy.recvInfoLst)
       ? (copy.recvInfoLst[0] as Record<string, unknown>)
       : {};
-    copy.recvInfoLst = Array.from({ length: RECIPIENTS_PER_MESSAGE }, (_, i) => ({
+    copy.recvInfoLst = Array.from({ length: recipients }, (_, i) => ({
       ...template,
       cliKey: `b${runId}-${m}-${i}`,
       phone: `0109876${String(m * 100 + i).padStart(4, '0')}`,
@@ -73,11 +72,11 @@ const otherChannelMessages = (runId: string): SendMessageInput[] =>
     return copy as SendMessageInput;
   });
 
-const outboundMessages = (runId: string): SendMessageInput[] => {
-  const others = otherChannelMessages(runId);
+const outboundMessages = (runId: string, recipients: number): SendMessageInput[] => {
+  const others = otherChannelMessages(runId, recipients);
   const sms = Array.from(
     { length: QUEUE_MESSAGES - others.length },
-    () => ({ channel: 'sms', ...smsBody(RECIPIENTS_PER_MESSAGE) }) as SendMessageInput,
+    () => ({ channel: 'sms', ...smsBody(recipients) }) as SendMessageInput,
   );
   return [...sms, ...others];
 };
@@ -109,7 +108,11 @@ const waitUntil = async (condition: () => boolean, timeoutMs: number, what: () =
 
 // ---- the run ----
 
-export const runEndToEnd = async (): Promise<ScenarioResult> => {
+/**
+ * The whole bridge, locally, under a mixed workload of queue messages with `recipientsPerMessage`
+ * recipients each (`end-to-end`: 10, `end-to-end-single`: 1).
+ */
+export const runEndToEnd = async (recipientsPerMessage = 10): Promise<ScenarioResult> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-bench-e2e-'));
   const counter = new CallCounter();
   const events = new EventWatch();
@@ -163,8 +166,8 @@ export const runEndToEnd = async (): Promise<ScenarioResult> => {
     await waitForQuietTables(counter);
 
     const runId = Date.now().toString(36);
-    const messages = outboundMessages(runId);
-    const recipients = messages.length * RECIPIENTS_PER_MESSAGE;
+    const messages = outboundMessages(runId, recipientsPerMessage);
+    const recipients = messages.length * recipientsPerMessage;
 
     // ---- outbound ----
     const outStart = mark(b, counter, events);
@@ -248,7 +251,7 @@ export const runEndToEnd = async (): Promise<ScenarioResult> => {
       workload: {
         queueMessages: messages.length,
         recipients,
-        recipientsPerMessage: RECIPIENTS_PER_MESSAGE,
+        recipientsPerMessage,
         channels: [...new Set(messages.map((m) => m.channel))],
         inboundMessages: INBOUND_MESSAGES,
         inboundAttachments: INBOUND_WITH_ATTACHMENT,
@@ -296,7 +299,7 @@ export const runEndToEnd = async (): Promise<ScenarioResult> => {
           title: 'end-to-end: workload and throughput (one run; times are for context)',
           columns: ['figure', 'value'],
           rows: [
-            ['queue messages × recipients', `${messages.length} × ${RECIPIENTS_PER_MESSAGE}`],
+            ['queue messages × recipients', `${messages.length} × ${recipientsPerMessage}`],
             ['recipients with a delivery event', String(outbound.messages)],
             [
               'second delivery events for a recipient',
