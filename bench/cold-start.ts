@@ -42,7 +42,10 @@ const ENVIRONMENT: Record<string, Record<string, string>> = {
     PAYLOAD_BUCKET: 'msgbridge-payloads',
     WEBHOOK_SECRET_ARN: `arn:aws:secretsmanager:ap-northeast-2:${ACCOUNT}:secret:msgbridge-webhook-AbCdEf`,
   },
-  'publish-events': { EVENT_BUS_NAME: 'msgbridge-events' },
+  'publish-events': {
+    EVENT_BUS_NAME: 'msgbridge-events',
+    STATE_TABLE_NAME: TABLES.STATE_TABLE_NAME,
+  },
   'send-messages': {
     ...TABLES,
     ...GATEWAY,
@@ -50,8 +53,15 @@ const ENVIRONMENT: Record<string, Record<string, string>> = {
     TPS_QUOTA: '100',
   },
   'refresh-token': { STATE_TABLE_NAME: TABLES.STATE_TABLE_NAME, ...GATEWAY },
-  'poll-reports': { ...TABLES, ...GATEWAY, REPORT_DELIVERY: 'polling', MO_POLLING: 'off' },
-  'reconcile-status': { ...TABLES, ...GATEWAY },
+  'poll-reports': {
+    ...TABLES,
+    ...GATEWAY,
+    REPORT_DELIVERY: 'polling',
+    MO_POLLING: 'off',
+    PAYLOAD_BUCKET: 'msgbridge-payloads',
+    QUARANTINE_BUCKET: 'msgbridge-attachments',
+  },
+  'reconcile-status': { ...TABLES, ...GATEWAY, PAYLOAD_BUCKET: 'msgbridge-payloads' },
   'fetch-attachments': { ...TABLES, ...GATEWAY, ATTACHMENT_BUCKET: 'msgbridge-attachments' },
   'sweep-attachments': { ...TABLES, ...GATEWAY, ATTACHMENT_BUCKET: 'msgbridge-attachments' },
   'export-statistics': {
@@ -108,7 +118,13 @@ const importMs = (file: string, environment: Record<string, string>): number => 
         encoding: 'utf8',
       },
     );
-    if (result.status !== 0) throw new Error(`importing ${file} failed: ${result.stderr}`);
+    if (result.status !== 0) {
+      // The bundle's own source line is in the trace too; the error lines are what tell.
+      const errors = result.stderr.split('\n').filter((line) => /^\w*Error\b/.test(line));
+      throw new Error(
+        `importing ${file} failed: ${errors.join('; ') || result.stderr.slice(-500)}`,
+      );
+    }
     times.push(Number(result.stdout.trim().split('\n').at(-1)));
   }
   return median(times);
