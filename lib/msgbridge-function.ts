@@ -6,9 +6,11 @@ import {
   NodejsFunction,
   type NodejsFunctionProps,
   OutputFormat,
+  SourceMapMode,
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { LAMBDA_BUNDLING } from './bundling.ts';
 
 export interface MsgbridgeFunctionProps
   extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'bundling'> {
@@ -82,17 +84,16 @@ export class MsgbridgeFunction extends NodejsFunction {
       ...functionProps,
       ...(ownRole ? { role: ownRole } : {}),
       runtime: Runtime.NODEJS_24_X,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...functionProps.environment },
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,
-        target: 'node24',
-        mainFields: ['module', 'main'],
-        minify: true,
+        target: LAMBDA_BUNDLING.target,
+        mainFields: [...LAMBDA_BUNDLING.mainFields],
+        minify: LAMBDA_BUNDLING.minify,
+        externalModules: [...LAMBDA_BUNDLING.externalModules],
         sourceMap: true,
-        // ESM bundles still meet CommonJS dependencies that call require().
-        banner:
-          "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        sourceMapMode: SourceMapMode.EXTERNAL,
+        banner: LAMBDA_BUNDLING.banner,
       },
     });
     const traced = (functionProps.tracing ?? Tracing.ACTIVE) === Tracing.ACTIVE;

@@ -176,7 +176,6 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       const fn = stack.scheduledJobs.refreshToken;
 
       expect(environmentOf(defaults, fn)).toEqual({
-        NODE_OPTIONS: '--enable-source-maps',
         STATE_TABLE_NAME: { Ref: id(stack.stateTable) },
         ...gatewayCallerEnvironment(id(stack.credentials)),
       });
@@ -195,7 +194,6 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       const fn = pollReportsOf(polling);
 
       expect(environmentOf(polling, fn)).toEqual({
-        NODE_OPTIONS: '--enable-source-maps',
         REPORT_DELIVERY: 'polling',
         MO_POLLING: 'on',
         EVENT_TABLE_NAME: { Ref: id(stack.eventTable) },
@@ -223,7 +221,6 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       const fn = stack.scheduledJobs.reconcileStatus;
 
       expect(environmentOf(defaults, fn)).toEqual({
-        NODE_OPTIONS: '--enable-source-maps',
         EVENT_TABLE_NAME: { Ref: id(stack.eventTable) },
         STATE_TABLE_NAME: { Ref: id(stack.stateTable) },
         RECONCILE_AFTER_MINUTES: '30',
@@ -253,7 +250,6 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         stack.inboundAttachments.sweepAttachments,
       ]) {
         expect(environmentOf(defaults, fn)).toEqual({
-          NODE_OPTIONS: '--enable-source-maps',
           EVENT_TABLE_NAME: { Ref: id(stack.eventTable) },
           STATE_TABLE_NAME: { Ref: id(stack.stateTable) },
           ATTACHMENT_BUCKET: { Ref: id(stack.inboundAttachments.bucket) },

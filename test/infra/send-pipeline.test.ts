@@ -147,7 +147,6 @@ describe('send pipeline infrastructure', () => {
       const { id, stack } = defaults;
 
       expect(environmentOf(defaults)).toEqual({
-        NODE_OPTIONS: '--enable-source-maps',
         EVENT_TABLE_NAME: { Ref: id(stack.eventTable) },
         STATE_TABLE_NAME: { Ref: id(stack.stateTable) },
         SEND_QUEUE_URL: { Ref: id(stack.sendPipeline.queue) },

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { App, CfnElement, Stack, Validations } from 'aws-cdk-lib';
@@ -108,7 +108,7 @@ describe('MsgbridgeStack', () => {
 });
 
 describe('MsgbridgeFunction', () => {
-  it('bundles an ESM handler with the local esbuild that runs on Node', async () => {
+  it('bundles an ESM handler, the AWS SDK included, with the local esbuild that runs on Node', async () => {
     // Prepare
     const app = new App();
     const stack = new Stack(app, 'bundling-test');
@@ -126,19 +126,23 @@ describe('MsgbridgeFunction', () => {
       Architectures: ['arm64'],
       TracingConfig: { Mode: 'Active' },
       LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }),
-      Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps' } },
+      // No --enable-source-maps: the map is not parsed at start.
+      Environment: Match.absent(),
     });
     template.hasResourceProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     const assetDir = readdirSync(assembly.directory).find((name) => name.startsWith('asset.'));
     expect(assetDir).toBeDefined();
     const bundle = join(assembly.directory, String(assetDir), 'index.mjs');
     expect(existsSync(bundle)).toBe(true);
+    // The source map is written beside the bundle for offline use, and the bundle names none.
+    expect(existsSync(`${bundle}.map`)).toBe(true);
+    expect(readFileSync(bundle, 'utf8')).not.toContain('sourceMappingURL');
     const module = (await import(pathToFileURL(bundle).href)) as {
       handler: (event: unknown) => Promise<unknown>;
     };
     await expect(module.handler({ text: '안녕 ok' })).resolves.toEqual({
       bytes: 7,
-      formData: 'function',
+      sdk: 'function',
     });
   });
 });
