@@ -9,9 +9,10 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEvent, DynamoDBRecord } from 'aws-lambda';
+import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import { DynamoDbEventStore } from '../functions/events/dynamodb-event-store.ts';
 import { publishRecords } from '../functions/events/publish.ts';
 import type { BusEntry } from '../functions/events/store-ports.ts';
@@ -131,14 +132,7 @@ const ingestFigures = async () => {
 
 const scanAll = async (documents: DynamoDBDocumentClient, table: string) => {
   const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documents.send(
-      new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for await (const item of scanItems(documents, { TableName: table })) items.push(item);
   return items;
 };
 

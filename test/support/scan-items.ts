@@ -1,19 +1,13 @@
 /** A whole DynamoDB table read back, for tests that check what landed in it. */
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { scanItems as itemsOf } from '../../functions/commons/clients/dynamodb.ts';
 
-/** Every item of `table`, following `LastEvaluatedKey` to the last page. */
+/** Every item of `table`, every page of the scan (the bridge's own paged scan). */
 export const scanItems = async (
   documents: DynamoDBDocumentClient,
   table: string,
 ): Promise<Record<string, unknown>[]> => {
   const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documents.send(
-      new ScanCommand({ TableName: table, ExclusiveStartKey: startKey }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for await (const item of itemsOf(documents, { TableName: table })) items.push(item);
   return items;
 };
