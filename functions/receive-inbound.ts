@@ -5,7 +5,10 @@ import { composeReceiver } from './inbound/webhook-handler.ts';
 
 const receiver = composeReceiver('mo');
 
-/** `POST /webhooks/{secret}/mo`: stores each inbound message once, then answers code 10000. */
+/**
+ * `POST /webhooks/{secret}/mo`, through API Gateway or the function's URL: stores each inbound
+ * message once, then answers code 10000.
+ */
 export const handler = middy(receiver.handler)
   .use(injectLambdaContext(receiver.logger))
   .use(logMetrics(receiver.metrics, { captureColdStartMetric: true }));

@@ -5,7 +5,10 @@ import { composeReceiver } from './inbound/webhook-handler.ts';
 
 const receiver = composeReceiver('report');
 
-/** `POST /webhooks/{secret}/report`: stores each delivery report once, then answers 200, 204 or 400. */
+/**
+ * `POST /webhooks/{secret}/report`, through API Gateway or the function's URL: stores each delivery report once, then
+ * answers 200, 204 or 400.
+ */
 export const handler = middy(receiver.handler)
   .use(injectLambdaContext(receiver.logger))
   .use(logMetrics(receiver.metrics, { captureColdStartMetric: true }));

@@ -1,8 +1,8 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
-import type { Environment } from '../commons/environment.ts';
+import { type Environment, integerEnv } from '../commons/environment.ts';
 import { maskPhonesInText } from '../commons/helpers/mask.ts';
 import {
   matchesWebhookSecret,
@@ -18,6 +18,15 @@ import {
   receiveReports,
   type WebhookKind,
 } from './receive-webhook.ts';
+import {
+  ANY_SOURCE,
+  type SourceAllowlist,
+  sourceAllowlistFromEnvironment,
+} from './source-allowlist.ts';
+import { type WebhookEvent, webhookRequestOf } from './webhook-request.ts';
+
+/** Lambda's limit on a synchronous invocation's payload, 6 MB: no body above it ever arrives. */
+export const LAMBDA_PAYLOAD_BYTES = 6_291_456;
 
 export interface WebhookHandlerDeps {
   readonly kind: WebhookKind;
@@ -25,6 +34,16 @@ export interface WebhookHandlerDeps {
   readonly receive: ReceiveDeps;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /**
+   * Source addresses that may call (a function URL has no resource policy to refuse others).
+   * @default ANY_SOURCE
+   */
+  readonly allowedSources?: SourceAllowlist;
+  /**
+   * Largest body, in bytes after base64 decoding, that is stored; a larger one is answered 413.
+   * @default - no limit of the handler's own: Lambda refuses an event above 6 MB before it runs
+   */
+  readonly maxBodyBytes?: number;
 }
 
 const json = (statusCode: number, body: unknown): APIGatewayProxyResult => ({
@@ -34,6 +53,12 @@ const json = (statusCode: number, body: unknown): APIGatewayProxyResult => ({
 });
 
 const NOT_FOUND = json(404, { message: 'Not Found' });
+const FORBIDDEN = json(403, { message: 'Forbidden' });
+const METHOD_NOT_ALLOWED: APIGatewayProxyResult = {
+  ...json(405, { message: 'Method Not Allowed' }),
+  headers: { 'content-type': 'application/json', allow: 'POST' },
+};
+const TOO_LARGE = json(413, { message: 'Payload Too Large' });
 const MO_SUCCESS = json(200, { code: '10000', message: 'success' });
 /**
  * Any code of 20000 or above makes the gateway deliver the MO body again. The status is 500 as
@@ -46,16 +71,20 @@ const REPORT_RETRY = json(400, { message: 'temporary storage failure' });
  * The webhook contract of spec 01 §6, as one primary adapter for both routes:
  * `POST /webhooks/{secret}/report` answers 200 (stored), 204 (nothing to do) or 400 (deliver
  * again); `POST /webhooks/{secret}/mo` answers `{"code":"10000"}` after storage or a code of 20000
- * and above to be delivered again. A wrong secret answers 404 and touches nothing.
+ * and above to be delivered again. A wrong secret, or a path other than this receiver's, answers
+ * 404 and touches nothing.
  *
- * Every body that reaches the handler is kept: there is no size limit here (API Gateway takes at
- * most 10 MB and Lambda 6 MB; a body too large for one item or one event goes to the payload
- * bucket). Anything that throws (the secret lookup, the store, S3) is answered with the contract's
- * "deliver again", never with API Gateway's bare 5xx, and logged without the body.
+ * It takes both front doors' events (see `webhookRequestOf`): API Gateway's REST proxy event and
+ * a function URL's. Before any store work, in this order: a source outside `allowedSources`
+ * answers 403 (before the secret is even looked up), a wrong secret or path 404, a method other
+ * than POST 405, a body above `maxBodyBytes` 413. Every body within the limit is kept (a body too
+ * large for one item or one event goes to the payload bucket). Anything that throws (the secret
+ * lookup, the store, S3) is answered with the contract's "deliver again", never with a bare 5xx,
+ * and logged without the body.
  */
 export const createWebhookHandler =
   (deps: WebhookHandlerDeps) =>
-  async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  async (event: WebhookEvent): Promise<APIGatewayProxyResult> => {
     try {
       return await handle(deps, event);
     } catch (error) {
@@ -71,18 +100,36 @@ export const createWebhookHandler =
 
 const handle = async (
   deps: WebhookHandlerDeps,
-  event: APIGatewayProxyEvent,
+  event: WebhookEvent,
 ): Promise<APIGatewayProxyResult> => {
   const { kind, logger, metrics } = deps;
-  if (!matchesWebhookSecret(event.pathParameters?.secret, await deps.secret())) {
+  const request = webhookRequestOf(event, kind);
+  if (!(deps.allowedSources ?? ANY_SOURCE)(request.sourceIp)) {
+    logger.warn('webhook source address not allowed', {
+      webhook: kind,
+      sourceIp: request.sourceIp,
+    });
+    return FORBIDDEN;
+  }
+  if (!matchesWebhookSecret(request.secret, await deps.secret())) {
     metrics.addMetric('WebhookSecretRejected', MetricUnit.Count, 1);
     logger.warn('webhook path secret did not match', { webhook: kind });
     return NOT_FOUND;
   }
-  const body =
-    event.body && event.isBase64Encoded
-      ? Buffer.from(event.body, 'base64').toString('utf8')
-      : event.body;
+  if (request.method !== 'POST') {
+    logger.warn('webhook method not allowed', { webhook: kind, method: request.method });
+    return METHOD_NOT_ALLOWED;
+  }
+  const maxBodyBytes = deps.maxBodyBytes ?? Number.POSITIVE_INFINITY;
+  if (request.bodyBytes > maxBodyBytes) {
+    logger.error('webhook body above the size limit; not stored', {
+      webhook: kind,
+      bodyBytes: request.bodyBytes,
+      maxBodyBytes,
+    });
+    return TOO_LARGE;
+  }
+  const body = request.body;
   const outcome =
     kind === 'report'
       ? await receiveReports(body, deps.receive)
@@ -136,8 +183,10 @@ export interface ReceiverOverrides extends CompositionOverrides {
  * once, at cold start: `EVENT_TABLE_NAME`; `PAYLOAD_BUCKET` (bodies too large for one item or one
  * event); `WEBHOOK_SECRET_ARN` (or `WEBHOOK_SECRET` locally); `EVENT_RETENTION_DAYS` (default 35,
  * at least 8 so duplicates are recognised through the gateway's 7-day MO window);
- * `STORE_CONCURRENCY` (default 16 conditional puts in flight). The Lambda entry wraps the handler
- * in middy; the local run serves it from its webhook server.
+ * `STORE_CONCURRENCY` (default 16 conditional puts in flight); `ALLOWED_SOURCE_CIDRS` (default:
+ * any source; set for the function-URL front, which has no resource policy); `MAX_BODY_BYTES`
+ * (default: no limit of its own below Lambda's 6 MB payload limit). The Lambda entry wraps the handler in middy; the local
+ * run serves it from its webhook server.
  */
 export const composeReceiver = (
   kind: WebhookKind,
@@ -149,12 +198,27 @@ export const composeReceiver = (
       ? observabilityOf('receive-reports', overrides)
       : observabilityOf('receive-inbound', overrides);
   const secret = webhookSecretFromEnvironment(env);
+  const allowedSources = sourceAllowlistFromEnvironment(env);
+  const maxBodyBytes = integerEnv(
+    'MAX_BODY_BYTES',
+    Number.POSITIVE_INFINITY,
+    { min: 1, max: LAMBDA_PAYLOAD_BYTES },
+    env,
+  );
   const stored = receiveDepsFromEnvironment(logger, env, overrides);
   const receive: ReceiveDeps = overrides.store
     ? { ...stored, store: overrides.store(stored.store) }
     : stored;
   return {
-    handler: createWebhookHandler({ kind, secret, receive, logger, metrics }),
+    handler: createWebhookHandler({
+      kind,
+      secret,
+      receive,
+      logger,
+      metrics,
+      allowedSources,
+      maxBodyBytes,
+    }),
     receive,
     logger,
     metrics,
