@@ -41,9 +41,17 @@ const serve = async (answer: (response: ServerResponse, request: Received) => vo
       answer(response, seen);
     });
   });
+  const connections = { opened: 0 };
+  server.on('connection', () => {
+    connections.opened += 1;
+  });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    connections,
+  };
 };
 
 const failureOf = async (promise: Promise<unknown>): Promise<HttpTransportFailure> => {
@@ -236,5 +244,70 @@ describe("the gateway client's transport (Node's http client)", () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('beforeWrite: the last moment before a request goes out', () => {
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const post = (origin: string, beforeWrite: () => Promise<void>, timeoutMs = 2_000) =>
+    nodeTransport({
+      method: 'POST',
+      url: `${origin}/xms/sms/v1`,
+      headers: { 'content-type': 'application/json' },
+      body: '{"cliKey":"k1"}',
+      timeoutMs,
+      beforeWrite,
+    });
+
+  it('runs once the connection is open, and nothing reaches the server until it resolves', async () => {
+    const { origin, received, connections } = await serve((response) => response.end('{}'));
+    const seen: Array<{ opened: number; received: number }> = [];
+
+    const answer = await post(origin, async () => {
+      await pause(20);
+      seen.push({ opened: connections.opened, received: received.length });
+      await pause(80);
+      seen.push({ opened: connections.opened, received: received.length });
+    });
+
+    expect(seen).toEqual([
+      { opened: 1, received: 0 },
+      { opened: 1, received: 0 },
+    ]);
+    expect(answer.status).toBe(200);
+    expect(received.map((request) => request.body.toString('utf8'))).toEqual(['{"cliKey":"k1"}']);
+  });
+
+  it('runs for a request on a kept-alive connection too', async () => {
+    const { origin, received, connections } = await serve((response) => response.end('{}'));
+    let calls = 0;
+    const hook = async () => {
+      calls += 1;
+    };
+    // The shared pool of nodeTransport keeps the first call's connection for the second.
+    await post(origin, hook);
+    await post(origin, hook);
+
+    expect(calls).toBe(2);
+    expect(received).toHaveLength(2);
+    expect(connections.opened).toBe(1);
+  });
+
+  it('sends nothing when it rejects, and the call fails with its own error', async () => {
+    const { origin, received } = await serve((response) => response.end('{}'));
+    const refusal = new Error('no quota before the deadline');
+
+    await expect(post(origin, async () => Promise.reject(refusal))).rejects.toBe(refusal);
+    await pause(50);
+    expect(received).toHaveLength(0);
+  });
+
+  it('is not timed: a wait longer than the call may take still gets its answer', async () => {
+    const { origin, received } = await serve((response) => response.end('{"code":"10000"}'));
+
+    const answer = await post(origin, () => pause(300).then(() => undefined), 100);
+
+    expect(answer).toMatchObject({ status: 200, text: '{"code":"10000"}' });
+    expect(received).toHaveLength(1);
   });
 });

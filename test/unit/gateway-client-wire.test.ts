@@ -123,3 +123,50 @@ describe('push resvReqDt (spec 01 §4.7 writes yyyy-MM-dd hh:mm)', () => {
     expect(scheduled('2026-11-26 24:00')).toBe(false);
   });
 });
+
+describe('beforeSend (where a sender takes its TPS quota)', () => {
+  it('reaches the transport as beforeWrite on every request of a send, the resend with a fresh token too', async () => {
+    const hooks: Array<HttpCall['beforeWrite']> = [];
+    const tokens: string[] = [];
+    const answers = [
+      { code: '29011', message: 'token expired' },
+      { code: '10000', data: [] },
+    ];
+    const client = new GatewayClient({
+      hosts: {
+        api: 'https://api.gw.test',
+        send: 'https://send.gw.test',
+        mnt: 'https://mnt.gw.test',
+      },
+      tokens: {
+        getToken: async () => `token-${tokens.length + 1}`,
+        invalidate: async (token) => {
+          tokens.push(token);
+        },
+      },
+      transport: async (call): Promise<HttpAnswer> => {
+        hooks.push(call.beforeWrite);
+        await call.beforeWrite?.();
+        return { status: 200, headers: {}, text: JSON.stringify(answers.shift()) };
+      },
+    });
+    let taken = 0;
+    const beforeSend = async () => {
+      taken += 1;
+    };
+
+    await client.sendSms(smsBody(1) as never, { beforeSend });
+
+    expect(tokens).toEqual(['token-1']);
+    expect(hooks).toEqual([beforeSend, beforeSend]);
+    expect(taken).toBe(2);
+  });
+
+  it('is absent from calls that did not ask for it', async () => {
+    const { calls, client } = clientAnswering([]);
+
+    await client.sendSms(smsBody(1) as never);
+
+    expect(calls[0]?.beforeWrite).toBeUndefined();
+  });
+});

@@ -20,7 +20,16 @@ export abstract class BearerGatewayClient {
   }
 
   protected withBearer(call: Omit<GatewayCall, 'auth'>, options: ResendOptions = {}) {
-    return this.withToken((token) => this.http.call({ ...call, auth: { bearer: token } }), options);
+    const { beforeSend } = options;
+    return this.withToken(
+      (token) =>
+        this.http.call({
+          ...call,
+          auth: { bearer: token },
+          ...(beforeSend ? { beforeWrite: beforeSend } : {}),
+        }),
+      options,
+    );
   }
 
   /** Runs `operation` with a token, once more with a fresh one after an authentication answer. */

@@ -48,6 +48,8 @@ export interface GatewayCall {
    * spec section says "no Content-Type header" (the tracking URL list, spec 01 §4.16).
    */
   readonly withoutContentType?: true;
+  /** Runs immediately before the request's first byte is written (see `HttpCall.beforeWrite`). */
+  readonly beforeWrite?: () => Promise<void>;
 }
 
 /** The gateway's envelope, read leniently: `code` is a string, unknown fields are kept. */
@@ -138,6 +140,7 @@ export class GatewayHttp {
         ...(body === undefined ? {} : { body }),
         timeoutMs: this.timeoutMs,
         stream,
+        ...(call.beforeWrite ? { beforeWrite: call.beforeWrite } : {}),
       });
     } catch (error) {
       if (error instanceof HttpTransportFailure) {

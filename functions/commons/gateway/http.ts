@@ -14,6 +14,14 @@ export interface HttpCall {
   readonly timeoutMs: number;
   /** Hand the body back as a stream instead of reading it; for attachment downloads. */
   readonly stream?: boolean;
+  /**
+   * Runs once the connection is open (TLS included) and the body is encoded, immediately before
+   * the request's first byte is written: the last moment before the call reaches the server, where
+   * a sender takes its share of a rate limit. Its wait counts against neither the idle timeout nor
+   * the call's time limit. If it rejects, nothing is written, the connection is closed, and the
+   * call rejects with that error unchanged.
+   */
+  readonly beforeWrite?: () => Promise<void>;
 }
 
 export interface HttpAnswer {
@@ -74,6 +82,13 @@ export const connectionPool = (options: {
 // One keep-alive pool per process (per Lambda container), shared by every client instance.
 const sharedPool = connectionPool({ maxSockets: 64 });
 
+/** `beforeWrite` rejected (its error is the cause): nothing of the request was written. */
+class NotWritten extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the request was not written', { cause });
+  }
+}
+
 /** A call that ran out of time (the request is destroyed with it). */
 class CallTimeout extends Error {
   override readonly name = 'TimeoutError';
@@ -121,6 +136,7 @@ const exchange = (
     readonly body?: Buffer;
     readonly idleMs: number;
     readonly deadlineMs?: number;
+    readonly beforeWrite?: () => Promise<void>;
   },
 ): Promise<Exchange> =>
   new Promise((resolve, reject) => {
@@ -144,11 +160,10 @@ const exchange = (
       timeout = new CallTimeout(`${what} within ${ms} ms`);
       outgoing.destroy(timeout);
     };
-    outgoing.setTimeout(request.idleMs, timeOut('no data', request.idleMs));
-    const deadline =
-      request.deadlineMs === undefined
-        ? undefined
-        : setTimeout(timeOut('no whole answer', request.deadlineMs), request.deadlineMs);
+    const idle = timeOut('no data', request.idleMs);
+    // The idle limit covers connecting too; the whole-call deadline starts with the first byte.
+    outgoing.setTimeout(request.idleMs, idle);
+    let deadline: NodeJS.Timeout | undefined;
     const done = () => clearTimeout(deadline);
     // Every error is handled, also one after the answer began (the body's reader sees it then).
     outgoing.on('error', (error) => {
@@ -156,7 +171,30 @@ const exchange = (
       reject(error);
     });
     outgoing.once('response', (response) => resolve({ response, done, timedOut: () => timeout }));
-    outgoing.end(request.body);
+    const write = () => {
+      outgoing.setTimeout(request.idleMs, idle);
+      if (request.deadlineMs !== undefined)
+        deadline = setTimeout(timeOut('no whole answer', request.deadlineMs), request.deadlineMs);
+      outgoing.end(request.body);
+    };
+    const { beforeWrite } = request;
+    if (!beforeWrite) {
+      write();
+      return;
+    }
+    outgoing.once('socket', (socket) => {
+      const connected = () => {
+        // Waiting for the hook is not the connection idling.
+        outgoing.setTimeout(0);
+        beforeWrite().then(write, (error: unknown) => {
+          reject(new NotWritten(error));
+          outgoing.destroy();
+        });
+      };
+      // A kept-alive connection is open already; a new one is open once its handshake is done.
+      if (!socket.connecting) connected();
+      else socket.once(secure ? 'secureConnect' : 'connect', connected);
+    });
   });
 
 /** The whole body as UTF-8 text; a destroyed request (a timeout) fails the read. */
@@ -186,8 +224,10 @@ export const nodeTransport: HttpTransport = async (call) => {
       ...(body ? { body } : {}),
       idleMs: call.timeoutMs,
       ...(call.stream ? {} : { deadlineMs: call.timeoutMs }),
+      ...(call.beforeWrite ? { beforeWrite: call.beforeWrite } : {}),
     });
   } catch (error) {
+    if (error instanceof NotWritten) throw error.cause;
     throw toTransportFailure(error, call.timeoutMs);
   }
   const { response, done, timedOut } = answer;

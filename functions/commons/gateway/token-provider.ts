@@ -34,6 +34,14 @@ export interface ResendOptions {
    * so a sender reserves its quota here. If it throws, the call is not sent again.
    */
   readonly beforeResend?: () => Promise<void>;
+  /**
+   * Runs for every request of the call (the first, and a resend with a fresh token), once its
+   * connection is open and its body ready, immediately before its first byte is written. Nothing
+   * then stands between it and the request reaching the gateway (no token read, no S3 read, no
+   * TLS handshake), so a sender takes its share of the TPS quota here. If it throws, that request
+   * is not sent and the call fails with its error.
+   */
+  readonly beforeSend?: () => Promise<void>;
 }
 
 /**
