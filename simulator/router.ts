@@ -14,6 +14,11 @@ export interface SimRequest {
    * already gone. The source allowlist and the refresh token's same-address rule compare it.
    */
   readonly remoteAddress: string;
+  /**
+   * The simulated instant the request arrived (its headers, before the body was read): the TPS
+   * quota counts a send in the second it arrived, however long reading and checking it took.
+   */
+  readonly arrivedAt: number;
   /** The body parsed as JSON; `undefined` when empty, throws `SyntaxError` when malformed. */
   json(): unknown;
 }

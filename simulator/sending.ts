@@ -153,7 +153,10 @@ export const createSending = (ctx: SimContext) => {
     quotaRefusals: 0,
   };
   // Per-recipient TPS quota over one simulated second (field notes: budget per recipient).
-  const quota = { second: Number.NaN, used: 0 };
+  // Counted by the second a request arrived in; calls are checked in the order their checks
+  // finish, which under load is not always the order they arrived in, so recent seconds are kept.
+  const usedIn = new Map<number, number>();
+  const KEPT_SECONDS = 60;
 
   const takeBurstFault = (): SimResponse | undefined => {
     if (ctx.faults.rateLimitBurst <= 0) return undefined;
@@ -161,17 +164,18 @@ export const createSending = (ctx: SimContext) => {
     return reject(SEND_CODES.rateLimited, 'rate limit exceeded (simulated burst); retry later');
   };
 
-  const takeQuota = (recipients: number): SimResponse | undefined => {
-    const second = Math.floor(ctx.clock.now() / 1000);
-    if (second !== quota.second) Object.assign(quota, { second, used: 0 });
-    if (quota.used + recipients > ctx.options.tpsQuota) {
+  const takeQuota = (recipients: number, arrivedAt: number): SimResponse | undefined => {
+    const second = Math.floor(arrivedAt / 1000);
+    const used = usedIn.get(second) ?? 0;
+    if (used + recipients > ctx.options.tpsQuota) {
       counts.quotaRefusals += 1;
       return reject(
         SEND_CODES.rateLimited,
-        `rate limit exceeded: ${quota.used} of ${ctx.options.tpsQuota} recipients this second, ${recipients} more asked`,
+        `rate limit exceeded: ${used} of ${ctx.options.tpsQuota} recipients this second, ${recipients} more asked`,
       );
     }
-    quota.used += recipients;
+    usedIn.set(second, used + recipients);
+    for (const old of usedIn.keys()) if (old < second - KEPT_SECONDS) usedIn.delete(old);
     return undefined;
   };
 
@@ -347,7 +351,7 @@ export const createSending = (ctx: SimContext) => {
     }
     const refused = expiredFile(validated) ?? scheduledAt(validated);
     if (typeof refused === 'object') return refused;
-    const overQuota = takeQuota(validated.recipients.length);
+    const overQuota = takeQuota(validated.recipients.length, request.arrivedAt);
     if (overQuota) return overQuota;
     const kind = endpoint.classify(validated, attachments, ctx.clock.now());
     return refused === undefined

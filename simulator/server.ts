@@ -231,6 +231,7 @@ const handler =
   async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
     const url = new URL(incoming.url ?? '/', 'http://simulator');
     const method = incoming.method ?? 'GET';
+    const arrivedAt = ctx.clock.now();
     const body = await readBody(incoming);
     if (body === 'aborted') return;
     if (body === 'too-large') {
@@ -254,6 +255,7 @@ const handler =
       headers: incoming.headers,
       body,
       remoteAddress: normaliseAddress(incoming.socket.remoteAddress),
+      arrivedAt,
     });
     if (!url.pathname.startsWith('/_sim/')) {
       ctx.log(`${method} ${url.pathname} -> ${response.status} ${codeOf(response)}`);

@@ -49,6 +49,24 @@ describe('TPS quota', () => {
     expect(over).toMatchObject({ status: 400, body: { code: '29002' } });
     expect(nextSecond.status).toBe(200);
   });
+
+  it('counts a call in the second it arrived, though its checks finish in the next', async () => {
+    // Prepare: a fresh second; the first call's answer is held back after it arrived.
+    await small.advance(1_000);
+    small.setFaults({ latencyMs: 600 });
+    const arrivedFirst = sendSmall(3);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    small.setFaults({ latencyMs: 0 });
+
+    // Act: the next second's call is checked before the first one is.
+    await small.advance(1_000);
+    const nextSecond = await sendSmall(3);
+    const first = await arrivedFirst;
+
+    // Assess: 3 + 3 would be over the quota of 5 in one second; they are in two.
+    expect(nextSecond.status).toBe(200);
+    expect(first.status).toBe(200);
+  });
 });
 
 describe('faults', () => {
