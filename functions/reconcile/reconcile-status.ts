@@ -4,6 +4,7 @@ import { GatewayError } from '../commons/gateway/errors.ts';
 import type { StatusQueryData, StatusQueryItem } from '../commons/gateway/schemas/index.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import type { Lease } from '../commons/lease.ts';
+import { awaitingReportBuckets } from '../commons/tables.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
 import { type ReceiveDeps, receiveReports } from '../inbound/receive-webhook.ts';
@@ -25,7 +26,10 @@ export interface AwaitingPage {
   readonly next?: string;
 }
 
-/** The `awaiting-report` index: accepted recipients by the UTC hour (`YYYY-MM-DDTHH`) of acceptance. */
+/**
+ * The `awaiting-report` index: accepted recipients by the UTC hour (`YYYY-MM-DDTHH`) of acceptance
+ * and a shard of it (`awaitingReportBuckets` names every bucket of an hour).
+ */
 export interface AwaitingReportIndex {
   /** One page of the recipients of `bucket` with `from <= acceptedAt <= to`, oldest first. */
   page(
@@ -181,8 +185,9 @@ const HOUR_MS = 3_600_000;
  *
  * Input: the ports and settings. Output: counts of what was found, queried and stored.
  *
- * Primary course: read the `awaiting-report` index hour by hour, oldest first, for recipients
- * accepted between `horizonHours` and `afterMinutes` ago; take off the index those whose report
+ * Primary course: read the `awaiting-report` index hour by hour, oldest first (every bucket of an
+ * hour: its shards and the unsharded bucket of earlier releases), for recipients accepted between
+ * `horizonHours` and `afterMinutes` ago; take off the index those whose report
  * or unavailable status is already stored; query the rest 10 keys per call, grouped by the KST
  * date of acceptance; store a finished status (DONE with a result code) as a report through the
  * receivers' path (`via: 'status-query'`, so a later real report is a duplicate and causes no
@@ -299,19 +304,32 @@ interface Run {
   readonly queue: KeyQueue;
 }
 
+/**
+ * The recipients of `hours`, a page at a time, hour by hour. The first pages of an hour's buckets
+ * are read at once (most are empty: one round trip instead of 17); each bucket's further pages
+ * are read when its turn comes, so a run stopped by its budget has read little it did not use.
+ */
 async function* awaitingRecipients(
   index: AwaitingReportIndex,
-  buckets: readonly string[],
+  hours: readonly string[],
   range: { readonly from: string; readonly to: string },
   pageSize: number,
 ): AsyncGenerator<readonly AwaitingRecipient[]> {
-  for (const bucket of buckets) {
-    let start: string | undefined;
-    do {
-      const page = await index.page(bucket, range, pageSize, start);
-      if (page.recipients.length > 0) yield page.recipients;
-      start = page.next;
-    } while (start !== undefined);
+  for (const hour of hours) {
+    const buckets = awaitingReportBuckets(hour);
+    const firstPages = await Promise.all(
+      buckets.map((bucket) => index.page(bucket, range, pageSize)),
+    );
+    for (const [i, bucket] of buckets.entries()) {
+      let page = firstPages[i];
+      while (page !== undefined) {
+        if (page.recipients.length > 0) yield page.recipients;
+        page =
+          page.next === undefined
+            ? undefined
+            : await index.page(bucket, range, pageSize, page.next);
+      }
+    }
   }
 }
 

@@ -4,6 +4,7 @@ import {
   GatewayRetryableError,
 } from '../../functions/commons/gateway/errors.ts';
 import { StatusQueryDataSchema } from '../../functions/commons/gateway/schemas/index.ts';
+import { AWAITING_REPORT_SHARDS } from '../../functions/commons/tables.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import { reconcileStatus } from '../../functions/reconcile/reconcile-status.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
@@ -273,10 +274,13 @@ describe('reconcileStatus', () => {
     // Assess
     expect(w.gateway.keysQueried().sort()).toEqual(['just-old-enough', 'near-horizon']);
     expect(result.examined).toBe(2);
+    // Every bucket of each hour (its shards and the unsharded one), each read once.
     const buckets = w.index.pagesRead.map((p) => p.bucket);
-    expect(buckets[0]).toBe(ago(96 * HOUR).slice(0, 13));
-    expect(buckets.at(-1)).toBe(ago(30 * MINUTE).slice(0, 13));
+    expect(buckets[0]?.slice(0, 13)).toBe(ago(96 * HOUR).slice(0, 13));
+    expect(buckets.at(-1)?.slice(0, 13)).toBe(ago(30 * MINUTE).slice(0, 13));
     expect(new Set(buckets).size).toBe(buckets.length);
+    // 06:00 − 96 h to 05:30: 96 hours.
+    expect(buckets).toHaveLength(96 * (AWAITING_REPORT_SHARDS + 1));
     expect(w.index.pagesRead[0]).toMatchObject({ from: ago(96 * HOUR), to: ago(30 * MINUTE) });
   });
 
