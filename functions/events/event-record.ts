@@ -1,61 +1,62 @@
 import * as z from 'zod';
-import { type EventTypeName, PayloadRefSchema } from './catalogue.ts';
+import { type EventTypeName, payloadRefSchema } from './catalogue.ts';
 import type { EventDetail } from './envelope.ts';
+import { lazily } from './lazily.ts';
 
 /**
  * One item of the event table that becomes one event: the one definition of its shape. The
  * publisher reads `detailType`, `detail` and `eventId` from the stream's new image (it parses
- * them with {@link PublishedFieldsSchema}); items without `detailType` (send records, leases) are
+ * them with {@link publishedFieldsSchema}); items without `detailType` (send records, leases) are
  * filtered out before it runs.
  */
-export const EventRecordSchema = z.object({
-  pk: z.string(),
-  sk: z.string(),
-  kind: z.enum([
-    'report',
-    'mo',
-    'unrecognised',
-    'quarantine',
-    'send',
-    'attachment',
-    'status',
-    'statistics',
-  ]),
-  detailType: z.string().min(1),
-  /** JSON of `{ metadata, data }`. */
-  detail: z.string().min(2),
-  eventId: z.string(),
-  receivedAt: z.string(),
-  /** Epoch seconds; DynamoDB's TTL deletes the item after it. */
-  expiresAt: z.number(),
-  /** The whole raw text of a quarantined item or unrecognised body (the event carries at most 64 KiB). */
-  payload: z.string().optional(),
-  /**
-   * Where the body is kept when this item or its event could not hold it (claim check); the
-   * event's `data.payloadRef` says the same.
-   */
-  payloadRef: PayloadRefSchema.optional(),
-  /** Inbound messages with attachments: how many, so `fetch-attachments` can filter the stream on it. */
-  attachmentCount: z.number().optional(),
-  /** Accepted sends: the `awaiting-report` index keys (see `AWAITING_REPORT_INDEX`). */
-  awaitingReportBucket: z.string().optional(),
-  acceptedAt: z.string().optional(),
-  msgKey: z.string().optional(),
-  cliKey: z.string().optional(),
-});
+export const eventRecordSchema = lazily(() =>
+  z.object({
+    pk: z.string(),
+    sk: z.string(),
+    kind: z.enum([
+      'report',
+      'mo',
+      'unrecognised',
+      'quarantine',
+      'send',
+      'attachment',
+      'status',
+      'statistics',
+    ]),
+    detailType: z.string().min(1),
+    /** JSON of `{ metadata, data }`. */
+    detail: z.string().min(2),
+    eventId: z.string(),
+    receivedAt: z.string(),
+    /** Epoch seconds; DynamoDB's TTL deletes the item after it. */
+    expiresAt: z.number(),
+    /** The whole raw text of a quarantined item or unrecognised body (the event carries at most 64 KiB). */
+    payload: z.string().optional(),
+    /**
+     * Where the body is kept when this item or its event could not hold it (claim check); the
+     * event's `data.payloadRef` says the same.
+     */
+    payloadRef: payloadRefSchema().optional(),
+    /** Inbound messages with attachments: how many, so `fetch-attachments` can filter the stream on it. */
+    attachmentCount: z.number().optional(),
+    /** Accepted sends: the `awaiting-report` index keys (see `AWAITING_REPORT_INDEX`). */
+    awaitingReportBucket: z.string().optional(),
+    acceptedAt: z.string().optional(),
+    msgKey: z.string().optional(),
+    cliKey: z.string().optional(),
+  }),
+);
 
-export type EventRecord = Readonly<z.output<typeof EventRecordSchema>>;
+export type EventRecord = Readonly<z.output<ReturnType<typeof eventRecordSchema>>>;
 
 /**
  * The fields that make a stored item's bus entry. Any other attribute (or its absence) does not
  * matter to the publisher and `msgbridge events republish`, which read items written by every
  * version of the bridge.
  */
-export const PublishedFieldsSchema = EventRecordSchema.pick({
-  detailType: true,
-  detail: true,
-  eventId: true,
-});
+export const publishedFieldsSchema = lazily(() =>
+  eventRecordSchema().pick({ detailType: true, detail: true, eventId: true }),
+);
 
 export const toEventRecord = <T extends EventTypeName>(
   keys: { readonly pk: string; readonly sk: string; readonly kind: EventRecord['kind'] },

@@ -12,7 +12,7 @@ import * as z from 'zod';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
 import { DynamoDbPublishLedger } from './dynamodb-publish-ledger.ts';
-import { PublishedFieldsSchema } from './event-record.ts';
+import { publishedFieldsSchema } from './event-record.ts';
 import { EventBridgeBus } from './eventbridge-bus.ts';
 import {
   type BusEntry,
@@ -263,7 +263,7 @@ export const entryFromItem = (
   source: string,
   maxBytes: number,
 ): { entry: BusEntry; eventId: string } | { reason: string } => {
-  const parsed = PublishedFieldsSchema.safeParse(item);
+  const parsed = publishedFieldsSchema().safeParse(item);
   if (!parsed.success) return { reason: `not an event item: ${z.prettifyError(parsed.error)}` };
   let detail: unknown;
   try {

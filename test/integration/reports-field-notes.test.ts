@@ -8,7 +8,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DeliveryReportDataSchema } from '../../functions/events/catalogue.ts';
+import { EVENT_TYPES } from '../../functions/events/catalogue.ts';
 import {
   pollInbound,
   pollReports,
@@ -226,7 +226,7 @@ describe('the bridge against the field-note report behaviours', () => {
       for (const { detail } of events) {
         expect(detail.metadata.via).toBe(via);
         expect(detail.data.fallbackReasons).toEqual([]);
-        expect(DeliveryReportDataSchema.safeParse(detail.data).success).toBe(true);
+        expect(EVENT_TYPES.deliveryReport.data.safeParse(detail.data).success).toBe(true);
       }
       expect(events.some(({ detail }) => detail.data.delivered === false)).toBe(true);
     },
