@@ -8,17 +8,21 @@ import type { PayloadStore, StoredPayload } from './store-ports.ts';
  * what API Gateway and Lambda pass, a few MB, so no multipart upload). Its SHA-256 travels as the
  * object's checksum, so S3 refuses a corrupted upload, and as metadata. Encryption is the bucket's
  * default (the stack's key).
+ *
+ * Without a `client`, the container's shared one (`s3Client()`), created by the first put, not
+ * when the receiver starts: bodies that need the bucket are rare, and building an S3 client is a
+ * measurable part of a receiver's start (docs/performance.md, `cold-start`).
  */
 export class S3PayloadStore implements PayloadStore {
   constructor(
     readonly bucket: string,
-    private readonly client: S3Client = s3Client(),
+    private readonly client?: S3Client,
   ) {}
 
   async put(key: string, text: string, contentType: string): Promise<StoredPayload> {
     const bytes = Buffer.from(text, 'utf8');
     const digest = createHash('sha256').update(bytes).digest();
-    await this.client.send(
+    await (this.client ?? s3Client()).send(
       new PutObjectCommand({
         Bucket: this.bucket,
         Key: key,
