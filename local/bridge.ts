@@ -76,6 +76,12 @@ export interface LocalBridgeOptions {
   readonly persistTables?: boolean;
   /** For the fault-injection run (`chaos/`): wraps or instruments the ports the handlers get. */
   readonly instrument?: LocalBridgeInstrument;
+  /**
+   * For measurement (the benchmark counts log bytes): the logger each function's composition gets,
+   * by function name (`receive-reports`, `send-messages`, `reconcile-status`, ...). @default a
+   * silent logger for all
+   */
+  readonly loggerFor?: (functionName: string) => Logger;
 }
 
 /**
@@ -162,6 +168,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     );
     const metrics = new Metrics({ namespace: 'msgbridge-local', serviceName: 'local' });
     const observed = { logger: SILENT, metrics };
+    const loggerFor = options.loggerFor ?? (() => SILENT);
+    const observedAs = (functionName: string) => ({ logger: loggerFor(functionName), metrics });
     // What the deployed stack sets on its Lambdas; each composition reads its part.
     const lambdaEnv = {
       EVENT_TABLE_NAME: tables.events,
@@ -189,7 +197,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       handler: lambda(
         'publish-events',
         composePublisher(lambdaEnv, {
-          ...observed,
+          ...observedAs('publish-events'),
           documents,
           bus: options.instrument?.bus?.(bus) ?? bus,
           // The local run's retries keep their fixed doubling, without the Lambda's jitter.
@@ -224,8 +232,14 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
         },
       }),
     };
-    const reports = composeReceiver('report', lambdaEnv, receiverOverrides);
-    const inbound = composeReceiver('mo', lambdaEnv, receiverOverrides);
+    const reports = composeReceiver('report', lambdaEnv, {
+      ...receiverOverrides,
+      ...observedAs('receive-reports'),
+    });
+    const inbound = composeReceiver('mo', lambdaEnv, {
+      ...receiverOverrides,
+      ...observedAs('receive-inbound'),
+    });
     // The jobs store what they poll as the receivers do, injected failures included.
     const { receive } = reports;
     const webhooks = await startWebhookServer({
@@ -260,7 +274,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       // The re-authentication lease outlasts one authentication call (the client's default 10 s).
       authTimeoutMs: options.instrument?.gatewayTimeoutMs ?? 10_000,
       credentials: async () => credentials,
-      logger: SILENT,
+      logger: loggerFor('send-messages'),
       client: documents,
     });
     const gatewayClient = new GatewayClient({
@@ -276,7 +290,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
         MAX_RECEIVE_COUNT: String(maxReceiveCount),
       },
       {
-        ...observed,
+        ...observedAs('send-messages'),
         documents,
         s3,
         sqs,
@@ -322,6 +336,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       // The simulator serves content URLs over http on loopback: allowed for its origin only.
       simulatorOrigin: sim.url,
       logger: SILENT,
+      loggerFor,
       metrics,
     });
     stops.push(() => jobs.stop());

@@ -58,6 +58,8 @@ export interface LocalJobsOptions {
   /** Minutes before an accepted recipient without a report is asked about. */
   readonly reconcileAfterMinutes: number;
   readonly logger: Logger;
+  /** For measurement: each job's own logger, by function name. @default `logger` for all */
+  readonly loggerFor?: (functionName: string) => Logger;
   readonly metrics: Metrics;
 }
 
@@ -97,6 +99,10 @@ const every = (name: string, everyMs: number, job: () => Promise<unknown>): Time
 export const startLocalJobs = (options: LocalJobsOptions) => {
   const { documents, s3, logger, metrics } = options;
   const clients = { documents, s3, logger, metrics };
+  const clientsOf = (functionName: string) => ({
+    ...clients,
+    logger: options.loggerFor?.(functionName) ?? logger,
+  });
   // What the deployed stack sets on these Lambdas (lib/scheduled-jobs.ts and its neighbours).
   const env = {
     EVENT_TABLE_NAME: options.eventTable,
@@ -155,7 +161,7 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
   }
 
   const reconciler = composeReconcileStatus(env, {
-    ...clients,
+    ...clientsOf('reconcile-status'),
     gateway: { client: options.gateway, timeoutMs: 10_000 },
     receive: options.receive,
   });
@@ -167,7 +173,7 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
   timers.push(every('reconcile-status', 60_000, () => reconcile(() => new Date())));
 
   const attachmentOverrides = {
-    ...clients,
+    ...clientsOf('fetch-attachments'),
     gateway: {
       client: options.gateway,
       timeoutMs: 10_000,
