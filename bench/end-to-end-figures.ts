@@ -7,8 +7,10 @@ import type { LocalBridge } from '../local/bridge.ts';
 import type { SimSnapshot } from '../simulator/controls.ts';
 import { type CallCounter, type CallSnapshot, diffSnapshots, sumWhere } from './call-counter.ts';
 import type { EventWatch, SendBatches } from './end-to-end-watch.ts';
+import type { LogBytes } from './log-meter.ts';
 import { LAMBDA_MEMORY_MB, PRICE_REGION, PRICES, PRICES_AS_OF } from './prices.ts';
 import { type Cell, ratio, round, significant, type Table } from './report.ts';
+import { diffTraffic, type TrafficMeter, type TrafficSnapshot } from './traffic.ts';
 
 type LambdaName = keyof typeof LAMBDA_MEMORY_MB;
 
@@ -18,6 +20,12 @@ export interface PhaseFigures {
   readonly lambda: Record<LambdaName, { invocations: number; ms: number }>;
   readonly eventBytes: number;
   readonly events: number;
+  /** Events and their billed bytes, by detail-type. */
+  readonly eventsByType: Record<string, { events: number; bytes: number }>;
+  /** Log lines the functions' loggers wrote, and their bytes, by function. */
+  readonly logs: Record<string, { lines: number; bytes: number }>;
+  /** Bytes on the wire, by function, service and operation (`traffic.ts`). */
+  readonly traffic: TrafficSnapshot;
   readonly simulator: {
     readonly sends: number;
     readonly rejectedSends: number;
@@ -31,25 +39,65 @@ export const isKey = (prefix: string) => (key: string) => key.startsWith(prefix)
 
 // ---- phase bookkeeping ----
 
+/** What the run measures besides the call counts: log bytes, wire bytes, reconcile runs. */
+export interface Meters {
+  readonly logs: LogBytes;
+  readonly traffic: TrafficMeter;
+  /** The reconcile-status invocations the benchmark made, and their wall time. */
+  readonly reconcile: { invocations: number; ms: number };
+}
+
 export interface Mark {
   readonly at: number;
   readonly calls: CallSnapshot;
   readonly publisherInvocations: number;
   readonly fetcherInvocations: number;
+  readonly reconcile: { readonly invocations: number; readonly ms: number };
   readonly eventBytes: number;
   readonly events: number;
+  readonly eventsByType: Record<string, { events: number; bytes: number }>;
+  readonly logs: Record<string, { lines: number; bytes: number }>;
+  readonly traffic: TrafficSnapshot;
   readonly sim: SimSnapshot;
 }
 
-export const mark = (bridge: LocalBridge, counter: CallCounter, events: EventWatch): Mark => ({
+export const mark = (
+  bridge: LocalBridge,
+  counter: CallCounter,
+  events: EventWatch,
+  meters: Meters,
+): Mark => ({
   at: performance.now(),
   calls: counter.snapshot(),
   publisherInvocations: bridge.publisher.stats.invocations,
   fetcherInvocations: bridge.jobs.fetcher.stats.invocations,
+  reconcile: { ...meters.reconcile },
   eventBytes: events.bytes,
   events: [...events.byType.values()].reduce((sum, n) => sum + n, 0),
+  eventsByType: Object.fromEntries(
+    [...events.byType].map(([type, n]) => [
+      type,
+      { events: n, bytes: events.bytesByType.get(type) ?? 0 },
+    ]),
+  ),
+  logs: meters.logs.snapshot(),
+  traffic: meters.traffic.snapshot(),
   sim: bridge.sim.snapshot(),
 });
+
+/** `later − earlier` of tallies of counts, key by key and field by field. */
+const diffCounts = <T extends Record<string, number>>(
+  later: Record<string, T>,
+  earlier: Record<string, T>,
+): Record<string, T> =>
+  Object.fromEntries(
+    Object.entries(later).map(([key, tally]) => [
+      key,
+      Object.fromEntries(
+        Object.entries(tally).map(([field, n]) => [field, n - (earlier[key]?.[field] ?? 0)]),
+      ) as T,
+    ]),
+  );
 
 export const phaseFigures = (
   start: Mark,
@@ -82,9 +130,16 @@ export const phaseFigures = (
           ms((key) => /^S3 (Put|Upload|CreateMultipart|CompleteMultipart)/.test(key)) +
           ms((key) => /^gateway GET \/(_sim\/content|mo\/v1\/file)\//.test(key)),
       },
+      'reconcile-status': {
+        invocations: end.reconcile.invocations - start.reconcile.invocations,
+        ms: end.reconcile.ms - start.reconcile.ms,
+      },
     },
     eventBytes: end.eventBytes - start.eventBytes,
     events: end.events - start.events,
+    eventsByType: diffCounts(end.eventsByType, start.eventsByType),
+    logs: diffCounts(end.logs, start.logs),
+    traffic: diffTraffic(end.traffic, start.traffic),
     simulator: {
       sends: end.sim.sends - start.sim.sends,
       rejectedSends: end.sim.rejectedSends - start.sim.rejectedSends,
@@ -202,13 +257,26 @@ export const roundCalls = (calls: CallSnapshot) =>
     ]),
   );
 
-export const roundCost = (line: ReturnType<typeof costLines>[number]) => ({
+/** A priced line: counted or modelled units of one billed item, and their cost. */
+export interface PricedLine {
+  readonly line: string;
+  readonly price: string;
+  readonly unitPrice: number;
+  readonly units: number;
+  readonly unitsPerMessage: number;
+  readonly usdPerMillion: number;
+  /** How a modelled line's units were reached. */
+  readonly basis?: string;
+}
+
+export const roundCost = (line: PricedLine) => ({
   line: line.line,
   price: line.price,
   unitPriceUsd: line.unitPrice,
   units: significant(line.units),
   unitsPerMessage: significant(line.unitsPerMessage),
   usdPerMillionMessages: round(line.usdPerMillion, 4),
+  ...(line.basis === undefined ? {} : { basis: line.basis }),
 });
 
 // ---- tables ----
@@ -266,9 +334,9 @@ export const lambdaTable = (outbound: PhaseFigures, inbound: PhaseFigures): Tabl
 });
 
 export const costTable = (
-  outbound: ReturnType<typeof costLines>,
-  inbound: ReturnType<typeof costLines>,
-  total: (lines: ReturnType<typeof costLines>) => number,
+  outbound: readonly PricedLine[],
+  inbound: readonly PricedLine[],
+  total: (lines: readonly PricedLine[]) => number,
 ): Table => ({
   title: `end-to-end: cost per million messages, USD (${PRICE_REGION} list prices of ${PRICES_AS_OF})`,
   columns: [

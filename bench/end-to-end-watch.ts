@@ -19,6 +19,8 @@ export class EventWatch {
   /** When the last event of each detail-type was put. */
   readonly lastAt = new Map<string, number>();
   readonly reportedKeys = new Set<string>();
+  /** Billed bytes of the events put, by detail-type. */
+  readonly bytesByType = new Map<string, number>();
   bytes = 0;
 
   count(type: string): number {
@@ -38,6 +40,10 @@ export class EventWatch {
         const bytes = entryBytes(entry);
         units += Math.max(1, Math.ceil(bytes / (64 * 1024)));
         this.bytes += bytes;
+        this.bytesByType.set(
+          entry.DetailType,
+          (this.bytesByType.get(entry.DetailType) ?? 0) + bytes,
+        );
         this.byType.set(entry.DetailType, this.count(entry.DetailType) + 1);
         this.lastAt.set(entry.DetailType, endedAt);
         if (entry.DetailType === 'Delivery Report Received') {

@@ -13,6 +13,14 @@
  * HTTP request to the gateway simulator and to the webhook routes (API Gateway requests). Lambda
  * requests are the invocations the local stand-ins make: one per webhook request, per non-empty
  * SQS receive (a batch), per stream poller invocation.
+ *
+ * Reconcile phase, between the two: reconcile-status through the local run's own composition
+ * (`jobs.reconcileAt`), once as at the end of the outbound phase (nothing due yet: the fixed work
+ * of a run) and once as 31 minutes later, when every accepted recipient is due; the difference,
+ * per recipient, is its own row group. Also measured: the bytes each function's logger writes
+ * (`log-meter.ts`), the bytes of the gateway's and the VPC functions' AWS calls (`traffic.ts`).
+ * Modelled on top (`end-to-end-model.ts`): platform, EMF and access-log lines, X-Ray, KMS, Secrets
+ * Manager, the INIT phase, NAT data processing and the front doors.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +33,7 @@ import { enqueueSend } from '../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 import { smsBody } from '../test/support/send-fixtures.ts';
 import { CallCounter, HttpCounter, sumWhere } from './call-counter.ts';
+import { SUSTAINED, withoutAcceptedEvents, xrayTracesPerMessage } from './cost-model.ts';
 import {
   callsTable,
   costLines,
@@ -36,9 +45,13 @@ import {
   roundCalls,
   roundCost,
 } from './end-to-end-figures.ts';
+import { frontDoors, modelledLines, natLine, reconcileFixedLine } from './end-to-end-model.ts';
+import { basisTable, modelTables } from './end-to-end-tables.ts';
 import { EventWatch, SendBatches } from './end-to-end-watch.ts';
-import { PRICE_REGION, PRICES, PRICES_AS_OF } from './prices.ts';
+import { CountingLogger, LogBytes } from './log-meter.ts';
+import { LAMBDA_MEMORY_MB, PRICE_REGION, PRICES, PRICES_AS_OF } from './prices.ts';
 import { ratio, round, type ScenarioResult } from './report.ts';
+import { functionScope, TrafficMeter } from './traffic.ts';
 
 const QUOTA = 1_000;
 const QUEUE_MESSAGES = 100;
@@ -49,6 +62,8 @@ const PHASE_TIMEOUT_MS = 120_000;
 const SETTLE_MS = 1_500;
 
 const MMS_ASSET = { bucket: 'hanbit-mms-assets', key: 'campaigns/2026-12/poster.jpg' };
+/** The local run's RECONCILE_AFTER_MINUTES (the deployed default). */
+const RECONCILE_AFTER_MINUTES = 30;
 
 // ---- workload ----
 
@@ -98,6 +113,9 @@ const waitForQuietTables = async (counter: CallCounter) => {
   }
 };
 
+const roundFronts = (fronts: Record<string, number>) =>
+  Object.fromEntries(Object.entries(fronts).map(([front, usd]) => [front, round(usd, 4)]));
+
 const waitUntil = async (condition: () => boolean, timeoutMs: number, what: () => string) => {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -112,9 +130,17 @@ const waitUntil = async (condition: () => boolean, timeoutMs: number, what: () =
  * The whole bridge, locally, under a mixed workload of queue messages with `recipientsPerMessage`
  * recipients each (`end-to-end`: 10, `end-to-end-single`: 1).
  */
-export const runEndToEnd = async (recipientsPerMessage = 10): Promise<ScenarioResult> => {
+export const runEndToEnd = async (
+  recipientsPerMessage = 10,
+  /** The cold-start scenario's import time per function, for the INIT line. */
+  importMs?: Readonly<Record<string, number>>,
+): Promise<ScenarioResult> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-bench-e2e-'));
   const counter = new CallCounter();
+  const logs = new LogBytes();
+  const traffic = new TrafficMeter();
+  const meters = { logs, traffic, reconcile: { invocations: 0, ms: 0 } };
+  let unwatch: (() => void) | undefined;
   const events = new EventWatch();
   const sendBatches = new SendBatches();
   let http: HttpCounter | undefined;
@@ -129,6 +155,18 @@ export const runEndToEnd = async (recipientsPerMessage = 10): Promise<ScenarioRe
       apiPassword: 'bench-password',
       tpsQuota: QUOTA,
       printEvents: false,
+      reconcileAfterMinutes: RECONCILE_AFTER_MINUTES,
+      // Measurement only: each function's logger counts its lines' bytes, and each Lambda
+      // stand-in runs inside a scope naming it, so its AWS calls' bytes are its own.
+      loggerFor: (name) =>
+        new CountingLogger(
+          logs,
+          name,
+          LAMBDA_MEMORY_MB[name as keyof typeof LAMBDA_MEMORY_MB] ?? 256,
+        ),
+      instrument: {
+        lambda: (name, handler) => (event) => functionScope.run(name, () => handler(event)),
+      },
       simulator: {
         // The simulator's outcome mix (10% failed, 70% of those delivered by fallback, 2%
         // uncertain), a few duplicate webhook deliveries, and short delays so the run is short.
@@ -143,6 +181,10 @@ export const runEndToEnd = async (recipientsPerMessage = 10): Promise<ScenarioRe
     counter.instrument(b.streams.middlewareStack, 'DynamoDB Streams');
     counter.instrument(b.sqs.middlewareStack, 'SQS', sendBatches.observe);
     counter.instrument(b.s3.middlewareStack, 'S3');
+    traffic.instrument(b.documents.middlewareStack, 'DynamoDB');
+    traffic.instrument(b.sqs.middlewareStack, 'SQS');
+    traffic.instrument(b.s3.middlewareStack, 'S3');
+    unwatch = traffic.watchHttp(b.urls.simulator, 'gateway');
     events.attach(b, counter);
     http = new HttpCounter(
       counter,
@@ -170,7 +212,7 @@ export const runEndToEnd = async (recipientsPerMessage = 10): Promise<ScenarioRe
     const recipients = messages.length * recipientsPerMessage;
 
     // ---- outbound ----
-    const outStart = mark(b, counter, events);
+    const outStart = mark(b, counter, events, meters);
     const queued = await enqueueSend(b.sqs, b.urls.sendQueue, messages);
     if (queued.invalid.length > 0 || queued.failed.length > 0)
       throw new Error(
@@ -190,12 +232,49 @@ export const runEndToEnd = async (recipientsPerMessage = 10): Promise<ScenarioRe
     const acceptedAt = events.lastAt.get('Message Accepted') ?? Number.NaN;
     const outLastEventAt = events.lastAt.get('Delivery Report Received') ?? Number.NaN;
     await sleep(SETTLE_MS);
-    const outEnd = mark(b, counter, events);
+    const outEnd = mark(b, counter, events, meters);
     const sentAt = sendBatches.lastEndedAt(outStart.at, outEnd.at);
     const outbound = phaseFigures(outStart, outEnd, sendBatches, events.reportedKeys.size);
 
+    // ---- reconcile ----
+    const reconcileAt = async (at: Date) => {
+      const started = performance.now();
+      const run = await functionScope.run('reconcile-status', () => b.jobs.reconcileAt(at));
+      meters.reconcile.invocations += 1;
+      meters.reconcile.ms += performance.now() - started;
+      if (run.kind !== 'done') throw new Error('end-to-end: reconcile-status found its lease held');
+      await sleep(SETTLE_MS);
+      return run;
+    };
+    const idleStart = mark(b, counter, events, meters);
+    const idleRun = await reconcileAt(new Date());
+    const idleEnd = mark(b, counter, events, meters);
+    const dueRun = await reconcileAt(new Date(Date.now() + (RECONCILE_AFTER_MINUTES + 1) * 60_000));
+    const dueEnd = mark(b, counter, events, meters);
+    // One run's figures (messages = 1): the fixed run, and the run with every recipient due.
+    const idleLines = costLines(phaseFigures(idleStart, idleEnd, sendBatches, 1));
+    const dueLines = costLines(phaseFigures(idleEnd, dueEnd, sendBatches, 1));
+    const reconcilePerRecipient = dueLines
+      .map((line, index) => {
+        const units = Math.max(0, line.units - (idleLines[index]?.units ?? 0));
+        return {
+          ...line,
+          line: `reconcile: ${line.line}`,
+          units,
+          unitsPerMessage: units / recipients,
+          usdPerMillion: (units / recipients) * line.unitPrice * 1e6,
+        };
+      })
+      .filter((line) => line.units > 0);
+    const reconcileUsdPerRun = idleLines.reduce((sum, line) => sum + line.usdPerMillion / 1e6, 0);
+    const reconcileFixed = reconcileFixedLine(reconcileUsdPerRun, recipients);
+    const reconcileGatewayCalls = sumWhere(
+      phaseFigures(idleEnd, dueEnd, sendBatches, 1).calls,
+      isKey('gateway '),
+    );
+
     // ---- inbound ----
-    const inStart = outEnd;
+    const inStart = dueEnd;
     const inboundBefore = events.count('Inbound Message Received');
     for (let i = 0; i < INBOUND_MESSAGES; i++) {
       const withAttachment = i < INBOUND_WITH_ATTACHMENT;
@@ -226,17 +305,44 @@ export const runEndToEnd = async (recipientsPerMessage = 10): Promise<ScenarioRe
         `inbound: ${inbound()}/${INBOUND_MESSAGES}, attachments ${events.count('Inbound Attachment Stored')}`,
     );
     await sleep(SETTLE_MS);
-    const inEnd = mark(b, counter, events);
+    const inEnd = mark(b, counter, events, meters);
     const inboundFigures = phaseFigures(inStart, inEnd, sendBatches, inbound());
 
     // ---- figures ----
     const outboundSeconds = (outLastEventAt - outStart.at) / 1_000;
     const acceptSeconds = (acceptedAt - outStart.at) / 1_000;
     const sentSeconds = (sentAt - outStart.at) / 1_000;
-    const outboundCost = costLines(outbound);
-    const inboundCost = costLines(inboundFigures);
-    const total = (lines: ReturnType<typeof costLines>) =>
+    const coldStartImports = importMs;
+    const outboundCost = [
+      ...costLines(outbound),
+      ...reconcilePerRecipient,
+      reconcileFixed,
+      ...modelledLines(outbound, 'outbound', coldStartImports),
+    ];
+    const zero = <L extends { units: number; unitsPerMessage: number; usdPerMillion: number }>(
+      line: L,
+    ): L => ({ ...line, units: 0, unitsPerMessage: 0, usdPerMillion: 0 });
+    const inboundCost = [
+      ...costLines(inboundFigures),
+      ...reconcilePerRecipient.map(zero),
+      zero(reconcileFixed),
+      ...modelledLines(inboundFigures, 'inbound', coldStartImports),
+    ];
+    const outboundNat = natLine(outbound);
+    const inboundNat = natLine(inboundFigures);
+    const fronts = frontDoors(inboundFigures);
+    const reportFronts = frontDoors(outbound);
+    const total = (lines: readonly { usdPerMillion: number }[]) =>
       lines.reduce((sum, line) => sum + line.usdPerMillion, 0);
+    const accepted = outbound.eventsByType['Message Accepted'] ?? { events: 0, bytes: 0 };
+    const outboundTotal = total(outboundCost);
+    const inboundTotal = total(inboundCost);
+    const benchRate = outbound.messages / outboundSeconds;
+    const tracesAt = (rate: number) =>
+      xrayTracesPerMessage(
+        Object.values(outbound.lambda).map((l) => l.invocations / outbound.messages),
+        rate,
+      );
     const putEventsCalls = sumWhere(outbound.calls, isKey('EventBridge PutEvents'));
     const sends = outbound.simulator.sends + outbound.simulator.rejectedSends;
     const problems = [
@@ -277,7 +383,31 @@ export const runEndToEnd = async (recipientsPerMessage = 10): Promise<ScenarioRe
         simulator: outbound.simulator,
         lambda: outbound.lambda,
         calls: roundCalls(outbound.calls),
-        costPerMillionUsd: round(total(outboundCost), 2),
+        costPerMillionUsd: round(outboundTotal, 2),
+        costPerMillionUsdWithFixedEgress: round(outboundTotal + outboundNat.usdPerMillion, 2),
+        costPerMillionUsdWithoutAcceptedEvent: round(
+          withoutAcceptedEvents(outboundTotal, accepted.events, accepted.bytes, outbound.messages),
+          2,
+        ),
+        acceptedEvents: accepted,
+        reportWebhookCostPerMillionUsdByFront: roundFronts(reportFronts),
+        reconcile: {
+          idleRun,
+          dueRun,
+          usdPerRun: reconcileUsdPerRun,
+          gatewayCallsPerRecipient: ratio(reconcileGatewayCalls, outbound.messages),
+          costPerMillionUsd: round(total([...reconcilePerRecipient, reconcileFixed]), 4),
+        },
+        logs: outbound.logs,
+        traffic: outbound.traffic,
+        nat: roundCost(outboundNat),
+        xray: {
+          benchRecipientsPerSecond: round(benchRate, 1),
+          tracesPerRecipientAtBenchRate: round(tracesAt(benchRate), 5),
+          sustainedRecipientsPerSecond: SUSTAINED.messagesPerSecond,
+          tracesPerRecipientSustained: round(tracesAt(SUSTAINED.messagesPerSecond), 5),
+        },
+        assumptions: SUSTAINED,
         cost: outboundCost.map(roundCost),
       },
       inbound: {
@@ -286,7 +416,17 @@ export const runEndToEnd = async (recipientsPerMessage = 10): Promise<ScenarioRe
         simulator: inboundFigures.simulator,
         lambda: inboundFigures.lambda,
         calls: roundCalls(inboundFigures.calls),
-        costPerMillionUsd: round(total(inboundCost), 2),
+        costPerMillionUsd: round(inboundTotal, 2),
+        costPerMillionUsdWithFixedEgress: round(inboundTotal + inboundNat.usdPerMillion, 2),
+        costPerMillionUsdByFront: {
+          restApi: round(inboundTotal, 2),
+          httpApi: round(inboundTotal - fronts.restApi + fronts.httpApi, 2),
+          functionUrl: round(inboundTotal - fronts.restApi + fronts.functionUrl, 2),
+        },
+        webhookCostPerMillionUsdByFront: roundFronts(fronts),
+        logs: inboundFigures.logs,
+        traffic: inboundFigures.traffic,
+        nat: roundCost(inboundNat),
         cost: inboundCost.map(roundCost),
       },
       prices: { asOf: PRICES_AS_OF, region: PRICE_REGION, ...PRICES },
@@ -331,10 +471,31 @@ export const runEndToEnd = async (recipientsPerMessage = 10): Promise<ScenarioRe
         callsTable(outbound, inboundFigures),
         lambdaTable(outbound, inboundFigures),
         costTable(outboundCost, inboundCost, total),
+        ...modelTables({
+          outbound,
+          inbound: inboundFigures,
+          outboundNat,
+          inboundNat,
+          outboundTotal,
+          inboundTotal,
+          fronts,
+          reportFronts,
+          withoutAccepted: withoutAcceptedEvents(
+            outboundTotal,
+            accepted.events,
+            accepted.bytes,
+            outbound.messages,
+          ),
+          tracesAtBenchRate: tracesAt(benchRate),
+          benchRate,
+        }),
+        basisTable('end-to-end: how the modelled outbound lines are reached', outboundCost),
+        basisTable('end-to-end: how the modelled inbound lines are reached', inboundCost),
       ],
     };
   } finally {
     http?.close();
+    unwatch?.();
     await bridge?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -8,9 +8,16 @@
 interface ScenarioFigures {
   readonly outbound?: {
     readonly costPerMillionUsd?: number;
+    readonly costPerMillionUsdWithFixedEgress?: number;
+    readonly costPerMillionUsdWithoutAcceptedEvent?: number;
+    readonly reconcile?: { readonly costPerMillionUsd?: number };
     readonly cost?: readonly { readonly line: string; readonly unitsPerMessage: number }[];
   };
-  readonly inbound?: { readonly costPerMillionUsd?: number };
+  readonly inbound?: {
+    readonly costPerMillionUsd?: number;
+    readonly costPerMillionUsdWithFixedEgress?: number;
+    readonly costPerMillionUsdByFront?: Readonly<Record<string, number>>;
+  };
   readonly achievedRateRatio?: number;
   readonly highestSecondRatio?: number;
   readonly maxImportRatioReceivers?: number;
@@ -20,13 +27,25 @@ interface ScenarioFigures {
 }
 
 export interface BenchSummary {
-  /** USD per million recipients, queue messages of 10 recipients (`end-to-end`). */
+  /**
+   * USD per million recipients, queue messages of 10 recipients (`end-to-end`), as deployed by
+   * default but without the fixed-egress NAT line: the counted calls (API Gateway REST, Lambda
+   * requests and GB-s, DynamoDB, SQS, EventBridge and its archive, S3), reconcile-status's work per
+   * recipient and its fixed run spread, and the modelled CloudWatch Logs ingestion, X-Ray traces,
+   * KMS and Secrets Manager requests and Lambda INIT at the stated sustained rate.
+   */
   readonly outboundCostPerMillionUsd: number | null;
-  /** USD per million recipients, queue messages of 1 recipient (`end-to-end-single`). */
+  /** The same, queue messages of 1 recipient (`end-to-end-single`). */
   readonly outboundSingleRecipientCostPerMillionUsd: number | null;
-  /** USD per million inbound items (`end-to-end`). */
+  /**
+   * USD per million inbound items (`end-to-end`), REST API front, with the same lines as
+   * `outboundCostPerMillionUsd` (no reconcile work: inbound has none).
+   */
   readonly inboundCostPerMillionUsd: number | null;
-  /** DynamoDB write request units per sent recipient (`end-to-end`). */
+  /**
+   * DynamoDB write request units per sent recipient (`end-to-end`): the send path's and the
+   * reconcile run's (its settle of each recipient), together.
+   */
   readonly writeUnitsPerRecipient: number | null;
   /** Recipients sent per second over the TPS quota (`send`). */
   readonly quotaUse: number | null;
@@ -40,6 +59,20 @@ export interface BenchSummary {
   readonly maxBundleKiBReceivers: number | null;
   /** Deployed bundle size in KiB, the largest other function (`cold-start`). */
   readonly maxBundleKiB: number | null;
+  /** DynamoDB write request units per sent recipient of the reconcile run alone (`end-to-end`). */
+  readonly reconcileWriteUnitsPerRecipient: number | null;
+  /** Reconcile-status's share of `outboundCostPerMillionUsd` (`end-to-end`). */
+  readonly reconcileCostPerMillionUsd: number | null;
+  /** `outboundCostPerMillionUsd` without the per-recipient "Message Accepted" events. */
+  readonly outboundCostPerMillionUsdWithoutAcceptedEvent: number | null;
+  /** `outboundSingleRecipientCostPerMillionUsd` without the "Message Accepted" events. */
+  readonly outboundSingleRecipientCostPerMillionUsdWithoutAcceptedEvent: number | null;
+  /** `outboundCostPerMillionUsd` plus the NAT gateway's data processing (`egress.mode: nat`). */
+  readonly outboundCostPerMillionUsdWithFixedEgress: number | null;
+  /** `inboundCostPerMillionUsd` plus the NAT gateway's data processing (`egress.mode: nat`). */
+  readonly inboundCostPerMillionUsdWithFixedEgress: number | null;
+  /** `inboundCostPerMillionUsd` with each front door: `restApi` (deployed), `httpApi`, `functionUrl`. */
+  readonly inboundCostPerMillionUsdByFront: Readonly<Record<string, number>> | null;
 }
 
 export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSummary => {
@@ -47,7 +80,12 @@ export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSu
   const [e2e, single, send, cold] = ['end-to-end', 'end-to-end-single', 'send', 'cold-start'].map(
     of,
   );
-  const writes = e2e?.outbound?.cost?.find((line) => line.line === 'DynamoDB write request units');
+  const unitsOf = (name: string) =>
+    e2e?.outbound?.cost?.find((line) => line.line === name)?.unitsPerMessage;
+  const sendWrites = unitsOf('DynamoDB write request units');
+  const reconcileWrites = unitsOf('reconcile: DynamoDB write request units');
+  const writes =
+    sendWrites === undefined ? undefined : { unitsPerMessage: sendWrites + (reconcileWrites ?? 0) };
   return {
     outboundCostPerMillionUsd: e2e?.outbound?.costPerMillionUsd ?? null,
     outboundSingleRecipientCostPerMillionUsd: single?.outbound?.costPerMillionUsd ?? null,
@@ -59,5 +97,15 @@ export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSu
     maxImportRatio: cold?.maxImportRatio ?? null,
     maxBundleKiBReceivers: cold?.maxBundleKiBReceivers ?? null,
     maxBundleKiB: cold?.maxBundleKiB ?? null,
+    reconcileWriteUnitsPerRecipient: e2e?.outbound?.cost ? (reconcileWrites ?? 0) : null,
+    reconcileCostPerMillionUsd: e2e?.outbound?.reconcile?.costPerMillionUsd ?? null,
+    outboundCostPerMillionUsdWithoutAcceptedEvent:
+      e2e?.outbound?.costPerMillionUsdWithoutAcceptedEvent ?? null,
+    outboundSingleRecipientCostPerMillionUsdWithoutAcceptedEvent:
+      single?.outbound?.costPerMillionUsdWithoutAcceptedEvent ?? null,
+    outboundCostPerMillionUsdWithFixedEgress:
+      e2e?.outbound?.costPerMillionUsdWithFixedEgress ?? null,
+    inboundCostPerMillionUsdWithFixedEgress: e2e?.inbound?.costPerMillionUsdWithFixedEgress ?? null,
+    inboundCostPerMillionUsdByFront: e2e?.inbound?.costPerMillionUsdByFront ?? null,
   };
 };

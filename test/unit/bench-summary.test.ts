@@ -35,6 +35,51 @@ describe('the benchmark summary', () => {
       maxImportRatio: 20.1,
       maxBundleKiBReceivers: 640,
       maxBundleKiB: 790,
+      reconcileWriteUnitsPerRecipient: 0,
+      reconcileCostPerMillionUsd: null,
+      outboundCostPerMillionUsdWithoutAcceptedEvent: null,
+      outboundSingleRecipientCostPerMillionUsdWithoutAcceptedEvent: null,
+      outboundCostPerMillionUsdWithFixedEgress: null,
+      inboundCostPerMillionUsdWithFixedEgress: null,
+      inboundCostPerMillionUsdByFront: null,
+    });
+  });
+
+  it('counts the reconcile run’s writes per recipient and reads the cost model’s extra figures', () => {
+    const summary = summarize({
+      'end-to-end': {
+        outbound: {
+          costPerMillionUsd: 7.47,
+          costPerMillionUsdWithFixedEgress: 7.69,
+          costPerMillionUsdWithoutAcceptedEvent: 6.43,
+          reconcile: { costPerMillionUsd: 1.35 },
+          cost: [
+            { line: 'DynamoDB write request units', unitsPerMessage: 5.2 },
+            { line: 'reconcile: DynamoDB write request units', unitsPerMessage: 2 },
+          ],
+        },
+        inbound: {
+          costPerMillionUsd: 9.2,
+          costPerMillionUsdWithFixedEgress: 9.64,
+          costPerMillionUsdByFront: { restApi: 9.2, httpApi: 6.58, functionUrl: 5.53 },
+        },
+      },
+      'end-to-end-single': {
+        outbound: { costPerMillionUsd: 9.1, costPerMillionUsdWithoutAcceptedEvent: 8.1 },
+      },
+    });
+
+    expect(summary).toMatchObject({
+      outboundCostPerMillionUsd: 7.47,
+      inboundCostPerMillionUsd: 9.2,
+      writeUnitsPerRecipient: 7.2,
+      reconcileWriteUnitsPerRecipient: 2,
+      reconcileCostPerMillionUsd: 1.35,
+      outboundCostPerMillionUsdWithoutAcceptedEvent: 6.43,
+      outboundSingleRecipientCostPerMillionUsdWithoutAcceptedEvent: 8.1,
+      outboundCostPerMillionUsdWithFixedEgress: 7.69,
+      inboundCostPerMillionUsdWithFixedEgress: 9.64,
+      inboundCostPerMillionUsdByFront: { restApi: 9.2, httpApi: 6.58, functionUrl: 5.53 },
     });
   });
 

@@ -1,0 +1,287 @@
+/**
+ * The end-to-end scenario's cost lines beyond the counted calls: CloudWatch Logs ingestion (the
+ * bytes measured by `log-meter.ts` plus the modelled platform, EMF and access-log lines), X-Ray
+ * traces, KMS and Secrets Manager requests, Lambda's billed INIT phase, and, apart from the
+ * totals, the NAT gateway's data processing and the front-door comparison. What each rests on is
+ * in the line's `basis` and in docs/performance.md.
+ */
+
+import { sumWhere } from './call-counter.ts';
+import {
+  coldStartsPerMessage,
+  type FunctionLoad,
+  frontDoorCosts,
+  GB,
+  initGbSecondsPerMessage,
+  logEventBytes,
+  type PeriodAssumptions,
+  perContainerPeriodRequestsPerMessage,
+  perPeriodRequestsPerMessage,
+  SUSTAINED,
+  xrayTracesPerMessage,
+} from './cost-model.ts';
+import { isKey, type PhaseFigures, type PricedLine } from './end-to-end-figures.ts';
+import { accessLogLineBytes, emfLineBytes, PLATFORM_LINE_BYTES } from './log-meter.ts';
+import { LAMBDA_MEMORY_MB, PRICES } from './prices.ts';
+import { round } from './report.ts';
+import { natTraffic } from './traffic.ts';
+
+type LambdaName = keyof typeof LAMBDA_MEMORY_MB;
+
+export type CostLine = PricedLine;
+
+const line = (
+  name: string,
+  price: string,
+  unitPrice: number,
+  unitsPerMessage: number,
+  messages: number,
+  basis: string,
+): CostLine => ({
+  line: name,
+  price,
+  unitPrice,
+  units: unitsPerMessage * messages,
+  unitsPerMessage,
+  usdPerMillion: unitsPerMessage * unitPrice * 1e6,
+  basis,
+});
+
+/** Seconds between the cached requests the stack's configuration leaves at their defaults. */
+export const PERIODS = {
+  /** SQS `KmsDataKeyReusePeriodSeconds`: the stack sets none (`lib/send-pipeline.ts`): 300 s. */
+  sqsDataKeyReuse: 300,
+  /** DynamoDB's cached table key per caller, and the assumed S3 bucket-key and bus reuse. */
+  kmsCache: 300,
+  /** Powertools `getSecret` maxAge in `functions/commons/webhook-secret.ts`, gateway-credentials.ts. */
+  secretCache: 300,
+  /** reconcile-status runs every 15 minutes (`lib/scheduled-jobs.ts`). */
+  reconcileRun: 900,
+} as const;
+
+/**
+ * Who holds a cached KMS key per phase (roles × tables, per `lib/` grants): each asks KMS once
+ * per period. Outbound: send-messages (event, state), receive-reports (event), publish-events
+ * (event stream, state), reconcile-status (event, state), refresh-token (state); the send queue's
+ * producer and consumer; the bus. Inbound: receive-inbound (event), publish-events (event stream,
+ * state), fetch-attachments (event, state), sweep-attachments (event); the attachment bucket's
+ * bucket key; the bus.
+ */
+const KMS_HOLDERS = {
+  outbound: { tablePrincipals: 8, queuePrincipals: 2, bucketKeys: 0, bus: 2 },
+  inbound: { tablePrincipals: 6, queuePrincipals: 0, bucketKeys: 1, bus: 2 },
+} as const;
+
+/** Functions that read a Secrets Manager secret per container per cache period. */
+const SECRET_READERS: Record<'outbound' | 'inbound', readonly LambdaName[]> = {
+  outbound: ['receive-reports'],
+  inbound: ['receive-inbound'],
+};
+
+/** Metrics the entries' `logMetrics` flushes per invocation (a representative two). */
+const EMF_METRICS = ['Processed', 'Failed'] as const;
+
+export const loadsOf = (phase: PhaseFigures): Record<LambdaName, FunctionLoad> =>
+  Object.fromEntries(
+    (Object.keys(phase.lambda) as LambdaName[]).map((name) => {
+      const { invocations, ms } = phase.lambda[name];
+      return [
+        name,
+        {
+          invocationsPerMessage: phase.messages > 0 ? invocations / phase.messages : 0,
+          msPerInvocation: invocations > 0 ? ms / invocations : 0,
+          memoryMb: LAMBDA_MEMORY_MB[name],
+        },
+      ];
+    }),
+  ) as Record<LambdaName, FunctionLoad>;
+
+export interface LogBreakdown {
+  readonly applicationBytes: number;
+  readonly applicationLines: number;
+  readonly platformBytes: number;
+  readonly emfBytes: number;
+  readonly coldStartBytes: number;
+  readonly accessLogBytes: number;
+  readonly events: number;
+  /** All of it as CloudWatch Logs counts it (`logEventBytes`), per message. */
+  readonly billedBytesPerMessage: number;
+}
+
+/** Log bytes of a phase, measured and modelled, per message. */
+export const logBreakdown = (
+  phase: PhaseFigures,
+  assume: PeriodAssumptions = SUSTAINED,
+): LogBreakdown => {
+  const loads = loadsOf(phase);
+  const names = Object.keys(loads) as LambdaName[];
+  const invocations = names.reduce((sum, name) => sum + phase.lambda[name].invocations, 0);
+  const coldStarts =
+    names.reduce((sum, name) => sum + coldStartsPerMessage(loads[name], assume), 0) *
+    phase.messages;
+  const emf = emfLineBytes('msgbridge', EMF_METRICS);
+  const coldEmf = emfLineBytes('msgbridge', ['ColdStart']);
+  let accessLogBytes = 0;
+  let requests = 0;
+  for (const [key, tally] of Object.entries(phase.calls)) {
+    if (!key.startsWith('webhooks POST')) continue;
+    requests += tally.calls;
+    accessLogBytes +=
+      tally.calls *
+      accessLogLineBytes({
+        resourcePath: key.replace(/^webhooks POST /, ''),
+        userAgent: 'undici',
+        status: 200,
+        responseLength: 16,
+        latencyMs: tally.calls > 0 ? tally.ms / tally.calls : 0,
+      });
+  }
+  const applicationLines = Object.values(phase.logs).reduce((sum, l) => sum + l.lines, 0);
+  const applicationBytes = Object.values(phase.logs).reduce((sum, l) => sum + l.bytes, 0);
+  const platformBytes = invocations * PLATFORM_LINE_BYTES.perInvocation;
+  const emfBytes = invocations * emf;
+  const coldStartBytes = coldStarts * (PLATFORM_LINE_BYTES.perColdStart + coldEmf);
+  // Per invocation: the platform lines and one EMF line; per cold start: initStart and ColdStart.
+  const events =
+    applicationLines +
+    invocations * (PLATFORM_LINE_BYTES.linesPerInvocation + 1) +
+    coldStarts * 2 +
+    requests;
+  const all = applicationBytes + platformBytes + emfBytes + coldStartBytes + accessLogBytes;
+  const per = (n: number) => (phase.messages > 0 ? n / phase.messages : 0);
+  return {
+    applicationBytes: per(applicationBytes),
+    applicationLines: per(applicationLines),
+    platformBytes: per(platformBytes),
+    emfBytes: per(emfBytes),
+    coldStartBytes: per(coldStartBytes),
+    accessLogBytes: per(accessLogBytes),
+    events: per(events),
+    billedBytesPerMessage: per(logEventBytes(all, events)),
+  };
+};
+
+/**
+ * The modelled lines of a phase, in the totals. `importMs`: the cold-start scenario's measured
+ * import time per function (absent: the INIT line is left at 0 and says so).
+ */
+export const modelledLines = (
+  phase: PhaseFigures,
+  which: 'outbound' | 'inbound',
+  importMs: Readonly<Record<string, number>> | undefined,
+  assume: PeriodAssumptions = SUSTAINED,
+): CostLine[] => {
+  const { messages } = phase;
+  const loads = loadsOf(phase);
+  const names = (Object.keys(loads) as LambdaName[]).filter(
+    (name) => loads[name].invocationsPerMessage > 0,
+  );
+  const rate = assume.messagesPerSecond;
+  const logs = logBreakdown(phase, assume);
+  const traces = xrayTracesPerMessage(
+    names.map((name) => loads[name].invocationsPerMessage),
+    rate,
+  );
+  const secrets = SECRET_READERS[which].reduce(
+    (sum, name) =>
+      sum + perContainerPeriodRequestsPerMessage(loads[name], PERIODS.secretCache, assume),
+    0,
+  );
+  const holders = KMS_HOLDERS[which];
+  const kmsPeriodic = perPeriodRequestsPerMessage(
+    holders.tablePrincipals + holders.queuePrincipals + holders.bucketKeys + holders.bus,
+    PERIODS.kmsCache,
+    rate,
+  );
+  const initGbs = names.reduce((sum, name) => {
+    const ms = importMs?.[name];
+    return ms === undefined ? sum : sum + initGbSecondsPerMessage(loads[name], ms, assume);
+  }, 0);
+  const missingInit = names.filter((name) => importMs?.[name] === undefined);
+  const at = `at ${rate} msg/s sustained, containers living ${assume.containerLifetimeMinutes} min`;
+  return [
+    line(
+      'CloudWatch Logs ingested (GB)',
+      `$${PRICES.cloudWatchLogsIngestedGb} / GB`,
+      PRICES.cloudWatchLogsIngestedGb,
+      logs.billedBytesPerMessage / GB,
+      messages,
+      `${round(logs.billedBytesPerMessage, 0)} B/msg: application ${round(logs.applicationBytes, 0)}, platform ${round(logs.platformBytes, 0)}, EMF ${round(logs.emfBytes, 0)}, cold start ${round(logs.coldStartBytes, 1)}, access log ${round(logs.accessLogBytes, 0)}, +26 B × ${round(logs.events, 2)} events`,
+    ),
+    line(
+      'X-Ray traces recorded',
+      `$${round(PRICES.xrayTraceRecorded * 1e6, 4)} / 1M`,
+      PRICES.xrayTraceRecorded,
+      traces,
+      messages,
+      `default rule (1/s + 5%) per traced function, ${at}`,
+    ),
+    line(
+      'KMS requests',
+      `$${round(PRICES.kmsRequest * 1e4, 4)} / 10K`,
+      PRICES.kmsRequest,
+      kmsPeriodic + secrets,
+      messages,
+      `${holders.tablePrincipals} table principals + ${holders.queuePrincipals} queue principals + ${holders.bucketKeys} bucket keys + ${holders.bus} bus, one request per ${PERIODS.kmsCache} s each, + one Decrypt per GetSecretValue; ${at}`,
+    ),
+    line(
+      'Secrets Manager GetSecretValue',
+      `$${round(PRICES.secretsManagerApiCall * 1e4, 4)} / 10K`,
+      PRICES.secretsManagerApiCall,
+      secrets,
+      messages,
+      `${SECRET_READERS[which].join(', ')}: one per container per ${PERIODS.secretCache} s, ${at}`,
+    ),
+    line(
+      'Lambda INIT (GB-s, billed since 2025-08-01)',
+      `$${PRICES.lambdaInitArmGbSecond} / GB-s`,
+      PRICES.lambdaInitArmGbSecond,
+      initGbs,
+      messages,
+      missingInit.length > 0
+        ? `no cold-start figures for ${missingInit.join(', ')} (run the cold-start scenario)`
+        : `cold-start import ms × memory × cold starts, ${at}`,
+    ),
+  ];
+};
+
+/** Reconcile-status's fixed cost per run (its idle run), spread over the messages of an hour. */
+export const reconcileFixedLine = (
+  usdPerRun: number,
+  messages: number,
+  assume: PeriodAssumptions = SUSTAINED,
+): CostLine =>
+  line(
+    'reconcile: fixed work per run (spread)',
+    `$${round(usdPerRun * 1e6, 2)} per 1M runs`,
+    usdPerRun,
+    perPeriodRequestsPerMessage(1, PERIODS.reconcileRun, assume.messagesPerSecond),
+    messages,
+    `one run per ${PERIODS.reconcileRun / 60} min at ${assume.messagesPerSecond} msg/s`,
+  );
+
+/** The NAT gateway's data processing (fixed egress, `nat` mode), per message. */
+export const natLine = (
+  phase: PhaseFigures,
+): CostLine & { readonly bytes: ReturnType<typeof natTraffic> } => {
+  const bytes = natTraffic(phase.traffic);
+  const perMessage = phase.messages > 0 ? (bytes.gateway + bytes.awsApis) / phase.messages : 0;
+  return {
+    ...line(
+      'NAT gateway data processed (GB)',
+      `$${PRICES.natGatewayGb} / GB`,
+      PRICES.natGatewayGb,
+      perMessage / GB,
+      phase.messages,
+      `${round(perMessage, 0)} B/msg: gateway ${round(bytes.gateway / Math.max(1, phase.messages), 0)}, AWS APIs of VPC functions ${round(bytes.awsApis / Math.max(1, phase.messages), 0)} (of which S3/DynamoDB, free through gateway endpoints: ${round(bytes.awsApisThroughGatewayEndpoints / Math.max(1, phase.messages), 0)})`,
+    ),
+    bytes,
+  };
+};
+
+/** The webhook requests of a phase under each front door, USD per million messages. */
+export const frontDoors = (phase: PhaseFigures) => {
+  const requests = sumWhere(phase.calls, isKey('webhooks POST'));
+  // Every webhook body counted is a few KB: one 512 KB HTTP API unit each.
+  return frontDoorCosts(requests, requests, phase.messages);
+};

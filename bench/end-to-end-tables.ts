@@ -1,0 +1,147 @@
+/**
+ * The end-to-end scenario's tables for what the cost model adds: the fixed-egress line, the
+ * front doors side by side, the outbound cost without "Message Accepted" events, X-Ray at two
+ * rates, and how each modelled line was reached.
+ */
+import { SUSTAINED, XRAY_DEFAULT_RULE } from './cost-model.ts';
+import type { PhaseFigures } from './end-to-end-figures.ts';
+import { type CostLine, logBreakdown, modelledLines } from './end-to-end-model.ts';
+import { PRICES } from './prices.ts';
+import { round, type Table } from './report.ts';
+
+export interface ModelTableInput {
+  readonly outbound: PhaseFigures;
+  readonly inbound: PhaseFigures;
+  readonly outboundNat: CostLine;
+  readonly inboundNat: CostLine;
+  readonly outboundTotal: number;
+  readonly inboundTotal: number;
+  /** Inbound webhook requests per front door, USD per million inbound items. */
+  readonly fronts: Record<string, number>;
+  /** Report webhook requests per front door, USD per million recipients. */
+  readonly reportFronts: Record<string, number>;
+  readonly withoutAccepted: number;
+  readonly tracesAtBenchRate: number;
+  readonly benchRate: number;
+}
+
+const FRONTS = [
+  ['restApi', 'REST API (deployed)'],
+  ['httpApi', 'HTTP API'],
+  ['functionUrl', 'Lambda function URL'],
+] as const;
+
+export const modelTables = (input: ModelTableInput): Table[] => {
+  const { outbound, inbound } = input;
+  const logsOut = logBreakdown(outbound);
+  const logsIn = logBreakdown(inbound);
+  const modelled = modelledLines(outbound, 'outbound', undefined);
+  const traces = modelled.find((line) => line.line.startsWith('X-Ray'));
+  return [
+    {
+      title: 'end-to-end: with fixed egress (`egress.mode: nat`, no VPC endpoints), USD per 1M',
+      columns: ['item', 'outbound (per recipient)', 'inbound (per item)'],
+      rows: [
+        [
+          'NAT bytes per message',
+          round(input.outboundNat.unitsPerMessage * 1024 ** 3, 0),
+          round(input.inboundNat.unitsPerMessage * 1024 ** 3, 0),
+        ],
+        [
+          'NAT data processed, USD per 1M',
+          round(input.outboundNat.usdPerMillion, 4),
+          round(input.inboundNat.usdPerMillion, 4),
+        ],
+        [
+          'total with fixed egress',
+          round(input.outboundTotal + input.outboundNat.usdPerMillion, 2),
+          round(input.inboundTotal + input.inboundNat.usdPerMillion, 2),
+        ],
+      ],
+    },
+    {
+      title: 'end-to-end: the webhook front doors priced on the same counted requests, USD per 1M',
+      columns: [
+        'front door',
+        'report webhooks per 1M recipients',
+        'inbound per 1M items',
+        'inbound total',
+      ],
+      rows: FRONTS.map(([key, name]) => [
+        name,
+        round(input.reportFronts[key] ?? 0, 4),
+        round(input.fronts[key] ?? 0, 4),
+        round(input.inboundTotal - (input.fronts.restApi ?? 0) + (input.fronts[key] ?? 0), 2),
+      ]),
+    },
+    {
+      title: 'end-to-end: outbound with and without the per-recipient "Message Accepted" event',
+      columns: ['deployment', 'USD per 1M recipients'],
+      rows: [
+        ['with "Message Accepted" (default)', round(input.outboundTotal, 2)],
+        ['without', round(input.withoutAccepted, 2)],
+      ],
+    },
+    {
+      title: `end-to-end: X-Ray traces per recipient, default rule (${XRAY_DEFAULT_RULE.reservoirPerSecond}/s + ${XRAY_DEFAULT_RULE.fixedRate * 100}% of the rest, per traced function): Σ (min(r·n, 1) + 0.05·max(0, r·n − 1)) / r`,
+      columns: ['rate', 'recipients/s', 'traces per recipient', 'USD per 1M recipients'],
+      rows: [
+        [
+          'this run',
+          round(input.benchRate, 1),
+          round(input.tracesAtBenchRate, 4),
+          round(input.tracesAtBenchRate * PRICES.xrayTraceRecorded * 1e6, 4),
+        ],
+        [
+          'sustained (in the totals)',
+          SUSTAINED.messagesPerSecond,
+          round(traces?.unitsPerMessage ?? Number.NaN, 4),
+          round(traces?.usdPerMillion ?? Number.NaN, 4),
+        ],
+      ],
+    },
+    {
+      title:
+        'end-to-end: CloudWatch Logs bytes per message (measured application lines; modelled rest)',
+      columns: ['source', 'outbound B per recipient', 'inbound B per item'],
+      rows: [
+        [
+          'application (Powertools, measured)',
+          round(logsOut.applicationBytes, 1),
+          round(logsIn.applicationBytes, 1),
+        ],
+        [
+          'application lines',
+          round(logsOut.applicationLines, 3),
+          round(logsIn.applicationLines, 3),
+        ],
+        [
+          'platform START/END/REPORT',
+          round(logsOut.platformBytes, 1),
+          round(logsIn.platformBytes, 1),
+        ],
+        ['EMF metrics', round(logsOut.emfBytes, 1), round(logsIn.emfBytes, 1)],
+        ['cold-start lines', round(logsOut.coldStartBytes, 2), round(logsIn.coldStartBytes, 2)],
+        [
+          'API Gateway access log',
+          round(logsOut.accessLogBytes, 1),
+          round(logsIn.accessLogBytes, 1),
+        ],
+        [
+          'billed (+26 B per event)',
+          round(logsOut.billedBytesPerMessage, 1),
+          round(logsIn.billedBytesPerMessage, 1),
+        ],
+      ],
+    },
+  ];
+};
+
+/** How each modelled line of a phase was reached (its `basis`). */
+export const basisTable = (title: string, lines: readonly CostLine[]): Table => ({
+  title,
+  columns: ['line', 'basis'],
+  rows: lines
+    .filter((line) => line.basis !== undefined)
+    .map((line) => [line.line, line.basis ?? '']),
+});

@@ -1,0 +1,193 @@
+/**
+ * Bytes on the wire, for the NAT gateway line: each AWS SDK call's request and response (HTTP
+ * request line, headers and body; response headers and body as its content-length says), keyed
+ * by the function that made it, and each gateway call's bytes as its socket counted them. Which
+ * function a call belongs to comes from `functionScope`, an AsyncLocalStorage the benchmark runs
+ * each Lambda stand-in inside (`instrument.lambda` of the local bridge, and the reconcile run).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { DeserializeMiddleware, MetadataBearer, MiddlewareStack } from '@smithy/types';
+import { natBytes } from './cost-model.ts';
+
+/** The Lambda function whose code is running (undefined: not inside a stand-in). */
+export const functionScope = new AsyncLocalStorage<string>();
+
+export interface TrafficTally {
+  requests: number;
+  requestBytes: number;
+  responseBytes: number;
+  /** What a NAT gateway would process for these exchanges (`natBytes`). */
+  natBytes: number;
+}
+
+/** Tallies by `"<function>|<service>|<operation>"` (`gateway` for the gateway's calls). */
+export type TrafficSnapshot = Record<string, TrafficTally>;
+
+interface HttpRequestLike {
+  readonly method?: string;
+  readonly path?: string;
+  readonly hostname?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: unknown;
+}
+interface HttpResponseLike {
+  readonly statusCode?: number;
+  readonly headers?: Record<string, string>;
+}
+
+const headerBytes = (headers: Record<string, string> | undefined): number =>
+  Object.entries(headers ?? {}).reduce(
+    (sum, [name, value]) => sum + Buffer.byteLength(`${name}: ${value}\r\n`, 'utf8'),
+    2,
+  );
+
+const bodyBytes = (body: unknown): number => {
+  if (typeof body === 'string') return Buffer.byteLength(body, 'utf8');
+  if (body instanceof Uint8Array) return body.byteLength;
+  return 0;
+};
+
+export class TrafficMeter {
+  private readonly tallies = new Map<string, TrafficTally>();
+
+  add(key: string, requestBytes: number, responseBytes: number): void {
+    const tally = this.tallies.get(key) ?? {
+      requests: 0,
+      requestBytes: 0,
+      responseBytes: 0,
+      natBytes: 0,
+    };
+    tally.requests += 1;
+    tally.requestBytes += requestBytes;
+    tally.responseBytes += responseBytes;
+    tally.natBytes += natBytes(requestBytes, responseBytes);
+    this.tallies.set(key, tally);
+  }
+
+  snapshot(): TrafficSnapshot {
+    return Object.fromEntries([...this.tallies].map(([key, tally]) => [key, { ...tally }]));
+  }
+
+  /**
+   * Counts the bytes of every call of an AWS SDK client. Streamed bodies (S3 uploads of a
+   * stream) count by their content-length header.
+   */
+  instrument<I extends object, O extends MetadataBearer>(
+    stack: MiddlewareStack<I, O>,
+    service: string,
+  ): void {
+    const middleware: DeserializeMiddleware<I, O> = (next, context) => async (args) => {
+      const result = await next(args);
+      const request = args.request as HttpRequestLike;
+      const response = result.response as HttpResponseLike;
+      const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
+      const sentBody =
+        bodyBytes(request.body) || Number(request.headers?.['content-length'] ?? 0) || 0;
+      const requestBytes =
+        Buffer.byteLength(`${request.method ?? 'POST'} ${request.path ?? '/'} HTTP/1.1\r\n`) +
+        headerBytes(request.headers) +
+        sentBody;
+      const responseBytes =
+        17 +
+        headerBytes(response.headers) +
+        Number(response.headers?.['content-length'] ?? response.headers?.['Content-Length'] ?? 0);
+      const fn = functionScope.getStore() ?? 'unattributed';
+      this.add(`${fn}|${service}|${operation}`, requestBytes, responseBytes);
+      return result;
+    };
+    stack.add(middleware, { step: 'deserialize', name: 'benchTrafficMeter' });
+  }
+
+  /**
+   * Counts the bytes of each request Node's `http` client makes to `origin` (the gateway), as its
+   * socket counts them from the request's start to the end of its response.
+   */
+  watchHttp(origin: string, label: string): () => void {
+    const wanted = origin.replace(/\/$/, '');
+    const onStart = (message: unknown) => {
+      const { request } = message as { request: ClientRequest };
+      const at = `${request.protocol}//${String(request.getHeader('host'))}`;
+      if (at !== wanted) return;
+      let socket: Socket | undefined;
+      let written = 0;
+      let read = 0;
+      const baseline = (s: Socket) => {
+        socket = s;
+        written = s.bytesWritten;
+        read = s.bytesRead;
+      };
+      if (request.socket) baseline(request.socket);
+      else request.once('socket', baseline);
+      request.once('response', (response: IncomingMessage) => {
+        response.once('end', () => {
+          if (!socket) return;
+          this.add(label, socket.bytesWritten - written, socket.bytesRead - read);
+        });
+      });
+    };
+    subscribe('http.client.request.start', onStart);
+    return () => unsubscribe('http.client.request.start', onStart);
+  }
+}
+
+/** `later − earlier`, key by key. */
+export const diffTraffic = (later: TrafficSnapshot, earlier: TrafficSnapshot): TrafficSnapshot => {
+  const result: TrafficSnapshot = {};
+  for (const [key, tally] of Object.entries(later)) {
+    const before = earlier[key] ?? { requests: 0, requestBytes: 0, responseBytes: 0, natBytes: 0 };
+    if (tally.requests === before.requests) continue;
+    result[key] = {
+      requests: tally.requests - before.requests,
+      requestBytes: tally.requestBytes - before.requestBytes,
+      responseBytes: tally.responseBytes - before.responseBytes,
+      natBytes: tally.natBytes - before.natBytes,
+    };
+  }
+  return result;
+};
+
+/**
+ * Functions the stack places in the egress VPC (`lib/gateway-callers.ts`): every gateway caller.
+ * The receivers and publish-events run outside it.
+ */
+export const VPC_FUNCTIONS: ReadonlySet<string> = new Set([
+  'send-messages',
+  'reconcile-status',
+  'fetch-attachments',
+  'refresh-token',
+  'poll-reports',
+  'sweep-attachments',
+  'export-statistics',
+]);
+
+/**
+ * The traffic a NAT gateway processes: the gateway's calls and the AWS API calls of functions in
+ * the VPC (the stack creates no VPC endpoints: `lib/gateway-egress.ts`). The local attachment
+ * fetcher runs outside a stand-in scope; its S3 uploads are attributed to it by operation.
+ */
+export const natTraffic = (snapshot: TrafficSnapshot) => {
+  let gateway = 0;
+  let awsApis = 0;
+  let awsApisThroughGatewayEndpoints = 0;
+  for (const [key, tally] of Object.entries(snapshot)) {
+    const [fn = '', service = '', operation = ''] = key.split('|');
+    if (key === 'gateway') {
+      gateway += tally.natBytes;
+      continue;
+    }
+    const owner =
+      fn === 'unattributed' &&
+      service === 'S3' &&
+      /^(Put|Upload|CreateMultipart|CompleteMultipart)/.test(operation)
+        ? 'fetch-attachments'
+        : fn;
+    if (!VPC_FUNCTIONS.has(owner)) continue;
+    awsApis += tally.natBytes;
+    if (service === 'S3' || service === 'DynamoDB')
+      awsApisThroughGatewayEndpoints += tally.natBytes;
+  }
+  return { gateway, awsApis, awsApisThroughGatewayEndpoints };
+};

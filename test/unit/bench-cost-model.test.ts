@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import {
+  coldStartsPerMessage,
+  concurrentContainers,
+  frontDoorCosts,
+  GB,
+  httpApiUnits,
+  initGbSecondsPerMessage,
+  logEventBytes,
+  natBytes,
+  perContainerPeriodRequestsPerMessage,
+  perGbCostPerMillion,
+  perPeriodRequestsPerMessage,
+  withoutAcceptedEvents,
+  xrayTracesPerMessage,
+  xrayTracesPerSecond,
+} from '../../bench/cost-model.ts';
+import { reconcileFixedLine } from '../../bench/end-to-end-model.ts';
+import { natTraffic } from '../../bench/traffic.ts';
+
+const assume = { messagesPerSecond: 100, containerLifetimeMinutes: 15 };
+const sender = { invocationsPerMessage: 0.1, msPerInvocation: 200, memoryMb: 256 };
+
+describe('the cost model', () => {
+  it('samples X-Ray traces as the default rule does: 1 a second, then 5% of the rest', () => {
+    expect(xrayTracesPerSecond(0.5)).toBe(0.5);
+    expect(xrayTracesPerSecond(1)).toBe(1);
+    expect(xrayTracesPerSecond(101)).toBeCloseTo(6, 10);
+    // 100 msg/s: one function invoked per message (100/s), one every other message (50/s).
+    expect(xrayTracesPerMessage([1, 0.5], 100)).toBeCloseTo((5.95 + 3.45) / 100, 10);
+    expect(xrayTracesPerMessage([1], 0)).toBe(0);
+  });
+
+  it('counts busy containers by Little’s law, at least one while the function is used', () => {
+    expect(concurrentContainers(sender, 100)).toBeCloseTo(2, 10);
+    expect(concurrentContainers(sender, 1)).toBe(1);
+    expect(concurrentContainers({ ...sender, invocationsPerMessage: 0 }, 100)).toBe(0);
+  });
+
+  it('bills INIT as cold starts × init time × memory', () => {
+    const starts = 2 / 900 / 100;
+    expect(coldStartsPerMessage(sender, assume)).toBeCloseTo(starts, 15);
+    expect(initGbSecondsPerMessage(sender, 150, assume)).toBeCloseTo(starts * 0.15 * 0.25, 15);
+  });
+
+  it('counts a cached secret once per container per cache period', () => {
+    // 2 containers, each living 900 s: 3 reads each.
+    expect(perContainerPeriodRequestsPerMessage(sender, 300, assume)).toBeCloseTo(
+      (2 * 3) / 900 / 100,
+      15,
+    );
+    expect(perPeriodRequestsPerMessage(12, 300, 100)).toBeCloseTo(4e-4, 15);
+    expect(perPeriodRequestsPerMessage(12, 300, 0)).toBe(0);
+  });
+
+  it('prices the same webhook requests under each front door', () => {
+    expect(httpApiUnits(0)).toBe(1);
+    expect(httpApiUnits(512 * 1024)).toBe(1);
+    expect(httpApiUnits(512 * 1024 + 1)).toBe(2);
+    const costs = frontDoorCosts(1_050, 1_050, 1_000);
+    expect(costs.restApi).toBeCloseTo(3.675, 10);
+    expect(costs.httpApi).toBeCloseTo(1.05, 10);
+    expect(costs.functionUrl).toBe(0);
+  });
+
+  it('adds 26 bytes per log event and prices bytes per GB', () => {
+    expect(logEventBytes(1_000, 10)).toBe(1_260);
+    expect(perGbCostPerMillion(GB / 1e6, 0.5)).toBeCloseTo(0.5, 10);
+  });
+
+  it('adds TLS and TCP/IP framing to the bytes a NAT gateway processes', () => {
+    // 100 B: 129 with one TLS record, one segment (40) and an ACK (40); 200 B likewise.
+    expect(natBytes(100, 200)).toBe(129 + 80 + 229 + 80);
+    // 20,000 B: two TLS records (58), 14 segments.
+    expect(natBytes(20_000, 0)).toBe(20_058 + 14 * 40 + 40 + (29 + 80));
+  });
+
+  it('takes the accepted events and their archive bytes off the outbound cost', () => {
+    const bytes = 1_000 * 500;
+    expect(withoutAcceptedEvents(7.47, 1_000, bytes, 1_000)).toBeCloseTo(
+      7.47 - 1 - (500 / GB) * 0.1 * 1e6,
+      10,
+    );
+  });
+
+  it('spreads the reconcile run’s fixed cost over the messages of its period', () => {
+    const line = reconcileFixedLine(1e-4, 1_000, assume);
+    expect(line.unitsPerMessage).toBeCloseTo(1 / 900 / 100, 15);
+    expect(line.usdPerMillion).toBeCloseTo(1e-4 * (1 / 900 / 100) * 1e6, 12);
+  });
+
+  it('sends the gateway’s and the VPC functions’ traffic through NAT, not the others’', () => {
+    const tally = (natBytes: number) => ({
+      requests: 1,
+      requestBytes: 0,
+      responseBytes: 0,
+      natBytes,
+    });
+    const nat = natTraffic({
+      gateway: tally(1_000),
+      'send-messages|DynamoDB|UpdateItem': tally(300),
+      'send-messages|SQS|ChangeMessageVisibility': tally(20),
+      'publish-events|DynamoDB|PutItem': tally(5_000),
+      'unattributed|DynamoDB|PutItem': tally(7_000),
+      'unattributed|S3|PutObject': tally(50_000),
+    });
+    expect(nat).toEqual({
+      gateway: 1_000,
+      awsApis: 300 + 20 + 50_000,
+      awsApisThroughGatewayEndpoints: 300 + 50_000,
+    });
+  });
+});
