@@ -10,14 +10,31 @@
  * A counter per epoch second is the gateway's own rule, so it can be filled to 100 % and never
  * exceeded.
  *
+ * One counter per second is also one hot key: a DynamoDB partition key takes at most 1,000 writes
+ * a second, and at 5,000 recipients/s in 1-recipient requests one counter would need 5,000. So a
+ * second's quota is split over N shards (counters), N = ceil(quota / `recipientsPerShard`), each
+ * holding its own share; the shares add up to the quota, so the second never exceeds it however
+ * the requests land. Shares are whole multiples of the largest request where the quota allows
+ * (only the quota's remainder below it lands on one shard), so requests of that size fill every
+ * shard exactly. A request is counted in one shard, never split: a sender tries a random shard,
+ * then the others in turn, and waits for the next second only when none can take it.
+ *
  * What the windows cannot see is the gateway's clock. The guard (below) covers the time a call
  * takes to arrive; a gateway clock that differs from ours by more than that could still count two
  * of our windows' calls in one of its seconds, and would show as `29002` answers, which the sender
  * retries.
  *
  * Costs: one conditional atomic write per acquisition, for all recipients of a request at once
- * (0.1 writes per recipient for 10-recipient requests), plus at most one refused write per waiting
- * sender per window when the quota is the bottleneck.
+ * (0.1 writes per recipient for 10-recipient requests), while the window has room in the first
+ * shard tried. When the quota is the bottleneck, refused writes: at most one per shard per
+ * acquisition and window (N at most before it waits), and fewer in practice because the limiter
+ * remembers, for the rest of the second, which shards refused which request size and skips them
+ * for requests at least as large (one refusal teaches every acquisition of the container).
+ *
+ * Quota left unused by the split: a window counts as full for a request of r recipients only when
+ * every shard has less than r free, so at most `maxRecipients` − 1 per shard stays unused while
+ * senders wait, at most N × (`maxRecipients` − 1) per second; the arithmetic is in
+ * docs/performance.md.
  */
 
 /** What an acquisition got: the window (epoch second) the recipients were counted in. */
@@ -54,7 +71,8 @@ export interface RateLimiter {
    * Waits until `recipients` may go out without exceeding the quota, reserves them and resolves.
    * Rejects with {@link RateLimitWaitExceededError} when they cannot be had before `deadline`
    * (the caller returns the message to the queue), and with a `RangeError` when `recipients` is
-   * not a whole number between 1 and the quota (a programming or configuration error).
+   * not a whole number between 1 and the largest request the limiter was set up for (a
+   * programming or configuration error).
    */
   acquire(recipients: number, options: AcquireOptions): Promise<Acquisition>;
 }
@@ -84,17 +102,24 @@ export class RateLimitWaitExceededError extends Error {
 }
 
 /**
- * A shared counter per window, the only thing a store has to provide: add `recipients` to the
- * window's count if, and only if, the count stays within `quota`, atomically.
+ * Shared counters per window, the only thing a store has to provide: add `recipients` to one
+ * counter's count if, and only if, the count stays within that counter's `capacity`, atomically.
+ * `shard` names the counter: `undefined` when the window has a single one (the whole quota), else
+ * 0 … N − 1. The limiter keeps the capacities of a window's counters adding up to the quota.
  */
 export interface RateWindowStore {
-  /** @returns `true` when reserved, `false` when the window cannot take that many more */
-  tryReserve(window: number, recipients: number, quota: number): Promise<boolean>;
+  /** @returns `true` when reserved, `false` when the counter cannot take that many more */
+  tryReserve(
+    window: number,
+    recipients: number,
+    capacity: number,
+    shard?: number,
+  ): Promise<boolean>;
   /**
-   * Takes back `recipients` this caller reserved in `window` and will not send in it. Lowering a
-   * count never lets a window exceed the quota: it only lets others use what we did not.
+   * Takes back `recipients` this caller reserved in `window` (in `shard`) and will not send in it.
+   * Lowering a count never lets a window exceed the quota: it only lets others use what we did not.
    */
-  giveBack(window: number, recipients: number): Promise<void>;
+  giveBack(window: number, recipients: number, shard?: number): Promise<void>;
 }
 
 export interface WindowedRateLimiterOptions {
@@ -117,8 +142,24 @@ export interface WindowedRateLimiterOptions {
   readonly now?: () => number;
   /** @default a timer */
   readonly sleep?: (ms: number) => Promise<void>;
-  /** A number in [0, 1) for the jitter. @default Math.random */
+  /** A number in [0, 1) for the jitter and the first shard tried. @default Math.random */
   readonly random?: () => number;
+  /**
+   * The most recipients one acquisition asks for: every shard must be able to hold a request
+   * this large, since a request is never split. The gateway takes at most 10 recipients per call
+   * (spec 01 §8).
+   * @default 10
+   */
+  readonly maxRecipients?: number;
+  /**
+   * The most recipients one shard holds per second, which sets the shard count:
+   * N = ceil(quota / recipientsPerShard). With 1-recipient requests it is also the most
+   * successful writes a shard's item takes per second; 400 leaves a DynamoDB partition key (1,000
+   * writes/s) room for the refused writes and give-backs of a saturated second, and keeps the
+   * quota left unused by the split (≤ N × (maxRecipients − 1)) under 5 % of the quota.
+   * @default 400
+   */
+  readonly recipientsPerShard?: number;
 }
 
 /** What the limiter has done so far, for benchmarks and metrics. */
@@ -140,13 +181,61 @@ export interface RateLimiterStats {
 const WINDOW_MS = 1000;
 const DEFAULT_GUARD_MS = 50;
 const DEFAULT_JITTER_MS = 25;
+const DEFAULT_MAX_RECIPIENTS = 10;
+const DEFAULT_RECIPIENTS_PER_SHARD = 400;
+
+/**
+ * How a second's quota is split: one capacity per shard, adding up to `quota`, N =
+ * ceil(quota / recipientsPerShard) of them. Capacities are multiples of `maxRecipients` spread as
+ * evenly as they go; the quota's remainder below `maxRecipients` is added to a shard holding the
+ * fewest, so no shard holds more than about quota / N + maxRecipients. A quota of at most
+ * `recipientsPerShard` stays one shard holding all of it.
+ */
+export const shardCapacities = (
+  quota: number,
+  {
+    maxRecipients = DEFAULT_MAX_RECIPIENTS,
+    recipientsPerShard = DEFAULT_RECIPIENTS_PER_SHARD,
+  } = {},
+): number[] => {
+  const shards = Math.max(1, Math.ceil(quota / recipientsPerShard));
+  const blocks = Math.floor(quota / maxRecipients);
+  const remainder = quota - blocks * maxRecipients;
+  const base = Math.floor(blocks / shards);
+  const larger = blocks - base * shards;
+  // The first `larger` shards hold one block more; the remainder goes to the last shard, which
+  // holds the fewest blocks (or as many as every other shard when they all hold the same).
+  return Array.from(
+    { length: shards },
+    (_, shard) =>
+      (base + (shard < larger ? 1 : 0)) * maxRecipients + (shard === shards - 1 ? remainder : 0),
+  );
+};
 
 const defaultSleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Per-second windows on a {@link RateWindowStore}: the waiting, the boundary guard and the
- * deadline; the store only counts.
+ * What one container knows of a window's shards, shared by its concurrent acquisitions, so that a
+ * container refused by a shard does not ask it again for as many recipients:
+ * - `smallestRefused`: per shard, the smallest request it refused. Counts only grow within a
+ *   second (give-backs aside, and those come at its end), so a request at least that large would
+ *   be refused too and is not sent.
+ * - `writing`: per shard, the write this container has in flight to it, if any. A second
+ *   acquisition tries the other shards first and this one only after that write's answer, so a
+ *   container has at most one write in flight per shard.
+ *
+ * Together: a container's refused writes to one shard in one second have ever smaller requests,
+ * so there are at most `maxRecipients` of them, and one when its requests are all of one size.
+ */
+interface ShardsSeen {
+  readonly smallestRefused: number[];
+  readonly writing: Array<Promise<void> | undefined>;
+}
+
+/**
+ * Per-second windows on a {@link RateWindowStore}: the shards, the waiting, the boundary guard and
+ * the deadline; the store only counts.
  */
 export class WindowedRateLimiter implements RateLimiter {
   readonly stats: RateLimiterStats = {
@@ -158,26 +247,58 @@ export class WindowedRateLimiter implements RateLimiter {
     abandoned: 0,
   };
   readonly quota: number;
+  /** Each shard's share of a second's quota (they add up to `quota`); one entry: a single counter. */
+  readonly shards: readonly number[];
+  /** The largest acquisition accepted: every shard holds at least this many. */
+  readonly maxRecipients: number;
   private readonly guardMs: number;
   private readonly jitterMs: number;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
+  /** What this container knows of the shards of the windows it is trying (split quotas only). */
+  private readonly seen = new Map<number, ShardsSeen>();
 
   constructor(
     private readonly store: RateWindowStore,
     options: WindowedRateLimiterOptions,
   ) {
-    const { quota, guardMs = DEFAULT_GUARD_MS, jitterMs = DEFAULT_JITTER_MS } = options;
+    const {
+      quota,
+      guardMs = DEFAULT_GUARD_MS,
+      jitterMs = DEFAULT_JITTER_MS,
+      maxRecipients = DEFAULT_MAX_RECIPIENTS,
+      recipientsPerShard = DEFAULT_RECIPIENTS_PER_SHARD,
+    } = options;
     const problems = [
       ...(Number.isInteger(quota) && quota > 0 ? [] : [`quota ${quota} is not a positive integer`]),
       ...(guardMs >= 0 && guardMs < WINDOW_MS / 2 ? [] : [`guardMs ${guardMs} is not in [0, 500)`]),
       ...(jitterMs >= 0 && guardMs + jitterMs < WINDOW_MS
         ? []
         : [`jitterMs ${jitterMs} is negative or leaves no time in the window`]),
+      ...(Number.isInteger(maxRecipients) && maxRecipients > 0
+        ? []
+        : [`maxRecipients ${maxRecipients} is not a positive integer`]),
+      ...(Number.isInteger(recipientsPerShard) && recipientsPerShard >= maxRecipients
+        ? []
+        : [
+            `recipientsPerShard ${recipientsPerShard} is not a whole number of at least maxRecipients (${maxRecipients})`,
+          ]),
     ];
+    const shards = problems.length === 0 ? shardCapacities(quota, options) : [];
+    const smallest = Math.min(...shards);
+    if (problems.length === 0 && smallest < maxRecipients) {
+      // A request is never split over shards, so each must hold the largest one whole.
+      problems.push(
+        shards.length === 1
+          ? `quota ${quota} cannot hold one request of maxRecipients (${maxRecipients}) recipients`
+          : `quota ${quota} split over ${shards.length} shards of at most ${recipientsPerShard} leaves a shard of ${smallest}, less than one request of maxRecipients (${maxRecipients}) recipients`,
+      );
+    }
     if (problems.length > 0) throw new RangeError(`rate limiter: ${problems.join('; ')}`);
     this.quota = quota;
+    this.shards = shards;
+    this.maxRecipients = maxRecipients;
     this.guardMs = guardMs;
     this.jitterMs = jitterMs;
     this.now = options.now ?? Date.now;
@@ -191,6 +312,12 @@ export class WindowedRateLimiter implements RateLimiter {
         `rate limiter: ${recipients} recipients can never fit a quota of ${this.quota} per second`,
       );
     }
+    if (recipients > this.maxRecipients) {
+      throw new RangeError(
+        `rate limiter: ${recipients} recipients are more than the largest request of ${this.maxRecipients} ` +
+          `(maxRecipients): a request is counted in one of the second's ${this.shards.length} shard(s), whole`,
+      );
+    }
     const startedAt = this.now();
     // This call's own counts (`stats` is shared by every concurrent call of the container).
     const call = { startedAt, fullWindows: 0, reserved: 0 };
@@ -199,8 +326,10 @@ export class WindowedRateLimiter implements RateLimiter {
       const opensAt = window * WINDOW_MS;
       if (opensAt > deadline) throw this.waitExceeded(recipients, deadline, call, window);
 
-      this.stats.attempts += 1;
-      if (await this.store.tryReserve(window, recipients, this.quota)) {
+      const answer = await this.reserveIn(window, recipients);
+      // The window reached its guard while its shards were tried: go on in the next one.
+      if (answer === 'closing') continue;
+      if (answer !== 'full') {
         this.stats.reserved += 1;
         this.stats.recipients += recipients;
         call.reserved += recipients;
@@ -220,7 +349,7 @@ export class WindowedRateLimiter implements RateLimiter {
         // sender that reaches this window in time) and try the next window. Only a failed give-back
         // leaves them counted and unused.
         try {
-          await this.store.giveBack(window, recipients);
+          await this.store.giveBack(window, recipients, answer.shard);
           this.stats.givenBack += 1;
           call.reserved -= recipients;
         } catch {
@@ -237,6 +366,85 @@ export class WindowedRateLimiter implements RateLimiter {
       const wakeAt = Math.min(nextOpensAt + this.random() * this.jitterMs, deadline);
       await this.sleep(Math.max(0, wakeAt - this.now()));
     }
+  }
+
+  /**
+   * Tries the window's shards, from a random one on, skipping those known to refuse this many.
+   * @returns the shard that took the recipients, by the store's name for it (`undefined` for a
+   *   single counter); `'full'` when none could; `'closing'` when the window reached its guard
+   *   before every shard was tried.
+   */
+  private async reserveIn(
+    window: number,
+    recipients: number,
+  ): Promise<{ readonly shard: number | undefined } | 'full' | 'closing'> {
+    const count = this.shards.length;
+    // A single counter keeps its unsharded store name and its behaviour before shards: one write,
+    // no random number drawn.
+    if (count === 1) {
+      this.stats.attempts += 1;
+      const reserved = await this.store.tryReserve(window, recipients, this.quota);
+      return reserved ? { shard: undefined } : 'full';
+    }
+    const seen = this.shardsSeen(window);
+    const first = Math.floor(this.random() * count);
+    const attempt = async (shard: number): Promise<'reserved' | 'refused' | 'closing'> => {
+      if ((seen.smallestRefused[shard] ?? Number.POSITIVE_INFINITY) <= recipients) return 'refused';
+      // Tries take time: a reservation that answers inside the guard would only be given back.
+      if (this.usableWindow(this.now()) !== window) return 'closing';
+      this.stats.attempts += 1;
+      const write = this.store.tryReserve(window, recipients, this.shards[shard] ?? 0, shard);
+      const answered = write.then(
+        () => undefined,
+        () => undefined,
+      );
+      seen.writing[shard] = answered;
+      try {
+        if (await write) return 'reserved';
+      } finally {
+        if (seen.writing[shard] === answered) seen.writing[shard] = undefined;
+      }
+      seen.smallestRefused[shard] = Math.min(
+        seen.smallestRefused[shard] ?? Number.POSITIVE_INFINITY,
+        recipients,
+      );
+      return 'refused';
+    };
+    // Shards this container is writing to already come last, after their answer: if it is a
+    // refusal, they need no second write.
+    const busy: number[] = [];
+    for (let step = 0; step < count; step += 1) {
+      const shard = (first + step) % count;
+      if (seen.writing[shard] !== undefined) {
+        busy.push(shard);
+        continue;
+      }
+      const answer = await attempt(shard);
+      if (answer === 'reserved') return { shard };
+      if (answer === 'closing') return 'closing';
+    }
+    for (const shard of busy) {
+      for (let writing = seen.writing[shard]; writing !== undefined; writing = seen.writing[shard])
+        await writing;
+      const answer = await attempt(shard);
+      if (answer === 'reserved') return { shard };
+      if (answer === 'closing') return 'closing';
+    }
+    return 'full';
+  }
+
+  /** What this container knows of `window`'s shards; kept for that window and the one before. */
+  private shardsSeen(window: number): ShardsSeen {
+    let seen = this.seen.get(window);
+    if (seen === undefined) {
+      seen = {
+        smallestRefused: Array.from(this.shards, () => Number.POSITIVE_INFINITY),
+        writing: Array.from(this.shards, () => undefined),
+      };
+      this.seen.set(window, seen);
+      for (const earlier of this.seen.keys()) if (earlier < window - 1) this.seen.delete(earlier);
+    }
+    return seen;
   }
 
   /** The current window, or the next one when less than the guard is left of the current. */
