@@ -7,6 +7,7 @@ import {
   Token,
   Validations,
 } from 'aws-cdk-lib';
+import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, Billing, StreamViewType, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
@@ -401,7 +402,7 @@ export class MsgbridgeStack extends Stack {
 
     this.rateAlarms = new RateAlarms(this, 'rate-alarms', {
       ...props.rateAlarms,
-      webhookStage: this.webhookApi.api.deploymentStage,
+      webhookStage: webhookStageMetrics(this.webhookApi),
       sendService: SendPipeline.SERVICE,
       metricsNamespace,
       ...alarmTopic,
@@ -417,7 +418,7 @@ export class MsgbridgeStack extends Stack {
 
     // Created last, so that the status widget lists every alarm of the stack.
     this.dashboard = new MsgbridgeDashboard(this, 'dashboard', {
-      webhookApi: this.webhookApi,
+      webhookApi: webhookApiMetricsView(this.webhookApi),
       eventPublisher: this.eventPublisher,
       sendPipeline: this.sendPipeline,
       scheduledJobs: this.scheduledJobs,
@@ -429,10 +430,12 @@ export class MsgbridgeStack extends Stack {
 
     // URLs to register in the gateway console, with the secret as a placeholder: the value itself
     // never leaves Secrets Manager (`aws secretsmanager get-secret-value --secret-id <arn>`).
-    new CfnOutput(this, 'WebhookStageUrl', {
-      description: 'Base URL of the webhook API stage',
-      value: this.webhookApi.api.url,
-    });
+    // The function-URL front has two base URLs and no stage: only the two webhook URLs then.
+    if (this.webhookApi.restApi)
+      new CfnOutput(this, 'WebhookStageUrl', {
+        description: 'Base URL of the webhook API stage',
+        value: this.webhookApi.restApi.url,
+      });
     new CfnOutput(this, 'ReportWebhookUrl', {
       description: 'Report webhook URL for the gateway console; replace <secret> with "current"',
       value: this.webhookApi.reportUrlTemplate,
@@ -550,3 +553,24 @@ export class MsgbridgeStack extends Stack {
     });
   }
 }
+
+/**
+ * What the rate alarms read of the webhook front door: the stage with `rest-api`; with
+ * `function-url`, which has no stage, the function URLs' metrics of the same meaning.
+ * `RateAlarmsProps.webhookStage` is typed `Stage` but only its `metricClientError` and
+ * `metricServerError` are read, so the front-neutral metrics stand in for it; once that prop takes
+ * `WebhookRequestMetrics`, this becomes `webhookApi.requestMetrics`.
+ */
+const webhookStageMetrics = (webhookApi: WebhookApi): Stage =>
+  webhookApi.restApi?.deploymentStage ?? (webhookApi.requestMetrics as unknown as Stage);
+
+/**
+ * The webhook front door as the dashboard reads it. The dashboard reads only
+ * `webhookApi.api.deploymentStage`'s four request metrics (and the static receiver services); with
+ * `function-url` it gets a view whose "stage" is the function URLs' metrics. Once
+ * `MsgbridgeDashboardProps` reads `webhookApi.requestMetrics`, this goes.
+ */
+const webhookApiMetricsView = (webhookApi: WebhookApi): WebhookApi =>
+  webhookApi.restApi
+    ? webhookApi
+    : ({ api: { deploymentStage: webhookApi.requestMetrics } } as unknown as WebhookApi);

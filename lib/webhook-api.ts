@@ -14,6 +14,7 @@ import {
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -26,12 +27,56 @@ import {
   type WebhookFirewallOptions,
   webhookFirewallProblems,
 } from './webhook-firewall.ts';
+import {
+  addWebhookFunctionUrl,
+  functionUrlFrontProblems,
+  functionUrlMetrics,
+  type WebhookRequestMetrics,
+} from './webhook-function-urls.ts';
+
+/** What receives the gateway's webhook requests (docs/deploy.md, "Webhook front door"). */
+export type WebhookFront = 'rest-api' | 'function-url';
+
+/** Lambda's limit on a synchronous invocation's payload: no larger body reaches a receiver. */
+export const LAMBDA_PAYLOAD_BYTES = 6_291_456;
+
+/**
+ * Reserved concurrency of each receiver behind function URLs: with a receiver's invocation at
+ * about 50–100 ms, some 100–200 requests per second each, in the range of the REST stage's
+ * default throttle (100 per second, burst 200) for both routes together.
+ */
+const FUNCTION_URL_RECEIVER_CONCURRENCY = 10;
 
 /** The settings of the webhook front door that a deployment may choose. */
 export interface WebhookApiOptions {
   /**
+   * The front door: `rest-api`, a regional API Gateway REST API ($3.50 per million requests)
+   * with stage throttling, a source-CIDR resource policy and an optional AWS WAF web ACL, which
+   * refuse requests before any Lambda is invoked; or `function-url`, one Lambda function URL per
+   * receiver (no request charge) where the receiver itself refuses other sources (403), wrong
+   * secrets (404) and oversized bodies (413), and reserved concurrency is the throttle. The
+   * props of API Gateway (`firewall`, `throttling*`, `stageName`, `accessLogRetention`,
+   * `stageTracing`, `cloudWatchRole`) are refused with `function-url`.
+   * @default 'rest-api'
+   */
+  readonly front?: WebhookFront;
+  /**
+   * Reserved concurrency of each receiver: the most invocations one receiver runs at once, and so
+   * the throttle of the function-URL front (a request above it is answered 429 by Lambda, which
+   * the gateway retries). It is taken from the account's regional concurrency.
+   * @default - 10 with `function-url`; unreserved with `rest-api`, which the stage throttles
+   */
+  readonly receiverConcurrency?: number;
+  /**
+   * Largest body, in bytes (after base64 decoding), a receiver stores; a larger one is answered
+   * 413 before any store work.
+   * @default - 6,291,456 (Lambda's payload limit), checked by the receiver with `function-url`;
+   *   with `rest-api`, no check of the receiver's own (API Gateway and Lambda refuse larger ones)
+   */
+  readonly maxBodyBytes?: number;
+  /**
    * Steady-state requests per second the stage accepts (all routes together); more answer 429,
-   * which the gateway retries.
+   * which the gateway retries. `rest-api` only.
    * @default 100
    */
   readonly throttlingRateLimit?: number;
@@ -42,7 +87,8 @@ export interface WebhookApiOptions {
   readonly throttlingBurstLimit?: number;
   /**
    * Source addresses allowed to call the webhooks (the gateway's egress ranges), as IPv4 or IPv6
-   * CIDR blocks. When set, a resource policy denies every other source.
+   * CIDR blocks. When set, a resource policy denies every other source (`rest-api`), or the
+   * receivers answer them 403 before any other work (`function-url`).
    * @default - any source; the path secret alone authenticates
    */
   readonly allowedSourceCidrs?: readonly string[];
@@ -110,7 +156,17 @@ export interface WebhookApiProps extends WebhookApiOptions {
 
 /** The problems with `WebhookApiOptions`, for a caller that reports every problem at once. */
 export const webhookApiProblems = (options: WebhookApiOptions): string[] => {
+  const front = options.front ?? 'rest-api';
   const problems = [
+    ...(front === 'rest-api' || front === 'function-url'
+      ? []
+      : [`front must be "rest-api" or "function-url", got "${String(front)}"`]),
+    ...(front === 'function-url' ? functionUrlFrontProblems(options) : []),
+    ...integerProblem('receiverConcurrency', options.receiverConcurrency, { min: 1, max: 1_000 }),
+    ...integerProblem('maxBodyBytes', options.maxBodyBytes, {
+      min: 1_024,
+      max: LAMBDA_PAYLOAD_BYTES,
+    }),
     ...integerProblem('throttlingRateLimit', options.throttlingRateLimit, {
       min: 1,
       max: 10_000,
@@ -129,21 +185,27 @@ export const webhookApiProblems = (options: WebhookApiOptions): string[] => {
     for (const cidr of cidrs.filter((value) => !isCidr(value)))
       problems.push(`allowedSourceCidrs: "${cidr}" is not an IPv4 or IPv6 CIDR block`);
   }
-  if (options.stageName !== undefined && !/^[A-Za-z0-9_-]{1,128}$/.test(options.stageName))
+  if (
+    front === 'rest-api' &&
+    options.stageName !== undefined &&
+    !/^[A-Za-z0-9_-]{1,128}$/.test(options.stageName)
+  )
     problems.push(
       `stageName must be 1-128 letters, digits, "-" or "_", got "${options.stageName}"`,
     );
-  if (options.firewall)
+  if (options.firewall && front === 'rest-api')
     problems.push(...webhookFirewallProblems(options.firewall, options.allowedSourceCidrs));
   return problems;
 };
 
 /**
- * The webhook front door: a regional REST API with `POST /webhooks/{secret}/report` →
- * `receive-reports` and `POST /webhooks/{secret}/mo` → `receive-inbound` (Lambda proxy), stage
- * throttling, JSON access logs that never contain the secret, and an optional source-CIDR
- * allowlist. The receivers may put items into the event table and read the webhook secret,
- * nothing else.
+ * The webhook front door. With `front: 'rest-api'` (the default): a regional REST API with
+ * `POST /webhooks/{secret}/report` → `receive-reports` and `POST /webhooks/{secret}/mo` →
+ * `receive-inbound` (Lambda proxy), stage throttling, JSON access logs that never contain the
+ * secret, and an optional source-CIDR allowlist. With `front: 'function-url'`: one function URL
+ * per receiver (AuthType NONE) serving the same paths, reserved concurrency as the throttle, and
+ * the allowlist and body limit enforced by the receivers. The receivers may put items into the
+ * event table and read the webhook secret, nothing else.
  *
  * REST APIs have no request-size setting below their 10 MB payload limit (Lambda takes 6 MB);
  * the receivers store every body that reaches them, keeping those too large for one item or one
@@ -153,34 +215,65 @@ export class WebhookApi extends Construct {
   /** Powertools service names of the receivers: the `service` dimension of their metrics. */
   static readonly RECEIVER_SERVICES = ['receive-reports', 'receive-inbound'] as const;
 
-  public readonly api: RestApi;
+  public readonly front: WebhookFront;
+  /** The REST API, with `front: 'rest-api'`. */
+  public readonly restApi?: RestApi;
   public readonly receiveReports: MsgbridgeFunction;
   public readonly receiveInbound: MsgbridgeFunction;
-  public readonly accessLogs: LogGroup;
+  /** The stage's access logs, with `front: 'rest-api'`. */
+  public readonly accessLogs?: LogGroup;
+  /** The receivers' function URLs (reports, then inbound), with `front: 'function-url'`. */
+  public readonly functionUrls?: readonly [FunctionUrl, FunctionUrl];
   /** `https://…/<stage>/webhooks/<secret>/report`: the report webhook URL to register. */
   public readonly reportUrlTemplate: string;
   /** `https://…/<stage>/webhooks/<secret>/mo`: the MO webhook URL to register. */
   public readonly inboundUrlTemplate: string;
   /** The web ACL on the stage, when `firewall` is set. */
   public readonly firewall?: WebhookFirewall;
+  /** Requests, 4XX, 5XX and latency of the front door, whichever it is. */
+  public readonly requestMetrics: WebhookRequestMetrics;
+
+  /**
+   * The REST API.
+   * @throws with `front: 'function-url'`, which has none (`requestMetrics` serves both fronts)
+   */
+  public get api(): RestApi {
+    if (!this.restApi)
+      throw new Error(
+        'WebhookApi: the front door is "function-url", which has no REST API; use requestMetrics or functionUrls',
+      );
+    return this.restApi;
+  }
 
   constructor(scope: Construct, id: string, props: WebhookApiProps) {
     super(scope, id);
     throwIfInvalid('WebhookApi', webhookApiProblems(props));
+    this.front = props.front ?? 'rest-api';
+    const functionUrl = this.front === 'function-url';
 
-    const environment = {
+    const environment: Record<string, string> = {
       EVENT_TABLE_NAME: props.eventTable.tableName,
       WEBHOOK_SECRET_ARN: props.webhookSecret.secretArn,
       EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? 35),
       STORE_CONCURRENCY: String(props.storeConcurrency ?? 16),
       POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
     };
+    // Behind a REST API the resource policy refuses other sources and the receivers get neither
+    // setting unless asked; behind function URLs the receivers are the only place to check both.
+    if (functionUrl && props.allowedSourceCidrs)
+      environment.ALLOWED_SOURCE_CIDRS = props.allowedSourceCidrs.join(',');
+    const maxBodyBytes = props.maxBodyBytes ?? (functionUrl ? LAMBDA_PAYLOAD_BYTES : undefined);
+    if (maxBodyBytes !== undefined) environment.MAX_BODY_BYTES = String(maxBodyBytes);
+    const reservedConcurrentExecutions =
+      props.receiverConcurrency ?? (functionUrl ? FUNCTION_URL_RECEIVER_CONCURRENCY : undefined);
+
     const receiver = (name: string, description: string) => {
       const fn = new MsgbridgeFunction(this, name, {
         entry: join(import.meta.dirname, `../functions/${name}.ts`),
         description,
         environment,
         logEncryptionKey: props.encryptionKey,
+        ...(reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions }),
       });
       // A conditional PutItem is the receivers' only table call, so they get no other action.
       grantTableItemActions(props.eventTable, fn, 'dynamodb:PutItem');
@@ -197,13 +290,26 @@ export class WebhookApi extends Construct {
       'msgbridge: POST /webhooks/{secret}/mo, stores each inbound message once',
     );
 
+    if (functionUrl) {
+      const urls = [
+        addWebhookFunctionUrl(this.receiveReports),
+        addWebhookFunctionUrl(this.receiveInbound),
+      ] as const;
+      this.functionUrls = urls;
+      // A function URL ends with "/" and serves every path: the receiver checks it is this one.
+      this.reportUrlTemplate = `${urls[0].url}webhooks/<secret>/report`;
+      this.inboundUrlTemplate = `${urls[1].url}webhooks/<secret>/mo`;
+      this.requestMetrics = functionUrlMetrics(this.receiveReports, this.receiveInbound);
+      return;
+    }
+
     this.accessLogs = new LogGroup(this, 'access-logs', {
       retention: props.accessLogRetention ?? RetentionDays.ONE_YEAR,
       removalPolicy: RemovalPolicy.RETAIN,
       ...(props.encryptionKey ? { encryptionKey: props.encryptionKey } : {}),
     });
 
-    this.api = new RestApi(this, 'api', {
+    const api = new RestApi(this, 'api', {
       restApiName: `${Stack.of(this).stackName}-webhooks`,
       description: 'msgbridge webhooks: delivery reports and inbound messages from the gateway',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
@@ -226,11 +332,13 @@ export class WebhookApi extends Construct {
     // Validates that the path secret is present. It validates no body: a method without a request
     // model has nothing to validate it against, and that is deliberate — the receivers must see
     // every body, however malformed, to store it in quarantine instead of losing it.
-    const validator = this.api.addRequestValidator('request-validator', {
+    this.restApi = api;
+    this.requestMetrics = api.deploymentStage;
+    const validator = api.addRequestValidator('request-validator', {
       validateRequestParameters: true,
       validateRequestBody: true,
     });
-    const secretPath = this.api.root.addResource('webhooks').addResource('{secret}');
+    const secretPath = api.root.addResource('webhooks').addResource('{secret}');
     const route = (path: string, fn: MsgbridgeFunction): Method => {
       const method = secretPath
         .addResource(path)
@@ -249,11 +357,11 @@ export class WebhookApi extends Construct {
     route('mo', this.receiveInbound);
 
     // RestApi adds an unnamed `Endpoint` output; the stack publishes the URLs under clear names.
-    this.api.node.tryRemoveChild('Endpoint');
-    this.reportUrlTemplate = this.api.urlForPath('/webhooks/<secret>/report');
-    this.inboundUrlTemplate = this.api.urlForPath('/webhooks/<secret>/mo');
+    api.node.tryRemoveChild('Endpoint');
+    this.reportUrlTemplate = api.urlForPath('/webhooks/<secret>/report');
+    this.inboundUrlTemplate = api.urlForPath('/webhooks/<secret>/mo');
 
-    Validations.of(this.api.deploymentStage).acknowledge({
+    Validations.of(api.deploymentStage).acknowledge({
       id: 'AwsSolutions-APIG6',
       reason:
         'Execution logging is off on purpose: API Gateway writes the request path into execution logs, and the path carries the webhook secret. The stage has JSON access logs (resource path only, never the path), execution metrics, and each receiver logs every outcome itself.',
@@ -261,17 +369,17 @@ export class WebhookApi extends Construct {
     if (props.firewall) {
       this.firewall = new WebhookFirewall(this, 'firewall', {
         ...props.firewall,
-        stage: this.api.deploymentStage,
+        stage: api.deploymentStage,
         allowedSourceCidrs: props.allowedSourceCidrs,
       });
     } else {
-      Validations.of(this.api.deploymentStage).acknowledge({
+      Validations.of(api.deploymentStage).acknowledge({
         id: 'AwsSolutions-APIG3',
         reason:
           'The web ACL is an opt-in (webhooks.firewall) because it costs more than the rest of the front door at low volume. Without it the only caller is the messaging gateway, the stage is throttled, every request must carry the constant-time-checked path secret, and allowedSourceCidrs restricts callers to the gateway egress ranges through the resource policy; docs/deploy.md explains when to turn the web ACL on.',
       });
     }
-    const cloudWatchRole = this.api.node.tryFindChild('CloudWatchRole');
+    const cloudWatchRole = api.node.tryFindChild('CloudWatchRole');
     if (cloudWatchRole) {
       Validations.of(cloudWatchRole).acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
