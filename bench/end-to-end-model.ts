@@ -24,7 +24,7 @@ import { isKey, type PhaseFigures, type PricedLine } from './end-to-end-figures.
 import { accessLogLineBytes, emfLineBytes, PLATFORM_LINE_BYTES } from './log-meter.ts';
 import { LAMBDA_MEMORY_MB, PRICES } from './prices.ts';
 import { round } from './report.ts';
-import { natTraffic } from './traffic.ts';
+import { natTraffic, type TrafficSnapshot } from './traffic.ts';
 
 type LambdaName = keyof typeof LAMBDA_MEMORY_MB;
 
@@ -245,6 +245,19 @@ export const modelledLines = (
   ];
 };
 
+/** The log bytes of the reconcile run with every recipient due, per recipient. */
+export const reconcileLogLine = (duePhase: PhaseFigures): CostLine => {
+  const logs = logBreakdown(duePhase);
+  return line(
+    'reconcile: CloudWatch Logs ingested (GB)',
+    `$${PRICES.cloudWatchLogsIngestedGb} / GB`,
+    PRICES.cloudWatchLogsIngestedGb,
+    logs.billedBytesPerMessage / GB,
+    duePhase.messages,
+    `${round(logs.billedBytesPerMessage, 1)} B/recipient: application ${round(logs.applicationBytes, 1)}, platform and EMF lines of the run ${round(logs.platformBytes + logs.emfBytes, 1)}`,
+  );
+};
+
 /** Reconcile-status's fixed cost per run (its idle run), spread over the messages of an hour. */
 export const reconcileFixedLine = (
   usdPerRun: number,
@@ -263,8 +276,18 @@ export const reconcileFixedLine = (
 /** The NAT gateway's data processing (fixed egress, `nat` mode), per message. */
 export const natLine = (
   phase: PhaseFigures,
+  /** Traffic of the same messages outside the phase (the reconcile run's). */
+  more: readonly TrafficSnapshot[] = [],
 ): CostLine & { readonly bytes: ReturnType<typeof natTraffic> } => {
-  const bytes = natTraffic(phase.traffic);
+  const parts = [phase.traffic, ...more].map(natTraffic);
+  const bytes = {
+    gateway: parts.reduce((sum, p) => sum + p.gateway, 0),
+    awsApis: parts.reduce((sum, p) => sum + p.awsApis, 0),
+    awsApisThroughGatewayEndpoints: parts.reduce(
+      (sum, p) => sum + p.awsApisThroughGatewayEndpoints,
+      0,
+    ),
+  };
   const perMessage = phase.messages > 0 ? (bytes.gateway + bytes.awsApis) / phase.messages : 0;
   return {
     ...line(

@@ -116,7 +116,7 @@ export const modelTables = (input: ModelTableInput): Table[] => {
           round(logsIn.applicationLines, 3),
         ],
         [
-          'platform START/END/REPORT',
+          'platform START and REPORT (JSON)',
           round(logsOut.platformBytes, 1),
           round(logsIn.platformBytes, 1),
         ],

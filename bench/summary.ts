@@ -10,6 +10,7 @@ interface ScenarioFigures {
     readonly costPerMillionUsd?: number;
     readonly costPerMillionUsdWithFixedEgress?: number;
     readonly costPerMillionUsdWithoutAcceptedEvent?: number;
+    readonly costPerMillionUsdByFront?: Readonly<Record<string, number>>;
     readonly reconcile?: { readonly costPerMillionUsd?: number };
     readonly cost?: readonly { readonly line: string; readonly unitsPerMessage: number }[];
   };
@@ -73,6 +74,8 @@ export interface BenchSummary {
   readonly inboundCostPerMillionUsdWithFixedEgress: number | null;
   /** `inboundCostPerMillionUsd` with each front door: `restApi` (deployed), `httpApi`, `functionUrl`. */
   readonly inboundCostPerMillionUsdByFront: Readonly<Record<string, number>> | null;
+  /** `outboundCostPerMillionUsd` with each front door for the report webhooks. */
+  readonly outboundCostPerMillionUsdByFront: Readonly<Record<string, number>> | null;
 }
 
 export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSummary => {
@@ -107,5 +110,6 @@ export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSu
       e2e?.outbound?.costPerMillionUsdWithFixedEgress ?? null,
     inboundCostPerMillionUsdWithFixedEgress: e2e?.inbound?.costPerMillionUsdWithFixedEgress ?? null,
     inboundCostPerMillionUsdByFront: e2e?.inbound?.costPerMillionUsdByFront ?? null,
+    outboundCostPerMillionUsdByFront: e2e?.outbound?.costPerMillionUsdByFront ?? null,
   };
 };

@@ -102,8 +102,9 @@ export class TrafficMeter {
   }
 
   /**
-   * Counts the bytes of each request Node's `http` client makes to `origin` (the gateway), as its
-   * socket counts them from the request's start to the end of its response.
+   * Counts the bytes of each request Node's `http` client makes to `origin` (the gateway): the
+   * request's header block as sent plus its content-length (the gateway client always sets it),
+   * and what its socket read from the request's start to the end of its response.
    */
   watchHttp(origin: string, label: string): () => void {
     const wanted = origin.replace(/\/$/, '');
@@ -112,11 +113,9 @@ export class TrafficMeter {
       const at = `${request.protocol}//${String(request.getHeader('host'))}`;
       if (at !== wanted) return;
       let socket: Socket | undefined;
-      let written = 0;
       let read = 0;
       const baseline = (s: Socket) => {
         socket = s;
-        written = s.bytesWritten;
         read = s.bytesRead;
       };
       if (request.socket) baseline(request.socket);
@@ -124,7 +123,10 @@ export class TrafficMeter {
       request.once('response', (response: IncomingMessage) => {
         response.once('end', () => {
           if (!socket) return;
-          this.add(label, socket.bytesWritten - written, socket.bytesRead - read);
+          const header = (request as unknown as { _header?: string })._header ?? '';
+          const sent =
+            Buffer.byteLength(header, 'latin1') + Number(request.getHeader('content-length') ?? 0);
+          this.add(label, sent, socket.bytesRead - read);
         });
       });
     };

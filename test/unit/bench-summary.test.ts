@@ -42,6 +42,7 @@ describe('the benchmark summary', () => {
       outboundCostPerMillionUsdWithFixedEgress: null,
       inboundCostPerMillionUsdWithFixedEgress: null,
       inboundCostPerMillionUsdByFront: null,
+      outboundCostPerMillionUsdByFront: null,
     });
   });
 
