@@ -57,7 +57,7 @@ import { EventWatch, SendBatches } from './end-to-end-watch.ts';
 import { CountingLogger, LogBytes } from './log-meter.ts';
 import { LAMBDA_MEMORY_MB, PRICE_REGION, PRICES, PRICES_AS_OF } from './prices.ts';
 import { ratio, round, type ScenarioResult } from './report.ts';
-import { functionScope, TrafficMeter } from './traffic.ts';
+import { diffTraffic, functionScope, TrafficMeter } from './traffic.ts';
 
 const QUOTA = 1_000;
 const QUEUE_MESSAGES = 100;
@@ -340,7 +340,9 @@ export const runEndToEnd = async (
       zero(reconcileFixed),
       ...modelledLines(inboundFigures, 'inbound', coldStartImports),
     ];
-    const outboundNat = natLine(outbound, [duePhase.traffic]);
+    // The reconcile run's traffic per recipient: the due run's less the idle run's (its fixed part).
+    const idlePhase = phaseFigures(idleStart, idleEnd, sendBatches, 1);
+    const outboundNat = natLine(outbound, [diffTraffic(duePhase.traffic, idlePhase.traffic)]);
     const inboundNat = natLine(inboundFigures);
     const fronts = frontDoors(inboundFigures);
     const reportFronts = frontDoors(outbound);
