@@ -70,6 +70,8 @@ export const PRICES = {
   natGatewayGb: 0.045,
   /** NAT gateway, per hour it runs (a fixed cost, per NAT gateway). */
   natGatewayHour: 0.045,
+  /** Public IPv4 address (the NAT gateway's Elastic IP), per hour: a fixed cost. */
+  publicIpv4Hour: 0.005,
   /** Interface VPC endpoint, per GB processed (first PB); gateway endpoints (S3, DynamoDB) are free. */
   interfaceEndpointGb: 0.01,
   /**
