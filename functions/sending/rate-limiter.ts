@@ -26,10 +26,13 @@
  *
  * Costs: one conditional atomic write per acquisition, for all recipients of a request at once
  * (0.1 writes per recipient for 10-recipient requests), while the window has room in the first
- * shard tried. When the quota is the bottleneck, refused writes: at most one per shard per
- * acquisition and window (N at most before it waits), and fewer in practice because the limiter
- * remembers, for the rest of the second, which shards refused which request size and skips them
- * for requests at least as large (one refusal teaches every acquisition of the container).
+ * shard tried. When the quota is the bottleneck, refused writes: with a single counter, one per
+ * waiting sender per window, as before shards; with N shards, at most N per acquisition and
+ * window before it waits, and per shard and second at most one per container and request size
+ * (`maxRecipients` at most, one when a container's requests are all of one size): a container
+ * remembers, for the rest of the second, which shards refused which request size, and keeps at
+ * most one write in flight per shard (see `ShardsSeen`). So a shard's item takes at most about
+ * `recipientsPerShard` successful writes a second plus one refused write per sending container.
  *
  * Quota left unused by the split: a window counts as full for a request of r recipients only when
  * every shard has less than r free, so at most `maxRecipients` − 1 per shard stays unused while
