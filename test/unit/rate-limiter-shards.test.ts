@@ -357,11 +357,11 @@ describe('5,000 recipients per second', () => {
     async (size) => {
       // Prepare: quota 5,000 = 13 shards of 380–390; 50 containers of 10 senders each, sending
       // requests of `size` recipients as fast as the quota lets them (gateway calls 30–90 ms,
-      // writes 2–12 ms), from the middle of one second to the end of the next.
+      // writes 2–12 ms), for two virtual seconds.
       const quota = 5_000;
       const random = mulberry32(size);
       const memory = memoryStore(() => 2 + random() * 10);
-      vi.setSystemTime(T0 + 500);
+      vi.setSystemTime(T0);
       const deadline = T0 + 2 * SECOND - 1;
       const perWindow = new Map<number, number>();
       const container = async (id: number) => {
