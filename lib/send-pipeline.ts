@@ -55,6 +55,15 @@ export interface SendPipelineOptions {
    * @default - none: MMS messages cannot reference S3 objects
    */
   readonly attachmentBuckets?: readonly string[];
+  /**
+   * Whether each accepted recipient is published as a "Message Accepted" event (one EventBridge
+   * event each, about $1 per million recipients). Off, the acceptance is still stored (a resend
+   * of its cliKey is still refused, `reconcile-status` still looks for its report, `msgbridge
+   * trace` still shows it) but never reaches the bus; rejected and scheduled recipients are
+   * always published. The function's `ACCEPTED_EVENTS` (`on` or `off`).
+   * @default true
+   */
+  readonly acceptedEvents?: boolean;
 }
 
 export interface SendPipelineProps extends SendPipelineOptions, GatewayCallersProps {
@@ -187,6 +196,7 @@ export class SendPipeline extends Construct {
         TPS_QUOTA: String(props.gateway.tpsQuota),
         MAX_RECEIVE_COUNT: String(maxReceiveCount),
         EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? DEFAULTS.eventRetentionDays),
+        ACCEPTED_EVENTS: props.acceptedEvents === false ? 'off' : 'on',
       },
       gateway: props.gateway,
       egress: props.egress,

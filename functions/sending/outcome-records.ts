@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
+import { awaitingReportBucket } from '../commons/tables.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
-import type { QueueDelivery, RecipientResult, SendDeps, UnknownOutcome } from './ports.ts';
+import type {
+  QueueDelivery,
+  RecipientResult,
+  SendDeps,
+  UnknownOutcome,
+  UnpublishedOutcome,
+} from './ports.ts';
 import type { SendMessage } from './queue-message.ts';
 
 /*
@@ -75,22 +82,42 @@ const recipientOutcome = <T extends RecipientOutcomeType>(
 
 /**
  * An accepted recipient's outcome, also listed in the `awaiting-report` index (by the hour it was
- * accepted) so that `reconcile-status` can find it if its report never comes.
+ * accepted and its shard) so that `reconcile-status` can find it if its report never comes. A
+ * "Message Accepted" event unless the deployment turned those off (`acceptedEvents` false): then
+ * the same keys without an event.
  */
 export const acceptedRecord = (
   context: OutcomeContext,
   result: RecipientResult,
   phone: string | null,
   alreadyAccepted: boolean,
-): EventRecord => {
+): EventRecord | UnpublishedOutcome => {
   const acceptedAt = context.deps.now().toISOString();
-  return {
-    ...acceptedOutcome(context, result, phone, alreadyAccepted),
-    awaitingReportBucket: acceptedAt.slice(0, 13),
+  const awaiting = {
+    awaitingReportBucket: awaitingReportBucket(acceptedAt, result.cliKey),
     acceptedAt,
     cliKey: result.cliKey,
     ...(result.msgKey ? { msgKey: result.msgKey } : {}),
   };
+  if (context.deps.acceptedEvents === false) {
+    const receivedAt = context.receivedAt.toISOString();
+    const unpublished: UnpublishedOutcome = {
+      pk: `SEND#${result.cliKey}`,
+      sk: 'OUTCOME',
+      kind: 'send',
+      outcome: 'accepted',
+      channel: context.message.channel,
+      code: result.code,
+      alreadyAccepted,
+      sqsMessageId: context.delivery.messageId,
+      receivedAt,
+      // As the event item's: its retention counts from the queue message's receipt.
+      expiresAt: Math.floor(Date.parse(receivedAt) / 1000) + context.deps.retentionDays * 86_400,
+      ...awaiting,
+    };
+    return unpublished;
+  }
+  return { ...acceptedOutcome(context, result, phone, alreadyAccepted), ...awaiting };
 };
 
 const acceptedOutcome = (
@@ -183,7 +210,7 @@ export const resolvedUnknownRecord = (
       retentionDays,
     ),
     // Accepted when it was sent: reconcile-status looks for its report from then on.
-    awaitingReportBucket: unknown.attemptedAt.slice(0, 13),
+    awaitingReportBucket: awaitingReportBucket(unknown.attemptedAt, unknown.cliKey),
     acceptedAt: unknown.attemptedAt,
     cliKey: unknown.cliKey,
     ...(resolution.msgKey ? { msgKey: resolution.msgKey } : {}),

@@ -44,6 +44,32 @@ export interface UnknownOutcome {
   readonly message: string;
 }
 
+/**
+ * An accepted recipient's `OUTCOME` item when the deployment publishes no "Message Accepted"
+ * events (`SendDeps.acceptedEvents` false): no `detailType`, so the stream filter keeps it from
+ * the bus, and no event detail, which nothing would read. It still blocks a resend of the cliKey
+ * (`recordedOutcomes`), lists the recipient for `reconcile-status` (the awaiting-report keys) and
+ * shows what happened in `msgbridge trace` and `status`.
+ */
+export interface UnpublishedOutcome {
+  readonly pk: `SEND#${string}`;
+  readonly sk: 'OUTCOME';
+  readonly kind: 'send';
+  readonly outcome: 'accepted';
+  readonly cliKey: string;
+  readonly msgKey?: string;
+  readonly channel: SendMessage['channel'];
+  readonly code: string;
+  readonly alreadyAccepted: boolean;
+  readonly sqsMessageId: string;
+  /** When the queue message was received, UTC ISO 8601 (the event's `receivedAt`). */
+  readonly receivedAt: string;
+  readonly acceptedAt: string;
+  readonly awaitingReportBucket: string;
+  /** Epoch seconds; DynamoDB's TTL deletes the item after it. */
+  readonly expiresAt: number;
+}
+
 /** `claimed` fresh, `taken-over` from an attempt that never gave it back, or `busy`. */
 export type ClaimResult = 'claimed' | 'taken-over' | 'busy';
 
@@ -59,8 +85,11 @@ export interface SendStore {
   claim(cliKey: string, owner: string, until: number): Promise<ClaimResult>;
   /** Gives a claim back after a retryable failure, so the next attempt may take it at once. */
   release(cliKey: string, owner: string): Promise<void>;
-  /** Writes an outcome or rejection event item once (conditional put). */
-  putEvent(record: EventRecord): Promise<'stored' | 'duplicate'>;
+  /**
+   * Writes an outcome or rejection item once (conditional put): an event item, or an accepted
+   * outcome without its event.
+   */
+  putEvent(record: EventRecord | UnpublishedOutcome): Promise<'stored' | 'duplicate'>;
   /** Keeps a recipient whose outcome is unknown until `reconcile-status` resolves it (no event). */
   recordUnknown(outcome: UnknownOutcome): Promise<void>;
 }
@@ -75,6 +104,13 @@ export interface SendDeps {
   readonly claimLeaseMs: number;
   /** Epoch ms by which this attempt must be done (the Lambda's deadline less a margin). */
   readonly deadline: number;
+  /**
+   * Whether an accepted recipient's outcome is published as a "Message Accepted" event; when
+   * false it is stored as an {@link UnpublishedOutcome}. Rejected and scheduled outcomes are
+   * always published.
+   * @default true
+   */
+  readonly acceptedEvents?: boolean;
   /** A fresh id per attempt, part of the claim's owner. @default crypto.randomUUID */
   readonly attemptId?: () => string;
 }

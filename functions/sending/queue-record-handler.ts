@@ -5,7 +5,7 @@ import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { sqsClient } from '../commons/clients/sqs.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
-import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
+import { booleanEnv, type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
 import type { GatewayClient } from '../commons/gateway/gateway-client.ts';
 import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
 import { DynamoDbRateLimiter } from './adapters/dynamodb-rate-limiter.ts';
@@ -116,9 +116,10 @@ export interface SenderOverrides extends CompositionOverrides {
 /**
  * Composes `send-messages` (the send queue → the gateway, one queue message = one send request)
  * from its environment, read once, at cold start: EVENT_TABLE_NAME, STATE_TABLE_NAME,
- * SEND_QUEUE_URL, TPS_QUOTA, MAX_RECEIVE_COUNT (the DLQ redrive count), EVENT_RETENTION_DAYS, and
- * the gateway's GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS,
- * GATEWAY_CREDENTIALS_SECRET_ARN. The Lambda
+ * SEND_QUEUE_URL, TPS_QUOTA, MAX_RECEIVE_COUNT (the DLQ redrive count), EVENT_RETENTION_DAYS,
+ * ACCEPTED_EVENTS (`on` or `off`, default `on`: whether accepted recipients are published as
+ * "Message Accepted" events), and the gateway's GATEWAY_API_URL, GATEWAY_SEND_URL,
+ * GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS, GATEWAY_CREDENTIALS_SECRET_ARN. The Lambda
  * entry wraps `handler` in middy; the local run feeds `recordHandler` from its queue poller.
  */
 export const composeSender = (env: Environment = process.env, overrides: SenderOverrides = {}) => {
@@ -127,6 +128,7 @@ export const composeSender = (env: Environment = process.env, overrides: SenderO
     overrides.gateway ?? gatewayFromEnvironment(logger, { env, documents: overrides.documents });
   const queueUrl = requiredEnv('SEND_QUEUE_URL', env);
   const retentionDays = integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_650 }, env);
+  const acceptedEvents = booleanEnv('ACCEPTED_EVENTS', true, env);
   const store = new DynamoDbSendStore(
     requiredEnv('EVENT_TABLE_NAME', env),
     retentionDays,
@@ -166,6 +168,7 @@ export const composeSender = (env: Environment = process.env, overrides: SenderO
       rateLimiter,
       now: () => new Date(),
       retentionDays,
+      acceptedEvents,
       ...timeBudget(remainingMs),
     }),
     maxReceiveCount: integerEnv('MAX_RECEIVE_COUNT', 6, { min: 2, max: 1_000 }, env),

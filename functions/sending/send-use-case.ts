@@ -32,7 +32,8 @@ import { RateLimitWaitExceededError } from './rate-limiter.ts';
  * claim's owner is unique to this attempt, so two invocations given the same message can never
  * both hold it); read their outcomes again (one may have been recorded between the first read and
  * the claim); take their share of the TPS quota; call the gateway once with only the claimed
- * recipients; record one outcome per recipient (accepted, rejected or scheduled), each an event.
+ * recipients; record one outcome per recipient (accepted, rejected or scheduled), each an event
+ * (an accepted one without its event when `deps.acceptedEvents` is false).
  *
  * Alternative courses: on the last delivery, a recipient whose answer was lost (timeout, broken
  * connection, unreadable answer, HTTP 5xx, or no item for it) is recorded as an unknown outcome,

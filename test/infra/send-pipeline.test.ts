@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
+import { stackPropsFromContext } from '../../lib/context-props.ts';
 import {
   alarmAbove,
   gatewayCallerEnvironment,
@@ -153,8 +154,25 @@ describe('send pipeline infrastructure', () => {
         TPS_QUOTA: '50',
         MAX_RECEIVE_COUNT: '6',
         EVENT_RETENTION_DAYS: '35',
+        ACCEPTED_EVENTS: 'on',
         ...gatewayCallerEnvironment(id(stack.credentials)),
       });
+    });
+
+    it('turns "Message Accepted" events off from the context key sending.acceptedEvents', () => {
+      // Prepare
+      const props = stackPropsFromContext({
+        gateway: { hosts: TEST_GATEWAY.hosts, tpsQuota: 50 },
+        sending: { acceptedEvents: false },
+      });
+
+      // Act
+      const synthesized = synth({ sending: props.sending });
+
+      // Assess
+      expect(props.sending).toEqual({ acceptedEvents: false });
+      expect(environmentOf(synthesized)).toMatchObject({ ACCEPTED_EVENTS: 'off' });
+      expect(environmentOf(configured)).toMatchObject({ ACCEPTED_EVENTS: 'on' });
     });
 
     it('takes the quota, gateway timeout and event retention from the stack props', () => {

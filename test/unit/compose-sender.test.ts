@@ -121,8 +121,41 @@ describe('composeSender', () => {
   });
 
   it.each([
+    [undefined, true],
+    ['on', true],
+    ['off', false],
+  ])('with ACCEPTED_EVENTS %s, stores accepted recipients as events: %s', async (value, events) => {
+    // Prepare: tables that keep every item put
+    const items: Array<Record<string, unknown>> = [];
+    const documents = {
+      send: async (command: { input: { Item?: Record<string, unknown> } }) => {
+        if (command.input.Item) items.push(command.input.Item);
+        return {};
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const sender = composeSender(
+      { ...ENV, ACCEPTED_EVENTS: value },
+      { ...observed(), documents, wrapGateway: () => gatewayAnswering('10000') },
+    );
+
+    // Act
+    const result = await sender.recordHandler(record({ channel: 'sms', ...smsBody(2) }), 30_000);
+
+    // Assess
+    expect(result).toMatchObject({ kind: 'done', accepted: 2 });
+    const outcomes = items.filter((item) => item.sk === 'OUTCOME');
+    expect(outcomes).toHaveLength(2);
+    expect(outcomes.map((item) => item.detailType)).toEqual(
+      events ? ['Message Accepted', 'Message Accepted'] : [undefined, undefined],
+    );
+    expect(outcomes.every((item) => typeof item.awaitingReportBucket === 'string')).toBe(true);
+  });
+
+  it.each([
     ['TPS_QUOTA', '5'],
     ['MAX_RECEIVE_COUNT', '1'],
+    ['ACCEPTED_EVENTS', 'false'],
+    ['ACCEPTED_EVENTS', 'OFF'],
   ])('fails naming a malformed %s', (name, value) => {
     expect(() => composeSender({ ...ENV, [name]: value }, observed())).toThrow(name);
   });

@@ -3,6 +3,7 @@ import {
   type StatusQueryData,
   StatusQueryDataSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
+import { awaitingReportBucket } from '../../functions/commons/tables.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import {
   type AwaitingReportIndex,
@@ -112,7 +113,7 @@ describe('reconcileStatus on unknown outcomes', () => {
     expect(accepted?.metadata).toMatchObject({ via: 'status-query', idempotencyKey: 'send:u1' });
     // Listed for the late-report search from the time of the attempt.
     expect(w.store.items.get('SEND#u1|OUTCOME')).toMatchObject({
-      awaitingReportBucket: attemptedAt.slice(0, 13),
+      awaitingReportBucket: awaitingReportBucket(attemptedAt, 'u1'),
       acceptedAt: attemptedAt,
     });
     expect(w.unknown.entries.size).toBe(0);

@@ -12,13 +12,14 @@ import {
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
 import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../events/event-record.ts';
-import type { ClaimResult, SendStore, UnknownOutcome } from '../ports.ts';
+import type { ClaimResult, SendStore, UnknownOutcome, UnpublishedOutcome } from '../ports.ts';
 
 /**
  * Send records in the event table, under `pk = SEND#<cliKey>`: a `CLAIM` item (who is sending it,
  * until when), an `UNKNOWN` item while the last attempt's outcome is unknown, and, once decided, an
  * `OUTCOME` item that is also the event (accepted, rejected or scheduled). The claim and unknown
- * items carry no `detailType`, so the stream filter keeps them from the bus.
+ * items carry no `detailType`, so the stream filter keeps them from the bus; neither does an
+ * accepted `OUTCOME` item of a deployment that publishes no "Message Accepted" events.
  */
 export class DynamoDbSendStore implements SendStore {
   private readonly events: DynamoDbEventStore;
@@ -118,7 +119,18 @@ export class DynamoDbSendStore implements SendStore {
     );
   }
 
-  putEvent(record: EventRecord): Promise<'stored' | 'duplicate'> {
-    return this.events.putIfAbsent(record);
+  putEvent(record: EventRecord | UnpublishedOutcome): Promise<'stored' | 'duplicate'> {
+    if ('detailType' in record) return this.events.putIfAbsent(record);
+    // The same condition as an event item's: one OUTCOME per cliKey, whichever shape came first.
+    return whenConditionFails(async () => {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: record,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return 'stored' as const;
+    }, 'duplicate' as const);
   }
 }

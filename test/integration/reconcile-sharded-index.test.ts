@@ -1,0 +1,164 @@
+/**
+ * The sharded `awaiting-report` index on a DynamoDB-protocol table (dynalite) with the gateway
+ * simulator: the sender spreads an hour's accepted recipients over the hour's shards, and
+ * reconcile-status finds and settles them all, together with entries an earlier release wrote
+ * under the plain hour (a deployment upgrades with such entries still waiting).
+ */
+import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
+import {
+  AWAITING_REPORT_SHARDS,
+  awaitingReportBucket,
+  awaitingReportBuckets,
+} from '../../functions/commons/tables.ts';
+import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
+import {
+  type ReconcileDeps,
+  ReconcileSettingsSchema,
+  reconcileStatus,
+} from '../../functions/reconcile/reconcile-status.ts';
+import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
+import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
+import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
+import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
+import { createTables } from '../../local/tables.ts';
+import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { simulatorClient } from '../support/simulator-gateway-client.ts';
+import { sendSms, tableSendDeps } from '../support/table-send.ts';
+
+const credentials = { apiKey: 'shards-key', apiPassword: 'shards-password' };
+const MINUTE = 60_000;
+
+let dynalite: LocalDynalite;
+let documents: DynamoDBDocumentClient;
+let sim: Simulator;
+let client: GatewayClient;
+let tableNumber = 0;
+let eventTable: string;
+
+const simNow = () => new Date(sim.clock.now());
+
+beforeAll(async () => {
+  dynalite = await startDynalite();
+  documents = DynamoDBDocumentClient.from(localDynamoDbClient(dynalite.endpoint), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  sim = await startSimulator({
+    ...credentials,
+    clock: 'manual',
+    reportDelivery: 'polling',
+    tpsQuota: 1_000,
+  });
+  client = simulatorClient(sim, credentials, { timeoutMs: 2_000 });
+});
+
+afterAll(async () => {
+  await sim.close();
+  await dynalite.stop();
+});
+
+beforeEach(async () => {
+  tableNumber += 1;
+  eventTable = `events-${tableNumber}`;
+  await createTables(localDynamoDbClient(dynalite.endpoint), {
+    eventTable,
+    stateTable: `state-${tableNumber}`,
+  });
+});
+
+const reconcileDeps = (): ReconcileDeps => {
+  const awaiting = new DynamoDbAwaitingReports(
+    eventTable,
+    documents,
+    new DynamoDbSendStore(eventTable, 1, documents),
+  );
+  return {
+    index: awaiting,
+    ledger: awaiting,
+    unknown: awaiting,
+    guards: awaiting,
+    gateway: client,
+    receive: {
+      store: new DynamoDbEventStore(eventTable, documents),
+      now: simNow,
+      retentionDays: 35,
+      concurrency: 8,
+    },
+    now: simNow,
+    settings: ReconcileSettingsSchema.parse({ afterMinutes: 30, horizonHours: 96, pageSize: 5 }),
+  };
+};
+
+const send = async (count: number): Promise<string[]> => {
+  const deps = tableSendDeps(
+    { documents, eventTable, stateTable: `state-${tableNumber}` },
+    new GatewaySender(client),
+    simNow,
+  );
+  const { result, cliKeys } = await sendSms(count, deps, simNow());
+  expect(result).toMatchObject({ kind: 'done', accepted: count });
+  return cliKeys;
+};
+
+/** Every accepted OUTCOME item: its cliKey and its bucket (absent once settled). */
+const outcomes = async () => {
+  const answer = await documents.send(
+    new ScanCommand({
+      TableName: eventTable,
+      FilterExpression: 'sk = :outcome',
+      ExpressionAttributeValues: { ':outcome': 'OUTCOME' },
+    }),
+  );
+  return (answer.Items ?? []).map((item) => ({
+    cliKey: String(item.cliKey),
+    bucket: item.awaitingReportBucket as string | undefined,
+    acceptedAt: String(item.acceptedAt),
+  }));
+};
+
+describe('the sharded awaiting-report index', () => {
+  it('spreads an hour over its shards; reconcile settles every shard and the unsharded bucket', async () => {
+    // Prepare: 30 recipients through the sender, then 2 whose items an earlier release wrote
+    const sharded = [...(await send(10)), ...(await send(10)), ...(await send(10))];
+    const legacy = await send(2);
+    for (const cliKey of legacy) {
+      const item = (await outcomes()).find((o) => o.cliKey === cliKey);
+      await documents.send(
+        new UpdateCommand({
+          TableName: eventTable,
+          Key: { pk: `SEND#${cliKey}`, sk: 'OUTCOME' },
+          UpdateExpression: 'SET awaitingReportBucket = :hour',
+          ExpressionAttributeValues: { ':hour': item?.acceptedAt.slice(0, 13) },
+        }),
+      );
+    }
+    const before = await outcomes();
+    const hour = before[0]?.acceptedAt.slice(0, 13) ?? '';
+    const buckets = new Set(before.map((o) => o.bucket));
+    await sim.advance(31 * MINUTE);
+
+    // Act
+    const result = await reconcileStatus(reconcileDeps());
+    const again = await reconcileStatus(reconcileDeps());
+
+    // Assess: each sender-written item in its cliKey's shard of the hour, many shards used
+    for (const o of before.filter((o) => sharded.includes(o.cliKey)))
+      expect(o.bucket).toBe(awaitingReportBucket(o.acceptedAt, o.cliKey));
+    expect(buckets.size).toBeGreaterThan(AWAITING_REPORT_SHARDS / 2);
+    expect(buckets.has(hour)).toBe(true);
+    expect(
+      [...buckets].every((b) => b !== undefined && awaitingReportBuckets(hour).includes(b)),
+    ).toBe(true);
+    // Found, queried and settled, every one
+    expect(result).toMatchObject({
+      examined: 32,
+      reportsReconciled: 32,
+      stillPending: 0,
+      stoppedBy: 'complete',
+    });
+    expect(again).toMatchObject({ examined: 0, statusQueries: 0 });
+    expect((await outcomes()).filter((o) => o.bucket !== undefined)).toEqual([]);
+  });
+});

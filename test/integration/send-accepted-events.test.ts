@@ -1,0 +1,167 @@
+/**
+ * "Message Accepted" turned off (`acceptedEvents: false`), through the real stream: the sender
+ * stores accepted recipients in DynamoDB Local, the local stream poller feeds publish-events with
+ * Lambda's filter, EventBridge is a recording fake. Nothing of an accepted recipient reaches the
+ * bus, yet its outcome still keeps its cliKey from being sent again, reconcile-status still finds
+ * it, and `msgbridge trace` still shows it.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toEntry } from '../../cli/commands/trace.ts';
+import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
+import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
+import {
+  ReconcileSettingsSchema,
+  reconcileStatus,
+} from '../../functions/reconcile/reconcile-status.ts';
+import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
+import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
+import type { SendDeps } from '../../functions/sending/ports.ts';
+import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
+import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
+import type { StreamPoller } from '../../local/stream-poller.ts';
+import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { startPublishingPoller, startWithSharedTables } from '../support/dynamodb-local.ts';
+import { RecordingBus } from '../support/recording-bus.ts';
+import { smsBody } from '../support/send-fixtures.ts';
+import { simulatorClient } from '../support/simulator-gateway-client.ts';
+import { tableSendDeps } from '../support/table-send.ts';
+
+const credentials = { apiKey: 'accepted-key', apiPassword: 'accepted-password' };
+const MINUTE = 60_000;
+
+let dynamo: LocalDynamoDb;
+let documents: DynamoDBDocumentClient;
+let poller: StreamPoller;
+let sim: Simulator;
+let client: GatewayClient;
+const bus = new RecordingBus();
+const failed: DynamoDBRecord[] = [];
+
+const simNow = () => new Date(sim.clock.now());
+
+beforeAll(async () => {
+  let streamArn: string;
+  ({ server: dynamo, documents, streamArn } = await startWithSharedTables());
+  poller = startPublishingPoller(dynamo, streamArn, {
+    publish: {
+      bus,
+      maxAttempts: 3,
+      backoffMs: () => 10,
+      logger: new Logger({ logLevel: 'SILENT' }),
+      metrics: new Metrics({ namespace: 'test', serviceName: 'test' }),
+    },
+    failed,
+  });
+  sim = await startSimulator({
+    ...credentials,
+    clock: 'manual',
+    reportDelivery: 'polling',
+    tpsQuota: 1_000,
+  });
+  client = simulatorClient(sim, credentials, { timeoutMs: 2_000 });
+}, 120_000);
+
+afterAll(async () => {
+  await poller?.stop();
+  await sim?.close();
+  await dynamo?.stop();
+});
+
+const sendDeps = (overrides: Partial<SendDeps>) =>
+  tableSendDeps(
+    { documents, eventTable: 'events', stateTable: 'state' },
+    new GatewaySender(client),
+    simNow,
+    overrides,
+  );
+
+/** Delivers `message` (its `receiveCount`-th delivery) to the sender. */
+const deliver = (message: object, deps: SendDeps, receiveCount = 1, messageId = 'm-quiet') =>
+  sendQueuedMessage(
+    {
+      body: JSON.stringify(message),
+      messageId,
+      sentAt: simNow(),
+      receiveCount,
+      maxReceiveCount: 6,
+    },
+    deps,
+  );
+
+describe('send-messages with "Message Accepted" turned off', () => {
+  it('publishes nothing for accepted recipients, yet keeps them from a resend and for reconcile', async () => {
+    // Prepare: a message with the events on (the control), one with them off
+    const loud = { channel: 'sms', ...smsBody(2) };
+    const quiet = { channel: 'sms', ...smsBody(3) };
+    const quietKeys = quiet.recvInfoLst.map((r) => r.cliKey);
+    const loudKeys = loud.recvInfoLst.map((r) => r.cliKey);
+
+    // Act
+    const on = await deliver(loud, sendDeps({}), 1, 'm-loud');
+    const off = await deliver(quiet, sendDeps({ acceptedEvents: false }));
+    const sendsBefore = sim.snapshot().sends;
+    const again = await deliver(quiet, sendDeps({ acceptedEvents: false }), 2);
+    await poller.drained();
+
+    // Assess: only the control's acceptances reach the bus
+    expect(on).toMatchObject({ kind: 'done', accepted: 2 });
+    expect(off).toMatchObject({ kind: 'done', accepted: 3 });
+    const acceptedOnBus = bus.details('Message Accepted').map((e) => e.data.cliKey);
+    expect(acceptedOnBus.sort()).toEqual([...loudKeys].sort());
+    expect(failed).toEqual([]);
+    // The stored outcome refuses a resend of the same cliKeys
+    expect(again).toMatchObject({ kind: 'done', accepted: 0, skipped: 3 });
+    expect(sim.snapshot().sends).toBe(sendsBefore);
+    // `msgbridge trace` reads the item it finds under SEND#<cliKey>
+    const item = (
+      await documents.send(
+        new GetCommand({ TableName: 'events', Key: { pk: `SEND#${quietKeys[0]}`, sk: 'OUTCOME' } }),
+      )
+    ).Item;
+    expect(item).not.toHaveProperty('detailType');
+    const entry = toEntry(item ?? {});
+    expect(entry.at).toBe(item?.receivedAt);
+    expect(entry.data).toMatchObject({
+      outcome: 'accepted',
+      cliKey: quietKeys[0],
+      msgKey: expect.any(String),
+      code: '10000',
+      channel: 'sms',
+    });
+
+    // Act: the reports never come; reconcile-status asks the gateway
+    await sim.advance(31 * MINUTE);
+    const awaiting = new DynamoDbAwaitingReports(
+      'events',
+      documents,
+      new DynamoDbSendStore('events', 1, documents),
+    );
+    const reconciled = await reconcileStatus({
+      index: awaiting,
+      ledger: awaiting,
+      unknown: awaiting,
+      guards: awaiting,
+      gateway: client,
+      receive: {
+        store: new DynamoDbEventStore('events', documents),
+        now: simNow,
+        retentionDays: 35,
+        concurrency: 8,
+      },
+      now: simNow,
+      settings: ReconcileSettingsSchema.parse({ horizonHours: 2 }),
+    });
+    await poller.drained();
+
+    // Assess: every recipient found and reported, the quiet ones too; still no acceptance events
+    expect(reconciled).toMatchObject({ examined: 5, reportsReconciled: 5, stoppedBy: 'complete' });
+    const reported = bus.details('Delivery Report Received').map((e) => e.data.cliKey);
+    expect(reported.sort()).toEqual([...loudKeys, ...quietKeys].sort());
+    expect(bus.details('Message Accepted')).toHaveLength(2);
+  });
+});
