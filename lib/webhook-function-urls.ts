@@ -85,47 +85,68 @@ export const functionUrlMetrics = (
   reports: IFunction,
   inbound: IFunction,
 ): WebhookRequestMetrics => {
-  const sum = (metricName: string, label: string, options: MetricOptions = {}) =>
-    new MathExpression({
-      expression: 'FILL(a, 0) + FILL(b, 0)',
-      usingMetrics: {
-        a: urlMetric(metricName, reports, { ...options, statistic: Stats.SUM }),
-        b: urlMetric(metricName, inbound, { ...options, statistic: Stats.SUM }),
+  // Ids are unique per metric: a graph or an alarm may hold several of these expressions.
+  const both = (metricName: string, options: MetricOptions) => {
+    const id = metricName.toLowerCase();
+    return {
+      reports: `${id}_reports`,
+      inbound: `${id}_inbound`,
+      metrics: {
+        [`${id}_reports`]: urlMetric(metricName, reports, options),
+        [`${id}_inbound`]: urlMetric(metricName, inbound, options),
       },
-      label: options.label ?? label,
-      ...(options.period ? { period: options.period } : {}),
+    };
+  };
+  const periodOf = (options: MetricOptions) => (options.period ? { period: options.period } : {});
+  const sum = (metricName: string, label: string, options: MetricOptions = {}) => {
+    const {
+      reports: a,
+      inbound: b,
+      metrics,
+    } = both(metricName, {
+      ...options,
+      statistic: Stats.SUM,
     });
+    return new MathExpression({
+      expression: `FILL(${a}, 0) + FILL(${b}, 0)`,
+      usingMetrics: metrics,
+      label: options.label ?? label,
+      ...periodOf(options),
+    });
+  };
   /** With an Average statistic, the share of requests with that answer; else their number. */
   const errors = (metricName: string, label: string, options: MetricOptions = {}) => {
     if (options.statistic !== Stats.AVERAGE) return sum(metricName, label, options);
     const at = { ...options, statistic: Stats.SUM };
+    const failed = both(metricName, at);
+    const all = both('UrlRequestCount', at);
     return new MathExpression({
       // No requests in a period is no data point (missing, not breaching), not a division by 0.
-      expression: '(FILL(ea, 0) + FILL(eb, 0)) / (ra + rb)',
-      usingMetrics: {
-        ea: urlMetric(metricName, reports, at),
-        eb: urlMetric(metricName, inbound, at),
-        ra: urlMetric('UrlRequestCount', reports, at),
-        rb: urlMetric('UrlRequestCount', inbound, at),
-      },
+      expression: `(FILL(${failed.reports}, 0) + FILL(${failed.inbound}, 0)) / (${all.reports} + ${all.inbound})`,
+      usingMetrics: { ...failed.metrics, ...all.metrics },
       label: options.label ?? `${label} share`,
-      ...(options.period ? { period: options.period } : {}),
+      ...periodOf(options),
     });
   };
   return {
     metricCount: (options) => sum('UrlRequestCount', 'Requests', options),
     metricClientError: (options) => errors('Url4xxCount', '4XX', options),
     metricServerError: (options) => errors('Url5xxCount', '5XX', options),
-    // Percentiles of two URLs do not add up: the higher of the two, per period.
-    metricLatency: (options = {}) =>
-      new MathExpression({
-        expression: 'MAX([a, b])',
+    // Percentiles of two URLs do not add up: the higher of the two, per period. Each latency
+    // expression gets ids of its own statistic, so p50 and p99 can share a graph.
+    metricLatency: (options = {}) => {
+      const statistic = (options.statistic ?? 'Average').toLowerCase().replace(/[^a-z0-9]/g, '');
+      const a = `urlrequestlatency_${statistic}_reports`;
+      const b = `urlrequestlatency_${statistic}_inbound`;
+      return new MathExpression({
+        expression: `MAX([${a}, ${b}])`,
         usingMetrics: {
-          a: urlMetric('UrlRequestLatency', reports, options),
-          b: urlMetric('UrlRequestLatency', inbound, options),
+          [a]: urlMetric('UrlRequestLatency', reports, options),
+          [b]: urlMetric('UrlRequestLatency', inbound, options),
         },
         label: options.label ?? 'Latency (the slower receiver)',
-        ...(options.period ? { period: options.period } : {}),
-      }),
+        ...periodOf(options),
+      });
+    },
   };
 };
