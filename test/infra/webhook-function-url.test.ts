@@ -5,7 +5,7 @@
  * of API Gateway are refused in one error.
  */
 import { App, Validations } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,8 @@ describe('the function-URL front door', () => {
   }, 300_000);
 
   it('synthesizes with no cdk-nag finding and deploys no API Gateway or WAF resource', () => {
+    expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
+    expect(Annotations.fromStack(stack).findError('*', Match.anyValue())).toEqual([]);
     const types = Object.values(template.toJSON().Resources as Record<string, { Type: string }>);
     expect(types.filter(({ Type }) => Type.startsWith('AWS::ApiGateway::'))).toEqual([]);
     expect(types.filter(({ Type }) => Type.startsWith('AWS::WAFv2::'))).toEqual([]);
