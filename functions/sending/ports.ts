@@ -21,8 +21,9 @@ export interface RecipientResult {
 /** The gateway as the sender needs it: one send request, validated and routed by channel. */
 export interface SendGateway {
   /**
-   * `beforeResend` runs before the request is sent a second time (with a fresh token, after an
-   * authentication refusal): each request that reaches the gateway needs its own share of quota.
+   * `beforeSend` must run before every request of the send reaches the gateway (the first, and a
+   * resend with a fresh token after an authentication refusal), as late as possible: each request
+   * takes its own share of the quota there. When it throws, that request is not sent.
    */
   send(message: SendMessage, options?: ResendOptions): Promise<SendOutcome<RecipientResult>>;
 }

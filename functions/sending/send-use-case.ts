@@ -31,9 +31,10 @@ import { RateLimitWaitExceededError } from './rate-limiter.ts';
  * Primary course: validate; skip recipients that already have an outcome; claim the rest (the
  * claim's owner is unique to this attempt, so two invocations given the same message can never
  * both hold it); read their outcomes again (one may have been recorded between the first read and
- * the claim); take their share of the TPS quota; call the gateway once with only the claimed
- * recipients; record one outcome per recipient (accepted, rejected or scheduled), each an event
- * (an accepted one without its event when `deps.acceptedEvents` is false).
+ * the claim); call the gateway once with only the claimed recipients, taking their share of the
+ * TPS quota immediately before the request goes out; record one outcome per recipient (accepted,
+ * rejected or scheduled), each an event (an accepted one without its event when
+ * `deps.acceptedEvents` is false).
  *
  * Alternative courses: on the last delivery, a recipient whose answer was lost (timeout, broken
  * connection, unreadable answer, HTTP 5xx, or no item for it) is recorded as an unknown outcome,
@@ -127,7 +128,6 @@ export const sendQueuedMessage = async (
 
   let decisions: Decision[];
   try {
-    await deps.rateLimiter.acquire(claimedKeys.length, { deadline: deps.deadline });
     decisions = await sendAndDecide(context, claimedKeys, lastAttempt);
   } catch (error) {
     if (!(error instanceof RateLimitWaitExceededError)) {
@@ -248,8 +248,11 @@ const distrustAfterTakeOver = (
 };
 
 /**
- * Sends `keys` (their quota already reserved) and decides each recipient. Throws
- * {@link RateLimitWaitExceededError} only before anything was sent, and errors that are not the
+ * Sends `keys` and decides each recipient. Every request takes the recipients' share of the TPS
+ * quota in `beforeSend`: once its token is read, its attachments loaded, its connection open and
+ * its body ready, so that nothing but the network stands between the reservation and the request
+ * reaching the gateway in the second it was counted in. Throws {@link RateLimitWaitExceededError}
+ * only when the first request got no quota (nothing was sent), and errors that are not the
  * gateway's.
  */
 const sendAndDecide = async (
@@ -259,14 +262,17 @@ const sendAndDecide = async (
 ): Promise<Decision[]> => {
   const { deps, message } = context;
   const attemptedAt = deps.now().toISOString();
+  let requests = 0;
   let outcome: SendOutcome<RecipientResult>;
   try {
     outcome = await deps.gateway.send(withRecipients(message, keys), {
-      beforeResend: async () => {
+      beforeSend: async () => {
+        requests += 1;
         await deps.rateLimiter.acquire(keys.length, { deadline: deps.deadline });
       },
     });
   } catch (error) {
+    if (error instanceof RateLimitWaitExceededError && requests <= 1) throw error;
     // Refused for its token, and no quota for a second request before the deadline: not sent.
     if (error instanceof RateLimitWaitExceededError)
       return keys.map((cliKey) => ({
@@ -357,14 +363,13 @@ const sendEachAlone = async (
   const decisions: Decision[] = [];
   for (const [index, cliKey] of keys.entries()) {
     try {
-      await context.deps.rateLimiter.acquire(1, { deadline: context.deps.deadline });
+      decisions.push(...(await sendAndDecide(context, [cliKey], lastAttempt)));
     } catch (error) {
       if (!(error instanceof RateLimitWaitExceededError)) throw error;
       for (const rest of keys.slice(index))
         decisions.push({ kind: 'retry', cliKey: rest, reason: 'no TPS quota before the deadline' });
       return decisions;
     }
-    decisions.push(...(await sendAndDecide(context, [cliKey], lastAttempt)));
   }
   return decisions;
 };

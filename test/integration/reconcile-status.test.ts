@@ -328,8 +328,8 @@ describe('unknown outcomes against the simulator', () => {
   const sendLastTime = async (count: number, reachesGateway: boolean) => {
     const real = new GatewaySender(client);
     const gateway: SendGateway = {
-      send: async (request) => {
-        if (reachesGateway) await real.send(request);
+      send: async (request, options) => {
+        if (reachesGateway) await real.send(request, options);
         throw lostAnswer();
       },
     };

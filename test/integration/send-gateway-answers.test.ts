@@ -222,7 +222,8 @@ describe('permanent rejections', () => {
     const endpoint = { host: 'api', method: 'POST', path: '/msg/v1.1/rcs' } as const;
     const { callback: _dropped, ...withoutCallback } = rcsBody();
     const losingCallback: SendGateway = {
-      send: async (message) => {
+      send: async (message, options) => {
+        await options?.beforeSend?.();
         const { callback: _lost, ...body } = message.body as Record<string, unknown>;
         await http.call({ endpoint, auth: { bearer: token }, json: body });
         throw new Error('the gateway accepted a fallback without callback');

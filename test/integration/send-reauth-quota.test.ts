@@ -13,7 +13,7 @@ import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
-import { smsBody } from '../support/send-fixtures.ts';
+import { mmsBody, smsBody } from '../support/send-fixtures.ts';
 
 const credentials = { apiKey: 'reauth-quota-key', apiPassword: 'reauth-quota-password' };
 
@@ -79,5 +79,74 @@ describe('a send resent after a refused token', () => {
     expect(result).toMatchObject({ kind: 'done', accepted: 3 });
     expect(sendRequests).toEqual([3, 3]);
     expect(reserved).toEqual(sendRequests);
+  });
+
+  it('takes the quota last: after the token, the attachments from S3 and the connection', async () => {
+    // Prepare: every step before the request goes out writes down when it ran.
+    const steps: string[] = [];
+    const hosts = sim.hosts;
+    const session = new SessionTokenProvider({
+      auth: new GatewayAuthApi({ hosts }),
+      credentials: () => credentials,
+    });
+    const tokens = {
+      getToken: async () => {
+        const token = await session.getToken();
+        steps.push('token');
+        return token;
+      },
+      invalidate: (token: string) => session.invalidate(token),
+    };
+    const transport: HttpTransport = (call) =>
+      nodeTransport({
+        ...call,
+        ...(call.beforeWrite && {
+          beforeWrite: async () => {
+            await call.beforeWrite?.();
+            steps.push('first byte');
+          },
+        }),
+      });
+    const client = new GatewayClient({ hosts, tokens, timeoutMs: 2_000, transport });
+    const limiter: RateLimiter = {
+      acquire: async (recipients) => {
+        steps.push('quota');
+        return { waitedMs: 0, window: 0, fullWindows: 0, reserved: recipients };
+      },
+    };
+    const loadAttachments = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      steps.push('s3');
+      return [{ name: 'a.jpg', contentType: 'image/jpeg', data: new Uint8Array([0xff, 0xd8]) }];
+    };
+    const message = {
+      channel: 'mms',
+      ...mmsBody(),
+      attachments: [{ bucket: 'files', key: 'a.jpg' }],
+    };
+
+    // Act
+    const result = await sendQueuedMessage(
+      {
+        body: JSON.stringify(message),
+        messageId: 'quota-last-1',
+        sentAt: new Date(),
+        receiveCount: 1,
+        maxReceiveCount: 6,
+      },
+      {
+        store: new FakeSendStore(),
+        gateway: new GatewaySender(client, loadAttachments),
+        rateLimiter: limiter,
+        now: () => new Date(),
+        retentionDays: 35,
+        claimLeaseMs: 30_000,
+        deadline: Date.now() + 20_000,
+      },
+    );
+
+    // Assess
+    expect(result).toMatchObject({ kind: 'done', accepted: 2 });
+    expect(steps).toEqual(['s3', 'token', 'quota', 'first byte']);
   });
 });

@@ -1,5 +1,6 @@
 /** The send use case on fakes: a scripted gateway, an in-memory store on a fixed clock, and SQS deliveries of a message. */
 import type { SendOutcome } from '../../functions/commons/gateway/gateway-client.ts';
+import type { ResendOptions } from '../../functions/commons/gateway/token-provider.ts';
 import type { QueueDelivery, RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
 import type { SendMessage } from '../../functions/sending/queue-message.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
@@ -15,7 +16,9 @@ export class ScriptedGateway {
   readonly calls: string[][] = [];
   constructor(private readonly answer: (cliKeys: string[], call: number) => Answer) {}
 
-  async send(message: SendMessage): Promise<SendOutcome<RecipientResult>> {
+  async send(message: SendMessage, options?: ResendOptions): Promise<SendOutcome<RecipientResult>> {
+    // The port's contract: every request takes its quota before it reaches the gateway.
+    await options?.beforeSend?.();
     const cliKeys =
       'recvInfoLst' in message.body ? message.body.recvInfoLst.map((r) => r.cliKey) : [];
     this.calls.push(cliKeys);

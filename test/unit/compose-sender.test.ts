@@ -41,13 +41,16 @@ const acceptingTables = () => {
 
 /** A gateway that answers every recipient with `code` (`10000`: accepted). */
 const gatewayAnswering = (code: string): SendGateway => ({
-  send: async (message) => ({
-    kind: 'immediate',
-    results:
-      'recvInfoLst' in message.body
-        ? message.body.recvInfoLst.map((r) => ({ cliKey: r.cliKey, code }))
-        : [],
-  }),
+  send: async (message, options) => {
+    await options?.beforeSend?.();
+    return {
+      kind: 'immediate',
+      results:
+        'recvInfoLst' in message.body
+          ? message.body.recvInfoLst.map((r) => ({ cliKey: r.cliKey, code }))
+          : [],
+    };
+  },
 });
 
 const record = (body: unknown): SQSRecord =>

@@ -30,7 +30,8 @@ const setup = (answer: () => SendOutcome<RecipientResult> | Error) => {
   const deps = (): SendDeps => ({
     store,
     gateway: {
-      send: async (message) => {
+      send: async (message, options) => {
+        await options?.beforeSend?.();
         const result = answer();
         if (result instanceof Error) throw result;
         if (result.kind === 'scheduled') return result;

@@ -191,13 +191,16 @@ describe('send-messages rate-limit metrics', () => {
       deps: () => ({
         store: new FakeSendStore(),
         gateway: {
-          send: async (message) => ({
-            kind: 'immediate',
-            results:
-              'recvInfoLst' in message.body
-                ? message.body.recvInfoLst.map((r) => ({ cliKey: r.cliKey, code: '10000' }))
-                : [],
-          }),
+          send: async (message, options) => {
+            await options?.beforeSend?.();
+            return {
+              kind: 'immediate',
+              results:
+                'recvInfoLst' in message.body
+                  ? message.body.recvInfoLst.map((r) => ({ cliKey: r.cliKey, code: '10000' }))
+                  : [],
+            };
+          },
         },
         rateLimiter: limiter,
         now: () => new Date(clock.now()),

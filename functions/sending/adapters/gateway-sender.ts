@@ -40,7 +40,10 @@ export class GatewaySender implements SendGateway {
     private readonly loadAttachments: typeof loadS3Attachments = loadS3Attachments,
   ) {}
 
-  /** `options.beforeResend` runs before a resend with a fresh token (see `SendGateway`). */
+  /**
+   * `options.beforeSend` runs for every request, after the attachments are read from S3, once its
+   * connection is open (see `SendGateway`).
+   */
   send(message: SendMessage, options: ResendOptions = {}) {
     switch (message.channel) {
       case 'sms':
