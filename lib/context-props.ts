@@ -33,6 +33,7 @@ const ContextSchema = z.strictObject({
       functionTimeoutSeconds: z.number().optional(),
       maxBatchingWindowSeconds: z.number().optional(),
       attachmentBuckets: z.array(z.string()).optional(),
+      acceptedEvents: z.boolean().optional(),
     })
     .optional(),
   /** `webhook`, `polling` or `both` (see `MsgbridgeStackProps.reportDelivery`). */
@@ -65,6 +66,9 @@ const ContextSchema = z.strictObject({
   /** The webhook front door (see `WebhookApiOptions`). */
   webhooks: z
     .strictObject({
+      front: z.enum(['rest-api', 'function-url']).optional(),
+      receiverConcurrency: z.number().optional(),
+      maxBodyBytes: z.number().optional(),
       throttlingRateLimit: z.number().optional(),
       throttlingBurstLimit: z.number().optional(),
       allowedSourceCidrs: z.array(z.string()).optional(),

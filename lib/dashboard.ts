@@ -73,7 +73,7 @@ export class MsgbridgeDashboard extends Construct {
     const polling = props.scheduledJobs.pollReports !== undefined;
     const fromPoller = (metricName: string) =>
       polling ? [metric(metricName, jobs.pollReports)] : [];
-    const stage = props.webhookApi.api.deploymentStage;
+    const stage = props.webhookApi.requestMetrics;
     const send = SendPipeline.SERVICE;
     const publisher = EventPublisher.SERVICE;
     const { fetch } = InboundAttachments.SERVICES;

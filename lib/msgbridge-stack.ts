@@ -402,7 +402,7 @@ export class MsgbridgeStack extends Stack {
 
     this.rateAlarms = new RateAlarms(this, 'rate-alarms', {
       ...props.rateAlarms,
-      webhookStage: webhookStageMetrics(this.webhookApi),
+      webhookStage: this.webhookApi.requestMetrics,
       sendService: SendPipeline.SERVICE,
       metricsNamespace,
       ...alarmTopic,
@@ -418,7 +418,7 @@ export class MsgbridgeStack extends Stack {
 
     // Created last, so that the status widget lists every alarm of the stack.
     this.dashboard = new MsgbridgeDashboard(this, 'dashboard', {
-      webhookApi: webhookApiMetricsView(this.webhookApi),
+      webhookApi: this.webhookApi,
       eventPublisher: this.eventPublisher,
       sendPipeline: this.sendPipeline,
       scheduledJobs: this.scheduledJobs,
@@ -553,24 +553,3 @@ export class MsgbridgeStack extends Stack {
     });
   }
 }
-
-/**
- * What the rate alarms read of the webhook front door: the stage with `rest-api`; with
- * `function-url`, which has no stage, the function URLs' metrics of the same meaning.
- * `RateAlarmsProps.webhookStage` is typed `Stage` but only its `metricClientError` and
- * `metricServerError` are read, so the front-neutral metrics stand in for it; once that prop takes
- * `WebhookRequestMetrics`, this becomes `webhookApi.requestMetrics`.
- */
-const webhookStageMetrics = (webhookApi: WebhookApi): Stage =>
-  webhookApi.restApi?.deploymentStage ?? (webhookApi.requestMetrics as unknown as Stage);
-
-/**
- * The webhook front door as the dashboard reads it. The dashboard reads only
- * `webhookApi.api.deploymentStage`'s four request metrics (and the static receiver services); with
- * `function-url` it gets a view whose "stage" is the function URLs' metrics. Once
- * `MsgbridgeDashboardProps` reads `webhookApi.requestMetrics`, this goes.
- */
-const webhookApiMetricsView = (webhookApi: WebhookApi): WebhookApi =>
-  webhookApi.restApi
-    ? webhookApi
-    : ({ api: { deploymentStage: webhookApi.requestMetrics } } as unknown as WebhookApi);

@@ -1,10 +1,10 @@
 import { Duration, Token } from 'aws-cdk-lib';
-import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { type Alarm, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Construct } from 'constructs';
 import { alarmAbove, notifyAlarmTopic } from './alarm-actions.ts';
 import { inboundAlarmsProblems, metricsNamespaceProblems } from './inbound-alarms.ts';
 import { MonitoredConstruct } from './monitored-construct.ts';
+import type { WebhookRequestMetrics } from './webhook-function-urls.ts';
 
 /** The thresholds of the rate alarms that a deployment may choose (each a fraction, 0 to 1). */
 export interface RateAlarmsOptions {
@@ -33,8 +33,8 @@ export interface RateAlarmsOptions {
 }
 
 export interface RateAlarmsProps extends RateAlarmsOptions {
-  /** The webhook API's stage (its `4XXError`, `5XXError` and `Count` metrics). */
-  readonly webhookStage: Stage;
+  /** The webhook front door's request metrics: the REST stage's, or the function URLs' summed. */
+  readonly webhookStage: WebhookRequestMetrics;
   /** Powertools service name of the sender (`SendPipeline.SERVICE`). */
   readonly sendService: string;
   /**

@@ -156,15 +156,9 @@ describe('function-URL settings', () => {
   it('takes the front from the context, and a receiver concurrency and body limit of its own', () => {
     const props = stackPropsFromContext({
       gateway: TEST_GATEWAY,
-      webhooks: { front: 'function-url' },
+      webhooks: { front: 'function-url', receiverConcurrency: 25, maxBodyBytes: 262_144 },
     });
-    const { stack, template } = synth(
-      {
-        ...props,
-        webhooks: { ...props.webhooks, receiverConcurrency: 25, maxBodyBytes: 262_144 },
-      },
-      'msgbridge-function-url-settings',
-    );
+    const { stack, template } = synth(props, 'msgbridge-function-url-settings');
 
     template.resourceCountIs('AWS::Lambda::Url', 2);
     for (const fn of [stack.webhookApi.receiveReports, stack.webhookApi.receiveInbound]) {

@@ -9,7 +9,7 @@ export const recordingSendStore = (inner: SendStore, written: EventRecord[]): Se
   recordUnknown: (outcome) => inner.recordUnknown(outcome),
   putEvent: async (record) => {
     const result = await inner.putEvent(record);
-    if (result === 'stored') written.push(record);
+    if (result === 'stored' && 'detailType' in record) written.push(record);
     return result;
   },
 });
