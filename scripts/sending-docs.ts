@@ -276,7 +276,7 @@ export const renderSendingDocs = (): Record<string, string> => {
 
 Producers send a message by putting one JSON object on msgbridge's send queue. msgbridge
 validates it, sends it through the gateway within the account's rate limit, retries what can
-be retried, and reports every outcome as an event (see [events.md](events.md)): producers never
+be retried, and reports every outcome as an event (acceptances only while \`sending.acceptedEvents\` is on; see [events.md](events.md)): producers never
 handle a token, a byte count or a gateway retry.
 
 ## What a queue message is
