@@ -68,7 +68,7 @@ const sendFigures = async () => {
     let rateLimited = 0;
     let gatewayCalls = 0;
     const gateway: SendGateway = {
-      // The options carry the resend's quota reservation (after a refused token): pass them on.
+      // The options carry every request's quota reservation (beforeSend): pass them on.
       send: async (message, options) => {
         const second = Math.floor(Date.now() / 1000);
         gatewayCalls += 1;

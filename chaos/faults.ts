@@ -368,7 +368,7 @@ export const faultyGateway =
     async send(message, options) {
       if (inKilledInvocation()) return never();
       const started = Date.now();
-      // The options carry the resend's quota reservation (after a 401): passed on as deployed.
+      // The options carry every request's quota reservation (beforeSend): passed on as deployed.
       const outcome = await inner.send(message, options).catch((error: unknown) => {
         // The gateway's own quota refusal (not an injected burst): when it came, and how long
         // the call had run — a token fetched after the quota was taken delays the call.
