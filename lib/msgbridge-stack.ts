@@ -383,6 +383,8 @@ export class MsgbridgeStack extends Stack {
       reconcile: props.reconcile,
       // Polled and reconciled reports are stored exactly as the webhook stores them.
       storeConcurrency: props.webhooks?.storeConcurrency,
+      // A send resolved by the status query is published like the sender's own acceptances.
+      acceptedEvents: props.sending?.acceptedEvents,
     });
 
     this.inboundAttachments = new InboundAttachments(this, 'inbound-attachments', {

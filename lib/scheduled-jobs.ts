@@ -76,6 +76,12 @@ export interface ScheduledJobsProps extends ScheduledJobsOptions, GatewayCallers
    */
   readonly storeConcurrency?: number;
   /**
+   * Whether a send that reconcile-status resolves as accepted is published as "Message Accepted"
+   * (`SendPipelineOptions.acceptedEvents`: the same choice as the sender's).
+   * @default true
+   */
+  readonly acceptedEvents?: boolean;
+  /**
    * Customer managed key of the functions' log groups.
    * @default - CloudWatch Logs' own encryption
    */
@@ -283,6 +289,7 @@ export class ScheduledJobs extends MonitoredConstruct {
         RECONCILE_MAX_RECIPIENTS: String(
           reconcile.maxRecipients ?? RECONCILE_DEFAULTS.maxRecipients,
         ),
+        ACCEPTED_EVENTS: props.acceptedEvents === false ? 'off' : 'on',
       },
       // Token and its lease, and the run's own lease (taken and given back, never renewed).
       stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS],

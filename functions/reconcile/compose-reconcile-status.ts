@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { documentClient } from '../commons/clients/dynamodb.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { DynamoDbLease } from '../commons/dynamodb-lease.ts';
-import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
+import { booleanEnv, type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
 import { receiveDepsFromEnvironment } from '../inbound/receive-environment.ts';
 import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
 import { DynamoDbSendStore } from '../sending/adapters/dynamodb-send-store.ts';
@@ -27,7 +27,8 @@ export interface ReconcileStatusOverrides extends CompositionOverrides {
  * and of accepted recipients whose report is late, one run at a time) from its environment, read
  * once, at cold start: EVENT_TABLE_NAME, STATE_TABLE_NAME (the lease), RECONCILE_AFTER_MINUTES
  * (default 30), RECONCILE_HORIZON_HOURS (default 96), RECONCILE_MAX_RECIPIENTS (per run, default
- * 5000), the receivers' PAYLOAD_BUCKET, EVENT_RETENTION_DAYS, STORE_CONCURRENCY, and the gateway's
+ * 5000), ACCEPTED_EVENTS (`on` or `off`, default `on`: the sender's), the receivers' PAYLOAD_BUCKET,
+ * EVENT_RETENTION_DAYS, STORE_CONCURRENCY, and the gateway's
  * GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS,
  * GATEWAY_CREDENTIALS_SECRET_ARN. Each run is `reconcileStatusExclusively({ ...deps, now,
  * hasTimeLeft }, { lease, owner, ttlMs })`; a batch needs `batchBudgetMs` of the time left.
@@ -63,11 +64,14 @@ export const composeReconcileStatus = (
   });
   // Only the send store's claims are used: a claim item lives a day at most (the sender's own
   // outlives it).
+  const sends = new DynamoDbSendStore(eventTableName, 1, documents);
   const awaiting = new DynamoDbAwaitingReports(
     eventTableName,
     documents ?? documentClient(),
-    new DynamoDbSendStore(eventTableName, 1, documents),
+    sends,
   );
+  // The sender's choice: an acceptance the status query finds is published only if theirs are.
+  const acceptedEvents = booleanEnv('ACCEPTED_EVENTS', true, env);
   const lease = new DynamoDbLease(stateTableName, documents);
   const receive = overrides.receive ?? receiveDepsFromEnvironment(logger, env, overrides);
   const deps: Omit<ReconcileDeps, 'owner' | 'now' | 'hasTimeLeft'> = {
@@ -77,6 +81,7 @@ export const composeReconcileStatus = (
     guards: awaiting,
     gateway: gateway.client,
     receive,
+    ...(acceptedEvents ? {} : { unpublishedAcceptances: sends }),
     settings,
   };
   // A status query batch needs one gateway call and its writes; none starts later than that.

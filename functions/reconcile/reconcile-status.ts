@@ -8,7 +8,11 @@ import { awaitingReportBuckets } from '../commons/tables.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
 import { type ReceiveDeps, receiveReports } from '../inbound/receive-webhook.ts';
-import { resolveUnknownOutcomes, type UnknownOutcomeIndex } from './resolve-unknown-outcomes.ts';
+import {
+  resolveUnknownOutcomes,
+  type UnknownOutcomeIndex,
+  type UnknownOutcomePorts,
+} from './resolve-unknown-outcomes.ts';
 import { kstDate, STATUS_QUERY_MAX_KEYS, type StatusGateway } from './status-query.ts';
 
 /** A recipient the gateway accepted, as listed in the `awaiting-report` index. */
@@ -120,6 +124,8 @@ export interface ReconcileDeps {
   readonly gateway: StatusGateway;
   /** Where reports and events go: the receivers' store, clock, retention and concurrency. */
   readonly receive: ReceiveDeps;
+  /** Where resolved acceptances go when they are not published (see `UnknownOutcomePorts`). */
+  readonly unpublishedAcceptances?: UnknownOutcomePorts['unpublishedAcceptances'];
   readonly now: () => Date;
   readonly settings: ReconcileSettings;
   /** False once the run must start no more work (its deadline is near). */

@@ -1,8 +1,11 @@
 import { GatewayError } from '../commons/gateway/errors.ts';
 import type { StatusQueryItem } from '../commons/gateway/schemas/index.ts';
 import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
-import { resolvedUnknownRecord } from '../sending/outcome-records.ts';
-import type { ClaimResult, UnknownOutcome } from '../sending/ports.ts';
+import {
+  resolvedAcceptanceUnpublished,
+  resolvedUnknownRecord,
+} from '../sending/outcome-records.ts';
+import type { ClaimResult, SendStore, UnknownOutcome } from '../sending/ports.ts';
 import { kstDate, STATUS_QUERY_MAX_KEYS, type StatusGateway } from './status-query.ts';
 
 /*
@@ -36,6 +39,11 @@ export interface UnknownOutcomePorts {
   readonly gateway: StatusGateway;
   /** Where the outcomes go: the receivers' store, clock and retention. */
   readonly receive: ReceiveDeps;
+  /**
+   * Where an acceptance goes when acceptances are not published (`acceptedEvents` false): the
+   * send store, which writes it without an event. Absent: every outcome is an event.
+   */
+  readonly unpublishedAcceptances?: Pick<SendStore, 'putEvent'>;
   readonly now: () => Date;
   readonly settings: UnknownOutcomeSettings;
 }
@@ -169,9 +177,16 @@ const resolveUnknownBatch = async (
         counts.unknownPending += 1;
         continue;
       }
-      await deps.receive.store.putIfAbsent(
-        resolvedUnknownRecord(entry, resolution, deps.receive.now(), deps.receive.retentionDays),
-      );
+      const at = deps.receive.now();
+      const retentionDays = deps.receive.retentionDays;
+      if (resolution.kind === 'accepted' && deps.unpublishedAcceptances)
+        await deps.unpublishedAcceptances.putEvent(
+          resolvedAcceptanceUnpublished(entry, resolution, at, retentionDays),
+        );
+      else
+        await deps.receive.store.putIfAbsent(
+          resolvedUnknownRecord(entry, resolution, at, retentionDays),
+        );
       await deps.unknown.resolve(entry.cliKey);
       if (resolution.kind === 'accepted') counts.unknownAccepted += 1;
       else counts.unknownNotSent += 1;

@@ -217,6 +217,32 @@ export const resolvedUnknownRecord = (
   };
 };
 
+/**
+ * The acceptance of an {@link UnknownOutcome} the status query found, for a deployment that does
+ * not publish acceptances: the keys and fields of {@link resolvedUnknownRecord}'s, without the event.
+ */
+export const resolvedAcceptanceUnpublished = (
+  unknown: UnknownOutcome,
+  resolution: { readonly msgKey: string | null },
+  at: Date,
+  retentionDays: number,
+): UnpublishedOutcome => ({
+  pk: `SEND#${unknown.cliKey}`,
+  sk: 'OUTCOME',
+  kind: 'send',
+  outcome: 'accepted',
+  cliKey: unknown.cliKey,
+  ...(resolution.msgKey ? { msgKey: resolution.msgKey } : {}),
+  channel: unknown.channel,
+  code: '10000',
+  alreadyAccepted: false,
+  sqsMessageId: unknown.sqsMessageId,
+  receivedAt: at.toISOString(),
+  acceptedAt: unknown.attemptedAt,
+  awaitingReportBucket: awaitingReportBucket(unknown.attemptedAt, unknown.cliKey),
+  expiresAt: Math.floor(at.getTime() / 1000) + retentionDays * 86_400,
+});
+
 export const sendRejectedRecord = (
   delivery: QueueDelivery,
   problems: ReadonlyArray<{ path: string; message: string }>,

@@ -226,6 +226,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         RECONCILE_AFTER_MINUTES: '30',
         RECONCILE_HORIZON_HOURS: '96',
         RECONCILE_MAX_RECIPIENTS: '5000',
+        ACCEPTED_EVENTS: 'on',
         EVENT_RETENTION_DAYS: '35',
         STORE_CONCURRENCY: '16',
         ...gatewayCallerEnvironment(id(stack.credentials)),

@@ -173,6 +173,10 @@ describe('send pipeline infrastructure', () => {
       expect(props.sending).toEqual({ acceptedEvents: false });
       expect(environmentOf(synthesized)).toMatchObject({ ACCEPTED_EVENTS: 'off' });
       expect(environmentOf(configured)).toMatchObject({ ACCEPTED_EVENTS: 'on' });
+      // reconcile-status publishes an acceptance it finds by the same choice.
+      const reconcile = synthesized.resource(synthesized.stack.scheduledJobs.reconcileStatus)
+        .Properties as { Environment: { Variables: Record<string, unknown> } };
+      expect(reconcile.Environment.Variables).toMatchObject({ ACCEPTED_EVENTS: 'off' });
     });
 
     it('takes the quota, gateway timeout and event retention from the stack props', () => {

@@ -15,6 +15,7 @@ import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts'
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { composePollReports } from '../../functions/polling/compose-poll-reports.ts';
 import { composeReconcileStatus } from '../../functions/reconcile/compose-reconcile-status.ts';
+import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { composeExportStatistics } from '../../functions/statistics/compose-export-statistics.ts';
 import { S3StatisticsSink } from '../../functions/statistics/s3-statistics-sink.ts';
 import { DynamoDbTokenStore } from '../../functions/tokens/adapters/dynamodb-token-store.ts';
@@ -152,6 +153,19 @@ describe('composeReconcileStatus', () => {
       'STATE_TABLE_NAME',
       ['RECONCILE_AFTER_MINUTES', 'soon'],
     ]);
+  });
+
+  it('stores found acceptances without their event when ACCEPTED_EVENTS is off, as the sender does', () => {
+    expect(composeReconcileStatus(ENV).deps.unpublishedAcceptances).toBeUndefined();
+    expect(
+      composeReconcileStatus({ ...ENV, ACCEPTED_EVENTS: 'on' }).deps.unpublishedAcceptances,
+    ).toBeUndefined();
+    expect(
+      composeReconcileStatus({ ...ENV, ACCEPTED_EVENTS: 'off' }).deps.unpublishedAcceptances,
+    ).toBeInstanceOf(DynamoDbSendStore);
+    expect(() => composeReconcileStatus({ ...ENV, ACCEPTED_EVENTS: 'false' })).toThrow(
+      'ACCEPTED_EVENTS',
+    );
   });
 });
 

@@ -120,6 +120,45 @@ describe('reconcileStatus on unknown outcomes', () => {
     expect([...w.unknown.claims.values()].every((c) => c.until === 0)).toBe(true);
   });
 
+  it('stores a found acceptance without its event where acceptances are not published', async () => {
+    // Prepare: the deployment turned "Message Accepted" off (the send store writes such items).
+    const w = setup();
+    const attemptedAt = ago(3 * MINUTE);
+    w.unknown.add(entry('u1', attemptedAt));
+    w.gateway.known.set('u1', {
+      reqDt: formatKst(Date.parse(attemptedAt), 'YYYY-MM-DD'),
+      item: { msgKey: 'M-u1', ch: 'SMS', status: 'REG' },
+    });
+    const unpublished: Array<Record<string, unknown>> = [];
+    const unpublishedAcceptances = {
+      putEvent: async (record: object) => {
+        unpublished.push({ ...record });
+        return 'stored' as const;
+      },
+    };
+
+    // Act
+    const result = await reconcileStatus(w.deps({ unpublishedAcceptances }));
+
+    // Assess: decided and listed for its report, but no event anywhere.
+    expect(result).toMatchObject({ unknownExamined: 1, unknownAccepted: 1 });
+    expect(sendEvents(w.store, 'Message Accepted')).toHaveLength(0);
+    expect(w.store.items.has('SEND#u1|OUTCOME')).toBe(false);
+    expect(unpublished).toEqual([
+      expect.objectContaining({
+        pk: 'SEND#u1',
+        sk: 'OUTCOME',
+        outcome: 'accepted',
+        cliKey: 'u1',
+        msgKey: 'M-u1',
+        awaitingReportBucket: awaitingReportBucket(attemptedAt, 'u1'),
+        acceptedAt: attemptedAt,
+      }),
+    ]);
+    expect(unpublished[0]).not.toHaveProperty('detailType');
+    expect(w.unknown.entries.size).toBe(0);
+  });
+
   it('waits before it believes the gateway does not know a cliKey, then publishes a not-sent rejection', async () => {
     // Prepare
     const w = setup();
