@@ -117,8 +117,11 @@ export const toEntry = (item: Item): TraceEntry => {
     pk: String(item.pk),
     sk: String(item.sk),
     at,
-    type: text(item.detailType),
-    summary: summaryOf(item, data),
+    // An acceptance stored without its event (`sending.acceptedEvents` off) says so.
+    type:
+      text(item.detailType) ??
+      (item.outcome === 'accepted' ? 'Message Accepted (not published)' : undefined),
+    summary: summaryOf(item, data ?? own),
     data: maskPhonesDeep(data ?? own),
   };
 };

@@ -126,6 +126,8 @@ describe('send-messages with "Message Accepted" turned off', () => {
     expect(item).not.toHaveProperty('detailType');
     const entry = toEntry(item ?? {});
     expect(entry.at).toBe(item?.receivedAt);
+    expect(entry.type).toBe('Message Accepted (not published)');
+    expect(entry.summary).toContain('code 10000');
     expect(entry.data).toMatchObject({
       outcome: 'accepted',
       cliKey: quietKeys[0],
