@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+import { withStoredDetail } from '../../functions/events/stored-detail.ts';
 import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
 import {
   type ExportStatisticsDeps,
@@ -56,6 +57,10 @@ beforeAll(async () => {
   client = new GatewayClient({ hosts: sim.hosts, tokens, timeoutMs: 2_000 });
   management = new GatewayManagementClient({ hosts: sim.hosts, tokens, timeoutMs: 2_000 });
 
+  // From KST noon, so that the URL expiring within the hour does so on the day it was made,
+  // whatever the time of day the tests run (late at night it would live into the next day).
+  const kstTimeOfDay = (sim.clock.now() + 9 * 3_600_000) % DAY_MS;
+  sim.clock.advance((12 * 3_600_000 - kstTimeOfDay + DAY_MS) % DAY_MS);
   // Two URLs that live for a month, one that expires within the hour.
   const expiry = (ms: number) => formatKst(sim.clock.now() + ms, 'YYYY-MM-DD HH:mm:ss');
   liveUrls = [
@@ -119,10 +124,11 @@ const deps = (): ExportStatisticsDeps => ({
   }),
 });
 
+/** The stored items, each detail read as text whichever form it was stored in. */
 const storedItems = async () =>
-  ((await documents.send(new ScanCommand({ TableName: 'events' }))).Items ?? []) as Array<
-    Record<string, unknown> & { pk: string; sk: string; detail: string }
-  >;
+  ((await documents.send(new ScanCommand({ TableName: 'events' }))).Items ?? []).map((item) =>
+    withStoredDetail(item),
+  ) as Array<Record<string, unknown> & { pk: string; sk: string; detail: string }>;
 
 describe('export-statistics against the simulator and dynalite', () => {
   it('stores the previous KST day of every live URL and of the channel, and reports the unknown channel', async () => {
