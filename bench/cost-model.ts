@@ -167,15 +167,3 @@ export const natBytes = (requestBytes: number, responseBytes: number): number =>
   return direction(requestBytes) + direction(responseBytes);
 };
 
-/** The outbound cost without the per-recipient "Message Accepted" events counted in the run. */
-export const withoutAcceptedEvents = (
-  totalPerMillion: number,
-  acceptedEvents: number,
-  acceptedEventBytes: number,
-  messages: number,
-): number => {
-  if (messages <= 0) return totalPerMillion;
-  const events = (acceptedEvents * PRICES.eventBridgeEvent) / messages;
-  const archive = (acceptedEventBytes / GB / messages) * PRICES.eventBridgeArchiveGb;
-  return totalPerMillion - perMillion(events + archive);
-};

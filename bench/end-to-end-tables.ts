@@ -20,7 +20,6 @@ export interface ModelTableInput {
   readonly fronts: Record<string, number>;
   /** Report webhook requests per front door, USD per million recipients. */
   readonly reportFronts: Record<string, number>;
-  readonly withoutAccepted: number;
   readonly tracesAtBenchRate: number;
   readonly benchRate: number;
 }
@@ -73,14 +72,6 @@ export const modelTables = (input: ModelTableInput): Table[] => {
         round(input.fronts[key] ?? 0, 4),
         round(input.inboundTotal - (input.fronts.restApi ?? 0) + (input.fronts[key] ?? 0), 2),
       ]),
-    },
-    {
-      title: 'end-to-end: outbound with and without the per-recipient "Message Accepted" event',
-      columns: ['deployment', 'USD per 1M recipients'],
-      rows: [
-        ['with "Message Accepted" (default)', round(input.outboundTotal, 2)],
-        ['without', round(input.withoutAccepted, 2)],
-      ],
     },
     {
       title: `end-to-end: X-Ray traces per recipient, default rule (${XRAY_DEFAULT_RULE.reservoirPerSecond}/s + ${XRAY_DEFAULT_RULE.fixedRate * 100}% of the rest, per traced function): Σ (min(r·n, 1) + 0.05·max(0, r·n − 1)) / r`,

@@ -33,7 +33,7 @@ import { enqueueSend } from '../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 import { smsBody } from '../test/support/send-fixtures.ts';
 import { CallCounter, HttpCounter, sumWhere } from './call-counter.ts';
-import { SUSTAINED, withoutAcceptedEvents, xrayTracesPerMessage } from './cost-model.ts';
+import { SUSTAINED, xrayTracesPerMessage } from './cost-model.ts';
 import {
   callsTable,
   costLines,
@@ -70,6 +70,8 @@ const SETTLE_MS = 1_500;
 const MMS_ASSET = { bucket: 'hanbit-mms-assets', key: 'campaigns/2026-12/poster.jpg' };
 /** The local run's RECONCILE_AFTER_MINUTES (the deployed default). */
 const RECONCILE_AFTER_MINUTES = 30;
+/** Seconds a report check received by reconcile-status stays hidden in this run. */
+const CHECK_VISIBILITY_S = 1;
 
 // ---- workload ----
 
@@ -140,7 +142,10 @@ export const runEndToEnd = async (
   recipientsPerMessage = 10,
   /** The cold-start scenario's import time per function, for the INIT line. */
   importMs?: Readonly<Record<string, number>>,
+  /** `acceptedEvents`: the deployment choice `sending.acceptedEvents` (default off). */
+  options: { readonly acceptedEvents?: boolean } = {},
 ): Promise<ScenarioResult> => {
+  const acceptedEvents = options.acceptedEvents ?? false;
   const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-bench-e2e-'));
   const counter = new CallCounter();
   const logs = new LogBytes();
@@ -162,6 +167,9 @@ export const runEndToEnd = async (
       tpsQuota: QUOTA,
       printEvents: false,
       reconcileAfterMinutes: RECONCILE_AFTER_MINUTES,
+      acceptedEvents,
+      // A report check the not-due run received comes back this soon for the due run.
+      reportCheckVisibilitySeconds: CHECK_VISIBILITY_S,
       // Measurement only: each function's logger counts its lines' bytes, and each Lambda
       // stand-in runs inside a scope naming it, so its AWS calls' bytes are its own.
       loggerFor: (name) =>
@@ -217,32 +225,7 @@ export const runEndToEnd = async (
     const messages = outboundMessages(runId, recipientsPerMessage);
     const recipients = messages.length * recipientsPerMessage;
 
-    // ---- outbound ----
-    const outStart = mark(b, counter, events, meters);
-    const queued = await enqueueSend(b.sqs, b.urls.sendQueue, messages);
-    if (queued.invalid.length > 0 || queued.failed.length > 0)
-      throw new Error(
-        `end-to-end: enqueue refused ${JSON.stringify(queued.invalid.at(0) ?? queued.failed.at(0))}`,
-      );
-    const decided = () => events.count('Message Accepted') + events.count('Message Rejected');
-    await waitUntil(
-      () => decided() >= recipients,
-      PHASE_TIMEOUT_MS,
-      () => `decisions: ${decided()}/${recipients}`,
-    );
-    await waitUntil(
-      () => events.reportedKeys.size >= events.count('Message Accepted'),
-      PHASE_TIMEOUT_MS,
-      () => `reports: ${events.reportedKeys.size}/${events.count('Message Accepted')}`,
-    );
-    const acceptedAt = events.lastAt.get('Message Accepted') ?? Number.NaN;
-    const outLastEventAt = events.lastAt.get('Delivery Report Received') ?? Number.NaN;
-    await sleep(SETTLE_MS);
-    const outEnd = mark(b, counter, events, meters);
-    const sentAt = sendBatches.lastEndedAt(outStart.at, outEnd.at);
-    const outbound = phaseFigures(outStart, outEnd, sendBatches, events.reportedKeys.size);
-
-    // ---- reconcile ----
+    // ---- reconcile-status, idle ----
     const reconcileAt = async (at: Date) => {
       // The local timer's own run (each minute) may hold the lease: wait for it to end.
       for (let attempt = 0; attempt < 30; attempt++) {
@@ -259,17 +242,62 @@ export const runEndToEnd = async (
       }
       throw new Error('end-to-end: reconcile-status found its lease held for 30 s');
     };
+    // Its fixed work: a run with no report check and no index entry (the queue is empty yet).
     const idleStart = mark(b, counter, events, meters);
     const idleRun = await reconcileAt(new Date());
     const idleEnd = mark(b, counter, events, meters);
+
+    // ---- outbound ----
+    const outStart = mark(b, counter, events, meters);
+    const queued = await enqueueSend(b.sqs, b.urls.sendQueue, messages);
+    if (queued.invalid.length > 0 || queued.failed.length > 0)
+      throw new Error(
+        `end-to-end: enqueue refused ${JSON.stringify(queued.invalid.at(0) ?? queued.failed.at(0))}`,
+      );
+    // Every recipient ends with its delivery report (the simulator rejects none of this workload).
+    const decided = () => events.reportedKeys.size + events.count('Message Rejected');
+    await waitUntil(
+      () => decided() >= recipients,
+      PHASE_TIMEOUT_MS,
+      () => `reports and rejections: ${decided()}/${recipients}`,
+    );
+    if (acceptedEvents)
+      await waitUntil(
+        () => events.count('Message Accepted') >= events.reportedKeys.size,
+        PHASE_TIMEOUT_MS,
+        () => `acceptances: ${events.count('Message Accepted')}/${events.reportedKeys.size}`,
+      );
+    const acceptedAt = events.lastAt.get('Message Accepted') ?? Number.NaN;
+    const outLastEventAt = events.lastAt.get('Delivery Report Received') ?? Number.NaN;
+    await sleep(SETTLE_MS);
+    const outEnd = mark(b, counter, events, meters);
+    const sentAt = sendBatches.lastEndedAt(outStart.at, outEnd.at);
+    const outbound = phaseFigures(outStart, outEnd, sendBatches, events.reportedKeys.size);
+
+    // ---- reconcile-status, per recipient ----
+    // As deployed, each report check is received once before it is due (the queue holds it back
+    // 15 minutes; runs come every 15) and once due: a run as at the end of the phase, then, once
+    // the checks it left are visible again, a run as 31 minutes later. Each less the idle run's
+    // fixed work, per recipient, is the reconcile work of a recipient.
+    const notDueRun = await reconcileAt(new Date());
+    const notDueEnd = mark(b, counter, events, meters);
+    await sleep(CHECK_VISIBILITY_S * 1_000 + 500);
+    const dueStart = mark(b, counter, events, meters);
     const dueRun = await reconcileAt(new Date(Date.now() + (RECONCILE_AFTER_MINUTES + 1) * 60_000));
     const dueEnd = mark(b, counter, events, meters);
-    // One run's figures (messages = 1): the fixed run, and the run with every recipient due.
+    // One run's figures (messages = 1): the fixed run, and the two runs over the checks.
     const idleLines = costLines(phaseFigures(idleStart, idleEnd, sendBatches, 1));
-    const dueLines = costLines(phaseFigures(idleEnd, dueEnd, sendBatches, 1));
-    const reconcilePerRecipient = dueLines
+    const runLines = [
+      costLines(phaseFigures(outEnd, notDueEnd, sendBatches, 1)),
+      costLines(phaseFigures(dueStart, dueEnd, sendBatches, 1)),
+    ];
+    const reconcilePerRecipient = (runLines[1] ?? [])
       .map((line, index) => {
-        const units = Math.max(0, line.units - (idleLines[index]?.units ?? 0));
+        const units = runLines.reduce(
+          (sum, lines) =>
+            sum + Math.max(0, (lines[index]?.units ?? 0) - (idleLines[index]?.units ?? 0)),
+          0,
+        );
         return {
           ...line,
           line: `reconcile: ${line.line}`,
@@ -281,12 +309,14 @@ export const runEndToEnd = async (
       .filter((line) => line.units > 0);
     const reconcileUsdPerRun = idleLines.reduce((sum, line) => sum + line.usdPerMillion / 1e6, 0);
     const reconcileFixed = reconcileFixedLine(reconcileUsdPerRun, recipients);
-    const duePhase = phaseFigures(idleEnd, dueEnd, sendBatches, recipients);
+    const duePhase = phaseFigures(dueStart, dueEnd, sendBatches, recipients);
     const reconcileGatewayCalls = sumWhere(duePhase.calls, isKey('gateway '));
     reconcilePerRecipient.push(reconcileLogLine(duePhase));
 
     // ---- inbound ----
     const inStart = dueEnd;
+    if (notDueRun.kind !== 'done' || dueRun.kind !== 'done')
+      throw new Error('end-to-end: a reconcile-status run found its lease held');
     const inboundBefore = events.count('Inbound Message Received');
     for (let i = 0; i < INBOUND_MESSAGES; i++) {
       const withAttachment = i < INBOUND_WITH_ATTACHMENT;
@@ -399,10 +429,7 @@ export const runEndToEnd = async (
         calls: roundCalls(outbound.calls),
         costPerMillionUsd: round(outboundTotal, 2),
         costPerMillionUsdWithFixedEgress: round(outboundTotal + outboundNat.usdPerMillion, 2),
-        costPerMillionUsdWithoutAcceptedEvent: round(
-          withoutAcceptedEvents(outboundTotal, accepted.events, accepted.bytes, outbound.messages),
-          2,
-        ),
+        acceptedEventsPublished: acceptedEvents,
         acceptedEvents: accepted,
         reportWebhookCostPerMillionUsdByFront: roundFronts(reportFronts),
         costPerMillionUsdByFront: {
@@ -412,6 +439,7 @@ export const runEndToEnd = async (
         },
         reconcile: {
           idleRun,
+          notDueRun,
           dueRun,
           usdPerRun: reconcileUsdPerRun,
           gatewayCallsPerRecipient: ratio(reconcileGatewayCalls, outbound.messages),
@@ -470,10 +498,14 @@ export const runEndToEnd = async (
             ],
             ['simulator TPS quota', String(QUOTA)],
             ['s from first enqueue to last queue message sent', String(round(sentSeconds, 2))],
-            [
-              's from first enqueue to last "Message Accepted" event',
-              String(round(acceptSeconds, 2)),
-            ],
+            ...(acceptedEvents
+              ? [
+                  [
+                    's from first enqueue to last "Message Accepted" event',
+                    String(round(acceptSeconds, 2)),
+                  ],
+                ]
+              : []),
             ['s from first enqueue to last delivery event', String(round(outboundSeconds, 2))],
             ['recipients/s through send-messages', String(round(recipients / sentSeconds, 1))],
             [
@@ -499,12 +531,6 @@ export const runEndToEnd = async (
           inboundTotal,
           fronts,
           reportFronts,
-          withoutAccepted: withoutAcceptedEvents(
-            outboundTotal,
-            accepted.events,
-            accepted.bytes,
-            outbound.messages,
-          ),
           tracesAtBenchRate: tracesAt(benchRate),
           benchRate,
         }),

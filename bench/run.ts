@@ -39,6 +39,8 @@ const scenarios: Record<string, () => Promise<ScenarioResult>> = {
   send: runSend,
   'end-to-end': () => runEndToEnd(10, importMsOf()),
   'end-to-end-single': () => runEndToEnd(1, importMsOf()),
+  // The same as `end-to-end`, with "Message Accepted" events on (`sending.acceptedEvents`).
+  'end-to-end-accepted': () => runEndToEnd(10, importMsOf(), { acceptedEvents: true }),
 };
 
 const requested = process.argv.slice(2);

@@ -13,7 +13,7 @@ import { SessionTokenProvider } from '../functions/commons/gateway/session-token
 import { DynamoDbRateLimiter } from '../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../functions/sending/adapters/gateway-sender.ts';
-import type { SendGateway } from '../functions/sending/ports.ts';
+import type { AwaitingReports, SendGateway } from '../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../functions/sending/send-use-case.ts';
 import { startDynalite } from '../local/dynalite.ts';
 import { localDynamoDbClient } from '../local/dynamodb-local.ts';
@@ -94,6 +94,13 @@ const sendFigures = async () => {
       },
     };
     const store = new DynamoDbSendStore('events', 35, documents);
+    // The report-check queue is not part of this scenario (no SQS): its checks are counted.
+    let reportChecks = 0;
+    const awaiting: AwaitingReports = {
+      expect: async () => {
+        reportChecks += 1;
+      },
+    };
     const messages = Array.from({ length: MESSAGES }, () =>
       JSON.stringify({ channel: 'sms', ...smsBody(10) }),
     );
@@ -119,6 +126,8 @@ const sendFigures = async () => {
             },
             {
               store,
+              awaiting,
+              acceptedEvents: false,
               gateway,
               rateLimiter,
               now: () => new Date(),
@@ -156,6 +165,7 @@ const sendFigures = async () => {
       retries,
       gatewayCallsPerRecipient: Number((gatewayCalls / recipients).toFixed(3)),
       eventTableWritesPerRecipient: Number((writes.events.attempts / recipients).toFixed(3)),
+      reportChecksPerRecipient: Number((reportChecks / recipients).toFixed(3)),
       stateTableWritesPerRecipient: Number((writes.state.done / recipients).toFixed(3)),
       stateTableRefusedWritesPerRecipient: Number(
         ((writes.state.attempts - writes.state.done) / recipients).toFixed(3),
@@ -183,6 +193,7 @@ export const runSend = async (): Promise<ScenarioResult> => {
           ['rate-limited (29002) answers', figures.rateLimitedAnswers],
           ['retries', figures.retries],
           ['event-table writes per recipient', figures.eventTableWritesPerRecipient],
+          ['report checks queued per recipient', figures.reportChecksPerRecipient],
           ['state-table writes per recipient', figures.stateTableWritesPerRecipient],
           [
             'state-table refused conditional writes per recipient',

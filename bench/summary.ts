@@ -9,7 +9,7 @@ interface ScenarioFigures {
   readonly outbound?: {
     readonly costPerMillionUsd?: number;
     readonly costPerMillionUsdWithFixedEgress?: number;
-    readonly costPerMillionUsdWithoutAcceptedEvent?: number;
+
     readonly costPerMillionUsdByFront?: Readonly<Record<string, number>>;
     readonly reconcile?: { readonly costPerMillionUsd?: number };
     readonly cost?: readonly { readonly line: string; readonly unitsPerMessage: number }[];
@@ -44,8 +44,8 @@ export interface BenchSummary {
    */
   readonly inboundCostPerMillionUsd: number | null;
   /**
-   * DynamoDB write request units per sent recipient (`end-to-end`): the send path's and the
-   * reconcile run's (its settle of each recipient), together.
+   * DynamoDB write request units per sent recipient (`end-to-end`), both tables: the send path's
+   * (send record, rate limiter, report items) and the reconcile run's, together.
    */
   readonly writeUnitsPerRecipient: number | null;
   /** Recipients sent per second over the TPS quota (`send`). */
@@ -64,10 +64,13 @@ export interface BenchSummary {
   readonly reconcileWriteUnitsPerRecipient: number | null;
   /** Reconcile-status's share of `outboundCostPerMillionUsd` (`end-to-end`). */
   readonly reconcileCostPerMillionUsd: number | null;
-  /** `outboundCostPerMillionUsd` without the per-recipient "Message Accepted" events. */
-  readonly outboundCostPerMillionUsdWithoutAcceptedEvent: number | null;
-  /** `outboundSingleRecipientCostPerMillionUsd` without the "Message Accepted" events. */
-  readonly outboundSingleRecipientCostPerMillionUsdWithoutAcceptedEvent: number | null;
+  /**
+   * `outboundCostPerMillionUsd` of a deployment that also publishes "Message Accepted" events
+   * (`end-to-end-accepted`: the same workload with `sending.acceptedEvents` on).
+   */
+  readonly outboundCostPerMillionUsdWithAcceptedEvents: number | null;
+  /** `writeUnitsPerRecipient` of that deployment (`end-to-end-accepted`). */
+  readonly writeUnitsPerRecipientWithAcceptedEvents: number | null;
   /** `outboundCostPerMillionUsd` plus the NAT gateway's data processing (`egress.mode: nat`). */
   readonly outboundCostPerMillionUsdWithFixedEgress: number | null;
   /** `inboundCostPerMillionUsd` plus the NAT gateway's data processing (`egress.mode: nat`). */
@@ -80,20 +83,28 @@ export interface BenchSummary {
 
 export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSummary => {
   const of = (name: string) => scenarios[name] as ScenarioFigures | undefined;
-  const [e2e, single, send, cold] = ['end-to-end', 'end-to-end-single', 'send', 'cold-start'].map(
-    of,
-  );
-  const unitsOf = (name: string) =>
-    e2e?.outbound?.cost?.find((line) => line.line === name)?.unitsPerMessage;
-  const sendWrites = unitsOf('DynamoDB write request units');
-  const reconcileWrites = unitsOf('reconcile: DynamoDB write request units');
-  const writes =
-    sendWrites === undefined ? undefined : { unitsPerMessage: sendWrites + (reconcileWrites ?? 0) };
+  const [e2e, single, accepted, send, cold] = [
+    'end-to-end',
+    'end-to-end-single',
+    'end-to-end-accepted',
+    'send',
+    'cold-start',
+  ].map(of);
+  const unitsOf = (scenario: ScenarioFigures | undefined, name: string) =>
+    scenario?.outbound?.cost?.find((line) => line.line === name)?.unitsPerMessage;
+  // The send path's and the reconcile run's, together.
+  const writesOf = (scenario: ScenarioFigures | undefined) => {
+    const sendWrites = unitsOf(scenario, 'DynamoDB write request units');
+    return sendWrites === undefined
+      ? null
+      : sendWrites + (unitsOf(scenario, 'reconcile: DynamoDB write request units') ?? 0);
+  };
+  const reconcileWrites = unitsOf(e2e, 'reconcile: DynamoDB write request units');
   return {
     outboundCostPerMillionUsd: e2e?.outbound?.costPerMillionUsd ?? null,
     outboundSingleRecipientCostPerMillionUsd: single?.outbound?.costPerMillionUsd ?? null,
     inboundCostPerMillionUsd: e2e?.inbound?.costPerMillionUsd ?? null,
-    writeUnitsPerRecipient: writes?.unitsPerMessage ?? null,
+    writeUnitsPerRecipient: writesOf(e2e),
     quotaUse: send?.achievedRateRatio ?? null,
     quotaMaxSecondRatio: send?.highestSecondRatio ?? null,
     maxImportRatioReceivers: cold?.maxImportRatioReceivers ?? null,
@@ -102,10 +113,8 @@ export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSu
     maxBundleKiB: cold?.maxBundleKiB ?? null,
     reconcileWriteUnitsPerRecipient: e2e?.outbound?.cost ? (reconcileWrites ?? 0) : null,
     reconcileCostPerMillionUsd: e2e?.outbound?.reconcile?.costPerMillionUsd ?? null,
-    outboundCostPerMillionUsdWithoutAcceptedEvent:
-      e2e?.outbound?.costPerMillionUsdWithoutAcceptedEvent ?? null,
-    outboundSingleRecipientCostPerMillionUsdWithoutAcceptedEvent:
-      single?.outbound?.costPerMillionUsdWithoutAcceptedEvent ?? null,
+    outboundCostPerMillionUsdWithAcceptedEvents: accepted?.outbound?.costPerMillionUsd ?? null,
+    writeUnitsPerRecipientWithAcceptedEvents: writesOf(accepted),
     outboundCostPerMillionUsdWithFixedEgress:
       e2e?.outbound?.costPerMillionUsdWithFixedEgress ?? null,
     inboundCostPerMillionUsdWithFixedEgress: e2e?.inbound?.costPerMillionUsdWithFixedEgress ?? null,

@@ -71,6 +71,8 @@ export const checkInvariants = (input: {
   readonly entries: readonly BusEntry[];
   readonly unavoidable: ReadonlySet<string>;
   readonly hostileAnswers: HostileAnswers;
+  /** Whether the bridge publishes "Message Accepted" (`sending.acceptedEvents`). */
+  readonly acceptedEvents: boolean;
 }): Verdict => {
   const { workload, ledger, unavoidable } = input;
   const violations: Violation[] = [];
@@ -143,8 +145,10 @@ export const checkInvariants = (input: {
     return count;
   };
 
-  // 2. Sends: every cliKey one outcome event; the gateway accepted each at most once; an
-  //    accepted cliKey is never reported as rejected; the quota held in every second.
+  // 2. Sends: every cliKey one outcome event (without "Message Accepted" events, every cliKey the
+  //    gateway did not accept, or scheduled: an accepted one is known by its report, below, and
+  //    must have no outcome event at all); the gateway accepted each at most once; an accepted
+  //    cliKey is never reported as rejected; the quota held in every second.
   const acceptedBy = new Map<string, number>();
   for (const acceptance of ledger.acceptances)
     acceptedBy.set(acceptance.cliKey, (acceptedBy.get(acceptance.cliKey) ?? 0) + 1);
@@ -174,7 +178,25 @@ export const checkInvariants = (input: {
         ? d.metadata.idempotencyKey.slice(5)
         : undefined,
   );
-  const sends = exactlyOne('send', workload.cliKeys, outcomes);
+  const decidedByEvent = input.acceptedEvents
+    ? workload.cliKeys
+    : workload.cliKeys.filter(
+        (cliKey) => !acceptedBy.has(cliKey) || workload.scheduledCliKeys.has(cliKey),
+      );
+  const sends = exactlyOne('send', decidedByEvent, outcomes);
+  // A scheduled recipient always ends with an outcome event: "Message Scheduled", or "Message
+  // Accepted" (already accepted) when a resend met the registration of an attempt that died.
+  if (!input.acceptedEvents)
+    for (const [cliKey, list] of outcomes) {
+      const accepted = list.filter((d) => d.metadata.type === 'Message Accepted');
+      if (workload.scheduledCliKeys.has(cliKey)) continue;
+      if (accepted.length > 0 || (acceptedBy.has(cliKey) && !decidedByEvent.includes(cliKey)))
+        violations.push({
+          invariant: 'unexpected',
+          item: `cliKey ${cliKey}`,
+          detail: `an outcome event (${list.map((d) => d.metadata.type).join(', ')}) for a recipient the gateway accepted, with "Message Accepted" off`,
+        });
+    }
   let misreported = 0;
   for (const cliKey of workload.cliKeys) {
     const outcome = outcomes.get(cliKey)?.[0];

@@ -39,6 +39,11 @@ export interface ChaosOptions {
   readonly settleMs?: number;
   /** Where progress lines go. @default console.log */
   readonly log?: (line: string) => void;
+  /**
+   * Whether the bridge also publishes "Message Accepted" events (`sending.acceptedEvents`).
+   * @default false, as deployed
+   */
+  readonly acceptedEvents?: boolean;
 }
 
 export interface ChaosResult {
@@ -94,6 +99,9 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       printEvents: false,
       reportDelivery: workload.reportDelivery,
       reconcileAfterMinutes: 1,
+      acceptedEvents: options.acceptedEvents ?? false,
+      // Report checks come back quickly: this run's time is compressed.
+      reportCheckVisibilitySeconds: 2,
       simulator: {
         seed,
         reportDelayMs: 200,
@@ -196,6 +204,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         entries: running.bus.entries,
         unavoidable: bus?.unavoidable ?? new Set(),
         hostileAnswers,
+        acceptedEvents: options.acceptedEvents ?? false,
       });
     const settleBy = Date.now() + (options.settleMs ?? 120_000);
     const faultsOffAt = Date.now();
@@ -447,6 +456,7 @@ const main = async (): Promise<void> => {
       seed: { type: 'string', default: '1' },
       items: { type: 'string', default: '100' },
       'settle-seconds': { type: 'string', default: '120' },
+      'accepted-events': { type: 'boolean', default: false },
     },
   });
   const seed = Number(values.seed);
@@ -454,11 +464,16 @@ const main = async (): Promise<void> => {
   const settle = Number(values['settle-seconds']);
   if (!Number.isInteger(seed) || !Number.isInteger(items) || items < 10 || !(settle > 0)) {
     console.error(
-      'usage: npm run chaos -- --seed <integer> --items <integer ≥ 10> [--settle-seconds 120]',
+      'usage: npm run chaos -- --seed <integer> --items <integer ≥ 10> [--settle-seconds 120] [--accepted-events]',
     );
     process.exit(2);
   }
-  const result = await runChaos({ seed, items, settleMs: settle * 1000 });
+  const result = await runChaos({
+    seed,
+    items,
+    settleMs: settle * 1000,
+    acceptedEvents: values['accepted-events'],
+  });
   process.exit(result.ok ? 0 : 1);
 };
 

@@ -38,6 +38,9 @@ export const handler = middy(async (_event: unknown, context: Context) => {
   metrics.addMetric('UnknownOutcomesAccepted', MetricUnit.Count, run.unknownAccepted);
   metrics.addMetric('UnknownOutcomesNotSent', MetricUnit.Count, run.unknownNotSent);
   metrics.addMetric('UnknownOutcomesPending', MetricUnit.Count, run.unknownPending);
+  metrics.addMetric('ReportChecksFinished', MetricUnit.Count, run.checksFinished);
+  metrics.addMetric('ReportChecksExpired', MetricUnit.Count, run.checksExpired);
+  metrics.addMetric('ReportChecksInvalid', MetricUnit.Count, run.checksInvalid);
   if (run.stoppedBy === 'complete') logger.info('reconcile-status run ended', { run });
   else logger.warn('reconcile-status run stopped early; the next run goes on', { run });
   return run;

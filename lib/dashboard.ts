@@ -17,6 +17,7 @@ import { EventPublisher } from './event-publisher.ts';
 import { InboundAttachments } from './inbound-attachments.ts';
 import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
+import type { ReportCheckQueue } from './report-check-queue.ts';
 import { ScheduledJobs } from './scheduled-jobs.ts';
 import { SendPipeline } from './send-pipeline.ts';
 import { WebhookApi } from './webhook-api.ts';
@@ -25,6 +26,8 @@ export interface MsgbridgeDashboardProps {
   readonly webhookApi: WebhookApi;
   readonly eventPublisher: EventPublisher;
   readonly sendPipeline: SendPipeline;
+  /** The report checks waiting for reconcile-status. */
+  readonly reportChecks: ReportCheckQueue;
   readonly scheduledJobs: ScheduledJobs;
   readonly inboundAttachments: InboundAttachments;
   /** The alarms the status widget lists: every alarm of the stack. */
@@ -183,6 +186,17 @@ export class MsgbridgeDashboard extends Construct {
         graph('Send DLQ', [
           props.sendPipeline.deadLetterQueue.metricApproximateNumberOfMessagesVisible(
             maximum('messages in the DLQ'),
+          ),
+        ]),
+        graph('Report checks (reconcile-status)', [
+          props.reportChecks.queue.metricApproximateNumberOfMessagesVisible(
+            maximum('checks waiting'),
+          ),
+          props.reportChecks.queue.metricApproximateNumberOfMessagesNotVisible(
+            maximum('checks held back or in a run'),
+          ),
+          props.reportChecks.deadLetterQueue.metricApproximateNumberOfMessagesVisible(
+            maximum('checks in the DLQ'),
           ),
         ]),
       ],

@@ -7,7 +7,6 @@ import {
   Token,
   Validations,
 } from 'aws-cdk-lib';
-import type { Stage } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, Billing, StreamViewType, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
@@ -51,6 +50,7 @@ import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
 import { grantPayloadWrites } from './payload-bucket-access.ts';
 import { throwIfInvalid } from './props-validation.ts';
 import { RateAlarms, type RateAlarmsOptions, rateAlarmsProblems } from './rate-alarms.ts';
+import { ReportCheckQueue } from './report-check-queue.ts';
 import {
   type ReconcileOptions,
   type ReportDelivery,
@@ -255,6 +255,8 @@ export class MsgbridgeStack extends Stack {
   public readonly inboundAlarms: InboundAlarms;
   /** The send queue (producers' entry point), its DLQ, `send-messages` and their alarms. */
   public readonly sendPipeline: SendPipeline;
+  /** Accepted recipients waiting for their delivery report, read by reconcile-status. */
+  public readonly reportChecks: ReportCheckQueue;
   /** `refresh-token`, `poll-reports` (when polling), `reconcile-status`: schedules and alarms. */
   public readonly scheduledJobs: ScheduledJobs;
   /** The attachment bucket, `fetch-attachments`, `sweep-attachments` and their alarms. */
@@ -371,9 +373,16 @@ export class MsgbridgeStack extends Stack {
       ...alarmTopic,
     };
 
+    this.reportChecks = new ReportCheckQueue(this, 'report-checks', {
+      afterMinutes: props.reconcile?.afterMinutes,
+      horizonHours: props.reconcile?.horizonHours,
+      encryptionKey,
+      alarmTopicArn: gatewayCallers.alarmTopicArn,
+    });
     this.sendPipeline = new SendPipeline(this, 'send-pipeline', {
       ...props.sending,
       ...gatewayCallers,
+      reportChecks: this.reportChecks,
     });
 
     this.scheduledJobs = new ScheduledJobs(this, 'scheduled-jobs', {
@@ -385,6 +394,7 @@ export class MsgbridgeStack extends Stack {
       storeConcurrency: props.webhooks?.storeConcurrency,
       // A send resolved by the status query is published like the sender's own acceptances.
       acceptedEvents: props.sending?.acceptedEvents,
+      reportChecks: this.reportChecks,
     });
 
     this.inboundAttachments = new InboundAttachments(this, 'inbound-attachments', {
@@ -423,6 +433,7 @@ export class MsgbridgeStack extends Stack {
       webhookApi: this.webhookApi,
       eventPublisher: this.eventPublisher,
       sendPipeline: this.sendPipeline,
+      reportChecks: this.reportChecks,
       scheduledJobs: this.scheduledJobs,
       inboundAttachments: this.inboundAttachments,
       alarms: this.node.findAll().filter((construct) => construct instanceof Alarm),
@@ -475,6 +486,14 @@ export class MsgbridgeStack extends Stack {
     new CfnOutput(this, 'SendDlqUrl', {
       description: 'Send requests that failed on every delivery; redrive after fixing the cause',
       value: this.sendPipeline.deadLetterQueue.queueUrl,
+    });
+    new CfnOutput(this, 'ReportCheckQueueUrl', {
+      description: 'Accepted recipients waiting for their delivery report (reconcile-status)',
+      value: this.reportChecks.queue.queueUrl,
+    });
+    new CfnOutput(this, 'ReportCheckDlqUrl', {
+      description: 'Report checks that could not be read or stayed undecided past the horizon',
+      value: this.reportChecks.deadLetterQueue.queueUrl,
     });
     new CfnOutput(this, 'AttachmentBucketName', {
       description: `Inbound attachments, below ${InboundAttachments.KEY_PREFIX}; each "Inbound Attachment Stored" event names its object`,

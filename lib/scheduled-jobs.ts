@@ -23,6 +23,12 @@ import { DEFAULT_GATEWAY_TIMEOUT_MS } from './gateway-settings.ts';
 import { grantIndexQuery, grantTableItemActions, OBJECT_UPLOAD_ACTIONS } from './grants.ts';
 import { MonitoredConstruct } from './monitored-construct.ts';
 import { integerProblem } from './props-validation.ts';
+import {
+  MAX_RECONCILE_HORIZON_HOURS,
+  RECONCILE_RATE,
+  RECONCILE_TIMEOUT,
+  type ReportCheckQueue,
+} from './report-check-queue.ts';
 
 export type { ReportDelivery };
 
@@ -78,9 +84,11 @@ export interface ScheduledJobsProps extends ScheduledJobsOptions, GatewayCallers
   /**
    * Whether a send that reconcile-status resolves as accepted is published as "Message Accepted"
    * (`SendPipelineOptions.acceptedEvents`: the same choice as the sender's).
-   * @default true
+   * @default false
    */
   readonly acceptedEvents?: boolean;
+  /** The report checks the sender queues; reconcile-status reads and finishes them. */
+  readonly reportChecks: ReportCheckQueue;
   /**
    * Customer managed key of the functions' log groups.
    * @default - CloudWatch Logs' own encryption
@@ -107,7 +115,11 @@ export const scheduledJobsProblems = (options: ScheduledJobsOptions): string[] =
   // The ranges `reconcile-status` accepts at cold start.
   const ranges = [
     ...integerProblem('reconcile.afterMinutes', reconcile.afterMinutes, { min: 1, max: 1_440 }),
-    ...integerProblem('reconcile.horizonHours', reconcile.horizonHours, { min: 1, max: 2_160 }),
+    // A report check waits on its SQS queue, which keeps a message 14 days at most.
+    ...integerProblem('reconcile.horizonHours', reconcile.horizonHours, {
+      min: 1,
+      max: MAX_RECONCILE_HORIZON_HOURS,
+    }),
   ];
   problems.push(
     ...ranges,
@@ -281,21 +293,27 @@ export class ScheduledJobs extends MonitoredConstruct {
       ...common,
       entry: join(import.meta.dirname, '../functions/reconcile-status.ts'),
       description: 'msgbridge: queries the status of accepted sends whose report is late',
-      timeout: Duration.minutes(5),
+      timeout: RECONCILE_TIMEOUT,
       environment: {
         ...stored,
+        REPORT_CHECK_QUEUE_URL: props.reportChecks.queue.queueUrl,
+        REPORT_CHECK_VISIBILITY_SECONDS: String(props.reportChecks.visibilityTimeoutSeconds),
         RECONCILE_AFTER_MINUTES: String(reconcile.afterMinutes ?? RECONCILE_DEFAULTS.afterMinutes),
         RECONCILE_HORIZON_HOURS: String(reconcile.horizonHours ?? RECONCILE_DEFAULTS.horizonHours),
         RECONCILE_MAX_RECIPIENTS: String(
           reconcile.maxRecipients ?? RECONCILE_DEFAULTS.maxRecipients,
         ),
-        ACCEPTED_EVENTS: props.acceptedEvents === false ? 'off' : 'on',
+        ACCEPTED_EVENTS: props.acceptedEvents === true ? 'on' : 'off',
       },
       // Token and its lease, and the run's own lease (taken and given back, never renewed).
       stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS],
     });
-    // Reports by message (Query), status-unavailable look-ups (GetItem), reports and events
-    // (conditional PutItem), settling a send's OUTCOME item (UpdateItem).
+    // Reads and finishes the checks; queues one for each acceptance the status query finds.
+    props.reportChecks.grantConsume(this.reconcileStatus);
+    props.reportChecks.grantSend(this.reconcileStatus);
+    // Reports by message (Query), status-unavailable and send-record look-ups (GetItem), reports
+    // and events (conditional PutItem), claims on send records and settling an OUTCOME item an
+    // earlier release listed (UpdateItem).
     grantTableItemActions(
       props.eventTable,
       this.reconcileStatus,
@@ -310,7 +328,7 @@ export class ScheduledJobs extends MonitoredConstruct {
       `${services.reconcileStatus}-schedule`,
       {
         target: this.reconcileStatus,
-        rate: Duration.minutes(15),
+        rate: RECONCILE_RATE,
         // The next run picks up whatever this one left.
         retryAttempts: 0,
         maxEventAge: Duration.minutes(10),

@@ -17,6 +17,7 @@ import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
 import { grantQueueSend } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 import { queueEncryption } from './queue-encryption.ts';
+import type { ReportCheckQueue } from './report-check-queue.ts';
 
 /** The settings of the send queue and its consumer that a deployment may choose. */
 export interface SendPipelineOptions {
@@ -56,17 +57,20 @@ export interface SendPipelineOptions {
    */
   readonly attachmentBuckets?: readonly string[];
   /**
-   * Whether each accepted recipient is published as a "Message Accepted" event (one EventBridge
-   * event each, about $1 per million recipients). Off, the acceptance is still stored (a resend
-   * of its cliKey is still refused, `reconcile-status` still looks for its report, `msgbridge
-   * trace` still shows it) but never reaches the bus; rejected and scheduled recipients are
-   * always published. The function's `ACCEPTED_EVENTS` (`on` or `off`).
-   * @default true
+   * Whether each accepted recipient is also published as a "Message Accepted" event (one more
+   * item and one more EventBridge event per recipient: about $1.70 per million recipients). Off,
+   * the acceptance is still stored on the message's send record (a resend of its cliKey is still
+   * refused, `reconcile-status` still looks for its report, `msgbridge trace` still shows it) but
+   * never reaches the bus; the delivery report, rejected and scheduled recipients are always
+   * published. The function's `ACCEPTED_EVENTS` (`on` or `off`).
+   * @default false
    */
   readonly acceptedEvents?: boolean;
 }
 
 export interface SendPipelineProps extends SendPipelineOptions, GatewayCallersProps {
+  /** Where the sender queues the accepted recipients whose report reconcile-status checks. */
+  readonly reportChecks: ReportCheckQueue;
   /**
    * Customer managed key of both queues and the function's log group.
    * @default - SQS-managed encryption and CloudWatch Logs' own
@@ -193,10 +197,11 @@ export class SendPipeline extends Construct {
       environment: {
         EVENT_TABLE_NAME: props.eventTable.tableName,
         SEND_QUEUE_URL: this.queue.queueUrl,
+        REPORT_CHECK_QUEUE_URL: props.reportChecks.queue.queueUrl,
         TPS_QUOTA: String(props.gateway.tpsQuota),
         MAX_RECEIVE_COUNT: String(maxReceiveCount),
         EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? DEFAULTS.eventRetentionDays),
-        ACCEPTED_EVENTS: props.acceptedEvents === false ? 'off' : 'on',
+        ACCEPTED_EVENTS: props.acceptedEvents === true ? 'on' : 'off',
       },
       gateway: props.gateway,
       egress: props.egress,
@@ -264,7 +269,9 @@ export class SendPipeline extends Construct {
    */
   private grantSenderAccess(props: SendPipelineProps): void {
     const fn = this.sendMessages;
-    // Claim check (BatchGetItem), claim (conditional PutItem), outcome (UpdateItem).
+    props.reportChecks.grantSend(fn);
+    // Outcome items of a redelivered message (BatchGetItem), outcome events and unknown outcomes
+    // (conditional PutItem), the send record's claim and acceptances (UpdateItem).
     grantTableItemActions(
       props.eventTable,
       fn,

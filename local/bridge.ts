@@ -66,6 +66,16 @@ export interface LocalBridgeOptions {
   readonly reportDelivery?: ReportDelivery;
   /** Minutes before reconcile-status asks about an accepted recipient without a report. @default 30 */
   readonly reconcileAfterMinutes?: number;
+  /**
+   * Seconds a report check reconcile-status received stays hidden before it comes back (one not
+   * yet due, or with a recipient still pending). @default 5
+   */
+  readonly reportCheckVisibilitySeconds?: number;
+  /**
+   * Whether accepted recipients are also published as "Message Accepted" events, as the
+   * deployment's `sending.acceptedEvents`. @default false
+   */
+  readonly acceptedEvents?: boolean;
   /** For tests: the poller's first N report confirmations are lost, so the gateway redelivers them. */
   readonly loseFirstConfirms?: number;
   /**
@@ -154,6 +164,17 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       attributes: {
         VisibilityTimeout: String(Math.ceil(sendTimeoutMs / 1000)),
         RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount }),
+      },
+    });
+    // The report checks the sender queues for reconcile-status. Deployed, the queue holds each
+    // back 15 minutes; here they are visible at once and reconcile-status judges them by their time.
+    const reportCheckDlq = fauxqs.createQueue('msgbridge-report-checks-dlq');
+    const reportChecks = fauxqs.createQueue('msgbridge-report-checks', {
+      attributes: {
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: reportCheckDlq.queueArn,
+          maxReceiveCount: 1_000,
+        }),
       },
     });
     const attachmentBucket = fauxqs.createBucket('msgbridge-attachments').bucketName;
@@ -286,6 +307,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       {
         ...lambdaEnv,
         SEND_QUEUE_URL: queue.queueUrl,
+        REPORT_CHECK_QUEUE_URL: reportChecks.queueUrl,
+        ACCEPTED_EVENTS: options.acceptedEvents ? 'on' : 'off',
         TPS_QUOTA: String(options.tpsQuota),
         MAX_RECEIVE_COUNT: String(maxReceiveCount),
       },
@@ -332,6 +355,10 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       reportDelivery: options.reportDelivery ?? 'webhook',
       moPolling: false,
       reconcileAfterMinutes: options.reconcileAfterMinutes ?? 30,
+      sqs,
+      reportCheckQueueUrl: reportChecks.queueUrl,
+      reportCheckVisibilitySeconds: options.reportCheckVisibilitySeconds ?? 5,
+      acceptedEvents: options.acceptedEvents ?? false,
       loseFirstConfirms: options.loseFirstConfirms ?? 0,
       // The simulator serves content URLs over http on loopback: allowed for its origin only.
       simulatorOrigin: sim.url,
@@ -363,6 +390,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
         sqs: fauxqs.address,
         sendQueue: queue.queueUrl,
         sendDlq: dlq.queueUrl,
+        reportChecks: reportChecks.queueUrl,
+        reportCheckDlq: reportCheckDlq.queueUrl,
         s3: fauxqs.address,
         attachmentBucket,
         eventsFile: join(options.dataDir, 'events.jsonl'),

@@ -9,6 +9,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createSweepHandler } from '../functions/attachments/attachment-handlers.ts';
 import {
@@ -57,6 +58,14 @@ export interface LocalJobsOptions {
   readonly moPolling: boolean;
   /** Minutes before an accepted recipient without a report is asked about. */
   readonly reconcileAfterMinutes: number;
+  /** The client of the report-check queue. */
+  readonly sqs: SQSClient;
+  /** The report checks the sender queues for reconcile-status. */
+  readonly reportCheckQueueUrl: string;
+  /** Seconds a received report check stays hidden before it comes back. */
+  readonly reportCheckVisibilitySeconds: number;
+  /** The sender's `ACCEPTED_EVENTS`: reconcile-status publishes acceptances it finds likewise. */
+  readonly acceptedEvents: boolean;
   readonly logger: Logger;
   /** For measurement: each job's own logger, by function name. @default `logger` for all */
   readonly loggerFor?: (functionName: string) => Logger;
@@ -114,6 +123,9 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
     REPORT_DELIVERY: options.reportDelivery,
     MO_POLLING: options.moPolling ? 'on' : 'off',
     RECONCILE_AFTER_MINUTES: String(options.reconcileAfterMinutes),
+    REPORT_CHECK_QUEUE_URL: options.reportCheckQueueUrl,
+    REPORT_CHECK_VISIBILITY_SECONDS: String(options.reportCheckVisibilitySeconds),
+    ACCEPTED_EVENTS: options.acceptedEvents ? 'on' : 'off',
     // As `statisticsExport: { s3Export: true }` deploys it but without messenger channels (none is
     // registered locally): the JSON lines go below statistics/ of the attachment bucket.
     STATISTICS_SETTINGS: '{}',
@@ -162,6 +174,7 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
 
   const reconciler = composeReconcileStatus(env, {
     ...clientsOf('reconcile-status'),
+    sqs: options.sqs,
     gateway: { client: options.gateway, timeoutMs: 10_000 },
     receive: options.receive,
   });

@@ -84,9 +84,12 @@ try {
   process.exit(1);
 }
 
+// The report checks too: each is the only reminder to look for its recipients' reports.
 const queueUrls = {
   'msgbridge-send': bridge.urls.sendQueue,
   'msgbridge-send-dlq': bridge.urls.sendDlq,
+  'msgbridge-report-checks': bridge.urls.reportChecks,
+  'msgbridge-report-checks-dlq': bridge.urls.reportCheckDlq,
 };
 const restored = await restoreQueues(bridge.sqs, queueUrls, dataDir).catch((error: unknown) => {
   console.error(

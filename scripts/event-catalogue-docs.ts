@@ -13,7 +13,7 @@ const DESCRIPTIONS: Record<keyof typeof EVENT_TYPES, string> = {
   quarantinedItem:
     'A body that is not JSON, or one item that fails validation. The rest of its body is processed normally; the raw text is kept whole in the event table.',
   messageAccepted:
-    'The gateway accepted one recipient of a queued send (accepted is not delivered: the delivery report follows). Once per `cliKey`. Published unless the deployment sets `sending.acceptedEvents` to `false` (on by default); the acceptance is then stored but not published.',
+    'The gateway accepted one recipient of a queued send (accepted is not delivered: the delivery report follows). Once per `cliKey`. Published only where the deployment sets `sending.acceptedEvents` to `true` (off by default: the delivery report is the event most subscribers act on, and this one would double the events of every send); off, the acceptance is stored on the send record of its message, not published.',
   messageRejected:
     'The gateway refused one recipient of a queued send, or its retryable failures outlasted the queue. Once per `cliKey`.',
   messageScheduled:

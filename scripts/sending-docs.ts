@@ -276,7 +276,7 @@ export const renderSendingDocs = (): Record<string, string> => {
 
 Producers send a message by putting one JSON object on msgbridge's send queue. msgbridge
 validates it, sends it through the gateway within the account's rate limit, retries what can
-be retried, and reports every outcome as an event (acceptances only while \`sending.acceptedEvents\` is on; see [events.md](events.md)): producers never
+be retried, and reports every outcome as an event (an acceptance only where \`sending.acceptedEvents\` is on: otherwise the delivery report is the first event of an accepted recipient; see [events.md](events.md)): producers never
 handle a token, a byte count or a gateway retry.
 
 ## What a queue message is
@@ -308,12 +308,12 @@ its JSON path, and is not retried. Check messages before they are queued:
 
 ## What each recipient becomes
 
-Each recipient (\`cliKey\`) of a valid message ends with exactly one event:
+Each recipient (\`cliKey\`) of a valid message ends with exactly one outcome:
 
-| Event | When |
+| Outcome | When |
 |---|---|
-| \`Message Accepted\` | the gateway accepted it (\`alreadyAccepted\` when it answered the duplicate family \`29005\`/\`29023\`/\`29024\`: an earlier call had); its delivery report follows as \`Delivery Report Received\` |
-| \`Message Scheduled\` | a scheduled send (\`resvYn: "Y"\`) was registered (\`webReqId\`) |
+| accepted: its \`Delivery Report Received\`, preceded by \`Message Accepted\` where \`sending.acceptedEvents\` is on | the gateway accepted it (\`alreadyAccepted\` when it answered the duplicate family \`29005\`/\`29023\`/\`29024\`: an earlier call had); the acceptance is listed on the message's send record either way, and \`reconcile-status\` asks the status query about it if no report comes within 30 minutes |
+| \`Message Scheduled\` | a scheduled send (\`resvYn: "Y"\`) was registered (\`webReqId\`); when a resend met the registration of an earlier attempt (duplicate answer, no \`webReqId\`), \`Message Accepted\` with \`alreadyAccepted\` instead, published whatever \`sending.acceptedEvents\` says |
 | \`Message Rejected\`, \`permanent\` | the gateway refused it and would again |
 | \`Message Rejected\`, \`retries-exhausted\` | it answered retryable failures (\`29002\`, \`49xxx\`, …) until the message's last delivery |
 | \`Message Rejected\`, \`not-sent\` | the last delivery got **no answer**, and the status query still did not know the \`cliKey\` ${NOT_SENT_AFTER_MINUTES} minutes after the attempt (\`code\` \`INVALID_KEY\`) |
@@ -321,15 +321,19 @@ Each recipient (\`cliKey\`) of a valid message ends with exactly one event:
 Retryable failures go back to the queue (15 s, 30 s, 60 s … backoff); a redelivery sends only the
 recipients still open, with the same \`cliKey\`s, which is safe: the gateway answers a repeated
 \`cliKey\` with the duplicate family, read as "already accepted". Every attempt holds a claim on
-its recipients that is unique to that attempt, so two invocations handed the same queue message
-(a visibility timeout that expired) never send a recipient at the same time.
+the message's send record (one item per queue message, under its smallest \`cliKey\`) that is
+unique to that attempt, so two invocations handed the same queue message (a visibility timeout
+that expired) never send a recipient at the same time. A \`cliKey\` belongs to one queue message:
+a second message repeating the same recipients (a producer's retry) shares its record and sends
+nobody twice; two different messages that share only some \`cliKey\`s do not see each other's
+claims, and only the gateway's duplicate check keeps those from being accepted twice.
 
 **No answer is not a rejection.** When the last delivery's call times out, loses its connection,
 gets an unreadable answer or an HTTP 5xx, or the answer leaves a recipient out, the gateway may
 have accepted it. The recipient is then kept as an *unknown outcome* (no event yet), and
 \`reconcile-status\` (every 15 minutes) asks the gateway's status query about it from
-${UNKNOWN_AFTER_MINUTES} minutes after the attempt: a known \`cliKey\` becomes \`Message Accepted\`
-(its report follows as usual), one still unknown after ${NOT_SENT_AFTER_MINUTES} minutes becomes
+${UNKNOWN_AFTER_MINUTES} minutes after the attempt: a known \`cliKey\` is accepted (\`Message Accepted\` where
+those are published; its report follows as usual), one still unknown after ${NOT_SENT_AFTER_MINUTES} minutes becomes
 \`Message Rejected\` with category \`not-sent\`. Every \`Message Rejected\` means the gateway did
 not accept that \`cliKey\`; resend under a **new** \`cliKey\` only after one, never while an outcome
 is still pending. Until the outcome is known, a queue message with the same \`cliKey\` is sent

@@ -1,7 +1,7 @@
 import { maskPhonesDeep } from '../../functions/commons/helpers/mask.ts';
 import { type CommandSpec, UsageError } from '../framework.ts';
 import { columns } from '../output.ts';
-import { byTime, itemsOf, type TraceEntry, toEntry } from './trace.ts';
+import { entriesOf, itemsOf, type TraceEntry } from './trace.ts';
 
 /*
  * `msgbridge status CLIKEY…`: the gateway's status query (spec 01 §4.13, POST /msg/v1/sent) for up
@@ -47,7 +47,8 @@ export const statusCommand: CommandSpec = {
 
 Asks the gateway for the status of up to ${MAX_KEYS} cliKeys (POST /msg/v1/sent: REG, ING, DONE,
 OVER_DATE, INVALID_KEY, with the result code and channel) and prints, beside each, the send
-records the event table holds for it (SEND#<cliKey>: OUTCOME, CLAIM, UNKNOWN; a Query by key).
+records the event table holds for it (SEND#<cliKey>: the send record of a message whose smallest
+cliKey it is, with the acceptances it lists, OUTCOME, UNKNOWN; a Query by key).
 The query needs the day each message was requested (reqDt, KST, within the last ${RANGE_DAYS} days):
 --date gives it for every cliKey; without it, it is the day of the stored send record, or today.
 Read only: nothing is confirmed or taken from the running bridge. \`msgbridge trace\` shows the
@@ -63,7 +64,7 @@ reports too.`,
     const stored = await Promise.all(
       cliKeys.map((cliKey) => itemsOf(target.documents, target.tables.events, `SEND#${cliKey}`)),
     );
-    const entries = stored.map((items) => items.map(toEntry).sort(byTime));
+    const entries = stored.map((items, index) => entriesOf(items, cliKeys[index]));
     const reqDts = cliKeys.map((_, index) => {
       if (date !== undefined) return date;
       const first = entries[index]?.find((entry) => entry.at !== undefined)?.at;

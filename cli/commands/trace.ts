@@ -1,5 +1,7 @@
 import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { maskPhonesDeep } from '../../functions/commons/helpers/mask.ts';
+import { storedDetail } from '../../functions/events/stored-detail.ts';
+import { ACCEPTED_PREFIX } from '../../functions/sending/send-record.ts';
 import { CliError, type CommandSpec } from '../framework.ts';
 import { columns } from '../output.ts';
 
@@ -70,7 +72,7 @@ const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
 
 const detailOf = (item: Item): { metadata?: Item; data?: Item } | undefined => {
-  const raw = text(item.detail);
+  const raw = text(storedDetail(item));
   if (raw === undefined) return undefined;
   try {
     return JSON.parse(raw) as { metadata?: Item; data?: Item };
@@ -80,10 +82,29 @@ const detailOf = (item: Item): { metadata?: Item; data?: Item } | undefined => {
 };
 
 /** The attributes that are bookkeeping, not what happened. */
-const HIDDEN = new Set(['pk', 'sk', 'detail', 'payload', 'expiresAt', 'eventId', 'detailType']);
+const HIDDEN = new Set([
+  'pk',
+  'sk',
+  'detail',
+  'detailZ',
+  'payload',
+  'expiresAt',
+  'eventId',
+  'detailType',
+]);
 
 const summaryOf = (item: Item, data: Item | undefined): string => {
   const sk = String(item.sk);
+  if (sk === 'MESSAGE') {
+    const accepted = Object.keys(acceptedMap(item)).length;
+    const until = Number(item.claimedUntil);
+    const claim =
+      until > 0
+        ? `claimed by ${String(item.owner)} until ${new Date(until).toISOString()}`
+        : `claim released by ${String(item.owner)}`;
+    const of = typeof item.recipients === 'number' ? ` of ${item.recipients}` : '';
+    return `send record: ${accepted}${of} recipients accepted, ${claim}`;
+  }
   if (sk === 'CLAIM') {
     const until = Number(item.claimedUntil);
     return until > 0
@@ -126,6 +147,48 @@ export const toEntry = (item: Item): TraceEntry => {
   };
 };
 
+/** The acceptances a send record (`MESSAGE` item) lists: cliKey → `{ m: msgKey, t, d }`. */
+const acceptedMap = (item: Item): Record<string, Item> =>
+  Object.fromEntries(
+    Object.entries(item).flatMap(([name, value]) =>
+      name.startsWith(ACCEPTED_PREFIX) && value !== null && typeof value === 'object'
+        ? [[name.slice(ACCEPTED_PREFIX.length), value as Item]]
+        : [],
+    ),
+  );
+
+/**
+ * A cliKey's acceptance as its message's send record lists it, shown like the "Message Accepted"
+ * event a deployment with `sending.acceptedEvents` on would have published.
+ */
+const recordAcceptance = (item: Item, cliKey: string): TraceEntry | undefined => {
+  const entry = acceptedMap(item)[cliKey];
+  if (entry === undefined) return undefined;
+  const at = typeof entry.t === 'number' ? new Date(entry.t * 1000).toISOString() : undefined;
+  const msgKey = text(entry.m);
+  return {
+    pk: String(item.pk),
+    sk: `${String(item.sk)} accepted.${cliKey}`,
+    at,
+    type: 'Message Accepted (not published)',
+    summary: [
+      text(item.channel),
+      msgKey === undefined ? undefined : `msgKey ${msgKey}`,
+      entry.d === true ? 'already accepted' : undefined,
+    ]
+      .filter((part): part is string => part !== undefined)
+      .join(', '),
+    data: {
+      cliKey,
+      ...(msgKey === undefined ? {} : { msgKey }),
+      alreadyAccepted: entry.d === true,
+      acceptedAt: at,
+      channel: item.channel,
+      sqsMessageId: item.sqsMessageId,
+    },
+  };
+};
+
 /** In time order; items without a time (claims) after the timed ones, by key. */
 export const byTime = (a: TraceEntry, b: TraceEntry): number => {
   if (a.at !== b.at) {
@@ -136,9 +199,12 @@ export const byTime = (a: TraceEntry, b: TraceEntry): number => {
   return `${a.pk} ${a.sk}`.localeCompare(`${b.pk} ${b.sk}`);
 };
 
-const msgKeyOf = (items: readonly Item[]): string | undefined => {
+const msgKeyOf = (items: readonly Item[], cliKey?: string): string | undefined => {
   for (const item of items) {
-    const found = text(item.msgKey) ?? text(detailOf(item)?.data?.msgKey);
+    const found =
+      text(item.msgKey) ??
+      text(detailOf(item)?.data?.msgKey) ??
+      (cliKey === undefined ? undefined : text(acceptedMap(item)[cliKey]?.m));
     if (found) return found;
   }
   return undefined;
@@ -153,8 +219,9 @@ const cliKeyOf = (items: readonly Item[]): string | undefined => {
 };
 
 /**
- * The scan behind --scan: send records carrying `msgKey` = KEY, and quarantined or unrecognised
- * bodies whose text contains KEY.
+ * The scan behind --scan: send records carrying `msgKey` = KEY or listing KEY as an accepted
+ * cliKey (a message's record is kept under its smallest cliKey only), and quarantined or
+ * unrecognised bodies whose text contains KEY.
  */
 const scanFor = (documents: DynamoDBDocumentClient, table: string, key: string): Promise<Item[]> =>
   allPages((start) =>
@@ -162,7 +229,8 @@ const scanFor = (documents: DynamoDBDocumentClient, table: string, key: string):
       new ScanCommand({
         TableName: table,
         FilterExpression:
-          '(begins_with(pk, :send) AND msgKey = :key) OR ((begins_with(pk, :quarantine) OR begins_with(pk, :unrecognised)) AND (contains(payload, :key) OR contains(detail, :key)))',
+          '(begins_with(pk, :send) AND (msgKey = :key OR attribute_exists(#key))) OR ((begins_with(pk, :quarantine) OR begins_with(pk, :unrecognised)) AND (contains(payload, :key) OR contains(detail, :key)))',
+        ExpressionAttributeNames: { '#key': `${ACCEPTED_PREFIX}${key}` },
         ExpressionAttributeValues: {
           ':send': 'SEND#',
           ':quarantine': 'QUARANTINE#',
@@ -173,6 +241,22 @@ const scanFor = (documents: DynamoDBDocumentClient, table: string, key: string):
       }),
     ),
   );
+
+/**
+ * Items as entries in time order, with `cliKey`'s acceptance as its message's send record lists
+ * it, unless an event item (`OUTCOME`) already tells it.
+ */
+export const entriesOf = (items: readonly Item[], cliKey: string | undefined): TraceEntry[] => {
+  const published = items.some((item) => item.pk === `SEND#${cliKey}` && item.sk === 'OUTCOME');
+  const acceptances =
+    cliKey === undefined || published
+      ? []
+      : items.flatMap((item) => {
+          const entry = item.sk === 'MESSAGE' ? recordAcceptance(item, cliKey) : undefined;
+          return entry ? [entry] : [];
+        });
+  return [...items.map(toEntry), ...acceptances].sort(byTime);
+};
 
 /**
  * Everything the event table holds for KEY (a cliKey, msgKey or moKey): its own partitions, the
@@ -192,9 +276,13 @@ export const traceKey = async (
     read(`MO#${key}`),
   ]);
   const scanned = options.scan ? await scanFor(documents, table, key) : [];
-  const sendByMsgKey = scanned.filter((item) => String(item.pk).startsWith('SEND#'));
-  let cliKey = send.length > 0 ? key : (cliKeyOf(reports) ?? cliKeyOf(sendByMsgKey));
-  let msgKey = reports.length > 0 ? key : msgKeyOf(send);
+  const sendByMsgKey = scanned.filter(
+    (item) => String(item.pk).startsWith('SEND#') && item.sk !== 'MESSAGE',
+  );
+  const listedIn = scanned.filter((item) => item.sk === 'MESSAGE' && key in acceptedMap(item));
+  let cliKey =
+    send.length > 0 || listedIn.length > 0 ? key : (cliKeyOf(reports) ?? cliKeyOf(sendByMsgKey));
+  let msgKey = reports.length > 0 ? key : msgKeyOf([...send, ...listedIn], key);
   const more: Item[] = [...scanned];
   if (send.length === 0 && cliKey !== undefined) more.push(...(await read(`SEND#${cliKey}`)));
   if (reports.length === 0 && msgKey !== undefined) more.push(...(await read(`REPORT#${msgKey}`)));
@@ -203,14 +291,14 @@ export const traceKey = async (
     (item) => !String(item.pk).startsWith('REPORT#') || String(item.sk).startsWith('RESULT#'),
   );
   const unique = new Map(all.map((item) => [`${String(item.pk)}\u0000${String(item.sk)}`, item]));
-  msgKey ??= msgKeyOf([...unique.values()]);
+  msgKey ??= msgKeyOf([...unique.values()], cliKey);
   cliKey ??= cliKeyOf([...unique.values()]);
   return {
     key,
     cliKey,
     msgKey,
     moKey: mo.length > 0 ? key : undefined,
-    entries: [...unique.values()].map(toEntry).sort(byTime),
+    entries: entriesOf([...unique.values()], cliKey),
   };
 };
 
@@ -220,13 +308,16 @@ export const traceCommand: CommandSpec = {
 
 Prints what the event table holds for one message, in time order. KEY is a cliKey, a msgKey or
 a moKey; the command reads by key only (DynamoDB Query):
-  SEND#<cliKey>     the send records: OUTCOME (accepted, rejected, unknown), CLAIM, UNKNOWN
+  SEND#<cliKey>     the send records: MESSAGE (the send record of the message whose smallest
+                    cliKey this is: its claim and accepted recipients), OUTCOME (an outcome
+                    event: rejected, scheduled, accepted where published), UNKNOWN
   REPORT#<msgKey>   the delivery reports (RESULT#<code>#<channel>); for a cliKey, its msgKey
-                    comes from its accepted outcome; for a msgKey, its cliKey from a report
+                    comes from its acceptance; for a msgKey, its cliKey from a report
   MO#<moKey>        an inbound message and its attachments (ATTACHMENT#<n>)
-Quarantined and unrecognised bodies are keyed by their hash, and a msgKey that has no report
-names no cliKey: --scan also reads the whole table (a DynamoDB Scan, slow and billed per item
-read) for send records with that msgKey and quarantined bodies that contain KEY.
+A message's send record is kept under its smallest cliKey only, quarantined and unrecognised
+bodies are keyed by their hash, and a msgKey that has no report names no cliKey: --scan also
+reads the whole table (a DynamoDB Scan, slow and billed per item read) for send records that
+list KEY or carry it as msgKey, and quarantined bodies that contain KEY.
 Phone numbers are masked. Items leave the table after the retention period (TTL).`,
   options: { scan: { type: 'boolean' } },
   positionals: { min: 1, max: 1, name: 'KEY', missing: 'needs a cliKey, msgKey or moKey' },

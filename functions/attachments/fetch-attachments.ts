@@ -5,6 +5,7 @@ import { ViaSchema } from '../events/catalogue.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
 import type { EventStore } from '../events/store-ports.ts';
+import { storedDetail } from '../events/stored-detail.ts';
 import type { Measurement } from './measured-stream.ts';
 
 /**
@@ -215,7 +216,8 @@ const StoredInboundDetailSchema = z.object({
 
 /** The attachments of an inbound-message item of the event table (`kind = 'mo'`). */
 export const attachmentsOf = (item: Readonly<Record<string, unknown>>): AttachmentRef[] => {
-  const detail = typeof item.detail === 'string' ? parseJson(item.detail) : undefined;
+  const text = storedDetail(item);
+  const detail = text === undefined ? undefined : parseJson(text);
   const parsed = StoredInboundDetailSchema.safeParse(detail);
   if (!parsed.success) {
     throw new InvalidInboundItemError(

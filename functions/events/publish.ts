@@ -24,6 +24,7 @@ import {
   type PublishLedger,
   type PublishMarker,
 } from './store-ports.ts';
+import { withStoredDetail } from './stored-detail.ts';
 
 export interface PublishDeps {
   readonly bus: EventBus;
@@ -263,7 +264,8 @@ export const entryFromItem = (
   source: string,
   maxBytes: number,
 ): { entry: BusEntry; eventId: string } | { reason: string } => {
-  const parsed = publishedFieldsSchema().safeParse(item);
+  // A detail stored deflated (`detailZ`, stored-detail.ts) is read as text first.
+  const parsed = publishedFieldsSchema().safeParse(withStoredDetail(item));
   if (!parsed.success) return { reason: `not an event item: ${z.prettifyError(parsed.error)}` };
   let detail: unknown;
   try {

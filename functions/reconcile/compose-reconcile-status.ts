@@ -1,5 +1,7 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { documentClient } from '../commons/clients/dynamodb.ts';
+import { sqsClient } from '../commons/clients/sqs.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { DynamoDbLease } from '../commons/dynamodb-lease.ts';
 import { booleanEnv, type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
@@ -8,6 +10,7 @@ import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
 import { DynamoDbSendStore } from '../sending/adapters/dynamodb-send-store.ts';
 import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
 import { DynamoDbAwaitingReports } from './adapters/dynamodb-awaiting-reports.ts';
+import { SqsReportChecks } from './adapters/sqs-report-checks.ts';
 import {
   RECONCILE_DEFAULTS,
   type ReconcileDeps,
@@ -16,6 +19,8 @@ import {
 import type { StatusGateway } from './status-query.ts';
 
 export interface ReconcileStatusOverrides extends CompositionOverrides {
+  /** The client of the report-check queue (the local run's). */
+  readonly sqs?: SQSClient;
   /** The gateway and its per-call time limit; the `GATEWAY_*` variables are then not read. */
   readonly gateway?: { readonly client: StatusGateway; readonly timeoutMs: number };
   /** Where reconciled reports are stored: the receivers' own dependencies (the local run's). */
@@ -25,9 +30,11 @@ export interface ReconcileStatusOverrides extends CompositionOverrides {
 /**
  * Composes `reconcile-status` (asks the gateway for the status of sends whose outcome is unknown
  * and of accepted recipients whose report is late, one run at a time) from its environment, read
- * once, at cold start: EVENT_TABLE_NAME, STATE_TABLE_NAME (the lease), RECONCILE_AFTER_MINUTES
- * (default 30), RECONCILE_HORIZON_HOURS (default 96), RECONCILE_MAX_RECIPIENTS (per run, default
- * 5000), ACCEPTED_EVENTS (`on` or `off`, default `on`: the sender's), the receivers' PAYLOAD_BUCKET,
+ * once, at cold start: EVENT_TABLE_NAME, STATE_TABLE_NAME (the lease), REPORT_CHECK_QUEUE_URL
+ * (the report checks the sender queues), REPORT_CHECK_VISIBILITY_SECONDS (how long a received
+ * check stays hidden: longer than a run, default 600), RECONCILE_AFTER_MINUTES (default 30),
+ * RECONCILE_HORIZON_HOURS (default 96), RECONCILE_MAX_RECIPIENTS (per run, default 5000),
+ * ACCEPTED_EVENTS (`on` or `off`, default `off`: the sender's), the receivers' PAYLOAD_BUCKET,
  * EVENT_RETENTION_DAYS, STORE_CONCURRENCY, and the gateway's
  * GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS,
  * GATEWAY_CREDENTIALS_SECRET_ARN. Each run is `reconcileStatusExclusively({ ...deps, now,
@@ -71,10 +78,21 @@ export const composeReconcileStatus = (
     sends,
   );
   // The sender's choice: an acceptance the status query finds is published only if theirs are.
-  const acceptedEvents = booleanEnv('ACCEPTED_EVENTS', true, env);
+  const acceptedEvents = booleanEnv('ACCEPTED_EVENTS', false, env);
+  const checks = new SqsReportChecks(
+    overrides.sqs ?? sqsClient(),
+    requiredEnv('REPORT_CHECK_QUEUE_URL', env),
+    integerEnv('REPORT_CHECK_VISIBILITY_SECONDS', 600, { min: 0, max: 43_200 }, env),
+  );
   const lease = new DynamoDbLease(stateTableName, documents);
   const receive = overrides.receive ?? receiveDepsFromEnvironment(logger, env, overrides);
   const deps: Omit<ReconcileDeps, 'owner' | 'now' | 'hasTimeLeft'> = {
+    checks,
+    awaiting: checks,
+    onInvalidCheck: (check) =>
+      logger.error('a report check could not be read; it stays on the queue until its DLQ', {
+        ...check,
+      }),
     index: awaiting,
     ledger: awaiting,
     unknown: awaiting,

@@ -8,6 +8,8 @@ import { awaitingReportBuckets } from '../commons/tables.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
 import { type ReceiveDeps, receiveReports } from '../inbound/receive-webhook.ts';
+import type { AwaitingReports, ReportCheck } from '../sending/ports.ts';
+import type { ReportCheckQueue } from './report-checks.ts';
 import {
   resolveUnknownOutcomes,
   type UnknownOutcomeIndex,
@@ -96,9 +98,12 @@ export const ReconcileSettingsSchema = z
       .min(1)
       .max(QUERY_RANGE_HOURS, 'the status query reaches 90 days back at most')
       .default(RECONCILE_DEFAULTS.horizonHours),
-    /** Index entries examined per run at most; the rest wait for the next run. */
+    /**
+     * Recipients examined per run at most (report checks are read whole, so the last one may
+     * pass it by up to 9); the rest wait for the next run.
+     */
     maxRecipients: z.int().min(1).default(RECONCILE_DEFAULTS.maxRecipients),
-    /** Index entries read per page. */
+    /** Index entries read per page (the index of earlier releases). */
     pageSize: z.int().min(1).max(1_000).default(RECONCILE_DEFAULTS.pageSize),
     /** Unknown outcomes are first asked about this long after the attempt. */
     unknownAfterMinutes: z.int().min(0).default(RECONCILE_DEFAULTS.unknownAfterMinutes),
@@ -115,6 +120,23 @@ export const ReconcileSettingsSchema = z
 export type ReconcileSettings = z.output<typeof ReconcileSettingsSchema>;
 
 export interface ReconcileDeps {
+  /** Where an acceptance found by the status query is queued for its report check. */
+  readonly awaiting?: AwaitingReports;
+  /**
+   * The report-check queue: accepted recipients waiting for their report, as the sender queued
+   * them. Absent: only the index of earlier releases is read.
+   */
+  readonly checks?: ReportCheckQueue;
+  /** Told about a check that cannot be read (it stays on the queue, and so reaches its DLQ). */
+  readonly onInvalidCheck?: (check: {
+    readonly receiveCount: number;
+    readonly problem: string;
+    readonly body: string;
+  }) => void;
+  /**
+   * The `awaiting-report` index of earlier releases: accepted recipients listed per recipient,
+   * read until they have all left it (within `horizonHours` of an upgrade).
+   */
   readonly index: AwaitingReportIndex;
   readonly ledger: ReportLedger;
   readonly unknown: UnknownOutcomeIndex;
@@ -136,9 +158,19 @@ export interface ReconcileDeps {
 export type ReconcileStop = 'complete' | 'budget' | 'time' | 'gateway-unavailable';
 
 export interface ReconcileCounts {
-  /** Index entries read. */
+  /** Recipients examined: from report checks and from index entries. */
   readonly examined: number;
-  /** Entries whose report or unavailable status was already stored: not queried, taken off the index. */
+  /** Report checks received from the queue (a check comes back while it is not finished). */
+  readonly checksReceived: number;
+  /** Checks finished and deleted: every recipient's report or unavailable status is stored. */
+  readonly checksFinished: number;
+  /** Checks received before they were due (`afterMinutes`): left for a later run. */
+  readonly checksNotDue: number;
+  /** Checks older than `horizonHours`: deleted without asking. */
+  readonly checksExpired: number;
+  /** Checks that could not be read: left on the queue for its DLQ. */
+  readonly checksInvalid: number;
+  /** Recipients whose report or unavailable status was already stored: not queried, settled. */
   readonly alreadyRecorded: number;
   /** Status query calls. */
   readonly statusQueries: number;
@@ -175,9 +207,15 @@ export interface ReconcileCounts {
 
 type MutableCounts = { -readonly [K in keyof ReconcileCounts]: ReconcileCounts[K] };
 
-/** One key to query: a recipient and the date it is asked for. */
-interface PendingKey {
+/** A recipient to look at, and what settles it once its report or status is stored. */
+interface Examined {
   readonly recipient: AwaitingRecipient;
+  /** Takes the recipient off what listed it (an index entry, or its share of a report check). */
+  readonly settle: () => Promise<void>;
+}
+
+/** One key to query: a recipient and the date it is asked for. */
+interface PendingKey extends Examined {
   readonly reqDt: string;
   /** False once the key is retried with the day before its acceptance. */
   readonly acceptanceDay: boolean;
@@ -191,15 +229,17 @@ const HOUR_MS = 3_600_000;
  *
  * Input: the ports and settings. Output: counts of what was found, queried and stored.
  *
- * Primary course: read the `awaiting-report` index hour by hour, oldest first (every bucket of an
- * hour: its shards and the unsharded bucket of earlier releases), for recipients accepted between
- * `horizonHours` and `afterMinutes` ago; take off the index those whose report
- * or unavailable status is already stored; query the rest 10 keys per call, grouped by the KST
- * date of acceptance; store a finished status (DONE with a result code) as a report through the
- * receivers' path (`via: 'status-query'`, so a later real report is a duplicate and causes no
- * second event); store `OVER_DATE` / `INVALID_KEY` once as "Message Status Unavailable"; leave
- * REG and ING for the next run. Recorded recipients leave the index, so later runs only read the
- * ones still waiting.
+ * Primary course: first the unknown outcomes (`resolveUnknownOutcomes`); then the report checks
+ * the sender queued (one per attempt's acceptances): a check accepted less than `afterMinutes` ago
+ * is left for a later run, one older than `horizonHours` is deleted unasked; for the recipients of
+ * the others, those whose report or unavailable status is already stored are settled, the rest are
+ * queried 10 keys per call, grouped by the KST date of acceptance; a finished status (DONE with a
+ * result code) is stored as a report through the receivers' path (`via: 'status-query'`, so a
+ * later real report is a duplicate and causes no second event); `OVER_DATE` / `INVALID_KEY` is
+ * stored once as "Message Status Unavailable"; REG and ING are left for the next run. A check is
+ * deleted at the end of the run when every recipient in it is settled; any other comes back after
+ * its visibility timeout. Last, the `awaiting-report` index of earlier releases is read hour by
+ * hour the same way (each recipient settled leaves the index), until it is empty.
  *
  * Alternative courses: an `INVALID_KEY` is asked again with the day before the acceptance date
  * before it is believed (the send call may have crossed KST midnight before the acceptance was
@@ -217,6 +257,11 @@ export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCou
   const hasTimeLeft = deps.hasTimeLeft ?? (() => true);
   const counts: MutableCounts = {
     examined: 0,
+    checksReceived: 0,
+    checksFinished: 0,
+    checksNotDue: 0,
+    checksExpired: 0,
+    checksInvalid: 0,
     alreadyRecorded: 0,
     statusQueries: 0,
     keysQueried: 0,
@@ -243,27 +288,33 @@ export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCou
     counts.stoppedBy = stop;
     return counts;
   }
-  for await (const recipients of awaitingRecipients(
-    deps.index,
-    hourBuckets(fromMs, toMs),
-    range,
-    settings.pageSize,
-  )) {
-    const budget = settings.maxRecipients - counts.examined;
-    if (budget <= 0) {
-      stop = 'budget';
-      break;
+  const checks = deps.checks ? new CheckTracker(deps.checks) : undefined;
+  if (checks) stop = await reconcileChecks(run, checks, hasTimeLeft, { fromMs, toMs });
+  if (stop === undefined)
+    for await (const recipients of awaitingRecipients(
+      deps.index,
+      hourBuckets(fromMs, toMs),
+      range,
+      settings.pageSize,
+    )) {
+      const budget = settings.maxRecipients - counts.examined;
+      if (budget <= 0) {
+        stop = 'budget';
+        break;
+      }
+      if (!hasTimeLeft()) {
+        stop = 'time';
+        break;
+      }
+      const page = recipients.slice(0, budget);
+      counts.examined += page.length;
+      await triage(
+        run,
+        page.map((recipient) => ({ recipient, settle: () => deps.index.settle(recipient.cliKey) })),
+      );
+      stop = await drain(run, hasTimeLeft, { fullBatchesOnly: true });
+      if (stop) break;
     }
-    if (!hasTimeLeft()) {
-      stop = 'time';
-      break;
-    }
-    const page = recipients.slice(0, budget);
-    counts.examined += page.length;
-    await triage(run, page);
-    stop = await drain(run, hasTimeLeft, { fullBatchesOnly: true });
-    if (stop) break;
-  }
   // What was read is queried even when the budget ended the reading.
   const drained =
     stop === 'gateway-unavailable'
@@ -271,8 +322,111 @@ export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCou
       : await drain(run, hasTimeLeft, { fullBatchesOnly: false });
   counts.notQueried = queue.size;
   counts.stoppedBy = drained ?? stop ?? 'complete';
+  if (checks) counts.checksFinished = await checks.finishSettled();
   return counts;
 };
+
+/**
+ * Reads the report-check queue while the budget and the time last: a check older than the horizon
+ * is finished unasked, one not yet due is left (it comes back after its visibility timeout), and
+ * the recipients of a due one are triaged and queried like index entries. A check is finished
+ * (deleted) at the end of the run when all its recipients are settled.
+ */
+const reconcileChecks = async (
+  run: Run,
+  checks: CheckTracker,
+  hasTimeLeft: () => boolean,
+  window: { readonly fromMs: number; readonly toMs: number },
+): Promise<ReconcileStop | undefined> => {
+  const { deps, counts } = run;
+  for (;;) {
+    const budget = deps.settings.maxRecipients - counts.examined;
+    if (budget <= 0) return 'budget';
+    if (!hasTimeLeft()) return 'time';
+    // A check holds up to 10 recipients; whole checks are read, so the budget may be passed by
+    // the last one's share of a check.
+    const received = await checks.queue.receive(
+      Math.min(10, Math.ceil(budget / STATUS_QUERY_MAX_KEYS)),
+    );
+    // A check seen before in this run came back (a visibility timeout shorter than the run):
+    // the queue has been gone through.
+    const fresh = received.filter((item) => checks.firstSight(item.messageId));
+    if (fresh.length === 0) return undefined;
+    counts.checksReceived += fresh.length;
+    const due: Examined[] = [];
+    for (const item of fresh) {
+      if (!('check' in item)) {
+        counts.checksInvalid += 1;
+        deps.onInvalidCheck?.(item);
+        continue;
+      }
+      const acceptedMs = Date.parse(item.check.acceptedAt);
+      if (acceptedMs < window.fromMs) {
+        counts.checksExpired += 1;
+        checks.expire(item.id);
+        continue;
+      }
+      if (acceptedMs > window.toMs) {
+        counts.checksNotDue += 1;
+        continue;
+      }
+      due.push(...checks.track(item.id, item.check));
+    }
+    counts.examined += due.length;
+    await triage(run, due);
+    const stop = await drain(run, hasTimeLeft, { fullBatchesOnly: true });
+    if (stop) return stop;
+  }
+};
+
+/**
+ * The report checks a run has received: which recipients of each are settled, so that a check is
+ * deleted only once all of them are (one left pending, or not queried, brings it back later).
+ */
+class CheckTracker {
+  private readonly open = new Map<string, Set<string>>();
+  private readonly finished: string[] = [];
+  private readonly seen = new Set<string>();
+
+  constructor(readonly queue: ReportCheckQueue) {}
+
+  /** True the first time this run receives the message. */
+  firstSight(messageId: string): boolean {
+    if (this.seen.has(messageId)) return false;
+    this.seen.add(messageId);
+    return true;
+  }
+
+  /** The recipients of a due check, each settling its share of it. */
+  track(id: string, check: ReportCheck): Examined[] {
+    const waiting = new Set(check.recipients.map((r) => r.cliKey));
+    this.open.set(id, waiting);
+    return check.recipients.map((r) => ({
+      recipient: {
+        cliKey: r.cliKey,
+        acceptedAt: check.acceptedAt,
+        ...(r.msgKey ? { msgKey: r.msgKey } : {}),
+      },
+      settle: async () => {
+        waiting.delete(r.cliKey);
+      },
+    }));
+  }
+
+  expire(id: string): void {
+    this.finished.push(id);
+  }
+
+  /** Deletes the checks whose recipients are all settled; answers how many. */
+  async finishSettled(): Promise<number> {
+    const ids = [
+      ...this.finished,
+      ...[...this.open].filter(([, waiting]) => waiting.size === 0).map(([id]) => id),
+    ];
+    if (ids.length > 0) await this.queue.finish(ids);
+    return ids.length;
+  }
+}
 
 const owner = (deps: ReconcileDeps): string => deps.owner ?? `reconcile-status#${randomUUID()}`;
 
@@ -339,19 +493,20 @@ async function* awaitingRecipients(
   }
 }
 
-/** Takes recorded recipients off the index and queues the others for the status query. */
-const triage = async (run: Run, recipients: readonly AwaitingRecipient[]): Promise<void> => {
+/** Settles recorded recipients and queues the others for the status query. */
+const triage = async (run: Run, examined: readonly Examined[]): Promise<void> => {
   const { deps, counts, queue } = run;
-  const recorded = await mapWithConcurrency(recipients, deps.receive.concurrency, async (r) => {
+  const recorded = await mapWithConcurrency(examined, deps.receive.concurrency, async (e) => {
+    const r = e.recipient;
     const known =
       (r.msgKey !== undefined && (await deps.ledger.hasReport(r.msgKey))) ||
       (await deps.ledger.hasStatusUnavailable(r.cliKey));
-    if (known) await deps.index.settle(r.cliKey);
+    if (known) await e.settle();
     return known;
   });
-  recipients.forEach((recipient, i) => {
+  examined.forEach((e, i) => {
     if (recorded[i]) counts.alreadyRecorded += 1;
-    else queue.add({ recipient, reqDt: kstDate(recipient.acceptedAt, 0), acceptanceDay: true });
+    else queue.add({ ...e, reqDt: kstDate(e.recipient.acceptedAt, 0), acceptanceDay: true });
   });
 };
 
@@ -409,7 +564,7 @@ const queryBatch = async (
         break;
       case 'ask-day-before':
         run.queue.add({
-          recipient: key.recipient,
+          ...key,
           reqDt: kstDate(key.recipient.acceptedAt, -1),
           acceptanceDay: false,
         });
@@ -422,7 +577,7 @@ const queryBatch = async (
   await storeReports(run, finished);
   for (const { key, record } of unavailable) {
     if ((await deps.receive.store.putIfAbsent(record)) === 'stored') counts.statusUnavailable += 1;
-    await deps.index.settle(key.recipient.cliKey);
+    await key.settle();
   }
   return undefined;
 };
@@ -494,9 +649,7 @@ const storeReports = async (
   });
   const already = all.filter((_, i) => reported[i]);
   counts.reportsDuplicate += already.length;
-  await mapWithConcurrency(already, deps.receive.concurrency, (f) =>
-    deps.index.settle(f.key.recipient.cliKey),
-  );
+  await mapWithConcurrency(already, deps.receive.concurrency, (f) => f.key.settle());
   const finished = all.filter((_, i) => !reported[i]);
   if (finished.length === 0) return;
   const outcome = await receiveReports(
@@ -511,9 +664,7 @@ const storeReports = async (
   // After a failed write the whole batch stays on the index: the next run finds the stored
   // ones recorded and queries only the rest.
   if (outcome.result === 'retry') return;
-  await mapWithConcurrency(finished, deps.receive.concurrency, (f) =>
-    deps.index.settle(f.key.recipient.cliKey),
-  );
+  await mapWithConcurrency(finished, deps.receive.concurrency, (f) => f.key.settle());
 };
 
 const unavailableRecord = (

@@ -5,7 +5,14 @@ import {
   resolvedAcceptanceUnpublished,
   resolvedUnknownRecord,
 } from '../sending/outcome-records.ts';
-import type { ClaimResult, SendStore, UnknownOutcome } from '../sending/ports.ts';
+import type {
+  AwaitingReports,
+  ClaimResult,
+  SendRecordKey,
+  SendStore,
+  UnknownOutcome,
+} from '../sending/ports.ts';
+import { sendRecordKey } from '../sending/send-record.ts';
 import { kstDate, STATUS_QUERY_MAX_KEYS, type StatusGateway } from './status-query.ts';
 
 /*
@@ -24,18 +31,23 @@ export interface UnknownOutcomeIndex {
     limit: number,
     start?: string,
   ): Promise<{ readonly entries: readonly UnknownOutcome[]; readonly next?: string }>;
-  /** True when an outcome event of `cliKey` is stored (a later send or run decided it). */
-  hasOutcome(cliKey: string): Promise<boolean>;
+  /**
+   * True when an outcome of `cliKey` is stored (a later send or run decided it): an `OUTCOME`
+   * item, or an acceptance its message's send record lists.
+   */
+  hasOutcome(cliKey: string, record: SendRecordKey): Promise<boolean>;
   /** Takes an entry off the index once its outcome is stored. */
   resolve(cliKey: string): Promise<void>;
-  /** The sender's claim on the recipient (see `SendStore.claim`): no send of it while held. */
-  claim(cliKey: string, owner: string, until: number): Promise<ClaimResult>;
-  release(cliKey: string, owner: string): Promise<void>;
+  /** The claim on the message's send record (see `SendStore.claim`): no send of it while held. */
+  claim(record: SendRecordKey, owner: string, until: number): Promise<ClaimResult>;
+  release(record: SendRecordKey, owner: string): Promise<void>;
 }
 
 /** What resolving unknown outcomes takes; `ReconcileDeps` fit. */
 export interface UnknownOutcomePorts {
   readonly unknown: UnknownOutcomeIndex;
+  /** Where an acceptance is queued for the report check, as the sender queues its own. */
+  readonly awaiting?: AwaitingReports;
   readonly gateway: StatusGateway;
   /** Where the outcomes go: the receivers' store, clock and retention. */
   readonly receive: ReceiveDeps;
@@ -136,15 +148,19 @@ const resolveUnknownBatch = async (
   const { deps, counts } = run;
   const now = deps.now().getTime();
   const claimed: UnknownOutcome[] = [];
+  const held = new Map<string, SendRecordKey>();
   for (const entry of entries) {
     counts.unknownExamined += 1;
-    if (await deps.unknown.hasOutcome(entry.cliKey)) {
+    const record = recordOf(entry);
+    if (await deps.unknown.hasOutcome(entry.cliKey, record)) {
       await deps.unknown.resolve(entry.cliKey);
       counts.unknownAlreadyDecided += 1;
     } else if (
+      held.has(record.pk) ||
       // Taken over from a sender that died undecided: exactly the case the status query settles.
-      (await deps.unknown.claim(entry.cliKey, claimOwner, now + UNKNOWN_CLAIM_MS)) !== 'busy'
+      (await deps.unknown.claim(record, claimOwner, now + UNKNOWN_CLAIM_MS)) !== 'busy'
     ) {
+      held.set(record.pk, record);
       claimed.push(entry);
     } else counts.unknownPending += 1;
   }
@@ -153,7 +169,7 @@ const resolveUnknownBatch = async (
     // Decided between the look above and the claim (a sender that held an older claim).
     const open: UnknownOutcome[] = [];
     for (const entry of claimed) {
-      if (await deps.unknown.hasOutcome(entry.cliKey)) {
+      if (await deps.unknown.hasOutcome(entry.cliKey, recordOf(entry))) {
         await deps.unknown.resolve(entry.cliKey);
         counts.unknownAlreadyDecided += 1;
       } else open.push(entry);
@@ -179,6 +195,17 @@ const resolveUnknownBatch = async (
       }
       const at = deps.receive.now();
       const retentionDays = deps.receive.retentionDays;
+      // Queued before the outcome is stored: a stored acceptance always has its report check.
+      if (resolution.kind === 'accepted')
+        await deps.awaiting?.expect({
+          channel: entry.channel,
+          acceptedAt: entry.attemptedAt,
+          recipients: [
+            resolution.msgKey
+              ? { cliKey: entry.cliKey, msgKey: resolution.msgKey }
+              : { cliKey: entry.cliKey },
+          ],
+        });
       if (resolution.kind === 'accepted' && deps.unpublishedAcceptances)
         await deps.unpublishedAcceptances.putEvent(
           resolvedAcceptanceUnpublished(entry, resolution, at, retentionDays),
@@ -193,9 +220,17 @@ const resolveUnknownBatch = async (
     }
     return undefined;
   } finally {
-    for (const entry of claimed) await deps.unknown.release(entry.cliKey, claimOwner);
+    for (const record of held.values()) await deps.unknown.release(record, claimOwner);
   }
 };
+
+/**
+ * The send record whose claim keeps senders of an unknown outcome's message away. An entry of an
+ * earlier release names none: the record its cliKey would key (exact for a message whose smallest
+ * cliKey it is, and for every single-recipient message).
+ */
+const recordOf = (entry: UnknownOutcome): SendRecordKey =>
+  entry.record ?? sendRecordKey([entry.cliKey]);
 
 /** One status query for unknown outcomes; `undefined` when the gateway is unavailable. */
 const queryUnknown = async (

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
-import { awaitingReportBucket } from '../commons/tables.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
 import type {
+  AcceptedRecipient,
   QueueDelivery,
   RecipientResult,
   SendDeps,
@@ -13,9 +13,10 @@ import type {
 import type { SendMessage } from './queue-message.ts';
 
 /*
- * The event items the send use case stores for each outcome: accepted (also listed for
- * reconcile-status), rejected, scheduled, a queue message rejected as invalid, and the event that
- * resolves an unknown outcome once the status query has answered.
+ * What the send use case records for each outcome: an accepted recipient as its send record lists
+ * it (and its event, where acceptances are published), the rejected and scheduled events, a queue
+ * message rejected as invalid, and the event that resolves an unknown outcome once the status
+ * query has answered.
  */
 
 const MAX_EVENT_TEXT = 64 * 1024;
@@ -80,57 +81,35 @@ const recipientOutcome = <T extends RecipientOutcomeType>(
     }),
   );
 
-/**
- * An accepted recipient's outcome, also listed in the `awaiting-report` index (by the hour it was
- * accepted and its shard) so that `reconcile-status` can find it if its report never comes. A
- * "Message Accepted" event unless the deployment turned those off (`acceptedEvents` false): then
- * the same keys without an event.
- */
+/** How the send record lists an accepted recipient, recorded now. */
+export const acceptedRecipient = (
+  context: OutcomeContext,
+  result: RecipientResult,
+  alreadyAccepted: boolean,
+): AcceptedRecipient => ({
+  cliKey: result.cliKey,
+  ...(result.msgKey ? { msgKey: result.msgKey } : {}),
+  // Whole seconds: the record keeps epoch seconds to stay small.
+  acceptedAt: new Date(Math.floor(context.deps.now().getTime() / 1000) * 1000).toISOString(),
+  alreadyAccepted,
+});
+
+/** An accepted recipient's "Message Accepted" event (deployments with `acceptedEvents` on). */
 export const acceptedRecord = (
   context: OutcomeContext,
   result: RecipientResult,
   phone: string | null,
   alreadyAccepted: boolean,
-): EventRecord | UnpublishedOutcome => {
-  const acceptedAt = context.deps.now().toISOString();
-  const awaiting = {
-    awaitingReportBucket: awaitingReportBucket(acceptedAt, result.cliKey),
-    acceptedAt,
-    cliKey: result.cliKey,
-    ...(result.msgKey ? { msgKey: result.msgKey } : {}),
-  };
-  if (context.deps.acceptedEvents === false) {
-    const receivedAt = context.receivedAt.toISOString();
-    const unpublished: UnpublishedOutcome = {
-      pk: `SEND#${result.cliKey}`,
-      sk: 'OUTCOME',
-      kind: 'send',
-      outcome: 'accepted',
-      channel: context.message.channel,
-      code: result.code,
-      alreadyAccepted,
-      sqsMessageId: context.delivery.messageId,
-      receivedAt,
-      // As the event item's: its retention counts from the queue message's receipt.
-      expiresAt: Math.floor(Date.parse(receivedAt) / 1000) + context.deps.retentionDays * 86_400,
-      ...awaiting,
-    };
-    return unpublished;
-  }
-  return { ...acceptedOutcome(context, result, phone, alreadyAccepted), ...awaiting };
-};
-
-const acceptedOutcome = (
-  context: OutcomeContext,
-  result: RecipientResult,
-  phone: string | null,
-  alreadyAccepted: boolean,
-) =>
-  recipientOutcome(context, result.cliKey, phone, 'messageAccepted', {
+): EventRecord => ({
+  ...recipientOutcome(context, result.cliKey, phone, 'messageAccepted', {
     msgKey: result.msgKey ?? null,
     alreadyAccepted,
     code: result.code,
-  });
+  }),
+  acceptedAt: context.deps.now().toISOString(),
+  cliKey: result.cliKey,
+  ...(result.msgKey ? { msgKey: result.msgKey } : {}),
+});
 
 export const rejectedRecord = (
   context: OutcomeContext,
@@ -161,8 +140,8 @@ export const scheduledRecord = (
 
 /**
  * The event that resolves an {@link UnknownOutcome}, once the status query has answered:
- * `accepted` (the gateway knows the cliKey: "Message Accepted", listed for reconcile-status like
- * any acceptance) or `not-sent` (the gateway does not know it: "Message Rejected", category
+ * `accepted` (the gateway knows the cliKey: "Message Accepted"; reconcile-status then looks for its
+ * report like any acceptance's) or `not-sent` (the gateway does not know it: "Message Rejected", category
  * `not-sent`). Same keys and idempotency key as the sender's own outcome, so only one is stored.
  */
 export const resolvedUnknownRecord = (
@@ -209,8 +188,7 @@ export const resolvedUnknownRecord = (
       }),
       retentionDays,
     ),
-    // Accepted when it was sent: reconcile-status looks for its report from then on.
-    awaitingReportBucket: awaitingReportBucket(unknown.attemptedAt, unknown.cliKey),
+    // Accepted when it was sent.
     acceptedAt: unknown.attemptedAt,
     cliKey: unknown.cliKey,
     ...(resolution.msgKey ? { msgKey: resolution.msgKey } : {}),
@@ -239,7 +217,6 @@ export const resolvedAcceptanceUnpublished = (
   sqsMessageId: unknown.sqsMessageId,
   receivedAt: at.toISOString(),
   acceptedAt: unknown.attemptedAt,
-  awaitingReportBucket: awaitingReportBucket(unknown.attemptedAt, unknown.cliKey),
   expiresAt: Math.floor(at.getTime() / 1000) + retentionDays * 86_400,
 });
 

@@ -43,14 +43,20 @@ export interface UnknownOutcome {
   /** What the last attempt got instead of an answer (`TIMEOUT`, `NO_RESULT`, an HTTP status…). */
   readonly code: string;
   readonly message: string;
+  /**
+   * The send record of its message, whose claim keeps senders away while `reconcile-status` asks.
+   * Absent on entries written before send records existed: those are claimed per cliKey.
+   */
+  readonly record?: SendRecordKey;
 }
 
 /**
- * An accepted recipient's `OUTCOME` item when the deployment publishes no "Message Accepted"
- * events (`SendDeps.acceptedEvents` false): no `detailType`, so the stream filter keeps it from
- * the bus, and no event detail, which nothing would read. It still blocks a resend of the cliKey
- * (`recordedOutcomes`), lists the recipient for `reconcile-status` (the awaiting-report keys) and
- * shows what happened in `msgbridge trace` and `status`.
+ * An accepted recipient's `OUTCOME` item written by `reconcile-status` when it resolves an unknown
+ * outcome for a deployment that publishes no "Message Accepted" events (`acceptedEvents` false): no
+ * `detailType`, so the stream filter keeps it from the bus, and no event detail, which nothing would
+ * read. It blocks a resend of the cliKey (`recordedOutcomes`) and shows what happened in
+ * `msgbridge trace` and `status`. (The sender lists its own acceptances in the message's
+ * {@link SendRecordKey send record} instead.)
  */
 export interface UnpublishedOutcome {
   readonly pk: `SEND#${string}`;
@@ -66,7 +72,6 @@ export interface UnpublishedOutcome {
   /** When the queue message was received, UTC ISO 8601 (the event's `receivedAt`). */
   readonly receivedAt: string;
   readonly acceptedAt: string;
-  readonly awaitingReportBucket: string;
   /** Epoch seconds; DynamoDB's TTL deletes the item after it. */
   readonly expiresAt: number;
 }
@@ -74,29 +79,110 @@ export interface UnpublishedOutcome {
 /** `claimed` fresh, `taken-over` from an attempt that never gave it back, or `busy`. */
 export type ClaimResult = 'claimed' | 'taken-over' | 'busy';
 
-/** Send records in the event table. */
+/**
+ * Where a queue message's send record is kept: `SEND#<the smallest of its cliKeys>` / `MESSAGE`
+ * (see `send-record.ts`). One item per queue message holds its claim and its accepted recipients.
+ */
+export interface SendRecordKey {
+  readonly pk: `SEND#${string}`;
+  readonly sk: 'MESSAGE';
+}
+
+/** A recipient the gateway accepted, as the send record lists it. */
+export interface AcceptedRecipient {
+  readonly cliKey: string;
+  /** Absent when the gateway answered "already accepted" without one. */
+  readonly msgKey?: string;
+  /** When the acceptance was recorded, UTC ISO 8601 (whole seconds). */
+  readonly acceptedAt: string;
+  /** The gateway answered the duplicate family: an earlier attempt had been accepted. */
+  readonly alreadyAccepted: boolean;
+}
+
+/** What claiming a send record found. */
+export interface RecordClaim {
+  readonly result: ClaimResult;
+  /**
+   * False when the claim created the record: no attempt of this message (nor of another message
+   * whose smallest cliKey is the same) was ever made, so no recipient of it can have an outcome.
+   */
+  readonly existed: boolean;
+  /** The recipients the record listed as accepted before this claim. */
+  readonly accepted: ReadonlyMap<string, AcceptedRecipient>;
+}
+
+/** What is written onto the record with a claim, for `msgbridge trace` and `status`. */
+export interface RecordInfo {
+  readonly channel: SendMessage['channel'];
+  readonly sqsMessageId: string;
+  /** The message's recipients, in order. */
+  readonly recipients: number;
+}
+
+/**
+ * Send records in the event table: one item per queue message (its claim and its accepted
+ * recipients) and, per recipient, the outcome events (rejected, scheduled, and accepted when
+ * "Message Accepted" is published) and unknown outcomes.
+ */
 export interface SendStore {
-  /** The `cliKey`s among these that already have an outcome (accepted, rejected or scheduled). */
+  /** The `cliKey`s among these that have an `OUTCOME` item (an outcome event, or a resolved unknown). */
   recordedOutcomes(cliKeys: readonly string[]): Promise<ReadonlySet<string>>;
   /**
-   * Claims a recipient for one attempt until `until` (epoch ms). `busy` when another attempt holds
-   * a live claim; an expired claim that was never given back (its holder died, or overran) is
-   * taken over and answers `taken-over`: that holder may have sent the recipient.
+   * Claims a message's record for one attempt until `until` (epoch ms). `busy` when another
+   * attempt holds a live claim; an expired claim that was never given back (its holder died, or
+   * overran) is taken over and answers `taken-over`: that holder may have sent the recipients.
+   * Creates the record when there is none. `info` is written with the claim (a sender's);
+   * reconcile-status claims without it.
    */
-  claim(cliKey: string, owner: string, until: number): Promise<ClaimResult>;
+  claim(
+    record: SendRecordKey,
+    owner: string,
+    until: number,
+    info?: RecordInfo,
+  ): Promise<RecordClaim>;
   /** Gives a claim back after a retryable failure, so the next attempt may take it at once. */
-  release(cliKey: string, owner: string): Promise<void>;
+  release(record: SendRecordKey, owner: string): Promise<void>;
   /**
-   * Writes an outcome or rejection item once (conditional put): an event item, or an accepted
-   * outcome without its event.
+   * Lists accepted recipients on the record (one write for all of them) and, with `release`, gives
+   * the claim back in the same write. Acceptances are facts: they are written even when another
+   * attempt has taken the claim over meanwhile (then the claim is left to it).
+   */
+  recordAccepted(
+    record: SendRecordKey,
+    owner: string,
+    accepted: readonly AcceptedRecipient[],
+    options: { readonly release: boolean },
+  ): Promise<void>;
+  /**
+   * Writes a recipient's `OUTCOME` item once (conditional put): an event item, or a resolved
+   * acceptance without its event.
    */
   putEvent(record: EventRecord | UnpublishedOutcome): Promise<'stored' | 'duplicate'>;
   /** Keeps a recipient whose outcome is unknown until `reconcile-status` resolves it (no event). */
   recordUnknown(outcome: UnknownOutcome): Promise<void>;
 }
 
+/**
+ * Accepted recipients whose delivery report `reconcile-status` looks for later: one check per
+ * attempt's acceptances (at most 10 recipients, one status query). At least once: a check may
+ * come twice, never not at all once the acceptance is recorded.
+ */
+export interface ReportCheck {
+  readonly channel: SendMessage['channel'];
+  /** When the acceptance was recorded, UTC ISO 8601: the status query's date is its KST day. */
+  readonly acceptedAt: string;
+  readonly recipients: ReadonlyArray<{ readonly cliKey: string; readonly msgKey?: string }>;
+}
+
+export interface AwaitingReports {
+  /** Queues `check`; resolves once it is durable. */
+  expect(check: ReportCheck): Promise<void>;
+}
+
 export interface SendDeps {
   readonly store: SendStore;
+  /** Where accepted recipients are queued for `reconcile-status`'s look for their report. */
+  readonly awaiting: AwaitingReports;
   readonly gateway: SendGateway;
   readonly rateLimiter: RateLimiter;
   readonly now: () => Date;
@@ -106,12 +192,11 @@ export interface SendDeps {
   /** Epoch ms by which this attempt must be done (the Lambda's deadline less a margin). */
   readonly deadline: number;
   /**
-   * Whether an accepted recipient's outcome is published as a "Message Accepted" event; when
-   * false it is stored as an {@link UnpublishedOutcome}. Rejected and scheduled outcomes are
-   * always published.
-   * @default true
+   * Whether an accepted recipient is also published as a "Message Accepted" event (one more item
+   * and one more event per recipient). Either way the send record lists it. Rejected and
+   * scheduled outcomes are always published.
    */
-  readonly acceptedEvents?: boolean;
+  readonly acceptedEvents: boolean;
   /** A fresh id per attempt, part of the claim's owner. @default crypto.randomUUID */
   readonly attemptId?: () => string;
 }

@@ -7,6 +7,7 @@ import { sqsClient } from '../commons/clients/sqs.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { booleanEnv, type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
 import type { GatewayClient } from '../commons/gateway/gateway-client.ts';
+import { SqsReportChecks } from '../reconcile/adapters/sqs-report-checks.ts';
 import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
 import { DynamoDbRateLimiter } from './adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from './adapters/dynamodb-send-store.ts';
@@ -116,8 +117,9 @@ export interface SenderOverrides extends CompositionOverrides {
 /**
  * Composes `send-messages` (the send queue → the gateway, one queue message = one send request)
  * from its environment, read once, at cold start: EVENT_TABLE_NAME, STATE_TABLE_NAME,
- * SEND_QUEUE_URL, TPS_QUOTA, MAX_RECEIVE_COUNT (the DLQ redrive count), EVENT_RETENTION_DAYS,
- * ACCEPTED_EVENTS (`on` or `off`, default `on`: whether accepted recipients are published as
+ * SEND_QUEUE_URL, REPORT_CHECK_QUEUE_URL (where accepted recipients are queued for
+ * reconcile-status), TPS_QUOTA, MAX_RECEIVE_COUNT (the DLQ redrive count), EVENT_RETENTION_DAYS,
+ * ACCEPTED_EVENTS (`on` or `off`, default `off`: whether accepted recipients are also published as
  * "Message Accepted" events), and the gateway's GATEWAY_API_URL, GATEWAY_SEND_URL,
  * GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS, GATEWAY_CREDENTIALS_SECRET_ARN. The Lambda
  * entry wraps `handler` in middy; the local run feeds `recordHandler` from its queue poller.
@@ -128,7 +130,8 @@ export const composeSender = (env: Environment = process.env, overrides: SenderO
     overrides.gateway ?? gatewayFromEnvironment(logger, { env, documents: overrides.documents });
   const queueUrl = requiredEnv('SEND_QUEUE_URL', env);
   const retentionDays = integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_650 }, env);
-  const acceptedEvents = booleanEnv('ACCEPTED_EVENTS', true, env);
+  const acceptedEvents = booleanEnv('ACCEPTED_EVENTS', false, env);
+  const reportCheckQueueUrl = requiredEnv('REPORT_CHECK_QUEUE_URL', env);
   const store = new DynamoDbSendStore(
     requiredEnv('EVENT_TABLE_NAME', env),
     retentionDays,
@@ -152,6 +155,7 @@ export const composeSender = (env: Environment = process.env, overrides: SenderO
   );
   const gateway = overrides.wrapGateway?.(sender) ?? sender;
   const sqs = overrides.sqs ?? sqsClient();
+  const awaiting = new SqsReportChecks(sqs, reportCheckQueueUrl);
   const timeBudget =
     overrides.timeBudget ??
     ((remainingMs: number) => ({
@@ -164,6 +168,7 @@ export const composeSender = (env: Environment = process.env, overrides: SenderO
   const recordHandler = createSendRecordHandler({
     deps: (remainingMs) => ({
       store,
+      awaiting,
       gateway,
       rateLimiter,
       now: () => new Date(),

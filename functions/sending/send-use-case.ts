@@ -9,6 +9,7 @@ import {
 } from '../commons/gateway/errors.ts';
 import { GatewayRequestInvalidError, type SendOutcome } from '../commons/gateway/gateway-client.ts';
 import {
+  acceptedRecipient,
   acceptedRecord,
   type OutcomeContext,
   parseJsonResult,
@@ -16,10 +17,19 @@ import {
   scheduledRecord,
   sendRejectedRecord,
 } from './outcome-records.ts';
-import type { QueueDelivery, RecipientResult, SendDeps, SendResult } from './ports.ts';
+import type {
+  AcceptedRecipient,
+  QueueDelivery,
+  RecipientResult,
+  SendDeps,
+  SendRecordKey,
+  SendResult,
+} from './ports.ts';
+import type { SendMessage } from './queue-message.ts';
 import { parseSendMessage } from './queue-message-parsing.ts';
 import { recipientsOf, withRecipients } from './queue-message-recipients.ts';
 import { RateLimitWaitExceededError } from './rate-limiter.ts';
+import { sendRecordKey } from './send-record.ts';
 
 /**
  * Sends one queue message through the gateway, at most once per recipient.
@@ -28,13 +38,13 @@ import { RateLimitWaitExceededError } from './rate-limiter.ts';
  * retry) or `retry` (some recipients failed retryably; deliver the message again later — the
  * recipients already decided are skipped then).
  *
- * Primary course: validate; skip recipients that already have an outcome; claim the rest (the
- * claim's owner is unique to this attempt, so two invocations given the same message can never
- * both hold it); read their outcomes again (one may have been recorded between the first read and
- * the claim); call the gateway once with only the claimed recipients, taking their share of the
- * TPS quota immediately before the request goes out; record one outcome per recipient (accepted,
- * rejected or scheduled), each an event (an accepted one without its event when
- * `deps.acceptedEvents` is false).
+ * Primary course: validate; claim the message's send record (one write; the claim's owner is
+ * unique to this attempt, so two invocations given the same message can never both hold it); skip
+ * the recipients already decided (the record lists the accepted ones, outcome items the others);
+ * call the gateway once with the rest, taking their share of the TPS quota immediately before the
+ * request goes out; record the outcomes: rejected and scheduled recipients as events, accepted ones
+ * queued for reconcile-status' report check and listed on the record in one write that also gives
+ * the claim back (each also a "Message Accepted" event where `deps.acceptedEvents` is on).
  *
  * Alternative courses: on the last delivery, a recipient whose answer was lost (timeout, broken
  * connection, unreadable answer, HTTP 5xx, or no item for it) is recorded as an unknown outcome,
@@ -63,121 +73,115 @@ export const sendQueuedMessage = async (
   }
   const message = parsed.message;
   const recipients = recipientsOf(message);
-  const done = await deps.store.recordedOutcomes(recipients.map((r) => r.cliKey));
-  const open = recipients.filter((r) => !done.has(r.cliKey));
-  const nothingToDo = (skipped: number, busy: number): SendResult =>
-    busy > 0
-      ? {
-          kind: 'retry',
-          reason: 'every open recipient is being sent by another attempt',
-          pending: busy,
-        }
-      : { kind: 'done', accepted: 0, rejected: 0, scheduled: 0, unknown: 0, skipped };
-  if (open.length === 0) return nothingToDo(recipients.length, 0);
-
+  const record = sendRecordKey(recipients.map((r) => r.cliKey));
   // ApproximateReceiveCount repeats when a visibility expiry hands the message to a second
   // invocation while the first still runs: only a per-attempt id keeps their claims apart.
-  const owner = `${delivery.messageId}#${delivery.receiveCount}#${(deps.attemptId ?? randomUUID)()}`;
+  const owner = `${delivery.receiveCount}#${(deps.attemptId ?? randomUUID)()}`;
   const claimUntil = receivedAt.getTime() + deps.claimLeaseMs;
-  const claims = await Promise.all(
-    open.map(async (r) => ({ r, claim: await deps.store.claim(r.cliKey, owner, claimUntil) })),
-  );
-  const held = claims.filter((c) => c.claim !== 'busy').map((c) => c.r.cliKey);
-  const busyKeys = claims.filter((c) => c.claim === 'busy').map((c) => c.r.cliKey);
-  const busy = busyKeys.length;
-  // An attempt that never gave its claim back may have been accepted before it died: a refusal
-  // of this attempt's resend does not prove the recipient was never sent.
-  const takenOver = new Set(claims.filter((c) => c.claim === 'taken-over').map((c) => c.r.cliKey));
-  const release = (keys: readonly string[]) =>
-    Promise.all(keys.map((key) => deps.store.release(key, owner)));
+  const claim = await deps.store.claim(record, owner, claimUntil, {
+    channel: message.channel,
+    sqsMessageId: delivery.messageId,
+    recipients: recipients.length,
+  });
+  // A record this claim created has no decided recipient; otherwise the record lists the
+  // acceptances and the outcome items the rest (rejected, scheduled, resolved by reconcile-status).
+  const recorded = claim.existed
+    ? await deps.store.recordedOutcomes(
+        recipients.map((r) => r.cliKey).filter((key) => !claim.accepted.has(key)),
+      )
+    : new Set<string>();
+  const open = recipients.filter((r) => !claim.accepted.has(r.cliKey) && !recorded.has(r.cliKey));
+  const skipped = recipients.length - open.length;
+  const release = () => deps.store.release(record, owner);
   const lastAttempt = delivery.receiveCount >= delivery.maxReceiveCount;
   const context: OutcomeContext = { delivery, message, deps, receivedAt };
   const phones = new Map(recipients.map((r) => [r.cliKey, r.phone ?? null]));
+  const openKeys = open.map((r) => r.cliKey);
   // The last delivery goes to the DLQ: whatever it leaves undecided is handed to reconcile-status
-  // as an unknown outcome, so every recipient still ends as exactly one outcome event.
+  // as an unknown outcome, so every recipient still ends as exactly one outcome.
   const leaveUnknown = async (keys: readonly string[], code: string, text: string) => {
     const attemptedAt = deps.now().toISOString();
     await recordDecisions(
       context,
+      record,
+      owner,
       keys.map((cliKey) => ({ kind: 'unknown', cliKey, attemptedAt, code, message: text })),
       phones,
+      { release: false },
     );
   };
-  const busyOnLastAttempt = async () => {
-    if (lastAttempt && busy > 0)
+
+  if (claim.result === 'busy') {
+    if (open.length === 0) return done(skipped);
+    if (lastAttempt)
       await leaveUnknown(
-        busyKeys,
+        openKeys,
         'CLAIMED',
         'held by another attempt on the last delivery; that attempt may have sent it',
       );
-  };
-  if (held.length === 0) {
-    await busyOnLastAttempt();
-    return nothingToDo(done.size, busy);
+    return {
+      kind: 'retry',
+      reason: 'every open recipient is being sent by another attempt',
+      pending: open.length,
+    };
   }
-  // Decided meanwhile (by reconcile-status resolving an unknown outcome, or an attempt that held
-  // an older claim): sending again could contradict the recorded outcome.
-  const decided = await deps.store.recordedOutcomes(held);
-  await release(held.filter((key) => decided.has(key)));
-  const claimedKeys = held.filter((key) => !decided.has(key));
-  const skipped = done.size + decided.size;
-  if (claimedKeys.length === 0) {
-    await busyOnLastAttempt();
-    return nothingToDo(skipped, busy);
+  if (open.length === 0) {
+    await release();
+    return done(skipped);
   }
+  // An attempt that never gave its claim back may have been accepted before it died: a refusal
+  // of this attempt's resend does not prove the recipient was never sent.
+  const takenOver = new Set(claim.result === 'taken-over' ? openKeys : []);
 
   let decisions: Decision[];
   try {
-    decisions = await sendAndDecide(context, claimedKeys, lastAttempt);
+    decisions = await sendAndDecide(context, openKeys, lastAttempt);
   } catch (error) {
     if (!(error instanceof RateLimitWaitExceededError)) {
-      await release(claimedKeys);
+      await release();
       throw error;
     }
     if (lastAttempt) {
       await leaveUnknown(
-        claimedKeys.filter((key) => takenOver.has(key)),
+        openKeys.filter((key) => takenOver.has(key)),
         'NO_QUOTA',
         'no TPS quota on the last delivery, after an attempt that may have sent it',
       );
       await leaveUnknown(
-        claimedKeys.filter((key) => !takenOver.has(key)),
+        openKeys.filter((key) => !takenOver.has(key)),
         'NO_QUOTA',
         'no TPS quota before the deadline of the last delivery; not sent by it',
       );
-      await busyOnLastAttempt();
     }
-    await release(claimedKeys);
-    return {
-      kind: 'retry',
-      reason: 'no TPS quota before the deadline',
-      pending: claimedKeys.length + busy,
-    };
+    await release();
+    return { kind: 'retry', reason: 'no TPS quota before the deadline', pending: open.length };
   }
   const decidedAt = deps.now().toISOString();
   decisions = decisions.map((decision) =>
     distrustAfterTakeOver(decision, takenOver, lastAttempt, decidedAt),
   );
   // Kept, not given back: the next delivery takes it over again and keeps distrusting a refusal.
-  const keepClaim = new Set(
-    decisions.filter((d) => d.kind === 'retry' && d.keepClaim === true).map((d) => d.cliKey),
-  );
-
-  const counts = await recordDecisions(context, decisions, phones);
-  if (lastAttempt) await busyOnLastAttempt();
-  const retryKeys = decisions.filter((d) => d.kind === 'retry').map((d) => d.cliKey);
-  await release([
-    ...retryKeys.filter((key) => !keepClaim.has(key)),
-    ...decisions.filter((d) => d.kind === 'unknown').map((d) => d.cliKey),
-  ]);
-  const pending = retryKeys.length + busy;
-  if (pending === 0) return { kind: 'done', ...counts, skipped };
-  const reason =
-    retryKeys.length > 0
-      ? (decisions.find((d) => d.kind === 'retry')?.reason ?? 'recipients failed retryably')
-      : 'recipients held by another attempt';
-  return { kind: 'retry', reason, pending };
+  const keepClaim = decisions.some((d) => d.kind === 'retry' && d.keepClaim === true);
+  const counts = await recordDecisions(context, record, owner, decisions, phones, {
+    release: !keepClaim,
+  });
+  const retries = decisions.filter((d) => d.kind === 'retry');
+  if (retries.length === 0) return { kind: 'done', ...counts, skipped };
+  return {
+    kind: 'retry',
+    reason: retries[0]?.reason ?? 'recipients failed retryably',
+    pending: retries.length,
+  };
 };
+
+const done = (skipped: number): SendResult => ({
+  kind: 'done',
+  accepted: 0,
+  rejected: 0,
+  scheduled: 0,
+  unknown: 0,
+  skipped,
+});
 
 /** What became of one recipient's attempt. */
 type Decision =
@@ -400,41 +404,48 @@ const wholeRequestFamily = (
   return undefined;
 };
 
-/** Records each decided recipient; retries are left for the next delivery. */
+/**
+ * Records each decided recipient; retries are left for the next delivery. Accepted recipients are
+ * first queued for reconcile-status' look for their report, then (where acceptances are
+ * published) stored as events, then listed on the send record in one write that also gives the
+ * claim back (with `release`): so a recipient the record lists is always queued, and a failure
+ * before the record is written leaves the message to a redelivery whose resend the gateway
+ * answers as a duplicate.
+ */
 const recordDecisions = async (
   context: OutcomeContext,
+  record: SendRecordKey,
+  owner: string,
   decisions: readonly Decision[],
   phones: ReadonlyMap<string, string | null>,
+  options: { readonly release: boolean },
 ): Promise<{ accepted: number; rejected: number; scheduled: number; unknown: number }> => {
+  const { deps } = context;
   const counts = { accepted: 0, rejected: 0, scheduled: 0, unknown: 0 };
+  const accepted: AcceptedRecipient[] = [];
   for (const decision of decisions) {
     const phone = phones.get(decision.cliKey) ?? null;
     switch (decision.kind) {
-      case 'accepted':
-        await context.deps.store.putEvent(
-          acceptedRecord(
-            context,
-            decision.result,
-            phone,
-            classifyCode(decision.result.code) === 'duplicate',
-          ),
-        );
+      case 'accepted': {
+        const alreadyAccepted = classifyCode(decision.result.code) === 'duplicate';
+        accepted.push(acceptedRecipient(context, decision.result, alreadyAccepted));
         counts.accepted += 1;
         break;
+      }
       case 'rejected':
-        await context.deps.store.putEvent(
+        await deps.store.putEvent(
           rejectedRecord(context, decision.result, phone, decision.category),
         );
         counts.rejected += 1;
         break;
       case 'scheduled':
-        await context.deps.store.putEvent(
+        await deps.store.putEvent(
           scheduledRecord(context, decision.cliKey, phone, decision.outcome),
         );
         counts.scheduled += 1;
         break;
       case 'unknown':
-        await context.deps.store.recordUnknown({
+        await deps.store.recordUnknown({
           cliKey: decision.cliKey,
           channel: context.message.channel,
           phone,
@@ -442,6 +453,7 @@ const recordDecisions = async (
           attemptedAt: decision.attemptedAt,
           code: decision.code,
           message: decision.message,
+          record,
         });
         counts.unknown += 1;
         break;
@@ -449,5 +461,37 @@ const recordDecisions = async (
         break;
     }
   }
+  if (accepted.length > 0) {
+    // A scheduled send accepted here was answered as a duplicate (the gateway had registered an
+    // earlier attempt, whose webReqId is lost): its report comes when the schedule is due, days
+    // later, so no report check; and since no "Message Scheduled" can be published without the
+    // webReqId, "Message Accepted" (already accepted) is, whatever `acceptedEvents` says, so
+    // that every scheduled recipient ends with an outcome event.
+    const scheduled = isScheduled(context.message);
+    if (!scheduled)
+      await deps.awaiting.expect({
+        channel: context.message.channel,
+        acceptedAt: accepted[0]?.acceptedAt ?? deps.now().toISOString(),
+        recipients: accepted.map(({ cliKey, msgKey }) =>
+          msgKey ? { cliKey, msgKey } : { cliKey },
+        ),
+      });
+    if (deps.acceptedEvents || scheduled)
+      for (const decision of decisions)
+        if (decision.kind === 'accepted')
+          await deps.store.putEvent(
+            acceptedRecord(
+              context,
+              decision.result,
+              phones.get(decision.cliKey) ?? null,
+              classifyCode(decision.result.code) === 'duplicate',
+            ),
+          );
+    await deps.store.recordAccepted(record, owner, accepted, options);
+  } else if (options.release) await deps.store.release(record, owner);
   return counts;
 };
+
+/** True for a scheduled send (`resvYn` `Y`), whose recipients are registered, not sent now. */
+const isScheduled = (message: SendMessage): boolean =>
+  'resvYn' in message.body && message.body.resvYn === 'Y';

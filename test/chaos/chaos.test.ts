@@ -8,33 +8,42 @@
 import { describe, expect, it } from 'vitest';
 import { runChaos } from '../../chaos/run.ts';
 
-const SEEDS = [1, 2, 3] as const;
+/** Seeds, each with or without "Message Accepted" events (off is the deployed default). */
+const SEEDS = [
+  [1, false],
+  [2, false],
+  [3, true],
+] as const;
 
 describe('npm run chaos', () => {
-  it.each(SEEDS)('seed %i keeps every promise under injected faults', async (seed) => {
-    const lines: string[] = [];
-    const result = await runChaos({
-      seed,
-      items: 30,
-      faultWindowMs: 25_000,
-      settleMs: 45_000,
-      log: (line) => lines.push(line),
-    });
+  it.each(SEEDS)(
+    'seed %i ("Message Accepted" events: %s) keeps every promise under injected faults',
+    async (seed, acceptedEvents) => {
+      const lines: string[] = [];
+      const result = await runChaos({
+        seed,
+        items: 30,
+        faultWindowMs: 25_000,
+        settleMs: 45_000,
+        log: (line) => lines.push(line),
+        acceptedEvents,
+      });
 
-    // The run really met faults, at several ports.
-    const ports = new Set(
-      Object.keys(result.faults)
-        .filter((kind) => (result.faults[kind] ?? 0) > 0)
-        .map((kind) => kind.split('.')[0]),
-    );
-    expect([...ports].sort(), lines.join('\n')).toEqual(
-      expect.arrayContaining(['bus', 'dynamodb', 'gateway', 'sqs']),
-    );
-    // Every invariant holds; on failure the run's own lines say which item broke which.
-    expect(result.verdict.violations, lines.join('\n')).toEqual([]);
-    expect(result.ok).toBe(true);
-    expect(result.summary).toMatch(
-      new RegExp(`^chaos: seed=${seed} items=30 lost=0 duplicated=0 unavoidable=\\d+ `),
-    );
-  });
+      // The run really met faults, at several ports.
+      const ports = new Set(
+        Object.keys(result.faults)
+          .filter((kind) => (result.faults[kind] ?? 0) > 0)
+          .map((kind) => kind.split('.')[0]),
+      );
+      expect([...ports].sort(), lines.join('\n')).toEqual(
+        expect.arrayContaining(['bus', 'dynamodb', 'gateway', 'sqs']),
+      );
+      // Every invariant holds; on failure the run's own lines say which item broke which.
+      expect(result.verdict.violations, lines.join('\n')).toEqual([]);
+      expect(result.ok).toBe(true);
+      expect(result.summary).toMatch(
+        new RegExp(`^chaos: seed=${seed} items=30 lost=0 duplicated=0 unavoidable=\\d+ `),
+      );
+    },
+  );
 });

@@ -28,7 +28,8 @@ describe('msgbridge status and trace against the local run', () => {
     const items: string[] = trace.entries.map(
       (entry: { pk: string; sk: string }) => `${entry.pk} ${entry.sk}`,
     );
-    const outcome = items.indexOf(`SEND#${CLI_KEY} OUTCOME`);
+    // "Message Accepted" is off (the default): the acceptance is the send record's.
+    const outcome = items.indexOf(`SEND#${CLI_KEY} MESSAGE accepted.${CLI_KEY}`);
     const report = items.findIndex((item) => item.startsWith(`REPORT#${trace.msgKey} RESULT#`));
     expect(outcome, items.join('\n')).toBeGreaterThanOrEqual(0);
     expect(report, items.join('\n')).toBeGreaterThan(outcome);
@@ -38,7 +39,10 @@ describe('msgbridge status and trace against the local run', () => {
     const byMsgKey = await msgbridge('trace', trace.msgKey);
     expect(byMsgKey.code, byMsgKey.stderr).toBe(0);
     expect(byMsgKey.stdout).toContain(`cliKey ${CLI_KEY}`);
-    expect(byMsgKey.stdout.indexOf('OUTCOME')).toBeLessThan(byMsgKey.stdout.indexOf('RESULT#'));
+    expect(byMsgKey.stdout).toContain('Message Accepted (not published)');
+    expect(byMsgKey.stdout.indexOf(`MESSAGE accepted.${CLI_KEY}`)).toBeLessThan(
+      byMsgKey.stdout.indexOf('RESULT#'),
+    );
     expect(byMsgKey.stdout).not.toContain(PHONE);
 
     const status = await msgbridge('status', CLI_KEY, '--json');
@@ -47,7 +51,9 @@ describe('msgbridge status and trace against the local run', () => {
     expect(row.cliKey).toBe(CLI_KEY);
     expect(row.gateway).toMatchObject({ cliKey: CLI_KEY, msgKey: trace.msgKey });
     expect(['REG', 'ING', 'DONE']).toContain(row.gateway.status);
-    expect(row.stored.map((entry: { sk: string }) => entry.sk)).toContain('OUTCOME');
+    expect(row.stored.map((entry: { sk: string }) => entry.sk)).toContain(
+      `MESSAGE accepted.${CLI_KEY}`,
+    );
     expect(status.stdout).not.toContain(PHONE);
   });
 

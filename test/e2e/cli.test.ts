@@ -16,10 +16,11 @@ const root = join(import.meta.dirname, '../..');
 const { dataDir, msgbridge, bridge } = useCliLocalRun({ name: 'cli-e2e', seed: 3 });
 const startedAt = new Date();
 
+/** The cliKeys the gateway accepted, by their delivery reports ("Message Accepted" is off). */
 const acceptedKeys = () =>
   new Set(
     bridge()
-      .bus.details('Message Accepted')
+      .bus.details('Delivery Report Received')
       .map((detail) => String(detail.data.cliKey)),
   );
 

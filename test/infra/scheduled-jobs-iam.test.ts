@@ -289,7 +289,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         'reportDelivery must be "webhook", "polling" or "both", got "sometimes"',
         'moPolling must be true or false, got "yes"',
         'reconcile.afterMinutes must be an integer from 1 to 1440, got 0',
-        'reconcile.horizonHours must be an integer from 1 to 2160, got 3000',
+        'reconcile.horizonHours must be an integer from 1 to 312, got 3000',
         'reconcile.maxRecipients must be an integer from 10 to 100000, got 5',
         'attachments.expireAfterDays must be an integer from 1 to 36500, got 0',
         'attachments.infrequentAccessAfterDays must be an integer from 30 to 36500, got 10',

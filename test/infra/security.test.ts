@@ -111,8 +111,9 @@ describe('security', () => {
           expect(replicas[0]?.SSESpecification).toEqual({ KMSMasterKeyId: key });
         }
         const queues = synthesized.ofType('AWS::SQS::Queue');
-        // Send queue and DLQ, and the on-failure queues of the publisher and the attachment fetcher.
-        expect(queues).toHaveLength(4);
+        // Send queue and DLQ, report-check queue and DLQ, and the on-failure queues of the
+        // publisher and the attachment fetcher.
+        expect(queues).toHaveLength(6);
         for (const [, queue] of queues) {
           expect(queue.Properties.KmsMasterKeyId).toEqual(key);
           expect(queue.Properties.SqsManagedSseEnabled).toBeUndefined();
@@ -407,7 +408,7 @@ describe('security', () => {
   });
 
   describe('IAM', () => {
-    it('lets send-messages decrypt with the key (tables, queue, credentials) and nothing more', () => {
+    it('lets send-messages decrypt with the key (tables, queue, credentials), encrypt report checks, and nothing more', () => {
       for (const synthesized of [defaults, imported]) {
         const { id, stack } = synthesized;
         const statements = kmsStatements(
@@ -415,9 +416,11 @@ describe('security', () => {
         );
 
         expect(statements.length).toBeGreaterThan(0);
+        // GenerateDataKey: the messages it puts on the encrypted report-check queue.
         expect([...new Set(statements.flatMap(actionsOf))].sort()).toEqual([
           'kms:Decrypt',
           'kms:DescribeKey',
+          'kms:GenerateDataKey',
         ]);
         for (const statement of statements) {
           expect(statement.Effect).toBe('Allow');

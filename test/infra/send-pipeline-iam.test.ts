@@ -6,9 +6,11 @@ import { AttributeType, TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { CONTEXT_KEY, stackPropsFromContext } from '../../lib/context-props.ts';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
+import { ReportCheckQueue } from '../../lib/report-check-queue.ts';
 import { SendPipeline } from '../../lib/send-pipeline.ts';
 import {
   ALARM_TOPIC,
@@ -89,12 +91,14 @@ describe('send pipeline infrastructure', () => {
       );
     });
 
-    it('lets the sender consume its own queue only, and not send to it', () => {
+    it('lets the sender consume its own queue only, and send to the report-check queue only', () => {
       const { id, stack } = defaults;
 
       const sqs = withPrefix(senderStatements(defaults), 'sqs:');
+      const on = (queue: IConstruct) =>
+        sqs.filter((statement) => JSON.stringify(statement.Resource).includes(`"${id(queue)}"`));
 
-      expect(sqs).toEqual([
+      expect(on(stack.sendPipeline.queue)).toEqual([
         expect.objectContaining({
           Action: expect.arrayContaining([
             'sqs:ReceiveMessage',
@@ -104,7 +108,15 @@ describe('send pipeline infrastructure', () => {
           Resource: { 'Fn::GetAtt': [id(stack.sendPipeline.queue), 'Arn'] },
         }),
       ]);
-      expect(sqs.flatMap(actionsOf)).not.toContain('sqs:SendMessage');
+      expect(on(stack.sendPipeline.queue).flatMap(actionsOf)).not.toContain('sqs:SendMessage');
+      expect(on(stack.reportChecks.queue)).toEqual([
+        {
+          Effect: 'Allow',
+          Action: ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+          Resource: { 'Fn::GetAtt': [id(stack.reportChecks.queue), 'Arn'] },
+        },
+      ]);
+      expect(sqs).toHaveLength(2);
     });
 
     it('lets the sender get objects of the attachment buckets only when some are named', () => {
@@ -207,6 +219,7 @@ describe('send pipeline infrastructure', () => {
           credentials: new Secret(stack, 'credentials'),
           gateway: { ...TEST_GATEWAY, tpsQuota: 1.5 },
           maxReceiveCount: 4,
+          reportChecks: new ReportCheckQueue(stack, 'checks'),
         });
 
       expect(act).toThrow(

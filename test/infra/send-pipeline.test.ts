@@ -151,32 +151,33 @@ describe('send pipeline infrastructure', () => {
         EVENT_TABLE_NAME: { Ref: id(stack.eventTable) },
         STATE_TABLE_NAME: { Ref: id(stack.stateTable) },
         SEND_QUEUE_URL: { Ref: id(stack.sendPipeline.queue) },
+        REPORT_CHECK_QUEUE_URL: { Ref: id(stack.reportChecks.queue) },
         TPS_QUOTA: '50',
         MAX_RECEIVE_COUNT: '6',
         EVENT_RETENTION_DAYS: '35',
-        ACCEPTED_EVENTS: 'on',
+        ACCEPTED_EVENTS: 'off',
         ...gatewayCallerEnvironment(id(stack.credentials)),
       });
     });
 
-    it('turns "Message Accepted" events off from the context key sending.acceptedEvents', () => {
+    it('turns "Message Accepted" events on from the context key sending.acceptedEvents (off by default)', () => {
       // Prepare
       const props = stackPropsFromContext({
         gateway: { hosts: TEST_GATEWAY.hosts, tpsQuota: 50 },
-        sending: { acceptedEvents: false },
+        sending: { acceptedEvents: true },
       });
 
       // Act
       const synthesized = synth({ sending: props.sending });
 
       // Assess
-      expect(props.sending).toEqual({ acceptedEvents: false });
-      expect(environmentOf(synthesized)).toMatchObject({ ACCEPTED_EVENTS: 'off' });
-      expect(environmentOf(configured)).toMatchObject({ ACCEPTED_EVENTS: 'on' });
+      expect(props.sending).toEqual({ acceptedEvents: true });
+      expect(environmentOf(synthesized)).toMatchObject({ ACCEPTED_EVENTS: 'on' });
+      expect(environmentOf(configured)).toMatchObject({ ACCEPTED_EVENTS: 'off' });
       // reconcile-status publishes an acceptance it finds by the same choice.
       const reconcile = synthesized.resource(synthesized.stack.scheduledJobs.reconcileStatus)
         .Properties as { Environment: { Variables: Record<string, unknown> } };
-      expect(reconcile.Environment.Variables).toMatchObject({ ACCEPTED_EVENTS: 'off' });
+      expect(reconcile.Environment.Variables).toMatchObject({ ACCEPTED_EVENTS: 'on' });
     });
 
     it('takes the quota, gateway timeout and event retention from the stack props', () => {

@@ -242,6 +242,8 @@ describe('a source address off the allowlist', () => {
           { body, messageId: 'allowlist-1', sentAt: new Date(), receiveCount, maxReceiveCount: 3 },
           {
             store,
+            awaiting: store,
+            acceptedEvents: true,
             gateway: sender,
             rateLimiter: limiter,
             now: () => new Date(),
@@ -259,7 +261,10 @@ describe('a source address off the allowlist', () => {
       // Assess
       expect(middle).toMatchObject({ kind: 'retry', reason: expect.stringContaining('29025') });
       expect(last).toMatchObject({ kind: 'done', accepted: 0, rejected: 2 });
-      const outcomes = [...store.events.values()].map((record) => record.detail).join('\n');
+      const outcomes = store
+        .details('Message Rejected')
+        .map((detail) => JSON.stringify(detail))
+        .join('\n');
       expect(outcomes).toContain('29025');
       expect(outcomes).toContain('retries-exhausted');
       // Two deliveries, each one request and one resend with a fresh token: four, not more.

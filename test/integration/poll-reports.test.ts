@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { EventStore } from '../../functions/events/store-ports.ts';
+import { storedDetail } from '../../functions/events/stored-detail.ts';
 import {
   pollInbound,
   pollReports,
@@ -58,7 +59,7 @@ const msgKeysIn = (items: Record<string, unknown>[]) =>
   items.map((item) => String(item.pk).slice('REPORT#'.length)).sort();
 
 const viaOf = (item: Record<string, unknown>): string =>
-  JSON.parse(String(item.detail)).metadata.via;
+  JSON.parse(String(storedDetail(item))).metadata.via;
 
 /** One run per simulated minute, each ending by 50 s into its minute, as the schedule runs them. */
 const everyMinute = async (
@@ -260,7 +261,7 @@ describe('MO polling against the simulator', () => {
     const expected = [...first.map((item) => item.moKey), ...later].sort();
     expect(items.map((item) => String(item.pk).slice('MO#'.length)).sort()).toEqual(expected);
     expect(items.every((item) => viaOf(item) === 'polling')).toBe(true);
-    const details = items.map((item) => JSON.parse(String(item.detail)));
+    const details = items.map((item) => JSON.parse(String(storedDetail(item))));
     expect(details.find((detail) => detail.data.type === 'MMSMO')?.data.attachmentCount).toBe(1);
     expect(outcome).toMatchObject({ messagesPolled: 5, messagesStored: 5, messagesNotStored: 0 });
     expect(next).toMatchObject({ messagesPolled: 0, messagesStored: 0 });
@@ -295,7 +296,7 @@ describe('odd items on polled pages', () => {
       injected.map((item) => item.moKey).sort(),
     );
     const mms = items
-      .map((item) => JSON.parse(String(item.detail)))
+      .map((item) => JSON.parse(String(storedDetail(item))))
       .find((detail) => detail.data.type === 'MMSMO');
     expect(mms?.data).toMatchObject({
       attachmentCount: 1,

@@ -22,6 +22,7 @@ import {
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { EventStore } from '../../functions/events/store-ports.ts';
+import { storedDetail } from '../../functions/events/stored-detail.ts';
 import { type ReceiveDeps, receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
@@ -39,6 +40,7 @@ import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import { MemoryReportChecks } from '../support/memory-report-checks.ts';
 import { simulatorClient } from '../support/simulator-gateway-client.ts';
 import { sendSms, tableSendDeps } from '../support/table-send.ts';
 
@@ -52,6 +54,8 @@ let client: GatewayClient;
 let tableNumber = 0;
 let eventTable: string;
 let awaiting: DynamoDbAwaitingReports;
+/** The report-check queue the sender fills and reconcile-status reads, on the simulator's clock. */
+let checks: MemoryReportChecks;
 /** Every item a put stored (not the duplicates), in order. */
 let stored: EventRecord[];
 let receive: ReceiveDeps;
@@ -90,6 +94,7 @@ beforeEach(async () => {
     documents,
     new DynamoDbSendStore(eventTable, 1, documents),
   );
+  checks = new MemoryReportChecks(() => sim.clock.now(), { visibilityMs: 10 * MINUTE });
   stored = [];
   const events = new DynamoDbEventStore(eventTable, documents);
   const recording: EventStore = {
@@ -113,6 +118,8 @@ const statusGateway: StatusGateway = {
 };
 
 const reconcileDeps = (): ReconcileDeps => ({
+  checks,
+  awaiting: checks,
   index: awaiting,
   ledger: awaiting,
   unknown: awaiting,
@@ -125,7 +132,9 @@ const reconcileDeps = (): ReconcileDeps => ({
 
 /** The send use case on this test's tables, as of the simulator's clock. */
 const sendDeps = (gateway: SendGateway) =>
-  tableSendDeps({ documents, eventTable, stateTable: `state-${tableNumber}` }, gateway, simNow);
+  tableSendDeps({ documents, eventTable, stateTable: `state-${tableNumber}` }, gateway, simNow, {
+    awaiting: checks,
+  });
 
 /** Sends one SMS to `count` recipients through the sender, as of the simulator's clock. */
 const send = async (count: number): Promise<string[]> => {
@@ -159,7 +168,7 @@ const itemsOf = async (prefix: string) => {
 };
 
 const viaOf = (item: Record<string, unknown>) =>
-  (JSON.parse(String(item.detail)) as { metadata: { via: string } }).metadata.via;
+  (JSON.parse(String(storedDetail(item))) as { metadata: { via: string } }).metadata.via;
 
 describe('reconcile-status against the simulator', () => {
   it('queries nothing before the wait, then fills in late reports; the real report adds nothing', async () => {
@@ -170,8 +179,13 @@ describe('reconcile-status against the simulator', () => {
     // Act: before the 30 minutes are over
     const early = await reconcileStatus(reconcileDeps());
 
-    // Assess
-    expect(early).toMatchObject({ examined: 0, statusQueries: 0 });
+    // Assess: both checks were looked at and left for later
+    expect(early).toMatchObject({
+      examined: 0,
+      statusQueries: 0,
+      checksReceived: 2,
+      checksNotDue: 2,
+    });
     expect(statusCalls).toHaveLength(0);
 
     // Act: past the threshold
@@ -186,13 +200,15 @@ describe('reconcile-status against the simulator', () => {
       reportsReconciled: 12,
       statusUnavailable: 0,
       stillPending: 0,
+      checksFinished: 2,
       stoppedBy: 'complete',
     });
+    expect(checks.size).toBe(0);
     expect(statusCalls.map((call) => call.length)).toEqual([10, 2]);
     const reports = await itemsOf('REPORT#');
-    expect(reports.map((item) => JSON.parse(String(item.detail)).data.cliKey).sort()).toEqual(
-      [...cliKeys].sort(),
-    );
+    expect(
+      reports.map((item) => JSON.parse(String(storedDetail(item))).data.cliKey).sort(),
+    ).toEqual([...cliKeys].sort());
     expect(reports.map(viaOf)).toEqual(Array(12).fill('status-query'));
     expect(stored.map((record) => record.detailType)).toEqual(
       Array(12).fill('Delivery Report Received'),
@@ -268,7 +284,7 @@ describe('reconcile-status against the simulator', () => {
     const events = await itemsOf('STATUS#');
     expect(events).toHaveLength(1);
     expect(stored).toHaveLength(1);
-    const detail = JSON.parse(String(events[0]?.detail));
+    const detail = JSON.parse(String(storedDetail(events[0] ?? {})));
     expect(events[0]).toMatchObject({
       sk: 'UNAVAILABLE',
       detailType: 'Message Status Unavailable',
@@ -283,20 +299,28 @@ describe('reconcile-status against the simulator', () => {
     expect(await itemsOf('REPORT#')).toHaveLength(0);
   });
 
-  it('takes reconciled recipients off the awaiting-report index, keeping their outcome', async () => {
+  it('finishes the report check of reconciled recipients, keeping their send record and outcome', async () => {
     // Prepare
     const [cliKey] = await send(1);
     await sim.advance(31 * MINUTE);
 
     // Act
-    await reconcileStatus(reconcileDeps());
+    const run = await reconcileStatus(reconcileDeps());
 
-    // Assess
+    // Assess: nothing left on the queue; the record still lists the acceptance
+    expect(run).toMatchObject({ examined: 1, reportsReconciled: 1, checksFinished: 1 });
+    expect(checks.size).toBe(0);
+    const record = await documents.send(
+      new GetCommand({ TableName: eventTable, Key: { pk: `SEND#${cliKey}`, sk: 'MESSAGE' } }),
+    );
+    expect(record.Item?.[`accepted#${cliKey}`]).toEqual(
+      expect.objectContaining({ m: expect.any(String), t: expect.any(Number) }),
+    );
+    expect(record.Item?.claimedUntil).toBe(0);
     const outcome = await documents.send(
       new GetCommand({ TableName: eventTable, Key: { pk: `SEND#${cliKey}`, sk: 'OUTCOME' } }),
     );
     expect(outcome.Item).toMatchObject({ detailType: 'Message Accepted', cliKey });
-    expect(outcome.Item?.acceptedAt).toEqual(expect.any(String));
     expect(outcome.Item).not.toHaveProperty('awaitingReportBucket');
   });
 
@@ -359,6 +383,10 @@ describe('unknown outcomes against the simulator', () => {
     expect(unknown).toHaveLength(2);
     expect(unknown.every((item) => item.awaitingReportBucket === undefined)).toBe(true);
     expect(items.filter((item) => item.detailType === 'Message Rejected')).toHaveLength(0);
+    // Each acceptance found is queued for its report check, from the time of the attempt.
+    expect(checks.sent.flatMap((check) => check.recipients.map((r) => r.cliKey)).sort()).toEqual(
+      [...keys].sort(),
+    );
   });
 
   it('publishes a not-sent rejection for a send the gateway never saw, once it has waited', async () => {

@@ -9,6 +9,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../functions/events/catalogue.ts';
+import { storedDetail } from '../../functions/events/stored-detail.ts';
 import {
   pollInbound,
   pollReports,
@@ -23,6 +24,7 @@ import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-sen
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { SimulatorOptionsInput } from '../../simulator/index.ts';
 import { cleanups, documents, useDynalite } from '../support/dynalite-documents.ts';
+import { MemoryReportChecks } from '../support/memory-report-checks.ts';
 import { scanItems } from '../support/scan-items.ts';
 import { type PollBridge, startPollBridge } from '../support/simulated-poll-bridge.ts';
 import { asObject, authenticate, callGateway } from '../support/simulator-http.ts';
@@ -81,17 +83,23 @@ const bridge = async (
     documents,
     new DynamoDbSendStore(eventTable, 1, documents),
   );
+  // The report checks the sender queues, on the simulator's clock.
+  const checks = new MemoryReportChecks(now, { visibilityMs: 10 * 60_000 });
   return {
     ...polling,
     send: async (count) => {
       const tables = { documents, eventTable, stateTable };
-      const deps = tableSendDeps(tables, new GatewaySender(client), () => new Date(now()));
+      const deps = tableSendDeps(tables, new GatewaySender(client), () => new Date(now()), {
+        awaiting: checks,
+      });
       const { result, cliKeys } = await sendSms(count, deps, new Date(now()));
       expect(result).toMatchObject({ kind: 'done', accepted: count });
       return cliKeys;
     },
     reconcile: () =>
       reconcileStatus({
+        checks,
+        awaiting: checks,
         index: awaiting,
         ledger: awaiting,
         unknown: awaiting,
@@ -111,7 +119,7 @@ const eventsOf = async (b: Bridge, prefix: string) => {
     .filter((item) => String(item.pk).startsWith(prefix) && item.detailType !== undefined)
     .map((item) => ({
       item,
-      detail: JSON.parse(String(item.detail)) as {
+      detail: JSON.parse(String(storedDetail(item))) as {
         metadata: { via: string };
         data: Record<string, unknown> & { raw: Record<string, unknown> };
       },

@@ -10,7 +10,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toEntry } from '../../cli/commands/trace.ts';
+import { traceKey } from '../../cli/commands/trace.ts';
 import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
@@ -21,11 +21,13 @@ import {
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { SendDeps } from '../../functions/sending/ports.ts';
+import { sendRecordKey } from '../../functions/sending/send-record.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
 import type { StreamPoller } from '../../local/stream-poller.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { startPublishingPoller, startWithSharedTables } from '../support/dynamodb-local.ts';
+import { MemoryReportChecks } from '../support/memory-report-checks.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 import { simulatorClient } from '../support/simulator-gateway-client.ts';
@@ -41,6 +43,8 @@ let sim: Simulator;
 let client: GatewayClient;
 const bus = new RecordingBus();
 const failed: DynamoDBRecord[] = [];
+/** The report checks the sender queues, on the simulator's clock. */
+const checks = new MemoryReportChecks(() => sim.clock.now(), { visibilityMs: 10 * MINUTE });
 
 const simNow = () => new Date(sim.clock.now());
 
@@ -77,7 +81,7 @@ const sendDeps = (overrides: Partial<SendDeps>) =>
     { documents, eventTable: 'events', stateTable: 'state' },
     new GatewaySender(client),
     simNow,
-    overrides,
+    { awaiting: checks, ...overrides },
   );
 
 /** Delivers `message` (its `receiveCount`-th delivery) to the sender. */
@@ -117,24 +121,29 @@ describe('send-messages with "Message Accepted" turned off', () => {
     // The stored outcome refuses a resend of the same cliKeys
     expect(again).toMatchObject({ kind: 'done', accepted: 0, skipped: 3 });
     expect(sim.snapshot().sends).toBe(sendsBefore);
-    // `msgbridge trace` reads the item it finds under SEND#<cliKey>
-    const item = (
-      await documents.send(
-        new GetCommand({ TableName: 'events', Key: { pk: `SEND#${quietKeys[0]}`, sk: 'OUTCOME' } }),
-      )
-    ).Item;
-    expect(item).not.toHaveProperty('detailType');
-    const entry = toEntry(item ?? {});
-    expect(entry.at).toBe(item?.receivedAt);
-    expect(entry.type).toBe('Message Accepted (not published)');
-    expect(entry.summary).toContain('code 10000');
-    expect(entry.data).toMatchObject({
-      outcome: 'accepted',
-      cliKey: quietKeys[0],
-      msgKey: expect.any(String),
-      code: '10000',
-      channel: 'sms',
-    });
+    // No outcome item: the send record under the smallest cliKey lists the acceptances
+    const smallest = sendRecordKey(quietKeys).pk.slice('SEND#'.length);
+    const outcome = await documents.send(
+      new GetCommand({ TableName: 'events', Key: { pk: `SEND#${smallest}`, sk: 'OUTCOME' } }),
+    );
+    expect(outcome.Item).toBeUndefined();
+    const record = await documents.send(
+      new GetCommand({ TableName: 'events', Key: sendRecordKey(quietKeys) }),
+    );
+    const listed = Object.keys(record.Item ?? {})
+      .filter((name) => name.startsWith('accepted#'))
+      .map((name) => name.slice('accepted#'.length));
+    expect(listed.sort()).toEqual([...quietKeys].sort());
+    expect(record.Item).not.toHaveProperty('detailType');
+    // `msgbridge trace` shows the acceptance it finds on the record
+    const trace = await traceKey(documents, 'events', smallest);
+    const entry = trace.entries.find((e) => e.type === 'Message Accepted (not published)');
+    expect(trace.msgKey).toEqual(expect.any(String));
+    expect(entry?.summary).toContain(`msgKey ${trace.msgKey}`);
+    expect(entry?.data).toMatchObject({ cliKey: smallest, channel: 'sms', alreadyAccepted: false });
+    expect(trace.entries.map((e) => e.summary)).toContainEqual(
+      expect.stringContaining('send record: 3 of 3 recipients accepted, claim released'),
+    );
 
     // Act: the reports never come; reconcile-status asks the gateway
     await sim.advance(31 * MINUTE);
@@ -144,6 +153,8 @@ describe('send-messages with "Message Accepted" turned off', () => {
       new DynamoDbSendStore('events', 1, documents),
     );
     const reconciled = await reconcileStatus({
+      checks,
+      awaiting: checks,
       index: awaiting,
       ledger: awaiting,
       unknown: awaiting,

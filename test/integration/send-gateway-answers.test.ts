@@ -12,6 +12,7 @@ import type { GatewayClient } from '../../functions/commons/gateway/gateway-clie
 import { GatewayHttp } from '../../functions/commons/gateway/gateway-http.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
+import { storedDetail } from '../../functions/events/stored-detail.ts';
 import { pollReports } from '../../functions/polling/poll-reports.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
@@ -356,5 +357,5 @@ const reportItems = async (table: string): Promise<Record<string, unknown>[]> =>
   const page = await documents.send(new ScanCommand({ TableName: table }));
   return (page.Items ?? [])
     .filter((item) => String(item.pk).startsWith('REPORT#'))
-    .map((item) => JSON.parse(String(item.detail)).data as Record<string, unknown>);
+    .map((item) => JSON.parse(String(storedDetail(item))).data as Record<string, unknown>);
 };

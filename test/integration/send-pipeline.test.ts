@@ -12,7 +12,13 @@ import type { EventRecord } from '../../functions/events/event-record.ts';
 import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
-import type { QueueDelivery, SendDeps, SendStore } from '../../functions/sending/ports.ts';
+import type {
+  QueueDelivery,
+  ReportCheck,
+  SendDeps,
+  SendStore,
+} from '../../functions/sending/ports.ts';
+import { sendRecordKey } from '../../functions/sending/send-record.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
@@ -30,6 +36,8 @@ let tableNumber = 0;
 let store: DynamoDbSendStore;
 let deps: (overrides?: Partial<SendDeps>) => SendDeps;
 const stored: EventRecord[] = [];
+/** Report checks the sender queued (the queue itself is tested with fauxqs elsewhere). */
+const checks: ReportCheck[] = [];
 
 beforeAll(async () => {
   dynalite = await startDynalite();
@@ -47,6 +55,8 @@ beforeAll(async () => {
   const gateway = new GatewaySender(gatewayClient);
   deps = (overrides = {}) => ({
     store: recordingStore(store),
+    awaiting: { expect: async (check) => void checks.push(check) },
+    acceptedEvents: true,
     gateway,
     rateLimiter: new DynamoDbRateLimiter(`state-${tableNumber}`, { quota: 1_000 }, documents),
     now: () => new Date(),
@@ -70,6 +80,7 @@ beforeEach(async () => {
   });
   store = new DynamoDbSendStore(`events-${tableNumber}`, 35, documents);
   stored.length = 0;
+  checks.length = 0;
   sim.setFaults({ errorRate: 0, timeoutRate: 0, rateLimitBurst: 0 });
 });
 
@@ -223,14 +234,26 @@ describe('send-messages against the simulator', () => {
 
   it('tells a claim taken over from a dead attempt from a fresh one and from one given back', async () => {
     const now = Date.now();
-    await store.claim('claim-dead', 'attempt-1', now - 1);
-    await store.claim('claim-released', 'attempt-1', now + 60_000);
-    await store.release('claim-released', 'attempt-1');
+    const dead = sendRecordKey(['claim-dead']);
+    const released = sendRecordKey(['claim-released']);
+    const fresh = sendRecordKey(['claim-fresh']);
+    await store.claim(dead, 'attempt-1', now - 1);
+    await store.claim(released, 'attempt-1', now + 60_000);
+    await store.release(released, 'attempt-1');
 
-    expect(await store.claim('claim-dead', 'attempt-2', now + 60_000)).toBe('taken-over');
-    expect(await store.claim('claim-released', 'attempt-2', now + 60_000)).toBe('claimed');
-    expect(await store.claim('claim-fresh', 'attempt-2', now + 60_000)).toBe('claimed');
-    expect(await store.claim('claim-fresh', 'attempt-3', now + 60_000)).toBe('busy');
+    expect(await store.claim(dead, 'attempt-2', now + 60_000)).toMatchObject({
+      result: 'taken-over',
+      existed: true,
+    });
+    expect(await store.claim(released, 'attempt-2', now + 60_000)).toMatchObject({
+      result: 'claimed',
+      existed: true,
+    });
+    expect(await store.claim(fresh, 'attempt-2', now + 60_000)).toMatchObject({
+      result: 'claimed',
+      existed: false,
+    });
+    expect((await store.claim(fresh, 'attempt-3', now + 60_000)).result).toBe('busy');
   });
 
   it('stores a send-rejected event for an invalid message and calls nothing', async () => {

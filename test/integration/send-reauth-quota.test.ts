@@ -66,6 +66,8 @@ describe('a send resent after a refused token', () => {
       },
       {
         store,
+        awaiting: store,
+        acceptedEvents: true,
         gateway: new GatewaySender(client),
         rateLimiter: limiter,
         now: () => new Date(),
@@ -136,6 +138,8 @@ describe('a send resent after a refused token', () => {
       },
       {
         store: new FakeSendStore(),
+        awaiting: new FakeSendStore(),
+        acceptedEvents: true,
         gateway: new GatewaySender(client, loadAttachments),
         rateLimiter: limiter,
         now: () => new Date(),

@@ -1,7 +1,7 @@
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { ReportGuards } from '../../functions/reconcile/reconcile-status.ts';
 import type { UnknownOutcomeIndex } from '../../functions/reconcile/resolve-unknown-outcomes.ts';
-import type { UnknownOutcome } from '../../functions/sending/ports.ts';
+import type { ClaimResult, SendRecordKey, UnknownOutcome } from '../../functions/sending/ports.ts';
 import { FakeEventStore } from './fake-event-store.ts';
 import { MemoryClaims } from './memory-claims.ts';
 
@@ -42,9 +42,15 @@ export class GuardedEventStore extends FakeEventStore implements ReportGuards {
 /** Unknown outcomes in memory, with the send store's claim rules and the event table's outcomes. */
 export class FakeUnknownOutcomes extends MemoryClaims implements UnknownOutcomeIndex {
   readonly entries = new Map<string, UnknownOutcome>();
+  /** Acceptances the send records list, by record partition key (a sender's, written meanwhile). */
+  readonly recordAcceptances = new Map<string, Set<string>>();
 
   constructor(private readonly store: FakeEventStore) {
     super();
+  }
+
+  async claim(record: SendRecordKey, owner: string, until: number): Promise<ClaimResult> {
+    return this.take(record, owner, until);
   }
 
   add(entry: UnknownOutcome): void {
@@ -63,8 +69,11 @@ export class FakeUnknownOutcomes extends MemoryClaims implements UnknownOutcomeI
       : { entries };
   }
 
-  async hasOutcome(cliKey: string): Promise<boolean> {
-    return this.store.items.has(`SEND#${cliKey}|OUTCOME`);
+  async hasOutcome(cliKey: string, record: SendRecordKey): Promise<boolean> {
+    return (
+      this.store.items.has(`SEND#${cliKey}|OUTCOME`) ||
+      (this.recordAcceptances.get(record.pk)?.has(cliKey) ?? false)
+    );
   }
 
   async resolve(cliKey: string): Promise<void> {

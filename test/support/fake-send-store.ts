@@ -1,26 +1,71 @@
 import type { EventRecord } from '../../functions/events/event-record.ts';
-import type { SendStore, UnknownOutcome } from '../../functions/sending/ports.ts';
+import type {
+  AcceptedRecipient,
+  AwaitingReports,
+  RecordClaim,
+  ReportCheck,
+  SendRecordKey,
+  SendStore,
+  UnknownOutcome,
+  UnpublishedOutcome,
+} from '../../functions/sending/ports.ts';
 import { MemoryClaims } from './memory-claims.ts';
 
-/** In-memory send records with the claim and outcome semantics of the DynamoDB adapter. */
-export class FakeSendStore extends MemoryClaims implements SendStore {
-  readonly events = new Map<string, EventRecord>();
+/**
+ * In-memory send records with the claim and outcome semantics of the DynamoDB adapter, and a
+ * report-check queue that keeps what was queued.
+ */
+export class FakeSendStore extends MemoryClaims implements SendStore, AwaitingReports {
+  readonly events = new Map<string, EventRecord | UnpublishedOutcome>();
+  /** The accepted recipients each send record lists, by the record's partition key. */
+  readonly records = new Map<string, Map<string, AcceptedRecipient>>();
   /** Unknown outcomes by cliKey (the adapter's `SEND#<cliKey>` / `UNKNOWN` items). */
   readonly unknown = new Map<string, UnknownOutcome>();
+  /** Report checks queued, in order. */
+  readonly checks: ReportCheck[] = [];
 
   async recordedOutcomes(cliKeys: readonly string[]): Promise<ReadonlySet<string>> {
     return new Set(cliKeys.filter((cliKey) => this.events.has(`SEND#${cliKey}|OUTCOME`)));
+  }
+
+  async claim(record: SendRecordKey, owner: string, until: number): Promise<RecordClaim> {
+    const existed = this.records.has(record.pk);
+    const result = this.take(record, owner, until);
+    const accepted = this.records.get(record.pk) ?? new Map<string, AcceptedRecipient>();
+    this.records.set(record.pk, accepted);
+    return { result, existed, accepted: result === 'busy' ? new Map() : new Map(accepted) };
+  }
+
+  async recordAccepted(
+    record: SendRecordKey,
+    owner: string,
+    accepted: readonly AcceptedRecipient[],
+    options: { readonly release: boolean },
+  ): Promise<void> {
+    const listed = this.records.get(record.pk) ?? new Map<string, AcceptedRecipient>();
+    for (const recipient of accepted) listed.set(recipient.cliKey, recipient);
+    this.records.set(record.pk, listed);
+    if (options.release) await this.release(record, owner);
   }
 
   async recordUnknown(outcome: UnknownOutcome): Promise<void> {
     this.unknown.set(outcome.cliKey, outcome);
   }
 
-  async putEvent(record: EventRecord): Promise<'stored' | 'duplicate'> {
+  async putEvent(record: EventRecord | UnpublishedOutcome): Promise<'stored' | 'duplicate'> {
     const key = `${record.pk}|${record.sk}`;
     if (this.events.has(key)) return 'duplicate';
     this.events.set(key, record);
     return 'stored';
+  }
+
+  async expect(check: ReportCheck): Promise<void> {
+    this.checks.push(check);
+  }
+
+  /** Every accepted recipient the records list. */
+  accepted(): AcceptedRecipient[] {
+    return [...this.records.values()].flatMap((listed) => [...listed.values()]);
   }
 
   /** Parsed details of the stored events of one detail-type. */
@@ -28,7 +73,7 @@ export class FakeSendStore extends MemoryClaims implements SendStore {
     detailType: string,
   ): Array<{ metadata: Record<string, unknown>; data: Record<string, unknown> }> {
     return [...this.events.values()]
-      .filter((r) => r.detailType === detailType)
+      .filter((r): r is EventRecord => 'detailType' in r && r.detailType === detailType)
       .map((r) => JSON.parse(r.detail));
   }
 }

@@ -4,8 +4,10 @@ import type { SendStore } from '../../functions/sending/ports.ts';
 /** `inner`, pushing every event item it stores to `written`. */
 export const recordingSendStore = (inner: SendStore, written: EventRecord[]): SendStore => ({
   recordedOutcomes: (keys) => inner.recordedOutcomes(keys),
-  claim: (cliKey, owner, until) => inner.claim(cliKey, owner, until),
-  release: (cliKey, owner) => inner.release(cliKey, owner),
+  claim: (record, owner, until, info) => inner.claim(record, owner, until, info),
+  release: (record, owner) => inner.release(record, owner),
+  recordAccepted: (record, owner, accepted, options) =>
+    inner.recordAccepted(record, owner, accepted, options),
   recordUnknown: (outcome) => inner.recordUnknown(outcome),
   putEvent: async (record) => {
     const result = await inner.putEvent(record);

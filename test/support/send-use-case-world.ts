@@ -38,6 +38,8 @@ export const sendSetup = (
   store.now = () => NOW.getTime();
   const deps: SendDeps = {
     store,
+    awaiting: store,
+    acceptedEvents: true,
     gateway,
     rateLimiter,
     now: () => NOW,

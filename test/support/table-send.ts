@@ -12,6 +12,7 @@ import type {
   SendResult,
 } from '../../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
+import { MemoryReportChecks } from './memory-report-checks.ts';
 import { smsBody } from './send-fixtures.ts';
 
 export interface SendTables {
@@ -20,7 +21,10 @@ export interface SendTables {
   readonly stateTable: string;
 }
 
-/** The send dependencies on `tables`, with a quota of 1,000/s and 20 s to finish each attempt. */
+/**
+ * The send dependencies on `tables`, with a quota of 1,000/s and 20 s to finish each attempt, a
+ * report-check queue of its own in memory, and "Message Accepted" events on.
+ */
 export const tableSendDeps = (
   tables: SendTables,
   gateway: SendGateway,
@@ -28,6 +32,8 @@ export const tableSendDeps = (
   overrides: Partial<SendDeps> = {},
 ): SendDeps => ({
   store: new DynamoDbSendStore(tables.eventTable, 35, tables.documents),
+  awaiting: new MemoryReportChecks(() => now().getTime()),
+  acceptedEvents: true,
   gateway,
   rateLimiter: new DynamoDbRateLimiter(tables.stateTable, { quota: 1_000 }, tables.documents),
   now,

@@ -11,7 +11,6 @@ import {
   perContainerPeriodRequestsPerMessage,
   perGbCostPerMillion,
   perPeriodRequestsPerMessage,
-  withoutAcceptedEvents,
   xrayTracesPerMessage,
   xrayTracesPerSecond,
 } from '../../bench/cost-model.ts';
@@ -73,14 +72,6 @@ describe('the cost model', () => {
     expect(natBytes(100, 200)).toBe(129 + 80 + 229 + 80);
     // 20,000 B: two TLS records (58), 14 segments.
     expect(natBytes(20_000, 0)).toBe(20_058 + 14 * 40 + 40 + (29 + 80));
-  });
-
-  it('takes the accepted events and their archive bytes off the outbound cost', () => {
-    const bytes = 1_000 * 500;
-    expect(withoutAcceptedEvents(7.47, 1_000, bytes, 1_000)).toBeCloseTo(
-      7.47 - 1 - (500 / GB) * 0.1 * 1e6,
-      10,
-    );
   });
 
   it('spreads the reconcile run’s fixed cost over the messages of its period', () => {

@@ -37,8 +37,8 @@ describe('the benchmark summary', () => {
       maxBundleKiB: 790,
       reconcileWriteUnitsPerRecipient: 0,
       reconcileCostPerMillionUsd: null,
-      outboundCostPerMillionUsdWithoutAcceptedEvent: null,
-      outboundSingleRecipientCostPerMillionUsdWithoutAcceptedEvent: null,
+      outboundCostPerMillionUsdWithAcceptedEvents: null,
+      writeUnitsPerRecipientWithAcceptedEvents: null,
       outboundCostPerMillionUsdWithFixedEgress: null,
       inboundCostPerMillionUsdWithFixedEgress: null,
       inboundCostPerMillionUsdByFront: null,
@@ -52,7 +52,6 @@ describe('the benchmark summary', () => {
         outbound: {
           costPerMillionUsd: 7.47,
           costPerMillionUsdWithFixedEgress: 7.69,
-          costPerMillionUsdWithoutAcceptedEvent: 6.43,
           reconcile: { costPerMillionUsd: 1.35 },
           cost: [
             { line: 'DynamoDB write request units', unitsPerMessage: 5.2 },
@@ -65,8 +64,15 @@ describe('the benchmark summary', () => {
           costPerMillionUsdByFront: { restApi: 9.2, httpApi: 6.58, functionUrl: 5.53 },
         },
       },
-      'end-to-end-single': {
-        outbound: { costPerMillionUsd: 9.1, costPerMillionUsdWithoutAcceptedEvent: 8.1 },
+      'end-to-end-single': { outbound: { costPerMillionUsd: 9.1 } },
+      'end-to-end-accepted': {
+        outbound: {
+          costPerMillionUsd: 8.43,
+          cost: [
+            { line: 'DynamoDB write request units', unitsPerMessage: 2.3 },
+            { line: 'reconcile: DynamoDB write request units', unitsPerMessage: 0.01 },
+          ],
+        },
       },
     });
 
@@ -76,12 +82,13 @@ describe('the benchmark summary', () => {
       writeUnitsPerRecipient: 7.2,
       reconcileWriteUnitsPerRecipient: 2,
       reconcileCostPerMillionUsd: 1.35,
-      outboundCostPerMillionUsdWithoutAcceptedEvent: 6.43,
-      outboundSingleRecipientCostPerMillionUsdWithoutAcceptedEvent: 8.1,
+      outboundSingleRecipientCostPerMillionUsd: 9.1,
+      outboundCostPerMillionUsdWithAcceptedEvents: 8.43,
       outboundCostPerMillionUsdWithFixedEgress: 7.69,
       inboundCostPerMillionUsdWithFixedEgress: 9.64,
       inboundCostPerMillionUsdByFront: { restApi: 9.2, httpApi: 6.58, functionUrl: 5.53 },
     });
+    expect(summary.writeUnitsPerRecipientWithAcceptedEvents).toBeCloseTo(2.31, 10);
   });
 
   it('leaves a figure null while its scenario has not run', () => {

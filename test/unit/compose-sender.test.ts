@@ -13,6 +13,7 @@ const ENV = {
   EVENT_TABLE_NAME: 'events-table',
   STATE_TABLE_NAME: 'state-table',
   SEND_QUEUE_URL: 'http://queue.example/send',
+  REPORT_CHECK_QUEUE_URL: 'http://queue.example/report-checks',
   TPS_QUOTA: '20',
   MAX_RECEIVE_COUNT: '3',
   GATEWAY_API_URL: 'https://api.gateway.example',
@@ -53,6 +54,20 @@ const gatewayAnswering = (code: string): SendGateway => ({
   },
 });
 
+/** An SQS client that takes every call, remembering each command's input. */
+const acceptingQueues = () => {
+  const sent: Array<{ QueueUrl?: string; Entries?: Array<{ MessageBody?: string }> }> = [];
+  const sqs = {
+    send: async (command: {
+      input: { QueueUrl?: string; Entries?: Array<{ MessageBody?: string }> };
+    }) => {
+      sent.push(command.input);
+      return {};
+    },
+  } as unknown as SQSClient;
+  return { sent, sqs };
+};
+
 const record = (body: unknown): SQSRecord =>
   ({
     messageId: 'message-1',
@@ -65,12 +80,14 @@ describe('composeSender', () => {
   it('composes the sender from the environment object, with the metered rate limiter', async () => {
     decoyProcessEnv({ TPS_QUOTA: '5' });
     const { tables, documents } = acceptingTables();
+    const { sent, sqs } = acceptingQueues();
     const overrides = observed();
     const addMetric = vi.spyOn(overrides.metrics, 'addMetric');
 
     const sender = composeSender(ENV, {
       ...overrides,
       documents,
+      sqs,
       wrapGateway: () => gatewayAnswering('10000'),
     });
     const result = await sender.recordHandler(record({ channel: 'sms', ...smsBody(10) }), 30_000);
@@ -82,12 +99,15 @@ describe('composeSender', () => {
       10,
     );
     expect(new Set(tables)).toEqual(new Set(['events-table', 'state-table']));
+    // The ten acceptances are one report check on the queue REPORT_CHECK_QUEUE_URL names.
+    expect(sent.map((input) => input.QueueUrl)).toEqual([ENV.REPORT_CHECK_QUEUE_URL]);
+    expect(JSON.parse(sent[0]?.Entries?.[0]?.MessageBody ?? '{}').recipients).toHaveLength(10);
     expect(sender.logger).toBe(overrides.logger);
   });
 
   it('delays a redelivery on the queue SEND_QUEUE_URL names', async () => {
     const sent: Array<{ input: { QueueUrl?: string } }> = [];
-    const sqs = {
+    const sqsClientLike = {
       send: async (command: { input: { QueueUrl?: string } }) => {
         sent.push(command);
         return {};
@@ -97,7 +117,7 @@ describe('composeSender', () => {
     const sender = composeSender(ENV, {
       ...observed(),
       documents,
-      sqs,
+      sqs: sqsClientLike,
       // 29019 is retried later: the message goes back to the queue.
       wrapGateway: () => gatewayAnswering('29019'),
     });
@@ -106,7 +126,7 @@ describe('composeSender', () => {
     expect(sent.map((command) => command.input.QueueUrl)).toEqual([ENV.SEND_QUEUE_URL]);
   });
 
-  it.each(['SEND_QUEUE_URL', 'EVENT_TABLE_NAME', 'STATE_TABLE_NAME'])(
+  it.each(['SEND_QUEUE_URL', 'REPORT_CHECK_QUEUE_URL', 'EVENT_TABLE_NAME', 'STATE_TABLE_NAME'])(
     'fails naming a missing %s',
     (name) => {
       expect(() => composeSender({ ...ENV, [name]: undefined }, observed())).toThrow(
@@ -124,35 +144,46 @@ describe('composeSender', () => {
   });
 
   it.each([
-    [undefined, true],
+    [undefined, false],
     ['on', true],
     ['off', false],
-  ])('with ACCEPTED_EVENTS %s, stores accepted recipients as events: %s', async (value, events) => {
-    // Prepare: tables that keep every item put
-    const items: Array<Record<string, unknown>> = [];
-    const documents = {
-      send: async (command: { input: { Item?: Record<string, unknown> } }) => {
-        if (command.input.Item) items.push(command.input.Item);
-        return {};
-      },
-    } as unknown as DynamoDBDocumentClient;
-    const sender = composeSender(
-      { ...ENV, ACCEPTED_EVENTS: value },
-      { ...observed(), documents, wrapGateway: () => gatewayAnswering('10000') },
-    );
+  ])(
+    'with ACCEPTED_EVENTS %s, publishes accepted recipients as events: %s',
+    async (value, events) => {
+      // Prepare: tables that keep every item put and every update
+      const items: Array<Record<string, unknown>> = [];
+      const updates: string[] = [];
+      const documents = {
+        send: async (command: {
+          input: { Item?: Record<string, unknown>; UpdateExpression?: string };
+        }) => {
+          if (command.input.Item) items.push(command.input.Item);
+          if (command.input.UpdateExpression) updates.push(command.input.UpdateExpression);
+          return {};
+        },
+      } as unknown as DynamoDBDocumentClient;
+      const sender = composeSender(
+        { ...ENV, ACCEPTED_EVENTS: value },
+        {
+          ...observed(),
+          documents,
+          sqs: acceptingQueues().sqs,
+          wrapGateway: () => gatewayAnswering('10000'),
+        },
+      );
 
-    // Act
-    const result = await sender.recordHandler(record({ channel: 'sms', ...smsBody(2) }), 30_000);
+      // Act
+      const result = await sender.recordHandler(record({ channel: 'sms', ...smsBody(2) }), 30_000);
 
-    // Assess
-    expect(result).toMatchObject({ kind: 'done', accepted: 2 });
-    const outcomes = items.filter((item) => item.sk === 'OUTCOME');
-    expect(outcomes).toHaveLength(2);
-    expect(outcomes.map((item) => item.detailType)).toEqual(
-      events ? ['Message Accepted', 'Message Accepted'] : [undefined, undefined],
-    );
-    expect(outcomes.every((item) => typeof item.awaitingReportBucket === 'string')).toBe(true);
-  });
+      // Assess: the send record lists both either way; events only where they are on.
+      expect(result).toMatchObject({ kind: 'done', accepted: 2 });
+      const outcomes = items.filter((item) => item.sk === 'OUTCOME');
+      expect(outcomes.map((item) => item.detailType)).toEqual(
+        events ? ['Message Accepted', 'Message Accepted'] : [],
+      );
+      expect(updates.filter((update) => update.includes('#k1 = :v1'))).toHaveLength(1);
+    },
+  );
 
   it.each([
     ['TPS_QUOTA', '5'],

@@ -14,6 +14,7 @@ import {
 import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { composePollReports } from '../../functions/polling/compose-poll-reports.ts';
+import { SqsReportChecks } from '../../functions/reconcile/adapters/sqs-report-checks.ts';
 import { composeReconcileStatus } from '../../functions/reconcile/compose-reconcile-status.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { composeExportStatistics } from '../../functions/statistics/compose-export-statistics.ts';
@@ -44,6 +45,7 @@ const ENV: Environment = {
   REPORT_DELIVERY: 'polling',
   MO_POLLING: 'on',
   RECONCILE_AFTER_MINUTES: '45',
+  REPORT_CHECK_QUEUE_URL: 'http://queue.example/report-checks',
   STATISTICS_SETTINGS: '{}',
   STATISTICS_BUCKET: 'statistics',
 };
@@ -145,18 +147,24 @@ describe('composeReconcileStatus', () => {
     expect(deps.gateway).toBeInstanceOf(GatewayClient);
     expect(deps.receive.retentionDays).toBe(40);
     expect(batchBudgetMs).toBe(45_000);
+    expect(deps.checks).toBeInstanceOf(SqsReportChecks);
+    expect(deps.awaiting).toBe(deps.checks);
   });
 
   it('names a missing or malformed variable', () => {
     expectEachNamed(composeReconcileStatus, [
       'EVENT_TABLE_NAME',
       'STATE_TABLE_NAME',
+      'REPORT_CHECK_QUEUE_URL',
       ['RECONCILE_AFTER_MINUTES', 'soon'],
+      ['REPORT_CHECK_VISIBILITY_SECONDS', 'long'],
     ]);
   });
 
-  it('stores found acceptances without their event when ACCEPTED_EVENTS is off, as the sender does', () => {
-    expect(composeReconcileStatus(ENV).deps.unpublishedAcceptances).toBeUndefined();
+  it('stores found acceptances without their event when ACCEPTED_EVENTS is off (the default), as the sender does', () => {
+    expect(composeReconcileStatus(ENV).deps.unpublishedAcceptances).toBeInstanceOf(
+      DynamoDbSendStore,
+    );
     expect(
       composeReconcileStatus({ ...ENV, ACCEPTED_EVENTS: 'on' }).deps.unpublishedAcceptances,
     ).toBeUndefined();

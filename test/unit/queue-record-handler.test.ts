@@ -29,6 +29,8 @@ const setup = (answer: () => SendOutcome<RecipientResult> | Error) => {
   const store = new FakeSendStore();
   const deps = (): SendDeps => ({
     store,
+    awaiting: store,
+    acceptedEvents: true,
     gateway: {
       send: async (message, options) => {
         await options?.beforeSend?.();

@@ -190,6 +190,8 @@ describe('send-messages rate-limit metrics', () => {
     const handler = createSendRecordHandler({
       deps: () => ({
         store: new FakeSendStore(),
+        awaiting: new FakeSendStore(),
+        acceptedEvents: false,
         gateway: {
           send: async (message, options) => {
             await options?.beforeSend?.();

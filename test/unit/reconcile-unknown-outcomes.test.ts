@@ -3,7 +3,6 @@ import {
   type StatusQueryData,
   StatusQueryDataSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
-import { awaitingReportBucket } from '../../functions/commons/tables.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import {
   type AwaitingReportIndex,
@@ -14,8 +13,10 @@ import {
 } from '../../functions/reconcile/reconcile-status.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import type { UnknownOutcome } from '../../functions/sending/ports.ts';
+import { sendRecordKey } from '../../functions/sending/send-record.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { FakeUnknownOutcomes, GuardedEventStore } from '../support/fake-reconcile-ports.ts';
+import { MemoryReportChecks } from '../support/memory-report-checks.ts';
 import { ago, NOW, reconcileDeps } from '../support/reconcile-world.ts';
 
 const MINUTE = 60_000;
@@ -48,6 +49,7 @@ const setup = () => {
   const unknown = new FakeUnknownOutcomes(store);
   unknown.now = () => NOW;
   const gateway = new StatusByKey();
+  const checks = new MemoryReportChecks(() => NOW);
   const ledger: ReportLedger = {
     hasReport: async (msgKey) => store.reportEvents().some((r) => r.pk === `REPORT#${msgKey}`),
     hasStatusUnavailable: async () => false,
@@ -58,10 +60,11 @@ const setup = () => {
       {},
       {
         owner: 'run-1',
+        awaiting: checks,
         ...overrides,
       },
     );
-  return { store, unknown, gateway, deps };
+  return { store, unknown, gateway, checks, deps };
 };
 
 const entry = (cliKey: string, attemptedAt: string): UnknownOutcome => ({
@@ -111,11 +114,10 @@ describe('reconcileStatus on unknown outcomes', () => {
       sqsMessageId: 'sqs-1',
     });
     expect(accepted?.metadata).toMatchObject({ via: 'status-query', idempotencyKey: 'send:u1' });
-    // Listed for the late-report search from the time of the attempt.
-    expect(w.store.items.get('SEND#u1|OUTCOME')).toMatchObject({
-      awaitingReportBucket: awaitingReportBucket(attemptedAt, 'u1'),
-      acceptedAt: attemptedAt,
-    });
+    // Queued for the late-report search from the time of the attempt.
+    expect(w.checks.sent).toEqual([
+      { channel: 'sms', acceptedAt: attemptedAt, recipients: [{ cliKey: 'u1', msgKey: 'M-u1' }] },
+    ]);
     expect(w.unknown.entries.size).toBe(0);
     expect([...w.unknown.claims.values()].every((c) => c.until === 0)).toBe(true);
   });
@@ -151,9 +153,11 @@ describe('reconcileStatus on unknown outcomes', () => {
         outcome: 'accepted',
         cliKey: 'u1',
         msgKey: 'M-u1',
-        awaitingReportBucket: awaitingReportBucket(attemptedAt, 'u1'),
         acceptedAt: attemptedAt,
       }),
+    ]);
+    expect(w.checks.sent.map((check) => check.recipients)).toEqual([
+      [{ cliKey: 'u1', msgKey: 'M-u1' }],
     ]);
     expect(unpublished[0]).not.toHaveProperty('detailType');
     expect(w.unknown.entries.size).toBe(0);
@@ -229,7 +233,7 @@ describe('reconcileStatus on unknown outcomes', () => {
   it('does not decide a cliKey a sender is sending right now', async () => {
     const w = setup();
     w.unknown.add(entry('busy', ago(20 * MINUTE)));
-    await w.unknown.claim('busy', 'sqs-2#1#attempt', NOW + 60_000);
+    await w.unknown.claim(sendRecordKey(['busy']), '1#attempt', NOW + 60_000);
 
     const result = await reconcileStatus(w.deps());
 

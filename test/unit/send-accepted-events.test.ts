@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { SendOutcome } from '../../functions/commons/gateway/gateway-client.ts';
-import { awaitingReportBucket } from '../../functions/commons/tables.ts';
 import type { RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
@@ -68,31 +67,30 @@ describe('sendQueuedMessage with "Message Accepted" events', () => {
     // Act
     const result = await sendQueuedMessage(delivery(message), deps);
 
-    // Assess: the same outcome, listed for reconcile-status, and no event for the bus
+    // Assess: the same outcome on the send record, queued for reconcile-status, and no item for the bus
     expect(result).toMatchObject({ kind: 'done', accepted: 2 });
     expect(store.details('Message Accepted')).toEqual([]);
-    const items = [...store.events.values()];
-    expect(items.every((item) => !('detailType' in item) && !('detail' in item))).toBe(true);
-    expect(store.events.get(`SEND#${first}|OUTCOME`)).toEqual({
-      pk: `SEND#${first}`,
-      sk: 'OUTCOME',
-      kind: 'send',
-      outcome: 'accepted',
-      cliKey: first,
-      msgKey: `M-${first}`,
-      channel: 'sms',
-      code: '10000',
-      alreadyAccepted: false,
-      sqsMessageId: 'sqs-1',
-      receivedAt: NOW.toISOString(),
-      acceptedAt: NOW.toISOString(),
-      awaitingReportBucket: awaitingReportBucket(NOW.toISOString(), first ?? ''),
-      expiresAt: NOW.getTime() / 1000 + 35 * 86_400,
-    });
-    expect(store.events.get(`SEND#${second}|OUTCOME`)).toMatchObject({
-      alreadyAccepted: true,
-      code: '29024',
-    });
+    expect(store.events.size).toBe(0);
+    expect(store.accepted()).toEqual([
+      {
+        cliKey: first,
+        msgKey: `M-${first}`,
+        acceptedAt: NOW.toISOString(),
+        alreadyAccepted: false,
+      },
+      {
+        cliKey: second,
+        msgKey: `M-${second}`,
+        acceptedAt: NOW.toISOString(),
+        alreadyAccepted: true,
+      },
+    ]);
+    expect(store.checks.map((check) => check.recipients)).toEqual([
+      [
+        { cliKey: first, msgKey: `M-${first}` },
+        { cliKey: second, msgKey: `M-${second}` },
+      ],
+    ]);
   });
 
   it('keeps the outcome: a redelivery sends nobody again', async () => {

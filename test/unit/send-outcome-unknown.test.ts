@@ -12,6 +12,7 @@ import {
   type RateLimiter,
   RateLimitWaitExceededError,
 } from '../../functions/sending/rate-limiter.ts';
+import { sendRecordKey } from '../../functions/sending/send-record.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { delivery, NOW, ScriptedGateway, sendSetup, sms } from '../support/send-use-case-world.ts';
@@ -120,34 +121,46 @@ describe('a send whose outcome is unknown on its last delivery', () => {
     expect(store.details('Message Rejected')).toHaveLength(0);
   });
 
-  it('does not send a recipient whose outcome was recorded between the first read and the claim', async () => {
+  it('does not resend a recipient whose outcome reconcile-status stored before the claim', async () => {
+    // Prepare: an earlier attempt left the record; the status query then decided the first recipient.
     const gateway = new ScriptedGateway((keys) => accept(keys));
     const { store, deps } = setup(gateway);
     const message = sms(2);
-    const [first] = keysOf(message);
-    // The status query settles the first recipient right after the sender's first read.
-    const read = store.recordedOutcomes.bind(store);
+    const [first, second] = keysOf(message);
+    await store.claim(sendRecordKey(keysOf(message)), 'earlier', 0);
+    store.events.set(`SEND#${first}|OUTCOME`, {
+      pk: `SEND#${first}`,
+      sk: 'OUTCOME',
+      kind: 'send',
+      detailType: 'Message Rejected',
+      detail: '{}',
+      eventId: 'x',
+      receivedAt: NOW.toISOString(),
+      expiresAt: 0,
+    });
+
+    // Act
+    const result = await sendQueuedMessage(delivery(message, 2), deps);
+
+    // Assess
+    expect(gateway.calls).toEqual([[second]]);
+    expect(result).toMatchObject({ kind: 'done', accepted: 1, skipped: 1 });
+  });
+
+  it('reads no outcomes for a message whose send record its claim created', async () => {
+    const gateway = new ScriptedGateway((keys) => accept(keys));
+    const { store, deps } = setup(gateway);
     let reads = 0;
+    const read = store.recordedOutcomes.bind(store);
     store.recordedOutcomes = async (keys) => {
       reads += 1;
-      if (reads === 2)
-        store.events.set(`SEND#${first}|OUTCOME`, {
-          pk: `SEND#${first}`,
-          sk: 'OUTCOME',
-          kind: 'send',
-          detailType: 'Message Rejected',
-          detail: '{}',
-          eventId: 'x',
-          receivedAt: NOW.toISOString(),
-          expiresAt: 0,
-        });
       return read(keys);
     };
 
-    const result = await sendQueuedMessage(delivery(message), deps);
+    const first = await sendQueuedMessage(delivery(sms(3)), deps);
 
-    expect(gateway.calls).toEqual([[keysOf(message)[1]]]);
-    expect(result).toMatchObject({ kind: 'done', accepted: 1, skipped: 1 });
+    expect(first).toMatchObject({ kind: 'done', accepted: 3 });
+    expect(reads).toBe(0);
   });
 });
 
@@ -234,26 +247,29 @@ describe('an attempt that died holding its claim', () => {
     const message = sms(1);
     const [only = ''] = keysOf(message);
     const { store, deps } = setup(new ScriptedGateway(() => quotaRefusal()));
-    await store.claim(only, `sqs-1#${dead}#dead`, NOW.getTime() - 1);
+    await store.claim(sendRecordKey([only]), `${dead}#dead`, NOW.getTime() - 1);
     return { message, only, store, deps };
   };
 
-  it('leaves a recipient it still holds on the last delivery as an unknown outcome, not lost in the DLQ', async () => {
+  it('leaves the recipients of a message another attempt still holds on the last delivery as unknown outcomes, not lost in the DLQ', async () => {
     // Prepare: the attempt before died after the gateway accepted; its claim outlives the rest.
     const message = sms(2);
-    const [first, second] = keysOf(message);
+    const keys = keysOf(message);
     const gateway = new ScriptedGateway(accept);
     const { store, deps } = setup(gateway);
-    await store.claim(first ?? '', 'sqs-1#5#dead', NOW.getTime() + 60_000);
+    await store.claim(sendRecordKey(keys), '5#dead', NOW.getTime() + 60_000);
 
     // Act
     const result = await sendQueuedMessage(delivery(message, 6), deps);
 
-    // Assess: the free recipient is sent; the held one is handed to reconcile-status.
-    expect(gateway.calls).toEqual([[second]]);
-    expect(result).toMatchObject({ kind: 'retry', pending: 1 });
-    expect([...store.unknown.keys()]).toEqual([first]);
-    expect(store.unknown.get(first ?? '')).toMatchObject({ code: 'CLAIMED' });
+    // Assess: nothing is sent; both are handed to reconcile-status, naming the record.
+    expect(gateway.calls).toEqual([]);
+    expect(result).toMatchObject({ kind: 'retry', pending: 2 });
+    expect([...store.unknown.keys()]).toEqual(keys);
+    expect(store.unknown.get(keys[0] ?? '')).toMatchObject({
+      code: 'CLAIMED',
+      record: sendRecordKey(keys),
+    });
     expect(store.details('Message Rejected')).toEqual([]);
   });
 
@@ -267,7 +283,7 @@ describe('an attempt that died holding its claim', () => {
     // Assess: tried again later, the claim kept so the next delivery still distrusts a refusal.
     expect(second).toMatchObject({ kind: 'retry' });
     expect(store.details('Message Rejected')).toEqual([]);
-    expect(store.claims.get(only ?? '')?.until).toBeGreaterThan(0);
+    expect(store.claims.get(`SEND#${only}`)?.until).toBeGreaterThan(0);
   });
 
   it('hands such a refusal on the last delivery to the status query', async () => {

@@ -10,8 +10,10 @@ import {
   type RateLimiter,
   RateLimitWaitExceededError,
 } from '../../functions/sending/rate-limiter.ts';
+import { sendRecordKey } from '../../functions/sending/send-record.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { formatKst } from '../../protocol/kst.ts';
+import { smsBody } from '../support/send-fixtures.ts';
 import { delivery, NOW, ScriptedGateway, sendSetup, sms } from '../support/send-use-case-world.ts';
 
 const accept = (
@@ -203,20 +205,49 @@ describe('sendQueuedMessage', () => {
     ]);
   });
 
-  it('leaves recipients claimed by a live attempt alone and asks to be delivered again', async () => {
+  it('leaves a message whose send record a live attempt holds alone and asks to be delivered again', async () => {
     const gateway = new ScriptedGateway((keys) => accept(keys));
     const { store, deps } = setup(gateway);
     const message = sms(2);
     await store.claim(
-      String(message.recvInfoLst[0]?.cliKey),
+      sendRecordKey(message.recvInfoLst.map((r) => r.cliKey)),
       'other-attempt',
       NOW.getTime() + 10_000,
     );
 
     const result = await sendQueuedMessage(delivery(message), deps);
 
-    expect(result).toMatchObject({ kind: 'retry', pending: 1 });
-    expect(gateway.calls).toEqual([[message.recvInfoLst[1]?.cliKey]]);
+    expect(result).toMatchObject({ kind: 'retry', pending: 2 });
+    expect(gateway.calls).toEqual([]);
+  });
+
+  it('claims one send record per message, under its smallest cliKey, and lists the acceptances there', async () => {
+    // Prepare
+    const gateway = new ScriptedGateway((keys) => accept(keys));
+    const { store, deps } = setup(gateway, { acceptedEvents: false });
+    const message = {
+      channel: 'sms',
+      ...smsBody(3),
+    };
+    const keys = ['k-c', 'k-a', 'k-b'];
+    message.recvInfoLst = message.recvInfoLst.map((r, i) => ({ ...r, cliKey: keys[i] ?? '' }));
+
+    // Act
+    const result = await sendQueuedMessage(delivery(message), deps);
+
+    // Assess: one record, released, listing all three; one report check; no outcome items.
+    expect(result).toMatchObject({ kind: 'done', accepted: 3 });
+    expect([...store.records.keys()]).toEqual(['SEND#k-a']);
+    expect([...(store.records.get('SEND#k-a')?.keys() ?? [])].sort()).toEqual(keys.sort());
+    expect(store.claims.get('SEND#k-a')?.until).toBe(0);
+    expect(store.events.size).toBe(0);
+    expect(store.checks).toEqual([
+      {
+        channel: 'sms',
+        acceptedAt: NOW.toISOString(),
+        recipients: ['k-c', 'k-a', 'k-b'].map((cliKey) => ({ cliKey, msgKey: `M-${cliKey}` })),
+      },
+    ]);
   });
 
   it('takes over a claim whose holder crashed after the gateway accepted, and reads the duplicate as accepted', async () => {
@@ -224,7 +255,11 @@ describe('sendQueuedMessage', () => {
     const gateway = new ScriptedGateway((keys) => accept(keys, () => '29005'));
     const { store, deps } = setup(gateway);
     const message = sms(1);
-    await store.claim(String(message.recvInfoLst[0]?.cliKey), 'crashed-attempt', NOW.getTime() - 1);
+    await store.claim(
+      sendRecordKey(message.recvInfoLst.map((r) => r.cliKey)),
+      'crashed-attempt',
+      NOW.getTime() - 1,
+    );
 
     const result = await sendQueuedMessage(delivery(message, 2), deps);
 
@@ -285,5 +320,24 @@ describe('sendQueuedMessage', () => {
     expect(events[0]?.data.scheduledFor).toBe(
       new Date(NOW.getTime() + 86_400_000).toISOString().replace(/:\d{2}\.\d{3}Z$/, ':00.000Z'),
     );
+  });
+
+  it('publishes a scheduled recipient the gateway already had as accepted, events on or off, with no report check', async () => {
+    // Prepare: the registration of an attempt that died is answered as a duplicate, one by one
+    const gateway = new ScriptedGateway((keys) => accept(keys, () => '29024'));
+    const { store, deps } = setup(gateway, { acceptedEvents: false });
+    const resvReqDt = formatKst(NOW.getTime() + 86_400_000, 'YYYY-MM-DD HH:mm');
+
+    // Act
+    const result = await sendQueuedMessage(delivery({ ...sms(2), resvYn: 'Y', resvReqDt }), deps);
+
+    // Assess: an outcome event each (no webReqId is known), listed on the record, no check
+    expect(result).toMatchObject({ kind: 'done', accepted: 2 });
+    expect(store.details('Message Accepted').map((e) => e.data.alreadyAccepted)).toEqual([
+      true,
+      true,
+    ]);
+    expect(store.accepted()).toHaveLength(2);
+    expect(store.checks).toEqual([]);
   });
 });

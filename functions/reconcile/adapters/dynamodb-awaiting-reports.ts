@@ -9,7 +9,8 @@ import * as z from 'zod';
 import { conditionalWrite, pagesOf } from '../../commons/clients/dynamodb.ts';
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
 import { SEND_CHANNELS } from '../../sending/channels.ts';
-import type { ClaimResult, SendStore, UnknownOutcome } from '../../sending/ports.ts';
+import type { ClaimResult, SendRecordKey, SendStore, UnknownOutcome } from '../../sending/ports.ts';
+import { SEND_RECORD_SK } from '../../sending/send-record.ts';
 import {
   type AwaitingPage,
   type AwaitingReportIndex,
@@ -35,6 +36,7 @@ const UnknownEntrySchema = z.looseObject({
   attemptedAt: z.iso.datetime({ offset: true }),
   code: z.string(),
   message: z.string(),
+  recordPk: z.string().startsWith('SEND#').optional(),
 });
 
 /** `LastEvaluatedKey` of an index page: the table's and the index's keys. */
@@ -52,14 +54,16 @@ export class DynamoDbAwaitingReports
   implements AwaitingReportIndex, ReportLedger, UnknownOutcomeIndex, ReportGuards
 {
   /**
-   * @param sends the send store whose claims this run takes on unknown outcomes (the sender's
-   *   claims, so a cliKey is never sent while its outcome is being decided); only `claim` and
-   *   `release` are used.
+   * @param sends the send store whose claims this run takes on unknown outcomes (the senders'
+   *   claims on send records, so a cliKey is never sent while its outcome is being decided), and
+   *   whose records list the acceptances.
    */
   constructor(
     private readonly tableName: string,
     private readonly client: DynamoDBDocumentClient,
-    private readonly sends: Pick<SendStore, 'claim' | 'release'>,
+    private readonly sends: Pick<SendStore, 'claim' | 'release'> & {
+      acceptedOn(record: SendRecordKey): Promise<ReadonlyMap<string, unknown>>;
+    },
   ) {}
 
   private queryIndex(
@@ -166,15 +170,19 @@ export class DynamoDbAwaitingReports
     const entries = (answer.Items ?? []).flatMap((item) => {
       const parsed = UnknownEntrySchema.safeParse(item);
       if (!parsed.success) return [];
-      const { cliKey, channel, phone, sqsMessageId, attemptedAt, code, message } = parsed.data;
-      return [{ cliKey, channel, phone, sqsMessageId, attemptedAt, code, message }];
+      const { cliKey, channel, phone, sqsMessageId, attemptedAt, code, message, recordPk } =
+        parsed.data;
+      const record = recordPk
+        ? { record: { pk: recordPk as `SEND#${string}`, sk: SEND_RECORD_SK } }
+        : {};
+      return [{ cliKey, channel, phone, sqsMessageId, attemptedAt, code, message, ...record }];
     });
     return answer.LastEvaluatedKey
       ? { entries, next: JSON.stringify(answer.LastEvaluatedKey) }
       : { entries };
   }
 
-  async hasOutcome(cliKey: string): Promise<boolean> {
+  async hasOutcome(cliKey: string, record: SendRecordKey): Promise<boolean> {
     const answer = await this.client.send(
       new GetCommand({
         TableName: this.tableName,
@@ -182,7 +190,8 @@ export class DynamoDbAwaitingReports
         ProjectionExpression: 'pk',
       }),
     );
-    return answer.Item !== undefined;
+    if (answer.Item !== undefined) return true;
+    return (await this.sends.acceptedOn(record)).has(cliKey);
   }
 
   resolve(cliKey: string): Promise<void> {
@@ -213,12 +222,12 @@ export class DynamoDbAwaitingReports
     );
   }
 
-  claim(cliKey: string, owner: string, until: number): Promise<ClaimResult> {
-    return this.sends.claim(cliKey, owner, until);
+  async claim(record: SendRecordKey, owner: string, until: number): Promise<ClaimResult> {
+    return (await this.sends.claim(record, owner, until)).result;
   }
 
-  release(cliKey: string, owner: string): Promise<void> {
-    return this.sends.release(cliKey, owner);
+  release(record: SendRecordKey, owner: string): Promise<void> {
+    return this.sends.release(record, owner);
   }
 
   async hasStatusUnavailable(cliKey: string): Promise<boolean> {

@@ -1,25 +1,39 @@
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
+  GetCommand,
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import {
   conditionalWrite,
   documentClient,
+  isConditionalCheckFailure,
   whenConditionFails,
 } from '../../commons/clients/dynamodb.ts';
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
 import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../events/event-record.ts';
-import type { ClaimResult, SendStore, UnknownOutcome, UnpublishedOutcome } from '../ports.ts';
+import type {
+  AcceptedRecipient,
+  RecordClaim,
+  RecordInfo,
+  SendRecordKey,
+  SendStore,
+  UnknownOutcome,
+  UnpublishedOutcome,
+} from '../ports.ts';
+import { ACCEPTED_PREFIX } from '../send-record.ts';
 
 /**
- * Send records in the event table, under `pk = SEND#<cliKey>`: a `CLAIM` item (who is sending it,
- * until when), an `UNKNOWN` item while the last attempt's outcome is unknown, and, once decided, an
- * `OUTCOME` item that is also the event (accepted, rejected or scheduled). The claim and unknown
- * items carry no `detailType`, so the stream filter keeps them from the bus; neither does an
- * accepted `OUTCOME` item of a deployment that publishes no "Message Accepted" events.
+ * Send records in the event table. Per queue message, a `MESSAGE` item under the partition of its
+ * smallest cliKey (`send-record.ts`): the claim (`owner`, `claimedUntil`, 0 once given back) and
+ * the accepted recipients (`accepted#<cliKey>` = `{ m: msgKey, t: epoch seconds, d: already
+ * accepted }`), under 1 KB for 10 recipients. Per recipient, under
+ * `pk = SEND#<cliKey>`: an `UNKNOWN` item while the last attempt's outcome is unknown, and an
+ * `OUTCOME` item once an event decides it (rejected, scheduled, accepted where acceptances are
+ * published) or reconcile-status resolves an unknown one. The `MESSAGE` and `UNKNOWN` items carry
+ * no `detailType`, so the stream filter keeps them from the bus.
  */
 export class DynamoDbSendStore implements SendStore {
   private readonly events: DynamoDbEventStore;
@@ -57,41 +71,79 @@ export class DynamoDbSendStore implements SendStore {
     return found;
   }
 
-  async claim(cliKey: string, owner: string, until: number): Promise<ClaimResult> {
+  async claim(
+    record: SendRecordKey,
+    owner: string,
+    until: number,
+    info?: RecordInfo,
+  ): Promise<RecordClaim> {
     const now = Date.now();
-    return whenConditionFails(async () => {
+    const described = info
+      ? {
+          ':channel': info.channel,
+          ':sqs': info.sqsMessageId,
+          ':recipients': info.recipients,
+        }
+      : {};
+    try {
       const answer = await this.client.send(
-        new PutCommand({
+        new UpdateCommand({
           TableName: this.tableName,
-          Item: {
-            pk: `SEND#${cliKey}`,
-            sk: 'CLAIM',
-            owner,
-            claimedUntil: until,
-            expiresAt: Math.floor(now / 1000) + this.retentionDays * 86_400,
-          },
+          Key: record,
+          UpdateExpression: [
+            'SET #owner = :owner, claimedUntil = :until, kind = :kind',
+            // A sender's claim keeps the record for the retention from now; another's (reconcile-
+            // status) leaves its expiry alone.
+            ...(info
+              ? [
+                  'channel = :channel, sqsMessageId = :sqs, recipients = :recipients, expiresAt = :expires',
+                ]
+              : ['expiresAt = if_not_exists(expiresAt, :expires)']),
+          ].join(', '),
           ConditionExpression: 'attribute_not_exists(pk) OR claimedUntil < :now OR #owner = :owner',
           ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':now': now, ':owner': owner },
+          ExpressionAttributeValues: {
+            ':owner': owner,
+            ':until': until,
+            ':kind': 'send',
+            ':expires': Math.floor(now / 1000) + this.retentionDays * 86_400,
+            ':now': now,
+            ...described,
+          },
           ReturnValues: 'ALL_OLD',
         }),
       );
-      // A released claim has `claimedUntil` 0; an expired one that was never released belonged to
-      // an attempt that died (or overran) and may have sent the recipient.
       const previous = answer.Attributes;
-      return previous && previous.owner !== owner && Number(previous.claimedUntil) > 0
-        ? 'taken-over'
-        : 'claimed';
-    }, 'busy');
+      if (previous === undefined) return { result: 'claimed', existed: false, accepted: new Map() };
+      // A released claim has `claimedUntil` 0; an expired one that was never released belonged to
+      // an attempt that died (or overran) and may have sent the recipients.
+      const takenOver = previous.owner !== owner && Number(previous.claimedUntil) > 0;
+      return {
+        result: takenOver ? 'taken-over' : 'claimed',
+        existed: true,
+        accepted: acceptedOf(previous),
+      };
+    } catch (error) {
+      if (!isConditionalCheckFailure(error)) throw error;
+      return { result: 'busy', existed: true, accepted: new Map() };
+    }
   }
 
-  async release(cliKey: string, owner: string): Promise<void> {
+  /** The acceptances a send record lists (a strongly consistent read of its `accepted` map). */
+  async acceptedOn(record: SendRecordKey): Promise<ReadonlyMap<string, AcceptedRecipient>> {
+    const answer = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: record, ConsistentRead: true }),
+    );
+    return answer.Item ? acceptedOf(answer.Item) : new Map();
+  }
+
+  async release(record: SendRecordKey, owner: string): Promise<void> {
     // Someone else took the claim over (ours had expired): theirs stands.
     await conditionalWrite(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { pk: `SEND#${cliKey}`, sk: 'CLAIM' },
+          Key: record,
           UpdateExpression: 'SET claimedUntil = :zero',
           ConditionExpression: '#owner = :owner',
           ExpressionAttributeNames: { '#owner': 'owner' },
@@ -101,14 +153,56 @@ export class DynamoDbSendStore implements SendStore {
     );
   }
 
+  async recordAccepted(
+    record: SendRecordKey,
+    owner: string,
+    accepted: readonly AcceptedRecipient[],
+    options: { readonly release: boolean },
+  ): Promise<void> {
+    if (accepted.length === 0) {
+      if (options.release) await this.release(record, owner);
+      return;
+    }
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets = accepted.map((recipient, index) => {
+      names[`#k${index}`] = `${ACCEPTED_PREFIX}${recipient.cliKey}`;
+      values[`:v${index}`] = {
+        t: Math.floor(Date.parse(recipient.acceptedAt) / 1000),
+        ...(recipient.msgKey ? { m: recipient.msgKey } : {}),
+        ...(recipient.alreadyAccepted ? { d: true } : {}),
+      };
+      return `#k${index} = :v${index}`;
+    });
+    const write = (release: boolean) =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: record,
+          UpdateExpression: `SET ${[...sets, ...(release ? ['claimedUntil = :zero'] : [])].join(', ')}`,
+          ConditionExpression: release ? '#owner = :owner' : 'attribute_exists(pk)',
+          ExpressionAttributeNames: { ...names, ...(release ? { '#owner': 'owner' } : {}) },
+          ExpressionAttributeValues: {
+            ...values,
+            ...(release ? { ':zero': 0, ':owner': owner } : {}),
+          },
+        }),
+      );
+    // Another attempt took the claim over: the acceptances are still true, its claim stands.
+    if (options.release && (await conditionalWrite(() => write(true)))) return;
+    await write(false);
+  }
+
   async recordUnknown(outcome: UnknownOutcome): Promise<void> {
+    const { record, ...fields } = outcome;
     await this.client.send(
       new PutCommand({
         TableName: this.tableName,
         Item: {
           pk: `SEND#${outcome.cliKey}`,
           sk: 'UNKNOWN',
-          ...outcome,
+          ...fields,
+          ...(record ? { recordPk: record.pk } : {}),
           // In the awaiting-report index, so reconcile-status finds it (see UNKNOWN_OUTCOME_BUCKET).
           [AWAITING_REPORT_INDEX.partitionKey]: UNKNOWN_OUTCOME_BUCKET,
           [AWAITING_REPORT_INDEX.sortKey]: outcome.attemptedAt,
@@ -134,3 +228,21 @@ export class DynamoDbSendStore implements SendStore {
     }, 'duplicate' as const);
   }
 }
+
+/** The accepted recipients a record lists; an entry that does not read as one is left out (resent). */
+const acceptedOf = (item: Record<string, unknown>): Map<string, AcceptedRecipient> => {
+  const accepted = new Map<string, AcceptedRecipient>();
+  for (const [name, value] of Object.entries(item)) {
+    if (!name.startsWith(ACCEPTED_PREFIX) || value === null || typeof value !== 'object') continue;
+    const cliKey = name.slice(ACCEPTED_PREFIX.length);
+    const { t, m, d } = value as { t?: unknown; m?: unknown; d?: unknown };
+    if (typeof t !== 'number' || !Number.isFinite(t)) continue;
+    accepted.set(cliKey, {
+      cliKey,
+      ...(typeof m === 'string' && m !== '' ? { msgKey: m } : {}),
+      acceptedAt: new Date(t * 1000).toISOString(),
+      alreadyAccepted: d === true,
+    });
+  }
+  return accepted;
+};

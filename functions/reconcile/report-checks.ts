@@ -1,0 +1,94 @@
+import * as z from 'zod';
+import { SEND_CHANNELS } from '../sending/channels.ts';
+import type { ReportCheck } from '../sending/ports.ts';
+import { STATUS_QUERY_MAX_KEYS } from './status-query.ts';
+
+/*
+ * The report-check queue: accepted recipients waiting for their delivery report. The sender puts
+ * one message per attempt's acceptances on it (at most 10 recipients, one status query); the queue
+ * delays each by up to 15 minutes, and reconcile-status reads the ones that are due, looks for
+ * their reports, asks the gateway about the missing ones, and deletes a check once every recipient
+ * in it is settled. A check whose recipients are still pending (REG, ING) is not deleted: it comes
+ * back after its visibility timeout, so the next run asks again. This replaces a time-keyed index
+ * entry per recipient and the write that took it off the index again (docs/performance.md).
+ */
+
+/** A check as it travels on the queue (`v` is the shape's version). */
+export const ReportCheckSchema = z.strictObject({
+  v: z.literal(1),
+  channel: z.enum(SEND_CHANNELS),
+  acceptedAt: z.iso.datetime({ offset: true }),
+  recipients: z
+    .array(
+      z.strictObject({
+        cliKey: z.string().min(1).max(30),
+        msgKey: z.string().min(1).optional(),
+      }),
+    )
+    .min(1)
+    .max(STATUS_QUERY_MAX_KEYS),
+});
+
+/** The queue message body of a check. */
+export const reportCheckBody = (check: ReportCheck): string =>
+  JSON.stringify({
+    v: 1,
+    channel: check.channel,
+    acceptedAt: check.acceptedAt,
+    recipients: check.recipients,
+  });
+
+/**
+ * A check as read from the queue: parsed, or why it could not be. `id` finishes this receipt of
+ * it; `messageId` is the same on every receipt.
+ */
+export type ReceivedCheck =
+  | {
+      readonly id: string;
+      readonly messageId: string;
+      readonly receiveCount: number;
+      readonly check: ReportCheck;
+    }
+  | {
+      readonly id: string;
+      readonly messageId: string;
+      readonly receiveCount: number;
+      readonly problem: string;
+      /** The body as it arrived (at most the first 1,000 characters, for the log). */
+      readonly body: string;
+    };
+
+/** Reads a check's queue message body. */
+export const parseReportCheck = (
+  body: string,
+): { readonly check: ReportCheck } | { readonly problem: string } => {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (error) {
+    return { problem: `not JSON: ${(error as Error).message}` };
+  }
+  const parsed = ReportCheckSchema.safeParse(json);
+  if (!parsed.success) return { problem: z.prettifyError(parsed.error) };
+  const { channel, acceptedAt, recipients } = parsed.data;
+  return {
+    check: {
+      channel,
+      acceptedAt,
+      recipients: recipients.map(({ cliKey, msgKey }) =>
+        msgKey ? { cliKey, msgKey } : { cliKey },
+      ),
+    },
+  };
+};
+
+/** The report-check queue as reconcile-status reads it. */
+export interface ReportCheckQueue {
+  /**
+   * Up to `max` checks that are visible now. Each stays invisible to later receives for the
+   * adapter's visibility timeout (longer than a run), then comes back unless it was `finish`ed.
+   */
+  receive(max: number): Promise<readonly ReceivedCheck[]>;
+  /** Deletes finished checks (every recipient settled, or past the horizon). */
+  finish(ids: readonly string[]): Promise<void>;
+}
