@@ -95,8 +95,9 @@ export interface MsgbridgeStackProps extends StackProps {
    */
   readonly metricsNamespace?: string;
   /**
-   * The webhook front door: throttling, source-CIDR allowlist, stage name, retention of stored items.
-   * @default - the `WebhookApi` defaults
+   * The webhook front door (function URLs by default, or a REST API), its throttle, source-CIDR
+   * allowlist and body limit, and the retention of stored items.
+   * @default - the `WebhookApi` defaults: function URLs
    */
   readonly webhooks?: WebhookApiOptions;
   /**
