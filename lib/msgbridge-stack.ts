@@ -48,6 +48,11 @@ import {
   inboundAttachmentsProblems,
 } from './inbound-attachments.ts';
 import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
+import {
+  type FunctionObservabilityOptions,
+  observabilityProblems,
+  setFunctionObservability,
+} from './msgbridge-function.ts';
 import { grantPayloadWrites } from './payload-bucket-access.ts';
 import { throwIfInvalid } from './props-validation.ts';
 import { RateAlarms, type RateAlarmsOptions, rateAlarmsProblems } from './rate-alarms.ts';
@@ -105,6 +110,11 @@ export interface MsgbridgeStackProps extends StackProps {
    * @default - the `WebhookSecret` defaults
    */
   readonly webhookSecret?: WebhookSecretProps;
+  /**
+   * The log levels (Lambda's advanced logging controls) and X-Ray tracing mode of every function.
+   * @default - application log level INFO, system log level WARN, pass-through tracing
+   */
+  readonly observability?: FunctionObservabilityOptions;
   /**
    * The stream → EventBridge publisher and the bus archive.
    * @default - the `EventPublisher` defaults
@@ -205,6 +215,7 @@ export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => 
     ...metricsNamespaceProblems(props.metricsNamespace),
     ...within('webhooks', webhookApiProblems(props.webhooks ?? {})),
     ...within('webhookSecret', webhookSecretProblems(props.webhookSecret ?? {})),
+    ...within('observability', observabilityProblems(props.observability ?? {})),
     ...within('publisher', eventPublisherProblems(props.publisher ?? {})),
     ...gatewaySettingsProblems(props.gateway),
     ...within('egress', gatewayEgressProblems(props.egress ?? {})),
@@ -278,6 +289,8 @@ export class MsgbridgeStack extends Stack {
   constructor(scope: Construct, id: string, props: MsgbridgeStackProps) {
     super(scope, id, props);
     throwIfInvalid('MsgbridgeStack', msgbridgeStackProblems(props));
+    // Before any function is created: each reads its log levels and tracing mode from here.
+    setFunctionObservability(this, props.observability);
     this.eventSource = props.eventSource ?? 'msgbridge';
     const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const placeholders = placeholderHosts(props.gateway);
