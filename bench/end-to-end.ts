@@ -6,7 +6,8 @@
  * MMS with an S3 attachment, three RCS variants, push, messenger notice, two brand messages)
  * through the producer helper, until every recipient has a delivery event. Inbound phase: 100
  * inbound messages, one webhook each, 10 of them with an attachment, until each has its event
- * and every attachment is in S3. The two phases are counted apart, so each has its own cost.
+ * and every attachment is in S3; then a plain phase of 100 more without attachments. The phases
+ * are counted apart, so each has its own cost.
  *
  * Counted: DynamoDB (calls and the capacity units DynamoDB Local reports), DynamoDB Streams, SQS
  * (requests in 64 KB chunks), S3, the local bus's PutEvents (events in 64 KB chunks), and every
@@ -34,7 +35,13 @@ import { enqueueSend } from '../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 import { smsBody } from '../test/support/send-fixtures.ts';
 import { CallCounter, HttpCounter, sumWhere } from './call-counter.ts';
-import { SUSTAINED, withoutAcceptedEvents, xrayTracesPerMessage } from './cost-model.ts';
+import {
+  SUSTAINED,
+  totalsByFront,
+  withoutAcceptedEvents,
+  xrayTracesPerMessage,
+} from './cost-model.ts';
+import { deploymentOf, frontKey, tracesOwnInvocations } from './deployed.ts';
 import {
   callsTable,
   costLines,
@@ -48,6 +55,7 @@ import {
 } from './end-to-end-figures.ts';
 import {
   frontDoors,
+  logBreakdown,
   modelledLines,
   natLine,
   reconcileFixedLine,
@@ -65,6 +73,10 @@ const QUEUE_MESSAGES = 100;
 const INBOUND_MESSAGES = 100;
 const INBOUND_WITH_ATTACHMENT = 10;
 const PHASE_TIMEOUT_MS = 120_000;
+/** What a phase takes here, with room to spare (measured: about 7–17 s outbound, 10 s inbound). */
+const OUTBOUND_PHASE_MS = 30_000;
+const RECONCILE_RUNS_MS = 30_000;
+const INBOUND_PHASE_MS = 25_000;
 /** After a phase's last event: late duplicate webhooks and deletes land before the next phase. */
 const SETTLE_MS = 1_500;
 
@@ -103,10 +115,13 @@ const outboundMessages = (runId: string, recipients: number): SendMessageInput[]
   return [...sms, ...others];
 };
 
+/** How often the local run's scheduled jobs run (`local/jobs.ts`: token, reconcile, sweep). */
+const JOB_PERIOD_MS = 60_000;
+
 /**
- * Waits until the table calls stop for a second: the scheduled jobs' first runs (token refresh,
- * reconcile-status's 97 hourly buckets, the attachment sweep) start with the bridge and must not
- * be counted as the first phase's. Their next runs are a minute later, after both phases.
+ * Waits until the table calls stop for a second: the scheduled jobs' runs (token refresh,
+ * reconcile-status's 97 hourly buckets, the attachment sweep) are no phase's work and must not be
+ * counted as the messages'.
  */
 const waitForQuietTables = async (counter: CallCounter) => {
   const tableCalls = () =>
@@ -120,8 +135,21 @@ const waitForQuietTables = async (counter: CallCounter) => {
   }
 };
 
-const roundFronts = (fronts: Record<string, number>) =>
-  Object.fromEntries(Object.entries(fronts).map(([front, usd]) => [front, round(usd, 4)]));
+/**
+ * Makes the next `phaseMs` free of the scheduled jobs' timer runs (every minute from the bridge's
+ * start at `jobsStartedAt`): when the next run is due within it, waits for that run to start and
+ * end first. A reconcile run alone reads some 800 units of the event table's index.
+ */
+const awaitJobFreeWindow = async (counter: CallCounter, jobsStartedAt: number, phaseMs: number) => {
+  // The timers start a little before `jobsStartedAt` is taken: 2 s of margin each way.
+  const untilNextRun = JOB_PERIOD_MS - ((performance.now() - jobsStartedAt) % JOB_PERIOD_MS);
+  if (untilNextRun > phaseMs + 2_000 && untilNextRun < JOB_PERIOD_MS - 2_000) return;
+  await sleep(untilNextRun + 2_000);
+  await waitForQuietTables(counter);
+};
+
+const roundFronts = (fronts: Record<string, number>, digits = 4) =>
+  Object.fromEntries(Object.entries(fronts).map(([front, usd]) => [front, round(usd, digits)]));
 
 const waitUntil = async (condition: () => boolean, timeoutMs: number, what: () => string) => {
   const deadline = Date.now() + timeoutMs;
@@ -142,6 +170,9 @@ export const runEndToEnd = async (
   /** The cold-start scenario's import time per function, for the INIT line. */
   importMs?: Readonly<Record<string, number>>,
 ): Promise<ScenarioResult> => {
+  // What `npx cdk deploy` of this repository deploys: the figures price its front door.
+  const deployment = deploymentOf();
+  const { front } = deployment;
   const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-bench-e2e-'));
   const counter = new CallCounter();
   const logs = new LogBytes();
@@ -170,6 +201,9 @@ export const runEndToEnd = async (
           logs,
           name,
           LAMBDA_MEMORY_MB[name as keyof typeof LAMBDA_MEMORY_MB] ?? 256,
+          {},
+          // The level the stack deploys for this function (its advanced logging controls).
+          deployment.functions[name]?.applicationLogLevel,
         ),
       instrument: {
         lambda: (name, handler) => (event) => functionScope.run(name, () => handler(event)),
@@ -184,6 +218,7 @@ export const runEndToEnd = async (
       },
     });
     const b = bridge;
+    const jobsStartedAt = performance.now();
     // The local stream poller's checkpoints stand in for the event source mapping's own
     // bookkeeping, which Lambda does not bill: counted apart, never priced.
     const checkpoint = checkpointKey('');
@@ -225,6 +260,7 @@ export const runEndToEnd = async (
     const recipients = messages.length * recipientsPerMessage;
 
     // ---- outbound ----
+    await awaitJobFreeWindow(counter, jobsStartedAt, OUTBOUND_PHASE_MS);
     const outStart = mark(b, counter, events, meters);
     const queued = await enqueueSend(b.sqs, b.urls.sendQueue, messages);
     if (queued.invalid.length > 0 || queued.failed.length > 0)
@@ -266,14 +302,16 @@ export const runEndToEnd = async (
       }
       throw new Error('end-to-end: reconcile-status found its lease held for 30 s');
     };
+    // Neither run may share its window with the local timer's own reconcile run.
+    await awaitJobFreeWindow(counter, jobsStartedAt, RECONCILE_RUNS_MS);
     const idleStart = mark(b, counter, events, meters);
     const idleRun = await reconcileAt(new Date());
     const idleEnd = mark(b, counter, events, meters);
     const dueRun = await reconcileAt(new Date(Date.now() + (RECONCILE_AFTER_MINUTES + 1) * 60_000));
     const dueEnd = mark(b, counter, events, meters);
     // One run's figures (messages = 1): the fixed run, and the run with every recipient due.
-    const idleLines = costLines(phaseFigures(idleStart, idleEnd, sendBatches, 1));
-    const dueLines = costLines(phaseFigures(idleEnd, dueEnd, sendBatches, 1));
+    const idleLines = costLines(phaseFigures(idleStart, idleEnd, sendBatches, 1), front);
+    const dueLines = costLines(phaseFigures(idleEnd, dueEnd, sendBatches, 1), front);
     const reconcilePerRecipient = dueLines
       .map((line, index) => {
         const units = Math.max(0, line.units - (idleLines[index]?.units ?? 0));
@@ -290,42 +328,53 @@ export const runEndToEnd = async (
     const reconcileFixed = reconcileFixedLine(reconcileUsdPerRun, recipients);
     const duePhase = phaseFigures(idleEnd, dueEnd, sendBatches, recipients);
     const reconcileGatewayCalls = sumWhere(duePhase.calls, isKey('gateway '));
-    reconcilePerRecipient.push(reconcileLogLine(duePhase));
+    reconcilePerRecipient.push(reconcileLogLine(duePhase, deployment));
 
     // ---- inbound ----
-    const inStart = dueEnd;
-    const inboundBefore = events.count('Inbound Message Received');
-    for (let i = 0; i < INBOUND_MESSAGES; i++) {
-      const withAttachment = i < INBOUND_WITH_ATTACHMENT;
-      b.sim.injectMo([
-        {
-          moType: withAttachment ? 'MMSMO' : i % 2 === 0 ? 'SMSMO' : 'LMSMO',
-          moCallback: `0101234${String(1000 + i)}`,
-          moNumber: '15880000',
-          moMsg: `문의 ${i}`,
-          ...(withAttachment
-            ? {
-                attachments: [
-                  { name: `photo-${i}.jpg`, contentType: 'image/jpeg', sizeBytes: 50_000 },
-                ],
-              }
-            : {}),
-        },
-      ]);
-      await sleep(5);
-    }
-    const inbound = () => events.count('Inbound Message Received') - inboundBefore;
-    await waitUntil(
-      () =>
-        inbound() >= INBOUND_MESSAGES &&
-        events.count('Inbound Attachment Stored') >= INBOUND_WITH_ATTACHMENT,
-      PHASE_TIMEOUT_MS,
-      () =>
-        `inbound: ${inbound()}/${INBOUND_MESSAGES}, attachments ${events.count('Inbound Attachment Stored')}`,
-    );
-    await sleep(SETTLE_MS);
-    const inEnd = mark(b, counter, events, meters);
-    const inboundFigures = phaseFigures(inStart, inEnd, sendBatches, inbound());
+    /**
+     * `count` inbound messages, each in its own webhook post, the first `withAttachment` of them
+     * MMS with a 50 KB attachment; ends when each has its event and each attachment is in S3.
+     */
+    const inboundPhase = async (count: number, withAttachment: number) => {
+      await awaitJobFreeWindow(counter, jobsStartedAt, INBOUND_PHASE_MS);
+      const start = mark(b, counter, events, meters);
+      const messagesBefore = events.count('Inbound Message Received');
+      const attachmentsBefore = events.count('Inbound Attachment Stored');
+      for (let i = 0; i < count; i++) {
+        const mms = i < withAttachment;
+        b.sim.injectMo([
+          {
+            moType: mms ? 'MMSMO' : i % 2 === 0 ? 'SMSMO' : 'LMSMO',
+            moCallback: `0101234${String(1000 + i)}`,
+            moNumber: '15880000',
+            moMsg: `문의 ${i}`,
+            ...(mms
+              ? {
+                  attachments: [
+                    { name: `photo-${i}.jpg`, contentType: 'image/jpeg', sizeBytes: 50_000 },
+                  ],
+                }
+              : {}),
+          },
+        ]);
+        await sleep(5);
+      }
+      const received = () => events.count('Inbound Message Received') - messagesBefore;
+      const stored = () => events.count('Inbound Attachment Stored') - attachmentsBefore;
+      await waitUntil(
+        () => received() >= count && stored() >= withAttachment,
+        PHASE_TIMEOUT_MS,
+        () => `inbound: ${received()}/${count}, attachments ${stored()}/${withAttachment}`,
+      );
+      await sleep(SETTLE_MS);
+      const end = mark(b, counter, events, meters);
+      return { end, figures: phaseFigures(start, end, sendBatches, received()) };
+    };
+    // The goal's workload (10% MMS), then the same number of plain items on their own.
+    const mixed = await inboundPhase(INBOUND_MESSAGES, INBOUND_WITH_ATTACHMENT);
+    const plain = await inboundPhase(INBOUND_MESSAGES, 0);
+    const inboundFigures = mixed.figures;
+    const plainFigures = plain.figures;
 
     // ---- figures ----
     const outboundSeconds = (outLastEventAt - outStart.at) / 1_000;
@@ -333,35 +382,40 @@ export const runEndToEnd = async (
     const sentSeconds = (sentAt - outStart.at) / 1_000;
     const coldStartImports = importMs;
     const outboundCost = [
-      ...costLines(outbound),
+      ...costLines(outbound, front),
       ...reconcilePerRecipient,
       reconcileFixed,
-      ...modelledLines(outbound, 'outbound', coldStartImports),
+      ...modelledLines(outbound, 'outbound', coldStartImports, deployment),
     ];
     const zero = <L extends { units: number; unitsPerMessage: number; usdPerMillion: number }>(
       line: L,
     ): L => ({ ...line, units: 0, unitsPerMessage: 0, usdPerMillion: 0 });
-    const inboundCost = [
-      ...costLines(inboundFigures),
+    const inboundCostOf = (phase: typeof inboundFigures) => [
+      ...costLines(phase, front),
       ...reconcilePerRecipient.map(zero),
       zero(reconcileFixed),
-      ...modelledLines(inboundFigures, 'inbound', coldStartImports),
+      ...modelledLines(phase, 'inbound', coldStartImports, deployment),
     ];
+    const inboundCost = inboundCostOf(inboundFigures);
+    const plainCost = inboundCostOf(plainFigures);
     // The reconcile run's traffic per recipient: the due run's less the idle run's (its fixed part).
     const idlePhase = phaseFigures(idleStart, idleEnd, sendBatches, 1);
     const outboundNat = natLine(outbound, [diffTraffic(duePhase.traffic, idlePhase.traffic)]);
     const inboundNat = natLine(inboundFigures);
-    const fronts = frontDoors(inboundFigures);
-    const reportFronts = frontDoors(outbound);
+    const fronts = frontDoors(inboundFigures, logBreakdown(inboundFigures, deployment));
+    const reportFronts = frontDoors(outbound, logBreakdown(outbound, deployment));
     const total = (lines: readonly { usdPerMillion: number }[]) =>
       lines.reduce((sum, line) => sum + line.usdPerMillion, 0);
     const accepted = outbound.eventsByType['Message Accepted'] ?? { events: 0, bytes: 0 };
     const outboundTotal = total(outboundCost);
     const inboundTotal = total(inboundCost);
+    const plainTotal = total(plainCost);
     const benchRate = outbound.messages / outboundSeconds;
     const tracesAt = (rate: number) =>
       xrayTracesPerMessage(
-        Object.values(outbound.lambda).map((l) => l.invocations / outbound.messages),
+        Object.entries(outbound.lambda)
+          .filter(([name]) => tracesOwnInvocations(deployment, name))
+          .map(([, l]) => l.invocations / outbound.messages),
         rate,
       );
     const putEventsCalls = sumWhere(outbound.calls, isKey('EventBridge PutEvents'));
@@ -384,6 +438,8 @@ export const runEndToEnd = async (
         inboundAttachments: INBOUND_WITH_ATTACHMENT,
         tpsQuota: QUOTA,
       },
+      /** What the totals price: the stack as `cdk.json` deploys it (`deployed.ts`). */
+      deployment,
       outbound: {
         deliveryEvents: outbound.messages,
         duplicateDeliveryEvents:
@@ -412,11 +468,10 @@ export const runEndToEnd = async (
         ),
         acceptedEvents: accepted,
         reportWebhookCostPerMillionUsdByFront: roundFronts(reportFronts),
-        costPerMillionUsdByFront: {
-          restApi: round(outboundTotal, 2),
-          httpApi: round(outboundTotal - reportFronts.restApi + reportFronts.httpApi, 2),
-          functionUrl: round(outboundTotal - reportFronts.restApi + reportFronts.functionUrl, 2),
-        },
+        costPerMillionUsdByFront: roundFronts(
+          totalsByFront(outboundTotal, frontKey(front), reportFronts),
+          2,
+        ),
         reconcile: {
           idleRun,
           dueRun,
@@ -444,16 +499,24 @@ export const runEndToEnd = async (
         calls: roundCalls(inboundFigures.calls),
         costPerMillionUsd: round(inboundTotal, 2),
         costPerMillionUsdWithFixedEgress: round(inboundTotal + inboundNat.usdPerMillion, 2),
-        costPerMillionUsdByFront: {
-          restApi: round(inboundTotal, 2),
-          httpApi: round(inboundTotal - fronts.restApi + fronts.httpApi, 2),
-          functionUrl: round(inboundTotal - fronts.restApi + fronts.functionUrl, 2),
-        },
+        costPerMillionUsdByFront: roundFronts(
+          totalsByFront(inboundTotal, frontKey(front), fronts),
+          2,
+        ),
         webhookCostPerMillionUsdByFront: roundFronts(fronts),
         logs: inboundFigures.logs,
         traffic: inboundFigures.traffic,
         nat: roundCost(inboundNat),
         cost: inboundCost.map(roundCost),
+      },
+      /** The same number of inbound items, none with an attachment, counted in a phase of their own. */
+      inboundPlain: {
+        inboundEvents: plainFigures.messages,
+        lambda: plainFigures.lambda,
+        calls: roundCalls(plainFigures.calls),
+        costPerMillionUsd: round(plainTotal, 2),
+        logs: plainFigures.logs,
+        cost: plainCost.map(roundCost),
       },
       prices: { asOf: PRICES_AS_OF, region: PRICE_REGION, ...PRICES },
     };
@@ -497,9 +560,25 @@ export const runEndToEnd = async (
         callsTable(outbound, inboundFigures),
         lambdaTable(outbound, inboundFigures),
         costTable(outboundCost, inboundCost, total),
+        {
+          title: `end-to-end: inbound, USD per 1M items: ${INBOUND_WITH_ATTACHMENT} in ${INBOUND_MESSAGES} with an attachment (the goal's workload), and ${INBOUND_MESSAGES} plain items in a phase of their own`,
+          columns: ['billed item', 'mixed', 'plain'],
+          rows: [
+            ...inboundCost
+              .map((line, index) => [line, plainCost[index]] as const)
+              .filter(([line, other]) => line.usdPerMillion > 0 || (other?.usdPerMillion ?? 0) > 0)
+              .map(([line, other]) => [
+                line.line,
+                round(line.usdPerMillion, 4),
+                round(other?.usdPerMillion ?? 0, 4),
+              ]),
+            ['total', round(inboundTotal, 2), round(plainTotal, 2)],
+          ],
+        },
         ...modelTables({
           outbound,
           inbound: inboundFigures,
+          deployment,
           outboundNat,
           inboundNat,
           outboundTotal,

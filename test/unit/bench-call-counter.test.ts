@@ -45,7 +45,9 @@ describe('the call counter', () => {
     expect(calls[`${LOCAL_ONLY}DynamoDB UpdateItem state`]).toMatchObject({ calls: 1, units: 1 });
     expect(calls['DynamoDB UpdateItem state']).toMatchObject({ calls: 1, units: 1 });
     const phase = { messages: 1, calls, lambda: {}, eventBytes: 0 } as unknown as PhaseFigures;
-    const writes = costLines(phase).find((line) => line.line === 'DynamoDB write request units');
+    const writes = costLines(phase, 'function-url').find(
+      (line) => line.line === 'DynamoDB write request units',
+    );
     expect(writes?.units).toBe(1);
   });
 });
