@@ -27,6 +27,9 @@ export interface OperationTally {
 /** Tallies by `"<service> <operation>[ table[/index]]"`, e.g. `"DynamoDB PutItem msgbridge-events"`. */
 export type CallSnapshot = Record<string, OperationTally>;
 
+/** The key prefix of calls a deployment never makes (shown in the calls table, never priced). */
+export const LOCAL_ONLY = 'local run only: ';
+
 const KB64 = 64 * 1024;
 const chunks64k = (bytes: number) => Math.max(1, Math.ceil(bytes / KB64));
 
@@ -147,6 +150,12 @@ export class CallCounter {
     stack: MiddlewareStack<I, O>,
     service: 'DynamoDB' | 'DynamoDB Streams' | 'SQS' | 'S3',
     observe?: (call: CallObservation) => void,
+    /**
+     * Calls only the local run makes, never a deployment (the stream poller's checkpoints): their
+     * keys start with {@link LOCAL_ONLY}, so the cost lines, which match keys from their start,
+     * never price them.
+     */
+    localOnly: (input: Record<string, unknown>) => boolean = () => false,
   ): void {
     const middleware: SerializeMiddleware<I, O> = (next, context) => async (args) => {
       const operation = (context.commandName ?? 'Unknown').replace(/Command$/, '');
@@ -160,12 +169,13 @@ export class CallCounter {
       const table =
         (typeof input.TableName === 'string' ? ` ${input.TableName}` : '') +
         (typeof input.IndexName === 'string' ? `/${input.IndexName}` : '');
+      const prefix = localOnly(input) ? LOCAL_ONLY : '';
       const startedAt = performance.now();
       try {
         const result = await next(request);
         const endedAt = performance.now();
         const output = result.output as Record<string, unknown>;
-        let key = `${service} ${operation}${table}`;
+        let key = `${prefix}${service} ${operation}${table}`;
         let units = 1;
         if (isWrite || isRead)
           units = Math.max(reportedCapacity(output), minimumCapacity(operation, input));
@@ -189,7 +199,7 @@ export class CallCounter {
           isWrite && name === 'ConditionalCheckFailedException'
             ? Math.max(1, Math.ceil(approximateItemBytes(input.Item ?? input.Key) / 1024))
             : 0;
-        this.record(`${service} ${operation}${table}`, {
+        this.record(`${prefix}${service} ${operation}${table}`, {
           calls: 1,
           failures: 1,
           ms: endedAt - startedAt,

@@ -32,7 +32,12 @@ const perMillion = (perMessage: number) => perMessage * 1e6;
 
 // ---- X-Ray ----
 
-/** The default sampling rule: a reservoir of 1 request a second, then 5% of the rest. */
+/**
+ * Lambda's sampling with `Active` tracing: a reservoir of 1 request a second, then 5% of the rest
+ * (the X-Ray default rule; Lambda applies it to each function and takes no sampling rule of the
+ * account's). With `PassThrough`, a function samples nothing itself (`deployed.ts`,
+ * `tracesOwnInvocations`).
+ */
 export const XRAY_DEFAULT_RULE = { reservoirPerSecond: 1, fixedRate: 0.05 } as const;
 
 /**
@@ -116,6 +121,8 @@ export const perPeriodRequestsPerMessage = (
 
 export type Front = 'restApi' | 'httpApi' | 'functionUrl';
 
+export const FRONTS: readonly Front[] = ['restApi', 'httpApi', 'functionUrl'];
+
 /** HTTP API bills each request in 512 KB units. */
 export const httpApiUnits = (requestBytes: number): number =>
   Math.max(1, Math.ceil(requestBytes / (512 * 1024)));
@@ -136,6 +143,20 @@ export const frontDoorCosts = (
     functionUrl: perMillion((requests * PRICES.lambdaFunctionUrlRequest) / messages),
   };
 };
+
+/**
+ * The total per million messages under each front door, from the total with the deployed one:
+ * the deployed front's own cost (`frontCosts[deployed]`: its requests, and a REST stage's access
+ * log) taken out, each front's put in.
+ */
+export const totalsByFront = (
+  total: number,
+  deployed: Front,
+  frontCosts: Readonly<Record<Front, number>>,
+): Record<Front, number> =>
+  Object.fromEntries(
+    FRONTS.map((front) => [front, total - frontCosts[deployed] + frontCosts[front]]),
+  ) as Record<Front, number>;
 
 // ---- logs, NAT ----
 

@@ -3,6 +3,7 @@
  * phase's calls, Lambda invocations and simulator counts between two marks, their cost per
  * million messages at list prices, and the tables printed for them.
  */
+import type { WebhookFront } from '../lib/webhook-api.ts';
 import type { LocalBridge } from '../local/bridge.ts';
 import type { SimSnapshot } from '../simulator/controls.ts';
 import { type CallCounter, type CallSnapshot, diffSnapshots, sumWhere } from './call-counter.ts';
@@ -152,8 +153,20 @@ export const phaseFigures = (
 
 // ---- cost ----
 
-/** Cost lines: what is billed, units per message, USD per million messages. */
-export const costLines = (phase: PhaseFigures) => {
+/** The request charge of each front door a deployment can have, on its webhook requests. */
+const FRONT_LINES: Record<WebhookFront, { readonly line: string; readonly unitPrice: number }> = {
+  'rest-api': { line: 'API Gateway REST requests', unitPrice: PRICES.apiGatewayRestRequest },
+  'function-url': {
+    line: 'Lambda function URL requests',
+    unitPrice: PRICES.lambdaFunctionUrlRequest,
+  },
+};
+
+/**
+ * Cost lines: what is billed, units per message, USD per million messages. The webhook requests
+ * are priced as the deployed `front` bills them (see `deployed.ts`).
+ */
+export const costLines = (phase: PhaseFigures, front: WebhookFront) => {
   const { calls, messages } = phase;
   const per = (units: number) => units / messages;
   const dynamoWrite = (key: string) =>
@@ -174,11 +187,12 @@ export const costLines = (phase: PhaseFigures) => {
     0,
   );
   const perMillion = (price: number) => `$${round(price * 1e6, 4)} / 1M`;
+  const frontLine = FRONT_LINES[front];
   const lines: Array<{ line: string; price: string; unitPrice: number; units: number }> = [
     {
-      line: 'API Gateway REST requests',
-      price: perMillion(PRICES.apiGatewayRestRequest),
-      unitPrice: PRICES.apiGatewayRestRequest,
+      line: `${frontLine.line} (deployed front)`,
+      price: perMillion(frontLine.unitPrice),
+      unitPrice: frontLine.unitPrice,
       units: sumWhere(calls, isKey('webhooks POST')),
     },
     {

@@ -9,6 +9,7 @@
 import { sumWhere } from './call-counter.ts';
 import {
   coldStartsPerMessage,
+  type Front,
   type FunctionLoad,
   frontDoorCosts,
   GB,
@@ -16,12 +17,20 @@ import {
   logEventBytes,
   type PeriodAssumptions,
   perContainerPeriodRequestsPerMessage,
+  perGbCostPerMillion,
   perPeriodRequestsPerMessage,
   SUSTAINED,
   xrayTracesPerMessage,
 } from './cost-model.ts';
+import {
+  APPLICATION_LOG_LEVELS,
+  type DeployedFunction,
+  type Deployment,
+  lets,
+  tracesOwnInvocations,
+} from './deployed.ts';
 import { isKey, type PhaseFigures, type PricedLine } from './end-to-end-figures.ts';
-import { accessLogLineBytes, emfLineBytes, PLATFORM_LINE_BYTES } from './log-meter.ts';
+import { accessLogLineBytes, emfLineBytes, platformLines } from './log-meter.ts';
 import { LAMBDA_MEMORY_MB, PRICES } from './prices.ts';
 import { round } from './report.ts';
 import { natTraffic, type TrafficSnapshot } from './traffic.ts';
@@ -81,6 +90,13 @@ const SECRET_READERS: Record<'outbound' | 'inbound', readonly LambdaName[]> = {
 /** Metrics the entries' `logMetrics` flushes per invocation (a representative two). */
 const EMF_METRICS = ['Processed', 'Failed'] as const;
 
+/** How `name` is deployed; a function the stack does not deploy is a mistake in the benchmark. */
+export const deploymentFunction = (deployment: Deployment, name: string): DeployedFunction => {
+  const deployed = deployment.functions[name];
+  if (!deployed) throw new Error(`the deployed stack has no function ${name}`);
+  return deployed;
+};
+
 export const loadsOf = (phase: PhaseFigures): Record<LambdaName, FunctionLoad> =>
   Object.fromEntries(
     (Object.keys(phase.lambda) as LambdaName[]).map((name) => {
@@ -102,25 +118,53 @@ export interface LogBreakdown {
   readonly platformBytes: number;
   readonly emfBytes: number;
   readonly coldStartBytes: number;
+  /** The access-log lines of the deployed front: a REST API stage's; function URLs write none. */
   readonly accessLogBytes: number;
   readonly events: number;
   /** All of it as CloudWatch Logs counts it (`logEventBytes`), per message. */
   readonly billedBytesPerMessage: number;
+  /**
+   * What a REST API stage's access log would add, as CloudWatch Logs counts it, per message,
+   * whatever the deployed front: the REST API's side of the front-door comparison.
+   */
+  readonly restApiAccessLogBilledBytes: number;
 }
 
-/** Log bytes of a phase, measured and modelled, per message. */
+/**
+ * Log bytes of a phase, measured and modelled, per message, as `deployment` writes them: each
+ * function's platform lines at its system log level, its EMF lines while its application log level
+ * lets INFO through (an EMF line carries no level, and Lambda files such a line under INFO), the
+ * access log of a REST API front.
+ */
 export const logBreakdown = (
   phase: PhaseFigures,
+  deployment: Deployment,
   assume: PeriodAssumptions = SUSTAINED,
 ): LogBreakdown => {
   const loads = loadsOf(phase);
   const names = Object.keys(loads) as LambdaName[];
-  const invocations = names.reduce((sum, name) => sum + phase.lambda[name].invocations, 0);
-  const coldStarts =
-    names.reduce((sum, name) => sum + coldStartsPerMessage(loads[name], assume), 0) *
-    phase.messages;
   const emf = emfLineBytes('msgbridge', EMF_METRICS);
   const coldEmf = emfLineBytes('msgbridge', ['ColdStart']);
+  let invocationLines = 0;
+  let platformBytes = 0;
+  let emfBytes = 0;
+  let coldStartLines = 0;
+  let coldStartBytes = 0;
+  for (const name of names) {
+    const { invocations } = phase.lambda[name];
+    const coldStarts = coldStartsPerMessage(loads[name], assume) * phase.messages;
+    const configured = deploymentFunction(deployment, name);
+    const platform = platformLines(configured.systemLogLevel);
+    const metricsWritten = lets(APPLICATION_LOG_LEVELS, configured.applicationLogLevel, 'INFO');
+    platformBytes += invocations * platform.perInvocation;
+    invocationLines += invocations * platform.linesPerInvocation;
+    coldStartBytes += coldStarts * (platform.perColdStart + (metricsWritten ? coldEmf : 0));
+    coldStartLines += coldStarts * (platform.linesPerColdStart + (metricsWritten ? 1 : 0));
+    if (metricsWritten) {
+      emfBytes += invocations * emf;
+      invocationLines += invocations;
+    }
+  }
   let accessLogBytes = 0;
   let requests = 0;
   for (const [key, tally] of Object.entries(phase.calls)) {
@@ -138,16 +182,13 @@ export const logBreakdown = (
   }
   const applicationLines = Object.values(phase.logs).reduce((sum, l) => sum + l.lines, 0);
   const applicationBytes = Object.values(phase.logs).reduce((sum, l) => sum + l.bytes, 0);
-  const platformBytes = invocations * PLATFORM_LINE_BYTES.perInvocation;
-  const emfBytes = invocations * emf;
-  const coldStartBytes = coldStarts * (PLATFORM_LINE_BYTES.perColdStart + coldEmf);
-  // Per invocation: the platform lines and one EMF line; per cold start: initStart and ColdStart.
-  const events =
-    applicationLines +
-    invocations * (PLATFORM_LINE_BYTES.linesPerInvocation + 1) +
-    coldStarts * 2 +
-    requests;
-  const all = applicationBytes + platformBytes + emfBytes + coldStartBytes + accessLogBytes;
+  // Only a REST API stage writes access logs.
+  const accessLog =
+    deployment.front === 'rest-api'
+      ? { bytes: accessLogBytes, events: requests }
+      : { bytes: 0, events: 0 };
+  const events = applicationLines + invocationLines + coldStartLines + accessLog.events;
+  const all = applicationBytes + platformBytes + emfBytes + coldStartBytes + accessLog.bytes;
   const per = (n: number) => (phase.messages > 0 ? n / phase.messages : 0);
   return {
     applicationBytes: per(applicationBytes),
@@ -155,9 +196,10 @@ export const logBreakdown = (
     platformBytes: per(platformBytes),
     emfBytes: per(emfBytes),
     coldStartBytes: per(coldStartBytes),
-    accessLogBytes: per(accessLogBytes),
+    accessLogBytes: per(accessLog.bytes),
     events: per(events),
     billedBytesPerMessage: per(logEventBytes(all, events)),
+    restApiAccessLogBilledBytes: per(logEventBytes(accessLogBytes, requests)),
   };
 };
 
@@ -169,6 +211,7 @@ export const modelledLines = (
   phase: PhaseFigures,
   which: 'outbound' | 'inbound',
   importMs: Readonly<Record<string, number>> | undefined,
+  deployment: Deployment,
   assume: PeriodAssumptions = SUSTAINED,
 ): CostLine[] => {
   const { messages } = phase;
@@ -177,9 +220,10 @@ export const modelledLines = (
     (name) => loads[name].invocationsPerMessage > 0,
   );
   const rate = assume.messagesPerSecond;
-  const logs = logBreakdown(phase, assume);
+  const logs = logBreakdown(phase, deployment, assume);
+  const traced = names.filter((name) => tracesOwnInvocations(deployment, name));
   const traces = xrayTracesPerMessage(
-    names.map((name) => loads[name].invocationsPerMessage),
+    traced.map((name) => loads[name].invocationsPerMessage),
     rate,
   );
   const secrets = SECRET_READERS[which].reduce(
@@ -214,7 +258,9 @@ export const modelledLines = (
       PRICES.xrayTraceRecorded,
       traces,
       messages,
-      `default rule (1/s + 5%) per traced function, ${at}`,
+      traced.length === 0
+        ? 'no invocation starts a trace: PassThrough tracing, and no upstream samples (tracesOwnInvocations)'
+        : `Lambda's rule (1/s + 5%) per function that starts traces (${traced.join(', ')}), ${at}`,
     ),
     line(
       'KMS requests',
@@ -246,8 +292,8 @@ export const modelledLines = (
 };
 
 /** The log bytes of the reconcile run with every recipient due, per recipient. */
-export const reconcileLogLine = (duePhase: PhaseFigures): CostLine => {
-  const logs = logBreakdown(duePhase);
+export const reconcileLogLine = (duePhase: PhaseFigures, deployment: Deployment): CostLine => {
+  const logs = logBreakdown(duePhase, deployment);
   return line(
     'reconcile: CloudWatch Logs ingested (GB)',
     `$${PRICES.cloudWatchLogsIngestedGb} / GB`,
@@ -302,9 +348,19 @@ export const natLine = (
   };
 };
 
-/** The webhook requests of a phase under each front door, USD per million messages. */
-export const frontDoors = (phase: PhaseFigures) => {
+/**
+ * What each front door costs on the webhook requests of a phase, USD per million messages: its
+ * request charge, and for the REST API its access-log lines (an HTTP API writes none unless
+ * configured; function URLs none).
+ */
+export const frontDoors = (phase: PhaseFigures, logs: LogBreakdown): Record<Front, number> => {
   const requests = sumWhere(phase.calls, isKey('webhooks POST'));
   // Every webhook body counted is a few KB: one 512 KB HTTP API unit each.
-  return frontDoorCosts(requests, requests, phase.messages);
+  const charges = frontDoorCosts(requests, requests, phase.messages);
+  return {
+    ...charges,
+    restApi:
+      charges.restApi +
+      perGbCostPerMillion(logs.restApiAccessLogBilledBytes, PRICES.cloudWatchLogsIngestedGb),
+  };
 };

@@ -3,7 +3,8 @@
  * front doors side by side, the outbound cost without "Message Accepted" events, X-Ray at two
  * rates, and how each modelled line was reached.
  */
-import { SUSTAINED, XRAY_DEFAULT_RULE } from './cost-model.ts';
+import { FRONTS, type Front, SUSTAINED, totalsByFront, XRAY_DEFAULT_RULE } from './cost-model.ts';
+import { type Deployment, frontKey } from './deployed.ts';
 import type { PhaseFigures } from './end-to-end-figures.ts';
 import { type CostLine, logBreakdown, modelledLines } from './end-to-end-model.ts';
 import { PRICES } from './prices.ts';
@@ -12,29 +13,34 @@ import { round, type Table } from './report.ts';
 export interface ModelTableInput {
   readonly outbound: PhaseFigures;
   readonly inbound: PhaseFigures;
+  /** What the totals price (`deployed.ts`). */
+  readonly deployment: Deployment;
   readonly outboundNat: CostLine;
   readonly inboundNat: CostLine;
   readonly outboundTotal: number;
   readonly inboundTotal: number;
-  /** Inbound webhook requests per front door, USD per million inbound items. */
-  readonly fronts: Record<string, number>;
+  /** Inbound webhook requests per front door (with a REST stage's access log), USD per million inbound items. */
+  readonly fronts: Record<Front, number>;
   /** Report webhook requests per front door, USD per million recipients. */
-  readonly reportFronts: Record<string, number>;
+  readonly reportFronts: Record<Front, number>;
   readonly tracesAtBenchRate: number;
   readonly benchRate: number;
 }
 
-const FRONTS = [
-  ['restApi', 'REST API (deployed)'],
-  ['httpApi', 'HTTP API'],
-  ['functionUrl', 'Lambda function URL'],
-] as const;
+const FRONT_NAMES: Record<Front, string> = {
+  restApi: 'REST API (+ access log)',
+  httpApi: 'HTTP API',
+  functionUrl: 'Lambda function URL',
+};
 
 export const modelTables = (input: ModelTableInput): Table[] => {
-  const { outbound, inbound } = input;
-  const logsOut = logBreakdown(outbound);
-  const logsIn = logBreakdown(inbound);
-  const modelled = modelledLines(outbound, 'outbound', undefined);
+  const { outbound, inbound, deployment } = input;
+  const { front } = deployment;
+  const logsOut = logBreakdown(outbound, deployment);
+  const logsIn = logBreakdown(inbound, deployment);
+  const modelled = modelledLines(outbound, 'outbound', undefined, deployment);
+  const deployed = frontKey(front);
+  const inboundTotals = totalsByFront(input.inboundTotal, deployed, input.fronts);
   const traces = modelled.find((line) => line.line.startsWith('X-Ray'));
   return [
     {
@@ -66,15 +72,15 @@ export const modelTables = (input: ModelTableInput): Table[] => {
         'inbound per 1M items',
         'inbound total',
       ],
-      rows: FRONTS.map(([key, name]) => [
-        name,
-        round(input.reportFronts[key] ?? 0, 4),
-        round(input.fronts[key] ?? 0, 4),
-        round(input.inboundTotal - (input.fronts.restApi ?? 0) + (input.fronts[key] ?? 0), 2),
+      rows: FRONTS.map((key) => [
+        `${FRONT_NAMES[key]}${key === deployed ? ' (deployed)' : ''}`,
+        round(input.reportFronts[key], 4),
+        round(input.fronts[key], 4),
+        round(inboundTotals[key], 2),
       ]),
     },
     {
-      title: `end-to-end: X-Ray traces per recipient, default rule (${XRAY_DEFAULT_RULE.reservoirPerSecond}/s + ${XRAY_DEFAULT_RULE.fixedRate * 100}% of the rest, per traced function): Σ (min(r·n, 1) + 0.05·max(0, r·n − 1)) / r`,
+      title: `end-to-end: X-Ray traces per recipient, Lambda's rule (${XRAY_DEFAULT_RULE.reservoirPerSecond}/s + ${XRAY_DEFAULT_RULE.fixedRate * 100}% of the rest) per function that starts traces as deployed: Σ (min(r·n, 1) + 0.05·max(0, r·n − 1)) / r`,
       columns: ['rate', 'recipients/s', 'traces per recipient', 'USD per 1M recipients'],
       rows: [
         [
@@ -107,14 +113,18 @@ export const modelTables = (input: ModelTableInput): Table[] => {
           round(logsIn.applicationLines, 3),
         ],
         [
-          'platform START and REPORT (JSON)',
+          'platform lines (JSON, at each function’s system log level)',
           round(logsOut.platformBytes, 1),
           round(logsIn.platformBytes, 1),
         ],
-        ['EMF metrics', round(logsOut.emfBytes, 1), round(logsIn.emfBytes, 1)],
+        [
+          'EMF metrics (while the application log level lets INFO through)',
+          round(logsOut.emfBytes, 1),
+          round(logsIn.emfBytes, 1),
+        ],
         ['cold-start lines', round(logsOut.coldStartBytes, 2), round(logsIn.coldStartBytes, 2)],
         [
-          'API Gateway access log',
+          `API Gateway access log (${front === 'rest-api' ? 'REST API front' : 'none with function URLs'})`,
           round(logsOut.accessLogBytes, 1),
           round(logsIn.accessLogBytes, 1),
         ],

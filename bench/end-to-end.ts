@@ -6,7 +6,8 @@
  * MMS with an S3 attachment, three RCS variants, push, messenger notice, two brand messages)
  * through the producer helper, until every recipient has a delivery event. Inbound phase: 100
  * inbound messages, one webhook each, 10 of them with an attachment, until each has its event
- * and every attachment is in S3. The two phases are counted apart, so each has its own cost.
+ * and every attachment is in S3; then a plain phase of 100 more without attachments. The phases
+ * are counted apart, so each has its own cost.
  *
  * Counted: DynamoDB (calls and the capacity units DynamoDB Local reports), DynamoDB Streams, SQS
  * (requests in 64 KB chunks), S3, the local bus's PutEvents (events in 64 KB chunks), and every
@@ -29,11 +30,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { SendMessageInput } from '../functions/sending/queue-message.ts';
 import { type LocalBridge, startLocalBridge } from '../local/bridge.ts';
+import { checkpointKey } from '../local/stream-checkpoints.ts';
 import { enqueueSend } from '../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 import { smsBody } from '../test/support/send-fixtures.ts';
 import { CallCounter, HttpCounter, sumWhere } from './call-counter.ts';
-import { SUSTAINED, xrayTracesPerMessage } from './cost-model.ts';
+import { SUSTAINED, totalsByFront, xrayTracesPerMessage } from './cost-model.ts';
+import { deploymentOf, frontKey, tracesOwnInvocations } from './deployed.ts';
 import {
   callsTable,
   costLines,
@@ -47,6 +50,7 @@ import {
 } from './end-to-end-figures.ts';
 import {
   frontDoors,
+  logBreakdown,
   modelledLines,
   natLine,
   reconcileFixedLine,
@@ -64,6 +68,10 @@ const QUEUE_MESSAGES = 100;
 const INBOUND_MESSAGES = 100;
 const INBOUND_WITH_ATTACHMENT = 10;
 const PHASE_TIMEOUT_MS = 120_000;
+/** What a phase takes here, with room to spare (measured: about 7–17 s outbound, 10 s inbound). */
+const OUTBOUND_PHASE_MS = 30_000;
+const RECONCILE_RUNS_MS = 30_000;
+const INBOUND_PHASE_MS = 25_000;
 /** After a phase's last event: late duplicate webhooks and deletes land before the next phase. */
 const SETTLE_MS = 1_500;
 
@@ -104,10 +112,13 @@ const outboundMessages = (runId: string, recipients: number): SendMessageInput[]
   return [...sms, ...others];
 };
 
+/** How often the local run's scheduled jobs run (`local/jobs.ts`: token, reconcile, sweep). */
+const JOB_PERIOD_MS = 60_000;
+
 /**
- * Waits until the table calls stop for a second: the scheduled jobs' first runs (token refresh,
- * reconcile-status's 97 hourly buckets, the attachment sweep) start with the bridge and must not
- * be counted as the first phase's. Their next runs are a minute later, after both phases.
+ * Waits until the table calls stop for a second: the scheduled jobs' runs (token refresh,
+ * reconcile-status's 97 hourly buckets, the attachment sweep) are no phase's work and must not be
+ * counted as the messages'.
  */
 const waitForQuietTables = async (counter: CallCounter) => {
   const tableCalls = () =>
@@ -121,8 +132,21 @@ const waitForQuietTables = async (counter: CallCounter) => {
   }
 };
 
-const roundFronts = (fronts: Record<string, number>) =>
-  Object.fromEntries(Object.entries(fronts).map(([front, usd]) => [front, round(usd, 4)]));
+/**
+ * Makes the next `phaseMs` free of the scheduled jobs' timer runs (every minute from the bridge's
+ * start at `jobsStartedAt`): when the next run is due within it, waits for that run to start and
+ * end first. A reconcile run alone reads some 800 units of the event table's index.
+ */
+const awaitJobFreeWindow = async (counter: CallCounter, jobsStartedAt: number, phaseMs: number) => {
+  // The timers start a little before `jobsStartedAt` is taken: 2 s of margin each way.
+  const untilNextRun = JOB_PERIOD_MS - ((performance.now() - jobsStartedAt) % JOB_PERIOD_MS);
+  if (untilNextRun > phaseMs + 2_000 && untilNextRun < JOB_PERIOD_MS - 2_000) return;
+  await sleep(untilNextRun + 2_000);
+  await waitForQuietTables(counter);
+};
+
+const roundFronts = (fronts: Record<string, number>, digits = 4) =>
+  Object.fromEntries(Object.entries(fronts).map(([front, usd]) => [front, round(usd, digits)]));
 
 const waitUntil = async (condition: () => boolean, timeoutMs: number, what: () => string) => {
   const deadline = Date.now() + timeoutMs;
@@ -146,6 +170,9 @@ export const runEndToEnd = async (
   options: { readonly acceptedEvents?: boolean } = {},
 ): Promise<ScenarioResult> => {
   const acceptedEvents = options.acceptedEvents ?? false;
+  // What `npx cdk deploy` of this repository deploys: the figures price its front door.
+  const deployment = deploymentOf();
+  const { front } = deployment;
   const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-bench-e2e-'));
   const counter = new CallCounter();
   const logs = new LogBytes();
@@ -177,6 +204,9 @@ export const runEndToEnd = async (
           logs,
           name,
           LAMBDA_MEMORY_MB[name as keyof typeof LAMBDA_MEMORY_MB] ?? 256,
+          {},
+          // The level the stack deploys for this function (its advanced logging controls).
+          deployment.functions[name]?.applicationLogLevel,
         ),
       instrument: {
         lambda: (name, handler) => (event) => functionScope.run(name, () => handler(event)),
@@ -191,7 +221,14 @@ export const runEndToEnd = async (
       },
     });
     const b = bridge;
-    counter.instrument(b.documents.middlewareStack, 'DynamoDB');
+    const jobsStartedAt = performance.now();
+    // The local stream poller's checkpoints stand in for the event source mapping's own
+    // bookkeeping, which Lambda does not bill: counted apart, never priced.
+    const checkpoint = checkpointKey('');
+    counter.instrument(b.documents.middlewareStack, 'DynamoDB', undefined, (input) => {
+      const key = (input.Key ?? input.Item) as { pk?: unknown } | undefined;
+      return typeof key?.pk === 'string' && key.pk.startsWith(checkpoint);
+    });
     counter.instrument(b.streams.middlewareStack, 'DynamoDB Streams');
     counter.instrument(b.sqs.middlewareStack, 'SQS', sendBatches.observe);
     counter.instrument(b.s3.middlewareStack, 'S3');
@@ -242,7 +279,9 @@ export const runEndToEnd = async (
       }
       throw new Error('end-to-end: reconcile-status found its lease held for 30 s');
     };
-    // Its fixed work: a run with no report check and no index entry (the queue is empty yet).
+    // Its fixed work: a run with no report check and no index entry (the queue is empty yet). It
+    // and the outbound phase after it must not share their window with the local timer's runs.
+    await awaitJobFreeWindow(counter, jobsStartedAt, RECONCILE_RUNS_MS + OUTBOUND_PHASE_MS);
     const idleStart = mark(b, counter, events, meters);
     const idleRun = await reconcileAt(new Date());
     const idleEnd = mark(b, counter, events, meters);
@@ -279,17 +318,21 @@ export const runEndToEnd = async (
     // 15 minutes; runs come every 15) and once due: a run as at the end of the phase, then, once
     // the checks it left are visible again, a run as 31 minutes later. Each less the idle run's
     // fixed work, per recipient, is the reconcile work of a recipient.
+    await awaitJobFreeWindow(counter, jobsStartedAt, RECONCILE_RUNS_MS);
+    const notDueStart = mark(b, counter, events, meters);
     const notDueRun = await reconcileAt(new Date());
     const notDueEnd = mark(b, counter, events, meters);
     await sleep(CHECK_VISIBILITY_S * 1_000 + 500);
     const dueStart = mark(b, counter, events, meters);
     const dueRun = await reconcileAt(new Date(Date.now() + (RECONCILE_AFTER_MINUTES + 1) * 60_000));
     const dueEnd = mark(b, counter, events, meters);
+    if (notDueRun.kind !== 'done' || dueRun.kind !== 'done')
+      throw new Error('end-to-end: a reconcile-status run found its lease held');
     // One run's figures (messages = 1): the fixed run, and the two runs over the checks.
-    const idleLines = costLines(phaseFigures(idleStart, idleEnd, sendBatches, 1));
+    const idleLines = costLines(phaseFigures(idleStart, idleEnd, sendBatches, 1), front);
     const runLines = [
-      costLines(phaseFigures(outEnd, notDueEnd, sendBatches, 1)),
-      costLines(phaseFigures(dueStart, dueEnd, sendBatches, 1)),
+      costLines(phaseFigures(notDueStart, notDueEnd, sendBatches, 1), front),
+      costLines(phaseFigures(dueStart, dueEnd, sendBatches, 1), front),
     ];
     const reconcilePerRecipient = (runLines[1] ?? [])
       .map((line, index) => {
@@ -311,44 +354,53 @@ export const runEndToEnd = async (
     const reconcileFixed = reconcileFixedLine(reconcileUsdPerRun, recipients);
     const duePhase = phaseFigures(dueStart, dueEnd, sendBatches, recipients);
     const reconcileGatewayCalls = sumWhere(duePhase.calls, isKey('gateway '));
-    reconcilePerRecipient.push(reconcileLogLine(duePhase));
+    reconcilePerRecipient.push(reconcileLogLine(duePhase, deployment));
 
     // ---- inbound ----
-    const inStart = dueEnd;
-    if (notDueRun.kind !== 'done' || dueRun.kind !== 'done')
-      throw new Error('end-to-end: a reconcile-status run found its lease held');
-    const inboundBefore = events.count('Inbound Message Received');
-    for (let i = 0; i < INBOUND_MESSAGES; i++) {
-      const withAttachment = i < INBOUND_WITH_ATTACHMENT;
-      b.sim.injectMo([
-        {
-          moType: withAttachment ? 'MMSMO' : i % 2 === 0 ? 'SMSMO' : 'LMSMO',
-          moCallback: `0101234${String(1000 + i)}`,
-          moNumber: '15880000',
-          moMsg: `문의 ${i}`,
-          ...(withAttachment
-            ? {
-                attachments: [
-                  { name: `photo-${i}.jpg`, contentType: 'image/jpeg', sizeBytes: 50_000 },
-                ],
-              }
-            : {}),
-        },
-      ]);
-      await sleep(5);
-    }
-    const inbound = () => events.count('Inbound Message Received') - inboundBefore;
-    await waitUntil(
-      () =>
-        inbound() >= INBOUND_MESSAGES &&
-        events.count('Inbound Attachment Stored') >= INBOUND_WITH_ATTACHMENT,
-      PHASE_TIMEOUT_MS,
-      () =>
-        `inbound: ${inbound()}/${INBOUND_MESSAGES}, attachments ${events.count('Inbound Attachment Stored')}`,
-    );
-    await sleep(SETTLE_MS);
-    const inEnd = mark(b, counter, events, meters);
-    const inboundFigures = phaseFigures(inStart, inEnd, sendBatches, inbound());
+    /**
+     * `count` inbound messages, each in its own webhook post, the first `withAttachment` of them
+     * MMS with a 50 KB attachment; ends when each has its event and each attachment is in S3.
+     */
+    const inboundPhase = async (count: number, withAttachment: number) => {
+      await awaitJobFreeWindow(counter, jobsStartedAt, INBOUND_PHASE_MS);
+      const start = mark(b, counter, events, meters);
+      const messagesBefore = events.count('Inbound Message Received');
+      const attachmentsBefore = events.count('Inbound Attachment Stored');
+      for (let i = 0; i < count; i++) {
+        const mms = i < withAttachment;
+        b.sim.injectMo([
+          {
+            moType: mms ? 'MMSMO' : i % 2 === 0 ? 'SMSMO' : 'LMSMO',
+            moCallback: `0101234${String(1000 + i)}`,
+            moNumber: '15880000',
+            moMsg: `문의 ${i}`,
+            ...(mms
+              ? {
+                  attachments: [
+                    { name: `photo-${i}.jpg`, contentType: 'image/jpeg', sizeBytes: 50_000 },
+                  ],
+                }
+              : {}),
+          },
+        ]);
+        await sleep(5);
+      }
+      const received = () => events.count('Inbound Message Received') - messagesBefore;
+      const stored = () => events.count('Inbound Attachment Stored') - attachmentsBefore;
+      await waitUntil(
+        () => received() >= count && stored() >= withAttachment,
+        PHASE_TIMEOUT_MS,
+        () => `inbound: ${received()}/${count}, attachments ${stored()}/${withAttachment}`,
+      );
+      await sleep(SETTLE_MS);
+      const end = mark(b, counter, events, meters);
+      return { end, figures: phaseFigures(start, end, sendBatches, received()) };
+    };
+    // The goal's workload (10% MMS), then the same number of plain items on their own.
+    const mixed = await inboundPhase(INBOUND_MESSAGES, INBOUND_WITH_ATTACHMENT);
+    const plain = await inboundPhase(INBOUND_MESSAGES, 0);
+    const inboundFigures = mixed.figures;
+    const plainFigures = plain.figures;
 
     // ---- figures ----
     const outboundSeconds = (outLastEventAt - outStart.at) / 1_000;
@@ -356,35 +408,40 @@ export const runEndToEnd = async (
     const sentSeconds = (sentAt - outStart.at) / 1_000;
     const coldStartImports = importMs;
     const outboundCost = [
-      ...costLines(outbound),
+      ...costLines(outbound, front),
       ...reconcilePerRecipient,
       reconcileFixed,
-      ...modelledLines(outbound, 'outbound', coldStartImports),
+      ...modelledLines(outbound, 'outbound', coldStartImports, deployment),
     ];
     const zero = <L extends { units: number; unitsPerMessage: number; usdPerMillion: number }>(
       line: L,
     ): L => ({ ...line, units: 0, unitsPerMessage: 0, usdPerMillion: 0 });
-    const inboundCost = [
-      ...costLines(inboundFigures),
+    const inboundCostOf = (phase: typeof inboundFigures) => [
+      ...costLines(phase, front),
       ...reconcilePerRecipient.map(zero),
       zero(reconcileFixed),
-      ...modelledLines(inboundFigures, 'inbound', coldStartImports),
+      ...modelledLines(phase, 'inbound', coldStartImports, deployment),
     ];
+    const inboundCost = inboundCostOf(inboundFigures);
+    const plainCost = inboundCostOf(plainFigures);
     // The reconcile run's traffic per recipient: the due run's less the idle run's (its fixed part).
     const idlePhase = phaseFigures(idleStart, idleEnd, sendBatches, 1);
     const outboundNat = natLine(outbound, [diffTraffic(duePhase.traffic, idlePhase.traffic)]);
     const inboundNat = natLine(inboundFigures);
-    const fronts = frontDoors(inboundFigures);
-    const reportFronts = frontDoors(outbound);
+    const fronts = frontDoors(inboundFigures, logBreakdown(inboundFigures, deployment));
+    const reportFronts = frontDoors(outbound, logBreakdown(outbound, deployment));
     const total = (lines: readonly { usdPerMillion: number }[]) =>
       lines.reduce((sum, line) => sum + line.usdPerMillion, 0);
     const accepted = outbound.eventsByType['Message Accepted'] ?? { events: 0, bytes: 0 };
     const outboundTotal = total(outboundCost);
     const inboundTotal = total(inboundCost);
+    const plainTotal = total(plainCost);
     const benchRate = outbound.messages / outboundSeconds;
     const tracesAt = (rate: number) =>
       xrayTracesPerMessage(
-        Object.values(outbound.lambda).map((l) => l.invocations / outbound.messages),
+        Object.entries(outbound.lambda)
+          .filter(([name]) => tracesOwnInvocations(deployment, name))
+          .map(([, l]) => l.invocations / outbound.messages),
         rate,
       );
     const putEventsCalls = sumWhere(outbound.calls, isKey('EventBridge PutEvents'));
@@ -407,6 +464,8 @@ export const runEndToEnd = async (
         inboundAttachments: INBOUND_WITH_ATTACHMENT,
         tpsQuota: QUOTA,
       },
+      /** What the totals price: the stack as `cdk.json` deploys it (`deployed.ts`). */
+      deployment,
       outbound: {
         deliveryEvents: outbound.messages,
         duplicateDeliveryEvents:
@@ -432,11 +491,10 @@ export const runEndToEnd = async (
         acceptedEventsPublished: acceptedEvents,
         acceptedEvents: accepted,
         reportWebhookCostPerMillionUsdByFront: roundFronts(reportFronts),
-        costPerMillionUsdByFront: {
-          restApi: round(outboundTotal, 2),
-          httpApi: round(outboundTotal - reportFronts.restApi + reportFronts.httpApi, 2),
-          functionUrl: round(outboundTotal - reportFronts.restApi + reportFronts.functionUrl, 2),
-        },
+        costPerMillionUsdByFront: roundFronts(
+          totalsByFront(outboundTotal, frontKey(front), reportFronts),
+          2,
+        ),
         reconcile: {
           idleRun,
           notDueRun,
@@ -465,16 +523,24 @@ export const runEndToEnd = async (
         calls: roundCalls(inboundFigures.calls),
         costPerMillionUsd: round(inboundTotal, 2),
         costPerMillionUsdWithFixedEgress: round(inboundTotal + inboundNat.usdPerMillion, 2),
-        costPerMillionUsdByFront: {
-          restApi: round(inboundTotal, 2),
-          httpApi: round(inboundTotal - fronts.restApi + fronts.httpApi, 2),
-          functionUrl: round(inboundTotal - fronts.restApi + fronts.functionUrl, 2),
-        },
+        costPerMillionUsdByFront: roundFronts(
+          totalsByFront(inboundTotal, frontKey(front), fronts),
+          2,
+        ),
         webhookCostPerMillionUsdByFront: roundFronts(fronts),
         logs: inboundFigures.logs,
         traffic: inboundFigures.traffic,
         nat: roundCost(inboundNat),
         cost: inboundCost.map(roundCost),
+      },
+      /** The same number of inbound items, none with an attachment, counted in a phase of their own. */
+      inboundPlain: {
+        inboundEvents: plainFigures.messages,
+        lambda: plainFigures.lambda,
+        calls: roundCalls(plainFigures.calls),
+        costPerMillionUsd: round(plainTotal, 2),
+        logs: plainFigures.logs,
+        cost: plainCost.map(roundCost),
       },
       prices: { asOf: PRICES_AS_OF, region: PRICE_REGION, ...PRICES },
     };
@@ -522,9 +588,25 @@ export const runEndToEnd = async (
         callsTable(outbound, inboundFigures),
         lambdaTable(outbound, inboundFigures),
         costTable(outboundCost, inboundCost, total),
+        {
+          title: `end-to-end: inbound, USD per 1M items: ${INBOUND_WITH_ATTACHMENT} in ${INBOUND_MESSAGES} with an attachment (the goal's workload), and ${INBOUND_MESSAGES} plain items in a phase of their own`,
+          columns: ['billed item', 'mixed', 'plain'],
+          rows: [
+            ...inboundCost
+              .map((line, index) => [line, plainCost[index]] as const)
+              .filter(([line, other]) => line.usdPerMillion > 0 || (other?.usdPerMillion ?? 0) > 0)
+              .map(([line, other]) => [
+                line.line,
+                round(line.usdPerMillion, 4),
+                round(other?.usdPerMillion ?? 0, 4),
+              ]),
+            ['total', round(inboundTotal, 2), round(plainTotal, 2)],
+          ],
+        },
         ...modelTables({
           outbound,
           inbound: inboundFigures,
+          deployment,
           outboundNat,
           inboundNat,
           outboundTotal,

@@ -1,9 +1,10 @@
 /**
  * What the functions write to CloudWatch Logs, measured: a Powertools `Logger` per function at the
- * deployed level (Powertools' default, INFO: the stack sets no POWERTOOLS_LOG_LEVEL) that counts
- * the bytes of each line it would print instead of printing it, with the Lambda context fields
- * `injectLambdaContext` adds to every line as deployed. Modelled beside it, at their rendered
- * size: Lambda's platform lines (JSON log format, `lib/msgbridge-function.ts`), the EMF line
+ * deployed application log level (read from the stack, `deployed.ts`: Lambda's advanced logging
+ * controls set AWS_LAMBDA_LOG_LEVEL, which Powertools follows) that counts the bytes of each line
+ * it would print instead of printing it, with the Lambda context fields `injectLambdaContext` adds
+ * to every line as deployed. Modelled beside it, at their rendered size: Lambda's platform lines
+ * at the deployed system log level (JSON log format, `lib/msgbridge-function.ts`), the EMF line
  * `logMetrics` flushes per invocation, and API Gateway's access-log line (the format of
  * `lib/webhook-api.ts`, read from its source and rendered for a request).
  */
@@ -13,6 +14,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { ConstructorOptions } from '@aws-lambda-powertools/logger/types';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { maskingReplacer } from '../functions/commons/observability.ts';
+import type { ApplicationLogLevel, SystemLogLevel } from './deployed.ts';
 
 type LogItemLike = Parameters<Logger['printLog']>[1];
 
@@ -59,10 +61,13 @@ export class CountingLogger extends Logger {
     private readonly functionName: string,
     private readonly memoryMb: number,
     options: ConstructorOptions = {},
+    /** The deployed application log level: Powertools logs at it (it reads AWS_LAMBDA_LOG_LEVEL). */
+    private readonly deployedLevel: ApplicationLogLevel = 'INFO',
   ) {
     super({
       serviceName: functionName,
-      logLevel: 'INFO',
+      // Powertools calls Lambda's FATAL "CRITICAL".
+      logLevel: deployedLevel === 'FATAL' ? 'CRITICAL' : deployedLevel,
       jsonReplacerFn: maskingReplacer,
       ...options,
     });
@@ -76,7 +81,13 @@ export class CountingLogger extends Logger {
   }
 
   protected override createLogger(options?: ConstructorOptions): Logger {
-    return new CountingLogger(this.tally, this.functionName, this.memoryMb, options);
+    return new CountingLogger(
+      this.tally,
+      this.functionName,
+      this.memoryMb,
+      options,
+      this.deployedLevel,
+    );
   }
 }
 
@@ -89,51 +100,100 @@ const TIME = '2026-11-25T04:40:00.123Z';
 const tracing = { spanId: '53995c3f42cd8ad8', type: 'AWSTraceHeader', value: TRACE };
 const line = (record: unknown) => Buffer.byteLength(JSON.stringify(record), 'utf8') + 1;
 
+const START_LINE = line({
+  time: TIME,
+  type: 'platform.start',
+  record: { requestId: REQUEST_ID, version: '$LATEST', tracing },
+});
+const REPORT_LINE = line({
+  time: TIME,
+  type: 'platform.report',
+  record: {
+    requestId: REQUEST_ID,
+    metrics: { durationMs: 12.345, billedDurationMs: 13, memorySizeMB: 256, maxMemoryUsedMB: 98 },
+    tracing,
+    status: 'success',
+  },
+});
+const RUNTIME_DONE_LINE = line({
+  time: TIME,
+  type: 'platform.runtimeDone',
+  record: {
+    requestId: REQUEST_ID,
+    status: 'success',
+    metrics: { durationMs: 12.345, producedBytes: 42 },
+    spans: [
+      { name: 'responseLatency', start: TIME, durationMs: 12.1 },
+      { name: 'responseDuration', start: TIME, durationMs: 0.1 },
+    ],
+    tracing,
+  },
+});
+const INIT_START_LINE = line({
+  time: TIME,
+  type: 'platform.initStart',
+  record: {
+    initializationType: 'on-demand',
+    phase: 'init',
+    runtimeVersion: 'nodejs:24.v12',
+    runtimeVersionArn:
+      'arn:aws:lambda:ap-northeast-2::runtime:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
+    functionName: 'msgbridge-prod-send-messages-A1b2C3d4E5f6',
+    functionVersion: '$LATEST',
+  },
+});
+const INIT_REPORT_LINE = line({
+  time: TIME,
+  type: 'platform.initReport',
+  record: {
+    initializationType: 'on-demand',
+    phase: 'init',
+    status: 'success',
+    metrics: { durationMs: 123.456 },
+  },
+});
+
+/** Lambda's platform lines of one successful invocation, and of a cold start, at a system log level. */
+export interface PlatformLines {
+  readonly linesPerInvocation: number;
+  readonly perInvocation: number;
+  readonly linesPerColdStart: number;
+  readonly perColdStart: number;
+}
+
 /**
- * Lambda's platform lines in the JSON log format, rendered as the Lambda docs show them: per
- * invocation `platform.start` and `platform.report` (the text format's START and REPORT; its END
- * line has no counterpart written to CloudWatch at the default INFO system log level, we assume);
- * per cold start `platform.initStart` and the init figures the report then carries.
+ * Lambda's platform lines in the JSON log format at each system log level (advanced logging
+ * controls), rendered as the Lambda docs show them, for an invocation that succeeds:
+ * - INFO (Lambda's default: "start" and "report"): `platform.start` and `platform.report` per
+ *   invocation; per cold start `platform.initStart` and the init figure the report then carries.
+ * - WARN: none. The docs' event mapping gives both lines, `platform.initStart` and the successful
+ *   `platform.runtimeDone` and `platform.initReport` levels below WARN; what remains at WARN is a
+ *   report, runtimeDone or initReport whose status is not success (a timeout, a crash, a failed
+ *   init) and `platform.logsDropped`, which a run without failures does not produce.
+ * - DEBUG: INFO's lines and `platform.runtimeDone` per invocation, `platform.initReport` per cold
+ *   start (the extension and telemetry lines, which this stack's functions do not have, left out).
  */
-export const PLATFORM_LINE_BYTES = {
-  /** Lines per invocation. */
-  linesPerInvocation: 2,
-  perInvocation:
-    line({
-      time: TIME,
-      type: 'platform.start',
-      record: { requestId: REQUEST_ID, version: '$LATEST', tracing },
-    }) +
-    line({
-      time: TIME,
-      type: 'platform.report',
-      record: {
-        requestId: REQUEST_ID,
-        metrics: {
-          durationMs: 12.345,
-          billedDurationMs: 13,
-          memorySizeMB: 256,
-          maxMemoryUsedMB: 98,
-        },
-        tracing,
-        status: 'success',
-      },
-    }),
-  perColdStart:
-    line({
-      time: TIME,
-      type: 'platform.initStart',
-      record: {
-        initializationType: 'on-demand',
-        phase: 'init',
-        runtimeVersion: 'nodejs:24.v12',
-        runtimeVersionArn:
-          'arn:aws:lambda:ap-northeast-2::runtime:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
-        functionName: 'msgbridge-prod-send-messages-A1b2C3d4E5f6',
-        functionVersion: '$LATEST',
-      },
-    }) + Buffer.byteLength(',"initDurationMs":123.456'),
-} as const;
+export const platformLines = (level: SystemLogLevel): PlatformLines => {
+  const info = {
+    linesPerInvocation: 2,
+    perInvocation: START_LINE + REPORT_LINE,
+    linesPerColdStart: 1,
+    perColdStart: INIT_START_LINE + Buffer.byteLength(',"initDurationMs":123.456'),
+  };
+  switch (level) {
+    case 'WARN':
+      return { linesPerInvocation: 0, perInvocation: 0, linesPerColdStart: 0, perColdStart: 0 };
+    case 'INFO':
+      return info;
+    case 'DEBUG':
+      return {
+        linesPerInvocation: 3,
+        perInvocation: info.perInvocation + RUNTIME_DONE_LINE,
+        linesPerColdStart: 2,
+        perColdStart: info.perColdStart + INIT_REPORT_LINE,
+      };
+  }
+};
 
 /**
  * The EMF line `logMetrics` writes at the end of an invocation that added metrics, rendered by

@@ -19,6 +19,7 @@ interface ScenarioFigures {
     readonly costPerMillionUsdWithFixedEgress?: number;
     readonly costPerMillionUsdByFront?: Readonly<Record<string, number>>;
   };
+  readonly inboundPlain?: { readonly costPerMillionUsd?: number };
   readonly achievedRateRatio?: number;
   readonly highestSecondRatio?: number;
   readonly maxImportRatioReceivers?: number;
@@ -30,8 +31,9 @@ interface ScenarioFigures {
 export interface BenchSummary {
   /**
    * USD per million recipients, queue messages of 10 recipients (`end-to-end`), as deployed by
-   * default but without the fixed-egress NAT line: the counted calls (API Gateway REST, Lambda
-   * requests and GB-s, DynamoDB, SQS, EventBridge and its archive, S3), reconcile-status's work per
+   * default (`bench/deployed.ts`: the front door, log levels and tracing of the stack `cdk.json`
+   * describes) but without the fixed-egress NAT line: the counted calls (the deployed front door's
+   * requests, Lambda requests and GB-s, DynamoDB, SQS, EventBridge and its archive, S3), reconcile-status's work per
    * recipient and its fixed run spread, and the modelled CloudWatch Logs ingestion, X-Ray traces,
    * KMS and Secrets Manager requests and Lambda INIT at the stated sustained rate.
    */
@@ -39,8 +41,8 @@ export interface BenchSummary {
   /** The same, queue messages of 1 recipient (`end-to-end-single`). */
   readonly outboundSingleRecipientCostPerMillionUsd: number | null;
   /**
-   * USD per million inbound items (`end-to-end`), REST API front, with the same lines as
-   * `outboundCostPerMillionUsd` (no reconcile work: inbound has none).
+   * USD per million inbound items (`end-to-end`), with the deployed front door and the same lines
+   * as `outboundCostPerMillionUsd` (no reconcile work: inbound has none).
    */
   readonly inboundCostPerMillionUsd: number | null;
   /**
@@ -75,10 +77,18 @@ export interface BenchSummary {
   readonly outboundCostPerMillionUsdWithFixedEgress: number | null;
   /** `inboundCostPerMillionUsd` plus the NAT gateway's data processing (`egress.mode: nat`). */
   readonly inboundCostPerMillionUsdWithFixedEgress: number | null;
-  /** `inboundCostPerMillionUsd` with each front door: `restApi` (deployed), `httpApi`, `functionUrl`. */
+  /**
+   * `inboundCostPerMillionUsd` with each front door: `restApi` (with its stage's access log),
+   * `httpApi`, `functionUrl`; the deployed one's equals `inboundCostPerMillionUsd`.
+   */
   readonly inboundCostPerMillionUsdByFront: Readonly<Record<string, number>> | null;
   /** `outboundCostPerMillionUsd` with each front door for the report webhooks. */
   readonly outboundCostPerMillionUsdByFront: Readonly<Record<string, number>> | null;
+  /**
+   * USD per million inbound items without attachments (`end-to-end`, a phase of plain items
+   * counted on its own), with the same lines as `inboundCostPerMillionUsd`.
+   */
+  readonly inboundPlainCostPerMillionUsd: number | null;
 }
 
 export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSummary => {
@@ -120,5 +130,6 @@ export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSu
     inboundCostPerMillionUsdWithFixedEgress: e2e?.inbound?.costPerMillionUsdWithFixedEgress ?? null,
     inboundCostPerMillionUsdByFront: e2e?.inbound?.costPerMillionUsdByFront ?? null,
     outboundCostPerMillionUsdByFront: e2e?.outbound?.costPerMillionUsdByFront ?? null,
+    inboundPlainCostPerMillionUsd: e2e?.inboundPlain?.costPerMillionUsd ?? null,
   };
 };

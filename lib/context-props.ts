@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import type { MessengerStatsName } from '../functions/commons/gateway/schemas/index.ts';
+import type { FunctionObservabilityOptions } from './msgbridge-function.ts';
 import type { MsgbridgeStackProps } from './msgbridge-stack.ts';
 import { InvalidPropsError } from './props-validation.ts';
 
@@ -87,6 +88,14 @@ const ContextSchema = z.strictObject({
       firewall: z.strictObject({ rateLimitPerSource: z.number().optional() }).optional(),
     })
     .optional(),
+  /** Log levels and tracing of every function (see `FunctionObservabilityOptions`). */
+  observability: z
+    .strictObject({
+      applicationLogLevel: z.string().optional(),
+      systemLogLevel: z.string().optional(),
+      tracing: z.string().optional(),
+    })
+    .optional(),
   /** The generated webhook path secret (see `WebhookSecretProps`). */
   webhookSecret: z.strictObject({ length: z.number().optional() }).optional(),
   /** The stream → EventBridge publisher and the bus archive (see `EventPublisherOptions`). */
@@ -155,6 +164,7 @@ export type ContextStackProps = Mutable<
     | 'metricsNamespace'
     | 'webhooks'
     | 'webhookSecret'
+    | 'observability'
     | 'publisher'
     | 'rateAlarms'
     | 'alarmTopicArn'
@@ -205,8 +215,11 @@ const defined = <T extends object>(object: T): T =>
 
 /** The context's JSON-friendly names (seconds, days) as the stack's typed props. */
 const toStackProps = (context: z.infer<typeof ContextSchema>): ContextStackProps => {
-  const { sending, webhooks, publisher, alarms, statisticsExport, ...others } = context;
+  const { sending, webhooks, publisher, alarms, statisticsExport, observability, ...others } =
+    context;
   const props: ContextStackProps = { ...others };
+  // The values are checked by the stack with the rest of its props (observabilityProblems).
+  if (observability) props.observability = observability as FunctionObservabilityOptions;
   if (statisticsExport) {
     const { messengerStatistics, ...rest } = statisticsExport;
     props.statisticsExport = defined({

@@ -1,7 +1,14 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, type Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, LoggingFormat, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import {
   NodejsFunction,
   type NodejsFunctionProps,
@@ -9,8 +16,110 @@ import {
   SourceMapMode,
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
+import { type Construct, Node } from 'constructs';
 import { LAMBDA_BUNDLING } from './bundling.ts';
+
+/**
+ * The logs and traces of every msgbridge function, chosen once for a stack
+ * (`MsgbridgeStackProps.observability`, context key `observability`). docs/performance.md
+ * ("CloudWatch Logs", "X-Ray") has the cost of each choice; docs/deploy.md, what each gives up.
+ */
+export interface FunctionObservabilityOptions {
+  /**
+   * The application log level (Lambda's advanced logging controls): Lambda drops the functions'
+   * lines below it, and Powertools, which reads it from `AWS_LAMBDA_LOG_LEVEL`, does not write
+   * them. At most INFO: the functions' metrics are embedded-metric-format lines, which carry no
+   * level, and Lambda files a line without a level under INFO, so any higher level would drop every
+   * custom metric and leave the alarms on them without data. `DEBUG` adds a line per webhook body
+   * stored and per attachment stored.
+   * @default 'INFO'
+   */
+  readonly applicationLogLevel?: 'TRACE' | 'DEBUG' | 'INFO';
+  /**
+   * The system log level: which of Lambda's own lines reach the log group. `WARN` writes only the
+   * lines of invocations and initialisations that did not succeed (a timeout, a crash, a failed
+   * init: their `platform.report` or `platform.runtimeDone`, whose status is not success) and
+   * dropped-log notices; `INFO` adds `platform.start` and `platform.report` to every invocation
+   * (about 700 bytes: duration, billed duration, memory used, init duration) and
+   * `platform.initStart` (the runtime version) to every cold start; `DEBUG` adds more.
+   * @default 'WARN'
+   */
+  readonly systemLogLevel?: 'DEBUG' | 'INFO' | 'WARN';
+  /**
+   * X-Ray tracing of the functions. `pass-through`: a function records its segment only in a trace
+   * an upstream caller sampled (a producer that traces its `SendMessage`, the REST API stage with
+   * `webhooks.stageTracing`), and starts none of its own; `active`: Lambda also samples every
+   * invocation that arrives without a decision, by its fixed rule (the first each second and 5% of
+   * the rest, per function; Lambda does not apply X-Ray sampling rules to it); `disabled`: none.
+   * The functions record no subsegments of their own (no X-Ray SDK), so an active trace holds
+   * Lambda's own timing: the initialisation, the invocation and its overhead.
+   * @default 'pass-through'
+   */
+  readonly tracing?: 'active' | 'pass-through' | 'disabled';
+}
+
+/** The values every function gets when the stack chooses nothing. */
+export const DEFAULT_OBSERVABILITY: Required<FunctionObservabilityOptions> = {
+  applicationLogLevel: 'INFO',
+  systemLogLevel: 'WARN',
+  tracing: 'pass-through',
+};
+
+const APPLICATION_LEVELS = ['TRACE', 'DEBUG', 'INFO'] as const;
+const SYSTEM_LEVELS = ['DEBUG', 'INFO', 'WARN'] as const;
+const TRACING_MODES = ['active', 'pass-through', 'disabled'] as const;
+
+/** The problems with `FunctionObservabilityOptions`, for a caller that reports all at once. */
+export const observabilityProblems = (options: FunctionObservabilityOptions): string[] => {
+  const oneOf = (name: string, value: unknown, allowed: readonly string[], why = '') =>
+    value === undefined || allowed.includes(value as string)
+      ? []
+      : [
+          `${name} must be ${allowed.map((each) => `"${each}"`).join(', ')}${why}, got "${String(value)}"`,
+        ];
+  return [
+    ...oneOf(
+      'applicationLogLevel',
+      options.applicationLogLevel,
+      APPLICATION_LEVELS,
+      ' (a higher level would drop the functions’ metrics, which Lambda files under INFO)',
+    ),
+    ...oneOf('systemLogLevel', options.systemLogLevel, SYSTEM_LEVELS),
+    ...oneOf('tracing', options.tracing, TRACING_MODES),
+  ];
+};
+
+const TRACING: Record<(typeof TRACING_MODES)[number], Tracing> = {
+  active: Tracing.ACTIVE,
+  'pass-through': Tracing.PASS_THROUGH,
+  disabled: Tracing.DISABLED,
+};
+
+const chosen = new WeakMap<Stack, Required<FunctionObservabilityOptions>>();
+
+/**
+ * Sets what every `MsgbridgeFunction` of `stack` gets (options left out keep their defaults); call
+ * it before the functions are created. `MsgbridgeStack` calls it with its `observability` prop.
+ */
+export const setFunctionObservability = (
+  stack: Stack,
+  options: FunctionObservabilityOptions = {},
+): void => {
+  chosen.set(stack, { ...DEFAULT_OBSERVABILITY, ...defined(options) });
+};
+
+/** The observability of the functions of the stack `scope` is in. */
+export const functionObservability = (scope: Construct): Required<FunctionObservabilityOptions> => {
+  const stack = Node.of(scope).scopes.find((each) => chosen.has(each as Stack)) as
+    | Stack
+    | undefined;
+  return (stack && chosen.get(stack)) ?? DEFAULT_OBSERVABILITY;
+};
+
+const defined = <T extends object>(object: T): Partial<T> =>
+  Object.fromEntries(
+    Object.entries(object).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
 
 export interface MsgbridgeFunctionProps
   extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'bundling'> {
@@ -45,7 +154,9 @@ export const VPC_NETWORK_INTERFACE_ACTIONS = [
 /**
  * A Lambda function with msgbridge's defaults: the current Node.js runtime on arm64, an ESM bundle
  * built by the local esbuild (never Docker, so `cdk synth` works offline), source maps, JSON logs
- * into a log group the stack owns, and X-Ray tracing.
+ * into a log group the stack owns at the stack's log levels (advanced logging controls), and the
+ * stack's X-Ray tracing mode (`setFunctionObservability`; a function's own `tracing`,
+ * `applicationLogLevelV2` or `systemLogLevelV2` prop overrides it).
  *
  * Unless a `role` is given, the function gets its own role that may write to its own log group
  * only, instead of the `AWSLambdaBasicExecutionRole` managed policy (which allows every log group
@@ -56,6 +167,7 @@ export const VPC_NETWORK_INTERFACE_ACTIONS = [
 export class MsgbridgeFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: MsgbridgeFunctionProps) {
     const { logRetention, logEncryptionKey, ...functionProps } = props;
+    const observability = functionObservability(scope);
     const logGroup = new LogGroup(scope, `${id}-logs`, {
       retention: logRetention ?? RetentionDays.ONE_MONTH,
       ...(logEncryptionKey ? { encryptionKey: logEncryptionKey } : {}),
@@ -74,14 +186,17 @@ export class MsgbridgeFunction extends NodejsFunction {
       ownRole.addToPolicy(
         new PolicyStatement({ actions: [...VPC_NETWORK_INTERFACE_ACTIONS], resources: ['*'] }),
       );
+    const tracing = functionProps.tracing ?? TRACING[observability.tracing];
     super(scope, id, {
       architecture: Architecture.ARM_64,
       memorySize: 256,
       timeout: Duration.seconds(10),
-      tracing: Tracing.ACTIVE,
       loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel[observability.applicationLogLevel],
+      systemLogLevelV2: SystemLogLevel[observability.systemLogLevel],
       logGroup,
       ...functionProps,
+      tracing,
       ...(ownRole ? { role: ownRole } : {}),
       runtime: Runtime.NODEJS_24_X,
       bundling: {
@@ -96,12 +211,13 @@ export class MsgbridgeFunction extends NodejsFunction {
         banner: LAMBDA_BUNDLING.banner,
       },
     });
-    const traced = (functionProps.tracing ?? Tracing.ACTIVE) === Tracing.ACTIVE;
+    // Active and pass-through tracing both make CDK grant the X-Ray writes (on "*").
+    const traced = tracing !== Tracing.DISABLED;
     if (ownRole && (traced || inVpc)) {
       const reasons = [
         ...(traced
           ? [
-              'Active tracing makes CDK grant xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (the X-Ray service authorisation reference lists only "*").',
+              'X-Ray tracing (active or pass-through) makes CDK grant xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions (the X-Ray service authorisation reference lists only "*").',
             ]
           : []),
         ...(inVpc

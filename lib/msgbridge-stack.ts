@@ -47,6 +47,11 @@ import {
   inboundAttachmentsProblems,
 } from './inbound-attachments.ts';
 import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
+import {
+  type FunctionObservabilityOptions,
+  observabilityProblems,
+  setFunctionObservability,
+} from './msgbridge-function.ts';
 import { grantPayloadWrites } from './payload-bucket-access.ts';
 import { throwIfInvalid } from './props-validation.ts';
 import { RateAlarms, type RateAlarmsOptions, rateAlarmsProblems } from './rate-alarms.ts';
@@ -95,8 +100,9 @@ export interface MsgbridgeStackProps extends StackProps {
    */
   readonly metricsNamespace?: string;
   /**
-   * The webhook front door: throttling, source-CIDR allowlist, stage name, retention of stored items.
-   * @default - the `WebhookApi` defaults
+   * The webhook front door (function URLs by default, or a REST API), its throttle, source-CIDR
+   * allowlist and body limit, and the retention of stored items.
+   * @default - the `WebhookApi` defaults: function URLs
    */
   readonly webhooks?: WebhookApiOptions;
   /**
@@ -104,6 +110,11 @@ export interface MsgbridgeStackProps extends StackProps {
    * @default - the `WebhookSecret` defaults
    */
   readonly webhookSecret?: WebhookSecretProps;
+  /**
+   * The log levels (Lambda's advanced logging controls) and X-Ray tracing mode of every function.
+   * @default - application log level INFO, system log level WARN, pass-through tracing
+   */
+  readonly observability?: FunctionObservabilityOptions;
   /**
    * The stream → EventBridge publisher and the bus archive.
    * @default - the `EventPublisher` defaults
@@ -204,6 +215,7 @@ export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => 
     ...metricsNamespaceProblems(props.metricsNamespace),
     ...within('webhooks', webhookApiProblems(props.webhooks ?? {})),
     ...within('webhookSecret', webhookSecretProblems(props.webhookSecret ?? {})),
+    ...within('observability', observabilityProblems(props.observability ?? {})),
     ...within('publisher', eventPublisherProblems(props.publisher ?? {})),
     ...gatewaySettingsProblems(props.gateway),
     ...within('egress', gatewayEgressProblems(props.egress ?? {})),
@@ -279,6 +291,8 @@ export class MsgbridgeStack extends Stack {
   constructor(scope: Construct, id: string, props: MsgbridgeStackProps) {
     super(scope, id, props);
     throwIfInvalid('MsgbridgeStack', msgbridgeStackProblems(props));
+    // Before any function is created: each reads its log levels and tracing mode from here.
+    setFunctionObservability(this, props.observability);
     this.eventSource = props.eventSource ?? 'msgbridge';
     const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const placeholders = placeholderHosts(props.gateway);

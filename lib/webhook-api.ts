@@ -37,6 +37,9 @@ import {
 /** What receives the gateway's webhook requests (docs/deploy.md, "Webhook front door"). */
 export type WebhookFront = 'rest-api' | 'function-url';
 
+/** The front door of a deployment that does not choose one (`WebhookApiOptions.front`). */
+export const DEFAULT_WEBHOOK_FRONT: WebhookFront = 'function-url';
+
 /** Lambda's limit on a synchronous invocation's payload: no larger body reaches a receiver. */
 export const LAMBDA_PAYLOAD_BYTES = 6_291_456;
 
@@ -50,14 +53,16 @@ const FUNCTION_URL_RECEIVER_CONCURRENCY = 10;
 /** The settings of the webhook front door that a deployment may choose. */
 export interface WebhookApiOptions {
   /**
-   * The front door: `rest-api`, a regional API Gateway REST API ($3.50 per million requests)
-   * with stage throttling, a source-CIDR resource policy and an optional AWS WAF web ACL, which
-   * refuse requests before any Lambda is invoked; or `function-url`, one Lambda function URL per
-   * receiver (no request charge) where the receiver itself refuses other sources (403), wrong
-   * secrets (404) and oversized bodies (413), and reserved concurrency is the throttle. The
-   * props of API Gateway (`firewall`, `throttling*`, `stageName`, `accessLogRetention`,
-   * `stageTracing`, `cloudWatchRole`) are refused with `function-url`.
-   * @default 'rest-api'
+   * The front door: `function-url`, one Lambda function URL per receiver (no request charge)
+   * where the receiver itself refuses other sources (403), wrong secrets (404) and oversized
+   * bodies (413), and reserved concurrency is the throttle; or `rest-api`, a regional API Gateway
+   * REST API ($3.50 per million requests) with stage throttling, a source-CIDR resource policy
+   * and an optional AWS WAF web ACL, which refuse requests before any Lambda is invoked (for a
+   * deployment that knows the gateway's source ranges or wants the web ACL). The props of API
+   * Gateway (`firewall`, `throttling*`, `stageName`, `accessLogRetention`, `stageTracing`,
+   * `cloudWatchRole`) are refused with `function-url`. docs/performance.md, "The webhook front
+   * door", compares the two.
+   * @default 'function-url'
    */
   readonly front?: WebhookFront;
   /**
@@ -156,12 +161,14 @@ export interface WebhookApiProps extends WebhookApiOptions {
 
 /** The problems with `WebhookApiOptions`, for a caller that reports every problem at once. */
 export const webhookApiProblems = (options: WebhookApiOptions): string[] => {
-  const front = options.front ?? 'rest-api';
+  const front = options.front ?? DEFAULT_WEBHOOK_FRONT;
   const problems = [
     ...(front === 'rest-api' || front === 'function-url'
       ? []
       : [`front must be "rest-api" or "function-url", got "${String(front)}"`]),
-    ...(front === 'function-url' ? functionUrlFrontProblems(options) : []),
+    ...(front === 'function-url'
+      ? functionUrlFrontProblems(options, { defaulted: options.front === undefined })
+      : []),
     ...integerProblem('receiverConcurrency', options.receiverConcurrency, { min: 1, max: 1_000 }),
     ...integerProblem('maxBodyBytes', options.maxBodyBytes, {
       min: 1_024,
@@ -199,12 +206,12 @@ export const webhookApiProblems = (options: WebhookApiOptions): string[] => {
 };
 
 /**
- * The webhook front door. With `front: 'rest-api'` (the default): a regional REST API with
- * `POST /webhooks/{secret}/report` → `receive-reports` and `POST /webhooks/{secret}/mo` →
- * `receive-inbound` (Lambda proxy), stage throttling, JSON access logs that never contain the
- * secret, and an optional source-CIDR allowlist. With `front: 'function-url'`: one function URL
- * per receiver (AuthType NONE) serving the same paths, reserved concurrency as the throttle, and
- * the allowlist and body limit enforced by the receivers. The receivers may put items into the
+ * The webhook front door. With `front: 'function-url'` (the default): one function URL per
+ * receiver (AuthType NONE) serving `POST /webhooks/{secret}/report` → `receive-reports` and
+ * `POST /webhooks/{secret}/mo` → `receive-inbound`, reserved concurrency as the throttle, and the
+ * allowlist and body limit enforced by the receivers. With `front: 'rest-api'`: a regional REST
+ * API with the same paths (Lambda proxy), stage throttling, JSON access logs that never contain
+ * the secret, and an optional source-CIDR allowlist in its resource policy. The receivers may put items into the
  * event table and read the webhook secret, nothing else.
  *
  * REST APIs have no request-size setting below their 10 MB payload limit (Lambda takes 6 MB);
@@ -248,7 +255,7 @@ export class WebhookApi extends Construct {
   constructor(scope: Construct, id: string, props: WebhookApiProps) {
     super(scope, id);
     throwIfInvalid('WebhookApi', webhookApiProblems(props));
-    this.front = props.front ?? 'rest-api';
+    this.front = props.front ?? DEFAULT_WEBHOOK_FRONT;
     const functionUrl = this.front === 'function-url';
 
     const environment: Record<string, string> = {

@@ -45,12 +45,13 @@ export const functionUrlFrontProblems = (
   options: {
     readonly [name in keyof typeof API_GATEWAY_ONLY]?: unknown;
   },
+  { defaulted = false }: { readonly defaulted?: boolean } = {},
 ): string[] =>
   (Object.keys(API_GATEWAY_ONLY) as (keyof typeof API_GATEWAY_ONLY)[])
     .filter((name) => options[name] !== undefined)
     .map(
       (name) =>
-        `${name} cannot apply with front "function-url": it configures ${API_GATEWAY_ONLY[name]}; leave it out or use front "rest-api"`,
+        `${name} cannot apply with front "function-url"${defaulted ? ' (the default)' : ''}: it configures ${API_GATEWAY_ONLY[name]}; leave it out or ${defaulted ? 'set' : 'use'} front "rest-api"`,
     );
 
 /**

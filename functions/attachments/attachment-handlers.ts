@@ -115,7 +115,12 @@ export const createSweepHandler =
     return summary;
   };
 
-/** Metrics and one log line per attachment. Content URLs are never logged (bearer links). */
+/**
+ * Metrics for every attachment, and a log line for what an operator should see: a refused content
+ * URL, a failed or lost download, a source that failed before another worked. An attachment stored
+ * at the first try, or found stored already, is a debug line (its event says as much). Content URLs
+ * are never logged (bearer links).
+ */
 export const reportOutcomes = (
   outcomes: readonly AttachmentOutcome[],
   { logger, metrics }: { readonly logger: Logger; readonly metrics: Metrics },
@@ -134,20 +139,23 @@ export const reportOutcomes = (
       });
     }
     switch (outcome.result) {
-      case 'stored':
+      case 'stored': {
         metrics.addMetric('AttachmentsStored', MetricUnit.Count, 1);
         metrics.addMetric('AttachmentBytesStored', MetricUnit.Bytes, outcome.sizeBytes);
-        logger.info('attachment stored', {
+        const stored = {
           ...keys,
           source: outcome.source,
           key: outcome.key,
           sizeBytes: outcome.sizeBytes,
           sha256: outcome.sha256,
-          ...(outcome.failures.length > 0 ? { failedFirst: outcome.failures } : {}),
-        });
+        };
+        if (outcome.failures.length > 0)
+          logger.info('attachment stored', { ...stored, failedFirst: outcome.failures });
+        else logger.debug('attachment stored', stored);
         break;
+      }
       case 'skipped':
-        logger.info('attachment already stored', keys);
+        logger.debug('attachment already stored', keys);
         break;
       case 'pending':
       case 'lost': {

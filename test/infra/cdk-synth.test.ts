@@ -56,7 +56,7 @@ describe('npx cdk synth with docs/examples/production-context.json', () => {
     // Two NAT gateways, each with its own Elastic IP.
     expect(ofType('AWS::EC2::NatGateway')).toHaveLength(2);
     expect(ofType('AWS::EC2::EIP')).toHaveLength(2);
-    // The webhook API accepts only the listed sources.
+    // The example chooses the REST API front: its resource policy accepts only the listed sources.
     const [api] = ofType('AWS::ApiGateway::RestApi');
     expect(JSON.stringify(api?.Properties?.Policy)).toContain('198.51.100.16/28');
     // reportDelivery "both" deploys the report poller.

@@ -4,6 +4,7 @@ import {
   configured,
   defaults,
   environmentOf,
+  restApi,
   type Statement,
   synthInboundStacks,
 } from '../support/inbound-stack.ts';
@@ -11,10 +12,10 @@ import {
 describe('inbound path infrastructure', () => {
   synthInboundStacks();
 
-  describe('webhook API', () => {
+  describe('webhook REST API (front: rest-api)', () => {
     it('routes POST /webhooks/{secret}/report and /mo to their receivers by Lambda proxy', () => {
       // Prepare
-      const { template, stack, id } = defaults;
+      const { template, stack, id } = restApi;
       const routes = [
         { path: 'report', fn: stack.webhookApi.receiveReports },
         { path: 'mo', fn: stack.webhookApi.receiveInbound },
@@ -52,7 +53,7 @@ describe('inbound path infrastructure', () => {
     });
 
     it('validates only the path secret, so every body reaches the receivers to be quarantined', () => {
-      const { template } = defaults;
+      const { template } = restApi;
 
       const methods = Object.values(template.findResources('AWS::ApiGateway::Method'));
 
@@ -68,8 +69,8 @@ describe('inbound path infrastructure', () => {
       template.resourceCountIs('AWS::ApiGateway::Model', 0);
     });
 
-    it('throttles the stage at 100 requests per second with bursts of 200 by default', () => {
-      defaults.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+    it('throttles the stage at 100 requests per second with bursts of 200 unless told otherwise', () => {
+      restApi.template.hasResourceProperties('AWS::ApiGateway::Stage', {
         MethodSettings: [
           Match.objectLike({
             HttpMethod: '*',
@@ -93,7 +94,7 @@ describe('inbound path infrastructure', () => {
     });
 
     it('writes JSON access logs with the route template, never the requested path', () => {
-      const { template } = defaults;
+      const { template } = restApi;
 
       const stage = Object.values(template.findResources('AWS::ApiGateway::Stage'))[0];
       const format = String(stage?.Properties.AccessLogSetting.Format);
@@ -128,15 +129,15 @@ describe('inbound path infrastructure', () => {
     });
 
     it('has no resource policy without allowed source CIDRs', () => {
-      const api = Object.values(defaults.template.findResources('AWS::ApiGateway::RestApi'))[0];
+      const api = Object.values(restApi.template.findResources('AWS::ApiGateway::RestApi'))[0];
 
       expect(api?.Properties.Policy).toBeUndefined();
-      expect(JSON.stringify(defaults.template.toJSON())).not.toContain('aws:SourceIp');
+      expect(JSON.stringify(restApi.template.toJSON())).not.toContain('aws:SourceIp');
     });
 
     it('lets API Gateway invoke each receiver from its own route of the stage only', () => {
       const permissions = Object.values(
-        defaults.template.findResources('AWS::Lambda::Permission'),
+        restApi.template.findResources('AWS::Lambda::Permission'),
       ).map((permission) => JSON.stringify(permission.Properties.SourceArn));
 
       expect(permissions).toHaveLength(2);
@@ -146,7 +147,7 @@ describe('inbound path infrastructure', () => {
     });
 
     it('outputs the stage URL and both webhook URL templates, never the secret value', () => {
-      const { template, id, stack } = defaults;
+      const { template, id, stack } = restApi;
 
       const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
 

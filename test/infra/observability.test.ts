@@ -22,7 +22,8 @@ interface Synthesized {
 }
 
 const synth = (props: Partial<MsgbridgeStackProps> = {}): Synthesized => {
-  const app = new App();
+  // Templates only: the functions' code is not bundled (their bundles are tested apart).
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new MsgbridgeStack(app, 'msgbridge-observability', {
     gateway: TEST_GATEWAY,
     ...props,
@@ -60,9 +61,6 @@ const DASHBOARD_METRICS = [
   'ReportsDuplicate',
   'InboundMessagesStored',
   'ItemsQuarantined',
-  '4XXError',
-  '5XXError',
-  'Latency',
   // Events out
   'EventsPublished',
   'PublishFailures',
@@ -90,11 +88,19 @@ const DASHBOARD_METRICS = [
   'AttachmentsLost',
 ];
 
+/** The front door's request metrics on the dashboard: the function URLs' (default) or the stage's. */
+const FRONT_METRICS = {
+  functionUrl: ['UrlRequestCount', 'Url4xxCount', 'Url5xxCount', 'UrlRequestLatency'],
+  restApi: ['Count', '4XXError', '5XXError', 'Latency'],
+} as const;
+
 describe('observability', () => {
   let defaults: Synthesized;
+  let restApi: Synthesized;
   let polling: Synthesized;
   beforeAll(() => {
     defaults = synth();
+    restApi = synth({ webhooks: { front: 'rest-api' } });
     polling = synth({
       gateway: { ...TEST_GATEWAY, tpsQuota: 200 },
       reportDelivery: 'both',
@@ -110,9 +116,17 @@ describe('observability', () => {
   });
 
   describe('dashboard', () => {
-    it('shows every metric of the flow', () => {
+    it('shows every metric of the flow, the requests of whichever front door is deployed', () => {
       for (const metricName of DASHBOARD_METRICS)
         expect(defaults.bodyText, metricName).toContain(`"${metricName}"`);
+      for (const metricName of FRONT_METRICS.functionUrl) {
+        expect(defaults.bodyText, metricName).toContain(`"AWS/Lambda","${metricName}"`);
+        expect(restApi.bodyText, metricName).not.toContain(`"${metricName}"`);
+      }
+      for (const metricName of FRONT_METRICS.restApi) {
+        expect(restApi.bodyText, metricName).toContain(`"AWS/ApiGateway","${metricName}"`);
+        expect(defaults.bodyText, metricName).not.toContain('"AWS/ApiGateway"');
+      }
     });
 
     it('reads the functions’ metrics from the configured namespace, per service', () => {
@@ -237,8 +251,8 @@ describe('observability', () => {
   });
 
   describe('rate alarms', () => {
-    it('alarms on the webhook stage’s 5XX share over five minutes', () => {
-      const { stack, properties, id } = defaults;
+    it('alarms on the webhook stage’s 5XX share over five minutes (REST API front)', () => {
+      const { stack, properties, id } = restApi;
       expect(properties(stack.rateAlarms.webhook5xxRate)).toMatchObject({
         Namespace: 'AWS/ApiGateway',
         MetricName: '5XXError',
@@ -255,8 +269,8 @@ describe('observability', () => {
       });
     });
 
-    it('alarms on a 4XX share sustained for three fifteen-minute periods', () => {
-      const { stack, properties } = defaults;
+    it('alarms on a 4XX share sustained for three fifteen-minute periods (REST API front)', () => {
+      const { stack, properties } = restApi;
       expect(properties(stack.rateAlarms.webhook4xxRate)).toMatchObject({
         Namespace: 'AWS/ApiGateway',
         MetricName: '4XXError',

@@ -24,7 +24,8 @@ interface Synthesized {
 }
 
 const synth = (props: Omit<MsgbridgeStackProps, 'gateway'> = {}): Synthesized => {
-  const app = new App();
+  // Templates only: the functions' code is not bundled (their bundles are tested apart).
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new MsgbridgeStack(app, 'msgbridge-security', { gateway: TEST_GATEWAY, ...props });
   const template = Template.fromStack(stack);
   const resources = template.toJSON().Resources as Record<string, Resource>;
@@ -83,7 +84,8 @@ describe('security', () => {
   beforeAll(() => {
     defaults = synth();
     withEmails = synth({ alarmEmails: ALARM_EMAILS });
-    imported = synth({ encryption: { keyArn: IMPORTED_KEY_ARN } });
+    // The REST API front here, so that its access-log group is checked too.
+    imported = synth({ encryption: { keyArn: IMPORTED_KEY_ARN }, webhooks: { front: 'rest-api' } });
   });
 
   describe('the data key', () => {
@@ -135,9 +137,9 @@ describe('security', () => {
       for (const synthesized of [defaults, imported]) {
         const logGroups = synthesized.ofType('AWS::Logs::LogGroup');
 
-        // Eight functions (poll-reports runs only when polling), the API access logs and the VPC
-        // flow logs.
-        expect(logGroups).toHaveLength(10);
+        // Eight functions (poll-reports runs only when polling) and the VPC flow logs; the REST
+        // API front (`imported`) adds its access logs, the function-URL front has none.
+        expect(logGroups).toHaveLength(synthesized === imported ? 10 : 9);
         for (const [, logGroup] of logGroups)
           expect(logGroup.Properties.KmsKeyId).toEqual(keyOf(synthesized));
       }
@@ -402,7 +404,13 @@ describe('security', () => {
         'Fn::GetAtt': [id(stack.eventPublisher.archive), 'Arn'],
       });
       expect(outputs.DataKeyArn?.Value).toEqual(keyOf(defaults));
-      for (const kept of ['WebhookStageUrl', 'EventBusName', 'SendQueueUrl', 'WebhookSecretArn'])
+      for (const kept of [
+        'ReportWebhookUrl',
+        'InboundWebhookUrl',
+        'EventBusName',
+        'SendQueueUrl',
+        'WebhookSecretArn',
+      ])
         expect(outputs[kept]).toBeDefined();
     });
   });

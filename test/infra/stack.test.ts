@@ -124,8 +124,13 @@ describe('MsgbridgeFunction', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
-      TracingConfig: { Mode: 'Active' },
-      LoggingConfig: Match.objectLike({ LogFormat: 'JSON' }),
+      // Outside a MsgbridgeStack, the default observability: pass-through, INFO and WARN.
+      TracingConfig: { Mode: 'PassThrough' },
+      LoggingConfig: Match.objectLike({
+        LogFormat: 'JSON',
+        ApplicationLogLevel: 'INFO',
+        SystemLogLevel: 'WARN',
+      }),
       // No --enable-source-maps: the map is not parsed at start.
       Environment: Match.absent(),
     });

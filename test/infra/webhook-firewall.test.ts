@@ -1,8 +1,8 @@
 /**
- * The optional web ACL in front of the webhook stage (`webhooks.firewall`): off by default; on, a
- * flood from one source is blocked by AWS WAF before it reaches the stage throttle the gateway's
- * deliveries share — by a per-source rate rule, or, when the gateway's ranges are known, by
- * allowing only them.
+ * The optional web ACL in front of the webhook stage of the REST API front (`webhooks.front:
+ * 'rest-api'`, `webhooks.firewall`): off by default; on, a flood from one source is blocked by AWS
+ * WAF before it reaches the stage throttle the gateway's deliveries share — by a per-source rate
+ * rule, or, when the gateway's ranges are known, by allowing only them.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -12,8 +12,13 @@ import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-st
 import { InvalidPropsError } from '../../lib/props-validation.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
 
+/** A stack with the REST API front: the web ACL is associated with its stage. */
 const synth = (props: Omit<MsgbridgeStackProps, 'gateway'> = {}, name = 'msgbridge-firewall') => {
-  const stack = new MsgbridgeStack(new App(), name, { gateway: TEST_GATEWAY, ...props });
+  const stack = new MsgbridgeStack(new App(), name, {
+    gateway: TEST_GATEWAY,
+    ...props,
+    webhooks: { front: 'rest-api', ...props.webhooks },
+  });
   return { stack, template: Template.fromStack(stack) };
 };
 
@@ -143,9 +148,12 @@ describe('the webhook firewall', () => {
   });
 
   it.each([
-    ['without an allowlist', { firewall: {} }],
-    ['with an allowlist', { firewall: {}, allowedSourceCidrs: ['203.0.113.0/24'] }],
-  ])('passes the AwsSolutions checks %s', (_case, webhooks) => {
+    ['without an allowlist', { front: 'rest-api', firewall: {} }],
+    [
+      'with an allowlist',
+      { front: 'rest-api', firewall: {}, allowedSourceCidrs: ['203.0.113.0/24'] },
+    ],
+  ] as const)('passes the AwsSolutions checks %s', (_case, webhooks) => {
     const app = new App();
     new MsgbridgeStack(app, 'msgbridge-nag-firewall', { gateway: TEST_GATEWAY, webhooks });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

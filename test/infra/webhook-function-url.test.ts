@@ -1,8 +1,8 @@
 /**
- * The function-URL webhook front door (`webhooks.front: 'function-url'`): each receiver gets a
- * public function URL and reserved concurrency instead of the REST API, the receivers get the
- * source allowlist and the body limit, the URL outputs point at the function URLs, and the props
- * of API Gateway are refused in one error.
+ * The function-URL webhook front door (`webhooks.front: 'function-url'`, the default): each
+ * receiver gets a public function URL and reserved concurrency instead of the REST API, the
+ * receivers get the source allowlist and the body limit, the URL outputs point at the function
+ * URLs, and the props of API Gateway are refused in one error. The REST API stays an option.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
@@ -212,9 +212,38 @@ describe('function-URL settings', () => {
     ]);
   });
 
-  it('keeps the REST API as the default, with unreserved receivers that get neither setting', () => {
+  it('names the default front when it refuses an API Gateway prop that was set without a front', () => {
+    const problems = stackProblems({ webhooks: { throttlingRateLimit: 50 } });
+
+    expect(problems).toEqual([
+      'webhooks.throttlingRateLimit cannot apply with front "function-url" (the default): it configures stage throttling (use receiverConcurrency); leave it out or set front "rest-api"',
+    ]);
+  });
+
+  it('deploys function URLs by default, with no API Gateway, reserved receivers and their body limit', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new MsgbridgeStack(app, 'msgbridge-rest-default', { gateway: TEST_GATEWAY });
+    const stack = new MsgbridgeStack(app, 'msgbridge-front-default', { gateway: TEST_GATEWAY });
+    const template = Template.fromStack(stack);
+
+    expect(stack.webhookApi.front).toBe('function-url');
+    expect(stack.webhookApi.restApi).toBeUndefined();
+    template.resourceCountIs('AWS::ApiGateway::RestApi', 0);
+    template.resourceCountIs('AWS::Lambda::Url', 2);
+    for (const fn of [stack.webhookApi.receiveReports, stack.webhookApi.receiveInbound]) {
+      const id = logicalId(stack, fn);
+      expect(template.toJSON().Resources[id].Properties.ReservedConcurrentExecutions).toBe(10);
+      expect(environmentOf(template, id)).toMatchObject({ MAX_BODY_BYTES: '6291456' });
+      expect(Object.keys(environmentOf(template, id))).not.toContain('ALLOWED_SOURCE_CIDRS');
+    }
+    expect(Object.keys(template.toJSON().Outputs)).not.toContain('WebhookStageUrl');
+  }, 300_000);
+
+  it('keeps the REST API as an option, with unreserved receivers that get neither setting', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new MsgbridgeStack(app, 'msgbridge-rest-api', {
+      gateway: TEST_GATEWAY,
+      webhooks: { front: 'rest-api' },
+    });
     const template = Template.fromStack(stack);
 
     expect(stack.webhookApi.front).toBe('rest-api');

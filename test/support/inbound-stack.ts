@@ -1,4 +1,8 @@
-/** The stack synthesized for the inbound path tests (defaults, and webhooks and publisher configured), and the helpers that read its template. */
+/**
+ * The stacks synthesized for the inbound path tests (defaults, with their function-URL front; the
+ * REST API front with its defaults; the REST API with webhooks and publisher configured), and the
+ * helpers that read their templates.
+ */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
@@ -9,6 +13,10 @@ import { logicalId } from './stack-template.ts';
 
 export let defaults: Synthesized;
 
+/** `webhooks.front: 'rest-api'` and nothing else. */
+export let restApi: Synthesized;
+
+/** The REST API front with an allowlist, throttling and stage tracing; the publisher and alarms configured. */
 export let configured: Synthesized;
 
 export interface Synthesized {
@@ -19,7 +27,8 @@ export interface Synthesized {
 }
 
 export const synth = (props: Omit<MsgbridgeStackProps, 'gateway'> = {}): Synthesized => {
-  const app = new App();
+  // Templates only: the functions' code is not bundled (their bundles are tested apart).
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const stack = new MsgbridgeStack(app, 'msgbridge-inbound', { gateway: TEST_GATEWAY, ...props });
   const template = Template.fromStack(stack);
   const id = (construct: IConstruct | undefined): string => logicalId(stack, construct);
@@ -33,12 +42,14 @@ export const environmentOf = ({ resources, id }: Synthesized, fn: IConstruct): u
   return properties?.Environment?.Variables;
 };
 
-/** Synthesizes `defaults` and `configured` once before the enclosing describe's tests. */
+/** Synthesizes `defaults`, `restApi` and `configured` once before the enclosing describe's tests. */
 export const synthInboundStacks = (): void => {
   beforeAll(() => {
     defaults = synth();
+    restApi = synth({ webhooks: { front: 'rest-api' } });
     configured = synth({
       webhooks: {
+        front: 'rest-api',
         allowedSourceCidrs: ['203.0.113.0/24', '2001:db8::/32'],
         throttlingRateLimit: 20,
         throttlingBurstLimit: 40,

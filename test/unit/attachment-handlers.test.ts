@@ -6,7 +6,9 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   createFetchAttachmentsHandler,
   createSweepHandler,
+  reportOutcomes,
 } from '../../functions/attachments/attachment-handlers.ts';
+import type { AttachmentOutcome } from '../../functions/attachments/fetch-attachments.ts';
 import { fetchAttachments } from '../../functions/attachments/fetch-attachments.ts';
 import { isAttachmentRecord } from '../../functions/attachments/stream-filter.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
@@ -192,5 +194,66 @@ describe('the handlers', () => {
     expect(w.pending.markers.size).toBe(0);
     expect(o.total('AttachmentsStored')).toBe(2);
     expect(o.total('AttachmentsLost')).toBe(1);
+  });
+});
+
+describe('what fetch-attachments logs', () => {
+  const ref = {
+    moKey: 'mo-1',
+    index: 0,
+    name: 'photo.jpg',
+    extension: 'jpg',
+    contentUrl: null,
+    receivedAt: RECEIVED_AT,
+    via: 'webhook' as const,
+  };
+  const stored = {
+    result: 'stored' as const,
+    ref,
+    source: 'content-url' as const,
+    key: 'inbound/2026/11/25/mo-1/0-photo.jpg',
+    contentType: 'image/jpeg',
+    sizeBytes: 3,
+    sha256: 'a'.repeat(64),
+    failures: [],
+    contentUrlRefused: false,
+  };
+
+  it('writes an attachment stored at the first try as a debug line, everything else at INFO or above', () => {
+    // Prepare
+    const logger = new Logger({ logLevel: 'SILENT' });
+    const levels = Object.fromEntries(
+      (['debug', 'info', 'warn', 'error'] as const).map((level) => [
+        level,
+        vi.spyOn(logger, level).mockImplementation(() => undefined),
+      ]),
+    );
+    const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
+    const outcomes: AttachmentOutcome[] = [
+      stored,
+      { result: 'skipped', ref },
+      { ...stored, failures: ['content-url: 410'], source: 'file-endpoint' },
+      {
+        result: 'pending',
+        ref,
+        attempts: 1,
+        reason: 'content-url: 503',
+        nextAttemptAt: RECEIVED_AT,
+        contentUrlRefused: false,
+      },
+      { result: 'lost', ref, attempts: 9, reason: 'file-endpoint: 404' },
+    ];
+
+    // Act
+    reportOutcomes(outcomes, { logger, metrics });
+
+    // Assess
+    const messages = (level: string) =>
+      levels[level]?.mock.calls.map(([message]) => message as string);
+    expect(messages('debug')).toEqual(['attachment stored', 'attachment already stored']);
+    expect(messages('info')).toEqual(['attachment stored']);
+    expect(levels.info?.mock.calls[0]?.[1]).toMatchObject({ failedFirst: ['content-url: 410'] });
+    expect(messages('warn')).toEqual(['attachment download failed; the sweep retries it']);
+    expect(messages('error')).toEqual(['attachment lost: the gateway no longer has it']);
   });
 });

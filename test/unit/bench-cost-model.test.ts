@@ -11,10 +11,14 @@ import {
   perContainerPeriodRequestsPerMessage,
   perGbCostPerMillion,
   perPeriodRequestsPerMessage,
+  totalsByFront,
   xrayTracesPerMessage,
   xrayTracesPerSecond,
 } from '../../bench/cost-model.ts';
-import { reconcileFixedLine } from '../../bench/end-to-end-model.ts';
+import type { Deployment } from '../../bench/deployed.ts';
+import type { PhaseFigures } from '../../bench/end-to-end-figures.ts';
+import { logBreakdown, reconcileFixedLine } from '../../bench/end-to-end-model.ts';
+import { platformLines } from '../../bench/log-meter.ts';
 import { natTraffic } from '../../bench/traffic.ts';
 
 const assume = { messagesPerSecond: 100, containerLifetimeMinutes: 15 };
@@ -62,6 +66,18 @@ describe('the cost model', () => {
     expect(costs.functionUrl).toBe(0);
   });
 
+  it('moves a total from the deployed front door to each other, its access log included', () => {
+    // Deployed: function URLs ($0); the REST API would add $3.50 of requests and $0.20 of logs.
+    const fronts = { restApi: 3.7, httpApi: 1, functionUrl: 0 };
+    const fromUrls = totalsByFront(2.1, 'functionUrl', fronts);
+    expect(fromUrls.restApi).toBeCloseTo(5.8, 10);
+    expect(fromUrls.httpApi).toBeCloseTo(3.1, 10);
+    expect(fromUrls.functionUrl).toBe(2.1);
+    const fromRest = totalsByFront(5.8, 'restApi', fronts);
+    expect(fromRest.functionUrl).toBeCloseTo(2.1, 10);
+    expect(fromRest.restApi).toBe(5.8);
+  });
+
   it('adds 26 bytes per log event and prices bytes per GB', () => {
     expect(logEventBytes(1_000, 10)).toBe(1_260);
     expect(perGbCostPerMillion(GB / 1e6, 0.5)).toBeCloseTo(0.5, 10);
@@ -100,5 +116,58 @@ describe('the cost model', () => {
       awsApis: 300 + 20 + 50_000,
       awsApisThroughGatewayEndpoints: 300 + 50_000,
     });
+  });
+
+  it('models the log lines of each function at its deployed levels, and an access log only for a REST API', () => {
+    // 10 inbound items, each one webhook (one receive-inbound invocation), no application line.
+    const idle = { invocations: 0, ms: 0 };
+    const phase = {
+      messages: 10,
+      calls: {
+        'webhooks POST /webhooks/{secret}/mo': { calls: 10, failures: 0, ms: 50, units: 10 },
+      },
+      lambda: {
+        'receive-reports': idle,
+        'receive-inbound': { invocations: 10, ms: 50 },
+        'publish-events': idle,
+        'send-messages': idle,
+        'fetch-attachments': idle,
+        'reconcile-status': idle,
+      },
+      logs: {},
+    } as unknown as PhaseFigures;
+    const deployed = (
+      front: Deployment['front'],
+      systemLogLevel: 'INFO' | 'WARN',
+      applicationLogLevel: 'INFO' | 'WARN',
+    ): Deployment => ({
+      front,
+      stageTracing: false,
+      functions: Object.fromEntries(
+        Object.keys(phase.lambda).map((name) => [
+          name,
+          { applicationLogLevel, systemLogLevel, tracing: 'PassThrough' as const },
+        ]),
+      ),
+    });
+
+    const urlsWarn = logBreakdown(phase, deployed('function-url', 'WARN', 'INFO'), assume);
+    const urlsInfo = logBreakdown(phase, deployed('function-url', 'INFO', 'INFO'), assume);
+    const restInfo = logBreakdown(phase, deployed('rest-api', 'INFO', 'INFO'), assume);
+    const noMetrics = logBreakdown(phase, deployed('function-url', 'WARN', 'WARN'), assume);
+
+    expect(urlsWarn.platformBytes).toBe(0);
+    expect(urlsInfo.platformBytes).toBe(platformLines('INFO').perInvocation);
+    expect(urlsWarn.emfBytes).toBeGreaterThan(200);
+    expect(urlsWarn.accessLogBytes).toBe(0);
+    expect(urlsWarn.restApiAccessLogBilledBytes).toBeGreaterThan(300);
+    expect(restInfo.accessLogBytes + 26).toBeCloseTo(restInfo.restApiAccessLogBilledBytes, 10);
+    expect(restInfo.billedBytesPerMessage - urlsInfo.billedBytesPerMessage).toBeCloseTo(
+      restInfo.restApiAccessLogBilledBytes,
+      10,
+    );
+    // An EMF line has no level: Lambda files it under INFO, and a WARN application level drops it.
+    expect(noMetrics.emfBytes).toBe(0);
+    expect(noMetrics.billedBytesPerMessage).toBeLessThan(urlsWarn.billedBytesPerMessage);
   });
 });

@@ -5,7 +5,7 @@ import {
   CountingLogger,
   emfLineBytes,
   LogBytes,
-  PLATFORM_LINE_BYTES,
+  platformLines,
 } from '../../bench/log-meter.ts';
 
 describe('the log meter', () => {
@@ -20,6 +20,17 @@ describe('the log meter', () => {
     expect(counted?.lines).toBe(2);
     // Each line carries the context fields injectLambdaContext adds (the function ARN alone is ~90 B).
     expect(counted?.bytes).toBeGreaterThan(2 * 300);
+  });
+
+  it('counts only the lines the deployed application log level lets through', () => {
+    const tally = new LogBytes();
+    const logger = new CountingLogger(tally, 'receive-inbound', 256, {}, 'WARN');
+    logger.debug('webhook body stored');
+    logger.info('also dropped');
+    logger.warn('webhook path secret did not match');
+    logger.createChild({ serviceName: 'receive-inbound' }).error('store failed');
+
+    expect(tally.snapshot()['receive-inbound']?.lines).toBe(2);
   });
 
   it('renders the access-log format of lib/webhook-api.ts for a request', () => {
@@ -47,9 +58,21 @@ describe('the log meter', () => {
     );
   });
 
-  it('models the platform and EMF lines at their rendered size', () => {
-    expect(PLATFORM_LINE_BYTES.perInvocation).toBeGreaterThan(300);
-    expect(PLATFORM_LINE_BYTES.perColdStart).toBeGreaterThan(200);
+  it('models the platform lines of each system log level, and the EMF lines, at their rendered size', () => {
+    const info = platformLines('INFO');
+    expect(info.linesPerInvocation).toBe(2);
+    expect(info.perInvocation).toBeGreaterThan(300);
+    expect(info.perColdStart).toBeGreaterThan(200);
+    // WARN: a successful invocation and a successful cold start write no platform line.
+    expect(platformLines('WARN')).toEqual({
+      linesPerInvocation: 0,
+      perInvocation: 0,
+      linesPerColdStart: 0,
+      perColdStart: 0,
+    });
+    const debug = platformLines('DEBUG');
+    expect(debug.linesPerInvocation).toBe(3);
+    expect(debug.perInvocation).toBeGreaterThan(info.perInvocation + 150);
     expect(emfLineBytes('msgbridge', ['A', 'B'])).toBeGreaterThan(emfLineBytes('msgbridge', ['A']));
   });
 });

@@ -43,6 +43,7 @@ describe('the benchmark summary', () => {
       inboundCostPerMillionUsdWithFixedEgress: null,
       inboundCostPerMillionUsdByFront: null,
       outboundCostPerMillionUsdByFront: null,
+      inboundPlainCostPerMillionUsd: null,
     });
   });
 
@@ -63,6 +64,7 @@ describe('the benchmark summary', () => {
           costPerMillionUsdWithFixedEgress: 9.64,
           costPerMillionUsdByFront: { restApi: 9.2, httpApi: 6.58, functionUrl: 5.53 },
         },
+        inboundPlain: { costPerMillionUsd: 4.1 },
       },
       'end-to-end-single': { outbound: { costPerMillionUsd: 9.1 } },
       'end-to-end-accepted': {
@@ -87,6 +89,7 @@ describe('the benchmark summary', () => {
       outboundCostPerMillionUsdWithFixedEgress: 7.69,
       inboundCostPerMillionUsdWithFixedEgress: 9.64,
       inboundCostPerMillionUsdByFront: { restApi: 9.2, httpApi: 6.58, functionUrl: 5.53 },
+      inboundPlainCostPerMillionUsd: 4.1,
     });
     expect(summary.writeUnitsPerRecipientWithAcceptedEvents).toBeCloseTo(2.31, 10);
   });
@@ -98,5 +101,6 @@ describe('the benchmark summary', () => {
     expect(summary.outboundCostPerMillionUsd).toBeNull();
     expect(summary.writeUnitsPerRecipient).toBeNull();
     expect(summary.maxBundleKiB).toBeNull();
+    expect(summary.inboundPlainCostPerMillionUsd).toBeNull();
   });
 });

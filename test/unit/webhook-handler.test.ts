@@ -16,7 +16,7 @@ import { RECEIVE_SETTINGS } from '../support/webhook-receive-settings.ts';
 
 const SECRET = { current: 'current-secret-0123456789', previous: 'previous-secret-0123456789' };
 
-const setup = (kind: WebhookKind) => {
+const setup = (kind: WebhookKind, logger = new Logger({ logLevel: 'SILENT' })) => {
   const store = new FakeEventStore();
   const payloads = new MemoryPayloadStore();
   const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
@@ -24,10 +24,26 @@ const setup = (kind: WebhookKind) => {
     kind,
     secret: async () => SECRET,
     receive: { store, payloads, ...RECEIVE_SETTINGS },
-    logger: new Logger({ logLevel: 'SILENT' }),
+    logger,
     metrics,
   });
   return { store, payloads, handler, metrics };
+};
+
+/** The JSON lines Powertools' logger writes (stdout, and stderr for warnings and errors), in order. */
+const captureLogLines = () => {
+  const writes: string[] = [];
+  for (const stream of [process.stdout, process.stderr])
+    vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      writes.push(String(chunk));
+      return true;
+    });
+  return () =>
+    writes
+      .join('')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => JSON.parse(line) as { level: string; message: string; moKeys?: string[] });
 };
 
 const event = (secret: string | undefined, body: string | null, isBase64Encoded = false) =>
@@ -181,6 +197,51 @@ describe('the path secret', () => {
 
     vi.stubEnv('WEBHOOK_SECRET', '');
     expect(() => webhookSecretFromEnvironment()).toThrow(/WEBHOOK_SECRET_ARN/);
+  });
+});
+
+describe('what a receiver logs', () => {
+  it('writes nothing at INFO for a body stored whole, the same body as a debug line at DEBUG', async () => {
+    // Prepare
+    const lines = captureLogLines();
+    const atInfo = setup('mo', new Logger({ serviceName: 'receive-inbound', logLevel: 'INFO' }));
+    const atDebug = setup('mo', new Logger({ serviceName: 'receive-inbound', logLevel: 'DEBUG' }));
+    const body = JSON.stringify(moBody(1));
+
+    // Act
+    const answer = await atInfo.handler(event(SECRET.current, body));
+    const written = lines().length;
+    await atDebug.handler(event(SECRET.current, body));
+
+    // Assess
+    expect(answer.statusCode).toBe(200);
+    expect(written).toBe(0);
+    const [stored, ...others] = lines();
+    expect(others).toEqual([]);
+    expect(stored).toMatchObject({ level: 'DEBUG', message: 'webhook body stored' });
+    expect(stored?.moKeys).toHaveLength(1);
+  });
+
+  it('warns or errs at INFO for what an operator acts on: a quarantined body, a refused request, a failed write', async () => {
+    // Prepare
+    const lines = captureLogLines();
+    const { handler, store } = setup(
+      'report',
+      new Logger({ serviceName: 'receive-reports', logLevel: 'INFO' }),
+    );
+
+    // Act
+    await handler(event(SECRET.current, 'not json'));
+    await handler(event('wrong-secret-0123456789', JSON.stringify(reportBody(1))));
+    store.failNext(1);
+    await handler(event(SECRET.current, JSON.stringify(reportBody(1))));
+
+    // Assess
+    expect(lines().map(({ level, message }) => [level, message])).toEqual([
+      ['WARN', 'webhook body stored with quarantined parts'],
+      ['WARN', 'webhook path secret did not match'],
+      ['ERROR', 'webhook body not fully stored; asking for redelivery'],
+    ]);
   });
 });
 

@@ -1,13 +1,16 @@
-import type { Readable } from 'node:stream';
-import { CopyObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { Readable } from 'node:stream';
+import { CopyObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { deleteObject, getText, listKeys, s3Client } from '../../commons/clients/s3.ts';
 import { type ObjectStorage, type PutOptions, SourceStreamError } from '../fetch-attachments.ts';
-import { type Measurement, measureStream } from '../measured-stream.ts';
+import { type MeasuredStream, type Measurement, measureStream } from '../measured-stream.ts';
 
 export interface S3ObjectStorageOptions {
   readonly client?: S3Client;
-  /** Bytes per multipart part. @default 5 MiB (S3's minimum) */
+  /**
+   * Bytes per multipart part, and the largest attachment stored with one `PutObject`.
+   * @default 5 MiB (S3's minimum part size)
+   */
   readonly partSizeBytes?: number;
   /** Parts uploaded at once. Memory is about (queueSize + 2) × partSize. @default 1 */
   readonly queueSize?: number;
@@ -18,10 +21,19 @@ const MiB = 1024 * 1024;
 const COPY_OBJECT_MAX_BYTES = 5 * 1024 * MiB;
 
 /**
- * Attachments in S3, streamed: the body goes through a hashing counter into a multipart upload
- * (`@aws-sdk/lib-storage`), so memory holds a few parts, never the file. The size and SHA-256
- * are known only at the end, so they reach the object's metadata (`sha256`, `size-bytes`) by one
- * copy of the object onto itself afterwards. Encryption is the bucket's default.
+ * Attachments in S3, measured on the way in (size and SHA-256, `measured-stream.ts`), each object
+ * carrying both in its metadata (`sha256`, `size-bytes`). Encryption is the bucket's default.
+ *
+ * An attachment that ends within one part (5 MiB; an MMS attachment is a few hundred KB) is held
+ * in memory — as much as the multipart upload would buffer for its first part anyway — and stored
+ * with ONE `PutObject` that carries its metadata and its SHA-256 as the checksum, so S3 refuses
+ * the upload unless it received exactly the bytes that were measured. A larger one streams into a
+ * multipart upload (`@aws-sdk/lib-storage`), so memory holds a few parts, never the file; its size
+ * and SHA-256 are known only at the end, so they reach its metadata by one copy of the object onto
+ * itself afterwards, as every attachment's did before.
+ *
+ * Either way the key is the attachment's own (`objectKey`), so a retry writes the same bytes to the
+ * same key, and the caller records the attachment only after `put` has resolved.
  */
 export class S3ObjectStorage implements ObjectStorage {
   private readonly client: S3Client;
@@ -45,12 +57,28 @@ export class S3ObjectStorage implements ObjectStorage {
   ): Promise<Measurement> {
     const measured = measureStream(body, options.expectedBytes);
     const metadata = { ...options.metadata };
+    const head = await sourced(measured, () => readHead(measured.stream, this.partSize));
+    if (head.ended) {
+      const measurement = measured.stream.measurement();
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: Buffer.concat(head.chunks),
+          ContentType: contentType,
+          ChecksumSHA256: Buffer.from(measurement.sha256, 'hex').toString('base64'),
+          Metadata: { ...metadata, ...measurementMetadata(measurement) },
+        }),
+      );
+      return measurement;
+    }
+
     const upload = new Upload({
       client: this.client,
       params: {
         Bucket: this.bucket,
         Key: key,
-        Body: measured.stream,
+        Body: Readable.from(rejoined(head.chunks, measured.stream)),
         ContentType: contentType,
         Metadata: metadata,
       },
@@ -59,13 +87,7 @@ export class S3ObjectStorage implements ObjectStorage {
       // A failed multipart upload is aborted, so no invisible parts are billed.
       leavePartsOnError: false,
     });
-    try {
-      await upload.done();
-    } catch (error) {
-      const failure = measured.sourceFailure();
-      if (failure) throw new SourceStreamError(failure.message, { cause: failure });
-      throw error;
-    }
+    await sourced(measured, () => upload.done());
     const measurement = measured.stream.measurement();
     if (measurement.sizeBytes <= COPY_OBJECT_MAX_BYTES) {
       await this.client.send(
@@ -75,11 +97,7 @@ export class S3ObjectStorage implements ObjectStorage {
           CopySource: `${this.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`,
           MetadataDirective: 'REPLACE',
           ContentType: contentType,
-          Metadata: {
-            ...metadata,
-            sha256: measurement.sha256,
-            'size-bytes': String(measurement.sizeBytes),
-          },
+          Metadata: { ...metadata, ...measurementMetadata(measurement) },
         }),
       );
     }
@@ -100,4 +118,60 @@ export class S3ObjectStorage implements ObjectStorage {
   delete(key: string): Promise<void> {
     return deleteObject(this.client, this.bucket, key);
   }
+}
+
+const measurementMetadata = (measurement: Measurement): Record<string, string> => ({
+  sha256: measurement.sha256,
+  'size-bytes': String(measurement.sizeBytes),
+});
+
+/** Runs `step`; a failure of the download itself becomes a {@link SourceStreamError}. */
+const sourced = async <T>(measured: MeasuredStream, step: () => Promise<T>): Promise<T> => {
+  try {
+    return await step();
+  } catch (error) {
+    const failure = measured.sourceFailure();
+    if (failure) throw new SourceStreamError(failure.message, { cause: failure });
+    throw error;
+  }
+};
+
+interface Head {
+  readonly chunks: Buffer[];
+  /** The stream ended within the limit: `chunks` are all of it. */
+  readonly ended: boolean;
+}
+
+/**
+ * Reads `stream` until it ends or more than `limit` bytes have come; in the second case the stream
+ * is left paused, the rest unread.
+ */
+const readHead = (stream: Readable, limit: number): Promise<Head> =>
+  new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    const settle = (outcome: () => void) => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      bytes += chunk.length;
+      if (bytes <= limit) return;
+      stream.pause();
+      settle(() => resolve({ chunks, ended: false }));
+    };
+    const onEnd = () => settle(() => resolve({ chunks, ended: true }));
+    const onError = (error: Error) => settle(() => reject(error));
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+  });
+
+/** The chunks already read, then the rest of the stream. */
+async function* rejoined(head: readonly Buffer[], rest: Readable): AsyncGenerator<Buffer> {
+  yield* head;
+  for await (const chunk of rest) yield chunk as Buffer;
 }
