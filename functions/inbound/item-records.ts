@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { classifyCode } from '../commons/gateway/errors.ts';
-// The two modules themselves, not the schemas' index: the index also holds the send schemas,
-// whose CP949 rules would bring iconv-lite's tables into the receivers' bundles.
+// The item modules themselves, not the schemas' index or `reports.ts`: those also build the send,
+// poll and status-query schemas, which a receiver never reads (docs/performance.md, `cold-start`).
 import { MoItemSchema } from '../commons/gateway/schemas/mo.ts';
-import { ReportItemSchema } from '../commons/gateway/schemas/reports.ts';
+import { ReportItemSchema } from '../commons/gateway/schemas/report-items.ts';
 import type {
   EventTypeName,
   FailureCategory,

@@ -1,5 +1,25 @@
 import * as z from 'zod';
 import { parseGatewayDateTime } from '../../../../protocol/kst.ts';
+import {
+  codeAndMessageShape,
+  envelopeSchema,
+  fieldsOf,
+  GatewayCodeSchema,
+  GatewayEnvelopeSchema,
+  GatewayIdSchema,
+  LenientBooleanSchema,
+  LenientCountSchema,
+  listOrEmpty,
+  NullableStringSchema,
+  NumericSchema,
+  nullableStrings,
+  nullishCounts,
+  nullishIds,
+  oneOrMany,
+  presentListOrEmpty,
+  SUCCESS_CODE,
+  UserCustomFieldsSchema,
+} from './lenient.ts';
 
 /*
  * Building blocks shared by every gateway schema (spec 01 §2).
@@ -21,12 +41,6 @@ export type YesNo = z.infer<typeof YesNoSchema>;
 
 export const CLI_KEY_PATTERN = /^[a-zA-Z0-9\-_.@]{1,30}$/;
 export const PHONE_PATTERN = /^[0-9-]{1,20}$/;
-
-/** Fields that all read with one schema, each made afresh by `make`: spread into an object. */
-const fieldsOf =
-  <S extends z.ZodType>(make: () => S) =>
-  <const K extends string>(...names: K[]): { [P in K]: S } =>
-    Object.fromEntries(names.map((name) => [name, make()])) as { [P in K]: S };
 
 /** Optional request texts that may not be empty when given. */
 export const optionalTexts = fieldsOf(() => z.string().min(1).optional());
@@ -170,10 +184,6 @@ export const senderFieldsShape = {
 /** Variable values for `#{name}` / `{{name}}` in the message text. */
 export const MergeDataSchema = z.record(z.string(), z.string());
 export type MergeData = z.infer<typeof MergeDataSchema>;
-
-/** Echoed back in webhook reports when the console option is on. */
-export const UserCustomFieldsSchema = z.record(z.string(), z.unknown());
-export type UserCustomFields = z.infer<typeof UserCustomFieldsSchema>;
 
 /** One recipient of an SMS, MMS, RCS, messenger or brand send (push has its own). */
 export const RecvInfoSchema = z.strictObject({
@@ -352,109 +362,29 @@ export type RcsButton = z.infer<typeof RcsButtonSchema>;
 export const MAX_RCS_BUTTONS = 4;
 
 // ---------------------------------------------------------------------------------------------
-// Response primitives (lenient; gateway field notes)
+// Response primitives (lenient; gateway field notes): in `lenient.ts`, re-exported here
 // ---------------------------------------------------------------------------------------------
 
-export const SUCCESS_CODE = '10000';
-
-/** Result codes are strings (`"10000"`); a numeric code is tolerated and turned into one. */
-export const GatewayCodeSchema = z.union([z.string(), z.number()]).transform(String);
-
-/** Identifiers the gateway writes as a number or a string; kept as a string. */
-export const GatewayIdSchema = z.union([z.string(), z.number()]).transform(String);
-
-/** Counts, sizes and averages arrive as numbers or numeric strings; always read as a number. */
-export const NumericSchema = z.union([
-  z.number(),
-  z
-    .string()
-    .trim()
-    .regex(/^-?\d+(?:\.\d+)?$/, 'expected a number or a numeric string')
-    .transform(Number),
-]);
-
-/**
- * A count or size that may be missing, `null`, a number, a numeric string, or an empty (or
- * blank) string, which is how the gateway writes "not given" in a field it otherwise writes as a
- * string: read as `null`, so that one unfilled size does not fail the item that carries it. Any
- * other text is still refused.
- */
-export const LenientCountSchema = z
-  .union([
-    NumericSchema,
-    z
-      .string()
-      .regex(/^\s*$/, 'expected a number or a numeric string')
-      .transform(() => null),
-  ])
-  .nullish();
-
-/** `Y`/`N`, `true`/`false` or a boolean, read as a boolean. */
-export const LenientBooleanSchema = z
-  .union([z.boolean(), z.enum(['true', 'false', 'Y', 'N', 'y', 'n'])])
-  .transform((value) => value === true || value === 'true' || value === 'Y' || value === 'y');
-
-/** An optional string the gateway may also write as `null` (for example `moTitle`). */
-export const NullableStringSchema = z.string().nullish();
-
-/** A list that may be `null` or missing: both read as `[]`. */
-export const listOrEmpty = <T extends z.ZodType>(item: T) =>
-  z
-    .array(item)
-    .nullish()
-    .transform((list) => list ?? []);
-
-/**
- * A list that must be present but may be `null` (read as `[]`). Used where a missing list means
- * the body is not the shape we think it is, so it must fail instead of reading as "nothing".
- */
-export const presentListOrEmpty = <T extends z.ZodType>(item: T) =>
-  z
-    .array(item)
-    .nullable()
-    .transform((list) => list ?? []);
-
-/**
- * A list the spec leaves open to being one object: both a list and one object read as a list,
- * and `null` or a missing value as `[]`.
- */
-export const oneOrMany = <T extends z.ZodType>(item: T) =>
-  z
-    .union([z.array(item), item])
-    .nullish()
-    .transform((value): z.output<T>[] => {
-      if (value === null || value === undefined) return [];
-      return Array.isArray(value) ? value : [value];
-    });
-
-/** Text fields of a response, each optional and possibly `null`: spread into a `looseObject`. */
-export const nullableStrings = fieldsOf(() => NullableStringSchema);
-/** Identifier fields of a response, each kept as a string and possibly `null` or missing. */
-export const nullishIds = fieldsOf(() => GatewayIdSchema.nullish());
-/** Count fields of a response, each read as a number and possibly `null` or missing. */
-export const nullishCounts = fieldsOf(() => NumericSchema.nullish());
-
-/** A result `code` and its `message`, a missing or `null` message read as `''`. */
-export const codeAndMessageShape = {
-  code: GatewayCodeSchema,
-  message: z
-    .string()
-    .nullish()
-    .transform((message) => message ?? ''),
+export type { GatewayEnvelope, UserCustomFields } from './lenient.ts';
+export {
+  codeAndMessageShape,
+  envelopeSchema,
+  GatewayCodeSchema,
+  GatewayEnvelopeSchema,
+  GatewayIdSchema,
+  LenientBooleanSchema,
+  LenientCountSchema,
+  listOrEmpty,
+  NullableStringSchema,
+  NumericSchema,
+  nullableStrings,
+  nullishCounts,
+  nullishIds,
+  oneOrMany,
+  presentListOrEmpty,
+  SUCCESS_CODE,
+  UserCustomFieldsSchema,
 };
-
-/**
- * The response envelope `{code, message, data?}` (spec 01 §2). Unknown top-level fields are
- * kept. `data` is validated as given: use it on success bodies, or read
- * {@link GatewayEnvelopeSchema} first, since an error body's `data` can have any shape
- * (`21399` nests another code in it).
- */
-export const envelopeSchema = <T extends z.ZodType>(dataSchema: T) =>
-  z.looseObject({ ...codeAndMessageShape, data: dataSchema.optional() });
-
-/** The envelope with `data` unchecked: the first read of any gateway answer. */
-export const GatewayEnvelopeSchema = envelopeSchema(z.unknown());
-export type GatewayEnvelope = z.infer<typeof GatewayEnvelopeSchema>;
 
 /**
  * One recipient's result of an immediate send. The top-level `"10000"` only means the request

@@ -5,7 +5,7 @@ import {
   NullableStringSchema,
   nullableStrings,
   presentListOrEmpty,
-} from './common.ts';
+} from './lenient.ts';
 
 /*
  * Inbound (MO) messages: query (spec 01 §4.14) and webhook (§6). Lenient on purpose: production

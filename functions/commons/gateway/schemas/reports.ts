@@ -2,15 +2,14 @@ import * as z from 'zod';
 import {
   CliKeySchema,
   GatewayCodeSchema,
-  LenientBooleanSchema,
   LenientCountSchema,
   LocalDateSchema,
   listOrEmpty,
   NullableStringSchema,
   nullableStrings,
   presentListOrEmpty,
-  UserCustomFieldsSchema,
 } from './common.ts';
+import { FbReasonSchema, ReportItemSchema } from './report-items.ts';
 
 /*
  * Delivery reports: polling (spec 01 §4.11, §4.12), status query (§4.13) and the report webhook
@@ -19,32 +18,12 @@ import {
  * Date-times stay the gateway's raw strings; `parseGatewayDateTime` converts them.
  */
 
-/** Why the first channel failed before the fallback. */
-export const FbReasonSchema = z.looseObject({
-  ch: NullableStringSchema,
-  fbResultCode: GatewayCodeSchema.nullish(),
-  ...nullableStrings('fbResultDesc', 'telco'),
-});
-export type FbReason = z.infer<typeof FbReasonSchema>;
-
-/**
- * One delivery result. `ch` is the channel that finally delivered and `productCode` the billed
- * product; `fbReasonLst` may be `null` or missing (read as `[]`). The webhook-only fields
- * (`rptRegDt`, `phone`, `isBi`, `userCustomFields`, `recvDt`) are optional.
- */
-export const ReportItemSchema = z.looseObject({
-  msgKey: z.string(),
-  cliKey: z.string(),
-  ch: NullableStringSchema,
-  resultCode: GatewayCodeSchema,
-  resultCodeDesc: NullableStringSchema,
-  fbReasonLst: listOrEmpty(FbReasonSchema),
-  ...nullableStrings('telco', 'rptDt', 'rptRegDt', 'productCode', 'phone'),
-  isBi: LenientBooleanSchema.nullish(),
-  userCustomFields: UserCustomFieldsSchema.nullish(),
-  recvDt: NullableStringSchema,
-});
-export type ReportItem = z.infer<typeof ReportItemSchema>;
+export {
+  type FbReason,
+  FbReasonSchema,
+  type ReportItem,
+  ReportItemSchema,
+} from './report-items.ts';
 
 /** `rptCnt` as sent (number or numeric string), or the list's length when it is missing. */
 const withReportCount = <T extends { rptCnt?: number | null | undefined; rptLst: unknown[] }>(
