@@ -1,7 +1,10 @@
 /**
  * Scenario `cold-start`: for every Lambda entry in `functions/*.ts`, the deployed bundle's size and
- * the median time a fresh `node` takes to import it (7 runs), each as a ratio to an empty handler
- * bundled the same way — ratios, because the machine's speed cancels out of them.
+ * the median time a fresh `node` takes to import it (11 runs), each as a ratio to an empty handler
+ * bundled the same way — ratios, because the machine's speed cancels out of them. The imports run
+ * in rounds, one of every bundle (the empty handler's included) per round, so that a busy moment
+ * of a shared machine falls on all of them alike; besides the wall time, the CPU time of each
+ * import (`process.cpuUsage()`, less disturbed by other processes) is kept as a second ratio.
  *
  * Bundled with `LAMBDA_BUNDLING` (`lib/bundling.ts`), the settings the stack deploys with (ESM,
  * minified, the SDK bundled, an external source map that is not loaded, the `createRequire`
@@ -19,7 +22,7 @@ import { LAMBDA_BUNDLING } from '../lib/bundling.ts';
 import { median, ratio, round, type ScenarioResult } from './report.ts';
 
 const root = join(import.meta.dirname, '..');
-const IMPORT_RUNS = 7;
+const IMPORT_RUNS = 11;
 
 const ACCOUNT = '123456789012';
 const GATEWAY = {
@@ -105,32 +108,49 @@ const bundle = async (entry: string, outfile: string, sdkExternal = false): Prom
   return statSync(outfile).size;
 };
 
-/** Median time, in a fresh `node` each run, from before the import to after it. */
-const importMs = (file: string, environment: Record<string, string>): number => {
-  const times: number[] = [];
-  for (let run = 0; run < IMPORT_RUNS; run++) {
-    const result = spawnSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `const t=performance.now();await import(${JSON.stringify(file)});console.log(performance.now()-t)`,
-      ],
-      {
-        env: { PATH: process.env.PATH ?? '', ...COMMON_ENVIRONMENT, ...environment },
-        encoding: 'utf8',
-      },
-    );
-    if (result.status !== 0) {
-      // The bundle's own source line is in the trace too; the error lines are what tell.
-      const errors = result.stderr.split('\n').filter((line) => /^\w*Error\b/.test(line));
-      throw new Error(
-        `importing ${file} failed: ${errors.join('; ') || result.stderr.slice(-500)}`,
-      );
-    }
-    times.push(Number(result.stdout.trim().split('\n').at(-1)));
+/** One import in a fresh `node`: wall and CPU time from before the import to after it, in ms. */
+const importOnce = (
+  file: string,
+  environment: Record<string, string>,
+): { wall: number; cpu: number } => {
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const c=process.cpuUsage();const t=performance.now();await import(${JSON.stringify(file)});const w=performance.now()-t;const u=process.cpuUsage(c);console.log(w+' '+(u.user+u.system)/1000)`,
+    ],
+    {
+      env: { PATH: process.env.PATH ?? '', ...COMMON_ENVIRONMENT, ...environment },
+      encoding: 'utf8',
+    },
+  );
+  if (result.status !== 0) {
+    // The bundle's own source line is in the trace too; the error lines are what tell.
+    const errors = result.stderr.split('\n').filter((line) => /^\w*Error\b/.test(line));
+    throw new Error(`importing ${file} failed: ${errors.join('; ') || result.stderr.slice(-500)}`);
   }
-  return median(times);
+  const [wall = Number.NaN, cpu = Number.NaN] = (result.stdout.trim().split('\n').at(-1) ?? '')
+    .split(' ')
+    .map(Number);
+  return { wall, cpu };
+};
+
+/**
+ * Median wall and CPU time of importing each bundle, `IMPORT_RUNS` rounds of one import of every
+ * bundle each, in a fresh `node` every time.
+ */
+const importTimes = (
+  bundles: readonly { readonly file: string; readonly environment: Record<string, string> }[],
+): { wall: number; cpu: number }[] => {
+  const times = bundles.map(() => ({ wall: [] as number[], cpu: [] as number[] }));
+  for (let run = 0; run < IMPORT_RUNS; run++)
+    bundles.forEach(({ file, environment }, index) => {
+      const { wall, cpu } = importOnce(file, environment);
+      times[index]?.wall.push(wall);
+      times[index]?.cpu.push(cpu);
+    });
+  return times.map(({ wall, cpu }) => ({ wall: median(wall), cpu: median(cpu) }));
 };
 
 /** The Lambda entries: every `functions/*.ts` file (the use cases live in sub-directories). */
@@ -149,34 +169,59 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
     const emptyEntry = join(dir, 'empty.ts');
     writeFileSync(emptyEntry, 'export const handler = async () => ({ statusCode: 200 });\n');
     const emptyBytes = await bundle(emptyEntry, join(dir, 'empty.mjs'));
-    const emptyImportMs = importMs(join(dir, 'empty.mjs'), {});
+    const deployed: { name: string; file: string; bytes: number }[] = [];
+    for (const name of entries()) {
+      if (ENVIRONMENT[name] === undefined)
+        throw new Error(`cold-start: no environment listed for functions/${name}.ts`);
+      const file = join(dir, `${name}.mjs`);
+      deployed.push({
+        name,
+        file,
+        bytes: await bundle(join(root, 'functions', `${name}.ts`), file),
+      });
+    }
+    const external: { name: string; file: string; bytes: number }[] = [];
+    for (const name of SDK_EXTERNAL_COMPARED) {
+      const file = join(dir, `${name}.sdk-external.mjs`);
+      external.push({
+        name,
+        file,
+        bytes: await bundle(join(root, 'functions', `${name}.ts`), file, true),
+      });
+    }
+    const [empty = { wall: Number.NaN, cpu: Number.NaN }, ...times] = importTimes([
+      { file: join(dir, 'empty.mjs'), environment: {} },
+      ...[...deployed, ...external].map(({ name, file }) => ({
+        file,
+        environment: ENVIRONMENT[name] ?? {},
+      })),
+    ]);
+    const emptyImportMs = empty.wall;
     const lambdas: Record<
       string,
-      { bytes: number; bytesRatio: number; importMs: number; importRatio: number }
+      {
+        bytes: number;
+        bytesRatio: number;
+        importMs: number;
+        importRatio: number;
+        cpuImportRatio: number;
+      }
     > = {};
-    for (const name of entries()) {
-      const environment = ENVIRONMENT[name];
-      if (environment === undefined)
-        throw new Error(`cold-start: no environment listed for functions/${name}.ts`);
-      const outfile = join(dir, `${name}.mjs`);
-      const bytes = await bundle(join(root, 'functions', `${name}.ts`), outfile);
-      const ms = importMs(outfile, environment);
+    deployed.forEach(({ name, bytes }, index) => {
+      const time = times[index] ?? { wall: Number.NaN, cpu: Number.NaN };
       lambdas[name] = {
         bytes,
         bytesRatio: ratio(bytes, emptyBytes, 0),
-        importMs: round(ms, 1),
-        importRatio: ratio(ms, emptyImportMs, 1),
+        importMs: round(time.wall, 1),
+        importRatio: ratio(time.wall, emptyImportMs, 1),
+        cpuImportRatio: ratio(time.cpu, empty.cpu, 1),
       };
-    }
+    });
     const sdkExternal: Record<string, { bytes: number; importRatio: number }> = {};
-    for (const name of SDK_EXTERNAL_COMPARED) {
-      const outfile = join(dir, `${name}.sdk-external.mjs`);
-      const bytes = await bundle(join(root, 'functions', `${name}.ts`), outfile, true);
-      sdkExternal[name] = {
-        bytes,
-        importRatio: ratio(importMs(outfile, ENVIRONMENT[name] ?? {}), emptyImportMs, 1),
-      };
-    }
+    external.forEach(({ name, bytes }, index) => {
+      const time = times[deployed.length + index] ?? { wall: Number.NaN, cpu: Number.NaN };
+      sdkExternal[name] = { bytes, importRatio: ratio(time.wall, emptyImportMs, 1) };
+    });
     const of = (receivers: boolean) =>
       Object.entries(lambdas).filter(([name]) => RECEIVERS.has(name) === receivers);
     const maxOf = (rows: [string, { bytes: number; importRatio: number }][], bytes: boolean) =>
@@ -185,7 +230,11 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
       figures: {
         target: 'node20',
         importRuns: IMPORT_RUNS,
-        emptyHandler: { bytes: emptyBytes, importMs: round(emptyImportMs, 2) },
+        emptyHandler: {
+          bytes: emptyBytes,
+          importMs: round(emptyImportMs, 2),
+          importCpuMs: round(empty.cpu, 2),
+        },
         lambdas,
         sdkExternal,
         maxImportRatioReceivers: maxOf(of(true), false),
@@ -195,14 +244,22 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
       },
       tables: [
         {
-          title: `cold-start: bundle size and import time as ratios to an empty handler (${emptyBytes} B, ${round(emptyImportMs, 1)} ms; median of ${IMPORT_RUNS})`,
-          columns: ['function', 'bundle KiB', 'bytes ratio', 'import ms', 'import ratio'],
+          title: `cold-start: bundle size and import time as ratios to an empty handler (${emptyBytes} B, ${round(emptyImportMs, 1)} ms wall, ${round(empty.cpu, 1)} ms CPU; medians of ${IMPORT_RUNS} interleaved rounds)`,
+          columns: [
+            'function',
+            'bundle KiB',
+            'bytes ratio',
+            'import ms',
+            'import ratio',
+            'CPU ratio',
+          ],
           rows: Object.entries(lambdas).map(([name, l]) => [
             name,
             round(l.bytes / 1024, 0),
             l.bytesRatio,
             l.importMs,
             l.importRatio,
+            l.cpuImportRatio,
           ]),
         },
         {
