@@ -187,4 +187,3 @@ export const natBytes = (requestBytes: number, responseBytes: number): number =>
   };
   return direction(requestBytes) + direction(responseBytes);
 };
-

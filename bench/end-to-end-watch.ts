@@ -64,9 +64,12 @@ export class EventWatch {
 export class SendBatches {
   private readonly batches: Array<{ startedAt: number; endedAt: number }> = [];
   private readonly byHandle = new Map<string, { startedAt: number; endedAt: number }>();
+  /** The send queue: the other queues' calls (reconcile-status' report checks) are not batches. */
+  queueUrl: string | undefined;
 
   readonly observe = (call: CallObservation): void => {
     if (call.service !== 'SQS') return;
+    if (this.queueUrl !== undefined && call.input.QueueUrl !== this.queueUrl) return;
     if (call.operation === 'ReceiveMessage') {
       const messages = (call.output?.Messages ?? []) as Array<{ ReceiptHandle?: string }>;
       if (messages.length === 0) return;
@@ -76,8 +79,16 @@ export class SendBatches {
         if (message.ReceiptHandle) this.byHandle.set(message.ReceiptHandle, batch);
       return;
     }
-    if (call.operation === 'DeleteMessage' || call.operation === 'ChangeMessageVisibility') {
-      const batch = this.byHandle.get(String(call.input.ReceiptHandle));
+    const handles =
+      call.operation === 'DeleteMessageBatch'
+        ? ((call.input.Entries ?? []) as Array<{ ReceiptHandle?: string }>).map((entry) =>
+            String(entry.ReceiptHandle),
+          )
+        : call.operation === 'DeleteMessage' || call.operation === 'ChangeMessageVisibility'
+          ? [String(call.input.ReceiptHandle)]
+          : [];
+    for (const handle of handles) {
+      const batch = this.byHandle.get(handle);
       if (batch) batch.endedAt = Math.max(batch.endedAt, call.endedAt);
     }
   };

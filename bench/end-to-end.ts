@@ -221,6 +221,7 @@ export const runEndToEnd = async (
       },
     });
     const b = bridge;
+    sendBatches.queueUrl = b.urls.sendQueue;
     const jobsStartedAt = performance.now();
     // The local stream poller's checkpoints stand in for the event source mapping's own
     // bookkeeping, which Lambda does not bill: counted apart, never priced.

@@ -244,8 +244,17 @@ export const injectSqsFaults = (client: SQSClient, plan: FaultPlan, timeScale = 
           input.VisibilityTimeout = Math.max(1, Math.round(input.VisibilityTimeout * timeScale));
         }
       }
+      // A delete whose answer was lost after SQS dropped it on the way: the message stays.
       if (context.commandName === 'DeleteMessageCommand' && plan.draw('sqs.lostDelete')) {
         return { output: { $metadata: {} }, response: {} } as never;
+      }
+      if (context.commandName === 'DeleteMessageBatchCommand' && plan.draw('sqs.lostDelete')) {
+        const input = args.input as { Entries?: Array<{ Id?: string }> };
+        const successful = (input.Entries ?? []).map((entry) => ({ Id: entry.Id }));
+        return {
+          output: { $metadata: {}, Successful: successful, Failed: [] },
+          response: {},
+        } as never;
       }
       const result = await next(args);
       if (context.commandName === 'ReceiveMessageCommand') {
