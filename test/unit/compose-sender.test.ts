@@ -56,11 +56,9 @@ const gatewayAnswering = (code: string): SendGateway => ({
 
 /** An SQS client that takes every call, remembering each command's input. */
 const acceptingQueues = () => {
-  const sent: Array<{ QueueUrl?: string; Entries?: Array<{ MessageBody?: string }> }> = [];
+  const sent: Array<{ QueueUrl?: string; MessageBody?: string }> = [];
   const sqs = {
-    send: async (command: {
-      input: { QueueUrl?: string; Entries?: Array<{ MessageBody?: string }> };
-    }) => {
+    send: async (command: { input: { QueueUrl?: string; MessageBody?: string } }) => {
       sent.push(command.input);
       return {};
     },
@@ -101,7 +99,7 @@ describe('composeSender', () => {
     expect(new Set(tables)).toEqual(new Set(['events-table', 'state-table']));
     // The ten acceptances are one report check on the queue REPORT_CHECK_QUEUE_URL names.
     expect(sent.map((input) => input.QueueUrl)).toEqual([ENV.REPORT_CHECK_QUEUE_URL]);
-    expect(JSON.parse(sent[0]?.Entries?.[0]?.MessageBody ?? '{}').recipients).toHaveLength(10);
+    expect(JSON.parse(sent[0]?.MessageBody ?? '{}').recipients).toHaveLength(10);
     expect(sender.logger).toBe(overrides.logger);
   });
 

@@ -1,7 +1,7 @@
 import {
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
-  SendMessageBatchCommand,
+  SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { AwaitingReports, ReportCheck } from '../../sending/ports.ts';
@@ -26,66 +26,17 @@ export class SqsReportChecks implements AwaitingReports, ReportCheckQueue {
     private readonly queueUrl: string,
     /** How long a received check stays invisible: longer than a reconcile run. */
     private readonly visibilityTimeoutSeconds = 600,
-    /** How long a check waits for others to go out with it. */
-    private readonly lingerMs = 20,
   ) {}
 
-  private pending: Array<{
-    readonly body: string;
-    readonly done: { resolve: () => void; reject: (error: Error) => void };
-  }> = [];
-  private flushTimer: NodeJS.Timeout | undefined;
-
   /**
-   * Queues `check`, resolving once SQS has it. Checks queued within `lingerMs` of each other (the
-   * records of one invocation, handled concurrently) go out together, up to 10 per
-   * `SendMessageBatch`: one request instead of ten. A check SQS refuses rejects its own call only.
+   * Queues `check`, resolving once SQS has it. One `SendMessage` per check: batching the checks of
+   * an invocation's records into one `SendMessageBatch` would need a batch per invocation, which a
+   * container-wide adapter cannot tell apart (the local run's concurrent stand-ins share one).
    */
-  expect(check: ReportCheck): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.pending.push({ body: reportCheckBody(check), done: { resolve, reject } });
-      if (this.pending.length >= SQS_BATCH) this.flush();
-      else this.flushTimer ??= setTimeout(() => this.flush(), this.lingerMs);
-    });
-  }
-
-  private flush(): void {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
-    while (this.pending.length > 0) {
-      const batch = this.pending.splice(0, SQS_BATCH);
-      void this.sendBatch(batch);
-    }
-  }
-
-  private async sendBatch(
-    batch: ReadonlyArray<{
-      readonly body: string;
-      readonly done: { resolve: () => void; reject: (error: Error) => void };
-    }>,
-  ): Promise<void> {
-    try {
-      const answer = await this.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: this.queueUrl,
-          Entries: batch.map((item, index) => ({ Id: String(index), MessageBody: item.body })),
-        }),
-      );
-      // SendMessageBatch is a partial-failure API: each entry is answered on its own.
-      const failed = new Map((answer.Failed ?? []).map((failure) => [failure.Id, failure]));
-      batch.forEach((item, index) => {
-        const failure = failed.get(String(index));
-        if (failure === undefined) item.done.resolve();
-        else
-          item.done.reject(
-            new Error(
-              `the report-check queue refused a check: ${failure.Code ?? ''} ${failure.Message ?? ''}`.trim(),
-            ),
-          );
-      });
-    } catch (error) {
-      for (const item of batch) item.done.reject(error as Error);
-    }
+  async expect(check: ReportCheck): Promise<void> {
+    await this.sqs.send(
+      new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: reportCheckBody(check) }),
+    );
   }
 
   async receive(max: number): Promise<readonly ReceivedCheck[]> {
