@@ -25,7 +25,7 @@ export default defineConfig({
           // The seeded fault-injection run (chaos/run.ts) on fixed seeds; one bridge at a time.
           name: 'chaos',
           include: ['test/chaos/**/*.test.ts'],
-          testTimeout: 150_000,
+          testTimeout: 180_000,
           hookTimeout: 60_000,
           fileParallelism: false,
         },

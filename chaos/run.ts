@@ -37,6 +37,12 @@ export interface ChaosOptions {
   readonly faultWindowMs?: number;
   /** Longest wait for the system to settle once the faults stop. @default 120 s */
   readonly settleMs?: number;
+  /**
+   * Longest further wait, past `settleMs`, while a send still missing its outcome is in the send
+   * queue (delayed by its backoff, in flight or ready): it is pending, not lost, and the run waits
+   * for its last delivery rather than calling it lost. @default 60 s
+   */
+  readonly queuedGraceMs?: number;
   /** Where progress lines go. @default console.log */
   readonly log?: (line: string) => void;
   /**
@@ -207,6 +213,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         acceptedEvents: options.acceptedEvents ?? false,
       });
     const settleBy = Date.now() + (options.settleMs ?? 120_000);
+    const graceBy = settleBy + (options.queuedGraceMs ?? 60_000);
     const faultsOffAt = Date.now();
     let lateSweeps = 0;
     let lateSweepAt = 0;
@@ -214,7 +221,8 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
     for (;;) {
       const { violations } = verdictNow();
       const lost = violations.filter((v) => v.invariant === 'lost');
-      if (lost.length === 0 || Date.now() > settleBy) break;
+      if (lost.length === 0) break;
+      if (Date.now() > settleBy && (Date.now() > graceBy || !sendsQueued(running, lost))) break;
       // A send whose last delivery ended undecided is an unknown outcome that reconcile-status
       // resolves 2 to 10 minutes after the attempt. Once nothing else is pending, it runs as if then.
       if (
@@ -323,6 +331,25 @@ const sendsDecided = (bridge: LocalBridge, workload: Workload): boolean => {
       .filter((key) => key.startsWith('send:')),
   );
   return workload.cliKeys.every((cliKey) => decided.has(`send:${cliKey}`));
+};
+
+/** Whether any of the sends missing an outcome is still in the send queue, to be delivered again. */
+const sendsQueued = (
+  bridge: LocalBridge,
+  lost: ReadonlyArray<{ readonly item: string }>,
+): boolean => {
+  const queue = bridge.fauxqs.inspectQueue('msgbridge-send');
+  if (queue === undefined) return false;
+  const bodies = [
+    ...queue.messages.ready,
+    ...queue.messages.delayed,
+    ...queue.messages.inflight.map((m) => m.message),
+  ].map((m) => m.body);
+  return lost.some(
+    (v) =>
+      v.item.startsWith('send ') &&
+      bodies.some((body) => body.includes(`"${v.item.slice('send '.length)}"`)),
+  );
 };
 
 const ledgerOf = (

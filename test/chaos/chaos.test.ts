@@ -25,6 +25,8 @@ describe('npm run chaos', () => {
         items: 30,
         faultWindowMs: 25_000,
         settleMs: 45_000,
+        // A send still in the queue after a long backoff is pending, not lost: wait for it.
+        queuedGraceMs: 45_000,
         log: (line) => lines.push(line),
         acceptedEvents,
       });
