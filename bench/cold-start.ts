@@ -25,6 +25,7 @@ const root = join(import.meta.dirname, '..');
 const IMPORT_RUNS = 11;
 
 const ACCOUNT = '123456789012';
+const REPORT_CHECK_QUEUE_URL = `https://sqs.ap-northeast-2.amazonaws.com/${ACCOUNT}/msgbridge-report-checks`;
 const GATEWAY = {
   GATEWAY_API_URL: 'https://api.gateway.example',
   GATEWAY_SEND_URL: 'https://send.gateway.example',
@@ -53,6 +54,7 @@ const ENVIRONMENT: Record<string, Record<string, string>> = {
     ...TABLES,
     ...GATEWAY,
     SEND_QUEUE_URL: `https://sqs.ap-northeast-2.amazonaws.com/${ACCOUNT}/msgbridge-send`,
+    REPORT_CHECK_QUEUE_URL: REPORT_CHECK_QUEUE_URL,
     TPS_QUOTA: '100',
   },
   'refresh-token': { STATE_TABLE_NAME: TABLES.STATE_TABLE_NAME, ...GATEWAY },
@@ -64,7 +66,12 @@ const ENVIRONMENT: Record<string, Record<string, string>> = {
     PAYLOAD_BUCKET: 'msgbridge-payloads',
     QUARANTINE_BUCKET: 'msgbridge-attachments',
   },
-  'reconcile-status': { ...TABLES, ...GATEWAY, PAYLOAD_BUCKET: 'msgbridge-payloads' },
+  'reconcile-status': {
+    ...TABLES,
+    ...GATEWAY,
+    PAYLOAD_BUCKET: 'msgbridge-payloads',
+    REPORT_CHECK_QUEUE_URL: REPORT_CHECK_QUEUE_URL,
+  },
   'fetch-attachments': { ...TABLES, ...GATEWAY, ATTACHMENT_BUCKET: 'msgbridge-attachments' },
   'sweep-attachments': { ...TABLES, ...GATEWAY, ATTACHMENT_BUCKET: 'msgbridge-attachments' },
   'export-statistics': {

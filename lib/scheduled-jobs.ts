@@ -49,7 +49,8 @@ export interface ReconcileOptions {
    */
   readonly horizonHours?: number;
   /**
-   * Recipients examined per run at most; the rest wait for the next run (`NotQueried`).
+   * Recipients without a stored report asked about per run at most (those whose report came do
+   * not count); the rest wait for the next run (`NotQueried`).
    * @default 5000
    */
   readonly maxRecipients?: number;

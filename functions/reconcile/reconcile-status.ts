@@ -99,8 +99,9 @@ export const ReconcileSettingsSchema = z
       .max(QUERY_RANGE_HOURS, 'the status query reaches 90 days back at most')
       .default(RECONCILE_DEFAULTS.horizonHours),
     /**
-     * Recipients examined per run at most (report checks are read whole, so the last one may
-     * pass it by up to 9); the rest wait for the next run.
+     * Recipients without a stored report or status read per run at most, each a status query's
+     * key (report checks are read whole, so the last one may pass it by up to 9); the rest wait
+     * for the next run. Recipients whose report is stored do not count.
      */
     maxRecipients: z.int().min(1).default(RECONCILE_DEFAULTS.maxRecipients),
     /** Index entries read per page (the index of earlier releases). */
@@ -244,7 +245,8 @@ const HOUR_MS = 3_600_000;
  * Alternative courses: an `INVALID_KEY` is asked again with the day before the acceptance date
  * before it is believed (the send call may have crossed KST midnight before the acceptance was
  * recorded, and an "already accepted" answer may come a day after the original send); the run
- * stops early, leaving the rest for the next run, when `maxRecipients` entries were read, when
+ * stops early, leaving the rest for the next run, when `maxRecipients` recipients without a stored
+ * report or status were read (those with one cost no query and do not count), when
  * `hasTimeLeft()` says so, or when a status query fails with a retryable gateway error. Other
  * gateway errors and storage errors are thrown.
  */
@@ -297,7 +299,7 @@ export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCou
       range,
       settings.pageSize,
     )) {
-      const budget = settings.maxRecipients - counts.examined;
+      const budget = settings.maxRecipients - toQuery(counts);
       if (budget <= 0) {
         stop = 'budget';
         break;
@@ -322,7 +324,7 @@ export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCou
       : await drain(run, hasTimeLeft, { fullBatchesOnly: false });
   counts.notQueried = queue.size;
   counts.stoppedBy = drained ?? stop ?? 'complete';
-  if (checks) counts.checksFinished = await checks.finishSettled();
+  if (checks) counts.checksFinished += await checks.finishSettled();
   return counts;
 };
 
@@ -340,7 +342,7 @@ const reconcileChecks = async (
 ): Promise<ReconcileStop | undefined> => {
   const { deps, counts } = run;
   for (;;) {
-    const budget = deps.settings.maxRecipients - counts.examined;
+    const budget = deps.settings.maxRecipients - toQuery(counts);
     if (budget <= 0) return 'budget';
     if (!hasTimeLeft()) return 'time';
     // A check holds up to 10 recipients; whole checks are read, so the budget may be passed by
@@ -375,9 +377,19 @@ const reconcileChecks = async (
     counts.examined += due.length;
     await triage(run, due);
     const stop = await drain(run, hasTimeLeft, { fullBatchesOnly: true });
+    // Finished checks go at once, while their receipt handles are fresh: a long run would
+    // otherwise hold every check it read, and see the first ones come back.
+    counts.checksFinished += await checks.finishSettled();
     if (stop) return stop;
   }
 };
+
+/**
+ * Recipients read that needed (or need) a status query: the budget's measure. A recipient whose
+ * report is already stored costs two reads and no gateway call, so a backlog of answered checks
+ * is worked through at the queue's pace, not the budget's.
+ */
+const toQuery = (counts: ReconcileCounts): number => counts.examined - counts.alreadyRecorded;
 
 /**
  * The report checks a run has received: which recipients of each are settled, so that a check is
@@ -417,12 +429,14 @@ class CheckTracker {
     this.finished.push(id);
   }
 
-  /** Deletes the checks whose recipients are all settled; answers how many. */
+  /** Deletes the checks whose recipients are all settled (once each); answers how many. */
   async finishSettled(): Promise<number> {
     const ids = [
       ...this.finished,
       ...[...this.open].filter(([, waiting]) => waiting.size === 0).map(([id]) => id),
     ];
+    this.finished.length = 0;
+    for (const id of ids) this.open.delete(id);
     if (ids.length > 0) await this.queue.finish(ids);
     return ids.length;
   }

@@ -178,6 +178,43 @@ describe('reconcile-status on the report-check queue', () => {
     expect(w.checks.size).toBe(0);
   });
 
+  it('counts only recipients without a report against the budget, and finishes checks as it goes', async () => {
+    // Prepare: 50 recipients in 5 checks whose reports all came, then one check of 10 without
+    const w = setup({ maxRecipients: 20 });
+    for (const prefix of ['r1', 'r2', 'r3', 'r4', 'r5']) {
+      await w.queue(ago(40 * MINUTE), keys(prefix, 10));
+      for (const cliKey of keys(prefix, 10))
+        w.store.items.set(`REPORT#M-${cliKey}|REPORT`, {
+          pk: `REPORT#M-${cliKey}`,
+          sk: 'REPORT',
+        } as never);
+    }
+    await w.queue(ago(40 * MINUTE), keys('late', 10));
+    const finishes: number[] = [];
+    const finish = w.checks.finish.bind(w.checks);
+    w.checks.finish = async (ids) => {
+      finishes.push(ids.length);
+      await finish(ids);
+    };
+
+    // Act
+    const result = await w.run();
+
+    // Assess: every check read and finished in one run; only the 10 late ones were queried
+    expect(result).toMatchObject({
+      examined: 60,
+      alreadyRecorded: 50,
+      keysQueried: 10,
+      reportsReconciled: 10,
+      checksFinished: 6,
+      stoppedBy: 'complete',
+    });
+    expect(w.checks.size).toBe(0);
+    // Deleted batch by batch as the run read them, not all at its end
+    expect(finishes.length).toBeGreaterThan(1);
+    expect(finishes.reduce((a, b) => a + b, 0)).toBe(6);
+  });
+
   it('does not go round a queue whose visibility timeout is shorter than the run', async () => {
     // Prepare: received checks come back at once, as with a visibility timeout of 0
     const w = setup();
