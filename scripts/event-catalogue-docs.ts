@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { EVENT_TYPES, eventDetailSchema } from '../functions/events/catalogue.ts';
 
-const slug = (detailType: string) => detailType.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+/** `Delivery Report Received` → `delivery-report-received`: the file name of its schema. */
+export const slug = (detailType: string) => detailType.toLowerCase().replace(/[^a-z0-9]+/g, '-');
 
 const DESCRIPTIONS: Record<keyof typeof EVENT_TYPES, string> = {
   deliveryReport:
