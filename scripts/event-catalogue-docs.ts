@@ -1,8 +1,6 @@
 import * as z from 'zod';
 import { EVENT_TYPES, eventDetailSchema } from '../functions/events/catalogue.ts';
-
-/** `Delivery Report Received` → `delivery-report-received`: the file name of its schema. */
-export const slug = (detailType: string) => detailType.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+import { slugOf as slug } from '../functions/events/detail-type-names.ts';
 
 const DESCRIPTIONS: Record<keyof typeof EVENT_TYPES, string> = {
   deliveryReport:

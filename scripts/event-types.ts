@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { typeNameOf } from '../functions/events/detail-type-names.ts';
 
 /*
  * The TypeScript types of the published events (`events/index.ts`, `msgbridge/events`), written
@@ -56,14 +57,6 @@ const TYPED = new Set([
   'additionalProperties',
   'items',
 ]);
-
-/** `Delivery Report Received` → `DeliveryReportReceived`. */
-export const typeNameOf = (detailType: string): string =>
-  detailType
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((word) => word[0]?.toUpperCase() + word.slice(1))
-    .join('');
 
 const literal = (value: unknown): string => {
   if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
