@@ -49,6 +49,7 @@ import type {
 import { EVENT_TYPES as CATALOGUE } from '../../functions/events/catalogue.ts';
 import { buildEventDetail } from '../../functions/events/envelope.ts';
 import { renderEventArtefacts } from '../../scripts/event-artefacts.ts';
+import { CONSUMER_EXAMPLE_PATH, renderEventCatalogue } from '../../scripts/event-catalogue-docs.ts';
 import { EVENT_TYPES_PATH, renderEventTypes } from '../../scripts/event-types.ts';
 
 const root = join(import.meta.dirname, '../..');
@@ -213,6 +214,16 @@ describe('the typed events (events/index.ts)', () => {
 });
 
 describe('the consumer example (docs/examples/delivery-subscriber.ts)', () => {
+  it('is shown on the catalogue page as a subscriber writes it, importing msgbridge/events', () => {
+    const example = readFileSync(join(root, CONSUMER_EXAMPLE_PATH), 'utf8');
+    const page = renderEventCatalogue()['docs/events.md'] ?? '';
+
+    expect(example).toContain("from '../../events/index.ts';");
+    expect(page).toContain(
+      `\`\`\`ts\n${example.replace("from '../../events/index.ts';", "from 'msgbridge/events';")}\`\`\``,
+    );
+  });
+
   it('acts on the events its rule selects and ignores the rest', async () => {
     // Act / Assess
     expect(await handler(report(false))).toEqual({
