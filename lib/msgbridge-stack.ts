@@ -24,6 +24,7 @@ import {
   eventPublisherProblems,
   eventSourceProblems,
 } from './event-publisher.ts';
+import { EventSchemaRegistry } from './event-schema-registry.ts';
 import type { GatewayCallersProps } from './gateway-callers.ts';
 import {
   GatewayEgress,
@@ -361,6 +362,7 @@ export class MsgbridgeStack extends Stack {
       metricsNamespace,
       encryptionKey,
     });
+    new EventSchemaRegistry(this, 'event-schemas', { eventSource: this.eventSource });
     this.inboundAlarms = new InboundAlarms(this, 'inbound-alarms', {
       onFailureQueue: this.eventPublisher.onFailureQueue,
       receiverServices: WebhookApi.RECEIVER_SERVICES,

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as z from 'zod';
 import { EVENT_TYPES, eventDetailSchema } from '../functions/events/catalogue.ts';
-
-const slug = (detailType: string) => detailType.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+import { slugOf as slug } from '../functions/events/detail-type-names.ts';
 
 const DESCRIPTIONS: Record<keyof typeof EVENT_TYPES, string> = {
   deliveryReport:
@@ -31,6 +32,19 @@ const DESCRIPTIONS: Record<keyof typeof EVENT_TYPES, string> = {
   sendRejected:
     'A queue message failed validation before any gateway call; every problem is listed with its JSON path. It is not retried.',
 };
+
+/** The consumer example the page shows; compiled by `npm run test:types` and run by a unit test. */
+export const CONSUMER_EXAMPLE_PATH = 'docs/examples/delivery-subscriber.ts';
+
+/**
+ * The example as a subscriber writes it: importing `msgbridge/events` (the package's export of
+ * `events/index.ts`) instead of the repository path the example compiles against.
+ */
+const consumerExample = (): string =>
+  readFileSync(join(import.meta.dirname, '..', CONSUMER_EXAMPLE_PATH), 'utf8').replace(
+    "from '../../events/index.ts';",
+    "from 'msgbridge/events';",
+  );
 
 /** The JSON Schema files and the catalogue page, by path relative to the repository root. */
 export const renderEventCatalogue = (): Record<string, string> => {
@@ -109,6 +123,63 @@ inbound messages to one receiving number;
 everything a person should look at. Subscribers that must act once de-duplicate on
 \`detail.metadata.id\`; after an archive replay, \`replay-name\` is set on the envelope, so live
 rules that must ignore replays add \`"replay-name": [{ "exists": false }]\`.
+
+## Typed events for consumers
+
+\`msgbridge/events\` (\`events/index.ts\`, generated from the same zod schemas as the JSON Schema
+files) gives subscribers TypeScript types and type guards, with nothing to load at run time (no
+zod: the guards are a few comparisons):
+
+- per detail-type, the event as a rule's target receives it (\`DeliveryReportReceived\`,
+  \`InboundMessageReceived\`, …), its detail (\`DeliveryReportReceivedDetail\`) and its \`data\`
+  (\`DeliveryReportReceivedData\`), each field with its description; \`EventMetadata\`;
+- \`MsgbridgeEvent\`, the union of every event, narrowed by \`detail-type\`
+  (\`MsgbridgeEvent<'Message Rejected'>\` is one type), and \`EventDetails\`, the detail of each
+  detail-type;
+- \`DetailType\` (\`DetailType.DeliveryReportReceived\` is \`'Delivery Report Received'\`) and
+  \`ALL_DETAIL_TYPES\`, for rule patterns;
+- a guard per detail-type (\`isDeliveryReportReceived(event, source?)\`, …), \`isMsgbridgeEvent\`
+  and \`isMsgbridgeEventOf(detailType, event, source?)\`. They check the envelope's \`source\`
+  (\`msgbridge\` unless you pass the deployment's \`eventSource\`) and \`detail-type\`, and that the
+  detail is \`{ metadata, data }\` with every metadata field, of that type and version \`1\`. They do
+  not check each \`data\` field: the publisher validated the detail against the same schemas before
+  putting it on the bus.
+
+The event types have the shape of \`EventBridgeEvent<T, D>\` of \`@types/aws-lambda\`, so an
+\`EventBridgeHandler<'Delivery Report Received', DeliveryReportReceivedDetail, void>\` works as
+well. A consumer Lambda (\`${CONSUMER_EXAMPLE_PATH}\`, which the tests compile and run):
+
+\`\`\`ts
+${consumerExample()}\`\`\`
+
+\`npm run docs:events\` regenerates the types with the rest of this page; a test fails when they
+differ from the types zod infers from the catalogue.
+
+## Schema registry
+
+The stack deploys an EventBridge schema registry (its name is the output
+\`EventSchemaRegistryName\`) with one schema per detail-type, named like its type
+(\`DeliveryReportReceived\`, …), in the registry's \`JSONSchemaDraft4\` format: the whole event as
+a subscriber receives it, with \`source\` and \`detail-type\` fixed and the detail, converted to
+draft 4 from the same zod schemas, as its definition. The documents for the source \`msgbridge\`
+are in [events/registry/](events/registry/); a deployment with another \`eventSource\` names its
+own. A schema whose document changes gets a new version at the next deployment.
+
+For code bindings in Java, Python, Go or TypeScript: in the EventBridge console, **Schemas**, the
+registry, a schema, **Download code bindings**; or with the AWS CLI (languages \`Java8\`,
+\`Python36\`, \`TypeScript3\`, \`Go1\`):
+
+\`\`\`sh
+REGISTRY=$(aws cloudformation describe-stacks --stack-name <stack> \\
+  --query "Stacks[0].Outputs[?OutputKey=='EventSchemaRegistryName'].OutputValue" --output text)
+aws schemas put-code-binding --registry-name "$REGISTRY" --schema-name DeliveryReportReceived --language Python36
+# until its Status is CREATE_COMPLETE:
+aws schemas describe-code-binding --registry-name "$REGISTRY" --schema-name DeliveryReportReceived --language Python36
+aws schemas get-code-binding-source --registry-name "$REGISTRY" --schema-name DeliveryReportReceived \\
+  --language Python36 delivery-report-received.zip
+\`\`\`
+
+TypeScript subscribers are better served by \`msgbridge/events\` above, which adds the guards.
 
 ## Delivery guarantees
 

@@ -26,6 +26,7 @@ export const SOURCE_FOLDERS: readonly string[] = [
   'cli',
   'simulator',
   'producer',
+  'events',
   'protocol',
   'bench',
   'chaos',
