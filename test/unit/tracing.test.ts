@@ -8,8 +8,11 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import middy from '@middy/core';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { nodeTransport } from '../../functions/commons/gateway/http.ts';
+import { traceInvocations } from '../../functions/commons/tracing.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
 import { moBody } from '../support/gateway-bodies.ts';
 import { reportStreamRecords } from '../support/report-stream-records.ts';
@@ -79,6 +82,10 @@ const startDaemon = async (): Promise<{ socket: Socket; documents: string[]; por
 
 interface TraceDocument {
   readonly name: string;
+  readonly error?: boolean;
+  readonly fault?: boolean;
+  readonly throttle?: boolean;
+  readonly cause?: { exceptions?: Array<{ message?: string }> };
   readonly type?: string;
   readonly trace_id: string;
   readonly namespace?: string;
@@ -237,5 +244,39 @@ describe('X-Ray subsegments of the Lambda entries', () => {
     const putEvents = parsed.find((document) => document.name === 'EventBridge');
     expect(putEvents?.aws).toMatchObject({ operation: 'PutEvents' });
     expect(documents.join('\n')).not.toMatch(PHONE);
+  });
+
+  it('flags a gateway answer of 4xx as an error, 429 as throttled, 5xx and no answer as a fault', async () => {
+    const statuses = createServer((request, response) => {
+      response.writeHead(Number(request.url?.split('/')[2])).end();
+    });
+    await new Promise<void>((resolve) => statuses.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(statuses.address() as AddressInfo).port}`;
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedOrigin = `http://localhost:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const call = (url: string) =>
+      nodeTransport({ method: 'GET', url, headers: {}, timeoutMs: 2_000 }).catch(() => undefined);
+    const probe = middy(async () => {
+      // A phone number in the path, as in a status query, must not reach the trace.
+      for (const status of [404, 429, 503]) await call(`${origin}/status/${status}/01012345678`);
+      await call(`${closedOrigin}/01012345678`);
+    }).use(traceInvocations('probe'));
+
+    const { parsed, documents } = await invoke(probe as Handler, 'probe', {}, true);
+    statuses.close();
+
+    const calls = parsed.filter((document) => document.namespace === 'remote');
+    expect(calls.map((c) => [c.http?.response?.status, c.error, c.throttle, c.fault])).toEqual([
+      [404, true, undefined, undefined],
+      [429, true, true, undefined],
+      [503, undefined, undefined, true],
+      [undefined, undefined, undefined, true],
+    ]);
+    expect(calls[3]?.name).toBe('localhost');
+    expect(calls[3]?.cause?.exceptions?.[0]?.message).toMatch(/ECONNREFUSED/);
+    expect(documents.join('\n')).not.toMatch(PHONE);
+    expect(documents.join('\n')).not.toContain('/status/');
   });
 });
