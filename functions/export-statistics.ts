@@ -2,6 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
+import { traceInvocations } from './commons/tracing.ts';
 import { composeExportStatistics } from './statistics/compose-export-statistics.ts';
 import { exportStatistics, throwIfIncomplete } from './statistics/export-statistics.ts';
 
@@ -25,5 +26,6 @@ export const handler = middy(async () => {
   throwIfIncomplete(result);
   return summary;
 })
+  .use(traceInvocations('export-statistics'))
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics, { captureColdStartMetric: true }));

@@ -3,6 +3,7 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { traceInvocations } from './commons/tracing.ts';
 import { composePollReports } from './polling/compose-poll-reports.ts';
 import {
   type InboundPollOutcome,
@@ -32,6 +33,7 @@ export const handler = middy(async (_event: unknown, context: Context) => {
   if (run.errors.length > 0) throw new AggregateError(run.errors, 'polling run failed');
   return { reports: run.reports, inbound: run.inbound };
 })
+  .use(traceInvocations('poll-reports'))
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics, { captureColdStartMetric: true }));
 

@@ -3,6 +3,7 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { traceInvocations } from './commons/tracing.ts';
 import { composeReconcileStatus } from './reconcile/compose-reconcile-status.ts';
 import { reconcileStatusExclusively } from './reconcile/reconcile-status.ts';
 
@@ -45,5 +46,6 @@ export const handler = middy(async (_event: unknown, context: Context) => {
   else logger.warn('reconcile-status run stopped early; the next run goes on', { run });
   return run;
 })
+  .use(traceInvocations('reconcile-status'))
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics, { captureColdStartMetric: true }));

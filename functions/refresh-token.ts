@@ -2,6 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
+import { traceInvocations } from './commons/tracing.ts';
 import { composeRefreshToken } from './tokens/compose-refresh-token.ts';
 import { type RefreshResult, refreshToken } from './tokens/refresh-token.ts';
 
@@ -26,5 +27,6 @@ export const handler = middy(async (): Promise<RefreshResult> => {
     throw error;
   }
 })
+  .use(traceInvocations('refresh-token'))
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics, { captureColdStartMetric: true }));

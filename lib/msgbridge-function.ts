@@ -51,8 +51,10 @@ export interface FunctionObservabilityOptions {
    * `webhooks.stageTracing`), and starts none of its own; `active`: Lambda also samples every
    * invocation that arrives without a decision, by its fixed rule (the first each second and 5% of
    * the rest, per function; Lambda does not apply X-Ray sampling rules to it); `disabled`: none.
-   * The functions record no subsegments of their own (no X-Ray SDK), so an active trace holds
-   * Lambda's own timing: the initialisation, the invocation and its overhead.
+   * In a sampled invocation, Powertools Tracer (loaded by that first sampled invocation, not at cold
+   * start) adds the handler's subsegment and one per DynamoDB, EventBridge, S3, SQS, Secrets
+   * Manager and gateway call (`functions/commons/tracing.ts`); `disabled` also switches it off
+   * (`POWERTOOLS_TRACE_ENABLED=false`).
    * @default 'pass-through'
    */
   readonly tracing?: 'active' | 'pass-through' | 'disabled';
@@ -196,6 +198,11 @@ export class MsgbridgeFunction extends NodejsFunction {
       systemLogLevelV2: SystemLogLevel[observability.systemLogLevel],
       logGroup,
       ...functionProps,
+      // Without a tracing config Lambda still passes an upstream sampled header through; the
+      // Tracer must not record what the stack chose not to trace.
+      ...(tracing === Tracing.DISABLED
+        ? { environment: { ...functionProps.environment, POWERTOOLS_TRACE_ENABLED: 'false' } }
+        : {}),
       tracing,
       ...(ownRole ? { role: ownRole } : {}),
       runtime: Runtime.NODEJS_24_X,

@@ -1,5 +1,5 @@
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import * as z from 'zod';
+import { getJsonSecret } from './clients/secrets.ts';
 import type { Environment } from './environment.ts';
 import type { GatewayCredentials } from './gateway/gateway-auth.ts';
 
@@ -26,7 +26,7 @@ export const gatewayCredentialsFromEnvironment = (
   }
   if (arn) {
     return async () => {
-      const value = await getSecret(arn, { maxAge: 300, transform: 'json' });
+      const value = await getJsonSecret(arn, 300);
       const parsed = GatewayCredentialsSchema.safeParse(value);
       if (!parsed.success)
         throw new Error(`secret ${arn} must hold {"apiKey": "...", "apiPassword": "..."}`);

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import * as z from 'zod';
+import { getJsonSecret } from './clients/secrets.ts';
 import type { Environment } from './environment.ts';
 
 /**
@@ -35,9 +35,7 @@ export const matchesWebhookSecret = (
 export const secretsManagerWebhookSecret =
   (secretId: string, maxAgeSeconds = 300): WebhookSecretSource =>
   async () =>
-    WebhookSecretValueSchema.parse(
-      await getSecret(secretId, { maxAge: maxAgeSeconds, transform: 'json' }),
-    );
+    WebhookSecretValueSchema.parse(await getJsonSecret(secretId, maxAgeSeconds));
 
 /** A fixed secret, for the local run (from `WEBHOOK_SECRET`, optionally `WEBHOOK_SECRET_PREVIOUS`). */
 export const staticWebhookSecret =

@@ -50,6 +50,13 @@ describe('npx cdk synth with docs/examples/production-context.json', () => {
     expect(output.stderr).not.toMatch(/AwsSolutions-/);
   });
 
+  it('sets every feature flag: the CLI reports none unconfigured', () => {
+    // The CLI prints "N feature flags are not configured" for the recommended flags cdk.json lacks.
+    expect(`${output.stdout}\n${output.stderr}`).not.toMatch(
+      /feature flags? (is|are) not configured/,
+    );
+  });
+
   it('applies the example settings', () => {
     const resources = Object.values(template.Resources);
     const ofType = (type: string) => resources.filter((resource) => resource.Type === type);

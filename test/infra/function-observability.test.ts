@@ -71,7 +71,13 @@ describe('function observability', () => {
   it('grants no X-Ray action when tracing is disabled', () => {
     const { template, functions } = functionsOf({ observability: { tracing: 'disabled' } });
 
-    for (const fn of functions) expect(fn.Properties.TracingConfig).toBeUndefined();
+    for (const fn of functions) {
+      expect(fn.Properties.TracingConfig).toBeUndefined();
+      // Powertools Tracer records nothing either, whatever trace header reaches the function.
+      expect(fn.Properties.Environment).toMatchObject({
+        Variables: { POWERTOOLS_TRACE_ENABLED: 'false' },
+      });
+    }
     expect(xrayActions(template)).toEqual([]);
   });
 

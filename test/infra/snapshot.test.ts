@@ -1,7 +1,11 @@
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { MsgbridgeStack } from '../../lib/msgbridge-stack.ts';
+import {
+  appWithCdkJsonFlags,
+  CDK_JSON_FEATURE_FLAGS,
+  RECOMMENDED_FEATURE_FLAGS,
+} from '../support/cdk-app.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
 
 /**
@@ -24,8 +28,8 @@ const normaliseAssetHashes = (template: unknown): unknown =>
  */
 describe('synthesized template', () => {
   it('matches the reviewed snapshot, asset hashes aside', async () => {
-    // Prepare
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    // Prepare: the feature flags of cdk.json, as `npx cdk synth` and `cdk deploy` build it.
+    const app = appWithCdkJsonFlags({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new MsgbridgeStack(app, 'msgbridge', {
       gateway: TEST_GATEWAY,
       reportDelivery: 'both',
@@ -39,6 +43,11 @@ describe('synthesized template', () => {
     await expect(`${JSON.stringify(template, null, 2)}\n`).toMatchFileSnapshot(
       '__snapshots__/msgbridge.template.json',
     );
+  });
+
+  it('is built with every feature flag aws-cdk-lib recommends, as cdk.json sets them', () => {
+    // A newer aws-cdk-lib recommends new flags: set them in cdk.json (and review the snapshot).
+    expect(CDK_JSON_FEATURE_FLAGS).toEqual(RECOMMENDED_FEATURE_FLAGS);
   });
 
   it('normalises asset hashes and nothing else', () => {

@@ -1,12 +1,14 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import { traceAwsClient } from '../tracing.ts';
 
 /** The DynamoDB client every table adapter shares, and how they read its refusals. */
 
-// One client per container; it honours AWS_ENDPOINT_URL_DYNAMODB for the local run.
+// One client per container; it honours AWS_ENDPOINT_URL_DYNAMODB for the local run. Its calls are
+// X-Ray subsegments when the invocation is traced (`traceAwsClient`).
 let sharedDocumentClient: DynamoDBDocumentClient | undefined;
 export const documentClient = (): DynamoDBDocumentClient => {
-  sharedDocumentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  sharedDocumentClient ??= DynamoDBDocumentClient.from(traceAwsClient(new DynamoDBClient({})), {
     marshallOptions: { removeUndefinedValues: true },
   });
   return sharedDocumentClient;

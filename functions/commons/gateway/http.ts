@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
+import { startHttpSpan } from '../tracing.ts';
 
 /** One HTTP call to the gateway, as the client builds it. */
 export interface HttpCall {
@@ -125,7 +126,8 @@ interface Exchange {
 /**
  * Sends one request through `pool`. `idleMs` limits the wait for the headers and every pause
  * of the connection afterwards; `deadlineMs`, when set, the whole exchange until `done()`.
- * Redirects are never followed.
+ * Redirects are never followed. In a traced invocation the exchange is an X-Ray subsegment named
+ * for the host, from the request until the answer's headers (`startHttpSpan`).
  */
 const exchange = (
   pool: ConnectionPool,
@@ -146,6 +148,7 @@ const exchange = (
       reject(new Error(`unsupported protocol ${url.protocol}`));
       return;
     }
+    const span = startHttpSpan(request.method, url);
     const outgoing = (secure ? httpsRequest : httpRequest)(url, {
       method: request.method,
       headers: {
@@ -168,9 +171,13 @@ const exchange = (
     // Every error is handled, also one after the answer began (the body's reader sees it then).
     outgoing.on('error', (error) => {
       done();
+      span.fail(timeout ?? error);
       reject(error);
     });
-    outgoing.once('response', (response) => resolve({ response, done, timedOut: () => timeout }));
+    outgoing.once('response', (response) => {
+      span.end(response.statusCode ?? 0);
+      resolve({ response, done, timedOut: () => timeout });
+    });
     const write = () => {
       outgoing.setTimeout(request.idleMs, idle);
       if (request.deadlineMs !== undefined)
@@ -187,6 +194,7 @@ const exchange = (
         // Waiting for the hook is not the connection idling.
         outgoing.setTimeout(0);
         beforeWrite().then(write, (error: unknown) => {
+          span.abandon();
           reject(new NotWritten(error));
           outgoing.destroy();
         });
