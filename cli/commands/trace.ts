@@ -19,6 +19,10 @@ export interface TraceEntry {
   /** The item's own time (received, accepted, attempted), ISO 8601; undefined when it has none. */
   readonly at: string | undefined;
   readonly type: string | undefined;
+  /** The event's id (`metadata.id`, stable across replays); undefined for items without an event. */
+  readonly eventId?: string | undefined;
+  /** Where the item came from (`metadata.via`: webhook, polling, send-queue, status-query …). */
+  readonly via?: string | undefined;
   readonly summary: string;
   /** The event's `data`, phone numbers masked (send records: their attributes). */
   readonly data: unknown;
@@ -124,8 +128,11 @@ const summaryOf = (item: Item, data: Item | undefined): string => {
   return parts.join(', ');
 };
 
+/** Masks every phone number in a value (the default of every trace). */
+export type PhoneMask = (value: unknown) => unknown;
+
 /** An event-table item as a {@link TraceEntry}. */
-export const toEntry = (item: Item): TraceEntry => {
+export const toEntry = (item: Item, mask: PhoneMask = maskPhonesDeep): TraceEntry => {
   const detail = detailOf(item);
   const data = detail?.data;
   const own = Object.fromEntries(Object.entries(item).filter(([key]) => !HIDDEN.has(key)));
@@ -142,8 +149,10 @@ export const toEntry = (item: Item): TraceEntry => {
     type:
       text(item.detailType) ??
       (item.outcome === 'accepted' ? 'Message Accepted (not published)' : undefined),
+    eventId: text(item.eventId),
+    via: text(detail?.metadata?.via),
     summary: summaryOf(item, data ?? own),
-    data: maskPhonesDeep(data ?? own),
+    data: mask(data ?? own),
   };
 };
 
@@ -246,7 +255,11 @@ const scanFor = (documents: DynamoDBDocumentClient, table: string, key: string):
  * Items as entries in time order, with `cliKey`'s acceptance as its message's send record lists
  * it, unless an event item (`OUTCOME`) already tells it.
  */
-export const entriesOf = (items: readonly Item[], cliKey: string | undefined): TraceEntry[] => {
+export const entriesOf = (
+  items: readonly Item[],
+  cliKey: string | undefined,
+  mask: PhoneMask = maskPhonesDeep,
+): TraceEntry[] => {
   const published = items.some((item) => item.pk === `SEND#${cliKey}` && item.sk === 'OUTCOME');
   const acceptances =
     cliKey === undefined || published
@@ -255,7 +268,7 @@ export const entriesOf = (items: readonly Item[], cliKey: string | undefined): T
           const entry = item.sk === 'MESSAGE' ? recordAcceptance(item, cliKey) : undefined;
           return entry ? [entry] : [];
         });
-  return [...items.map(toEntry), ...acceptances].sort(byTime);
+  return [...items.map((item) => toEntry(item, mask)), ...acceptances].sort(byTime);
 };
 
 /**
@@ -267,7 +280,11 @@ export const traceKey = async (
   documents: DynamoDBDocumentClient,
   table: string,
   key: string,
-  options: { readonly scan?: boolean } = {},
+  options: {
+    readonly scan?: boolean;
+    /** How phone numbers are masked. @default every one */
+    readonly mask?: PhoneMask;
+  } = {},
 ): Promise<Trace> => {
   const read = (pk: string) => itemsOf(documents, table, pk);
   const [send, reports, mo] = await Promise.all([
@@ -298,7 +315,7 @@ export const traceKey = async (
     cliKey,
     msgKey,
     moKey: mo.length > 0 ? key : undefined,
-    entries: entriesOf([...unique.values()], cliKey),
+    entries: entriesOf([...unique.values()], cliKey, options.mask),
   };
 };
 
