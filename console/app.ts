@@ -37,6 +37,8 @@ export interface ConsoleOptions {
   /** The gateway's TPS quota, for the quota chart. */
   readonly tpsQuota?: number;
   readonly now?: () => Date;
+  /** How a replay on a stack waits between polls. @default setTimeout */
+  readonly sleep?: (ms: number) => Promise<void>;
 }
 
 export interface Console {
@@ -544,6 +546,7 @@ ${recentJobs()}`,
             from,
             to,
             readFile: read,
+            ...(options.sleep ? { sleep: options.sleep } : {}),
             onTotal: (total) => progress.total(total),
             onProgress: (done) => progress.update(done),
           });

@@ -35,11 +35,16 @@ export interface ConsoleServer {
 /** Serves the console for `target` on 127.0.0.1 only (`port` 0 picks one). */
 export const startConsoleServer = async (
   target: Target,
-  options: { readonly port: number; readonly tpsQuota?: number },
+  options: {
+    readonly port: number;
+    readonly tpsQuota?: number;
+    readonly sleep?: (ms: number) => Promise<void>;
+  },
 ): Promise<ConsoleServer> => {
   const console = createConsole({
     target,
     ...(options.tpsQuota === undefined ? {} : { tpsQuota: options.tpsQuota }),
+    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
   });
   const server = createServer(
     { requestTimeout: 30_000, headersTimeout: 10_000 },

@@ -288,11 +288,11 @@ export const timelineOf = (trace: Trace, log: readonly PublishedEvent[] | undefi
           },
         ],
   );
-  return {
-    steps: trace.entries.flatMap(stepsOf),
-    events,
-    attachments: attachmentsOf(trace.entries),
-  };
+  // A send record has no time of its own: its queueing and claim came before every answer.
+  const steps = trace.entries.flatMap(stepsOf);
+  const first = steps.filter((step) => step.stage === 'queued' || step.stage === 'claimed');
+  const rest = steps.filter((step) => step.stage !== 'queued' && step.stage !== 'claimed');
+  return { steps: [...first, ...rest], events, attachments: attachmentsOf(trace.entries) };
 };
 
 const time = (at: string | undefined): SafeHtml =>

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountConsole } from '../../console/serve.ts';
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
 import { writeBridgeFile } from '../../local/bridge-file.ts';
+import { captureDiskIo, runCli } from '../support/cli-gateway.ts';
 import { waitFor } from '../support/e2e-wait.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -220,6 +221,33 @@ describe('the operator console in Chromium', () => {
     const rows = await page.$$eval('#flow-events tbody tr', (items) => items.length);
     expect(rows).toBeGreaterThan(5);
     await page.screenshot({ path: join(SHOTS, 'flow.png') });
+  });
+
+  it('is served by msgbridge console on its own port too, in the browser', async () => {
+    // Prepare
+    let stop: () => void = () => {};
+    const stopped = new Promise<void>((resolve) => {
+      stop = resolve;
+    });
+    const captured = captureDiskIo();
+    const run = runCli(
+      ['console', '--local', dataDir, '--port', '0'],
+      { interrupted: () => stopped },
+      captured,
+    );
+    expect(await waitFor(() => captured.stdout().includes('http://127.0.0.1:'), 30_000)).toBe(true);
+    const url = /http:\/\/127\.0\.0\.1:\d+\/console/.exec(captured.stdout())?.[0] ?? '';
+
+    // Act
+    await page.goto(`${url}/quarantine`);
+    const table = (await page.textContent('#quarantine')) ?? '';
+    stop();
+    const done = await run;
+
+    // Assess
+    expect(url).not.toBe(consoleUrl);
+    expect(table).toContain('body is not JSON');
+    expect(done.code).toBe(0);
   });
 
   it('refuses a form without the console token and a request for another host', async () => {
