@@ -288,10 +288,12 @@ export const timelineOf = (trace: Trace, log: readonly PublishedEvent[] | undefi
           },
         ],
   );
-  // A send record has no time of its own: its queueing and claim came before every answer.
+  // A send record has no time of its own: its queueing and claim came before every answer. An
+  // attachment keeps its message's time of arrival: the message itself comes first.
   const steps = trace.entries.flatMap(stepsOf);
-  const first = steps.filter((step) => step.stage === 'queued' || step.stage === 'claimed');
-  const rest = steps.filter((step) => step.stage !== 'queued' && step.stage !== 'claimed');
+  const opening = (step: Step) => ['queued', 'claimed', 'inbound'].includes(step.stage);
+  const first = steps.filter(opening);
+  const rest = steps.filter((step) => !opening(step));
   return { steps: [...first, ...rest], events, attachments: attachmentsOf(trace.entries) };
 };
 

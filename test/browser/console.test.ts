@@ -153,7 +153,8 @@ describe('the operator console in Chromium', () => {
     const searched = (await page.textContent('main')) ?? '';
 
     // Assess
-    expect(stages).toContain('inbound');
+    expect(stages[0]).toBe('inbound');
+    expect(stages).toContain('attachment');
     expect(['stored', 'pending', 'lost']).toContain(attachment);
     expect(searched).toContain('01098765432');
     expect(searched).not.toContain('01012345678');
