@@ -1,4 +1,4 @@
-import type { Trace, TraceEntry } from '../cli/commands/trace.ts';
+import { byTime, type Trace, type TraceEntry } from '../cli/commands/trace.ts';
 import type { PublishedEvent } from './event-log.ts';
 import { html, type SafeHtml } from './html.ts';
 
@@ -273,7 +273,8 @@ export const timelineOf = (trace: Trace, log: readonly PublishedEvent[] | undefi
     list.push({ time: event.time, ...(event.replayName ? { replayName: event.replayName } : {}) });
     publications.set(event.id, list);
   }
-  const events = trace.entries.flatMap((entry): EventStep[] =>
+  const entries = [...trace.entries].sort(byTime);
+  const events = entries.flatMap((entry): EventStep[] =>
     entry.eventId === undefined ||
     entry.type === undefined ||
     entry.type.endsWith('(not published)')
@@ -290,7 +291,7 @@ export const timelineOf = (trace: Trace, log: readonly PublishedEvent[] | undefi
   );
   // A send record has no time of its own: its queueing and claim came before every answer. An
   // attachment keeps its message's time of arrival: the message itself comes first.
-  const steps = trace.entries.flatMap(stepsOf);
+  const steps = entries.flatMap(stepsOf);
   const opening = (step: Step) => ['queued', 'claimed', 'inbound'].includes(step.stage);
   const first = steps.filter(opening);
   const rest = steps.filter((step) => !opening(step));
