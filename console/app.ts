@@ -565,7 +565,7 @@ ${recentJobs()}`,
       if (fields.confirm !== 'yes') {
         return confirmPage(
           'redrive',
-          html`Move <strong>${waiting ?? 'all'}</strong> messages from the send DLQ back to the send queue of the ${target.describe()}? The sender dedupes on cliKey.`,
+          html`Move <strong>${waiting ?? 'all'}</strong> ${waiting === 1 ? 'message' : 'messages'} from the send DLQ back to the send queue of the ${target.describe()}? The sender dedupes on cliKey.`,
           fields.max === undefined ? {} : { max: fields.max },
         );
       }

@@ -2,8 +2,9 @@ import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk
 import { maskPhonesDeep } from '../../functions/commons/helpers/mask.ts';
 import { storedDetail } from '../../functions/events/stored-detail.ts';
 import { ACCEPTED_PREFIX } from '../../functions/sending/send-record.ts';
-import { CliError, type CommandSpec } from '../framework.ts';
+import { CliError, type CommandSpec, UsageError } from '../framework.ts';
 import { columns } from '../output.ts';
+import { findByPhone, phoneDigits } from '../phone-search.ts';
 
 /*
  * `msgbridge trace KEY`: every item the event table holds for one message, in time order. The
@@ -322,6 +323,7 @@ export const traceKey = async (
 export const traceCommand: CommandSpec = {
   summary: 'every stored item and event of one message, in time order',
   usage: `msgbridge trace KEY [--scan]
+       msgbridge trace --phone NUMBER
 
 Prints what the event table holds for one message, in time order. KEY is a cliKey, a msgKey or
 a moKey; the command reads by key only (DynamoDB Query):
@@ -335,11 +337,46 @@ A message's send record is kept under its smallest cliKey only, quarantined and 
 bodies are keyed by their hash, and a msgKey that has no report names no cliKey: --scan also
 reads the whole table (a DynamoDB Scan, slow and billed per item read) for send records that
 list KEY or carry it as msgKey, and quarantined bodies that contain KEY.
-Phone numbers are masked. Items leave the table after the retention period (TTL).`,
-  options: { scan: { type: 'boolean' } },
-  positionals: { min: 1, max: 1, name: 'KEY', missing: 'needs a cliKey, msgKey or moKey' },
+Phone numbers are masked. Items leave the table after the retention period (TTL).
+--phone NUMBER (entered in full, e.g. 010-1234-5678) lists the messages whose stored events name
+that number (sends, reports, inbound messages), newest first, with the key to trace each by. The
+table is not keyed by number, so this is a Scan that reads every item's event (billed per item
+read); it stops after 100,000 items and says so.`,
+  options: { scan: { type: 'boolean' }, phone: { type: 'string' } },
+  positionals: { min: 0, max: 1, name: 'KEY' },
   run: async (context) => {
-    const key = context.positionals[0] ?? '';
+    const phone = context.string('phone');
+    const key = context.positionals[0];
+    if (phone !== undefined && key !== undefined) {
+      throw new UsageError('give a KEY or --phone NUMBER, not both');
+    }
+    if (phone !== undefined) {
+      const digits = phoneDigits(phone);
+      if (digits === undefined) {
+        throw new UsageError('--phone must be a phone number in full, 8 to 12 digits');
+      }
+      const target = await context.target();
+      const found = await findByPhone(target.documents, target.tables.events, digits);
+      if (found.matches.length === 0) {
+        throw new CliError(
+          `no stored event names ${digits} on the ${target.describe()} (${found.scanned} items read${found.complete ? '' : ', stopped before the end of the table'})`,
+        );
+      }
+      context.out.emit({ phone: digits, ...found }, () => {
+        context.out.table(
+          found.matches,
+          columns({
+            TIME: (match) => match.at ?? '-',
+            'FOUND BY': (match) => match.kind,
+            KEY: (match) => match.key,
+            EVENT: (match) => match.type ?? '-',
+          }),
+        );
+        if (!found.complete) context.out.line(`stopped after ${found.scanned} items`);
+      });
+      return 0;
+    }
+    if (key === undefined) throw new UsageError('needs a cliKey, msgKey or moKey');
     const target = await context.target();
     const trace = await traceKey(target.documents, target.tables.events, key, {
       scan: context.flag('scan'),

@@ -11,11 +11,13 @@ import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountConsole } from '../../console/serve.ts';
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
 import { writeBridgeFile } from '../../local/bridge-file.ts';
+import { localClientConfig } from '../../local/dynamodb-local.ts';
 import { captureDiskIo, runCli } from '../support/cli-gateway.ts';
 import { waitFor } from '../support/e2e-wait.ts';
 
@@ -202,6 +204,31 @@ describe('the operator console in Chromium', () => {
     );
     expect(bridge.bus.replayed.length - before).toBe(count);
     await page.screenshot({ path: join(SHOTS, 'replay.png'), fullPage: true });
+  });
+
+  it('redrives the send DLQ after a confirmation, showing the messages moved', async () => {
+    // Prepare: a message the sender gave up on, in the DLQ.
+    const sqs = new SQSClient(localClientConfig(bridge.urls.sqs));
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: bridge.urls.sendDlq, MessageBody: '{"not": "a send"}' }),
+    );
+    sqs.destroy();
+    await page.goto(`${consoleUrl}/quarantine`);
+    const depth = await page.textContent('#dlq-depth');
+
+    // Act
+    await page.click('form[action$="/actions/redrive"] button');
+    await page.waitForSelector('#confirm');
+    const question = (await page.textContent('#confirm')) ?? '';
+    await page.click('#confirm button');
+    await page.waitForSelector('#job:not([data-state="running"])', { timeout: 60_000 });
+
+    // Assess
+    expect(depth).toBe('1');
+    expect(question).toContain('Move 1 message from the send DLQ');
+    expect(await page.textContent('#job-state')).toBe('done');
+    expect(await page.textContent('#job-message')).toBe('moved 1 message to the send queue');
+    expect(await page.textContent('#job-done')).toBe('1');
   });
 
   it('charts the flow per minute and adds events as they are published', async () => {
