@@ -2,7 +2,6 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import { maskPhone, maskPhonesDeep, PHONE_FIELDS } from '../functions/commons/helpers/mask.ts';
 import { storedDetail } from '../functions/events/stored-detail.ts';
-import type { PhoneMask } from './commands/trace.ts';
 
 /*
  * Finding messages by a phone number. The event table is keyed by cliKey, msgKey and moKey, and a
@@ -10,6 +9,9 @@ import type { PhoneMask } from './commands/trace.ts';
  * number to its messages is a Scan that reads each item's detail: slow and billed per item read,
  * which is why it stops after `maxItems`.
  */
+
+/** Masks the phone numbers in a value (a trace masks every one by default). */
+export type PhoneMask = (value: unknown) => unknown;
 
 /** The digits of a phone number as entered (`010-1234-5678`, `+82 10 …`, `01012345678`). */
 export const phoneDigits = (entered: string): string | undefined => {

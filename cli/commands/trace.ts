@@ -4,7 +4,7 @@ import { storedDetail } from '../../functions/events/stored-detail.ts';
 import { ACCEPTED_PREFIX } from '../../functions/sending/send-record.ts';
 import { CliError, type CommandSpec, UsageError } from '../framework.ts';
 import { columns } from '../output.ts';
-import { findByPhone, phoneDigits } from '../phone-search.ts';
+import { findByPhone, type PhoneMask, phoneDigits } from '../phone-search.ts';
 
 /*
  * `msgbridge trace KEY`: every item the event table holds for one message, in time order. The
@@ -128,9 +128,6 @@ const summaryOf = (item: Item, data: Item | undefined): string => {
   ].filter((part): part is string => part !== undefined);
   return parts.join(', ');
 };
-
-/** Masks every phone number in a value (the default of every trace). */
-export type PhoneMask = (value: unknown) => unknown;
 
 /** An event-table item as a {@link TraceEntry}. */
 export const toEntry = (item: Item, mask: PhoneMask = maskPhonesDeep): TraceEntry => {
