@@ -13,7 +13,6 @@ import { redriveDlq } from '../cli/redrive.ts';
 import { localEventsInRange } from '../cli/replay.ts';
 import { planRepublish, runRepublish } from '../cli/republish.ts';
 import type { Target } from '../cli/target.ts';
-import { maskPhone } from '../functions/commons/helpers/mask.ts';
 import { type ActionKind, type Job, Jobs } from './actions.ts';
 import { type PublishedEvent, readEventLog } from './event-log.ts';
 import { EVENT_TYPES } from './event-types.ts';
@@ -722,6 +721,3 @@ ${recentJobs()}`,
     },
   };
 };
-
-/** The masked form of a number, for pages that name it without its search. */
-export const masked = maskPhone;

@@ -20,7 +20,11 @@ export const mountConsole = async (
 ): Promise<string> => {
   const target = await resolveTarget(
     { local: dataDir },
-    { readFile: (path) => readFile(path, 'utf8') },
+    {
+      readFile: (path) => readFile(path, 'utf8'),
+      // The run is this process: nothing to probe.
+      whyNotRunning: async () => undefined,
+    },
   );
   const console = createConsole({ target, ...options });
   bridge.mount(CONSOLE_PATH, console.handle);

@@ -175,6 +175,11 @@ describe('msgbridge console --stack', () => {
 
     // Act
     const timeline = await (await fetch(`${console.url}/message?by=key&q=order-1`)).text();
+    const flow = await (await fetch(`${console.url}/flow`)).text();
+    const unscanned = await fetch(`${console.url}/flow/series.json`);
+    const series = (await (await fetch(`${console.url}/flow/series.json?scan=1`)).json()) as {
+      minutes: number[];
+    };
     const quarantine = await fetch(`${console.url}/quarantine`);
     const page = await quarantine.text();
     if (quarantine.status !== 200) throw new Error(page);
@@ -203,6 +208,11 @@ describe('msgbridge console --stack', () => {
     expect(timeline).toContain('event-report-1');
     expect(timeline).toContain("from the table's stream");
     expect(timeline).not.toContain(PHONE);
+    // On a stack the flow scans the event table only when asked.
+    expect(flow).toContain('Scan now');
+    expect(flow).not.toContain('id="charts"');
+    expect(unscanned.status).toBe(400);
+    expect(series.minutes).toHaveLength(60);
     expect(quarantine.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(page).toContain('<td id="dlq-depth">7</td>');
     expect(page).toContain('body is not JSON');
