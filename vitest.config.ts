@@ -22,6 +22,16 @@ export default defineConfig({
       },
       {
         test: {
+          // The operator console in Debian's Chromium against the local run; one browser at a time.
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           // The seeded fault-injection run (chaos/run.ts) on fixed seeds; one bridge at a time.
           name: 'chaos',
           include: ['test/chaos/**/*.test.ts'],

@@ -27,6 +27,8 @@ export interface CliDeps {
   readonly aws?: AwsClients;
   readonly now?: () => Date;
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Resolves when a long-running command (`console`) should stop. @default Ctrl+C (SIGINT/SIGTERM) */
+  readonly interrupted?: () => Promise<void>;
   /** Replaces target resolution entirely (tests of one command against fakes). */
   readonly resolveTarget?: (options: TargetOptions) => Promise<Target>;
 }

@@ -1,5 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { channelsCommands } from './commands/channels.ts';
+import { consoleCommand } from './commands/console.ts';
 import { dlqCommands } from './commands/dlq.ts';
 import { eventsCommands } from './commands/events.ts';
 import { optoutCommands } from './commands/optout.ts';
@@ -45,6 +46,7 @@ export const COMMANDS: Registry = {
   rcs: rcsCommands,
   status: statusCommand,
   trace: traceCommand,
+  console: consoleCommand,
 };
 
 const usage = (): string =>

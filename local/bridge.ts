@@ -381,6 +381,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       jobs,
       poisoned,
       tables,
+      /** Serves a path prefix on the webhook server's port (the operator console). */
+      mount: webhooks.mount,
       urls: {
         reportWebhook: urls.report,
         moWebhook: urls.mo,

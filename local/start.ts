@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import * as z from 'zod';
+import { mountConsole } from '../console/serve.ts';
 import { startLocalBridge } from './bridge.ts';
 import {
   LocalRunNotRunningError,
@@ -105,10 +106,13 @@ await writeBridgeFile(dataDir, bridge, {
   apiKey: settings.SIMULATOR_API_KEY,
   apiPassword: password.value,
 });
+// The operator console, on the webhook port, reading this run as `msgbridge --local` does.
+const consoleUrl = await mountConsole(bridge, dataDir, { tpsQuota: settings.TPS_QUOTA });
 
 const u = bridge.urls;
 console.log(`
 msgbridge is running locally
+  console          ${consoleUrl}  (timeline of a message, live flow, quarantine)
   report webhook   POST ${u.webhooks}/webhooks/<secret>/report
   MO webhook       POST ${u.webhooks}/webhooks/<secret>/mo
   webhook secret   ${secret.value}${secret.note}

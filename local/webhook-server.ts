@@ -38,8 +38,16 @@ export interface WebhookServer {
   readonly url: string;
   /** The report and MO webhook URLs for a given secret. */
   webhookUrls(secret: string): { report: string; mo: string };
+  /**
+   * Serves every request under `prefix` (`/console`) with `handler`, which reads the request and
+   * answers it itself (the operator console).
+   */
+  mount(prefix: string, handler: MountedHandler): void;
   close(): Promise<void>;
 }
+
+/** A handler mounted under a path prefix: it answers the request itself. */
+export type MountedHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
 
 const ROUTE = /^\/webhooks\/([^/]+)\/(report|mo)$/;
 
@@ -72,6 +80,7 @@ const NOT_FOUND = json(404, { message: 'Not Found' });
  */
 export const startWebhookServer = async (options: WebhookServerOptions): Promise<WebhookServer> => {
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const mounts = new Map<string, MountedHandler>();
   const server: Server = createServer(
     {
       requestTimeout,
@@ -80,6 +89,16 @@ export const startWebhookServer = async (options: WebhookServerOptions): Promise
       connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(requestTimeout / 4))),
     },
     (request, response) => {
+      const mounted = mountedFor(mounts, request.url);
+      if (mounted !== undefined) {
+        void mounted(request, response).catch((error: unknown) => {
+          console.error('mounted route failed', describeError(error));
+          if (!response.headersSent)
+            respond(response, json(500, { message: 'Internal server error' }));
+          else response.destroy();
+        });
+        return;
+      }
       void serve(request, response, options).catch((error: unknown) => {
         console.error('webhook server: request failed', describeError(error));
         respond(response, json(500, { message: 'Internal server error' }));
@@ -117,12 +136,28 @@ export const startWebhookServer = async (options: WebhookServerOptions): Promise
       report: `${url}/webhooks/${encodeURIComponent(secret)}/report`,
       mo: `${url}/webhooks/${encodeURIComponent(secret)}/mo`,
     }),
+    mount: (prefix, handler) => {
+      mounts.set(prefix, handler);
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+};
+
+/** The handler mounted at the path's prefix (`/console`, `/console/…`), if any. */
+const mountedFor = (
+  mounts: ReadonlyMap<string, MountedHandler>,
+  raw: string | undefined,
+): MountedHandler | undefined => {
+  const path = pathOf(raw)?.pathname;
+  if (path === undefined) return undefined;
+  for (const [prefix, handler] of mounts) {
+    if (path === prefix || path.startsWith(`${prefix}/`)) return handler;
+  }
+  return undefined;
 };
 
 const serve = async (

@@ -12,6 +12,7 @@ const tiers = [
   { name: 'unit', vitest: 'unit' },
   { name: 'integration', vitest: 'integration' },
   { name: 'e2e', vitest: 'e2e' },
+  { name: 'browser', vitest: 'browser' },
   { name: 'chaos', vitest: 'chaos' },
   { name: 'infra', vitest: 'infra' },
 ];

@@ -1,5 +1,5 @@
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { CliError, type CommandSpec, type GroupSpec } from '../framework.ts';
+import { queueDepth } from '../operations.ts';
 import { redriveDlq } from '../redrive.ts';
 
 const redrive: CommandSpec = {
@@ -15,16 +15,10 @@ Fix what sent the messages to the DLQ first (see docs/operations.md, "Redriving 
   run: async (context) => {
     const max = context.integer('max', Number.MAX_SAFE_INTEGER, { min: 1 });
     const target = await context.target();
-    const attributes = await target.sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl: target.queues.dlq,
-        AttributeNames: ['ApproximateNumberOfMessages'],
-      }),
-    );
-    const waiting = Number(attributes.Attributes?.ApproximateNumberOfMessages ?? Number.NaN);
+    const waiting = await queueDepth(target, target.queues.dlq);
     const progress = context.out.progress(
       'redriving',
-      Number.isFinite(waiting) ? Math.min(waiting, max) : undefined,
+      waiting === undefined ? undefined : Math.min(waiting, max),
     );
     const result = await redriveDlq({
       sqs: target.sqs,

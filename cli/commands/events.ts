@@ -1,29 +1,19 @@
 import { createInterface } from 'node:readline/promises';
-import { DynamoDbPublishLedger } from '../../functions/events/dynamodb-publish-ledger.ts';
-import { EventBridgeBus } from '../../functions/events/eventbridge-bus.ts';
 import {
   CliError,
-  type CommandContext,
   type CommandSpec,
   flagOptions,
   type GroupSpec,
   UsageError,
   valueOptions,
 } from '../framework.ts';
-import { localEventsInRange, replayArchive, replayLocally } from '../replay.ts';
+import { replayWindow, republishPorts } from '../operations.ts';
 import {
   planRepublish,
   type RepublishPlan,
-  type RepublishPorts,
   type RepublishResult,
   runRepublish,
 } from '../republish.ts';
-import {
-  localBus,
-  localPublishFailures,
-  queuePublishFailures,
-  tableItems,
-} from '../republish-sources.ts';
 
 const instant = (option: string, value: string): Date => {
   const time = Date.parse(value);
@@ -58,86 +48,31 @@ replays match "replay-name": [{"exists": false}] (see docs/operations.md).
       throw new UsageError('--name must be 1-64 of letters, digits, ".", "-" and "_"');
     }
     const target = await context.target();
-    const events = target.events;
-    if (events.kind === 'stack') {
-      const progress = context.out.progress(`replaying ${name} (% of the range)`, 100);
-      const result = await replayArchive({
-        client: events.client,
-        name,
-        archiveArn: events.archiveArn,
-        busArn: events.busArn,
-        from,
-        to,
-        wait: !context.flag('no-wait'),
-        sleep: context.deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-        onProgress: (percent) => progress.update(percent),
-      });
-      progress.finish();
-      context.out.emit(result, () =>
-        context.out.line(`replay ${result.name}: ${result.state} on the ${target.describe()}`),
-      );
-      return 0;
-    }
-    let text: string;
-    try {
-      text = await context.io.readFile(events.file);
-    } catch (error) {
-      throw new CliError(
-        `cannot read the local events file ${events.file}: ${(error as Error).message}`,
-      );
-    }
-    const selected = localEventsInRange(text, from, to);
-    const progress = context.out.progress(`replaying ${name}`, selected.length);
-    const replayed = await replayLocally({
-      replayUrl: events.replayUrl,
+    let progress: ReturnType<typeof context.out.progress> | undefined;
+    const label =
+      target.events.kind === 'stack' ? `replaying ${name} (% of the range)` : `replaying ${name}`;
+    const result = await replayWindow(target, {
       name,
-      events: selected,
-      onProgress: (done) => progress.update(done),
+      from,
+      to,
+      wait: !context.flag('no-wait'),
+      readFile: context.io.readFile,
+      ...(context.deps.sleep ? { sleep: context.deps.sleep } : {}),
+      onTotal: (total) => {
+        progress = context.out.progress(label, total);
+      },
+      onProgress: (done) => progress?.update(done),
     });
-    progress.finish();
-    context.out.emit({ name, state: 'COMPLETED', replayed }, () =>
-      context.out.line(`replay ${name}: ${replayed} events put on the local bus again`),
+    progress?.finish();
+    context.out.emit(result, () =>
+      context.out.line(
+        result.replayed === undefined
+          ? `replay ${result.name}: ${result.state} on the ${target.describe()}`
+          : `replay ${result.name}: ${result.replayed} events put on the local bus again`,
+      ),
     );
     return 0;
   },
-};
-
-/** The ports of `events republish` for the target; `release` hands back unsettled failures. */
-const republishPorts = (
-  target: Awaited<ReturnType<CommandContext['target']>>,
-): RepublishPorts & { release(): Promise<void> } => {
-  const markers = new DynamoDbPublishLedger(target.tables.state, target.documents);
-  const items = tableItems(target.documents, target.tables.events);
-  const events = target.events;
-  if (events.kind === 'local') {
-    return {
-      failures: localPublishFailures(events.publisherUrl),
-      markers,
-      items,
-      bus: localBus(events.publisherUrl),
-      // The local run's publisher puts every event with this source.
-      source: 'msgbridge',
-      release: async () => {},
-    };
-  }
-  if (events.onFailureQueueUrl === undefined || events.eventSource === undefined) {
-    throw new CliError(
-      `the ${target.describe()} lacks the outputs PublisherOnFailureQueueUrl and EventSource; deploy a msgbridge version that has them`,
-    );
-  }
-  const failures = queuePublishFailures({
-    sqs: target.sqs,
-    queueUrl: events.onFailureQueueUrl,
-    streams: events.streams,
-  });
-  return {
-    failures,
-    markers,
-    items,
-    bus: new EventBridgeBus(events.busName, events.client),
-    source: events.eventSource,
-    release: () => failures.release(),
-  };
 };
 
 const planLines = (plan: RepublishPlan): string[] => [

@@ -2,8 +2,9 @@ import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk
 import { maskPhonesDeep } from '../../functions/commons/helpers/mask.ts';
 import { storedDetail } from '../../functions/events/stored-detail.ts';
 import { ACCEPTED_PREFIX } from '../../functions/sending/send-record.ts';
-import { CliError, type CommandSpec } from '../framework.ts';
+import { CliError, type CommandSpec, UsageError } from '../framework.ts';
 import { columns } from '../output.ts';
+import { findByPhone, type PhoneMask, phoneDigits } from '../phone-search.ts';
 
 /*
  * `msgbridge trace KEY`: every item the event table holds for one message, in time order. The
@@ -19,6 +20,10 @@ export interface TraceEntry {
   /** The item's own time (received, accepted, attempted), ISO 8601; undefined when it has none. */
   readonly at: string | undefined;
   readonly type: string | undefined;
+  /** The event's id (`metadata.id`, stable across replays); undefined for items without an event. */
+  readonly eventId?: string | undefined;
+  /** Where the item came from (`metadata.via`: webhook, polling, send-queue, status-query …). */
+  readonly via?: string | undefined;
   readonly summary: string;
   /** The event's `data`, phone numbers masked (send records: their attributes). */
   readonly data: unknown;
@@ -125,7 +130,7 @@ const summaryOf = (item: Item, data: Item | undefined): string => {
 };
 
 /** An event-table item as a {@link TraceEntry}. */
-export const toEntry = (item: Item): TraceEntry => {
+export const toEntry = (item: Item, mask: PhoneMask = maskPhonesDeep): TraceEntry => {
   const detail = detailOf(item);
   const data = detail?.data;
   const own = Object.fromEntries(Object.entries(item).filter(([key]) => !HIDDEN.has(key)));
@@ -142,8 +147,10 @@ export const toEntry = (item: Item): TraceEntry => {
     type:
       text(item.detailType) ??
       (item.outcome === 'accepted' ? 'Message Accepted (not published)' : undefined),
+    eventId: text(item.eventId),
+    via: text(detail?.metadata?.via),
     summary: summaryOf(item, data ?? own),
-    data: maskPhonesDeep(data ?? own),
+    data: mask(data ?? own),
   };
 };
 
@@ -246,7 +253,11 @@ const scanFor = (documents: DynamoDBDocumentClient, table: string, key: string):
  * Items as entries in time order, with `cliKey`'s acceptance as its message's send record lists
  * it, unless an event item (`OUTCOME`) already tells it.
  */
-export const entriesOf = (items: readonly Item[], cliKey: string | undefined): TraceEntry[] => {
+export const entriesOf = (
+  items: readonly Item[],
+  cliKey: string | undefined,
+  mask: PhoneMask = maskPhonesDeep,
+): TraceEntry[] => {
   const published = items.some((item) => item.pk === `SEND#${cliKey}` && item.sk === 'OUTCOME');
   const acceptances =
     cliKey === undefined || published
@@ -255,7 +266,7 @@ export const entriesOf = (items: readonly Item[], cliKey: string | undefined): T
           const entry = item.sk === 'MESSAGE' ? recordAcceptance(item, cliKey) : undefined;
           return entry ? [entry] : [];
         });
-  return [...items.map(toEntry), ...acceptances].sort(byTime);
+  return [...items.map((item) => toEntry(item, mask)), ...acceptances].sort(byTime);
 };
 
 /**
@@ -267,7 +278,11 @@ export const traceKey = async (
   documents: DynamoDBDocumentClient,
   table: string,
   key: string,
-  options: { readonly scan?: boolean } = {},
+  options: {
+    readonly scan?: boolean;
+    /** How phone numbers are masked. @default every one */
+    readonly mask?: PhoneMask;
+  } = {},
 ): Promise<Trace> => {
   const read = (pk: string) => itemsOf(documents, table, pk);
   const [send, reports, mo] = await Promise.all([
@@ -298,13 +313,14 @@ export const traceKey = async (
     cliKey,
     msgKey,
     moKey: mo.length > 0 ? key : undefined,
-    entries: entriesOf([...unique.values()], cliKey),
+    entries: entriesOf([...unique.values()], cliKey, options.mask),
   };
 };
 
 export const traceCommand: CommandSpec = {
   summary: 'every stored item and event of one message, in time order',
   usage: `msgbridge trace KEY [--scan]
+       msgbridge trace --phone NUMBER
 
 Prints what the event table holds for one message, in time order. KEY is a cliKey, a msgKey or
 a moKey; the command reads by key only (DynamoDB Query):
@@ -318,11 +334,46 @@ A message's send record is kept under its smallest cliKey only, quarantined and 
 bodies are keyed by their hash, and a msgKey that has no report names no cliKey: --scan also
 reads the whole table (a DynamoDB Scan, slow and billed per item read) for send records that
 list KEY or carry it as msgKey, and quarantined bodies that contain KEY.
-Phone numbers are masked. Items leave the table after the retention period (TTL).`,
-  options: { scan: { type: 'boolean' } },
-  positionals: { min: 1, max: 1, name: 'KEY', missing: 'needs a cliKey, msgKey or moKey' },
+Phone numbers are masked. Items leave the table after the retention period (TTL).
+--phone NUMBER (entered in full, e.g. 010-1234-5678) lists the messages whose stored events name
+that number (sends, reports, inbound messages), newest first, with the key to trace each by. The
+table is not keyed by number, so this is a Scan that reads every item's event (billed per item
+read); it stops after 100,000 items and says so.`,
+  options: { scan: { type: 'boolean' }, phone: { type: 'string' } },
+  positionals: { min: 0, max: 1, name: 'KEY' },
   run: async (context) => {
-    const key = context.positionals[0] ?? '';
+    const phone = context.string('phone');
+    const key = context.positionals[0];
+    if (phone !== undefined && key !== undefined) {
+      throw new UsageError('give a KEY or --phone NUMBER, not both');
+    }
+    if (phone !== undefined) {
+      const digits = phoneDigits(phone);
+      if (digits === undefined) {
+        throw new UsageError('--phone must be a phone number in full, 8 to 12 digits');
+      }
+      const target = await context.target();
+      const found = await findByPhone(target.documents, target.tables.events, digits);
+      if (found.matches.length === 0) {
+        throw new CliError(
+          `no stored event names ${digits} on the ${target.describe()} (${found.scanned} items read${found.complete ? '' : ', stopped before the end of the table'})`,
+        );
+      }
+      context.out.emit({ phone: digits, ...found }, () => {
+        context.out.table(
+          found.matches,
+          columns({
+            TIME: (match) => match.at ?? '-',
+            'FOUND BY': (match) => match.kind,
+            KEY: (match) => match.key,
+            EVENT: (match) => match.type ?? '-',
+          }),
+        );
+        if (!found.complete) context.out.line(`stopped after ${found.scanned} items`);
+      });
+      return 0;
+    }
+    if (key === undefined) throw new UsageError('needs a cliKey, msgKey or moKey');
     const target = await context.target();
     const trace = await traceKey(target.documents, target.tables.events, key, {
       scan: context.flag('scan'),

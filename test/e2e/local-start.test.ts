@@ -107,7 +107,16 @@ describe('npm start', () => {
       body: JSON.stringify({ rptCnt: 0, rptLst: [] }),
     });
 
+    // The banner names the operator console, on the webhook port.
+    const consoleUrl = /^ {2}console {10}(http:\/\/127\.0\.0\.1:\d+\/console) /m.exec(
+      first.output(),
+    )?.[1];
+    const consolePage = await fetch(consoleUrl ?? 'http://127.0.0.1:1/console');
+
     // Assess 1
+    expect(consoleUrl).toBe(`${bridge.webhooks}/console`);
+    expect(consolePage.status).toBe(200);
+    expect(await consolePage.text()).toContain('msgbridge console');
     expect(malformed.status).toBe(404);
     expect(secondCode).toBe(1);
     expect(second.output()).toMatch(/another run is using/);

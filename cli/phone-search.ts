@@ -1,0 +1,141 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { scanItems } from '../functions/commons/clients/dynamodb.ts';
+import { maskPhone, maskPhonesDeep, PHONE_FIELDS } from '../functions/commons/helpers/mask.ts';
+import { storedDetail } from '../functions/events/stored-detail.ts';
+
+/*
+ * Finding messages by a phone number. The event table is keyed by cliKey, msgKey and moKey, and a
+ * stored event keeps the number inside its detail (deflated when large), so the only way from a
+ * number to its messages is a Scan that reads each item's detail: slow and billed per item read,
+ * which is why it stops after `maxItems`.
+ */
+
+/** Masks the phone numbers in a value (a trace masks every one by default). */
+export type PhoneMask = (value: unknown) => unknown;
+
+/** The digits of a phone number as entered (`010-1234-5678`, `+82 10 …`, `01012345678`). */
+export const phoneDigits = (entered: string): string | undefined => {
+  const trimmed = entered.trim();
+  if (!/^\+?[\d\s-]{8,20}$/.test(trimmed)) return undefined;
+  const digits = trimmed.replace(/\D/g, '');
+  // +82 10 … is 010 …
+  const national =
+    digits.startsWith('82') && trimmed.startsWith('+') ? `0${digits.slice(2)}` : digits;
+  return national.length >= 8 && national.length <= 12 ? national : undefined;
+};
+
+const looksLikePhone = (value: string): boolean => /^\+?[\d\s-]{8,20}$/.test(value.trim());
+
+const sameNumber = (value: string, digits: string): boolean =>
+  looksLikePhone(value) && phoneDigits(value) === digits;
+
+/** Whether any string in `value` is the number `digits`. */
+const mentions = (value: unknown, digits: string): boolean => {
+  if (typeof value === 'string') return sameNumber(value, digits);
+  if (Array.isArray(value)) return value.some((inner) => mentions(inner, digits));
+  if (value !== null && typeof value === 'object')
+    return Object.values(value).some((inner) => mentions(inner, digits));
+  return false;
+};
+
+/**
+ * A mask that shows the number `digits` in full wherever it stands alone and masks every other
+ * phone number: for the operator who searched for that number.
+ */
+export const revealingMask =
+  (digits: string): PhoneMask =>
+  (value) => {
+    const walk = (inner: unknown, field?: string): unknown => {
+      if (typeof inner === 'string') {
+        if (sameNumber(inner, digits)) return inner;
+        return field !== undefined && PHONE_FIELDS.has(field) && inner !== '*'
+          ? maskPhone(inner)
+          : maskPhonesDeep(inner);
+      }
+      if (Array.isArray(inner)) return inner.map((item) => walk(item));
+      if (inner !== null && typeof inner === 'object') {
+        return Object.fromEntries(
+          Object.entries(inner).map(([key, item]) => [key, walk(item, key)]),
+        );
+      }
+      return inner;
+    };
+    return walk(value);
+  };
+
+/** A message that names the number, by the key its trace starts from. */
+export interface PhoneMatch {
+  readonly kind: 'cliKey' | 'msgKey' | 'moKey';
+  readonly key: string;
+  readonly at: string | undefined;
+  readonly type: string | undefined;
+}
+
+export interface PhoneSearchResult {
+  readonly matches: readonly PhoneMatch[];
+  /** Items read; the scan stopped early when it reached `maxItems`. */
+  readonly scanned: number;
+  readonly complete: boolean;
+}
+
+const keyOf = (pk: string, data: Record<string, unknown>): PhoneMatch['kind'] | undefined => {
+  if (pk.startsWith('SEND#')) return 'cliKey';
+  if (pk.startsWith('REPORT#')) return typeof data.cliKey === 'string' ? 'cliKey' : 'msgKey';
+  if (pk.startsWith('MO#')) return 'moKey';
+  return undefined;
+};
+
+/**
+ * The messages whose stored events name the number `digits` (sends, reports, inbound messages),
+ * one per key, newest first; reads at most `maxItems` items.
+ */
+export const findByPhone = async (
+  documents: DynamoDBDocumentClient,
+  table: string,
+  digits: string,
+  options: { readonly maxItems?: number } = {},
+): Promise<PhoneSearchResult> => {
+  const maxItems = options.maxItems ?? 100_000;
+  const found = new Map<string, PhoneMatch>();
+  let scanned = 0;
+  let complete = true;
+  for await (const item of scanItems(documents, {
+    TableName: table,
+    FilterExpression: 'begins_with(pk, :send) OR begins_with(pk, :report) OR begins_with(pk, :mo)',
+    ExpressionAttributeValues: { ':send': 'SEND#', ':report': 'REPORT#', ':mo': 'MO#' },
+  })) {
+    scanned += 1;
+    if (scanned > maxItems) {
+      complete = false;
+      break;
+    }
+    const text = storedDetail(item);
+    if (text === undefined) continue;
+    let detail: { data?: Record<string, unknown>; metadata?: { receivedAt?: string } };
+    try {
+      detail = JSON.parse(text);
+    } catch {
+      continue;
+    }
+    const data = detail.data ?? {};
+    if (!mentions(data, digits)) continue;
+    const pk = String(item.pk);
+    const kind = keyOf(pk, data);
+    if (kind === undefined) continue;
+    const key =
+      kind === 'cliKey' && pk.startsWith('REPORT#')
+        ? String(data.cliKey)
+        : pk.slice(pk.indexOf('#') + 1);
+    const entry: PhoneMatch = {
+      kind,
+      key,
+      at: detail.metadata?.receivedAt,
+      type: typeof item.detailType === 'string' ? item.detailType : undefined,
+    };
+    const seen = found.get(`${kind}:${key}`);
+    if (seen === undefined || (entry.at ?? '') < (seen.at ?? ''))
+      found.set(`${kind}:${key}`, entry);
+  }
+  const matches = [...found.values()].sort((a, b) => (b.at ?? '').localeCompare(a.at ?? ''));
+  return { matches, scanned: Math.min(scanned, maxItems), complete };
+};

@@ -1,0 +1,293 @@
+/**
+ * The operator console in a real browser (Debian's Chromium through playwright-core) against the
+ * local run, started as `npm start` starts it (the bridge, bridge.json, the console mounted on the
+ * webhook port): the demo runs, a cliKey's timeline shows its steps, a bad body shows up in the
+ * quarantine, and a replay started from the console shows its progress to the end. Screenshots
+ * go to docs/console/.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { get } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mountConsole } from '../../console/serve.ts';
+import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
+import { writeBridgeFile } from '../../local/bridge-file.ts';
+import { localClientConfig } from '../../local/dynamodb-local.ts';
+import { captureDiskIo, runCli } from '../support/cli-gateway.ts';
+import { waitFor } from '../support/e2e-wait.ts';
+
+const ROOT = join(import.meta.dirname, '../..');
+const SHOTS = join(ROOT, 'docs/console');
+const CHROMIUM = '/usr/bin/chromium';
+const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-console-'));
+const profile = mkdtempSync(join(tmpdir(), 'msgbridge-chromium-'));
+const credentials = { apiKey: 'console-key', apiPassword: 'console-password' };
+// The demo's recipients (producer/examples.ts) and inbound senders (local/demo.ts).
+const PHONES = ['01012345678', '01098765432'];
+
+let bridge: LocalBridge;
+let consoleUrl: string;
+let browser: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  // Fails, not skips: CI installs Chromium (.ci/run) before the tests.
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`);
+  }
+  bridge = await startLocalBridge({
+    port: 0,
+    simulatorPort: 0,
+    webhookSecret: 'console-secret-0123456789',
+    dataDir,
+    ...credentials,
+    tpsQuota: 50,
+    printEvents: false,
+    simulator: { reportDelayMs: 200, failureRate: 0, seed: 18 },
+  });
+  await writeBridgeFile(dataDir, bridge, credentials);
+  consoleUrl = await mountConsole(bridge, dataDir, { tpsQuota: 50 });
+  browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1200, height: 900 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await bridge?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(profile, { recursive: true, force: true });
+});
+
+/** The status of a GET with its own Host header (fetch does not let a caller set one). */
+const statusWithHost = (url: string, host: string) =>
+  new Promise<number>((resolve, reject) => {
+    get(url, { headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    }).on('error', reject);
+  });
+
+const runDemo = () =>
+  promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'local/demo.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      LOCAL_DATA_DIR: dataDir,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+  });
+
+describe('the operator console in Chromium', () => {
+  it('shows the timeline of a demo message found by its cliKey, phone numbers masked', async () => {
+    // Prepare
+    const demo = await runDemo();
+    expect(demo.stdout).toMatch(/queued \d+ messages \(0 invalid, 0 failed\)/);
+    const reported = () => bridge.bus.details('Delivery Report Received');
+    expect(await waitFor(() => reported().length > 0, 60_000)).toBe(true);
+    const cliKey = String(reported()[0]?.data.cliKey);
+
+    // Act
+    await page.goto(consoleUrl);
+    await page.fill('input[name="q"]', cliKey);
+    await page.click('form.search button');
+    await page.waitForSelector('#timeline');
+
+    // Assess
+    const stages = await page.$$eval('#timeline li', (items) =>
+      items.map((item) => item.getAttribute('data-stage')),
+    );
+    // queued → claimed → sent (accepted) → report, in that order.
+    const order = ['queued', 'claimed', 'accepted', 'report'].map((stage) => stages.indexOf(stage));
+    expect(
+      order.every((index) => index >= 0),
+      stages.join(' '),
+    ).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    const published = await page.$$eval('#published tbody tr', (rows) =>
+      rows.map((row) => row.getAttribute('data-detail-type')),
+    );
+    expect(published).toContain('Delivery Report Received');
+    expect(await page.textContent('#published')).not.toContain('not on the bus yet');
+    const text = (await page.textContent('body')) ?? '';
+    expect(text).toContain(cliKey);
+    for (const phone of PHONES) expect(text).not.toContain(phone);
+    await page.screenshot({ path: join(SHOTS, 'timeline.png'), fullPage: true });
+  });
+
+  it('shows an inbound message with its attachment, and a number searched for in full', async () => {
+    // Prepare
+    const withPhoto = () =>
+      bridge.bus.details('Inbound Message Received').find((d) => d.data.attachmentCount === 1);
+    expect(await waitFor(() => withPhoto() !== undefined, 60_000)).toBe(true);
+    const moKey = String(withPhoto()?.data.moKey);
+
+    // Act
+    await page.goto(`${consoleUrl}/message?by=key&q=${encodeURIComponent(moKey)}`);
+    const stages = await page.$$eval('#timeline li', (items) =>
+      items.map((item) => item.getAttribute('data-stage')),
+    );
+    const attachment = await page.getAttribute('table.attachments tbody tr', 'data-state');
+    await page.screenshot({ path: join(SHOTS, 'inbound.png'), fullPage: true });
+    await page.goto(consoleUrl);
+    await page.selectOption('select[name="by"]', 'phone');
+    await page.fill('input[name="q"]', '010-9876-5432');
+    await page.click('form.search button');
+    await page.waitForSelector('main');
+    const searched = (await page.textContent('main')) ?? '';
+
+    // Assess
+    expect(stages[0]).toBe('inbound');
+    expect(stages).toContain('attachment');
+    expect(['stored', 'pending', 'lost']).toContain(attachment);
+    expect(searched).toContain('01098765432');
+    expect(searched).not.toContain('01012345678');
+  });
+
+  it('lists a bad webhook body in the quarantine with its reason and raw body', async () => {
+    // Prepare
+    const bad = await fetch(bridge.urls.reportWebhook, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"rptLst": [<script>alert(1)</script>',
+    });
+    expect(bad.status).toBeLessThan(300);
+
+    // Act
+    await page.goto(`${consoleUrl}/quarantine`);
+    const table = (await page.textContent('#quarantine')) ?? '';
+
+    // Assess
+    expect(table).toContain('body is not JSON');
+    expect(table).toContain('<script>alert(1)</script>');
+    expect(await page.$$('#quarantine script')).toHaveLength(0);
+    await page.screenshot({ path: join(SHOTS, 'quarantine.png'), fullPage: true });
+  });
+
+  it('replays the last hour after a confirmation and shows its progress to the end', async () => {
+    // Prepare
+    await page.goto(`${consoleUrl}/quarantine`);
+    const before = bridge.bus.replayed.length;
+
+    // Act
+    await page.click('form.replay button');
+    await page.waitForSelector('#confirm');
+    const count = Number(await page.textContent('#replay-count'));
+    await page.click('#confirm button');
+    await page.waitForSelector('#job');
+    await page.waitForSelector('#job:not([data-state="running"])', { timeout: 60_000 });
+
+    // Assess
+    expect(count).toBeGreaterThan(0);
+    expect(await page.textContent('#job-state')).toBe('done');
+    expect(Number(await page.textContent('#job-done'))).toBe(count);
+    expect(await page.textContent('#job-message')).toContain(
+      `${count} events put on the bus again`,
+    );
+    expect(bridge.bus.replayed.length - before).toBe(count);
+    await page.screenshot({ path: join(SHOTS, 'replay.png'), fullPage: true });
+  });
+
+  it('redrives the send DLQ after a confirmation, showing the messages moved', async () => {
+    // Prepare: a message the sender gave up on, in the DLQ.
+    const sqs = new SQSClient(localClientConfig(bridge.urls.sqs));
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: bridge.urls.sendDlq, MessageBody: '{"not": "a send"}' }),
+    );
+    sqs.destroy();
+    await page.goto(`${consoleUrl}/quarantine`);
+    const depth = await page.textContent('#dlq-depth');
+
+    // Act
+    await page.click('form[action$="/actions/redrive"] button');
+    await page.waitForSelector('#confirm');
+    const question = (await page.textContent('#confirm')) ?? '';
+    await page.click('#confirm button');
+    await page.waitForSelector('#job:not([data-state="running"])', { timeout: 60_000 });
+
+    // Assess
+    expect(depth).toBe('1');
+    expect(question).toContain('Move 1 message from the send DLQ');
+    expect(await page.textContent('#job-state')).toBe('done');
+    expect(await page.textContent('#job-message')).toBe('moved 1 message to the send queue');
+    expect(await page.textContent('#job-done')).toBe('1');
+  });
+
+  it('charts the flow per minute and adds events as they are published', async () => {
+    // Act
+    await page.goto(`${consoleUrl}/flow`);
+    await page.waitForSelector('figure.chart canvas');
+    await page.waitForSelector('figure.chart:nth-of-type(4) canvas');
+    await fetch(bridge.urls.reportWebhook, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"live": ',
+    });
+    await page.waitForSelector('#flow-events tr.new[data-detail-type="Item Quarantined"]', {
+      timeout: 30_000,
+    });
+
+    // Assess
+    const rows = await page.$$eval('#flow-events tbody tr', (items) => items.length);
+    expect(rows).toBeGreaterThan(5);
+    await page.screenshot({ path: join(SHOTS, 'flow.png') });
+  });
+
+  it('is served by msgbridge console on its own port too, in the browser', async () => {
+    // Prepare
+    let stop: () => void = () => {};
+    const stopped = new Promise<void>((resolve) => {
+      stop = resolve;
+    });
+    const captured = captureDiskIo();
+    const run = runCli(
+      ['console', '--local', dataDir, '--port', '0'],
+      { interrupted: () => stopped },
+      captured,
+    );
+    expect(await waitFor(() => captured.stdout().includes('http://127.0.0.1:'), 30_000)).toBe(true);
+    const url = /http:\/\/127\.0\.0\.1:\d+\/console/.exec(captured.stdout())?.[0] ?? '';
+
+    // Act
+    await page.goto(`${url}/quarantine`);
+    const table = (await page.textContent('#quarantine')) ?? '';
+    stop();
+    const done = await run;
+
+    // Assess
+    expect(url).not.toBe(consoleUrl);
+    expect(table).toContain('body is not JSON');
+    expect(done.code).toBe(0);
+  });
+
+  it('refuses a form without the console token and a request for another host', async () => {
+    const forged = await fetch(`${consoleUrl}/actions/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'csrf=forged&from=2026-01-01T00:00:00Z&to=2026-01-02T00:00:00Z&confirm=yes',
+    });
+    const rebound = await statusWithHost(consoleUrl, 'attacker.example');
+    const badQuery = await fetch(`${consoleUrl}/message?q=a%20b`);
+    expect(forged.status).toBe(403);
+    expect(rebound).toBe(403);
+    expect(badQuery.status).toBe(400);
+  });
+});

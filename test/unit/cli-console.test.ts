@@ -1,0 +1,246 @@
+/**
+ * `msgbridge console --stack NAME` against a deployed stack, its AWS clients mocked: the stack's
+ * outputs name the tables and queues, the timeline reads the event table by Query, the quarantine
+ * page shows the queues' depths and the quarantined bodies, and a replay confirmed in the console
+ * starts an archive replay and reports its progress to COMPLETED. Phone numbers stay masked, and
+ * nothing of the gateway credentials reaches a page.
+ */
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeReplayCommand,
+  EventBridgeClient,
+  StartReplayCommand,
+} from '@aws-sdk/client-eventbridge';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS } from '../../cli/target.ts';
+import { captureIo, runCli } from '../support/cli-gateway.ts';
+
+const REGION = 'ap-northeast-2';
+const PHONE = '01055556666';
+const cloudFormation = mockClient(CloudFormationClient);
+// The target wraps its DynamoDB client in a document client, which sends on its own.
+const dynamodb = mockClient(DynamoDBDocumentClient);
+const sqs = mockClient(SQSClient);
+const eventBridge = mockClient(EventBridgeClient);
+afterEach(() => {
+  for (const mock of [cloudFormation, dynamodb, sqs, eventBridge]) mock.reset();
+});
+
+const outputs = [...REQUIRED_OUTPUTS, ...OPTIONAL_OUTPUTS].map((name) => ({
+  OutputKey: name,
+  OutputValue:
+    name === 'GatewayHosts'
+      ? JSON.stringify({
+          api: 'https://a.example',
+          send: 'https://s.example',
+          mnt: 'https://m.example',
+        })
+      : `value-of-${name}`,
+}));
+
+const detail = (type: string, id: string, data: Record<string, unknown>) =>
+  JSON.stringify({
+    metadata: {
+      id,
+      type,
+      version: '1',
+      occurredAt: '2026-11-27T09:00:02Z',
+      receivedAt: '2026-11-27T09:00:02Z',
+      via: 'webhook',
+      idempotencyKey: id,
+    },
+    data,
+  });
+
+const ITEMS: Record<string, Record<string, unknown>[]> = {
+  'SEND#order-1': [
+    {
+      pk: 'SEND#order-1',
+      sk: 'MESSAGE',
+      kind: 'send',
+      owner: '1#abc',
+      claimedUntil: 0,
+      recipients: 1,
+      channel: 'sms',
+      sqsMessageId: 'sqs-1',
+      'accepted#order-1': { t: 1795770001, m: 'M-1' },
+    },
+  ],
+  'REPORT#M-1': [
+    {
+      pk: 'REPORT#M-1',
+      sk: 'RESULT#10000#SMS',
+      kind: 'report',
+      detailType: 'Delivery Report Received',
+      eventId: 'event-report-1',
+      receivedAt: '2026-11-27T09:00:02Z',
+      detail: detail('Delivery Report Received', 'event-report-1', {
+        msgKey: 'M-1',
+        cliKey: 'order-1',
+        delivered: true,
+        resultCode: '10000',
+        channel: 'SMS',
+        phone: PHONE,
+      }),
+    },
+  ],
+};
+const QUARANTINED = {
+  pk: 'QUARANTINE#aa',
+  sk: 'report#aa#body',
+  kind: 'quarantine',
+  detailType: 'Item Quarantined',
+  eventId: 'event-q-1',
+  receivedAt: '2026-11-27T09:01:00Z',
+  payload: '{"broken": <b>',
+  detail: detail('Item Quarantined', 'event-q-1', {
+    webhook: 'report',
+    reason: 'body is not JSON',
+    raw: '{"broken": <b>',
+  }),
+};
+
+const startConsole = async () => {
+  cloudFormation.on(DescribeStacksCommand).resolves({
+    Stacks: [
+      {
+        StackName: 'prod',
+        CreationTime: new Date(),
+        StackStatus: 'UPDATE_COMPLETE',
+        Outputs: outputs,
+      },
+    ],
+  });
+  dynamodb
+    .on(QueryCommand)
+    .callsFake((input: { ExpressionAttributeValues?: Record<string, unknown> }) => ({
+      Items: ITEMS[String(input.ExpressionAttributeValues?.[':pk'])] ?? [],
+    }));
+  dynamodb.on(ScanCommand).resolves({ Items: [QUARANTINED] });
+  sqs.on(GetQueueAttributesCommand).resolves({ Attributes: { ApproximateNumberOfMessages: '7' } });
+  sqs.on(ReceiveMessageCommand).resolves({ Messages: [] });
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  const captured = captureIo();
+  const run = runCli(
+    ['console', '--stack', 'prod', '--region', REGION, '--port', '0'],
+    {
+      aws: {
+        cloudFormation: new CloudFormationClient({ region: REGION }),
+        dynamodb: new DynamoDBClient({ region: REGION }),
+        sqs: new SQSClient({ region: REGION }),
+        eventBridge: new EventBridgeClient({ region: REGION }),
+      },
+      interrupted: () => stopped,
+      sleep: async () => {},
+    },
+    captured,
+  );
+  for (let tries = 0; !captured.stdout().includes('http://'); tries += 1) {
+    if (tries > 200) throw new Error(`the console did not start: ${captured.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const url = /http:\/\/127\.0\.0\.1:\d+\/console/.exec(captured.stdout())?.[0] ?? '';
+  return {
+    url,
+    stop: async () => {
+      stop();
+      return run;
+    },
+  };
+};
+
+const form = (fields: Record<string, string>) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams(fields).toString(),
+  redirect: 'manual' as const,
+});
+
+describe('msgbridge console --stack', () => {
+  it('shows a message, the quarantine and the queues of the stack, and runs a confirmed archive replay', async () => {
+    // Prepare
+    const console = await startConsole();
+    eventBridge.on(StartReplayCommand).resolves({ ReplayArn: 'arn:replay', State: 'STARTING' });
+    eventBridge
+      .on(DescribeReplayCommand)
+      .resolvesOnce({ State: 'RUNNING', EventLastReplayedTime: new Date('2026-11-27T09:30:00Z') })
+      .resolves({ State: 'COMPLETED' });
+
+    // Act
+    const timeline = await (await fetch(`${console.url}/message?by=key&q=order-1`)).text();
+    const flow = await (await fetch(`${console.url}/flow`)).text();
+    const unscanned = await fetch(`${console.url}/flow/series.json`);
+    const series = (await (await fetch(`${console.url}/flow/series.json?scan=1`)).json()) as {
+      minutes: number[];
+    };
+    const quarantine = await fetch(`${console.url}/quarantine`);
+    const page = await quarantine.text();
+    if (quarantine.status !== 200) throw new Error(page);
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec(page)?.[1] ?? '';
+    const window = { from: '2026-11-27T09:00:00Z', to: '2026-11-27T10:00:00Z' };
+    const confirm = await (
+      await fetch(`${console.url}/actions/replay`, form({ csrf, ...window }))
+    ).text();
+    const started = await fetch(
+      `${console.url}/actions/replay`,
+      form({ csrf, ...window, confirm: 'yes' }),
+    );
+    const jobUrl = new URL(started.headers.get('location') ?? '', console.url).href;
+    if (started.status !== 303) throw new Error(`${started.status} ${await started.text()}`);
+    let job: { state: string; done: number; total: number; message: string } | undefined;
+    for (let tries = 0; tries < 100 && job?.state !== 'done'; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      job = (await (await fetch(`${jobUrl}.json`)).json()) as typeof job;
+    }
+    const code = await console.stop();
+
+    // Assess
+    expect(timeline).toContain('data-stage="queued"');
+    expect(timeline).toContain('data-stage="accepted"');
+    expect(timeline).toContain('data-stage="report"');
+    expect(timeline).toContain('event-report-1');
+    expect(timeline).toContain("from the table's stream");
+    expect(timeline).not.toContain(PHONE);
+    // On a stack the flow scans the event table only when asked.
+    expect(flow).toContain('Scan now');
+    expect(flow).not.toContain('id="charts"');
+    expect(unscanned.status).toBe(400);
+    expect(series.minutes).toHaveLength(60);
+    expect(quarantine.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page).toContain('<td id="dlq-depth">7</td>');
+    expect(page).toContain('body is not JSON');
+    expect(page).toContain('{&quot;broken&quot;: &lt;b&gt;');
+    expect(page).not.toContain('<b>');
+    expect(confirm).toContain('Replay the archived events');
+    expect(started.status).toBe(303);
+    expect(job).toMatchObject({ state: 'done', done: 100, total: 100 });
+    expect(eventBridge.commandCalls(StartReplayCommand)[0]?.args[0].input).toMatchObject({
+      EventSourceArn: 'value-of-EventArchiveArn',
+      Destination: { Arn: 'value-of-EventBusArn' },
+      EventStartTime: new Date(window.from),
+      EventEndTime: new Date(window.to),
+    });
+    expect(code.code).toBe(0);
+    for (const text of [timeline, page, confirm]) expect(text).not.toContain('GatewayCredentials');
+  });
+
+  it('refuses a replay posted without the console token, and starts nothing', async () => {
+    const console = await startConsole();
+
+    const forged = await fetch(
+      `${console.url}/actions/replay`,
+      form({ csrf: 'x', from: '2026-11-27T09:00:00Z', to: '2026-11-27T10:00:00Z', confirm: 'yes' }),
+    );
+    await console.stop();
+
+    expect(forged.status).toBe(403);
+    expect(eventBridge.commandCalls(StartReplayCommand)).toHaveLength(0);
+  });
+});

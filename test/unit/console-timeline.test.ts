@@ -1,0 +1,170 @@
+/**
+ * The console's timeline from trace entries: the steps of a send in order (queued, claimed, the
+ * gateway's answer, reports, a result found by status reconciliation), an inbound message's
+ * attachments stored, lost or still pending, and when each event was put on the bus.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Trace, TraceEntry } from '../../cli/commands/trace.ts';
+import type { PublishedEvent } from '../../console/event-log.ts';
+import { timelineOf } from '../../console/timeline.ts';
+
+const entry = (fields: Partial<TraceEntry> & Pick<TraceEntry, 'pk' | 'sk'>): TraceEntry => ({
+  at: undefined,
+  type: undefined,
+  summary: '',
+  data: {},
+  ...fields,
+});
+
+const trace = (entries: TraceEntry[]): Trace => ({
+  key: 'k',
+  cliKey: undefined,
+  msgKey: undefined,
+  moKey: undefined,
+  entries,
+});
+
+const published = (id: string, time: string, replayName?: string): PublishedEvent => ({
+  line: 1,
+  time,
+  detailType: 'Delivery Report Received',
+  id,
+  replayName,
+  data: {},
+});
+
+describe('timelineOf', () => {
+  it('orders a send from its queueing to its reconciled result, with each event and its publications', () => {
+    const entries = [
+      entry({
+        pk: 'REPORT#M1',
+        sk: 'RESULT#30001#SMS',
+        at: '2026-11-27T09:40:00Z',
+        type: 'Delivery Report Received',
+        eventId: 'e-reconciled',
+        via: 'status-query',
+        data: { delivered: false, resultCode: '30001', channel: 'SMS' },
+      }),
+      entry({
+        pk: 'SEND#c1',
+        sk: 'MESSAGE accepted.c1',
+        at: '2026-11-27T09:00:00Z',
+        type: 'Message Accepted (not published)',
+        data: { cliKey: 'c1', msgKey: 'M1' },
+      }),
+      entry({
+        pk: 'SEND#c1',
+        sk: 'MESSAGE',
+        data: { sqsMessageId: 'q-1', owner: '1#x', claimedUntil: 0, channel: 'sms' },
+      }),
+      entry({
+        pk: 'REPORT#M1',
+        sk: 'RESULT#10000#RCS',
+        at: '2026-11-27T09:01:00Z',
+        type: 'Delivery Report Received',
+        eventId: 'e-report',
+        via: 'webhook',
+        data: { delivered: true, resultCode: '10000', channel: 'RCS', fallbackReasons: [] },
+      }),
+    ];
+
+    const timeline = timelineOf(trace(entries), [
+      published('e-report', '2026-11-27T09:01:00Z'),
+      published('e-report', '2026-11-27T10:00:00Z', 'replay-1'),
+    ]);
+
+    expect(timeline.steps.map((step) => step.stage)).toEqual([
+      'queued',
+      'claimed',
+      'accepted',
+      'report',
+      'reconciliation',
+    ]);
+    expect(timeline.steps[4]?.title).toBe('Status reconciliation: not delivered (30001)');
+    expect(timeline.events).toEqual([
+      expect.objectContaining({
+        id: 'e-report',
+        published: [
+          { time: '2026-11-27T09:01:00Z' },
+          { time: '2026-11-27T10:00:00Z', replayName: 'replay-1' },
+        ],
+      }),
+      expect.objectContaining({ id: 'e-reconciled', published: [] }),
+    ]);
+  });
+
+  it('shows a rejected send with the gateway code', () => {
+    const timeline = timelineOf(
+      trace([
+        entry({
+          pk: 'SEND#c2',
+          sk: 'OUTCOME',
+          at: '2026-11-27T09:00:00Z',
+          type: 'Message Rejected',
+          eventId: 'e-rejected',
+          data: { cliKey: 'c2', code: '23001', message: 'invalid callback' },
+        }),
+      ]),
+      undefined,
+    );
+
+    expect(timeline.steps).toEqual([
+      expect.objectContaining({
+        stage: 'rejected',
+        facts: expect.arrayContaining([['code', '23001']]),
+      }),
+    ]);
+  });
+
+  it('tells stored, lost and pending attachments of an inbound message apart', () => {
+    const timeline = timelineOf(
+      trace([
+        entry({
+          pk: 'MO#m1',
+          sk: 'ATTACHMENT#2',
+          at: '2026-11-27T09:00:00Z',
+          type: 'Inbound Attachment Lost',
+          data: { index: 2, name: 'c.jpg', reason: 'the content URL expired' },
+        }),
+        entry({
+          pk: 'MO#m1',
+          sk: 'ATTACHMENT#0',
+          at: '2026-11-27T09:00:00Z',
+          type: 'Inbound Attachment Stored',
+          data: { index: 0, name: 'a.jpg', s3: { bucket: 'b', key: 'inbound/a.jpg' } },
+        }),
+        entry({
+          pk: 'MO#m1',
+          sk: 'MO',
+          at: '2026-11-27T09:00:00Z',
+          type: 'Inbound Message Received',
+          data: { moKey: 'm1', type: 'MMSMO', attachmentCount: 3 },
+        }),
+      ]),
+      [],
+    );
+
+    expect(timeline.steps.map((step) => step.stage)).toEqual([
+      'inbound',
+      'attachment',
+      'attachment',
+    ]);
+    expect(timeline.attachments).toEqual([
+      {
+        index: 0,
+        state: 'stored',
+        name: 'a.jpg',
+        s3: { bucket: 'b', key: 'inbound/a.jpg' },
+        reason: undefined,
+      },
+      { index: 1, state: 'pending', name: undefined, s3: undefined, reason: undefined },
+      {
+        index: 2,
+        state: 'lost',
+        name: 'c.jpg',
+        s3: undefined,
+        reason: 'the content URL expired',
+      },
+    ]);
+  });
+});
