@@ -22,7 +22,9 @@ import { captureDiskIo, runCli } from '../support/cli-gateway.ts';
 import { waitFor } from '../support/e2e-wait.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
-const SHOTS = join(ROOT, 'docs/console');
+// Screenshots go to .local/console (ignored); CONSOLE_SCREENSHOTS=docs/console refreshes the
+// ones docs/console.md shows.
+const SHOTS = join(ROOT, process.env.CONSOLE_SCREENSHOTS ?? '.local/console');
 const CHROMIUM = '/usr/bin/chromium';
 const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-console-'));
 const profile = mkdtempSync(join(tmpdir(), 'msgbridge-chromium-'));
