@@ -2,8 +2,8 @@ import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import type { MessengerStatsName } from '../functions/commons/gateway/schemas/index.ts';
+import type { MsgBridgeProps } from './msgbridge.ts';
 import type { FunctionObservabilityOptions } from './msgbridge-function.ts';
-import type { MsgbridgeStackProps } from './msgbridge-stack.ts';
 import { InvalidPropsError } from './props-validation.ts';
 
 /** The CDK context key read by `bin/msgbridge.ts`. */
@@ -152,7 +152,7 @@ const ContextSchema = z.strictObject({
 /** The stack props the context can set. */
 export type ContextStackProps = Mutable<
   Pick<
-    MsgbridgeStackProps,
+    MsgBridgeProps,
     | 'gateway'
     | 'egress'
     | 'sending'

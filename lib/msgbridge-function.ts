@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, type Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
@@ -16,7 +16,7 @@ import {
   SourceMapMode,
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { type Construct, Node } from 'constructs';
+import { type Construct, type IConstruct, Node } from 'constructs';
 import { LAMBDA_BUNDLING } from './bundling.ts';
 
 /**
@@ -95,25 +95,24 @@ const TRACING: Record<(typeof TRACING_MODES)[number], Tracing> = {
   disabled: Tracing.DISABLED,
 };
 
-const chosen = new WeakMap<Stack, Required<FunctionObservabilityOptions>>();
+const chosen = new WeakMap<IConstruct, Required<FunctionObservabilityOptions>>();
 
 /**
- * Sets what every `MsgbridgeFunction` of `stack` gets (options left out keep their defaults); call
- * it before the functions are created. `MsgbridgeStack` calls it with its `observability` prop.
+ * Sets what every `MsgbridgeFunction` below `scope` gets (options left out keep their defaults);
+ * call it before the functions are created. `MsgBridge` calls it on itself with its
+ * `observability` prop.
  */
 export const setFunctionObservability = (
-  stack: Stack,
+  scope: IConstruct,
   options: FunctionObservabilityOptions = {},
 ): void => {
-  chosen.set(stack, { ...DEFAULT_OBSERVABILITY, ...defined(options) });
+  chosen.set(scope, { ...DEFAULT_OBSERVABILITY, ...defined(options) });
 };
 
-/** The observability of the functions of the stack `scope` is in. */
+/** The observability of the functions below `scope`: the setting of the nearest scope that has one. */
 export const functionObservability = (scope: Construct): Required<FunctionObservabilityOptions> => {
-  const stack = Node.of(scope).scopes.find((each) => chosen.has(each as Stack)) as
-    | Stack
-    | undefined;
-  return (stack && chosen.get(stack)) ?? DEFAULT_OBSERVABILITY;
+  const owner = [...Node.of(scope).scopes].reverse().find((each) => chosen.has(each));
+  return (owner && chosen.get(owner)) ?? DEFAULT_OBSERVABILITY;
 };
 
 const defined = <T extends object>(object: T): Partial<T> =>
