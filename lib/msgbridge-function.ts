@@ -1,9 +1,12 @@
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   ApplicationLogLevel,
   Architecture,
+  Code,
   LoggingFormat,
   Runtime,
   SystemLogLevel,
@@ -17,7 +20,7 @@ import {
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type Construct, type IConstruct, Node } from 'constructs';
-import { LAMBDA_BUNDLING } from './bundling.ts';
+import { LAMBDA_BUNDLING, PREBUILT_BUNDLE_FILE } from './bundling.ts';
 
 /**
  * The logs and traces of every msgbridge function, chosen once for a stack
@@ -151,8 +154,24 @@ export const VPC_NETWORK_INTERFACE_ACTIONS = [
 ] as const;
 
 /**
+ * The directory of the prebuilt bundle of `entry`, when there is one: the published package
+ * carries `dist/lambda/<name>/` beside `dist/lib/` (scripts/build-package.ts), so that a CDK app
+ * using it needs neither esbuild nor the functions' sources. A checkout has none and bundles.
+ */
+export const prebuiltBundle = (entry: string): string | undefined => {
+  const directory = join(
+    import.meta.dirname,
+    '..',
+    'lambda',
+    basename(entry).replace(/\.[cm]?[jt]s$/, ''),
+  );
+  return existsSync(join(directory, PREBUILT_BUNDLE_FILE)) ? directory : undefined;
+};
+
+/**
  * A Lambda function with msgbridge's defaults: the current Node.js runtime on arm64, an ESM bundle
- * built by the local esbuild (never Docker, so `cdk synth` works offline), source maps, JSON logs
+ * built by the local esbuild (never Docker, so `cdk synth` works offline) or prebuilt by the
+ * package build with the same settings (`prebuiltBundle`), source maps, JSON logs
  * into a log group the stack owns at the stack's log levels (advanced logging controls), and the
  * stack's X-Ray tracing mode (`setFunctionObservability`; a function's own `tracing`,
  * `applicationLogLevelV2` or `systemLogLevelV2` prop overrides it).
@@ -186,6 +205,7 @@ export class MsgbridgeFunction extends NodejsFunction {
         new PolicyStatement({ actions: [...VPC_NETWORK_INTERFACE_ACTIONS], resources: ['*'] }),
       );
     const tracing = functionProps.tracing ?? TRACING[observability.tracing];
+    const prebuilt = prebuiltBundle(functionProps.entry);
     super(scope, id, {
       architecture: Architecture.ARM_64,
       memorySize: 256,
@@ -198,6 +218,13 @@ export class MsgbridgeFunction extends NodejsFunction {
       tracing,
       ...(ownRole ? { role: ownRole } : {}),
       runtime: Runtime.NODEJS_24_X,
+      // Given `code`, NodejsFunction deploys it as it is and ignores `bundling`.
+      ...(prebuilt
+        ? {
+            code: Code.fromAsset(prebuilt),
+            handler: `${PREBUILT_BUNDLE_FILE.replace(/\.mjs$/, '')}.handler`,
+          }
+        : {}),
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,
