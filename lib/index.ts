@@ -7,6 +7,12 @@ export { AlarmTopic } from './alarm-actions.ts';
 export { CONTEXT_KEY, type ContextStackProps, stackPropsFromContext } from './context-props.ts';
 export { MsgbridgeDashboard } from './dashboard.ts';
 export { DataKey, type DataKeyProps } from './data-key.ts';
+export {
+  dataStackPolicy,
+  STATEFUL_RESOURCE_TYPES,
+  type StackPolicy,
+  statefulResources,
+} from './data-protection.ts';
 export { EventPublisher, type EventPublisherOptions } from './event-publisher.ts';
 export {
   type EgressMode,

@@ -1,4 +1,12 @@
-import { Annotations, CfnOutput, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  CfnOutput,
+  type CfnOutputProps,
+  RemovalPolicy,
+  Stack,
+  Token,
+  Validations,
+} from 'aws-cdk-lib';
 import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, Billing, StreamViewType, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
@@ -10,6 +18,7 @@ import { AlarmTopic, alarmTargetProblems } from './alarm-actions.ts';
 import { CustomerKeyTable } from './customer-key-table.ts';
 import { MsgbridgeDashboard } from './dashboard.ts';
 import { DataKey, type DataKeyProps, dataKeyProblems } from './data-key.ts';
+import { dataStackPolicy, type StackPolicy } from './data-protection.ts';
 import {
   EventPublisher,
   type EventPublisherOptions,
@@ -467,96 +476,114 @@ export class MsgBridge extends Construct {
     // never leaves Secrets Manager (`aws secretsmanager get-secret-value --secret-id <arn>`).
     // The function-URL front has two base URLs and no stage: only the two webhook URLs then.
     if (this.webhookApi.restApi)
-      new CfnOutput(this, 'WebhookStageUrl', {
+      this.output('WebhookStageUrl', {
         description: 'Base URL of the webhook API stage',
         value: this.webhookApi.restApi.url,
       });
-    new CfnOutput(this, 'ReportWebhookUrl', {
+    this.output('ReportWebhookUrl', {
       description: 'Report webhook URL for the gateway console; replace <secret> with "current"',
       value: this.webhookApi.reportUrlTemplate,
     });
-    new CfnOutput(this, 'InboundWebhookUrl', {
+    this.output('InboundWebhookUrl', {
       description: 'MO webhook URL for the gateway console; replace <secret> with "current"',
       value: this.webhookApi.inboundUrlTemplate,
     });
-    new CfnOutput(this, 'WebhookSecretArn', {
+    this.output('WebhookSecretArn', {
       description:
         'Secrets Manager secret holding the webhook path secret (see docs/operations.md)',
       value: this.webhookSecret.secret.secretArn,
     });
     const egressIps = this.gatewayEgress.egressIpList;
     if (egressIps !== undefined) {
-      new CfnOutput(this, 'GatewayEgressIps', {
+      this.output('GatewayEgressIps', {
         description:
           'Source IPs of every gateway call: register each of these (comma-separated) in the gateway console before the first send',
         value: egressIps,
       });
     }
-    new CfnOutput(this, 'EventBusName', {
+    this.output('EventBusName', {
       description: 'Bus to subscribe EventBridge rules to',
       value: this.eventBus.eventBusName,
     });
     // Producers need the queue; grant them with `bridge.sendPipeline.grantSendMessages(role)`.
-    new CfnOutput(this, 'SendQueueUrl', {
+    this.output('SendQueueUrl', {
       description: 'Send queue: one gateway send request per message (docs/operations.md)',
       value: this.sendPipeline.queue.queueUrl,
     });
-    new CfnOutput(this, 'SendQueueArn', {
+    this.output('SendQueueArn', {
       description: "Send queue ARN, for producers' sqs:SendMessage permissions",
       value: this.sendPipeline.queue.queueArn,
     });
-    new CfnOutput(this, 'SendDlqUrl', {
+    this.output('SendDlqUrl', {
       description: 'Send requests that failed on every delivery; redrive after fixing the cause',
       value: this.sendPipeline.deadLetterQueue.queueUrl,
     });
-    new CfnOutput(this, 'ReportCheckQueueUrl', {
+    this.output('ReportCheckQueueUrl', {
       description: 'Accepted recipients waiting for their delivery report (reconcile-status)',
       value: this.reportChecks.queue.queueUrl,
     });
-    new CfnOutput(this, 'ReportCheckDlqUrl', {
+    this.output('ReportCheckDlqUrl', {
       description: 'Report checks that could not be read or stayed undecided past the horizon',
       value: this.reportChecks.deadLetterQueue.queueUrl,
     });
-    new CfnOutput(this, 'AttachmentBucketName', {
+    this.output('AttachmentBucketName', {
       description: `Inbound attachments, below ${InboundAttachments.KEY_PREFIX}; each "Inbound Attachment Stored" event names its object`,
       value: this.inboundAttachments.bucket.bucketName,
     });
     // What the msgbridge CLI reads with DescribeStacks.
-    new CfnOutput(this, 'StateTableName', {
+    this.output('StateTableName', {
       description: 'State table: gateway token, rate-limit bucket, leases',
       value: this.stateTable.tableName,
     });
-    new CfnOutput(this, 'EventTableName', {
+    this.output('EventTableName', {
       description: 'Event table: reports, inbound messages, send records, quarantine',
       value: this.eventTable.tableName,
     });
-    new CfnOutput(this, 'GatewayCredentialsArn', {
+    this.output('GatewayCredentialsArn', {
       description: 'Secrets Manager secret for the gateway API key and password',
       value: this.credentials.secretArn,
     });
     const { api, send, mnt } = props.gateway.hosts;
-    new CfnOutput(this, 'GatewayHosts', {
+    this.output('GatewayHosts', {
       description: 'The gateway base URLs, as JSON {"api","send","mnt"}',
       value: Stack.of(this).toJsonString({ api, send, mnt }),
     });
-    new CfnOutput(this, 'EventBusArn', {
+    this.output('EventBusArn', {
       description: 'ARN of the bus the events are put on',
       value: this.eventBus.eventBusArn,
     });
-    new CfnOutput(this, 'EventArchiveArn', {
+    this.output('EventArchiveArn', {
       description: 'Archive of every published event, for replay (docs/operations.md)',
       value: this.eventPublisher.archive.archiveArn,
     });
-    new CfnOutput(this, 'DataKeyArn', {
+    this.output('DataKeyArn', {
       description: 'KMS key of the tables, queues, bucket, logs, secrets, bus and alarm topic',
       value: encryptionKey.keyArn,
     });
     if (this.alarmTopicArn !== undefined) {
-      new CfnOutput(this, 'AlarmTopicArn', {
+      this.output('AlarmTopicArn', {
         description: 'SNS topic that receives every alarm and its return to OK',
         value: this.alarmTopicArn,
       });
     }
+  }
+
+  /**
+   * The stack policy that lets a deployment update everything of this construct but never replace
+   * or delete its stateful resources (tables, buckets, queues, key, bus, archive, secrets, Elastic
+   * IPs, alarm topic): set it once on the deployed stack (docs/deploy.md, "Redeploying without
+   * touching data").
+   */
+  public dataStackPolicy(): StackPolicy {
+    return dataStackPolicy(this);
+  }
+
+  /**
+   * A stack output whose logical id is `name`, whatever the construct's id: the `msgbridge`
+   * command finds a deployment by these names (`DescribeStacks`), so a stack holds one `MsgBridge`.
+   */
+  private output(name: string, props: CfnOutputProps): void {
+    new CfnOutput(this, name, props).overrideLogicalId(name);
   }
 
   /** The empty credentials secret the operator fills in (docs/operations.md). */

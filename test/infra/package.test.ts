@@ -1,6 +1,15 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -59,6 +68,7 @@ describe('the msgbridge package in a CDK app of its own', () => {
       ...Object.keys(manifest.dependencies),
       ...Object.keys(manifest.peerDependencies),
       'cdk-nag',
+      '@types/node',
     ];
     for (const name of beside) {
       const link = join(app, 'node_modules', name);
@@ -72,6 +82,8 @@ describe('the msgbridge package in a CDK app of its own', () => {
     await writeFile(join(app, 'app.mjs'), CUSTOMER_APP);
     await writeFile(join(app, 'producer.mjs'), PRODUCER);
     await writeFile(join(app, 'typed.ts'), TYPED_APP);
+    for (const example of EXAMPLES)
+      await copyFile(join(repository, 'docs/examples', example), join(app, example));
     await writeFile(join(app, 'tsconfig.json'), JSON.stringify(TSCONFIG));
 
     outDir = join(work, 'cdk.out');
@@ -121,7 +133,14 @@ describe('the msgbridge package in a CDK app of its own', () => {
     expect(`${synth.stdout}\n${synth.stderr}`).not.toMatch(/AwsSolutions-|\[(Error|Warning) at /);
     const template = JSON.parse(
       await readFile(join(outDir, 'customer-app.template.json'), 'utf8'),
-    ) as { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+    ) as {
+      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+      Outputs: Record<string, unknown>;
+    };
+    // Under the names the msgbridge command looks for, whatever the construct's id.
+    expect(Object.keys(template.Outputs)).toEqual(
+      expect.arrayContaining(['SendQueueUrl', 'EventBusName', 'ReportWebhookUrl', 'EventSource']),
+    );
     const functions = Object.values(template.Resources).filter(
       (resource) => resource.Type === 'AWS::Lambda::Function',
     );
@@ -146,7 +165,7 @@ describe('the msgbridge package in a CDK app of its own', () => {
     });
   });
 
-  it('type-checks an app written against its declarations', async () => {
+  it('type-checks an app and the examples of docs/examples against its declarations', async () => {
     await run(
       process.execPath,
       [join(repository, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'],
@@ -222,6 +241,9 @@ const outcome: EnqueueSendResult | undefined = undefined;
 export { queueUrl, result, outcome };
 `;
 
+/** The producer example: a stack beside msgbridge's, and its Lambda using `msgbridge/send`. */
+const EXAMPLES = ['producer-stack.ts', 'order-notifier.ts'];
+
 const TSCONFIG = {
   compilerOptions: {
     target: 'ES2022',
@@ -230,7 +252,7 @@ const TSCONFIG = {
     strict: true,
     noEmit: true,
     skipLibCheck: true,
-    types: [],
+    types: ['node'],
   },
-  files: ['typed.ts'],
+  files: ['typed.ts', ...EXAMPLES],
 };
