@@ -2,8 +2,8 @@ import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import type { MessengerStatsName } from '../functions/commons/gateway/schemas/index.ts';
-import { type MsgBridgeProps, msgBridgeProblems } from './msgbridge.ts';
 import type { FunctionObservabilityOptions } from './msgbridge-function.ts';
+import { type MsgBridgeProps, msgBridgeProblems } from './msgbridge-props.ts';
 import { InvalidPropsError } from './props-validation.ts';
 
 /** The CDK context key read by `bin/msgbridge.ts`. */
