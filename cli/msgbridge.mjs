@@ -1,7 +1,17 @@
 #!/usr/bin/env node
 // The `msgbridge` command. The CLI is TypeScript; tsx compiles it on the fly.
-import { register } from 'tsx/esm/api';
+import { existsSync } from 'node:fs';
 
+// The published package ships the constructs, the producer and the event types, not the CLI
+// (it shares the local run's modules and their development dependencies): say so instead of
+// failing on a missing module.
+if (!existsSync(new URL('./main.ts', import.meta.url))) {
+  process.stderr.write(
+    'msgbridge: the msgbridge command runs from a checkout of the msgbridge repository (npm ci, then npx msgbridge …); this package holds the CDK construct (msgbridge), the producer (msgbridge/send) and the event types (msgbridge/events).\n',
+  );
+  process.exit(1);
+}
+const { register } = await import('tsx/esm/api');
 register();
 // The SDK warns on Node 20 that its releases after January 2027 will need Node 22. The versions
 // here are pinned and support Node 20; the warning would only clutter the command's stderr.

@@ -26,3 +26,9 @@ export const LAMBDA_BUNDLING = {
   banner:
     "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
 } as const;
+
+/**
+ * The file of a prebuilt bundle (`npm run build` writes `dist/lambda/<name>/index.mjs`), and so
+ * the handler `index.handler`: what `NodejsFunction` names its own ESM bundle.
+ */
+export const PREBUILT_BUNDLE_FILE = 'index.mjs';

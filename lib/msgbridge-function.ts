@@ -1,9 +1,12 @@
-import { Duration, RemovalPolicy, type Stack, Validations } from 'aws-cdk-lib';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
   ApplicationLogLevel,
   Architecture,
+  Code,
   LoggingFormat,
   Runtime,
   SystemLogLevel,
@@ -16,8 +19,8 @@ import {
   SourceMapMode,
 } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { type Construct, Node } from 'constructs';
-import { LAMBDA_BUNDLING } from './bundling.ts';
+import { type Construct, type IConstruct, Node } from 'constructs';
+import { LAMBDA_BUNDLING, PREBUILT_BUNDLE_FILE } from './bundling.ts';
 
 /**
  * The logs and traces of every msgbridge function, chosen once for a stack
@@ -97,25 +100,24 @@ const TRACING: Record<(typeof TRACING_MODES)[number], Tracing> = {
   disabled: Tracing.DISABLED,
 };
 
-const chosen = new WeakMap<Stack, Required<FunctionObservabilityOptions>>();
+const chosen = new WeakMap<IConstruct, Required<FunctionObservabilityOptions>>();
 
 /**
- * Sets what every `MsgbridgeFunction` of `stack` gets (options left out keep their defaults); call
- * it before the functions are created. `MsgbridgeStack` calls it with its `observability` prop.
+ * Sets what every `MsgbridgeFunction` below `scope` gets (options left out keep their defaults);
+ * call it before the functions are created. `MsgBridge` calls it on itself with its
+ * `observability` prop.
  */
 export const setFunctionObservability = (
-  stack: Stack,
+  scope: IConstruct,
   options: FunctionObservabilityOptions = {},
 ): void => {
-  chosen.set(stack, { ...DEFAULT_OBSERVABILITY, ...defined(options) });
+  chosen.set(scope, { ...DEFAULT_OBSERVABILITY, ...defined(options) });
 };
 
-/** The observability of the functions of the stack `scope` is in. */
+/** The observability of the functions below `scope`: the setting of the nearest scope that has one. */
 export const functionObservability = (scope: Construct): Required<FunctionObservabilityOptions> => {
-  const stack = Node.of(scope).scopes.find((each) => chosen.has(each as Stack)) as
-    | Stack
-    | undefined;
-  return (stack && chosen.get(stack)) ?? DEFAULT_OBSERVABILITY;
+  const owner = [...Node.of(scope).scopes].reverse().find((each) => chosen.has(each));
+  return (owner && chosen.get(owner)) ?? DEFAULT_OBSERVABILITY;
 };
 
 const defined = <T extends object>(object: T): Partial<T> =>
@@ -154,8 +156,24 @@ export const VPC_NETWORK_INTERFACE_ACTIONS = [
 ] as const;
 
 /**
+ * The directory of the prebuilt bundle of `entry`, when there is one: the published package
+ * carries `dist/lambda/<name>/` beside `dist/lib/` (scripts/build-package.ts), so that a CDK app
+ * using it needs neither esbuild nor the functions' sources. A checkout has none and bundles.
+ */
+export const prebuiltBundle = (entry: string): string | undefined => {
+  const directory = join(
+    import.meta.dirname,
+    '..',
+    'lambda',
+    basename(entry).replace(/\.[cm]?[jt]s$/, ''),
+  );
+  return existsSync(join(directory, PREBUILT_BUNDLE_FILE)) ? directory : undefined;
+};
+
+/**
  * A Lambda function with msgbridge's defaults: the current Node.js runtime on arm64, an ESM bundle
- * built by the local esbuild (never Docker, so `cdk synth` works offline), source maps, JSON logs
+ * built by the local esbuild (never Docker, so `cdk synth` works offline) or prebuilt by the
+ * package build with the same settings (`prebuiltBundle`), source maps, JSON logs
  * into a log group the stack owns at the stack's log levels (advanced logging controls), and the
  * stack's X-Ray tracing mode (`setFunctionObservability`; a function's own `tracing`,
  * `applicationLogLevelV2` or `systemLogLevelV2` prop overrides it).
@@ -189,6 +207,7 @@ export class MsgbridgeFunction extends NodejsFunction {
         new PolicyStatement({ actions: [...VPC_NETWORK_INTERFACE_ACTIONS], resources: ['*'] }),
       );
     const tracing = functionProps.tracing ?? TRACING[observability.tracing];
+    const prebuilt = prebuiltBundle(functionProps.entry);
     super(scope, id, {
       architecture: Architecture.ARM_64,
       memorySize: 256,
@@ -206,6 +225,13 @@ export class MsgbridgeFunction extends NodejsFunction {
       tracing,
       ...(ownRole ? { role: ownRole } : {}),
       runtime: Runtime.NODEJS_24_X,
+      // Given `code`, NodejsFunction deploys it as it is and ignores `bundling`.
+      ...(prebuilt
+        ? {
+            code: Code.fromAsset(prebuilt),
+            handler: `${PREBUILT_BUNDLE_FILE.replace(/\.mjs$/, '')}.handler`,
+          }
+        : {}),
       bundling: {
         forceDockerBundling: false,
         format: OutputFormat.ESM,

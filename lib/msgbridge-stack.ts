@@ -1,592 +1,69 @@
-import {
-  Annotations,
-  CfnOutput,
-  RemovalPolicy,
-  Stack,
-  type StackProps,
-  Token,
-  Validations,
-} from 'aws-cdk-lib';
-import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
-import { AttributeType, Billing, StreamViewType, type TableV2 } from 'aws-cdk-lib/aws-dynamodb';
-import { EventBus } from 'aws-cdk-lib/aws-events';
-import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
-import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { EVENT_TABLE, STATE_TABLE, type TableDefinition } from '../functions/commons/tables.ts';
-import { AlarmTopic, alarmTargetProblems } from './alarm-actions.ts';
-import { CustomerKeyTable } from './customer-key-table.ts';
-import { MsgbridgeDashboard } from './dashboard.ts';
-import { DataKey, type DataKeyProps, dataKeyProblems } from './data-key.ts';
-import {
-  EventPublisher,
-  type EventPublisherOptions,
-  eventPublisherProblems,
-  eventSourceProblems,
-} from './event-publisher.ts';
-import { EventSchemaRegistry } from './event-schema-registry.ts';
-import type { GatewayCallersProps } from './gateway-callers.ts';
-import {
-  GatewayEgress,
-  type GatewayEgressOptions,
-  gatewayEgressProblems,
-} from './gateway-egress.ts';
-import {
-  type GatewaySettingsProps,
-  gatewaySettingsProblems,
-  placeholderHosts,
-} from './gateway-settings.ts';
-import {
-  InboundAlarms,
-  type InboundAlarmsOptions,
-  inboundAlarmsProblems,
-  metricsNamespaceProblems,
-} from './inbound-alarms.ts';
-import {
-  InboundAttachments,
-  type InboundAttachmentsOptions,
-  inboundAttachmentsProblems,
-} from './inbound-attachments.ts';
-import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
-import {
-  type FunctionObservabilityOptions,
-  observabilityProblems,
-  setFunctionObservability,
-} from './msgbridge-function.ts';
-import { grantPayloadWrites } from './payload-bucket-access.ts';
-import { throwIfInvalid } from './props-validation.ts';
-import { RateAlarms, type RateAlarmsOptions, rateAlarmsProblems } from './rate-alarms.ts';
-import { ReportCheckQueue } from './report-check-queue.ts';
-import {
-  type ReconcileOptions,
-  type ReportDelivery,
-  ScheduledJobs,
-  scheduledJobsProblems,
-} from './scheduled-jobs.ts';
-import { SendPipeline, type SendPipelineOptions, sendPipelineProblems } from './send-pipeline.ts';
-import {
-  StatisticsExport,
-  type StatisticsExportOptions,
-  statisticsExportProblems,
-} from './statistics-export.ts';
-import { WebhookApi, type WebhookApiOptions, webhookApiProblems } from './webhook-api.ts';
-import { WebhookSecret, type WebhookSecretProps, webhookSecretProblems } from './webhook-secret.ts';
+import { MsgBridge, type MsgBridgeProps, msgBridgeProblems } from './msgbridge.ts';
 
-export interface MsgbridgeStackProps extends StackProps {
-  /**
-   * The customer's gateway: its https hosts and TPS quota from the gateway contract, and the
-   * call timeout. Required: there is no gateway address that would work for every customer.
-   */
-  readonly gateway: GatewaySettingsProps;
-  /**
-   * The fixed source addresses of the functions that call the gateway (the gateway accepts only
-   * registered IPs): a VPC with NAT gateways and Elastic IPs, an existing VPC, or none.
-   * @default - `{ mode: 'nat', natGateways: 1, maxAzs: 2 }`
-   */
-  readonly egress?: GatewayEgressOptions;
-  /**
-   * The send queue, its DLQ and `send-messages`: timeouts, redrive, batching, concurrency and the
-   * S3 buckets MMS attachments may come from.
-   * @default - the `SendPipeline` defaults
-   */
-  readonly sending?: SendPipelineOptions;
-  /**
-   * Source of the events put on the bus.
-   * @default 'msgbridge'
-   */
-  readonly eventSource?: string;
-  /**
-   * CloudWatch namespace of the functions' metrics (and of the alarms on them).
-   * @default 'msgbridge'
-   */
-  readonly metricsNamespace?: string;
-  /**
-   * The webhook front door (function URLs by default, or a REST API), its throttle, source-CIDR
-   * allowlist and body limit, and the retention of stored items.
-   * @default - the `WebhookApi` defaults: function URLs
-   */
-  readonly webhooks?: WebhookApiOptions;
-  /**
-   * The generated webhook path secret.
-   * @default - the `WebhookSecret` defaults
-   */
-  readonly webhookSecret?: WebhookSecretProps;
-  /**
-   * The log levels (Lambda's advanced logging controls) and X-Ray tracing mode of every function.
-   * @default - application log level INFO, system log level WARN, pass-through tracing
-   */
-  readonly observability?: FunctionObservabilityOptions;
-  /**
-   * The stream → EventBridge publisher and the bus archive.
-   * @default - the `EventPublisher` defaults
-   */
-  readonly publisher?: EventPublisherOptions;
-  /**
-   * How delivery reports arrive: the report webhook, polling (`poll-reports` every minute), or
-   * both at once; each report is stored once, whichever path delivers it first.
-   * @default 'webhook'
-   */
-  readonly reportDelivery?: ReportDelivery;
-  /**
-   * Poll for inbound messages (`GET /mo/v1/msg`), for accounts without an MO webhook.
-   * @default false
-   */
-  readonly moPolling?: boolean;
-  /**
-   * When `reconcile-status` queries the status of sends whose report is late, and how far back.
-   * @default - the `ReconcileOptions` defaults
-   */
-  readonly reconcile?: ReconcileOptions;
-  /**
-   * The lifecycle of the inbound attachment bucket.
-   * @default - the `InboundAttachmentsOptions` defaults
-   */
-  readonly attachments?: InboundAttachmentsOptions;
-  /**
-   * Thresholds of the webhook 4XX/5XX rate and send rejection rate alarms.
-   * @default - the `RateAlarms` defaults
-   */
-  readonly rateAlarms?: RateAlarmsOptions;
-  /**
-   * The daily export of tracking-URL and messenger read/click statistics as events (and,
-   * with `s3Export`, as JSON lines below `statistics/` of the attachment bucket).
-   * @default - not deployed
-   */
-  readonly statisticsExport?: StatisticsExportOptions;
-  /**
-   * SNS topic for alarm notifications. Not with `alarmEmails`.
-   * @default - alarms without actions, unless `alarmEmails` is set
-   */
-  readonly alarmTopicArn?: InboundAlarmsOptions['alarmTopicArn'];
-  /**
-   * E-mail addresses for alarm notifications: the stack creates an SNS topic encrypted with the
-   * data key and subscribes each address (each confirms once). Not with `alarmTopicArn`.
-   * @default - no e-mail
-   */
-  readonly alarmEmails?: readonly string[];
-  /**
-   * The customer managed KMS key of tables, queues, the attachment bucket, log groups, secrets, the
-   * event bus and archive, and the alarm topic: created by the stack, or an existing one.
-   * @default - a key of the stack's own (rotation on, retained when the stack is deleted)
-   */
-  readonly encryption?: DataKeyProps;
-  /**
-   * An existing Secrets Manager secret with the gateway credentials (`{"apiKey", "apiPassword"}`),
-   * for accounts whose secrets are managed elsewhere, instead of the empty secret the stack creates.
-   * @default - the stack creates the secret, empty, retained when the stack is deleted
-   */
-  readonly gatewayCredentials?: ImportedSecretProps;
-}
-
-/** An existing secret: its complete ARN, and the KMS key it is encrypted with when it is not the AWS managed one. */
-export interface ImportedSecretProps {
-  /** `arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>` */
-  readonly secretArn: string;
-  /**
-   * The customer managed key the secret is encrypted with; the gateway callers get `kms:Decrypt`
-   * on it.
-   * @default - the `aws/secretsmanager` key, which needs no grant
-   */
-  readonly keyArn?: string;
-}
-
-/** The problems with `ImportedSecretProps`, each named by its path. */
-export const importedSecretProblems = (props: ImportedSecretProps): string[] => {
-  const problems: string[] = [];
-  const { secretArn, keyArn } = props;
-  if (
-    !Token.isUnresolved(secretArn) &&
-    !/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[\w/+=.@-]+-[A-Za-z0-9]{6}$/.test(
-      secretArn,
-    )
-  )
-    problems.push(
-      `secretArn must be the complete ARN of a secret (arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>), got "${secretArn}"`,
-    );
-  if (keyArn !== undefined) problems.push(...dataKeyProblems({ keyArn }));
-  return problems;
-};
+export interface MsgbridgeStackProps extends StackProps, MsgBridgeProps {}
 
 /** Every problem with the stack's props, each named by its path, so one error lists them all. */
-export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] => {
-  const within = (prefix: string, problems: readonly string[]) =>
-    problems.map((problem) => `${prefix}.${problem}`);
-  return [
-    ...eventSourceProblems(props.eventSource ?? 'msgbridge'),
-    ...metricsNamespaceProblems(props.metricsNamespace),
-    ...within('webhooks', webhookApiProblems(props.webhooks ?? {})),
-    ...within('webhookSecret', webhookSecretProblems(props.webhookSecret ?? {})),
-    ...within('observability', observabilityProblems(props.observability ?? {})),
-    ...within('publisher', eventPublisherProblems(props.publisher ?? {})),
-    ...gatewaySettingsProblems(props.gateway),
-    ...within('egress', gatewayEgressProblems(props.egress ?? {})),
-    ...within('sending', sendPipelineProblems(props.sending ?? {}, props.gateway?.timeoutMs)),
-    ...scheduledJobsProblems(props),
-    ...within('attachments', inboundAttachmentsProblems(props.attachments ?? {})),
-    ...within('rateAlarms', rateAlarmsProblems(props.rateAlarms ?? {})),
-    ...(props.statisticsExport
-      ? within('statisticsExport', statisticsExportProblems(props.statisticsExport))
-      : []),
-    ...inboundAlarmsProblems(props),
-    ...alarmTargetProblems(props),
-    ...within('encryption', dataKeyProblems(props.encryption ?? {})),
-    ...(props.gatewayCredentials
-      ? within('gatewayCredentials', importedSecretProblems(props.gatewayCredentials))
-      : []),
-  ];
-};
+export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] =>
+  msgBridgeProblems(props);
 
 /**
- * msgbridge in one stack. Everything that holds data is retained when the stack is deleted, so
- * removing the functions can never drop it: both tables, the attachment bucket and its access log
- * bucket, both secrets, the API access logs, and the KMS key all of them are encrypted with (data
- * under a deleted key is lost). Not retained:
- * The send queue and its DLQ are retained as well: they hold send requests nobody else has a copy
- * of. Not retained:
- * - the on-failure queues: they hold pointers into the table's stream, which are worthless after
- *   its 24 hours (and the statistics export's dead-letter queue, whose runs can be repeated).
- * - the bus and its archive: the bus stores nothing, and every archived event is also an item of
- *   the retained event table; an archive can only replay into its own bus, so it would be of no
- *   use once the bus is gone (and a retained bus keeps its name, so the next deployment of the
- *   same stack could not create it).
- * - the functions' and flow logs' log groups: operational logs, kept for their retention only.
+ * This repository's stack (`bin/msgbridge.ts`): one `MsgBridge` and nothing else.
+ *
+ * The construct's id is `Default`, which CDK leaves out of logical ids: every resource keeps the
+ * logical id it had when the stack built the resources itself, so updating an existing deployment
+ * replaces nothing (a new logical id would make CloudFormation create a new table, bucket or
+ * queue and abandon the retained one). The construct's resources are also exposed here, as before.
  */
 export class MsgbridgeStack extends Stack {
-  /** Reports, inbound messages, send records, attachments and quarantined bodies; stream on. */
-  public readonly eventTable: TableV2;
-  /** Gateway token, rate-limit bucket and leases; never streamed to subscribers. */
-  public readonly stateTable: TableV2;
-  /** The customer's events: delivery reports, inbound messages, send results. */
-  public readonly eventBus: EventBus;
-  /** Gateway API key and password (`{"apiKey": "...", "apiPassword": "..."}`), set by the operator. */
-  public readonly credentials: ISecret;
+  /** Everything the stack deploys. */
+  public readonly bridge: MsgBridge;
+  public readonly eventTable: MsgBridge['eventTable'];
+  public readonly stateTable: MsgBridge['stateTable'];
+  public readonly eventBus: MsgBridge['eventBus'];
+  public readonly credentials: MsgBridge['credentials'];
   public readonly eventSource: string;
-  /** `{"current": "...", "previous": "..."}`: the path segment that authenticates the webhooks. */
-  public readonly webhookSecret: WebhookSecret;
-  public readonly webhookApi: WebhookApi;
-  public readonly eventPublisher: EventPublisher;
-  public readonly inboundAlarms: InboundAlarms;
-  /** The send queue (producers' entry point), its DLQ, `send-messages` and their alarms. */
-  public readonly sendPipeline: SendPipeline;
-  /** Accepted recipients waiting for their delivery report, read by reconcile-status. */
-  public readonly reportChecks: ReportCheckQueue;
-  /** `refresh-token`, `poll-reports` (when polling), `reconcile-status`: schedules and alarms. */
-  public readonly scheduledJobs: ScheduledJobs;
-  /** The attachment bucket, `fetch-attachments`, `sweep-attachments` and their alarms. */
-  public readonly inboundAttachments: InboundAttachments;
-  /** The VPC, NAT gateways and Elastic IPs every gateway caller sends from (unless `none`). */
-  public readonly gatewayEgress: GatewayEgress;
-  /** Webhook 4XX/5XX rates and the send rejection rate. */
-  public readonly rateAlarms: RateAlarms;
-  /** `export-statistics`, its schedule and alarm; present when `statisticsExport` is set. */
-  public readonly statisticsExport?: StatisticsExport;
-  /** The flow dashboard: webhooks in, events out, sends, tokens and jobs, every alarm's state. */
-  public readonly dashboard: MsgbridgeDashboard;
-  /** The customer managed key of the stack's data. */
-  public readonly dataKey: DataKey;
-  /** The stack's own alarm topic, when alarms go to `alarmEmails`. */
-  public readonly alarmTopic: AlarmTopic | undefined;
-  /** Where every alarm and its return to OK go: `alarmTopicArn` or the topic of `alarmEmails`. */
+  public readonly webhookSecret: MsgBridge['webhookSecret'];
+  public readonly webhookApi: MsgBridge['webhookApi'];
+  public readonly eventPublisher: MsgBridge['eventPublisher'];
+  public readonly inboundAlarms: MsgBridge['inboundAlarms'];
+  public readonly sendPipeline: MsgBridge['sendPipeline'];
+  public readonly reportChecks: MsgBridge['reportChecks'];
+  public readonly scheduledJobs: MsgBridge['scheduledJobs'];
+  public readonly inboundAttachments: MsgBridge['inboundAttachments'];
+  public readonly gatewayEgress: MsgBridge['gatewayEgress'];
+  public readonly rateAlarms: MsgBridge['rateAlarms'];
+  public readonly statisticsExport?: MsgBridge['statisticsExport'];
+  public readonly dashboard: MsgBridge['dashboard'];
+  public readonly dataKey: MsgBridge['dataKey'];
+  public readonly alarmTopic: MsgBridge['alarmTopic'];
   public readonly alarmTopicArn: string | undefined;
 
   constructor(scope: Construct, id: string, props: MsgbridgeStackProps) {
     super(scope, id, props);
-    throwIfInvalid('MsgbridgeStack', msgbridgeStackProblems(props));
-    // Before any function is created: each reads its log levels and tracing mode from here.
-    setFunctionObservability(this, props.observability);
-    this.eventSource = props.eventSource ?? 'msgbridge';
-    const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
-    const placeholders = placeholderHosts(props.gateway);
-    if (placeholders.length > 0) {
-      // A warning, not an error, so that synth and tests work offline; `cdk deploy --strict` fails.
-      Annotations.of(this).addWarning(
-        `The gateway hosts ${placeholders.join(', ')} are placeholders on the reserved .invalid domain, which never resolves: set gateway.hosts (and gateway.tpsQuota) to the real values from the gateway contract, in the "msgbridge" context of cdk.json, before deploying. Nothing can be sent until then.`,
-      );
-    }
-
-    this.dataKey = new DataKey(this, 'data-key', props.encryption);
-    const encryptionKey = this.dataKey.key;
-
-    this.eventTable = this.table(EVENT_TABLE);
-    this.stateTable = this.table(STATE_TABLE);
-
-    // EventBus adds the key policy statement EventBridge needs (scoped to this bus); the archive
-    // adds its own. Publishers need no key permission.
-    this.eventBus = new EventBus(this, 'event-bus', {
-      description: 'msgbridge delivery reports, inbound messages and send results',
-      kmsKey: encryptionKey,
-    });
-
-    this.credentials = props.gatewayCredentials
-      ? Secret.fromSecretAttributes(this, 'gateway-credentials', {
-          secretCompleteArn: props.gatewayCredentials.secretArn,
-          ...(props.gatewayCredentials.keyArn
-            ? {
-                encryptionKey: Key.fromKeyArn(
-                  this,
-                  'gateway-credentials-key',
-                  props.gatewayCredentials.keyArn,
-                ),
-              }
-            : {}),
-        })
-      : this.createCredentialsSecret(encryptionKey);
-
-    if (props.alarmEmails !== undefined) {
-      this.dataKey.allowCloudWatchAlarms();
-      this.alarmTopic = new AlarmTopic(this, 'alarm-topic', {
-        emails: props.alarmEmails,
-        encryptionKey,
-      });
-    }
-    this.alarmTopicArn = props.alarmTopicArn ?? this.alarmTopic?.topic.topicArn;
-    const alarmTopic = this.alarmTopicArn ? { alarmTopicArn: this.alarmTopicArn } : {};
-
-    this.webhookSecret = new WebhookSecret(this, 'webhook-secret', {
-      ...props.webhookSecret,
-      encryptionKey,
-    });
-    this.webhookApi = new WebhookApi(this, 'webhook-api', {
-      ...props.webhooks,
-      eventTable: this.eventTable,
-      webhookSecret: this.webhookSecret.secret,
-      metricsNamespace,
-      encryptionKey,
-    });
-    this.eventPublisher = new EventPublisher(this, 'event-publisher', {
-      ...props.publisher,
-      eventTable: this.eventTable,
-      stateTable: this.stateTable,
-      eventBus: this.eventBus,
-      eventSource: this.eventSource,
-      metricsNamespace,
-      encryptionKey,
-    });
-    new EventSchemaRegistry(this, 'event-schemas', { eventSource: this.eventSource });
-    this.inboundAlarms = new InboundAlarms(this, 'inbound-alarms', {
-      onFailureQueue: this.eventPublisher.onFailureQueue,
-      receiverServices: WebhookApi.RECEIVER_SERVICES,
-      publisherService: EventPublisher.SERVICE,
-      metricsNamespace,
-      ...alarmTopic,
-    });
-
-    this.gatewayEgress = new GatewayEgress(this, 'gateway-egress', props.egress, encryptionKey);
-    const egress = this.gatewayEgress.placement;
-
-    // What every construct with gateway callers takes alike. Everything they store goes to the
-    // event table under the webhooks' retention: send records, polled and reconciled reports,
-    // attachments, statistics.
-    const gatewayCallers: GatewayCallersProps = {
-      eventTable: this.eventTable,
-      stateTable: this.stateTable,
-      credentials: this.credentials,
-      gateway: props.gateway,
-      egress,
-      eventRetentionDays: props.webhooks?.eventRetentionDays,
-      metricsNamespace,
-      encryptionKey,
-      ...alarmTopic,
-    };
-
-    this.reportChecks = new ReportCheckQueue(this, 'report-checks', {
-      afterMinutes: props.reconcile?.afterMinutes,
-      horizonHours: props.reconcile?.horizonHours,
-      encryptionKey,
-      alarmTopicArn: gatewayCallers.alarmTopicArn,
-    });
-    this.sendPipeline = new SendPipeline(this, 'send-pipeline', {
-      ...props.sending,
-      ...gatewayCallers,
-      reportChecks: this.reportChecks,
-    });
-
-    this.scheduledJobs = new ScheduledJobs(this, 'scheduled-jobs', {
-      ...gatewayCallers,
-      reportDelivery: props.reportDelivery,
-      moPolling: props.moPolling,
-      reconcile: props.reconcile,
-      // Polled and reconciled reports are stored exactly as the webhook stores them.
-      storeConcurrency: props.webhooks?.storeConcurrency,
-      // A send resolved by the status query is published like the sender's own acceptances.
-      acceptedEvents: props.sending?.acceptedEvents,
-      reportChecks: this.reportChecks,
-    });
-
-    this.inboundAttachments = new InboundAttachments(this, 'inbound-attachments', {
-      ...props.attachments,
-      ...gatewayCallers,
-    });
-    // Every function that stores received items keeps bodies too large for one item or one event
-    // below `payloads/` of the attachment bucket (claim check; the bucket's lifecycle applies).
-    grantPayloadWrites(this.inboundAttachments.bucket, [
-      this.webhookApi.receiveReports,
-      this.webhookApi.receiveInbound,
-      ...(this.scheduledJobs.pollReports ? [this.scheduledJobs.pollReports] : []),
-      this.scheduledJobs.reconcileStatus,
-    ]);
-    // Polled pages that could not be stored are kept below quarantine/polled/ of that bucket.
-    this.scheduledJobs.keepPolledPagesIn(this.inboundAttachments.bucket);
-
-    this.rateAlarms = new RateAlarms(this, 'rate-alarms', {
-      ...props.rateAlarms,
-      webhookStage: this.webhookApi.requestMetrics,
-      sendService: SendPipeline.SERVICE,
-      metricsNamespace,
-      ...alarmTopic,
-    });
-
-    if (props.statisticsExport)
-      this.statisticsExport = new StatisticsExport(this, 'statistics-export', {
-        ...props.statisticsExport,
-        ...gatewayCallers,
-        // Below `statistics/`; the bucket's lifecycle (attachments.expireAfterDays) applies.
-        bucket: this.inboundAttachments.bucket,
-      });
-
-    // Created last, so that the status widget lists every alarm of the stack.
-    this.dashboard = new MsgbridgeDashboard(this, 'dashboard', {
-      webhookApi: this.webhookApi,
-      eventPublisher: this.eventPublisher,
-      sendPipeline: this.sendPipeline,
-      reportChecks: this.reportChecks,
-      scheduledJobs: this.scheduledJobs,
-      inboundAttachments: this.inboundAttachments,
-      alarms: this.node.findAll().filter((construct) => construct instanceof Alarm),
-      tpsQuota: props.gateway.tpsQuota,
-      metricsNamespace,
-    });
-
-    // URLs to register in the gateway console, with the secret as a placeholder: the value itself
-    // never leaves Secrets Manager (`aws secretsmanager get-secret-value --secret-id <arn>`).
-    // The function-URL front has two base URLs and no stage: only the two webhook URLs then.
-    if (this.webhookApi.restApi)
-      new CfnOutput(this, 'WebhookStageUrl', {
-        description: 'Base URL of the webhook API stage',
-        value: this.webhookApi.restApi.url,
-      });
-    new CfnOutput(this, 'ReportWebhookUrl', {
-      description: 'Report webhook URL for the gateway console; replace <secret> with "current"',
-      value: this.webhookApi.reportUrlTemplate,
-    });
-    new CfnOutput(this, 'InboundWebhookUrl', {
-      description: 'MO webhook URL for the gateway console; replace <secret> with "current"',
-      value: this.webhookApi.inboundUrlTemplate,
-    });
-    new CfnOutput(this, 'WebhookSecretArn', {
-      description:
-        'Secrets Manager secret holding the webhook path secret (see docs/operations.md)',
-      value: this.webhookSecret.secret.secretArn,
-    });
-    const egressIps = this.gatewayEgress.egressIpList;
-    if (egressIps !== undefined) {
-      new CfnOutput(this, 'GatewayEgressIps', {
-        description:
-          'Source IPs of every gateway call: register each of these (comma-separated) in the gateway console before the first send',
-        value: egressIps,
-      });
-    }
-    new CfnOutput(this, 'EventBusName', {
-      description: 'Bus to subscribe EventBridge rules to',
-      value: this.eventBus.eventBusName,
-    });
-    // Producers need the queue; grant them with `stack.sendPipeline.grantSendMessages(role)`.
-    new CfnOutput(this, 'SendQueueUrl', {
-      description: 'Send queue: one gateway send request per message (docs/operations.md)',
-      value: this.sendPipeline.queue.queueUrl,
-    });
-    new CfnOutput(this, 'SendQueueArn', {
-      description: "Send queue ARN, for producers' sqs:SendMessage permissions",
-      value: this.sendPipeline.queue.queueArn,
-    });
-    new CfnOutput(this, 'SendDlqUrl', {
-      description: 'Send requests that failed on every delivery; redrive after fixing the cause',
-      value: this.sendPipeline.deadLetterQueue.queueUrl,
-    });
-    new CfnOutput(this, 'ReportCheckQueueUrl', {
-      description: 'Accepted recipients waiting for their delivery report (reconcile-status)',
-      value: this.reportChecks.queue.queueUrl,
-    });
-    new CfnOutput(this, 'ReportCheckDlqUrl', {
-      description: 'Report checks that could not be read or stayed undecided past the horizon',
-      value: this.reportChecks.deadLetterQueue.queueUrl,
-    });
-    new CfnOutput(this, 'AttachmentBucketName', {
-      description: `Inbound attachments, below ${InboundAttachments.KEY_PREFIX}; each "Inbound Attachment Stored" event names its object`,
-      value: this.inboundAttachments.bucket.bucketName,
-    });
-    // What the msgbridge CLI reads with DescribeStacks.
-    new CfnOutput(this, 'StateTableName', {
-      description: 'State table: gateway token, rate-limit bucket, leases',
-      value: this.stateTable.tableName,
-    });
-    new CfnOutput(this, 'EventTableName', {
-      description: 'Event table: reports, inbound messages, send records, quarantine',
-      value: this.eventTable.tableName,
-    });
-    new CfnOutput(this, 'GatewayCredentialsArn', {
-      description: 'Secrets Manager secret for the gateway API key and password',
-      value: this.credentials.secretArn,
-    });
-    const { api, send, mnt } = props.gateway.hosts;
-    new CfnOutput(this, 'GatewayHosts', {
-      description: 'The gateway base URLs, as JSON {"api","send","mnt"}',
-      value: this.toJsonString({ api, send, mnt }),
-    });
-    new CfnOutput(this, 'EventBusArn', {
-      description: 'ARN of the bus the events are put on',
-      value: this.eventBus.eventBusArn,
-    });
-    new CfnOutput(this, 'EventArchiveArn', {
-      description: 'Archive of every published event, for replay (docs/operations.md)',
-      value: this.eventPublisher.archive.archiveArn,
-    });
-    new CfnOutput(this, 'DataKeyArn', {
-      description: 'KMS key of the tables, queues, bucket, logs, secrets, bus and alarm topic',
-      value: encryptionKey.keyArn,
-    });
-    if (this.alarmTopicArn !== undefined) {
-      new CfnOutput(this, 'AlarmTopicArn', {
-        description: 'SNS topic that receives every alarm and its return to OK',
-        value: this.alarmTopicArn,
-      });
-    }
-  }
-
-  /** The empty credentials secret the operator fills in (docs/operations.md). */
-  private createCredentialsSecret(encryptionKey: IKey): Secret {
-    const secret = new Secret(this, 'gateway-credentials', {
-      description:
-        'msgbridge gateway credentials: put {"apiKey":"...","apiPassword":"..."} here before use',
-      removalPolicy: RemovalPolicy.RETAIN,
-      encryptionKey,
-    });
-    Validations.of(secret).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'The gateway issues the API key and password in its own console; there is no API to rotate them, so rotation is an operator task.',
-    });
-    return secret;
-  }
-
-  private table(definition: TableDefinition): TableV2 {
-    return new CustomerKeyTable(this, definition.name, {
-      partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
-      ...(definition.sortKey
-        ? { sortKey: { name: definition.sortKey, type: AttributeType.STRING } }
-        : {}),
-      billing: Billing.onDemand(),
-      ...(definition.stream ? { dynamoStream: StreamViewType.NEW_IMAGE } : {}),
-      globalSecondaryIndexes: (definition.indexes ?? []).map((index) => ({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
-        sortKey: { name: index.sortKey, type: AttributeType.STRING },
-      })),
-      timeToLiveAttribute: definition.timeToLiveAttribute,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryptionKey: this.dataKey.key,
-      deletionProtection: true,
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    // Stack props are not the construct's: it reads only its own.
+    const bridge = new MsgBridge(this, 'Default', props);
+    this.bridge = bridge;
+    this.eventTable = bridge.eventTable;
+    this.stateTable = bridge.stateTable;
+    this.eventBus = bridge.eventBus;
+    this.credentials = bridge.credentials;
+    this.eventSource = bridge.eventSource;
+    this.webhookSecret = bridge.webhookSecret;
+    this.webhookApi = bridge.webhookApi;
+    this.eventPublisher = bridge.eventPublisher;
+    this.inboundAlarms = bridge.inboundAlarms;
+    this.sendPipeline = bridge.sendPipeline;
+    this.reportChecks = bridge.reportChecks;
+    this.scheduledJobs = bridge.scheduledJobs;
+    this.inboundAttachments = bridge.inboundAttachments;
+    this.gatewayEgress = bridge.gatewayEgress;
+    this.rateAlarms = bridge.rateAlarms;
+    if (bridge.statisticsExport) this.statisticsExport = bridge.statisticsExport;
+    this.dashboard = bridge.dashboard;
+    this.dataKey = bridge.dataKey;
+    this.alarmTopic = bridge.alarmTopic;
+    this.alarmTopicArn = bridge.alarmTopicArn;
   }
 }

@@ -212,8 +212,9 @@ describe('gateway egress', () => {
       for (const fn of Object.values(template.findResources('AWS::Lambda::Function')))
         expect(fn.Properties.VpcConfig).toBeUndefined();
       expect(template.findOutputs('GatewayEgressIps')).toEqual({});
+      // On the egress construct, below the stack's MsgBridge (`Default`).
       Annotations.fromStack(stack).hasWarning(
-        '/msgbridge-egress/gateway-egress',
+        '/msgbridge-egress/Default/gateway-egress',
         Match.stringLikeRegexp('changing AWS addresses'),
       );
     });

@@ -57,8 +57,8 @@ export const logicalId = (stack: Stack, construct: IConstruct | undefined): stri
 };
 
 /**
- * The cdk-nag findings acknowledged on `constructs`: each by its path below the stack named
- * `stackName`, its rule and the reason given.
+ * The cdk-nag findings acknowledged on `constructs`: each by its path below the `MsgBridge` of the
+ * stack named `stackName` (which `MsgbridgeStack` holds as `Default`), its rule and the reason given.
  */
 export const acknowledgedFindings = (constructs: readonly IConstruct[], stackName: string) =>
   constructs.flatMap((construct) =>
@@ -66,7 +66,7 @@ export const acknowledgedFindings = (constructs: readonly IConstruct[], stackNam
       .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
       .flatMap((entry) =>
         Object.entries(entry.data as Record<string, string>).map(([rule, reason]) => ({
-          path: construct.node.path.replace(`${stackName}/`, ''),
+          path: construct.node.path.replace(`${stackName}/Default/`, ''),
           rule: rule.replace(/^annotation::/i, ''),
           reason,
         })),

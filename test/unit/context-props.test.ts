@@ -2,7 +2,11 @@ import { readFileSync } from 'node:fs';
 import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
-import { CONTEXT_KEY, stackPropsFromContext } from '../../lib/context-props.ts';
+import {
+  appSettingsFromContext,
+  CONTEXT_KEY,
+  stackPropsFromContext,
+} from '../../lib/context-props.ts';
 import { InvalidPropsError } from '../../lib/props-validation.ts';
 
 const GATEWAY = {
@@ -183,5 +187,87 @@ describe('stackPropsFromContext', () => {
   it('explains a missing context and a string that is not JSON', () => {
     expect(problemsOf(undefined)).toEqual([expect.stringMatching(/is missing: add .*gateway/)]);
     expect(problemsOf('{gateway')).toEqual(['is a string that is not JSON']);
+  });
+});
+
+describe('appSettingsFromContext', () => {
+  const contextOf =
+    (values: Record<string, unknown>) =>
+    (key: string): unknown =>
+      values[key];
+  const appProblemsOf = (values: Record<string, unknown>): readonly string[] => {
+    try {
+      appSettingsFromContext(contextOf(values));
+    } catch (error) {
+      if (error instanceof InvalidPropsError) return error.problems;
+      throw error;
+    }
+    throw new Error('expected the context to be refused');
+  };
+
+  it('deploys the stack msgbridge, environment-agnostic, unless the context says otherwise', () => {
+    // Act
+    const settings = appSettingsFromContext(contextOf({ [CONTEXT_KEY]: { gateway: GATEWAY } }));
+
+    // Assess
+    expect(settings.stackName).toBe('msgbridge');
+    expect(settings.env).toBeUndefined();
+    expect(settings.props.gateway).toEqual(GATEWAY);
+  });
+
+  it('takes the stack name, the account and the region from their own context keys', () => {
+    // Act
+    const settings = appSettingsFromContext(
+      contextOf({
+        [CONTEXT_KEY]: { gateway: GATEWAY },
+        stackName: 'msgbridge-staging',
+        account: '123456789012',
+        region: 'ap-northeast-2',
+      }),
+    );
+
+    // Assess
+    expect(settings.stackName).toBe('msgbridge-staging');
+    expect(settings.env).toEqual({ account: '123456789012', region: 'ap-northeast-2' });
+  });
+
+  it('takes a region alone', () => {
+    expect(
+      appSettingsFromContext(
+        contextOf({ [CONTEXT_KEY]: { gateway: GATEWAY }, region: 'us-east-1' }),
+      ).env,
+    ).toEqual({ region: 'us-east-1' });
+  });
+
+  it('names every problem of the app keys and the msgbridge settings in one error', () => {
+    // Act
+    const problems = appProblemsOf({
+      [CONTEXT_KEY]: { gateway: { ...GATEWAY, tpsQuota: 5 }, moPolling: 'yes' },
+      stackName: '1-msgbridge',
+      account: '12345',
+      region: 'Seoul',
+    });
+
+    // Assess
+    expect(problems).toEqual([
+      expect.stringMatching(/^stackName must be a CloudFormation stack name .*got "1-msgbridge"$/),
+      'account must be a 12-digit AWS account id, got "12345"',
+      'region must be an AWS region such as ap-northeast-2, got "Seoul"',
+      expect.stringMatching(/^context "msgbridge": msgbridge\.moPolling: /),
+    ]);
+  });
+
+  it('checks the values of the msgbridge settings with the rest', () => {
+    // Act
+    const problems = appProblemsOf({
+      [CONTEXT_KEY]: { gateway: { ...GATEWAY, tpsQuota: 5 } },
+      stackName: 'msgbridge_prod',
+    });
+
+    // Assess
+    expect(problems).toEqual([
+      expect.stringMatching(/^stackName must be /),
+      'msgbridge.gateway.tpsQuota must be an integer from 10 to 100000, got 5',
+    ]);
   });
 });

@@ -1,0 +1,23 @@
+/**
+ * `msgbridge/send`: what a producer in another stack or service needs to put send messages on the
+ * send queue: the message type, the validation the sender runs, and the batching producer.
+ */
+
+export type {
+  Problem,
+  SendChannel,
+  SendMessage,
+  SendMessageInput,
+} from '../functions/sending/queue-message.ts';
+export { SCHEDULE_HORIZON_DAYS, SEND_CHANNELS } from '../functions/sending/queue-message.ts';
+export {
+  type ParseSendMessageResult,
+  parseSendMessage,
+} from '../functions/sending/queue-message-parsing.ts';
+export type { EnqueueSendResult } from './enqueue-send.ts';
+export {
+  enqueueSend,
+  MAX_ENQUEUE_RETRIES,
+  SQS_MAX_BATCH_BYTES,
+  SQS_MAX_BATCH_ENTRIES,
+} from './enqueue-send.ts';
