@@ -44,8 +44,9 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
+          // A synthesis of the whole stack bundles every function: minutes on a busy 2-CPU machine.
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
         },
       },
     ],
