@@ -57,6 +57,12 @@ import {
   reconcileLogLine,
 } from './end-to-end-model.ts';
 import { basisTable, modelTables } from './end-to-end-tables.ts';
+import {
+  awaitJobFreeWindow,
+  roundFronts,
+  waitForQuietTables,
+  waitUntil,
+} from './end-to-end-waits.ts';
 import { EventWatch, SendBatches } from './end-to-end-watch.ts';
 import { CountingLogger, LogBytes } from './log-meter.ts';
 import { LAMBDA_MEMORY_MB, PRICE_REGION, PRICES, PRICES_AS_OF } from './prices.ts';
@@ -110,50 +116,6 @@ const outboundMessages = (runId: string, recipients: number): SendMessageInput[]
     () => ({ channel: 'sms', ...smsBody(recipients) }) as SendMessageInput,
   );
   return [...sms, ...others];
-};
-
-/** How often the local run's scheduled jobs run (`local/jobs.ts`: token, reconcile, sweep). */
-const JOB_PERIOD_MS = 60_000;
-
-/**
- * Waits until the table calls stop for a second: the scheduled jobs' runs (token refresh,
- * reconcile-status's 97 hourly buckets, the attachment sweep) are no phase's work and must not be
- * counted as the messages'.
- */
-const waitForQuietTables = async (counter: CallCounter) => {
-  const tableCalls = () =>
-    sumWhere(counter.snapshot(), (key) => key.startsWith('DynamoDB ') && !key.includes('Streams'));
-  const deadline = Date.now() + 30_000;
-  for (let last = -1; Date.now() < deadline; ) {
-    const now = tableCalls();
-    if (now === last) return;
-    last = now;
-    await sleep(1_000);
-  }
-};
-
-/**
- * Makes the next `phaseMs` free of the scheduled jobs' timer runs (every minute from the bridge's
- * start at `jobsStartedAt`): when the next run is due within it, waits for that run to start and
- * end first. A reconcile run alone reads some 800 units of the event table's index.
- */
-const awaitJobFreeWindow = async (counter: CallCounter, jobsStartedAt: number, phaseMs: number) => {
-  // The timers start a little before `jobsStartedAt` is taken: 2 s of margin each way.
-  const untilNextRun = JOB_PERIOD_MS - ((performance.now() - jobsStartedAt) % JOB_PERIOD_MS);
-  if (untilNextRun > phaseMs + 2_000 && untilNextRun < JOB_PERIOD_MS - 2_000) return;
-  await sleep(untilNextRun + 2_000);
-  await waitForQuietTables(counter);
-};
-
-const roundFronts = (fronts: Record<string, number>, digits = 4) =>
-  Object.fromEntries(Object.entries(fronts).map(([front, usd]) => [front, round(usd, digits)]));
-
-const waitUntil = async (condition: () => boolean, timeoutMs: number, what: () => string) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`end-to-end: timed out waiting for ${what()}`);
-    await sleep(100);
-  }
 };
 
 // ---- the run ----
