@@ -67,6 +67,12 @@ const TPS_QUOTA = 20;
 const LATE_SWEEP_MS = 7 * 3_600_000;
 /** Sweeps run after the faults, at most: the last as if 21 h later, well inside the 7-day window. */
 const LATE_SWEEPS = 3;
+/**
+ * Then, if a marker is still pending, the sweep as if past the 7-day window: the schedule's end,
+ * where a marker whose every source refuses (a single-use content URL already spent) ends as
+ * "Inbound Attachment Lost".
+ */
+const PAST_WINDOW_MS = 8 * 24 * 3_600_000;
 /** Past reconcile-status's 10 minutes before it calls an unknown cliKey not sent. */
 const LATE_RECONCILE_MS = 15 * 60_000;
 /** send-messages' timeout in the run; deployed it is 30 s (time runs 7.5 times faster here). */
@@ -222,7 +228,10 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       const { violations } = verdictNow();
       const lost = violations.filter((v) => v.invariant === 'lost');
       if (lost.length === 0) break;
-      if (Date.now() > settleBy && (Date.now() > graceBy || !sendsQueued(running, lost))) break;
+      const attachmentsOnly = lost.every((v) => v.item.startsWith('attachment '));
+      if (Date.now() > settleBy && !(attachmentsOnly && lateSweeps <= LATE_SWEEPS)) {
+        if (Date.now() > graceBy || !sendsQueued(running, lost)) break;
+      }
       // A send whose last delivery ended undecided is an unknown outcome that reconcile-status
       // resolves 2 to 10 minutes after the attempt. Once nothing else is pending, it runs as if then.
       if (
@@ -252,6 +261,17 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         const swept = await running.jobs.sweepAt(new Date(Date.now() + lateSweeps * LATE_SWEEP_MS));
         log(
           `chaos: attachments still pending; the sweep, run as if ${hours} h later: ${JSON.stringify(swept)}`,
+        );
+      } else if (
+        lateSweeps === LATE_SWEEPS &&
+        Date.now() - lateSweepAt > 5_000 &&
+        attachmentsOnly
+      ) {
+        lateSweeps += 1;
+        lateSweepAt = Date.now();
+        const swept = await running.jobs.sweepAt(new Date(Date.now() + PAST_WINDOW_MS));
+        log(
+          `chaos: attachments still pending; the sweep, run as if past the 7-day window: ${JSON.stringify(swept)}`,
         );
       }
       await sleep(500);
