@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv04Module from 'ajv-draft-04';
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES, type EventTypeName } from '../../functions/events/catalogue.ts';
-import { buildEventDetail } from '../../functions/events/envelope.ts';
+import type { EventTypeName } from '../../functions/events/catalogue.ts';
 import {
   registrySchemaFile,
   registrySchemaOf,
@@ -14,6 +13,8 @@ import { renderEventArtefacts } from '../../scripts/event-artefacts.ts';
 
 // A CommonJS module whose `module.exports` is the class (its types describe `exports.default`).
 const Ajv04 = Ajv04Module as unknown as typeof Ajv04Module.default;
+
+import { busEvent } from '../support/bus-event.ts';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -92,24 +93,9 @@ const draft4 = () => {
   return ajv;
 };
 
-/** An event as EventBridge delivers it, around a detail built by the publisher's own code. */
-const deliveredEvent = (type: EventTypeName, data: unknown, source = 'msgbridge') => ({
-  version: '0',
-  id: '6a7e8feb-b491-4cf7-a9f1-bf3703467718',
-  'detail-type': EVENT_TYPES[type].detailType,
-  source,
-  account: '111122223333',
-  time: '2026-11-27T00:00:00Z',
-  region: 'ap-northeast-2',
-  resources: [],
-  detail: buildEventDetail(type, {
-    idempotencyKey: `${type}:1`,
-    occurredAt: '2026-11-27T00:00:00.000Z',
-    receivedAt: '2026-11-27T00:00:01.000Z',
-    via: 'send-queue',
-    data: data as never,
-  }),
-});
+/** An event as EventBridge delivers it, from the sender's path. */
+const deliveredEvent = (type: EventTypeName, data: unknown, source?: string) =>
+  busEvent(type, data as never, { via: 'send-queue', ...(source ? { source } : {}) });
 
 const accepted = {
   cliKey: 'C1',

@@ -4,7 +4,6 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { handler, rulePattern } from '../../docs/examples/delivery-subscriber.ts';
 import {
   ALL_DETAIL_TYPES,
-  DEFAULT_EVENT_SOURCE,
   type DeliveryReportReceived,
   type DeliveryReportReceivedData,
   DetailType,
@@ -47,35 +46,13 @@ import type {
   UnrecognisedBodyData,
 } from '../../functions/events/catalogue.ts';
 import { EVENT_TYPES as CATALOGUE } from '../../functions/events/catalogue.ts';
-import { buildEventDetail } from '../../functions/events/envelope.ts';
 import { renderEventArtefacts } from '../../scripts/event-artefacts.ts';
 import { CONSUMER_EXAMPLE_PATH, renderEventCatalogue } from '../../scripts/event-catalogue-docs.ts';
 import { EVENT_TYPES_PATH, renderEventTypes } from '../../scripts/event-types.ts';
 
-const root = join(import.meta.dirname, '../..');
+import { busEvent } from '../support/bus-event.ts';
 
-/** An event as EventBridge delivers it, around a detail built by the publisher's own code. */
-const busEvent = <T extends EventTypeName>(
-  type: T,
-  data: Parameters<typeof buildEventDetail<T>>[1]['data'],
-  source = DEFAULT_EVENT_SOURCE,
-) => ({
-  version: '0',
-  id: '6a7e8feb-b491-4cf7-a9f1-bf3703467718',
-  'detail-type': CATALOGUE[type].detailType,
-  source,
-  account: '111122223333',
-  time: '2026-11-27T00:00:00Z',
-  region: 'ap-northeast-2',
-  resources: [],
-  detail: buildEventDetail(type, {
-    idempotencyKey: `${type}:1`,
-    occurredAt: '2026-11-27T00:00:00.000Z',
-    receivedAt: '2026-11-27T00:00:01.000Z',
-    via: 'webhook',
-    data,
-  }),
-});
+const root = join(import.meta.dirname, '../..');
 
 const report = (delivered: boolean) =>
   busEvent('deliveryReport', {
