@@ -44,6 +44,9 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          // Templates only: no asset bundling unless a test asks for it (CDK reads this context,
+          // which a test's own postCliContext overrides; the CDK CLI sets its own for its app).
+          env: { CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }) },
           // A synthesis of the whole stack bundles every function: minutes on a busy 2-CPU machine.
           testTimeout: 300_000,
           hookTimeout: 300_000,

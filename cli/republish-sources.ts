@@ -13,7 +13,8 @@ import {
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { BusEntryResult, EventBus, ItemKey } from '../functions/events/store-ports.ts';
-import { isPublishableRecord } from '../functions/events/stream-filter.ts';
+import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
+import { compileFilterCriteria, criteriaOf } from '../local/lambda-event-filter.ts';
 import { toLambdaRecord } from '../local/lambda-stream-record.ts';
 import { CliError } from './errors.ts';
 import type { EventItems, FailedBatch, PublishFailures } from './republish.ts';
@@ -37,6 +38,9 @@ type BatchInfo = z.infer<typeof OnFailureMessageSchema>['DDBStreamBatchInfo'];
 // Stops reading an open shard that keeps answering empty pages (the range is not coming).
 const MAX_EMPTY_READS = 5;
 const MAX_READS = 1_000;
+
+/** The publisher's event source filter, evaluated as Lambda evaluates it. */
+const isPublishable = compileFilterCriteria(criteriaOf(PUBLISHABLE_RECORD_PATTERN), 'dynamodb');
 
 /** The stream ran past these records (kept 24 hours), or never had them. */
 const GONE = new Set(['TrimmedDataAccessException', 'ResourceNotFoundException']);
@@ -74,7 +78,7 @@ export const readBatchRange = async (
         const converted = toLambdaRecord(record, info.streamArn);
         const pk = converted.dynamodb?.Keys?.pk?.S;
         const sk = converted.dynamodb?.Keys?.sk?.S;
-        if (isPublishableRecord(converted) && pk !== undefined && sk !== undefined) {
+        if (isPublishable(converted) && pk !== undefined && sk !== undefined) {
           keys.push({ pk, sk });
         }
         if (record.dynamodb?.SequenceNumber === info.endSequenceNumber) return { keys };

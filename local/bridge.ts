@@ -18,7 +18,7 @@ import { GatewayAuthApi } from '../functions/commons/gateway/gateway-auth.ts';
 import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
 import { composePublisher } from '../functions/events/publish.ts';
 import type { EventBus, EventStore } from '../functions/events/store-ports.ts';
-import { isPublishableRecord } from '../functions/events/stream-filter.ts';
+import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
 import { composeReceiver } from '../functions/inbound/webhook-handler.ts';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
 import type { SendGateway } from '../functions/sending/ports.ts';
@@ -33,6 +33,7 @@ import {
 } from './dynamodb-local.ts';
 import { LocalEventBus } from './event-bus.ts';
 import { startLocalJobs } from './jobs.ts';
+import { compileFilterCriteria, criteriaOf } from './lambda-event-filter.ts';
 import { publisherControl } from './publisher-control.ts';
 import { replayOnBus } from './replay.ts';
 import { startSqsPoller } from './sqs-poller.ts';
@@ -214,7 +215,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       // A restart resumes after the last published record (see stream-checkpoints.ts).
       checkpoints: await publishCheckpoints.load(),
       onCheckpoint: (shardId, sequenceNumber) => publishCheckpoints.save(shardId, sequenceNumber),
-      filter: isPublishableRecord,
+      filter: compileFilterCriteria(criteriaOf(PUBLISHABLE_RECORD_PATTERN), 'dynamodb'),
       handler: lambda(
         'publish-events',
         composePublisher(lambdaEnv, {

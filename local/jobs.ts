@@ -17,7 +17,7 @@ import {
   composeSweepAttachments,
 } from '../functions/attachments/compose-attachments.ts';
 import { ContentUrlPolicy } from '../functions/attachments/content-url-policy.ts';
-import { isAttachmentRecord } from '../functions/attachments/stream-filter.ts';
+import { ATTACHMENT_RECORD_PATTERN } from '../functions/attachments/stream-filter.ts';
 import type {
   GatewayAuthApi,
   GatewayCredentials,
@@ -32,6 +32,7 @@ import { composeExportStatistics } from '../functions/statistics/compose-export-
 import { exportStatistics, throwIfIncomplete } from '../functions/statistics/export-statistics.ts';
 import { composeRefreshToken } from '../functions/tokens/compose-refresh-token.ts';
 import { refreshToken } from '../functions/tokens/refresh-token.ts';
+import { compileFilterCriteria, criteriaOf } from './lambda-event-filter.ts';
 import { type StreamPoller, startStreamPoller } from './stream-poller.ts';
 
 export interface LocalJobsOptions {
@@ -202,7 +203,7 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
   const fetcher: StreamPoller = startStreamPoller({
     streamsClient: options.streams,
     streamArn: options.streamArn,
-    filter: isAttachmentRecord,
+    filter: compileFilterCriteria(criteriaOf(ATTACHMENT_RECORD_PATTERN), 'dynamodb'),
     handler: composeFetchAttachments(env, attachmentOverrides).handler,
     onFailure: (records) =>
       console.error(`fetch-attachments gave up on ${records.length} record(s)`),

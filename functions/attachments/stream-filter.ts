@@ -2,28 +2,22 @@ import type { DynamoDBRecord } from 'aws-lambda';
 
 /**
  * Which event-table stream records `fetch-attachments` receives: inserts of inbound messages
- * that carry attachments (`kind = 'mo'`, `attachmentCount > 0`). The deployed event source
- * mapping uses this pattern as its filter; the handler and the local stream poller use the
- * predicate below, which reads the same pattern.
+ * that carry attachments (`kind = 'mo'` with an `attachmentCount`, which is written only when the
+ * message lists attachments). The deployed event source mapping's filter; the local run evaluates
+ * it with Lambda's filtering rules (`local/lambda-event-filter.ts`).
+ *
+ * A stream delivers the count as DynamoDB JSON, `{"N": "2"}`: a string, to which Lambda's
+ * `numeric` operator never applies. So the rule is "present and not the string 0".
  */
 export const ATTACHMENT_RECORD_PATTERN = {
   eventName: ['INSERT'],
   dynamodb: {
     NewImage: {
       kind: { S: ['mo'] },
-      attachmentCount: { N: [{ numeric: ['>', 0] }] },
+      attachmentCount: { N: [{ 'anything-but': ['0'] }] },
     },
   },
 } as const;
-
-export const isAttachmentRecord = (record: DynamoDBRecord): boolean => {
-  const image = record.dynamodb?.NewImage;
-  return (
-    ATTACHMENT_RECORD_PATTERN.eventName.includes(record.eventName as 'INSERT') &&
-    ATTACHMENT_RECORD_PATTERN.dynamodb.NewImage.kind.S.includes(image?.kind?.S as 'mo') &&
-    Number(image?.attachmentCount?.N) > 0
-  );
-};
 
 /**
  * The handler's own guard, looser than the pattern: any inserted inbound message. Whether a

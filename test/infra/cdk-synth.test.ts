@@ -7,6 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 
+/** The CLI's environment without the tier's no-bundling context: the real synth bundles. */
+const cliEnvironment = (): NodeJS.ProcessEnv => {
+  const { CDK_CONTEXT_JSON: _tierContext, ...environment } = process.env;
+  return environment;
+};
+
 type Template = {
   Resources: Record<string, { Type: string; Properties?: Record<string, unknown> }>;
   Outputs?: Record<string, unknown>;
@@ -36,7 +42,10 @@ describe('npx cdk synth with docs/examples/production-context.json', () => {
         '--context',
         `msgbridge=${JSON.stringify(JSON.parse(context))}`,
       ],
-      { env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true' }, maxBuffer: 64 * 1024 * 1024 },
+      {
+        env: { ...cliEnvironment(), CDK_DISABLE_CLI_TELEMETRY: 'true' },
+        maxBuffer: 64 * 1024 * 1024,
+      },
     );
     template = JSON.parse(await readFile(join(outDir, 'msgbridge.template.json'), 'utf8'));
   }, 300_000);

@@ -109,8 +109,8 @@ describe('MsgbridgeStack', () => {
 
 describe('MsgbridgeFunction', () => {
   it('bundles an ESM handler, the AWS SDK included, with the local esbuild that runs on Node', async () => {
-    // Prepare
-    const app = new App();
+    // Prepare: bundling on, whatever the tier's context says.
+    const app = new App({ postCliContext: { 'aws:cdk:bundling-stacks': ['**'] } });
     const stack = new Stack(app, 'bundling-test');
     new MsgbridgeFunction(stack, 'probe', {
       entry: join(import.meta.dirname, 'fixtures/bundle-probe.ts'),

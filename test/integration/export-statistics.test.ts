@@ -12,7 +12,7 @@ import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts
 import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { withStoredDetail } from '../../functions/events/stored-detail.ts';
-import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
+import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
 import {
   type ExportStatisticsDeps,
   exportStatistics,
@@ -20,6 +20,7 @@ import {
   trackingUrlData,
 } from '../../functions/statistics/export-statistics.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
+import { compileFilterCriteria, criteriaOf } from '../../local/lambda-event-filter.ts';
 import { createTables } from '../../local/tables.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
@@ -168,9 +169,11 @@ describe('export-statistics against the simulator and dynalite', () => {
         item.detailType,
       );
       const newImage = marshall(item) as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
-      expect(isPublishableRecord({ eventName: 'INSERT', dynamodb: { NewImage: newImage } })).toBe(
-        true,
+      const isPublishable = compileFilterCriteria(
+        criteriaOf(PUBLISHABLE_RECORD_PATTERN),
+        'dynamodb',
       );
+      expect(isPublishable({ eventName: 'INSERT', dynamodb: { NewImage: newImage } })).toBe(true);
     }
 
     // The figures are the gateway's figures for that day.

@@ -5,7 +5,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
 import { createPublishHandler } from '../../functions/events/publish.ts';
-import { isPublishableRecord } from '../../functions/events/stream-filter.ts';
+import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
 import {
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
@@ -13,6 +13,7 @@ import {
   localDynamoDbClient,
   startDynamoDbLocal,
 } from '../../local/dynamodb-local.ts';
+import { compileFilterCriteria, criteriaOf } from '../../local/lambda-event-filter.ts';
 import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.ts';
 import { createTables } from '../../local/tables.ts';
 
@@ -110,7 +111,7 @@ export const startPublishingPoller = (
   startStreamPoller({
     streamsClient: localStreamsClient(server.endpoint),
     streamArn,
-    filter: isPublishableRecord,
+    filter: compileFilterCriteria(criteriaOf(PUBLISHABLE_RECORD_PATTERN), 'dynamodb'),
     handler: createPublishHandler({
       source: 'msgbridge',
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),

@@ -10,7 +10,6 @@ import {
 } from '../../functions/attachments/attachment-handlers.ts';
 import type { AttachmentOutcome } from '../../functions/attachments/fetch-attachments.ts';
 import { fetchAttachments } from '../../functions/attachments/fetch-attachments.ts';
-import { isAttachmentRecord } from '../../functions/attachments/stream-filter.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import {
   attachment,
@@ -23,21 +22,6 @@ import {
   storedMo,
   world,
 } from '../support/attachment-world.ts';
-
-describe('the stream filter', () => {
-  const record = (eventName: string, image: Record<string, unknown>): DynamoDBRecord =>
-    ({ eventName, dynamodb: { NewImage: marshall(image) } }) as DynamoDBRecord;
-
-  it('takes inserts of inbound messages with attachments only', () => {
-    expect(isAttachmentRecord(record('INSERT', { kind: 'mo', attachmentCount: 2 }))).toBe(true);
-    expect(isAttachmentRecord(record('MODIFY', { kind: 'mo', attachmentCount: 2 }))).toBe(false);
-    expect(isAttachmentRecord(record('INSERT', { kind: 'report', attachmentCount: 2 }))).toBe(
-      false,
-    );
-    expect(isAttachmentRecord(record('INSERT', { kind: 'mo', attachmentCount: 0 }))).toBe(false);
-    expect(isAttachmentRecord(record('INSERT', { kind: 'mo' }))).toBe(false);
-  });
-});
 
 describe('the handlers', () => {
   const observability = () => {
