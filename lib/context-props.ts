@@ -69,6 +69,7 @@ const ContextSchema = z.strictObject({
     .strictObject({
       front: z.enum(['rest-api', 'function-url']).optional(),
       receiverConcurrency: z.number().optional(),
+      accountConcurrency: z.number().optional(),
       maxBodyBytes: z.number().optional(),
       throttlingRateLimit: z.number().optional(),
       throttlingBurstLimit: z.number().optional(),

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -44,11 +44,20 @@ export const DEFAULT_WEBHOOK_FRONT: WebhookFront = 'function-url';
 export const LAMBDA_PAYLOAD_BYTES = 6_291_456;
 
 /**
- * Reserved concurrency of each receiver behind function URLs: with a receiver's invocation at
- * about 50–100 ms, some 100–200 requests per second each, in the range of the REST stage's
- * default throttle (100 per second, burst 200) for both routes together.
+ * Reserved concurrency of each receiver behind function URLs, when the account's quota allows a
+ * reservation (`accountConcurrency`): with a receiver's invocation at about 50–100 ms, some
+ * 100–200 requests per second each, in the range of the REST stage's default throttle (100 per
+ * second, burst 200) for both routes together.
  */
 const FUNCTION_URL_RECEIVER_CONCURRENCY = 10;
+
+/**
+ * Executions Lambda keeps unreserved in every account and Region: a function may reserve only
+ * what the account's concurrency quota leaves above them (Lambda developer guide, "Configuring
+ * reserved concurrency"). New accounts start with a quota of 10 or 50, so a stack that reserves
+ * anything fails to deploy there.
+ */
+export const LAMBDA_UNRESERVED_MINIMUM = 100;
 
 /** The settings of the webhook front door that a deployment may choose. */
 export interface WebhookApiOptions {
@@ -68,10 +77,21 @@ export interface WebhookApiOptions {
   /**
    * Reserved concurrency of each receiver: the most invocations one receiver runs at once, and so
    * the throttle of the function-URL front (a request above it is answered 429 by Lambda, which
-   * the gateway retries). It is taken from the account's regional concurrency.
-   * @default - 10 with `function-url`; unreserved with `rest-api`, which the stage throttles
+   * the gateway retries). It is taken from the account's regional concurrency, and Lambda refuses
+   * a reservation that leaves fewer than 100 unreserved executions: it needs `accountConcurrency`.
+   * @default - 10 with `function-url` when `accountConcurrency` allows it; otherwise unreserved
+   *   (the REST stage throttles `rest-api`; see docs/deploy.md, "Webhook front door")
    */
   readonly receiverConcurrency?: number;
+  /**
+   * The account's Lambda concurrency quota in the deployment's Region (Service Quotas → AWS
+   * Lambda → "Concurrent executions"), as read by the operator. Stated, it lets the receivers
+   * reserve `receiverConcurrency` where the quota leaves 100 unreserved executions above the
+   * reservations; without it nothing is reserved, so the stack deploys on a new account (whose
+   * quota may be 10).
+   * @default - not stated: no reserved concurrency
+   */
+  readonly accountConcurrency?: number;
   /**
    * Largest body, in bytes (after base64 decoding), a receiver stores; a larger one is answered
    * 413 before any store work.
@@ -170,6 +190,11 @@ export const webhookApiProblems = (options: WebhookApiOptions): string[] => {
       ? functionUrlFrontProblems(options, { defaulted: options.front === undefined })
       : []),
     ...integerProblem('receiverConcurrency', options.receiverConcurrency, { min: 1, max: 1_000 }),
+    ...integerProblem('accountConcurrency', options.accountConcurrency, {
+      min: 10,
+      max: 1_000_000,
+    }),
+    ...reservationProblems(options),
     ...integerProblem('maxBodyBytes', options.maxBodyBytes, {
       min: 1_024,
       max: LAMBDA_PAYLOAD_BYTES,
@@ -206,10 +231,48 @@ export const webhookApiProblems = (options: WebhookApiOptions): string[] => {
 };
 
 /**
+ * Reserved concurrency of each receiver: only where the stated account quota leaves Lambda's 100
+ * unreserved executions above both receivers' reservations.
+ */
+export const receiverReservation = (options: WebhookApiOptions): number | undefined => {
+  if (options.accountConcurrency === undefined) return undefined;
+  const front = options.front ?? DEFAULT_WEBHOOK_FRONT;
+  const perReceiver =
+    options.receiverConcurrency ??
+    (front === 'function-url' ? FUNCTION_URL_RECEIVER_CONCURRENCY : undefined);
+  if (perReceiver === undefined) return undefined;
+  const fits =
+    options.accountConcurrency - WebhookApi.RECEIVER_SERVICES.length * perReceiver >=
+    LAMBDA_UNRESERVED_MINIMUM;
+  // An explicit reservation that does not fit is a problem (reservationProblems); the default
+  // is simply left out.
+  return fits || options.receiverConcurrency !== undefined ? perReceiver : undefined;
+};
+
+const reservationProblems = (options: WebhookApiOptions): string[] => {
+  const { receiverConcurrency, accountConcurrency } = options;
+  if (receiverConcurrency === undefined || Token.isUnresolved(receiverConcurrency)) return [];
+  // An integer out of range is reported by integerProblem.
+  if (!Number.isInteger(receiverConcurrency) || receiverConcurrency < 1) return [];
+  const reserved = WebhookApi.RECEIVER_SERVICES.length * receiverConcurrency;
+  if (accountConcurrency === undefined)
+    return [
+      `receiverConcurrency reserves ${reserved} executions (both receivers), which Lambda refuses on an account whose concurrency quota is below ${reserved + LAMBDA_UNRESERVED_MINIMUM} (new accounts have 10 or 50): state the quota as webhooks.accountConcurrency (Service Quotas → AWS Lambda → Concurrent executions), or leave receiverConcurrency out`,
+    ];
+  if (Token.isUnresolved(accountConcurrency)) return [];
+  return accountConcurrency - reserved >= LAMBDA_UNRESERVED_MINIMUM
+    ? []
+    : [
+        `receiverConcurrency reserves ${reserved} executions (both receivers), but an account quota of ${accountConcurrency} leaves Lambda fewer than the ${LAMBDA_UNRESERVED_MINIMUM} unreserved executions it keeps: lower receiverConcurrency to at most ${Math.max(0, Math.floor((accountConcurrency - LAMBDA_UNRESERVED_MINIMUM) / WebhookApi.RECEIVER_SERVICES.length))} or raise the quota`,
+      ];
+};
+
+/**
  * The webhook front door. With `front: 'function-url'` (the default): one function URL per
  * receiver (AuthType NONE) serving `POST /webhooks/{secret}/report` → `receive-reports` and
- * `POST /webhooks/{secret}/mo` → `receive-inbound`, reserved concurrency as the throttle, and the
- * allowlist and body limit enforced by the receivers. With `front: 'rest-api'`: a regional REST
+ * `POST /webhooks/{secret}/mo` → `receive-inbound`, reserved concurrency as the throttle where the
+ * stated account quota allows one (`receiverReservation`), and the allowlist and body limit
+ * enforced by the receivers. With `front: 'rest-api'`: a regional REST
  * API with the same paths (Lambda proxy), stage throttling, JSON access logs that never contain
  * the secret, and an optional source-CIDR allowlist in its resource policy. The receivers may put items into the
  * event table and read the webhook secret, nothing else.
@@ -271,8 +334,7 @@ export class WebhookApi extends Construct {
       environment.ALLOWED_SOURCE_CIDRS = props.allowedSourceCidrs.join(',');
     const maxBodyBytes = props.maxBodyBytes ?? (functionUrl ? LAMBDA_PAYLOAD_BYTES : undefined);
     if (maxBodyBytes !== undefined) environment.MAX_BODY_BYTES = String(maxBodyBytes);
-    const reservedConcurrentExecutions =
-      props.receiverConcurrency ?? (functionUrl ? FUNCTION_URL_RECEIVER_CONCURRENCY : undefined);
+    const reservedConcurrentExecutions = receiverReservation(props);
 
     const receiver = (name: string, description: string) => {
       const fn = new MsgbridgeFunction(this, name, {

@@ -1,6 +1,7 @@
 /**
  * The function-URL webhook front door (`webhooks.front: 'function-url'`, the default): each
- * receiver gets a public function URL and reserved concurrency instead of the REST API, the
+ * receiver gets a public function URL instead of the REST API (and reserved concurrency where the
+ * stated account quota allows it), the
  * receivers get the source allowlist and the body limit, the URL outputs point at the function
  * URLs, and the props of API Gateway are refused in one error. The REST API stays an option.
  */
@@ -96,9 +97,11 @@ describe('the function-URL front door', () => {
     }
   });
 
-  it('throttles with reserved concurrency on the receivers, 10 each by default', () => {
+  it('reserves no concurrency unless the account quota is stated: a new account can deploy it', () => {
     for (const id of Object.values(receivers))
-      expect(template.toJSON().Resources[id].Properties.ReservedConcurrentExecutions).toBe(10);
+      expect(template.toJSON().Resources[id].Properties).not.toHaveProperty(
+        'ReservedConcurrentExecutions',
+      );
   });
 
   it('hands the receivers the allowlist and the body limit, nothing to any other function', () => {
@@ -156,7 +159,12 @@ describe('function-URL settings', () => {
   it('takes the front from the context, and a receiver concurrency and body limit of its own', () => {
     const props = stackPropsFromContext({
       gateway: TEST_GATEWAY,
-      webhooks: { front: 'function-url', receiverConcurrency: 25, maxBodyBytes: 262_144 },
+      webhooks: {
+        front: 'function-url',
+        receiverConcurrency: 25,
+        accountConcurrency: 1_000,
+        maxBodyBytes: 262_144,
+      },
     });
     const { stack, template } = synth(props, 'msgbridge-function-url-settings');
 
@@ -201,6 +209,40 @@ describe('function-URL settings', () => {
     ]);
   });
 
+  it('reserves 10 per receiver where the stated quota leaves 100 unreserved above them, none below', () => {
+    const reservedWith = (accountConcurrency: number) => {
+      const app = new App();
+      const stack = new MsgbridgeStack(app, `msgbridge-quota-${accountConcurrency}`, {
+        gateway: TEST_GATEWAY,
+        webhooks: { accountConcurrency },
+      });
+      const resources = Template.fromStack(stack).toJSON().Resources;
+      return [stack.webhookApi.receiveReports, stack.webhookApi.receiveInbound].map(
+        (fn) => resources[logicalId(stack, fn)].Properties.ReservedConcurrentExecutions,
+      );
+    };
+    expect(reservedWith(1_000)).toEqual([10, 10]);
+    expect(reservedWith(120)).toEqual([10, 10]);
+    expect(reservedWith(119)).toEqual([undefined, undefined]);
+    expect(reservedWith(50)).toEqual([undefined, undefined]);
+  }, 300_000);
+
+  it('refuses a reservation without the quota, or one the quota cannot give', () => {
+    expect(stackProblems({ webhooks: { receiverConcurrency: 10 } })).toEqual([
+      expect.stringMatching(
+        /^webhooks\.receiverConcurrency reserves 20 executions .*below 120 .*state the quota as webhooks\.accountConcurrency/,
+      ),
+    ]);
+    expect(
+      stackProblems({ webhooks: { receiverConcurrency: 30, accountConcurrency: 150 } }),
+    ).toEqual([
+      'webhooks.receiverConcurrency reserves 60 executions (both receivers), but an account quota of 150 leaves Lambda fewer than the 100 unreserved executions it keeps: lower receiverConcurrency to at most 25 or raise the quota',
+    ]);
+    expect(stackProblems({ webhooks: { accountConcurrency: 5 } })).toEqual([
+      'webhooks.accountConcurrency must be an integer from 10 to 1000000, got 5',
+    ]);
+  });
+
   it('refuses an unknown front, and still lists the other problems', () => {
     const problems = stackProblems({
       webhooks: { front: 'http-api' as 'rest-api', storeConcurrency: 0 },
@@ -220,7 +262,7 @@ describe('function-URL settings', () => {
     ]);
   });
 
-  it('deploys function URLs by default, with no API Gateway, reserved receivers and their body limit', () => {
+  it('deploys function URLs by default, with no API Gateway, unreserved receivers and their body limit', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new MsgbridgeStack(app, 'msgbridge-front-default', { gateway: TEST_GATEWAY });
     const template = Template.fromStack(stack);
@@ -231,7 +273,9 @@ describe('function-URL settings', () => {
     template.resourceCountIs('AWS::Lambda::Url', 2);
     for (const fn of [stack.webhookApi.receiveReports, stack.webhookApi.receiveInbound]) {
       const id = logicalId(stack, fn);
-      expect(template.toJSON().Resources[id].Properties.ReservedConcurrentExecutions).toBe(10);
+      expect(template.toJSON().Resources[id].Properties).not.toHaveProperty(
+        'ReservedConcurrentExecutions',
+      );
       expect(environmentOf(template, id)).toMatchObject({ MAX_BODY_BYTES: '6291456' });
       expect(Object.keys(environmentOf(template, id))).not.toContain('ALLOWED_SOURCE_CIDRS');
     }
