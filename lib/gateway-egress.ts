@@ -118,6 +118,32 @@ export const gatewayEgressProblems = (options: GatewayEgressOptions): string[] =
   return problems;
 };
 
+/** The https port AWS APIs and a gateway URL without a port of its own are reached on. */
+const HTTPS_PORT = 443;
+
+/**
+ * The TCP ports the gateway callers must reach: 443 (AWS APIs, and every https URL without a
+ * port), and the port of each gateway URL (`https://host:port`) or content host (`host:port`)
+ * that names one. Unresolved tokens are skipped: the deployment alone knows them.
+ */
+export const gatewayEgressPorts = (
+  urls: readonly string[],
+  hostsWithPorts: readonly string[] = [],
+): number[] => {
+  const ports = new Set([HTTPS_PORT]);
+  for (const url of urls) {
+    if (Token.isUnresolved(url) || !URL.canParse(url)) continue;
+    const { port } = new URL(url);
+    if (port !== '') ports.add(Number(port));
+  }
+  for (const host of hostsWithPorts) {
+    if (Token.isUnresolved(host) || !URL.canParse(`https://${host}`)) continue;
+    const { port } = new URL(`https://${host}`);
+    if (port !== '') ports.add(Number(port));
+  }
+  return [...ports].sort((a, b) => a - b);
+};
+
 /** The network placement of a function that calls the gateway. */
 export interface GatewayPlacement {
   readonly vpc: IVpc;
@@ -145,12 +171,14 @@ export class GatewayEgress extends Construct {
   /**
    * @param encryptionKey - customer managed key of the VPC flow log group (default: CloudWatch
    * Logs' own encryption)
+   * @param ports - the TCP ports the callers reach (`gatewayEgressPorts`); default 443 only
    */
   constructor(
     scope: Construct,
     id: string,
     options: GatewayEgressOptions = {},
     encryptionKey?: IKey,
+    ports: readonly number[] = [HTTPS_PORT],
   ) {
     super(scope, id);
     throwIfInvalid(
@@ -224,17 +252,21 @@ export class GatewayEgress extends Construct {
     }
 
     // The functions call the gateway and AWS APIs (DynamoDB, Secrets Manager, S3, SQS), all over
-    // https; DNS goes to the VPC resolver, which security groups do not filter.
+    // https: on 443, and on the port of any gateway URL that names another. DNS goes to the VPC
+    // resolver, which security groups do not filter.
     this.securityGroup = new SecurityGroup(this, 'gateway-callers', {
       vpc,
       description: 'msgbridge functions that call the gateway: outbound https only',
       allowAllOutbound: false,
     });
-    this.securityGroup.addEgressRule(
-      Peer.anyIpv4(),
-      Port.tcp(443),
-      'https to the gateway and AWS APIs',
-    );
+    for (const port of new Set([HTTPS_PORT, ...ports]))
+      this.securityGroup.addEgressRule(
+        Peer.anyIpv4(),
+        Port.tcp(port),
+        port === HTTPS_PORT
+          ? 'https to the gateway and AWS APIs'
+          : `https to the gateway on port ${port}`,
+      );
     this.placement = {
       vpc,
       vpcSubnets: { subnetType: SubnetType.PRIVATE_WITH_EGRESS },

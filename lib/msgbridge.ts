@@ -21,7 +21,7 @@ import { dataStackPolicy, type StackPolicy } from './data-protection.ts';
 import { EventPublisher } from './event-publisher.ts';
 import { EventSchemaRegistry } from './event-schema-registry.ts';
 import type { GatewayCallersProps } from './gateway-callers.ts';
-import { GatewayEgress } from './gateway-egress.ts';
+import { GatewayEgress, gatewayEgressPorts } from './gateway-egress.ts';
 import { placeholderHosts } from './gateway-settings.ts';
 import { InboundAlarms } from './inbound-alarms.ts';
 import { InboundAttachments } from './inbound-attachments.ts';
@@ -202,7 +202,15 @@ export class MsgBridge extends Construct {
       ...alarmTopic,
     });
 
-    this.gatewayEgress = new GatewayEgress(this, 'gateway-egress', props.egress, encryptionKey);
+    const { api, send, mnt } = props.gateway.hosts;
+    this.gatewayEgress = new GatewayEgress(
+      this,
+      'gateway-egress',
+      props.egress,
+      encryptionKey,
+      // A gateway URL with a port of its own (https://host:8443) is reached on that port.
+      gatewayEgressPorts([api, send, mnt], props.attachments?.contentHosts),
+    );
     const egress = this.gatewayEgress.placement;
 
     // What every construct with gateway callers takes alike. Everything they store goes to the
@@ -359,7 +367,6 @@ export class MsgBridge extends Construct {
       description: 'Secrets Manager secret for the gateway API key and password',
       value: this.credentials.secretArn,
     });
-    const { api, send, mnt } = props.gateway.hosts;
     this.output('GatewayHosts', {
       description: 'The gateway base URLs, as JSON {"api","send","mnt"}',
       value: Stack.of(this).toJsonString({ api, send, mnt }),

@@ -87,6 +87,31 @@ describe('gateway egress', () => {
       ).toEqual({});
     });
 
+    it('opens the port of a gateway URL or content host that names one, besides 443', () => {
+      const app = newApp();
+      const stack = new MsgbridgeStack(app, 'msgbridge-egress-ports', {
+        gateway: {
+          ...TEST_GATEWAY,
+          hosts: { ...TEST_GATEWAY.hosts, api: 'https://api.gateway.example:8443' },
+        },
+        attachments: { contentHosts: ['files.gateway.example:9443', 'cdn.gateway.example'] },
+      });
+      const template = Template.fromStack(stack);
+
+      const rules = Object.values(template.findResources('AWS::EC2::SecurityGroup')).flatMap(
+        (group) =>
+          (group.Properties.SecurityGroupEgress ?? []) as Array<{
+            FromPort: number;
+            ToPort: number;
+          }>,
+      );
+      expect(rules.map((rule) => [rule.FromPort, rule.ToPort])).toEqual([
+        [443, 443],
+        [8443, 8443],
+        [9443, 9443],
+      ]);
+    });
+
     it('includes poll-reports when polling', () => {
       const { template } = synth({ reportDelivery: 'polling' });
       const { callers } = functionsByRole(template);
