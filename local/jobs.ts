@@ -31,7 +31,6 @@ import { reconcileStatusExclusively } from '../functions/reconcile/reconcile-sta
 import { composeExportStatistics } from '../functions/statistics/compose-export-statistics.ts';
 import { exportStatistics, throwIfIncomplete } from '../functions/statistics/export-statistics.ts';
 import { composeRefreshToken } from '../functions/tokens/compose-refresh-token.ts';
-import { refreshToken } from '../functions/tokens/refresh-token.ts';
 import { compileFilterCriteria, criteriaOf } from './lambda-event-filter.ts';
 import { type StreamPoller, startStreamPoller } from './stream-poller.ts';
 
@@ -139,7 +138,7 @@ export const startLocalJobs = (options: LocalJobsOptions) => {
     auth: options.auth,
     credentials: async () => options.credentials,
   });
-  timers.push(every('refresh-token', 60_000, () => refreshToken(tokens.deps)));
+  timers.push(every('refresh-token', 60_000, () => tokens.handler()));
 
   let confirmsToLose = options.loseFirstConfirms ?? 0;
   const pollingGateway = {

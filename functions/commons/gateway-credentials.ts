@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { getJsonSecret } from './clients/secrets.ts';
+import { getSecretText } from './clients/secrets.ts';
 import type { Environment } from './environment.ts';
 import type { GatewayCredentials } from './gateway/gateway-auth.ts';
 
@@ -10,8 +10,28 @@ export const GatewayCredentialsSchema = z.strictObject({
 });
 
 /**
+ * The credentials secret does not hold `{"apiKey": "...", "apiPassword": "..."}` (yet): the stack
+ * creates it with a random value for the operator to replace. Nothing can authenticate until then,
+ * and retrying does not help; the message says how to fill it in.
+ */
+export class GatewayCredentialsNotSetError extends Error {
+  override readonly name = 'GatewayCredentialsNotSetError';
+  constructor(readonly secretArn: string) {
+    super(
+      `the gateway credentials secret does not hold {"apiKey": "...", "apiPassword": "..."}: put the API key and password from the gateway console there (aws secretsmanager put-secret-value --secret-id ${secretArn} --secret-string '{"apiKey":"…","apiPassword":"…"}'; docs/operations.md, "Gateway credentials")`,
+    );
+  }
+}
+
+/** Whether `error` is the credentials secret not holding credentials yet. */
+export const isCredentialsNotSet = (error: unknown): error is GatewayCredentialsNotSetError =>
+  error instanceof Error && error.name === 'GatewayCredentialsNotSetError';
+
+/**
  * Gateway credentials from the environment: `GATEWAY_CREDENTIALS_SECRET_ARN` (deployed; read with
  * a 5-minute cache) or `GATEWAY_API_KEY` + `GATEWAY_API_PASSWORD` (local run). Exactly one source.
+ * A secret that does not hold the credentials' JSON (the random value the stack created it with,
+ * or anything else) is `GatewayCredentialsNotSetError`.
  */
 export const gatewayCredentialsFromEnvironment = (
   env: Environment = process.env,
@@ -26,10 +46,9 @@ export const gatewayCredentialsFromEnvironment = (
   }
   if (arn) {
     return async () => {
-      const value = await getJsonSecret(arn, 300);
-      const parsed = GatewayCredentialsSchema.safeParse(value);
-      if (!parsed.success)
-        throw new Error(`secret ${arn} must hold {"apiKey": "...", "apiPassword": "..."}`);
+      const value = await getSecretText(arn, 300);
+      const parsed = GatewayCredentialsSchema.safeParse(parseJson(value));
+      if (!parsed.success) throw new GatewayCredentialsNotSetError(arn);
       return parsed.data;
     };
   }
@@ -40,6 +59,14 @@ export const gatewayCredentialsFromEnvironment = (
   throw new Error(
     'environment variable GATEWAY_CREDENTIALS_SECRET_ARN (or GATEWAY_API_KEY and GATEWAY_API_PASSWORD locally) is required',
   );
+};
+
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 };
 
 /** The gateway hosts from `GATEWAY_API_URL`, `GATEWAY_SEND_URL` and `GATEWAY_MNT_URL`. */
