@@ -14,7 +14,7 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { BusEntryResult, EventBus, ItemKey } from '../functions/events/store-ports.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
-import { compileFilterCriteria, criteriaOf } from '../local/lambda-event-filter.ts';
+import { compileFilterCriteria, criteriaOf } from '../local/aws/lambda-event-filter.ts';
 import { toLambdaRecord } from '../local/lambda-stream-record.ts';
 import { CliError } from './errors.ts';
 import type { EventItems, FailedBatch, PublishFailures } from './republish.ts';

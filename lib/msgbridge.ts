@@ -31,11 +31,12 @@ import { type MsgBridgeProps, msgBridgeProblems } from './msgbridge-props.ts';
 import { grantPayloadWrites } from './payload-bucket-access.ts';
 import { throwIfInvalid } from './props-validation.ts';
 import { RateAlarms } from './rate-alarms.ts';
+import { regionProblems } from './regions.ts';
 import { ReportCheckQueue } from './report-check-queue.ts';
 import { ScheduledJobs } from './scheduled-jobs.ts';
 import { SendPipeline } from './send-pipeline.ts';
 import { StatisticsExport } from './statistics-export.ts';
-import { WebhookApi } from './webhook-api.ts';
+import { DEFAULT_WEBHOOK_FRONT, WebhookApi } from './webhook-api.ts';
 import { WebhookSecret } from './webhook-secret.ts';
 
 export {
@@ -118,7 +119,10 @@ export class MsgBridge extends Construct {
 
   constructor(scope: Construct, id: string, props: MsgBridgeProps) {
     super(scope, id);
-    throwIfInvalid('MsgBridge', msgBridgeProblems(props));
+    throwIfInvalid('MsgBridge', [
+      ...msgBridgeProblems(props),
+      ...regionProblems(Stack.of(this).region, props.webhooks?.front ?? DEFAULT_WEBHOOK_FRONT),
+    ]);
     // Before any function is created: each reads its log levels and tracing mode from here.
     setFunctionObservability(this, props.observability);
     this.eventSource = props.eventSource ?? 'msgbridge';

@@ -25,6 +25,7 @@ import type { SendGateway } from '../functions/sending/ports.ts';
 import { composeSender } from '../functions/sending/queue-record-handler.ts';
 import { stateTableTokenProvider } from '../functions/tokens/adapters/state-table-token-provider.ts';
 import { type SimulatorOptionsInput, startSimulator } from '../simulator/index.ts';
+import { compileFilterCriteria, criteriaOf } from './aws/lambda-event-filter.ts';
 import {
   LOCAL_REGION,
   localClientConfig,
@@ -33,7 +34,6 @@ import {
 } from './dynamodb-local.ts';
 import { LocalEventBus } from './event-bus.ts';
 import { startLocalJobs } from './jobs.ts';
-import { compileFilterCriteria, criteriaOf } from './lambda-event-filter.ts';
 import { publisherControl } from './publisher-control.ts';
 import { replayOnBus } from './replay.ts';
 import { startSqsPoller } from './sqs-poller.ts';

@@ -31,7 +31,7 @@ import { reconcileStatusExclusively } from '../functions/reconcile/reconcile-sta
 import { composeExportStatistics } from '../functions/statistics/compose-export-statistics.ts';
 import { exportStatistics, throwIfIncomplete } from '../functions/statistics/export-statistics.ts';
 import { composeRefreshToken } from '../functions/tokens/compose-refresh-token.ts';
-import { compileFilterCriteria, criteriaOf } from './lambda-event-filter.ts';
+import { compileFilterCriteria, criteriaOf } from './aws/lambda-event-filter.ts';
 import { type StreamPoller, startStreamPoller } from './stream-poller.ts';
 
 export interface LocalJobsOptions {

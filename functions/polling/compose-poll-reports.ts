@@ -1,4 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Context } from 'aws-lambda';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { DynamoDbLease } from '../commons/dynamodb-lease.ts';
 import { booleanEnv, type Environment, enumEnv, requiredEnv } from '../commons/environment.ts';
@@ -6,13 +8,16 @@ import { receiveDepsFromEnvironment } from '../inbound/receive-environment.ts';
 import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
 import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
 import {
+  type InboundPollOutcome,
   type MoPollingGateway,
   type PollDeps,
   type PollingConfig,
   type PollTiming,
   ReportDeliverySchema,
   type ReportPollingGateway,
+  type ReportPollOutcome,
   resolvePollTiming,
+  runPolling,
 } from './poll-reports.ts';
 import { S3PolledPageQuarantine } from './s3-polled-page-quarantine.ts';
 
@@ -35,7 +40,9 @@ export interface PollReportsOverrides extends CompositionOverrides {
  * the receivers' EVENT_TABLE_NAME, PAYLOAD_BUCKET, EVENT_RETENTION_DAYS, STORE_CONCURRENCY, and
  * the gateway's GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS (at most
  * 30 s), GATEWAY_CREDENTIALS_SECRET_ARN. A bad combination of timings fails here, at cold start.
- * Each run is `runPolling(config, { ...deps, owner, deadline })`.
+ *
+ * The handler (the Lambda entry's and the local run's) runs `runPolling` until the invocation's
+ * timeout less `END_MARGIN_MS`, records the run's metrics, and fails when the run met an error.
  */
 export const composePollReports = (
   env: Environment = process.env,
@@ -79,5 +86,78 @@ export const composePollReports = (
     logger,
     timing,
   };
-  return { logger, metrics, config, deps };
+  const handler = async (_event: unknown, context: Context) => {
+    const run = await runPolling(config, {
+      ...deps,
+      owner: context.awsRequestId,
+      deadline: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS,
+    });
+    if (run.reports) recordReports(metrics, run.reports);
+    if (run.inbound) recordInbound(metrics, run.inbound);
+    recordQuarantine(metrics, run.reports, run.inbound);
+    logger.info('polling run ended', { reports: run.reports, inbound: run.inbound });
+    if (run.errors.length > 0) throw new AggregateError(run.errors, 'polling run failed');
+    return { reports: run.reports, inbound: run.inbound };
+  };
+  return { logger, metrics, config, deps, handler };
+};
+
+/** Left at the end of the invocation for releasing the leases and flushing metrics. */
+const END_MARGIN_MS = 5_000;
+
+const recordReports = (metrics: Metrics, outcome: ReportPollOutcome) => {
+  if (outcome.stopped === 'webhook-mode') return;
+  metrics.addMetric('ReportPolls', MetricUnit.Count, outcome.polls);
+  metrics.addMetric('EmptyPolls', MetricUnit.Count, outcome.emptyPolls);
+  metrics.addMetric('RateLimitedPolls', MetricUnit.Count, outcome.rateLimitedPolls);
+  metrics.addMetric('FailedPolls', MetricUnit.Count, outcome.failedPolls);
+  metrics.addMetric('ReportsPolled', MetricUnit.Count, outcome.reportsPolled);
+  metrics.addMetric('ReportsStored', MetricUnit.Count, outcome.reportsStored);
+  metrics.addMetric('ReportsDuplicate', MetricUnit.Count, outcome.reportsDuplicate);
+  metrics.addMetric('ItemsQuarantined', MetricUnit.Count, outcome.itemsQuarantined);
+  metrics.addMetric('PagesConfirmed', MetricUnit.Count, outcome.pagesConfirmed);
+  metrics.addMetric('PagesUnconfirmed', MetricUnit.Count, outcome.pagesUnconfirmed);
+  metrics.addMetric('ReportPagesNotKept', MetricUnit.Count, outcome.pagesNotKept);
+  if (outcome.oldestReportAgeSeconds !== null)
+    metrics.addMetric('PollLagSeconds', MetricUnit.Seconds, outcome.oldestReportAgeSeconds);
+};
+
+const recordInbound = (metrics: Metrics, outcome: InboundPollOutcome) => {
+  metrics.addMetric('MoPolls', MetricUnit.Count, outcome.polls);
+  metrics.addMetric('InboundMessagesPolled', MetricUnit.Count, outcome.messagesPolled);
+  metrics.addMetric('InboundMessagesStored', MetricUnit.Count, outcome.messagesStored);
+  metrics.addMetric('InboundMessagesDuplicate', MetricUnit.Count, outcome.messagesDuplicate);
+  metrics.addMetric('InboundMessagesNotStored', MetricUnit.Count, outcome.messagesNotStored);
+  metrics.addMetric('ItemsQuarantined', MetricUnit.Count, outcome.itemsQuarantined);
+};
+
+/** Kept pages of both pollers: kept, re-ingested, and still waiting (the alarm's metric). */
+const recordQuarantine = (
+  metrics: Metrics,
+  reports: ReportPollOutcome | undefined,
+  inbound: InboundPollOutcome | undefined,
+) => {
+  const polled = [reports?.stopped === 'webhook-mode' ? undefined : reports, inbound].filter(
+    (outcome) => outcome !== undefined,
+  );
+  if (polled.length === 0) return;
+  const sum = (read: (outcome: ReportPollOutcome | InboundPollOutcome) => number) =>
+    polled.reduce((total, outcome) => total + read(outcome), 0);
+  metrics.addMetric(
+    'PolledPagesQuarantined',
+    MetricUnit.Count,
+    sum((o) => o.pagesQuarantined),
+  );
+  metrics.addMetric(
+    'PolledPagesReingested',
+    MetricUnit.Count,
+    sum((o) => o.pagesReingested),
+  );
+  // Only when every poller could list its kept pages: a failed listing is not "none left".
+  if (polled.every((outcome) => outcome.quarantinedPagesLeft !== null))
+    metrics.addMetric(
+      'PolledPagesInQuarantine',
+      MetricUnit.Count,
+      sum((o) => o.quarantinedPagesLeft ?? 0),
+    );
 };

@@ -1,4 +1,6 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Context } from 'aws-lambda';
 import * as z from 'zod';
 import { documentClient } from '../commons/clients/dynamodb.ts';
 import { sqsClient } from '../commons/clients/sqs.ts';
@@ -15,6 +17,7 @@ import {
   RECONCILE_DEFAULTS,
   type ReconcileDeps,
   ReconcileSettingsSchema,
+  reconcileStatusExclusively,
 } from './reconcile-status.ts';
 import type { StatusGateway } from './status-query.ts';
 
@@ -37,8 +40,11 @@ export interface ReconcileStatusOverrides extends CompositionOverrides {
  * ACCEPTED_EVENTS (`on` or `off`, default `off`: the sender's), the receivers' PAYLOAD_BUCKET,
  * EVENT_RETENTION_DAYS, STORE_CONCURRENCY, and the gateway's
  * GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS,
- * GATEWAY_CREDENTIALS_SECRET_ARN. Each run is `reconcileStatusExclusively({ ...deps, now,
- * hasTimeLeft }, { lease, owner, ttlMs })`; a batch needs `batchBudgetMs` of the time left.
+ * GATEWAY_CREDENTIALS_SECRET_ARN.
+ *
+ * The handler (the Lambda entry's and the local run's) runs `reconcileStatusExclusively` under the
+ * `reconcile-status` lease, held at most until the invocation's timeout, starting a status query
+ * batch only while `batchBudgetMs` is left, and records the run's metrics.
  */
 export const composeReconcileStatus = (
   env: Environment = process.env,
@@ -104,7 +110,38 @@ export const composeReconcileStatus = (
   };
   // A status query batch needs one gateway call and its writes; none starts later than that.
   const batchBudgetMs = 2 * gateway.timeoutMs + 5_000;
-  return { logger, metrics, deps, lease, batchBudgetMs };
+  const handler = async (_event: unknown, context: Context) => {
+    const run = await reconcileStatusExclusively(
+      {
+        ...deps,
+        owner: `reconcile-status#${context.awsRequestId}`,
+        now: () => new Date(),
+        hasTimeLeft: () => context.getRemainingTimeInMillis() > batchBudgetMs,
+      },
+      // Held at most until this invocation's timeout, so a crashed run never blocks the next one.
+      { lease, owner: context.awsRequestId, ttlMs: context.getRemainingTimeInMillis() + 5_000 },
+    );
+    if (run.kind === 'busy') {
+      logger.info('another reconcile-status run holds the lease; nothing to do');
+      return run;
+    }
+    metrics.addMetric('StatusQueries', MetricUnit.Count, run.statusQueries);
+    metrics.addMetric('ReportsReconciled', MetricUnit.Count, run.reportsReconciled);
+    metrics.addMetric('StatusUnavailable', MetricUnit.Count, run.statusUnavailable);
+    metrics.addMetric('StillPending', MetricUnit.Count, run.stillPending);
+    metrics.addMetric('ReconcileStoreFailures', MetricUnit.Count, run.storeFailures);
+    metrics.addMetric('NotQueried', MetricUnit.Count, run.notQueried);
+    metrics.addMetric('UnknownOutcomesAccepted', MetricUnit.Count, run.unknownAccepted);
+    metrics.addMetric('UnknownOutcomesNotSent', MetricUnit.Count, run.unknownNotSent);
+    metrics.addMetric('UnknownOutcomesPending', MetricUnit.Count, run.unknownPending);
+    metrics.addMetric('ReportChecksFinished', MetricUnit.Count, run.checksFinished);
+    metrics.addMetric('ReportChecksExpired', MetricUnit.Count, run.checksExpired);
+    metrics.addMetric('ReportChecksInvalid', MetricUnit.Count, run.checksInvalid);
+    if (run.stoppedBy === 'complete') logger.info('reconcile-status run ended', { run });
+    else logger.warn('reconcile-status run stopped early; the next run goes on', { run });
+    return run;
+  };
+  return { logger, metrics, deps, lease, batchBudgetMs, handler };
 };
 
 const parseSettings = (input: unknown) => {

@@ -1,3 +1,4 @@
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, optionalEnv, requiredEnv } from '../commons/environment.ts';
@@ -7,10 +8,12 @@ import type { EventStore } from '../events/store-ports.ts';
 import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
 import {
   type ExportStatisticsDeps,
+  exportStatistics,
   type MessengerStatisticsGateway,
   type StatisticsSettings,
   StatisticsSettingsSchema,
   type TrackingUrlStatisticsGateway,
+  throwIfIncomplete,
 } from './export-statistics.ts';
 import { S3StatisticsSink } from './s3-statistics-sink.ts';
 
@@ -32,8 +35,12 @@ export interface ExportStatisticsOverrides extends CompositionOverrides {
  * events and optionally as JSON lines in S3) from its environment, read once, at cold start:
  * EVENT_TABLE_NAME, EVENT_RETENTION_DAYS (default 35), STATISTICS_SETTINGS (JSON),
  * STATISTICS_BUCKET (optional), STATE_TABLE_NAME, GATEWAY_API_URL, GATEWAY_SEND_URL,
- * GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS, GATEWAY_CREDENTIALS_SECRET_ARN. The Lambda entry and the
- * local run both run `exportStatistics(deps)`.
+ * GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS, GATEWAY_CREDENTIALS_SECRET_ARN.
+ *
+ * The handler (the Lambda entry's and the local run's) runs `exportStatistics(deps)` and records
+ * `StatisticsSubjectsCollected`, `StatisticsEventsStored` and `StatisticsSubjectsFailed`. A
+ * subject that failed does not stop the others; the run then fails at the end, so the schedule's
+ * retries and the dead-letter queue see it.
  */
 export const composeExportStatistics = (
   env: Environment = process.env,
@@ -57,7 +64,18 @@ export const composeExportStatistics = (
     retentionDays,
     settings,
   };
-  return { logger, metrics, deps };
+  const handler = async () => {
+    const result = await exportStatistics(deps);
+    metrics.addMetric('StatisticsSubjectsCollected', MetricUnit.Count, result.subjectsCollected);
+    metrics.addMetric('StatisticsEventsStored', MetricUnit.Count, result.eventsStored);
+    metrics.addMetric('StatisticsSubjectsFailed', MetricUnit.Count, result.failures.length);
+    const { failures, ...summary } = result;
+    if (failures.length === 0) logger.info('statistics export ended', { run: summary });
+    else logger.error('statistics export ended with failed subjects', { run: summary, failures });
+    throwIfIncomplete(result);
+    return summary;
+  };
+  return { logger, metrics, deps, handler };
 };
 
 /** The deployed gateway: its client for tracking URLs, a management client for messenger stats. */

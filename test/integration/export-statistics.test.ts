@@ -19,8 +19,8 @@ import {
   StatisticsSettingsSchema,
   trackingUrlData,
 } from '../../functions/statistics/export-statistics.ts';
+import { compileFilterCriteria, criteriaOf } from '../../local/aws/lambda-event-filter.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
-import { compileFilterCriteria, criteriaOf } from '../../local/lambda-event-filter.ts';
 import { createTables } from '../../local/tables.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';

@@ -6,6 +6,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
 import { createPublishHandler } from '../../functions/events/publish.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
+import { compileFilterCriteria, criteriaOf } from '../../local/aws/lambda-event-filter.ts';
 import {
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
@@ -13,7 +14,6 @@ import {
   localDynamoDbClient,
   startDynamoDbLocal,
 } from '../../local/dynamodb-local.ts';
-import { compileFilterCriteria, criteriaOf } from '../../local/lambda-event-filter.ts';
 import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.ts';
 import { createTables } from '../../local/tables.ts';
 

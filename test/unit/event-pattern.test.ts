@@ -11,7 +11,7 @@ import {
   InvalidEventPatternError,
   matchesEventPattern,
   parseJsonKeepingNumbers,
-} from '../../local/event-pattern.ts';
+} from '../../local/aws/event-pattern.ts';
 
 interface Case {
   readonly name: string;

@@ -3,8 +3,8 @@ import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { ATTACHMENT_RECORD_PATTERN } from '../../functions/attachments/stream-filter.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
-import { InvalidEventPatternError } from '../../local/event-pattern.ts';
-import { compileFilterCriteria, type FilterCriteria } from '../../local/lambda-event-filter.ts';
+import { InvalidEventPatternError } from '../../local/aws/event-pattern.ts';
+import { compileFilterCriteria, type FilterCriteria } from '../../local/aws/lambda-event-filter.ts';
 
 const criteria = (...patterns: unknown[]): FilterCriteria => ({
   Filters: patterns.map((pattern) => ({ Pattern: JSON.stringify(pattern) })),
