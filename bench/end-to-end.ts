@@ -157,8 +157,6 @@ export const runEndToEnd = async (
       printEvents: false,
       reconcileAfterMinutes: RECONCILE_AFTER_MINUTES,
       acceptedEvents,
-      // A report check the not-due run received comes back this soon for the due run.
-      reportCheckVisibilitySeconds: CHECK_VISIBILITY_S,
       // Measurement only: each function's logger counts its lines' bytes, and each Lambda
       // stand-in runs inside a scope naming it, so its AWS calls' bytes are its own.
       loggerFor: (name) =>
@@ -410,8 +408,10 @@ export const runEndToEnd = async (
     const putEventsCalls = sumWhere(outbound.calls, isKey('EventBridge PutEvents'));
     const sends = outbound.simulator.sends + outbound.simulator.rejectedSends;
     const problems = [
-      ...(b.poisoned.length > 0 ? [`${b.poisoned.length} poisoned stream records`] : []),
-      ...((b.fauxqs.inspectQueue('msgbridge-send-dlq')?.messages.ready.length ?? 0) > 0
+      ...(b.publisherFailureCount() > 0
+        ? [`${b.publisherFailureCount()} stream batches on the publisher's on-failure queue`]
+        : []),
+      ...((b.fauxqs.inspectQueue(b.queues.sendDlq.name)?.messages.ready.length ?? 0) > 0
         ? ['messages in the send DLQ']
         : []),
     ];

@@ -1,15 +1,19 @@
 /**
  * The seeded fault plan of the chaos run and the injectors that apply it at every port of the
- * local bridge: AWS SDK middleware on the DynamoDB, S3 and SQS clients, a wrapper around the
- * event bus, a wrapper around the gateway sender, and "killed" Lambda invocations. The same seed
+ * local bridge: AWS SDK middleware on the DynamoDB, S3, SQS and EventBridge clients of every
+ * function, a wrapper around the gateway sender, and "killed" Lambda invocations. The same seed
  * gives the same mix and the same sequence of decisions per kind of fault; only the order in
  * which concurrent calls reach a decision varies with timing.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type {
+  EventBridgeClient,
+  PutEventsRequestEntry,
+  PutEventsResultEntry,
+} from '@aws-sdk/client-eventbridge';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/store-ports.ts';
 import type { SendGateway } from '../functions/sending/ports.ts';
 import type { Faults } from '../simulator/index.ts';
 import { mulberry32 } from '../simulator/prng.ts';
@@ -308,67 +312,83 @@ export const killableLambda =
       });
     });
 
-/** The bus as publish-events meets it, with EventBridge's failure modes. */
-export class FaultyBus implements EventBus {
-  /** `metadata.id` of every event accepted in a call whose Lambda was then killed. */
-  readonly unavoidable = new Set<string>();
+/**
+ * EventBridge as publish-events meets it, on its client: a failed call, a call where some entries
+ * fail (the others are on the bus), and a Lambda killed after PutEvents returned (every event it
+ * put comes again when its records are retried: `unavoidable` collects their ids).
+ */
+export const injectEventBridgeFaults = (
+  client: EventBridgeClient,
+  plan: FaultPlan,
+  unavoidable: Set<string>,
+): void => {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== 'PutEventsCommand') return next(args);
+      const invocation = invocations.getStore();
+      if (invocation?.killed) return never();
+      if (plan.draw('bus.callFailure'))
+        throw awsError('InternalException', 'EventBridge failed the call', 'server', 500);
+      const input = args.input as { Entries?: PutEventsRequestEntry[] };
+      const entries = input.Entries ?? [];
+      if (entries.length > 0 && plan.draw('bus.partialFailure')) {
+        const failing = entries.map(() => plan.pick('bus.partialFailure') < 0.4);
+        if (failing.every(Boolean)) failing[0] = false;
+        const sent = entries.filter((_, index) => !failing[index]);
+        const result = await next({ ...args, input: { ...input, Entries: sent } } as typeof args);
+        const output = result.output as { Entries?: PutEventsResultEntry[] };
+        plan.count('bus.entriesFailed', failing.filter(Boolean).length);
+        let accepted = 0;
+        const merged = entries.map(
+          (_, index): PutEventsResultEntry =>
+            failing[index]
+              ? { ErrorCode: 'InternalFailure', ErrorMessage: 'entry failed (injected)' }
+              : (output.Entries?.[accepted++] ?? {}),
+        );
+        // The entries it did accept are on the bus: a later kill of this invocation puts them again.
+        remember(invocation, entries, merged);
+        return {
+          ...result,
+          output: {
+            ...output,
+            FailedEntryCount: merged.filter((entry) => entry.ErrorCode !== undefined).length,
+            Entries: merged,
+          },
+        } as typeof result;
+      }
+      const result = await next(args);
+      const output = result.output as { Entries?: PutEventsResultEntry[] };
+      if (invocation && !invocation.killed && plan.draw('bus.killedAfterPut')) {
+        // Every event this invocation put comes again when Lambda retries its records: those of
+        // this call, and those of its earlier calls (a kill mid-batch).
+        for (const id of [...invocation.putIds, ...entries.map(eventIdOfEntry)])
+          unavoidable.add(id);
+        if (invocation.puts > 0) plan.count('bus.killedMidBatch');
+        invocation.kill('after PutEvents returned');
+        return never();
+      }
+      remember(invocation, entries, output.Entries ?? []);
+      return result;
+    },
+    { step: 'initialize', name: 'chaosEventBridgeFaults' },
+  );
+};
 
-  constructor(
-    private readonly inner: EventBus,
-    private readonly plan: FaultPlan,
-  ) {}
+/** Notes the events a call of `invocation` put, for the accounting of a later kill. */
+const remember = (
+  invocation: Invocation | undefined,
+  entries: readonly PutEventsRequestEntry[],
+  results: readonly PutEventsResultEntry[],
+): void => {
+  if (!invocation) return;
+  invocation.puts += 1;
+  entries.forEach((entry, index) => {
+    if (results[index]?.ErrorCode === undefined) invocation.putIds.push(eventIdOfEntry(entry));
+  });
+};
 
-  async putEvents(entries: readonly BusEntry[]): Promise<readonly BusEntryResult[]> {
-    const invocation = invocations.getStore();
-    if (invocation?.killed) return never();
-    if (this.plan.draw('bus.callFailure')) {
-      throw awsError('InternalException', 'EventBridge failed the call', 'server', 500);
-    }
-    if (entries.length > 0 && this.plan.draw('bus.partialFailure')) {
-      const failing = entries.map(() => this.plan.pick('bus.partialFailure') < 0.4);
-      if (failing.every(Boolean)) failing[0] = false;
-      const accepted = await this.inner.putEvents(entries.filter((_, index) => !failing[index]));
-      let next = 0;
-      this.plan.count('bus.entriesFailed', failing.filter(Boolean).length);
-      const results = entries.map(
-        (_, index): BusEntryResult =>
-          failing[index]
-            ? { ok: false, errorCode: 'InternalFailure', errorMessage: 'entry failed (injected)' }
-            : (accepted[next++] ?? { ok: true }),
-      );
-      // The entries it did accept are on the bus: a later kill of this invocation puts them again.
-      this.remember(invocation, entries, results);
-      return results;
-    }
-    const results = await this.inner.putEvents(entries);
-    if (invocation && !invocation.killed && this.plan.draw('bus.killedAfterPut')) {
-      // Every event this invocation put comes again when Lambda retries its records: those of
-      // this call, and those of its earlier calls (a kill mid-batch).
-      for (const id of [...invocation.putIds, ...entries.map(eventIdOf)]) this.unavoidable.add(id);
-      if (invocation.puts > 0) this.plan.count('bus.killedMidBatch');
-      invocation.kill('after PutEvents returned');
-      return never();
-    }
-    this.remember(invocation, entries, results);
-    return results;
-  }
-
-  /** Notes the events a call of `invocation` put, for the accounting of a later kill. */
-  private remember(
-    invocation: Invocation | undefined,
-    entries: readonly BusEntry[],
-    results: readonly BusEntryResult[],
-  ): void {
-    if (!invocation) return;
-    invocation.puts += 1;
-    entries.forEach((entry, index) => {
-      if (results[index]?.ok !== false) invocation.putIds.push(eventIdOf(entry));
-    });
-  }
-}
-
-export const eventIdOf = (entry: BusEntry): string =>
-  (JSON.parse(entry.Detail) as { metadata: { id: string } }).metadata.id;
+const eventIdOfEntry = (entry: PutEventsRequestEntry): string =>
+  (JSON.parse(entry.Detail ?? '{}') as { metadata?: { id?: string } }).metadata?.id ?? '';
 
 /** The gateway as send-messages meets it: the Lambda may die right after the gateway accepted. */
 export const faultyGateway =

@@ -18,10 +18,10 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb-local.ts';
 import { enqueueSend } from '../producer/enqueue-send.ts';
 import {
   FaultPlan,
-  FaultyBus,
   faultMixFor,
   faultyGateway,
   injectDynamoDbFaults,
+  injectEventBridgeFaults,
   injectS3Faults,
   injectSqsFaults,
   killableLambda,
@@ -75,8 +75,15 @@ const LATE_SWEEPS = 3;
 const PAST_WINDOW_MS = 8 * 24 * 3_600_000;
 /** Past reconcile-status's 10 minutes before it calls an unknown cliKey not sent. */
 const LATE_RECONCILE_MS = 15 * 60_000;
-/** send-messages' timeout in the run; deployed it is 30 s (time runs 7.5 times faster here). */
-const SEND_TIMEOUT_MS = 4_000;
+/**
+ * The stack of the run: a gateway call times out after 1.5 s, so send-messages may have a timeout
+ * of 8 s (twice that and 5 s, the least the stack accepts; deployed by default it is 60 s), and
+ * its queue's visibility is six times that, as the stack sets it.
+ */
+const GATEWAY_TIMEOUT_MS = 1_500;
+const SEND_TIMEOUT_SECONDS = 8;
+/** The sender's redelivery backoff is sized for the default 60 s timeout: scaled to this one. */
+const TIME_SCALE = SEND_TIMEOUT_SECONDS / 60;
 const WEBHOOK_SECRET = 'chaos-secret-0123456789';
 
 export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
@@ -87,7 +94,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
   const plan = new FaultPlan(seed, mix);
   const workload = buildWorkload(seed, items);
   const dataDir = mkdtempSync(join(tmpdir(), `msgbridge-chaos-${seed}-`));
-  let bus: FaultyBus | undefined;
+  const unavoidable = new Set<string>();
   let bridge: LocalBridge | undefined;
   const hostileAnswers = new Map<string, number | undefined>();
   const moInjected: Array<{ moKey: string; attachments: number }> = [];
@@ -112,8 +119,6 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       reportDelivery: workload.reportDelivery,
       reconcileAfterMinutes: 1,
       acceptedEvents: options.acceptedEvents ?? false,
-      // Report checks come back quickly: this run's time is compressed.
-      reportCheckVisibilitySeconds: 2,
       simulator: {
         seed,
         reportDelayMs: 200,
@@ -125,19 +130,16 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         reportBatchSize: 10,
       },
       instrument: {
-        clients: ({ dynamodb, s3, sqs }) => {
+        clients: ({ dynamodb, s3, sqs, eventBridge }) => {
           injectDynamoDbFaults(dynamodb, plan);
           injectS3Faults(s3, plan);
-          injectSqsFaults(sqs, plan, SEND_TIMEOUT_MS / 30_000);
-        },
-        bus: (inner) => {
-          bus = new FaultyBus(inner, plan);
-          return bus;
+          injectSqsFaults(sqs, plan, TIME_SCALE);
+          injectEventBridgeFaults(eventBridge, plan, unavoidable);
         },
         gateway: faultyGateway(plan),
         lambda: killableLambda,
-        gatewayTimeoutMs: 1_500,
-        sendTimeoutMs: SEND_TIMEOUT_MS,
+        gatewayTimeoutMs: GATEWAY_TIMEOUT_MS,
+        sendTimeoutSeconds: SEND_TIMEOUT_SECONDS,
       },
     });
     const running = bridge;
@@ -214,7 +216,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         workload,
         ledger: ledgerOf(running, moInjected),
         entries: running.bus.entries,
-        unavoidable: bus?.unavoidable ?? new Set(),
+        unavoidable,
         hostileAnswers,
         acceptedEvents: options.acceptedEvents ?? false,
       });
@@ -358,7 +360,7 @@ const sendsQueued = (
   bridge: LocalBridge,
   lost: ReadonlyArray<{ readonly item: string }>,
 ): boolean => {
-  const queue = bridge.fauxqs.inspectQueue('msgbridge-send');
+  const queue = bridge.fauxqs.inspectQueue(bridge.queues.sendQueue.name);
   if (queue === undefined) return false;
   const bodies = [
     ...queue.messages.ready,
@@ -407,8 +409,8 @@ const explainLostSends = async (
   const lost = verdict.violations
     .filter((v) => v.invariant === 'lost' && v.item.startsWith('send '))
     .map((v) => v.item.slice('send '.length));
-  const queue = bridge.fauxqs.inspectQueue('msgbridge-send');
-  const dlq = bridge.fauxqs.inspectQueue('msgbridge-send-dlq');
+  const queue = bridge.fauxqs.inspectQueue(bridge.queues.sendQueue.name);
+  const dlq = bridge.fauxqs.inspectQueue(bridge.queues.sendDlq.name);
   for (const cliKey of lost.slice(0, 10)) {
     const accepted = bridge.sim.acceptances().filter((a) => a.cliKey === cliKey).length;
     const where = (
@@ -476,7 +478,7 @@ const report = (input: {
     `  retries: stream invocations=${publisher.invocations} retried=${publisher.retries} bisections=${publisher.bisections} given-up=${publisher.recordsFailed}; ` +
       `send deliveries=${bridge.sender.stats.received} failed=${bridge.sender.stats.failed}; ` +
       `attachment stream invocations=${bridge.jobs.fetcher.stats.invocations} given-up=${bridge.jobs.fetcher.stats.recordsFailed}; ` +
-      `quota refusals=${bridge.sim.snapshot().quotaRefusals}; send DLQ=${bridge.fauxqs.inspectQueue('msgbridge-send-dlq')?.messages.ready.length ?? 0}`,
+      `quota refusals=${bridge.sim.snapshot().quotaRefusals}; send DLQ=${bridge.fauxqs.inspectQueue(bridge.queues.sendDlq.name)?.messages.ready.length ?? 0}`,
   );
   for (const note of input.notes.slice(0, 10)) log(`  note: ${note}`);
   // The rarer kinds first: a flood of duplicates must not hide a lost or misreported item.

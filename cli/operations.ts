@@ -4,12 +4,7 @@ import { EventBridgeBus } from '../functions/events/eventbridge-bus.ts';
 import { CliError } from './errors.ts';
 import { localEventsInRange, replayArchive, replayLocally } from './replay.ts';
 import type { RepublishPorts } from './republish.ts';
-import {
-  localBus,
-  localPublishFailures,
-  queuePublishFailures,
-  tableItems,
-} from './republish-sources.ts';
+import { queuePublishFailures, tableItems } from './republish-sources.ts';
 import type { Target } from './target.ts';
 
 /*
@@ -101,25 +96,17 @@ export const republishPorts = (target: Target): RepublishPorts & { release(): Pr
   const markers = new DynamoDbPublishLedger(target.tables.state, target.documents);
   const items = tableItems(target.documents, target.tables.events);
   const events = target.events;
-  if (events.kind === 'local') {
-    return {
-      failures: localPublishFailures(events.publisherUrl),
-      markers,
-      items,
-      bus: localBus(events.publisherUrl),
-      // The local run's publisher puts every event with this source.
-      source: 'msgbridge',
-      release: async () => {},
-    };
-  }
-  if (events.onFailureQueueUrl === undefined || events.eventSource === undefined) {
+  if (
+    events.kind === 'stack' &&
+    (events.onFailureQueueUrl === undefined || events.eventSource === undefined)
+  ) {
     throw new CliError(
       `the ${target.describe()} lacks the outputs PublisherOnFailureQueueUrl and EventSource; deploy a msgbridge version that has them`,
     );
   }
   const failures = queuePublishFailures({
     sqs: target.sqs,
-    queueUrl: events.onFailureQueueUrl,
+    queueUrl: events.onFailureQueueUrl ?? '',
     streams: events.streams,
   });
   return {
@@ -127,7 +114,8 @@ export const republishPorts = (target: Target): RepublishPorts & { release(): Pr
     markers,
     items,
     bus: new EventBridgeBus(events.busName, events.client),
-    source: events.eventSource,
+    // The local run's stack publishes with the default source.
+    source: events.kind === 'stack' ? (events.eventSource ?? 'msgbridge') : 'msgbridge',
     release: () => failures.release(),
   };
 };

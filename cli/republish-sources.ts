@@ -12,11 +12,10 @@ import {
 } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import type { BusEntryResult, EventBus, ItemKey } from '../functions/events/store-ports.ts';
+import type { ItemKey } from '../functions/events/store-ports.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
 import { compileFilterCriteria, criteriaOf } from '../local/aws/lambda-event-filter.ts';
 import { toLambdaRecord } from '../local/lambda-stream-record.ts';
-import { CliError } from './errors.ts';
 import type { EventItems, FailedBatch, PublishFailures } from './republish.ts';
 
 /*
@@ -180,65 +179,6 @@ export const queuePublishFailures = (options: {
     },
   };
 };
-
-const post = async (url: string, body: unknown): Promise<unknown> => {
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  } catch (error) {
-    throw new CliError(
-      `the local bridge did not answer at ${url} (${(error as Error).message}); is \`npm start\` still running?`,
-    );
-  }
-  if (!response.ok) {
-    throw new CliError(
-      `the local bridge refused: HTTP ${response.status} ${await response.text()}`,
-    );
-  }
-  return response.json();
-};
-
-const LocalFailuresSchema = z.object({
-  failures: z.array(
-    z.object({
-      id: z.string(),
-      description: z.string(),
-      keys: z.array(z.object({ pk: z.string(), sk: z.string() })),
-    }),
-  ),
-});
-const LocalResultsSchema = z.object({
-  results: z.array(
-    z.union([
-      z.object({ ok: z.literal(true) }),
-      z.object({ ok: z.literal(false), errorCode: z.string(), errorMessage: z.string() }),
-    ]),
-  ),
-});
-
-/** The local run's publisher failures, through its loopback-only control route. */
-export const localPublishFailures = (publisherUrl: string): PublishFailures => ({
-  list: async () =>
-    LocalFailuresSchema.parse(await post(publisherUrl, { action: 'failures' })).failures,
-  settle: async (batch) => {
-    await post(publisherUrl, { action: 'settle', ids: [batch.id] });
-  },
-});
-
-/** The local run's bus, through the same route: the events go out as the publisher's would. */
-export const localBus = (publisherUrl: string): EventBus => ({
-  putEvents: async (entries): Promise<readonly BusEntryResult[]> =>
-    LocalResultsSchema.parse(
-      await post(publisherUrl, {
-        action: 'publish',
-        entries: entries.map((entry) => ({ ...entry, Time: entry.Time.toISOString() })),
-      }),
-    ).results,
-});
 
 /** Event-table items by key (strongly consistent: the item may have been written just now). */
 export const tableItems = (documents: DynamoDBDocumentClient, tableName: string): EventItems => ({

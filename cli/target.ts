@@ -55,8 +55,12 @@ export type TargetEvents =
       readonly file: string;
       /** The running bridge's loopback-only replay route. */
       readonly replayUrl: string;
-      /** The running bridge's loopback-only route to its publisher's failures and bus. */
-      readonly publisherUrl: string;
+      /** The local EventBridge endpoint's client, and the stack's bus on it. */
+      readonly client: EventBridgeClient;
+      readonly busName: string;
+      /** The publisher's on-failure queue, as deployed. */
+      readonly onFailureQueueUrl: string;
+      readonly streams: DynamoDBStreamsClient;
     }
   | {
       readonly kind: 'stack';
@@ -228,7 +232,10 @@ const localTarget = async (dir: string, deps: TargetDeps): Promise<Target> => {
       kind: 'local',
       file: bridge.eventsFile,
       replayUrl: `${bridge.webhooks}/_bridge/replay`,
-      publisherUrl: `${bridge.webhooks}/_bridge/publisher`,
+      client: new EventBridgeClient({ ...aws, endpoint: bridge.services }),
+      busName: bridge.eventBusName,
+      onFailureQueueUrl: bridge.publisherFailures,
+      streams: new DynamoDBStreamsClient({ ...aws, endpoint: bridge.dynamodb }),
     },
     tables: bridge.tables,
     documents,

@@ -199,6 +199,7 @@ export class InboundAttachments extends MonitoredConstruct {
       description: string,
       timeout: Duration,
       extraStateActions: readonly string[],
+      extraEnvironment: Readonly<Record<string, string>> = {},
     ) => {
       const fn = new GatewayFunction(this, name, {
         gateway: props.gateway,
@@ -216,10 +217,10 @@ export class InboundAttachments extends MonitoredConstruct {
           ATTACHMENT_BUCKET: this.bucket.bucketName,
           ATTACHMENT_PREFIX: KEY_PREFIX,
           EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? 35),
-          // Content URLs: https on the gateway's hosts (GATEWAY_*_URL) and these extra hosts only.
-          ...(props.contentHosts && props.contentHosts.length > 0
-            ? { ATTACHMENT_CONTENT_HOSTS: props.contentHosts.join(',') }
-            : {}),
+          // Content URLs: https on the gateway's hosts (GATEWAY_*_URL) and these extra hosts only
+          // (none: empty).
+          ATTACHMENT_CONTENT_HOSTS: (props.contentHosts ?? []).join(','),
+          ...extraEnvironment,
         },
         // Token and its lease; pending markers (ATTACHMENT#…) are read, written and deleted.
         stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS, ...extraStateActions],
@@ -242,13 +243,14 @@ export class InboundAttachments extends MonitoredConstruct {
       Duration.minutes(5),
       // `due` scans the small state table for markers.
       ['dynamodb:Scan'],
+      // A minute of its five is left for the last download and the metrics.
+      { SWEEP_MARGIN_MS: '60000' },
     );
 
     this.onFailureQueue = consumeTableStream(this, this.fetchAttachments, props.eventTable, {
       eventSourceName: 'the attachments stream event source',
       encryptionKey: props.encryptionKey,
-      // Inserts of inbound messages with attachments only: the pattern the handler and the
-      // local stream poller share.
+      // Inserts of inbound messages with attachments only (evaluated as Lambda filters).
       pattern: ATTACHMENT_RECORD_PATTERN,
       batchSize: 10,
       retryAttempts: 5,

@@ -18,6 +18,7 @@ import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { ANY_SOURCE_SETTING } from '../functions/inbound/source-allowlist.ts';
 import { grantTableItemActions } from './grants.ts';
 import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
@@ -328,12 +329,11 @@ export class WebhookApi extends Construct {
       STORE_CONCURRENCY: String(props.storeConcurrency ?? 16),
       POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
     };
-    // Behind a REST API the resource policy refuses other sources and the receivers get neither
-    // setting unless asked; behind function URLs the receivers are the only place to check both.
-    if (functionUrl && props.allowedSourceCidrs)
-      environment.ALLOWED_SOURCE_CIDRS = props.allowedSourceCidrs.join(',');
-    const maxBodyBytes = props.maxBodyBytes ?? (functionUrl ? LAMBDA_PAYLOAD_BYTES : undefined);
-    if (maxBodyBytes !== undefined) environment.MAX_BODY_BYTES = String(maxBodyBytes);
+    // Every variable the receivers read is set, whatever the front: the allowlist (`*`, every
+    // source, unless one is configured; behind a REST API its resource policy refuses other
+    // sources first) and the body limit (Lambda's payload limit unless a lower one is asked for).
+    environment.ALLOWED_SOURCE_CIDRS = props.allowedSourceCidrs?.join(',') ?? ANY_SOURCE_SETTING;
+    environment.MAX_BODY_BYTES = String(props.maxBodyBytes ?? LAMBDA_PAYLOAD_BYTES);
     const reservedConcurrentExecutions = receiverReservation(props);
 
     const receiver = (name: string, description: string) => {

@@ -23,8 +23,13 @@ export const BridgeFileSchema = z.looseObject({
   apiPassword: z.string().min(1),
   dynamodb: z.url(),
   sqs: z.url(),
+  /** The local Secrets Manager and EventBridge endpoint. */
+  services: z.url(),
   sendQueue: z.url(),
   sendDlq: z.url(),
+  /** The publisher's on-failure queue (what `events republish` reads). */
+  publisherFailures: z.url(),
+  eventBusName: z.string().min(1),
   s3: z.url(),
   attachmentBucket: z.string(),
   eventsFile: z.string().min(1),

@@ -1,46 +1,53 @@
 /**
- * The whole bridge on one machine, with no AWS account: the gateway simulator, the webhook routes
- * calling the same handlers with API-Gateway-shaped events, DynamoDB Local with the stack's tables
- * and its stream feeding the publisher, fauxqs for the send queue (and S3), and a local event bus
- * that prints every event and appends it to a JSON-lines file.
+ * The whole bridge on one machine, with no AWS account: the synthesized stack (`synthesizeStack`)
+ * deployed onto local servers (`deployLocally`): DynamoDB Local with the stack's tables and
+ * streams, fauxqs for its queues and buckets, local Secrets Manager and EventBridge endpoints, the
+ * gateway simulator, and the webhook front door on a local port. Every function runs its Lambda
+ * composition on the environment the template sets, wired as the template wires it; events put on
+ * the bus are printed and appended to a JSON-lines file.
  */
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBRecord } from 'aws-lambda';
 import { startFauxqs } from 'fauxqs';
-import { GatewayAuthApi } from '../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
-import { composePublisher } from '../functions/events/publish.ts';
-import type { EventBus, EventStore } from '../functions/events/store-ports.ts';
-import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
-import { composeReceiver } from '../functions/inbound/webhook-handler.ts';
+import { createSweepHandler } from '../functions/attachments/attachment-handlers.ts';
+import type { composeSweepAttachments } from '../functions/attachments/compose-attachments.ts';
+import { ContentUrlPolicy } from '../functions/attachments/content-url-policy.ts';
+import type { EventStore } from '../functions/events/store-ports.ts';
+import type { PollingGateway } from '../functions/polling/compose-poll-reports.ts';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
+import type { composeReconcileStatus } from '../functions/reconcile/compose-reconcile-status.ts';
+import { reconcileStatusExclusively } from '../functions/reconcile/reconcile-status.ts';
 import type { SendGateway } from '../functions/sending/ports.ts';
-import { composeSender } from '../functions/sending/queue-record-handler.ts';
-import { stateTableTokenProvider } from '../functions/tokens/adapters/state-table-token-provider.ts';
 import { type SimulatorOptionsInput, startSimulator } from '../simulator/index.ts';
-import { compileFilterCriteria, criteriaOf } from './aws/lambda-event-filter.ts';
+import { AwsCallRecorder } from './aws/call-recorder.ts';
+import { startLocalJsonServices } from './aws/json-services.ts';
+import type { InvocationWrapper } from './aws/lambda-runtime.ts';
+import { deployLocally, type FunctionClients } from './deployment.ts';
 import {
+  LOCAL_CREDENTIALS,
   LOCAL_REGION,
   localClientConfig,
   localDynamoDbClient,
   startDynamoDbLocal,
 } from './dynamodb-local.ts';
 import { LocalEventBus } from './event-bus.ts';
-import { startLocalJobs } from './jobs.ts';
-import { publisherControl } from './publisher-control.ts';
 import { replayOnBus } from './replay.ts';
-import { startSqsPoller } from './sqs-poller.ts';
+import type { FunctionOverrides } from './stack/compositions.ts';
+import { cdkJsonContext, synthesizeStack } from './stack/synthesize.ts';
+import { StackTemplate } from './stack/template.ts';
 import { stateTableCheckpoints } from './stream-checkpoints.ts';
-import { startStreamPoller } from './stream-poller.ts';
-import { createTables } from './tables.ts';
-import { startWebhookServer } from './webhook-server.ts';
+import { startWebhookServer, type WebhookFunction } from './webhook-server.ts';
+
+/** The account of the local deployment: fauxqs's, so its queue ARNs are the model's. */
+export const LOCAL_ACCOUNT = '000000000000';
 
 export interface LocalBridgeOptions {
   /** Webhook routes' port; 0 picks one. */
@@ -53,39 +60,35 @@ export interface LocalBridgeOptions {
   /** The simulator's credentials (the bridge authenticates with them). */
   readonly apiKey: string;
   readonly apiPassword: string;
-  /** Recipients per second the simulator accepts and the sender budgets for. */
+  /** Recipients per second the simulator accepts and the stack budgets for (`gateway.tpsQuota`). */
   readonly tpsQuota: number;
   /** Extra simulator settings (outcome mix, faults, delays). */
   readonly simulator?: Partial<SimulatorOptionsInput>;
   /** Print one line per event. @default true */
   readonly printEvents?: boolean;
-  /** Deliveries before a send goes to the DLQ. @default 6 */
+  /** Deliveries before a send goes to the DLQ (`sending.maxReceiveCount`). @default the stack's */
   readonly maxReceiveCount?: number;
   /** For tests: the first N event-table writes of the webhook receivers fail, as a throttled table would. */
   readonly failFirstWebhookWrites?: number;
-  /** How delivery reports arrive: by webhook, by polling, or both. @default 'webhook' */
+  /** How delivery reports arrive (`reportDelivery`). @default 'webhook' */
   readonly reportDelivery?: ReportDelivery;
-  /** Minutes before reconcile-status asks about an accepted recipient without a report. @default 30 */
+  /** Minutes before reconcile-status asks about a recipient (`reconcile.afterMinutes`). @default the stack's */
   readonly reconcileAfterMinutes?: number;
-  /**
-   * Seconds a report check reconcile-status received stays hidden before it comes back (one not
-   * yet due, or with a recipient still pending). @default 5
-   */
-  readonly reportCheckVisibilitySeconds?: number;
-  /**
-   * Whether accepted recipients are also published as "Message Accepted" events, as the
-   * deployment's `sending.acceptedEvents`. @default false
-   */
+  /** Whether accepted recipients are published as "Message Accepted" (`sending.acceptedEvents`). @default false */
   readonly acceptedEvents?: boolean;
   /** For tests: the poller's first N report confirmations are lost, so the gateway redelivers them. */
   readonly loseFirstConfirms?: number;
   /**
    * Keep DynamoDB Local's tables under `dataDir/dynamodb`, so that a restart remembers every item
-   * and where the publisher was (`npm start` does). @default false: in memory, about twice as
-   * fast, for tests that never restart
+   * and where each stream consumer was (`npm start` does). @default false: in memory, about twice
+   * as fast, for tests that never restart
    */
   readonly persistTables?: boolean;
-  /** For the fault-injection run (`chaos/`): wraps or instruments the ports the handlers get. */
+  /** Further `msgbridge` settings of the synthesized stack, over those of `cdk.json`. */
+  readonly settings?: Readonly<Record<string, unknown>>;
+  /** Run the schedules on their timers. @default true */
+  readonly runSchedules?: boolean;
+  /** For the fault-injection run (`chaos/`): wraps or instruments what the functions use. */
   readonly instrument?: LocalBridgeInstrument;
   /**
    * For measurement (the benchmark counts log bytes): the logger each function's composition gets,
@@ -93,41 +96,71 @@ export interface LocalBridgeOptions {
    * silent logger for all
    */
   readonly loggerFor?: (functionName: string) => Logger;
+  /** Where every function's AWS calls are recorded. @default a recorder of the bridge's own */
+  readonly recorder?: AwsCallRecorder;
 }
 
 /**
- * Hooks of the fault-injection run. Every handler and job gets the instrumented clients, so a
- * fault injected here reaches the same code a deployed Lambda runs.
+ * Hooks of the fault-injection run. Every function gets the instrumented clients, so a fault
+ * injected here reaches the same code a deployed Lambda runs.
  */
 export interface LocalBridgeInstrument {
-  /** Called once, before any handler runs, with the clients they use: add middleware here. */
-  readonly clients?: (clients: {
-    readonly dynamodb: DynamoDBClient;
-    readonly s3: S3Client;
-    readonly sqs: SQSClient;
-  }) => void;
-  /** Wraps the bus publish-events puts to. */
-  readonly bus?: (bus: EventBus) => EventBus;
+  /** Called with the clients of each function before it is composed: add middleware here. */
+  readonly clients?: (
+    clients: {
+      readonly dynamodb: DynamoDBClient;
+      readonly s3: S3Client;
+      readonly sqs: SQSClient;
+      readonly eventBridge: EventBridgeClient;
+    },
+    functionName: string,
+  ) => void;
   /** Wraps the gateway send-messages sends through. */
   readonly gateway?: (gateway: SendGateway) => SendGateway;
-  /**
-   * Wraps a Lambda's handler (`publish-events`, `send-messages`): the wrapper can end an
-   * invocation early, as a killed or timed-out Lambda ends.
-   */
-  readonly lambda?: <E, R>(
-    name: string,
-    handler: (event: E) => Promise<R>,
-  ) => (event: E) => Promise<R>;
-  /** The gateway clients' per-call time limit (sending, authentication). @default 10 s */
+  /** Wraps every invocation: the wrapper can end one early, as a killed Lambda ends. */
+  readonly lambda?: InvocationWrapper;
+  /** `gateway.timeoutMs` of the stack. @default the stack's */
   readonly gatewayTimeoutMs?: number;
-  /** send-messages' Lambda timeout: the claim lease, the deadline and the queue's visibility follow it. @default 30 s */
-  readonly sendTimeoutMs?: number;
+  /** `sending.functionTimeoutSeconds` of the stack. @default the stack's */
+  readonly sendTimeoutSeconds?: number;
 }
 
 const SILENT = new Logger({ logLevel: 'SILENT' });
 // CloudWatch metrics mean nothing locally; without this, Powertools prints EMF lines whenever 100
 // metrics have piled up. An explicit setting in the environment wins.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+
+/** The stack settings a local run's options stand for, over those of cdk.json. */
+const stackSettings = (options: LocalBridgeOptions): Record<string, unknown> => {
+  const base = (cdkJsonContext().msgbridge ?? {}) as Record<string, unknown>;
+  const gateway = base.gateway as Record<string, unknown>;
+  const sending = (base.sending ?? {}) as Record<string, unknown>;
+  const reconcile = (base.reconcile ?? {}) as Record<string, unknown>;
+  return {
+    gateway: {
+      ...gateway,
+      tpsQuota: options.tpsQuota,
+      ...(options.instrument?.gatewayTimeoutMs === undefined
+        ? {}
+        : { timeoutMs: options.instrument.gatewayTimeoutMs }),
+    },
+    sending: {
+      ...sending,
+      acceptedEvents: options.acceptedEvents ?? false,
+      ...(options.maxReceiveCount === undefined
+        ? {}
+        : { maxReceiveCount: options.maxReceiveCount }),
+      ...(options.instrument?.sendTimeoutSeconds === undefined
+        ? {}
+        : { functionTimeoutSeconds: options.instrument.sendTimeoutSeconds }),
+    },
+    reportDelivery: options.reportDelivery ?? 'webhook',
+    ...(options.reconcileAfterMinutes === undefined
+      ? {}
+      : { reconcile: { ...reconcile, afterMinutes: options.reconcileAfterMinutes } }),
+    ...options.settings,
+  };
+};
 
 /** Starts every part; `stop()` stops them all, in reverse order. */
 export const startLocalBridge = async (options: LocalBridgeOptions) => {
@@ -137,138 +170,55 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       await fn().catch((error: unknown) => console.error('stopping:', error));
   };
   try {
-    // Storage: DynamoDB Local (streams, TTL) and fauxqs (SQS, S3).
-    // Under the data directory, so a restart remembers every item and the stream's position.
+    const synthesized = synthesizeStack({
+      stackName: 'msgbridge',
+      settings: stackSettings(options),
+    });
+    const stack = new StackTemplate(synthesized.template);
+
+    // Storage: DynamoDB Local (streams, TTL), fauxqs (SQS, S3), Secrets Manager and EventBridge.
+    // Under the data directory, so a restart remembers every item and the streams' positions.
     const dynamo = await startDynamoDbLocal(
       options.persistTables ? { dataDir: join(options.dataDir, 'dynamodb') } : {},
     );
     stops.push(() => dynamo.stop());
     const dynamoClient = localDynamoDbClient(dynamo.endpoint);
-    const tables = { events: 'msgbridge-events', state: 'msgbridge-state' } as const;
-    const streamArn = await createTables(dynamoClient, {
-      eventTable: tables.events,
-      stateTable: tables.state,
-    });
-    if (!streamArn) throw new Error('DynamoDB Local created the event table without a stream');
     const documents = DynamoDBDocumentClient.from(dynamoClient, {
       marshallOptions: { removeUndefinedValues: true },
     });
-
     const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
     stops.push(() => fauxqs.stop());
-    const maxReceiveCount = options.maxReceiveCount ?? 6;
-    const sendTimeoutMs = options.instrument?.sendTimeoutMs ?? 30_000;
-    const lambda = <E, R>(name: string, handler: (event: E) => Promise<R>) =>
-      options.instrument?.lambda?.(name, handler) ?? handler;
-    const dlq = fauxqs.createQueue('msgbridge-send-dlq');
-    const queue = fauxqs.createQueue('msgbridge-send', {
-      attributes: {
-        VisibilityTimeout: String(Math.ceil(sendTimeoutMs / 1000)),
-        RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount }),
-      },
-    });
-    // The report checks the sender queues for reconcile-status. Deployed, the queue holds each
-    // back 15 minutes; here they are visible at once and reconcile-status judges them by their time.
-    const reportCheckDlq = fauxqs.createQueue('msgbridge-report-checks-dlq');
-    const reportChecks = fauxqs.createQueue('msgbridge-report-checks', {
-      attributes: {
-        RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: reportCheckDlq.queueArn,
-          maxReceiveCount: 1_000,
-        }),
-      },
-    });
-    const attachmentBucket = fauxqs.createBucket('msgbridge-attachments').bucketName;
+    const services = await startLocalJsonServices();
+    stops.push(() => services.close());
     const sqs = new SQSClient(localClientConfig(fauxqs.address));
     const s3 = new S3Client({ ...localClientConfig(fauxqs.address), forcePathStyle: true });
-    options.instrument?.clients?.({ dynamodb: dynamoClient, s3, sqs });
+    const streams = new DynamoDBStreamsClient(localClientConfig(dynamo.endpoint));
 
-    // The bus and the publisher, fed from the table's stream like Lambda's event source.
     const bus = new LocalEventBus(
       join(options.dataDir, 'events.jsonl'),
       options.printEvents === false ? undefined : (line) => console.log(line),
     );
     const metrics = new Metrics({ namespace: 'msgbridge-local', serviceName: 'local' });
-    const observed = { logger: SILENT, metrics };
     const loggerFor = options.loggerFor ?? (() => SILENT);
-    const observedAs = (functionName: string) => ({ logger: loggerFor(functionName), metrics });
-    // What the deployed stack sets on its Lambdas; each composition reads its part.
-    const lambdaEnv = {
-      EVENT_TABLE_NAME: tables.events,
-      STATE_TABLE_NAME: tables.state,
-      // Bodies too large for one item or one event, as the deployed receivers keep them.
-      PAYLOAD_BUCKET: attachmentBucket,
-      WEBHOOK_SECRET: options.webhookSecret,
-    };
-    // The on-failure destination: stream records publish-events gave up on (`events republish`).
-    const poisoned: DynamoDBRecord[] = [];
-    const streams = new DynamoDBStreamsClient(localClientConfig(dynamo.endpoint));
-    const publishCheckpoints = stateTableCheckpoints(
-      documents,
-      tables.state,
-      'publish-events',
-      streamArn,
-    );
-    const publisher = startStreamPoller({
-      streamsClient: streams,
-      streamArn,
-      // A restart resumes after the last published record (see stream-checkpoints.ts).
-      checkpoints: await publishCheckpoints.load(),
-      onCheckpoint: (shardId, sequenceNumber) => publishCheckpoints.save(shardId, sequenceNumber),
-      filter: compileFilterCriteria(criteriaOf(PUBLISHABLE_RECORD_PATTERN), 'dynamodb'),
-      handler: lambda(
-        'publish-events',
-        composePublisher(lambdaEnv, {
-          ...observedAs('publish-events'),
-          documents,
-          bus: options.instrument?.bus?.(bus) ?? bus,
-          // The local run's retries keep their fixed doubling, without the Lambda's jitter.
-          backoffMs: (attempt) => 100 * 2 ** (attempt - 2),
-        }).handler,
-      ),
-      onFailure: (records) => {
-        poisoned.push(...records);
-        console.error(`publish-events gave up on ${records.length} stream record(s)`);
-      },
-      pollIntervalMs: 100,
-      // As deployed (lib/event-publisher.ts): five retries, bisecting, before the on-failure queue.
-      maxRetries: 5,
-    });
-    stops.push(() => publisher.stop());
+    const recorder = options.recorder ?? new AwsCallRecorder();
 
-    // The webhook routes, then the simulator that posts to them.
-    let failuresLeft = options.failFirstWebhookWrites ?? 0;
-    const receiverOverrides = {
-      ...observed,
-      documents,
-      s3,
-      store: (store: EventStore): EventStore => ({
-        putIfAbsent: async (record) => {
-          if (failuresLeft > 0) {
-            failuresLeft -= 1;
-            throw Object.assign(new Error('injected write failure'), {
-              name: 'ProvisionedThroughputExceededException',
-            });
-          }
-          return store.putIfAbsent(record);
-        },
-      }),
-    };
-    const reports = composeReceiver('report', lambdaEnv, {
-      ...receiverOverrides,
-      ...observedAs('receive-reports'),
-    });
-    const inbound = composeReceiver('mo', lambdaEnv, {
-      ...receiverOverrides,
-      ...observedAs('receive-inbound'),
-    });
-    // The jobs store what they poll as the receivers do, injected failures included.
-    const { receive } = reports;
+    // The webhook front door, which the simulator posts to; its functions are set once deployed.
+    const receivers: { report?: WebhookFunction; mo?: WebhookFunction } = {};
+    const front = stack.functionUrlTargets().length > 0 ? 'function-url' : 'rest-api';
     const webhooks = await startWebhookServer({
       port: options.port,
-      handlers: { report: reports.handler, mo: inbound.handler },
+      front,
+      handlers: {
+        report: (event) => {
+          if (!receivers.report) throw new Error('receive-reports is not deployed yet');
+          return receivers.report(event);
+        },
+        mo: (event) => {
+          if (!receivers.mo) throw new Error('receive-inbound is not deployed yet');
+          return receivers.mo(event);
+        },
+      },
       replay: (body) => replayOnBus(bus, body),
-      publisher: publisherControl({ bus, failed: poisoned }),
     });
     stops.push(() => webhooks.close());
     const urls = webhooks.webhookUrls(options.webhookSecret);
@@ -284,90 +234,141 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     });
     stops.push(() => sim.close());
 
-    // The sender, fed from the send queue like Lambda's SQS event source.
-    const auth = new GatewayAuthApi({
-      hosts: sim.hosts,
-      timeoutMs: options.instrument?.gatewayTimeoutMs,
-    });
-    const credentials = { apiKey: options.apiKey, apiPassword: options.apiPassword };
-    // The shared token in the state table, kept by the refresh-token job, as deployed.
-    const tokens = stateTableTokenProvider('msgbridge-state', {
-      auth,
-      // The re-authentication lease outlasts one authentication call (the client's default 10 s).
-      authTimeoutMs: options.instrument?.gatewayTimeoutMs ?? 10_000,
-      credentials: async () => credentials,
-      logger: loggerFor('send-messages'),
-      client: documents,
-    });
-    const gatewayClient = new GatewayClient({
-      hosts: sim.hosts,
-      tokens,
-      timeoutMs: options.instrument?.gatewayTimeoutMs,
-    });
-    const { recordHandler: sendRecord } = composeSender(
-      {
-        ...lambdaEnv,
-        SEND_QUEUE_URL: queue.queueUrl,
-        REPORT_CHECK_QUEUE_URL: reportChecks.queueUrl,
-        ACCEPTED_EVENTS: options.acceptedEvents ? 'on' : 'off',
-        TPS_QUOTA: String(options.tpsQuota),
-        MAX_RECEIVE_COUNT: String(maxReceiveCount),
-      },
-      {
-        ...observedAs('send-messages'),
-        documents,
-        s3,
-        sqs,
-        gateway: {
-          client: gatewayClient,
-          timeoutMs: options.instrument?.gatewayTimeoutMs ?? 10_000,
-        },
-        wrapGateway: options.instrument?.gateway,
-        // Each local invocation has the whole timeout: the deadline is its end, the lease twice it.
-        timeBudget: (remainingMs) => ({
-          claimLeaseMs: 2 * remainingMs,
-          deadline: Date.now() + remainingMs,
+    // Each function's own clients, every call recorded under its name.
+    const clientsFor = (functionName: string): FunctionClients => {
+      const dynamodb = recorder.attach(
+        new DynamoDBClient(localClientConfig(dynamo.endpoint)),
+        functionName,
+      );
+      const clients = {
+        dynamodb,
+        documents: DynamoDBDocumentClient.from(dynamodb, {
+          marshallOptions: { removeUndefinedValues: true },
         }),
-      },
-    );
-    const sender = startSqsPoller({
-      sqs,
-      queueUrl: queue.queueUrl,
-      queueArn: queue.queueArn,
-      handler: (record) => sendRecord(record, sendTimeoutMs),
-      invocation: (run) => lambda('send-messages', run)(undefined),
-      concurrency: 2,
-      onError: (error) => console.error('send-messages failed:', error),
-    });
-    stops.push(() => sender.stop());
+        streams: recorder.attach(
+          new DynamoDBStreamsClient(localClientConfig(dynamo.endpoint)),
+          functionName,
+        ),
+        s3: recorder.attach(
+          new S3Client({ ...localClientConfig(fauxqs.address), forcePathStyle: true }),
+          functionName,
+        ),
+        sqs: recorder.attach(new SQSClient(localClientConfig(fauxqs.address)), functionName),
+        secrets: recorder.attach(
+          new SecretsManagerClient(localClientConfig(services.url)),
+          functionName,
+        ),
+        eventBridge: recorder.attach(
+          new EventBridgeClient(localClientConfig(services.url)),
+          functionName,
+        ),
+      };
+      options.instrument?.clients?.(clients, functionName);
+      return clients;
+    };
 
-    const jobs = startLocalJobs({
-      documents,
-      eventTable: 'msgbridge-events',
-      stateTable: 'msgbridge-state',
-      streams,
-      streamArn,
-      s3,
-      attachmentBucket,
-      gateway: gatewayClient,
-      auth,
-      credentials,
-      receive,
-      reportDelivery: options.reportDelivery ?? 'webhook',
-      moPolling: false,
-      reconcileAfterMinutes: options.reconcileAfterMinutes ?? 30,
-      sqs,
-      reportCheckQueueUrl: reportChecks.queueUrl,
-      reportCheckVisibilitySeconds: options.reportCheckVisibilitySeconds ?? 5,
-      acceptedEvents: options.acceptedEvents ?? false,
-      loseFirstConfirms: options.loseFirstConfirms ?? 0,
-      // The simulator serves content URLs over http on loopback: allowed for its origin only.
-      simulatorOrigin: sim.url,
-      logger: SILENT,
-      loggerFor,
-      metrics,
+    let failuresLeft = options.failFirstWebhookWrites ?? 0;
+    const failingStore = (store: EventStore): EventStore => ({
+      putIfAbsent: async (record) => {
+        if (failuresLeft > 0) {
+          failuresLeft -= 1;
+          throw Object.assign(new Error('injected write failure'), {
+            name: 'ProvisionedThroughputExceededException',
+          });
+        }
+        return store.putIfAbsent(record);
+      },
     });
-    stops.push(() => jobs.stop());
+    let confirmsToLose = options.loseFirstConfirms ?? 0;
+    const losingConfirms = (gateway: PollingGateway): PollingGateway => ({
+      pollReports: () => gateway.pollReports(),
+      listMo: () => gateway.listMo(),
+      confirmReports: async (rptKeyLst) => {
+        if (confirmsToLose > 0) {
+          confirmsToLose -= 1;
+          return;
+        }
+        await gateway.confirmReports(rptKeyLst);
+      },
+    });
+    const overridesFor = (functionName: string): Partial<FunctionOverrides> => ({
+      logger: loggerFor(functionName),
+      metrics,
+      ...(functionName === 'receive-reports' || functionName === 'receive-inbound'
+        ? { wrapStore: failingStore }
+        : {}),
+      ...(functionName === 'poll-reports' ? { wrapPollingGateway: losingConfirms } : {}),
+      ...(functionName === 'send-messages' && options.instrument?.gateway
+        ? { wrapGateway: options.instrument.gateway }
+        : {}),
+      // The simulator serves content URLs over http on loopback: that one origin, and nothing else.
+      ...(functionName === 'fetch-attachments' || functionName === 'sweep-attachments'
+        ? { contentUrls: new ContentUrlPolicy({ hosts: [], localSimulatorOrigin: sim.url }) }
+        : {}),
+    });
+
+    const deployment = await deployLocally({
+      stack,
+      environment: {
+        region: LOCAL_REGION,
+        account: LOCAL_ACCOUNT,
+        partition: 'aws',
+        stackName: synthesized.stackName,
+      },
+      dynamodb: dynamoClient,
+      fauxqs,
+      services,
+      bus,
+      secretValue: (constructId) =>
+        constructId === 'webhook-secret/secret'
+          ? JSON.stringify({ current: options.webhookSecret })
+          : constructId === 'gateway-credentials'
+            ? JSON.stringify({ apiKey: options.apiKey, apiPassword: options.apiPassword })
+            : undefined,
+      // The gateway is the simulator.
+      substitutions: {
+        GATEWAY_API_URL: sim.url,
+        GATEWAY_SEND_URL: sim.url,
+        GATEWAY_MNT_URL: sim.url,
+      },
+      clientsFor,
+      overridesFor,
+      ...(options.instrument?.lambda ? { wrapInvocation: options.instrument.lambda } : {}),
+      streamCheckpoints: ({ functionName, streamArn, stateTable }) =>
+        stateTableCheckpoints(documents, stateTable, functionName, streamArn),
+      runSchedules: options.runSchedules ?? true,
+      onError: (name, error) => {
+        if (isRetryLaterBatch(error)) return;
+        console.error(`${name} failed:`, error instanceof Error ? error.message : error);
+      },
+    });
+    stops.push(() => deployment.stop());
+    receivers.report = (event) =>
+      deployment.fn('receive-reports').invoke(event) as ReturnType<WebhookFunction>;
+    receivers.mo = (event) =>
+      deployment.fn('receive-inbound').invoke(event) as ReturnType<WebhookFunction>;
+
+    const tables = {
+      events: deployment.named('event-table'),
+      state: deployment.named('state-table'),
+    } as const;
+    const sendQueue = deployment.queue('send-pipeline/send-queue');
+    const sendDlq = deployment.queue('send-pipeline/send-dlq');
+    const reportChecks = deployment.queue('report-checks/report-check-queue');
+    const reportCheckDlq = deployment.queue('report-checks/report-check-dlq');
+    const publisherFailures = deployment.queue('event-publisher/on-failure-queue');
+    const attachmentBucket = deployment.named('inbound-attachments/bucket');
+    const eventBusName = deployment.named('event-bus');
+    const publisher = deployment.streamSources.get('publish-events');
+    const fetcher = deployment.streamSources.get('fetch-attachments');
+    const sender = deployment.queueSources.get('send-messages');
+    if (!publisher || !fetcher || !sender)
+      throw new Error('the stack has no publisher, attachment fetcher or sender event source');
+
+    type Sweep = ReturnType<typeof composeSweepAttachments>;
+    type Reconciler = ReturnType<typeof composeReconcileStatus>;
+    const sweep = deployment.fn('sweep-attachments').composed as unknown as Sweep;
+    const reconciler = deployment.fn('reconcile-status').composed as unknown as Reconciler;
 
     return {
       sim,
@@ -377,11 +378,45 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       s3,
       documents,
       streams,
+      stack,
+      deployment,
+      recorder,
       publisher,
       sender,
-      jobs,
-      poisoned,
+      jobs: {
+        fetcher,
+        /**
+         * Runs the attachment sweep once now, as if at `at` (the chaos run uses it for a sweep
+         * hours later, when the markers it left have come due).
+         */
+        sweepAt: (at: Date) => createSweepHandler({ ...sweep.deps, now: () => at })({}, undefined),
+        /**
+         * Runs reconcile-status once now, as if at `at` (the chaos run uses it for the run that
+         * resolves unknown send outcomes minutes after the attempt).
+         */
+        reconcileAt: (at: Date) =>
+          reconcileStatusExclusively(
+            {
+              ...reconciler.deps,
+              owner: 'local-reconciler',
+              now: () => at,
+              hasTimeLeft: () => true,
+            },
+            { lease: reconciler.lease, owner: 'local-reconciler', ttlMs: 60_000 },
+          ),
+      },
       tables,
+      queues: { sendQueue, sendDlq, reportChecks, reportCheckDlq, publisherFailures },
+      /**
+       * Messages waiting in the publisher's on-failure queue: the stream batches publish-events
+       * gave up on (`msgbridge events republish` publishes their events).
+       */
+      publisherFailureCount: (): number => {
+        const queue = fauxqs.inspectQueue(publisherFailures.name);
+        if (!queue) return 0;
+        const { ready, delayed, inflight } = queue.messages;
+        return ready.length + delayed.length + inflight.length;
+      },
       /** Serves a path prefix on the webhook server's port (the operator console). */
       mount: webhooks.mount,
       urls: {
@@ -391,20 +426,31 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
         simulator: sim.url,
         dynamodb: dynamo.endpoint,
         sqs: fauxqs.address,
-        sendQueue: queue.queueUrl,
-        sendDlq: dlq.queueUrl,
-        reportChecks: reportChecks.queueUrl,
-        reportCheckDlq: reportCheckDlq.queueUrl,
+        services: services.url,
+        sendQueue: sendQueue.url,
+        sendDlq: sendDlq.url,
+        reportChecks: reportChecks.url,
+        reportCheckDlq: reportCheckDlq.url,
+        publisherFailures: publisherFailures.url,
         s3: fauxqs.address,
         attachmentBucket,
+        eventBusName,
         eventsFile: join(options.dataDir, 'events.jsonl'),
       },
+      credentials: LOCAL_CREDENTIALS,
       stop,
     };
   } catch (error) {
     await stop();
     throw error;
   }
+};
+
+/** A batch Powertools failed whole because every record asked to be tried again later. */
+const isRetryLaterBatch = (error: unknown): boolean => {
+  if (!(error instanceof Error) || error.name !== 'FullBatchFailureError') return false;
+  const causes = (error as { recordErrors?: unknown[] }).recordErrors ?? [];
+  return causes.every((cause) => cause instanceof Error && cause.name === 'SendRetryLaterError');
 };
 
 export type LocalBridge = Awaited<ReturnType<typeof startLocalBridge>>;

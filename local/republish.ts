@@ -1,53 +1,39 @@
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBRecord } from 'aws-lambda';
-import {
-  type FailedBatch,
-  planRepublish,
-  type RepublishResult,
-  runRepublish,
-} from '../cli/republish.ts';
-import { tableItems } from '../cli/republish-sources.ts';
+import { planRepublish, type RepublishResult, runRepublish } from '../cli/republish.ts';
+import { queuePublishFailures, tableItems } from '../cli/republish-sources.ts';
 import { DynamoDbPublishLedger } from '../functions/events/dynamodb-publish-ledger.ts';
 import type { EventBus } from '../functions/events/store-ports.ts';
 
-/** The id of a record in the local on-failure list: its sequence number. */
-export const failureIdOf = (record: DynamoDBRecord): string =>
-  record.dynamodb?.SequenceNumber ?? record.eventID ?? '';
-
-/** A record of the local on-failure list as a failed batch: the record names its item itself. */
-export const failureOf = (record: DynamoDBRecord): FailedBatch => {
-  const pk = record.dynamodb?.Keys?.pk?.S;
-  const sk = record.dynamodb?.Keys?.sk?.S;
-  return {
-    id: failureIdOf(record),
-    description: `stream record ${failureIdOf(record)}`,
-    keys: pk !== undefined && sk !== undefined ? [{ pk, sk }] : [],
-  };
-};
-
 /**
- * `msgbridge events republish` in the local run's own process, for code that holds the bridge
- * (the fault-injection run, tests): the same use case as the command, with the publisher's failed
- * records taken from (and settled in) the bridge's list directly instead of over its route.
+ * `msgbridge events republish` in the process that holds the local run (the fault-injection run,
+ * tests): the same use case and the same sources as the command on a deployed stack, the
+ * publisher's on-failure queue and the table's stream, with the bus given.
  */
 export const republishLocally = async (bridge: {
-  readonly bus: EventBus;
-  readonly poisoned: DynamoDBRecord[];
+  readonly sqs: SQSClient;
+  readonly streams: DynamoDBStreamsClient;
   readonly documents: DynamoDBDocumentClient;
   readonly tables: { readonly events: string; readonly state: string };
+  readonly onFailureQueueUrl: string;
+  readonly bus: EventBus;
 }): Promise<RepublishResult> => {
+  const failures = queuePublishFailures({
+    sqs: bridge.sqs,
+    queueUrl: bridge.onFailureQueueUrl,
+    streams: bridge.streams,
+  });
   const ports = {
-    failures: {
-      list: async (): Promise<FailedBatch[]> => bridge.poisoned.map(failureOf),
-      settle: async (batch: FailedBatch) => {
-        const index = bridge.poisoned.findIndex((record) => failureIdOf(record) === batch.id);
-        if (index >= 0) bridge.poisoned.splice(index, 1);
-      },
-    },
+    failures,
     markers: new DynamoDbPublishLedger(bridge.tables.state, bridge.documents),
     items: tableItems(bridge.documents, bridge.tables.events),
     bus: bridge.bus,
     source: 'msgbridge',
   };
-  return runRepublish(await planRepublish(ports), ports);
+  try {
+    return await runRepublish(await planRepublish(ports), ports);
+  } finally {
+    await failures.release();
+  }
 };

@@ -65,7 +65,7 @@ if (running !== undefined) {
 }
 
 console.log(
-  'starting msgbridge locally: DynamoDB Local, fauxqs, the gateway simulator, the webhook routes …',
+  'starting msgbridge locally: the synthesized stack on DynamoDB Local, fauxqs and the gateway simulator …',
 );
 let bridge: Awaited<ReturnType<typeof startLocalBridge>>;
 try {
@@ -85,13 +85,11 @@ try {
   process.exit(1);
 }
 
-// The report checks too: each is the only reminder to look for its recipients' reports.
-const queueUrls = {
-  'msgbridge-send': bridge.urls.sendQueue,
-  'msgbridge-send-dlq': bridge.urls.sendDlq,
-  'msgbridge-report-checks': bridge.urls.reportChecks,
-  'msgbridge-report-checks-dlq': bridge.urls.reportCheckDlq,
-};
+// The report checks too: each is the only reminder to look for its recipients' reports. And the
+// publisher's on-failure queue: what `events republish` reads.
+const queueUrls = Object.fromEntries(
+  Object.values(bridge.queues).map((queue) => [queue.name, queue.url]),
+);
 const restored = await restoreQueues(bridge.sqs, queueUrls, dataDir).catch((error: unknown) => {
   console.error(
     'could not restore the send queues of the last run (kept for the next start):',
@@ -110,6 +108,13 @@ await writeBridgeFile(dataDir, bridge, {
 const consoleUrl = await mountConsole(bridge, dataDir, { tpsQuota: settings.TPS_QUOTA });
 
 const u = bridge.urls;
+const schedules = bridge.stack
+  .schedules()
+  .map((schedule) => {
+    const fn = bridge.stack.functions().find((each) => each.logicalId === schedule.functionId);
+    return `${fn?.name ?? schedule.functionId} ${schedule.expression}`;
+  })
+  .join(', ');
 console.log(`
 msgbridge is running locally
   console          ${consoleUrl}  (timeline of a message, live flow, quarantine)
@@ -118,13 +123,12 @@ msgbridge is running locally
   webhook secret   ${secret.value}${secret.note}
   gateway sim      ${u.simulator}  (api key ${settings.SIMULATOR_API_KEY}, password ${password.value}${password.note})
   send queue       ${u.sendQueue}  (DLQ ${u.sendDlq})
-  DynamoDB Local   ${u.dynamodb}  (tables msgbridge-events, msgbridge-state)
+  DynamoDB Local   ${u.dynamodb}  (tables ${bridge.tables.events}, ${bridge.tables.state})
   S3 (fauxqs)      ${u.s3}  (bucket ${u.attachmentBucket})
   events           printed below and appended to ${u.eventsFile}
   data             ${dataDir} (tables and waiting sends kept across restarts; S3 objects are not)
-  scheduled jobs   refresh-token, reconcile-status, sweep-attachments every minute; fetch-attachments
-                   on the table's stream; export-statistics (tracking URLs) at start and daily;
-                   reports by ${settings.REPORT_DELIVERY}${settings.REPORT_DELIVERY === 'webhook' ? '' : ' (poll-reports every 5 s)'}
+  stack            ${bridge.stack.functions().length} functions, as \`cdk synth\` wires them (${schedules});
+                   reports by ${settings.REPORT_DELIVERY}
 
 Try it:  npm run demo     (a message per channel and a couple of inbound messages)
          npx msgbridge --help  (send, opt-out, tracking URLs, templates … against this run)

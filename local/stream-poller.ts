@@ -24,10 +24,19 @@ export type StreamBatchHandler = (
   event: DynamoDBStreamEvent,
 ) => Promise<DynamoDBBatchResponse | undefined> | Promise<void> | DynamoDBBatchResponse | void;
 
+/** Why records were given up on, as Lambda's invocation record names the condition. */
+export type StreamFailureCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
+
 /** Where records go that still fail after every retry (Lambda's on-failure destination). */
 export type StreamFailureHandler = (
   records: DynamoDBRecord[],
   error: Error,
+  details: {
+    readonly condition: StreamFailureCondition;
+    readonly attempts: number;
+    /** The shard the records were read from. */
+    readonly shardId: string;
+  },
 ) => Promise<void> | void;
 
 export interface StreamPollerOptions {
@@ -40,8 +49,14 @@ export interface StreamPollerOptions {
   readonly batchSize?: number;
   /** Lambda's filter criteria as a predicate; rejected records are never passed to the handler. */
   readonly filter?: (record: DynamoDBRecord) => boolean;
-  /** Retries of a failing record before it goes to `onFailure`. @default 3 */
+  /** Retries of a failing record before it goes to `onFailure`; -1 retries until it expires. @default 3 */
   readonly maxRetries?: number;
+  /**
+   * Records older than this (by their `ApproximateCreationDateTime`) go to `onFailure` instead of
+   * to the handler, and stop being retried; -1 never discards a record for its age (Lambda's
+   * `MaximumRecordAgeInSeconds`). @default -1
+   */
+  readonly maxRecordAgeSeconds?: number;
   /** Split a failing batch in two and retry the halves separately. @default true */
   readonly bisectOnError?: boolean;
   /** Pause between polls when the stream has nothing new. @default 200 */
@@ -283,12 +298,32 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
     return interpretResponse(response, records);
   };
 
+  /** Records past the mapping's maximum age, which Lambda no longer invokes the function with. */
+  const expired = (records: readonly DynamoDBRecord[]): DynamoDBRecord[] => {
+    if (settings.maxRecordAgeSeconds < 0) return [];
+    const oldest = Date.now() / 1000 - settings.maxRecordAgeSeconds;
+    return records.filter(
+      (record) => (record.dynamodb?.ApproximateCreationDateTime ?? Infinity) < oldest,
+    );
+  };
+
   /** Delivers one batch with Lambda's retry, partial-failure and bisection rules. */
-  const deliver = async (batch: DynamoDBRecord[]): Promise<boolean> => {
+  const deliver = async (shardId: string, batch: DynamoDBRecord[]): Promise<boolean> => {
     const work: Segment[] = [{ records: batch, failedAttempts: 0 }];
     for (let segment = work.shift(); segment; segment = work.shift()) {
       // Stopping abandons retries; nothing was checkpointed, so no record is lost for good.
       if (stopped) return false;
+      const tooOld = expired(segment.records);
+      if (tooOld.length > 0) {
+        // Lambda gives up on the batch the old records are in, without invoking the function.
+        counters.recordsFailed += segment.records.length;
+        await onFailure(
+          structuredClone(segment.records),
+          new Error('records past their maximum age'),
+          { condition: 'RecordAgeExceeded', attempts: segment.failedAttempts, shardId },
+        );
+        continue;
+      }
       if (segment.failedAttempts > 0) counters.retries += 1;
       const outcome = await invoke(segment.records);
       if (outcome.ok) {
@@ -310,11 +345,15 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
           { records: failed.slice(0, middle), failedAttempts: segment.failedAttempts },
           { records: failed.slice(middle), failedAttempts: segment.failedAttempts },
         );
-      } else if (failedAttempts <= settings.maxRetries) {
+      } else if (settings.maxRetries < 0 || failedAttempts <= settings.maxRetries) {
         work.unshift({ records: failed, failedAttempts });
       } else {
         counters.recordsFailed += failed.length;
-        await onFailure(structuredClone(failed), outcome.error);
+        await onFailure(structuredClone(failed), outcome.error, {
+          condition: 'RetryAttemptsExhausted',
+          attempts: failedAttempts,
+          shardId,
+        });
       }
     }
     return true;
@@ -345,12 +384,13 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
       // Full batches go at once; a remainder waits for the next read, as Lambda reads ahead.
       while (shard.pending.length >= settings.batchSize && !stopped) {
         const batch = shard.pending.slice(0, settings.batchSize);
-        if (await deliver(batch)) await checkpoint(shard, batch.at(-1)?.dynamodb?.SequenceNumber);
+        if (await deliver(shard.shardId, batch))
+          await checkpoint(shard, batch.at(-1)?.dynamodb?.SequenceNumber);
         shard.pending = shard.pending.slice(settings.batchSize);
       }
       if (raw.length === 0 || shard.finished) {
         if (shard.pending.length > 0 && !stopped) {
-          const settled = await deliver(shard.pending);
+          const settled = await deliver(shard.shardId, shard.pending);
           shard.pending = [];
           if (settled) await checkpoint(shard, shard.lastSequenceNumber);
         } else if (shard.pending.length === 0 && !stopped) {
@@ -456,6 +496,7 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
 interface Settings {
   readonly batchSize: number;
   readonly maxRetries: number;
+  readonly maxRecordAgeSeconds: number;
   readonly bisectOnError: boolean;
   readonly pollIntervalMs: number;
   readonly startingPosition: 'TRIM_HORIZON' | 'LATEST';
@@ -465,6 +506,7 @@ const validate = (options: StreamPollerOptions): Settings => {
   const settings: Settings = {
     batchSize: options.batchSize ?? 100,
     maxRetries: options.maxRetries ?? 3,
+    maxRecordAgeSeconds: options.maxRecordAgeSeconds ?? -1,
     bisectOnError: options.bisectOnError ?? true,
     pollIntervalMs: options.pollIntervalMs ?? 200,
     startingPosition: options.startingPosition ?? 'TRIM_HORIZON',
@@ -477,8 +519,11 @@ const validate = (options: StreamPollerOptions): Settings => {
   ) {
     problems.push(`batchSize must be an integer from 1 to ${LAMBDA_MAX_BATCH_SIZE}`);
   }
-  if (!Number.isInteger(settings.maxRetries) || settings.maxRetries < 0) {
-    problems.push('maxRetries must be an integer of 0 or more');
+  if (!Number.isInteger(settings.maxRetries) || settings.maxRetries < -1) {
+    problems.push('maxRetries must be -1 (until the record expires) or an integer of 0 or more');
+  }
+  if (!Number.isInteger(settings.maxRecordAgeSeconds) || settings.maxRecordAgeSeconds < -1) {
+    problems.push('maxRecordAgeSeconds must be -1 (no limit) or an integer of 0 or more');
   }
   if (!Number.isFinite(settings.pollIntervalMs) || settings.pollIntervalMs < 0) {
     problems.push('pollIntervalMs must be a finite number of 0 or more');

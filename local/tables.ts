@@ -60,11 +60,26 @@ export const createTables = async (
   return eventTable.LatestStreamArn;
 };
 
-const createTable = async (
-  client: DynamoDBClient,
-  tableName: string,
-  definition: TableDefinition,
-): Promise<TableDescription> => {
+/** A table as the local run creates it: the shape of a template's table, or of a definition. */
+export interface LocalTableSpec {
+  readonly tableName: string;
+  readonly keySchema: readonly KeySchemaElement[];
+  readonly attributes: readonly AttributeDefinition[];
+  readonly indexes: ReadonlyArray<{
+    readonly IndexName: string;
+    readonly KeySchema: readonly KeySchemaElement[];
+  }>;
+  readonly streamViewType:
+    | 'NEW_IMAGE'
+    | 'OLD_IMAGE'
+    | 'NEW_AND_OLD_IMAGES'
+    | 'KEYS_ONLY'
+    | undefined;
+  readonly timeToLiveAttribute: string | undefined;
+}
+
+/** The spec of one of msgbridge's table definitions (functions/commons/tables.ts). */
+export const tableSpecOf = (tableName: string, definition: TableDefinition): LocalTableSpec => {
   const keySchema: KeySchemaElement[] = [
     { AttributeName: definition.partitionKey, KeyType: 'HASH' },
   ];
@@ -82,25 +97,55 @@ const createTable = async (
       }
     }
   }
-  const indexes = definition.indexes?.map((index) => ({
-    IndexName: index.name,
-    KeySchema: [
-      { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
-      { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
-    ],
+  return {
+    tableName,
+    keySchema,
+    attributes,
+    indexes: (definition.indexes ?? []).map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+      ],
+    })),
+    // The publisher only needs the new image; keys-only would force a read per event.
+    streamViewType: definition.stream ? 'NEW_IMAGE' : undefined,
+    timeToLiveAttribute: definition.timeToLiveAttribute,
+  };
+};
+
+const createTable = (
+  client: DynamoDBClient,
+  tableName: string,
+  definition: TableDefinition,
+): Promise<TableDescription> => ensureTable(client, tableSpecOf(tableName, definition));
+
+/**
+ * Creates a table (on-demand billing, every index projecting all attributes) and waits until it is
+ * ACTIVE; an existing one with the same keys is kept, an index it lacks is added, TTL is enabled.
+ * One with other keys or another stream view throws {@link TableMismatchError}.
+ */
+export const ensureTable = async (
+  client: DynamoDBClient,
+  spec: LocalTableSpec,
+): Promise<TableDescription> => {
+  const { tableName, keySchema } = spec;
+  const attributes = [...spec.attributes];
+  const indexes = spec.indexes.map((index) => ({
+    IndexName: index.IndexName,
+    KeySchema: [...index.KeySchema],
     Projection: { ProjectionType: 'ALL' as const },
   }));
   try {
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
-        KeySchema: keySchema,
+        KeySchema: [...keySchema],
         AttributeDefinitions: attributes,
         BillingMode: 'PAY_PER_REQUEST',
-        ...(indexes && indexes.length > 0 ? { GlobalSecondaryIndexes: indexes } : {}),
-        // The publisher only needs the new image; keys-only would force a read per event.
-        StreamSpecification: definition.stream
-          ? { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' }
+        ...(indexes.length > 0 ? { GlobalSecondaryIndexes: indexes } : {}),
+        StreamSpecification: spec.streamViewType
+          ? { StreamEnabled: true, StreamViewType: spec.streamViewType }
           : undefined,
       }),
     );
@@ -108,8 +153,8 @@ const createTable = async (
     if (!(error instanceof ResourceInUseException)) throw error;
   }
   let table = await waitUntilActive(client, tableName);
-  assertShapeMatches(tableName, table, definition, keySchema);
-  for (const index of indexes ?? []) {
+  assertShapeMatches(tableName, table, spec);
+  for (const index of indexes) {
     if (table.GlobalSecondaryIndexes?.some((found) => found.IndexName === index.IndexName))
       continue;
     // One index per UpdateTable call: DynamoDB refuses to create several at once.
@@ -122,7 +167,8 @@ const createTable = async (
     );
     table = await waitUntilActive(client, tableName);
   }
-  await enableTimeToLive(client, tableName, definition.timeToLiveAttribute);
+  if (spec.timeToLiveAttribute !== undefined)
+    await enableTimeToLive(client, tableName, spec.timeToLiveAttribute);
   return table;
 };
 
@@ -149,28 +195,31 @@ const waitUntilActive = async (
 const assertShapeMatches = (
   tableName: string,
   table: TableDescription,
-  definition: TableDefinition,
-  expectedKeys: readonly KeySchemaElement[],
+  spec: LocalTableSpec,
 ): void => {
   const describe = (keys: readonly KeySchemaElement[] | undefined): string =>
     (keys ?? []).map((key) => `${key.AttributeName}:${key.KeyType}`).join(',');
   const problems: string[] = [];
-  if (describe(table.KeySchema) !== describe(expectedKeys)) {
-    problems.push(`key schema is ${describe(table.KeySchema)}, expected ${describe(expectedKeys)}`);
+  if (describe(table.KeySchema) !== describe(spec.keySchema)) {
+    problems.push(
+      `key schema is ${describe(table.KeySchema)}, expected ${describe(spec.keySchema)}`,
+    );
   }
   // Only a server with streams reports a StreamSpecification (dynalite drops it), so an absent
-  // one proves nothing; a present one must be what the publisher reads.
+  // one proves nothing; a present one must be what the stream's readers expect.
   const stream = table.StreamSpecification;
   if (stream !== undefined) {
     const actual = stream.StreamEnabled ? (stream.StreamViewType ?? 'unknown') : 'off';
-    const expected = definition.stream ? 'NEW_IMAGE' : 'off';
+    const expected = spec.streamViewType ?? 'off';
     if (actual !== expected) problems.push(`stream is ${actual}, expected ${expected}`);
   }
-  for (const index of definition.indexes ?? []) {
-    const found = table.GlobalSecondaryIndexes?.find((each) => each.IndexName === index.name);
-    const expected = `${index.partitionKey}:HASH,${index.sortKey}:RANGE`;
+  for (const index of spec.indexes) {
+    const found = table.GlobalSecondaryIndexes?.find((each) => each.IndexName === index.IndexName);
+    const expected = describe(index.KeySchema);
     if (found !== undefined && describe(found.KeySchema) !== expected)
-      problems.push(`index ${index.name} is ${describe(found.KeySchema)}, expected ${expected}`);
+      problems.push(
+        `index ${index.IndexName} is ${describe(found.KeySchema)}, expected ${expected}`,
+      );
   }
   if (problems.length > 0) throw new TableMismatchError(tableName, problems);
 };

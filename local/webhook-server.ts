@@ -1,11 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type {
+  APIGatewayProxyEvent,
+  APIGatewayProxyEventV2,
+  APIGatewayProxyResult,
+} from 'aws-lambda';
 
-export type ApiGatewayHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+/** A receiver's handler, invoked with the event of the deployed front door. */
+export type WebhookFunction = (
+  event: APIGatewayProxyEvent | APIGatewayProxyEventV2,
+) => Promise<APIGatewayProxyResult>;
+
+/** The front door the webhooks are deployed behind (the template's function URLs or REST API). */
+export type WebhookFrontDoor = 'function-url' | 'rest-api';
 
 /** A REST API refuses payloads above 10 MB with 413 before any integration runs. */
 export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** A function URL refuses a request above Lambda's 6 MB invocation payload with 413. */
+export const FUNCTION_URL_MAX_BODY_BYTES = 6_291_456;
 
 /**
  * API Gateway gives the whole request, integration included, 29 s; a client still sending its
@@ -18,17 +31,17 @@ export interface WebhookServerOptions {
   /** 0 picks an ephemeral port. */
   readonly port?: number;
   /** The handlers behind `POST /webhooks/{secret}/report` and `POST /webhooks/{secret}/mo`. */
-  readonly handlers: { readonly report: ApiGatewayHandler; readonly mo: ApiGatewayHandler };
+  readonly handlers: { readonly report: WebhookFunction; readonly mo: WebhookFunction };
+  /**
+   * How the requests reach the handlers: a function URL's event (payload format 2.0, 6 MB
+   * payload limit) or API Gateway's REST proxy event (10 MB). @default 'function-url'
+   */
+  readonly front?: WebhookFrontDoor;
   /**
    * `POST /_bridge/replay`: the local run's stand-in for an archive replay (`msgbridge events
    * replay`). Answered only to loopback callers.
    */
   readonly replay?: (body: unknown) => Promise<{ statusCode: number; body: unknown }>;
-  /**
-   * `POST /_bridge/publisher`: the publisher's failures and bus, for `msgbridge events republish`
-   * (local/publisher-control.ts). Answered only to loopback callers.
-   */
-  readonly publisher?: (body: unknown) => Promise<{ statusCode: number; body: unknown }>;
   /** Time a client has to send its headers and whole body. @default 30_000 */
   readonly requestTimeoutMs?: number;
 }
@@ -70,13 +83,14 @@ const TOO_LARGE = json(413, { message: 'Request Too Long' });
 const NOT_FOUND = json(404, { message: 'Not Found' });
 
 /**
- * The deployed REST API's two webhook routes on a local port: each request becomes the same
- * API-Gateway-shaped event the Lambda receives, and the handler's answer is sent back as is.
+ * The deployed webhook front door on a local port: each request becomes the event the Lambda
+ * receives behind it (a function URL's, or API Gateway's REST proxy event), and the handler's
+ * answer is sent back as is.
  *
  * No request can take the process down: every path through the request listener ends in an
- * answer or a closed socket, never in a rejected promise. What API Gateway itself answers (413 for
- * a payload over 10 MB, 404 for an unknown route, 502 for a failing integration) is answered the
- * same way here; a client that hangs up or stalls mid-body is dropped.
+ * answer or a closed socket, never in a rejected promise. What the front door itself answers (413
+ * for a payload over its limit, 502 for a failing function; API Gateway's 404 for an unknown
+ * route) is answered the same way here; a client that hangs up or stalls mid-body is dropped.
  */
 export const startWebhookServer = async (options: WebhookServerOptions): Promise<WebhookServer> => {
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -168,8 +182,12 @@ const serve = async (
   // A request line like `//x` is no URL relative to any base; it is nobody's route.
   const path = pathOf(request.url);
   let body: Buffer;
+  const front = options.front ?? 'function-url';
   try {
-    body = await readBody(request);
+    body = await readBody(
+      request,
+      front === 'function-url' ? FUNCTION_URL_MAX_BODY_BYTES : API_GATEWAY_MAX_BODY_BYTES,
+    );
   } catch (error) {
     if (error instanceof BodyTooLargeError) {
       // Close after answering: the rest of the body is not worth reading.
@@ -184,7 +202,7 @@ const serve = async (
       ? NOT_FOUND
       : path.pathname.startsWith('/_bridge/')
         ? await control(request, path.pathname, body, options)
-        : await handle(request, path, body, options.handlers);
+        : await handle(request, path, body, options.handlers, front);
   respond(response, answer);
 };
 
@@ -222,8 +240,20 @@ const handle = async (
   url: URL,
   body: Buffer,
   handlers: WebhookServerOptions['handlers'],
+  front: WebhookFrontDoor,
 ): Promise<APIGatewayProxyResult> => {
   const match = ROUTE.exec(url.pathname);
+  if (front === 'function-url') {
+    // A function URL serves every path and method: the receiver of the route's kind decides.
+    const route = match?.[2] ?? (url.pathname.endsWith('/mo') ? 'mo' : 'report');
+    const event = toFunctionUrlEvent(request, url, body);
+    try {
+      return await (route === 'report' ? handlers.report(event) : handlers.mo(event));
+    } catch (error) {
+      console.error('webhook function failed', describeError(error));
+      return json(502, { Message: null });
+    }
+  }
   if (!match) return NOT_FOUND;
   if (request.method !== 'POST') return json(405, { message: 'Method Not Allowed' });
   const [, secret = '', route] = match;
@@ -268,12 +298,7 @@ const control = async (
   if (!LOOPBACK.has(request.socket.remoteAddress ?? '')) {
     return json(403, { message: 'control routes answer loopback callers only' });
   }
-  const route =
-    path === '/_bridge/replay'
-      ? options.replay
-      : path === '/_bridge/publisher'
-        ? options.publisher
-        : undefined;
+  const route = path === '/_bridge/replay' ? options.replay : undefined;
   if (route === undefined) return NOT_FOUND;
   if (request.method !== 'POST') return json(405, { message: 'Method Not Allowed' });
   let parsed: unknown;
@@ -296,10 +321,10 @@ const control = async (
  * read; a chunked body is refused as soon as it grows past it. Rejects with
  * {@link BodyTooLargeError} or, when the client hangs up or stalls, {@link ClientGoneError}.
  */
-const readBody = (request: IncomingMessage): Promise<Buffer> =>
+const readBody = (request: IncomingMessage, limit: number): Promise<Buffer> =>
   new Promise((resolve, reject) => {
     const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > API_GATEWAY_MAX_BODY_BYTES) {
+    if (declared > limit) {
       request.resume();
       reject(new BodyTooLargeError(`declared ${declared} bytes`));
       return;
@@ -318,11 +343,9 @@ const readBody = (request: IncomingMessage): Promise<Buffer> =>
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > API_GATEWAY_MAX_BODY_BYTES) {
+      if (size > limit) {
         request.pause();
-        finish(() =>
-          reject(new BodyTooLargeError(`more than ${API_GATEWAY_MAX_BODY_BYTES} bytes`)),
-        );
+        finish(() => reject(new BodyTooLargeError(`more than ${limit} bytes`)));
         return;
       }
       chunks.push(chunk);
@@ -383,4 +406,52 @@ const toApiGatewayEvent = (
       resourcePath: `/webhooks/{secret}/${route}`,
     },
   } as unknown as APIGatewayProxyEvent;
+};
+
+/** Content types a function URL passes as text; any other body arrives base64-encoded. */
+const TEXT_CONTENT = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)\b)/i;
+
+/** The event a function URL hands its function (payload format 2.0). */
+const toFunctionUrlEvent = (
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+): APIGatewayProxyEventV2 => {
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([name, value]) => [
+      name.toLowerCase(),
+      Array.isArray(value) ? value.join(',') : (value ?? ''),
+    ]),
+  );
+  const text = TEXT_CONTENT.test(headers['content-type'] ?? '');
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: url.pathname,
+    rawQueryString: url.search.replace(/^\?/, ''),
+    headers,
+    ...(url.search ? { queryStringParameters: Object.fromEntries(url.searchParams) } : {}),
+    requestContext: {
+      accountId: 'anonymous',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: '$default',
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length > 0
+      ? { body: text ? body.toString('utf8') : body.toString('base64'), isBase64Encoded: !text }
+      : { isBase64Encoded: false }),
+  } as APIGatewayProxyEventV2;
 };

@@ -26,6 +26,11 @@ export interface AttachmentOverrides extends CompositionOverrides {
     readonly timeoutMs: number;
     readonly contentUrls: ContentUrlPolicy;
   };
+  /**
+   * The content URLs the gateway client built from the environment may follow, instead of the
+   * gateway's hosts and ATTACHMENT_CONTENT_HOSTS (the local run's simulator origin, on http).
+   */
+  readonly contentUrls?: ContentUrlPolicy;
 }
 
 /**
@@ -74,12 +79,13 @@ const gatewayOf = (
   const { client, timeoutMs, hosts } = gatewayFromEnvironment(logger, {
     env,
     documents: overrides.documents,
+    secrets: overrides.secrets,
   });
   const contentUrls = ContentUrlPolicy.forGateway(
     [hosts.api, hosts.send, hosts.mnt],
     contentHostsFromEnvironment(env),
   );
-  return { client, timeoutMs, contentUrls };
+  return { client, timeoutMs, contentUrls: overrides.contentUrls ?? contentUrls };
 };
 
 /**

@@ -1,6 +1,9 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createLogger, createMetrics } from './observability.ts';
 
@@ -16,6 +19,12 @@ export interface CompositionOverrides {
   readonly documents?: DynamoDBDocumentClient;
   /** The S3 client (the local run's endpoint). */
   readonly s3?: S3Client;
+  /** The SQS client (the local run's endpoint). */
+  readonly sqs?: SQSClient;
+  /** The Secrets Manager client the credentials and the webhook secret are read with. */
+  readonly secrets?: SecretsManagerClient;
+  /** The EventBridge client events are put with. */
+  readonly eventBridge?: EventBridgeClient;
 }
 
 /** The logger and metrics of `serviceName`, unless the caller brought its own. */

@@ -1,6 +1,7 @@
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
 import { getSecretText } from './clients/secrets.ts';
-import type { Environment } from './environment.ts';
+import { type Environment, requiredEnv } from './environment.ts';
 import type { GatewayCredentials } from './gateway/gateway-auth.ts';
 
 /** The gateway API key and password, as stored in Secrets Manager. */
@@ -28,37 +29,22 @@ export const isCredentialsNotSet = (error: unknown): error is GatewayCredentials
   error instanceof Error && error.name === 'GatewayCredentialsNotSetError';
 
 /**
- * Gateway credentials from the environment: `GATEWAY_CREDENTIALS_SECRET_ARN` (deployed; read with
- * a 5-minute cache) or `GATEWAY_API_KEY` + `GATEWAY_API_PASSWORD` (local run). Exactly one source.
- * A secret that does not hold the credentials' JSON (the random value the stack created it with,
- * or anything else) is `GatewayCredentialsNotSetError`.
+ * Gateway credentials from `GATEWAY_CREDENTIALS_SECRET_ARN`, read with a 5-minute cache on
+ * `client` (the local run's) or the container's own Secrets Manager client. A secret that does not
+ * hold the credentials' JSON (the random value the stack created it with, or anything else) is
+ * `GatewayCredentialsNotSetError`.
  */
 export const gatewayCredentialsFromEnvironment = (
   env: Environment = process.env,
+  client?: SecretsManagerClient,
 ): (() => Promise<GatewayCredentials>) => {
-  const arn = env.GATEWAY_CREDENTIALS_SECRET_ARN;
-  const apiKey = env.GATEWAY_API_KEY;
-  const apiPassword = env.GATEWAY_API_PASSWORD;
-  if (arn && (apiKey || apiPassword)) {
-    throw new Error(
-      'set either GATEWAY_CREDENTIALS_SECRET_ARN or GATEWAY_API_KEY/GATEWAY_API_PASSWORD, not both',
-    );
-  }
-  if (arn) {
-    return async () => {
-      const value = await getSecretText(arn, 300);
-      const parsed = GatewayCredentialsSchema.safeParse(parseJson(value));
-      if (!parsed.success) throw new GatewayCredentialsNotSetError(arn);
-      return parsed.data;
-    };
-  }
-  if (apiKey && apiPassword) {
-    const credentials = GatewayCredentialsSchema.parse({ apiKey, apiPassword });
-    return async () => credentials;
-  }
-  throw new Error(
-    'environment variable GATEWAY_CREDENTIALS_SECRET_ARN (or GATEWAY_API_KEY and GATEWAY_API_PASSWORD locally) is required',
-  );
+  const arn = requiredEnv('GATEWAY_CREDENTIALS_SECRET_ARN', env);
+  return async () => {
+    const value = await getSecretText(arn, 300, client);
+    const parsed = GatewayCredentialsSchema.safeParse(parseJson(value));
+    if (!parsed.success) throw new GatewayCredentialsNotSetError(arn);
+    return parsed.data;
+  };
 };
 
 const parseJson = (text: string): unknown => {

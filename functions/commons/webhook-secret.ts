@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
 import { getJsonSecret } from './clients/secrets.ts';
-import type { Environment } from './environment.ts';
+import { type Environment, requiredEnv } from './environment.ts';
 
 /**
  * The webhook path secret, rotatable: the current value and, during a rotation, the previous one.
@@ -33,34 +34,13 @@ export const matchesWebhookSecret = (
 
 /** Reads the secret from Secrets Manager (cached by Powertools for `maxAgeSeconds`). */
 export const secretsManagerWebhookSecret =
-  (secretId: string, maxAgeSeconds = 300): WebhookSecretSource =>
+  (secretId: string, maxAgeSeconds = 300, client?: SecretsManagerClient): WebhookSecretSource =>
   async () =>
-    WebhookSecretValueSchema.parse(await getJsonSecret(secretId, maxAgeSeconds));
+    WebhookSecretValueSchema.parse(await getJsonSecret(secretId, maxAgeSeconds, client));
 
-/** A fixed secret, for the local run (from `WEBHOOK_SECRET`, optionally `WEBHOOK_SECRET_PREVIOUS`). */
-export const staticWebhookSecret =
-  (value: WebhookSecretValue): WebhookSecretSource =>
-  async () =>
-    value;
-
-/**
- * The secret source from the environment: `WEBHOOK_SECRET_ARN` (deployed) or `WEBHOOK_SECRET`
- * (local run). Exactly one must be set.
- */
+/** The secret source from `WEBHOOK_SECRET_ARN`, read on `client` or the container's own. */
 export const webhookSecretFromEnvironment = (
   env: Environment = process.env,
-): WebhookSecretSource => {
-  const arn = env.WEBHOOK_SECRET_ARN;
-  const local = env.WEBHOOK_SECRET;
-  if (arn && local) throw new Error('set either WEBHOOK_SECRET_ARN or WEBHOOK_SECRET, not both');
-  if (arn) return secretsManagerWebhookSecret(arn);
-  if (local) {
-    const previous = env.WEBHOOK_SECRET_PREVIOUS;
-    return staticWebhookSecret(
-      WebhookSecretValueSchema.parse({ current: local, ...(previous ? { previous } : {}) }),
-    );
-  }
-  throw new Error(
-    'environment variable WEBHOOK_SECRET_ARN (or WEBHOOK_SECRET for the local run) is required',
-  );
-};
+  client?: SecretsManagerClient,
+): WebhookSecretSource =>
+  secretsManagerWebhookSecret(requiredEnv('WEBHOOK_SECRET_ARN', env), 300, client);

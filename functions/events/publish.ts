@@ -432,7 +432,9 @@ export const composePublisher = (
 ) => {
   const { logger, metrics } = observabilityOf('publish-events', overrides);
   const handler = createPublishHandler({
-    bus: overrides.bus ?? new EventBridgeBus(requiredEnv('EVENT_BUS_NAME', env)),
+    bus:
+      overrides.bus ??
+      new EventBridgeBus(requiredEnv('EVENT_BUS_NAME', env), overrides.eventBridge),
     ledger: new DynamoDbPublishLedger(requiredEnv('STATE_TABLE_NAME', env), overrides.documents),
     source: env.EVENT_SOURCE ?? 'msgbridge',
     maxAttempts: integerEnv('PUBLISH_MAX_ATTEMPTS', 4, { min: 1, max: 10 }, env),

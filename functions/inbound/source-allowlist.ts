@@ -38,13 +38,18 @@ export const cidrAllowlist = (cidrs: readonly string[]): SourceAllowlist => {
   };
 };
 
+/** `ALLOWED_SOURCE_CIDRS` of a deployment that lets every source call (the path secret decides). */
+export const ANY_SOURCE_SETTING = '*';
+
 /**
- * The allowlist from `ALLOWED_SOURCE_CIDRS` (comma-separated CIDR blocks), read once at cold
- * start: unset or blank allows every source; set, it must hold at least one block and only
- * well-formed ones, or the function fails to start instead of letting every source in.
+ * The allowlist from `ALLOWED_SOURCE_CIDRS` (comma-separated CIDR blocks, or `*` for every
+ * source, as the stack writes when none is configured), read once at cold start: unset or blank
+ * allows every source too; set, it must hold at least one block and only well-formed ones, or the
+ * function fails to start instead of letting every source in.
  */
 export const sourceAllowlistFromEnvironment = (env: Environment = process.env): SourceAllowlist => {
-  if (optionalEnv('ALLOWED_SOURCE_CIDRS', env) === undefined) return ANY_SOURCE;
+  const setting = optionalEnv('ALLOWED_SOURCE_CIDRS', env);
+  if (setting === undefined || setting.trim() === ANY_SOURCE_SETTING) return ANY_SOURCE;
   try {
     return cidrAllowlist(listEnv('ALLOWED_SOURCE_CIDRS', env));
   } catch (error) {

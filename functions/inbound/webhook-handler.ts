@@ -178,13 +178,13 @@ const record = (outcome: ReceiveOutcome, { kind, logger, metrics }: WebhookHandl
 /** What the local run supplies instead of a Lambda's own. */
 export interface ReceiverOverrides extends CompositionOverrides {
   /** Wraps the event store (the local run's injected write failures). */
-  readonly store?: (store: EventStore) => EventStore;
+  readonly wrapStore?: (store: EventStore) => EventStore;
 }
 
 /**
  * Composes a webhook receiver (`receive-reports` or `receive-inbound`) from its environment, read
  * once, at cold start: `EVENT_TABLE_NAME`; `PAYLOAD_BUCKET` (bodies too large for one item or one
- * event); `WEBHOOK_SECRET_ARN` (or `WEBHOOK_SECRET` locally); `EVENT_RETENTION_DAYS` (default 35,
+ * event); `WEBHOOK_SECRET_ARN`; `EVENT_RETENTION_DAYS` (default 35,
  * at least 8 so duplicates are recognised through the gateway's 7-day MO window);
  * `STORE_CONCURRENCY` (default 16 conditional puts in flight); `ALLOWED_SOURCE_CIDRS` (default:
  * any source; set for the function-URL front, which has no resource policy); `MAX_BODY_BYTES`
@@ -200,7 +200,7 @@ export const composeReceiver = (
     kind === 'report'
       ? observabilityOf('receive-reports', overrides)
       : observabilityOf('receive-inbound', overrides);
-  const secret = webhookSecretFromEnvironment(env);
+  const secret = webhookSecretFromEnvironment(env, overrides.secrets);
   const allowedSources = sourceAllowlistFromEnvironment(env);
   const maxBodyBytes = integerEnv(
     'MAX_BODY_BYTES',
@@ -209,8 +209,8 @@ export const composeReceiver = (
     env,
   );
   const stored = receiveDepsFromEnvironment(logger, env, overrides);
-  const receive: ReceiveDeps = overrides.store
-    ? { ...stored, store: overrides.store(stored.store) }
+  const receive: ReceiveDeps = overrides.wrapStore
+    ? { ...stored, store: overrides.wrapStore(stored.store) }
     : stored;
   return {
     handler: createWebhookHandler({

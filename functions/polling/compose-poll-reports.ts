@@ -21,7 +21,7 @@ import {
 } from './poll-reports.ts';
 import { S3PolledPageQuarantine } from './s3-polled-page-quarantine.ts';
 
-type PollingGateway = ReportPollingGateway & MoPollingGateway;
+export type PollingGateway = ReportPollingGateway & MoPollingGateway;
 
 export interface PollReportsOverrides extends CompositionOverrides {
   /** The gateway and its per-call time limit; the `GATEWAY_*` variables are then not read. */
@@ -30,6 +30,8 @@ export interface PollReportsOverrides extends CompositionOverrides {
   readonly receive?: ReceiveDeps;
   /** The time rules, instead of those derived from the gateway's time limit. */
   readonly timing?: Partial<PollTiming>;
+  /** Wraps the gateway the polls go through (the local run loses confirmations on request). */
+  readonly wrapPollingGateway?: (gateway: PollingGateway) => PollingGateway;
 }
 
 /**
@@ -61,6 +63,7 @@ export const composePollReports = (
       maxTimeoutMs: 30_000,
       env,
       documents,
+      secrets: overrides.secrets,
     });
   const lease = new DynamoDbLease(requiredEnv('STATE_TABLE_NAME', env), documents);
   const receive = overrides.receive ?? receiveDepsFromEnvironment(logger, env, overrides);
@@ -77,7 +80,7 @@ export const composePollReports = (
     },
   );
   const deps: Omit<PollDeps<PollingGateway>, 'owner' | 'deadline'> = {
-    gateway: gateway.client,
+    gateway: overrides.wrapPollingGateway?.(gateway.client) ?? gateway.client,
     receive,
     quarantine,
     lease,

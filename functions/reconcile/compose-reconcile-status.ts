@@ -52,7 +52,9 @@ export const composeReconcileStatus = (
 ) => {
   const { logger, metrics } = observabilityOf('reconcile-status', overrides);
   const { documents } = overrides;
-  const gateway = overrides.gateway ?? gatewayFromEnvironment(logger, { env, documents });
+  const gateway =
+    overrides.gateway ??
+    gatewayFromEnvironment(logger, { env, documents, secrets: overrides.secrets });
   const eventTableName = requiredEnv('EVENT_TABLE_NAME', env);
   const stateTableName = requiredEnv('STATE_TABLE_NAME', env);
   const settings = parseSettings({

@@ -127,7 +127,12 @@ export interface SenderOverrides extends CompositionOverrides {
 export const composeSender = (env: Environment = process.env, overrides: SenderOverrides = {}) => {
   const { logger, metrics } = observabilityOf('send-messages', overrides);
   const { client: gatewayClient, timeoutMs } =
-    overrides.gateway ?? gatewayFromEnvironment(logger, { env, documents: overrides.documents });
+    overrides.gateway ??
+    gatewayFromEnvironment(logger, {
+      env,
+      documents: overrides.documents,
+      secrets: overrides.secrets,
+    });
   const queueUrl = requiredEnv('SEND_QUEUE_URL', env);
   const retentionDays = integerEnv('EVENT_RETENTION_DAYS', 35, { min: 8, max: 3_650 }, env);
   const acceptedEvents = booleanEnv('ACCEPTED_EVENTS', false, env);

@@ -87,6 +87,7 @@ const gatewayClientsOf = (
   const { client, hosts, tokens, timeoutMs } = gatewayFromEnvironment(logger, {
     env,
     documents: overrides.documents,
+    secrets: overrides.secrets,
   });
   return {
     trackingUrls: client,

@@ -13,7 +13,7 @@ import { type RefreshResult, type RefreshTokenDeps, refreshToken } from './refre
 export interface RefreshTokenOverrides extends CompositionOverrides {
   /** The gateway's authentication API; the `GATEWAY_*_URL` variables are then not read. */
   readonly auth?: GatewayAuthApi;
-  /** The gateway credentials; GATEWAY_CREDENTIALS_SECRET_ARN (or the local pair) is then not read. */
+  /** The gateway credentials; GATEWAY_CREDENTIALS_SECRET_ARN is then not read. */
   readonly credentials?: () => Promise<GatewayCredentials>;
 }
 
@@ -49,7 +49,7 @@ export const composeRefreshToken = (
       client: overrides.documents,
     }),
     auth,
-    credentials: overrides.credentials ?? gatewayCredentialsFromEnvironment(env),
+    credentials: overrides.credentials ?? gatewayCredentialsFromEnvironment(env, overrides.secrets),
     now: Date.now,
     logger,
   };

@@ -1,4 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
 import { GatewayAuthApi } from '../commons/gateway/gateway-auth.ts';
@@ -16,6 +17,8 @@ export interface GatewayFromEnvironmentOptions {
   readonly env?: Environment;
   /** The state table's client (the local run's endpoint). @default the shared document client */
   readonly documents?: DynamoDBDocumentClient | undefined;
+  /** The credentials secret's client (the local run's endpoint). @default the container's own */
+  readonly secrets?: SecretsManagerClient | undefined;
 }
 
 /**
@@ -40,7 +43,7 @@ export const gatewayFromEnvironment = (
   // The shared token kept by refresh-token; a crowd of containers re-authenticates once.
   const tokens = stateTableTokenProvider(requiredEnv('STATE_TABLE_NAME', env), {
     auth,
-    credentials: gatewayCredentialsFromEnvironment(env),
+    credentials: gatewayCredentialsFromEnvironment(env, options.secrets),
     logger,
     // The re-authentication lease outlasts one authentication call at this timeout.
     authTimeoutMs: timeoutMs,

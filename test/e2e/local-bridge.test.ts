@@ -147,8 +147,10 @@ describe('the local bridge end to end', () => {
     const snapshot = bridge.sim.snapshot();
     expect(snapshot.reports.webhook.duplicatePosts).toBeGreaterThan(0);
     expect(snapshot.reports.webhook.retries).toBeGreaterThan(0);
-    expect(bridge.fauxqs.inspectQueue('msgbridge-send-dlq')?.messages.ready ?? []).toEqual([]);
-    expect(bridge.poisoned).toEqual([]);
+    expect(bridge.fauxqs.inspectQueue(bridge.queues.sendDlq.name)?.messages.ready ?? []).toEqual(
+      [],
+    );
+    expect(bridge.publisherFailureCount()).toBe(0);
     const attachments = bridge.bus.details('Inbound Attachment Stored');
     expect(attachments.map((e) => e.data.sizeBytes).sort()).toEqual([
       20_000, 20_001, 20_002, 20_003,

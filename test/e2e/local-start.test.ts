@@ -137,20 +137,25 @@ describe('npm start', () => {
     expect(demoCode).toBe(1);
     expect(demo.output()).toContain(NOT_RUNNING);
     expect(demo.output()).not.toMatch(/^\s+at /m);
-    expect(first.output()).toMatch(/kept 1 message\(s\) of msgbridge-send for the next start/);
+    expect(first.output()).toMatch(
+      /kept 1 message\(s\) of msgbridge-sendpipelinesendqueue\w+ for the next start/,
+    );
 
     // Act 3: the next start puts the waiting send back on the queue.
     const third = run('local/start.ts');
     await waitForOutput(third, 'msgbridge is running locally', 150_000);
-    const next = JSON.parse(readFileSync(file, 'utf8')) as { sqs: string };
-    const queue = (await (await fetch(`${next.sqs}/_fauxqs/queues/msgbridge-send`)).json()) as {
+    const next = JSON.parse(readFileSync(file, 'utf8')) as { sqs: string; sendQueue: string };
+    const queueName = next.sendQueue.split('/').at(-1);
+    const queue = (await (await fetch(`${next.sqs}/_fauxqs/queues/${queueName}`)).json()) as {
       messages: { delayed: Array<{ body: string }> };
     };
     third.child.kill('SIGINT');
     await third.exited;
 
     // Assess 3
-    expect(third.output()).toMatch(/restored 1 message\(s\) of msgbridge-send from the last run/);
+    expect(third.output()).toMatch(
+      /restored 1 message\(s\) of msgbridge-sendpipelinesendqueue\w+ from the last run/,
+    );
     expect(queue.messages.delayed.map((message) => message.body)).toEqual([WAITING]);
   }, 360_000);
 });

@@ -257,8 +257,11 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
           STATE_TABLE_NAME: { Ref: id(stack.stateTable) },
           ATTACHMENT_BUCKET: { Ref: id(stack.inboundAttachments.bucket) },
           ATTACHMENT_PREFIX: 'inbound/',
+          // No extra content host: content URLs may name only the gateway's own hosts.
+          ATTACHMENT_CONTENT_HOSTS: '',
           EVENT_RETENTION_DAYS: '35',
           ...gatewayCallerEnvironment(id(stack.credentials)),
+          ...(fn === stack.inboundAttachments.sweepAttachments ? { SWEEP_MARGIN_MS: '60000' } : {}),
         });
         expect(defaults.resource(fn).Properties).toMatchObject({ Timeout: 300, MemorySize: 512 });
       }

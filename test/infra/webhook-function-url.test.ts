@@ -173,8 +173,8 @@ describe('function-URL settings', () => {
       const id = logicalId(stack, fn);
       expect(template.toJSON().Resources[id].Properties.ReservedConcurrentExecutions).toBe(25);
       expect(environmentOf(template, id)).toMatchObject({ MAX_BODY_BYTES: '262144' });
-      // No allowlist configured: the receivers get none (every source, the secret authenticates).
-      expect(environmentOf(template, id)).not.toHaveProperty('ALLOWED_SOURCE_CIDRS');
+      // No allowlist configured: every source (`*`), the path secret authenticates.
+      expect(environmentOf(template, id)).toMatchObject({ ALLOWED_SOURCE_CIDRS: '*' });
     }
   }, 300_000);
 
@@ -276,13 +276,15 @@ describe('function-URL settings', () => {
       expect(template.toJSON().Resources[id].Properties).not.toHaveProperty(
         'ReservedConcurrentExecutions',
       );
-      expect(environmentOf(template, id)).toMatchObject({ MAX_BODY_BYTES: '6291456' });
-      expect(Object.keys(environmentOf(template, id))).not.toContain('ALLOWED_SOURCE_CIDRS');
+      expect(environmentOf(template, id)).toMatchObject({
+        MAX_BODY_BYTES: '6291456',
+        ALLOWED_SOURCE_CIDRS: '*',
+      });
     }
     expect(Object.keys(template.toJSON().Outputs)).not.toContain('WebhookStageUrl');
   }, 300_000);
 
-  it('keeps the REST API as an option, with unreserved receivers that get neither setting', () => {
+  it('keeps the REST API as an option, with unreserved receivers set to every source and Lambda’s payload limit', () => {
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const stack = new MsgbridgeStack(app, 'msgbridge-rest-api', {
       gateway: TEST_GATEWAY,
@@ -298,8 +300,12 @@ describe('function-URL settings', () => {
       expect(template.toJSON().Resources[id].Properties).not.toHaveProperty(
         'ReservedConcurrentExecutions',
       );
-      expect(Object.keys(environmentOf(template, id))).not.toContain('MAX_BODY_BYTES');
-      expect(Object.keys(environmentOf(template, id))).not.toContain('ALLOWED_SOURCE_CIDRS');
+      // Every variable the receivers read is set whatever the front (the template rules check
+      // it); the REST API's resource policy and its 10 MB limit act before either is read.
+      expect(environmentOf(template, id)).toMatchObject({
+        MAX_BODY_BYTES: '6291456',
+        ALLOWED_SOURCE_CIDRS: '*',
+      });
     }
     expect(Object.keys(template.toJSON().Outputs)).toContain('WebhookStageUrl');
   }, 300_000);

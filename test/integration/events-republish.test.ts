@@ -2,21 +2,28 @@
  * The publisher and `msgbridge events republish` against DynamoDB Local, through the real stream:
  * the local stream poller (Lambda's retry rules) feeds publish-events, whose bus keeps refusing
  * two events; the mark of one of them cannot be written (an unprocessed batch item), so that one
- * ends in the on-failure destination, the other is marked `unpublished`. Then the CLI, through
- * the local bridge's publisher route, publishes both from the table — each event on the bus once.
+ * ends in the on-failure destination (an SQS queue, with Lambda's invocation record pointing at
+ * the stream), the other is marked `unpublished`. Then the CLI, reading that queue and the stream
+ * and putting events through EventBridge's API as on a deployed stack, publishes both from the
+ * table — each event on the bus once.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Target } from '../../cli/target.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { DynamoDbPublishLedger } from '../../functions/events/dynamodb-publish-ledger.ts';
 import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/store-ports.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import { type LocalJsonServices, startLocalJsonServices } from '../../local/aws/json-services.ts';
 import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
-import { publisherControl } from '../../local/publisher-control.ts';
+import { LOCAL_REGION, localClientConfig } from '../../local/dynamodb-local.ts';
 import { republishLocally } from '../../local/republish.ts';
 import type { StreamPoller } from '../../local/stream-poller.ts';
 import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.ts';
@@ -51,6 +58,10 @@ let dynamo: LocalDynamoDb;
 let poller: StreamPoller;
 let webhooks: WebhookServer;
 let documents: DynamoDBDocumentClient;
+let fauxqs: FauxqsServer;
+let services: LocalJsonServices;
+let sqs: SQSClient;
+let onFailureQueue: { queueUrl: string; queueName: string };
 const bus = new RefusingBus();
 const failed: DynamoDBRecord[] = [];
 const silent = new Logger({ logLevel: 'SILENT' });
@@ -59,6 +70,11 @@ const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
 beforeAll(async () => {
   let streamArn: string;
   ({ server: dynamo, documents, streamArn } = await startWithSharedTables());
+  fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
+  onFailureQueue = fauxqs.createQueue('publisher-on-failure');
+  sqs = new SQSClient(localClientConfig(fauxqs.address));
+  services = await startLocalJsonServices();
+  services.addBus('bus', 'arn:aws:events:ap-northeast-2:000000000000:event-bus/bus', bus);
   const ledger = new DynamoDbPublishLedger('state', documents);
   // The mark of M0000000011 is left unprocessed, every time: the state table "fails" for it.
   const flaky = {
@@ -83,19 +99,21 @@ beforeAll(async () => {
     },
     failed,
     maxRetries: 1,
+    onFailureQueue: { sqs, queueUrl: onFailureQueue.queueUrl },
   });
   webhooks = await startWebhookServer({
     handlers: {
       report: async () => ({ statusCode: 404, body: '' }),
       mo: async () => ({ statusCode: 404, body: '' }),
     },
-    publisher: publisherControl({ bus, failed }),
   });
 });
 
 afterAll(async () => {
   await poller?.stop();
   await webhooks?.close();
+  await services?.close();
+  await fauxqs?.stop();
   await dynamo?.stop();
 });
 
@@ -107,8 +125,12 @@ const localTarget = (): Target =>
       kind: 'local',
       file: '/nonexistent',
       replayUrl: `${webhooks.url}/_bridge/replay`,
-      publisherUrl: `${webhooks.url}/_bridge/publisher`,
+      client: new EventBridgeClient(localClientConfig(services.url)),
+      busName: 'bus',
+      onFailureQueueUrl: onFailureQueue.queueUrl,
+      streams: new DynamoDBStreamsClient(localClientConfig(dynamo.endpoint)),
     },
+    sqs,
     tables: { events: 'events', state: 'state' },
     documents,
   }) as unknown as Target;
@@ -153,7 +175,9 @@ describe('events republish on the local run', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ published: 2, settled: 1, failed: [] });
     expect(bus.entries).toHaveLength(20);
     expect([...bus.copies().values()]).toEqual(Array(20).fill(1));
-    expect(failed).toEqual([]);
+    // The batch the publisher gave up on is settled: its message left the on-failure queue.
+    const left = fauxqs.inspectQueue(onFailureQueue.queueName)?.messages;
+    expect([...(left?.ready ?? []), ...(left?.inflight ?? [])]).toEqual([]);
     const again = await runCli(['events', 'republish', '--yes', '--json'], deps, captureIo());
     expect(JSON.parse(again.stdout)).toMatchObject({ published: 0, settled: 0 });
     expect(bus.entries).toHaveLength(20);
@@ -169,7 +193,9 @@ describe('events republish on the local run', () => {
     bus.refusing = [];
     const result = await republishLocally({
       bus,
-      poisoned: failed,
+      sqs,
+      streams: new DynamoDBStreamsClient(localClientConfig(dynamo.endpoint)),
+      onFailureQueueUrl: onFailureQueue.queueUrl,
       documents,
       tables: { events: 'events', state: 'state' },
     });

@@ -1,46 +1,48 @@
 /**
- * The local run's webhook server over real sockets on 127.0.0.1: no request, however malformed,
- * cut short or large, may take the process down, and each one is answered the way API Gateway or
- * the route's contract would answer it. After every hostile request a normal one still succeeds.
+ * The local run's webhook server over real sockets on 127.0.0.1, behind either front door the
+ * stack can deploy: no request, however malformed, cut short or large, may take the process down,
+ * and each one is answered the way the function URL or API Gateway, or the route's contract, would
+ * answer it. After every hostile request a normal one still succeeds.
  */
 import { connect } from 'node:net';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { webhookRequestOf } from '../../functions/inbound/webhook-request.ts';
 import {
   API_GATEWAY_MAX_BODY_BYTES,
+  FUNCTION_URL_MAX_BODY_BYTES,
   startWebhookServer,
+  type WebhookFrontDoor,
   type WebhookServer,
 } from '../../local/webhook-server.ts';
 
 const SECRET = 'local-secret-0123456789';
 
 let server: WebhookServer;
-let received: APIGatewayProxyEvent[];
+let received: Array<APIGatewayProxyEvent | APIGatewayProxyEventV2>;
 
-const start = async (options: { requestTimeoutMs?: number } = {}) => {
+const start = async (front: WebhookFrontDoor, options: { requestTimeoutMs?: number } = {}) => {
   received = [];
+  // Answers like the real receivers, which read either event: 404 unless the path secret
+  // matches exactly, then 405 to anything but POST.
+  const receiver =
+    (kind: 'report' | 'mo') => async (event: APIGatewayProxyEvent | APIGatewayProxyEventV2) => {
+      received.push(event);
+      const request = webhookRequestOf(event, kind);
+      if (request.secret !== SECRET)
+        return { statusCode: 404, body: JSON.stringify({ message: 'Not Found' }) };
+      if (request.method !== 'POST')
+        return { statusCode: 405, body: JSON.stringify({ message: 'Method Not Allowed' }) };
+      return { statusCode: 200, body: JSON.stringify({ code: '10000', message: 'success' }) };
+    };
   server = await startWebhookServer({
     port: 0,
+    front,
     ...options,
-    handlers: {
-      // Answers like the real receivers: 404 unless the path secret matches exactly.
-      report: async (event) => {
-        received.push(event);
-        return event.pathParameters?.secret === SECRET
-          ? { statusCode: 200, body: JSON.stringify({ code: '10000', message: 'success' }) }
-          : { statusCode: 404, body: JSON.stringify({ message: 'Not Found' }) };
-      },
-      mo: async (event) => {
-        received.push(event);
-        return event.pathParameters?.secret === SECRET
-          ? { statusCode: 200, body: JSON.stringify({ code: '10000', message: 'success' }) }
-          : { statusCode: 404, body: JSON.stringify({ message: 'Not Found' }) };
-      },
-    },
+    handlers: { report: receiver('report'), mo: receiver('mo') },
   });
 };
 
-beforeEach(() => start());
 afterEach(() => server.close());
 
 const port = () => Number(new URL(server.url).port);
@@ -78,7 +80,12 @@ const expectStillServing = async () => {
 
 const status = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
 
-describe('the local webhook server under hostile input', () => {
+describe.each([
+  ['function-url', FUNCTION_URL_MAX_BODY_BYTES],
+  ['rest-api', API_GATEWAY_MAX_BODY_BYTES],
+] as const)('the local webhook server under hostile input, behind the %s front', (front, limit) => {
+  beforeEach(() => start(front));
+
   it.each([
     '/webhooks/%E0%A4%A/report',
     '/webhooks/%/report',
@@ -98,7 +105,10 @@ describe('the local webhook server under hostile input', () => {
   it('hands an undecodable secret to the handler as it came, so the secret check answers', async () => {
     await fetch(`${server.url}/webhooks/%E0%A4%A/report`, { method: 'POST', body: '{}' });
 
-    expect(received.map((event) => event.pathParameters?.secret)).toEqual(['%E0%A4%A']);
+    // API Gateway passes the segment as it came; a function URL passes the raw path.
+    expect(
+      received.map((event) => ('rawPath' in event ? event.rawPath : event.pathParameters?.secret)),
+    ).toEqual([front === 'function-url' ? '/webhooks/%E0%A4%A/report' : '%E0%A4%A']);
   });
 
   it('survives a client that hangs up in the middle of the body', async () => {
@@ -147,11 +157,11 @@ describe('the local webhook server under hostile input', () => {
     await expectStillServing();
   });
 
-  it('answers 413 as API Gateway does to a body announced above its payload limit', async () => {
-    // Act: only the headers are sent; the server must not wait for 10 MB to refuse it.
+  it('answers 413 as the front door does to a body announced above its payload limit', async () => {
+    // Act: only the headers are sent; the server must not wait for the body to refuse it.
     const answer = await raw(
       [
-        `POST /webhooks/${SECRET}/report HTTP/1.1\r\nHost: local\r\nContent-Length: ${API_GATEWAY_MAX_BODY_BYTES + 1}\r\n\r\n`,
+        `POST /webhooks/${SECRET}/report HTTP/1.1\r\nHost: local\r\nContent-Length: ${limit + 1}\r\n\r\n`,
         '{"rsltList":[',
       ],
       { end: false },
@@ -183,7 +193,11 @@ describe('the local webhook server under hostile input', () => {
   it('passes a body just under the payload limit to the handler', async () => {
     const body = `{"rsltList":[],"pad":"${'x'.repeat(1024 * 1024)}"}`;
 
-    const answer = await fetch(server.webhookUrls(SECRET).report, { method: 'POST', body });
+    const answer = await fetch(server.webhookUrls(SECRET).report, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
 
     expect(answer.status).toBe(200);
     expect(received.at(-1)?.body).toBe(body);
@@ -192,7 +206,7 @@ describe('the local webhook server under hostile input', () => {
   it('times out a client that sends its body too slowly, and keeps serving', async () => {
     // Prepare: a short request timeout so the test does not wait 30 s.
     await server.close();
-    await start({ requestTimeoutMs: 300 });
+    await start(front, { requestTimeoutMs: 300 });
     const started = Date.now();
 
     // Act: headers and a byte, then silence, without closing our side.

@@ -18,6 +18,7 @@ import {
   TOKEN_STATE_KEY,
   type TokenStore,
 } from '../../functions/tokens/token-state.ts';
+import { type LocalJsonServices, startLocalJsonServices } from '../../local/aws/json-services.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import {
   LOCAL_CREDENTIALS,
@@ -292,15 +293,25 @@ describe('the refresh-token Lambda', () => {
     succeed: () => {},
   };
 
+  let services: LocalJsonServices;
+  const secretArn =
+    'arn:aws:secretsmanager:ap-northeast-2:000000000000:secret:gateway-credentials-AbCdEf';
+
   beforeAll(async () => {
     realSim = await startSimulator({ ...credentials, failureRate: 0 });
+    // The credentials in a Secrets Manager the entry's own client reaches, as deployed.
+    services = await startLocalJsonServices();
+    services.addSecret({
+      arn: secretArn,
+      name: 'gateway-credentials',
+      value: JSON.stringify(credentials),
+    });
     vi.stubEnv('STATE_TABLE_NAME', TABLE);
     vi.stubEnv('GATEWAY_API_URL', realSim.hosts.api);
     vi.stubEnv('GATEWAY_SEND_URL', realSim.hosts.send);
     vi.stubEnv('GATEWAY_MNT_URL', realSim.hosts.mnt);
-    vi.stubEnv('GATEWAY_API_KEY', credentials.apiKey);
-    vi.stubEnv('GATEWAY_API_PASSWORD', credentials.apiPassword);
-    vi.stubEnv('GATEWAY_CREDENTIALS_SECRET_ARN', '');
+    vi.stubEnv('GATEWAY_CREDENTIALS_SECRET_ARN', secretArn);
+    vi.stubEnv('AWS_ENDPOINT_URL_SECRETS_MANAGER', services.url);
     vi.stubEnv('GATEWAY_TIMEOUT_MS', '2000');
     vi.stubEnv('POWERTOOLS_METRICS_NAMESPACE', 'msgbridge-test');
     vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', dynalite.endpoint);
@@ -312,6 +323,7 @@ describe('the refresh-token Lambda', () => {
   afterAll(async () => {
     vi.unstubAllEnvs();
     await realSim.close();
+    await services.close();
   });
 
   /** Runs the handler and returns its outcome and the EMF metric values it printed. */

@@ -2,7 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
+import {
+  type LocalBridge,
+  type LocalBridgeInstrument,
+  startLocalBridge,
+} from '../../local/bridge.ts';
 import { writeBridgeFile } from '../../local/bridge-file.ts';
 import { runCli } from './cli-gateway.ts';
 
@@ -16,6 +20,8 @@ export interface CliLocalRunOptions {
   readonly name: string;
   /** The simulator's seed. */
   readonly seed: number;
+  /** Faults to inject at the functions' clients (see `LocalBridgeInstrument`). */
+  readonly instrument?: LocalBridgeInstrument;
 }
 
 /**
@@ -25,7 +31,7 @@ export interface CliLocalRunOptions {
  * `stop` (in `afterAll`) stops it and removes the directory. `msgbridge(ARGS…)` runs
  * `msgbridge ARGS… --local DIR` in process on the file system and captures its output.
  */
-export const cliLocalRun = ({ name, seed }: CliLocalRunOptions) => {
+export const cliLocalRun = ({ name, seed, instrument }: CliLocalRunOptions) => {
   const webhookSecret = `${name}-secret-0123456789`;
   const credentials = { apiKey: `${name}-key`, apiPassword: `${name}-password` };
   const dataDir = mkdtempSync(join(tmpdir(), `msgbridge-${name}-`));
@@ -42,6 +48,7 @@ export const cliLocalRun = ({ name, seed }: CliLocalRunOptions) => {
         tpsQuota: 100,
         printEvents: false,
         simulator: { reportDelayMs: 200, failureRate: 0, seed },
+        ...(instrument ? { instrument } : {}),
       });
       await writeBridgeFile(dataDir, bridge, credentials);
       return bridge;

@@ -1,11 +1,13 @@
 /** DynamoDB Local started once per test file (one JVM), and fresh tables for each test. */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
 import { createPublishHandler } from '../../functions/events/publish.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
+import { streamInvocationRecord } from '../../local/aws/event-source-failures.ts';
 import { compileFilterCriteria, criteriaOf } from '../../local/aws/lambda-event-filter.ts';
 import {
   LOCAL_CREDENTIALS,
@@ -106,6 +108,8 @@ export const startPublishingPoller = (
     >;
     readonly failed: DynamoDBRecord[];
     readonly maxRetries?: number;
+    /** Where Lambda's on-failure destination would get its invocation record, as deployed. */
+    readonly onFailureQueue?: { readonly sqs: SQSClient; readonly queueUrl: string };
   },
 ): StreamPoller =>
   startStreamPoller({
@@ -118,8 +122,24 @@ export const startPublishingPoller = (
       maxBatchBytes: 256 * 1024,
       ...options.publish,
     }),
-    onFailure: (records) => {
+    onFailure: async (records, _error, details) => {
       options.failed.push(...records);
+      if (!options.onFailureQueue) return;
+      await options.onFailureQueue.sqs.send(
+        new SendMessageCommand({
+          QueueUrl: options.onFailureQueue.queueUrl,
+          MessageBody: JSON.stringify(
+            streamInvocationRecord({
+              records,
+              shardId: details.shardId,
+              streamArn,
+              functionArn: 'arn:aws:lambda:ap-northeast-2:000000000000:function:publish-events',
+              condition: details.condition,
+              attempts: details.attempts,
+            }),
+          ),
+        }),
+      );
     },
     maxRetries: options.maxRetries,
     pollIntervalMs: 50,

@@ -4,17 +4,21 @@ import { composeReceiver } from '../../functions/inbound/webhook-handler.ts';
 import { decoyProcessEnv } from '../support/decoy-process-env.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { moBody, reportBody } from '../support/gateway-bodies.ts';
+import { webhookSecretHolding } from '../support/secrets-client.ts';
 import { silentObservability } from '../support/silent-observability.ts';
+
+const SECRET = 'env-secret-0123456789';
+const { arn, secrets } = webhookSecretHolding(SECRET);
 
 const ENV = {
   EVENT_TABLE_NAME: 'events-table',
   PAYLOAD_BUCKET: 'payload-bucket',
-  WEBHOOK_SECRET: 'env-secret-0123456789',
+  WEBHOOK_SECRET_ARN: arn,
   EVENT_RETENTION_DAYS: '40',
   STORE_CONCURRENCY: '3',
 };
 
-const observed = silentObservability();
+const observed = { ...silentObservability(), secrets };
 
 const event = (secret: string, body: unknown) =>
   ({
@@ -25,15 +29,15 @@ const event = (secret: string, body: unknown) =>
 
 describe('composeReceiver', () => {
   it('composes a receiver from the environment object it is given, not process.env', async () => {
-    decoyProcessEnv({ WEBHOOK_SECRET: 'process-secret-0123456789', EVENT_RETENTION_DAYS: '90' });
+    decoyProcessEnv({ WEBHOOK_SECRET_ARN: 'arn:decoy', EVENT_RETENTION_DAYS: '90' });
     const store = new FakeEventStore();
 
-    const receiver = composeReceiver('report', ENV, { ...observed, store: () => store });
+    const receiver = composeReceiver('report', ENV, { ...observed, wrapStore: () => store });
 
     expect(receiver.receive.retentionDays).toBe(40);
     expect(receiver.receive.concurrency).toBe(3);
     expect(receiver.logger).toBe(observed.logger);
-    expect((await receiver.handler(event(ENV.WEBHOOK_SECRET, reportBody(2)))).statusCode).toBe(200);
+    expect((await receiver.handler(event(SECRET, reportBody(2)))).statusCode).toBe(200);
     expect(store.ofKind('report')).toHaveLength(2);
     expect(
       (await receiver.handler(event('process-secret-0123456789', reportBody(1)))).statusCode,
@@ -42,9 +46,9 @@ describe('composeReceiver', () => {
 
   it('composes the MO receiver alike, answering code 10000', async () => {
     const store = new FakeEventStore();
-    const receiver = composeReceiver('mo', ENV, { ...observed, store: () => store });
+    const receiver = composeReceiver('mo', ENV, { ...observed, wrapStore: () => store });
 
-    const answer = await receiver.handler(event(ENV.WEBHOOK_SECRET, moBody(1)));
+    const answer = await receiver.handler(event(SECRET, moBody(1)));
 
     expect(JSON.parse(answer.body)).toMatchObject({ code: '10000' });
     expect(store.ofKind('mo')).toHaveLength(1);
@@ -58,10 +62,10 @@ describe('composeReceiver', () => {
     );
   });
 
-  it('fails naming the webhook secret when neither source is set', () => {
-    expect(() => composeReceiver('mo', { ...ENV, WEBHOOK_SECRET: undefined }, observed)).toThrow(
-      /WEBHOOK_SECRET_ARN/,
-    );
+  it('fails naming the webhook secret when it is not set', () => {
+    expect(() =>
+      composeReceiver('mo', { ...ENV, WEBHOOK_SECRET_ARN: undefined }, observed),
+    ).toThrow(/WEBHOOK_SECRET_ARN/);
   });
 
   it('fails naming a malformed EVENT_RETENTION_DAYS', () => {

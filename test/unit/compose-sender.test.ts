@@ -6,8 +6,11 @@ import type { SendGateway } from '../../functions/sending/ports.ts';
 import { composeSender } from '../../functions/sending/queue-record-handler.ts';
 import { RATE_LIMIT_METRICS } from '../../functions/sending/rate-limit-metrics.ts';
 import { decoyProcessEnv } from '../support/decoy-process-env.ts';
+import { gatewayCredentialsHolding } from '../support/secrets-client.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 import { silentObservability } from '../support/silent-observability.ts';
+
+const CREDENTIALS = gatewayCredentialsHolding('bridge', 'secret-password');
 
 const ENV = {
   EVENT_TABLE_NAME: 'events-table',
@@ -19,8 +22,7 @@ const ENV = {
   GATEWAY_API_URL: 'https://api.gateway.example',
   GATEWAY_SEND_URL: 'https://send.gateway.example',
   GATEWAY_MNT_URL: 'https://mnt.gateway.example',
-  GATEWAY_API_KEY: 'test-key',
-  GATEWAY_API_PASSWORD: 'test-password',
+  GATEWAY_CREDENTIALS_SECRET_ARN: CREDENTIALS.arn,
 };
 
 const observed = silentObservability;

@@ -21,19 +21,21 @@ import { composeExportStatistics } from '../../functions/statistics/compose-expo
 import { S3StatisticsSink } from '../../functions/statistics/s3-statistics-sink.ts';
 import { DynamoDbTokenStore } from '../../functions/tokens/adapters/dynamodb-token-store.ts';
 import { composeRefreshToken } from '../../functions/tokens/compose-refresh-token.ts';
+import { gatewayCredentialsHolding } from '../support/secrets-client.ts';
 
 /**
  * Each scheduled Lambda's composition, from an environment object of the test's own (none of
  * these variables is in `process.env`): what the stack sets is read from it, and a missing
  * variable stops the composition with its name, as a cold start would.
  */
+const CREDENTIALS = gatewayCredentialsHolding('bridge', 'secret-password');
+
 const ENV: Environment = {
   GATEWAY_API_URL: 'https://api.gw.example',
   GATEWAY_SEND_URL: 'https://send.gw.example',
   GATEWAY_MNT_URL: 'https://mnt.gw.example',
   GATEWAY_TIMEOUT_MS: '20000',
-  GATEWAY_API_KEY: 'bridge',
-  GATEWAY_API_PASSWORD: 'secret-password',
+  GATEWAY_CREDENTIALS_SECRET_ARN: CREDENTIALS.arn,
   EVENT_TABLE_NAME: 'events',
   STATE_TABLE_NAME: 'state',
   PAYLOAD_BUCKET: 'payloads',
@@ -75,7 +77,7 @@ describe('the compositions read the environment they are given', () => {
 
 describe('composeRefreshToken', () => {
   it('builds the token store, the authentication API and the credentials', async () => {
-    const { deps } = composeRefreshToken(ENV);
+    const { deps } = composeRefreshToken(ENV, { secrets: CREDENTIALS.secrets });
     expect(deps.store).toBeInstanceOf(DynamoDbTokenStore);
     expect(deps.auth).toBeInstanceOf(GatewayAuthApi);
     await expect(deps.credentials()).resolves.toEqual({

@@ -290,7 +290,8 @@ describe('the source allowlist in the receiver', () => {
     const env = {
       EVENT_TABLE_NAME: 'events',
       PAYLOAD_BUCKET: 'payloads',
-      WEBHOOK_SECRET: SECRET.current,
+      WEBHOOK_SECRET_ARN:
+        'arn:aws:secretsmanager:ap-northeast-2:123456789012:secret:webhook-AbCdEf',
       ALLOWED_SOURCE_CIDRS: '203.0.113.0/24,203.0.113.0/33,10.0.0.1',
     };
     expect(() => composeReceiver('report', env)).toThrow(
@@ -331,7 +332,8 @@ describe('the body limit in the receiver', () => {
     const env = {
       EVENT_TABLE_NAME: 'events',
       PAYLOAD_BUCKET: 'payloads',
-      WEBHOOK_SECRET: SECRET.current,
+      WEBHOOK_SECRET_ARN:
+        'arn:aws:secretsmanager:ap-northeast-2:123456789012:secret:webhook-AbCdEf',
     };
     expect(() => composeReceiver('mo', { ...env, MAX_BODY_BYTES: '65536' })).not.toThrow();
     expect(() => composeReceiver('mo', { ...env, MAX_BODY_BYTES: '7000000' })).toThrow(

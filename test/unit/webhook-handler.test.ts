@@ -12,6 +12,7 @@ import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { moBody, reportBody } from '../support/gateway-bodies.ts';
 import { MemoryPayloadStore } from '../support/limited-event-store.ts';
+import { webhookSecretHolding } from '../support/secrets-client.ts';
 import { RECEIVE_SETTINGS } from '../support/webhook-receive-settings.ts';
 
 const SECRET = { current: 'current-secret-0123456789', previous: 'previous-secret-0123456789' };
@@ -185,18 +186,20 @@ describe('the path secret', () => {
     expect(matchesWebhookSecret(`${SECRET.current}x`, SECRET)).toBe(false);
   });
 
-  it('reads the local secret from WEBHOOK_SECRET and refuses a short or missing one', async () => {
-    vi.stubEnv('WEBHOOK_SECRET_ARN', '');
-    vi.stubEnv('WEBHOOK_SECRET', 'local-secret-0123456789');
-    await expect(webhookSecretFromEnvironment()()).resolves.toEqual({
-      current: 'local-secret-0123456789',
+  it('reads the secret WEBHOOK_SECRET_ARN names, and refuses a short one or none', async () => {
+    const { arn, secrets } = webhookSecretHolding('deployed-secret-0123456789');
+    await expect(
+      webhookSecretFromEnvironment({ WEBHOOK_SECRET_ARN: arn }, secrets)(),
+    ).resolves.toEqual({
+      current: 'deployed-secret-0123456789',
     });
 
-    vi.stubEnv('WEBHOOK_SECRET', 'short');
-    expect(() => webhookSecretFromEnvironment()).toThrow(/at least 16/);
+    const short = webhookSecretHolding('short');
+    await expect(
+      webhookSecretFromEnvironment({ WEBHOOK_SECRET_ARN: short.arn }, short.secrets)(),
+    ).rejects.toThrow(/at least 16/);
 
-    vi.stubEnv('WEBHOOK_SECRET', '');
-    expect(() => webhookSecretFromEnvironment()).toThrow(/WEBHOOK_SECRET_ARN/);
+    expect(() => webhookSecretFromEnvironment({})).toThrow(/WEBHOOK_SECRET_ARN/);
   });
 });
 

@@ -1,0 +1,233 @@
+/**
+ * Rules that span resources of a synthesized template, each taken from AWS's documentation of
+ * what the deployed stack does, each a function of the template alone, so a test (and a planted
+ * violation) can show it holds before anyone deploys:
+ *
+ * - **Queue visibility**: the visibility timeout of a queue an SQS event source reads is at least
+ *   six times the function's timeout (Lambda developer guide, "Using Lambda with Amazon SQS").
+ * - **Reserved concurrency**: what the functions reserve leaves Lambda's 100 unreserved
+ *   executions of the account's quota; a quota not stated is a new account's, 10.
+ * - **Egress ports**: every function in a VPC can reach the port of each gateway URL and content
+ *   host it is given, through its security groups' egress rules.
+ * - **Function URL permissions**: each public function URL has both statements Lambda requires,
+ *   `lambda:InvokeFunctionUrl` and `lambda:InvokeFunction` through the function URL.
+ * - **Environment**: every variable a function's composition reads is set for that function.
+ * - **Stream filters**: a filter on a DynamoDB stream compares attribute values as the stream
+ *   delivers them, DynamoDB JSON whose numbers are strings (`{"N": "2"}`), so a `numeric` rule or
+ *   a number literal under an attribute's type key can never match (Lambda developer guide,
+ *   "Using event filtering with a DynamoDB event source").
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { LAMBDA_UNRESERVED_MINIMUM } from '../../lib/webhook-api.ts';
+import { compositionOf, isDeployTimeFunction, recordingEnvironment } from './compositions.ts';
+import type { DeploymentModel } from './deployment-model.ts';
+import { referencedId, resourcesOfType, type StackTemplate } from './template.ts';
+
+/** The concurrency quota of a new account in some Regions: what a quota not stated is taken as. */
+export const NEW_ACCOUNT_CONCURRENCY = 10;
+
+export interface TemplateRuleOptions {
+  /** The account's Lambda concurrency quota, when the deployment states it. */
+  readonly accountConcurrency?: number;
+}
+
+/** Every violation of the rules above, each naming the resources involved. */
+export const templateRuleProblems = (
+  model: DeploymentModel,
+  options: TemplateRuleOptions = {},
+): string[] => [
+  ...queueVisibilityProblems(model.stack),
+  ...reservedConcurrencyProblems(model.stack, options),
+  ...egressPortProblems(model),
+  ...functionUrlPermissionProblems(model.stack),
+  ...environmentProblems(model),
+  ...streamFilterProblems(model.stack),
+];
+
+export const queueVisibilityProblems = (stack: StackTemplate): string[] => {
+  const functions = new Map(stack.functions().map((fn) => [fn.logicalId, fn]));
+  return stack
+    .eventSourceMappings()
+    .filter((mapping) => mapping.kind === 'sqs')
+    .flatMap((mapping) => {
+      const queue = stack.queue(mapping.sourceId);
+      const fn = functions.get(mapping.functionId);
+      if (!fn)
+        return [`${mapping.logicalId}: its function ${mapping.functionId} is not in the template`];
+      return queue.visibilityTimeoutSeconds >= 6 * fn.timeoutSeconds
+        ? []
+        : [
+            `queue ${queue.logicalId}: visibility timeout ${queue.visibilityTimeoutSeconds} s is below 6 × the ${fn.timeoutSeconds} s timeout of ${fn.name}, which reads it (${6 * fn.timeoutSeconds} s at least)`,
+          ];
+    });
+};
+
+export const reservedConcurrencyProblems = (
+  stack: StackTemplate,
+  options: TemplateRuleOptions,
+): string[] => {
+  const reserving = stack.functions().filter((fn) => (fn.reservedConcurrency ?? 0) > 0);
+  const reserved = reserving.reduce((sum, fn) => sum + (fn.reservedConcurrency ?? 0), 0);
+  const quota = options.accountConcurrency ?? NEW_ACCOUNT_CONCURRENCY;
+  if (reserved === 0 || quota - reserved >= LAMBDA_UNRESERVED_MINIMUM) return [];
+  return [
+    `the functions reserve ${reserved} executions (${reserving.map((fn) => `${fn.name} ${fn.reservedConcurrency}`).join(', ')}), but an account quota of ${quota}${options.accountConcurrency === undefined ? ' (a new account’s, no quota being stated)' : ''} leaves Lambda fewer than the ${LAMBDA_UNRESERVED_MINIMUM} unreserved executions it keeps: the deployment would fail`,
+  ];
+};
+
+interface EgressRule {
+  readonly IpProtocol?: string;
+  readonly FromPort?: number;
+  readonly ToPort?: number;
+  readonly CidrIp?: string;
+  readonly CidrIpv6?: string;
+}
+
+/** The TCP ports a function's environment says it calls: each gateway URL's and content host's. */
+const calledPorts = (variables: Readonly<Record<string, string>>): Map<number, string> => {
+  const ports = new Map<number, string>();
+  for (const name of ['GATEWAY_API_URL', 'GATEWAY_SEND_URL', 'GATEWAY_MNT_URL']) {
+    const value = variables[name];
+    if (value === undefined || !URL.canParse(value)) continue;
+    const url = new URL(value);
+    ports.set(Number(url.port || (url.protocol === 'http:' ? 80 : 443)), `${name} ${value}`);
+  }
+  for (const host of (variables.ATTACHMENT_CONTENT_HOSTS ?? '').split(',')) {
+    const trimmed = host.trim();
+    if (trimmed === '' || !URL.canParse(`https://${trimmed}`)) continue;
+    ports.set(Number(new URL(`https://${trimmed}`).port || 443), `content host ${trimmed}`);
+  }
+  return ports;
+};
+
+export const egressPortProblems = (model: DeploymentModel): string[] => {
+  const { stack } = model;
+  return stack.functions().flatMap((fn) => {
+    if (!fn.inVpc) return [];
+    const properties = stack.resource(fn.logicalId).Properties ?? {};
+    const groups = (
+      (properties.VpcConfig as { SecurityGroupIds?: unknown[] }).SecurityGroupIds ?? []
+    )
+      .map(referencedId)
+      .filter((id): id is string => id !== undefined);
+    const rules = groups.flatMap((id) =>
+      ((stack.resource(id).Properties?.SecurityGroupEgress ?? []) as EgressRule[]).filter(
+        (rule) => rule.CidrIp === '0.0.0.0/0' || rule.CidrIpv6 === '::/0',
+      ),
+    );
+    const variables = model.resolve(fn.environment) as Record<string, string>;
+    return [...calledPorts(variables)].flatMap(([port, what]) =>
+      rules.some(
+        (rule) =>
+          (rule.IpProtocol === 'tcp' || rule.IpProtocol === '-1') &&
+          (rule.IpProtocol === '-1' ||
+            ((rule.FromPort ?? 0) <= port && port <= (rule.ToPort ?? 65_535))),
+      )
+        ? []
+        : [
+            `${fn.name} calls ${what} on TCP ${port}, which no egress rule of its security groups (${groups.join(', ') || 'none'}) allows: calls would time out deployed`,
+          ],
+    );
+  });
+};
+
+export const functionUrlPermissionProblems = (stack: StackTemplate): string[] => {
+  const permissions = resourcesOfType(stack.template, 'AWS::Lambda::Permission').map(
+    ([, resource]) => resource.Properties ?? {},
+  );
+  return resourcesOfType(stack.template, 'AWS::Lambda::Url').flatMap(([logicalId, resource]) => {
+    const target = referencedId(resource.Properties?.TargetFunctionArn);
+    if (resource.Properties?.AuthType !== 'NONE') return [];
+    const ofTarget = permissions.filter(
+      (permission) =>
+        referencedId(permission.FunctionName) === target && permission.Principal === '*',
+    );
+    const hasUrlInvoke = ofTarget.some(
+      (permission) =>
+        permission.Action === 'lambda:InvokeFunctionUrl' &&
+        permission.FunctionUrlAuthType === 'NONE',
+    );
+    const hasInvoke = ofTarget.some(
+      (permission) =>
+        permission.Action === 'lambda:InvokeFunction' && permission.InvokedViaFunctionUrl === true,
+    );
+    return [
+      ...(hasUrlInvoke
+        ? []
+        : [
+            `function URL ${logicalId}: no lambda:InvokeFunctionUrl permission for everyone on ${target}`,
+          ]),
+      ...(hasInvoke
+        ? []
+        : [
+            `function URL ${logicalId}: no lambda:InvokeFunction permission (InvokedViaFunctionUrl) on ${target}: Lambda answers 403 to every request`,
+          ]),
+    ];
+  });
+};
+
+const SILENT = new Logger({ logLevel: 'SILENT' });
+
+/**
+ * Composes each function on an environment that records what is read; a variable read and not set
+ * is a problem (an optional one falls back to a default the deployment never chose).
+ */
+export const environmentProblems = (model: DeploymentModel): string[] =>
+  model.stack.functions().flatMap((fn) => {
+    const path = model.stack.resource(fn.logicalId).Metadata?.['aws:cdk:path'];
+    if (isDeployTimeFunction(typeof path === 'string' ? path : undefined)) return [];
+    const variables = model.resolve(fn.environment) as Record<string, string>;
+    const { env, read } = recordingEnvironment(variables);
+    compositionOf(fn.name)(env, {
+      logger: SILENT,
+      metrics: new Metrics({ namespace: 'msgbridge-rules', serviceName: fn.name }),
+    } as never);
+    return [...read]
+      .filter((name) => !Object.hasOwn(variables, name))
+      .map((name) => `${fn.name} reads ${name}, which the template does not set for it`);
+  });
+
+/** DynamoDB JSON's type keys, under which every value is a string (or a list or map of them). */
+const TYPE_KEYS = new Set(['S', 'N', 'B', 'SS', 'NS', 'BS', 'BOOL', 'NULL', 'L', 'M']);
+
+/** Where a pattern asks a stream's attribute value for a number it can never be. */
+const numericRulesUnderTypeKeys = (pattern: unknown, path: readonly string[]): string[] => {
+  if (Array.isArray(pattern)) {
+    const typeKey = path.at(-1);
+    // BOOL and NULL values are JSON booleans: only a number is never one of them.
+    if (typeKey === undefined || !TYPE_KEYS.has(typeKey)) return [];
+    return pattern.some(
+      (rule) =>
+        typeof rule === 'number' ||
+        (typeof rule === 'object' && rule !== null && 'numeric' in rule) ||
+        (typeof rule === 'object' &&
+          rule !== null &&
+          'anything-but' in rule &&
+          [(rule as Record<string, unknown>)['anything-but']]
+            .flat()
+            .some((v) => typeof v === 'number')),
+    )
+      ? [path.join('.')]
+      : [];
+  }
+  if (typeof pattern !== 'object' || pattern === null) return [];
+  return Object.entries(pattern).flatMap(([key, value]) =>
+    key === '$or' && Array.isArray(value)
+      ? value.flatMap((alternative) => numericRulesUnderTypeKeys(alternative, path))
+      : numericRulesUnderTypeKeys(value, [...path, key]),
+  );
+};
+
+export const streamFilterProblems = (stack: StackTemplate): string[] =>
+  stack
+    .eventSourceMappings()
+    .filter((mapping) => mapping.kind === 'dynamodb')
+    .flatMap((mapping) =>
+      (mapping.filterCriteria.Filters ?? []).flatMap((filter) =>
+        numericRulesUnderTypeKeys(JSON.parse(filter.Pattern ?? '{}'), []).map(
+          (where) =>
+            `${mapping.logicalId}: the filter compares ${where} with a number, but a DynamoDB stream delivers attribute values as strings ({"N": "2"}): no record ever matches`,
+        ),
+      ),
+    );

@@ -1,0 +1,192 @@
+/**
+ * What is proven before anyone deploys: cfn-lint on the default and the production-example
+ * templates in every Region they support; the Regions themselves, derived from cfn-lint's data;
+ * and the rules across resources (local/stack/template-rules.ts), each shown to hold on both
+ * templates and to fail on a planted violation.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MsgbridgeStack } from '../../lib/msgbridge-stack.ts';
+import { InvalidPropsError } from '../../lib/props-validation.ts';
+import { REGION_SUPPORT } from '../../lib/region-support.ts';
+import { DeploymentModel } from '../../local/stack/deployment-model.ts';
+import { type SynthesizedTemplate, synthesizeStack } from '../../local/stack/synthesize.ts';
+import { type CfnTemplate, StackTemplate } from '../../local/stack/template.ts';
+import { templateRuleProblems } from '../../local/stack/template-rules.ts';
+import { regionSupport, renderRegionSupport } from '../../scripts/region-support.ts';
+import { cfnLint } from '../support/cfn-lint.ts';
+import { TEST_GATEWAY } from './fixtures/gateway.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const production = () =>
+  JSON.parse(readFileSync(join(root, 'docs', 'examples', 'production-context.json'), 'utf8'));
+
+const modelOf = (template: CfnTemplate) =>
+  new DeploymentModel(new StackTemplate(template), {
+    region: 'ap-northeast-2',
+    account: '123456789012',
+    partition: 'aws',
+    stackName: 'msgbridge',
+  });
+
+/** A deep copy of the template to plant a violation in. */
+const copy = (template: CfnTemplate): CfnTemplate => structuredClone(template) as CfnTemplate;
+
+const ofType = (template: CfnTemplate, type: string) =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+/** The properties of the one resource of `type` whose logical id contains `part`. */
+const propertiesOf = (template: CfnTemplate, type: string, part: string) => {
+  const [, resource] = ofType(template, type).find(([id]) => id.includes(part)) ?? [];
+  if (!resource?.Properties) throw new Error(`no ${type} like ${part}`);
+  return resource.Properties;
+};
+
+const variablesOf = (template: CfnTemplate, part: string) =>
+  (
+    propertiesOf(template, 'AWS::Lambda::Function', part).Environment as {
+      Variables: Record<string, unknown>;
+    }
+  ).Variables;
+
+let defaults: SynthesizedTemplate;
+let example: SynthesizedTemplate;
+
+beforeAll(() => {
+  defaults = synthesizeStack();
+  example = synthesizeStack({ settings: production() });
+});
+
+describe('cfn-lint', () => {
+  it('finds nothing in the default template, in every Region it supports', () => {
+    expect(cfnLint(defaults.file, REGION_SUPPORT.fronts['function-url'].supported)).toEqual([]);
+  });
+
+  it('finds nothing in the production example, in every Region the REST API front supports', () => {
+    expect(cfnLint(example.file, REGION_SUPPORT.fronts['rest-api'].supported)).toEqual([]);
+  });
+
+  it('does find what it reports in a Region the template does not support', () => {
+    const findings = cfnLint(defaults.file, ['me-central-1']);
+    expect(findings.map((finding) => finding.rule)).toContain('E3006');
+  });
+});
+
+describe('supported Regions', () => {
+  it('are what cfn-lint’s Region data says today, in lib/region-support.ts and docs/deploy.md', () => {
+    for (const [path, content] of Object.entries(renderRegionSupport(regionSupport())))
+      expect(readFileSync(join(root, path), 'utf8'), `${path}: run npm run docs:regions`).toBe(
+        content,
+      );
+  });
+
+  it('include Seoul with either front, and leave out a Region without function URLs', () => {
+    expect(REGION_SUPPORT.fronts['function-url'].supported).toContain('ap-northeast-2');
+    expect(REGION_SUPPORT.fronts['rest-api'].supported).toContain('ap-northeast-2');
+    expect(REGION_SUPPORT.fronts['function-url'].supported).not.toContain('me-central-1');
+    expect(REGION_SUPPORT.fronts['rest-api'].supported).toContain('me-central-1');
+  });
+
+  it('refuse a synth for a concrete Region the front cannot deploy in, naming what it lacks', () => {
+    const build = (region: string, front?: 'rest-api') =>
+      new MsgbridgeStack(new App(), `msgbridge-${region}`, {
+        env: { account: '123456789012', region },
+        gateway: TEST_GATEWAY,
+        egress: { mode: 'none' },
+        ...(front ? { webhooks: { front } } : {}),
+      });
+    let problems: readonly string[] = [];
+    try {
+      build('me-central-1');
+    } catch (error) {
+      if (error instanceof InvalidPropsError) problems = error.problems;
+    }
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^msgbridge cannot deploy in me-central-1 with webhooks\.front "function-url": AWS::Lambda::Url does not exist there .*; webhooks\.front "rest-api" works there/,
+      ),
+    ]);
+    expect(build('me-central-1', 'rest-api')).toBeInstanceOf(Stack);
+    expect(build('ap-northeast-2')).toBeInstanceOf(Stack);
+  });
+});
+
+describe('rules across resources', () => {
+  it('hold on the default template and on the production example', () => {
+    expect(templateRuleProblems(modelOf(defaults.template))).toEqual([]);
+    expect(templateRuleProblems(modelOf(example.template))).toEqual([]);
+  });
+
+  it('fail on a queue whose visibility is below six times its consumer’s timeout', () => {
+    const planted = copy(defaults.template);
+    propertiesOf(planted, 'AWS::SQS::Queue', 'sendpipelinesendqueue').VisibilityTimeout = 60;
+    expect(templateRuleProblems(modelOf(planted))).toEqual([
+      expect.stringMatching(
+        /^queue sendpipelinesendqueue\w+: visibility timeout 60 s is below 6 × the 60 s timeout of send-messages/,
+      ),
+    ]);
+  });
+
+  it('fail on a reservation a new account cannot give, and pass it where a stated quota can', () => {
+    const planted = copy(defaults.template);
+    propertiesOf(planted, 'AWS::Lambda::Function', 'receivereports').ReservedConcurrentExecutions =
+      10;
+    expect(templateRuleProblems(modelOf(planted))).toEqual([
+      expect.stringMatching(
+        /^the functions reserve 10 executions \(receive-reports 10\).*new account/,
+      ),
+    ]);
+    expect(templateRuleProblems(modelOf(planted), { accountConcurrency: 1_000 })).toEqual([]);
+  });
+
+  it('fail on a gateway port the egress rules do not open', () => {
+    const planted = copy(defaults.template);
+    variablesOf(planted, 'sendmessages').GATEWAY_SEND_URL = 'https://send.gateway.example:8443';
+    expect(templateRuleProblems(modelOf(planted))).toEqual([
+      expect.stringMatching(
+        /^send-messages calls GATEWAY_SEND_URL https:\/\/send\.gateway\.example:8443 on TCP 8443, which no egress rule/,
+      ),
+    ]);
+  });
+
+  it('fail on a function URL without its lambda:InvokeFunction permission', () => {
+    const planted = copy(defaults.template);
+    const [id] =
+      ofType(planted, 'AWS::Lambda::Permission').find(
+        ([, resource]) => resource.Properties?.InvokedViaFunctionUrl === true,
+      ) ?? [];
+    delete (planted.Resources as Record<string, unknown>)[String(id)];
+    expect(templateRuleProblems(modelOf(planted))).toEqual([
+      expect.stringMatching(/no lambda:InvokeFunction permission \(InvokedViaFunctionUrl\)/),
+    ]);
+  });
+
+  it('fail on a variable a composition reads that the template does not set', () => {
+    const planted = copy(defaults.template);
+    delete variablesOf(planted, 'sweepattachments').SWEEP_MARGIN_MS;
+    expect(templateRuleProblems(modelOf(planted))).toEqual([
+      'sweep-attachments reads SWEEP_MARGIN_MS, which the template does not set for it',
+    ]);
+  });
+
+  it('fail on a stream filter that compares a DynamoDB number with a number', () => {
+    const planted = copy(defaults.template);
+    const filters = (
+      propertiesOf(planted, 'AWS::Lambda::EventSourceMapping', 'fetchattachments')
+        .FilterCriteria as { Filters: { Pattern: string }[] }
+    ).Filters;
+    filters[0] = {
+      Pattern: JSON.stringify({
+        eventName: ['INSERT'],
+        dynamodb: { NewImage: { attachmentCount: { N: [{ numeric: ['>', 0] }] } } },
+      }),
+    };
+    expect(templateRuleProblems(modelOf(planted))).toEqual([
+      expect.stringMatching(
+        /fetchattachments\w+: the filter compares dynamodb\.NewImage\.attachmentCount\.N with a number/,
+      ),
+    ]);
+  });
+});
