@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
+// The tiers that run the bridge replay every AWS call it made against the deployed IAM policies.
+const iamCheck = ['test/support/iam-check.setup.ts'];
+
 export default defineConfig({
   test: {
     projects: [
@@ -7,6 +10,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
+          setupFiles: iamCheck,
           include: ['test/integration/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -15,6 +19,7 @@ export default defineConfig({
       {
         test: {
           name: 'e2e',
+          setupFiles: iamCheck,
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 240_000,
           hookTimeout: 180_000,
@@ -24,6 +29,7 @@ export default defineConfig({
         test: {
           // The operator console in Debian's Chromium against the local run; one browser at a time.
           name: 'browser',
+          setupFiles: iamCheck,
           include: ['test/browser/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
@@ -34,6 +40,7 @@ export default defineConfig({
         test: {
           // The seeded fault-injection run (chaos/run.ts) on fixed seeds; one bridge at a time.
           name: 'chaos',
+          setupFiles: iamCheck,
           include: ['test/chaos/**/*.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 60_000,

@@ -252,13 +252,31 @@ export const injectSqsFaults = (client: SQSClient, plan: FaultPlan, timeScale = 
       if (context.commandName === 'DeleteMessageCommand' && plan.draw('sqs.lostDelete')) {
         return { output: { $metadata: {} }, response: {} } as never;
       }
-      if (context.commandName === 'DeleteMessageBatchCommand' && plan.draw('sqs.lostDelete')) {
+      // In a batch, each entry on its own: the lost ones stay on the queue, answered as deleted.
+      if (context.commandName === 'DeleteMessageBatchCommand') {
         const input = args.input as { Entries?: Array<{ Id?: string }> };
-        const successful = (input.Entries ?? []).map((entry) => ({ Id: entry.Id }));
-        return {
-          output: { $metadata: {}, Successful: successful, Failed: [] },
-          response: {},
-        } as never;
+        const entries = input.Entries ?? [];
+        const lost = entries.filter(() => plan.draw('sqs.lostDelete'));
+        if (lost.length > 0) {
+          const kept = entries.filter((entry) => !lost.includes(entry));
+          const answer =
+            kept.length > 0
+              ? ((await next({ ...args, input: { ...input, Entries: kept } } as never)) as {
+                  output: { Successful?: Array<{ Id?: string }>; Failed?: unknown[] };
+                })
+              : { output: { Successful: [], Failed: [] } };
+          return {
+            output: {
+              $metadata: {},
+              Successful: [
+                ...(answer.output.Successful ?? []),
+                ...lost.map((entry) => ({ Id: entry.Id })),
+              ],
+              Failed: answer.output.Failed ?? [],
+            },
+            response: {},
+          } as never;
+        }
       }
       const result = await next(args);
       if (context.commandName === 'ReceiveMessageCommand') {

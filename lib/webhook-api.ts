@@ -13,7 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { type IKey, ViaServicePrincipal } from 'aws-cdk-lib/aws-kms';
 import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -346,8 +346,22 @@ export class WebhookApi extends Construct {
       });
       // A conditional PutItem is the receivers' only table call, so they get no other action.
       grantTableItemActions(props.eventTable, fn, 'dynamodb:PutItem');
-      // Also kms:Decrypt on the secret's key, through Secrets Manager only (kms:ViaService).
-      props.webhookSecret.grantRead(fn);
+      // GetSecretValue only: `grantRead` would add DescribeSecret, which the receivers never call.
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue'],
+          resources: [
+            props.webhookSecret.secretFullArn ?? `${props.webhookSecret.secretArn}-??????`,
+          ],
+        }),
+      );
+      // kms:Decrypt through Secrets Manager only (kms:ViaService), as `grantRead` grants it.
+      props.webhookSecret.encryptionKey?.grantDecrypt(
+        new ViaServicePrincipal(
+          `secretsmanager.${Stack.of(this).region}.amazonaws.com`,
+          fn.grantPrincipal,
+        ),
+      );
       return fn;
     };
     this.receiveReports = receiver(

@@ -30,6 +30,13 @@ export const BridgeFileSchema = z.looseObject({
   /** The publisher's on-failure queue (what `events republish` reads). */
   publisherFailures: z.url(),
   eventBusName: z.string().min(1),
+  /** The webhook URLs with `<secret>` in place of the secret, as the stack outputs them. */
+  webhookUrlTemplates: z.object({ report: z.string(), mo: z.string() }),
+  /** The synthesized template the run deployed, and each resource's local physical id. */
+  template: z.string().min(1),
+  resources: z.record(z.string(), z.string()),
+  /** The ARNs of the gateway credentials and the webhook secret, on the `services` endpoint. */
+  secrets: z.object({ gatewayCredentials: z.string(), webhook: z.string() }),
   s3: z.url(),
   attachmentBucket: z.string(),
   eventsFile: z.string().min(1),

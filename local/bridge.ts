@@ -30,7 +30,7 @@ import { type SimulatorOptionsInput, startSimulator } from '../simulator/index.t
 import { AwsCallRecorder } from './aws/call-recorder.ts';
 import { startLocalJsonServices } from './aws/json-services.ts';
 import type { InvocationWrapper } from './aws/lambda-runtime.ts';
-import { deployLocally, type FunctionClients } from './deployment.ts';
+import { deployLocally, type FunctionClients, type LocalDeployment } from './deployment.ts';
 import {
   LOCAL_CREDENTIALS,
   LOCAL_REGION,
@@ -162,6 +162,23 @@ const stackSettings = (options: LocalBridgeOptions): Record<string, unknown> => 
   };
 };
 
+/** What an observer of local runs sees of each: its deployment and the AWS calls it made. */
+export interface ObservedBridge {
+  readonly deployment: LocalDeployment;
+  readonly recorder: AwsCallRecorder;
+}
+
+const observers = new Set<(bridge: ObservedBridge) => void>();
+
+/**
+ * Calls `listener` with every local run started from now on in this process (the test tiers
+ * replay each run's AWS calls against the template's IAM policies). Returns the unsubscribe.
+ */
+export const observeBridges = (listener: (bridge: ObservedBridge) => void): (() => void) => {
+  observers.add(listener);
+  return () => observers.delete(listener);
+};
+
 /** Starts every part; `stop()` stops them all, in reverse order. */
 export const startLocalBridge = async (options: LocalBridgeOptions) => {
   const stops: Array<() => Promise<void>> = [];
@@ -204,6 +221,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
 
     // The webhook front door, which the simulator posts to; its functions are set once deployed.
     const receivers: { report?: WebhookFunction; mo?: WebhookFunction } = {};
+    let deployed: LocalDeployment | undefined;
     const front = stack.functionUrlTargets().length > 0 ? 'function-url' : 'rest-api';
     const webhooks = await startWebhookServer({
       port: options.port,
@@ -219,6 +237,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
         },
       },
       replay: (body) => replayOnBus(bus, body),
+      status: () => deployed?.status() ?? { mappings: [], schedules: [] },
     });
     stops.push(() => webhooks.close());
     const urls = webhooks.webhookUrls(options.webhookSecret);
@@ -343,6 +362,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       },
     });
     stops.push(() => deployment.stop());
+    deployed = deployment;
     receivers.report = (event) =>
       deployment.fn('receive-reports').invoke(event) as ReturnType<WebhookFunction>;
     receivers.mo = (event) =>
@@ -370,6 +390,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     const sweep = deployment.fn('sweep-attachments').composed as unknown as Sweep;
     const reconciler = deployment.fn('reconcile-status').composed as unknown as Reconciler;
 
+    for (const observe of observers) observe({ deployment, recorder });
     return {
       sim,
       bus,
@@ -422,6 +443,17 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       urls: {
         reportWebhook: urls.report,
         moWebhook: urls.mo,
+        // As the stack's outputs give them: the secret is read from the secret, not from here.
+        webhookUrlTemplates: {
+          report: `${webhooks.url}/webhooks/<secret>/report`,
+          mo: `${webhooks.url}/webhooks/<secret>/mo`,
+        },
+        template: synthesized.file,
+        resources: deployment.physicalIds(),
+        secrets: {
+          gatewayCredentials: deployment.secretArn('gateway-credentials'),
+          webhook: deployment.secretArn('webhook-secret/secret'),
+        },
         webhooks: webhooks.url,
         simulator: sim.url,
         dynamodb: dynamo.endpoint,

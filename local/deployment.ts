@@ -83,7 +83,10 @@ export interface LocalDeploymentOptions {
 }
 
 export interface LocalDeployment {
+  /** The deployment as run here: local queue URLs and stream ARNs in place of AWS's. */
   readonly model: DeploymentModel;
+  /** The same stack as AWS names it in the target account: its ARNs, for IAM. */
+  readonly deployed: DeploymentModel;
   readonly functions: ReadonlyMap<string, LocalFunction>;
   /** Each stream event source by its function's name. */
   readonly streamSources: ReadonlyMap<string, StreamPoller>;
@@ -96,7 +99,30 @@ export interface LocalDeployment {
   queue(constructId: string): { readonly url: string; readonly arn: string; readonly name: string };
   /** The name of a table, bucket or bus, by its construct path (`event-table`). */
   named(constructId: string): string;
+  /** A secret's ARN by its construct path (`webhook-secret/secret`, `gateway-credentials`). */
+  secretArn(constructId: string): string;
+  /** Every resource's physical id here by its logical id (what ListStackResources lists). */
+  physicalIds(): Record<string, string>;
+  /**
+   * The event source mappings and schedules as Lambda's GetEventSourceMapping and Scheduler's
+   * GetSchedule describe them: `State`, and a mapping's `LastProcessingResult`.
+   */
+  status(): DeploymentStatus;
   stop(): Promise<void>;
+}
+
+export interface DeploymentStatus {
+  readonly mappings: ReadonlyArray<{
+    readonly logicalId: string;
+    readonly functionName: string;
+    readonly state: 'Enabled' | 'Disabled';
+    readonly lastProcessingResult: string;
+  }>;
+  readonly schedules: ReadonlyArray<{
+    readonly logicalId: string;
+    readonly functionName: string;
+    readonly state: 'ENABLED' | 'DISABLED';
+  }>;
 }
 
 const TABLE_TYPES = ['AWS::DynamoDB::GlobalTable', 'AWS::DynamoDB::Table'];
@@ -207,16 +233,21 @@ export const deployLocally = async (options: LocalDeploymentOptions): Promise<Lo
         options.substitutions[name] ?? model.resolveString(value, `${definition.name}.${name}`),
       ]),
     );
-    const clients = options.clientsFor(definition.name);
-    const { env, read } = recordingEnvironment(variables);
-    const composed = compositionOf(definition.name)(env, {
-      documents: clients.documents,
-      s3: clients.s3,
-      sqs: clients.sqs,
-      secrets: clients.secrets,
-      eventBridge: clients.eventBridge,
-      ...options.overridesFor?.(definition.name),
-    } as FunctionOverrides);
+    // One composition per execution environment, each with its own clients, as each Lambda
+    // sandbox creates its own.
+    const compose = () => {
+      const clients = options.clientsFor(definition.name);
+      const { env, read } = recordingEnvironment(variables);
+      const composed = compositionOf(definition.name)(env, {
+        documents: clients.documents,
+        s3: clients.s3,
+        sqs: clients.sqs,
+        secrets: clients.secrets,
+        eventBridge: clients.eventBridge,
+        ...options.overridesFor?.(definition.name),
+      } as FunctionOverrides);
+      return { composed, read };
+    };
     const physical = model.physical(definition.logicalId);
     const fn = localFunction(
       {
@@ -226,8 +257,7 @@ export const deployLocally = async (options: LocalDeploymentOptions): Promise<Lo
         timeoutSeconds: definition.timeoutSeconds,
         memoryMb: definition.memoryMb,
       },
-      composed,
-      read,
+      compose,
       options.wrapInvocation,
     );
     functions.set(definition.name, fn);
@@ -343,6 +373,7 @@ export const deployLocally = async (options: LocalDeploymentOptions): Promise<Lo
 
   return {
     model,
+    deployed: base,
     functions,
     streamSources,
     queueSources,
@@ -362,6 +393,35 @@ export const deployLocally = async (options: LocalDeploymentOptions): Promise<Lo
       model.physical(
         byConstructId(constructId, [...TABLE_TYPES, 'AWS::S3::Bucket', 'AWS::Events::EventBus']),
       ).ref,
+    secretArn: (constructId) =>
+      model.physical(byConstructId(constructId, ['AWS::SecretsManager::Secret'])).ref,
+    physicalIds: () =>
+      Object.fromEntries(
+        Object.keys(stack.template.Resources).map((logicalId) => [
+          logicalId,
+          model.physical(logicalId).ref,
+        ]),
+      ),
+    status: () => ({
+      mappings: stack.eventSourceMappings().map((mapping) => {
+        const fn = fnOf(mapping.functionId);
+        const fatal = streamSources.get(fn.name)?.stats.fatalError;
+        return {
+          logicalId: mapping.logicalId,
+          functionName: fn.name,
+          state: mapping.enabled ? ('Enabled' as const) : ('Disabled' as const),
+          lastProcessingResult: fatal ? `PROBLEM: ${fatal.message}` : 'OK',
+        };
+      }),
+      schedules: stack.schedules().map((schedule) => ({
+        logicalId: schedule.logicalId,
+        functionName: fnOf(schedule.functionId).name,
+        state:
+          schedule.enabled && options.runSchedules !== false
+            ? ('ENABLED' as const)
+            : ('DISABLED' as const),
+      })),
+    }),
     stop: async () => {
       await scheduler.stop();
       await Promise.all([...streamSources.values()].map((source) => source.stop()));

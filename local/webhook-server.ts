@@ -42,6 +42,11 @@ export interface WebhookServerOptions {
    * replay`). Answered only to loopback callers.
    */
   readonly replay?: (body: unknown) => Promise<{ statusCode: number; body: unknown }>;
+  /**
+   * `GET /_bridge/status`: the state of the deployment's event source mappings and schedules
+   * (`msgbridge doctor --local`). Answered only to loopback callers.
+   */
+  readonly status?: () => unknown;
   /** Time a client has to send its headers and whole body. @default 30_000 */
   readonly requestTimeoutMs?: number;
 }
@@ -297,6 +302,10 @@ const control = async (
 ): Promise<APIGatewayProxyResult> => {
   if (!LOOPBACK.has(request.socket.remoteAddress ?? '')) {
     return json(403, { message: 'control routes answer loopback callers only' });
+  }
+  if (path === '/_bridge/status' && options.status) {
+    if (request.method !== 'GET') return json(405, { message: 'Method Not Allowed' });
+    return json(200, options.status());
   }
   const route = path === '/_bridge/replay' ? options.replay : undefined;
   if (route === undefined) return NOT_FOUND;

@@ -2,7 +2,7 @@
 // Runs every test tier in order and ends with one summary line: "N passed, N failed".
 // Lint and type-check count as one check each; the vitest tiers count their tests.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -23,6 +23,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const only = process.argv.slice(2);
 const workDir = mkdtempSync(join(tmpdir(), 'msgbridge-tests-'));
+// Where the tiers that run the bridge leave what their IAM replay checked (test/support/iam-check.setup.ts).
+const iamReports = join(workDir, 'iam');
+process.env.MSGBRIDGE_IAM_REPORT = iamReports;
 let passed = 0;
 let failed = 0;
 const lines = [];
@@ -74,8 +77,47 @@ for (const tier of tiers) {
   );
 }
 
+/**
+ * One line for the IAM replay: the requests checked, and how much of what the roles grant a call
+ * of the run used (a grant never used is a candidate for removal, or a path no test reaches).
+ */
+const iamSummary = () => {
+  if (!existsSync(iamReports)) return undefined;
+  const reports = readdirSync(iamReports).map((name) =>
+    JSON.parse(readFileSync(join(iamReports, name), 'utf8')),
+  );
+  const all = new Set();
+  const used = new Set();
+  const service = new Set();
+  for (const report of reports)
+    for (const grants of report.grants) {
+      for (const grant of grants.all) all.add(grant);
+      for (const grant of grants.used) used.add(grant);
+      for (const grant of grants.service) service.add(grant);
+    }
+  const code = [...all].filter((grant) => !service.has(grant));
+  const unused = code.filter((grant) => !used.has(grant));
+  const byFunction = {};
+  for (const grant of unused) {
+    const [fn, , , action] = grant.split('|');
+    byFunction[fn] = [...(byFunction[fn] ?? []), action];
+  }
+  const checked = reports.reduce((sum, report) => sum + report.checked, 0);
+  const denied = reports.reduce((sum, report) => sum + report.denials, 0);
+  const runs = reports.reduce((sum, report) => sum + report.runs, 0);
+  return [
+    `iam: ${checked} requests of ${runs} local runs in ${reports.length} files replayed against the template's policies, ${denied} denied; ${code.length - unused.length} of ${code.length} action grants used by a call (${service.size} more are the Lambda service's own: logs, X-Ray, network interfaces)`,
+    ...Object.entries(byFunction).map(
+      ([fn, actions]) =>
+        `  not used by any call of ${fn}: ${[...new Set(actions)].sort().join(', ')}`,
+    ),
+  ];
+};
+
+const iam = iamSummary();
 rmSync(workDir, { recursive: true, force: true });
 console.log('');
+for (const line of iam ?? []) console.log(line);
 for (const line of lines) console.log(line);
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

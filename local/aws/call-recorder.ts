@@ -69,14 +69,20 @@ export const summariseInput = (input: unknown): Record<string, unknown> => {
   // The partition key values a DynamoDB call touches (dynamodb:LeadingKeys).
   const leading = leadingKeys(source);
   if (leading.length > 0) picked.LeadingKeys = leading;
-  // Calls on several tables, or on several buses.
+  // Calls on several tables (batches, transactions), each with the partition keys it touches.
   if (typeof source.RequestItems === 'object' && source.RequestItems !== null)
-    picked.Tables = Object.keys(source.RequestItems);
+    picked.Tables = Object.entries(source.RequestItems as Record<string, unknown>).map(
+      ([tableName, request]) => ({ TableName: tableName, LeadingKeys: batchKeys(request) }),
+    );
   if (Array.isArray(source.TransactItems))
     picked.TransactItems = source.TransactItems.map((item) => {
       const [operation, body] = Object.entries(item as Record<string, unknown>)[0] ?? [];
       const table = (body as { TableName?: unknown } | undefined)?.TableName;
-      return { operation, TableName: typeof table === 'string' ? table : undefined };
+      return {
+        operation,
+        TableName: typeof table === 'string' ? table : undefined,
+        LeadingKeys: leadingKeys((body ?? {}) as Record<string, unknown>),
+      };
     });
   if (Array.isArray(source.Entries) && source.Entries.some((entry) => 'EventBusName' in entry))
     picked.EventBusNames = [
@@ -85,29 +91,59 @@ export const summariseInput = (input: unknown): Record<string, unknown> => {
   return picked;
 };
 
+/**
+ * A string attribute's value, marshalled (`{ S: 'X' }`, the DynamoDB client's input) or not (`'X'`,
+ * the document client's, which marshals after this middleware has seen the input).
+ */
+const stringOf = (value: unknown): string | undefined => {
+  if (typeof value === 'string') return value;
+  const marshalled = (value as { S?: unknown } | undefined)?.S;
+  return typeof marshalled === 'string' ? marshalled : undefined;
+};
+
+const keyOf = (value: unknown): string | undefined =>
+  stringOf((value as { pk?: unknown } | undefined)?.pk);
+
+/** The partition keys of one table's part of a BatchGetItem or BatchWriteItem. */
+const batchKeys = (request: unknown): string[] => {
+  const keys = Array.isArray(request)
+    ? request.map((write) => {
+        const each = write as {
+          PutRequest?: { Item?: unknown };
+          DeleteRequest?: { Key?: unknown };
+        };
+        return keyOf(each.PutRequest?.Item ?? each.DeleteRequest?.Key);
+      })
+    : ((request as { Keys?: unknown[] } | undefined)?.Keys ?? []).map(keyOf);
+  return [...new Set(keys.filter((key): key is string => key !== undefined))];
+};
+
 const leadingKeys = (input: Record<string, unknown>): string[] => {
-  const keyOf = (value: unknown): string | undefined => {
-    const pk = (value as { pk?: { S?: unknown } } | undefined)?.pk?.S;
-    return typeof pk === 'string' ? pk : undefined;
-  };
   const found = [keyOf(input.Key), keyOf(input.Item)].filter(
     (key): key is string => key !== undefined,
   );
-  const values = input.ExpressionAttributeValues as Record<string, { S?: unknown }> | undefined;
+  const values = input.ExpressionAttributeValues as Record<string, unknown> | undefined;
   const condition = input.KeyConditionExpression;
   if (typeof condition === 'string' && values) {
     const match = /\bpk\s*=\s*(:\w+)/.exec(condition);
-    const value = match?.[1] ? values[match[1]]?.S : undefined;
+    const value = match?.[1] ? stringOf(values[match[1]]) : undefined;
     if (typeof value === 'string') found.push(value);
   }
   return found;
 };
 
 /** A call's input with each key and object name cut to its prefix, for telling calls apart. */
-const shapeOf = (input: Readonly<Record<string, unknown>>): Record<string, unknown> => ({
-  ...input,
-  ...(typeof input.Key === 'string' ? { Key: input.Key.replace(/[^/]*$/, '') } : {}),
-  ...(Array.isArray(input.LeadingKeys)
-    ? { LeadingKeys: input.LeadingKeys.map((key: string) => key.replace(/#.*$/, '#')) }
-    : {}),
-});
+const shapeOf = (input: unknown): unknown => {
+  if (Array.isArray(input)) return input.map(shapeOf);
+  if (typeof input !== 'object' || input === null) return input;
+  return Object.fromEntries(
+    Object.entries(input).map(([name, value]) => [
+      name,
+      name === 'Key' && typeof value === 'string'
+        ? value.replace(/[^/]*$/, '')
+        : name === 'LeadingKeys' && Array.isArray(value)
+          ? [...new Set(value.map((key: string) => key.replace(/#.*$/, '#')))].sort()
+          : shapeOf(value),
+    ]),
+  );
+};

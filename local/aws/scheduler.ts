@@ -1,11 +1,12 @@
 /**
  * EventBridge Scheduler's rate schedules, invoking their functions asynchronously, with the
  * template's settings: a schedule runs every `rate(...)` once started (the local run starts each
- * at once, as a schedule created with the deployment does), never while it is `DISABLED`. Lambda
- * retries a failed asynchronous invocation up to the function's `MaximumRetryAttempts` (its event
- * invoke config), one minute after the first failure and two minutes after the second, and drops
- * an event older than `MaximumEventAgeInSeconds` (Lambda developer guide, "Asynchronous
- * invocation"). As on Lambda, a run still going when the next is due does not hold that one back:
+ * at once, as a schedule created with the deployment does), never while it is `DISABLED`. The
+ * schedule's own retry policy is for an invocation Lambda did not accept (throttled, say), which
+ * the local run never refuses; a function error is Lambda's to retry: up to the function's
+ * `MaximumRetryAttempts` (its event invoke config, 2 by default), one minute after the first
+ * failure and two minutes after the second, dropping an event older than
+ * `MaximumEventAgeInSeconds` (Lambda developer guide, "Asynchronous invocation"). As on Lambda, a run still going when the next is due does not hold that one back:
  * the functions that must run alone take a lease in the state table.
  */
 import type { AsyncInvokeDefinition, ScheduleDefinition } from '../stack/template.ts';
@@ -37,10 +38,8 @@ export const startScheduler = (
   const attempt = async (fn: ScheduledFunction): Promise<void> => {
     const event = {};
     const firedAt = Date.now();
-    const retries = Math.min(fn.asyncInvoke?.retryAttempts ?? 2, fn.schedule.retryAttempts);
-    const maxAgeMs =
-      Math.min(fn.asyncInvoke?.maxEventAgeSeconds ?? 21_600, fn.schedule.maxEventAgeSeconds) *
-      1_000;
+    const retries = fn.asyncInvoke?.retryAttempts ?? 2;
+    const maxAgeMs = (fn.asyncInvoke?.maxEventAgeSeconds ?? 21_600) * 1_000;
     for (let tries = 0; ; tries += 1) {
       try {
         await fn.invoke(event);

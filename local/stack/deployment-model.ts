@@ -75,6 +75,19 @@ export class DeploymentModel {
     return undefined;
   }
 
+  /**
+   * The same value in `other`, a model of the same stack: a queue URL of this deployment becomes
+   * that queue's URL in the other. Values that name no resource come back unchanged.
+   */
+  translate(value: string, other: DeploymentModel): string {
+    for (const [logicalId, physical] of this.physicals) {
+      if (physical.ref === value) return other.physical(logicalId).ref;
+      for (const [attribute, each] of Object.entries(physical.attributes))
+        if (each === value) return other.physical(logicalId).attributes[attribute] ?? value;
+    }
+    return value;
+  }
+
   /** The template value with every intrinsic function resolved against this deployment. */
   resolve(value: unknown): unknown {
     if (Array.isArray(value)) return value.map((each) => this.resolve(each));
@@ -161,11 +174,13 @@ export class DeploymentModel {
     }
   }
 
+  /**
+   * An attribute of a resource. One this model does not name (a VPC's default security group,
+   * say) stands for itself, `<logical id>.<attribute>`: nothing msgbridge runs reads it, and a
+   * policy that names it names a resource no function calls.
+   */
   private attribute(logicalId: string, attribute: string): string {
-    const value = this.physical(logicalId).attributes[attribute];
-    if (value === undefined)
-      throw new TemplateShapeError(`${logicalId}: no attribute ${attribute} in this model`);
-    return value;
+    return this.physical(logicalId).attributes[attribute] ?? `${logicalId}.${attribute}`;
   }
 
   private name(
@@ -175,8 +190,9 @@ export class DeploymentModel {
   ): PhysicalResource {
     const { region, account, partition, stackName } = this.environment;
     const named = `${stackName}-${logicalId}`;
+    // IAM is global: its ARNs name the account but no Region.
     const arn = (service: string, resource: string, regional = true) =>
-      `arn:${partition}:${service}:${regional ? region : ''}:${regional ? account : ''}:${resource}`;
+      `arn:${partition}:${service}:${regional ? region : ''}:${account}:${resource}`;
     switch (type) {
       case 'AWS::DynamoDB::GlobalTable':
       case 'AWS::DynamoDB::Table': {

@@ -1,18 +1,32 @@
 /**
  * The chaos run's own parts: the fault plan is a function of the seed, the injectors do what
- * they claim (a lost response after a write that happened, a bus call killed after it returned),
+ * they claim (a lost response after a write that happened, a PutEvents call killed after it
+ * returned),
  * and the simulator's HTTP 200 failures and acceptance ledger work.
  */
+
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import {
+  DeleteMessageBatchCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { startFauxqs } from 'fauxqs';
 import { describe, expect, it } from 'vitest';
 import {
   FaultPlan,
-  FaultyBus,
   faultMixFor,
+  injectEventBridgeFaults,
+  injectSqsFaults,
   killableLambda,
   LambdaKilledError,
 } from '../../chaos/faults.ts';
 import { buildWorkload } from '../../chaos/workload.ts';
+import { EventBridgeBus } from '../../functions/events/eventbridge-bus.ts';
 import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/store-ports.ts';
+import { startLocalJsonServices } from '../../local/aws/json-services.ts';
+import { LOCAL_REGION, localClientConfig } from '../../local/dynamodb-local.ts';
 import { startSimulator } from '../../simulator/index.ts';
 
 const entry = (id: string): BusEntry => ({
@@ -30,12 +44,16 @@ class RecordingBus implements EventBus {
   }
 }
 
-const alwaysFaulty = (kind: 'bus.killedAfterPut' | 'bus.partialFailure', seed = 1) => {
+const alwaysFaulty = (
+  kind: 'bus.killedAfterPut' | 'bus.partialFailure' | 'sqs.lostDelete',
+  seed = 1,
+  rate = 1,
+) => {
   const mix = faultMixFor(seed);
   const rates = Object.fromEntries(Object.keys(mix.rates).map((k) => [k, 0]));
   const plan = new FaultPlan(seed, {
     ...mix,
-    rates: { ...(rates as typeof mix.rates), [kind]: 1 },
+    rates: { ...(rates as typeof mix.rates), [kind]: rate },
   });
   plan.armed = true;
   return plan;
@@ -65,10 +83,23 @@ describe('the fault plan', () => {
   });
 });
 
-describe('the faulty bus', () => {
-  it('kills the invocation after PutEvents returned and records those events as the unavoidable case', async () => {
+describe('EventBridge faults on the publisher’s client', () => {
+  /** The EventBridge client of a function, against the local EventBridge endpoint and its bus. */
+  const faultyClient = async (plan: FaultPlan) => {
     const inner = new RecordingBus();
-    const bus = new FaultyBus(inner, alwaysFaulty('bus.killedAfterPut'));
+    const services = await startLocalJsonServices();
+    services.addBus('bus', 'arn:aws:events:ap-northeast-2:000000000000:event-bus/bus', inner);
+    const client = new EventBridgeClient(localClientConfig(services.url));
+    const unavoidable = new Set<string>();
+    injectEventBridgeFaults(client, plan, unavoidable);
+    const bus = new EventBridgeBus('bus', client);
+    return { inner, bus, unavoidable, close: () => services.close() };
+  };
+
+  it('kills the invocation after PutEvents returned and records those events as the unavoidable case', async () => {
+    const { inner, bus, unavoidable, close } = await faultyClient(
+      alwaysFaulty('bus.killedAfterPut'),
+    );
     const handler = killableLambda('publish-events', async (ids: string[]) => {
       await bus.putEvents(ids.map(entry));
       return 'returned';
@@ -77,17 +108,17 @@ describe('the faulty bus', () => {
     await expect(handler(['a', 'b'])).rejects.toBeInstanceOf(LambdaKilledError);
 
     expect(inner.put).toEqual(['a', 'b']);
-    expect([...bus.unavoidable]).toEqual(['a', 'b']);
+    expect([...unavoidable]).toEqual(['a', 'b']);
+    await close();
   });
 
   it('counts the events of earlier calls as unavoidable too when the kill comes mid-batch', async () => {
-    const inner = new RecordingBus();
     const plan = alwaysFaulty('bus.killedAfterPut');
     let calls = 0;
     const secondCallOnly = Object.assign(Object.create(Object.getPrototypeOf(plan)), plan, {
       draw: (kind: string) => kind === 'bus.killedAfterPut' && ++calls === 2,
     }) as FaultPlan;
-    const bus = new FaultyBus(inner, secondCallOnly);
+    const { bus, unavoidable, close } = await faultyClient(secondCallOnly);
     const handler = killableLambda('publish-events', async (ids: string[]) => {
       await bus.putEvents(ids.slice(0, 2).map(entry));
       await bus.putEvents(ids.slice(2).map(entry));
@@ -96,12 +127,12 @@ describe('the faulty bus', () => {
 
     await expect(handler(['a', 'b', 'c'])).rejects.toBeInstanceOf(LambdaKilledError);
 
-    expect([...bus.unavoidable].sort()).toEqual(['a', 'b', 'c']);
+    expect([...unavoidable].sort()).toEqual(['a', 'b', 'c']);
+    await close();
   });
 
   it('fails some entries of a call and puts only the others', async () => {
-    const inner = new RecordingBus();
-    const bus = new FaultyBus(inner, alwaysFaulty('bus.partialFailure'));
+    const { inner, bus, close } = await faultyClient(alwaysFaulty('bus.partialFailure'));
     const ids = Array.from({ length: 10 }, (_, i) => `e${i}`);
 
     const results = await bus.putEvents(ids.map(entry));
@@ -109,6 +140,47 @@ describe('the faulty bus', () => {
     const failed = ids.filter((_, i) => !results[i]?.ok);
     expect(failed.length).toBeGreaterThan(0);
     expect(inner.put).toEqual(ids.filter((id) => !failed.includes(id)));
+    await close();
+  });
+});
+
+describe('SQS faults on an event source’s client', () => {
+  it('loses the deletes of some entries of a batch: answered as deleted, they stay on the queue', async () => {
+    const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
+    const queue = fauxqs.createQueue('lost-deletes', { attributes: { VisibilityTimeout: '1' } });
+    const sqs = new SQSClient(localClientConfig(fauxqs.address));
+    const plan = alwaysFaulty('sqs.lostDelete', 1, 0.5);
+    injectSqsFaults(sqs, plan);
+    await sqs.send(
+      new SendMessageBatchCommand({
+        QueueUrl: queue.queueUrl,
+        Entries: Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: `m${i}` })),
+      }),
+    );
+    const received = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: queue.queueUrl, MaxNumberOfMessages: 10 }),
+    );
+    const messages = received.Messages ?? [];
+
+    const answer = await sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queue.queueUrl,
+        Entries: messages.map((message, i) => ({
+          Id: String(i),
+          ReceiptHandle: message.ReceiptHandle,
+        })),
+      }),
+    );
+
+    const lost = plan.injected['sqs.lostDelete'] ?? 0;
+    expect(lost).toBeGreaterThan(0);
+    expect(lost).toBeLessThan(messages.length);
+    expect(answer.Successful).toHaveLength(messages.length);
+    expect(answer.Failed ?? []).toEqual([]);
+    const state = fauxqs.inspectQueue('lost-deletes');
+    const left = (state?.messages.ready.length ?? 0) + (state?.messages.inflight.length ?? 0);
+    expect(left).toBe(lost);
+    await fauxqs.stop();
   });
 });
 
