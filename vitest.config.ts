@@ -10,7 +10,6 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          setupFiles: iamCheck,
           include: ['test/integration/**/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -2,6 +2,7 @@ import { pathToFileURL } from 'node:url';
 import { channelsCommands } from './commands/channels.ts';
 import { consoleCommand } from './commands/console.ts';
 import { dlqCommands } from './commands/dlq.ts';
+import { doctorCommand } from './commands/doctor.ts';
 import { eventsCommands } from './commands/events.ts';
 import { optoutCommands } from './commands/optout.ts';
 import { rcsCommands } from './commands/rcs.ts';
@@ -47,6 +48,7 @@ export const COMMANDS: Registry = {
   status: statusCommand,
   trace: traceCommand,
   console: consoleCommand,
+  doctor: doctorCommand,
 };
 
 const usage = (): string =>

@@ -1,9 +1,12 @@
 import { join, resolve } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
+import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -74,8 +77,15 @@ export type TargetEvents =
       readonly streams: DynamoDBStreamsClient;
     };
 
+/** Where a target came from: what `doctor` reads beyond the commands' common parts. */
+export type TargetOrigin =
+  | { readonly kind: 'local'; readonly dir: string; readonly bridge: BridgeFile }
+  | { readonly kind: 'stack'; readonly name: string; readonly region: string | undefined };
+
 export interface Target {
   readonly kind: 'local' | 'stack';
+  /** Set by `resolveTarget`; targets made by hand in tests may leave it out. */
+  readonly origin?: TargetOrigin;
   /** One line naming the target, without any secret: `local run at .local` / `stack X (region)`. */
   describe(): string;
   /** The gateway clients, built on first use. */
@@ -97,6 +107,9 @@ export interface TargetOptions {
 /** AWS clients for a deployed stack; given, they are used instead of new ones (tests). */
 export interface AwsClients {
   readonly cloudFormation?: CloudFormationClient;
+  readonly lambda?: LambdaClient;
+  readonly cloudWatch?: CloudWatchClient;
+  readonly scheduler?: SchedulerClient;
   readonly sqs?: SQSClient;
   readonly eventBridge?: EventBridgeClient;
   readonly dynamodb?: DynamoDBClient;
@@ -217,6 +230,7 @@ const localTarget = async (dir: string, deps: TargetDeps): Promise<Target> => {
   const credentials = { apiKey: bridge.apiKey, apiPassword: bridge.apiPassword };
   return {
     kind: 'local',
+    origin: { kind: 'local', dir, bridge },
     describe: () => `local run at ${resolve(dir)} (gateway simulator ${bridge.simulator})`,
     gateway: once(() =>
       gatewayClients({
@@ -313,6 +327,7 @@ const stackTarget = async (
   };
   return {
     kind: 'stack',
+    origin: { kind: 'stack', name: stack, region },
     describe: () => `stack ${stack}${region === undefined ? '' : ` in ${region}`}`,
     gateway: once(() =>
       gatewayClients({

@@ -26,10 +26,12 @@ import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
 import type { composeReconcileStatus } from '../functions/reconcile/compose-reconcile-status.ts';
 import { reconcileStatusExclusively } from '../functions/reconcile/reconcile-status.ts';
 import type { SendGateway } from '../functions/sending/ports.ts';
+import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 import { type SimulatorOptionsInput, startSimulator } from '../simulator/index.ts';
 import { AwsCallRecorder } from './aws/call-recorder.ts';
 import { startLocalJsonServices } from './aws/json-services.ts';
 import type { InvocationWrapper } from './aws/lambda-runtime.ts';
+import { notifyBridgeObservers } from './bridge-observers.ts';
 import { deployLocally, type FunctionClients, type LocalDeployment } from './deployment.ts';
 import {
   LOCAL_CREDENTIALS,
@@ -130,6 +132,11 @@ const SILENT = new Logger({ logLevel: 'SILENT' });
 // metrics have piled up. An explicit setting in the environment wins.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
+/** The buckets the example messages' MMS attachments are in. */
+const EXAMPLE_ATTACHMENT_BUCKETS = SEND_MESSAGE_EXAMPLES.flatMap(({ message }) =>
+  'attachments' in message ? (message.attachments ?? []).map((each) => each.bucket) : [],
+);
+
 /** The stack settings a local run's options stand for, over those of cdk.json. */
 const stackSettings = (options: LocalBridgeOptions): Record<string, unknown> => {
   const base = (cdkJsonContext().msgbridge ?? {}) as Record<string, unknown>;
@@ -146,6 +153,14 @@ const stackSettings = (options: LocalBridgeOptions): Record<string, unknown> => 
     },
     sending: {
       ...sending,
+      // The example MMS (`npm run demo`) reads its attachment from this bucket: as a deployment
+      // sending it must, the local run lists it, so send-messages' role may read it.
+      attachmentBuckets: [
+        ...new Set([
+          ...((sending.attachmentBuckets ?? []) as string[]),
+          ...EXAMPLE_ATTACHMENT_BUCKETS,
+        ]),
+      ],
       acceptedEvents: options.acceptedEvents ?? false,
       ...(options.maxReceiveCount === undefined
         ? {}
@@ -160,23 +175,6 @@ const stackSettings = (options: LocalBridgeOptions): Record<string, unknown> => 
       : { reconcile: { ...reconcile, afterMinutes: options.reconcileAfterMinutes } }),
     ...options.settings,
   };
-};
-
-/** What an observer of local runs sees of each: its deployment and the AWS calls it made. */
-export interface ObservedBridge {
-  readonly deployment: LocalDeployment;
-  readonly recorder: AwsCallRecorder;
-}
-
-const observers = new Set<(bridge: ObservedBridge) => void>();
-
-/**
- * Calls `listener` with every local run started from now on in this process (the test tiers
- * replay each run's AWS calls against the template's IAM policies). Returns the unsubscribe.
- */
-export const observeBridges = (listener: (bridge: ObservedBridge) => void): (() => void) => {
-  observers.add(listener);
-  return () => observers.delete(listener);
 };
 
 /** Starts every part; `stop()` stops them all, in reverse order. */
@@ -390,7 +388,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     const sweep = deployment.fn('sweep-attachments').composed as unknown as Sweep;
     const reconciler = deployment.fn('reconcile-status').composed as unknown as Reconciler;
 
-    for (const observe of observers) observe({ deployment, recorder });
+    notifyBridgeObservers({ deployment, recorder });
     return {
       sim,
       bus,

@@ -127,17 +127,6 @@ export interface DeploymentStatus {
 
 const TABLE_TYPES = ['AWS::DynamoDB::GlobalTable', 'AWS::DynamoDB::Table'];
 
-/**
- * A resource's construct path below the stack's `MsgBridge` (`send-pipeline/send-queue`,
- * `webhook-secret/secret`), from its path metadata.
- */
-const constructPathOf = (stack: StackTemplate, logicalId: string): string => {
-  const path = stack.resource(logicalId).Metadata?.['aws:cdk:path'];
-  if (typeof path !== 'string') return logicalId;
-  const parts = path.split('/').slice(2);
-  return (parts.at(-1) === 'Resource' ? parts.slice(0, -1) : parts).join('/');
-};
-
 export const deployLocally = async (options: LocalDeploymentOptions): Promise<LocalDeployment> => {
   const { stack, fauxqs, services } = options;
   const region = options.environment.region;
@@ -208,7 +197,7 @@ export const deployLocally = async (options: LocalDeploymentOptions): Promise<Lo
       arn,
       name: arn.replace(/^.*:secret:/, '').replace(/-[0-9a-f]{6}$/, ''),
       value:
-        options.secretValue(constructPathOf(stack, secretId)) ??
+        options.secretValue(stack.constructPath(secretId)) ??
         // What GenerateSecretString leaves: a random string, never the value a reader wants.
         randomBytes(24).toString('base64url'),
       ...(typeof properties.Description === 'string'
@@ -272,7 +261,7 @@ export const deployLocally = async (options: LocalDeploymentOptions): Promise<Lo
   const byConstructId = (constructId: string, types: readonly string[]): string => {
     const found = Object.entries(stack.template.Resources).find(
       ([logicalId, resource]) =>
-        types.includes(resource.Type) && constructPathOf(stack, logicalId) === constructId,
+        types.includes(resource.Type) && stack.constructPath(logicalId) === constructId,
     );
     if (!found) throw new TemplateShapeError(`the stack has no ${types.join('/')} ${constructId}`);
     return found[0];

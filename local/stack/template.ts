@@ -287,6 +287,17 @@ export class StackTemplate {
     return found;
   }
 
+  /**
+   * A resource's construct path below the stack's `MsgBridge` (`send-pipeline/send-queue`,
+   * `webhook-secret/secret`), from its path metadata; its logical id when it has none.
+   */
+  constructPath(logicalId: string): string {
+    const path = this.resource(logicalId).Metadata?.['aws:cdk:path'];
+    if (typeof path !== 'string') return logicalId;
+    const parts = path.split('/').slice(2);
+    return (parts.at(-1) === 'Resource' ? parts.slice(0, -1) : parts).join('/');
+  }
+
   functions(): FunctionDefinition[] {
     return resourcesOfType(this.template, 'AWS::Lambda::Function').map(([logicalId, resource]) => {
       const properties = parse(FunctionSchema, resource.Properties ?? {}, logicalId);

@@ -1,5 +1,5 @@
 /**
- * Setup file of the tiers that run the bridge (integration, e2e, browser, chaos): after each test
+ * Setup file of the tiers that run the bridge (e2e, browser, chaos): after each test
  * file, every AWS call each local run of that file made is replayed against the IAM policies of
  * the template it deployed (test/support/iam-replay.ts). A call the deployed role would refuse
  * fails the file, naming the function, the call and the statement its role lacks.
@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
-import { type ObservedBridge, observeBridges } from '../../local/bridge.ts';
+import { type ObservedBridge, observeBridges } from '../../local/bridge-observers.ts';
 import { describeDenials, replayIam } from './iam-replay.ts';
 
 const runs: ObservedBridge[] = [];

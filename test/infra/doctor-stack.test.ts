@@ -1,0 +1,331 @@
+/**
+ * `msgbridge doctor --stack NAME` on a deployed stack whose AWS clients are mocked around the
+ * stack's real template (synthesized once, as deployed: GetTemplate answers it, ListStackResources
+ * answers each resource's physical id as CloudFormation names it). Each check reads what it
+ * should: a healthy stack passes; a new account's concurrency, a failing mapping, a disabled
+ * schedule, an alarm in ALARM, a message in the send DLQ and the gateway's 20001 to refresh-token
+ * each fail with the fix.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  CloudFormationClient,
+  DescribeStacksCommand,
+  GetTemplateCommand,
+  ListStackResourcesCommand,
+} from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
+import {
+  GetAccountSettingsCommand,
+  GetEventSourceMappingCommand,
+  InvokeCommand,
+  type InvokeCommandOutput,
+  LambdaClient,
+} from '@aws-sdk/client-lambda';
+import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS } from '../../cli/target.ts';
+import { DeploymentModel } from '../../local/stack/deployment-model.ts';
+import { synthesizeStack } from '../../local/stack/synthesize.ts';
+import { StackTemplate } from '../../local/stack/template.ts';
+import { runCli } from '../support/cli-gateway.ts';
+
+const REGION = 'ap-northeast-2';
+const NOW = new Date('2026-11-28T06:00:00Z');
+const WEBHOOK_SECRET = 'doctor-secret-0123456789';
+
+const cloudFormation = mockClient(CloudFormationClient);
+const documents = mockClient(DynamoDBDocumentClient);
+const sqs = mockClient(SQSClient);
+const secrets = mockClient(SecretsManagerClient);
+const lambda = mockClient(LambdaClient);
+const cloudWatch = mockClient(CloudWatchClient);
+const scheduler = mockClient(SchedulerClient);
+
+const synthesized = synthesizeStack({ stackName: 'msgbridge' });
+const stack = new StackTemplate(synthesized.template);
+const model = new DeploymentModel(stack, {
+  region: REGION,
+  account: '123456789012',
+  partition: 'aws',
+  stackName: 'msgbridge',
+});
+const physical = (logicalId: string) => model.physical(logicalId).ref;
+const functionId = (name: string) => stack.functionNamed(name).logicalId;
+const sendDlqUrl = () => {
+  const sendQueue = stack
+    .queues()
+    .find(
+      (queue) =>
+        stack.eventSourceMappings().find((mapping) => mapping.sourceId === queue.logicalId)
+          ?.functionId === functionId('send-messages'),
+    );
+  return physical(sendQueue?.redrive?.deadLetterQueueId ?? '');
+};
+
+/** A function URL's answers: 404 to any secret but the one, then the receivers' contract. */
+let server: Server;
+let base: string;
+beforeAll(async () => {
+  server = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      const [, , secret, kind] = (request.url ?? '').split('/');
+      if (secret !== WEBHOOK_SECRET) {
+        response.writeHead(404).end('{"message":"Not Found"}');
+        return;
+      }
+      if (kind === 'report' && body === '{"rptLst":[]}') response.writeHead(204).end();
+      else if (kind === 'mo' && body === '{"moLst":[]}')
+        response.writeHead(200).end('{"code":"10000","message":"success"}');
+      else response.writeHead(400).end('{"code":"21000"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+const healthy = () => {
+  for (const mock of [cloudFormation, documents, sqs, secrets, lambda, cloudWatch, scheduler])
+    mock.reset();
+  const outputs: Record<string, string> = Object.fromEntries(
+    [...REQUIRED_OUTPUTS, ...OPTIONAL_OUTPUTS].map((name) => [name, `value-of-${name}`]),
+  );
+  Object.assign(outputs, {
+    GatewayHosts: JSON.stringify({
+      api: 'https://a.example',
+      send: 'https://s.example',
+      mnt: 'https://m.example',
+    }),
+    StateTableName: 'msgbridge-state',
+    GatewayCredentialsArn: 'arn:aws:secretsmanager:ap-northeast-2:123456789012:secret:creds',
+    WebhookSecretArn: 'arn:aws:secretsmanager:ap-northeast-2:123456789012:secret:webhook',
+    ReportWebhookUrl: `${base}/webhooks/<secret>/report`,
+    InboundWebhookUrl: `${base}/webhooks/<secret>/mo`,
+    GatewayEgressIps: '203.0.113.10,203.0.113.11',
+  });
+  cloudFormation.on(DescribeStacksCommand).resolves({
+    Stacks: [
+      {
+        StackName: 'msgbridge',
+        CreationTime: NOW,
+        StackStatus: 'UPDATE_COMPLETE',
+        Outputs: Object.entries(outputs).map(([OutputKey, OutputValue]) => ({
+          OutputKey,
+          OutputValue,
+        })),
+      },
+    ],
+  });
+  cloudFormation
+    .on(GetTemplateCommand)
+    .resolves({ TemplateBody: JSON.stringify(synthesized.template) });
+  cloudFormation.on(ListStackResourcesCommand).resolves({
+    StackResourceSummaries: Object.entries(synthesized.template.Resources).map(
+      ([LogicalResourceId, resource]) => ({
+        LogicalResourceId,
+        PhysicalResourceId: physical(LogicalResourceId),
+        ResourceType: resource.Type,
+        LastUpdatedTimestamp: NOW,
+        ResourceStatus: 'UPDATE_COMPLETE',
+      }),
+    ),
+  });
+  secrets
+    .on(GetSecretValueCommand, { SecretId: outputs.GatewayCredentialsArn })
+    .resolves({ SecretString: JSON.stringify({ apiKey: 'k', apiPassword: 'p' }) })
+    .on(GetSecretValueCommand, { SecretId: outputs.WebhookSecretArn })
+    .resolves({ SecretString: JSON.stringify({ current: WEBHOOK_SECRET }) });
+  documents.on(GetCommand).resolves({
+    Item: {
+      pk: 'TOKEN#gateway',
+      token: 't',
+      refreshToken: 'r',
+      accessExpiresAt: NOW.getTime() + 40 * 60_000,
+      refreshExpiresAt: NOW.getTime() + 20 * 3_600_000,
+      version: 3,
+      updatedAt: NOW.getTime() - 4 * 60_000,
+    },
+  });
+  sqs.on(GetQueueAttributesCommand).resolves({
+    Attributes: {
+      ApproximateNumberOfMessages: '0',
+      ApproximateNumberOfMessagesNotVisible: '0',
+      ApproximateNumberOfMessagesDelayed: '0',
+    },
+  });
+  lambda
+    .on(GetEventSourceMappingCommand)
+    .resolves({ State: 'Enabled', LastProcessingResult: 'OK' })
+    .on(GetAccountSettingsCommand)
+    .resolves({
+      AccountLimit: { ConcurrentExecutions: 1_000, UnreservedConcurrentExecutions: 1_000 },
+    });
+  cloudWatch.on(DescribeAlarmsCommand).callsFake((input: { AlarmNames?: string[] }) => ({
+    MetricAlarms: (input.AlarmNames ?? []).map((AlarmName) => ({ AlarmName, StateValue: 'OK' })),
+  }));
+  scheduler.on(GetScheduleCommand).resolves({ State: 'ENABLED' });
+};
+
+const doctor = async (...extra: string[]) => {
+  const { code, stdout, stderr } = await runCli(
+    ['doctor', '--stack', 'msgbridge', '--region', REGION, '--json', ...extra],
+    {
+      now: () => NOW,
+      aws: {
+        cloudFormation: new CloudFormationClient({ region: REGION }),
+        sqs: new SQSClient({ region: REGION }),
+        secretsManager: new SecretsManagerClient({ region: REGION }),
+        lambda: new LambdaClient({ region: REGION }),
+        cloudWatch: new CloudWatchClient({ region: REGION }),
+        scheduler: new SchedulerClient({ region: REGION }),
+      },
+    },
+  );
+  expect(stderr).toBe('');
+  const { checks } = JSON.parse(stdout) as {
+    checks: Array<{ name: string; ok: boolean | null; detail: string; fix?: string }>;
+  };
+  const named = (name: string) => {
+    const found = checks.find((check) => check.name === name);
+    if (!found) throw new Error(`no check ${name}: ${stdout}`);
+    return found;
+  };
+  return { code, checks, named };
+};
+
+beforeEach(() => healthy());
+
+describe('msgbridge doctor --stack', () => {
+  it('passes every check of a healthy stack, reading each resource the template declares', async () => {
+    const { code, checks, named } = await doctor();
+
+    expect(checks.filter((check) => check.ok !== true)).toEqual([]);
+    expect(code).toBe(0);
+    expect(named('egress addresses').detail).toContain('203.0.113.10, 203.0.113.11');
+    expect(named('report webhook').detail).toContain('404 to a wrong secret, 204');
+    // Every mapping, alarm and schedule of the template was asked for by its physical id.
+    expect(
+      lambda
+        .commandCalls(GetEventSourceMappingCommand)
+        .map((call) => call.args[0].input.UUID)
+        .sort(),
+    ).toEqual(
+      stack
+        .eventSourceMappings()
+        .map((mapping) => physical(mapping.logicalId))
+        .sort(),
+    );
+    const alarms = Object.entries(synthesized.template.Resources).filter(
+      ([, resource]) => resource.Type === 'AWS::CloudWatch::Alarm',
+    );
+    expect(named('alarms').detail).toBe(`none of ${alarms.length} in ALARM`);
+    expect(scheduler.commandCalls(GetScheduleCommand)).toHaveLength(stack.schedules().length);
+    // Nothing but reads: no Invoke without --invoke.
+    expect(lambda.commandCalls(InvokeCommand)).toHaveLength(0);
+  });
+
+  it('fails each broken part with its fix', async () => {
+    const publisherMapping = stack
+      .eventSourceMappings()
+      .find((mapping) => mapping.functionId === functionId('publish-events'));
+    lambda
+      .on(GetEventSourceMappingCommand, { UUID: physical(publisherMapping?.logicalId ?? '') })
+      .resolves({ State: 'Enabled', LastProcessingResult: 'PROBLEM: Function call failed' })
+      .on(GetAccountSettingsCommand)
+      .resolves({ AccountLimit: { ConcurrentExecutions: 10, UnreservedConcurrentExecutions: 10 } });
+    const firstSchedule = stack.schedules()[0];
+    scheduler
+      .on(GetScheduleCommand, { Name: physical(firstSchedule?.logicalId ?? '') })
+      .resolves({ State: 'DISABLED' });
+    cloudWatch.on(DescribeAlarmsCommand).callsFake((input: { AlarmNames?: string[] }) => ({
+      MetricAlarms: (input.AlarmNames ?? []).map((AlarmName, index) => ({
+        AlarmName,
+        StateValue: index === 0 ? 'ALARM' : 'OK',
+      })),
+    }));
+    sqs.on(GetQueueAttributesCommand, { QueueUrl: sendDlqUrl() }).resolves({
+      Attributes: { ApproximateNumberOfMessages: '3' },
+    });
+
+    const { code, named } = await doctor();
+
+    expect(code).toBe(1);
+    expect(named('publish-events event source')).toMatchObject({
+      ok: false,
+      detail: 'Enabled, last result PROBLEM: Function call failed',
+    });
+    expect(named('account concurrency')).toMatchObject({
+      ok: false,
+      detail: 'quota 10, only 10 unreserved (Lambda keeps 100)',
+    });
+    expect(named('schedules')).toMatchObject({
+      ok: false,
+      fix: expect.stringContaining('ENABLED'),
+    });
+    expect(named('alarms')).toMatchObject({
+      ok: false,
+      detail: expect.stringMatching(/^in ALARM: /),
+    });
+    expect(named('dead-letter queue of send-messages')).toMatchObject({
+      ok: false,
+      detail: '3 message(s) waiting',
+      fix: expect.stringContaining('msgbridge dlq redrive'),
+    });
+  });
+
+  it('with --invoke, runs refresh-token and reads the gateway’s 20001 as "register these addresses"', async () => {
+    documents.on(GetCommand).resolves({});
+    lambda.on(InvokeCommand).resolves({
+      FunctionError: 'Unhandled',
+      // The SDK wraps the bytes in a blob adapter; the doctor reads them as bytes.
+      Payload: new TextEncoder().encode(
+        JSON.stringify({
+          errorType: 'GatewayAuthError',
+          errorMessage:
+            'POST /auth/v1/token: 20001 IP not allowed: register this egress address in the gateway console',
+        }),
+      ) as InvokeCommandOutput['Payload'],
+    });
+
+    const { code, named } = await doctor('--invoke');
+
+    expect(code).toBe(1);
+    expect(named('gateway token')).toMatchObject({
+      ok: false,
+      detail: 'no token in the state table',
+    });
+    expect(named('egress addresses')).toMatchObject({
+      ok: false,
+      detail: '203.0.113.10, 203.0.113.11: the gateway refuses calls from them (20001)',
+      fix: 'register 203.0.113.10, 203.0.113.11 in the gateway console',
+    });
+    expect(lambda.commandCalls(InvokeCommand)[0]?.args[0].input.FunctionName).toBe(
+      physical(functionId('refresh-token')),
+    );
+  });
+
+  it('finds the credentials secret still holding its generated string', async () => {
+    secrets
+      .on(GetSecretValueCommand, {
+        SecretId: 'arn:aws:secretsmanager:ap-northeast-2:123456789012:secret:creds',
+      })
+      .resolves({ SecretString: 'Zq8-generated-0p' });
+
+    const { named } = await doctor();
+
+    expect(named('gateway credentials')).toMatchObject({
+      ok: false,
+      fix: 'aws secretsmanager put-secret-value --secret-id arn:aws:secretsmanager:ap-northeast-2:123456789012:secret:creds --secret-string \'{"apiKey":"…","apiPassword":"…"}\'',
+    });
+    expect(JSON.stringify(named('gateway credentials'))).not.toContain('Zq8-generated-0p');
+  });
+});
