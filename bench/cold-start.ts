@@ -9,7 +9,7 @@
  * Bundled with `LAMBDA_BUNDLING` (`lib/bundling.ts`), the settings the stack deploys with (ESM,
  * minified, the SDK bundled, an external source map that is not loaded, the `createRequire`
  * banner), except the target: node20, the Node.js that runs here. Each import runs with the
- * environment variables the module reads at cold start set to dummy values, the deployed way
+ * environment variables the synthesized template gives its function, resolved as in an account
  * (secret ARNs, not local credentials); nothing is called at import time. For comparison, the
  * receivers and the sender are also bundled with the AWS SDK left to `node_modules` (as a Lambda
  * that uses the runtime's SDK loads it).
@@ -19,68 +19,49 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { LAMBDA_BUNDLING } from '../lib/bundling.ts';
+import { DeploymentModel } from '../local/stack/deployment-model.ts';
+import { synthesizeStack } from '../local/stack/synthesize.ts';
+import { StackTemplate } from '../local/stack/template.ts';
 import { median, ratio, round, type ScenarioResult } from './report.ts';
 
 const root = join(import.meta.dirname, '..');
 const IMPORT_RUNS = 11;
 
-const ACCOUNT = '123456789012';
-const REPORT_CHECK_QUEUE_URL = `https://sqs.ap-northeast-2.amazonaws.com/${ACCOUNT}/msgbridge-report-checks`;
-const GATEWAY = {
-  GATEWAY_API_URL: 'https://api.gateway.example',
-  GATEWAY_SEND_URL: 'https://send.gateway.example',
-  GATEWAY_MNT_URL: 'https://mnt.gateway.example',
-  GATEWAY_CREDENTIALS_SECRET_ARN: `arn:aws:secretsmanager:ap-northeast-2:${ACCOUNT}:secret:msgbridge-gateway-AbCdEf`,
+/**
+ * What each entry reads at cold start: the environment the synthesized template gives its function,
+ * resolved as a deployment would resolve it (ARNs, queue URLs, table names of an account), with
+ * every optional function deployed (reports by polling and webhook, the statistics export).
+ */
+const deployedEnvironment = (): Record<string, Record<string, string>> => {
+  const { template, stackName } = synthesizeStack({
+    stackName: 'msgbridge',
+    settings: {
+      reportDelivery: 'both',
+      statisticsExport: { messengerChannels: ['@bench'], s3Export: true },
+    },
+  });
+  const stack = new StackTemplate(template);
+  const model = new DeploymentModel(stack, {
+    region: 'ap-northeast-2',
+    account: '123456789012',
+    partition: 'aws',
+    stackName,
+  });
+  return Object.fromEntries(
+    stack
+      .functions()
+      .map((fn) => [
+        fn.name,
+        Object.fromEntries(
+          Object.entries(fn.environment).map(([name, value]) => [
+            name,
+            model.resolveString(value, `${fn.name}.${name}`),
+          ]),
+        ),
+      ]),
+  );
 };
-const TABLES = { EVENT_TABLE_NAME: 'msgbridge-events', STATE_TABLE_NAME: 'msgbridge-state' };
 
-/** What each entry reads at cold start (see the doc comment of each file in `functions/`). */
-const ENVIRONMENT: Record<string, Record<string, string>> = {
-  'receive-reports': {
-    EVENT_TABLE_NAME: TABLES.EVENT_TABLE_NAME,
-    PAYLOAD_BUCKET: 'msgbridge-payloads',
-    WEBHOOK_SECRET_ARN: `arn:aws:secretsmanager:ap-northeast-2:${ACCOUNT}:secret:msgbridge-webhook-AbCdEf`,
-  },
-  'receive-inbound': {
-    EVENT_TABLE_NAME: TABLES.EVENT_TABLE_NAME,
-    PAYLOAD_BUCKET: 'msgbridge-payloads',
-    WEBHOOK_SECRET_ARN: `arn:aws:secretsmanager:ap-northeast-2:${ACCOUNT}:secret:msgbridge-webhook-AbCdEf`,
-  },
-  'publish-events': {
-    EVENT_BUS_NAME: 'msgbridge-events',
-    STATE_TABLE_NAME: TABLES.STATE_TABLE_NAME,
-  },
-  'send-messages': {
-    ...TABLES,
-    ...GATEWAY,
-    SEND_QUEUE_URL: `https://sqs.ap-northeast-2.amazonaws.com/${ACCOUNT}/msgbridge-send`,
-    REPORT_CHECK_QUEUE_URL: REPORT_CHECK_QUEUE_URL,
-    TPS_QUOTA: '100',
-  },
-  'refresh-token': { STATE_TABLE_NAME: TABLES.STATE_TABLE_NAME, ...GATEWAY },
-  'poll-reports': {
-    ...TABLES,
-    ...GATEWAY,
-    REPORT_DELIVERY: 'polling',
-    MO_POLLING: 'off',
-    PAYLOAD_BUCKET: 'msgbridge-payloads',
-    QUARANTINE_BUCKET: 'msgbridge-attachments',
-  },
-  'reconcile-status': {
-    ...TABLES,
-    ...GATEWAY,
-    PAYLOAD_BUCKET: 'msgbridge-payloads',
-    REPORT_CHECK_QUEUE_URL: REPORT_CHECK_QUEUE_URL,
-  },
-  'fetch-attachments': { ...TABLES, ...GATEWAY, ATTACHMENT_BUCKET: 'msgbridge-attachments' },
-  'sweep-attachments': { ...TABLES, ...GATEWAY, ATTACHMENT_BUCKET: 'msgbridge-attachments' },
-  'export-statistics': {
-    ...TABLES,
-    ...GATEWAY,
-    STATISTICS_SETTINGS: JSON.stringify({ messengerChannels: ['@bench'] }),
-    STATISTICS_BUCKET: 'msgbridge-attachments',
-  },
-};
 /** Set for every function, as Lambda sets them (region) or the stack does (namespace). */
 const COMMON_ENVIRONMENT = {
   AWS_REGION: 'ap-northeast-2',
@@ -176,10 +157,11 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
     const emptyEntry = join(dir, 'empty.ts');
     writeFileSync(emptyEntry, 'export const handler = async () => ({ statusCode: 200 });\n');
     const emptyBytes = await bundle(emptyEntry, join(dir, 'empty.mjs'));
+    const environments = deployedEnvironment();
     const deployed: { name: string; file: string; bytes: number }[] = [];
     for (const name of entries()) {
-      if (ENVIRONMENT[name] === undefined)
-        throw new Error(`cold-start: no environment listed for functions/${name}.ts`);
+      if (environments[name] === undefined)
+        throw new Error(`cold-start: the stack deploys no function for functions/${name}.ts`);
       const file = join(dir, `${name}.mjs`);
       deployed.push({
         name,
@@ -200,7 +182,7 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
       { file: join(dir, 'empty.mjs'), environment: {} },
       ...[...deployed, ...external].map(({ name, file }) => ({
         file,
-        environment: ENVIRONMENT[name] ?? {},
+        environment: environments[name] ?? {},
       })),
     ]);
     const emptyImportMs = empty.wall;

@@ -59,6 +59,7 @@ import {
 import { basisTable, modelTables } from './end-to-end-tables.ts';
 import {
   awaitJobFreeWindow,
+  elapseQueueTime,
   roundFronts,
   waitForQuietTables,
   waitUntil,
@@ -84,8 +85,6 @@ const SETTLE_MS = 1_500;
 const MMS_ASSET = { bucket: 'hanbit-mms-assets', key: 'campaigns/2026-12/poster.jpg' };
 /** The local run's RECONCILE_AFTER_MINUTES (the deployed default). */
 const RECONCILE_AFTER_MINUTES = 30;
-/** Seconds a report check received by reconcile-status stays hidden in this run. */
-const CHECK_VISIBILITY_S = 1;
 
 // ---- workload ----
 
@@ -280,10 +279,13 @@ export const runEndToEnd = async (
     // the checks it left are visible again, a run as 31 minutes later. Each less the idle run's
     // fixed work, per recipient, is the reconcile work of a recipient.
     await awaitJobFreeWindow(counter, jobsStartedAt, RECONCILE_RUNS_MS);
+    // The queue's 15-minute delivery delay, passed at once (the checks' queue as deployed).
+    await elapseQueueTime(b.fauxqs, b.sqs, b.queues.reportChecks.name);
     const notDueStart = mark(b, counter, events, meters);
     const notDueRun = await reconcileAt(new Date());
     const notDueEnd = mark(b, counter, events, meters);
-    await sleep(CHECK_VISIBILITY_S * 1_000 + 500);
+    // The checks it hid until due come back.
+    await elapseQueueTime(b.fauxqs, b.sqs, b.queues.reportChecks.name);
     const dueStart = mark(b, counter, events, meters);
     const dueRun = await reconcileAt(new Date(Date.now() + (RECONCILE_AFTER_MINUTES + 1) * 60_000));
     const dueEnd = mark(b, counter, events, meters);

@@ -82,8 +82,10 @@ export const faultMixFor = (seed: number): FaultMix => {
     'dynamodb.lostResponse': between(0.002, 0.01),
     's3.error': between(0.01, 0.05),
     's3.lostResponse': between(0.01, 0.05),
-    'sqs.lostDelete': between(0.03, 0.1),
-    'sqs.visibilityExpiry': between(0.03, 0.1),
+    // Per message: the event source receives and deletes a batch at a time, so a run of a few
+    // dozen sends makes only a few dozen draws of each.
+    'sqs.lostDelete': between(0.15, 0.3),
+    'sqs.visibilityExpiry': between(0.1, 0.2),
     'bus.partialFailure': between(0.05, 0.15),
     'bus.callFailure': between(0.02, 0.08),
     'bus.killedAfterPut': between(0.01, 0.04),

@@ -99,7 +99,7 @@ const iamSummary = () => {
   const unused = code.filter((grant) => !used.has(grant));
   const byFunction = {};
   for (const grant of unused) {
-    const [fn, , , action] = grant.split('|');
+    const [fn, action] = grant.split('|');
     byFunction[fn] = [...(byFunction[fn] ?? []), action];
   }
   const checked = reports.reduce((sum, report) => sum + report.checked, 0);

@@ -48,7 +48,7 @@ export interface IamReplayResult {
   /** Calls that could not be turned into requests, or requests the simulator refused to run. */
   readonly unreadable: readonly string[];
   /**
-   * Action grants of the functions' roles (`function|policy|statement|action`), those a recorded
+   * Action grants of the functions' roles (`function|action`), those a recorded
    * call used, and those only the Lambda service uses on the function's behalf (its logs, traces
    * and network interfaces), which no call of the function's code makes.
    */
@@ -489,44 +489,32 @@ export const replayIam = async (
       };
       // One explanation per action, or a single one when the statement names one action.
       for (const action of [explain.actions ?? []].flat())
-        if (action.matches)
-          used.add(
-            `${request.functionName}|${statement.policyId ?? ''}|${explain.identifier ?? ''}|${action.action}`,
-          );
+        if (action.matches) used.add(`${request.functionName}|${action.action}`);
     }
   }
-  // Every action of every statement of every function role: a grant.
-  const grants: string[] = [];
-  for (const [name, role] of roles) {
-    for (const policy of role.policies) {
-      policy.policy.Statement.forEach((statement, index) => {
-        if (statement.Effect !== 'Allow') return;
-        for (const action of [statement.Action ?? []].flat() as string[])
-          grants.push(`${name}|${policy.name}|${index + 1}|${action}`);
-      });
-    }
-  }
+  // Every action a function's role allows (as its statements name it, wildcards and all): a
+  // grant, by function and action, so that runs of differently configured stacks add up.
+  const grants = new Set<string>();
+  for (const [name, role] of roles)
+    for (const policy of role.policies)
+      for (const statement of policy.policy.Statement)
+        if (statement.Effect === 'Allow')
+          for (const action of [statement.Action ?? []].flat() as string[])
+            grants.add(`${name}|${action}`);
   return {
     checked: requests.size,
     denials,
     unreadable,
     grants: {
-      all: grants,
-      used: grants.filter((grant) => [...used].some((key) => sameGrant(key, grant))),
-      service: grants.filter((grant) => LAMBDA_SERVICE_ACTION.test(grant.split('|')[3] ?? '')),
+      all: [...grants],
+      used: [...grants].filter((grant) => used.has(grant)),
+      service: [...grants].filter((grant) => LAMBDA_SERVICE_ACTION.test(grant.split('|')[1] ?? '')),
     },
   };
 };
 
 /** Actions the Lambda service takes with a function's role: logs, X-Ray, VPC network interfaces. */
 const LAMBDA_SERVICE_ACTION = /^(logs|xray|ec2):/;
-
-/** A used (function, policy, statement, action) against a grant, by statement position or id. */
-const sameGrant = (used: string, grant: string): boolean => {
-  const [fn, , statement, action] = used.split('|');
-  const [grantFn, , grantStatement, grantAction] = grant.split('|');
-  return fn === grantFn && statement === grantStatement && action === grantAction;
-};
 
 /** One line per denial: the function, the call, and the statement its role lacks. */
 export const describeDenials = (denials: readonly IamDenial[]): string =>
