@@ -9,7 +9,10 @@ import { round } from './report.ts';
  * condition) and a rounding helper of its tables.
  */
 
-/** How often the local run's scheduled jobs run (`local/jobs.ts`: token, reconcile, sweep). */
+/**
+ * The local run's schedules fire at start and then at the template's rates, each a whole number of
+ * minutes: a run can start only on a minute from the start.
+ */
 const JOB_PERIOD_MS = 60_000;
 
 /**

@@ -169,6 +169,16 @@ export const runEndToEnd = async (
         ),
       instrument: {
         lambda: (name, handler) => (event) => functionScope.run(name, () => handler(event)),
+        // Every function's own clients (and its event sources'), counted and metered.
+        clients: (clients) => {
+          counter.instrument(clients.dynamodb.middlewareStack, 'DynamoDB');
+          counter.instrument(clients.streams.middlewareStack, 'DynamoDB Streams');
+          counter.instrument(clients.sqs.middlewareStack, 'SQS', sendBatches.observe);
+          counter.instrument(clients.s3.middlewareStack, 'S3');
+          traffic.instrument(clients.dynamodb.middlewareStack, 'DynamoDB');
+          traffic.instrument(clients.sqs.middlewareStack, 'SQS');
+          traffic.instrument(clients.s3.middlewareStack, 'S3');
+        },
       },
       simulator: {
         // The simulator's outcome mix (10% failed, 70% of those delivered by fallback, 2%
@@ -182,19 +192,16 @@ export const runEndToEnd = async (
     const b = bridge;
     sendBatches.queueUrl = b.urls.sendQueue;
     const jobsStartedAt = performance.now();
-    // The local stream poller's checkpoints stand in for the event source mapping's own
-    // bookkeeping, which Lambda does not bill: counted apart, never priced.
+    // The local stream poller's checkpoints (written with the run's own client) stand in for the
+    // event source mapping's own bookkeeping, which Lambda does not bill: counted apart, never
+    // priced. The producers' sends go through the run's SQS client too.
     const checkpoint = checkpointKey('');
     counter.instrument(b.documents.middlewareStack, 'DynamoDB', undefined, (input) => {
       const key = (input.Key ?? input.Item) as { pk?: unknown } | undefined;
       return typeof key?.pk === 'string' && key.pk.startsWith(checkpoint);
     });
-    counter.instrument(b.streams.middlewareStack, 'DynamoDB Streams');
     counter.instrument(b.sqs.middlewareStack, 'SQS', sendBatches.observe);
-    counter.instrument(b.s3.middlewareStack, 'S3');
-    traffic.instrument(b.documents.middlewareStack, 'DynamoDB');
     traffic.instrument(b.sqs.middlewareStack, 'SQS');
-    traffic.instrument(b.s3.middlewareStack, 'S3');
     unwatch = traffic.watchHttp(b.urls.simulator, 'gateway');
     events.attach(b, counter);
     http = new HttpCounter(

@@ -107,10 +107,15 @@ export interface LocalBridgeOptions {
  * injected here reaches the same code a deployed Lambda runs.
  */
 export interface LocalBridgeInstrument {
-  /** Called with the clients of each function before it is composed: add middleware here. */
+  /**
+   * Called with the clients of each execution environment of a function before it is composed,
+   * and of each of its event sources: add middleware here. The DynamoDB client's middleware stack
+   * is its document client's too.
+   */
   readonly clients?: (
     clients: {
       readonly dynamodb: DynamoDBClient;
+      readonly streams: DynamoDBStreamsClient;
       readonly s3: S3Client;
       readonly sqs: SQSClient;
       readonly eventBridge: EventBridgeClient;
