@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 const tiers = [
   { name: 'lint', command: ['npx', 'biome', 'ci', '.'] },
@@ -21,6 +21,9 @@ const tiers = [
 // warning says nothing about the versions under test, and repeated per worker it buries the output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/** The first line of a failure message, shortened to fit a log line. */
+const firstLine = (message) => (message ?? '').split('\n')[0].slice(0, 300);
+
 const only = process.argv.slice(2);
 const workDir = mkdtempSync(join(tmpdir(), 'msgbridge-tests-'));
 // Where the tiers that run the bridge leave what their IAM replay checked (test/support/iam-check.setup.ts).
@@ -29,6 +32,8 @@ process.env.MSGBRIDGE_IAM_REPORT = iamReports;
 let passed = 0;
 let failed = 0;
 const lines = [];
+// The failed tests by name, printed beside the summary so that the end of a log says what failed.
+const failures = [];
 
 for (const tier of tiers) {
   if (only.length > 0 && !only.includes(tier.name)) continue;
@@ -63,7 +68,16 @@ for (const tier of tiers) {
     tierFailed = result.numFailedTests;
     // A suite that failed to load has no tests; count it as a failure so it cannot hide.
     for (const file of result.testResults ?? []) {
-      if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) tierFailed += 1;
+      const path = relative(process.cwd(), file.name ?? '');
+      if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) {
+        tierFailed += 1;
+        failures.push(`  ${tier.name}: ${path}: ${firstLine(file.message) || 'did not load'}`);
+      }
+      for (const test of file.assertionResults ?? [])
+        if (test.status === 'failed')
+          failures.push(
+            `  ${tier.name}: ${path} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`,
+          );
     }
   } catch {
     tierFailed += 1;
@@ -119,5 +133,6 @@ rmSync(workDir, { recursive: true, force: true });
 console.log('');
 for (const line of iam ?? []) console.log(line);
 for (const line of lines) console.log(line);
+if (failures.length > 0) console.log(['failed:', ...failures].join('\n'));
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

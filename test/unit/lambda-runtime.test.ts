@@ -5,7 +5,7 @@
  * timed-out invocation's environment not reused.
  */
 import type { Context } from 'aws-lambda';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type ComposedEnvironment,
   LambdaTimeoutError,
@@ -51,6 +51,10 @@ const probeFunction = (handle?: Probe) => {
 };
 
 describe('the local Lambda runtime', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('composes one environment when the function is deployed and reuses it, warm, for invocations one after another', async () => {
     const { fn, environments } = probeFunction();
     expect(environments()).toBe(1);
@@ -90,19 +94,27 @@ describe('the local Lambda runtime', () => {
   });
 
   it('fails an invocation at its timeout with Sandbox.Timedout and never reuses that environment', async () => {
+    // The clock is virtual: the test says what happens at 1 s, whatever the machine's load.
+    vi.useFakeTimers();
     const { fn, environments } = probeFunction();
 
-    const timedOut = await fn.invoke({ wait: 1_400 }).catch((error: unknown) => error);
+    const pending = fn.invoke({ wait: 1_400 }).catch((error: unknown) => error);
+    await vi.advanceTimersByTimeAsync(1_000);
+    const timedOut = await pending;
 
     expect(timedOut).toBeInstanceOf(LambdaTimeoutError);
     expect((timedOut as Error).name).toBe('Sandbox.Timedout');
     expect((timedOut as Error).message).toBe('Task timed out after 1.00 seconds');
     // The late handler is still running: the next invocation gets a new environment.
-    const next = (await fn.invoke({})) as { environment: number };
+    const nextInvocation = fn.invoke({});
+    await vi.advanceTimersByTimeAsync(0);
+    const next = (await nextInvocation) as { environment: number };
     expect(next.environment).toBe(2);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await vi.advanceTimersByTimeAsync(500);
     // Even once the late handler has finished, its environment stays discarded.
-    await Promise.all([fn.invoke({ wait: 20 }), fn.invoke({ wait: 20 })]);
+    const both = Promise.all([fn.invoke({ wait: 20 }), fn.invoke({ wait: 20 })]);
+    await vi.advanceTimersByTimeAsync(20);
+    await both;
     expect(environments()).toBe(3);
     expect(fn.stats.timeouts).toBe(1);
   });
@@ -120,16 +132,18 @@ describe('the local Lambda runtime', () => {
       };
     });
 
-    const result = await fn.invoke({});
+    vi.useFakeTimers();
+
+    const pending = fn.invoke({});
+    await vi.advanceTimersByTimeAsync(200);
+    const result = await pending;
 
     expect(result).toEqual({
       functionName: 'stack-probe',
       arn: DEFINITION.functionArn,
       memory: '256',
     });
-    expect(seen[0]).toBeLessThanOrEqual(1_000);
-    expect(seen[0]).toBeGreaterThan(900);
-    expect((seen[0] ?? 0) - (seen[1] ?? 0)).toBeGreaterThanOrEqual(150);
+    expect(seen).toEqual([1_000, 800]);
   });
 
   it('hands the handler its own copy of the event, as Lambda hands it JSON', async () => {

@@ -125,9 +125,16 @@ describe('X-Ray subsegments of the Lambda entries', () => {
     const { root, header } = traceHeader(sampled);
     vi.stubEnv('_X_AMZN_TRACE_ID', header);
     const result = await handler(event, context(name));
-    // UDP on loopback: give the last datagrams a moment to arrive.
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const documents = daemon.documents.filter((document) => document.includes(root));
+    // UDP on loopback: wait until the trace's datagrams have stopped arriving for 100 ms (and, for
+    // a sampled trace, at least one has), however slowly a loaded machine delivers them.
+    const ofTrace = () => daemon.documents.filter((document) => document.includes(root));
+    for (let quiet = 0, seen = -1, waited = 0; quiet < 100 && waited < 5_000; waited += 10) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      const count = ofTrace().length;
+      quiet = count === seen && (count > 0 || !sampled) ? quiet + 10 : 0;
+      seen = count;
+    }
+    const documents = ofTrace();
     return { result, documents, parsed: documents.map((d) => JSON.parse(d) as TraceDocument) };
   };
 
