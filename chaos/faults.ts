@@ -14,6 +14,7 @@ import type {
 } from '@aws-sdk/client-eventbridge';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { KEY_PREFIX } from '../functions/commons/table-keys.ts';
 import type { SendGateway } from '../functions/sending/ports.ts';
 import type { Faults } from '../simulator/index.ts';
 import { mulberry32 } from '../simulator/prng.ts';
@@ -188,7 +189,8 @@ export const injectDynamoDbFaults = (client: DynamoDBClient, plan: FaultPlan): v
       // Faults on the publisher's markers (PUBLISH# keys) are counted apart: a duplicate after a
       // partial PutEvents failure whose markers could not be written shows up next to them.
       const onLedger = () => {
-        if (JSON.stringify(args.input).includes('PUBLISH#')) plan.count('dynamodb.onPublishLedger');
+        if (JSON.stringify(args.input).includes(KEY_PREFIX.publish))
+          plan.count('dynamodb.onPublishLedger');
       };
       if (plan.draw('dynamodb.throttle')) {
         onLedger();

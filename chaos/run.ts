@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { eventKeys } from '../functions/commons/table-keys.ts';
 import { type LocalBridge, startLocalBridge } from '../local/bridge.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb-local.ts';
 import { enqueueSend } from '../producer/enqueue-send.ts';
@@ -315,7 +316,7 @@ const post = async (bridge: LocalBridge, body: HostileBody): Promise<number | un
     try {
       const response = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...body.headers },
         body: body.body,
       });
       status = response.status;
@@ -432,7 +433,7 @@ const explainLostSends = async (
         new QueryCommand({
           TableName: bridge.tables.events,
           KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': `SEND#${cliKey}` },
+          ExpressionAttributeValues: { ':pk': eventKeys.send(cliKey) },
         }),
       )
       .then((answer) => (answer.Items ?? []).map((item) => String(item.sk)).join(', '))

@@ -5,6 +5,7 @@
  * and hostile bodies posted straight to the webhook routes.
  */
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
 import type { SendMessageInput } from '../functions/sending/queue-message.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
@@ -16,7 +17,10 @@ import { prng } from './faults.ts';
 export interface HostileBody {
   readonly label: string;
   readonly route: 'report' | 'mo';
-  readonly body: string;
+  /** Text, or bytes posted as they are (a compressed body). */
+  readonly body: string | Uint8Array;
+  /** Request headers besides the JSON content type. */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly sha256: string;
   /** Events naming this body's SHA-256 (quarantined items or parts, an unrecognised body). */
   readonly quarantined: number;
@@ -42,7 +46,10 @@ export interface Workload {
   readonly hostile: readonly HostileBody[];
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+const sha256 = (body: string | Uint8Array) =>
+  createHash('sha256')
+    .update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body)
+    .digest('hex');
 
 const DELIVERIES: readonly ReportDelivery[] = ['webhook', 'polling', 'both'];
 
@@ -194,13 +201,15 @@ const hostileBodies = (seed: number, target: number, random: () => number): Host
   const add = (
     label: string,
     route: 'report' | 'mo',
-    body: string,
+    body: string | Uint8Array,
     expect: { quarantined: number; itemKeys: string[]; refused?: boolean },
+    headers?: Record<string, string>,
   ) =>
     bodies.push({
       label,
       route,
       body,
+      ...(headers ? { headers } : {}),
       sha256: sha256(body),
       quarantined: expect.quarantined,
       itemKeys: expect.itemKeys,
@@ -208,9 +217,60 @@ const hostileBodies = (seed: number, target: number, random: () => number): Host
       repost: random() < 0.3,
     });
 
+  /** A page of `count` valid items of the route, with the keys each must become an event of. */
+  const validPage = (route: 'report' | 'mo', count: number) => {
+    const keys: string[] = [];
+    const page = Array.from({ length: count }, () => {
+      const n = itemCounter++;
+      const value = route === 'report' ? reportItem(seed, n) : moItem(seed, n);
+      keys.push('msgKey' in value ? value.msgKey : value.moKey);
+      return value;
+    });
+    const listField = route === 'report' ? 'rptLst' : 'moLst';
+    const countField = route === 'report' ? 'rptCnt' : 'moCnt';
+    return { page, keys, listField, countField };
+  };
+  // Each class in turn (odd items first), the routes alternating, so that even a short run
+  // meets most classes.
+  const classes = [3, 0, 1, 2, 4, 5, 6] as const;
   for (let index = 0; bodies.length < target; index += 1) {
     const route = index % 2 === 0 ? 'report' : 'mo';
-    switch (Math.floor(index / 2) % 4) {
+    switch (classes[index % classes.length]) {
+      case 4: {
+        // A list given twice: JSON.parse reads the last; the whole body is kept for the first.
+        const earlier = validPage(route, 1);
+        const last = validPage(route, 1 + Math.floor(random() * 2));
+        const text = `{"${last.countField}":${last.page.length},"${last.listField}":${JSON.stringify(earlier.page)},"${last.listField}":${JSON.stringify(last.page)}}`;
+        add('a list given twice', route, text, { quarantined: 1, itemKeys: last.keys });
+        break;
+      }
+      case 5: {
+        const { page, keys, listField, countField } = validPage(route, 2);
+        const text = JSON.stringify({ [countField]: page.length, [listField]: page });
+        add(
+          'gzip body',
+          route,
+          new Uint8Array(gzipSync(text)),
+          { quarantined: 0, itemKeys: keys },
+          {
+            'content-encoding': 'gzip',
+          },
+        );
+        break;
+      }
+      case 6: {
+        const { page, keys, listField, countField } = validPage(route, 1);
+        add(
+          'body behind a byte-order mark',
+          route,
+          `\ufeff${JSON.stringify({ [countField]: page.length, [listField]: page })}`,
+          {
+            quarantined: 0,
+            itemKeys: keys,
+          },
+        );
+        break;
+      }
       case 0:
         add('malformed JSON', route, `{"rptCnt": 2, "rptLst": [{"msgKey": "x${seed}-${index}"`, {
           quarantined: 1,
@@ -225,6 +285,31 @@ const hostileBodies = (seed: number, target: number, random: () => number): Host
           { quarantined: 1, itemKeys: [] },
         );
         break;
+      case 2: {
+        // Keys that shared a table key or an event id before key parts were escaped: msgKeys or
+        // moKeys that differ only in an unpaired surrogate, and a ":" moved between two parts.
+        const n = itemCounter++;
+        const base = route === 'report' ? `HX${seed}-${n}` : `MX${seed}-${n}`;
+        const keys = [`${base}\ud800`, `${base}\udbff`, `${base}:b`, base];
+        const page =
+          route === 'report'
+            ? keys.map((msgKey, at) =>
+                reportItem(seed, n, {
+                  msgKey,
+                  ...(at >= 2 ? { resultCode: at === 2 ? 'c' : 'b:c' } : {}),
+                }),
+              )
+            : keys.map((moKey) => ({ ...moItem(seed, n), moKey }));
+        const body =
+          route === 'report'
+            ? { rptCnt: page.length, rptLst: page }
+            : { moCnt: page.length, moLst: page };
+        add('keys that collided unescaped', route, JSON.stringify(body), {
+          quarantined: 0,
+          itemKeys: keys,
+        });
+        break;
+      }
       default: {
         const valid = 1 + Math.floor(random() * 3);
         const odd = 1 + Math.floor(random() * 2);

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import { maskPhone, maskPhonesDeep, PHONE_FIELDS } from '../functions/commons/helpers/mask.ts';
+import { KEY_PREFIX, parsePartitionKey } from '../functions/commons/table-keys.ts';
 import { storedDetail } from '../functions/events/stored-detail.ts';
 
 /*
@@ -78,10 +79,18 @@ export interface PhoneSearchResult {
   readonly complete: boolean;
 }
 
-const keyOf = (pk: string, data: Record<string, unknown>): PhoneMatch['kind'] | undefined => {
-  if (pk.startsWith('SEND#')) return 'cliKey';
-  if (pk.startsWith('REPORT#')) return typeof data.cliKey === 'string' ? 'cliKey' : 'msgKey';
-  if (pk.startsWith('MO#')) return 'moKey';
+/** The key a match is found by, and its value: a report is found by its cliKey when it has one. */
+const keyOf = (
+  pk: string,
+  data: Record<string, unknown>,
+): { readonly kind: PhoneMatch['kind']; readonly key: string } | undefined => {
+  const parsed = parsePartitionKey(pk);
+  if (parsed.kind === 'send') return { kind: 'cliKey', key: parsed.cliKey };
+  if (parsed.kind === 'report')
+    return typeof data.cliKey === 'string'
+      ? { kind: 'cliKey', key: data.cliKey }
+      : { kind: 'msgKey', key: parsed.msgKey };
+  if (parsed.kind === 'mo') return { kind: 'moKey', key: parsed.moKey };
   return undefined;
 };
 
@@ -102,7 +111,11 @@ export const findByPhone = async (
   for await (const item of scanItems(documents, {
     TableName: table,
     FilterExpression: 'begins_with(pk, :send) OR begins_with(pk, :report) OR begins_with(pk, :mo)',
-    ExpressionAttributeValues: { ':send': 'SEND#', ':report': 'REPORT#', ':mo': 'MO#' },
+    ExpressionAttributeValues: {
+      ':send': KEY_PREFIX.send,
+      ':report': KEY_PREFIX.report,
+      ':mo': KEY_PREFIX.mo,
+    },
   })) {
     scanned += 1;
     if (scanned > maxItems) {
@@ -120,12 +133,9 @@ export const findByPhone = async (
     const data = detail.data ?? {};
     if (!mentions(data, digits)) continue;
     const pk = String(item.pk);
-    const kind = keyOf(pk, data);
-    if (kind === undefined) continue;
-    const key =
-      kind === 'cliKey' && pk.startsWith('REPORT#')
-        ? String(data.cliKey)
-        : pk.slice(pk.indexOf('#') + 1);
+    const match = keyOf(pk, data);
+    if (match === undefined) continue;
+    const { kind, key } = match;
     const entry: PhoneMatch = {
       kind,
       key,

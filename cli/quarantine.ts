@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import { maskPhonesDeep, maskPhonesInText } from '../functions/commons/helpers/mask.ts';
+import { KEY_PREFIX, parsePartitionKey } from '../functions/commons/table-keys.ts';
 import { storedDetail } from '../functions/events/stored-detail.ts';
 
 /*
@@ -38,7 +39,10 @@ export const listQuarantined = async (
   for await (const item of scanItems(documents, {
     TableName: table,
     FilterExpression: 'begins_with(pk, :quarantine) OR begins_with(pk, :unrecognised)',
-    ExpressionAttributeValues: { ':quarantine': 'QUARANTINE#', ':unrecognised': 'UNRECOGNISED#' },
+    ExpressionAttributeValues: {
+      ':quarantine': KEY_PREFIX.quarantine,
+      ':unrecognised': KEY_PREFIX.unrecognised,
+    },
   })) {
     let detail: { metadata?: Record<string, unknown>; data?: Record<string, unknown> } = {};
     try {
@@ -51,7 +55,8 @@ export const listQuarantined = async (
     items.push({
       pk: String(item.pk),
       sk: String(item.sk),
-      kind: String(item.pk).startsWith('QUARANTINE#') ? 'quarantine' : 'unrecognised',
+      kind:
+        parsePartitionKey(String(item.pk)).kind === 'quarantine' ? 'quarantine' : 'unrecognised',
       at: text(item.receivedAt) ?? text(detail.metadata?.receivedAt),
       eventId: text(item.eventId),
       source: text(data.webhook) ?? text(data.source) ?? text(detail.metadata?.via),

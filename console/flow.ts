@@ -1,6 +1,13 @@
 import type { Target } from '../cli/target.ts';
 import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import { maskPhonesDeep } from '../functions/commons/helpers/mask.ts';
+import {
+  KEY_PREFIX,
+  parsePartitionKey,
+  parseRateKey,
+  parseResultKey,
+  SORT_KEY,
+} from '../functions/commons/table-keys.ts';
 import { storedDetail } from '../functions/events/stored-detail.ts';
 import { ACCEPTED_PREFIX } from '../functions/sending/send-record.ts';
 import type { PublishedEvent } from './event-log.ts';
@@ -57,11 +64,11 @@ export const flowSeries = async (
     FilterExpression:
       'begins_with(pk, :send) OR ((begins_with(pk, :report) OR begins_with(pk, :mo) OR begins_with(pk, :quarantine) OR begins_with(pk, :unrecognised)) AND receivedAt >= :since)',
     ExpressionAttributeValues: {
-      ':send': 'SEND#',
-      ':report': 'REPORT#',
-      ':mo': 'MO#',
-      ':quarantine': 'QUARANTINE#',
-      ':unrecognised': 'UNRECOGNISED#',
+      ':send': KEY_PREFIX.send,
+      ':report': KEY_PREFIX.report,
+      ':mo': KEY_PREFIX.mo,
+      ':quarantine': KEY_PREFIX.quarantine,
+      ':unrecognised': KEY_PREFIX.unrecognised,
       ':since': since,
     },
   })) {
@@ -72,9 +79,9 @@ export const flowSeries = async (
     for await (const item of scanItems(target.documents, {
       TableName: target.tables.state,
       FilterExpression: 'begins_with(pk, :rate)',
-      ExpressionAttributeValues: { ':rate': 'RATE#' },
+      ExpressionAttributeValues: { ':rate': KEY_PREFIX.rate },
     })) {
-      const second = Number(String(item.pk).split('#')[1]);
+      const second = parseRateKey(String(item.pk))?.window ?? Number.NaN;
       const used = Number(item.used);
       if (Number.isFinite(second) && Number.isFinite(used))
         perSecond.set(second, (perSecond.get(second) ?? 0) + used);
@@ -93,8 +100,9 @@ const countItem = (item: Item, count: (name: SeriesName, ms: number, by?: number
   const pk = String(item.pk);
   const sk = String(item.sk);
   const at = Date.parse(String(item.receivedAt ?? ''));
-  if (pk.startsWith('SEND#')) {
-    if (sk === 'MESSAGE') {
+  const partition = parsePartitionKey(pk).kind;
+  if (partition === 'send') {
+    if (sk === SORT_KEY.sendRecord) {
       for (const [name, value] of Object.entries(item)) {
         if (!name.startsWith(ACCEPTED_PREFIX) || value === null || typeof value !== 'object')
           continue;
@@ -103,20 +111,20 @@ const countItem = (item: Item, count: (name: SeriesName, ms: number, by?: number
       }
       return;
     }
-    if (sk === 'UNKNOWN') {
+    if (sk === SORT_KEY.unknown) {
       const attempted = Date.parse(String(item.attemptedAt ?? item.receivedAt ?? ''));
       if (Number.isFinite(attempted)) count('unknown', attempted);
       return;
     }
-    if (sk !== 'OUTCOME' || !Number.isFinite(at)) return;
+    if (sk !== SORT_KEY.outcome || !Number.isFinite(at)) return;
     // An accepted outcome published as an event is also in its message's record: counted there.
     if (item.detailType === 'Message Scheduled') count('scheduled', at);
     if (item.detailType === 'Message Rejected') count('rejected', at);
     return;
   }
   if (!Number.isFinite(at)) return;
-  if (pk.startsWith('REPORT#')) {
-    if (!sk.startsWith('RESULT#')) return;
+  if (partition === 'report') {
+    if (parseResultKey(sk) === undefined) return;
     let delivered = false;
     try {
       delivered = JSON.parse(storedDetail(item) ?? '{}').data?.delivered === true;
@@ -126,8 +134,8 @@ const countItem = (item: Item, count: (name: SeriesName, ms: number, by?: number
     count(delivered ? 'delivered' : 'failed', at);
     return;
   }
-  if (pk.startsWith('MO#')) {
-    if (sk === 'MO') count('inbound', at);
+  if (partition === 'mo') {
+    if (sk === SORT_KEY.mo) count('inbound', at);
     return;
   }
   count('quarantined', at);

@@ -1,4 +1,10 @@
 import { byTime, type Trace, type TraceEntry } from '../cli/commands/trace.ts';
+import {
+  parseAttachmentKey,
+  parsePartitionKey,
+  parseResultKey,
+  SORT_KEY,
+} from '../functions/commons/table-keys.ts';
 import type { PublishedEvent } from './event-log.ts';
 import { html, type SafeHtml } from './html.ts';
 
@@ -77,7 +83,7 @@ const stepsOf = (entry: TraceEntry): Step[] => {
   const data = dataOf(entry);
   const item = `${entry.pk} ${entry.sk}`;
   const base = { at: entry.at, item };
-  if (entry.sk === 'MESSAGE') {
+  if (entry.sk === SORT_KEY.sendRecord) {
     const until = Number(data.claimedUntil);
     return [
       {
@@ -120,7 +126,7 @@ const stepsOf = (entry: TraceEntry): Step[] => {
       },
     ];
   }
-  if (entry.sk === 'OUTCOME') {
+  if (entry.sk === SORT_KEY.outcome) {
     const stage: Stage =
       entry.type === 'Message Scheduled'
         ? 'scheduled'
@@ -155,7 +161,7 @@ const stepsOf = (entry: TraceEntry): Step[] => {
       },
     ];
   }
-  if (entry.sk.startsWith('RESULT#')) {
+  if (parseResultKey(entry.sk) !== undefined) {
     const reconciled = entry.via === 'status-query';
     const delivered =
       data.delivered === true
@@ -187,7 +193,7 @@ const stepsOf = (entry: TraceEntry): Step[] => {
       },
     ];
   }
-  if (entry.sk === 'MO') {
+  if (entry.sk === SORT_KEY.mo) {
     return [
       {
         ...base,
@@ -205,7 +211,7 @@ const stepsOf = (entry: TraceEntry): Step[] => {
       },
     ];
   }
-  if (entry.sk.startsWith('ATTACHMENT#')) {
+  if (parseAttachmentKey(entry.sk) !== undefined) {
     return [
       {
         ...base,
@@ -218,7 +224,8 @@ const stepsOf = (entry: TraceEntry): Step[] => {
       },
     ];
   }
-  if (entry.pk.startsWith('QUARANTINE#') || entry.pk.startsWith('UNRECOGNISED#')) {
+  const partition = parsePartitionKey(entry.pk).kind;
+  if (partition === 'quarantine' || partition === 'unrecognised') {
     return [
       {
         ...base,
@@ -232,13 +239,14 @@ const stepsOf = (entry: TraceEntry): Step[] => {
 };
 
 const attachmentsOf = (entries: readonly TraceEntry[]): Attachment[] => {
-  const mo = entries.find((entry) => entry.sk === 'MO');
+  const mo = entries.find((entry) => entry.sk === SORT_KEY.mo);
   const count = Number(dataOf(mo ?? ({ data: {} } as TraceEntry)).attachmentCount ?? 0);
   const byIndex = new Map<number, Attachment>();
   for (const entry of entries) {
-    if (!entry.sk.startsWith('ATTACHMENT#')) continue;
+    const attachment = parseAttachmentKey(entry.sk);
+    if (attachment === undefined) continue;
     const data = dataOf(entry);
-    const index = Number(entry.sk.slice('ATTACHMENT#'.length));
+    const { index } = attachment;
     const s3 = data.s3 as { bucket?: unknown; key?: unknown } | undefined;
     byIndex.set(index, {
       index,

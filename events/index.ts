@@ -42,7 +42,7 @@ export interface EventMetadata {
   /** When msgbridge received it, UTC. */
   receivedAt: string;
   via: 'webhook' | 'polling' | 'status-query' | 'send-queue' | 'statistics-query';
-  /** What makes this event unique: `report:<msgKey>:<resultCode>:<ch>`, `mo:<moKey>`, … */
+  /** What makes this event unique: `report:<msgKey>:<resultCode>:<ch>`, `mo:<moKey>`, …, each part escaped (`%` `%25`, `#` `%23`, `:` `%3A`, an unpaired surrogate `%uD800`, an absent `ch` `-` and the string `-` `%2D`), so two events never share one. */
   idempotencyKey: string;
 }
 

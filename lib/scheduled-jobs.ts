@@ -277,8 +277,14 @@ export class ScheduledJobs extends MonitoredConstruct {
         // Token and leases; the pollers renew their leases (UpdateItem).
         stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS, 'dynamodb:UpdateItem'],
       });
-      // Reports, inbound messages and quarantined items: conditional puts only.
-      grantTableItemActions(props.eventTable, fn, 'dynamodb:PutItem');
+      // Reports, inbound messages and quarantined items: conditional puts, and for a key with an
+      // escaped part the check of its earlier spelling (functions/commons/table-keys.ts).
+      grantTableItemActions(
+        props.eventTable,
+        fn,
+        'dynamodb:PutItem',
+        'dynamodb:ConditionCheckItem',
+      );
       this.pollReports = fn;
       this.pollReportsSchedule = new FunctionSchedule(this, `${services.pollReports}-schedule`, {
         target: fn,

@@ -344,8 +344,14 @@ export class WebhookApi extends Construct {
         logEncryptionKey: props.encryptionKey,
         ...(reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions }),
       });
-      // A conditional PutItem is the receivers' only table call, so they get no other action.
-      grantTableItemActions(props.eventTable, fn, 'dynamodb:PutItem');
+      // A conditional PutItem is the receivers' table call; a key with an escaped part also
+      // checks its earlier spelling in the same transaction (functions/commons/table-keys.ts).
+      grantTableItemActions(
+        props.eventTable,
+        fn,
+        'dynamodb:PutItem',
+        'dynamodb:ConditionCheckItem',
+      );
       // GetSecretValue only: `grantRead` would add DescribeSecret, which the receivers never call.
       fn.addToRolePolicy(
         new PolicyStatement({

@@ -432,7 +432,9 @@ const toFunctionUrlEvent = (
       Array.isArray(value) ? value.join(',') : (value ?? ''),
     ]),
   );
-  const text = TEXT_CONTENT.test(headers['content-type'] ?? '');
+  // A compressed body is a binary payload whatever its content type says of what is inside.
+  const encoded = !/^\s*(identity)?\s*$/i.test(headers['content-encoding'] ?? '');
+  const text = TEXT_CONTENT.test(headers['content-type'] ?? '') && !encoded;
   const now = new Date();
   return {
     version: '2.0',

@@ -90,7 +90,11 @@ Every event msgbridge puts on its bus has source \`msgbridge\` (configurable) an
 - \`type\` (the detail-type), \`version\` (\`"1"\`), \`occurredAt\` (UTC; the gateway's time where it
   gives one), \`receivedAt\` (UTC), \`via\` (\`webhook\`, \`polling\`, \`status-query\`, \`send-queue\` or
   \`statistics-query\`),
-  \`idempotencyKey\`.
+  \`idempotencyKey\`: the event's kind and the parts that identify its fact
+  (\`report:<msgKey>:<resultCode>:<ch>\`, \`mo:<moKey>\`, \`send:<cliKey>\`, …). Each part is escaped
+  (\`%\` as \`%25\`, \`#\` as \`%23\`, \`:\` as \`%3A\`, an unpaired UTF-16 surrogate as \`%uD800\`…, an absent
+  \`ch\` as \`-\` and the string \`-\` as \`%2D\`), so two different facts never share a key or an \`id\`;
+  keys made of letters, digits and the other punctuation read as before.
 
 Delivery guarantees are below ("Delivery guarantees"): in short, each stored item's event is put
 on the bus once, and in the few cases where a second copy is possible it carries the same

@@ -1,4 +1,5 @@
 import { maskPhonesDeep } from '../../functions/commons/helpers/mask.ts';
+import { eventKeys } from '../../functions/commons/table-keys.ts';
 import { type CommandSpec, UsageError } from '../framework.ts';
 import { columns } from '../output.ts';
 import { entriesOf, itemsOf, type TraceEntry } from './trace.ts';
@@ -62,7 +63,9 @@ reports too.`,
     const cliKeys = [...new Set(context.positionals)];
     const target = await context.target();
     const stored = await Promise.all(
-      cliKeys.map((cliKey) => itemsOf(target.documents, target.tables.events, `SEND#${cliKey}`)),
+      cliKeys.map((cliKey) =>
+        itemsOf(target.documents, target.tables.events, eventKeys.send(cliKey)),
+      ),
     );
     const entries = stored.map((items, index) => entriesOf(items, cliKeys[index]));
     const reqDts = cliKeys.map((_, index) => {

@@ -1,5 +1,12 @@
 import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { maskPhonesDeep } from '../../functions/commons/helpers/mask.ts';
+import {
+  eventKeys,
+  KEY_PREFIX,
+  parsePartitionKey,
+  parseResultKey,
+  SORT_KEY,
+} from '../../functions/commons/table-keys.ts';
 import { storedDetail } from '../../functions/events/stored-detail.ts';
 import { ACCEPTED_PREFIX } from '../../functions/sending/send-record.ts';
 import { CliError, type CommandSpec, UsageError } from '../framework.ts';
@@ -100,7 +107,7 @@ const HIDDEN = new Set([
 
 const summaryOf = (item: Item, data: Item | undefined): string => {
   const sk = String(item.sk);
-  if (sk === 'MESSAGE') {
+  if (sk === SORT_KEY.sendRecord) {
     const accepted = Object.keys(acceptedMap(item)).length;
     const until = Number(item.claimedUntil);
     const claim =
@@ -116,7 +123,7 @@ const summaryOf = (item: Item, data: Item | undefined): string => {
       ? `claimed by ${String(item.owner)} until ${new Date(until).toISOString()}`
       : `claim released by ${String(item.owner)}`;
   }
-  if (sk === 'UNKNOWN')
+  if (sk === SORT_KEY.unknown)
     return `outcome unknown: ${text(item.code) ?? ''} ${text(item.message) ?? ''}`.trim();
   const parts = [
     data?.resultCode === undefined ? undefined : `result ${String(data.resultCode)}`,
@@ -239,9 +246,9 @@ const scanFor = (documents: DynamoDBDocumentClient, table: string, key: string):
           '(begins_with(pk, :send) AND (msgKey = :key OR attribute_exists(#key))) OR ((begins_with(pk, :quarantine) OR begins_with(pk, :unrecognised)) AND (contains(payload, :key) OR contains(detail, :key)))',
         ExpressionAttributeNames: { '#key': `${ACCEPTED_PREFIX}${key}` },
         ExpressionAttributeValues: {
-          ':send': 'SEND#',
-          ':quarantine': 'QUARANTINE#',
-          ':unrecognised': 'UNRECOGNISED#',
+          ':send': KEY_PREFIX.send,
+          ':quarantine': KEY_PREFIX.quarantine,
+          ':unrecognised': KEY_PREFIX.unrecognised,
           ':key': key,
         },
         ...(start ? { ExclusiveStartKey: start } : {}),
@@ -258,12 +265,15 @@ export const entriesOf = (
   cliKey: string | undefined,
   mask: PhoneMask = maskPhonesDeep,
 ): TraceEntry[] => {
-  const published = items.some((item) => item.pk === `SEND#${cliKey}` && item.sk === 'OUTCOME');
+  const published =
+    cliKey !== undefined &&
+    items.some((item) => item.pk === eventKeys.send(cliKey) && item.sk === SORT_KEY.outcome);
   const acceptances =
     cliKey === undefined || published
       ? []
       : items.flatMap((item) => {
-          const entry = item.sk === 'MESSAGE' ? recordAcceptance(item, cliKey) : undefined;
+          const entry =
+            item.sk === SORT_KEY.sendRecord ? recordAcceptance(item, cliKey) : undefined;
           return entry ? [entry] : [];
         });
   return [...items.map((item) => toEntry(item, mask)), ...acceptances].sort(byTime);
@@ -286,24 +296,29 @@ export const traceKey = async (
 ): Promise<Trace> => {
   const read = (pk: string) => itemsOf(documents, table, pk);
   const [send, reports, mo] = await Promise.all([
-    read(`SEND#${key}`),
-    read(`REPORT#${key}`),
-    read(`MO#${key}`),
+    read(eventKeys.send(key)),
+    read(eventKeys.report(key)),
+    read(eventKeys.mo(key)),
   ]);
   const scanned = options.scan ? await scanFor(documents, table, key) : [];
   const sendByMsgKey = scanned.filter(
-    (item) => String(item.pk).startsWith('SEND#') && item.sk !== 'MESSAGE',
+    (item) => parsePartitionKey(String(item.pk)).kind === 'send' && item.sk !== SORT_KEY.sendRecord,
   );
-  const listedIn = scanned.filter((item) => item.sk === 'MESSAGE' && key in acceptedMap(item));
+  const listedIn = scanned.filter(
+    (item) => item.sk === SORT_KEY.sendRecord && key in acceptedMap(item),
+  );
   let cliKey =
     send.length > 0 || listedIn.length > 0 ? key : (cliKeyOf(reports) ?? cliKeyOf(sendByMsgKey));
   let msgKey = reports.length > 0 ? key : msgKeyOf([...send, ...listedIn], key);
   const more: Item[] = [...scanned];
-  if (send.length === 0 && cliKey !== undefined) more.push(...(await read(`SEND#${cliKey}`)));
-  if (reports.length === 0 && msgKey !== undefined) more.push(...(await read(`REPORT#${msgKey}`)));
+  if (send.length === 0 && cliKey !== undefined) more.push(...(await read(eventKeys.send(cliKey))));
+  if (reports.length === 0 && msgKey !== undefined)
+    more.push(...(await read(eventKeys.report(msgKey))));
   // A report's partition also holds guard items; only RESULT# items are reports.
   const all = [...send, ...reports, ...mo, ...more].filter(
-    (item) => !String(item.pk).startsWith('REPORT#') || String(item.sk).startsWith('RESULT#'),
+    (item) =>
+      parsePartitionKey(String(item.pk)).kind !== 'report' ||
+      parseResultKey(String(item.sk)) !== undefined,
   );
   const unique = new Map(all.map((item) => [`${String(item.pk)}\u0000${String(item.sk)}`, item]));
   msgKey ??= msgKeyOf([...unique.values()], cliKey);

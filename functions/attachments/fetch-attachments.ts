@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import * as z from 'zod';
 import { MoItemSchema } from '../commons/gateway/schemas/index.ts';
+import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';
 import { ViaSchema } from '../events/catalogue.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
@@ -465,12 +466,16 @@ const lose = async (
 ): Promise<AttachmentOutcome> => {
   const reason = lostReason(ref, lastError);
   const detail = buildEventDetail('inboundAttachmentLost', {
-    ...attachmentEventBase(ref, deps, `attachment-lost:${ref.moKey}:${ref.index}`),
+    ...attachmentEventBase(ref, deps, idempotencyKeys.attachmentLost(ref.moKey, ref.index)),
     data: { ...attachmentFields(ref), reason, attempts, receivedAt: ref.receivedAt },
   });
   await deps.events.putIfAbsent(
     toEventRecord(
-      { pk: `MO#${ref.moKey}`, sk: `ATTACHMENT#${ref.index}#LOST`, kind: 'attachment' },
+      {
+        pk: eventKeys.mo(ref.moKey),
+        sk: eventKeys.attachment(ref.index, true),
+        kind: 'attachment',
+      },
       detail,
       deps.retentionDays,
     ),
@@ -496,8 +501,8 @@ const attachmentFields = ({ moKey, index, name }: AttachmentRef) => ({ moKey, in
 
 /** The event-table keys of an attachment's "stored" event: next to its message (`MO#<moKey>`). */
 export const storedEventKeys = (ref: Pick<AttachmentRef, 'moKey' | 'index'>) => ({
-  pk: `MO#${ref.moKey}`,
-  sk: `ATTACHMENT#${ref.index}`,
+  pk: eventKeys.mo(ref.moKey),
+  sk: eventKeys.attachment(ref.index),
 });
 
 const storedRecord = (
@@ -506,7 +511,7 @@ const storedRecord = (
   deps: FetchAttachmentsDeps,
 ): EventRecord => {
   const detail = buildEventDetail('inboundAttachmentStored', {
-    ...attachmentEventBase(ref, deps, `attachment:${ref.moKey}:${ref.index}`),
+    ...attachmentEventBase(ref, deps, idempotencyKeys.attachment(ref.moKey, ref.index)),
     data: {
       ...attachmentFields(ref),
       contentType: stored.contentType,

@@ -6,6 +6,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite, documentClient } from './clients/dynamodb.ts';
 import type { Lease } from './lease.ts';
+import { stateKeys } from './table-keys.ts';
 
 /** Leases as `pk = LEASE#<name>` items of the state table, with conditional writes on the holder and expiry. */
 export class DynamoDbLease implements Lease {
@@ -22,7 +23,7 @@ export class DynamoDbLease implements Lease {
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            pk: `LEASE#${name}`,
+            pk: stateKeys.lease(name),
             owner,
             leaseUntil: now + ttlMs,
             expiresAt: Math.ceil((now + ttlMs) / 1000) + 86_400,
@@ -41,7 +42,7 @@ export class DynamoDbLease implements Lease {
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { pk: `LEASE#${name}` },
+          Key: { pk: stateKeys.lease(name) },
           UpdateExpression: 'SET leaseUntil = :until, expiresAt = :expiresAt',
           ConditionExpression: '#owner = :owner AND leaseUntil >= :now',
           ExpressionAttributeNames: { '#owner': 'owner' },
@@ -61,7 +62,7 @@ export class DynamoDbLease implements Lease {
       this.client.send(
         new DeleteCommand({
           TableName: this.tableName,
-          Key: { pk: `LEASE#${name}` },
+          Key: { pk: stateKeys.lease(name) },
           ConditionExpression: '#owner = :owner',
           ExpressionAttributeNames: { '#owner': 'owner' },
           ExpressionAttributeValues: { ':owner': owner },

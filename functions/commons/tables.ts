@@ -1,3 +1,4 @@
+import { KEY_PREFIX } from './table-keys.ts';
 /**
  * The shape of msgbridge's two tables, shared by the CDK stack, the local run and the tests so
  * that every environment creates the same tables.
@@ -116,7 +117,7 @@ export const EVENT_TABLE: TableDefinition = {
  * The state-table keys of `publish-events`' markers (events/publish.ts) all start with this; its
  * IAM grant is limited to them.
  */
-export const PUBLISH_KEY_PREFIX = 'PUBLISH#';
+export const PUBLISH_KEY_PREFIX = KEY_PREFIX.publish;
 
 /** Gateway token, rate-limit bucket and leases; never streamed. */
 export const STATE_TABLE: TableDefinition = {

@@ -41,7 +41,7 @@ const eventMetadataSchema = lazily(() =>
     idempotencyKey: z
       .string()
       .describe(
-        'What makes this event unique: `report:<msgKey>:<resultCode>:<ch>`, `mo:<moKey>`, …',
+        'What makes this event unique: `report:<msgKey>:<resultCode>:<ch>`, `mo:<moKey>`, …, each part escaped (`%` `%25`, `#` `%23`, `:` `%3A`, an unpaired surrogate `%uD800`, an absent `ch` `-` and the string `-` `%2D`), so two events never share one.',
       ),
   }),
 );

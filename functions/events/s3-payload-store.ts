@@ -19,8 +19,8 @@ export class S3PayloadStore implements PayloadStore {
     private readonly client?: S3Client,
   ) {}
 
-  async put(key: string, text: string, contentType: string): Promise<StoredPayload> {
-    const bytes = Buffer.from(text, 'utf8');
+  async put(key: string, body: string | Uint8Array, contentType: string): Promise<StoredPayload> {
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
     const digest = createHash('sha256').update(bytes).digest();
     await (this.client ?? s3Client()).send(
       new PutObjectCommand({

@@ -36,7 +36,8 @@ export interface StoredPayload {
  * the body's hash, so writing a key again writes the same bytes and a redelivery adds no object.
  */
 export interface PayloadStore {
-  put(key: string, text: string, contentType: string): Promise<StoredPayload>;
+  /** Stores `body` (text as UTF-8, or bytes exactly) under `key`. */
+  put(key: string, body: string | Uint8Array, contentType: string): Promise<StoredPayload>;
 }
 
 /** One event for `PutEvents`. */

@@ -6,6 +6,7 @@ import { classifyCode } from '../commons/gateway/errors.ts';
 // poll and status-query schemas, which a receiver never reads (docs/performance.md, `cold-start`).
 import { MoItemSchema } from '../commons/gateway/schemas/mo.ts';
 import { ReportItemSchema } from '../commons/gateway/schemas/report-items.ts';
+import { eventKeys, idempotencyKeys, legacyEventKeys, SORT_KEY } from '../commons/table-keys.ts';
 import type {
   EventTypeName,
   FailureCategory,
@@ -13,7 +14,7 @@ import type {
   Via,
   WebhookKindSchema,
 } from '../events/catalogue.ts';
-import { buildEventDetail } from '../events/envelope.ts';
+import { buildEventDetail, eventIdFor } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
 import type { StoredPayload } from '../events/store-ports.ts';
 import {
@@ -93,11 +94,11 @@ const parsedItemRecord =
       index: number,
     ) => Promise<EventRecord>,
   ) =>
-  (context: ItemContext, item: unknown, index: number): Promise<EventRecord> => {
+  (context: ItemContext, item: unknown, index: number, text?: string): Promise<EventRecord> => {
     const parsed = schema.safeParse(item);
     return parsed.success
       ? build(context, parsed.data, item, index)
-      : quarantineRecord(context, stringify(item), index, z.prettifyError(parsed.error));
+      : quarantineRecord(context, text ?? stringify(item), index, z.prettifyError(parsed.error));
   };
 
 /** The envelope fields every event of this body shares; `occurredAt` defaults to the receipt. */
@@ -112,49 +113,68 @@ const envelopeFields = (
   via: context.via,
 });
 
-export const reportRecord = parsedItemRecord(ReportItemSchema, (context, report, item, index) => {
-  const channel = report.ch ?? null;
-  const idempotencyKey = `report:${report.msgKey}:${report.resultCode}:${channel ?? '-'}`;
-  const reportedAt = report.rptDt ? (parseGatewayDateTime(report.rptDt) ?? null) : null;
-  const delivered = report.resultCode === '10000';
-  return fittedEventRecord(
-    context,
-    index,
-    'deliveryReport',
-    {
-      pk: `REPORT#${report.msgKey}`,
-      sk: `RESULT#${report.resultCode}#${channel ?? '-'}`,
-      kind: 'report',
-    },
-    {
-      ...envelopeFields(context, idempotencyKey, reportedAt),
-      data: {
-        msgKey: report.msgKey,
-        cliKey: report.cliKey,
-        delivered,
-        resultCode: report.resultCode,
-        resultCodeDesc: report.resultCodeDesc ?? null,
-        failureCategory: delivered ? null : failureCategory(report.resultCode),
-        channel,
-        fallbackReasons: report.fbReasonLst.map((reason) => ({
-          channel: reason.ch ?? null,
-          resultCode: reason.fbResultCode ?? null,
-          resultDesc: reason.fbResultDesc ?? null,
-          telco: reason.telco ?? null,
-        })),
-        telco: report.telco ?? null,
-        productCode: report.productCode ?? null,
-        reportedAt,
-        reportedAtKst: report.rptDt ?? null,
-        phone: report.phone ?? null,
-        isBi: report.isBi ?? null,
-        userCustomFields: report.userCustomFields ?? null,
-        raw: item as Record<string, unknown>,
+export const reportRecord = parsedItemRecord(
+  ReportItemSchema,
+  async (context, report, item, index) => {
+    const channel = report.ch ?? null;
+    const idempotencyKey = idempotencyKeys.report(report.msgKey, report.resultCode, channel);
+    const reportedAt = report.rptDt ? (parseGatewayDateTime(report.rptDt) ?? null) : null;
+    const delivered = report.resultCode === '10000';
+    const record = await fittedEventRecord(
+      context,
+      index,
+      'deliveryReport',
+      {
+        pk: eventKeys.report(report.msgKey),
+        sk: eventKeys.result(report.resultCode, channel),
+        kind: 'report',
       },
-    },
-    { omittable: REPORT_OMITTABLE, rawKept: REPORT_RAW_KEPT },
-  );
-});
+      {
+        ...envelopeFields(context, idempotencyKey, reportedAt),
+        data: {
+          msgKey: report.msgKey,
+          cliKey: report.cliKey,
+          delivered,
+          resultCode: report.resultCode,
+          resultCodeDesc: report.resultCodeDesc ?? null,
+          failureCategory: delivered ? null : failureCategory(report.resultCode),
+          channel,
+          fallbackReasons: report.fbReasonLst.map((reason) => ({
+            channel: reason.ch ?? null,
+            resultCode: reason.fbResultCode ?? null,
+            resultDesc: reason.fbResultDesc ?? null,
+            telco: reason.telco ?? null,
+          })),
+          telco: report.telco ?? null,
+          productCode: report.productCode ?? null,
+          reportedAt,
+          reportedAtKst: report.rptDt ?? null,
+          phone: report.phone ?? null,
+          isBi: report.isBi ?? null,
+          userCustomFields: report.userCustomFields ?? null,
+          raw: item as Record<string, unknown>,
+        },
+      },
+      { omittable: REPORT_OMITTABLE, rawKept: REPORT_RAW_KEPT },
+    );
+    return withLegacyKey(record, legacyEventKeys.report(report.msgKey, report.resultCode, channel));
+  },
+);
+
+/**
+ * The record, naming the keys it had before key parts were escaped when they differ from its
+ * keys today: the store then also finds a copy stored under them (table-keys.ts).
+ */
+const withLegacyKey = (
+  record: EventRecord,
+  legacy: { readonly pk: string; readonly sk: string; readonly idempotencyKey: string },
+): EventRecord =>
+  legacy.pk === record.pk && legacy.sk === record.sk
+    ? record
+    : {
+        ...record,
+        legacyKey: { pk: legacy.pk, sk: legacy.sk, eventId: eventIdFor(legacy.idempotencyKey) },
+      };
 
 type EventInput<T extends EventTypeName> = Parameters<typeof buildEventDetail<T>>[1];
 
@@ -223,9 +243,9 @@ export const inboundRecord = parsedItemRecord(MoItemSchema, async (context, mo, 
     context,
     index,
     'inboundMessage',
-    { pk: `MO#${mo.moKey}`, sk: 'MO', kind: 'mo' },
+    { pk: eventKeys.mo(mo.moKey), sk: SORT_KEY.mo, kind: 'mo' },
     {
-      ...envelopeFields(context, `mo:${mo.moKey}`, receivedAtGateway),
+      ...envelopeFields(context, idempotencyKeys.mo(mo.moKey), receivedAtGateway),
       data: {
         moKey: mo.moKey,
         sender: mo.moCallback ?? null,
@@ -249,9 +269,12 @@ export const inboundRecord = parsedItemRecord(MoItemSchema, async (context, mo, 
     { omittable: MO_OMITTABLE, rawKept: MO_RAW_KEPT },
   );
   // The list, not contentCnt (a string or a number, and sometimes wrong), says what there is to fetch.
-  return mo.contentInfoLst.length > 0
-    ? { ...record, attachmentCount: mo.contentInfoLst.length }
-    : record;
+  return withLegacyKey(
+    mo.contentInfoLst.length > 0
+      ? { ...record, attachmentCount: mo.contentInfoLst.length }
+      : record,
+    legacyEventKeys.mo(mo.moKey),
+  );
 });
 
 /**
@@ -266,13 +289,17 @@ export const quarantineRecord = async (
   reason: string,
 ): Promise<EventRecord> => {
   const rawSha256 = sha256(raw ?? `${context.bodySha256}#${index ?? 'body'}`);
-  const idempotencyKey = `quarantine:${context.kind}:${context.bodySha256}:${index ?? 'body'}:${rawSha256}`;
+  const idempotencyKey = idempotencyKeys.quarantine(
+    context.kind,
+    context.bodySha256,
+    index,
+    rawSha256,
+  );
   const shown = cutToJsonBytes(raw ?? '', MAX_EVENT_TEXT);
   return withPayload(context, raw, index, (payloadRef) => ({
     ...toEventRecord(
       {
-        pk: `QUARANTINE#${rawSha256}`,
-        sk: `${context.kind}#${context.bodySha256}#${index ?? 'body'}`,
+        ...eventKeys.quarantine(rawSha256, context.kind, context.bodySha256, index),
         kind: 'quarantine',
       },
       buildEventDetail('quarantinedItem', {
@@ -297,7 +324,7 @@ export const unrecognisedRecord = async (
   text: string,
   value: unknown,
 ): Promise<EventRecord> => {
-  const idempotencyKey = `unrecognised:${context.kind}:${context.bodySha256}`;
+  const idempotencyKey = idempotencyKeys.unrecognised(context.kind, context.bodySha256);
   const keys =
     value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
   // As many top-level keys as fit 8 KiB: a body with a million keys still makes an event.
@@ -309,7 +336,7 @@ export const unrecognisedRecord = async (
   const body = cutToJsonBytes(text, MAX_EVENT_TEXT);
   return withPayload(context, text, null, (payloadRef) =>
     toEventRecord(
-      { pk: `UNRECOGNISED#${context.bodySha256}`, sk: context.kind, kind: 'unrecognised' },
+      { ...eventKeys.unrecognised(context.bodySha256, context.kind), kind: 'unrecognised' },
       buildEventDetail('unrecognisedBody', {
         ...envelopeFields(context, idempotencyKey),
         data: {
@@ -345,9 +372,11 @@ const withPayload = async (
   return { ...build(payloadRef), payloadRef };
 };
 
-/** Hex SHA-256 of a text's UTF-8 bytes: the key of a body and of a quarantined item. */
-export const sha256 = (text: string): string =>
-  createHash('sha256').update(text, 'utf8').digest('hex');
+/** Hex SHA-256 of a text's UTF-8 bytes (or of bytes): the key of a body and of a quarantined item. */
+export const sha256 = (text: string | Uint8Array): string =>
+  createHash('sha256')
+    .update(typeof text === 'string' ? Buffer.from(text, 'utf8') : text)
+    .digest('hex');
 
 /** The JSON of an item, or `undefined` when it is nested too deeply to serialise. */
 export const stringify = (value: unknown): string | undefined => {

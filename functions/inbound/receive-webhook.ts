@@ -9,6 +9,7 @@ import {
   type PayloadStore,
   type StoredPayload,
 } from '../events/store-ports.ts';
+import { type BodyLayout, bodyLayout } from './body-layout.ts';
 import {
   type ItemContext,
   inboundRecord,
@@ -58,24 +59,24 @@ export interface ReceiveOutcome {
 const LIST_FIELD: Record<WebhookKind, string> = { report: 'rptLst', mo: 'moLst' };
 
 /**
+ * A webhook body: text as the front door passed it, or the bytes exactly as they arrived (the
+ * handler passes bytes, so that a body that is not UTF-8 is kept as it came).
+ */
+export type WebhookBody = string | Uint8Array | null | undefined;
+
+/**
  * Receives one report webhook body (spec 01 §6).
  *
  * Input: the raw body. Output: the outcome the handler maps to 200, 204 or 400.
  * Primary course: parse; store each valid report once; quarantine what does not parse. A body too
  * large for an item or an event goes to the payload bucket first (claim check).
  */
-export const receiveReports = (
-  body: string | null | undefined,
-  deps: ReceiveDeps,
-  via: Via = 'webhook',
-) => receive('report', body, deps, via);
+export const receiveReports = (body: WebhookBody, deps: ReceiveDeps, via: Via = 'webhook') =>
+  receive('report', body, deps, via);
 
 /** Receives one MO webhook body; the handler maps the outcome to code `10000` or a retry code. */
-export const receiveInbound = (
-  body: string | null | undefined,
-  deps: ReceiveDeps,
-  via: Via = 'webhook',
-) => receive('mo', body, deps, via);
+export const receiveInbound = (body: WebhookBody, deps: ReceiveDeps, via: Via = 'webhook') =>
+  receive('mo', body, deps, via);
 
 /** One item to store: how to build its record, and its quarantine if the store refuses it. */
 interface Pending {
@@ -83,43 +84,113 @@ interface Pending {
   readonly quarantine?: (reason: string) => Promise<EventRecord>;
 }
 
+// `ignoreBOM` keeps a byte-order mark in the text, so the text kept is the text that came.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * The body as it came, as text (`received`, `undefined` when the bytes are not UTF-8) and as
+ * bytes; and the text to parse, without the UTF-8 byte-order mark some HTTP clients write first
+ * (a JSON text has none).
+ */
+const readBody = (
+  body: WebhookBody,
+): { received: string | undefined; text: string | undefined; bytes: Uint8Array } => {
+  let received: string | undefined;
+  let bytes: Uint8Array;
+  if (typeof body === 'string') {
+    received = body;
+    bytes = Buffer.from(body, 'utf8');
+  } else {
+    bytes = body ?? new Uint8Array();
+    try {
+      received = UTF8.decode(bytes);
+    } catch {
+      received = undefined;
+    }
+  }
+  const text = received?.startsWith('\ufeff') ? received.slice(1) : received;
+  return { received, text, bytes };
+};
+
 const receive = async (
   kind: WebhookKind,
-  body: string | null | undefined,
+  body: WebhookBody,
   deps: ReceiveDeps,
   via: Via,
 ): Promise<ReceiveOutcome> => {
   const receivedAt = deps.now().toISOString();
-  const text = body ?? '';
-  const bodySha256 = sha256(text);
-  const parsed = parseJson(text);
+  const { received, text, bytes } = readBody(body);
+  const bodySha256 = sha256(bytes);
+  const parsed = text === undefined ? undefined : parseJson(text);
+  const contentType =
+    parsed?.ok === true
+      ? 'application/json'
+      : text === undefined
+        ? 'application/octet-stream'
+        : 'text/plain; charset=utf-8';
   const context: ItemContext = {
     kind,
     receivedAt,
     via,
     bodySha256,
     retentionDays: deps.retentionDays,
-    claim: claimCheck(kind, text, bodySha256, parsed.ok, deps.payloads),
+    claim: claimCheck(kind, bytes, bodySha256, contentType, deps.payloads),
   };
 
+  if (received === undefined || text === undefined || parsed === undefined) {
+    // The bytes are kept exactly, in the payload bucket: no text can hold them.
+    const reason = 'body is not UTF-8 text';
+    return store(
+      [{ build: () => quarantineRecord(context, undefined, null, reason) }],
+      deps,
+      false,
+    );
+  }
   if (!parsed.ok) {
     const reason = `body is not JSON: ${parsed.reason}`;
-    return store([{ build: () => quarantineRecord(context, text, null, reason) }], deps, false);
+    return store([{ build: () => quarantineRecord(context, received, null, reason) }], deps, false);
   }
   const list = listOf(kind, parsed.value);
   if (list === undefined)
-    return store([{ build: () => unrecognisedRecord(context, text, parsed.value) }], deps, false);
-  if (list.length === 0) return { ...EMPTY, result: 'empty' };
+    return store(
+      [{ build: () => unrecognisedRecord(context, received, parsed.value) }],
+      deps,
+      false,
+    );
+
+  // What of the body no item's event will carry: the whole body is kept, with the reasons.
+  const layout = bodyLayout(text);
+  const listMember = layout?.members.findLast((member) => member.key === LIST_FIELD[kind]);
+  const problems = bodyProblems(kind, parsed.value as Record<string, unknown>, list, layout);
+  const whole: Pending[] =
+    problems.length === 0
+      ? []
+      : [{ build: () => quarantineRecord(context, received, null, problems.join('; ')) }];
+  if (list.length === 0) {
+    if (whole.length === 0) return { ...EMPTY, result: 'empty' };
+    const outcome = await store(whole, deps, false);
+    return outcome.result === 'retry' ? outcome : { ...outcome, result: 'empty' };
+  }
 
   const pending = list.map((item, index): Pending => {
-    const quarantine = (reason: string) =>
-      quarantineRecord(context, stringify(item), index, reason);
+    const span = listMember?.elements?.[index];
+    // The item as it was sent, not as JSON.stringify would write it again.
+    const itemText = span === undefined ? stringify(item) : text.slice(span.start, span.end);
+    const quarantine = (reason: string) => quarantineRecord(context, itemText, index, reason);
+    const repeated = span?.repeatedKeys ?? [];
+    if (repeated.length > 0)
+      return {
+        build: () =>
+          quarantine(
+            `the item repeats ${repeated.map((path) => `"${path}"`).join(', ')}: which value is meant is not known`,
+          ),
+      };
     return {
       build: async () => {
         try {
           return kind === 'report'
-            ? await reportRecord(context, item, index)
-            : await inboundRecord(context, item, index);
+            ? await reportRecord(context, item, index, itemText)
+            : await inboundRecord(context, item, index, itemText);
         } catch (error) {
           // An item the gateway schema accepts but the published event contract does not (a
           // negative count, say), one no event can carry, or one nested too deeply to serialise
@@ -140,7 +211,69 @@ const receive = async (
       quarantine,
     };
   });
-  return store(pending, deps, true);
+  const outcome = await store([...pending, ...whole], deps, true);
+  return outcome;
+};
+
+/**
+ * Keeps a body the receiver cannot read at all (an encoding it does not decode) exactly as it
+ * came, as one quarantined body: its bytes go to the payload bucket.
+ */
+export const keepUnreadableBody = (
+  kind: WebhookKind,
+  body: WebhookBody,
+  reason: string,
+  deps: ReceiveDeps,
+  via: Via = 'webhook',
+): Promise<ReceiveOutcome> => {
+  const { bytes } = readBody(body);
+  const bodySha256 = sha256(bytes);
+  const context: ItemContext = {
+    kind,
+    receivedAt: deps.now().toISOString(),
+    via,
+    bodySha256,
+    retentionDays: deps.retentionDays,
+    claim: claimCheck(kind, bytes, bodySha256, 'application/octet-stream', deps.payloads),
+  };
+  return store([{ build: () => quarantineRecord(context, undefined, null, reason) }], deps, false);
+};
+
+const COUNT_FIELD: Record<WebhookKind, string> = { report: 'rptCnt', mo: 'moCnt' };
+
+/**
+ * Why parts of a recognised body would not reach any event: a key the body repeats (JSON.parse
+ * keeps the last value only), a count that disagrees with the list, a top-level field other than
+ * the count and the list that holds something.
+ */
+const bodyProblems = (
+  kind: WebhookKind,
+  value: Record<string, unknown>,
+  list: readonly unknown[],
+  layout: BodyLayout | undefined,
+): string[] => {
+  const problems: string[] = [];
+  const repeated = [...new Set(layout?.repeatedKeys ?? [])];
+  if (repeated.length > 0)
+    problems.push(
+      `the body repeats ${repeated.map((key) => `"${key}"`).join(', ')}: only the last of each was read`,
+    );
+  const count = value[COUNT_FIELD[kind]];
+  if (count !== undefined && count !== null) {
+    const number = typeof count === 'string' && /^\d+$/.test(count) ? Number(count) : count;
+    if (number !== list.length)
+      problems.push(
+        `${COUNT_FIELD[kind]} says ${JSON.stringify(count)} but ${LIST_FIELD[kind]} has ${list.length} items`,
+      );
+  }
+  const extra = Object.keys(value).filter(
+    (key) => key !== COUNT_FIELD[kind] && key !== LIST_FIELD[kind] && value[key] !== null,
+  );
+  if (extra.length > 0)
+    problems.push(
+      `the body has ${extra.map((key) => `"${key}"`).join(', ')} beside ${LIST_FIELD[kind]}, which no event carries`,
+    );
+  return problems;
 };
 
 const EMPTY: ReceiveOutcome = {
@@ -159,9 +292,9 @@ const EMPTY: ReceiveOutcome = {
  */
 const claimCheck = (
   kind: WebhookKind,
-  text: string,
+  bytes: Uint8Array,
   bodySha256: string,
-  json: boolean,
+  contentType: string,
   payloads: PayloadStore | undefined,
 ): (() => Promise<StoredPayload>) => {
   let written: Promise<StoredPayload> | undefined;
@@ -170,11 +303,7 @@ const claimCheck = (
       return Promise.reject(
         new PayloadStoreMissingError('a body needs the payload bucket, and none is configured'),
       );
-    written ??= payloads.put(
-      `${PAYLOAD_KEY_PREFIX}${kind}/${bodySha256}`,
-      text,
-      json ? 'application/json' : 'text/plain; charset=utf-8',
-    );
+    written ??= payloads.put(`${PAYLOAD_KEY_PREFIX}${kind}/${bodySha256}`, bytes, contentType);
     return written;
   };
 };

@@ -10,8 +10,10 @@ import {
   webhookSecretFromEnvironment,
 } from '../commons/webhook-secret.ts';
 import type { EventStore } from '../events/store-ports.ts';
+import { decodeContent } from './content-encoding.ts';
 import { receiveDepsFromEnvironment } from './receive-environment.ts';
 import {
+  keepUnreadableBody,
   type ReceiveDeps,
   type ReceiveOutcome,
   receiveInbound,
@@ -129,11 +131,21 @@ const handle = async (
     });
     return TOO_LARGE;
   }
-  const body = request.body;
+  const decoded = decodeContent(request.body, request.contentEncoding, maxBodyBytes);
+  if (decoded.kind === 'too-large') {
+    logger.error('webhook body above the size limit once decoded; not stored', {
+      webhook: kind,
+      contentEncoding: request.contentEncoding,
+      maxBodyBytes,
+    });
+    return TOO_LARGE;
+  }
   const outcome =
-    kind === 'report'
-      ? await receiveReports(body, deps.receive)
-      : await receiveInbound(body, deps.receive);
+    decoded.kind === 'unreadable'
+      ? await keepUnreadableBody(kind, request.body, decoded.reason, deps.receive)
+      : kind === 'report'
+        ? await receiveReports(decoded.body, deps.receive)
+        : await receiveInbound(decoded.body, deps.receive);
   record(outcome, deps);
   if (outcome.result === 'retry') return kind === 'report' ? REPORT_RETRY : MO_RETRY;
   if (kind === 'mo') return MO_SUCCESS;

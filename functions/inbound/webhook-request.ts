@@ -14,8 +14,14 @@ export interface WebhookRequest {
   /** `POST`, as the routes accept; API Gateway's REST routes admit nothing else. */
   readonly method: string | undefined;
   readonly sourceIp: string | undefined;
-  /** The body, base64-decoded when the front door encoded it, as the receivers take it. */
-  readonly body: string | null | undefined;
+  /**
+   * The body as the receivers take it: the text the front door passed, or the bytes when it
+   * base64-encoded them (read as UTF-8 by the receiver, so bytes that are not UTF-8 stay as
+   * they are).
+   */
+  readonly body: string | Uint8Array | null | undefined;
+  /** The `Content-Encoding` header, lower case, when the request has one. */
+  readonly contentEncoding: string | undefined;
   /** The body's size in bytes as it arrived (after base64 decoding): what `maxBodyBytes` limits. */
   readonly bodyBytes: number;
 }
@@ -31,13 +37,22 @@ const text = (value: unknown): string | undefined =>
  * take for text; the decoded bytes are read as UTF-8, as the gateway sends JSON. A text body is
  * passed on exactly as it came, so a body that is not valid JSON is quarantined unchanged.
  */
-const bodyOf = (event: Record<string, unknown>): Pick<WebhookRequest, 'body' | 'bodyBytes'> => {
+const bodyOf = (
+  event: Record<string, unknown>,
+): Pick<WebhookRequest, 'body' | 'bodyBytes' | 'contentEncoding'> => {
+  const headers = record(event.headers) ?? {};
+  // Function URLs give header names in lower case, API Gateway's REST API as the client sent them.
+  const encoding = Object.entries(headers).find(
+    ([name]) => name.toLowerCase() === 'content-encoding',
+  )?.[1];
+  const contentEncoding = text(encoding)?.trim().toLowerCase() || undefined;
   const body = text(event.body);
-  if (body === undefined) return { body: event.body === null ? null : undefined, bodyBytes: 0 };
+  if (body === undefined)
+    return { body: event.body === null ? null : undefined, bodyBytes: 0, contentEncoding };
   if (body === '' || event.isBase64Encoded !== true)
-    return { body, bodyBytes: Buffer.byteLength(body, 'utf8') };
+    return { body, bodyBytes: Buffer.byteLength(body, 'utf8'), contentEncoding };
   const bytes = Buffer.from(body, 'base64');
-  return { body: bytes.toString('utf8'), bodyBytes: bytes.length };
+  return { body: new Uint8Array(bytes), bodyBytes: bytes.length, contentEncoding };
 };
 
 /**

@@ -33,6 +33,8 @@ export {
   type ReportLedger,
 } from './reconcile-ports.ts';
 
+import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';
+
 type MutableCounts = { -readonly [K in keyof ReconcileCounts]: ReconcileCounts[K] };
 
 /** A recipient to look at, and what settles it once its report or status is stored. */
@@ -516,7 +518,7 @@ const unavailableRecord = (
   const at = deps.receive.now().toISOString();
   const { cliKey, acceptedAt } = key.recipient;
   const detail = buildEventDetail('messageStatusUnavailable', {
-    idempotencyKey: `status-unavailable:${cliKey}`,
+    idempotencyKey: idempotencyKeys.statusUnavailable(cliKey),
     occurredAt: at,
     receivedAt: at,
     via: 'status-query',
@@ -538,13 +540,10 @@ export const REPORT_CHANNELS = ['SMS', 'LMS', 'MMS', 'RCS', 'PUSH', 'MSGR', 'BRA
 
 /** The sort key the receivers store a report under (`inbound/item-records.ts`; a test holds them equal). */
 export const reportSortKey = (resultCode: string, ch: string | null): string =>
-  `RESULT#${resultCode}#${ch ?? '-'}`;
+  eventKeys.result(resultCode, ch);
 
 /** Where the "Message Status Unavailable" event of a recipient is stored (once). */
-export const statusUnavailableKeys = (cliKey: string) => ({
-  pk: `STATUS#${cliKey}`,
-  sk: 'UNAVAILABLE',
-});
+export const statusUnavailableKeys = (cliKey: string) => eventKeys.statusUnavailable(cliKey);
 
 /** Keys waiting for the status query, by the date they are asked with (one date per call). */
 class KeyQueue {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
+import { eventKeys, idempotencyKeys, SORT_KEY } from '../commons/table-keys.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
 import type {
@@ -42,7 +43,7 @@ const outcomeRecord = (
   detail: ReturnType<typeof buildEventDetail>,
 ): EventRecord =>
   toEventRecord(
-    { pk: `SEND#${cliKey}`, sk: 'OUTCOME', kind: 'send' },
+    { pk: eventKeys.send(cliKey), sk: SORT_KEY.outcome, kind: 'send' },
     detail,
     context.deps.retentionDays,
   );
@@ -75,7 +76,7 @@ const recipientOutcome = <T extends RecipientOutcomeType>(
     context,
     cliKey,
     buildEventDetail(type, {
-      ...eventBase(context, `send:${cliKey}`),
+      ...eventBase(context, idempotencyKeys.send(cliKey)),
       // The recipient's fields plus the rest: whole, though TypeScript cannot add a generic Omit back up.
       data: { ...common(context, cliKey, phone), ...data } as EventDataInput<T>,
     }),
@@ -153,7 +154,7 @@ export const resolvedUnknownRecord = (
   retentionDays: number,
 ): EventRecord => {
   const base = {
-    idempotencyKey: `send:${unknown.cliKey}`,
+    idempotencyKey: idempotencyKeys.send(unknown.cliKey),
     occurredAt: at.toISOString(),
     receivedAt: at.toISOString(),
     via: 'status-query' as const,
@@ -164,7 +165,7 @@ export const resolvedUnknownRecord = (
     phone: unknown.phone,
     sqsMessageId: unknown.sqsMessageId,
   };
-  const keys = { pk: `SEND#${unknown.cliKey}`, sk: 'OUTCOME', kind: 'send' as const };
+  const keys = { pk: eventKeys.send(unknown.cliKey), sk: SORT_KEY.outcome, kind: 'send' as const };
   if (resolution.kind === 'not-sent')
     return toEventRecord(
       keys,
@@ -205,8 +206,8 @@ export const resolvedAcceptanceUnpublished = (
   at: Date,
   retentionDays: number,
 ): UnpublishedOutcome => ({
-  pk: `SEND#${unknown.cliKey}`,
-  sk: 'OUTCOME',
+  pk: eventKeys.send(unknown.cliKey),
+  sk: SORT_KEY.outcome,
   kind: 'send',
   outcome: 'accepted',
   cliKey: unknown.cliKey,
@@ -241,7 +242,10 @@ export const sendRejectedRecord = (
     ),
     ...(typeof object.cliKey === 'string' ? [object.cliKey] : []),
   ];
-  const key = `send-rejected:${delivery.messageId}:${createHash('sha256').update(delivery.body).digest('hex')}`;
+  const key = idempotencyKeys.sendRejected(
+    delivery.messageId,
+    createHash('sha256').update(delivery.body).digest('hex'),
+  );
   const detail = buildEventDetail('sendRejected', {
     idempotencyKey: key,
     occurredAt: receivedAt.toISOString(),
@@ -258,7 +262,7 @@ export const sendRejectedRecord = (
   });
   return {
     ...toEventRecord(
-      { pk: `SENDREJECTED#${delivery.messageId}`, sk: 'REJECTED', kind: 'send' },
+      { ...eventKeys.sendRejected(delivery.messageId), kind: 'send' },
       detail,
       retentionDays,
     ),

@@ -1,5 +1,6 @@
 import type { SendOutcome } from '../commons/gateway/gateway-client.ts';
 import type { ResendOptions } from '../commons/gateway/token-provider.ts';
+import type { SORT_KEY } from '../commons/table-keys.ts';
 import type { EventRecord } from '../events/event-record.ts';
 import type { SendMessage } from './queue-message.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -59,8 +60,8 @@ export interface UnknownOutcome {
  * {@link SendRecordKey send record} instead.)
  */
 export interface UnpublishedOutcome {
-  readonly pk: `SEND#${string}`;
-  readonly sk: 'OUTCOME';
+  readonly pk: string;
+  readonly sk: typeof SORT_KEY.outcome;
   readonly kind: 'send';
   readonly outcome: 'accepted';
   readonly cliKey: string;
@@ -84,8 +85,8 @@ export type ClaimResult = 'claimed' | 'taken-over' | 'busy';
  * (see `send-record.ts`). One item per queue message holds its claim and its accepted recipients.
  */
 export interface SendRecordKey {
-  readonly pk: `SEND#${string}`;
-  readonly sk: 'MESSAGE';
+  readonly pk: string;
+  readonly sk: typeof SORT_KEY.sendRecord;
 }
 
 /** A recipient the gateway accepted, as the send record lists it. */

@@ -1,3 +1,4 @@
+import { eventKeys, SORT_KEY } from '../commons/table-keys.ts';
 import type { SendRecordKey } from './ports.ts';
 
 /*
@@ -17,7 +18,7 @@ import type { SendRecordKey } from './ports.ts';
  * duplicate check still keeps such a cliKey from being accepted twice (field notes).
  */
 
-export const SEND_RECORD_SK = 'MESSAGE' as const;
+export const SEND_RECORD_SK = SORT_KEY.sendRecord;
 
 /**
  * The record lists each accepted recipient as an attribute of its own, `accepted#<cliKey>` =
@@ -31,5 +32,5 @@ export const sendRecordKey = (cliKeys: readonly string[]): SendRecordKey => {
   let smallest: string | undefined;
   for (const cliKey of cliKeys) if (smallest === undefined || cliKey < smallest) smallest = cliKey;
   if (smallest === undefined) throw new RangeError('a send record needs at least one cliKey');
-  return { pk: `SEND#${smallest}`, sk: SEND_RECORD_SK };
+  return { pk: eventKeys.send(smallest), sk: SEND_RECORD_SK };
 };

@@ -11,6 +11,7 @@ import type {
 import { MESSENGER_STATS } from '../commons/gateway/schemas/messenger-statistics.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import { maskPhonesInText } from '../commons/helpers/mask.ts';
+import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';
 import type {
   EVENT_TYPES,
   EventTypeName,
@@ -171,20 +172,14 @@ const shiftDay = (day: string, days: number): string =>
 
 /** Where the event of one statistic is stored; the keys make a rerun of the day a duplicate. */
 export const statisticsKeys = {
-  trackingUrl: (urlId: string, date: string) => ({
-    pk: `STATISTICS#tracking-url#${urlId}`,
-    sk: date,
-  }),
+  trackingUrl: eventKeys.trackingUrlStatistics,
   messenger: (
     msgrChId: string,
     statistic: MessengerStatsName,
     sendDate: string,
     elapsedDay: number,
     part: number,
-  ) => ({
-    pk: `STATISTICS#messenger#${msgrChId}`,
-    sk: `${statistic}#${sendDate}#${elapsedDay}#${part}`,
-  }),
+  ) => eventKeys.messengerStatistics(msgrChId, statistic, sendDate, elapsedDay, part),
 };
 
 /** The JSON-lines object of one kind and day. */
@@ -295,7 +290,7 @@ export const exportStatistics = async (
       }
       const built = event(
         'trackingUrlStatistics',
-        `statistics:tracking-url:${url.urlId}:${date}`,
+        idempotencyKeys.trackingUrlStatistics(url.urlId, date),
         statisticsKeys.trackingUrl(url.urlId, date),
         data,
       );
@@ -352,7 +347,13 @@ export const exportStatistics = async (
         };
         return event(
           'messengerStatistics',
-          `statistics:messenger:${query.msgrChId}:${query.statistic}:${query.sendDate}:${query.elapsedDay}:${part}`,
+          idempotencyKeys.messengerStatistics(
+            query.msgrChId,
+            query.statistic,
+            query.sendDate,
+            query.elapsedDay,
+            part,
+          ),
           statisticsKeys.messenger(
             query.msgrChId,
             query.statistic,

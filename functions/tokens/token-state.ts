@@ -1,9 +1,10 @@
 import * as z from 'zod';
 import type { GatewayAuthApi, GatewayCredentials } from '../commons/gateway/gateway-auth.ts';
 import { jwtExpiry } from '../commons/gateway/token-provider.ts';
+import { stateKeys } from '../commons/table-keys.ts';
 
 /** Partition key of the one gateway token item in the state table. */
-export const TOKEN_STATE_KEY = 'TOKEN#gateway';
+export const TOKEN_STATE_KEY = stateKeys.token;
 
 /** Renew the access token when it has less than this left (spec 01 §5: 10 minutes). */
 export const ACCESS_RENEW_BEFORE_MS = 10 * 60_000;

@@ -74,7 +74,11 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
           ],
           Resource: tableArn(s, s.stack.stateTable),
         },
-        { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: tableArn(s, s.stack.eventTable) },
+        {
+          Effect: 'Allow',
+          Action: ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
+          Resource: tableArn(s, s.stack.eventTable),
+        },
       ]);
       expect(withPrefix(statementsOfRole(s, fn.role), 'secretsmanager:')).toEqual([
         credentialsStatement(s),

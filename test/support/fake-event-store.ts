@@ -34,7 +34,8 @@ export class FakeEventStore implements EventStore {
         name: 'ProvisionedThroughputExceededException',
       });
     }
-    const key = `${record.pk}|${record.sk}`;
+    // Keys as DynamoDB keeps them: UTF-8, in which an unpaired surrogate becomes U+FFFD.
+    const key = Buffer.from(`${record.pk}|${record.sk}`, 'utf8').toString('utf8');
     if (this.items.has(key)) return 'duplicate';
     this.items.set(key, record);
     return 'stored';

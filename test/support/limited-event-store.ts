@@ -79,7 +79,7 @@ export class MemoryPayloadStore implements PayloadStore {
     this.failures += count;
   }
 
-  async put(key: string, text: string): Promise<StoredPayload> {
+  async put(key: string, body: string | Uint8Array): Promise<StoredPayload> {
     this.writes += 1;
     await Promise.resolve();
     if (this.failures > 0) {
@@ -88,7 +88,7 @@ export class MemoryPayloadStore implements PayloadStore {
         name: 'InternalError',
       });
     }
-    const bytes = Buffer.from(text, 'utf8');
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
     this.objects.set(key, bytes);
     return {
       bucket: this.bucket,

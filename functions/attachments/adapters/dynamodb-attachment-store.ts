@@ -5,6 +5,7 @@ import {
   PutCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite, documentClient, scanItems } from '../../commons/clients/dynamodb.ts';
+import { KEY_PREFIX, stateKeys } from '../../commons/table-keys.ts';
 import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
 import {
   type AttachmentEventStore,
@@ -36,7 +37,7 @@ export class DynamoDbAttachmentEvents extends DynamoDbEventStore implements Atta
   }
 }
 
-const PREFIX = 'ATTACHMENT#';
+const PREFIX = KEY_PREFIX.attachment;
 // TTL only cleans up after a sweep that never ran: a week past the gateway's own 7-day window,
 // so it is always the sweep, not TTL, that decides an attachment is lost.
 const MARKER_TTL_AFTER_WINDOW_S = 7 * 86_400;
@@ -116,7 +117,9 @@ export class DynamoDbPendingAttachments implements PendingAttachmentStore {
   }
 }
 
-const markerKey = (moKey: string, index: number) => ({ pk: `${PREFIX}${moKey}#${index}` });
+const markerKey = (moKey: string, index: number) => ({
+  pk: stateKeys.pendingAttachment(moKey, index),
+});
 
 const markerItem = (marker: PendingAttachment) => {
   const windowEnds = Date.parse(marker.receivedAt) + FILE_RETENTION_MS;

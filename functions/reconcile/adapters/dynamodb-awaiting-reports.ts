@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { conditionalWrite, pagesOf } from '../../commons/clients/dynamodb.ts';
+import { eventKeys, KEY_PREFIX, SORT_KEY } from '../../commons/table-keys.ts';
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
 import { SEND_CHANNELS } from '../../sending/channels.ts';
 import type { ClaimResult, SendRecordKey, SendStore, UnknownOutcome } from '../../sending/ports.ts';
@@ -36,7 +37,7 @@ const UnknownEntrySchema = z.looseObject({
   attemptedAt: z.iso.datetime({ offset: true }),
   code: z.string(),
   message: z.string(),
-  recordPk: z.string().startsWith('SEND#').optional(),
+  recordPk: z.string().startsWith(KEY_PREFIX.send).optional(),
 });
 
 /** `LastEvaluatedKey` of an index page: the table's and the index's keys. */
@@ -115,7 +116,7 @@ export class DynamoDbAwaitingReports
   }
 
   settle(cliKey: string): Promise<void> {
-    return this.leaveIndex(cliKey, 'OUTCOME');
+    return this.leaveIndex(cliKey, SORT_KEY.outcome);
   }
 
   /** Report items only: a guard alone (a run that stopped before its report) is no report. */
@@ -126,7 +127,10 @@ export class DynamoDbAwaitingReports
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :result)',
           FilterExpression: 'attribute_exists(detailType)',
-          ExpressionAttributeValues: { ':pk': `REPORT#${msgKey}`, ':result': 'RESULT#' },
+          ExpressionAttributeValues: {
+            ':pk': eventKeys.report(msgKey),
+            ':result': KEY_PREFIX.result,
+          },
           ProjectionExpression: 'pk',
           ExclusiveStartKey: start,
         }),
@@ -149,7 +153,7 @@ export class DynamoDbAwaitingReports
           this.client.send(
             new PutCommand({
               TableName: this.tableName,
-              Item: { pk: `REPORT#${msgKey}`, sk, reportGuardOf: guardOf, expiresAt },
+              Item: { pk: eventKeys.report(msgKey), sk, reportGuardOf: guardOf, expiresAt },
               // A guard of an earlier run that stopped before its report may be written again.
               ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(reportGuardOf)',
             }),
@@ -172,9 +176,7 @@ export class DynamoDbAwaitingReports
       if (!parsed.success) return [];
       const { cliKey, channel, phone, sqsMessageId, attemptedAt, code, message, recordPk } =
         parsed.data;
-      const record = recordPk
-        ? { record: { pk: recordPk as `SEND#${string}`, sk: SEND_RECORD_SK } }
-        : {};
+      const record = recordPk ? { record: { pk: recordPk, sk: SEND_RECORD_SK } } : {};
       return [{ cliKey, channel, phone, sqsMessageId, attemptedAt, code, message, ...record }];
     });
     return answer.LastEvaluatedKey
@@ -186,7 +188,7 @@ export class DynamoDbAwaitingReports
     const answer = await this.client.send(
       new GetCommand({
         TableName: this.tableName,
-        Key: { pk: `SEND#${cliKey}`, sk: 'OUTCOME' },
+        Key: { pk: eventKeys.send(cliKey), sk: SORT_KEY.outcome },
         ProjectionExpression: 'pk',
       }),
     );
@@ -195,7 +197,7 @@ export class DynamoDbAwaitingReports
   }
 
   resolve(cliKey: string): Promise<void> {
-    return this.leaveIndex(cliKey, 'UNKNOWN', new Date().toISOString());
+    return this.leaveIndex(cliKey, SORT_KEY.unknown, new Date().toISOString());
   }
 
   /**
@@ -204,14 +206,14 @@ export class DynamoDbAwaitingReports
    */
   private async leaveIndex(
     cliKey: string,
-    sk: 'OUTCOME' | 'UNKNOWN',
+    sk: typeof SORT_KEY.outcome | typeof SORT_KEY.unknown,
     resolvedAt?: string,
   ): Promise<void> {
     await conditionalWrite(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { pk: `SEND#${cliKey}`, sk },
+          Key: { pk: eventKeys.send(cliKey), sk },
           UpdateExpression:
             resolvedAt === undefined ? 'REMOVE #bucket' : 'REMOVE #bucket SET resolvedAt = :at',
           ConditionExpression: 'attribute_exists(pk)',

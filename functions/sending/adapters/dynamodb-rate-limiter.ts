@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite, documentClient } from '../../commons/clients/dynamodb.ts';
+import { stateKeys } from '../../commons/table-keys.ts';
 import {
   type RateLimiter,
   type RateWindowStore,
@@ -23,7 +24,7 @@ const WINDOW_TTL_SECONDS = 300;
  * as any change of the quota has.)
  */
 export const rateWindowKey = (window: number, shard?: number): string =>
-  shard === undefined ? `RATE#${window}` : `RATE#${window}#${shard}`;
+  stateKeys.rate(window, shard);
 
 /**
  * Counter items in the state table (`pk = RATE#<second>[#<shard>]`, `used`, `expiresAt`), each

@@ -11,6 +11,7 @@ import {
   isConditionalCheckFailure,
   whenConditionFails,
 } from '../../commons/clients/dynamodb.ts';
+import { eventKeys, parsePartitionKey, SORT_KEY } from '../../commons/table-keys.ts';
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
 import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../events/event-record.ts';
@@ -49,8 +50,8 @@ export class DynamoDbSendStore implements SendStore {
   async recordedOutcomes(cliKeys: readonly string[]): Promise<ReadonlySet<string>> {
     const found = new Set<string>();
     let keys: Array<Record<string, unknown>> = [...new Set(cliKeys)].map((cliKey) => ({
-      pk: `SEND#${cliKey}`,
-      sk: 'OUTCOME',
+      pk: eventKeys.send(cliKey),
+      sk: SORT_KEY.outcome,
     }));
     // BatchGetItem is a partial-failure API: read again whatever it left unprocessed.
     for (let attempt = 0; keys.length > 0; attempt++) {
@@ -62,8 +63,10 @@ export class DynamoDbSendStore implements SendStore {
           RequestItems: { [this.tableName]: { Keys: keys, ProjectionExpression: 'pk' } },
         }),
       );
-      for (const item of answer.Responses?.[this.tableName] ?? [])
-        found.add(String(item.pk).slice('SEND#'.length));
+      for (const item of answer.Responses?.[this.tableName] ?? []) {
+        const parsed = parsePartitionKey(String(item.pk));
+        if (parsed.kind === 'send') found.add(parsed.cliKey);
+      }
       keys = (answer.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Array<
         Record<string, unknown>
       >;
@@ -199,8 +202,8 @@ export class DynamoDbSendStore implements SendStore {
       new PutCommand({
         TableName: this.tableName,
         Item: {
-          pk: `SEND#${outcome.cliKey}`,
-          sk: 'UNKNOWN',
+          pk: eventKeys.send(outcome.cliKey),
+          sk: SORT_KEY.unknown,
           ...fields,
           ...(record ? { recordPk: record.pk } : {}),
           // In the awaiting-report index, so reconcile-status finds it (see UNKNOWN_OUTCOME_BUCKET).
