@@ -104,6 +104,7 @@ export const localDoctorSources = async (target: Target): Promise<DoctorSources>
   const readStatus = async () => {
     if (status) return status;
     const answer = await fetch(`${bridge.webhooks}/_bridge/status`, {
+      headers: { authorization: `Bearer ${bridge.controlToken}` },
       signal: AbortSignal.timeout(10_000),
     });
     if (!answer.ok) throw new Error(`GET /_bridge/status answered ${answer.status}`);

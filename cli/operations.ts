@@ -84,6 +84,7 @@ export const replayWindow = async (
   options.onTotal?.(selected.length);
   const replayed = await replayLocally({
     replayUrl: events.replayUrl,
+    controlToken: events.controlToken,
     name: options.name,
     events: selected,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),

@@ -129,6 +129,7 @@ export const localEventsInRange = (text: string, from: Date, to: Date): LocalEve
 /** Posts events to the running local bridge's replay route, 100 at a time. */
 export const replayLocally = async (options: {
   readonly replayUrl: string;
+  readonly controlToken: string;
   readonly name: string;
   readonly events: readonly LocalEventLine[];
   readonly onProgress?: (done: number) => void;
@@ -140,7 +141,10 @@ export const replayLocally = async (options: {
     try {
       response = await fetch(options.replayUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${options.controlToken}`,
+        },
         body: JSON.stringify({ replayName: options.name, events: chunk }),
       });
     } catch (error) {

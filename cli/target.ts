@@ -56,8 +56,9 @@ export type TargetEvents =
       readonly kind: 'local';
       /** The JSON-lines file the local bus appends every event to. */
       readonly file: string;
-      /** The running bridge's loopback-only replay route. */
+      /** The running bridge's loopback-only replay route, and the token it requires. */
       readonly replayUrl: string;
+      readonly controlToken: string;
       /** The local EventBridge endpoint's client, and the stack's bus on it. */
       readonly client: EventBridgeClient;
       readonly busName: string;
@@ -246,6 +247,7 @@ const localTarget = async (dir: string, deps: TargetDeps): Promise<Target> => {
       kind: 'local',
       file: bridge.eventsFile,
       replayUrl: `${bridge.webhooks}/_bridge/replay`,
+      controlToken: bridge.controlToken,
       client: new EventBridgeClient({ ...aws, endpoint: bridge.services }),
       busName: bridge.eventBusName,
       onFailureQueueUrl: bridge.publisherFailures,

@@ -3,7 +3,7 @@
  * (and the end-to-end tests) write it and remove it on a clean stop; `msgbridge --local DIR` and
  * `npm run demo` read it, and check that the run it describes still answers before using it.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { GatewayHostsSchema } from '../functions/commons/gateway/settings.ts';
@@ -17,6 +17,8 @@ export const BridgeFileSchema = z.looseObject({
   moWebhook: z.string(),
   /** The webhook server; also serves the loopback-only control routes (`/_bridge/…`). */
   webhooks: z.url(),
+  /** The token the control routes require (`Authorization: Bearer …`), new for every run. */
+  controlToken: z.string().min(1),
   simulator: z.url(),
   gatewayHosts: GatewayHostsSchema,
   apiKey: z.string().min(1),
@@ -76,7 +78,12 @@ export const writeBridgeFile = async (
 ): Promise<string> => {
   await mkdir(dataDir, { recursive: true });
   const path = join(dataDir, BRIDGE_FILE);
-  await writeFile(path, `${JSON.stringify(bridgeFileContent(bridge, credentials), null, 2)}\n`);
+  // It holds the webhook secret, the simulator's password and the control token: owner only.
+  // `mode` applies when the file is created; chmod covers a file left by an earlier run.
+  await writeFile(path, `${JSON.stringify(bridgeFileContent(bridge, credentials), null, 2)}\n`, {
+    mode: 0o600,
+  });
+  await chmod(path, 0o600);
   return path;
 };
 

@@ -6,6 +6,7 @@
  * composition on the environment the template sets, wired as the template wires it; events put on
  * the bus are printed and appended to a JSON-lines file.
  */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -226,6 +227,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     const receivers: { report?: WebhookFunction; mo?: WebhookFunction } = {};
     let deployed: LocalDeployment | undefined;
     const front = stack.functionUrlTargets().length > 0 ? 'function-url' : 'rest-api';
+    // What the control routes require: the CLI reads it from the owner-only bridge.json.
+    const controlToken = randomBytes(32).toString('base64url');
     const webhooks = await startWebhookServer({
       port: options.port,
       front,
@@ -241,6 +244,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       },
       replay: (body) => replayOnBus(bus, body),
       status: () => deployed?.status() ?? { mappings: [], schedules: [] },
+      controlToken,
     });
     stops.push(() => webhooks.close());
     const urls = webhooks.webhookUrls(options.webhookSecret);
@@ -458,6 +462,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
           webhook: deployment.secretArn('webhook-secret/secret'),
         },
         webhooks: webhooks.url,
+        controlToken,
         simulator: sim.url,
         dynamodb: dynamo.endpoint,
         sqs: fauxqs.address,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type {
   APIGatewayProxyEvent,
@@ -47,6 +47,12 @@ export interface WebhookServerOptions {
    * (`msgbridge doctor --local`). Answered only to loopback callers.
    */
   readonly status?: () => unknown;
+  /**
+   * The per-run token every control route (`/_bridge/…`) requires, as `Authorization: Bearer
+   * <token>`; the local run writes it to its owner-only `bridge.json`, where the CLI reads it.
+   * Without one the control routes answer nobody.
+   */
+  readonly controlToken?: string;
   /** Time a client has to send its headers and whole body. @default 30_000 */
   readonly requestTimeoutMs?: number;
 }
@@ -293,6 +299,44 @@ const decodeSegment = (segment: string): string => {
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
+/** A Host header that names this machine: what a DNS-rebinding page cannot send. */
+const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?$/;
+
+/**
+ * Why a request may not use a control route, or `undefined` when it may: from a loopback address,
+ * addressed to a loopback host (a page that rebinds its own name to 127.0.0.1 still sends that
+ * name), from no other web origin, carrying the run's token; and a body, if any, in JSON, which a
+ * web page cannot post across origins without a preflight that this server never answers.
+ */
+const controlRefusal = (
+  request: IncomingMessage,
+  body: Buffer,
+  token: string | undefined,
+): APIGatewayProxyResult | undefined => {
+  if (!LOOPBACK.has(request.socket.remoteAddress ?? ''))
+    return json(403, { message: 'control routes answer loopback callers only' });
+  const host = request.headers.host ?? '';
+  if (!LOOPBACK_HOST.test(host))
+    return json(403, {
+      message: 'control routes answer requests addressed to 127.0.0.1 or localhost only',
+    });
+  const origin = request.headers.origin;
+  if (origin !== undefined && origin !== `http://${host}`)
+    return json(403, { message: 'control routes answer no other web origin' });
+  const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+  if (token === undefined || !sameToken(given, token))
+    return json(401, { message: "control routes need the run's token (bridge.json controlToken)" });
+  if (body.length > 0 && !/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? ''))
+    return json(415, { message: 'control routes take application/json only' });
+  return undefined;
+};
+
+const sameToken = (given: string, expected: string): boolean => {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+};
+
 /** The control routes of the local run, for the CLI on the same machine. */
 const control = async (
   request: IncomingMessage,
@@ -300,9 +344,8 @@ const control = async (
   body: Buffer,
   options: WebhookServerOptions,
 ): Promise<APIGatewayProxyResult> => {
-  if (!LOOPBACK.has(request.socket.remoteAddress ?? '')) {
-    return json(403, { message: 'control routes answer loopback callers only' });
-  }
+  const refusal = controlRefusal(request, body, options.controlToken);
+  if (refusal !== undefined) return refusal;
   if (path === '/_bridge/status' && options.status) {
     if (request.method !== 'GET') return json(405, { message: 'Method Not Allowed' });
     return json(200, options.status());

@@ -31,6 +31,8 @@ import { captureIo, runCli } from '../support/cli-gateway.ts';
 import { startPublishingPoller, startWithSharedTables } from '../support/dynamodb-local.ts';
 import { reportBody } from '../support/gateway-bodies.ts';
 
+const CONTROL_TOKEN = 'republish-test-token';
+
 /** EventBridge that refuses the events whose detail contains one of `refusing`. */
 class RefusingBus implements EventBus {
   readonly entries: BusEntry[] = [];
@@ -102,6 +104,7 @@ beforeAll(async () => {
     onFailureQueue: { sqs, queueUrl: onFailureQueue.queueUrl },
   });
   webhooks = await startWebhookServer({
+    controlToken: CONTROL_TOKEN,
     handlers: {
       report: async () => ({ statusCode: 404, body: '' }),
       mo: async () => ({ statusCode: 404, body: '' }),
@@ -125,6 +128,7 @@ const localTarget = (): Target =>
       kind: 'local',
       file: '/nonexistent',
       replayUrl: `${webhooks.url}/_bridge/replay`,
+      controlToken: CONTROL_TOKEN,
       client: new EventBridgeClient(localClientConfig(services.url)),
       busName: 'bus',
       onFailureQueueUrl: onFailureQueue.queueUrl,

@@ -48,6 +48,7 @@ const bridgeFile = (base: string, pid: number | undefined): BridgeFile => ({
   reportWebhook: `${base}/webhooks/s/report`,
   moWebhook: `${base}/webhooks/s/mo`,
   webhooks: base,
+  controlToken: 'stale-run-token',
   simulator: base,
   gatewayHosts: { api: base, send: base, mnt: base },
   apiKey: 'k',

@@ -87,18 +87,19 @@ describe.each([
   beforeEach(() => start(front));
 
   it.each([
-    '/webhooks/%E0%A4%A/report',
-    '/webhooks/%/report',
-    '/webhooks/%E0%A4%A/mo',
-    '/%E0%A4%A',
-    '/_bridge/%E0%A4%A',
-  ])('answers a malformed percent-encoding in %s and keeps serving', async (path) => {
+    ['/webhooks/%E0%A4%A/report', 404],
+    ['/webhooks/%/report', 404],
+    ['/webhooks/%E0%A4%A/mo', 404],
+    ['/%E0%A4%A', 404],
+    // A control path answers nobody without the run's token, whatever its path.
+    ['/_bridge/%E0%A4%A', 401],
+  ])('answers a malformed percent-encoding in %s and keeps serving', async (path, status) => {
     // Act
     const answer = await fetch(`${server.url}${path}`, { method: 'POST', body: '{}' });
 
     // Assess: a secret that cannot be decoded cannot match, so the route answers as for a wrong one.
-    expect(answer.status).toBe(404);
-    expect(await answer.json()).toEqual({ message: 'Not Found' });
+    expect(answer.status).toBe(status);
+    if (status === 404) expect(await answer.json()).toEqual({ message: 'Not Found' });
     await expectStillServing();
   });
 
