@@ -1,3 +1,4 @@
+import { terminalSafe } from '../functions/commons/helpers/terminal.ts';
 import type { CliIo } from './io.ts';
 
 /*
@@ -144,18 +145,18 @@ export class Output {
     else human();
   }
 
-  /** A line of human output on stdout. */
+  /** A line of human output on stdout, control characters escaped (`terminalSafe`). */
   line(text: string): void {
-    this.io.stdout(text);
+    this.io.stdout(terminalSafe(text));
   }
 
   /** An aligned table on stdout, or `empty` when there are no rows. */
   table<Row>(rows: readonly Row[], columns: readonly Column<Row>[], empty = '(none)'): void {
     if (rows.length === 0) {
-      this.io.stdout(empty);
+      this.io.stdout(terminalSafe(empty));
       return;
     }
-    for (const line of formatTable(rows, columns)) this.io.stdout(line);
+    for (const line of formatTable(rows, columns)) this.io.stdout(terminalSafe(line));
   }
 
   /** Rows that are the whole answer: with --json the rows themselves, otherwise their table. */
@@ -165,7 +166,7 @@ export class Output {
 
   /** A note on stderr (never mixed into a --json document). */
   note(text: string): void {
-    this.io.stderr(text);
+    this.io.stderr(terminalSafe(text));
   }
 
   progress(label: string, total: number | undefined): Progress {

@@ -1,6 +1,7 @@
 import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { maskPhonesDeep } from '../functions/commons/helpers/mask.ts';
+import { terminalSafe } from '../functions/commons/helpers/terminal.ts';
 import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/store-ports.ts';
 
 /** Fields worth seeing in a one-line summary, in this order, when an event has them. */
@@ -93,5 +94,8 @@ const summarise = (entry: BusEntry, replayName?: string): string => {
       `${field}=${typeof data[field] === 'string' ? data[field] : JSON.stringify(data[field])}`,
   );
   const replay = replayName === undefined ? '' : `replay ${replayName}  `;
-  return `${entry.Time.toISOString().slice(11, 19)} ▸ ${replay}${entry.DetailType}  ${fields.join(' ')}`;
+  // Stored text reaches the operator's terminal: its control characters are shown, not obeyed.
+  return terminalSafe(
+    `${entry.Time.toISOString().slice(11, 19)} ▸ ${replay}${entry.DetailType}  ${fields.join(' ')}`,
+  );
 };

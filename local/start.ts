@@ -7,14 +7,10 @@ import { resolve } from 'node:path';
 import * as z from 'zod';
 import { mountConsole } from '../console/serve.ts';
 import { startLocalBridge } from './bridge.ts';
-import {
-  LocalRunNotRunningError,
-  readRunningBridge,
-  removeBridgeFile,
-  writeBridgeFile,
-} from './bridge-file.ts';
+import { readRunningBridge, removeBridgeFile, writeBridgeFile } from './bridge-file.ts';
 import { JavaNotFoundError } from './dynamodb-local.ts';
 import { restoreQueues, saveQueues } from './queue-snapshot.ts';
+import { DataDirInUseError, type RunLock, takeRunLock } from './run-lock.ts';
 
 // The SDK warns on Node 20 that its releases after January 2027 will need Node 22; the pinned
 // versions here support Node 20, and the warning would only clutter the local run's output.
@@ -52,14 +48,16 @@ const secret = generated('WEBHOOK_SECRET', settings.WEBHOOK_SECRET);
 const password = generated('SIMULATOR_API_PASSWORD', settings.SIMULATOR_API_PASSWORD);
 const dataDir = resolve(settings.LOCAL_DATA_DIR);
 
-// Two runs on one data directory would share DynamoDB Local's database file and corrupt it.
-const running = await readRunningBridge(dataDir).catch((error: unknown) => {
-  if (error instanceof LocalRunNotRunningError) return undefined;
-  throw error;
-});
-if (running !== undefined) {
+// Two runs on one data directory would share DynamoDB Local's database file and both deliver
+// every report: the lock is taken before anything starts (run-lock.ts).
+let lock: RunLock;
+try {
+  lock = await takeRunLock(dataDir);
+} catch (error) {
+  if (!(error instanceof DataDirInUseError)) throw error;
+  const running = await readRunningBridge(dataDir).catch(() => undefined);
   console.error(
-    `msgbridge local run: another run is using ${dataDir} (pid ${running.pid ?? 'unknown'}, webhooks ${running.webhooks}); stop it first or set LOCAL_DATA_DIR to another directory`,
+    `msgbridge local run: ${error.message}${running ? ` (webhooks ${running.webhooks})` : ''}`,
   );
   process.exit(1);
 }
@@ -82,6 +80,7 @@ try {
   });
 } catch (error) {
   console.error(error instanceof JavaNotFoundError ? error.message : error);
+  await lock.release();
   process.exit(1);
 }
 
@@ -151,6 +150,7 @@ const shutdown = async (signal: string, code = 0) => {
   await bridge.stop();
   // Nothing may point at a run that is gone: the CLI and the demo would hit closed ports.
   await removeBridgeFile(dataDir);
+  await lock.release();
   process.exit(code);
 };
 process.once('SIGINT', () => void shutdown('SIGINT'));

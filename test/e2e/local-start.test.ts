@@ -33,12 +33,12 @@ interface Run {
   exited: Promise<number | null>;
 }
 
-const run = (script: string): Run => {
+const run = (script: string, dir = dataDir): Run => {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], {
     cwd: ROOT,
     env: {
       ...process.env,
-      LOCAL_DATA_DIR: dataDir,
+      LOCAL_DATA_DIR: dir,
       PORT: '0',
       SIMULATOR_PORT: '0',
       WEBHOOK_SECRET: 'start-secret-0123456789',
@@ -158,4 +158,33 @@ describe('npm start', () => {
     );
     expect(queue.messages.delayed.map((message) => message.body)).toEqual([WAITING]);
   }, 360_000);
+
+  it('leaves one run of two started at the same moment on one data directory', async () => {
+    // Prepare
+    const dir = mkdtempSync(join(tmpdir(), 'msgbridge-race-'));
+    try {
+      // Act: both start before either has written anything.
+      const runs = [run('local/start.ts', dir), run('local/start.ts', dir)];
+      const refused = await Promise.race(
+        runs.map(async (each) => ({ each, code: await each.exited })),
+      );
+      const winner = runs.find((each) => each !== refused.each) as Run;
+      await waitForOutput(winner, 'msgbridge is running locally', 150_000);
+      const bridge = JSON.parse(readFileSync(join(dir, 'bridge.json'), 'utf8')) as { pid: number };
+      const lock = readFileSync(join(dir, 'run.lock'), 'utf8');
+      winner.child.kill('SIGINT');
+      const winnerCode = await winner.exited;
+
+      // Assess
+      expect(refused.code).toBe(1);
+      expect(refused.each.output()).toMatch(/another run is using/);
+      expect(refused.each.output()).not.toContain('msgbridge is running locally');
+      expect(bridge.pid).toBe(winner.child.pid);
+      expect(lock).toBe(String(winner.child.pid));
+      expect(winnerCode).toBe(0);
+      expect(existsSync(join(dir, 'run.lock'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

@@ -8,9 +8,14 @@ export const maskPhone = (value: string): string => {
   return `${digits.slice(0, 3)}${'*'.repeat(digits.length - 7)}${digits.slice(-4)}`;
 };
 
-/** Field names whose values are phone numbers in gateway requests, reports and MO items. */
+/**
+ * Field names whose values are phone numbers in gateway requests, reports and MO items, and in
+ * the events made of them (an MO's `sender` and `receivingNumber`).
+ */
 export const PHONE_FIELDS: ReadonlySet<string> = new Set([
   'phone',
+  'sender',
+  'receivingNumber',
   'callback',
   'moCallback',
   'moNumber',
@@ -42,8 +47,19 @@ export const maskPhonesDeep = (value: unknown): unknown => {
   return value;
 };
 
-// Korean mobile and landline numbers, with or without hyphens, and +82 forms.
-const PHONE_IN_TEXT = /(?<!\d)(?:\+?82-?|0)(?:1[016789]|[2-6]\d?|70|50\d?)-?\d{3,4}-?\d{4}(?!\d)/g;
+/*
+ * Korean mobile and landline numbers as people write them: digits run together or grouped by a
+ * hyphen, a dot or spaces (`010-1234-5678`, `010.1234.5678`, `010 1234 5678`), the area code in
+ * parentheses (`(02) 123-4567`), and the international forms (`+82 10 1234 5678`,
+ * `+82-10-1234-5678`, `+82 (0)10 …`, `821012345678`).
+ */
+const SEP = String.raw`[ .\-\u00a0]?`;
+const PREFIX = String.raw`(?:\+${SEP}82${SEP}(?:\(0\)${SEP})?|(?<!\+)82${SEP}|\(0|0)`;
+const AREA = String.raw`(?:1[016789]|2|[3-6][1-5]|70|50[2-8]?)`;
+const PHONE_IN_TEXT = new RegExp(
+  String.raw`(?<![\d+])${PREFIX}${AREA}\)?${SEP}\d{3,4}${SEP}\d{4}(?!\d)`,
+  'g',
+);
 
 /** Masks phone-number-looking digit runs inside free text. */
 export const maskPhonesInText = (text: string): string =>
