@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
 import { runColdStart } from './cold-start.ts';
+import { runConsoleMemory } from './console-memory.ts';
 import { runEndToEnd } from './end-to-end.ts';
 import { runIngest } from './ingest.ts';
 import { formatTable, type ScenarioResult } from './report.ts';
@@ -41,6 +42,7 @@ const scenarios: Record<string, () => Promise<ScenarioResult>> = {
   'end-to-end-single': () => runEndToEnd(1, importMsOf()),
   // The same as `end-to-end`, with "Message Accepted" events on (`sending.acceptedEvents`).
   'end-to-end-accepted': () => runEndToEnd(10, importMsOf(), { acceptedEvents: true }),
+  'console-memory': () => runConsoleMemory(),
 };
 
 const requested = process.argv.slice(2);

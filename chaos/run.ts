@@ -109,6 +109,8 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
   };
   try {
     bridge = await startLocalBridge({
+      // The invariants read every event the run put on the bus.
+      eventsInMemoryBytes: Number.POSITIVE_INFINITY,
       port: 0,
       simulatorPort: 0,
       webhookSecret: WEBHOOK_SECRET,

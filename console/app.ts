@@ -11,7 +11,7 @@ import { localEventsInRange } from '../cli/replay.ts';
 import { planRepublish, runRepublish } from '../cli/republish.ts';
 import type { Target } from '../cli/target.ts';
 import { type ActionKind, type Job, Jobs } from './actions.ts';
-import { type PublishedEvent, readEventLog } from './event-log.ts';
+import { eventLogReader, type PublishedEvent } from './event-log.ts';
 import { EVENT_TYPES } from './event-types.ts';
 import { codeOf, flowSeries, storedEvents } from './flow.ts';
 import { html, raw, type SafeHtml } from './html.ts';
@@ -51,8 +51,6 @@ export { CONSOLE_PATH };
 
 export interface ConsoleOptions {
   readonly target: Target;
-  /** Reads the local events file. @default the file system */
-  readonly readFile?: (path: string) => Promise<string>;
   /** The gateway's TPS quota, for the quota chart. */
   readonly tpsQuota?: number;
   readonly now?: () => Date;
@@ -67,7 +65,10 @@ export interface Console {
 
 export const createConsole = (options: ConsoleOptions): Console => {
   const { target } = options;
-  const read = options.readFile ?? ((path: string) => readFile(path, 'utf8'));
+  // The local run's events file, read incrementally and never whole (event-log.ts); only a
+  // replay the operator confirms reads it once, for the window's events.
+  const eventLog = eventLogReader(target);
+  const read = (path: string) => readFile(path, 'utf8');
   const now = options.now ?? (() => new Date());
   const csrf = randomBytes(32).toString('base64url');
   const jobs = new Jobs();
@@ -143,7 +144,8 @@ ${found.matches.map(
   };
 
   const timelinePage = async (trace: Trace, form: SafeHtml, intro?: SafeHtml): Promise<Answer> => {
-    const log = await readEventLog(target, read);
+    const ids = new Set(trace.entries.flatMap((entry) => (entry.eventId ? [entry.eventId] : [])));
+    const log = eventLog === undefined ? undefined : await eventLog.find(ids);
     const timeline = timelineOf(trace, log);
     return page(
       `Message ${trace.cliKey ?? trace.moKey ?? trace.msgKey ?? trace.key}`,
@@ -176,9 +178,8 @@ ${found.matches.map(
         : [];
     })}</td><td><code>${event.id ?? ''}</code></td></tr>`;
 
-  const flowEvents = async (scan: boolean): Promise<PublishedEvent[] | undefined> => {
-    const log = await readEventLog(target, read);
-    if (log !== undefined) return log;
+  const flowEvents = async (scan: boolean): Promise<readonly PublishedEvent[] | undefined> => {
+    if (eventLog !== undefined) return (await eventLog.refresh()).recent;
     if (!scan) return undefined;
     return storedEvents(target, new Date(now().getTime() - 3_600_000).toISOString(), 500);
   };
@@ -219,7 +220,7 @@ ${
 
   const flowEventsJson = async (params: URLSearchParams): Promise<Answer> => {
     const query = parseQuery(FlowQuery, params);
-    const log = (await readEventLog(target, read)) ?? [];
+    const log = eventLog === undefined ? [] : (await eventLog.refresh()).recent;
     const after = Number(query.after ?? 0);
     const events = filterEvents(
       log.filter((event) => event.line > after),

@@ -94,6 +94,11 @@ export interface LocalBridgeOptions {
   /** For the fault-injection run (`chaos/`): wraps or instruments what the functions use. */
   readonly instrument?: LocalBridgeInstrument;
   /**
+   * How much of the latest events the bus keeps in memory (`bus.entries`); the events file has
+   * them all. `Infinity` keeps every event (the chaos run checks them all). @default 16 MiB
+   */
+  readonly eventsInMemoryBytes?: number;
+  /**
    * For measurement (the benchmark counts log bytes): the logger each function's composition gets,
    * by function name (`receive-reports`, `send-messages`, `reconcile-status`, ...). @default a
    * silent logger for all
@@ -218,6 +223,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     const bus = new LocalEventBus(
       join(options.dataDir, 'events.jsonl'),
       options.printEvents === false ? undefined : (line) => console.log(line),
+      ...(options.eventsInMemoryBytes === undefined ? [] : [options.eventsInMemoryBytes]),
     );
     const metrics = new Metrics({ namespace: 'msgbridge-local', serviceName: 'local' });
     const loggerFor = options.loggerFor ?? (() => SILENT);

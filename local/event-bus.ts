@@ -35,15 +35,24 @@ export class LocalEventBus implements EventBus {
   readonly replayed: Array<{ readonly replayName: string; readonly entry: BusEntry }> = [];
   private ready: Promise<unknown> | undefined;
 
+  private keptBytes = 0;
+
   constructor(
     private readonly file: string,
     /** Where the one-line summaries go; nothing is printed without it. */
     private readonly print?: (line: string) => void,
+    /**
+     * How much of the latest events (their details' UTF-16 size) `entries` and `replayed` keep in
+     * memory; older ones are only in the file. The whole history stays in memory only when asked
+     * (the chaos run checks every event). @default 16 MiB
+     */
+    private readonly keepBytes = 16 * 1024 * 1024,
   ) {}
 
   async putEvents(entries: readonly BusEntry[]): Promise<readonly BusEntryResult[]> {
     await this.append(entries);
     this.entries.push(...entries);
+    this.keep(entries);
     for (const entry of entries) this.print?.(summarise(entry));
     return entries.map(() => ({ ok: true }));
   }
@@ -55,7 +64,31 @@ export class LocalEventBus implements EventBus {
   async replay(replayName: string, entries: readonly BusEntry[]): Promise<void> {
     await this.append(entries, replayName);
     this.replayed.push(...entries.map((entry) => ({ replayName, entry })));
+    this.keep(entries);
     for (const entry of entries) this.print?.(summarise(entry, replayName));
+  }
+
+  /** Drops the oldest events from memory once the newest pass `keepBytes`. */
+  private keep(added: readonly BusEntry[]): void {
+    for (const entry of added) this.keptBytes += entry.Detail.length * 2;
+    let drop = 0;
+    let dropReplayed = 0;
+    while (
+      this.keptBytes > this.keepBytes &&
+      drop + dropReplayed < this.entries.length + this.replayed.length
+    ) {
+      const original = this.entries[drop];
+      const replay = this.replayed[dropReplayed];
+      const next =
+        original !== undefined &&
+        (replay === undefined || original.Time.getTime() <= replay.entry.Time.getTime());
+      const dropped = next ? original : replay?.entry;
+      if (next) drop += 1;
+      else dropReplayed += 1;
+      this.keptBytes -= (dropped?.Detail.length ?? 0) * 2;
+    }
+    if (drop > 0) this.entries.splice(0, drop);
+    if (dropReplayed > 0) this.replayed.splice(0, dropReplayed);
   }
 
   private async append(entries: readonly BusEntry[], replayName?: string): Promise<void> {

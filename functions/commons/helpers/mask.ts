@@ -55,7 +55,7 @@ export const maskPhonesDeep = (value: unknown): unknown => {
  */
 const SEP = String.raw`[ .\-\u00a0]?`;
 const PREFIX = String.raw`(?:\+${SEP}82${SEP}(?:\(0\)${SEP})?|(?<!\+)82${SEP}|\(0|0)`;
-const AREA = String.raw`(?:1[016789]|2|[3-6][1-5]|70|50[2-8]?)`;
+const AREA = '(?:1[016789]|2|[3-6][1-5]|70|50[2-8]?)';
 const PHONE_IN_TEXT = new RegExp(
   String.raw`(?<![\d+])${PREFIX}${AREA}\)?${SEP}\d{3,4}${SEP}\d{4}(?!\d)`,
   'g',
