@@ -11,6 +11,12 @@ import { readRunningBridge, removeBridgeFile, writeBridgeFile } from './bridge-f
 import { JavaNotFoundError } from './dynamodb-local.ts';
 import { restoreQueues, saveQueues } from './queue-snapshot.ts';
 import { DataDirInUseError, type RunLock, takeRunLock } from './run-lock.ts';
+import {
+  removeSendJournal,
+  replaySendJournal,
+  snapshotSends,
+  startSendJournal,
+} from './send-journal.ts';
 
 // The SDK warns on Node 20 that its releases after January 2027 will need Node 22; the pinned
 // versions here support Node 20, and the warning would only clutter the local run's output.
@@ -89,6 +95,7 @@ try {
 const queueUrls = Object.fromEntries(
   Object.values(bridge.queues).map((queue) => [queue.name, queue.url]),
 );
+const fromSnapshot = await snapshotSends(dataDir).catch(() => new Set<string>());
 const restored = await restoreQueues(bridge.sqs, queueUrls, dataDir).catch((error: unknown) => {
   console.error(
     'could not restore the send queues of the last run (kept for the next start):',
@@ -98,11 +105,36 @@ const restored = await restoreQueues(bridge.sqs, queueUrls, dataDir).catch((erro
 });
 for (const [name, count] of Object.entries(restored))
   console.log(`restored ${count} message(s) of ${name} from the last run`);
-
-await writeBridgeFile(dataDir, bridge, {
-  apiKey: settings.SIMULATOR_API_KEY,
-  apiPassword: password.value,
+// Sends a run that was killed had accepted: its journal has them (send-journal.ts).
+const recovered = await replaySendJournal(bridge.sqs, queueUrls, dataDir, fromSnapshot).catch(
+  (error: unknown) => {
+    console.error('could not put back the sends of the journal (kept for the next start):', error);
+    return {};
+  },
+);
+for (const [name, count] of Object.entries(recovered))
+  console.log(`recovered ${count} message(s) of ${name} that a stopped run had accepted`);
+// Producers reach the queues through the journal, so that an accepted send survives a crash.
+const journal = await startSendJournal({
+  upstream: bridge.urls.sqs,
+  dataDir,
+  queues: bridge.fauxqs,
+  queueNames: Object.keys(queueUrls),
 });
+await journal.compact();
+
+await writeBridgeFile(
+  dataDir,
+  {
+    ...bridge,
+    // The queue URLs stay fauxqs's (it knows its queues by them); the endpoint is the journal's.
+    urls: { ...bridge.urls, sqs: journal.url },
+  },
+  {
+    apiKey: settings.SIMULATOR_API_KEY,
+    apiPassword: password.value,
+  },
+);
 // The operator console, on the webhook port, reading this run as `msgbridge --local` does.
 const consoleUrl = await mountConsole(bridge, dataDir, { tpsQuota: settings.TPS_QUOTA });
 
@@ -136,12 +168,18 @@ Ctrl+C stops everything.
 
 const shutdown = async (signal: string, code = 0) => {
   console.log(`\n${signal}: stopping`);
+  // No producer gets an answer from here on; the journal stays until the snapshot is written.
+  await journal.close();
   // fauxqs keeps nothing across a stop: once the sender has let go of every message, what still
   // waits is saved for the next start (queue-snapshot.ts).
   await bridge.sender.stop();
-  const saved = await saveQueues(bridge.fauxqs, Object.keys(queueUrls), dataDir).catch(
+  const saved = await saveQueues(bridge.fauxqs, Object.keys(queueUrls), dataDir).then(
+    async (counts) => {
+      await removeSendJournal(dataDir);
+      return counts;
+    },
     (error: unknown) => {
-      console.error('  could not save the send queues; their messages are lost:', error);
+      console.error('  could not save the send queues; the send journal keeps them:', error);
       return {};
     },
   );

@@ -7,10 +7,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { NOT_RUNNING } from '../../local/bridge-file.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
+import { scanItems as scanAll } from '../support/scan-items.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-start-'));
@@ -33,11 +36,14 @@ interface Run {
   exited: Promise<number | null>;
 }
 
-const run = (script: string, dir = dataDir): Run => {
+const run = (script: string, dir = dataDir, env: Record<string, string> = {}): Run => {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], {
     cwd: ROOT,
+    // Its own process group: a crash is simulated by killing the run with all it started.
+    detached: true,
     env: {
       ...process.env,
+      ...env,
       LOCAL_DATA_DIR: dir,
       PORT: '0',
       SIMULATOR_PORT: '0',
@@ -187,4 +193,82 @@ describe('npm start', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 240_000);
+
+  it('loses no accepted send when the whole run is killed with SIGKILL', async () => {
+    // Prepare: 30 messages of 10 recipients, at 10 recipients a second, then kill -9 3 s later.
+    const dir = mkdtempSync(join(tmpdir(), 'msgbridge-crash-'));
+    const cliKeys = Array.from({ length: 30 }, (_, m) =>
+      Array.from({ length: 10 }, (_, r) => `crash-${m}-${r}`),
+    );
+    try {
+      const first = run('local/start.ts', dir, { TPS_QUOTA: '10' });
+      await waitForOutput(first, 'msgbridge is running locally', 150_000);
+      const bridge = JSON.parse(readFileSync(join(dir, 'bridge.json'), 'utf8')) as {
+        sqs: string;
+        sendQueue: string;
+        dynamodb: string;
+        tables: { events: string };
+      };
+      const sqs = new SQSClient({
+        endpoint: bridge.sqs,
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+      });
+      for (const [m, keys] of cliKeys.entries())
+        await sqs.send(
+          new SendMessageCommand({
+            QueueUrl: bridge.sendQueue,
+            MessageBody: JSON.stringify({
+              channel: 'sms',
+              callback: '0212345678',
+              msg: `crash test ${m}`,
+              recvInfoLst: keys.map((cliKey, r) => ({
+                cliKey,
+                phone: `010${String(m * 10 + r).padStart(8, '0')}`,
+              })),
+            }),
+          }),
+        );
+      sqs.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+
+      // Act: the crash, then the next start on the same directory.
+      process.kill(-(first.child.pid as number), 'SIGKILL');
+      await first.exited;
+      const second = run('local/start.ts', dir, { TPS_QUOTA: '50' });
+      await waitForOutput(second, 'msgbridge is running locally', 150_000);
+      const documents = DynamoDBDocumentClient.from(
+        new DynamoDBClient({
+          endpoint: JSON.parse(readFileSync(join(dir, 'bridge.json'), 'utf8')).dynamodb,
+          region: LOCAL_REGION,
+          credentials: LOCAL_CREDENTIALS,
+        }),
+      );
+      const accepted = async () => {
+        const items = await scanAll(documents, bridge.tables.events);
+        return new Set(
+          items.flatMap((item) =>
+            Object.keys(item).flatMap((name) =>
+              name.startsWith('accepted#') ? [name.slice(9)] : [],
+            ),
+          ),
+        );
+      };
+      let sent = await accepted();
+      for (let waited = 0; sent.size < 300 && waited < 120_000; waited += 1_000) {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        sent = await accepted();
+      }
+      second.child.kill('SIGINT');
+      await second.exited;
+
+      // Assess: every recipient accepted, those the first run had not reached from the journal.
+      expect(second.output()).toMatch(
+        /recovered \d+ message\(s\) of msgbridge-sendpipelinesendqueue\w+ that a stopped run had accepted/,
+      );
+      expect([...cliKeys.flat()].filter((cliKey) => !sent.has(cliKey))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 360_000);
 });

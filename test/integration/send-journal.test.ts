@@ -1,0 +1,154 @@
+/**
+ * The local run's send journal (local/send-journal.ts) on fauxqs: a send is on disk before its
+ * producer is answered, the journal's messages come back on a new queue after a crash (each send
+ * once, and not again when the clean-stop snapshot has it), and a compaction keeps the journal to
+ * what the queues hold.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  DeleteMessageCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
+import {
+  replaySendJournal,
+  SEND_JOURNAL_FILE,
+  type SendJournal,
+  sendIdentity,
+  startSendJournal,
+} from '../../local/send-journal.ts';
+
+const QUEUE = 'send-queue';
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const client = (endpoint: string) =>
+  new SQSClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+
+const fauxqs = async (): Promise<{ server: FauxqsServer; url: string }> => {
+  const server = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
+  cleanups.push(() => server.stop());
+  return { server, url: server.createQueue(QUEUE).queueUrl };
+};
+
+const message = (cliKey: string) =>
+  JSON.stringify({ channel: 'sms', msg: 'x', recvInfoLst: [{ cliKey, phone: '01000000000' }] });
+
+const journalLines = (dir: string) =>
+  readFileSync(join(dir, SEND_JOURNAL_FILE), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { queue: string; body: string; delaySeconds?: number });
+
+const bodies = async (endpoint: string, url: string): Promise<string[]> => {
+  const sqs = client(endpoint);
+  const answer = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+  );
+  sqs.destroy();
+  return (answer.Messages ?? []).map((m) => m.Body ?? '').sort();
+};
+
+describe('the send journal', () => {
+  it('has every accepted send on disk, and puts each back once after a crash', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'msgbridge-journal-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const before = await fauxqs();
+    const journal: SendJournal = await startSendJournal({
+      upstream: before.server.address,
+      dataDir: dir,
+      queues: before.server,
+      queueNames: [QUEUE],
+      compactEveryMs: 60_000,
+    });
+    cleanups.push(() => journal.close());
+    const producer = client(journal.url);
+    cleanups.push(() => producer.destroy());
+
+    // Act 1: sends as producers make them, one and in a batch, one with a delay.
+    await producer.send(
+      new SendMessageCommand({ QueueUrl: before.url, MessageBody: message('a') }),
+    );
+    await producer.send(
+      new SendMessageBatchCommand({
+        QueueUrl: before.url,
+        Entries: [
+          { Id: '1', MessageBody: message('b') },
+          { Id: '2', MessageBody: message('c'), DelaySeconds: 60 },
+        ],
+      }),
+    );
+    const written = journalLines(dir);
+
+    // Act 2: the run dies (nothing is stopped cleanly); a new one replays the journal, the
+    // snapshot having put back "c" already.
+    const after = await fauxqs();
+    const sqs = client(after.server.address);
+    const counts = await replaySendJournal(
+      sqs,
+      { [QUEUE]: after.url },
+      dir,
+      new Set([sendIdentity({ queue: QUEUE, body: message('c') })]),
+    );
+    const queued = await bodies(after.server.address, after.url);
+    const again = await replaySendJournal(sqs, { [QUEUE]: after.url }, dir);
+    sqs.destroy();
+
+    // Assess
+    expect(written.map((line) => line.body)).toEqual([message('a'), message('b'), message('c')]);
+    expect(written[2]?.delaySeconds).toBe(60);
+    expect(counts).toEqual({ [QUEUE]: 2 });
+    expect(queued).toEqual([message('a'), message('b')]);
+    // A replay that meets the same journal twice puts each send back each time: the sender's
+    // cliKey dedupe absorbs it, as any redelivery.
+    expect(again).toEqual({ [QUEUE]: 3 });
+  });
+
+  it('is compacted to what the queues still hold', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'msgbridge-journal-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const queues = await fauxqs();
+    const journal = await startSendJournal({
+      upstream: queues.server.address,
+      dataDir: dir,
+      queues: queues.server,
+      queueNames: [QUEUE],
+      compactEveryMs: 60_000,
+    });
+    cleanups.push(() => journal.close());
+    const producer = client(journal.url);
+    cleanups.push(() => producer.destroy());
+    for (const cliKey of ['a', 'b', 'c'])
+      await producer.send(
+        new SendMessageCommand({ QueueUrl: queues.url, MessageBody: message(cliKey) }),
+      );
+
+    // Act: "a" is sent and deleted by the consumer; then the journal is compacted.
+    const consumer = client(queues.server.address);
+    const received = await consumer.send(
+      new ReceiveMessageCommand({ QueueUrl: queues.url, MaxNumberOfMessages: 10 }),
+    );
+    const sent = received.Messages?.find((m) => m.Body === message('a'));
+    await consumer.send(
+      new DeleteMessageCommand({ QueueUrl: queues.url, ReceiptHandle: sent?.ReceiptHandle }),
+    );
+    consumer.destroy();
+    await journal.compact();
+
+    // Assess: b and c are in flight (received, not deleted), so they stay; a is gone.
+    expect(
+      journalLines(dir)
+        .map((line) => line.body)
+        .sort(),
+    ).toEqual([message('b'), message('c')]);
+  });
+});
