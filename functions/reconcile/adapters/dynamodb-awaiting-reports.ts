@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { conditionalWrite, pagesOf } from '../../commons/clients/dynamodb.ts';
-import { eventKeys, KEY_PREFIX, SORT_KEY } from '../../commons/table-keys.ts';
+import { eventKeys, KEY_PREFIX, legacyEventKeys, SORT_KEY } from '../../commons/table-keys.ts';
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
 import { SEND_CHANNELS } from '../../sending/channels.ts';
 import type { ClaimResult, SendRecordKey, SendStore, UnknownOutcome } from '../../sending/ports.ts';
@@ -119,24 +119,31 @@ export class DynamoDbAwaitingReports
     return this.leaveIndex(cliKey, SORT_KEY.outcome);
   }
 
-  /** Report items only: a guard alone (a run that stopped before its report) is no report. */
+  /**
+   * Report items only: a guard alone (a run that stopped before its report) is no report. A
+   * msgKey whose key is spelled differently since key parts are escaped is also looked up under
+   * its earlier spelling, where a report stored before the upgrade is.
+   */
   async hasReport(msgKey: string): Promise<boolean> {
-    const pages = pagesOf((start) =>
-      this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :result)',
-          FilterExpression: 'attribute_exists(detailType)',
-          ExpressionAttributeValues: {
-            ':pk': eventKeys.report(msgKey),
-            ':result': KEY_PREFIX.result,
-          },
-          ProjectionExpression: 'pk',
-          ExclusiveStartKey: start,
-        }),
-      ),
-    );
-    for await (const answer of pages) if ((answer.Items ?? []).length > 0) return true;
+    const partitions = new Set([
+      eventKeys.report(msgKey),
+      legacyEventKeys.report(msgKey, '', null).pk,
+    ]);
+    for (const pk of partitions) {
+      const pages = pagesOf((start) =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :result)',
+            FilterExpression: 'attribute_exists(detailType)',
+            ExpressionAttributeValues: { ':pk': pk, ':result': KEY_PREFIX.result },
+            ProjectionExpression: 'pk',
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      for await (const answer of pages) if ((answer.Items ?? []).length > 0) return true;
+    }
     return false;
   }
 
