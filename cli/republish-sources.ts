@@ -19,8 +19,9 @@ import { toLambdaRecord } from '../local/lambda-stream-record.ts';
 import type { EventItems, FailedBatch, PublishFailures } from './republish.ts';
 
 /*
- * The adapters of `msgbridge events republish`: the on-failure queue and the table's stream on a
- * stack, the running bridge's control route locally, and the event table on both.
+ * The adapters of `msgbridge events republish`: the publisher's on-failure queue, the table's
+ * stream and the event table, on a stack and in the local run alike (which deploys the same
+ * queue on fauxqs and the stream on DynamoDB Local).
  */
 
 /** Lambda's on-failure message for a DynamoDB stream: a pointer to the batch, not its records. */
