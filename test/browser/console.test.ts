@@ -164,22 +164,48 @@ describe('the operator console in Chromium', () => {
     expect(searched).not.toContain('01012345678');
   });
 
-  it('lists a bad webhook body in the quarantine with its reason and raw body', async () => {
-    // Prepare
+  it('lists a bad webhook body in the quarantine with its reason and raw body, its phone numbers masked in every spelling', async () => {
+    // Prepare: a bad body, and an inbound message whose sender and text hold numbers spelled
+    // as people write them.
     const bad = await fetch(bridge.urls.reportWebhook, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: '{"rptLst": [<script>alert(1)</script>',
+      body: '{"rptLst": [<script>alert(1)</script> call +82 10 5678 9012 or 010.6789.0123',
     });
     expect(bad.status).toBeLessThan(300);
+    const mo = await fetch(bridge.urls.moWebhook, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        moCnt: 1,
+        moLst: [
+          {
+            moKey: 'MO-SPELLED-1',
+            moNumber: '15880000',
+            moType: 'SMSMO',
+            moCallback: '01056781234',
+            moMsg: '제 번호는 010 9012 3456 입니다',
+            moRecvDt: '2026-11-28 09:00:00',
+            contentCnt: 0,
+            contentInfoLst: null,
+          },
+        ],
+      }),
+    });
+    expect(mo.status).toBe(200);
 
     // Act
     await page.goto(`${consoleUrl}/quarantine`);
     const table = (await page.textContent('#quarantine')) ?? '';
+    await page.goto(`${consoleUrl}/message?by=key&q=MO-SPELLED-1`);
+    const message = (await page.textContent('main')) ?? '';
 
     // Assess
     expect(table).toContain('body is not JSON');
     expect(table).toContain('<script>alert(1)</script>');
+    expect(table).not.toMatch(/5678 9012|6789\.0123/);
+    expect(message).toContain('MO-SPELLED-1');
+    expect(message).not.toMatch(/9012 3456|01056781234/);
     expect(await page.$$('#quarantine script')).toHaveLength(0);
     await page.screenshot({ path: join(SHOTS, 'quarantine.png'), fullPage: true });
   });
