@@ -72,7 +72,7 @@ const create = async (path: string, pid: number): Promise<boolean> => {
  */
 export const takeRunLock = async (
   dataDir: string,
-  { pid = process.pid, settleMs = 250 }: { readonly pid?: number; readonly settleMs?: number } = {},
+  { pid = process.pid, settleMs = 500 }: { readonly pid?: number; readonly settleMs?: number } = {},
 ): Promise<RunLock> => {
   await mkdir(dataDir, { recursive: true });
   const path = join(dataDir, RUN_LOCK_FILE);
@@ -85,7 +85,10 @@ export const takeRunLock = async (
   const holder = await holderOf(path);
   // A lock being written this very moment has no pid yet: its writer is alive.
   if (holder === undefined || isAlive(holder)) throw new DataDirInUseError(dataDir, holder);
-  // Stale: its run is gone. Take it over, then make sure no other start took it at once.
+  // Stale: its run is gone. Take it over, then make sure no other start took it at once: the
+  // lock is looked at again right before it is removed (another start may have taken it over
+  // since), and the taker checks after `settleMs` that it still holds it.
+  if ((await holderOf(path)) !== holder) throw new DataDirInUseError(dataDir, await holderOf(path));
   await rm(path, { force: true });
   if (!(await create(path, pid))) throw new DataDirInUseError(dataDir, await holderOf(path));
   await sleep(settleMs);
