@@ -12,6 +12,7 @@ import { runColdStart } from './cold-start.ts';
 import { runConsoleMemory } from './console-memory.ts';
 import { runEndToEnd } from './end-to-end.ts';
 import { runIngest } from './ingest.ts';
+import { runLatency } from './latency.ts';
 import { formatTable, type ScenarioResult } from './report.ts';
 import { runSend } from './send.ts';
 import { summarize } from './summary.ts';
@@ -43,6 +44,7 @@ const scenarios: Record<string, () => Promise<ScenarioResult>> = {
   // The same as `end-to-end`, with "Message Accepted" events on (`sending.acceptedEvents`).
   'end-to-end-accepted': () => runEndToEnd(10, importMsOf(), { acceptedEvents: true }),
   'console-memory': () => runConsoleMemory(),
+  latency: runLatency,
 };
 
 const requested = process.argv.slice(2);

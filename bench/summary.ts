@@ -26,6 +26,7 @@ interface ScenarioFigures {
   readonly maxImportRatio?: number;
   readonly maxBundleKiBReceivers?: number;
   readonly maxBundleKiB?: number;
+  readonly webhookToEvent?: { readonly at50PerSecond?: { readonly p99Ms?: number } };
 }
 
 export interface BenchSummary {
@@ -89,16 +90,19 @@ export interface BenchSummary {
    * counted on its own), with the same lines as `inboundCostPerMillionUsd`.
    */
   readonly inboundPlainCostPerMillionUsd: number | null;
+  /** Webhook to event on the bus, 99th percentile at 50 posts a second, local run (`latency`). */
+  readonly webhookToEventP99Ms: number | null;
 }
 
 export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSummary => {
   const of = (name: string) => scenarios[name] as ScenarioFigures | undefined;
-  const [e2e, single, accepted, send, cold] = [
+  const [e2e, single, accepted, send, cold, latency] = [
     'end-to-end',
     'end-to-end-single',
     'end-to-end-accepted',
     'send',
     'cold-start',
+    'latency',
   ].map(of);
   const unitsOf = (scenario: ScenarioFigures | undefined, name: string) =>
     scenario?.outbound?.cost?.find((line) => line.line === name)?.unitsPerMessage;
@@ -131,5 +135,6 @@ export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSu
     inboundCostPerMillionUsdByFront: e2e?.inbound?.costPerMillionUsdByFront ?? null,
     outboundCostPerMillionUsdByFront: e2e?.outbound?.costPerMillionUsdByFront ?? null,
     inboundPlainCostPerMillionUsd: e2e?.inboundPlain?.costPerMillionUsd ?? null,
+    webhookToEventP99Ms: latency?.webhookToEvent?.at50PerSecond?.p99Ms ?? null,
   };
 };

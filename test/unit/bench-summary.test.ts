@@ -22,6 +22,7 @@ describe('the benchmark summary', () => {
         maxBundleKiBReceivers: 640,
         maxBundleKiB: 790,
       },
+      latency: { webhookToEvent: { at1PerSecond: { p99Ms: 90 }, at50PerSecond: { p99Ms: 240 } } },
     });
 
     expect(summary).toEqual({
@@ -44,6 +45,7 @@ describe('the benchmark summary', () => {
       inboundCostPerMillionUsdByFront: null,
       outboundCostPerMillionUsdByFront: null,
       inboundPlainCostPerMillionUsd: null,
+      webhookToEventP99Ms: 240,
     });
   });
 
