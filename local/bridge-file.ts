@@ -118,7 +118,8 @@ export interface LivenessProbes {
   readonly answers: (url: string) => Promise<boolean>;
 }
 
-const processAlive = (pid: number): boolean => {
+/** Whether a process with this id exists (EPERM: it does, and belongs to someone else). */
+export const processAlive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;

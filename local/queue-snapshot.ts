@@ -33,7 +33,7 @@ const MessageSchema = z.object({
   ),
 });
 const SnapshotSchema = z.record(z.string(), z.array(MessageSchema));
-type SavedMessage = z.infer<typeof MessageSchema>;
+export type SavedMessage = z.infer<typeof MessageSchema>;
 
 /** What the snapshot needs of fauxqs: its non-destructive inspection of a queue. */
 export interface InspectableQueues {
@@ -59,15 +59,13 @@ interface QueuedMessage {
 }
 
 /**
- * Writes every message of the named queues to `dataDir/send-queues.json` (nothing when all are
- * empty); stop the consumers first, so that no message is in the middle of being handled.
- * @returns how many messages were saved, per queue
+ * Every message of the named queues that holds any: ready, delayed (with what is left of its
+ * delay) and received but not deleted, as a snapshot or the send journal keeps them.
  */
-export const saveQueues = async (
+export const queuedMessages = (
   queues: InspectableQueues,
   names: readonly string[],
-  dataDir: string,
-): Promise<Record<string, number>> => {
+): Record<string, SavedMessage[]> => {
   const snapshot: Record<string, SavedMessage[]> = {};
   for (const name of names) {
     const messages = queues.inspectQueue(name)?.messages;
@@ -88,6 +86,20 @@ export const saveQueues = async (
       };
     });
   }
+  return snapshot;
+};
+
+/**
+ * Writes every message of the named queues to `dataDir/send-queues.json` (nothing when all are
+ * empty); stop the consumers first, so that no message is in the middle of being handled.
+ * @returns how many messages were saved, per queue
+ */
+export const saveQueues = async (
+  queues: InspectableQueues,
+  names: readonly string[],
+  dataDir: string,
+): Promise<Record<string, number>> => {
+  const snapshot = queuedMessages(queues, names);
   const counts = Object.fromEntries(
     Object.entries(snapshot).map(([name, messages]) => [name, messages.length]),
   );
@@ -135,7 +147,8 @@ export const restoreQueues = async (
   return counts;
 };
 
-const toSdkAttributes = (
+/** Saved message attributes as the SDK takes them (binary values base64-decoded). */
+export const toSdkAttributes = (
   attributes: SavedMessage['attributes'],
 ): Record<string, MessageAttributeValue> | undefined => {
   const entries = Object.entries(attributes);

@@ -11,6 +11,7 @@
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processAlive } from './bridge-file.ts';
 
 export const RUN_LOCK_FILE = 'run.lock';
 
@@ -31,16 +32,6 @@ export interface RunLock {
   /** Removes the lock, if it is still this process's. */
   release(): Promise<void>;
 }
-
-const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
 
 const holderOf = async (path: string): Promise<number | undefined> => {
   try {
@@ -84,7 +75,7 @@ export const takeRunLock = async (
   if (await create(path, pid)) return lock;
   const holder = await holderOf(path);
   // A lock being written this very moment has no pid yet: its writer is alive.
-  if (holder === undefined || isAlive(holder)) throw new DataDirInUseError(dataDir, holder);
+  if (holder === undefined || processAlive(holder)) throw new DataDirInUseError(dataDir, holder);
   // Stale: its run is gone. Take it over, then make sure no other start took it at once: the
   // lock is looked at again right before it is removed (another start may have taken it over
   // since), and the taker checks after `settleMs` that it still holds it.

@@ -15,13 +15,14 @@ import { randomUUID } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
-import {
-  type MessageAttributeValue,
-  SendMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
-import { type InspectableQueues, QUEUE_SNAPSHOT_FILE } from './queue-snapshot.ts';
+import {
+  type InspectableQueues,
+  QUEUE_SNAPSHOT_FILE,
+  queuedMessages,
+  toSdkAttributes,
+} from './queue-snapshot.ts';
 
 export const SEND_JOURNAL_FILE = 'send-journal.jsonl';
 
@@ -207,25 +208,9 @@ export const startSendJournal = async (options: {
 
   const compact = () =>
     serially(async () => {
-      const now = Date.now();
-      const lines: JournalLine[] = [];
-      for (const name of options.queueNames) {
-        const messages = options.queues.inspectQueue(name)?.messages;
-        if (messages === undefined) continue;
-        for (const message of [
-          ...messages.ready,
-          ...messages.delayed,
-          ...messages.inflight.map((entry) => entry.message),
-        ]) {
-          const delay = Math.ceil(((message.delayUntil ?? now) - now) / 1000);
-          lines.push({
-            queue: name,
-            body: message.body,
-            ...(delay > 0 ? { delaySeconds: Math.min(delay, 900) } : {}),
-            attributes: message.messageAttributes,
-          });
-        }
-      }
+      const lines: JournalLine[] = Object.entries(
+        queuedMessages(options.queues, options.queueNames),
+      ).flatMap(([queue, messages]) => messages.map((message) => ({ queue, ...message })));
       for (const pending of onTheirWay.values()) lines.push(...pending);
       const handle = await open(`${path}.tmp`, 'w', 0o600);
       try {
@@ -314,23 +299,4 @@ export const replaySendJournal = async (
     counts[line.queue] = (counts[line.queue] ?? 0) + 1;
   }
   return counts;
-};
-
-const toSdkAttributes = (
-  attributes: JournalLine['attributes'],
-): Record<string, MessageAttributeValue> | undefined => {
-  const entries = Object.entries(attributes);
-  if (entries.length === 0) return undefined;
-  return Object.fromEntries(
-    entries.map(([name, value]) => [
-      name,
-      {
-        DataType: value.DataType,
-        ...(value.StringValue === undefined ? {} : { StringValue: value.StringValue }),
-        ...(value.BinaryValue === undefined
-          ? {}
-          : { BinaryValue: Buffer.from(value.BinaryValue, 'base64') }),
-      },
-    ]),
-  );
 };

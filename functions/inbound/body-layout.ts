@@ -40,8 +40,6 @@ interface Frame {
   readonly seen?: Set<string>;
   /** The key whose value is being read (objects). */
   key?: string;
-  /** Where the value being read started (its first character). */
-  valueStart?: number;
   readonly elements?: ElementSpan[];
   /** The element (depth 2 and below) that keys repeated here are reported on. */
   readonly element?: { repeatedKeys: string[] };
