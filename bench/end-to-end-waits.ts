@@ -1,6 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import type { FauxqsServer } from 'fauxqs';
 import { type CallCounter, sumWhere } from './call-counter.ts';
 import { round } from './report.ts';
 
@@ -62,26 +60,4 @@ export const waitUntil = async (
     if (Date.now() > deadline) throw new Error(`end-to-end: timed out waiting for ${what()}`);
     await sleep(100);
   }
-};
-
-/**
- * Lets the time pass for one queue that the scenario cannot wait for: every delayed message is
- * delivered now, and every message in flight becomes visible now (the report checks: held back
- * 15 minutes by the queue's delivery delay, then hidden until due). A benchmark measures what the
- * runs cost, not how long the queue holds a message; the tests check the holding.
- */
-export const elapseQueueTime = async (fauxqs: FauxqsServer, sqs: SQSClient, queueName: string) => {
-  const queue = fauxqs.inspectQueue(queueName);
-  if (!queue) throw new Error(`no queue ${queueName}`);
-  const now = Date.now();
-  // fauxqs hands out its own message objects: a delay that ended now is delivered at once.
-  for (const message of queue.messages.delayed) message.delayUntil = now;
-  for (const entry of queue.messages.inflight)
-    await sqs.send(
-      new ChangeMessageVisibilityCommand({
-        QueueUrl: queue.url,
-        ReceiptHandle: entry.receiptHandle,
-        VisibilityTimeout: 0,
-      }),
-    );
 };

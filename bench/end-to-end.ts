@@ -30,6 +30,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { SendMessageInput } from '../functions/sending/queue-message.ts';
 import { type LocalBridge, startLocalBridge } from '../local/bridge.ts';
+import { elapseQueueTime, queueCounts } from '../local/queue-time.ts';
 import { checkpointKey } from '../local/stream-checkpoints.ts';
 import { enqueueSend } from '../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
@@ -59,7 +60,6 @@ import {
 import { basisTable, modelTables } from './end-to-end-tables.ts';
 import {
   awaitJobFreeWindow,
-  elapseQueueTime,
   roundFronts,
   waitForQuietTables,
   waitUntil,
@@ -168,7 +168,17 @@ export const runEndToEnd = async (
           deployment.functions[name]?.applicationLogLevel,
         ),
       instrument: {
-        lambda: (name, handler) => (event) => functionScope.run(name, () => handler(event)),
+        lambda: (name, handler) => async (event) => {
+          if (name !== 'reconcile-status') return functionScope.run(name, () => handler(event));
+          // reconcile-status's invocations (its schedule's and its check queue's) are metered.
+          const started = performance.now();
+          try {
+            return await functionScope.run(name, () => handler(event));
+          } finally {
+            meters.reconcile.invocations += 1;
+            meters.reconcile.ms += performance.now() - started;
+          }
+        },
         // Every function's own clients (and its event sources'), counted and metered.
         clients: (clients) => {
           counter.instrument(clients.dynamodb.middlewareStack, 'DynamoDB');
@@ -281,23 +291,34 @@ export const runEndToEnd = async (
     const outbound = phaseFigures(outStart, outEnd, sendBatches, events.reportedKeys.size);
 
     // ---- reconcile-status, per recipient ----
-    // As deployed, each report check is received once before it is due (the queue holds it back
-    // 15 minutes; runs come every 15) and once due: a run as at the end of the phase, then, once
-    // the checks it left are visible again, a run as 31 minutes later. Each less the idle run's
-    // fixed work, per recipient, is the reconcile work of a recipient.
+    // As deployed, the queue holds each report check back 15 minutes and its event source then
+    // hands it to reconcile-status: once before it is due (afterMinutes 30: it is put back,
+    // delayed the 15 minutes left) and once due. Each phase less the idle run's fixed work, per
+    // recipient, is the reconcile work of a recipient.
     await awaitJobFreeWindow(counter, jobsStartedAt, RECONCILE_RUNS_MS);
-    // The queue's 15-minute delivery delay, passed at once (the checks' queue as deployed).
-    await elapseQueueTime(b.fauxqs, b.sqs, b.queues.reportChecks.name);
+    const checkQueue = b.queues.reportChecks.name;
     const notDueStart = mark(b, counter, events, meters);
-    const notDueRun = await reconcileAt(new Date());
+    // The queue's 15-minute delivery delay, passed at once (the checks' queue as deployed).
+    await elapseQueueTime(b.fauxqs, b.sqs, checkQueue);
+    await waitUntil(
+      () => queueCounts(b.fauxqs, checkQueue).delayed >= messages.length,
+      PHASE_TIMEOUT_MS,
+      () => `checks put back: ${JSON.stringify(queueCounts(b.fauxqs, checkQueue))}`,
+    );
+    await sleep(SETTLE_MS);
     const notDueEnd = mark(b, counter, events, meters);
-    // The checks it hid until due come back.
-    await elapseQueueTime(b.fauxqs, b.sqs, b.queues.reportChecks.name);
+    // The checks it put back come due: the 15 minutes passed at once, on reconcile-status's clock.
+    b.jobs.reconcileAhead((RECONCILE_AFTER_MINUTES + 1) * 60_000);
     const dueStart = mark(b, counter, events, meters);
-    const dueRun = await reconcileAt(new Date(Date.now() + (RECONCILE_AFTER_MINUTES + 1) * 60_000));
+    await elapseQueueTime(b.fauxqs, b.sqs, checkQueue);
+    await waitUntil(
+      () => queueCounts(b.fauxqs, checkQueue).total === 0,
+      PHASE_TIMEOUT_MS,
+      () => `checks finished: ${JSON.stringify(queueCounts(b.fauxqs, checkQueue))}`,
+    );
+    await sleep(SETTLE_MS);
     const dueEnd = mark(b, counter, events, meters);
-    if (notDueRun.kind !== 'done' || dueRun.kind !== 'done')
-      throw new Error('end-to-end: a reconcile-status run found its lease held');
+    b.jobs.reconcileAhead(0);
     // One run's figures (messages = 1): the fixed run, and the two runs over the checks.
     const idleLines = costLines(phaseFigures(idleStart, idleEnd, sendBatches, 1), front);
     const runLines = [
@@ -469,8 +490,11 @@ export const runEndToEnd = async (
         ),
         reconcile: {
           idleRun,
-          notDueRun,
-          dueRun,
+          // Invocations of the check queue's event source in each phase.
+          checkInvocations: {
+            notDue: notDueEnd.reconcile.invocations - notDueStart.reconcile.invocations,
+            due: dueEnd.reconcile.invocations - dueStart.reconcile.invocations,
+          },
           usdPerRun: reconcileUsdPerRun,
           gatewayCallsPerRecipient: ratio(reconcileGatewayCalls, outbound.messages),
           costPerMillionUsd: round(total([...reconcilePerRecipient, reconcileFixed]), 4),

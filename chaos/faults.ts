@@ -92,16 +92,19 @@ export const faultMixFor = (seed: number): FaultMix => {
     'bus.killedAfterPut': between(0.01, 0.04),
     'send.killedAfterAccept': between(0.03, 0.1),
   };
+  const gateway = {
+    errorRate: between(0.01, 0.05),
+    timeoutRate: between(0.002, 0.01),
+    http200ErrorRate: between(0.005, 0.03),
+    duplicateWebhookRate: between(0.05, 0.3),
+    rateLimitBurst: Math.floor(between(1, 6)),
+  };
+  const tokenRevocations = Math.floor(between(1, 3));
   return {
     rates,
-    gateway: {
-      errorRate: between(0.01, 0.05),
-      timeoutRate: between(0.002, 0.01),
-      http200ErrorRate: between(0.005, 0.03),
-      duplicateWebhookRate: between(0.05, 0.3),
-      rateLimitBurst: Math.floor(between(1, 6)),
-    },
-    tokenRevocations: Math.floor(between(1, 3)),
+    // Reports the gateway never hands out: only the report checks' status query finds them.
+    gateway: { ...gateway, reportWithholdRate: between(0.1, 0.25) },
+    tokenRevocations,
   };
 };
 

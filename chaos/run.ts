@@ -16,6 +16,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { eventKeys } from '../functions/commons/table-keys.ts';
 import { type LocalBridge, startLocalBridge } from '../local/bridge.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb-local.ts';
+import { elapseQueueTime, queueCounts } from '../local/queue-time.ts';
 import { enqueueSend } from '../producer/enqueue-send.ts';
 import {
   FaultPlan,
@@ -211,6 +212,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       http200ErrorRate: 0,
       duplicateWebhookRate: 0,
       rateLimitBurst: 0,
+      reportWithholdRate: 0,
     });
     log(`chaos: faults off after ${seconds(Date.now() - started)}; settling`);
 
@@ -229,6 +231,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
     let lateSweeps = 0;
     let lateSweepAt = 0;
     let lateReconcileAt = 0;
+    let lateChecksAt = 0;
     for (;;) {
       const { violations } = verdictNow();
       const lost = violations.filter((v) => v.invariant === 'lost');
@@ -248,6 +251,22 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         const reconciled = await running.jobs.reconcileAt(new Date(Date.now() + LATE_RECONCILE_MS));
         log(
           `chaos: send outcomes still pending; reconcile-status, run as if 15 min later: ${JSON.stringify(reconciled)}`,
+        );
+      }
+      // A report the gateway withheld is found by a report check 1 to 2 minutes after its
+      // acceptance; a check whose invocation failed comes back after the queue's visibility
+      // timeout (30 minutes), one put back pending after 15. Once nothing else is pending, that
+      // time passes at once.
+      if (
+        Date.now() - lateChecksAt > 10_000 &&
+        Date.now() - faultsOffAt > 15_000 &&
+        lost.some((v) => v.item.startsWith('report '))
+      ) {
+        lateChecksAt = Date.now();
+        const before = queueCounts(running.fauxqs, running.queues.reportChecks.name);
+        await elapseQueueTime(running.fauxqs, running.sqs, running.queues.reportChecks.name);
+        log(
+          `chaos: reports still missing; the report checks' queue time passes at once: ${JSON.stringify(before)}`,
         );
       }
       // An attachment whose download failed has a pending marker the scheduled sweep retries
@@ -398,6 +417,7 @@ const gatewayFaults = (bridge: LocalBridge): Record<string, number> => {
   return {
     'gateway.rejectedSends': snapshot.rejectedSends,
     'gateway.duplicateAnswers': snapshot.duplicateRecipients,
+    'gateway.reportsWithheld': snapshot.reports.withheld,
     'gateway.webhookDuplicatePosts': snapshot.reports.webhook.duplicatePosts,
     'gateway.webhookRetries': snapshot.reports.webhook.retries,
   };

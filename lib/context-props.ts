@@ -46,6 +46,7 @@ const ContextSchema = z.strictObject({
       afterMinutes: z.number().optional(),
       horizonHours: z.number().optional(),
       maxRecipients: z.number().optional(),
+      checkConcurrency: z.number().optional(),
     })
     .optional(),
   /** The gateway callers' fixed egress (see `GatewayEgressOptions`). */

@@ -32,18 +32,28 @@ export interface ReportCheckQueueProps {
  * and `reconcile-status` reads the due ones, asks about the recipients whose report is missing,
  * and deletes a check once all of its recipients are settled (functions/reconcile/report-checks.ts).
  *
- * The queue holds each check back `afterMinutes` (at most 15), so the run that first sees it
- * finds it nearly due; a check received before it is due, or with a recipient still pending, is
- * not deleted and comes back once its visibility timeout (a run and a minute) ends. It keeps a
- * check a day past the horizon, after which `reconcile-status` deletes it unasked; a check that
- * cannot be read, or keeps coming back for longer than the horizon, ends in the DLQ, which alarms.
+ * The queue holds each check back `afterMinutes` (at most 15), and its event source hands the
+ * checks to `reconcile-status` as they become visible; a check received before it is due, or with
+ * a recipient still pending, is put back as a new message delayed until its next look, so none
+ * waits received (in flight). A check an invocation did not finish (it failed, or timed out)
+ * comes back after the visibility timeout, six times the function's timeout as Lambda advises
+ * for an event source. It keeps a check a day past the horizon, after which `reconcile-status`
+ * deletes it unasked; a check that cannot be read, or fails `MAX_CHECK_RECEIVES` times, ends in
+ * the DLQ, which alarms.
  */
+/**
+ * Receipts of one message before it goes to the DLQ. A check is received once per look (a check
+ * put back is a new message), so only a check that cannot be read, or whose invocations fail
+ * again and again, comes back this often.
+ */
+export const MAX_CHECK_RECEIVES = 10;
+
 export class ReportCheckQueue extends Construct {
   public readonly queue: Queue;
   public readonly deadLetterQueue: Queue;
   /** The DLQ holds a check. */
   public readonly deadLetterQueueNotEmpty: Alarm;
-  /** Seconds a received check stays hidden (`REPORT_CHECK_VISIBILITY_SECONDS`). */
+  /** Seconds a received check stays hidden: six times `reconcile-status`'s timeout. */
   public readonly visibilityTimeoutSeconds: number;
 
   constructor(scope: Construct, id: string, props: ReportCheckQueueProps = {}) {
@@ -51,12 +61,7 @@ export class ReportCheckQueue extends Construct {
     const afterMinutes = props.afterMinutes ?? RECONCILE_DEFAULTS.afterMinutes;
     const horizonHours = props.horizonHours ?? RECONCILE_DEFAULTS.horizonHours;
     const known = (value: number) => !Token.isUnresolved(value);
-    this.visibilityTimeoutSeconds = RECONCILE_TIMEOUT.toSeconds() + 60;
-    // Every run receives a pending check once (every 15 minutes) until the horizon, plus the
-    // receives before it is due.
-    const maxReceiveCount = known(horizonHours)
-      ? Math.ceil((horizonHours * 60) / RECONCILE_RATE.toMinutes()) + 10
-      : 1_000;
+    this.visibilityTimeoutSeconds = 6 * RECONCILE_TIMEOUT.toSeconds();
 
     this.deadLetterQueue = new Queue(this, 'report-check-dlq', {
       ...queueEncryption(props.encryptionKey),
@@ -72,7 +77,7 @@ export class ReportCheckQueue extends Construct {
       retentionPeriod: known(horizonHours)
         ? Duration.hours(Math.min(14 * 24, horizonHours + 24))
         : Duration.days(14),
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount },
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_CHECK_RECEIVES },
       removalPolicy: RemovalPolicy.RETAIN,
     });
 

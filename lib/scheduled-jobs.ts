@@ -9,6 +9,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import { AWAITING_REPORT_INDEX } from '../functions/commons/tables.ts';
@@ -54,7 +55,23 @@ export interface ReconcileOptions {
    * @default 5000
    */
   readonly maxRecipients?: number;
+  /**
+   * Concurrent `reconcile-status` invocations reading the report-check queue at most (its event
+   * source's maximum concurrency, 2–1,000). Each reads up to 100 checks (1,000 recipients) at a
+   * time; docs/performance.md gives the rate this allows.
+   * @default 10
+   */
+  readonly checkConcurrency?: number;
 }
+
+/** The report-check queue's event source on `reconcile-status`. */
+export const REPORT_CHECK_SOURCE = {
+  /** Checks per invocation: at most 1,000 recipients, 100 status queries. */
+  batchSize: 100,
+  /** How long the source gathers checks for one invocation, when fewer are waiting. */
+  maxBatchingWindow: Duration.seconds(10),
+  checkConcurrency: 10,
+} as const;
 
 /** The settings of the scheduled gateway jobs that a deployment may choose. */
 export interface ScheduledJobsOptions {
@@ -116,6 +133,10 @@ export const scheduledJobsProblems = (options: ScheduledJobsOptions): string[] =
   // The ranges `reconcile-status` accepts at cold start.
   const ranges = [
     ...integerProblem('reconcile.afterMinutes', reconcile.afterMinutes, { min: 1, max: 1_440 }),
+    ...integerProblem('reconcile.checkConcurrency', reconcile.checkConcurrency, {
+      min: 2,
+      max: 1_000,
+    }),
     // A report check waits on its SQS queue, which keeps a message 14 days at most.
     ...integerProblem('reconcile.horizonHours', reconcile.horizonHours, {
       min: 1,
@@ -304,7 +325,6 @@ export class ScheduledJobs extends MonitoredConstruct {
       environment: {
         ...stored,
         REPORT_CHECK_QUEUE_URL: props.reportChecks.queue.queueUrl,
-        REPORT_CHECK_VISIBILITY_SECONDS: String(props.reportChecks.visibilityTimeoutSeconds),
         RECONCILE_AFTER_MINUTES: String(reconcile.afterMinutes ?? RECONCILE_DEFAULTS.afterMinutes),
         RECONCILE_HORIZON_HOURS: String(reconcile.horizonHours ?? RECONCILE_DEFAULTS.horizonHours),
         RECONCILE_MAX_RECIPIENTS: String(
@@ -315,9 +335,18 @@ export class ScheduledJobs extends MonitoredConstruct {
       // Token and its lease, and the run's own lease (taken and given back, never renewed).
       stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS],
     });
-    // Reads and finishes the checks; queues one for each acceptance the status query finds.
+    // Invoked with batches of report checks by the queue's event source (which needs receive and
+    // delete); puts checks back, and queues one for each acceptance the status query finds.
     props.reportChecks.grantConsume(this.reconcileStatus);
     props.reportChecks.grantSend(this.reconcileStatus);
+    this.reconcileStatus.addEventSource(
+      new SqsEventSource(props.reportChecks.queue, {
+        reportBatchItemFailures: true,
+        batchSize: REPORT_CHECK_SOURCE.batchSize,
+        maxBatchingWindow: REPORT_CHECK_SOURCE.maxBatchingWindow,
+        maxConcurrency: reconcile.checkConcurrency ?? REPORT_CHECK_SOURCE.checkConcurrency,
+      }),
+    );
     // Reports by message (Query), status-unavailable and send-record look-ups (GetItem), reports
     // and events (conditional PutItem), claims on send records and settling an OUTCOME item an
     // earlier release listed (UpdateItem).

@@ -323,8 +323,13 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
         await gateway.confirmReports(rptKeyLst);
       },
     });
+    // How far reconcile-status's clock runs ahead of the wall clock (`jobs.reconcileAhead`).
+    let reconcileAheadMs = 0;
     const overridesFor = (functionName: string): Partial<FunctionOverrides> => ({
       logger: loggerFor(functionName),
+      ...(functionName === 'reconcile-status'
+        ? { now: () => new Date(Date.now() + reconcileAheadMs) }
+        : {}),
       metrics,
       ...(functionName === 'receive-reports' || functionName === 'receive-inbound'
         ? { wrapStore: failingStore }
@@ -428,6 +433,14 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
          * Runs reconcile-status once now, as if at `at` (the chaos run uses it for the run that
          * resolves unknown send outcomes minutes after the attempt).
          */
+        /**
+         * Lets reconcile-status's clock run `ms` ahead of the wall clock from now on, for the
+         * report checks its event source hands it (a bench or chaos run has checks come due
+         * without waiting for them).
+         */
+        reconcileAhead: (ms: number) => {
+          reconcileAheadMs = ms;
+        },
         reconcileAt: (at: Date) =>
           reconcileStatusExclusively(
             {

@@ -23,6 +23,14 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /** The first line of a failure message, shortened to fit a log line. */
 const firstLine = (message) => (message ?? '').split('\n')[0].slice(0, 300);
+/** A failed test's message without its stack, up to 60 lines: enough to say what broke. */
+const gist = (message) =>
+  (message ?? '')
+    .split('\n')
+    .filter((line) => !/^\s+at /.test(line))
+    .slice(0, 60)
+    .map((line, index) => (index === 0 ? line : `      ${line}`).slice(0, 300))
+    .join('\n');
 
 const only = process.argv.slice(2);
 const workDir = mkdtempSync(join(tmpdir(), 'msgbridge-tests-'));
@@ -76,7 +84,7 @@ for (const tier of tiers) {
       for (const test of file.assertionResults ?? [])
         if (test.status === 'failed')
           failures.push(
-            `  ${tier.name}: ${path} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`,
+            `  ${tier.name}: ${path} > ${test.fullName}: ${gist(test.failureMessages?.[0])}`,
           );
     }
   } catch {

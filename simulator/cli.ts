@@ -243,6 +243,12 @@ const FLAGS: readonly Flag[] = [
     'share of webhook posts delivered twice',
   ),
   fault(
+    'report-withhold-rate',
+    'reportWithholdRate',
+    '0..1',
+    'share of delivery reports never handed out (only the status query knows them)',
+  ),
+  fault(
     'http200-error-rate',
     'http200ErrorRate',
     '0..1',

@@ -21,6 +21,11 @@ export const FaultsSchema = z.strictObject({
   http200ErrorRate: rate.default(0),
   /** Fraction of token issuances and refreshes refused `20003` (token creation error). */
   tokenErrorRate: rate.default(0),
+  /**
+   * Fraction of delivery reports never handed out, by webhook or by polling, although the status
+   * query knows them: the late reports the report checks must find.
+   */
+  reportWithholdRate: rate.default(0),
 });
 export type Faults = z.infer<typeof FaultsSchema>;
 

@@ -67,6 +67,8 @@ export interface WebhookReportItem extends PolledReportItem {
 export interface ReportsSnapshot {
   readonly scheduled: number;
   readonly generated: number;
+  /** Reports never handed out (`reportWithholdRate`): only the status query tells them. */
+  readonly withheld: number;
   readonly delivered: number;
   readonly failed: number;
   readonly fellBack: number;
@@ -145,6 +147,7 @@ export const createReports = (ctx: SimContext): Reports => {
   const counts = {
     scheduled: 0,
     generated: 0,
+    withheld: 0,
     delivered: 0,
     failed: 0,
     fellBack: 0,
@@ -307,6 +310,11 @@ export const createReports = (ctx: SimContext): Reports => {
     recipient.result = result;
     counts.generated++;
     const item = buildItem(recipient, result, productCode);
+    if (ctx.faults.reportWithholdRate > 0 && ctx.random() < ctx.faults.reportWithholdRate) {
+      counts.withheld++;
+      ctx.log(`report ${recipient.msgKey} ${result.ch} ${result.resultCode} withheld`);
+      return;
+    }
     ctx.log(`report ${recipient.msgKey} ${result.ch} ${result.resultCode}`);
     if (toPolling) makeAvailable([polledItem(item)], 'end');
     if (toWebhook) enqueueWebhook(item);
@@ -546,6 +554,7 @@ export const createReports = (ctx: SimContext): Reports => {
       return {
         scheduled: counts.scheduled,
         generated: counts.generated,
+        withheld: counts.withheld,
         delivered: counts.delivered,
         failed: counts.failed,
         fellBack: counts.fellBack,

@@ -1,6 +1,6 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { Context } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { documentClient } from '../commons/clients/dynamodb.ts';
 import { sqsClient } from '../commons/clients/sqs.ts';
@@ -12,9 +12,11 @@ import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
 import { DynamoDbSendStore } from '../sending/adapters/dynamodb-send-store.ts';
 import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
 import { DynamoDbAwaitingReports } from './adapters/dynamodb-awaiting-reports.ts';
-import { SqsReportChecks } from './adapters/sqs-report-checks.ts';
+import { BatchReportChecks, SqsReportChecks } from './adapters/sqs-report-checks.ts';
 import {
+  checkReports,
   RECONCILE_DEFAULTS,
+  type ReconcileCounts,
   type ReconcileDeps,
   ReconcileSettingsSchema,
   reconcileStatusExclusively,
@@ -28,23 +30,27 @@ export interface ReconcileStatusOverrides extends CompositionOverrides {
   readonly gateway?: { readonly client: StatusGateway; readonly timeoutMs: number };
   /** Where reconciled reports are stored: the receivers' own dependencies (the local run's). */
   readonly receive?: ReceiveDeps;
+  /** The clock that says which checks are due (the local run's may run ahead). @default the system's */
+  readonly now?: () => Date;
 }
 
 /**
  * Composes `reconcile-status` (asks the gateway for the status of sends whose outcome is unknown
  * and of accepted recipients whose report is late, one run at a time) from its environment, read
  * once, at cold start: EVENT_TABLE_NAME, STATE_TABLE_NAME (the lease), REPORT_CHECK_QUEUE_URL
- * (the report checks the sender queues), REPORT_CHECK_VISIBILITY_SECONDS (how long a received
- * check stays hidden: longer than a run, default 600), RECONCILE_AFTER_MINUTES (default 30),
+ * (the report checks the sender queues; checks are put back there), RECONCILE_AFTER_MINUTES (default 30),
  * RECONCILE_HORIZON_HOURS (default 96), RECONCILE_MAX_RECIPIENTS (per run, default 5000),
  * ACCEPTED_EVENTS (`on` or `off`, default `off`: the sender's), the receivers' PAYLOAD_BUCKET,
  * EVENT_RETENTION_DAYS, STORE_CONCURRENCY, and the gateway's
  * GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS,
  * GATEWAY_CREDENTIALS_SECRET_ARN.
  *
- * The handler (the Lambda entry's and the local run's) runs `reconcileStatusExclusively` under the
- * `reconcile-status` lease, held at most until the invocation's timeout, starting a status query
- * batch only while `batchBudgetMs` is left, and records the run's metrics.
+ * The handler (the Lambda entry's and the local run's) has two triggers. On its schedule it runs
+ * `reconcileStatusExclusively` under the `reconcile-status` lease, held at most until the
+ * invocation's timeout. Invoked by the report-check queue's event source with a batch of checks,
+ * it runs `checkReports` on them (no lease: SQS hands each check to one invocation) and answers
+ * the checks it did not finish as batch item failures. Either starts a status query batch only
+ * while `batchBudgetMs` is left, and records its metrics.
  */
 export const composeReconcileStatus = (
   env: Environment = process.env,
@@ -90,12 +96,10 @@ export const composeReconcileStatus = (
   const checks = new SqsReportChecks(
     overrides.sqs ?? sqsClient(),
     requiredEnv('REPORT_CHECK_QUEUE_URL', env),
-    integerEnv('REPORT_CHECK_VISIBILITY_SECONDS', 600, { min: 0, max: 43_200 }, env),
   );
   const lease = new DynamoDbLease(stateTableName, documents);
   const receive = overrides.receive ?? receiveDepsFromEnvironment(logger, env, overrides);
-  const deps: Omit<ReconcileDeps, 'owner' | 'now' | 'hasTimeLeft'> = {
-    checks,
+  const deps: Omit<ReconcileDeps, 'owner' | 'now' | 'hasTimeLeft' | 'checks'> = {
     awaiting: checks,
     onInvalidCheck: (check) =>
       logger.error('a report check could not be read; it stays on the queue until its DLQ', {
@@ -112,13 +116,48 @@ export const composeReconcileStatus = (
   };
   // A status query batch needs one gateway call and its writes; none starts later than that.
   const batchBudgetMs = 2 * gateway.timeoutMs + 5_000;
-  const handler = async (_event: unknown, context: Context) => {
+  const hasTimeLeft = (context: Context) => () =>
+    context.getRemainingTimeInMillis() > batchBudgetMs;
+  const countMetrics = (run: ReconcileCounts) => {
+    metrics.addMetric('StatusQueries', MetricUnit.Count, run.statusQueries);
+    metrics.addMetric('ReportsReconciled', MetricUnit.Count, run.reportsReconciled);
+    metrics.addMetric('StatusUnavailable', MetricUnit.Count, run.statusUnavailable);
+    metrics.addMetric('StillPending', MetricUnit.Count, run.stillPending);
+    metrics.addMetric('ReconcileStoreFailures', MetricUnit.Count, run.storeFailures);
+    metrics.addMetric('NotQueried', MetricUnit.Count, run.notQueried);
+  };
+
+  /** A batch of report checks from the queue's event source. */
+  const now = overrides.now ?? (() => new Date());
+  const onChecks = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    const batch = new BatchReportChecks(event.Records, checks);
+    const run = await checkReports({
+      ...deps,
+      checks: batch,
+      owner: `reconcile-status#${context.awsRequestId}`,
+      now,
+      hasTimeLeft: hasTimeLeft(context),
+    });
+    countMetrics(run);
+    metrics.addMetric('ReportChecksFinished', MetricUnit.Count, run.checksFinished);
+    metrics.addMetric('ReportChecksPostponed', MetricUnit.Count, run.checksPostponed);
+    metrics.addMetric('ReportChecksExpired', MetricUnit.Count, run.checksExpired);
+    metrics.addMetric('ReportChecksInvalid', MetricUnit.Count, run.checksInvalid);
+    const unfinished = batch.unfinished();
+    if (run.stoppedBy === 'complete' && unfinished.length === run.checksInvalid)
+      logger.info('report checks done', { run });
+    else logger.warn('report checks left for their next receipt', { run, unfinished });
+    return { batchItemFailures: unfinished.map((itemIdentifier) => ({ itemIdentifier })) };
+  };
+
+  /** The scheduled run: unknown outcomes and the index of earlier releases. */
+  const onSchedule = async (context: Context) => {
     const run = await reconcileStatusExclusively(
       {
         ...deps,
         owner: `reconcile-status#${context.awsRequestId}`,
-        now: () => new Date(),
-        hasTimeLeft: () => context.getRemainingTimeInMillis() > batchBudgetMs,
+        now,
+        hasTimeLeft: hasTimeLeft(context),
       },
       // Held at most until this invocation's timeout, so a crashed run never blocks the next one.
       { lease, owner: context.awsRequestId, ttlMs: context.getRemainingTimeInMillis() + 5_000 },
@@ -127,24 +166,26 @@ export const composeReconcileStatus = (
       logger.info('another reconcile-status run holds the lease; nothing to do');
       return run;
     }
-    metrics.addMetric('StatusQueries', MetricUnit.Count, run.statusQueries);
-    metrics.addMetric('ReportsReconciled', MetricUnit.Count, run.reportsReconciled);
-    metrics.addMetric('StatusUnavailable', MetricUnit.Count, run.statusUnavailable);
-    metrics.addMetric('StillPending', MetricUnit.Count, run.stillPending);
-    metrics.addMetric('ReconcileStoreFailures', MetricUnit.Count, run.storeFailures);
-    metrics.addMetric('NotQueried', MetricUnit.Count, run.notQueried);
+    countMetrics(run);
     metrics.addMetric('UnknownOutcomesAccepted', MetricUnit.Count, run.unknownAccepted);
     metrics.addMetric('UnknownOutcomesNotSent', MetricUnit.Count, run.unknownNotSent);
     metrics.addMetric('UnknownOutcomesPending', MetricUnit.Count, run.unknownPending);
-    metrics.addMetric('ReportChecksFinished', MetricUnit.Count, run.checksFinished);
-    metrics.addMetric('ReportChecksExpired', MetricUnit.Count, run.checksExpired);
-    metrics.addMetric('ReportChecksInvalid', MetricUnit.Count, run.checksInvalid);
     if (run.stoppedBy === 'complete') logger.info('reconcile-status run ended', { run });
     else logger.warn('reconcile-status run stopped early; the next run goes on', { run });
     return run;
   };
+
+  const handler = async (event: unknown, context: Context) =>
+    isQueueBatch(event) ? onChecks(event, context) : onSchedule(context);
   return { logger, metrics, deps, lease, batchBudgetMs, handler };
 };
+
+/** An SQS event source's batch (the scheduler's event is not one). */
+const isQueueBatch = (event: unknown): event is SQSEvent =>
+  typeof event === 'object' &&
+  event !== null &&
+  Array.isArray((event as { Records?: unknown }).Records) &&
+  (event as SQSEvent).Records.every((record) => record?.eventSource === 'aws:sqs');
 
 const parseSettings = (input: unknown) => {
   const parsed = ReconcileSettingsSchema.safeParse(input);

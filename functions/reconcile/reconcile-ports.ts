@@ -117,7 +117,7 @@ export interface ReconcileDeps {
   readonly awaiting?: AwaitingReports;
   /**
    * The report-check queue: accepted recipients waiting for their report, as the sender queued
-   * them. Absent: only the index of earlier releases is read.
+   * them (read by `checkReports`; the scheduled run reads only the index of earlier releases).
    */
   readonly checks?: ReportCheckQueue;
   /** Told about a check that cannot be read (it stays on the queue, and so reaches its DLQ). */
@@ -153,12 +153,17 @@ export type ReconcileStop = 'complete' | 'budget' | 'time' | 'gateway-unavailabl
 export interface ReconcileCounts {
   /** Recipients examined: from report checks and from index entries. */
   readonly examined: number;
-  /** Report checks received from the queue (a check comes back while it is not finished). */
+  /** Report checks received from the queue. */
   readonly checksReceived: number;
   /** Checks finished and deleted: every recipient's report or unavailable status is stored. */
   readonly checksFinished: number;
-  /** Checks received before they were due (`afterMinutes`): left for a later run. */
+  /** Checks received before they were due (`afterMinutes`): put back, delayed until they are. */
   readonly checksNotDue: number;
+  /**
+   * Checks put back on the queue with a delay: not yet due, or with recipients still pending or
+   * not queried (put back with only those).
+   */
+  readonly checksPostponed: number;
   /** Checks older than `horizonHours`: deleted without asking. */
   readonly checksExpired: number;
   /** Checks that could not be read: left on the queue for its DLQ. */

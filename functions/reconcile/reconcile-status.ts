@@ -52,24 +52,50 @@ interface PendingKey extends Examined {
 }
 
 const MINUTE_MS = 60_000;
+
+/** Counts of a run that has done nothing yet. */
+const newCounts = (): MutableCounts => ({
+  examined: 0,
+  checksReceived: 0,
+  checksFinished: 0,
+  checksNotDue: 0,
+  checksPostponed: 0,
+  checksExpired: 0,
+  checksInvalid: 0,
+  alreadyRecorded: 0,
+  statusQueries: 0,
+  keysQueried: 0,
+  reportsReconciled: 0,
+  reportsDuplicate: 0,
+  statusUnavailable: 0,
+  stillPending: 0,
+  storeFailures: 0,
+  quarantined: 0,
+  notQueried: 0,
+  unknownExamined: 0,
+  unknownAccepted: 0,
+  unknownNotSent: 0,
+  unknownAlreadyDecided: 0,
+  unknownPending: 0,
+  stoppedBy: 'complete',
+});
 const HOUR_MS = 3_600_000;
 
 /**
- * Finds accepted recipients whose delivery report is late and asks the gateway for their status.
+ * The scheduled run: resolves unknown outcomes, then reads the `awaiting-report` index of earlier
+ * releases for accepted recipients whose report is late and asks the gateway for their status.
+ * (The report checks the sender queues now are read by {@link checkReports}, on the queue's own
+ * event source.)
  *
  * Input: the ports and settings. Output: counts of what was found, queried and stored.
  *
- * Primary course: first the unknown outcomes (`resolveUnknownOutcomes`); then the report checks
- * the sender queued (one per attempt's acceptances): a check accepted less than `afterMinutes` ago
- * is left for a later run, one older than `horizonHours` is deleted unasked; for the recipients of
- * the others, those whose report or unavailable status is already stored are settled, the rest are
- * queried 10 keys per call, grouped by the KST date of acceptance; a finished status (DONE with a
- * result code) is stored as a report through the receivers' path (`via: 'status-query'`, so a
- * later real report is a duplicate and causes no second event); `OVER_DATE` / `INVALID_KEY` is
- * stored once as "Message Status Unavailable"; REG and ING are left for the next run. A check is
- * deleted at the end of the run when every recipient in it is settled; any other comes back after
- * its visibility timeout. Last, the `awaiting-report` index of earlier releases is read hour by
- * hour the same way (each recipient settled leaves the index), until it is empty.
+ * Primary course: first the unknown outcomes (`resolveUnknownOutcomes`); then the index hour by
+ * hour, from `horizonHours` ago to `afterMinutes` ago: recipients whose report or unavailable
+ * status is already stored are settled (they leave the index), the rest are queried 10 keys per
+ * call, grouped by the KST date of acceptance; a finished status (DONE with a result code) is
+ * stored as a report through the receivers' path (`via: 'status-query'`, so a later real report is
+ * a duplicate and causes no second event); `OVER_DATE` / `INVALID_KEY` is stored once as "Message
+ * Status Unavailable"; REG and ING are left for the next run.
  *
  * Alternative courses: an `INVALID_KEY` is asked again with the day before the acceptance date
  * before it is believed (the send call may have crossed KST midnight before the acceptance was
@@ -86,30 +112,7 @@ export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCou
   const toMs = now - settings.afterMinutes * MINUTE_MS;
   const range = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
   const hasTimeLeft = deps.hasTimeLeft ?? (() => true);
-  const counts: MutableCounts = {
-    examined: 0,
-    checksReceived: 0,
-    checksFinished: 0,
-    checksNotDue: 0,
-    checksExpired: 0,
-    checksInvalid: 0,
-    alreadyRecorded: 0,
-    statusQueries: 0,
-    keysQueried: 0,
-    reportsReconciled: 0,
-    reportsDuplicate: 0,
-    statusUnavailable: 0,
-    stillPending: 0,
-    storeFailures: 0,
-    quarantined: 0,
-    notQueried: 0,
-    unknownExamined: 0,
-    unknownAccepted: 0,
-    unknownNotSent: 0,
-    unknownAlreadyDecided: 0,
-    unknownPending: 0,
-    stoppedBy: 'complete',
-  };
+  const counts = newCounts();
   const queue = new KeyQueue();
   const run: Run = { deps, counts, queue };
 
@@ -119,33 +122,30 @@ export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCou
     counts.stoppedBy = stop;
     return counts;
   }
-  const checks = deps.checks ? new CheckTracker(deps.checks) : undefined;
-  if (checks) stop = await reconcileChecks(run, checks, hasTimeLeft, { fromMs, toMs });
-  if (stop === undefined)
-    for await (const recipients of awaitingRecipients(
-      deps.index,
-      hourBuckets(fromMs, toMs),
-      range,
-      settings.pageSize,
-    )) {
-      const budget = settings.maxRecipients - toQuery(counts);
-      if (budget <= 0) {
-        stop = 'budget';
-        break;
-      }
-      if (!hasTimeLeft()) {
-        stop = 'time';
-        break;
-      }
-      const page = recipients.slice(0, budget);
-      counts.examined += page.length;
-      await triage(
-        run,
-        page.map((recipient) => ({ recipient, settle: () => deps.index.settle(recipient.cliKey) })),
-      );
-      stop = await drain(run, hasTimeLeft, { fullBatchesOnly: true });
-      if (stop) break;
+  for await (const recipients of awaitingRecipients(
+    deps.index,
+    hourBuckets(fromMs, toMs),
+    range,
+    settings.pageSize,
+  )) {
+    const budget = settings.maxRecipients - toQuery(counts);
+    if (budget <= 0) {
+      stop = 'budget';
+      break;
     }
+    if (!hasTimeLeft()) {
+      stop = 'time';
+      break;
+    }
+    const page = recipients.slice(0, budget);
+    counts.examined += page.length;
+    await triage(
+      run,
+      page.map((recipient) => ({ recipient, settle: () => deps.index.settle(recipient.cliKey) })),
+    );
+    stop = await drain(run, hasTimeLeft, { fullBatchesOnly: true });
+    if (stop) break;
+  }
   // What was read is queried even when the budget ended the reading.
   const drained =
     stop === 'gateway-unavailable'
@@ -153,15 +153,64 @@ export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCou
       : await drain(run, hasTimeLeft, { fullBatchesOnly: false });
   counts.notQueried = queue.size;
   counts.stoppedBy = drained ?? stop ?? 'complete';
-  if (checks) counts.checksFinished += await checks.finishSettled();
   return counts;
 };
 
 /**
+ * Looks for the reports of the accepted recipients on the report checks `queue` hands over (on
+ * Lambda, the batch the report-check queue's event source delivers).
+ *
+ * Input: the ports, settings and the queue. Output: counts of what was found, queried, stored,
+ * finished and postponed.
+ *
+ * Primary course: a check older than `horizonHours` is finished unasked; one accepted less than
+ * `afterMinutes` ago is put back on the queue delayed until it is due (at most 15 minutes, SQS's
+ * longest delay; a check due later comes round again) and finished; for the recipients of the
+ * others, those whose report or unavailable status is already stored are settled, the rest are
+ * queried 10 keys per call as {@link reconcileStatus} does. A check is finished as soon as every
+ * recipient in it is settled; at the end, a check with recipients still pending (REG, ING) or not
+ * queried (the gateway unavailable, the time up) is put back, with only those recipients, for a
+ * look `RECHECK_SECONDS` later. So a check is never parked on the queue received and unfinished
+ * (SQS's 120,000 in-flight messages are no ceiling), and the readers scale with the queue.
+ *
+ * Alternative courses: a check that cannot be read is left unfinished (it comes back after the
+ * queue's visibility timeout, and ends in its DLQ); a check that could not be put back is left
+ * unfinished too (it comes back whole; its stored reports are found recorded). Storage errors
+ * are thrown: nothing is finished, and the whole batch comes back.
+ */
+export const checkReports = async (
+  deps: ReconcileDeps & { readonly checks: ReportCheckQueue },
+): Promise<ReconcileCounts> => {
+  const now = deps.now().getTime();
+  const window = {
+    fromMs: now - deps.settings.horizonHours * HOUR_MS,
+    toMs: now - deps.settings.afterMinutes * MINUTE_MS,
+  };
+  const hasTimeLeft = deps.hasTimeLeft ?? (() => true);
+  const counts = newCounts();
+  const queue = new KeyQueue();
+  const run: Run = { deps, counts, queue };
+  const checks = new CheckTracker(deps.checks);
+  const stop = await reconcileChecks(run, checks, hasTimeLeft, window);
+  const drained =
+    stop === 'gateway-unavailable'
+      ? undefined
+      : await drain(run, hasTimeLeft, { fullBatchesOnly: false });
+  counts.notQueried = queue.size;
+  counts.stoppedBy = drained ?? stop ?? 'complete';
+  counts.checksFinished += await checks.finishSettled();
+  counts.checksPostponed += await checks.putBackOpen(RECHECK_SECONDS);
+  return counts;
+};
+
+/** How long a check with recipients still pending waits for its next look: SQS's longest delay. */
+export const RECHECK_SECONDS = 900;
+
+/**
  * Reads the report-check queue while the budget and the time last: a check older than the horizon
- * is finished unasked, one not yet due is left (it comes back after its visibility timeout), and
- * the recipients of a due one are triaged and queried like index entries. A check is finished
- * (deleted) at the end of the run when all its recipients are settled.
+ * is finished unasked, one not yet due is put back delayed until it is, and the recipients of a due
+ * one are triaged and queried like index entries. A check is finished (deleted) as soon as all its
+ * recipients are settled.
  */
 const reconcileChecks = async (
   run: Run,
@@ -185,6 +234,7 @@ const reconcileChecks = async (
     if (fresh.length === 0) return undefined;
     counts.checksReceived += fresh.length;
     const due: Examined[] = [];
+    const notDue: Array<{ id: string; check: ReportCheck; delaySeconds: number }> = [];
     for (const item of fresh) {
       if (!('check' in item)) {
         counts.checksInvalid += 1;
@@ -199,10 +249,17 @@ const reconcileChecks = async (
       }
       if (acceptedMs > window.toMs) {
         counts.checksNotDue += 1;
+        const dueInSeconds = Math.ceil((acceptedMs - window.toMs) / 1_000);
+        notDue.push({
+          id: item.id,
+          check: item.check,
+          delaySeconds: Math.min(RECHECK_SECONDS, Math.max(1, dueInSeconds)),
+        });
         continue;
       }
       due.push(...checks.track(item.id, item.check));
     }
+    if (notDue.length > 0) counts.checksPostponed += await checks.queue.putBack(notDue);
     counts.examined += due.length;
     await triage(run, due);
     const stop = await drain(run, hasTimeLeft, { fullBatchesOnly: true });
@@ -225,7 +282,7 @@ const toQuery = (counts: ReconcileCounts): number => counts.examined - counts.al
  * deleted only once all of them are (one left pending, or not queried, brings it back later).
  */
 class CheckTracker {
-  private readonly open = new Map<string, Set<string>>();
+  private readonly open = new Map<string, { check: ReportCheck; waiting: Set<string> }>();
   private readonly finished: string[] = [];
   private readonly seen = new Set<string>();
 
@@ -241,7 +298,7 @@ class CheckTracker {
   /** The recipients of a due check, each settling its share of it. */
   track(id: string, check: ReportCheck): Examined[] {
     const waiting = new Set(check.recipients.map((r) => r.cliKey));
-    this.open.set(id, waiting);
+    this.open.set(id, { check, waiting });
     return check.recipients.map((r) => ({
       recipient: {
         cliKey: r.cliKey,
@@ -262,12 +319,26 @@ class CheckTracker {
   async finishSettled(): Promise<number> {
     const ids = [
       ...this.finished,
-      ...[...this.open].filter(([, waiting]) => waiting.size === 0).map(([id]) => id),
+      ...[...this.open].filter(([, { waiting }]) => waiting.size === 0).map(([id]) => id),
     ];
     this.finished.length = 0;
     for (const id of ids) this.open.delete(id);
     if (ids.length > 0) await this.queue.finish(ids);
     return ids.length;
+  }
+
+  /**
+   * Puts every check with unsettled recipients back on the queue, with only those recipients,
+   * `delaySeconds` later; answers how many were put back (the others stay unfinished).
+   */
+  async putBackOpen(delaySeconds: number): Promise<number> {
+    const entries = [...this.open].map(([id, { check, waiting }]) => ({
+      id,
+      check: { ...check, recipients: check.recipients.filter((r) => waiting.has(r.cliKey)) },
+      delaySeconds,
+    }));
+    this.open.clear();
+    return entries.length === 0 ? 0 : this.queue.putBack(entries);
   }
 }
 

@@ -6,11 +6,13 @@ import { STATUS_QUERY_MAX_KEYS } from './status-query.ts';
 /*
  * The report-check queue: accepted recipients waiting for their delivery report. The sender puts
  * one message per attempt's acceptances on it (at most 10 recipients, one status query); the queue
- * delays each by up to 15 minutes, and reconcile-status reads the ones that are due, looks for
- * their reports, asks the gateway about the missing ones, and deletes a check once every recipient
- * in it is settled. A check whose recipients are still pending (REG, ING) is not deleted: it comes
- * back after its visibility timeout, so the next run asks again. This replaces a time-keyed index
- * entry per recipient and the write that took it off the index again (docs/performance.md).
+ * delays each by up to 15 minutes, and reconcile-status, invoked by the queue's event source,
+ * looks for the reports of the due ones, asks the gateway about the missing ones, and finishes a
+ * check once every recipient in it is settled. A check received before it is due, or with
+ * recipients still pending (REG, ING), is put back as a new message delayed until its next look,
+ * so no check waits received and unfinished (SQS's in-flight limit is no ceiling). This replaces
+ * a time-keyed index entry per recipient and the write that took it off the index again
+ * (docs/performance.md).
  */
 
 /** A check as it travels on the queue (`v` is the shape's version). */
@@ -91,4 +93,16 @@ export interface ReportCheckQueue {
   receive(max: number): Promise<readonly ReceivedCheck[]>;
   /** Deletes finished checks (every recipient settled, or past the horizon). */
   finish(ids: readonly string[]): Promise<void>;
+  /**
+   * Queues each entry's check anew, `delaySeconds` (1–900) from now, then finishes the received
+   * one; answers how many were put back. An entry that could not be queued is not finished: it
+   * comes back whole after its visibility timeout.
+   */
+  putBack(
+    entries: ReadonlyArray<{
+      readonly id: string;
+      readonly check: ReportCheck;
+      readonly delaySeconds: number;
+    }>,
+  ): Promise<number>;
 }

@@ -27,19 +27,21 @@ describe('the report-check queue', () => {
     expect(defaults.properties(defaults.stack.reportChecks.queue)).toMatchObject({
       DelaySeconds: 900,
       MessageRetentionPeriod: (96 + 24) * 3_600,
-      VisibilityTimeout: 360,
+      // Six times reconcile-status's 5-minute timeout, as Lambda advises for an event source.
+      VisibilityTimeout: 1_800,
       RedrivePolicy: {
         deadLetterTargetArn: {
           'Fn::GetAtt': [defaults.id(defaults.stack.reportChecks.deadLetterQueue), 'Arn'],
         },
-        // A pending check comes back every 15-minute run until the horizon, plus a margin.
-        maxReceiveCount: 96 * 4 + 10,
+        // A check is received once per look (one put back is a new message): ten receipts of one
+        // message are a check that cannot be read or whose invocations keep failing.
+        maxReceiveCount: 10,
       },
     });
     expect(custom.properties(custom.stack.reportChecks.queue)).toMatchObject({
       DelaySeconds: 300,
       MessageRetentionPeriod: (48 + 24) * 3_600,
-      RedrivePolicy: { maxReceiveCount: 48 * 4 + 10 },
+      RedrivePolicy: { maxReceiveCount: 10 },
     });
     defaults.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmDescription: Match.stringLikeRegexp('report-check DLQ'),
@@ -86,6 +88,41 @@ describe('the report-check queue', () => {
         'sqs:SendMessage',
       ].sort(),
     );
+  });
+
+  it('is read by reconcile-status through an event source that scales with it, up to checkConcurrency', () => {
+    const defaults = synth();
+    const custom = synth({ reconcile: { checkConcurrency: 40 } });
+    const sourceOf = (s: ReturnType<typeof synth>) =>
+      s.template.findResources('AWS::Lambda::EventSourceMapping', {
+        Properties: {
+          EventSourceArn: { 'Fn::GetAtt': [s.id(s.stack.reportChecks.queue), 'Arn'] },
+        },
+      });
+
+    const [mapping, ...others] = Object.values(sourceOf(defaults)) as Array<{
+      Properties: Record<string, unknown>;
+    }>;
+    expect(others).toEqual([]);
+    expect(mapping?.Properties).toMatchObject({
+      FunctionName: { Ref: defaults.id(defaults.stack.scheduledJobs.reconcileStatus) },
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 10,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+    expect(Object.values(sourceOf(custom))[0]).toMatchObject({
+      Properties: { ScalingConfig: { MaximumConcurrency: 40 } },
+    });
+    expect(
+      problemsOf(
+        () =>
+          new MsgbridgeStack(new App(), 'one-reader', {
+            gateway: TEST_GATEWAY,
+            reconcile: { checkConcurrency: 1 },
+          }),
+      ),
+    ).toEqual(['reconcile.checkConcurrency must be an integer from 2 to 1000, got 1']);
   });
 
   it('refuses a horizon longer than the queue can keep a check', () => {

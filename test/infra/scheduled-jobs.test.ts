@@ -228,7 +228,6 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         RECONCILE_MAX_RECIPIENTS: '5000',
         ACCEPTED_EVENTS: 'off',
         REPORT_CHECK_QUEUE_URL: { Ref: id(stack.reportChecks.queue) },
-        REPORT_CHECK_VISIBILITY_SECONDS: '360',
         EVENT_RETENTION_DAYS: '35',
         STORE_CONCURRENCY: '16',
         ...gatewayCallerEnvironment(id(stack.credentials)),

@@ -26,6 +26,7 @@ import { storedDetail } from '../../functions/events/stored-detail.ts';
 import { type ReceiveDeps, receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
+  checkReports,
   type ReconcileDeps,
   ReconcileSettingsSchema,
   reconcileStatus,
@@ -118,7 +119,6 @@ const statusGateway: StatusGateway = {
 };
 
 const reconcileDeps = (): ReconcileDeps => ({
-  checks,
   awaiting: checks,
   index: awaiting,
   ledger: awaiting,
@@ -129,6 +129,9 @@ const reconcileDeps = (): ReconcileDeps => ({
   now: simNow,
   settings: ReconcileSettingsSchema.parse({ afterMinutes: 30, horizonHours: 96 }),
 });
+
+/** reconcile-status invoked with the report checks on the queue (its event source's invocation). */
+const checkRun = () => checkReports({ ...reconcileDeps(), checks });
 
 /** The send use case on this test's tables, as of the simulator's clock. */
 const sendDeps = (gateway: SendGateway) =>
@@ -170,6 +173,24 @@ const itemsOf = async (prefix: string) => {
 const viaOf = (item: Record<string, unknown>) =>
   (JSON.parse(String(storedDetail(item))) as { metadata: { via: string } }).metadata.via;
 
+/** Lists an accepted recipient on the `awaiting-report` index, as earlier releases did. */
+const listOnIndex = async (cliKey: string) => {
+  const acceptedAt = new Date(sim.clock.now()).toISOString();
+  await documents.send(
+    new PutCommand({
+      TableName: eventTable,
+      Item: {
+        pk: `SEND#${cliKey}`,
+        sk: 'OUTCOME',
+        detailType: 'Message Accepted',
+        awaitingReportBucket: acceptedAt.slice(0, 13),
+        acceptedAt,
+        cliKey,
+      },
+    }),
+  );
+};
+
 describe('reconcile-status against the simulator', () => {
   it('queries nothing before the wait, then fills in late reports; the real report adds nothing', async () => {
     // Prepare
@@ -177,20 +198,21 @@ describe('reconcile-status against the simulator', () => {
     await sim.advance(10 * MINUTE);
 
     // Act: before the 30 minutes are over
-    const early = await reconcileStatus(reconcileDeps());
+    const early = await checkRun();
 
-    // Assess: both checks were looked at and left for later
+    // Assess: both checks were looked at and put back for later
     expect(early).toMatchObject({
       examined: 0,
       statusQueries: 0,
       checksReceived: 2,
       checksNotDue: 2,
+      checksPostponed: 2,
     });
     expect(statusCalls).toHaveLength(0);
 
     // Act: past the threshold
     await sim.advance(21 * MINUTE);
-    const late = await reconcileStatus(reconcileDeps());
+    const late = await checkRun();
 
     // Assess: one report per recipient, each via the status query
     expect(late).toMatchObject({
@@ -217,7 +239,7 @@ describe('reconcile-status against the simulator', () => {
     // Act: the real reports arrive after all (polled, stored through the same path)
     const polled = (await pollAll()).filter((item) => cliKeys.includes(item.cliKey));
     const outcome = await receiveReports(JSON.stringify({ rptLst: polled }), receive, 'polling');
-    const again = await reconcileStatus(reconcileDeps());
+    const again = await checkRun();
 
     // Assess: duplicates only — no second item, no second event; nothing left to reconcile
     expect(polled).toHaveLength(12);
@@ -235,7 +257,7 @@ describe('reconcile-status against the simulator', () => {
     await receiveReports(JSON.stringify({ rptLst: polled }), receive, 'polling');
 
     // Act
-    const result = await reconcileStatus(reconcileDeps());
+    const result = await checkRun();
 
     // Assess
     expect(result).toMatchObject({ examined: 3, alreadyRecorded: 3, statusQueries: 0 });
@@ -305,7 +327,7 @@ describe('reconcile-status against the simulator', () => {
     await sim.advance(31 * MINUTE);
 
     // Act
-    const run = await reconcileStatus(reconcileDeps());
+    const run = await checkRun();
 
     // Assess: nothing left on the queue; the record still lists the acceptance
     expect(run).toMatchObject({ examined: 1, reportsReconciled: 1, checksFinished: 1 });
@@ -324,9 +346,9 @@ describe('reconcile-status against the simulator', () => {
     expect(outcome.Item).not.toHaveProperty('awaitingReportBucket');
   });
 
-  it('lets only one of two overlapping runs query the gateway', async () => {
-    // Prepare
-    await send(3);
+  it('lets only one of two overlapping scheduled runs query the gateway', async () => {
+    // Prepare: three accepted recipients listed on the index of earlier releases
+    for (const cliKey of await send(3)) await listOnIndex(cliKey);
     await sim.advance(31 * MINUTE);
     const lease = new DynamoDbLease(`state-${tableNumber}`, documents);
 

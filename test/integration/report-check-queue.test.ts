@@ -1,11 +1,22 @@
 /**
- * The report-check queue's SQS adapter against fauxqs: checks come back parsed, stay hidden while received, come back unless finished,
- * and an unreadable body is handed over with its problem, not dropped.
+ * The report-check queue's SQS adapters against fauxqs: the sender's checks arrive as the event
+ * source's records and are read back parsed; a check put back is a new message, delayed as asked;
+ * what an invocation did not finish is its batch item failures; an unreadable body is handed over
+ * with its problem, not dropped.
  */
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  type Message,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqsReportChecks } from '../../functions/reconcile/adapters/sqs-report-checks.ts';
+import {
+  BatchReportChecks,
+  SqsReportChecks,
+} from '../../functions/reconcile/adapters/sqs-report-checks.ts';
 import type { ReportCheck } from '../../functions/sending/ports.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
 
@@ -47,21 +58,47 @@ const check = (n: number): ReportCheck => ({
   recipients: [{ cliKey: `k-${n}`, msgKey: `M-${n}` }, { cliKey: `k-${n}-b` }],
 });
 
+/** Receives what is visible, as the event source's poller does, as records of one batch. */
+const poll = async (url: string): Promise<SQSRecord[]> => {
+  const answer = await sqs.send(
+    new ReceiveMessageCommand({
+      QueueUrl: url,
+      MaxNumberOfMessages: 10,
+      VisibilityTimeout: 30,
+      MessageSystemAttributeNames: ['All'],
+    }),
+  );
+  return (answer.Messages ?? []).map(asRecord);
+};
+
+const asRecord = (message: Message): SQSRecord =>
+  ({
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: message.Attributes ?? {},
+    messageAttributes: {},
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:ap-northeast-2:000000000000:report-checks',
+    awsRegion: LOCAL_REGION,
+  }) as SQSRecord;
+
 describe('the report-check queue on SQS', () => {
-  it('sends each check and reads them back parsed', async () => {
+  it('carries each check the sender queues to reconcile-status, parsed', async () => {
     // Prepare
     const url = freshQueue();
-    const checks = new SqsReportChecks(sqs, url, 30);
+    const checks = new SqsReportChecks(sqs, url);
 
     // Act: twelve checks at once
     await Promise.all(Array.from({ length: 12 }, (_, n) => checks.expect(check(n))));
-    const first = await checks.receive(10);
-    const second = await checks.receive(10);
+    const batch = new BatchReportChecks([...(await poll(url)), ...(await poll(url))], checks);
+    const received = [...(await batch.receive(10)), ...(await batch.receive(10))];
 
     // Assess
     expect(calls.filter((name) => name === 'SendMessageCommand')).toHaveLength(12);
-    const received = [...first, ...second];
     expect(received).toHaveLength(12);
+    expect(await batch.receive(10)).toEqual([]);
     expect(
       received
         .map((item) => ('check' in item ? item.check : item.problem))
@@ -74,41 +111,75 @@ describe('the report-check queue on SQS', () => {
     expect(received.every((item) => item.receiveCount === 1)).toBe(true);
   });
 
-  it('hides a received check until its visibility ends, and deletes a finished one', async () => {
-    // Prepare: a visibility timeout of 1 s
+  it('puts a check back as a new message, delayed as asked, and names what was not finished', async () => {
+    // Prepare: three checks received in one batch
     const url = freshQueue();
-    const checks = new SqsReportChecks(sqs, url, 1);
-    await checks.expect(check(1));
-    await checks.expect(check(2));
+    const checks = new SqsReportChecks(sqs, url);
+    for (const n of [1, 2, 3]) await checks.expect(check(n));
+    const records = await poll(url);
+    const batch = new BatchReportChecks(records, checks);
+    const [first, second, third] = await batch.receive(10);
+    if (!first || !second || !third || !('check' in second)) throw new Error('three checks');
 
-    // Act
-    const received = await checks.receive(10);
-    const hidden = await checks.receive(10);
-    const one = received[0];
-    if (one) await checks.finish([one.id]);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const back = await checks.receive(10);
+    // Act: the first finished, the second put back 2 s later with one recipient, the third left
+    await batch.finish([first.id]);
+    const putBack = await batch.putBack([
+      {
+        id: second.id,
+        check: { ...second.check, recipients: second.check.recipients.slice(0, 1) },
+        delaySeconds: 2,
+      },
+    ]);
+    const meanwhile = await poll(url);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const later = await poll(url);
 
-    // Assess: only the unfinished one comes back, received a second time
-    expect(received).toHaveLength(2);
-    expect(hidden).toEqual([]);
-    expect(back).toHaveLength(1);
-    expect(back[0]?.messageId).toBe(received[1]?.messageId);
-    expect(back[0]?.receiveCount).toBe(2);
+    // Assess: one SendMessageBatch; the new message hidden for its delay, then there alone
+    expect(putBack).toBe(1);
+    expect(calls.filter((name) => name === 'SendMessageBatchCommand')).toHaveLength(1);
+    expect(batch.unfinished()).toEqual([third.messageId]);
+    expect(meanwhile).toEqual([]);
+    expect(later).toHaveLength(1);
+    expect(later[0]?.messageId).not.toBe(second.messageId);
+    await expect(new BatchReportChecks(later, checks).receive(10)).resolves.toEqual([
+      expect.objectContaining({
+        check: { ...second.check, recipients: second.check.recipients.slice(0, 1) },
+      }),
+    ]);
   });
 
-  it('hands over a body it cannot read with the problem, leaving it on the queue', async () => {
+  it('leaves a check unfinished when SQS does not take it back', async () => {
     const url = freshQueue();
-    const checks = new SqsReportChecks(sqs, url, 30);
+    const checks = new SqsReportChecks(sqs, url);
+    await checks.expect(check(1));
+    const batch = new BatchReportChecks(await poll(url), {
+      later: async (entries) => entries.map(() => false),
+    });
+    const [received] = await batch.receive(10);
+    if (!received || !('check' in received)) throw new Error('one check');
+
+    const putBack = await batch.putBack([
+      { id: received.id, check: received.check, delaySeconds: 900 },
+    ]);
+
+    expect(putBack).toBe(0);
+    expect(batch.unfinished()).toEqual([received.id]);
+  });
+
+  it('hands over a body it cannot read with the problem, leaving it unfinished', async () => {
+    const url = freshQueue();
+    const checks = new SqsReportChecks(sqs, url);
     await sqs.send(
       new SendMessageCommand({ QueueUrl: url, MessageBody: '{"v":1,"channel":"fax"}' }),
     );
 
-    const [received] = await checks.receive(10);
+    const batch = new BatchReportChecks(await poll(url), checks);
+    const [received] = await batch.receive(10);
 
     expect(received).toMatchObject({
       problem: expect.stringContaining('channel'),
       body: '{"v":1,"channel":"fax"}',
     });
+    expect(batch.unfinished()).toEqual([received?.id]);
   });
 });

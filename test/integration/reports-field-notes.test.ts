@@ -17,8 +17,8 @@ import {
 } from '../../functions/polling/poll-reports.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
+  checkReports,
   ReconcileSettingsSchema,
-  reconcileStatus,
 } from '../../functions/reconcile/reconcile-status.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
@@ -43,7 +43,7 @@ interface Bridge extends PollBridge {
   /** Sends one SMS to `count` recipients through the bridge's sender; answers their cliKeys. */
   send(count: number): Promise<string[]>;
   /** One status-reconciliation run, as of the simulated clock. */
-  reconcile(): ReturnType<typeof reconcileStatus>;
+  reconcile(): ReturnType<typeof checkReports>;
 }
 
 /**
@@ -97,7 +97,7 @@ const bridge = async (
       return cliKeys;
     },
     reconcile: () =>
-      reconcileStatus({
+      checkReports({
         checks,
         awaiting: checks,
         index: awaiting,

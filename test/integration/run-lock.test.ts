@@ -24,37 +24,39 @@ const freshDir = () => {
 const exitedPid = (): number =>
   Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout);
 
-/** `count` processes that take the lock together; each says whether it got it, then holds it a while. */
+/**
+ * `count` processes that take the lock together; each says whether it got it, and a winner holds
+ * the lock until every one has answered (a winner that exited early would leave a stale lock a
+ * slow starter rightly takes over).
+ */
 const race = async (dir: string, count: number): Promise<string[]> => {
   const script = `
     const { takeRunLock } = await import(${JSON.stringify(LOCK_MODULE)});
     try {
       await takeRunLock(${JSON.stringify(dir)}, { settleMs: 300 });
       process.stdout.write('won');
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      process.stdin.resume();
+      await new Promise((resolve) => process.stdin.on('end', resolve));
     } catch (error) {
       process.stdout.write(error.name === 'DataDirInUseError' ? 'refused' : 'error ' + error.message);
     }`;
-  return Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<string>((resolve) => {
-          const child = spawn(process.execPath, [
-            '--import',
-            'tsx',
-            '--input-type=module',
-            '-e',
-            script,
-          ]);
-          let output = '';
-          child.stdout.on('data', (chunk) => {
-            output += chunk;
-          });
-          child.on('exit', () => resolve(output));
-        }),
-    ),
-  );
+  const children = Array.from({ length: count }, () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    let output = '';
+    const answered = new Promise<string>((resolve) => {
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+        if (/^(won|refused|error )/.test(output)) resolve(output);
+      });
+      void exited.then(() => resolve(output));
+    });
+    return { child, exited, answered };
+  });
+  const outcomes = await Promise.all(children.map(({ answered }) => answered));
+  for (const { child } of children) child.stdin.end();
+  await Promise.all(children.map(({ exited }) => exited));
+  return outcomes;
 };
 
 describe('the run lock', () => {

@@ -15,8 +15,8 @@ import type { GatewayClient } from '../../functions/commons/gateway/gateway-clie
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
+  checkReports,
   ReconcileSettingsSchema,
-  reconcileStatus,
 } from '../../functions/reconcile/reconcile-status.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
@@ -152,7 +152,7 @@ describe('send-messages with "Message Accepted" turned off', () => {
       documents,
       new DynamoDbSendStore('events', 1, documents),
     );
-    const reconciled = await reconcileStatus({
+    const reconciled = await checkReports({
       checks,
       awaiting: checks,
       index: awaiting,

@@ -18,7 +18,8 @@ interface Stored {
  * The report-check queue in memory, with the SQS behaviour reconcile-status relies on, on a clock
  * the test drives: a message sent with `delayMs` is invisible until then; a received one is
  * invisible for `visibilityMs` and comes back unless finished with its latest receipt; a stale
- * receipt deletes nothing; the body goes through the same JSON as on SQS.
+ * receipt deletes nothing; a check put back is a new message, delayed as asked; the body goes
+ * through the same JSON as on SQS.
  */
 export class MemoryReportChecks implements AwaitingReports, ReportCheckQueue {
   private readonly messages: Stored[] = [];
@@ -39,12 +40,12 @@ export class MemoryReportChecks implements AwaitingReports, ReportCheckQueue {
   }
 
   /** Puts a body on the queue as it is (an unreadable check, say). */
-  sendRaw(body: string): void {
+  sendRaw(body: string, delayMs = this.options.delayMs ?? 0): void {
     this.next += 1;
     this.messages.push({
       messageId: `m-${this.next}`,
       body,
-      visibleAt: this.now() + (this.options.delayMs ?? 0),
+      visibleAt: this.now() + delayMs,
       receiveCount: 0,
       receipt: undefined,
     });
@@ -76,6 +77,24 @@ export class MemoryReportChecks implements AwaitingReports, ReportCheckQueue {
       const receipt = this.messages[i]?.receipt;
       if (receipt !== undefined && finished.has(receipt)) this.messages.splice(i, 1);
     }
+  }
+
+  /** Checks put back (with the delay each was given), in order. */
+  readonly putBacks: Array<{ readonly check: ReportCheck; readonly delaySeconds: number }> = [];
+
+  async putBack(
+    entries: ReadonlyArray<{
+      readonly id: string;
+      readonly check: ReportCheck;
+      readonly delaySeconds: number;
+    }>,
+  ): Promise<number> {
+    for (const { check, delaySeconds } of entries) {
+      this.putBacks.push({ check, delaySeconds });
+      this.sendRaw(reportCheckBody(check), delaySeconds * 1_000);
+    }
+    await this.finish(entries.map((entry) => entry.id));
+    return entries.length;
   }
 
   /** Messages still on the queue (visible or not). */

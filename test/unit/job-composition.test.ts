@@ -149,8 +149,8 @@ describe('composeReconcileStatus', () => {
     expect(deps.gateway).toBeInstanceOf(GatewayClient);
     expect(deps.receive.retentionDays).toBe(40);
     expect(batchBudgetMs).toBe(45_000);
-    expect(deps.checks).toBeInstanceOf(SqsReportChecks);
-    expect(deps.awaiting).toBe(deps.checks);
+    // Found acceptances are queued on the report-check queue, where checks are put back too.
+    expect(deps.awaiting).toBeInstanceOf(SqsReportChecks);
   });
 
   it('names a missing or malformed variable', () => {
@@ -159,7 +159,6 @@ describe('composeReconcileStatus', () => {
       'STATE_TABLE_NAME',
       'REPORT_CHECK_QUEUE_URL',
       ['RECONCILE_AFTER_MINUTES', 'soon'],
-      ['REPORT_CHECK_VISIBILITY_SECONDS', 'long'],
     ]);
   });
 

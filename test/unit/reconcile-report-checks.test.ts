@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayRetryableError } from '../../functions/commons/gateway/errors.ts';
-import { reconcileStatus } from '../../functions/reconcile/reconcile-status.ts';
+import { checkReports } from '../../functions/reconcile/reconcile-status.ts';
 import { parseReportCheck, reportCheckBody } from '../../functions/reconcile/report-checks.ts';
 import type { ReportCheck } from '../../functions/sending/ports.ts';
 import { formatKst } from '../../protocol/kst.ts';
@@ -10,9 +10,10 @@ import { ago, HOUR, NOW, world } from '../support/reconcile-world.ts';
 const MINUTE = 60_000;
 
 /**
- * reconcile-status reading the report-check queue the sender fills: a world whose queue runs on a
- * clock the test moves (checks hidden 10 minutes once received), and whose gateway knows each
- * queued recipient as sent on the day of its check.
+ * reconcile-status reading the report-check queue the sender fills (`checkReports`, the queue's
+ * event source's invocation): a world whose queue runs on a clock the test moves (checks hidden 10
+ * minutes once received), and whose gateway knows each queued recipient as sent on the day of its
+ * check.
  */
 const setup = (settings: Parameters<typeof world>[0] = {}) => {
   let now = NOW;
@@ -36,7 +37,8 @@ const setup = (settings: Parameters<typeof world>[0] = {}) => {
         status,
       });
   };
-  const run = () => reconcileStatus(w.deps({ checks, awaiting: checks, now: () => new Date(now) }));
+  const run = () =>
+    checkReports({ ...w.deps({ awaiting: checks, now: () => new Date(now) }), checks });
   return {
     ...w,
     checks,
@@ -52,7 +54,7 @@ const keys = (prefix: string, count: number) =>
   Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
 
 describe('reconcile-status on the report-check queue', () => {
-  it('leaves a check that is not yet due for a later run, then reconciles and finishes it', async () => {
+  it('puts a check that is not yet due back, delayed until it is, then reconciles and finishes it', async () => {
     // Prepare: ten recipients accepted 20 minutes ago, their reports never came
     const w = setup({ afterMinutes: 30 });
     await w.queue(ago(20 * MINUTE), keys('a', 10));
@@ -64,7 +66,16 @@ describe('reconcile-status on the report-check queue', () => {
     const after = await w.run();
 
     // Assess
-    expect(early).toMatchObject({ checksReceived: 1, checksNotDue: 1, examined: 0 });
+    expect(early).toMatchObject({
+      checksReceived: 1,
+      checksNotDue: 1,
+      checksPostponed: 1,
+      examined: 0,
+    });
+    // Put back as a new message due in the 10 minutes left, not left received (in flight)
+    expect(w.checks.putBacks).toEqual([
+      { check: expect.objectContaining({ recipients: expect.any(Array) }), delaySeconds: 600 },
+    ]);
     expect(w.gateway.calls).toHaveLength(1);
     expect(due).toMatchObject({
       checksReceived: 1,
@@ -92,7 +103,7 @@ describe('reconcile-status on the report-check queue', () => {
     expect(w.store.reportEvents()).toHaveLength(2);
   });
 
-  it('keeps a check whose recipient is still pending until a later run finds it done', async () => {
+  it('puts back, 15 minutes later, only the recipients still pending, until a later look finds them done', async () => {
     // Prepare: one recipient the gateway is still delivering (ING), one done
     const w = setup();
     await w.queue(ago(40 * MINUTE), ['p-1', 'p-2']);
@@ -101,17 +112,26 @@ describe('reconcile-status on the report-check queue', () => {
 
     // Act
     const first = await w.run();
+    w.advance(14 * MINUTE);
     const hidden = await w.run();
     if (pending) pending.status = 'DONE';
-    w.advance(11 * MINUTE);
+    w.advance(MINUTE);
     const second = await w.run();
 
-    // Assess: the done one is stored once; the check comes back and is finished only then
-    expect(first).toMatchObject({ reportsReconciled: 1, stillPending: 1, checksFinished: 0 });
+    // Assess: the done one is stored once; the pending one comes back alone and is finished then
+    expect(first).toMatchObject({
+      reportsReconciled: 1,
+      stillPending: 1,
+      checksFinished: 0,
+      checksPostponed: 1,
+    });
+    expect(
+      w.checks.putBacks.map(({ check, delaySeconds }) => [check.recipients, delaySeconds]),
+    ).toEqual([[[{ cliKey: 'p-2', msgKey: 'M-p-2' }], 900]]);
     expect(hidden).toMatchObject({ checksReceived: 0 });
     expect(second).toMatchObject({
-      examined: 2,
-      alreadyRecorded: 1,
+      examined: 1,
+      alreadyRecorded: 0,
       reportsReconciled: 1,
       checksFinished: 1,
     });
@@ -134,19 +154,17 @@ describe('reconcile-status on the report-check queue', () => {
     w.checks.sendRaw('{"v":1,"channel":"sms","acceptedAt":"yesterday","recipients":[]}');
     const told: string[] = [];
 
-    const result = await reconcileStatus(
-      w.deps({
-        checks: w.checks,
-        onInvalidCheck: (check) => told.push(check.problem),
-      }),
-    );
+    const result = await checkReports({
+      ...w.deps({ onInvalidCheck: (check) => told.push(check.problem) }),
+      checks: w.checks,
+    });
 
     expect(result).toMatchObject({ checksReceived: 1, checksInvalid: 1, checksFinished: 0 });
     expect(told).toEqual([expect.stringContaining('acceptedAt')]);
     expect(w.checks.size).toBe(1);
   });
 
-  it('leaves unqueried checks for the next run when the gateway is unavailable', async () => {
+  it('puts unqueried checks back for a later look when the gateway is unavailable', async () => {
     const w = setup();
     await w.queue(ago(40 * MINUTE), keys('u', 10));
     w.gateway.failWith = new GatewayRetryableError({
@@ -157,10 +175,14 @@ describe('reconcile-status on the report-check queue', () => {
 
     const down = await w.run();
     w.gateway.failWith = undefined;
-    w.advance(11 * MINUTE);
+    w.advance(15 * MINUTE);
     const up = await w.run();
 
-    expect(down).toMatchObject({ stoppedBy: 'gateway-unavailable', checksFinished: 0 });
+    expect(down).toMatchObject({
+      stoppedBy: 'gateway-unavailable',
+      checksFinished: 0,
+      checksPostponed: 1,
+    });
     expect(up).toMatchObject({ reportsReconciled: 10, checksFinished: 1 });
     expect(w.checks.size).toBe(0);
   });
@@ -216,18 +238,15 @@ describe('reconcile-status on the report-check queue', () => {
   });
 
   it('does not go round a queue whose visibility timeout is shorter than the run', async () => {
-    // Prepare: received checks come back at once, as with a visibility timeout of 0
+    // Prepare: received checks come back at once, as with a visibility timeout of 0; an unreadable
+    // one is never finished
     const w = setup();
     const checks = new MemoryReportChecks(() => NOW, { visibilityMs: 0 });
-    await checks.expect({
-      channel: 'sms',
-      acceptedAt: ago(5 * MINUTE),
-      recipients: [{ cliKey: 'v-1' }],
-    });
+    checks.sendRaw('not a check');
 
-    const result = await reconcileStatus(w.deps({ checks }));
+    const result = await checkReports({ ...w.deps(), checks });
 
-    expect(result).toMatchObject({ checksReceived: 1, checksNotDue: 1, stoppedBy: 'complete' });
+    expect(result).toMatchObject({ checksReceived: 1, checksInvalid: 1, stoppedBy: 'complete' });
   });
 });
 

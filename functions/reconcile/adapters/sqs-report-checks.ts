@@ -1,9 +1,5 @@
-import {
-  DeleteMessageBatchCommand,
-  ReceiveMessageCommand,
-  SendMessageCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
 import type { AwaitingReports, ReportCheck } from '../../sending/ports.ts';
 import {
   parseReportCheck,
@@ -12,20 +8,18 @@ import {
   reportCheckBody,
 } from '../report-checks.ts';
 
-/** Messages per `ReceiveMessage` and per `DeleteMessageBatch` (SQS's limit). */
+/** Messages per `SendMessageBatch` (SQS's limit). */
 const SQS_BATCH = 10;
 
 /**
- * The report-check queue on SQS: the sender's `expect` puts a check on it (the queue's own delay
- * holds it back); reconcile-status receives checks with a visibility timeout longer than its run
- * and deletes the finished ones.
+ * The report-check queue on SQS, as its writers use it: the sender's `expect` puts a check on it
+ * (the queue's own delay holds it back), and reconcile-status puts back, delayed, the checks it
+ * received too early or left pending (`later`).
  */
-export class SqsReportChecks implements AwaitingReports, ReportCheckQueue {
+export class SqsReportChecks implements AwaitingReports {
   constructor(
     private readonly sqs: SQSClient,
     private readonly queueUrl: string,
-    /** How long a received check stays invisible: longer than a reconcile run. */
-    private readonly visibilityTimeoutSeconds = 600,
   ) {}
 
   /**
@@ -39,43 +33,90 @@ export class SqsReportChecks implements AwaitingReports, ReportCheckQueue {
     );
   }
 
-  async receive(max: number): Promise<readonly ReceivedCheck[]> {
-    const answer = await this.sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: this.queueUrl,
-        MaxNumberOfMessages: Math.max(1, Math.min(SQS_BATCH, max)),
-        VisibilityTimeout: this.visibilityTimeoutSeconds,
-        WaitTimeSeconds: 0,
-        MessageSystemAttributeNames: ['ApproximateReceiveCount'],
-      }),
-    );
-    return (answer.Messages ?? []).flatMap((message): ReceivedCheck[] => {
-      if (message.ReceiptHandle === undefined) return [];
-      const id = message.ReceiptHandle;
-      const messageId = message.MessageId ?? id;
-      const receiveCount = Number(message.Attributes?.ApproximateReceiveCount ?? '1');
-      const body = message.Body ?? '';
-      const parsed = parseReportCheck(body);
-      return 'check' in parsed
-        ? [{ id, messageId, receiveCount, check: parsed.check }]
-        : [{ id, messageId, receiveCount, problem: parsed.problem, body: body.slice(0, 1_000) }];
+  /**
+   * Queues each check `delaySeconds` (0–900) from now, 10 per `SendMessageBatch`; a failed entry
+   * is tried once more. Answers, per entry, whether SQS has it.
+   */
+  async later(
+    entries: ReadonlyArray<{ readonly check: ReportCheck; readonly delaySeconds: number }>,
+  ): Promise<boolean[]> {
+    const queued = entries.map(() => false);
+    for (let start = 0; start < entries.length; start += SQS_BATCH) {
+      let batch = entries.slice(start, start + SQS_BATCH).map(({ check, delaySeconds }, i) => ({
+        Id: String(start + i),
+        MessageBody: reportCheckBody(check),
+        DelaySeconds: Math.max(0, Math.min(900, Math.round(delaySeconds))),
+      }));
+      for (let attempt = 0; attempt < 2 && batch.length > 0; attempt++) {
+        const answer = await this.sqs.send(
+          new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: batch }),
+        );
+        for (const ok of answer.Successful ?? []) queued[Number(ok.Id)] = true;
+        batch = batch.filter((entry) => !queued[Number(entry.Id)]);
+      }
+    }
+    return queued;
+  }
+}
+
+/**
+ * The checks of one batch the report-check queue's event source delivered, as reconcile-status
+ * reads them: `receive` hands each record out once, `finish` marks records done (Lambda deletes
+ * them after the invocation), `putBack` queues a check anew through `writer` and marks its record
+ * done. What is not done by the end is named in the invocation's batch item failures
+ * (`unfinished`), so it comes back after the queue's visibility timeout.
+ */
+export class BatchReportChecks implements ReportCheckQueue {
+  private readonly records: ReadonlyArray<{ readonly received: ReceivedCheck }>;
+  private handedOut = 0;
+  private readonly done = new Set<string>();
+
+  constructor(
+    records: readonly SQSRecord[],
+    private readonly writer: Pick<SqsReportChecks, 'later'>,
+  ) {
+    this.records = records.map((record) => {
+      const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
+      const common = { id: record.messageId, messageId: record.messageId, receiveCount };
+      const parsed = parseReportCheck(record.body);
+      return {
+        received:
+          'check' in parsed
+            ? { ...common, check: parsed.check }
+            : { ...common, problem: parsed.problem, body: record.body.slice(0, 1_000) },
+      };
     });
   }
 
+  async receive(max: number): Promise<readonly ReceivedCheck[]> {
+    const next = this.records.slice(this.handedOut, this.handedOut + Math.max(1, max));
+    this.handedOut += next.length;
+    return next.map(({ received }) => received);
+  }
+
   async finish(ids: readonly string[]): Promise<void> {
-    for (let start = 0; start < ids.length; start += SQS_BATCH) {
-      let entries = ids
-        .slice(start, start + SQS_BATCH)
-        .map((ReceiptHandle, index) => ({ Id: String(index), ReceiptHandle }));
-      // DeleteMessageBatch is a partial-failure API: a failed entry is tried once more; one that
-      // fails again only comes back later, and checking it again stores nothing twice.
-      for (let attempt = 0; attempt < 2 && entries.length > 0; attempt++) {
-        const answer = await this.sqs.send(
-          new DeleteMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: entries }),
-        );
-        const failed = new Set((answer.Failed ?? []).map((failure) => failure.Id));
-        entries = entries.filter((entry) => failed.has(entry.Id));
-      }
-    }
+    for (const id of ids) this.done.add(id);
+  }
+
+  async putBack(
+    entries: ReadonlyArray<{
+      readonly id: string;
+      readonly check: ReportCheck;
+      readonly delaySeconds: number;
+    }>,
+  ): Promise<number> {
+    const queued = await this.writer.later(entries);
+    let count = 0;
+    entries.forEach((entry, i) => {
+      if (!queued[i]) return;
+      this.done.add(entry.id);
+      count += 1;
+    });
+    return count;
+  }
+
+  /** The message ids of the batch that are not done: the invocation's batch item failures. */
+  unfinished(): string[] {
+    return this.records.map(({ received }) => received.id).filter((id) => !this.done.has(id));
   }
 }

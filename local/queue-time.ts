@@ -1,0 +1,34 @@
+import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { FauxqsServer } from 'fauxqs';
+
+/**
+ * Lets the time pass for one queue of the local run that a bench or chaos run cannot wait for:
+ * every delayed message is delivered now, and every message in flight becomes visible now (the
+ * report checks: held back 15 minutes by the queue's delivery delay or a put-back's, or hidden for
+ * the visibility timeout after a failed invocation). The tests check the holding itself.
+ */
+export const elapseQueueTime = async (fauxqs: FauxqsServer, sqs: SQSClient, queueName: string) => {
+  const queue = fauxqs.inspectQueue(queueName);
+  if (!queue) throw new Error(`no queue ${queueName}`);
+  const now = Date.now();
+  // fauxqs hands out its own message objects: a delay that ended now is delivered at once.
+  for (const message of queue.messages.delayed) message.delayUntil = now;
+  for (const entry of queue.messages.inflight)
+    await sqs.send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: queue.url,
+        ReceiptHandle: entry.receiptHandle,
+        VisibilityTimeout: 0,
+      }),
+    );
+};
+
+/** Messages of a queue that are visible, delayed and in flight, as fauxqs holds them. */
+export const queueCounts = (fauxqs: FauxqsServer, queueName: string) => {
+  const queue = fauxqs.inspectQueue(queueName);
+  if (!queue) throw new Error(`no queue ${queueName}`);
+  const visible = queue.messages.ready.length;
+  const delayed = queue.messages.delayed.length;
+  const inflight = queue.messages.inflight.length;
+  return { visible, delayed, inflight, total: visible + delayed + inflight };
+};
