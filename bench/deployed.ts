@@ -6,13 +6,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnStage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { CONTEXT_KEY, stackPropsFromContext } from '../lib/context-props.ts';
 import { MsgbridgeStack } from '../lib/msgbridge-stack.ts';
 import type { WebhookFront } from '../lib/webhook-api.ts';
 import type { Front } from './cost-model.ts';
+import type { Retentions } from './regional-cost.ts';
 
 /** Lambda's application log levels, most detailed first (advanced logging controls). */
 export const APPLICATION_LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL'] as const;
@@ -39,6 +41,8 @@ export interface Deployment {
   readonly stageTracing: boolean;
   /** By function name (`receive-inbound`, …). */
   readonly functions: Readonly<Record<string, DeployedFunction>>;
+  /** How long what grows with every message is kept (the storage the cost model prices). */
+  readonly retentions: Retentions;
 }
 
 /** `level` lets through lines of `line`'s level (both from the same ordered list). */
@@ -88,6 +92,61 @@ export const deploymentOf = (context: unknown = repositoryContext()): Deployment
     front: stack.webhookApi.front,
     stageTracing: stage?.tracingEnabled === true,
     functions: Object.fromEntries(functions),
+    retentions: retentionsOf(stack),
+  };
+};
+
+type Resources = Record<string, { Type: string; Properties?: Record<string, unknown> }>;
+
+/** The retentions the template sets: read from its resources, never assumed. */
+const retentionsOf = (stack: MsgbridgeStack): Retentions => {
+  const resources = Template.fromStack(stack).toJSON().Resources as Resources;
+  const idOf = (construct: { node: { defaultChild?: unknown } }) =>
+    Stack.of(stack).getLogicalId(construct.node.defaultChild as never);
+  const ofType = (type: string) =>
+    Object.values(resources).filter((resource) => resource.Type === type);
+  const table = resources[idOf(stack.eventTable)]?.Properties as
+    | {
+        Replicas?: Array<{
+          PointInTimeRecoverySpecification?: { PointInTimeRecoveryEnabled?: boolean };
+        }>;
+      }
+    | undefined;
+  const eventDays = ofType('AWS::Lambda::Function')
+    .map(
+      (fn) =>
+        (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
+          ?.Variables?.EVENT_RETENTION_DAYS,
+    )
+    .find((days) => typeof days === 'string');
+  const bucket = resources[idOf(stack.inboundAttachments.bucket)]?.Properties as
+    | { LifecycleConfiguration?: { Rules?: Array<{ ExpirationInDays?: number }> } }
+    | undefined;
+  const attachmentDays = bucket?.LifecycleConfiguration?.Rules?.find(
+    (rule) => rule.ExpirationInDays !== undefined,
+  )?.ExpirationInDays;
+  const archiveDays = ofType('AWS::Events::Archive')[0]?.Properties?.RetentionDays;
+  // The functions' log groups: the retention most of them have (the access logs' aside).
+  const logDays = ofType('AWS::Logs::LogGroup')
+    .map((group) => group.Properties?.RetentionInDays)
+    .filter((days): days is number => typeof days === 'number')
+    .sort((a, b) => a - b)[0];
+  if (
+    eventDays === undefined ||
+    attachmentDays === undefined ||
+    typeof archiveDays !== 'number' ||
+    logDays === undefined
+  )
+    throw new Error('the cost model could not read the retentions from the template');
+  return {
+    eventDays: Number(eventDays),
+    pointInTimeRecovery:
+      table?.Replicas?.some(
+        (replica) => replica.PointInTimeRecoverySpecification?.PointInTimeRecoveryEnabled === true,
+      ) ?? false,
+    attachmentDays,
+    archiveDays,
+    logDays,
   };
 };
 

@@ -36,7 +36,7 @@ import { enqueueSend } from '../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 import { smsBody } from '../test/support/send-fixtures.ts';
 import { CallCounter, HttpCounter, sumWhere } from './call-counter.ts';
-import { SUSTAINED, totalsByFront, xrayTracesPerMessage } from './cost-model.ts';
+import { GB, SUSTAINED, totalsByFront, xrayTracesPerMessage } from './cost-model.ts';
 import { deploymentOf, frontKey, tracesOwnInvocations } from './deployed.ts';
 import {
   callsTable,
@@ -67,7 +67,9 @@ import {
 import { EventWatch, SendBatches } from './end-to-end-watch.ts';
 import { CountingLogger, LogBytes } from './log-meter.ts';
 import { LAMBDA_MEMORY_MB, PRICE_REGION, PRICES, PRICES_AS_OF } from './prices.ts';
+import { type LineCost, REGIONS, regionalCost } from './regional-cost.ts';
 import { ratio, round, type ScenarioResult } from './report.ts';
+import { bucketBytes, tableBytes } from './storage-meter.ts';
 import { diffTraffic, functionScope, TrafficMeter } from './traffic.ts';
 
 const QUOTA = 1_000;
@@ -85,6 +87,11 @@ const SETTLE_MS = 1_500;
 const MMS_ASSET = { bucket: 'hanbit-mms-assets', key: 'campaigns/2026-12/poster.jpg' };
 /** The local run's RECONCILE_AFTER_MINUTES (the deployed default). */
 const RECONCILE_AFTER_MINUTES = 30;
+
+const roundStored = (stored: { readonly dynamoDbBytes: number; readonly s3Bytes: number }) => ({
+  dynamoDbBytes: Math.round(stored.dynamoDbBytes),
+  s3Bytes: Math.round(stored.s3Bytes),
+});
 
 // ---- workload ----
 
@@ -264,6 +271,7 @@ export const runEndToEnd = async (
     const idleEnd = mark(b, counter, events, meters);
 
     // ---- outbound ----
+    const storedBefore = await tableBytes(b.documents, b.tables.events);
     const outStart = mark(b, counter, events, meters);
     const queued = await enqueueSend(b.sqs, b.urls.sendQueue, messages);
     if (queued.invalid.length > 0 || queued.failed.length > 0)
@@ -301,7 +309,11 @@ export const runEndToEnd = async (
     // The queue's 15-minute delivery delay, passed at once (the checks' queue as deployed).
     await elapseQueueTime(b.fauxqs, b.sqs, checkQueue);
     await waitUntil(
-      () => queueCounts(b.fauxqs, checkQueue).delayed >= messages.length,
+      () => {
+        // Every check put back, and every one received deleted by the event source.
+        const counts = queueCounts(b.fauxqs, checkQueue);
+        return counts.delayed >= messages.length && counts.inflight + counts.visible === 0;
+      },
       PHASE_TIMEOUT_MS,
       () => `checks put back: ${JSON.stringify(queueCounts(b.fauxqs, checkQueue))}`,
     );
@@ -319,6 +331,8 @@ export const runEndToEnd = async (
     await sleep(SETTLE_MS);
     const dueEnd = mark(b, counter, events, meters);
     b.jobs.reconcileAhead(0);
+    // What the outbound messages left stored, once reconcile-status is done with them.
+    const storedAfterOutbound = await tableBytes(b.documents, b.tables.events);
     // One run's figures (messages = 1): the fixed run, and the two runs over the checks.
     const idleLines = costLines(phaseFigures(idleStart, idleEnd, sendBatches, 1), front);
     const runLines = [
@@ -387,9 +401,15 @@ export const runEndToEnd = async (
       const end = mark(b, counter, events, meters);
       return { end, figures: phaseFigures(start, end, sendBatches, received()) };
     };
-    // The goal's workload (10% MMS), then the same number of plain items on their own.
+    // The goal's workload (10% MMS), then the same number of plain items on their own, and what
+    // each left stored.
+    const attachmentBytesBefore = await bucketBytes(b.s3, b.urls.attachmentBucket);
     const mixed = await inboundPhase(INBOUND_MESSAGES, INBOUND_WITH_ATTACHMENT);
+    const storedAfterMixed = await tableBytes(b.documents, b.tables.events);
+    const attachmentBytes =
+      (await bucketBytes(b.s3, b.urls.attachmentBucket)) - attachmentBytesBefore;
     const plain = await inboundPhase(INBOUND_MESSAGES, 0);
+    const storedAfterPlain = await tableBytes(b.documents, b.tables.events);
     const inboundFigures = mixed.figures;
     const plainFigures = plain.figures;
 
@@ -435,6 +455,63 @@ export const runEndToEnd = async (
           .map(([, l]) => l.invocations / outbound.messages),
         rate,
       );
+    // Each path in both Regions, storage for the stack's retentions included.
+    const logBytesOf = (lines: readonly LineCost[]) =>
+      lines
+        .filter((line) => line.line.endsWith('CloudWatch Logs ingested (GB)'))
+        .reduce((sum, line) => sum + line.unitsPerMessage * GB, 0);
+    const byRegion = (
+      lines: readonly LineCost[],
+      phase: { readonly eventBytes: number; readonly messages: number },
+      stored: { readonly dynamoDbBytes: number; readonly s3Bytes: number },
+    ) =>
+      Object.fromEntries(
+        REGIONS.map((region) => {
+          const cost = regionalCost(
+            lines,
+            {
+              ...stored,
+              archiveBytes: phase.eventBytes / phase.messages,
+              logBytes: logBytesOf(lines),
+            },
+            deployment.retentions,
+            region,
+          );
+          return [
+            region,
+            {
+              costPerMillionUsd: round(cost.costPerMillionUsd, 2),
+              runningCostPerMillionUsd: round(cost.runningCostPerMillionUsd, 2),
+              storageCostPerMillionUsd: round(cost.storageCostPerMillionUsd, 2),
+              floorPerMillionUsd: round(cost.floorPerMillionUsd, 2),
+              ratioToFloor: round(cost.ratioToFloor, 2),
+              runningRatioToFloor: round(cost.runningRatioToFloor, 2),
+              storage: cost.storage.map((line) => ({
+                line: line.line,
+                unitsPerMessage: line.unitsPerMessage,
+                usdPerMillionMessages: round(line.usdPerMillion, 4),
+                basis: line.basis,
+              })),
+            },
+          ];
+        }),
+      );
+    const storedPerMessage = {
+      outbound: {
+        dynamoDbBytes: (storedAfterOutbound.outbound - storedBefore.outbound) / outbound.messages,
+        s3Bytes: 0,
+      },
+      inbound: {
+        dynamoDbBytes:
+          (storedAfterMixed.inbound - storedAfterOutbound.inbound) / inboundFigures.messages,
+        s3Bytes: attachmentBytes / inboundFigures.messages,
+      },
+      inboundPlain: {
+        dynamoDbBytes:
+          (storedAfterPlain.inbound - storedAfterMixed.inbound) / plainFigures.messages,
+        s3Bytes: 0,
+      },
+    };
     const putEventsCalls = sumWhere(outbound.calls, isKey('EventBridge PutEvents'));
     const sends = outbound.simulator.sends + outbound.simulator.rejectedSends;
     const problems = [
@@ -481,6 +558,8 @@ export const runEndToEnd = async (
         calls: roundCalls(outbound.calls),
         costPerMillionUsd: round(outboundTotal, 2),
         costPerMillionUsdWithFixedEgress: round(outboundTotal + outboundNat.usdPerMillion, 2),
+        storedBytesPerMessage: roundStored(storedPerMessage.outbound),
+        byRegion: byRegion(outboundCost, outbound, storedPerMessage.outbound),
         acceptedEventsPublished: acceptedEvents,
         acceptedEvents: accepted,
         reportWebhookCostPerMillionUsdByFront: roundFronts(reportFronts),
@@ -519,6 +598,8 @@ export const runEndToEnd = async (
         calls: roundCalls(inboundFigures.calls),
         costPerMillionUsd: round(inboundTotal, 2),
         costPerMillionUsdWithFixedEgress: round(inboundTotal + inboundNat.usdPerMillion, 2),
+        storedBytesPerMessage: roundStored(storedPerMessage.inbound),
+        byRegion: byRegion(inboundCost, inboundFigures, storedPerMessage.inbound),
         costPerMillionUsdByFront: roundFronts(
           totalsByFront(inboundTotal, frontKey(front), fronts),
           2,
@@ -535,10 +616,13 @@ export const runEndToEnd = async (
         lambda: plainFigures.lambda,
         calls: roundCalls(plainFigures.calls),
         costPerMillionUsd: round(plainTotal, 2),
+        storedBytesPerMessage: roundStored(storedPerMessage.inboundPlain),
+        byRegion: byRegion(plainCost, plainFigures, storedPerMessage.inboundPlain),
         logs: plainFigures.logs,
         cost: plainCost.map(roundCost),
       },
       prices: { asOf: PRICES_AS_OF, region: PRICE_REGION, ...PRICES },
+      retentions: deployment.retentions,
     };
 
     return {

@@ -2,15 +2,22 @@
  * Scenario `latency`: how long a delivery report takes from the webhook to the bus on the local
  * run (the synthesized stack on DynamoDB Local, its stream and the publisher as deployed), at 1
  * post a second and at 50 posts a second, one report a post. A post's clock starts when it is
- * sent; its event's when the bus has it (the bus is watched every 5 ms). Figures are p50, p95 and
- * p99 in milliseconds, measured on this machine: the local stream poller stands in for Lambda's,
- * so they describe the bridge's own work and the poller's cadence, not AWS's.
+ * sent; its event's when the bus has it (the bus is watched every 5 ms). And how long a send takes
+ * from the producer's enqueue to the gateway's answer accepting it, at 1 and 50 messages a second
+ * (1-recipient SMS): its clock starts when `enqueueSend` has the message on the queue, and stops
+ * when send-messages has the gateway's answer (the simulator accepts every recipient here).
+ * Figures are p50, p95 and p99 in milliseconds, measured on this machine: the local pollers stand
+ * in for Lambda's, so they describe the bridge's own work and the pollers' cadence, not AWS's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { SendMessageInput } from '../functions/sending/queue-message.ts';
+import { recipientsOf } from '../functions/sending/queue-message-recipients.ts';
 import { startLocalBridge } from '../local/bridge.ts';
+import { enqueueSend } from '../producer/enqueue-send.ts';
 import { reportItem } from '../test/support/gateway-bodies.ts';
+import { smsBody } from '../test/support/send-fixtures.ts';
 import { figuresTable, round, type ScenarioResult } from './report.ts';
 
 const percentile = (values: readonly number[], p: number): number => {
@@ -24,7 +31,20 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const runLatency = async (): Promise<ScenarioResult> => {
   const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-bench-latency-'));
+  // When send-messages had the gateway's answer for each cliKey.
+  const answered = new Map<string, number>();
   const bridge = await startLocalBridge({
+    instrument: {
+      gateway: (gateway) => ({
+        send: async (message, options) => {
+          const outcome = await gateway.send(message, options);
+          const at = performance.now();
+          for (const { cliKey } of recipientsOf(message))
+            if (!answered.has(cliKey)) answered.set(cliKey, at);
+          return outcome;
+        },
+      }),
+    },
     port: 0,
     simulatorPort: 0,
     webhookSecret: 'bench-secret-0123456789',
@@ -84,7 +104,46 @@ export const runLatency = async (): Promise<ScenarioResult> => {
     };
     const slow = await phase('one', 1, 20);
     const busy = await phase('fifty', 50, 500);
-    const figures = { webhookToEvent: { at1PerSecond: slow, at50PerSecond: busy } };
+
+    /** `count` 1-recipient SMS enqueued at `perSecond`, each timed to the gateway's answer. */
+    const sendPhase = async (perSecond: number, count: number) => {
+      const enqueued = new Map<string, number>();
+      const started = performance.now();
+      for (let i = 0; i < count; i += 1) {
+        const body = smsBody(1);
+        const cliKey = body.recvInfoLst[0]?.cliKey ?? '';
+        const message = { channel: 'sms', ...body } as SendMessageInput;
+        const due = started + (i * 1000) / perSecond;
+        await sleep(Math.max(0, due - performance.now()));
+        const queued = await enqueueSend(bridge.sqs, bridge.urls.sendQueue, [message]);
+        if (queued.queued.length !== 1) throw new Error('latency: enqueue refused');
+        enqueued.set(cliKey, performance.now());
+      }
+      for (
+        let waited = 0;
+        [...enqueued.keys()].some((key) => !answered.has(key)) && waited < 60_000;
+        waited += 50
+      )
+        await sleep(50);
+      const latencies = [...enqueued].flatMap(([key, from]) => {
+        const at = answered.get(key);
+        return at === undefined ? [] : [at - from];
+      });
+      return {
+        messages: count,
+        perSecond,
+        answered: latencies.length,
+        p50Ms: round(percentile(latencies, 50), 0),
+        p95Ms: round(percentile(latencies, 95), 0),
+        p99Ms: round(percentile(latencies, 99), 0),
+      };
+    };
+    const sendSlow = await sendPhase(1, 20);
+    const sendBusy = await sendPhase(50, 500);
+    const figures = {
+      webhookToEvent: { at1PerSecond: slow, at50PerSecond: busy },
+      enqueueToGatewayAccepted: { at1PerSecond: sendSlow, at50PerSecond: sendBusy },
+    };
     return {
       figures,
       tables: [
@@ -100,9 +159,23 @@ export const runLatency = async (): Promise<ScenarioResult> => {
             r.p99Ms,
           ]),
         },
+        {
+          title: 'enqueue → gateway accepted, 1-recipient SMS, local run (ms)',
+          columns: ['messages/s', 'messages', 'answered', 'p50', 'p95', 'p99'],
+          rows: [sendSlow, sendBusy].map((r) => [
+            r.perSecond,
+            r.messages,
+            r.answered,
+            r.p50Ms,
+            r.p95Ms,
+            r.p99Ms,
+          ]),
+        },
         figuresTable('latency goals', [
           ['every post published, at 1/s', `${slow.published}/${slow.posts}`, 'all'],
           ['every post published, at 50/s', `${busy.published}/${busy.posts}`, 'all'],
+          ['every send answered, at 1/s', `${sendSlow.answered}/${sendSlow.messages}`, 'all'],
+          ['every send answered, at 50/s', `${sendBusy.answered}/${sendBusy.messages}`, 'all'],
         ]),
       ],
     };

@@ -14,6 +14,7 @@ import { runEndToEnd } from './end-to-end.ts';
 import { runIngest } from './ingest.ts';
 import { runLatency } from './latency.ts';
 import { formatTable, type ScenarioResult } from './report.ts';
+import { runScale } from './scale.ts';
 import { runSend } from './send.ts';
 import { summarize } from './summary.ts';
 
@@ -45,6 +46,7 @@ const scenarios: Record<string, () => Promise<ScenarioResult>> = {
   'end-to-end-accepted': () => runEndToEnd(10, importMsOf(), { acceptedEvents: true }),
   'console-memory': () => runConsoleMemory(),
   latency: runLatency,
+  scale: runScale,
 };
 
 const requested = process.argv.slice(2);

@@ -4,9 +4,21 @@
  * docs/performance.md shows them next to their goals.
  */
 
+import { DEPLOYED_REGION } from './regional-cost.ts';
+
+/** A path's cost in one Region (`end-to-end`'s `byRegion`). */
+interface RegionalFigures {
+  readonly costPerMillionUsd?: number;
+  readonly storageCostPerMillionUsd?: number;
+  readonly floorPerMillionUsd?: number;
+  readonly ratioToFloor?: number;
+}
+type ByRegion = Readonly<Record<string, RegionalFigures>>;
+
 /** What one scenario wrote; only the fields read here are named. */
 interface ScenarioFigures {
   readonly outbound?: {
+    readonly byRegion?: ByRegion;
     readonly costPerMillionUsd?: number;
     readonly costPerMillionUsdWithFixedEgress?: number;
 
@@ -18,8 +30,11 @@ interface ScenarioFigures {
     readonly costPerMillionUsd?: number;
     readonly costPerMillionUsdWithFixedEgress?: number;
     readonly costPerMillionUsdByFront?: Readonly<Record<string, number>>;
+    readonly byRegion?: ByRegion;
   };
-  readonly inboundPlain?: { readonly costPerMillionUsd?: number };
+  readonly inboundPlain?: { readonly costPerMillionUsd?: number; readonly byRegion?: ByRegion };
+  /** The `scale` scenario's lowest projected ceiling of any path. */
+  readonly minCeilingRecipientsPerSecond?: number;
   readonly achievedRateRatio?: number;
   readonly highestSecondRatio?: number;
   readonly maxImportRatioReceivers?: number;
@@ -27,6 +42,7 @@ interface ScenarioFigures {
   readonly maxBundleKiBReceivers?: number;
   readonly maxBundleKiB?: number;
   readonly webhookToEvent?: { readonly at50PerSecond?: { readonly p99Ms?: number } };
+  readonly enqueueToGatewayAccepted?: { readonly at50PerSecond?: { readonly p99Ms?: number } };
 }
 
 export interface BenchSummary {
@@ -92,6 +108,30 @@ export interface BenchSummary {
   readonly inboundPlainCostPerMillionUsd: number | null;
   /** Webhook to event on the bus, 99th percentile at 50 posts a second, local run (`latency`). */
   readonly webhookToEventP99Ms: number | null;
+  /** Enqueue to the gateway's acceptance, 99th percentile at 50 messages a second, local run (`latency`). */
+  readonly enqueueToGatewayAcceptedP99Ms: number | null;
+  /** The Region the goals are judged in (`bench/regional-cost.ts`), and of the figures below. */
+  readonly region: string;
+  /**
+   * The floor of 10-recipient outbound per million recipients in `region`: one event and one write
+   * unit per recipient, plus the Lambda share `end-to-end` measured.
+   */
+  readonly outboundFloorPerMillionUsd: number | null;
+  /** The same for 1-recipient outbound (`end-to-end-single`). */
+  readonly outboundSingleRecipientFloorPerMillionUsd: number | null;
+  /** The same for plain inbound items (`end-to-end`'s plain phase). */
+  readonly inboundFloorPerMillionUsd: number | null;
+  /**
+   * Storage per million 10-recipient outbound recipients in `region`, kept for the stack's
+   * retentions (event table and its point-in-time recovery, archive, logs).
+   */
+  readonly storageCostPerMillionUsd: number | null;
+  /** Storage per million of each path in `region` (outbound, 1-recipient, inbound at 10 % MMS, plain inbound). */
+  readonly storageCostPerMillionUsdByPath: Readonly<Record<string, number | null>>;
+  /** Each path's full cost (storage included) over its floor, in `region`. */
+  readonly ratioToFloorInRegion: Readonly<Record<string, number | null>>;
+  /** The lowest projected capacity of any path, recipients a second (`scale`). */
+  readonly minCeilingRecipientsPerSecond: number | null;
 }
 
 export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSummary => {
@@ -104,6 +144,13 @@ export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSu
     'cold-start',
     'latency',
   ].map(of);
+  const scale = of('scale');
+  const byPath = (key: keyof RegionalFigures) => ({
+    outbound: inRegion(e2e?.outbound?.byRegion)?.[key] ?? null,
+    outboundSingleRecipient: inRegion(single?.outbound?.byRegion)?.[key] ?? null,
+    inbound: inRegion(e2e?.inbound?.byRegion)?.[key] ?? null,
+    inboundPlain: inRegion(e2e?.inboundPlain?.byRegion)?.[key] ?? null,
+  });
   const unitsOf = (scenario: ScenarioFigures | undefined, name: string) =>
     scenario?.outbound?.cost?.find((line) => line.line === name)?.unitsPerMessage;
   // The send path's and the reconcile run's, together.
@@ -136,5 +183,18 @@ export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSu
     outboundCostPerMillionUsdByFront: e2e?.outbound?.costPerMillionUsdByFront ?? null,
     inboundPlainCostPerMillionUsd: e2e?.inboundPlain?.costPerMillionUsd ?? null,
     webhookToEventP99Ms: latency?.webhookToEvent?.at50PerSecond?.p99Ms ?? null,
+    enqueueToGatewayAcceptedP99Ms: latency?.enqueueToGatewayAccepted?.at50PerSecond?.p99Ms ?? null,
+    region: DEPLOYED_REGION,
+    outboundFloorPerMillionUsd: inRegion(e2e?.outbound?.byRegion)?.floorPerMillionUsd ?? null,
+    outboundSingleRecipientFloorPerMillionUsd:
+      inRegion(single?.outbound?.byRegion)?.floorPerMillionUsd ?? null,
+    inboundFloorPerMillionUsd: inRegion(e2e?.inboundPlain?.byRegion)?.floorPerMillionUsd ?? null,
+    storageCostPerMillionUsd: inRegion(e2e?.outbound?.byRegion)?.storageCostPerMillionUsd ?? null,
+    storageCostPerMillionUsdByPath: byPath('storageCostPerMillionUsd'),
+    ratioToFloorInRegion: byPath('ratioToFloor'),
+    minCeilingRecipientsPerSecond: scale?.minCeilingRecipientsPerSecond ?? null,
   };
 };
+
+const inRegion = (byRegion: ByRegion | undefined): RegionalFigures | undefined =>
+  byRegion?.[DEPLOYED_REGION];

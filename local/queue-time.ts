@@ -14,13 +14,18 @@ export const elapseQueueTime = async (fauxqs: FauxqsServer, sqs: SQSClient, queu
   // fauxqs hands out its own message objects: a delay that ended now is delivered at once.
   for (const message of queue.messages.delayed) message.delayUntil = now;
   for (const entry of queue.messages.inflight)
-    await sqs.send(
-      new ChangeMessageVisibilityCommand({
-        QueueUrl: queue.url,
-        ReceiptHandle: entry.receiptHandle,
-        VisibilityTimeout: 0,
-      }),
-    );
+    await sqs
+      .send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: queue.url,
+          ReceiptHandle: entry.receiptHandle,
+          VisibilityTimeout: 0,
+        }),
+      )
+      .catch((error: unknown) => {
+        // Deleted since it was listed: finished, nothing to pass.
+        if ((error as { name?: string }).name !== 'MessageNotInflight') throw error;
+      });
 };
 
 /** Messages of a queue that are visible, delayed and in flight, as fauxqs holds them. */

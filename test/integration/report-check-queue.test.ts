@@ -183,3 +183,23 @@ describe('the report-check queue on SQS', () => {
     expect(batch.unfinished()).toEqual([received?.id]);
   });
 });
+
+describe('a batch of report checks', () => {
+  it('hands out a message the batch holds twice once, and names it once when unfinished', async () => {
+    const url = freshQueue();
+    const checks = new SqsReportChecks(sqs, url);
+    for (const n of [1, 2]) await checks.expect(check(n));
+    const records = await poll(url);
+    const [first] = records;
+    if (!first) throw new Error('two checks');
+
+    const batch = new BatchReportChecks([first, ...records], checks);
+    const received = [...(await batch.receive(10)), ...(await batch.receive(10))];
+
+    expect(received.map((item) => item.messageId).sort()).toEqual(
+      records.map((record) => record.messageId).sort(),
+    );
+    await batch.finish([received[1]?.id ?? '']);
+    expect(batch.unfinished()).toEqual([received[0]?.id]);
+  });
+});

@@ -149,6 +149,13 @@ describe('the cost model', () => {
           { applicationLogLevel, systemLogLevel, tracing: 'PassThrough' as const },
         ]),
       ),
+      retentions: {
+        eventDays: 35,
+        pointInTimeRecovery: true,
+        attachmentDays: 365,
+        archiveDays: 30,
+        logDays: 30,
+      },
     });
 
     const urlsWarn = logBreakdown(phase, deployed('function-url', 'WARN', 'INFO'), assume);
@@ -169,5 +176,18 @@ describe('the cost model', () => {
     // An EMF line has no level: Lambda files it under INFO, and a WARN application level drops it.
     expect(noMetrics.emfBytes).toBe(0);
     expect(noMetrics.billedBytesPerMessage).toBeLessThan(urlsWarn.billedBytesPerMessage);
+  });
+});
+
+describe('the scale scenario’s ceiling', () => {
+  it('is the concurrency times the items an invocation handles a second, per recipient', async () => {
+    const { ceiling } = await import('../../bench/scale.ts');
+
+    // 10 invocations of 100 items in 2 s in all: 500 items a second per running invocation.
+    const meter = { invocations: 10, ms: 2_000, records: 1_000 };
+
+    expect(ceiling(10, meter, 1)).toBe(5_000);
+    expect(ceiling(10, meter, 2)).toBe(2_500);
+    expect(ceiling(10, { invocations: 0, ms: 0, records: 0 }, 1)).toBeNaN();
   });
 });

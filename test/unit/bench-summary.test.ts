@@ -22,7 +22,10 @@ describe('the benchmark summary', () => {
         maxBundleKiBReceivers: 640,
         maxBundleKiB: 790,
       },
-      latency: { webhookToEvent: { at1PerSecond: { p99Ms: 90 }, at50PerSecond: { p99Ms: 240 } } },
+      latency: {
+        webhookToEvent: { at1PerSecond: { p99Ms: 90 }, at50PerSecond: { p99Ms: 240 } },
+        enqueueToGatewayAccepted: { at50PerSecond: { p99Ms: 310 } },
+      },
     });
 
     expect(summary).toEqual({
@@ -46,6 +49,66 @@ describe('the benchmark summary', () => {
       outboundCostPerMillionUsdByFront: null,
       inboundPlainCostPerMillionUsd: null,
       webhookToEventP99Ms: 240,
+      enqueueToGatewayAcceptedP99Ms: 310,
+      region: 'ap-northeast-2',
+      outboundFloorPerMillionUsd: null,
+      outboundSingleRecipientFloorPerMillionUsd: null,
+      inboundFloorPerMillionUsd: null,
+      storageCostPerMillionUsd: null,
+      storageCostPerMillionUsdByPath: {
+        outbound: null,
+        outboundSingleRecipient: null,
+        inbound: null,
+        inboundPlain: null,
+      },
+      ratioToFloorInRegion: {
+        outbound: null,
+        outboundSingleRecipient: null,
+        inbound: null,
+        inboundPlain: null,
+      },
+      minCeilingRecipientsPerSecond: null,
+    });
+  });
+
+  it('reads floors, storage and ratios in the deployed Region, and the lowest ceiling', () => {
+    const regional = (floor: number, storage: number, ratio: number) => ({
+      'us-east-1': { floorPerMillionUsd: 0, storageCostPerMillionUsd: 0, ratioToFloor: 0 },
+      'ap-northeast-2': {
+        floorPerMillionUsd: floor,
+        storageCostPerMillionUsd: storage,
+        ratioToFloor: ratio,
+      },
+    });
+    const summary = summarize({
+      'end-to-end': {
+        outbound: { byRegion: regional(1.7, 0.6, 1.9) },
+        inbound: { byRegion: regional(1.9, 1.8, 2.5) },
+        inboundPlain: { byRegion: regional(1.95, 0.5, 1.3) },
+      },
+      'end-to-end-single': { outbound: { byRegion: regional(1.8, 0.9, 3.1) } },
+      scale: { minCeilingRecipientsPerSecond: 6_200 },
+    });
+
+    expect(summary).toMatchObject({
+      region: 'ap-northeast-2',
+      outboundFloorPerMillionUsd: 1.7,
+      outboundSingleRecipientFloorPerMillionUsd: 1.8,
+      inboundFloorPerMillionUsd: 1.95,
+      storageCostPerMillionUsd: 0.6,
+      storageCostPerMillionUsdByPath: {
+        outbound: 0.6,
+        outboundSingleRecipient: 0.9,
+        inbound: 1.8,
+        inboundPlain: 0.5,
+      },
+      ratioToFloorInRegion: {
+        outbound: 1.9,
+        outboundSingleRecipient: 3.1,
+        inbound: 2.5,
+        inboundPlain: 1.3,
+      },
+      minCeilingRecipientsPerSecond: 6_200,
     });
   });
 

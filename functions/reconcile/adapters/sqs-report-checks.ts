@@ -64,7 +64,8 @@ export class SqsReportChecks implements AwaitingReports {
  * reads them: `receive` hands each record out once, `finish` marks records done (Lambda deletes
  * them after the invocation), `putBack` queues a check anew through `writer` and marks its record
  * done. What is not done by the end is named in the invocation's batch item failures
- * (`unfinished`), so it comes back after the queue's visibility timeout.
+ * (`unfinished`), so it comes back after the queue's visibility timeout. A message the batch holds
+ * twice is handed out once.
  */
 export class BatchReportChecks implements ReportCheckQueue {
   private readonly records: ReadonlyArray<{ readonly received: ReceivedCheck }>;
@@ -75,7 +76,10 @@ export class BatchReportChecks implements ReportCheckQueue {
     records: readonly SQSRecord[],
     private readonly writer: Pick<SqsReportChecks, 'later'>,
   ) {
-    this.records = records.map((record) => {
+    // A standard queue delivers at least once: a batch can hold one message twice. It is one
+    // check, read once; its message id names it in the batch item failures.
+    const once = [...new Map(records.map((record) => [record.messageId, record])).values()];
+    this.records = once.map((record) => {
       const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? '1');
       const common = { id: record.messageId, messageId: record.messageId, receiveCount };
       const parsed = parseReportCheck(record.body);
