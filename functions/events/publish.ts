@@ -11,6 +11,7 @@ import type {
 import * as z from 'zod';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
+import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import { DynamoDbPublishLedger } from './dynamodb-publish-ledger.ts';
 import { publishedFieldsSchema } from './event-record.ts';
 import { EventBridgeBus } from './eventbridge-bus.ts';
@@ -54,6 +55,8 @@ export const PUT_EVENTS_MAX_BYTES = 256 * 1024;
 
 const DetailTimeSchema = z.looseObject({ metadata: z.looseObject({ occurredAt: z.string() }) });
 
+/** PutEvents calls of one invocation in flight at once (a batch of 100 records makes 10 at most). */
+const PUT_EVENTS_CONCURRENCY = 10;
 /**
  * The size EventBridge counts for one entry: 14 bytes for the time plus the UTF-8 bytes of the
  * source, detail-type and detail.
@@ -163,14 +166,21 @@ export const publishRecords = async (
   }
 
   let published = 0;
-  for (const batch of batches(entries, deps.maxBatchBytes)) {
-    const failed = await putWithRetries(batch, deps);
-    for (const item of batch) {
-      const failure = failed.get(item);
-      state[item.index] = failure ? { reason: failure } : 'published';
-      if (!failure) published += 1;
-    }
-  }
+  // The PutEvents calls of a batch go out together (each entry's outcome is its own; the bus
+  // keeps no order between calls anyway), so a shard's records are published at the pace of the
+  // slowest call, not of all of them in turn.
+  await mapWithConcurrency(
+    [...batches(entries, deps.maxBatchBytes)],
+    PUT_EVENTS_CONCURRENCY,
+    async (batch) => {
+      const failed = await putWithRetries(batch, deps);
+      for (const item of batch) {
+        const failure = failed.get(item);
+        state[item.index] = failure ? { reason: failure } : 'published';
+        if (!failure) published += 1;
+      }
+    },
+  );
   const eventIds = new Map(entries.map((item) => [item.index, item.eventId]));
   const counts = { published, poison, skipped: state.filter((s) => s === 'skipped').length };
 

@@ -3,12 +3,14 @@
  * mapping's settings from the template: pollers receive up to `BatchSize` messages, waiting up to
  * `MaximumBatchingWindowInSeconds` to fill a batch; messages the filter criteria do not match are
  * deleted without an invocation; each batch is one invocation, at most `MaximumConcurrency` at a
- * time; after it, Lambda deletes the batch (or, with `ReportBatchItemFailures`, every message the
+ * time (five pollers to start with, one more for each full batch, up to that); after it, Lambda deletes the batch (or, with `ReportBatchItemFailures`, every message the
  * response does not name as failed). An invocation that fails or times out deletes nothing: every
  * message of its batch comes back after its visibility timeout, and the queue's redrive policy
  * takes it to the dead-letter queue in the end. A response naming a message that is not in the
  * batch, or without an identifier, fails the whole batch, as Lambda treats it.
  */
+
+import { setMaxListeners } from 'node:events';
 import {
   DeleteMessageBatchCommand,
   type Message,
@@ -39,10 +41,14 @@ export interface SqsEventSource {
   readonly stats: { received: number; succeeded: number; failed: number; filtered: number };
 }
 
+/** Pollers a source starts with (Lambda's documented starting point for an SQS source). */
+const INITIAL_POLLERS = 5;
+
 export const startSqsEventSource = (options: SqsEventSourceOptions): SqsEventSource => {
   const { sqs, queueUrl, mapping } = options;
   const stats = { received: 0, succeeded: 0, failed: 0, filtered: 0 };
   let running = true;
+  let fullBatch: () => void = () => undefined;
   const aborter = new AbortController();
   const windowMs = mapping.maxBatchingWindowSeconds * 1_000;
 
@@ -96,6 +102,8 @@ export const startSqsEventSource = (options: SqsEventSourceOptions): SqsEventSou
       try {
         const messages = await batch();
         if (messages.length === 0) continue;
+        // A full batch means a backlog: one more poller, as Lambda scales a source up.
+        if (messages.length >= mapping.batchSize) fullBatch();
         stats.received += messages.length;
         const records = messages.map((message) => toRecord(message, options));
         const passing = records.filter((record) => options.filter(record));
@@ -128,10 +136,17 @@ export const startSqsEventSource = (options: SqsEventSourceOptions): SqsEventSou
       }
     }
   };
-  const workers = Array.from(
-    { length: mapping.maxConcurrency ?? options.defaultConcurrency ?? 5 },
-    worker,
-  );
+  // Lambda starts a source with a few pollers and adds more while batches come back full, up to
+  // the mapping's maximum concurrency; a quiet queue keeps only the first ones polling.
+  const most = mapping.maxConcurrency ?? options.defaultConcurrency ?? 5;
+  // Each poller's receive listens for the stop.
+  setMaxListeners(most + 10, aborter.signal);
+  const workers: Promise<void>[] = [];
+  const grow = () => {
+    if (running && workers.length < most) workers.push(worker());
+  };
+  for (let i = 0; i < Math.min(INITIAL_POLLERS, most); i += 1) grow();
+  fullBatch = grow;
   return {
     stats,
     stop: async () => {

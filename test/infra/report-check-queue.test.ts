@@ -92,7 +92,7 @@ describe('the report-check queue', () => {
 
   it('is read by reconcile-status through an event source that scales with it, up to checkConcurrency', () => {
     const defaults = synth();
-    const custom = synth({ reconcile: { checkConcurrency: 40 } });
+    const custom = synth({ reconcile: { checkConcurrency: 200 } });
     const sourceOf = (s: ReturnType<typeof synth>) =>
       s.template.findResources('AWS::Lambda::EventSourceMapping', {
         Properties: {
@@ -109,10 +109,10 @@ describe('the report-check queue', () => {
       BatchSize: 100,
       MaximumBatchingWindowInSeconds: 10,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      ScalingConfig: { MaximumConcurrency: 10 },
+      ScalingConfig: { MaximumConcurrency: 50 },
     });
     expect(Object.values(sourceOf(custom))[0]).toMatchObject({
-      Properties: { ScalingConfig: { MaximumConcurrency: 40 } },
+      Properties: { ScalingConfig: { MaximumConcurrency: 200 } },
     });
     expect(
       problemsOf(

@@ -257,4 +257,30 @@ describe('the local SQS event source', () => {
     expect(await waitFor(() => target.left() === 0, 15_000, 50)).toBe(true);
     expect(most).toBe(3);
   });
+
+  it('starts with five pollers and adds one for each full batch, up to MaximumConcurrency', async () => {
+    const target = queue(30, 10);
+    let running = 0;
+    let most = 0;
+    await send(
+      target.queueUrl,
+      Array.from({ length: 60 }, (_, index) => String(index)),
+    );
+
+    start(
+      target,
+      async () => {
+        running += 1;
+        most = Math.max(most, running);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        running -= 1;
+        return {};
+      },
+      { batchSize: 1, maxConcurrency: 8 },
+    );
+
+    expect(await waitFor(() => target.left() === 0, 20_000, 50)).toBe(true);
+    // A backlog of single-message batches took it past the five it starts with, to the limit.
+    expect(most).toBe(8);
+  });
 });
