@@ -238,7 +238,8 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       if (lost.length === 0) break;
       const attachmentsOnly = lost.every((v) => v.item.startsWith('attachment '));
       if (Date.now() > settleBy && !(attachmentsOnly && lateSweeps <= LATE_SWEEPS)) {
-        if (Date.now() > graceBy || !sendsQueued(running, lost)) break;
+        if (Date.now() > graceBy || !(sendsQueued(running, lost) || checksQueued(running, lost)))
+          break;
       }
       // A send whose last delivery ended undecided is an unknown outcome that reconcile-status
       // resolves 2 to 10 minutes after the attempt. Once nothing else is pending, it runs as if then.
@@ -263,21 +264,30 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         lost.some((v) => v.item.startsWith('report '))
       ) {
         lateChecksAt = Date.now();
+        // The queue's time and reconcile-status's pass together: a check handed over early is
+        // due on its clock, not put back again.
+        running.jobs.reconcileAhead(LATE_RECONCILE_MS);
         const before = queueCounts(running.fauxqs, running.queues.reportChecks.name);
-        await elapseQueueTime(running.fauxqs, running.sqs, running.queues.reportChecks.name);
+        // Checks an invocation is still working on stay with it; a failed one's come back.
+        await elapseQueueTime(running.fauxqs, running.sqs, running.queues.reportChecks.name, {
+          receivedMsAgo: 20_000,
+        });
         log(
           `chaos: reports still missing; the report checks' queue time passes at once: ${JSON.stringify(before)}`,
         );
       }
       // An attachment whose download failed has a pending marker the scheduled sweep retries
-      // 5 minutes to 6 hours later, every 15 minutes for 7 days. Once nothing else is pending,
-      // the sweep runs as if then; on a busy machine its download may time out again, so it
-      // runs again (as if 7 h after the last), like the schedule would, up to LATE_SWEEPS times.
+      // 5 minutes to 6 hours later, every 15 minutes for 7 days. Once only attachments and
+      // reports are pending (the report checks' time passes above; the sweep touches only
+      // attachment markers), the sweep runs as if then; on a busy machine its download may time
+      // out again, so it runs again (as if 7 h after the last), like the schedule would, up to
+      // LATE_SWEEPS times.
       if (
         lateSweeps < LATE_SWEEPS &&
         Date.now() - lateSweepAt > 10_000 &&
         Date.now() - faultsOffAt > 15_000 &&
-        lost.every((v) => v.item.startsWith('attachment '))
+        lost.some((v) => v.item.startsWith('attachment ')) &&
+        lost.every((v) => v.item.startsWith('attachment ') || v.item.startsWith('report '))
       ) {
         lateSweeps += 1;
         lateSweepAt = Date.now();
@@ -378,6 +388,17 @@ const sendsDecided = (bridge: LocalBridge, workload: Workload): boolean => {
 };
 
 /** Whether any of the sends missing an outcome is still in the send queue, to be delivered again. */
+/**
+ * A report is still missing while report checks wait on their queue: a withheld report is found
+ * only by its check, which may be put back (pending) or come back after a failed invocation.
+ */
+const checksQueued = (
+  bridge: LocalBridge,
+  lost: ReadonlyArray<{ readonly item: string }>,
+): boolean =>
+  lost.some((v) => v.item.startsWith('report ')) &&
+  queueCounts(bridge.fauxqs, bridge.queues.reportChecks.name).total > 0;
+
 const sendsQueued = (
   bridge: LocalBridge,
   lost: ReadonlyArray<{ readonly item: string }>,

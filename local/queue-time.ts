@@ -7,13 +7,26 @@ import type { FauxqsServer } from 'fauxqs';
  * report checks: held back 15 minutes by the queue's delivery delay or a put-back's, or hidden for
  * the visibility timeout after a failed invocation). The tests check the holding itself.
  */
-export const elapseQueueTime = async (fauxqs: FauxqsServer, sqs: SQSClient, queueName: string) => {
+export const elapseQueueTime = async (
+  fauxqs: FauxqsServer,
+  sqs: SQSClient,
+  queueName: string,
+  /**
+   * Only messages received at least this long ago come back: one an invocation is still working
+   * on stays with it (a failed invocation's messages are the ones to bring back). @default 0
+   */
+  { receivedMsAgo = 0 }: { readonly receivedMsAgo?: number } = {},
+) => {
   const queue = fauxqs.inspectQueue(queueName);
   if (!queue) throw new Error(`no queue ${queueName}`);
   const now = Date.now();
+  const visibilityMs = Number(queue.attributes.VisibilityTimeout ?? '30') * 1_000;
   // fauxqs hands out its own message objects: a delay that ended now is delivered at once.
   for (const message of queue.messages.delayed) message.delayUntil = now;
-  for (const entry of queue.messages.inflight)
+  const settled = queue.messages.inflight.filter(
+    (entry) => entry.visibilityDeadline - visibilityMs <= now - receivedMsAgo,
+  );
+  for (const entry of settled)
     await sqs
       .send(
         new ChangeMessageVisibilityCommand({
