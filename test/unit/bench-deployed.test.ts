@@ -2,10 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { deploymentOf, tracesOwnInvocations } from '../../bench/deployed.ts';
 import { TEST_GATEWAY } from '../infra/fixtures/gateway.ts';
 
-describe('what the benchmark prices: the deployed configuration', () => {
+// Each case builds the stack and synthesizes its template (for the retentions): seconds, not ms.
+describe('what the benchmark prices: the deployed configuration', { timeout: 60_000 }, () => {
   it('reads the front door, log levels and tracing of the stack cdk.json describes', () => {
     const deployment = deploymentOf();
 
+    // The retentions the storage lines price, as the template sets them.
+    expect(deployment.retentions).toEqual({
+      eventDays: 35,
+      pointInTimeRecovery: true,
+      attachmentDays: 365,
+      archiveDays: 30,
+      logDays: 30,
+    });
     expect(deployment.front).toBe('function-url');
     expect(deployment.stageTracing).toBe(false);
     expect(Object.keys(deployment.functions)).toEqual(
