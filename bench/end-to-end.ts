@@ -65,6 +65,7 @@ import {
   waitUntil,
 } from './end-to-end-waits.ts';
 import { EventWatch, SendBatches } from './end-to-end-watch.ts';
+import { benchBridgeOptions } from './local-bridge.ts';
 import { CountingLogger, LogBytes } from './log-meter.ts';
 import { LAMBDA_MEMORY_MB, PRICE_REGION, PRICES, PRICES_AS_OF } from './prices.ts';
 import { type LineCost, REGIONS, regionalCost } from './regional-cost.ts';
@@ -153,14 +154,8 @@ export const runEndToEnd = async (
   let bridge: LocalBridge | undefined;
   try {
     bridge = await startLocalBridge({
-      port: 0,
-      simulatorPort: 0,
-      webhookSecret: 'bench-secret-0123456789',
-      dataDir,
-      apiKey: 'bench-key',
-      apiPassword: 'bench-password',
+      ...benchBridgeOptions(dataDir),
       tpsQuota: QUOTA,
-      printEvents: false,
       reconcileAfterMinutes: RECONCILE_AFTER_MINUTES,
       acceptedEvents,
       // Measurement only: each function's logger counts its lines' bytes, and each Lambda

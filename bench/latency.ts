@@ -18,6 +18,7 @@ import { startLocalBridge } from '../local/bridge.ts';
 import { enqueueSend } from '../producer/enqueue-send.ts';
 import { reportItem } from '../test/support/gateway-bodies.ts';
 import { smsBody } from '../test/support/send-fixtures.ts';
+import { benchBridgeOptions } from './local-bridge.ts';
 import { figuresTable, round, type ScenarioResult } from './report.ts';
 
 const percentile = (values: readonly number[], p: number): number => {
@@ -26,6 +27,13 @@ const percentile = (values: readonly number[], p: number): number => {
     sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
   );
 };
+
+/** p50, p95 and p99 of `latencies`, whole milliseconds. */
+const percentiles = (latencies: readonly number[]) => ({
+  p50Ms: round(percentile(latencies, 50), 0),
+  p95Ms: round(percentile(latencies, 95), 0),
+  p99Ms: round(percentile(latencies, 99), 0),
+});
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -45,14 +53,8 @@ export const runLatency = async (): Promise<ScenarioResult> => {
         },
       }),
     },
-    port: 0,
-    simulatorPort: 0,
-    webhookSecret: 'bench-secret-0123456789',
-    dataDir,
-    apiKey: 'bench-key',
-    apiPassword: 'bench-password',
+    ...benchBridgeOptions(dataDir),
     tpsQuota: 50,
-    printEvents: false,
   });
   const posted = new Map<string, number>();
   const published = new Map<string, number>();
@@ -97,9 +99,7 @@ export const runLatency = async (): Promise<ScenarioResult> => {
         posts,
         perSecond,
         published: latencies.length,
-        p50Ms: round(percentile(latencies, 50), 0),
-        p95Ms: round(percentile(latencies, 95), 0),
-        p99Ms: round(percentile(latencies, 99), 0),
+        ...percentiles(latencies),
       };
     };
     const slow = await phase('one', 1, 20);
@@ -133,9 +133,7 @@ export const runLatency = async (): Promise<ScenarioResult> => {
         messages: count,
         perSecond,
         answered: latencies.length,
-        p50Ms: round(percentile(latencies, 50), 0),
-        p95Ms: round(percentile(latencies, 95), 0),
-        p99Ms: round(percentile(latencies, 99), 0),
+        ...percentiles(latencies),
       };
     };
     const sendSlow = await sendPhase(1, 20);

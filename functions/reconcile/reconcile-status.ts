@@ -15,7 +15,7 @@ import type {
   ReconcileDeps,
   ReconcileStop,
 } from './reconcile-ports.ts';
-import type { ReportCheckQueue } from './report-checks.ts';
+import type { PutBackEntry, ReportCheckQueue } from './report-checks.ts';
 import { resolveUnknownOutcomes } from './resolve-unknown-outcomes.ts';
 import { kstDate, STATUS_QUERY_MAX_KEYS } from './status-query.ts';
 
@@ -146,13 +146,7 @@ export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCou
     stop = await drain(run, hasTimeLeft, { fullBatchesOnly: true });
     if (stop) break;
   }
-  // What was read is queried even when the budget ended the reading.
-  const drained =
-    stop === 'gateway-unavailable'
-      ? undefined
-      : await drain(run, hasTimeLeft, { fullBatchesOnly: false });
-  counts.notQueried = queue.size;
-  counts.stoppedBy = drained ?? stop ?? 'complete';
+  await endRun(run, hasTimeLeft, stop);
   return counts;
 };
 
@@ -191,16 +185,27 @@ export const checkReports = async (
   const queue = new KeyQueue();
   const run: Run = { deps, counts, queue };
   const checks = new CheckTracker(deps.checks);
-  const stop = await reconcileChecks(run, checks, hasTimeLeft, window);
+  await endRun(run, hasTimeLeft, await reconcileChecks(run, checks, hasTimeLeft, window));
+  counts.checksFinished += await checks.finishSettled();
+  counts.checksPostponed += await checks.putBackOpen(RECHECK_SECONDS);
+  return counts;
+};
+
+/**
+ * Queries what was read even when the budget ended the reading (not when the gateway is
+ * unavailable), and records what was left and why the run ended.
+ */
+const endRun = async (
+  run: Run,
+  hasTimeLeft: () => boolean,
+  stop: ReconcileStop | undefined,
+): Promise<void> => {
   const drained =
     stop === 'gateway-unavailable'
       ? undefined
       : await drain(run, hasTimeLeft, { fullBatchesOnly: false });
-  counts.notQueried = queue.size;
-  counts.stoppedBy = drained ?? stop ?? 'complete';
-  counts.checksFinished += await checks.finishSettled();
-  counts.checksPostponed += await checks.putBackOpen(RECHECK_SECONDS);
-  return counts;
+  run.counts.notQueried = run.queue.size;
+  run.counts.stoppedBy = drained ?? stop ?? 'complete';
 };
 
 /** How long a check with recipients still pending waits for its next look: SQS's longest delay. */
@@ -234,7 +239,7 @@ const reconcileChecks = async (
     if (fresh.length === 0) return undefined;
     counts.checksReceived += fresh.length;
     const due: Examined[] = [];
-    const notDue: Array<{ id: string; check: ReportCheck; delaySeconds: number }> = [];
+    const notDue: PutBackEntry[] = [];
     for (const item of fresh) {
       if (!('check' in item)) {
         counts.checksInvalid += 1;

@@ -98,11 +98,12 @@ export interface ReportCheckQueue {
    * one; answers how many were put back. An entry that could not be queued is not finished: it
    * comes back whole after its visibility timeout.
    */
-  putBack(
-    entries: ReadonlyArray<{
-      readonly id: string;
-      readonly check: ReportCheck;
-      readonly delaySeconds: number;
-    }>,
-  ): Promise<number>;
+  putBack(entries: readonly PutBackEntry[]): Promise<number>;
+}
+
+/** A received check to queue anew (`id` its receipt), `delaySeconds` (1–900) from now. */
+export interface PutBackEntry {
+  readonly id: string;
+  readonly check: ReportCheck;
+  readonly delaySeconds: number;
 }

@@ -1,4 +1,5 @@
 import {
+  type PutBackEntry,
   parseReportCheck,
   type ReceivedCheck,
   type ReportCheckQueue,
@@ -82,13 +83,7 @@ export class MemoryReportChecks implements AwaitingReports, ReportCheckQueue {
   /** Checks put back (with the delay each was given), in order. */
   readonly putBacks: Array<{ readonly check: ReportCheck; readonly delaySeconds: number }> = [];
 
-  async putBack(
-    entries: ReadonlyArray<{
-      readonly id: string;
-      readonly check: ReportCheck;
-      readonly delaySeconds: number;
-    }>,
-  ): Promise<number> {
+  async putBack(entries: readonly PutBackEntry[]): Promise<number> {
     for (const { check, delaySeconds } of entries) {
       this.putBacks.push({ check, delaySeconds });
       this.sendRaw(reportCheckBody(check), delaySeconds * 1_000);

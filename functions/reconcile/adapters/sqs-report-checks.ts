@@ -2,6 +2,7 @@ import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aw
 import type { SQSRecord } from 'aws-lambda';
 import type { AwaitingReports, ReportCheck } from '../../sending/ports.ts';
 import {
+  type PutBackEntry,
   parseReportCheck,
   type ReceivedCheck,
   type ReportCheckQueue,
@@ -102,13 +103,7 @@ export class BatchReportChecks implements ReportCheckQueue {
     for (const id of ids) this.done.add(id);
   }
 
-  async putBack(
-    entries: ReadonlyArray<{
-      readonly id: string;
-      readonly check: ReportCheck;
-      readonly delaySeconds: number;
-    }>,
-  ): Promise<number> {
+  async putBack(entries: readonly PutBackEntry[]): Promise<number> {
     const queued = await this.writer.later(entries);
     let count = 0;
     entries.forEach((entry, i) => {
