@@ -26,6 +26,8 @@ import { figuresTable, round, type ScenarioResult } from './report.ts';
 
 const RECIPIENTS = 1_000;
 const INBOUND = 300;
+/** MO webhooks stored while the stream consumers are paused, then drained as a shard's backlog. */
+const BACKLOG = 1_500;
 const MMS_EVERY = 10;
 const QUOTA = 10_000;
 /** Lambda's default concurrency quota of an account: the receivers' (unreserved) limit. */
@@ -35,9 +37,20 @@ export const SHARD_WRITES_PER_SECOND = 1_000;
 /**
  * Stream shards of a new on-demand table: DynamoDB serves a new on-demand table up to 4,000 write
  * units a second, four partitions' worth, and a stream has a shard per partition. More come as
- * the table splits under load; this is the fewest the projection counts on.
+ * the table splits under load.
  */
 export const INITIAL_SHARDS = 4;
+
+/**
+ * The fewest shards the event table's stream has while it takes `recipientsPerSecond`: each
+ * partition takes at most 1,000 writes a second, so at least writes ÷ 1,000 partitions, and a
+ * shard per partition.
+ */
+export const shardsAt = (recipientsPerSecond: number, writesPerRecipient: number): number =>
+  Math.max(
+    INITIAL_SHARDS,
+    Math.ceil((recipientsPerSecond * writesPerRecipient) / SHARD_WRITES_PER_SECOND),
+  );
 /** The goal: no path's ceiling below this. */
 export const GOAL_RECIPIENTS_PER_SECOND = 5_000;
 
@@ -141,22 +154,27 @@ export const runScale = async (): Promise<ScenarioResult> => {
     // ---- inbound: MO webhooks, every tenth an MMS ----
     const moBefore = count('Inbound Message Received');
     const attachmentsBefore = count('Inbound Attachment Stored');
-    for (let i = 0; i < INBOUND; i += 1) {
-      const mms = i % MMS_EVERY === 0;
-      bridge.sim.injectMo([
-        {
-          moType: mms ? 'MMSMO' : 'SMSMO',
-          moCallback: `0101234${String(1000 + (i % 9000))}`,
-          moNumber: '15880000',
-          moMsg: `scale ${i}`,
-          ...(mms
-            ? {
-                attachments: [{ name: `p-${i}.jpg`, contentType: 'image/jpeg', sizeBytes: 50_000 }],
-              }
-            : {}),
-        },
-      ]);
-    }
+    const injectMo = (from: number, to: number) => {
+      for (let i = from; i < to; i += 1) {
+        const mms = i % MMS_EVERY === 0;
+        bridge.sim.injectMo([
+          {
+            moType: mms ? 'MMSMO' : 'SMSMO',
+            moCallback: `0101234${String(1000 + (i % 9000))}`,
+            moNumber: '15880000',
+            moMsg: `scale ${i}`,
+            ...(mms
+              ? {
+                  attachments: [
+                    { name: `p-${i}.jpg`, contentType: 'image/jpeg', sizeBytes: 50_000 },
+                  ],
+                }
+              : {}),
+          },
+        ]);
+      }
+    };
+    injectMo(0, INBOUND);
     const mmsCount = Math.ceil(INBOUND / MMS_EVERY);
     await waitUntil(
       () =>
@@ -166,13 +184,79 @@ export const runScale = async (): Promise<ScenarioResult> => {
       () => `scale: inbound ${count('Inbound Message Received') - moBefore} of ${INBOUND}`,
     );
     await sleep(2_000);
+    const recordsPerRecipient = meter('publish-events').records / (RECIPIENTS + INBOUND);
+    // Every write to the event table is a stream record, published or not.
+    const writesPerRecipient = bridge.publisher.stats.recordsRead / (RECIPIENTS + INBOUND);
+    const shards = shardsAt(GOAL_RECIPIENTS_PER_SECOND, writesPerRecipient);
+
+    // ---- the stream consumers with a backlog: MO webhooks stored while both are paused ----
+    // A busy shard hands its consumer full batches, on every lane of its parallelization factor;
+    // draining a backlog measures that, where the run above mostly handed them what had just come.
+    await Promise.all([bridge.publisher.pause(), bridge.jobs.fetcher.pause()]);
+    const backlogMoBefore = count('Inbound Message Received');
+    const backlogAttachmentsBefore = count('Inbound Attachment Stored');
+    const storedBefore = meter('receive-inbound').invocations;
+    injectMo(INBOUND, INBOUND + BACKLOG);
+    await waitUntil(
+      () => meter('receive-inbound').invocations - storedBefore >= BACKLOG,
+      600_000,
+      () => `scale: backlog stored ${meter('receive-inbound').invocations - storedBefore}`,
+    );
+    const backlogMms = Math.ceil((INBOUND + BACKLOG) / MMS_EVERY) - mmsCount;
+    const drained = async (
+      name: string,
+      done: () => boolean,
+      resume: () => void,
+    ): Promise<{
+      records: number;
+      seconds: number;
+      invocations: number;
+      invocationSeconds: number;
+      concurrent: number;
+    }> => {
+      const before = { ...meter(name) };
+      const started = performance.now();
+      resume();
+      await waitUntil(done, 600_000, () => `scale: ${name} draining its backlog`);
+      const seconds = (performance.now() - started) / 1_000;
+      return {
+        records: meter(name).records - before.records,
+        invocations: meter(name).invocations - before.invocations,
+        seconds,
+        invocationSeconds: (meter(name).ms - before.ms) / 1_000,
+        // Invocations in flight at once on average (their time over the wall time).
+        concurrent: (meter(name).ms - before.ms) / 1_000 / seconds,
+      };
+    };
+    // Published first, then fetched: each drain has the machine to itself.
+    const publishDrain = await drained(
+      'publish-events',
+      () => count('Inbound Message Received') - backlogMoBefore >= BACKLOG,
+      () => bridge.publisher.resume(),
+    );
+    const fetchDrain = await drained(
+      'fetch-attachments',
+      () => count('Inbound Attachment Stored') - backlogAttachmentsBefore >= backlogMms,
+      () => bridge.jobs.fetcher.resume(),
+    );
 
     // ---- per path ----
     const events = bridge.bus.entries.length;
     const publish = meter('publish-events');
-    const perShard = publish.ms > 0 ? (publish.records / publish.ms) * 1_000 : Number.NaN;
     const fetch = meter('fetch-attachments');
-    const fetchPerShard = fetch.ms > 0 ? (fetch.records / fetch.ms) * 1_000 : Number.NaN;
+    const factorOf = (name: string) =>
+      mappings.find((m) => m.kind === 'dynamodb' && functionName(m.functionId) === name)
+        ?.parallelizationFactor ?? 1;
+    // Deployed, each of a shard's `parallelizationFactor` batches runs in its own Lambda
+    // environment: a shard's capacity is that many times what one invocation handles a second.
+    // Here they shared two cores with everything else, so the figure is pessimistic; the local
+    // drain's own rate (DynamoDB Local's stream has one shard) is this machine's, not Lambda's.
+    const deployedPerShard = (drain: typeof publishDrain, name: string) =>
+      drain.invocationSeconds > 0
+        ? (factorOf(name) * drain.records) / drain.invocationSeconds
+        : Number.NaN;
+    const perShard = deployedPerShard(publishDrain, 'publish-events');
+    const fetchPerShard = deployedPerShard(fetchDrain, 'fetch-attachments');
     const paths = [
       {
         path: 'sending (send-messages, per recipient)',
@@ -220,27 +304,46 @@ export const runScale = async (): Promise<ScenarioResult> => {
     const streams = [
       {
         path: 'publishing (publish-events, per stream record)',
+        parallelizationFactor: factorOf('publish-events'),
+        backlogRecords: publishDrain.records,
+        recordsPerInvocation: round(
+          publishDrain.records / Math.max(1, publishDrain.invocations),
+          1,
+        ),
+        concurrentInvocations: round(publishDrain.concurrent, 2),
+        localDrainRecordsPerSecond: Math.round(publishDrain.records / publishDrain.seconds),
         recordsPerSecondPerShard: Math.round(perShard),
+        // Each stream record is a write; a shard carries at most 1,000 a second.
+        needPerShard: SHARD_WRITES_PER_SECOND,
         keepsUpWithAShard: perShard >= SHARD_WRITES_PER_SECOND,
-        msPerRecord: round(publish.ms / Math.max(1, publish.records), 2),
-        invocations: publish.invocations,
+        msPerRecordInTheRun: round(publish.ms / Math.max(1, publish.records), 2),
       },
       {
-        path: 'attachments (fetch-attachments, per stream record)',
+        path: 'attachments (fetch-attachments, per MMS)',
+        parallelizationFactor: factorOf('fetch-attachments'),
+        backlogRecords: fetchDrain.records,
+        recordsPerInvocation: round(fetchDrain.records / Math.max(1, fetchDrain.invocations), 1),
+        concurrentInvocations: round(fetchDrain.concurrent, 2),
+        localDrainRecordsPerSecond: Math.round(fetchDrain.records / fetchDrain.seconds),
         recordsPerSecondPerShard: Math.round(fetchPerShard),
+        // A tenth of the writes are MMS (the workload's share).
+        needPerShard: SHARD_WRITES_PER_SECOND / MMS_EVERY,
         keepsUpWithAShard: fetchPerShard >= SHARD_WRITES_PER_SECOND / MMS_EVERY,
-        msPerRecord: round(fetch.ms / Math.max(1, fetch.records), 2),
-        invocations: fetch.invocations,
+        msPerRecordInTheRun: round(fetch.ms / Math.max(1, fetch.records), 2),
       },
     ];
-    // The publisher keeps up while each shard brings it no more records than it handles: with
-    // `INITIAL_SHARDS` shards and `recordsPerRecipient` stream records a recipient, that is
-    // perShard × shards ÷ recordsPerRecipient recipients a second.
-    const recordsPerRecipient = publish.records / (RECIPIENTS + INBOUND);
-    const publishCeiling = Math.round((perShard * INITIAL_SHARDS) / recordsPerRecipient);
-    const ceilings = [...paths.map((p) => p.ceilingAtMaxConcurrency), publishCeiling].filter(
-      Number.isFinite,
-    );
+    // A stream consumer keeps up while each shard brings it no more records than it handles: on
+    // the shards the table has at the goal's rate, perShard × shards ÷ recordsPerRecipient
+    // recipients a second. One that keeps up with a full shard (1,000 writes a second) keeps up
+    // at any rate, as the shards grow with the writes.
+    const publishCeiling = Math.round((perShard * shards) / recordsPerRecipient);
+    // Attachments the same way: a tenth of inbound recipients are MMS.
+    const attachmentCeiling = Math.round(fetchPerShard * shards * MMS_EVERY);
+    const ceilings = [
+      ...paths.map((p) => p.ceilingAtMaxConcurrency),
+      publishCeiling,
+      attachmentCeiling,
+    ].filter(Number.isFinite);
     const minCeiling = ceilings.length > 0 ? Math.min(...ceilings) : Number.NaN;
     const figures = {
       workload: {
@@ -256,15 +359,23 @@ export const runScale = async (): Promise<ScenarioResult> => {
       events,
       paths,
       streams,
+      eventTableWritesPerRecipient: round(writesPerRecipient, 2),
+      shardsAtGoal: shards,
       publishing: {
         streamRecordsPerRecipient: round(recordsPerRecipient, 2),
-        shards: INITIAL_SHARDS,
+        shards,
         ceilingRecipientsPerSecond: publishCeiling,
+      },
+      attachments: {
+        inboundRecipientsPerMms: MMS_EVERY,
+        shards,
+        ceilingRecipientsPerSecond: attachmentCeiling,
       },
       minCeilingRecipientsPerSecond: minCeiling,
       minCeilingAtDefaultsRecipientsPerSecond: Math.min(
         ...paths.map((p) => p.ceilingRecipientsPerSecond).filter(Number.isFinite),
         publishCeiling,
+        attachmentCeiling,
       ),
     };
     return {
@@ -292,20 +403,37 @@ export const runScale = async (): Promise<ScenarioResult> => {
           ]),
         },
         {
-          title: 'scale: stream consumers, per shard (a shard carries at most 1,000 writes/s)',
-          columns: ['path', 'invocations', 'ms/record', 'records/s per shard', 'keeps up'],
+          title:
+            'scale: stream consumers draining a backlog, per shard (a shard carries at most 1,000 writes/s)',
+          columns: [
+            'path',
+            'parallelization',
+            'records',
+            'records/invocation',
+            'in flight',
+            'local drain (records/s)',
+            'records/s per shard deployed',
+            'needed',
+            'keeps up',
+          ],
           rows: streams.map((s) => [
             s.path,
-            s.invocations,
-            s.msPerRecord,
+            s.parallelizationFactor,
+            s.backlogRecords,
+            s.recordsPerInvocation,
+            s.concurrentInvocations,
+            s.localDrainRecordsPerSecond,
             s.recordsPerSecondPerShard,
+            s.needPerShard,
             s.keepsUpWithAShard ? 'yes' : 'no',
           ]),
         },
-        figuresTable('scale: publishing, projected', [
-          ['stream records per recipient', round(recordsPerRecipient, 2)],
-          ['shards counted on (a new on-demand table)', INITIAL_SHARDS],
-          ['ceiling (recipients/s)', publishCeiling],
+        figuresTable('scale: stream consumers, projected on the shards at 5,000 recipients/s', [
+          ['event table writes (stream records) per recipient', round(writesPerRecipient, 2)],
+          ['published records per recipient', round(recordsPerRecipient, 2)],
+          ['shards at 5,000 recipients/s, at least', shards],
+          ['publishing ceiling (recipients/s)', publishCeiling],
+          ['attachments ceiling (inbound recipients/s, 10 % MMS)', attachmentCeiling],
         ]),
         figuresTable('scale goals', [
           [

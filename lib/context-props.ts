@@ -104,6 +104,7 @@ const ContextSchema = z.strictObject({
   publisher: z
     .strictObject({
       batchSize: z.number().optional(),
+      parallelizationFactor: z.number().optional(),
       retryAttempts: z.number().optional(),
       maxRecordAgeSeconds: z.number().optional(),
       publishMaxAttempts: z.number().optional(),

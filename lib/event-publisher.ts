@@ -21,6 +21,13 @@ export interface EventPublisherOptions {
    */
   readonly batchSize?: number;
   /**
+   * Batches of one stream shard published at once (Lambda's `ParallelizationFactor`, 1 to 10);
+   * records of one item key stay in order. A shard carries at most one table partition's 1,000
+   * writes a second; see docs/performance.md for what one batch at a time keeps up with.
+   * @default 2
+   */
+  readonly parallelizationFactor?: number;
+  /**
    * Times Lambda retries a failing batch (bisecting it each time) before the failing records go
    * to the on-failure queue.
    * @default 5
@@ -75,6 +82,7 @@ export const eventPublisherProblems = (options: EventPublisherOptions): string[]
   const problems = [
     // Lambda's limit for DynamoDB streams.
     ...integerProblem('batchSize', options.batchSize, { min: 1, max: 10_000 }),
+    ...integerProblem('parallelizationFactor', options.parallelizationFactor, { min: 1, max: 10 }),
     ...integerProblem('retryAttempts', options.retryAttempts, { min: 0, max: 10_000 }),
     ...integerProblem('publishMaxAttempts', options.publishMaxAttempts, { min: 1, max: 10 }),
     ...integerProblem('archiveRetentionDays', options.archiveRetentionDays, {
@@ -150,6 +158,7 @@ export class EventPublisher extends Construct {
       // costs no invocation. The local stream poller applies the same shared pattern.
       pattern: PUBLISHABLE_RECORD_PATTERN,
       batchSize: props.batchSize ?? 100,
+      parallelizationFactor: props.parallelizationFactor ?? 2,
       retryAttempts: props.retryAttempts ?? 5,
       maxRecordAge: props.maxRecordAge ?? Duration.days(1),
     });

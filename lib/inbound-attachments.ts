@@ -253,6 +253,9 @@ export class InboundAttachments extends MonitoredConstruct {
       // Inserts of inbound messages with attachments only (evaluated as Lambda filters).
       pattern: ATTACHMENT_RECORD_PATTERN,
       batchSize: 10,
+      // Each invocation downloads one message at a time (memory), so a shard's messages are
+      // fetched ten batches at once; order does not matter between messages.
+      parallelizationFactor: 10,
       retryAttempts: 5,
       maxRecordAge: Duration.days(1),
     });

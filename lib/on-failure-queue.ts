@@ -88,6 +88,8 @@ export const consumeTableStream = (
     readonly encryptionKey?: IKey | undefined;
     readonly pattern: Record<string, unknown>;
     readonly batchSize: number;
+    /** Batches of a shard handled at once, in order per partition key (1 to 10). */
+    readonly parallelizationFactor: number;
     readonly retryAttempts: number;
     readonly maxRecordAge: Duration;
   },
@@ -97,6 +99,7 @@ export const consumeTableStream = (
     new DynamoEventSource(table, {
       startingPosition: StartingPosition.TRIM_HORIZON,
       batchSize: stream.batchSize,
+      parallelizationFactor: stream.parallelizationFactor,
       bisectBatchOnError: true,
       retryAttempts: stream.retryAttempts,
       reportBatchItemFailures: true,

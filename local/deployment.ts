@@ -297,6 +297,10 @@ export const deployLocally = async (options: LocalDeploymentOptions): Promise<Lo
     if (!streamArn) throw new TemplateShapeError(`${mapping.logicalId}: the table has no stream`);
     const onFailureQueue =
       mapping.onFailureQueueId === undefined ? undefined : created.get(mapping.onFailureQueueId);
+    const partitionKey = stack
+      .tables()
+      .find((table) => table.logicalId === mapping.sourceId)
+      ?.keySchema.find((element) => element.KeyType === 'HASH')?.AttributeName;
     const checkpoints = options.streamCheckpoints?.({
       functionName: fn.name,
       streamArn,
@@ -311,6 +315,8 @@ export const deployLocally = async (options: LocalDeploymentOptions): Promise<Lo
         handler: (event) => fn.invoke(event) as never,
         batchSize: mapping.batchSize,
         bisectOnError: mapping.bisectOnError,
+        parallelizationFactor: mapping.parallelizationFactor,
+        ...(partitionKey === undefined ? {} : { partitionKeyAttribute: partitionKey }),
         maxRetries: mapping.maxRetryAttempts,
         maxRecordAgeSeconds: mapping.maxRecordAgeSeconds,
         startingPosition: mapping.startingPosition ?? 'TRIM_HORIZON',

@@ -2,7 +2,8 @@
  * A local stand-in for Lambda's DynamoDB-stream event source mapping: reads every shard of a
  * stream (parents before children), turns records into the exact `DynamoDBRecord` shape Lambda
  * passes, drops what the filter rejects, and invokes the handler in ordered batches with Lambda's
- * failure semantics — partial batch responses, retries, bisection and an on-failure destination.
+ * failure semantics — partial batch responses, retries, bisection, an on-failure destination and
+ * a parallelization factor (up to 10 batches of a shard at once, in order per partition key).
  * The local run feeds `publish-events` with it; tests use it to drive the outbox end to end.
  */
 import {
@@ -59,6 +60,19 @@ export interface StreamPollerOptions {
   readonly maxRecordAgeSeconds?: number;
   /** Split a failing batch in two and retry the halves separately. @default true */
   readonly bisectOnError?: boolean;
+  /**
+   * Batches of one shard handled at once (Lambda's `ParallelizationFactor`, 1 to 10). As Lambda
+   * does, records are spread over that many lanes by a hash of their partition key: each lane's
+   * batches go one after another, so records of one partition key keep their order, while the
+   * lanes run side by side. A shard's checkpoint moves past records only when every lane has
+   * settled them. @default 1
+   */
+  readonly parallelizationFactor?: number;
+  /**
+   * The table's partition (hash) key attribute, which places records in lanes; needed when
+   * `parallelizationFactor` is above 1.
+   */
+  readonly partitionKeyAttribute?: string;
   /** Pause between polls when the stream has nothing new. @default 200 */
   readonly pollIntervalMs?: number;
   /** Where to start in the shards that exist when the poller starts. @default 'TRIM_HORIZON' */
@@ -92,6 +106,8 @@ export interface StreamPollerStats {
   readonly retries: number;
   /** Times a failing batch was split in two. */
   readonly bisections: number;
+  /** The most invocations that were in flight at once. */
+  readonly maxConcurrentInvocations: number;
   /** The last error of the streams API; the poller retries those with a back-off. */
   readonly lastStreamError?: Error;
   /** Set when the poller gave up (`onFailure` threw, or a record could not be converted). */
@@ -101,6 +117,13 @@ export interface StreamPollerStats {
 export interface StreamPoller {
   /** Stops polling, lets an invocation in flight finish, and leaves no timer behind. */
   stop(): Promise<void>;
+  /**
+   * Stops reading after the pass under way, as disabling an event source mapping does; records
+   * wait in the stream until `resume()`. `drained()` waits for a pass after the resumption.
+   */
+  pause(): Promise<void>;
+  /** Reads again from where the shards were left. */
+  resume(): void;
   /**
    * Resolves once every record written to the stream before the call has been handed to the
    * handler and settled (succeeded, filtered out, or given to `onFailure`). Rejects if the poller
@@ -122,6 +145,7 @@ class StreamReadError extends Error {
 }
 
 const LAMBDA_MAX_BATCH_SIZE = 10_000;
+const MAX_PARALLELIZATION_FACTOR = 10;
 // GetRecords returns at most 1,000 records per call; asking for all of them keeps reads few.
 const GET_RECORDS_LIMIT = 1_000;
 const MAX_BACKOFF_MS = 5_000;
@@ -160,10 +184,14 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
     recordsFailed: 0,
     retries: 0,
     bisections: 0,
+    maxConcurrentInvocations: 0,
   };
+  let inFlight = 0;
   let lastStreamError: Error | undefined;
   let fatalError: Error | undefined;
   let stopped = false;
+  let paused = false;
+  let passUnderWay: Promise<void> = Promise.resolve();
   let shardsDescribed = false;
   let cyclesStarted = 0;
   let cyclesCompleted = 0;
@@ -287,6 +315,8 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
 
   const invoke = async (records: DynamoDBRecord[]): Promise<InvocationOutcome> => {
     counters.invocations += 1;
+    inFlight += 1;
+    counters.maxConcurrentInvocations = Math.max(counters.maxConcurrentInvocations, inFlight);
     let response: unknown;
     try {
       // A fresh copy per invocation, as Lambda sends fresh JSON: a handler that mutates its
@@ -294,6 +324,8 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
       response = await handler({ Records: structuredClone(records) });
     } catch (error) {
       return { ok: false, committed: 0, error: toError(error) };
+    } finally {
+      inFlight -= 1;
     }
     return interpretResponse(response, records);
   };
@@ -359,6 +391,34 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
     return true;
   };
 
+  /**
+   * Delivers `records` (a run of one shard, in order) in batches: with a parallelization factor,
+   * spread over lanes by partition key, the lanes at once and each lane's batches in turn. True
+   * when every record is settled.
+   */
+  const deliverRun = async (shardId: string, records: DynamoDBRecord[]): Promise<boolean> => {
+    const lanes = new Map<number, DynamoDBRecord[]>();
+    for (const record of records) {
+      const lane =
+        settings.parallelizationFactor === 1
+          ? 0
+          : laneOf(record, settings.partitionKeyAttribute, settings.parallelizationFactor);
+      const laneRecords = lanes.get(lane);
+      if (laneRecords) laneRecords.push(record);
+      else lanes.set(lane, [record]);
+    }
+    const settled = await Promise.all(
+      [...lanes.values()].map(async (laneRecords) => {
+        for (let start = 0; start < laneRecords.length; start += settings.batchSize) {
+          if (!(await deliver(shardId, laneRecords.slice(start, start + settings.batchSize))))
+            return false;
+        }
+        return true;
+      }),
+    );
+    return settled.every(Boolean);
+  };
+
   /** Hands a shard's settled position to `onCheckpoint`, once per new position. */
   const checkpoint = async (shard: ShardState, sequenceNumber: string | undefined) => {
     if (!options.onCheckpoint || sequenceNumber === undefined) return;
@@ -381,16 +441,18 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
         if (filter && !filter(converted)) counters.recordsFiltered += 1;
         else shard.pending.push(converted);
       }
-      // Full batches go at once; a remainder waits for the next read, as Lambda reads ahead.
+      // Full batches go at once (as many as there are lanes); a remainder waits for the next
+      // read, as Lambda reads ahead.
+      const run = settings.batchSize * settings.parallelizationFactor;
       while (shard.pending.length >= settings.batchSize && !stopped) {
-        const batch = shard.pending.slice(0, settings.batchSize);
-        if (await deliver(shard.shardId, batch))
-          await checkpoint(shard, batch.at(-1)?.dynamodb?.SequenceNumber);
-        shard.pending = shard.pending.slice(settings.batchSize);
+        const taken = shard.pending.slice(0, run);
+        if (await deliverRun(shard.shardId, taken))
+          await checkpoint(shard, taken.at(-1)?.dynamodb?.SequenceNumber);
+        shard.pending = shard.pending.slice(taken.length);
       }
       if (raw.length === 0 || shard.finished) {
         if (shard.pending.length > 0 && !stopped) {
-          const settled = await deliver(shard.shardId, shard.pending);
+          const settled = await deliverRun(shard.shardId, shard.pending);
           shard.pending = [];
           if (settled) await checkpoint(shard, shard.lastSequenceNumber);
         } else if (shard.pending.length === 0 && !stopped) {
@@ -437,10 +499,16 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
   const run = async (): Promise<void> => {
     let consecutiveErrors = 0;
     while (!stopped) {
+      if (paused) {
+        await sleep(settings.pollIntervalMs);
+        continue;
+      }
       cyclesStarted += 1;
       let delay = settings.pollIntervalMs;
       try {
-        await cycle();
+        const pass = cycle();
+        passUnderWay = pass.catch(() => undefined);
+        await pass;
         if (stopped) break;
         cyclesCompleted = cyclesStarted;
         consecutiveErrors = 0;
@@ -480,6 +548,14 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
       })();
       return stopping;
     },
+    pause: async () => {
+      paused = true;
+      await passUnderWay;
+    },
+    resume: () => {
+      paused = false;
+      wake();
+    },
     drained: () =>
       new Promise<void>((resolve, reject) => {
         // Only a pass that starts after this call is sure to see every record written before it.
@@ -495,6 +571,8 @@ export const startStreamPoller = (options: StreamPollerOptions): StreamPoller =>
 
 interface Settings {
   readonly batchSize: number;
+  readonly parallelizationFactor: number;
+  readonly partitionKeyAttribute: string;
   readonly maxRetries: number;
   readonly maxRecordAgeSeconds: number;
   readonly bisectOnError: boolean;
@@ -505,6 +583,8 @@ interface Settings {
 const validate = (options: StreamPollerOptions): Settings => {
   const settings: Settings = {
     batchSize: options.batchSize ?? 100,
+    parallelizationFactor: options.parallelizationFactor ?? 1,
+    partitionKeyAttribute: options.partitionKeyAttribute ?? '',
     maxRetries: options.maxRetries ?? 3,
     maxRecordAgeSeconds: options.maxRecordAgeSeconds ?? -1,
     bisectOnError: options.bisectOnError ?? true,
@@ -519,6 +599,14 @@ const validate = (options: StreamPollerOptions): Settings => {
   ) {
     problems.push(`batchSize must be an integer from 1 to ${LAMBDA_MAX_BATCH_SIZE}`);
   }
+  const factor = settings.parallelizationFactor;
+  if (!Number.isInteger(factor) || factor < 1 || factor > MAX_PARALLELIZATION_FACTOR) {
+    problems.push(
+      `parallelizationFactor must be an integer from 1 to ${MAX_PARALLELIZATION_FACTOR}`,
+    );
+  } else if (factor > 1 && settings.partitionKeyAttribute === '') {
+    problems.push('a parallelizationFactor above 1 needs the partitionKeyAttribute');
+  }
   if (!Number.isInteger(settings.maxRetries) || settings.maxRetries < -1) {
     problems.push('maxRetries must be -1 (until the record expires) or an integer of 0 or more');
   }
@@ -531,6 +619,17 @@ const validate = (options: StreamPollerOptions): Settings => {
   if (options.streamArn === '') problems.push('streamArn must not be empty');
   if (problems.length > 0) throw new Error(`startStreamPoller: ${problems.join('; ')}`);
   return settings;
+};
+
+/** The lane of a record: a hash (FNV-1a) of its partition key's value, modulo the lanes. */
+const laneOf = (record: DynamoDBRecord, attribute: string, lanes: number): number => {
+  const key = JSON.stringify(record.dynamodb?.Keys?.[attribute] ?? null);
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < key.length; index += 1) {
+    hash ^= key.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % lanes;
 };
 
 const toError = (value: unknown): Error =>

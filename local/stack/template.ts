@@ -94,6 +94,8 @@ export interface EventSourceMappingDefinition {
   readonly batchSize: number;
   readonly maxBatchingWindowSeconds: number;
   readonly bisectOnError: boolean;
+  /** Streams: batches of a shard handled at once (`ParallelizationFactor`, Lambda's default 1). */
+  readonly parallelizationFactor: number;
   /** -1: retried until the record expires (Lambda's default for streams). */
   readonly maxRetryAttempts: number;
   /** -1: records are never skipped for their age (Lambda's default). */
@@ -114,6 +116,7 @@ const MappingSchema = z.looseObject({
   BatchSize: z.number().int().min(1).max(10_000).optional(),
   MaximumBatchingWindowInSeconds: z.number().int().min(0).max(300).optional(),
   BisectBatchOnFunctionError: z.boolean().optional(),
+  ParallelizationFactor: z.number().int().min(1).max(10).optional(),
   MaximumRetryAttempts: z.number().int().min(-1).max(10_000).optional(),
   MaximumRecordAgeInSeconds: z.number().int().min(-1).max(604_800).optional(),
   DestinationConfig: z
@@ -351,6 +354,7 @@ export class StackTemplate {
           batchSize: properties.BatchSize ?? (kind === 'sqs' ? 10 : 100),
           maxBatchingWindowSeconds: properties.MaximumBatchingWindowInSeconds ?? 0,
           bisectOnError: properties.BisectBatchOnFunctionError ?? false,
+          parallelizationFactor: properties.ParallelizationFactor ?? 1,
           maxRetryAttempts: properties.MaximumRetryAttempts ?? -1,
           maxRecordAgeSeconds: properties.MaximumRecordAgeInSeconds ?? -1,
           onFailureQueueId:

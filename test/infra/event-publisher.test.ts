@@ -8,9 +8,9 @@ import { AttributeType, StreamViewType, TableV2 } from 'aws-cdk-lib/aws-dynamodb
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
-import { EventPublisher } from '../../lib/event-publisher.ts';
+import { EventPublisher, eventPublisherProblems } from '../../lib/event-publisher.ts';
 
-const synth = () => {
+const synth = (options: { parallelizationFactor?: number } = {}) => {
   const stack = new Stack(new App(), 'publisher');
   const eventTable = new TableV2(stack, 'events', {
     partitionKey: { name: 'pk', type: AttributeType.STRING },
@@ -25,6 +25,7 @@ const synth = () => {
     stateTable,
     eventBus: new EventBus(stack, 'bus'),
     eventSource: 'acme.msgbridge',
+    ...options,
   });
   const id = (construct: IConstruct) =>
     stack.getLogicalId(construct.node.defaultChild as CfnElement);
@@ -69,5 +70,20 @@ describe('EventPublisher', () => {
         Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PUBLISH#*'] } },
       },
     ]);
+  });
+
+  it('publishes two batches of a shard at once by default, and as many as chosen up to ten', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ParallelizationFactor: 2,
+    });
+    synth({ parallelizationFactor: 10 }).template.hasResourceProperties(
+      'AWS::Lambda::EventSourceMapping',
+      { ParallelizationFactor: 10 },
+    );
+    expect(eventPublisherProblems({ parallelizationFactor: 11 })).toEqual([
+      expect.stringMatching(/^parallelizationFactor .*10/),
+    ]);
+    expect(eventPublisherProblems({ parallelizationFactor: 0 })).toHaveLength(1);
+    expect(eventPublisherProblems({ parallelizationFactor: 4 })).toEqual([]);
   });
 });

@@ -169,6 +169,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
           EventSourceArn: { 'Fn::GetAtt': [id(stack.eventTable), 'StreamArn'] },
           StartingPosition: 'TRIM_HORIZON',
           BatchSize: 10,
+          ParallelizationFactor: 10,
           BisectBatchOnFunctionError: true,
           MaximumRetryAttempts: 5,
           MaximumRecordAgeInSeconds: 86_400,

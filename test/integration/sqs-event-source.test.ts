@@ -39,6 +39,7 @@ const MAPPING: EventSourceMappingDefinition = {
   batchSize: 10,
   maxBatchingWindowSeconds: 0,
   bisectOnError: false,
+  parallelizationFactor: 1,
   maxRetryAttempts: -1,
   maxRecordAgeSeconds: -1,
   onFailureQueueId: undefined,

@@ -149,4 +149,190 @@ describe('startStreamPoller on a scripted stream', () => {
     expect(poller.stats).toMatchObject({ invocations: 1, recordsFailed: 1 });
     expect(poller.stats.fatalError?.message).toBe('destination unavailable');
   });
+
+  describe('with a parallelization factor', () => {
+    /** `count` records on one shard, `keys` partition keys taking turns, with ordered sequences. */
+    const shardOf = (count: number, keys: number) => {
+      const { client, mock } = scriptedStreams();
+      const records: _Record[] = Array.from({ length: count }, (_, index) => {
+        const sequence = String(1_000 + index);
+        return {
+          eventName: 'INSERT',
+          dynamodb: {
+            Keys: { pk: { S: `key-${index % keys}` }, sk: { S: sequence } },
+            SequenceNumber: sequence,
+          },
+        };
+      });
+      const reads = { count: 0 };
+      mock
+        .on(DescribeStreamCommand)
+        .resolves({ StreamDescription: { Shards: [{ ShardId: 'only' }] } });
+      mock.on(GetShardIteratorCommand).resolves({ ShardIterator: 'only@start' });
+      mock.on(GetRecordsCommand).callsFake((input) => {
+        reads.count += 1;
+        return input.ShardIterator === 'only@start'
+          ? { Records: records, NextShardIterator: 'only@end' }
+          : { Records: [], NextShardIterator: 'only@end' };
+      });
+      return { client, reads };
+    };
+    const sequenceOf = (record: { dynamodb?: { SequenceNumber?: string } }) =>
+      Number(record.dynamodb?.SequenceNumber);
+    const keyOfRecord = (record: { dynamodb?: { Keys?: Record<string, { S?: string }> } }) =>
+      record.dynamodb?.Keys?.pk?.S ?? '';
+
+    it('runs up to that many batches of a shard at once, each partition key in order', async () => {
+      // Prepare: 400 records of 20 partition keys, batches of 10, 4 lanes.
+      const { client } = shardOf(400, 20);
+      const seen = new Map<string, number[]>();
+      const checkpoints: string[] = [];
+      let inFlight = 0;
+      let overlapped = 0;
+
+      // Act
+      const poller = startStreamPoller({
+        streamsClient: client,
+        streamArn: STREAM_ARN,
+        batchSize: 10,
+        parallelizationFactor: 4,
+        partitionKeyAttribute: 'pk',
+        handler: async (event) => {
+          inFlight += 1;
+          if (inFlight > 1) overlapped += 1;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          for (const record of event.Records) {
+            const key = keyOfRecord(record);
+            seen.set(key, [...(seen.get(key) ?? []), sequenceOf(record)]);
+          }
+          inFlight -= 1;
+        },
+        onCheckpoint: (_shard, sequence) => {
+          checkpoints.push(sequence);
+        },
+        onFailure: () => undefined,
+      });
+      onTestFinished(() => poller.stop());
+      await poller.drained();
+
+      // Assess: every record once, each key's in stream order, lanes side by side but never more
+      // than four, and the checkpoint at the shard's last record.
+      const all = [...seen.values()].flat();
+      expect(all).toHaveLength(400);
+      expect(new Set(all).size).toBe(400);
+      for (const sequences of seen.values()) {
+        expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+      }
+      expect(overlapped).toBeGreaterThan(0);
+      expect(poller.stats.maxConcurrentInvocations).toBeGreaterThan(1);
+      expect(poller.stats.maxConcurrentInvocations).toBeLessThanOrEqual(4);
+      expect(checkpoints.at(-1)).toBe('1399');
+      // A key's records never travel in two batches at once: its lane is fixed.
+      expect(poller.stats.invocations).toBeGreaterThanOrEqual(40);
+    });
+
+    it('retries a failing lane alone, keeping its keys in order, and checkpoints only when every lane settled', async () => {
+      // Prepare: the first batch carrying key-3 fails once.
+      const { client } = shardOf(60, 6);
+      const delivered: Array<{ key: string; sequence: number }> = [];
+      const checkpoints: string[] = [];
+      let failed = false;
+
+      // Act
+      const poller = startStreamPoller({
+        streamsClient: client,
+        streamArn: STREAM_ARN,
+        batchSize: 5,
+        parallelizationFactor: 3,
+        partitionKeyAttribute: 'pk',
+        bisectOnError: false,
+        handler: (event) => {
+          const keys = event.Records.map(keyOfRecord);
+          if (!failed && keys.includes('key-3')) {
+            failed = true;
+            checkpoints.push('(failure seen)');
+            throw new Error('lane failure');
+          }
+          for (const record of event.Records) {
+            delivered.push({ key: keyOfRecord(record), sequence: sequenceOf(record) });
+            if (sequenceOf(record) === 1003) checkpoints.push('(1003 delivered)');
+          }
+        },
+        onCheckpoint: (_shard, sequence) => {
+          checkpoints.push(sequence);
+        },
+        onFailure: () => undefined,
+      });
+      onTestFinished(() => poller.stop());
+      await poller.drained();
+
+      // Assess
+      expect(failed).toBe(true);
+      expect(poller.stats.retries).toBe(1);
+      expect(delivered).toHaveLength(60);
+      for (const key of new Set(delivered.map((d) => d.key))) {
+        const sequences = delivered.filter((d) => d.key === key).map((d) => d.sequence);
+        expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+      }
+      // A run is batchSize × factor records (15): the first checkpoint, past the failed record
+      // 1003, comes only after its retry delivered it.
+      expect(checkpoints).toEqual([
+        '(failure seen)',
+        '(1003 delivered)',
+        '1014',
+        '1029',
+        '1044',
+        '1059',
+      ]);
+    });
+
+    it('reads nothing while paused, and everything after resume()', async () => {
+      // Prepare
+      const { client, reads } = shardOf(30, 3);
+      const delivered: number[] = [];
+      const poller = startStreamPoller({
+        streamsClient: client,
+        streamArn: STREAM_ARN,
+        pollIntervalMs: 5,
+        handler: (event) => {
+          delivered.push(...event.Records.map(sequenceOf));
+        },
+        onFailure: () => undefined,
+      });
+      onTestFinished(() => poller.stop());
+
+      // Act
+      await poller.pause();
+      const readsWhenPaused = reads.count;
+      delivered.length = 0;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const readsAfterWaiting = reads.count;
+      poller.resume();
+      await poller.drained();
+
+      // Assess: no read while paused; the first pass may have delivered before pause().
+      expect(readsAfterWaiting).toBe(readsWhenPaused);
+      expect(reads.count).toBeGreaterThan(readsAfterWaiting);
+      expect(poller.stats.recordsSucceeded).toBe(30);
+    });
+
+    it('refuses a factor outside 1-10, and a factor above 1 without the partition key', () => {
+      const { client } = scriptedStreams();
+      const start = (options: { parallelizationFactor: number; partitionKeyAttribute?: string }) =>
+        startStreamPoller({
+          streamsClient: client,
+          streamArn: STREAM_ARN,
+          handler: () => undefined,
+          onFailure: () => undefined,
+          ...options,
+        });
+      expect(() => start({ parallelizationFactor: 11, partitionKeyAttribute: 'pk' })).toThrow(
+        /parallelizationFactor must be an integer from 1 to 10/,
+      );
+      expect(() => start({ parallelizationFactor: 0, partitionKeyAttribute: 'pk' })).toThrow(
+        /parallelizationFactor/,
+      );
+      expect(() => start({ parallelizationFactor: 2 })).toThrow(/needs the partitionKeyAttribute/);
+    });
+  });
 });

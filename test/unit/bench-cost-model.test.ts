@@ -190,4 +190,12 @@ describe('the scale scenario’s ceiling', () => {
     expect(ceiling(10, meter, 2)).toBe(2_500);
     expect(ceiling(10, { invocations: 0, ms: 0, records: 0 }, 1)).toBeNaN();
   });
+
+  it('counts a stream shard per 1,000 event-table writes a second, never fewer than a new table’s 4', async () => {
+    const { shardsAt } = await import('../../bench/scale.ts');
+
+    expect(shardsAt(5_000, 1.3)).toBe(7);
+    expect(shardsAt(5_000, 1)).toBe(5);
+    expect(shardsAt(100, 1.3)).toBe(4);
+  });
 });
