@@ -92,6 +92,7 @@ const bundle = async (entry: string, outfile: string, sdkExternal = false): Prom
     sourcemap: LAMBDA_BUNDLING.sourceMap,
     logLevel: 'silent',
     banner: { js: LAMBDA_BUNDLING.banner },
+    alias: LAMBDA_BUNDLING.alias,
   });
   return statSync(outfile).size;
 };

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+
 /**
  * How every Lambda is bundled: the one description that the CDK construct
  * (`msgbridge-function.ts`) and the cold-start benchmark (`bench/cold-start.ts`) both read, so the
@@ -22,6 +24,16 @@ export const LAMBDA_BUNDLING = {
    * `--enable-source-maps` parses the whole map at start and again on every stack trace.
    */
   sourceMap: 'external',
+  /**
+   * Modules replaced in the bundle: the SDK's default credential chain by the provider a Lambda
+   * uses, its environment variables (`functions/commons/clients/lambda-credentials.ts`).
+   */
+  alias: {
+    '@aws-sdk/credential-provider-node': join(
+      import.meta.dirname,
+      '../functions/commons/clients/lambda-credentials.ts',
+    ),
+  } as Readonly<Record<string, string>>,
   /** ESM bundles still meet CommonJS dependencies that call `require()`. */
   banner:
     "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",

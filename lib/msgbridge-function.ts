@@ -242,6 +242,9 @@ export class MsgbridgeFunction extends NodejsFunction {
         sourceMap: true,
         sourceMapMode: SourceMapMode.EXTERNAL,
         banner: LAMBDA_BUNDLING.banner,
+        esbuildArgs: Object.fromEntries(
+          Object.entries(LAMBDA_BUNDLING.alias).map(([from, to]) => [`--alias:${from}`, to]),
+        ),
       },
     });
     // Active and pass-through tracing both make CDK grant the X-Ray writes (on "*").

@@ -40,6 +40,7 @@ await Promise.all(
       external: [...LAMBDA_BUNDLING.externalModules],
       sourcemap: LAMBDA_BUNDLING.sourceMap,
       banner: { js: LAMBDA_BUNDLING.banner },
+      alias: LAMBDA_BUNDLING.alias,
       logLevel: 'warning',
     }),
   ),

@@ -70,5 +70,6 @@ export const meteredRateLimiter = (limiter: RateLimiter, metrics: Metrics): Rate
         throw error;
       }
     },
+    answered: (acquisition) => limiter.answered?.(acquisition),
   };
 };

@@ -19,10 +19,12 @@
  * shard exactly. A request is counted in one shard, never split: a sender tries a random shard,
  * then the others in turn, and waits for the next second only when none can take it.
  *
- * What the windows cannot see is the gateway's clock. The guard (below) covers the time a call
- * takes to arrive; a gateway clock that differs from ours by more than that could still count two
- * of our windows' calls in one of its seconds, and would show as `29002` answers, which the sender
- * retries.
+ * The gateway counts a call in the second it arrives in. No call is let go in the last `guardMs`
+ * of its window, and one let go within the arrival margin of the end also holds its recipients in
+ * the next window (`arrivalMarginMs`, widened by the answers the sender reports), so either second
+ * it arrives in has it counted. What the windows cannot see is the gateway's clock: one that
+ * differs from ours by more than the margin could still count two of our windows' calls in one of
+ * its seconds, and would show as `29002` answers, which the sender retries.
  *
  * Costs: one conditional atomic write per acquisition, for all recipients of a request at once
  * (0.1 writes per recipient for 10-recipient requests), while the window has room in the first
@@ -78,6 +80,12 @@ export interface RateLimiter {
    * programming or configuration error).
    */
   acquire(recipients: number, options: AcquireOptions): Promise<Acquisition>;
+  /**
+   * Tells the limiter the request of `acquisition` was answered (or gave up waiting) now. The
+   * time from the reservation to the answer bounds the time the request took to reach the
+   * gateway; the limiter widens its arrival margin to the longest of the latest ones.
+   */
+  answered?(acquisition: Acquisition): void;
 }
 
 /** The quota could not be had before the deadline; nothing was reserved for this call. */
@@ -136,6 +144,16 @@ export interface WindowedRateLimiterOptions {
    */
   readonly guardMs?: number;
   /**
+   * A request may reach the gateway after the second it was counted in ends (it takes time to
+   * travel, a busy process may hold it back). An acquisition that resolves with less than this
+   * left in its window therefore also holds its recipients in the next window, so the request
+   * is within the quota whichever of the two seconds the gateway counts it in. The limiter widens
+   * the margin to the longest time from a reservation to its answer among the latest
+   * {@link RateLimiter.answered} ones (an answer comes after the arrival), up to a second.
+   * @default 0 (the guard alone, until answers are reported)
+   */
+  readonly arrivalMarginMs?: number;
+  /**
    * A sender that found its window full waits for the next one plus up to this much, so that
    * concurrent senders do not all retry in the same millisecond.
    * @default 25
@@ -179,6 +197,8 @@ export interface RateLimiterStats {
   givenBack: number;
   /** Such reservations that could not be given back either: counted, never sent (wasted). */
   abandoned: number;
+  /** Acquisitions that also held their recipients in the next window (the arrival margin). */
+  heldAhead: number;
 }
 
 const WINDOW_MS = 1000;
@@ -186,6 +206,8 @@ const DEFAULT_GUARD_MS = 50;
 const DEFAULT_JITTER_MS = 25;
 const DEFAULT_MAX_RECIPIENTS = 10;
 const DEFAULT_RECIPIENTS_PER_SHARD = 400;
+/** Answers whose time from reservation widens the arrival margin: the latest this many. */
+const ANSWERS_KEPT = 64;
 
 /**
  * How a second's quota is split: one capacity per shard, adding up to `quota`, N =
@@ -248,6 +270,7 @@ export class WindowedRateLimiter implements RateLimiter {
     waits: 0,
     givenBack: 0,
     abandoned: 0,
+    heldAhead: 0,
   };
   readonly quota: number;
   /** Each shard's share of a second's quota (they add up to `quota`); one entry: a single counter. */
@@ -261,6 +284,11 @@ export class WindowedRateLimiter implements RateLimiter {
   private readonly random: () => number;
   /** What this container knows of the shards of the windows it is trying (split quotas only). */
   private readonly seen = new Map<number, ShardsSeen>();
+  private readonly arrivalMarginMs: number;
+  /** The latest times from a reservation to its answer (ms), oldest first. */
+  private readonly answerTimes: number[] = [];
+  /** When each acquisition this limiter handed out resolved, for `answered`. */
+  private readonly resolvedAt = new WeakMap<Acquisition, number>();
 
   constructor(
     private readonly store: RateWindowStore,
@@ -272,6 +300,7 @@ export class WindowedRateLimiter implements RateLimiter {
       jitterMs = DEFAULT_JITTER_MS,
       maxRecipients = DEFAULT_MAX_RECIPIENTS,
       recipientsPerShard = DEFAULT_RECIPIENTS_PER_SHARD,
+      arrivalMarginMs = 0,
     } = options;
     const problems = [
       ...(Number.isInteger(quota) && quota > 0 ? [] : [`quota ${quota} is not a positive integer`]),
@@ -279,6 +308,9 @@ export class WindowedRateLimiter implements RateLimiter {
       ...(jitterMs >= 0 && guardMs + jitterMs < WINDOW_MS
         ? []
         : [`jitterMs ${jitterMs} is negative or leaves no time in the window`]),
+      ...(arrivalMarginMs >= 0 && arrivalMarginMs <= WINDOW_MS
+        ? []
+        : [`arrivalMarginMs ${arrivalMarginMs} is not in [0, 1000]`]),
       ...(Number.isInteger(maxRecipients) && maxRecipients > 0
         ? []
         : [`maxRecipients ${maxRecipients} is not a positive integer`]),
@@ -307,6 +339,20 @@ export class WindowedRateLimiter implements RateLimiter {
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? defaultSleep;
     this.random = options.random ?? Math.random;
+    this.arrivalMarginMs = arrivalMarginMs;
+  }
+
+  answered(acquisition: Acquisition): void {
+    const resolvedAt = this.resolvedAt.get(acquisition);
+    if (resolvedAt === undefined) return;
+    this.resolvedAt.delete(acquisition);
+    this.answerTimes.push(Math.max(0, this.now() - resolvedAt));
+    if (this.answerTimes.length > ANSWERS_KEPT) this.answerTimes.shift();
+  }
+
+  /** The margin before a window's end within which an acquisition holds the next window too. */
+  arrivalMargin(): number {
+    return Math.min(WINDOW_MS, Math.max(this.arrivalMarginMs, ...this.answerTimes));
   }
 
   async acquire(recipients: number, { deadline }: AcquireOptions): Promise<Acquisition> {
@@ -339,25 +385,45 @@ export class WindowedRateLimiter implements RateLimiter {
         // Reserved ahead by the guard: wait until the window opens (timers may fire early).
         for (let now = this.now(); now < opensAt; now = this.now()) await this.sleep(opensAt - now);
         const now = this.now();
-        if (this.leftIn(window, now) >= this.guardMs) {
-          return {
+        const left = this.leftIn(window, now);
+        if (left >= this.guardMs && left >= this.arrivalMargin()) {
+          return this.resolved(now, {
             waitedMs: now - startedAt,
             window,
             fullWindows: call.fullWindows,
             reserved: call.reserved,
-          };
+          });
+        }
+        if (left >= this.guardMs) {
+          // Let go this close to the window's end, the request may be counted in the next second:
+          // hold it there too. The next window full, the request waits for the one after.
+          const ahead = await this.reserveIn(window + 1, recipients, { ahead: true });
+          if (ahead !== 'full' && ahead !== 'closing') {
+            this.stats.heldAhead += 1;
+            this.stats.recipients += recipients;
+            call.reserved += recipients;
+            const at = this.now();
+            return this.resolved(at, {
+              waitedMs: at - startedAt,
+              window,
+              fullWindows: call.fullWindows,
+              reserved: call.reserved,
+            });
+          }
+          await this.giveBackOrAbandon(window, recipients, answer.shard, call);
+          call.fullWindows += 1;
+          const afterNext = opensAt + 2 * WINDOW_MS;
+          if (afterNext > deadline) throw this.waitExceeded(recipients, deadline, call, window + 2);
+          this.stats.waits += 1;
+          const wakeAt = Math.min(afterNext + this.random() * this.jitterMs, deadline);
+          await this.sleep(Math.max(0, wakeAt - this.now()));
+          continue;
         }
         // The write itself took us into the guard: a call now could land in the next second,
         // which holds no reservation of ours. Give the recipients back (they may still serve a
         // sender that reaches this window in time) and try the next window. Only a failed give-back
         // leaves them counted and unused.
-        try {
-          await this.store.giveBack(window, recipients, answer.shard);
-          this.stats.givenBack += 1;
-          call.reserved -= recipients;
-        } catch {
-          this.stats.abandoned += 1;
-        }
+        await this.giveBackOrAbandon(window, recipients, answer.shard, call);
         continue;
       }
 
@@ -371,15 +437,38 @@ export class WindowedRateLimiter implements RateLimiter {
     }
   }
 
+  private resolved(at: number, acquisition: Acquisition): Acquisition {
+    this.resolvedAt.set(acquisition, at);
+    return acquisition;
+  }
+
+  /** Gives back a reservation this call will not use; one that cannot be given back stays counted. */
+  private async giveBackOrAbandon(
+    window: number,
+    recipients: number,
+    shard: number | undefined,
+    call: { reserved: number },
+  ): Promise<void> {
+    try {
+      await this.store.giveBack(window, recipients, shard);
+      this.stats.givenBack += 1;
+      call.reserved -= recipients;
+    } catch {
+      this.stats.abandoned += 1;
+    }
+  }
+
   /**
    * Tries the window's shards, from a random one on, skipping those known to refuse this many.
    * @returns the shard that took the recipients, by the store's name for it (`undefined` for a
    *   single counter); `'full'` when none could; `'closing'` when the window reached its guard
-   *   before every shard was tried.
+   *   before every shard was tried. `ahead`: the next window, held beside the current one, which
+   *   has no guard of its own to reach.
    */
   private async reserveIn(
     window: number,
     recipients: number,
+    { ahead = false } = {},
   ): Promise<{ readonly shard: number | undefined } | 'full' | 'closing'> {
     const count = this.shards.length;
     // A single counter keeps its unsharded store name and its behaviour before shards: one write,
@@ -394,7 +483,7 @@ export class WindowedRateLimiter implements RateLimiter {
     const attempt = async (shard: number): Promise<'reserved' | 'refused' | 'closing'> => {
       if ((seen.smallestRefused[shard] ?? Number.POSITIVE_INFINITY) <= recipients) return 'refused';
       // Tries take time: a reservation that answers inside the guard would only be given back.
-      if (this.usableWindow(this.now()) !== window) return 'closing';
+      if (!ahead && this.usableWindow(this.now()) !== window) return 'closing';
       this.stats.attempts += 1;
       const write = this.store.tryReserve(window, recipients, this.shards[shard] ?? 0, shard);
       const answered = write.then(

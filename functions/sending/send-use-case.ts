@@ -28,7 +28,7 @@ import type {
 import type { SendMessage } from './queue-message.ts';
 import { parseSendMessage } from './queue-message-parsing.ts';
 import { recipientsOf, withRecipients } from './queue-message-recipients.ts';
-import { RateLimitWaitExceededError } from './rate-limiter.ts';
+import { type Acquisition, RateLimitWaitExceededError } from './rate-limiter.ts';
 import { sendRecordKey } from './send-record.ts';
 
 /**
@@ -268,14 +268,24 @@ const sendAndDecide = async (
   const attemptedAt = deps.now().toISOString();
   let requests = 0;
   let outcome: SendOutcome<RecipientResult>;
+  // The request's reservation; its answer tells the limiter how long requests take to arrive.
+  let acquisition: Acquisition | undefined;
+  const reportAnswer = () => {
+    if (acquisition) deps.rateLimiter.answered?.(acquisition);
+    acquisition = undefined;
+  };
   try {
     outcome = await deps.gateway.send(withRecipients(message, keys), {
       beforeSend: async () => {
         requests += 1;
-        await deps.rateLimiter.acquire(keys.length, { deadline: deps.deadline });
+        // A resend (fresh token) follows an answer: the first request's time is known.
+        reportAnswer();
+        acquisition = await deps.rateLimiter.acquire(keys.length, { deadline: deps.deadline });
       },
     });
+    reportAnswer();
   } catch (error) {
+    reportAnswer();
     if (error instanceof RateLimitWaitExceededError && requests <= 1) throw error;
     // Refused for its token, and no quota for a second request before the deadline: not sent.
     if (error instanceof RateLimitWaitExceededError)

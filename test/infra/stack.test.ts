@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { App, CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MsgbridgeFunction } from '../../lib/msgbridge-function.ts';
 import { MsgbridgeStack } from '../../lib/msgbridge-stack.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
@@ -142,12 +142,23 @@ describe('MsgbridgeFunction', () => {
     // The source map is written beside the bundle for offline use, and the bundle names none.
     expect(existsSync(`${bundle}.map`)).toBe(true);
     expect(readFileSync(bundle, 'utf8')).not.toContain('sourceMappingURL');
+    // The SDK's default credential chain is replaced by the environment's provider: no SSO,
+    // shared-file or web-identity code in the bundle.
+    const code = readFileSync(bundle, 'utf8');
+    expect(code).not.toContain('sso_start_url');
+    expect(code).not.toContain('AWS_WEB_IDENTITY_TOKEN_FILE');
+    expect(code).toContain('AWS_SECRET_ACCESS_KEY');
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDBUNDLEPROBE');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'bundle-probe-secret');
+    vi.stubEnv('AWS_PROFILE', 'a-profile-the-bundle-must-not-read');
     const module = (await import(pathToFileURL(bundle).href)) as {
       handler: (event: unknown) => Promise<unknown>;
     };
     await expect(module.handler({ text: '안녕 ok' })).resolves.toEqual({
       bytes: 7,
       sdk: 'function',
+      accessKeyId: 'AKIDBUNDLEPROBE',
     });
+    vi.unstubAllEnvs();
   });
 });

@@ -234,6 +234,7 @@ describe('DynamoDbRateLimiter, one acquirer', () => {
       waits: 0,
       givenBack: 0,
       abandoned: 0,
+      heldAhead: 0,
     });
     expect(limiter.stats.attempts / limiter.stats.recipients).toBe(0.1);
     expect(new Set(windows).size).toBe(8);
@@ -299,6 +300,132 @@ describe('the boundary guard', () => {
     const acquired = await acquireTen();
 
     expect(acquired.window).toBe(W0);
+  });
+});
+
+describe('the arrival margin', () => {
+  it('holds the recipients in the next window too when let go within the margin of the end', async () => {
+    // Prepare: 200 ms left, margin 300 ms.
+    const { table, limiter, acquireTen } = limiterAt(T0 + 800, () => 1, { arrivalMarginMs: 300 });
+
+    // Act
+    const acquired = await acquireTen();
+
+    // Assess: counted in both seconds the gateway may count the request in.
+    expect(acquired).toMatchObject({ window: W0, fullWindows: 0, reserved: 20 });
+    expect(table.items.get(`RATE#${W0}`)?.used).toBe(10);
+    expect(table.items.get(`RATE#${W0 + 1}`)?.used).toBe(10);
+    expect(limiter.stats).toMatchObject({ attempts: 2, reserved: 1, heldAhead: 1 });
+  });
+
+  it('holds one window when more than the margin is left', async () => {
+    const { table, limiter, acquireTen } = limiterAt(T0 + 600, () => 1, { arrivalMarginMs: 300 });
+
+    const acquired = await acquireTen();
+
+    expect(acquired).toMatchObject({ window: W0, reserved: 10 });
+    expect(table.items.has(`RATE#${W0 + 1}`)).toBe(false);
+    expect(limiter.stats.heldAhead).toBe(0);
+  });
+
+  it('with the next window full, gives the current one back and waits for the one after', async () => {
+    // Prepare
+    const { clock, table, limiter, acquireTen } = limiterAt(T0 + 800, () => 1, {
+      arrivalMarginMs: 300,
+      jitterMs: 0,
+    });
+    table.items.set(`RATE#${W0 + 1}`, { used: 45, expiresAt: 0 });
+
+    // Act
+    const acquired = await acquireTen();
+
+    // Assess
+    expect(acquired).toMatchObject({ window: W0 + 2, fullWindows: 1, reserved: 10 });
+    expect(clock.now()).toBeGreaterThanOrEqual(T0 + 2 * SECOND);
+    expect(table.items.get(`RATE#${W0}`)?.used).toBe(0);
+    expect(table.items.get(`RATE#${W0 + 1}`)?.used).toBe(45);
+    expect(limiter.stats).toMatchObject({ givenBack: 1, abandoned: 0, heldAhead: 0 });
+  });
+
+  it('widens the margin to the longest recent time from a reservation to its answer', async () => {
+    // Prepare: no margin of its own; one request answered 700 ms after its reservation.
+    const { clock, table, limiter } = limiterAt(T0 + 100, () => 1);
+    const first = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+    await clock.run(clock.sleep(700));
+    limiter.answered(first);
+
+    // Act: the next request is let go with 600 ms left.
+    await clock.run(clock.sleep(1_000 - (clock.now() - T0) + 400));
+    const second = await clock.run(limiter.acquire(10, { deadline: T0 + 5 * SECOND }));
+
+    // Assess
+    expect(limiter.arrivalMargin()).toBeGreaterThanOrEqual(700);
+    expect(second).toMatchObject({ window: W0 + 1, reserved: 20 });
+    expect(table.items.get(`RATE#${W0 + 2}`)?.used).toBe(10);
+  });
+
+  /**
+   * Senders on one table, each request travelling `transit` ms to a gateway that counts recipients
+   * by the second they arrive in, as the real one does. Answers `perArrivalSecond` (recipients).
+   */
+  const gatewayCounts = async (
+    options: Partial<DynamoDbRateLimiterOptions>,
+    seed: number,
+    { reportAnswers = true } = {},
+  ) => {
+    const clock = new FakeClock(T0 + 13);
+    const random = seeded(seed);
+    const table = fakeStateTable(clock, () => 2 + random() * 8);
+    const endsAt = T0 + 20 * SECOND;
+    const perArrivalSecond = new Map<number, number>();
+    const sender = async (id: number) => {
+      const limiter = limiterOn(clock, table, { random: seeded(seed * 100 + id), ...options });
+      for (;;) {
+        const recipients = 1 + Math.floor(random() * 10);
+        try {
+          const acquisition = await limiter.acquire(recipients, { deadline: endsAt });
+          // Up to 400 ms on the way (a busy process, a slow network), then 20 ms to answer.
+          const transit = random() * 400;
+          await clock.sleep(transit);
+          const second = Math.floor(clock.now() / SECOND);
+          perArrivalSecond.set(second, (perArrivalSecond.get(second) ?? 0) + recipients);
+          await clock.sleep(20);
+          if (reportAnswers) limiter.answered(acquisition);
+        } catch (error) {
+          if (error instanceof RateLimitWaitExceededError) return;
+          throw error;
+        }
+        // Bursty demand: about the quota on average, so some seconds are still open near their
+        // end while the next one fills.
+        await clock.sleep(random() * 1_600);
+      }
+    };
+    await clock.run(Promise.all(Array.from({ length: 8 }, (_, id) => sender(id))));
+    return perArrivalSecond;
+  };
+
+  const SEEDS = Array.from({ length: 20 }, (_, index) => index + 1);
+
+  it('keeps every second the gateway counts within the quota when requests arrive up to the margin late', async () => {
+    for (const seed of SEEDS) {
+      const counted = await gatewayCounts({ arrivalMarginMs: 400 }, seed);
+      expect(Math.max(...counted.values())).toBeLessThanOrEqual(50);
+      // And the quota is used: many seconds are full or nearly.
+      const seconds = [...counted.values()].slice(1, -1);
+      expect(seconds.filter((used) => used >= 40).length).toBeGreaterThan(seconds.length / 4);
+    }
+  });
+
+  it('(control) with the guard alone and no answers reported, the same late arrivals exceed the quota', async () => {
+    const exceeded = await Promise.all(
+      SEEDS.map(async (seed) => {
+        const counted = await gatewayCounts({ arrivalMarginMs: 0 }, seed, {
+          reportAnswers: false,
+        });
+        return Math.max(...counted.values()) > 50;
+      }),
+    );
+    expect(exceeded.filter(Boolean).length).toBeGreaterThan(SEEDS.length / 2);
   });
 });
 
