@@ -343,9 +343,9 @@ export class WindowedRateLimiter implements RateLimiter {
   }
 
   answered(acquisition: Acquisition): void {
+    // One acquisition may carry several requests (`coalescingRateLimiter`): each answer counts.
     const resolvedAt = this.resolvedAt.get(acquisition);
     if (resolvedAt === undefined) return;
-    this.resolvedAt.delete(acquisition);
     this.answerTimes.push(Math.max(0, this.now() - resolvedAt));
     if (this.answerTimes.length > ANSWERS_KEPT) this.answerTimes.shift();
   }

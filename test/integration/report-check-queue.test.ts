@@ -111,6 +111,32 @@ describe('the report-check queue on SQS', () => {
     expect(received.every((item) => item.receiveCount === 1)).toBe(true);
   });
 
+  it('sends the checks queued together in batches of ten when gathering, each caller its own', async () => {
+    // Prepare
+    const url = freshQueue();
+    const checks = new SqsReportChecks(sqs, url, { gatherMs: 10 });
+    const before = calls.length;
+
+    // Act: twelve checks at once
+    await Promise.all(Array.from({ length: 12 }, (_, n) => checks.expect(check(n))));
+    const batch = new BatchReportChecks([...(await poll(url)), ...(await poll(url))], checks);
+    const received = [...(await batch.receive(10)), ...(await batch.receive(10))];
+
+    // Assess: two requests (10 + 2), no single sends, every check arrived once.
+    const made = calls.slice(before);
+    expect(made.filter((name) => name === 'SendMessageBatchCommand')).toHaveLength(2);
+    expect(made.filter((name) => name === 'SendMessageCommand')).toHaveLength(0);
+    expect(
+      received
+        .map((item) => ('check' in item ? item.check : item.problem))
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    ).toEqual(
+      Array.from({ length: 12 }, (_, n) => check(n)).sort((a, b) =>
+        JSON.stringify(a).localeCompare(JSON.stringify(b)),
+      ),
+    );
+  });
+
   it('puts a check back as a new message, delayed as asked, and names what was not finished', async () => {
     // Prepare: three checks received in one batch
     const url = freshQueue();

@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
+import { gatherer } from '../../commons/helpers/gather.ts';
 import type { AwaitingReports, ReportCheck } from '../../sending/ports.ts';
 import {
   type PutBackEntry,
@@ -18,17 +19,47 @@ const SQS_BATCH = 10;
  * received too early or left pending (`later`).
  */
 export class SqsReportChecks implements AwaitingReports {
+  private readonly gathered: ((check: ReportCheck) => Promise<void>) | undefined;
+
   constructor(
     private readonly sqs: SQSClient,
     private readonly queueUrl: string,
-  ) {}
+    /**
+     * `gatherMs` above 0: the checks `expect`ed within that long of one another go out together,
+     * up to 10 in one `SendMessageBatch` (the concurrent records of a batch: one request instead
+     * of ten; a check alone goes as a `SendMessage`). Each caller still waits for its own check
+     * only, and a check SQS did not take fails its own caller only.
+     * @default 0 (one `SendMessage` per check)
+     */
+    { gatherMs = 0 }: { readonly gatherMs?: number } = {},
+  ) {
+    this.gathered =
+      gatherMs > 0
+        ? gatherer<ReportCheck, void>({
+            capacity: SQS_BATCH,
+            gatherMs,
+            flush: async (checks) => {
+              const [only] = checks;
+              if (checks.length === 1 && only) {
+                await this.sendOne(only);
+                return [{ ok: true, value: undefined }];
+              }
+              return (await this.send(checks.map((check) => ({ check })))).map((queued) =>
+                queued
+                  ? { ok: true, value: undefined }
+                  : { ok: false, error: new Error('SQS did not take the report check') },
+              );
+            },
+          })
+        : undefined;
+  }
 
-  /**
-   * Queues `check`, resolving once SQS has it. One `SendMessage` per check: batching the checks of
-   * an invocation's records into one `SendMessageBatch` would need a batch per invocation, which a
-   * container-wide adapter cannot tell apart (the local run's concurrent stand-ins share one).
-   */
-  async expect(check: ReportCheck): Promise<void> {
+  /** Queues `check`, resolving once SQS has it. */
+  expect(check: ReportCheck): Promise<void> {
+    return this.gathered ? this.gathered(check) : this.sendOne(check);
+  }
+
+  private async sendOne(check: ReportCheck): Promise<void> {
     await this.sqs.send(
       new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: reportCheckBody(check) }),
     );
@@ -38,15 +69,24 @@ export class SqsReportChecks implements AwaitingReports {
    * Queues each check `delaySeconds` (0–900) from now, 10 per `SendMessageBatch`; a failed entry
    * is tried once more. Answers, per entry, whether SQS has it.
    */
-  async later(
+  later(
     entries: ReadonlyArray<{ readonly check: ReportCheck; readonly delaySeconds: number }>,
+  ): Promise<boolean[]> {
+    return this.send(entries);
+  }
+
+  /** `SendMessageBatch` calls of 10, each failed entry tried once more; the queue's delay without `delaySeconds`. */
+  private async send(
+    entries: ReadonlyArray<{ readonly check: ReportCheck; readonly delaySeconds?: number }>,
   ): Promise<boolean[]> {
     const queued = entries.map(() => false);
     for (let start = 0; start < entries.length; start += SQS_BATCH) {
       let batch = entries.slice(start, start + SQS_BATCH).map(({ check, delaySeconds }, i) => ({
         Id: String(start + i),
         MessageBody: reportCheckBody(check),
-        DelaySeconds: Math.max(0, Math.min(900, Math.round(delaySeconds))),
+        ...(delaySeconds === undefined
+          ? {}
+          : { DelaySeconds: Math.max(0, Math.min(900, Math.round(delaySeconds))) }),
       }));
       for (let attempt = 0; attempt < 2 && batch.length > 0; attempt++) {
         const answer = await this.sqs.send(
