@@ -150,6 +150,8 @@ const ContextSchema = z.strictObject({
       infrequentAccessAfterDays: z.number().optional(),
     })
     .optional(),
+  /** The tables' capacity from their first day (see `TablesOptions`). */
+  tables: z.strictObject({ eventTableWarmWritesPerSecond: z.number().optional() }).optional(),
 });
 
 /** The stack props the context can set. */
@@ -163,6 +165,7 @@ export type ContextStackProps = Mutable<
     | 'moPolling'
     | 'reconcile'
     | 'attachments'
+    | 'tables'
     | 'eventSource'
     | 'metricsNamespace'
     | 'webhooks'

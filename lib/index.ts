@@ -28,6 +28,7 @@ export {
   MsgBridge,
   type MsgBridgeProps,
   msgBridgeProblems,
+  type TablesOptions,
 } from './msgbridge.ts';
 export type { FunctionObservabilityOptions } from './msgbridge-function.ts';
 export { MsgbridgeStack, type MsgbridgeStackProps } from './msgbridge-stack.ts';

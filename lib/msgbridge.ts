@@ -44,6 +44,7 @@ export {
   importedSecretProblems,
   type MsgBridgeProps,
   msgBridgeProblems,
+  type TablesOptions,
 } from './msgbridge-props.ts';
 
 /**
@@ -139,7 +140,7 @@ export class MsgBridge extends Construct {
     this.dataKey = new DataKey(this, 'data-key', props.encryption);
     const encryptionKey = this.dataKey.key;
 
-    this.eventTable = this.table(EVENT_TABLE);
+    this.eventTable = this.table(EVENT_TABLE, props.tables?.eventTableWarmWritesPerSecond);
     this.stateTable = this.table(STATE_TABLE);
 
     // EventBus adds the key policy statement EventBridge needs (scoped to this bus); the archive
@@ -429,8 +430,11 @@ export class MsgBridge extends Construct {
     return secret;
   }
 
-  private table(definition: TableDefinition): TableV2 {
+  private table(definition: TableDefinition, warmWritesPerSecond?: number): TableV2 {
     return new CustomerKeyTable(this, definition.name, {
+      ...(warmWritesPerSecond === undefined
+        ? {}
+        : { warmThroughput: { writeUnitsPerSecond: warmWritesPerSecond } }),
       partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
       ...(definition.sortKey
         ? { sortKey: { name: definition.sortKey, type: AttributeType.STRING } }
