@@ -61,7 +61,17 @@ export interface PollTiming {
    */
   readonly storeAttempts: number;
   readonly storeBackoffMs: number;
+  /**
+   * Report pages in flight at once while the gateway keeps answering full pages (100 reports):
+   * each full page lets one more poll start beside the ones storing and confirming theirs, up to
+   * this many; a page that is not full brings it back to one. The gateway hands each report out
+   * once (spec 01 §3, polled report), so the pages are disjoint.
+   */
+  readonly pagesInFlight: number;
 }
+
+/** Reports on a full page (spec 01 §8): more are probably waiting. */
+export const REPORTS_PER_POLL = 100;
 
 /** The gateway's minimum interval after an empty poll (spec 01 §8). */
 export const MIN_EMPTY_POLL_INTERVAL_MS = 10_000;
@@ -76,6 +86,7 @@ export const DEFAULT_POLL_TIMING: PollTiming = {
   renewEveryMs: 5_000,
   storeAttempts: 3,
   storeBackoffMs: 1_000,
+  pagesInFlight: 16,
 };
 
 /** Timing that would break a gateway rule or let the lease lapse mid-page. */
@@ -197,7 +208,12 @@ export const pollReports = async (
   });
   if (delivery === 'webhook') return finish('webhook-mode');
 
-  const poller = { lease: REPORT_POLLER_LEASE, kind: 'reports', what: 'report' } as const;
+  const poller = {
+    lease: REPORT_POLLER_LEASE,
+    kind: 'reports',
+    what: 'report',
+    isFull: (data: PollReportsResponseData) => (data?.rptLst.length ?? 0) >= REPORTS_PER_POLL,
+  } as const;
   const poll = () => deps.gateway.pollReports();
   const run = await pollUnderLease(deps, poller, counts, poll, async (data, polledAt, timing) => {
     if (data === null || data.rptLst.length === 0) {
@@ -277,7 +293,8 @@ export const pollInbound = async (
     pagesQuarantined: 0,
     messagesNotStored: 0,
   };
-  const poller = { lease: MO_POLLER_LEASE, kind: 'mo', what: 'mo' } as const;
+  // One page at a time: an MO page holds every waiting message (no page size to tell "more").
+  const poller = { lease: MO_POLLER_LEASE, kind: 'mo', what: 'mo', isFull: () => false } as const;
   const poll = () => deps.gateway.listMo();
   const run = await pollUnderLease(deps, poller, counts, poll, async (messages, _, timing) => {
     if (messages.length === 0) {
@@ -377,6 +394,12 @@ export const resolvePollTiming = (overrides: Partial<PollTiming> | undefined): P
       'leaseTtlMs must outlast renewEveryMs + pageBudgetMs + the longest wait, or the lease lapses between renewals',
     );
   if (timing.storeAttempts < 1) problems.push('storeAttempts must be at least 1');
+  if (
+    !Number.isInteger(timing.pagesInFlight) ||
+    timing.pagesInFlight < 1 ||
+    timing.pagesInFlight > 50
+  )
+    problems.push('pagesInFlight must be an integer from 1 to 50');
   if (problems.length > 0) throw new PollTimingError(problems);
   return timing;
 };
@@ -435,10 +458,18 @@ const newPollCounters = (): PollCounters => ({
  * The loop both pollers run: under the poller's lease, re-ingest the pages of its kind kept by
  * earlier runs, then poll while the session allows. A rate-limited or failed poll waits
  * `retryWaitMs`; an answered page goes to `onPage`, which answers when the next poll may start.
+ * A full page (`isFull`) starts one more poll beside it, up to `pagesInFlight`; a page that is not
+ * full ends the extra polls as they finish. Every wait (after an empty page, a refusal) holds every
+ * poll: the gateway's 10 s rule is per account, not per poll.
  */
 const pollUnderLease = async <T>(
   deps: PollDeps<unknown>,
-  poller: { readonly lease: string; readonly kind: PolledPageKind; readonly what: 'report' | 'mo' },
+  poller: {
+    readonly lease: string;
+    readonly kind: PolledPageKind;
+    readonly what: 'report' | 'mo';
+    readonly isFull: (data: T) => boolean;
+  },
   counts: PollCounters,
   poll: () => Promise<T>,
   onPage: (data: T, polledAt: number, timing: PollTiming) => Promise<number>,
@@ -449,21 +480,64 @@ const pollUnderLease = async <T>(
     reingest = await reingestKeptPages(deps, session, poller.kind);
     if (reingest.stopped) return reingest.stopped;
     let notBefore = deps.now();
-    for (;;) {
-      const ready = await session.ready(notBefore);
-      if (ready !== 'go') return ready;
+    let wanted = 1;
+    let active = 1;
+    /** Set when a poll failed beyond a wait: every other poll ends too. */
+    let failed = false;
+    const extra: Array<Promise<unknown>> = [];
+    /** One poll after another; the first never leaves before the run ends, the others may. */
+    const lane = async (first: boolean): Promise<Exclude<PollStop, 'lease-busy'> | undefined> => {
+      for (;;) {
+        if (failed || (!first && active > wanted)) return undefined;
+        const ready = await session.ready(notBefore);
+        if (ready !== 'go') return ready;
 
-      const polledAt = deps.now();
-      const page = await pollOnce(poll, deps.logger, poller.what);
-      if (page.kind !== 'answered') {
-        if (page.kind === 'rate-limited') counts.rateLimitedPolls++;
-        else counts.failedPolls++;
-        notBefore = deps.now() + timing.retryWaitMs;
-        continue;
+        const polledAt = deps.now();
+        const page = await pollOnce(poll, deps.logger, poller.what);
+        if (page.kind !== 'answered') {
+          if (page.kind === 'rate-limited') counts.rateLimitedPolls++;
+          else counts.failedPolls++;
+          wanted = 1;
+          notBefore = Math.max(notBefore, deps.now() + timing.retryWaitMs);
+          continue;
+        }
+        counts.polls++;
+        if (poller.isFull(page.data)) {
+          if (active < timing.pagesInFlight) {
+            wanted = active + 1;
+            active++;
+            extra.push(
+              lane(false)
+                .catch((error: unknown) => {
+                  failed = true;
+                  throw error;
+                })
+                .finally(() => active--),
+            );
+          }
+        } else {
+          wanted = 1;
+        }
+        notBefore = Math.max(notBefore, await onPage(page.data, polledAt, timing));
       }
-      counts.polls++;
-      notBefore = await onPage(page.data, polledAt, timing);
+    };
+    const outcome = await Promise.allSettled([
+      lane(true).catch((error: unknown) => {
+        failed = true;
+        throw error;
+      }),
+    ]);
+    // The extra polls end at the same deadline or lease loss; none is left running.
+    const rest: Array<PromiseSettledResult<unknown>> = [];
+    for (let awaited = 0; awaited < extra.length; ) {
+      const started = extra.slice(awaited);
+      awaited = extra.length;
+      rest.push(...(await Promise.allSettled(started)));
     }
+    for (const result of [...outcome, ...rest])
+      if (result.status === 'rejected') throw result.reason;
+    const [first] = outcome;
+    return first?.status === 'fulfilled' && first.value ? first.value : 'deadline';
   });
   return { stopped, reingest };
 };

@@ -9,9 +9,13 @@ import {
   type PollReportsResponseData,
   PollReportsResponseDataSchema,
 } from '../../functions/commons/gateway/schemas/index.ts';
-import { REPORT_POLLER_LEASE } from '../../functions/polling/poll-reports.ts';
+import {
+  pollReports,
+  REPORT_POLLER_LEASE,
+  type ReportPollingGateway,
+} from '../../functions/polling/poll-reports.ts';
 import { reportItem } from '../support/gateway-bodies.ts';
-import { page, START } from '../support/poll-harness.ts';
+import { harness, page, START } from '../support/poll-harness.ts';
 import { reportPoller } from '../support/report-poller.ts';
 
 const msgKeysOf = (data: PollReportsResponseData): string[] =>
@@ -368,5 +372,87 @@ describe('pollReports: storing and confirming', () => {
     // Assess
     expect(gateway.polls[1]?.at).toBe(START + 2_000);
     expect(outcome.oldestReportAgeSeconds).toBe(47);
+  });
+});
+
+describe('pollReports: pages in flight', () => {
+  /** A gateway handing out `full` pages of 100 reports, then one of 7, then none; each call yields. */
+  const busyGateway = (h: ReturnType<typeof harness<ReportPollingGateway>>, full: number) => {
+    const script: PollReportsResponseData[] = [
+      ...Array.from({ length: full }, () => page(100)),
+      page(7),
+    ];
+    const state = {
+      inFlight: 0,
+      maxInFlight: 0,
+      polls: 0,
+      emptyAnsweredAt: undefined as number | undefined,
+      tooSoon: 0,
+    };
+    const inFlightAfterPartial: number[] = [];
+    let partialSeen = false;
+    const confirmed: string[] = [];
+    const gateway: ReportPollingGateway = {
+      pollReports: async () => {
+        state.polls += 1;
+        if (state.emptyAnsweredAt !== undefined && h.clock.now() - state.emptyAnsweredAt < 10_000)
+          state.tooSoon += 1;
+        state.inFlight += 1;
+        state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+        if (partialSeen) inFlightAfterPartial.push(state.inFlight);
+        for (let i = 0; i < 3; i += 1) await new Promise((resolve) => setImmediate(resolve));
+        h.clock.time += 50;
+        state.inFlight -= 1;
+        const next = script.shift() ?? null;
+        if (next === null) state.emptyAnsweredAt = h.clock.now();
+        if (next !== null && next.rptLst.length < 100) partialSeen = true;
+        return next;
+      },
+      confirmReports: async (keys) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        confirmed.push(...keys);
+      },
+    };
+    return { gateway, state, confirmed, inFlightAfterPartial };
+  };
+
+  it('keeps more polls in flight while pages come full, never more than pagesInFlight, each page stored and confirmed once', async () => {
+    // Prepare
+    const h = harness<ReportPollingGateway>({ deadlineInMs: 60_000 });
+    const { gateway, state, confirmed, inFlightAfterPartial } = busyGateway(h, 40);
+
+    // Act
+    const outcome = await pollReports(h.deps(gateway, { timing: { pagesInFlight: 6 } }), 'polling');
+
+    // Assess
+    expect(state.maxInFlight).toBeGreaterThan(1);
+    expect(state.maxInFlight).toBeLessThanOrEqual(6);
+    expect(outcome.reportsStored).toBe(40 * 100 + 7);
+    expect(outcome.reportsDuplicate).toBe(0);
+    expect(confirmed).toHaveLength(41);
+    expect(new Set(confirmed).size).toBe(41);
+    // Every poll after an empty one waited the gateway's 10 s, whatever was in flight; once a page
+    // came back short, the polls went on one at a time.
+    expect(state.tooSoon).toBe(0);
+    expect(inFlightAfterPartial.slice(-3)).toEqual([1, 1, 1]);
+    expect(outcome.stopped).toBe('deadline');
+  });
+
+  it('polls one page at a time with pagesInFlight 1, as before', async () => {
+    const h = harness<ReportPollingGateway>({ deadlineInMs: 60_000 });
+    const { gateway, state } = busyGateway(h, 10);
+
+    await pollReports(h.deps(gateway, { timing: { pagesInFlight: 1 } }), 'polling');
+
+    expect(state.maxInFlight).toBe(1);
+  });
+
+  it('refuses a pagesInFlight outside 1 to 50', async () => {
+    const h = harness<ReportPollingGateway>();
+    const { gateway } = busyGateway(h, 1);
+
+    await expect(
+      pollReports(h.deps(gateway, { timing: { pagesInFlight: 0 } }), 'polling'),
+    ).rejects.toThrow(/pagesInFlight must be an integer from 1 to 50/);
   });
 });
