@@ -371,7 +371,7 @@ export const injectEventBridgeFaults = (
               : (output.Entries?.[accepted++] ?? {}),
         );
         // The entries it did accept are on the bus: a later kill of this invocation puts them again.
-        remember(invocation, entries, merged);
+        remember(invocation, entries, merged, unavoidable);
         return {
           ...result,
           output: {
@@ -392,23 +392,31 @@ export const injectEventBridgeFaults = (
         invocation.kill('after PutEvents returned');
         return never();
       }
-      remember(invocation, entries, output.Entries ?? []);
+      remember(invocation, entries, output.Entries ?? [], unavoidable);
       return result;
     },
     { step: 'initialize', name: 'chaosEventBridgeFaults' },
   );
 };
 
-/** Notes the events a call of `invocation` put, for the accounting of a later kill. */
+/**
+ * Notes the events a call of `invocation` put, for the accounting of a later kill. A call that
+ * was already on its way when the invocation was killed (publish-events sends a batch's calls
+ * together) still lands on the bus, and the retried records put its events again: unavoidable,
+ * like the events of the calls before the kill.
+ */
 const remember = (
   invocation: Invocation | undefined,
   entries: readonly PutEventsRequestEntry[],
   results: readonly PutEventsResultEntry[],
+  unavoidable: Set<string>,
 ): void => {
   if (!invocation) return;
   invocation.puts += 1;
   entries.forEach((entry, index) => {
-    if (results[index]?.ErrorCode === undefined) invocation.putIds.push(eventIdOfEntry(entry));
+    if (results[index]?.ErrorCode !== undefined) return;
+    invocation.putIds.push(eventIdOfEntry(entry));
+    if (invocation.killed) unavoidable.add(eventIdOfEntry(entry));
   });
 };
 

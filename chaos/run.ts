@@ -77,6 +77,8 @@ const LATE_SWEEPS = 3;
 const PAST_WINDOW_MS = 8 * 24 * 3_600_000;
 /** Past reconcile-status's 10 minutes before it calls an unknown cliKey not sent. */
 const LATE_RECONCILE_MS = 15 * 60_000;
+/** A report due this soon on the gateway's clock is waited for before the verdict. */
+const REPORTS_COMING_MS = 60_000;
 /**
  * The stack of the run: a gateway call times out after 1.5 s, so send-messages may have a timeout
  * of 8 s (twice that and 5 s, the least the stack accepts; deployed by default it is 60 s), and
@@ -232,10 +234,19 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
     let lateSweepAt = 0;
     let lateReconcileAt = 0;
     let lateChecksAt = 0;
+    // A report the gateway will produce within the settle time (a send accepted moments ago, a
+    // scheduled send coming due) is not lost yet, but must be waited for: once produced, it is
+    // expected, and by polling it may come 10 s after the next poll.
+    const reportsComing = () => {
+      const simNow = Date.parse(running.sim.snapshot().now);
+      return running.sim
+        .acceptances()
+        .some((a) => a.result === undefined && a.deliverAt <= simNow + REPORTS_COMING_MS);
+    };
     for (;;) {
       const { violations } = verdictNow();
       const lost = violations.filter((v) => v.invariant === 'lost');
-      if (lost.length === 0) break;
+      if (lost.length === 0 && (!reportsComing() || Date.now() > settleBy)) break;
       const attachmentsOnly = lost.every((v) => v.item.startsWith('attachment '));
       if (Date.now() > settleBy && !(attachmentsOnly && lateSweeps <= LATE_SWEEPS)) {
         if (Date.now() > graceBy || !(sendsQueued(running, lost) || checksQueued(running, lost)))

@@ -86,7 +86,7 @@ export const DEFAULT_POLL_TIMING: PollTiming = {
   renewEveryMs: 5_000,
   storeAttempts: 3,
   storeBackoffMs: 1_000,
-  pagesInFlight: 16,
+  pagesInFlight: 32,
 };
 
 /** Timing that would break a gateway rule or let the lease lapse mid-page. */
