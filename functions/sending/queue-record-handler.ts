@@ -105,6 +105,8 @@ export interface SenderOverrides extends CompositionOverrides {
   readonly gateway?: { readonly client: GatewayClient; readonly timeoutMs: number };
   /** Wraps the gateway the sends go through (the fault-injection run). */
   readonly wrapGateway?: (gateway: SendGateway) => SendGateway;
+  /** The rate limiter's clock (epoch ms). @default Date.now */
+  readonly rateLimiterNow?: () => number;
   /**
    * The claim lease and the deadline of an invocation with `remainingMs` left.
    * @default a lease of `remainingMs` + 5 s; a deadline leaving the gateway call its timeout and 2 s
@@ -157,6 +159,7 @@ export const composeSender = (env: Environment = process.env, overrides: SenderO
           quota: integerEnv('TPS_QUOTA', 100, { min: 10, max: 100_000 }, env),
           guardMs: 100,
           arrivalMarginMs: 300,
+          ...(overrides.rateLimiterNow ? { now: overrides.rateLimiterNow } : {}),
         },
         overrides.documents,
       ),

@@ -89,6 +89,8 @@ describe('composeSender', () => {
       documents,
       sqs,
       wrapGateway: () => gatewayAnswering('10000'),
+      // Early in a second: the request is counted in that second only (no arrival margin).
+      rateLimiterNow: () => 1_700_000_000_100,
     });
     const result = await sender.recordHandler(record({ channel: 'sms', ...smsBody(10) }), 30_000);
 
@@ -103,6 +105,29 @@ describe('composeSender', () => {
     expect(sent.map((input) => input.QueueUrl)).toEqual([ENV.REPORT_CHECK_QUEUE_URL]);
     expect(JSON.parse(sent[0]?.MessageBody ?? '{}').recipients).toHaveLength(10);
     expect(sender.logger).toBe(overrides.logger);
+  });
+
+  it('holds a request let go in the last 300 ms of a second in the next second too', async () => {
+    const { documents } = acceptingTables();
+    const { sqs } = acceptingQueues();
+    const overrides = observed();
+    const addMetric = vi.spyOn(overrides.metrics, 'addMetric');
+
+    const sender = composeSender(ENV, {
+      ...overrides,
+      documents,
+      sqs,
+      wrapGateway: () => gatewayAnswering('10000'),
+      // 200 ms before the second ends: inside the 300 ms arrival margin, outside the 100 ms guard.
+      rateLimiterNow: () => 1_700_000_000_800,
+    });
+    await sender.recordHandler(record({ channel: 'sms', ...smsBody(10) }), 30_000);
+
+    expect(addMetric).toHaveBeenCalledWith(
+      RATE_LIMIT_METRICS.quotaRecipientsReserved,
+      expect.anything(),
+      20,
+    );
   });
 
   it('delays a redelivery on the queue SEND_QUEUE_URL names', async () => {
