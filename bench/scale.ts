@@ -245,8 +245,6 @@ export const runScale = async (): Promise<ScenarioResult> => {
 
     // ---- per path ----
     const events = bridge.bus.entries.length;
-    const publish = meter('publish-events');
-    const fetch = meter('fetch-attachments');
     const factorOf = (name: string) =>
       mappings.find((m) => m.kind === 'dynamodb' && functionName(m.functionId) === name)
         ?.parallelizationFactor ?? 1;
@@ -304,36 +302,45 @@ export const runScale = async (): Promise<ScenarioResult> => {
         ceilingAtMaxConcurrency: Math.round(atMost),
       };
     });
+    /** A stream consumer's row: its drain, its capacity per shard and what a full shard needs. */
+    const streamRow = (
+      path: string,
+      name: string,
+      drain: typeof publishDrain,
+      capacityPerShard: number,
+      needPerShard: number,
+    ) => {
+      const run = meter(name);
+      return {
+        path,
+        parallelizationFactor: factorOf(name),
+        backlogRecords: drain.records,
+        recordsPerInvocation: round(drain.records / Math.max(1, drain.invocations), 1),
+        concurrentInvocations: round(drain.concurrent, 2),
+        localDrainRecordsPerSecond: Math.round(drain.records / drain.seconds),
+        recordsPerSecondPerShard: Math.round(capacityPerShard),
+        needPerShard,
+        keepsUpWithAShard: capacityPerShard >= needPerShard,
+        msPerRecordInTheRun: round(run.ms / Math.max(1, run.records), 2),
+      };
+    };
     const streams = [
-      {
-        path: 'publishing (publish-events, per stream record)',
-        parallelizationFactor: factorOf('publish-events'),
-        backlogRecords: publishDrain.records,
-        recordsPerInvocation: round(
-          publishDrain.records / Math.max(1, publishDrain.invocations),
-          1,
-        ),
-        concurrentInvocations: round(publishDrain.concurrent, 2),
-        localDrainRecordsPerSecond: Math.round(publishDrain.records / publishDrain.seconds),
-        recordsPerSecondPerShard: Math.round(perShard),
-        // Each stream record is a write; a shard carries at most 1,000 a second.
-        needPerShard: SHARD_WRITES_PER_SECOND,
-        keepsUpWithAShard: perShard >= SHARD_WRITES_PER_SECOND,
-        msPerRecordInTheRun: round(publish.ms / Math.max(1, publish.records), 2),
-      },
-      {
-        path: 'attachments (fetch-attachments, per MMS)',
-        parallelizationFactor: factorOf('fetch-attachments'),
-        backlogRecords: fetchDrain.records,
-        recordsPerInvocation: round(fetchDrain.records / Math.max(1, fetchDrain.invocations), 1),
-        concurrentInvocations: round(fetchDrain.concurrent, 2),
-        localDrainRecordsPerSecond: Math.round(fetchDrain.records / fetchDrain.seconds),
-        recordsPerSecondPerShard: Math.round(fetchPerShard),
-        // A tenth of the writes are MMS (the workload's share).
-        needPerShard: SHARD_WRITES_PER_SECOND / MMS_EVERY,
-        keepsUpWithAShard: fetchPerShard >= SHARD_WRITES_PER_SECOND / MMS_EVERY,
-        msPerRecordInTheRun: round(fetch.ms / Math.max(1, fetch.records), 2),
-      },
+      // Each stream record is a write; a shard carries at most 1,000 a second.
+      streamRow(
+        'publishing (publish-events, per stream record)',
+        'publish-events',
+        publishDrain,
+        perShard,
+        SHARD_WRITES_PER_SECOND,
+      ),
+      // A tenth of the writes are MMS (the workload's share).
+      streamRow(
+        'attachments (fetch-attachments, per MMS)',
+        'fetch-attachments',
+        fetchDrain,
+        fetchPerShard,
+        SHARD_WRITES_PER_SECOND / MMS_EVERY,
+      ),
     ];
     // A stream consumer keeps up while each shard brings it no more records than it handles: on
     // the shards the table has at the goal's rate, perShard × shards ÷ recordsPerRecipient

@@ -398,7 +398,6 @@ const sendsDecided = (bridge: LocalBridge, workload: Workload): boolean => {
   return workload.cliKeys.every((cliKey) => decided.has(`send:${cliKey}`));
 };
 
-/** Whether any of the sends missing an outcome is still in the send queue, to be delivered again. */
 /**
  * A report is still missing while report checks wait on their queue: a withheld report is found
  * only by its check, which may be put back (pending) or come back after a failed invocation.
@@ -410,6 +409,7 @@ const checksQueued = (
   lost.some((v) => v.item.startsWith('report ')) &&
   queueCounts(bridge.fauxqs, bridge.queues.reportChecks.name).total > 0;
 
+/** Whether any of the sends missing an outcome is still in the send queue, to be delivered again. */
 const sendsQueued = (
   bridge: LocalBridge,
   lost: ReadonlyArray<{ readonly item: string }>,

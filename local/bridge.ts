@@ -430,10 +430,6 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
          */
         sweepAt: (at: Date) => createSweepHandler({ ...sweep.deps, now: () => at })({}, undefined),
         /**
-         * Runs reconcile-status once now, as if at `at` (the chaos run uses it for the run that
-         * resolves unknown send outcomes minutes after the attempt).
-         */
-        /**
          * Lets reconcile-status's clock run `ms` ahead of the wall clock from now on, for the
          * report checks its event source hands it (a bench or chaos run has checks come due
          * without waiting for them).
@@ -441,6 +437,10 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
         reconcileAhead: (ms: number) => {
           reconcileAheadMs = ms;
         },
+        /**
+         * Runs reconcile-status once now, as if at `at` (the chaos run uses it for the run that
+         * resolves unknown send outcomes minutes after the attempt).
+         */
         reconcileAt: (at: Date) =>
           reconcileStatusExclusively(
             {

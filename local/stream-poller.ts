@@ -17,6 +17,7 @@ import {
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { stableHash } from '../simulator/stable-hash.ts';
 import { toLambdaRecord } from './lambda-stream-record.ts';
 import { type InvocationOutcome, interpretResponse } from './partial-batch-response.ts';
 
@@ -621,16 +622,9 @@ const validate = (options: StreamPollerOptions): Settings => {
   return settings;
 };
 
-/** The lane of a record: a hash (FNV-1a) of its partition key's value, modulo the lanes. */
-const laneOf = (record: DynamoDBRecord, attribute: string, lanes: number): number => {
-  const key = JSON.stringify(record.dynamodb?.Keys?.[attribute] ?? null);
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < key.length; index += 1) {
-    hash ^= key.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash % lanes;
-};
+/** The lane of a record: a stable hash of its partition key's value, modulo the lanes. */
+const laneOf = (record: DynamoDBRecord, attribute: string, lanes: number): number =>
+  stableHash(JSON.stringify(record.dynamodb?.Keys?.[attribute] ?? null)) % lanes;
 
 const toError = (value: unknown): Error =>
   value instanceof Error ? value : new Error(`Non-error thrown: ${messageOf(value)}`);

@@ -484,6 +484,11 @@ const pollUnderLease = async <T>(
     let active = 1;
     /** Set when a poll failed beyond a wait: every other poll ends too. */
     let failed = false;
+    const failing = <V>(polls: Promise<V>): Promise<V> =>
+      polls.catch((error: unknown) => {
+        failed = true;
+        throw error;
+      });
     const extra: Array<Promise<unknown>> = [];
     /** One poll after another; the first never leaves before the run ends, the others may. */
     const lane = async (first: boolean): Promise<Exclude<PollStop, 'lease-busy'> | undefined> => {
@@ -506,14 +511,7 @@ const pollUnderLease = async <T>(
           if (active < timing.pagesInFlight) {
             wanted = active + 1;
             active++;
-            extra.push(
-              lane(false)
-                .catch((error: unknown) => {
-                  failed = true;
-                  throw error;
-                })
-                .finally(() => active--),
-            );
+            extra.push(failing(lane(false)).finally(() => active--));
           }
         } else {
           wanted = 1;
@@ -521,12 +519,7 @@ const pollUnderLease = async <T>(
         notBefore = Math.max(notBefore, await onPage(page.data, polledAt, timing));
       }
     };
-    const outcome = await Promise.allSettled([
-      lane(true).catch((error: unknown) => {
-        failed = true;
-        throw error;
-      }),
-    ]);
+    const outcome = await Promise.allSettled([failing(lane(true))]);
     // The extra polls end at the same deadline or lease loss; none is left running.
     const rest: Array<PromiseSettledResult<unknown>> = [];
     for (let awaited = 0; awaited < extra.length; ) {
