@@ -84,6 +84,10 @@ const asRecord = (message: Message): SQSRecord =>
     awsRegion: LOCAL_REGION,
   }) as SQSRecord;
 
+/** The items sorted by their JSON, to compare what arrived in whatever order. */
+const inAnyOrder = <T>(items: readonly T[]): T[] =>
+  [...items].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+
 describe('the report-check queue on SQS', () => {
   it('carries each check the sender queues to reconcile-status, parsed', async () => {
     // Prepare
@@ -100,14 +104,8 @@ describe('the report-check queue on SQS', () => {
     expect(received).toHaveLength(12);
     expect(await batch.receive(10)).toEqual([]);
     expect(
-      received
-        .map((item) => ('check' in item ? item.check : item.problem))
-        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
-    ).toEqual(
-      Array.from({ length: 12 }, (_, n) => check(n)).sort((a, b) =>
-        JSON.stringify(a).localeCompare(JSON.stringify(b)),
-      ),
-    );
+      inAnyOrder(received.map((item) => ('check' in item ? item.check : item.problem))),
+    ).toEqual(inAnyOrder(Array.from({ length: 12 }, (_, n) => check(n))));
     expect(received.every((item) => item.receiveCount === 1)).toBe(true);
   });
 
@@ -127,14 +125,8 @@ describe('the report-check queue on SQS', () => {
     expect(made.filter((name) => name === 'SendMessageBatchCommand')).toHaveLength(2);
     expect(made.filter((name) => name === 'SendMessageCommand')).toHaveLength(0);
     expect(
-      received
-        .map((item) => ('check' in item ? item.check : item.problem))
-        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
-    ).toEqual(
-      Array.from({ length: 12 }, (_, n) => check(n)).sort((a, b) =>
-        JSON.stringify(a).localeCompare(JSON.stringify(b)),
-      ),
-    );
+      inAnyOrder(received.map((item) => ('check' in item ? item.check : item.problem))),
+    ).toEqual(inAnyOrder(Array.from({ length: 12 }, (_, n) => check(n))));
   });
 
   it('puts a check back as a new message, delayed as asked, and names what was not finished', async () => {

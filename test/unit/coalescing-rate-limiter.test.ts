@@ -38,19 +38,25 @@ const manualTimer = () => {
   };
 };
 
+/** A coalescing limiter (10 recipients, 10 ms) over a scripted inner one, with a hand-fired timer. */
+const coalescingOverScript = () => {
+  const inner = scriptedInner();
+  const timer = manualTimer();
+  const limiter = coalescingRateLimiter(inner.limiter, {
+    maxRecipients: 10,
+    gatherMs: 10,
+    schedule: timer.schedule,
+  });
+  return { inner, timer, limiter };
+};
+
 const DEADLINE = { deadline: 10_000 };
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('coalescingRateLimiter', () => {
   it('reserves the requests that ask together in one acquisition, each with its share', async () => {
     // Prepare
-    const inner = scriptedInner();
-    const timer = manualTimer();
-    const limiter = coalescingRateLimiter(inner.limiter, {
-      maxRecipients: 10,
-      gatherMs: 10,
-      schedule: timer.schedule,
-    });
+    const { inner, timer, limiter } = coalescingOverScript();
 
     // Act: three requests of 1, 2 and 1 recipients, then the gathering time runs out.
     const requests = [1, 2, 1].map((n) => limiter.acquire(n, DEADLINE));
@@ -66,13 +72,7 @@ describe('coalescingRateLimiter', () => {
   });
 
   it('shares out a reservation held in two windows (8 for 4 recipients) in proportion', async () => {
-    const inner = scriptedInner();
-    const timer = manualTimer();
-    const limiter = coalescingRateLimiter(inner.limiter, {
-      maxRecipients: 10,
-      gatherMs: 10,
-      schedule: timer.schedule,
-    });
+    const { inner, timer, limiter } = coalescingOverScript();
 
     const requests = [1, 3].map((n) => limiter.acquire(n, DEADLINE));
     timer.fire();
@@ -84,13 +84,7 @@ describe('coalescingRateLimiter', () => {
 
   it('reserves a full group at once, and starts a new one for a request that would overflow it', async () => {
     // Prepare
-    const inner = scriptedInner();
-    const timer = manualTimer();
-    const limiter = coalescingRateLimiter(inner.limiter, {
-      maxRecipients: 10,
-      gatherMs: 10,
-      schedule: timer.schedule,
-    });
+    const { inner, timer, limiter } = coalescingOverScript();
 
     // Act: 6 + 4 fill a group (reserved without waiting); 7 + 5 overflow, so 7 goes alone.
     void limiter.acquire(6, DEADLINE);
@@ -108,12 +102,7 @@ describe('coalescingRateLimiter', () => {
   });
 
   it('sends a request of the largest size straight through', () => {
-    const inner = scriptedInner();
-    const limiter = coalescingRateLimiter(inner.limiter, {
-      maxRecipients: 10,
-      gatherMs: 10,
-      schedule: () => undefined,
-    });
+    const { inner, limiter } = coalescingOverScript();
 
     void limiter.acquire(10, DEADLINE);
 
@@ -121,13 +110,7 @@ describe('coalescingRateLimiter', () => {
   });
 
   it('fails every request of a group whose reservation failed', async () => {
-    const inner = scriptedInner();
-    const timer = manualTimer();
-    const limiter = coalescingRateLimiter(inner.limiter, {
-      maxRecipients: 10,
-      gatherMs: 10,
-      schedule: timer.schedule,
-    });
+    const { inner, timer, limiter } = coalescingOverScript();
 
     const requests = [1, 1].map((n) => limiter.acquire(n, DEADLINE));
     timer.fire();
@@ -138,13 +121,7 @@ describe('coalescingRateLimiter', () => {
   });
 
   it("reports each request's answer against the group's reservation", async () => {
-    const inner = scriptedInner();
-    const timer = manualTimer();
-    const limiter = coalescingRateLimiter(inner.limiter, {
-      maxRecipients: 10,
-      gatherMs: 10,
-      schedule: timer.schedule,
-    });
+    const { inner, timer, limiter } = coalescingOverScript();
     const requests = [1, 1].map((n) => limiter.acquire(n, DEADLINE));
     timer.fire();
     const shared = { window: 7, waitedMs: 0, fullWindows: 0, reserved: 2 };

@@ -76,22 +76,30 @@ const record = (body: unknown): SQSRecord =>
     attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()) },
   }) as unknown as SQSRecord;
 
+/**
+ * The sender composed over tables, queues and a gateway that accept everything, its rate limiter's
+ * clock standing at `now`, with its metrics watched.
+ */
+const acceptingSenderAt = (now: number) => {
+  const { tables, documents } = acceptingTables();
+  const { sent, sqs } = acceptingQueues();
+  const overrides = observed();
+  const addMetric = vi.spyOn(overrides.metrics, 'addMetric');
+  const sender = composeSender(ENV, {
+    ...overrides,
+    documents,
+    sqs,
+    wrapGateway: () => gatewayAnswering('10000'),
+    rateLimiterNow: () => now,
+  });
+  return { sender, tables, sent, overrides, addMetric };
+};
+
 describe('composeSender', () => {
   it('composes the sender from the environment object, with the metered rate limiter', async () => {
     decoyProcessEnv({ TPS_QUOTA: '5' });
-    const { tables, documents } = acceptingTables();
-    const { sent, sqs } = acceptingQueues();
-    const overrides = observed();
-    const addMetric = vi.spyOn(overrides.metrics, 'addMetric');
-
-    const sender = composeSender(ENV, {
-      ...overrides,
-      documents,
-      sqs,
-      wrapGateway: () => gatewayAnswering('10000'),
-      // Early in a second: the request is counted in that second only (no arrival margin).
-      rateLimiterNow: () => 1_700_000_000_100,
-    });
+    // Early in a second: the request is counted in that second only (no arrival margin).
+    const { sender, tables, sent, overrides, addMetric } = acceptingSenderAt(1_700_000_000_100);
     const result = await sender.recordHandler(record({ channel: 'sms', ...smsBody(10) }), 30_000);
 
     expect(result).toMatchObject({ kind: 'done', accepted: 10 });
@@ -108,19 +116,8 @@ describe('composeSender', () => {
   });
 
   it('holds a request let go in the last 300 ms of a second in the next second too', async () => {
-    const { documents } = acceptingTables();
-    const { sqs } = acceptingQueues();
-    const overrides = observed();
-    const addMetric = vi.spyOn(overrides.metrics, 'addMetric');
-
-    const sender = composeSender(ENV, {
-      ...overrides,
-      documents,
-      sqs,
-      wrapGateway: () => gatewayAnswering('10000'),
-      // 200 ms before the second ends: inside the 300 ms arrival margin, outside the 100 ms guard.
-      rateLimiterNow: () => 1_700_000_000_800,
-    });
+    // 200 ms before the second ends: inside the 300 ms arrival margin, outside the 100 ms guard.
+    const { sender, addMetric } = acceptingSenderAt(1_700_000_000_800);
     await sender.recordHandler(record({ channel: 'sms', ...smsBody(10) }), 30_000);
 
     expect(addMetric).toHaveBeenCalledWith(
