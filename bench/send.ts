@@ -7,14 +7,14 @@
  * tables (refused conditional writes counted apart: they still consume write capacity).
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GatewayAuthApi } from '../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
-import { SessionTokenProvider } from '../functions/commons/gateway/session-token-provider.ts';
 import { DynamoDbRateLimiter } from '../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../functions/sending/adapters/gateway-sender.ts';
 import type { AwaitingReports, SendGateway } from '../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../functions/sending/send-use-case.ts';
+import { SessionTokenProvider } from '../gateway/bearer/session-token-provider.ts';
+import { GatewayClient } from '../gateway/client.ts';
+import { GatewayAuthApi } from '../gateway/token-api.ts';
 import { startDynalite } from '../local/dynalite.ts';
 import { localDynamoDbClient } from '../local/dynamodb-local.ts';
 import { createTables } from '../local/tables.ts';

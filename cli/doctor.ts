@@ -11,7 +11,7 @@
  * same resources. The sources (cli/doctor-sources.ts) differ only in where they read them.
  */
 import { randomBytes } from 'node:crypto';
-import { GatewayCredentialsSchema } from '../functions/commons/gateway-credentials.ts';
+import { GatewayCredentialsSchema } from '../functions/tokens/gateway-credentials.ts';
 import { StoredTokenSchema } from '../functions/tokens/token-state.ts';
 import type { StackTemplate } from '../local/stack/template.ts';
 

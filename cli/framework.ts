@@ -1,8 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-
-import { GatewayError, GatewayTransportError } from '../functions/commons/gateway/errors.ts';
-import { GatewayRequestInvalidError } from '../functions/commons/gateway/gateway-client.ts';
-import { RcsChatbotIdUnusableError } from '../functions/commons/gateway/rcs-management-client.ts';
+import { GatewayRequestInvalidError } from '../gateway/client.ts';
+import { GatewayError, GatewayTransportError } from '../gateway/errors.ts';
+import { RcsChatbotIdUnusableError } from '../gateway/management/rcs-client.ts';
 import { CliError, UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { Output } from './output.ts';

@@ -10,17 +10,14 @@ import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  GatewayAuthApi,
-  type GatewayCredentials,
-} from '../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../functions/commons/gateway/gateway-client.ts';
-import { GatewayManagementClient } from '../functions/commons/gateway/management-client.ts';
-import { GatewayRcsManagementClient } from '../functions/commons/gateway/rcs-management-client.ts';
-import type { RcsPortalCredentials } from '../functions/commons/gateway/schemas/rcs-management.ts';
-import { type GatewayHosts, GatewayHostsSchema } from '../functions/commons/gateway/settings.ts';
-import { GatewayCredentialsSchema } from '../functions/commons/gateway-credentials.ts';
 import { stateTableTokenProvider } from '../functions/tokens/adapters/state-table-token-provider.ts';
+import { GatewayCredentialsSchema } from '../functions/tokens/gateway-credentials.ts';
+import { GatewayClient } from '../gateway/client.ts';
+import { GatewayManagementClient } from '../gateway/management/messenger-client.ts';
+import { GatewayRcsManagementClient } from '../gateway/management/rcs-client.ts';
+import type { RcsPortalCredentials } from '../gateway/schemas/rcs-management.ts';
+import { type GatewayHosts, GatewayHostsSchema } from '../gateway/settings.ts';
+import { GatewayAuthApi, type GatewayCredentials } from '../gateway/token-api.ts';
 import {
   BRIDGE_FILE,
   type BridgeFile,

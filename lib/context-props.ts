@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
-import type { MessengerStatsName } from '../functions/commons/gateway/schemas/index.ts';
+import type { MessengerStatsName } from '../gateway/schemas/index.ts';
 import type { FunctionObservabilityOptions } from './msgbridge-function.ts';
 import { type MsgBridgeProps, msgBridgeProblems } from './msgbridge-props.ts';
 import { InvalidPropsError } from './props-validation.ts';

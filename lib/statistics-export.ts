@@ -7,12 +7,12 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { CfnSchedule } from 'aws-cdk-lib/aws-scheduler';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { MessengerStatsName } from '../functions/commons/gateway/schemas/index.ts';
 import {
   STATISTICS_DEFAULTS,
   type StatisticsSettings,
   StatisticsSettingsSchema,
 } from '../functions/statistics/export-statistics.ts';
+import type { MessengerStatsName } from '../gateway/schemas/index.ts';
 import { notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';

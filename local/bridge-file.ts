@@ -6,7 +6,7 @@
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { GatewayHostsSchema } from '../functions/commons/gateway/settings.ts';
+import { GatewayHostsSchema } from '../gateway/settings.ts';
 import type { LocalBridge } from './bridge.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb-local.ts';
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { MoWebhookBodySchema } from '../functions/commons/gateway/schemas/mo.ts';
-import { ReportWebhookBodySchema } from '../functions/commons/gateway/schemas/reports.ts';
+import { MoWebhookBodySchema } from '../gateway/schemas/mo.ts';
+import { ReportWebhookBodySchema } from '../gateway/schemas/reports.ts';
 
 /*
  * The OpenAPI document of the two webhook routes (docs/openapi.json): their path with the secret

@@ -1,4 +1,13 @@
 import type * as z from 'zod';
+import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-status.ts';
+import {
+  CHANNEL_SPEC_SECTION,
+  SCHEDULE_HORIZON_DAYS,
+  SEND_CHANNELS,
+  type SendChannel,
+} from '../functions/sending/queue-message.ts';
+import { VARIABLE_SOURCES } from '../functions/sending/queue-message-checks.ts';
+import { sendMessageJsonSchema } from '../functions/sending/queue-message-json-schema.ts';
 import {
   MAX_MESSENGER_BUTTONS,
   MAX_MMS_FILES,
@@ -10,16 +19,7 @@ import {
   PUSH_MSG_MAX_CHARS,
   SEND_ENDPOINTS,
   SMS_MAX_BYTES,
-} from '../functions/commons/gateway/schemas/index.ts';
-import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-status.ts';
-import {
-  CHANNEL_SPEC_SECTION,
-  SCHEDULE_HORIZON_DAYS,
-  SEND_CHANNELS,
-  type SendChannel,
-} from '../functions/sending/queue-message.ts';
-import { VARIABLE_SOURCES } from '../functions/sending/queue-message-checks.ts';
-import { sendMessageJsonSchema } from '../functions/sending/queue-message-json-schema.ts';
+} from '../gateway/schemas/index.ts';
 import { EXAMPLES_VALID_AT, SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 
 const UNKNOWN_AFTER_MINUTES = RECONCILE_DEFAULTS.unknownAfterMinutes;

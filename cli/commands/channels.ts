@@ -1,5 +1,5 @@
-import type { ChannelListItem } from '../../functions/commons/gateway/schemas/index.ts';
 import { maskPhone } from '../../functions/commons/helpers/mask.ts';
+import type { ChannelListItem } from '../../gateway/schemas/index.ts';
 import type { CommandContext, CommandSpec, GroupSpec } from '../framework.ts';
 import { compactDateOption, flagOptions, UsageError, valueOptions } from '../framework.ts';
 import { columns, described } from '../output.ts';

@@ -1,4 +1,4 @@
-import type { GatewayRcsManagementClient } from '../../functions/commons/gateway/rcs-management-client.ts';
+import type { GatewayRcsManagementClient } from '../../gateway/management/rcs-client.ts';
 import {
   RCS_LIST_LIMIT_DEFAULT,
   RCS_LIST_LIMIT_MAX,
@@ -7,7 +7,7 @@ import {
   type RcsBrandUpdateRequest,
   type RcsChatbot,
   type RcsChatbotRegisterRequest,
-} from '../../functions/commons/gateway/schemas/index.ts';
+} from '../../gateway/schemas/index.ts';
 import {
   CliError,
   type CommandContext,

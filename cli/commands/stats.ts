@@ -1,4 +1,4 @@
-import type { MessengerStatsName } from '../../functions/commons/gateway/schemas/index.ts';
+import type { MessengerStatsName } from '../../gateway/schemas/index.ts';
 import { type CommandSpec, compactDateOption, type GroupSpec, valueOptions } from '../framework.ts';
 import { type Column, columns } from '../output.ts';
 

@@ -1,10 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
-import { TemplateStateError } from '../../functions/commons/gateway/management-client.ts';
-import type {
-  TemplateCreateRequestInput,
-  TemplateImage,
-} from '../../functions/commons/gateway/schemas/index.ts';
+import { TemplateStateError } from '../../gateway/management/messenger-client.ts';
+import type { TemplateCreateRequestInput, TemplateImage } from '../../gateway/schemas/index.ts';
 import {
   CliError,
   type CommandContext,

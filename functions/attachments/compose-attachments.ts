@@ -1,6 +1,6 @@
+import type { GatewayClient } from '../../gateway/client.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, listEnv, requiredEnv } from '../commons/environment.ts';
-import type { GatewayClient } from '../commons/gateway/gateway-client.ts';
 import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
 import {
   DynamoDbAttachmentEvents,

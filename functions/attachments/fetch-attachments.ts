@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import * as z from 'zod';
-import { MoItemSchema } from '../commons/gateway/schemas/index.ts';
+import { MoItemSchema } from '../../gateway/schemas/index.ts';
 import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';
 import { ViaSchema } from '../events/catalogue.ts';
 import { buildEventDetail } from '../events/envelope.ts';

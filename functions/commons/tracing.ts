@@ -1,6 +1,7 @@
 import { isRequestXRaySampled } from '@aws-lambda-powertools/commons/utils/env';
 import type { Tracer } from '@aws-lambda-powertools/tracer';
 import type { MiddlewareObj, Request } from '@middy/core';
+import { type HttpSpan, recordHttpExchanges } from '../../gateway/transport.ts';
 import type { Environment } from './environment.ts';
 import { maskingReplacer } from './observability.ts';
 
@@ -49,16 +50,6 @@ export const traceAwsClient = <C extends AwsClient>(client: C): C => {
   return client;
 };
 
-/** An HTTP exchange being recorded; `end` or `fail` closes its subsegment. */
-export interface HttpSpan {
-  /** The answer's headers arrived with `status`. */
-  end(status: number): void;
-  /** The exchange got no answer. */
-  fail(error: unknown): void;
-  /** The request was given up before it was sent (no flag: the host had no part in it). */
-  abandon(): void;
-}
-
 const NO_SPAN: HttpSpan = { end: () => {}, fail: () => {}, abandon: () => {} };
 
 /**
@@ -66,7 +57,7 @@ const NO_SPAN: HttpSpan = { end: () => {}, fail: () => {}, abandon: () => {} };
  * It holds the method, the scheme and host, and the status; a 429 is flagged as throttled, 4xx as
  * an error, 5xx and no answer as a fault. A no-op when the invocation is not traced.
  */
-export const startHttpSpan = (method: string, url: URL): HttpSpan => {
+const startHttpSpan = (method: string, url: URL): HttpSpan => {
   const parent = active?.getSegment();
   if (parent === undefined) return NO_SPAN;
   const subsegment = parent.addNewSubsegment(url.hostname);
@@ -167,6 +158,7 @@ const loadTracer = async (
     // Loaded after the first invocation, the container's cold start is past.
     if (coldStartPassed) tracer.passColdStart();
     active ??= tracer;
+    recordHttpExchanges(startHttpSpan);
     for (const client of waiting) active.captureAWSv3Client(client);
     waiting.clear();
     return captureLambdaHandler(tracer, { captureResponse: false }) as MiddlewareObj;

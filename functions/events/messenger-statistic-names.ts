@@ -1,4 +1,4 @@
-import type { MessengerStatsName } from '../commons/gateway/schemas/messenger-statistics.ts';
+import type { MessengerStatsName } from '../../gateway/schemas/messenger-statistics.ts';
 
 /**
  * The messenger statistics of spec 02 §4.5 (`MESSENGER_STATS` in the gateway schemas), by name, in

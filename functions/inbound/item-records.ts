@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { parseGatewayDateTime } from '../../protocol/kst.ts';
-import { classifyCode } from '../commons/gateway/errors.ts';
+import { classifyCode } from '../../gateway/errors.ts';
 // The item modules themselves, not the schemas' index or `reports.ts`: those also build the send,
 // poll and status-query schemas, which a receiver never reads (docs/performance.md, `cold-start`).
-import { MoItemSchema } from '../commons/gateway/schemas/mo.ts';
-import { ReportItemSchema } from '../commons/gateway/schemas/report-items.ts';
+import { MoItemSchema } from '../../gateway/schemas/mo.ts';
+import { ReportItemSchema } from '../../gateway/schemas/report-items.ts';
+import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { eventKeys, idempotencyKeys, legacyEventKeys, SORT_KEY } from '../commons/table-keys.ts';
 import type {
   EventTypeName,

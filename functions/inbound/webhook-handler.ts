@@ -4,11 +4,6 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv } from '../commons/environment.ts';
 import { maskPhonesInText } from '../commons/helpers/mask.ts';
-import {
-  matchesWebhookSecret,
-  type WebhookSecretSource,
-  webhookSecretFromEnvironment,
-} from '../commons/webhook-secret.ts';
 import type { EventStore } from '../events/store-ports.ts';
 import { decodeContent } from './content-encoding.ts';
 import { receiveDepsFromEnvironment } from './receive-environment.ts';
@@ -26,6 +21,11 @@ import {
   sourceAllowlistFromEnvironment,
 } from './source-allowlist.ts';
 import { type WebhookEvent, webhookRequestOf } from './webhook-request.ts';
+import {
+  matchesWebhookSecret,
+  type WebhookSecretSource,
+  webhookSecretFromEnvironment,
+} from './webhook-secret.ts';
 
 /** Lambda's limit on a synchronous invocation's payload, 6 MB: no body above it ever arrives. */
 export const LAMBDA_PAYLOAD_BYTES = 6_291_456;

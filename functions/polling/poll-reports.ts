@@ -1,7 +1,7 @@
 import * as z from 'zod';
+import { GatewayError, GatewayRateLimitedError } from '../../gateway/errors.ts';
+import type { MoListData, PollReportsResponseData } from '../../gateway/schemas/index.ts';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
-import { GatewayError, GatewayRateLimitedError } from '../commons/gateway/errors.ts';
-import type { MoListData, PollReportsResponseData } from '../commons/gateway/schemas/index.ts';
 import type { PolledPageKind } from './polled-page-quarantine.ts';
 import { type LeaseHolder, type PollLogger, type PollStop, underLease } from './poller-lease.ts';
 import {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GatewayError } from '../commons/gateway/errors.ts';
-import type { StatusQueryData, StatusQueryItem } from '../commons/gateway/schemas/index.ts';
+import { GatewayError } from '../../gateway/errors.ts';
+import type { StatusQueryData, StatusQueryItem } from '../../gateway/schemas/index.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import type { Lease } from '../commons/lease.ts';
 import { awaitingReportBuckets } from '../commons/tables.ts';

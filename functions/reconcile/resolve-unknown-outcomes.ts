@@ -1,5 +1,5 @@
-import { GatewayError } from '../commons/gateway/errors.ts';
-import type { StatusQueryItem } from '../commons/gateway/schemas/index.ts';
+import { GatewayError } from '../../gateway/errors.ts';
+import type { StatusQueryItem } from '../../gateway/schemas/index.ts';
 import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
 import {
   resolvedAcceptanceUnpublished,

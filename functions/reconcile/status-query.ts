@@ -1,5 +1,5 @@
+import type { StatusQueryData } from '../../gateway/schemas/index.ts';
 import { formatKst } from '../../protocol/kst.ts';
-import type { StatusQueryData } from '../commons/gateway/schemas/index.ts';
 
 /*
  * The gateway's status query as reconcile-status uses it, for late reports and for unknown

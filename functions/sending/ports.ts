@@ -1,5 +1,5 @@
-import type { SendOutcome } from '../commons/gateway/gateway-client.ts';
-import type { ResendOptions } from '../commons/gateway/token-provider.ts';
+import type { ResendOptions } from '../../gateway/bearer/fresh-token-retry.ts';
+import type { SendOutcome } from '../../gateway/client.ts';
 import type { SORT_KEY } from '../commons/table-keys.ts';
 import type { EventRecord } from '../events/event-record.ts';
 import type { SendMessage } from './queue-message.ts';

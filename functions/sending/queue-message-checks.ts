@@ -1,4 +1,3 @@
-import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
 import {
   charCount,
   cp949TextIssues,
@@ -7,7 +6,8 @@ import {
   MMS_TITLE_MAX_BYTES,
   PUSH_MSG_MAX_CHARS,
   SMS_MAX_BYTES,
-} from '../commons/gateway/schemas/index.ts';
+} from '../../gateway/schemas/index.ts';
+import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
 import {
   isObject,
   type JsonObject,

@@ -22,7 +22,7 @@ import {
   type SEND_ENDPOINTS,
   type SmsRequest,
   SmsRequestSchema,
-} from '../commons/gateway/schemas/index.ts';
+} from '../../gateway/schemas/index.ts';
 import { SEND_CHANNELS, type SendChannel } from './channels.ts';
 
 /*

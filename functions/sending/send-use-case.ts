@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { GatewayRequestInvalidError, type SendOutcome } from '../../gateway/client.ts';
 import {
   classifyCode,
   GatewayDuplicateError,
@@ -6,8 +7,7 @@ import {
   GatewayRejectedError,
   GatewayResponseError,
   GatewayTransportError,
-} from '../commons/gateway/errors.ts';
-import { GatewayRequestInvalidError, type SendOutcome } from '../commons/gateway/gateway-client.ts';
+} from '../../gateway/errors.ts';
 import {
   acceptedRecipient,
   acceptedRecord,

@@ -1,8 +1,8 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
+import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, optionalEnv, requiredEnv } from '../commons/environment.ts';
-import { GatewayManagementClient } from '../commons/gateway/management-client.ts';
 import { DynamoDbEventStore } from '../events/dynamodb-event-store.ts';
 import type { EventStore } from '../events/store-ports.ts';
 import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
 import type {
   ClickUrlItem,
   MessengerStatsData,
@@ -7,8 +6,9 @@ import type {
   MessengerStatsQueryInput,
   UrlStatsByChannelItem,
   UrlStatsDayItem,
-} from '../commons/gateway/schemas/index.ts';
-import { MESSENGER_STATS } from '../commons/gateway/schemas/messenger-statistics.ts';
+} from '../../gateway/schemas/index.ts';
+import { MESSENGER_STATS } from '../../gateway/schemas/messenger-statistics.ts';
+import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import { maskPhonesInText } from '../commons/helpers/mask.ts';
 import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';

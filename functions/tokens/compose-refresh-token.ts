@@ -1,13 +1,13 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { GatewayAuthApi, type GatewayCredentials } from '../../gateway/token-api.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
-import { GatewayAuthApi, type GatewayCredentials } from '../commons/gateway/gateway-auth.ts';
+import { DynamoDbTokenStore } from './adapters/dynamodb-token-store.ts';
 import {
   gatewayCredentialsFromEnvironment,
   gatewayHostsFromEnvironment,
   isCredentialsNotSet,
-} from '../commons/gateway-credentials.ts';
-import { DynamoDbTokenStore } from './adapters/dynamodb-token-store.ts';
+} from './gateway-credentials.ts';
 import { type RefreshResult, type RefreshTokenDeps, refreshToken } from './refresh-token.ts';
 
 export interface RefreshTokenOverrides extends CompositionOverrides {

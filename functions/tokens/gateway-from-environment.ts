@@ -1,14 +1,14 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GatewayClient } from '../../gateway/client.ts';
+import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
-import { GatewayAuthApi } from '../commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../commons/gateway/gateway-client.ts';
+import { stateTableTokenProvider } from './adapters/state-table-token-provider.ts';
 import {
   gatewayCredentialsFromEnvironment,
   gatewayHostsFromEnvironment,
-} from '../commons/gateway-credentials.ts';
-import { stateTableTokenProvider } from './adapters/state-table-token-provider.ts';
+} from './gateway-credentials.ts';
 
 export interface GatewayFromEnvironmentOptions {
   /** The largest GATEWAY_TIMEOUT_MS the function accepts. @default 60 000 */

@@ -1,4 +1,4 @@
-import { GatewayAuthenticationError } from '../commons/gateway/errors.ts';
+import { GatewayAuthenticationError } from '../../gateway/errors.ts';
 import {
   ACCESS_RENEW_BEFORE_MS,
   authenticate,

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import type { GatewayAuthApi, GatewayCredentials } from '../commons/gateway/gateway-auth.ts';
-import { jwtExpiry } from '../commons/gateway/token-provider.ts';
+import { jwtExpiry } from '../../gateway/bearer/token-provider.ts';
+import type { GatewayAuthApi, GatewayCredentials } from '../../gateway/token-api.ts';
 import { stateKeys } from '../commons/table-keys.ts';
 
 /** Partition key of the one gateway token item in the state table. */

@@ -8,8 +8,6 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { withStoredDetail } from '../../functions/events/stored-detail.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
@@ -19,6 +17,8 @@ import {
   StatisticsSettingsSchema,
   trackingUrlData,
 } from '../../functions/statistics/export-statistics.ts';
+import { GatewayClient } from '../../gateway/client.ts';
+import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
 import { compileFilterCriteria, criteriaOf } from '../../local/aws/lambda-event-filter.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';

@@ -9,16 +9,6 @@
  */
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayAuthenticationError } from '../../functions/commons/gateway/errors.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import {
-  type HttpAnswer,
-  type HttpCall,
-  type HttpTransport,
-  nodeTransport,
-} from '../../functions/commons/gateway/http.ts';
-import { jwtExpiry } from '../../functions/commons/gateway/token-provider.ts';
 import type { Lease } from '../../functions/commons/lease.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
@@ -26,6 +16,16 @@ import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { StateTableTokenProvider } from '../../functions/tokens/adapters/state-table-token-provider.ts';
 import { refreshToken } from '../../functions/tokens/refresh-token.ts';
 import type { StoredToken } from '../../functions/tokens/token-state.ts';
+import { jwtExpiry } from '../../gateway/bearer/token-provider.ts';
+import { GatewayClient } from '../../gateway/client.ts';
+import { GatewayAuthenticationError } from '../../gateway/errors.ts';
+import { GatewayAuthApi } from '../../gateway/token-api.ts';
+import {
+  type HttpAnswer,
+  type HttpCall,
+  type HttpTransport,
+  nodeTransport,
+} from '../../gateway/transport.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';

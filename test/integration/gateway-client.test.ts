@@ -1,22 +1,22 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
+import type { TokenProvider } from '../../gateway/bearer/token-provider.ts';
+import {
+  GatewayClient,
+  GatewayRequestInvalidError,
+  recipientResultFamily,
+  type SendOutcome,
+} from '../../gateway/client.ts';
 import {
   GatewayAuthenticationError,
   GatewayRateLimitedError,
   GatewayRejectedError,
   GatewayRetryableError,
   GatewayTransportError,
-} from '../../functions/commons/gateway/errors.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import {
-  GatewayClient,
-  GatewayRequestInvalidError,
-  recipientResultFamily,
-  type SendOutcome,
-} from '../../functions/commons/gateway/gateway-client.ts';
-import { MoItemSchema } from '../../functions/commons/gateway/schemas/mo.ts';
-import { ReportItemSchema } from '../../functions/commons/gateway/schemas/reports.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
-import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
+} from '../../gateway/errors.ts';
+import { MoItemSchema } from '../../gateway/schemas/mo.ts';
+import { ReportItemSchema } from '../../gateway/schemas/reports.ts';
+import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import {

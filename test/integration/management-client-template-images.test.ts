@@ -2,9 +2,9 @@ import { Blob } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { request, FormData as UndiciFormData } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { GatewayRequestInvalidError } from '../../functions/commons/gateway/gateway-client.ts';
-import { type HttpCall, nodeTransport } from '../../functions/commons/gateway/http.ts';
-import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
+import { GatewayRequestInvalidError } from '../../gateway/client.ts';
+import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
+import { type HttpCall, nodeTransport } from '../../gateway/transport.ts';
 import { MESSENGER_CODES } from '../../simulator/messenger.ts';
 import {
   client,

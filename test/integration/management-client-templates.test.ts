@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayRejectedError } from '../../functions/commons/gateway/errors.ts';
+import { GatewayRejectedError } from '../../gateway/errors.ts';
 import {
   GatewayManagementClient,
   TemplateStateError,
-} from '../../functions/commons/gateway/management-client.ts';
+} from '../../gateway/management/messenger-client.ts';
 import { MESSENGER_CODES } from '../../simulator/messenger.ts';
 import {
   client,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayRequestInvalidError } from '../../functions/commons/gateway/gateway-client.ts';
-import { MESSENGER_STATS } from '../../functions/commons/gateway/schemas/index.ts';
+import { GatewayRequestInvalidError } from '../../gateway/client.ts';
+import { MESSENGER_STATS } from '../../gateway/schemas/index.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { MESSENGER_CODES, simulatedChannelToken } from '../../simulator/messenger.ts';
 import {

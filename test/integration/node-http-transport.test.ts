@@ -7,7 +7,7 @@ import {
   downloadUrl,
   HttpTransportFailure,
   nodeTransport,
-} from '../../functions/commons/gateway/http.ts';
+} from '../../gateway/transport.ts';
 
 interface Received {
   readonly method: string;

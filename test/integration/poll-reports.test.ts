@@ -1,6 +1,5 @@
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { EventStore } from '../../functions/events/store-ports.ts';
 import { storedDetail } from '../../functions/events/stored-detail.ts';
@@ -11,6 +10,7 @@ import {
   type ReportPollOutcome,
 } from '../../functions/polling/poll-reports.ts';
 import { S3PolledPageQuarantine } from '../../functions/polling/s3-polled-page-quarantine.ts';
+import type { GatewayClient } from '../../gateway/client.ts';
 import type { SimulatorOptionsInput } from '../../simulator/index.ts';
 import { cleanups, documents, useDynalite } from '../support/dynalite-documents.ts';
 import { BUCKET, fauxqsS3Client, startFauxqsProcess as startS3 } from '../support/fauxqs-s3.ts';

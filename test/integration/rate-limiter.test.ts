@@ -2,8 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayRateLimitedError } from '../../functions/commons/gateway/errors.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import {
   DynamoDbRateLimiter,
   DynamoDbRateWindowStore,
@@ -13,6 +11,8 @@ import {
   type RateLimiterStats,
   RateLimitWaitExceededError,
 } from '../../functions/sending/rate-limiter.ts';
+import { GatewayClient } from '../../gateway/client.ts';
+import { GatewayRateLimitedError } from '../../gateway/errors.ts';
 import { startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';

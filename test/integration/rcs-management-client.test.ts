@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayRequestInvalidError } from '../../functions/commons/gateway/gateway-client.ts';
+import type { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
+import { GatewayRequestInvalidError } from '../../gateway/client.ts';
 import {
   GatewayRcsManagementClient,
   RcsChatbotIdUnusableError,
-} from '../../functions/commons/gateway/rcs-management-client.ts';
-import type { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+} from '../../gateway/management/rcs-client.ts';
 import { RCS_APPROVAL, RCS_CODES, SIM_RCS_PORTAL } from '../../simulator/rcs.ts';
 import type { Simulator } from '../../simulator/server.ts';
 import { callGateway } from '../support/simulator-http.ts';

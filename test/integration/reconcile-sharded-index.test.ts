@@ -6,7 +6,6 @@
  */
 import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import {
   AWAITING_REPORT_SHARDS,
   awaitingReportBucket,
@@ -21,6 +20,7 @@ import {
 } from '../../functions/reconcile/reconcile-status.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
+import type { GatewayClient } from '../../gateway/client.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';

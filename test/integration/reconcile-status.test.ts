@@ -13,12 +13,6 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
-import { GatewayTransportError } from '../../functions/commons/gateway/errors.ts';
-import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import {
-  type ReportItem,
-  ReportItemSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { EventStore } from '../../functions/events/store-ports.ts';
@@ -37,6 +31,9 @@ import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { SendGateway } from '../../functions/sending/ports.ts';
+import type { GatewayClient } from '../../gateway/client.ts';
+import { GatewayTransportError } from '../../gateway/errors.ts';
+import { type ReportItem, ReportItemSchema } from '../../gateway/schemas/index.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';

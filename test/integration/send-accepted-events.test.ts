@@ -11,7 +11,6 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { traceKey } from '../../cli/commands/trace.ts';
-import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
@@ -23,6 +22,7 @@ import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.t
 import type { SendDeps } from '../../functions/sending/ports.ts';
 import { sendRecordKey } from '../../functions/sending/send-record.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
+import type { GatewayClient } from '../../gateway/client.ts';
 import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
 import type { StreamPoller } from '../../local/stream-poller.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';

@@ -7,9 +7,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
-import { GatewayRejectedError } from '../../functions/commons/gateway/errors.ts';
-import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import { GatewayHttp } from '../../functions/commons/gateway/gateway-http.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import { storedDetail } from '../../functions/events/stored-detail.ts';
@@ -23,6 +20,9 @@ import type {
   SendStore,
 } from '../../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
+import type { GatewayClient } from '../../gateway/client.ts';
+import { GatewayHttp } from '../../gateway/envelope.ts';
+import { GatewayRejectedError } from '../../gateway/errors.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import {
   type Simulator,

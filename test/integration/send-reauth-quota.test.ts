@@ -4,13 +4,13 @@
  * reserved every request the gateway saw.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import { type HttpTransport, nodeTransport } from '../../functions/commons/gateway/http.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
+import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
+import { GatewayClient } from '../../gateway/client.ts';
+import { GatewayAuthApi } from '../../gateway/token-api.ts';
+import { type HttpTransport, nodeTransport } from '../../gateway/transport.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
 import { mmsBody, smsBody } from '../support/send-fixtures.ts';

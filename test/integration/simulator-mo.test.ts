@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import {
-  MoListDataSchema,
-  MoWebhookBodySchema,
-} from '../../functions/commons/gateway/schemas/mo.ts';
+import { MoListDataSchema, MoWebhookBodySchema } from '../../gateway/schemas/mo.ts';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import type { MoSnapshot } from '../../simulator/mo.ts';
 import type { Simulator } from '../../simulator/server.ts';

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  OptOutListDataSchema,
-  OptOutPeriodResponseSchema,
-} from '../../functions/commons/gateway/schemas/opt-out.ts';
+import { OptOutListDataSchema, OptOutPeriodResponseSchema } from '../../gateway/schemas/opt-out.ts';
 import {
   ClickUrlListDataSchema,
   UrlStatsByChannelDataSchema,
@@ -10,7 +7,7 @@ import {
   UrlStatsByUrlDataSchema,
   UrlStatsDayDataSchema,
   UrlStatsHourDataSchema,
-} from '../../functions/commons/gateway/schemas/tracking-urls.ts';
+} from '../../gateway/schemas/tracking-urls.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import type { Simulator } from '../../simulator/server.ts';
 import { simulatorsPerTest } from '../support/sim-started.ts';

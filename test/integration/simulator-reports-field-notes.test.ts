@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   PollReportsResponseDataSchema,
   ReportWebhookBodySchema,
-} from '../../functions/commons/gateway/schemas/reports.ts';
+} from '../../gateway/schemas/reports.ts';
 import type { Simulator } from '../../simulator/server.ts';
 import {
   confirm,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReportWebhookBodySchema } from '../../functions/commons/gateway/schemas/reports.ts';
+import { ReportWebhookBodySchema } from '../../gateway/schemas/reports.ts';
 import {
   poll,
   pollPage,

@@ -1,8 +1,6 @@
 import { DeleteCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import {
   DynamoDbTokenStore,
   type TokenStoreLogger,
@@ -18,6 +16,8 @@ import {
   TOKEN_STATE_KEY,
   type TokenStore,
 } from '../../functions/tokens/token-state.ts';
+import { GatewayClient } from '../../gateway/client.ts';
+import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import { type LocalJsonServices, startLocalJsonServices } from '../../local/aws/json-services.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import {

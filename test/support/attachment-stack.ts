@@ -20,9 +20,6 @@ import {
 } from '../../functions/attachments/attachment-handlers.ts';
 import { ContentUrlPolicy } from '../../functions/attachments/content-url-policy.ts';
 import type { FetchAttachmentsDeps } from '../../functions/attachments/fetch-attachments.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
 import {
   EVENT_TYPES,
   type EventMetadata,
@@ -30,6 +27,9 @@ import {
 } from '../../functions/events/catalogue.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { receiveInbound } from '../../functions/inbound/receive-webhook.ts';
+import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
+import { GatewayClient } from '../../gateway/client.ts';
+import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';

@@ -3,14 +3,14 @@ import type { CliDeps } from '../../cli/framework.ts';
 import type { CliIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
 import type { GatewayClients, Target } from '../../cli/target.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import type { HttpCall, HttpTransport } from '../../functions/commons/gateway/http.ts';
-import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
-import { GatewayRcsManagementClient } from '../../functions/commons/gateway/rcs-management-client.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
-import type { GatewayHosts } from '../../functions/commons/gateway/settings.ts';
-import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
+import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
+import type { TokenProvider } from '../../gateway/bearer/token-provider.ts';
+import { GatewayClient } from '../../gateway/client.ts';
+import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
+import { GatewayRcsManagementClient } from '../../gateway/management/rcs-client.ts';
+import type { GatewayHosts } from '../../gateway/settings.ts';
+import { GatewayAuthApi } from '../../gateway/token-api.ts';
+import type { HttpCall, HttpTransport } from '../../gateway/transport.ts';
 
 /*
  * Test helpers for the CLI: a capturing io (in memory or on the file system), `runCli` to run

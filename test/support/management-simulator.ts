@@ -1,8 +1,8 @@
 /** One simulator per test file with the management client on it, and the channel and template steps the tests share. */
 import { afterAll, beforeAll, expect } from 'vitest';
-import { GatewayManagementClient } from '../../functions/commons/gateway/management-client.ts';
-import type { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
-import type { TokenProvider } from '../../functions/commons/gateway/token-provider.ts';
+import type { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
+import type { TokenProvider } from '../../gateway/bearer/token-provider.ts';
+import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
 import { simulatedChannelToken } from '../../simulator/messenger.ts';
 import type { Simulator } from '../../simulator/server.ts';
 import { asObject, callGateway } from './simulator-http.ts';

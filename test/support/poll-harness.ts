@@ -1,10 +1,5 @@
 /** The report poller's fakes (clock, gateway, lease, stores) and the harness that wires them. */
-import {
-  type MoListData,
-  MoListDataSchema,
-  type PollReportsResponseData,
-  PollReportsResponseDataSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
+
 import type { Lease } from '../../functions/commons/lease.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { EventStore } from '../../functions/events/store-ports.ts';
@@ -14,6 +9,12 @@ import type {
   ReportPollingGateway,
 } from '../../functions/polling/poll-reports.ts';
 import type { PollLogger } from '../../functions/polling/poller-lease.ts';
+import {
+  type MoListData,
+  MoListDataSchema,
+  type PollReportsResponseData,
+  PollReportsResponseDataSchema,
+} from '../../gateway/schemas/index.ts';
 import { FakeEventStore } from './fake-event-store.ts';
 import { moItem, reportItem } from './gateway-bodies.ts';
 import { MemoryPageQuarantine } from './memory-page-quarantine.ts';

@@ -1,8 +1,5 @@
 /** The reconciler's fakes (awaiting index, report ledger, status gateway) and the world that wires them. */
-import {
-  type StatusQueryData,
-  StatusQueryDataSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
+
 import {
   type AwaitingPage,
   type AwaitingRecipient,
@@ -12,6 +9,7 @@ import {
   type ReportLedger,
 } from '../../functions/reconcile/reconcile-status.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
+import { type StatusQueryData, StatusQueryDataSchema } from '../../gateway/schemas/index.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import type { FakeEventStore } from './fake-event-store.ts';
 import { FakeUnknownOutcomes, GuardedEventStore } from './fake-reconcile-ports.ts';

@@ -1,6 +1,6 @@
 /** A simulator started for report tests (closed when the test that started it ends), its report calls and a webhook receiver. */
 import { expect, onTestFinished } from 'vitest';
-import { PollReportsResponseDataSchema } from '../../functions/commons/gateway/schemas/reports.ts';
+import { PollReportsResponseDataSchema } from '../../gateway/schemas/reports.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import type { ReportsSnapshot } from '../../simulator/reports.ts';

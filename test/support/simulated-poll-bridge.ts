@@ -4,11 +4,11 @@
  * the report poller's dependencies, whose every wait advances the simulated clock.
  */
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
-import type { GatewayCredentials } from '../../functions/commons/gateway/gateway-auth.ts';
-import type { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { ReceiveDeps } from '../../functions/inbound/receive-webhook.ts';
 import type { PollDeps } from '../../functions/polling/poll-reports.ts';
+import type { GatewayClient } from '../../gateway/client.ts';
+import type { GatewayCredentials } from '../../gateway/token-api.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import {

@@ -1,14 +1,9 @@
 /** The bridge's gateway client against a simulator: session tokens issued by it, on its clock. */
-import {
-  GatewayAuthApi,
-  type GatewayCredentials,
-} from '../../functions/commons/gateway/gateway-auth.ts';
-import {
-  GatewayClient,
-  type GatewayClientOptions,
-} from '../../functions/commons/gateway/gateway-client.ts';
-import type { HttpTransport } from '../../functions/commons/gateway/http.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+
+import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
+import { GatewayClient, type GatewayClientOptions } from '../../gateway/client.ts';
+import { GatewayAuthApi, type GatewayCredentials } from '../../gateway/token-api.ts';
+import type { HttpTransport } from '../../gateway/transport.ts';
 import type { Simulator } from '../../simulator/index.ts';
 
 /** Session tokens from `sim` for `credentials`, renewed as of the simulator's clock. */

@@ -1,6 +1,7 @@
 /** A simulator for the management clients: manual clock, day-long access tokens, and a session token provider on it. */
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { SessionTokenProvider } from '../../functions/commons/gateway/session-token-provider.ts';
+
+import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
+import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
 

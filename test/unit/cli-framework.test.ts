@@ -5,11 +5,8 @@ import { CliError, type CommandSpec, describeError, runCommand } from '../../cli
 import { main } from '../../cli/main.ts';
 import { createProgress, formatTable } from '../../cli/output.ts';
 import { REQUIRED_OUTPUTS, resolveTarget, type Target } from '../../cli/target.ts';
-import {
-  GatewayRejectedError,
-  GatewayTransportError,
-} from '../../functions/commons/gateway/errors.ts';
-import { RcsChatbotIdUnusableError } from '../../functions/commons/gateway/rcs-management-client.ts';
+import { GatewayRejectedError, GatewayTransportError } from '../../gateway/errors.ts';
+import { RcsChatbotIdUnusableError } from '../../gateway/management/rcs-client.ts';
 import { captureIo } from '../support/cli-gateway.ts';
 
 describe('formatTable', () => {

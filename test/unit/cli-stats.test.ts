@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MESSENGER_STATS } from '../../functions/commons/gateway/schemas/index.ts';
+import { MESSENGER_STATS } from '../../gateway/schemas/index.ts';
 import { refusal, words } from '../support/cli-command-line.ts';
 import { type GatewayScript, runScriptedCli } from '../support/cli-gateway.ts';
 

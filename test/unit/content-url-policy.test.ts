@@ -14,7 +14,7 @@ import {
   forbiddenAddressReason,
 } from '../../functions/attachments/content-url-policy.ts';
 import { AttachmentDownloadError } from '../../functions/attachments/fetch-attachments.ts';
-import type { DownloadAnswer } from '../../functions/commons/gateway/http.ts';
+import type { DownloadAnswer } from '../../gateway/transport.ts';
 
 const GATEWAY = ['https://api.gw.example', 'https://send.gw.example', 'https://mnt.gw.example'];
 const policy = ContentUrlPolicy.forGateway(GATEWAY, ['cdn.gw-files.example']);

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { MESSENGER_STATS } from '../../functions/commons/gateway/schemas/messenger-statistics.ts';
 import { MESSENGER_STATISTIC_NAMES } from '../../functions/events/messenger-statistic-names.ts';
+import { MESSENGER_STATS } from '../../gateway/schemas/messenger-statistics.ts';
 
 // Counts the object schemas zod builds, so the test sees which parts of the catalogue exist.
 const built = vi.hoisted(() => ({ objects: 0 }));

@@ -1,13 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayRejectedError } from '../../functions/commons/gateway/errors.ts';
-import type {
-  ClickUrlItem,
-  MessengerStatsData,
-  MessengerStatsName,
-  MessengerStatsQueryInput,
-  UrlStatsByChannelItem,
-  UrlStatsDayItem,
-} from '../../functions/commons/gateway/schemas/index.ts';
 import { EVENT_TYPES, eventDetailSchema } from '../../functions/events/catalogue.ts';
 import {
   type ExportStatisticsDeps,
@@ -20,6 +11,15 @@ import {
   type TrackingUrlStatisticsGateway,
   throwIfIncomplete,
 } from '../../functions/statistics/export-statistics.ts';
+import { GatewayRejectedError } from '../../gateway/errors.ts';
+import type {
+  ClickUrlItem,
+  MessengerStatsData,
+  MessengerStatsName,
+  MessengerStatsQueryInput,
+  UrlStatsByChannelItem,
+  UrlStatsDayItem,
+} from '../../gateway/schemas/index.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 
 // 2026-03-11 01:30 KST: the export is for 2026-03-10.

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayResponseError } from '../../functions/commons/gateway/errors.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import type { HttpAnswer, HttpCall } from '../../functions/commons/gateway/http.ts';
-import { PushRequestSchema } from '../../functions/commons/gateway/schemas/send.ts';
+import { GatewayClient } from '../../gateway/client.ts';
+import { GatewayResponseError } from '../../gateway/errors.ts';
+import { PushRequestSchema } from '../../gateway/schemas/send.ts';
+import type { HttpAnswer, HttpCall } from '../../gateway/transport.ts';
 import { pushBody, smsBody } from '../support/send-fixtures.ts';
 
 /** A client whose transport records every call and answers each with the next envelope `data`. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { type Endpoint, GatewayHttp } from '../../gateway/envelope.ts';
 import {
   classifyCode,
   GatewayAuthenticationError,
@@ -8,13 +9,8 @@ import {
   GatewayResponseError,
   GatewayRetryableError,
   GatewayTransportError,
-} from '../../functions/commons/gateway/errors.ts';
-import { type Endpoint, GatewayHttp } from '../../functions/commons/gateway/gateway-http.ts';
-import {
-  type HttpAnswer,
-  type HttpCall,
-  HttpTransportFailure,
-} from '../../functions/commons/gateway/http.ts';
+} from '../../gateway/errors.ts';
+import { type HttpAnswer, type HttpCall, HttpTransportFailure } from '../../gateway/transport.ts';
 
 const hosts = {
   api: 'https://api.example.test/base',

@@ -16,7 +16,7 @@ import {
   TokenIssueDataSchema,
   TokenIssueRequestSchema,
   TokenRefreshDataSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
+} from '../../gateway/schemas/index.ts';
 import { issuesOf } from '../support/zod-issues.ts';
 
 describe('request primitives', () => {

@@ -19,7 +19,7 @@ import {
   TemplateImageSchema,
   TemplateListDataSchema,
   TemplateListRequestSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
+} from '../../gateway/schemas/index.ts';
 import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 
 const template = {

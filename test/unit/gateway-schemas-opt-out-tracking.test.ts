@@ -23,7 +23,7 @@ import {
   UrlStatsDayDataSchema,
   UrlStatsHourDataSchema,
   UrlStatsPeriodRequestSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
+} from '../../gateway/schemas/index.ts';
 import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 
 /** A number opted out of one sender, and the same number opted out of every sender. */

@@ -10,7 +10,7 @@ import {
   RcsPageQuerySchema,
   RcsPortalCredentialsSchema,
   RcsRegBrandSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
+} from '../../gateway/schemas/index.ts';
 import { pathsOf } from '../support/zod-issues.ts';
 
 const regBrand = {

@@ -16,7 +16,7 @@ import {
   StatusQueryDataSchema,
   StatusQueryItemSchema,
   StatusQueryRequestSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
+} from '../../gateway/schemas/index.ts';
 import { moItem } from '../support/gateway-bodies.ts';
 import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 

@@ -3,7 +3,7 @@ import {
   BrandFreeRequestSchema,
   BrandTemplateRequestSchema,
   MessengerNoticeRequestSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
+} from '../../gateway/schemas/index.ts';
 import { messengerSender, recipient } from '../support/send-request-parts.ts';
 import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 

@@ -6,7 +6,7 @@ import {
   RcsReplyResultItemSchema,
   RcsV1RequestSchema,
   RcsV11RequestSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
+} from '../../gateway/schemas/index.ts';
 import { recipient } from '../support/send-request-parts.ts';
 import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 

@@ -7,7 +7,7 @@ import {
   RcsReplyRequestSchema,
   SEND_ENDPOINTS,
   SmsRequestSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
+} from '../../gateway/schemas/index.ts';
 import { fromShopToOne, recipient } from '../support/send-request-parts.ts';
 import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 

@@ -11,8 +11,6 @@ import {
   listEnv,
   optionalEnv,
 } from '../../functions/commons/environment.ts';
-import { GatewayAuthApi } from '../../functions/commons/gateway/gateway-auth.ts';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
 import { composePollReports } from '../../functions/polling/compose-poll-reports.ts';
 import { SqsReportChecks } from '../../functions/reconcile/adapters/sqs-report-checks.ts';
 import { composeReconcileStatus } from '../../functions/reconcile/compose-reconcile-status.ts';
@@ -21,6 +19,8 @@ import { composeExportStatistics } from '../../functions/statistics/compose-expo
 import { S3StatisticsSink } from '../../functions/statistics/s3-statistics-sink.ts';
 import { DynamoDbTokenStore } from '../../functions/tokens/adapters/dynamodb-token-store.ts';
 import { composeRefreshToken } from '../../functions/tokens/compose-refresh-token.ts';
+import { GatewayClient } from '../../gateway/client.ts';
+import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import { gatewayCredentialsHolding } from '../support/secrets-client.ts';
 
 /**

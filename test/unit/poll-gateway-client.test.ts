@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayClient } from '../../functions/commons/gateway/gateway-client.ts';
-import type { HttpAnswer, HttpCall } from '../../functions/commons/gateway/http.ts';
 import {
   type MoPollingGateway,
   pollInbound,
   pollReports,
   type ReportPollingGateway,
 } from '../../functions/polling/poll-reports.ts';
+import { GatewayClient } from '../../gateway/client.ts';
+import type { HttpAnswer, HttpCall } from '../../gateway/transport.ts';
 import { moItem, reportItem } from '../support/gateway-bodies.ts';
 import { harness } from '../support/poll-harness.ts';
 

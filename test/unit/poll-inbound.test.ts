@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MoListDataSchema } from '../../functions/commons/gateway/schemas/index.ts';
 import {
   MO_POLLER_LEASE,
   type MoPollingGateway,
   pollInbound,
 } from '../../functions/polling/poll-reports.ts';
 import type { PollLogger } from '../../functions/polling/poller-lease.ts';
+import { MoListDataSchema } from '../../gateway/schemas/index.ts';
 import { moItem } from '../support/gateway-bodies.ts';
 import { FakeMoGateway, harness, moPage, silent } from '../support/poll-harness.ts';
 

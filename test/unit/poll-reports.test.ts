@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import {
-  GatewayAuthenticationError,
-  GatewayRateLimitedError,
-  GatewayRejectedError,
-  GatewayRetryableError,
-} from '../../functions/commons/gateway/errors.ts';
-import {
-  type PollReportsResponseData,
-  PollReportsResponseDataSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
-import {
   pollReports,
   REPORT_POLLER_LEASE,
   type ReportPollingGateway,
 } from '../../functions/polling/poll-reports.ts';
+import {
+  GatewayAuthenticationError,
+  GatewayRateLimitedError,
+  GatewayRejectedError,
+  GatewayRetryableError,
+} from '../../gateway/errors.ts';
+import {
+  type PollReportsResponseData,
+  PollReportsResponseDataSchema,
+} from '../../gateway/schemas/index.ts';
 import { reportItem } from '../support/gateway-bodies.ts';
 import { harness, page, START } from '../support/poll-harness.ts';
 import { reportPoller } from '../support/report-poller.ts';

@@ -2,14 +2,14 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { GatewayRateLimitedError } from '../../functions/commons/gateway/errors.ts';
-import type { SendOutcome } from '../../functions/commons/gateway/gateway-client.ts';
 import type { RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
 import {
   createSendRecordHandler,
   redeliveryDelaySeconds,
   SendRetryLaterError,
 } from '../../functions/sending/queue-record-handler.ts';
+import type { SendOutcome } from '../../gateway/client.ts';
+import { GatewayRateLimitedError } from '../../gateway/errors.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 

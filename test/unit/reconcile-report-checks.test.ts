@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayRetryableError } from '../../functions/commons/gateway/errors.ts';
 import { checkReports } from '../../functions/reconcile/reconcile-status.ts';
 import { parseReportCheck, reportCheckBody } from '../../functions/reconcile/report-checks.ts';
 import type { ReportCheck } from '../../functions/sending/ports.ts';
+import { GatewayRetryableError } from '../../gateway/errors.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { MemoryReportChecks } from '../support/memory-report-checks.ts';
 import { ago, HOUR, NOW, world } from '../support/reconcile-world.ts';

@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  GatewayRejectedError,
-  GatewayRetryableError,
-} from '../../functions/commons/gateway/errors.ts';
-import { StatusQueryDataSchema } from '../../functions/commons/gateway/schemas/index.ts';
 import { AWAITING_REPORT_SHARDS } from '../../functions/commons/tables.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import { reconcileStatus } from '../../functions/reconcile/reconcile-status.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
+import { GatewayRejectedError, GatewayRetryableError } from '../../gateway/errors.ts';
+import { StatusQueryDataSchema } from '../../gateway/schemas/index.ts';
 import type { FakeEventStore } from '../support/fake-event-store.ts';
 import { ago, HOUR, NOW, world } from '../support/reconcile-world.ts';
 

@@ -1,8 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type StatusQueryData,
-  StatusQueryDataSchema,
-} from '../../functions/commons/gateway/schemas/index.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import {
   type AwaitingReportIndex,
@@ -14,6 +10,7 @@ import {
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import type { UnknownOutcome } from '../../functions/sending/ports.ts';
 import { sendRecordKey } from '../../functions/sending/send-record.ts';
+import { type StatusQueryData, StatusQueryDataSchema } from '../../gateway/schemas/index.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { FakeUnknownOutcomes, GuardedEventStore } from '../support/fake-reconcile-ports.ts';
 import { MemoryReportChecks } from '../support/memory-report-checks.ts';

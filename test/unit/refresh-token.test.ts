@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  GatewayAuthenticationError,
-  GatewayRetryableError,
-} from '../../functions/commons/gateway/errors.ts';
-import {
   type RefreshLogger,
   refreshToken,
   TokenStateConflictError,
 } from '../../functions/tokens/refresh-token.ts';
 import type { StoredToken, TokenIssuer } from '../../functions/tokens/token-state.ts';
+import { GatewayAuthenticationError, GatewayRetryableError } from '../../gateway/errors.ts';
 import {
   FakeTokenStore,
   HOUR,

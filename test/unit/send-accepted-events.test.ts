@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SendOutcome } from '../../functions/commons/gateway/gateway-client.ts';
 import type { RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
+import type { SendOutcome } from '../../gateway/client.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { delivery, NOW, ScriptedGateway, sendSetup, sms } from '../support/send-use-case-world.ts';
 

@@ -1,12 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import {
-  GatewayDuplicateError,
-  GatewayRejectedError,
-  GatewayResponseError,
-  GatewayRetryableError,
-  GatewayTransportError,
-} from '../../functions/commons/gateway/errors.ts';
-import type { SendOutcome } from '../../functions/commons/gateway/gateway-client.ts';
 import type { RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
 import {
   type RateLimiter,
@@ -14,6 +6,14 @@ import {
 } from '../../functions/sending/rate-limiter.ts';
 import { sendRecordKey } from '../../functions/sending/send-record.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
+import type { SendOutcome } from '../../gateway/client.ts';
+import {
+  GatewayDuplicateError,
+  GatewayRejectedError,
+  GatewayResponseError,
+  GatewayRetryableError,
+  GatewayTransportError,
+} from '../../gateway/errors.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { delivery, NOW, ScriptedGateway, sendSetup, sms } from '../support/send-use-case-world.ts';
 

@@ -1,10 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import {
-  GatewayRateLimitedError,
-  GatewayRejectedError,
-  GatewayTransportError,
-} from '../../functions/commons/gateway/errors.ts';
-import type { SendOutcome } from '../../functions/commons/gateway/gateway-client.ts';
 import type { RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
 import {
   type RateLimiter,
@@ -12,6 +6,12 @@ import {
 } from '../../functions/sending/rate-limiter.ts';
 import { sendRecordKey } from '../../functions/sending/send-record.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
+import type { SendOutcome } from '../../gateway/client.ts';
+import {
+  GatewayRateLimitedError,
+  GatewayRejectedError,
+  GatewayTransportError,
+} from '../../gateway/errors.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { smsBody } from '../support/send-fixtures.ts';
 import { delivery, NOW, ScriptedGateway, sendSetup, sms } from '../support/send-use-case-world.ts';

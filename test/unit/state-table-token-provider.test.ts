@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { GatewayAuthenticationError } from '../../functions/commons/gateway/errors.ts';
 import type { Lease } from '../../functions/commons/lease.ts';
 import {
   REAUTH_LEASE,
@@ -7,6 +6,7 @@ import {
   TokenUnavailableError,
 } from '../../functions/tokens/adapters/state-table-token-provider.ts';
 import type { StoredToken } from '../../functions/tokens/token-state.ts';
+import { GatewayAuthenticationError } from '../../gateway/errors.ts';
 import {
   FakeTokenStore,
   HOUR,

@@ -3,12 +3,12 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, maskingReplacer } from '../../functions/commons/observability.ts';
+import type { WebhookKind } from '../../functions/inbound/receive-webhook.ts';
+import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import {
   matchesWebhookSecret,
   webhookSecretFromEnvironment,
-} from '../../functions/commons/webhook-secret.ts';
-import type { WebhookKind } from '../../functions/inbound/receive-webhook.ts';
-import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
+} from '../../functions/inbound/webhook-secret.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { moBody, reportBody } from '../support/gateway-bodies.ts';
 import { MemoryPayloadStore } from '../support/limited-event-store.ts';

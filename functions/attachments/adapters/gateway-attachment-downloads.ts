@@ -1,8 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { GatewayError } from '../../commons/gateway/errors.ts';
-import type { GatewayClient } from '../../commons/gateway/gateway-client.ts';
+import type { GatewayClient } from '../../../gateway/client.ts';
+import { GatewayError } from '../../../gateway/errors.ts';
 import {
   attachmentOf,
   type ConnectionPool,
@@ -10,7 +10,7 @@ import {
   type DownloadAnswer,
   downloadUrl,
   HttpTransportFailure,
-} from '../../commons/gateway/http.ts';
+} from '../../../gateway/transport.ts';
 import {
   type ContentUrlPolicy,
   ContentUrlRefusedError,

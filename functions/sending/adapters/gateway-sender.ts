@@ -1,7 +1,7 @@
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { ResendOptions } from '../../../gateway/bearer/fresh-token-retry.ts';
+import type { GatewayClient, MmsFile } from '../../../gateway/client.ts';
 import { s3Client } from '../../commons/clients/s3.ts';
-import type { GatewayClient, MmsFile } from '../../commons/gateway/gateway-client.ts';
-import type { ResendOptions } from '../../commons/gateway/token-provider.ts';
 import type { SendGateway } from '../ports.ts';
 import type { SendMessage } from '../queue-message.ts';
 

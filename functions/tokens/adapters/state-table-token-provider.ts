@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { TokenProvider } from '../../../gateway/bearer/token-provider.ts';
 import { DynamoDbLease } from '../../commons/dynamodb-lease.ts';
-import type { TokenProvider } from '../../commons/gateway/token-provider.ts';
 import type { Lease } from '../../commons/lease.ts';
 import {
   authenticate,

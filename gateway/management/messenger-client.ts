@@ -1,8 +1,8 @@
 import { Blob } from 'node:buffer';
 import type * as z from 'zod';
-import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-client.ts';
-import { validateRequest } from './gateway-client.ts';
-import { type Endpoint, parseData } from './gateway-http.ts';
+import { BearerGatewayClient, type BearerGatewayClientOptions } from '../bearer/bearer-client.ts';
+import { validateRequest } from '../client.ts';
+import { type Endpoint, parseData } from '../envelope.ts';
 import {
   ChannelCategoryListDataSchema,
   ChannelCreateRequestSchema,
@@ -39,7 +39,7 @@ import {
   TemplateListDataSchema,
   TemplateListRequestSchema,
   type TemplateStatusCode,
-} from './schemas/index.ts';
+} from '../schemas/index.ts';
 
 /**
  * Thrown before the call when a template is not in a state the operation may start from: review

@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 import * as z from 'zod';
-import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-client.ts';
+import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer/bearer-client.ts';
+import type { ResendOptions } from './bearer/fresh-token-retry.ts';
+import { type Endpoint, type GatewayCall, parseData, schemaParser } from './envelope.ts';
 import { classifyCode, GatewayAuthenticationError, type GatewayCodeFamily } from './errors.ts';
-import { type Endpoint, type GatewayCall, parseData, schemaParser } from './gateway-http.ts';
 import {
   ClickUrlCreateDataSchema,
   ClickUrlCreateRequestSchema,
@@ -35,7 +36,6 @@ import {
   UrlStatsHourDataSchema,
   UrlStatsPeriodRequestSchema,
 } from './schemas/index.ts';
-import type { ResendOptions } from './token-provider.ts';
 
 /** Thrown before any call when a request does not satisfy its schema. */
 export class GatewayRequestInvalidError extends Error {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cp949ByteLength, cp949UnencodableCharacters } from '../../../../protocol/cp949.ts';
+import { cp949ByteLength, cp949UnencodableCharacters } from '../../protocol/cp949.ts';
 import {
   FALLBACK_CHANNELS,
   type FallbackChannel,

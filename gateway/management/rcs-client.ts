@@ -1,9 +1,8 @@
 import * as z from 'zod';
-import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer-client.ts';
-import { GatewayError, GatewayRejectedError } from './errors.ts';
-import { GatewayRequestInvalidError, validateRequest } from './gateway-client.ts';
-import { type Endpoint, type GatewayCall, GatewayHttp, parseData } from './gateway-http.ts';
-import { type HttpTransport, nodeTransport } from './http.ts';
+import { BearerGatewayClient, type BearerGatewayClientOptions } from '../bearer/bearer-client.ts';
+import { GatewayRequestInvalidError, validateRequest } from '../client.ts';
+import { type Endpoint, type GatewayCall, GatewayHttp, parseData } from '../envelope.ts';
+import { GatewayError, GatewayRejectedError } from '../errors.ts';
 import {
   RCS_CHATBOT_ID_UNUSABLE_CODE,
   RCS_MANAGEMENT_PATHS,
@@ -30,7 +29,8 @@ import {
   RcsPortalCredentialsSchema,
   RcsTemplateFormDetailDataSchema,
   RcsTemplateFormListDataSchema,
-} from './schemas/index.ts';
+} from '../schemas/index.ts';
+import { type HttpTransport, nodeTransport } from '../transport.ts';
 
 /**
  * The chat-room id check answered `21399`: the id has an invalid format or is already

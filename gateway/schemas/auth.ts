@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { RANDOM_STR_PATTERN } from '../../../../protocol/api-password.ts';
+import { RANDOM_STR_PATTERN } from '../../protocol/api-password.ts';
 
 /** The `{randomStr}` path segment of token issuance (spec 01 §4.1); hashed into `apiPwd`. */
 export const RandomStrSchema = z

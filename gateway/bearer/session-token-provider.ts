@@ -1,5 +1,5 @@
-import { GatewayAuthenticationError } from './errors.ts';
-import type { GatewayAuthApi, GatewayCredentials } from './gateway-auth.ts';
+import { GatewayAuthenticationError } from '../errors.ts';
+import type { GatewayAuthApi, GatewayCredentials } from '../token-api.ts';
 import { jwtExpiry, type TokenProvider } from './token-provider.ts';
 
 export interface SessionTokenProviderOptions {

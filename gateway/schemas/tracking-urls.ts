@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { parseGatewayDateTime } from '../../../../protocol/kst.ts';
+import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import {
   GatewayIdSchema,
   LocalDateSchema,

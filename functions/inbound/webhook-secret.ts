@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
-import { getJsonSecret } from './clients/secrets.ts';
-import { type Environment, requiredEnv } from './environment.ts';
+import { getJsonSecret } from '../commons/clients/secrets.ts';
+import { type Environment, requiredEnv } from '../commons/environment.ts';
 
 /**
  * The webhook path secret, rotatable: the current value and, during a rotation, the previous one.

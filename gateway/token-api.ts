@@ -1,6 +1,6 @@
-import { hashApiPassword, newRandomStr } from '../../../protocol/api-password.ts';
+import { hashApiPassword, newRandomStr } from '../protocol/api-password.ts';
+import { type Endpoint, GatewayHttp, type GatewayHttpOptions, parseData } from './envelope.ts';
 import { GatewayAuthenticationError } from './errors.ts';
-import { type Endpoint, GatewayHttp, type GatewayHttpOptions, parseData } from './gateway-http.ts';
 import { TokenIssueDataSchema, TokenRefreshDataSchema } from './schemas/index.ts';
 
 const ISSUE: Endpoint = { host: 'api', method: 'POST', path: '/auth/v1/{randomStr}' };

@@ -1,5 +1,6 @@
-import { type GatewayCall, GatewayHttp, type GatewayHttpOptions } from './gateway-http.ts';
-import { type ResendOptions, type TokenProvider, withFreshTokenRetry } from './token-provider.ts';
+import { type GatewayCall, GatewayHttp, type GatewayHttpOptions } from '../envelope.ts';
+import { type ResendOptions, withFreshTokenRetry } from './fresh-token-retry.ts';
+import type { TokenProvider } from './token-provider.ts';
 
 export interface BearerGatewayClientOptions extends GatewayHttpOptions {
   /** Where bearer calls take their token, and report one the gateway refused. */

@@ -1,8 +1,8 @@
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
-import { getSecretText } from './clients/secrets.ts';
-import { type Environment, requiredEnv } from './environment.ts';
-import type { GatewayCredentials } from './gateway/gateway-auth.ts';
+import type { GatewayCredentials } from '../../gateway/token-api.ts';
+import { getSecretText } from '../commons/clients/secrets.ts';
+import { type Environment, requiredEnv } from '../commons/environment.ts';
 
 /** The gateway API key and password, as stored in Secrets Manager. */
 export const GatewayCredentialsSchema = z.strictObject({

@@ -8,6 +8,7 @@ import {
   GatewayRetryableError,
   GatewayTransportError,
 } from './errors.ts';
+import type { GatewayHost, GatewayHosts } from './settings.ts';
 import {
   attachmentOf,
   type HttpAnswer,
@@ -15,8 +16,7 @@ import {
   HttpTransportFailure,
   nodeTransport,
   type StreamedAttachment,
-} from './http.ts';
-import type { GatewayHost, GatewayHosts } from './settings.ts';
+} from './transport.ts';
 
 /** One gateway operation: which host, which method, which path. */
 export interface Endpoint {

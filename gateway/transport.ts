@@ -2,7 +2,30 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import { startHttpSpan } from '../tracing.ts';
+
+/** An HTTP exchange being recorded; `end`, `fail` or `abandon` closes it. */
+export interface HttpSpan {
+  /** The answer's headers arrived with `status`. */
+  end(status: number): void;
+  /** The exchange got no answer. */
+  fail(error: unknown): void;
+  /** The request was given up before it was sent (no flag: the host had no part in it). */
+  abandon(): void;
+}
+
+/** Starts recording one exchange of `method` with `url`'s host. */
+export type HttpSpanStarter = (method: string, url: URL) => HttpSpan;
+
+const NO_SPAN: HttpSpan = { end: () => {}, fail: () => {}, abandon: () => {} };
+let startHttpSpan: HttpSpanStarter = () => NO_SPAN;
+
+/**
+ * Records every exchange of this process with `starter` from now on: a traced Lambda's X-Ray
+ * subsegments (`functions/commons/tracing.ts`). Until then exchanges are not recorded.
+ */
+export const recordHttpExchanges = (starter: HttpSpanStarter): void => {
+  startHttpSpan = starter;
+};
 
 /** One HTTP call to the gateway, as the client builds it. */
 export interface HttpCall {
@@ -127,7 +150,7 @@ interface Exchange {
  * Sends one request through `pool`. `idleMs` limits the wait for the headers and every pause
  * of the connection afterwards; `deadlineMs`, when set, the whole exchange until `done()`.
  * Redirects are never followed. In a traced invocation the exchange is an X-Ray subsegment named
- * for the host, from the request until the answer's headers (`startHttpSpan`).
+ * for the host, from the request until the answer's headers (`recordHttpExchanges`).
  */
 const exchange = (
   pool: ConnectionPool,
