@@ -18,10 +18,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { StackTemplate } from '../aws-semantics/cloudformation-template.ts';
 import { LAMBDA_BUNDLING } from '../lib/bundling.ts';
 import { DeploymentModel } from '../local/stack/deployment-model.ts';
 import { synthesizeStack } from '../local/stack/synthesize.ts';
-import { StackTemplate } from '../local/stack/template.ts';
 import { median, ratio, round, type ScenarioResult } from './report.ts';
 
 const root = join(import.meta.dirname, '..');

@@ -12,6 +12,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEvent, DynamoDBRecord } from 'aws-lambda';
+import { reportBody } from '../fixtures/gateway-bodies.ts';
 import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import { DynamoDbEventStore } from '../functions/events/dynamodb-event-store.ts';
 import { publishRecords } from '../functions/events/publish.ts';
@@ -20,7 +21,6 @@ import { createWebhookHandler } from '../functions/inbound/webhook-handler.ts';
 import { startDynalite } from '../local/dynalite.ts';
 import { localDynamoDbClient } from '../local/dynamodb-local.ts';
 import { createTables } from '../local/tables.ts';
-import { reportBody } from '../test/support/gateway-bodies.ts';
 import { figuresTable, median, type ScenarioResult } from './report.ts';
 
 const countingClient = (endpoint: string) => {

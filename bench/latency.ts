@@ -12,12 +12,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { reportItem } from '../fixtures/gateway-bodies.ts';
+import { smsBody } from '../fixtures/send-bodies.ts';
 import type { SendMessageInput } from '../functions/sending/queue-message.ts';
 import { recipientsOf } from '../functions/sending/queue-message-recipients.ts';
 import { startLocalBridge } from '../local/bridge.ts';
 import { enqueueSend } from '../producer/enqueue-send.ts';
-import { reportItem } from '../test/support/gateway-bodies.ts';
-import { smsBody } from '../test/support/send-fixtures.ts';
 import { benchBridgeOptions } from './local-bridge.ts';
 import { figuresTable, round, type ScenarioResult } from './report.ts';
 

@@ -7,6 +7,7 @@
  * tables (refused conditional writes counted apart: they still consume write capacity).
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { smsBody } from '../fixtures/send-bodies.ts';
 import { DynamoDbRateLimiter } from '../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../functions/sending/adapters/gateway-sender.ts';
@@ -19,7 +20,6 @@ import { startDynalite } from '../local/dynalite.ts';
 import { localDynamoDbClient } from '../local/dynamodb-local.ts';
 import { createTables } from '../local/tables.ts';
 import { startSimulator } from '../simulator/index.ts';
-import { smsBody } from '../test/support/send-fixtures.ts';
 import { figuresTable, type ScenarioResult } from './report.ts';
 
 const QUOTA = 100;

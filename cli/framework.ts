@@ -1,11 +1,9 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { GatewayRequestInvalidError } from '../gateway/client.ts';
-import { GatewayError, GatewayTransportError } from '../gateway/errors.ts';
-import { RcsChatbotIdUnusableError } from '../gateway/management/rcs-client.ts';
-import { CliError, UsageError } from './errors.ts';
+import { describeError, OperationError } from '../ops/errors.ts';
+import type { AwsClients, Target, TargetOptions } from '../ops/target.ts';
+import { UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { Output } from './output.ts';
-import type { AwsClients, Target, TargetOptions } from './target.ts';
 
 export type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 type OptionValues = Readonly<
@@ -18,9 +16,6 @@ type OptionValues = Readonly<
  * and exit codes: 0 success, 1 the command failed or found problems, 2 a usage error.
  */
 
-// The errors a command throws are part of the command API, so commands find them here too.
-export { CliError, UsageError } from './errors.ts';
-
 /** What a command may need from outside: AWS clients (tests), the clock, waiting. */
 export interface CliDeps {
   readonly aws?: AwsClients;
@@ -30,7 +25,22 @@ export interface CliDeps {
   readonly interrupted?: () => Promise<void>;
   /** Replaces target resolution entirely (tests of one command against fakes). */
   readonly resolveTarget?: (options: TargetOptions) => Promise<Target>;
+  /**
+   * Serves the operator console for a target (`msgbridge console`): the console module's
+   * `startConsoleServer`, which the executable (`bin/msgbridge-cli.mjs`) hands in.
+   */
+  readonly serveConsole?: ConsoleServing;
 }
+
+/** Serves the console for `target` on 127.0.0.1 until `close`. */
+export type ConsoleServing = (
+  target: Target,
+  options: {
+    readonly port: number;
+    readonly tpsQuota?: number;
+    readonly sleep?: (ms: number) => Promise<void>;
+  },
+) => Promise<{ readonly url: string; close(): Promise<void> }>;
 
 /** What `run` receives. */
 export interface CommandContext {
@@ -71,7 +81,7 @@ export interface CommandSpec {
     /** The usage error when there are fewer than `min`. @default `needs a NAME` */
     readonly missing?: string;
   };
-  /** Returns the exit code (`undefined` = 0). Throw {@link UsageError} or {@link CliError}. */
+  /** Returns the exit code (`undefined` = 0). Throw {@link UsageError} or {@link OperationError}. */
   readonly run: (context: CommandContext) => Promise<number | undefined>;
 }
 
@@ -221,18 +231,18 @@ export const runCommand = async (
   }
 };
 
-/** The JSON document in `path`; a missing or malformed file is a {@link CliError}. */
+/** The JSON document in `path`; a missing or malformed file is a {@link OperationError}. */
 export const readJsonFile = async (io: CliIo, path: string): Promise<unknown> => {
   let text: string;
   try {
     text = await io.readFile(path);
   } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as Error).message}`);
+    throw new OperationError(`cannot read ${path}: ${(error as Error).message}`);
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${path} is not JSON: ${(error as Error).message}`);
+    throw new OperationError(`${path} is not JSON: ${(error as Error).message}`);
   }
 };
 
@@ -253,38 +263,4 @@ export const compactDateOption = (option: string, value: string, digits: 8 | 14)
     );
   }
   return compact.padEnd(digits, '0');
-};
-
-/**
- * The lines that tell the user what went wrong, without a stack trace: the gateway's code and
- * message (and nested codes), every problem of an invalid request, or the error's message.
- */
-export const describeError = (error: unknown): string[] => {
-  if (error instanceof CliError) return [error.message, ...error.details.map((d) => `  ${d}`)];
-  if (error instanceof GatewayTransportError) {
-    return [
-      `the gateway did not answer (${error.kind}): ${error.gatewayMessage}`,
-      '  (the gateway accepts calls only from registered IP addresses; see docs/operations.md)',
-    ];
-  }
-  if (error instanceof GatewayError) {
-    const nested =
-      error instanceof RcsChatbotIdUnusableError
-        ? [`  nested: ${error.nestedCode} ${error.nestedMessage}`]
-        : [];
-    return [`the gateway refused: ${error.code} ${error.gatewayMessage}`.trimEnd(), ...nested];
-  }
-  if (error instanceof GatewayRequestInvalidError) {
-    return [
-      'invalid request, nothing was sent:',
-      ...error.issues.map((issue) => `  ${issue.path.join('.') || '(request)'}: ${issue.message}`),
-    ];
-  }
-  if (error instanceof Error) {
-    // AWS SDK errors carry a name such as AccessDeniedException or ValidationError.
-    return [
-      error.name && error.name !== 'Error' ? `${error.name}: ${error.message}` : error.message,
-    ];
-  }
-  return [String(error)];
 };

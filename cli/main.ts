@@ -1,4 +1,4 @@
-import { pathToFileURL } from 'node:url';
+import { resolveTarget } from '../ops/target.ts';
 import { channelsCommands } from './commands/channels.ts';
 import { consoleCommand } from './commands/console.ts';
 import { dlqCommands } from './commands/dlq.ts';
@@ -22,17 +22,13 @@ import {
   type Registry,
   runCommand,
 } from './framework.ts';
-import { type CliIo, processIo } from './io.ts';
-import { resolveTarget } from './target.ts';
+import type { CliIo } from './io.ts';
 
 /*
  * The `msgbridge` command. Each command or group of commands is one entry of COMMANDS; see
  * cli/README.md for how to add one. Exit codes: 0 success, 1 the command failed or found
  * problems, 2 a usage error.
  */
-
-export type { CliIo } from './io.ts';
-export { processIo } from './io.ts';
 
 export const COMMANDS: Registry = {
   validate: validateCommand,
@@ -126,8 +122,3 @@ export const main = async (argv: string[], io: CliIo, deps: CliDeps = {}): Promi
   }
   return dispatch(name, command, rest, io, deps);
 };
-
-const entryScript = process.argv[1];
-if (entryScript !== undefined && import.meta.url === pathToFileURL(entryScript).href) {
-  process.exitCode = await main(process.argv.slice(2), processIo);
-}

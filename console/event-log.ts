@@ -1,8 +1,8 @@
 import { open } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
-import type { LocalEventLine } from '../cli/replay.ts';
-import type { Target } from '../cli/target.ts';
 import { maskPhonesDeep } from '../functions/commons/helpers/mask.ts';
+import type { LocalEventLine } from '../ops/replay.ts';
+import type { Target } from '../ops/target.ts';
 
 /*
  * The events as they were put on the bus. The local run's bus appends every event to its events

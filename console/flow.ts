@@ -1,4 +1,3 @@
-import type { Target } from '../cli/target.ts';
 import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import { maskPhonesDeep } from '../functions/commons/helpers/mask.ts';
 import {
@@ -10,6 +9,7 @@ import {
 } from '../functions/commons/table-keys.ts';
 import { storedDetail } from '../functions/events/stored-detail.ts';
 import { ACCEPTED_PREFIX } from '../functions/sending/send-record.ts';
+import type { Target } from '../ops/target.ts';
 import type { PublishedEvent } from './event-log.ts';
 
 /*

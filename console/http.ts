@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as z from 'zod';
-import type { Target } from '../cli/target.ts';
+import type { Target } from '../ops/target.ts';
 import { EVENT_TYPES } from './event-types.ts';
 import { html, type SafeHtml, toText } from './html.ts';
 

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { resolveTarget, type Target } from '../cli/target.ts';
-import type { LocalBridge } from '../local/bridge.ts';
+import { resolveTarget, type Target } from '../ops/target.ts';
 import { CONSOLE_PATH, createConsole } from './app.ts';
+
+type ConsoleHandler = ReturnType<typeof createConsole>['handle'];
 
 /*
  * Where the console runs: mounted on the local run's webhook server (`npm start`, the end-to-end
@@ -14,7 +15,10 @@ import { CONSOLE_PATH, createConsole } from './app.ts';
  * through the same target the `msgbridge --local DIR` commands use; returns the console's URL.
  */
 export const mountConsole = async (
-  bridge: Pick<LocalBridge, 'mount' | 'urls'>,
+  bridge: {
+    readonly mount: (path: string, handler: ConsoleHandler) => void;
+    readonly urls: { readonly webhooks: string };
+  },
   dataDir: string,
   options: { readonly tpsQuota?: number } = {},
 ): Promise<string> => {

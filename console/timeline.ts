@@ -1,10 +1,10 @@
-import { byTime, type Trace, type TraceEntry } from '../cli/commands/trace.ts';
 import {
   parseAttachmentKey,
   parsePartitionKey,
   parseResultKey,
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
+import { byTime, type Trace, type TraceEntry } from '../ops/trace.ts';
 import type { PublishedEvent } from './event-log.ts';
 import { html, type SafeHtml } from './html.ts';
 

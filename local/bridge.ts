@@ -18,6 +18,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { startFauxqs } from 'fauxqs';
+import { StackTemplate } from '../aws-semantics/cloudformation-template.ts';
 import { createSweepHandler } from '../functions/attachments/attachment-handlers.ts';
 import type { composeSweepAttachments } from '../functions/attachments/compose-attachments.ts';
 import { ContentUrlPolicy } from '../functions/attachments/content-url-policy.ts';
@@ -45,7 +46,6 @@ import { LocalEventBus } from './event-bus.ts';
 import { replayOnBus } from './replay.ts';
 import type { FunctionOverrides } from './stack/compositions.ts';
 import { cdkJsonContext, synthesizeStack } from './stack/synthesize.ts';
-import { StackTemplate } from './stack/template.ts';
 import { stateTableCheckpoints } from './stream-checkpoints.ts';
 import { startWebhookServer, type WebhookFunction } from './webhook-server.ts';
 

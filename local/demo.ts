@@ -8,10 +8,10 @@ import { resolve } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { SendMessageInput } from '../functions/sending/queue-message.ts';
+import { LocalRunNotRunningError, readRunningBridge } from '../ops/bridge-file.ts';
 import { enqueueSend } from '../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 import { formatKst } from '../protocol/kst.ts';
-import { LocalRunNotRunningError, readRunningBridge } from './bridge-file.ts';
 import { localClientConfig } from './dynamodb-local.ts';
 
 // The SDK warns on Node 20 that its releases after January 2027 will need Node 22; the pinned

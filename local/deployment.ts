@@ -19,9 +19,13 @@ import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FauxqsServer } from 'fauxqs';
+import {
+  type StackTemplate,
+  TemplateShapeError,
+} from '../aws-semantics/cloudformation-template.ts';
+import { compileFilterCriteria } from '../aws-semantics/lambda-event-filter.ts';
 import { streamInvocationRecord } from './aws/event-source-failures.ts';
 import type { LocalBusTarget, LocalJsonServices } from './aws/json-services.ts';
-import { compileFilterCriteria } from './aws/lambda-event-filter.ts';
 import { type InvocationWrapper, type LocalFunction, localFunction } from './aws/lambda-runtime.ts';
 import { type LocalScheduler, startScheduler } from './aws/scheduler.ts';
 import { type SqsEventSource, startSqsEventSource } from './aws/sqs-event-source.ts';
@@ -32,7 +36,6 @@ import {
   recordingEnvironment,
 } from './stack/compositions.ts';
 import { type DeploymentEnvironment, DeploymentModel } from './stack/deployment-model.ts';
-import { type StackTemplate, TemplateShapeError } from './stack/template.ts';
 import type { StreamCheckpoints } from './stream-checkpoints.ts';
 import { type StreamPoller, startStreamPoller } from './stream-poller.ts';
 import { ensureTable } from './tables.ts';

@@ -1,10 +1,10 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { planRepublish, type RepublishResult, runRepublish } from '../cli/republish.ts';
-import { queuePublishFailures, tableItems } from '../cli/republish-sources.ts';
 import { DynamoDbPublishLedger } from '../functions/events/dynamodb-publish-ledger.ts';
 import type { EventBus } from '../functions/events/store-ports.ts';
+import { planRepublish, type RepublishResult, runRepublish } from '../ops/republish.ts';
+import { queuePublishFailures, tableItems } from '../ops/republish-sources.ts';
 
 /**
  * `msgbridge events republish` in the process that holds the local run (the fault-injection run,

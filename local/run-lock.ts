@@ -11,7 +11,7 @@
 import { mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { processAlive } from './bridge-file.ts';
+import { processAlive } from '../ops/bridge-file.ts';
 
 export const RUN_LOCK_FILE = 'run.lock';
 

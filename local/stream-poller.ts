@@ -17,8 +17,8 @@ import {
   TrimmedDataAccessException,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { toLambdaRecord } from '../aws-semantics/lambda-stream-record.ts';
 import { stableHash } from '../simulator/stable-hash.ts';
-import { toLambdaRecord } from './lambda-stream-record.ts';
 import { type InvocationOutcome, interpretResponse } from './partial-batch-response.ts';
 
 /** The function the poller invokes; the same contract as a DynamoDB-stream Lambda handler. */

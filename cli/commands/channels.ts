@@ -1,7 +1,8 @@
 import { maskPhone } from '../../functions/commons/helpers/mask.ts';
 import type { ChannelListItem } from '../../gateway/schemas/index.ts';
+import { UsageError } from '../errors.ts';
 import type { CommandContext, CommandSpec, GroupSpec } from '../framework.ts';
-import { compactDateOption, flagOptions, UsageError, valueOptions } from '../framework.ts';
+import { compactDateOption, flagOptions, valueOptions } from '../framework.ts';
 import { columns, described } from '../output.ts';
 
 /*

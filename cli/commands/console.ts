@@ -1,4 +1,4 @@
-import { startConsoleServer } from '../../console/serve.ts';
+import { OperationError } from '../../ops/errors.ts';
 import type { CommandSpec } from '../framework.ts';
 
 /** The port `msgbridge console` listens on unless told (npm start's console is on PORT, 3000). */
@@ -27,8 +27,10 @@ nothing to the stack. It listens on 127.0.0.1 only, and runs until Ctrl+C.
     const quota = context.string('tps-quota');
     const tpsQuota =
       quota === undefined ? undefined : context.integer('tps-quota', 0, { min: 1, max: 100_000 });
+    const serve = context.deps.serveConsole;
+    if (serve === undefined) throw new OperationError('this build of the command has no console');
     const target = await context.target();
-    const server = await startConsoleServer(target, {
+    const server = await serve(target, {
       port,
       ...(tpsQuota === undefined ? {} : { tpsQuota }),
       ...(context.deps.sleep === undefined ? {} : { sleep: context.deps.sleep }),

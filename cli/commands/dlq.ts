@@ -1,6 +1,7 @@
-import { CliError, type CommandSpec, type GroupSpec } from '../framework.ts';
-import { queueDepth } from '../operations.ts';
-import { redriveDlq } from '../redrive.ts';
+import { OperationError } from '../../ops/errors.ts';
+import { queueDepth } from '../../ops/operations.ts';
+import { redriveDlq } from '../../ops/redrive.ts';
+import type { CommandSpec, GroupSpec } from '../framework.ts';
 
 const redrive: CommandSpec = {
   summary: 'move messages from the send DLQ back to the send queue',
@@ -34,7 +35,7 @@ Fix what sent the messages to the DLQ first (see docs/operations.md, "Redriving 
       ),
     );
     if (result.notSent.length > 0 || result.notDeleted.length > 0) {
-      throw new CliError(
+      throw new OperationError(
         `${result.notSent.length} not sent (still in the DLQ), ${result.notDeleted.length} sent but not deleted from the DLQ`,
         [...result.notSent, ...result.notDeleted].map(
           (failure) => `${failure.messageId}: ${failure.code} ${failure.message}`,

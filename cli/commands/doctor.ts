@@ -1,5 +1,5 @@
-import { formatChecks, runDoctor } from '../doctor.ts';
-import { localDoctorSources, stackDoctorSources } from '../doctor-sources.ts';
+import { formatChecks, runDoctor } from '../../ops/doctor.ts';
+import { localDoctorSources, stackDoctorSources } from '../../ops/doctor-sources.ts';
 import type { CommandSpec } from '../framework.ts';
 
 export const doctorCommand: CommandSpec = {

@@ -1,19 +1,14 @@
 import { createInterface } from 'node:readline/promises';
-import {
-  CliError,
-  type CommandSpec,
-  flagOptions,
-  type GroupSpec,
-  UsageError,
-  valueOptions,
-} from '../framework.ts';
-import { replayWindow, republishPorts } from '../operations.ts';
+import { OperationError } from '../../ops/errors.ts';
+import { replayWindow, republishPorts } from '../../ops/operations.ts';
 import {
   planRepublish,
   type RepublishPlan,
   type RepublishResult,
   runRepublish,
-} from '../republish.ts';
+} from '../../ops/republish.ts';
+import { UsageError } from '../errors.ts';
+import { type CommandSpec, flagOptions, type GroupSpec, valueOptions } from '../framework.ts';
 
 const instant = (option: string, value: string): Date => {
   const time = Date.parse(value);
@@ -84,7 +79,9 @@ const planLines = (plan: RepublishPlan): string[] => [
 /** Asks on a terminal; elsewhere --yes is required. */
 const confirmed = async (question: string): Promise<boolean> => {
   if (!process.stdin.isTTY) {
-    throw new CliError(`${question} — pass --yes to publish without asking (or --dry-run to look)`);
+    throw new OperationError(
+      `${question} — pass --yes to publish without asking (or --dry-run to look)`,
+    );
   }
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
@@ -166,7 +163,7 @@ fail, and ranges the stream no longer holds, are listed and left in place (exit 
         : []),
     ];
     if (problems.length > 0) {
-      throw new CliError(
+      throw new OperationError(
         `${done.failed.length} not published, ${done.unavailable.length} failed ${done.unavailable.length === 1 ? 'batch' : 'batches'} not readable`,
         problems,
       );

@@ -8,13 +8,13 @@ import {
   type RcsChatbot,
   type RcsChatbotRegisterRequest,
 } from '../../gateway/schemas/index.ts';
+import { OperationError } from '../../ops/errors.ts';
+import { UsageError } from '../errors.ts';
 import {
-  CliError,
   type CommandContext,
   type CommandSpec,
   type GroupSpec,
   readJsonFile,
-  UsageError,
   valueOptions,
 } from '../framework.ts';
 import { type Column, columns } from '../output.ts';
@@ -128,7 +128,7 @@ contact details.`,
   run: async (context) => {
     const [brandId = ''] = context.positionals;
     const brand = await (await brandClient(context)).getBrand(brandId);
-    if (brand === undefined) throw new CliError(`the gateway returned no brand ${brandId}`);
+    if (brand === undefined) throw new OperationError(`the gateway returned no brand ${brandId}`);
     context.out.emit(brand, () => {
       context.out.table(
         [brand],
@@ -297,7 +297,7 @@ Shows the chatbot, with the reason when its approval was refused.`,
   run: async (context, { brandId, chatbotId, brandKey }) => {
     const chatbot = await (await rcsClient(context)).getChatbot(brandId, chatbotId, brandKey);
     if (chatbot === undefined) {
-      throw new CliError(`the gateway returned no chatbot ${chatbotId} of brand ${brandId}`);
+      throw new OperationError(`the gateway returned no chatbot ${chatbotId} of brand ${brandId}`);
     }
     context.out.emit(chatbot, () => {
       chatbotsTable(context, [chatbot]);
@@ -414,7 +414,7 @@ Shows the template form: product code, spec and its layout guide (guideInfo).`,
   run: async (context) => {
     const [formId = ''] = context.positionals;
     const form = await (await rcsClient(context)).getTemplateForm(formId);
-    if (form === undefined) throw new CliError(`the gateway returned no form ${formId}`);
+    if (form === undefined) throw new OperationError(`the gateway returned no form ${formId}`);
     context.out.emit(form, () =>
       context.out.table(
         [form],
@@ -473,7 +473,7 @@ Shows the default template TEMPLATE_ID (messagebaseId) with its layout guide.`,
     const [messagebaseId = ''] = context.positionals;
     const template = await (await rcsClient(context)).getDefaultTemplate(messagebaseId);
     if (template === undefined) {
-      throw new CliError(`the gateway returned no default template ${messagebaseId}`);
+      throw new OperationError(`the gateway returned no default template ${messagebaseId}`);
     }
     context.out.emit(template, () =>
       context.out.table(

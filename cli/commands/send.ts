@@ -1,14 +1,10 @@
 import type { SendMessageInput } from '../../functions/sending/queue-message.ts';
 import { parseSendMessage } from '../../functions/sending/queue-message-parsing.ts';
 import { recipientsOf } from '../../functions/sending/queue-message-recipients.ts';
+import { OperationError } from '../../ops/errors.ts';
 import { enqueueSend } from '../../producer/enqueue-send.ts';
-import {
-  CliError,
-  type CommandContext,
-  type CommandSpec,
-  UsageError,
-  valueOptions,
-} from '../framework.ts';
+import { UsageError } from '../errors.ts';
+import { type CommandContext, type CommandSpec, valueOptions } from '../framework.ts';
 import { problemLine, validateFiles } from '../validate.ts';
 
 /** Messages per `enqueueSend` call: one SendMessageBatch, so progress moves batch by batch. */
@@ -79,7 +75,7 @@ Message Accepted / Rejected events carry.`,
       }
       const report = await validateFiles(context.positionals, context.io, now);
       if (report.invalid > 0 || report.unreadable.length > 0) {
-        throw new CliError(
+        throw new OperationError(
           `${report.invalid} of ${report.total} messages invalid${report.unreadable.length > 0 ? `, ${report.unreadable.length} ${report.unreadable.length === 1 ? 'file' : 'files'} unreadable` : ''}; nothing was queued`,
           [
             ...report.unreadable.map(({ file, error }) => `${file}: ${error}`),
@@ -95,7 +91,7 @@ Message Accepted / Rejected events carry.`,
       const value = messageFromFlags(context);
       const parsed = parseSendMessage(value, { now });
       if (!parsed.ok) {
-        throw new CliError(
+        throw new OperationError(
           'the message is invalid; nothing was queued',
           parsed.problems.map((problem) => `${problem.path}: ${problem.message}`),
         );
@@ -150,7 +146,7 @@ Message Accepted / Rejected events carry.`,
         ),
     );
     if (failed.length > 0) {
-      throw new CliError(
+      throw new OperationError(
         `${failed.length} ${failed.length === 1 ? 'message was' : 'messages were'} not queued`,
         failed.map((f) => `${f.label}: ${f.code} ${f.message}`),
       );

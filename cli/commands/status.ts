@@ -1,8 +1,9 @@
 import { maskPhonesDeep } from '../../functions/commons/helpers/mask.ts';
 import { eventKeys } from '../../functions/commons/table-keys.ts';
-import { type CommandSpec, UsageError } from '../framework.ts';
+import { entriesOf, itemsOf, type TraceEntry } from '../../ops/trace.ts';
+import { UsageError } from '../errors.ts';
+import type { CommandSpec } from '../framework.ts';
 import { columns } from '../output.ts';
-import { entriesOf, itemsOf, type TraceEntry } from './trace.ts';
 
 /*
  * `msgbridge status CLIKEY…`: the gateway's status query (spec 01 §4.13, POST /msg/v1/sent) for up

@@ -2,14 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { TemplateStateError } from '../../gateway/management/messenger-client.ts';
 import type { TemplateCreateRequestInput, TemplateImage } from '../../gateway/schemas/index.ts';
+import { OperationError } from '../../ops/errors.ts';
+import { UsageError } from '../errors.ts';
 import {
-  CliError,
   type CommandContext,
   type CommandSpec,
   compactDateOption,
   type GroupSpec,
   readJsonFile,
-  UsageError,
   valueOptions,
 } from '../framework.ts';
 import { columns, described } from '../output.ts';
@@ -68,7 +68,7 @@ const imageOption = async (
   try {
     data = await read(path);
   } catch (error) {
-    throw new CliError(`cannot read ${path}: ${(error as Error).message}`);
+    throw new OperationError(`cannot read ${path}: ${(error as Error).message}`);
   }
   return { fileName: basename(path), contentType, data };
 };
@@ -137,9 +137,9 @@ ${OWNER_USAGE}`,
 };
 
 /** The state refusal of the client, as a failure the user can act on. */
-const stateRefusal = (error: TemplateStateError): CliError => {
+const stateRefusal = (error: TemplateStateError): OperationError => {
   if (error.status === undefined) {
-    return new CliError(error.message, [
+    return new OperationError(error.message, [
       'check the template code and --channel/--group with `msgbridge templates list`',
     ]);
   }
@@ -150,7 +150,7 @@ const stateRefusal = (error: TemplateStateError): CliError => {
   if (error.operation === 'request' && error.status === 'S' && !error.allowed.includes('S')) {
     hints.push('internal-approval customers may request review again with --after-rejection');
   }
-  return new CliError(error.message, hints);
+  return new OperationError(error.message, hints);
 };
 
 const action = (operation: 'request' | 'delete'): CommandSpec => ({

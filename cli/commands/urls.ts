@@ -1,6 +1,7 @@
 import { maskPhone } from '../../functions/commons/helpers/mask.ts';
+import { UsageError } from '../errors.ts';
 import type { CommandSpec, GroupSpec } from '../framework.ts';
-import { flagOptions, UsageError, valueOptions } from '../framework.ts';
+import { flagOptions, valueOptions } from '../framework.ts';
 import { type Column, columns } from '../output.ts';
 
 /*

@@ -4,7 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
  * Which event-table stream records `fetch-attachments` receives: inserts of inbound messages
  * that carry attachments (`kind = 'mo'` with an `attachmentCount`, which is written only when the
  * message lists attachments). The deployed event source mapping's filter; the local run evaluates
- * it with Lambda's filtering rules (`local/aws/lambda-event-filter.ts`).
+ * it with Lambda's filtering rules (`aws-semantics/lambda-event-filter.ts`).
  *
  * A stream delivers the count as DynamoDB JSON, `{"N": "2"}`: a string, to which Lambda's
  * `numeric` operator never applies. So the rule is "present and not the string 0".

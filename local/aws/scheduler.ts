@@ -9,7 +9,10 @@
  * `MaximumEventAgeInSeconds` (Lambda developer guide, "Asynchronous invocation"). As on Lambda, a run still going when the next is due does not hold that one back:
  * the functions that must run alone take a lease in the state table.
  */
-import type { AsyncInvokeDefinition, ScheduleDefinition } from '../stack/template.ts';
+import type {
+  AsyncInvokeDefinition,
+  ScheduleDefinition,
+} from '../../aws-semantics/cloudformation-template.ts';
 
 /** Lambda's waits before an asynchronous invocation's second and third attempts. */
 const RETRY_DELAYS_MS = [60_000, 120_000];

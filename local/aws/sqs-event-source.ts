@@ -18,7 +18,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { EventSourceMappingDefinition } from '../stack/template.ts';
+import type { EventSourceMappingDefinition } from '../../aws-semantics/cloudformation-template.ts';
 
 export interface SqsEventSourceOptions {
   readonly sqs: SQSClient;

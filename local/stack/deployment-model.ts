@@ -9,8 +9,8 @@
  * (`<stack>-<logical id>`), made deterministic so a restarted local run finds its tables again.
  */
 import { createHash } from 'node:crypto';
-import type { StackTemplate } from './template.ts';
-import { TemplateShapeError } from './template.ts';
+import type { StackTemplate } from '../../aws-semantics/cloudformation-template.ts';
+import { TemplateShapeError } from '../../aws-semantics/cloudformation-template.ts';
 
 export interface DeploymentEnvironment {
   readonly region: string;

@@ -14,9 +14,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { App } from 'aws-cdk-lib';
+import type { CfnTemplate } from '../../aws-semantics/cloudformation-template.ts';
 import { appSettingsFromContext, CONTEXT_KEY } from '../../lib/context-props.ts';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
-import type { CfnTemplate } from './template.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

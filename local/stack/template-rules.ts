@@ -19,10 +19,14 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
+import {
+  referencedId,
+  resourcesOfType,
+  type StackTemplate,
+} from '../../aws-semantics/cloudformation-template.ts';
 import { LAMBDA_UNRESERVED_MINIMUM } from '../../lib/webhook-api.ts';
 import { compositionOf, isDeployTimeFunction, recordingEnvironment } from './compositions.ts';
 import type { DeploymentModel } from './deployment-model.ts';
-import { referencedId, resourcesOfType, type StackTemplate } from './template.ts';
 
 /** The concurrency quota of a new account in some Regions: what a quota not stated is taken as. */
 export const NEW_ACCOUNT_CONCURRENCY = 10;

@@ -193,11 +193,11 @@ describe('msgbridge against the local run', () => {
 });
 
 describe('the msgbridge bin', () => {
-  it('runs through cli/msgbridge.mjs against the local run', async () => {
+  it('runs through bin/msgbridge-cli.mjs against the local run', async () => {
     const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ['cli/msgbridge.mjs', 'urls', 'list', '--json', '--local', dataDir],
+        ['bin/msgbridge-cli.mjs', 'urls', 'list', '--json', '--local', dataDir],
         { cwd: root },
         (error, stdout, stderr) =>
           resolve({ code: error === null ? 0 : Number(error.code ?? -1), stdout, stderr }),

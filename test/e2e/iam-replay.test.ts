@@ -8,19 +8,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SendMessageInput } from '../../functions/sending/queue-message.ts';
-import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
-import { DeploymentModel } from '../../local/stack/deployment-model.ts';
 import {
   type CfnTemplate,
   referencedId,
   resourcesOfType,
   StackTemplate,
-} from '../../local/stack/template.ts';
+} from '../../aws-semantics/cloudformation-template.ts';
+import { smsBody } from '../../fixtures/send-bodies.ts';
+import type { SendMessageInput } from '../../functions/sending/queue-message.ts';
+import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
+import { DeploymentModel } from '../../local/stack/deployment-model.ts';
 import { enqueueSend } from '../../producer/enqueue-send.ts';
 import { waitFor } from '../support/e2e-wait.ts';
 import { describeDenials, replayIam } from '../support/iam-replay.ts';
-import { smsBody } from '../support/send-fixtures.ts';
 
 let bridge: LocalBridge;
 const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-iam-'));

@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import type { SendMessageInput } from '../../functions/sending/queue-message.ts';
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
 import { enqueueSend } from '../../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../../producer/examples.ts';
 import { waitFor } from '../support/e2e-wait.ts';
-import { smsBody } from '../support/send-fixtures.ts';
 
 let bridge: LocalBridge;
 const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-e2e-'));

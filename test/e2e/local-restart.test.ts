@@ -9,8 +9,8 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { reportBody, reportItem } from '../../fixtures/gateway-bodies.ts';
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
-import { reportBody, reportItem } from '../support/gateway-bodies.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-restart-'));
 const SECRET = 'restart-secret-0123456789';

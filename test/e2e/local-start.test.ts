@@ -1,5 +1,5 @@
 /**
- * `npm start` as a user runs it (local/start.ts in its own process): it writes bridge.json, refuses
+ * `npm start` as a user runs it (bin/start.ts in its own process): it writes bridge.json, refuses
  * a second run on the same data directory, survives hostile requests, and on Ctrl+C stops cleanly
  * and removes bridge.json, after which `npm run demo` says that the local run is not running.
  */
@@ -11,8 +11,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NOT_RUNNING } from '../../local/bridge-file.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
+import { NOT_RUNNING } from '../../ops/bridge-file.ts';
 import { scanItems as scanAll } from '../support/scan-items.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -76,7 +76,7 @@ const waitForOutput = async (running: Run, text: string, timeoutMs: number) => {
 describe('npm start', () => {
   it('refuses a second run on its data directory, stops on Ctrl+C keeping its data, and starts again with it', async () => {
     // Prepare
-    const first = run('local/start.ts');
+    const first = run('bin/start.ts');
     await waitForOutput(first, 'msgbridge is running locally', 150_000);
     const file = join(dataDir, 'bridge.json');
     const bridge = JSON.parse(readFileSync(file, 'utf8')) as {
@@ -105,7 +105,7 @@ describe('npm start', () => {
       method: 'POST',
       body: '{}',
     });
-    const second = run('local/start.ts');
+    const second = run('bin/start.ts');
     const secondCode = await second.exited;
     const report = await fetch(bridge.reportWebhook, {
       method: 'POST',
@@ -148,7 +148,7 @@ describe('npm start', () => {
     );
 
     // Act 3: the next start puts the waiting send back on the queue.
-    const third = run('local/start.ts');
+    const third = run('bin/start.ts');
     await waitForOutput(third, 'msgbridge is running locally', 150_000);
     const next = JSON.parse(readFileSync(file, 'utf8')) as { sqs: string; sendQueue: string };
     const queueName = next.sendQueue.split('/').at(-1);
@@ -170,7 +170,7 @@ describe('npm start', () => {
     const dir = mkdtempSync(join(tmpdir(), 'msgbridge-race-'));
     try {
       // Act: both start before either has written anything.
-      const runs = [run('local/start.ts', dir), run('local/start.ts', dir)];
+      const runs = [run('bin/start.ts', dir), run('bin/start.ts', dir)];
       const refused = await Promise.race(
         runs.map(async (each) => ({ each, code: await each.exited })),
       );
@@ -201,7 +201,7 @@ describe('npm start', () => {
       Array.from({ length: 10 }, (_, r) => `crash-${m}-${r}`),
     );
     try {
-      const first = run('local/start.ts', dir, { TPS_QUOTA: '10' });
+      const first = run('bin/start.ts', dir, { TPS_QUOTA: '10' });
       await waitForOutput(first, 'msgbridge is running locally', 150_000);
       const bridge = JSON.parse(readFileSync(join(dir, 'bridge.json'), 'utf8')) as {
         sqs: string;
@@ -235,7 +235,7 @@ describe('npm start', () => {
       // Act: the crash, then the next start on the same directory.
       process.kill(-(first.child.pid as number), 'SIGKILL');
       await first.exited;
-      const second = run('local/start.ts', dir, { TPS_QUOTA: '50' });
+      const second = run('bin/start.ts', dir, { TPS_QUOTA: '50' });
       await waitForOutput(second, 'msgbridge is running locally', 150_000);
       const documents = DynamoDBDocumentClient.from(
         new DynamoDBClient({

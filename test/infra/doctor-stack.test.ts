@@ -28,10 +28,10 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS } from '../../cli/target.ts';
+import { StackTemplate } from '../../aws-semantics/cloudformation-template.ts';
 import { DeploymentModel } from '../../local/stack/deployment-model.ts';
 import { synthesizeStack } from '../../local/stack/synthesize.ts';
-import { StackTemplate } from '../../local/stack/template.ts';
+import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS } from '../../ops/target.ts';
 import { runCli } from '../support/cli-gateway.ts';
 
 const REGION = 'ap-northeast-2';

@@ -1,8 +1,11 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import {
+  compileFilterCriteria,
+  type FilterCriteria,
+} from '../../aws-semantics/lambda-event-filter.ts';
 import { ATTACHMENT_RECORD_PATTERN } from '../../functions/attachments/stream-filter.ts';
-import { compileFilterCriteria, type FilterCriteria } from '../../local/aws/lambda-event-filter.ts';
 import {
   defaults,
   polling,

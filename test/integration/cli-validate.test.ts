@@ -13,10 +13,10 @@ interface Run {
   readonly stderr: string;
 }
 
-/** `npx tsx cli/main.ts ARGS…` from the repository root. */
+/** `node bin/msgbridge-cli.mjs ARGS…` (the `msgbridge` command) from the repository root. */
 const msgbridge = (...args: string[]): Promise<Run> =>
   new Promise((resolve) => {
-    execFile('npx', ['tsx', 'cli/main.ts', ...args], { cwd: root }, (error, stdout, stderr) => {
+    execFile('node', ['bin/msgbridge-cli.mjs', ...args], { cwd: root }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
       resolve({ code, stdout, stderr });
     });

@@ -16,7 +16,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Target } from '../../cli/target.ts';
+import { reportBody } from '../../fixtures/gateway-bodies.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { DynamoDbPublishLedger } from '../../functions/events/dynamodb-publish-ledger.ts';
 import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/store-ports.ts';
@@ -27,9 +27,9 @@ import { LOCAL_REGION, localClientConfig } from '../../local/dynamodb-local.ts';
 import { republishLocally } from '../../local/republish.ts';
 import type { StreamPoller } from '../../local/stream-poller.ts';
 import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.ts';
+import type { Target } from '../../ops/target.ts';
 import { captureIo, runCli } from '../support/cli-gateway.ts';
 import { startPublishingPoller, startWithSharedTables } from '../support/dynamodb-local.ts';
-import { reportBody } from '../support/gateway-bodies.ts';
 
 const CONTROL_TOKEN = 'republish-test-token';
 

@@ -8,6 +8,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileFilterCriteria, criteriaOf } from '../../aws-semantics/lambda-event-filter.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { withStoredDetail } from '../../functions/events/stored-detail.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
@@ -19,7 +20,6 @@ import {
 } from '../../functions/statistics/export-statistics.ts';
 import { GatewayClient } from '../../gateway/client.ts';
 import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
-import { compileFilterCriteria, criteriaOf } from '../../local/aws/lambda-event-filter.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import { formatKst } from '../../protocol/kst.ts';

@@ -9,6 +9,7 @@
  */
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import type { Lease } from '../../functions/commons/lease.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
@@ -30,7 +31,6 @@ import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
 import { FakeTokenStore } from '../support/fake-token-store.ts';
-import { smsBody } from '../support/send-fixtures.ts';
 import { simulatorTokens } from '../support/simulator-gateway-client.ts';
 import { authenticate, boundAgent, callGateway } from '../support/simulator-http.ts';
 

@@ -1,4 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  brandFreeBody,
+  brandTemplateBody,
+  messengerNoticeBody,
+  mmsBody,
+  pushBody,
+  rcsBody,
+  rcsReplyBody,
+  smsBody,
+} from '../../fixtures/send-bodies.ts';
 import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
 import type { TokenProvider } from '../../gateway/bearer/token-provider.ts';
 import {
@@ -19,16 +29,6 @@ import { ReportItemSchema } from '../../gateway/schemas/reports.ts';
 import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import {
-  brandFreeBody,
-  brandTemplateBody,
-  messengerNoticeBody,
-  mmsBody,
-  pushBody,
-  rcsBody,
-  rcsReplyBody,
-  smsBody,
-} from '../support/send-fixtures.ts';
 
 const credentials = { apiKey: 'test-key', apiPassword: '비밀-password-1' };
 

@@ -4,12 +4,12 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { reportBody, reportItem } from '../../fixtures/gateway-bodies.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
-import { reportBody, reportItem } from '../support/gateway-bodies.ts';
 import { scanItems } from '../support/scan-items.ts';
 
 const SECRET = 'integration-secret-0123456789';

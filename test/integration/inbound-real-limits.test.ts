@@ -16,6 +16,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import fc from 'fast-check';
 import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
 import type { PayloadRef } from '../../functions/events/catalogue.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
@@ -33,7 +34,6 @@ import {
 } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import { BUCKET, fauxqsS3Client } from '../support/fauxqs-s3.ts';
-import { moItem, reportItem } from '../support/gateway-bodies.ts';
 import { scanItems } from '../support/scan-items.ts';
 
 const SECRET = 'real-limits-secret-0123456789';

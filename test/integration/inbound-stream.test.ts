@@ -8,6 +8,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rcsBody, smsBody } from '../../fixtures/send-bodies.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
@@ -16,7 +17,6 @@ import type { WebhookServer } from '../../local/webhook-server.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { startPublishingPoller, startWithSharedTables } from '../support/dynamodb-local.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
-import { rcsBody, smsBody } from '../support/send-fixtures.ts';
 import { simulatorClient } from '../support/simulator-gateway-client.ts';
 import { startWebhookReceivers } from '../support/webhook-receivers.ts';
 

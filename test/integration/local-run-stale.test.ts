@@ -9,16 +9,16 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { removeBridgeFile } from '../../local/bridge-file.ts';
+import { findFreePort } from '../../local/dynamodb-local.ts';
 import {
   BRIDGE_FILE,
   type BridgeFile,
   LocalRunNotRunningError,
   NOT_RUNNING,
   readRunningBridge,
-  removeBridgeFile,
   whyNotRunning,
-} from '../../local/bridge-file.ts';
-import { findFreePort } from '../../local/dynamodb-local.ts';
+} from '../../ops/bridge-file.ts';
 import { runCli } from '../support/cli-gateway.ts';
 
 const dirs: string[] = [];

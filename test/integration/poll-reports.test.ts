@@ -1,5 +1,6 @@
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { EventStore } from '../../functions/events/store-ports.ts';
 import { storedDetail } from '../../functions/events/stored-detail.ts';
@@ -15,7 +16,6 @@ import type { SimulatorOptionsInput } from '../../simulator/index.ts';
 import { cleanups, documents, useDynalite } from '../support/dynalite-documents.ts';
 import { BUCKET, fauxqsS3Client, startFauxqsProcess as startS3 } from '../support/fauxqs-s3.ts';
 import { scanItems } from '../support/scan-items.ts';
-import { smsBody } from '../support/send-fixtures.ts';
 import { type PollBridge, startPollBridge } from '../support/simulated-poll-bridge.ts';
 import { startWebhookReceivers } from '../support/webhook-receivers.ts';
 

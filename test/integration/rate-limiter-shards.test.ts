@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import {
   DynamoDbRateLimiter,
   DynamoDbRateWindowStore,
@@ -17,7 +18,6 @@ import { localDynamoDbClient, startDynamoDbLocal } from '../../local/dynamodb-lo
 import { createTables } from '../../local/tables.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { mulberry32 } from '../../simulator/prng.ts';
-import { smsBody } from '../support/send-fixtures.ts';
 import { simulatorTokens } from '../support/simulator-gateway-client.ts';
 
 /** 1,200 recipients/s: three shards of 400 with the default 400 recipients per shard. */

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import {
   DynamoDbRateLimiter,
   DynamoDbRateWindowStore,
@@ -17,7 +18,6 @@ import { startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { smsBody } from '../support/send-fixtures.ts';
 import { simulatorTokens } from '../support/simulator-gateway-client.ts';
 
 const QUOTA = 50;

@@ -10,7 +10,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { traceKey } from '../../cli/commands/trace.ts';
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
@@ -25,11 +25,11 @@ import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import type { GatewayClient } from '../../gateway/client.ts';
 import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
 import type { StreamPoller } from '../../local/stream-poller.ts';
+import { traceKey } from '../../ops/trace.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { startPublishingPoller, startWithSharedTables } from '../support/dynamodb-local.ts';
 import { MemoryReportChecks } from '../support/memory-report-checks.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
-import { smsBody } from '../support/send-fixtures.ts';
 import { simulatorClient } from '../support/simulator-gateway-client.ts';
 import { tableSendDeps } from '../support/table-send.ts';
 

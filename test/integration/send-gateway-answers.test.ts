@@ -6,6 +6,7 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
+import { brandTemplateBody, mmsBody, rcsBody, smsBody } from '../../fixtures/send-bodies.ts';
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
@@ -33,7 +34,6 @@ import { cleanups, documents, useDynalite } from '../support/dynalite-documents.
 import { MemoryPageQuarantine } from '../support/memory-page-quarantine.ts';
 import { silent } from '../support/poll-harness.ts';
 import { recordingSendStore } from '../support/recording-send-store.ts';
-import { brandTemplateBody, mmsBody, rcsBody, smsBody } from '../support/send-fixtures.ts';
 import { freshDynaliteTables } from '../support/simulated-poll-bridge.ts';
 import { simulatorClient } from '../support/simulator-gateway-client.ts';
 import { authenticate, callGateway } from '../support/simulator-http.ts';

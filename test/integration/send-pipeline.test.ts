@@ -5,6 +5,7 @@
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
@@ -26,7 +27,6 @@ import { createTables } from '../../local/tables.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { recordingSendStore } from '../support/recording-send-store.ts';
-import { smsBody } from '../support/send-fixtures.ts';
 
 const credentials = { apiKey: 'send-key', apiPassword: 'send-password' };
 let dynalite: LocalDynalite;

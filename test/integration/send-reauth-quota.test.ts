@@ -4,6 +4,7 @@
  * reserved every request the gateway saw.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mmsBody, smsBody } from '../../fixtures/send-bodies.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
@@ -13,7 +14,6 @@ import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import { type HttpTransport, nodeTransport } from '../../gateway/transport.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
-import { mmsBody, smsBody } from '../support/send-fixtures.ts';
 
 const credentials = { apiKey: 'reauth-quota-key', apiPassword: 'reauth-quota-password' };
 

@@ -8,10 +8,10 @@ import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk
 import type { SQSEvent } from 'aws-lambda';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { compileFilterCriteria } from '../../local/aws/lambda-event-filter.ts';
+import type { EventSourceMappingDefinition } from '../../aws-semantics/cloudformation-template.ts';
+import { compileFilterCriteria } from '../../aws-semantics/lambda-event-filter.ts';
 import { type SqsEventSource, startSqsEventSource } from '../../local/aws/sqs-event-source.ts';
 import { LOCAL_REGION, localClientConfig } from '../../local/dynamodb-local.ts';
-import type { EventSourceMappingDefinition } from '../../local/stack/template.ts';
 import { waitFor } from '../support/e2e-wait.ts';
 
 let fauxqs: FauxqsServer;

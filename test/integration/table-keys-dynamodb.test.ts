@@ -5,12 +5,12 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { reportItem } from '../../fixtures/gateway-bodies.ts';
 import { legacyEventKeys } from '../../functions/commons/table-keys.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { eventIdFor } from '../../functions/events/envelope.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import { createEventTable, local, useDynamoDbLocal } from '../support/dynamodb-local.ts';
-import { reportItem } from '../support/gateway-bodies.ts';
 import { scanItems } from '../support/scan-items.ts';
 
 useDynamoDbLocal();

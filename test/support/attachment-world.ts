@@ -1,6 +1,7 @@
 /** The attachment fetcher's fakes (downloads, object storage, pending store, event store) and the world that wires them. */
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { moItem } from '../../fixtures/gateway-bodies.ts';
 import {
   AttachmentDownloadError,
   type AttachmentDownloads,
@@ -17,7 +18,6 @@ import { type Measurement, measureStream } from '../../functions/attachments/mea
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import { receiveInbound } from '../../functions/inbound/receive-webhook.ts';
 import { FakeEventStore } from './fake-event-store.ts';
-import { moItem } from './gateway-bodies.ts';
 
 export const HOUR = 3_600_000;
 

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { Target } from '../../cli/target.ts';
+import type { Target } from '../../ops/target.ts';
 import {
   fixedTokens,
   type GatewayScript,

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { CliDeps } from '../../cli/framework.ts';
 import type { CliIo } from '../../cli/io.ts';
 import { main } from '../../cli/main.ts';
-import type { GatewayClients, Target } from '../../cli/target.ts';
+import { startConsoleServer } from '../../console/serve.ts';
 import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
 import type { TokenProvider } from '../../gateway/bearer/token-provider.ts';
 import { GatewayClient } from '../../gateway/client.ts';
@@ -11,6 +11,7 @@ import { GatewayRcsManagementClient } from '../../gateway/management/rcs-client.
 import type { GatewayHosts } from '../../gateway/settings.ts';
 import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import type { HttpCall, HttpTransport } from '../../gateway/transport.ts';
+import type { GatewayClients, Target } from '../../ops/target.ts';
 
 /*
  * Test helpers for the CLI: a capturing io (in memory or on the file system), `runCli` to run
@@ -84,7 +85,7 @@ export const runCli = async (
   deps: CliDeps = {},
   captured: CapturedIo = captureDiskIo(),
 ) => {
-  const code = await main(argv, captured.io, deps);
+  const code = await main(argv, captured.io, { serveConsole: startConsoleServer, ...deps });
   return { code, stdout: captured.stdout(), stderr: captured.stderr() };
 };
 

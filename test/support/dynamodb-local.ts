@@ -5,10 +5,10 @@ import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
+import { compileFilterCriteria, criteriaOf } from '../../aws-semantics/lambda-event-filter.ts';
 import { createPublishHandler } from '../../functions/events/publish.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
 import { streamInvocationRecord } from '../../local/aws/event-source-failures.ts';
-import { compileFilterCriteria, criteriaOf } from '../../local/aws/lambda-event-filter.ts';
 import {
   LOCAL_CREDENTIALS,
   LOCAL_REGION,

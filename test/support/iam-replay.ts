@@ -18,9 +18,9 @@
  * A denied request fails the tier naming the function, the call and the statement it lacks.
  */
 import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
+import { referencedId, resourcesOfType } from '../../aws-semantics/cloudformation-template.ts';
 import type { RecordedCall } from '../../local/aws/call-recorder.ts';
 import type { DeploymentModel } from '../../local/stack/deployment-model.ts';
-import { referencedId, resourcesOfType } from '../../local/stack/template.ts';
 
 /** One request IAM authorizes: an action on a resource, with the context keys it carries. */
 export interface IamRequest {

@@ -1,5 +1,6 @@
 /** The report poller's fakes (clock, gateway, lease, stores) and the harness that wires them. */
 
+import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
 import type { Lease } from '../../functions/commons/lease.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { EventStore } from '../../functions/events/store-ports.ts';
@@ -16,7 +17,6 @@ import {
   PollReportsResponseDataSchema,
 } from '../../gateway/schemas/index.ts';
 import { FakeEventStore } from './fake-event-store.ts';
-import { moItem, reportItem } from './gateway-bodies.ts';
 import { MemoryPageQuarantine } from './memory-page-quarantine.ts';
 
 export const START = Date.parse('2026-11-21T00:31:00.000Z');

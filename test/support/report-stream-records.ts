@@ -1,10 +1,10 @@
 /** Event table stream records made the way the table makes them: real stored items, in DynamoDB JSON. */
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { reportBody } from '../../fixtures/gateway-bodies.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import { FakeEventStore } from './fake-event-store.ts';
-import { reportBody } from './gateway-bodies.ts';
 
 /** INSERT records of `items`, numbered from 1000 in their order. */
 export const insertRecordsOf = (items: readonly EventRecord[]): DynamoDBRecord[] =>

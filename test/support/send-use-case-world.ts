@@ -1,12 +1,12 @@
 /** The send use case on fakes: a scripted gateway, an in-memory store on a fixed clock, and SQS deliveries of a message. */
 
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import type { QueueDelivery, RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
 import type { SendMessage } from '../../functions/sending/queue-message.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import type { ResendOptions } from '../../gateway/bearer/fresh-token-retry.ts';
 import type { SendOutcome } from '../../gateway/client.ts';
 import { FakeSendStore } from './fake-send-store.ts';
-import { smsBody } from './send-fixtures.ts';
 
 export const NOW = new Date('2026-11-21T00:00:00.000Z');
 

@@ -3,6 +3,7 @@
  * the event table, rate limiter on the state table), and SMS queue messages to feed it.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import type {
@@ -13,7 +14,6 @@ import type {
 } from '../../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { MemoryReportChecks } from './memory-report-checks.ts';
-import { smsBody } from './send-fixtures.ts';
 
 export interface SendTables {
   readonly documents: DynamoDBDocumentClient;

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BRIDGE_FILE, writeBridgeFile } from '../../local/bridge-file.ts';
+import { writeBridgeFile } from '../../local/bridge-file.ts';
+import { BRIDGE_FILE } from '../../ops/bridge-file.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -16,7 +16,7 @@ import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aw
 import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS } from '../../cli/target.ts';
+import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS } from '../../ops/target.ts';
 import { captureIo, runCli } from '../support/cli-gateway.ts';
 
 const REGION = 'ap-northeast-2';

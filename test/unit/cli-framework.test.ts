@@ -1,12 +1,13 @@
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliError, type CommandSpec, describeError, runCommand } from '../../cli/framework.ts';
+import { type CommandSpec, runCommand } from '../../cli/framework.ts';
 import { main } from '../../cli/main.ts';
 import { createProgress, formatTable } from '../../cli/output.ts';
-import { REQUIRED_OUTPUTS, resolveTarget, type Target } from '../../cli/target.ts';
 import { GatewayRejectedError, GatewayTransportError } from '../../gateway/errors.ts';
 import { RcsChatbotIdUnusableError } from '../../gateway/management/rcs-client.ts';
+import { describeError, OperationError } from '../../ops/errors.ts';
+import { REQUIRED_OUTPUTS, resolveTarget, type Target } from '../../ops/target.ts';
 import { captureIo } from '../support/cli-gateway.ts';
 
 describe('formatTable', () => {
@@ -165,7 +166,7 @@ describe('error output', () => {
     expect(err).toEqual(['msgbridge urls delete: the gateway refused: 29045 no such url']);
   });
 
-  it('prints the nested codes of a nested gateway error, and every line of a CliError', () => {
+  it('prints the nested codes of a nested gateway error, and every line of a OperationError', () => {
     const outer = new GatewayRejectedError({ code: '21399', message: 'unusable', endpoint: 'x' });
     expect(
       describeError(new RcsChatbotIdUnusableError('bot', '4001', 'bad format', outer)),
@@ -173,7 +174,7 @@ describe('error output', () => {
       'the gateway refused: 21399 unusable (upstream 4001: bad format)',
       '  nested: 4001 bad format',
     ]);
-    expect(describeError(new CliError('3 problems', ['a', 'b']))).toEqual([
+    expect(describeError(new OperationError('3 problems', ['a', 'b']))).toEqual([
       '3 problems',
       '  a',
       '  b',

@@ -11,8 +11,8 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import { redriveDlq } from '../../cli/redrive.ts';
-import { localEventsInRange, replayArchive } from '../../cli/replay.ts';
+import { redriveDlq } from '../../ops/redrive.ts';
+import { localEventsInRange, replayArchive } from '../../ops/replay.ts';
 
 const sqsMock = mockClient(SQSClient);
 const eventBridgeMock = mockClient(EventBridgeClient);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Target } from '../../cli/target.ts';
+import type { Target } from '../../ops/target.ts';
 import { words } from '../support/cli-command-line.ts';
 import { captureIo, runCli } from '../support/cli-gateway.ts';
 

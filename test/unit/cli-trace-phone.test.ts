@@ -7,7 +7,7 @@ import { deflateRawSync } from 'node:zlib';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import type { Target } from '../../cli/target.ts';
+import type { Target } from '../../ops/target.ts';
 import { captureIo, runCli } from '../support/cli-gateway.ts';
 
 const event = (type: string, at: string, data: Record<string, unknown>) =>

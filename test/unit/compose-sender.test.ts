@@ -2,12 +2,12 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import type { SendGateway } from '../../functions/sending/ports.ts';
 import { composeSender } from '../../functions/sending/queue-record-handler.ts';
 import { RATE_LIMIT_METRICS } from '../../functions/sending/rate-limit-metrics.ts';
 import { decoyProcessEnv } from '../support/decoy-process-env.ts';
 import { gatewayCredentialsHolding } from '../support/secrets-client.ts';
-import { smsBody } from '../support/send-fixtures.ts';
 import { silentObservability } from '../support/silent-observability.ts';
 
 const CREDENTIALS = gatewayCredentialsHolding('bridge', 'secret-password');

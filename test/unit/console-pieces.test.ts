@@ -1,7 +1,7 @@
 /** The console's building blocks: escaping by construction, phone numbers as entered, and the mask. */
 import { describe, expect, it } from 'vitest';
-import { phoneDigits, revealingMask } from '../../cli/phone-search.ts';
 import { html, raw, toText } from '../../console/html.ts';
+import { phoneDigits, revealingMask } from '../../ops/phone-search.ts';
 
 describe('html', () => {
   it('escapes every interpolated value and keeps nested markup', () => {

@@ -4,9 +4,9 @@
  * attachments stored, lost or still pending, and when each event was put on the bus.
  */
 import { describe, expect, it } from 'vitest';
-import type { Trace, TraceEntry } from '../../cli/commands/trace.ts';
 import type { PublishedEvent } from '../../console/event-log.ts';
 import { timelineOf } from '../../console/timeline.ts';
+import type { Trace, TraceEntry } from '../../ops/trace.ts';
 
 const entry = (fields: Partial<TraceEntry> & Pick<TraceEntry, 'pk' | 'sk'>): TraceEntry => ({
   at: undefined,

@@ -11,7 +11,7 @@ import {
   InvalidEventPatternError,
   matchesEventPattern,
   parseJsonKeepingNumbers,
-} from '../../local/aws/event-pattern.ts';
+} from '../../aws-semantics/event-pattern.ts';
 
 interface Case {
   readonly name: string;

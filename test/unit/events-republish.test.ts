@@ -21,15 +21,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type FailedBatch,
-  type PublishFailures,
-  planRepublish,
-  type RepublishPorts,
-  runRepublish,
-} from '../../cli/republish.ts';
-import { queuePublishFailures } from '../../cli/republish-sources.ts';
-import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS, resolveTarget } from '../../cli/target.ts';
+import { reportBody } from '../../fixtures/gateway-bodies.ts';
 import {
   type BusEntry,
   type BusEntryResult,
@@ -38,9 +30,17 @@ import {
   markerId,
 } from '../../functions/events/store-ports.ts';
 import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import {
+  type FailedBatch,
+  type PublishFailures,
+  planRepublish,
+  type RepublishPorts,
+  runRepublish,
+} from '../../ops/republish.ts';
+import { queuePublishFailures } from '../../ops/republish-sources.ts';
+import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS, resolveTarget } from '../../ops/target.ts';
 import { captureIo, runCli } from '../support/cli-gateway.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
-import { reportBody } from '../support/gateway-bodies.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
 import { publishDeps, publishUnderRetries } from '../support/publisher-under-retries.ts';
 import { insertRecordsOf } from '../support/report-stream-records.ts';

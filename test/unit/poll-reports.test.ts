@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { reportItem } from '../../fixtures/gateway-bodies.ts';
 import {
   pollReports,
   REPORT_POLLER_LEASE,
@@ -14,7 +15,6 @@ import {
   type PollReportsResponseData,
   PollReportsResponseDataSchema,
 } from '../../gateway/schemas/index.ts';
-import { reportItem } from '../support/gateway-bodies.ts';
 import { harness, page, START } from '../support/poll-harness.ts';
 import { reportPoller } from '../support/report-poller.ts';
 

@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import type { RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
 import {
   createSendRecordHandler,
@@ -11,7 +12,6 @@ import {
 import type { SendOutcome } from '../../gateway/client.ts';
 import { GatewayRateLimitedError } from '../../gateway/errors.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
-import { smsBody } from '../support/send-fixtures.ts';
 
 const record = (body: unknown, receiveCount = 1): SQSRecord =>
   ({

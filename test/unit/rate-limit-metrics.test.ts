@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import { createSendRecordHandler } from '../../functions/sending/queue-record-handler.ts';
 import { meteredRateLimiter } from '../../functions/sending/rate-limit-metrics.ts';
 import {
@@ -11,7 +12,6 @@ import {
 } from '../../functions/sending/rate-limiter.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
 import { SECOND, T0, W0 } from '../support/rate-windows.ts';
-import { smsBody } from '../support/send-fixtures.ts';
 
 const QUOTA = 20;
 

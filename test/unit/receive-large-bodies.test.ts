@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
 import { attachmentsOf } from '../../functions/attachments/fetch-attachments.ts';
 import { entrySize, PUT_EVENTS_MAX_BYTES } from '../../functions/events/publish.ts';
 import {
@@ -8,7 +9,6 @@ import {
   receiveReports,
   type WebhookKind,
 } from '../../functions/inbound/receive-webhook.ts';
-import { moItem, reportItem } from '../support/gateway-bodies.ts';
 import { LimitedEventStore, MemoryPayloadStore } from '../support/limited-event-store.ts';
 
 const NOW = new Date('2026-11-21T00:31:00.000Z');

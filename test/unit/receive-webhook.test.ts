@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { moBody, moItem, reportBody, reportItem } from '../../fixtures/gateway-bodies.ts';
 import { mapWithConcurrency } from '../../functions/commons/helpers/map-with-concurrency.ts';
 import { failureCategory } from '../../functions/inbound/item-records.ts';
 import {
@@ -7,7 +8,6 @@ import {
   receiveReports,
 } from '../../functions/inbound/receive-webhook.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
-import { moBody, moItem, reportBody, reportItem } from '../support/gateway-bodies.ts';
 
 const NOW = new Date('2026-11-21T00:31:00.000Z');
 const deps = (store: FakeEventStore, overrides: Partial<ReceiveDeps> = {}): ReceiveDeps => ({

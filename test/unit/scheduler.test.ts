@@ -5,8 +5,11 @@
  * minute and then two minutes later, and not once the event is older than MaximumEventAgeInSeconds.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type {
+  AsyncInvokeDefinition,
+  ScheduleDefinition,
+} from '../../aws-semantics/cloudformation-template.ts';
 import { type ScheduledFunction, startScheduler } from '../../local/aws/scheduler.ts';
-import type { AsyncInvokeDefinition, ScheduleDefinition } from '../../local/stack/template.ts';
 
 const schedule = (overrides: Partial<ScheduleDefinition> = {}): ScheduleDefinition =>
   ({

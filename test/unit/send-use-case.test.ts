@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { smsBody } from '../../fixtures/send-bodies.ts';
 import type { RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
 import {
   type RateLimiter,
@@ -13,7 +14,6 @@ import {
   GatewayTransportError,
 } from '../../gateway/errors.ts';
 import { formatKst } from '../../protocol/kst.ts';
-import { smsBody } from '../support/send-fixtures.ts';
 import { delivery, NOW, ScriptedGateway, sendSetup, sms } from '../support/send-use-case-world.ts';
 
 const accept = (

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
 import {
   decodeKeyPart,
   decodeOptionalKeyPart,
@@ -23,7 +24,6 @@ import {
 import { eventIdFor } from '../../functions/events/envelope.ts';
 import { receiveInbound, receiveReports } from '../../functions/inbound/receive-webhook.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
-import { moItem, reportItem } from '../support/gateway-bodies.ts';
 
 /** A string as DynamoDB keeps it: UTF-8, in which an unpaired surrogate becomes U+FFFD. */
 const stored = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');

@@ -11,10 +11,10 @@ import type { AddressInfo } from 'node:net';
 import middy from '@middy/core';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { moBody } from '../../fixtures/gateway-bodies.ts';
 import { traceInvocations } from '../../functions/commons/tracing.ts';
 import { nodeTransport } from '../../gateway/transport.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
-import { moBody } from '../support/gateway-bodies.ts';
 import { reportStreamRecords } from '../support/report-stream-records.ts';
 
 const CREDENTIALS = { apiKey: 'trace-key', apiPassword: 'trace-password-0123' };

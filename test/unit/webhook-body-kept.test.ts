@@ -9,10 +9,10 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { WebhookKind } from '../../functions/inbound/receive-webhook.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
-import { moItem, reportItem } from '../support/gateway-bodies.ts';
 import { LimitedEventStore, MemoryPayloadStore } from '../support/limited-event-store.ts';
 import { RECEIVE_SETTINGS } from '../support/webhook-receive-settings.ts';
 

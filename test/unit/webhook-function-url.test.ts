@@ -7,6 +7,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
+import { moBody, reportBody } from '../../fixtures/gateway-bodies.ts';
 import type { WebhookKind } from '../../functions/inbound/receive-webhook.ts';
 import {
   cidrAllowlist,
@@ -14,7 +15,6 @@ import {
 } from '../../functions/inbound/source-allowlist.ts';
 import { composeReceiver, createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
-import { moBody, reportBody } from '../support/gateway-bodies.ts';
 import { MemoryPayloadStore } from '../support/limited-event-store.ts';
 import { RECEIVE_SETTINGS } from '../support/webhook-receive-settings.ts';
 

@@ -2,6 +2,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { moBody, reportBody } from '../../fixtures/gateway-bodies.ts';
 import { createLogger, maskingReplacer } from '../../functions/commons/observability.ts';
 import type { WebhookKind } from '../../functions/inbound/receive-webhook.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
@@ -10,7 +11,6 @@ import {
   webhookSecretFromEnvironment,
 } from '../../functions/inbound/webhook-secret.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
-import { moBody, reportBody } from '../support/gateway-bodies.ts';
 import { MemoryPayloadStore } from '../support/limited-event-store.ts';
 import { webhookSecretHolding } from '../support/secrets-client.ts';
 import { RECEIVE_SETTINGS } from '../support/webhook-receive-settings.ts';

@@ -3,12 +3,12 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
 import { eventKeys, SORT_KEY } from '../../functions/commons/table-keys.ts';
 import type { WebhookKind } from '../../functions/inbound/receive-webhook.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import { MoItemSchema, ReportItemSchema } from '../../gateway/schemas/index.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
-import { moItem, reportItem } from '../support/gateway-bodies.ts';
 
 const SECRET = 'property-secret-0123456789';
 

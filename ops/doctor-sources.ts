@@ -1,5 +1,5 @@
 /**
- * Where `msgbridge doctor` reads a deployment (see cli/doctor.ts). On a stack: CloudFormation
+ * Where `msgbridge doctor` reads a deployment (see ops/doctor.ts). On a stack: CloudFormation
  * (outputs, resources, the deployed template), Secrets Manager, the state table, SQS, Lambda's
  * event source mappings and account settings, CloudWatch alarms and EventBridge Scheduler. In the
  * local run: the same SDK calls on its local endpoints, the template it deployed and its resources
@@ -29,10 +29,10 @@ import {
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { type CfnTemplate, StackTemplate } from '../aws-semantics/cloudformation-template.ts';
 import { TOKEN_STATE_KEY } from '../functions/tokens/token-state.ts';
-import { type CfnTemplate, StackTemplate } from '../local/stack/template.ts';
 import type { DoctorSources, HttpAnswer } from './doctor.ts';
-import { CliError } from './errors.ts';
+import { OperationError } from './errors.ts';
 import type { AwsClients, Target } from './target.ts';
 
 /** A POST with a body, answered within 10 s; the answer's status and the start of its body. */
@@ -159,7 +159,7 @@ export const stackDoctorSources = async (
   const output = (key: string): string => {
     const value = outputs.get(key);
     if (value === undefined)
-      throw new CliError(
+      throw new OperationError(
         `stack ${origin.name} has no output ${key}; deploy this msgbridge version`,
       );
     return value;
@@ -173,7 +173,9 @@ export const stackDoctorSources = async (
   try {
     template = new StackTemplate(JSON.parse(body ?? '') as CfnTemplate);
   } catch {
-    throw new CliError(`stack ${origin.name}: its template is not the JSON cdk deploy writes`);
+    throw new OperationError(
+      `stack ${origin.name}: its template is not the JSON cdk deploy writes`,
+    );
   }
   const physical = new Map<string, string>();
   for await (const page of paginateListStackResources(

@@ -12,10 +12,10 @@ import {
 } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { compileFilterCriteria, criteriaOf } from '../aws-semantics/lambda-event-filter.ts';
+import { toLambdaRecord } from '../aws-semantics/lambda-stream-record.ts';
 import type { ItemKey } from '../functions/events/store-ports.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
-import { compileFilterCriteria, criteriaOf } from '../local/aws/lambda-event-filter.ts';
-import { toLambdaRecord } from '../local/lambda-stream-record.ts';
 import type { EventItems, FailedBatch, PublishFailures } from './republish.ts';
 
 /*

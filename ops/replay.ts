@@ -4,7 +4,7 @@ import {
   type EventBridgeClient,
   StartReplayCommand,
 } from '@aws-sdk/client-eventbridge';
-import { CliError } from './errors.ts';
+import { OperationError } from './errors.ts';
 
 /*
  * Replaying events: from the archive into the bus on a deployed stack (EventBridge StartReplay),
@@ -53,7 +53,7 @@ const percentDone = (answer: DescribeReplayCommandOutput, from: Date, to: Date):
 
 /**
  * Starts an archive replay into the bus and, unless `wait` is false, polls `DescribeReplay`
- * until it is COMPLETED, FAILED or CANCELLED. A FAILED or CANCELLED replay is a {@link CliError}.
+ * until it is COMPLETED, FAILED or CANCELLED. A FAILED or CANCELLED replay is a {@link OperationError}.
  */
 export const replayArchive = async (
   options: ArchiveReplayOptions,
@@ -89,7 +89,7 @@ export const replayArchive = async (
         : {}),
     };
     if (state !== 'COMPLETED') {
-      throw new CliError(
+      throw new OperationError(
         `replay ${options.name} ended ${state}${answer.StateReason ? `: ${answer.StateReason}` : ''}`,
       );
     }
@@ -148,12 +148,12 @@ export const replayLocally = async (options: {
         body: JSON.stringify({ replayName: options.name, events: chunk }),
       });
     } catch (error) {
-      throw new CliError(
+      throw new OperationError(
         `the local bridge did not answer at ${options.replayUrl} (${(error as Error).message}); is \`npm start\` still running?`,
       );
     }
     if (!response.ok) {
-      throw new CliError(
+      throw new OperationError(
         `the local bridge refused the replay: HTTP ${response.status} ${await response.text()}`,
       );
     }

@@ -24,8 +24,8 @@ import {
   BridgeFileSchema,
   NOT_RUNNING,
   whyNotRunning,
-} from '../local/bridge-file.ts';
-import { CliError } from './errors.ts';
+} from './bridge-file.ts';
+import { OperationError } from './errors.ts';
 
 /*
  * Where a command runs: the local run (`--local [DIR]`, the default) or a deployed stack
@@ -120,7 +120,7 @@ export interface TargetDeps {
   readonly aws?: AwsClients;
   /**
    * Why the local run a `bridge.json` describes is not running, or `undefined` when it answers.
-   * @default asks its process and its servers (`whyNotRunning` in local/bridge-file.ts)
+   * @default asks its process and its servers (`whyNotRunning` in ops/bridge-file.ts)
    */
   readonly whyNotRunning?: (bridge: BridgeFile) => Promise<string | undefined>;
 }
@@ -147,13 +147,14 @@ type OptionalOutputName = (typeof OPTIONAL_OUTPUTS)[number];
 // The token provider never logs a token; its informational lines are not for the CLI's output.
 const SILENT = new Logger({ logLevel: 'SILENT' });
 
-/** Resolves `--local`/`--stack` to a {@link Target}. Usage conflicts are {@link CliError}s. */
+/** Resolves `--local`/`--stack` to a {@link Target}. Usage conflicts are {@link OperationError}s. */
 export const resolveTarget = async (options: TargetOptions, deps: TargetDeps): Promise<Target> => {
   if (options.stack !== undefined) {
-    if (options.local !== undefined) throw new CliError('give either --local or --stack, not both');
+    if (options.local !== undefined)
+      throw new OperationError('give either --local or --stack, not both');
     return stackTarget(options.stack, options.region, deps);
   }
-  if (options.region !== undefined) throw new CliError('--region goes with --stack NAME');
+  if (options.region !== undefined) throw new OperationError('--region goes with --stack NAME');
   return localTarget(options.local ?? DEFAULT_LOCAL_DIR, deps);
 };
 
@@ -202,7 +203,7 @@ const localTarget = async (dir: string, deps: TargetDeps): Promise<Target> => {
   try {
     text = await deps.readFile(path);
   } catch {
-    throw new CliError(
+    throw new OperationError(
       `no local run found at ${path}: start one with \`npm start\`, or pass --stack NAME for a deployed stack`,
     );
   }
@@ -210,19 +211,21 @@ const localTarget = async (dir: string, deps: TargetDeps): Promise<Target> => {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${path} is not JSON (${(error as Error).message}); restart \`npm start\``);
+    throw new OperationError(
+      `${path} is not JSON (${(error as Error).message}); restart \`npm start\``,
+    );
   }
   const parsed = BridgeFileSchema.safeParse(json);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}`);
-    throw new CliError(
+    throw new OperationError(
       `${path} does not describe a local run this msgbridge can use (${[...new Set(problems)].join(', ')}); restart \`npm start\` to rewrite it`,
     );
   }
   const bridge: BridgeFile = parsed.data;
   // A file left by a run that stopped would otherwise end in connection errors from the SDK.
   const stale = await (deps.whyNotRunning ?? whyNotRunning)(bridge);
-  if (stale !== undefined) throw new CliError(`${NOT_RUNNING} (${path}: ${stale})`);
+  if (stale !== undefined) throw new OperationError(`${NOT_RUNNING} (${path}: ${stale})`);
   const aws = { region: bridge.region, credentials: bridge.credentials };
   const documents = documentClient(new DynamoDBClient({ ...aws, endpoint: bridge.dynamodb }));
   const credentials = { apiKey: bridge.apiKey, apiPassword: bridge.apiPassword };
@@ -262,7 +265,7 @@ export const readStackOutputs = async (
 ): Promise<Record<OutputName, string> & Partial<Record<OptionalOutputName, string>>> => {
   const answer = await cloudFormation.send(new DescribeStacksCommand({ StackName: stack }));
   const found = answer.Stacks?.[0];
-  if (found === undefined) throw new CliError(`stack ${stack} not found`);
+  if (found === undefined) throw new OperationError(`stack ${stack} not found`);
   const outputs = new Map(
     (found.Outputs ?? []).flatMap((output) =>
       output.OutputKey !== undefined && output.OutputValue !== undefined
@@ -272,7 +275,7 @@ export const readStackOutputs = async (
   );
   const missing = REQUIRED_OUTPUTS.filter((name) => !outputs.has(name));
   if (missing.length > 0) {
-    throw new CliError(
+    throw new OperationError(
       `stack ${stack} lacks the output${missing.length === 1 ? '' : 's'} ${missing.join(', ')}; deploy a msgbridge version that has ${missing.length === 1 ? 'it' : 'them'}`,
     );
   }
@@ -288,7 +291,7 @@ const parseHosts = (stack: string, value: string): GatewayHosts => {
   try {
     return GatewayHostsSchema.parse(JSON.parse(value));
   } catch {
-    throw new CliError(
+    throw new OperationError(
       `stack ${stack}: the GatewayHosts output is not {"api","send","mnt"} URLs: ${value}`,
     );
   }
@@ -316,7 +319,7 @@ const stackTarget = async (
       .then((answer) => {
         const parsed = GatewayCredentialsSchema.safeParse(JSON.parse(answer.SecretString ?? '{}'));
         if (!parsed.success) {
-          throw new CliError(
+          throw new OperationError(
             `secret ${outputs.GatewayCredentialsArn} must hold {"apiKey": "...", "apiPassword": "..."}`,
           );
         }

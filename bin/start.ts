@@ -6,17 +6,18 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import { mountConsole } from '../console/serve.ts';
-import { startLocalBridge } from './bridge.ts';
-import { readRunningBridge, removeBridgeFile, writeBridgeFile } from './bridge-file.ts';
-import { JavaNotFoundError } from './dynamodb-local.ts';
-import { restoreQueues, saveQueues } from './queue-snapshot.ts';
-import { DataDirInUseError, type RunLock, takeRunLock } from './run-lock.ts';
+import { startLocalBridge } from '../local/bridge.ts';
+import { removeBridgeFile, writeBridgeFile } from '../local/bridge-file.ts';
+import { JavaNotFoundError } from '../local/dynamodb-local.ts';
+import { restoreQueues, saveQueues } from '../local/queue-snapshot.ts';
+import { DataDirInUseError, type RunLock, takeRunLock } from '../local/run-lock.ts';
 import {
   removeSendJournal,
   replaySendJournal,
   snapshotSends,
   startSendJournal,
-} from './send-journal.ts';
+} from '../local/send-journal.ts';
+import { readRunningBridge } from '../ops/bridge-file.ts';
 
 // The SDK warns on Node 20 that its releases after January 2027 will need Node 22; the pinned
 // versions here support Node 20, and the warning would only clutter the local run's output.

@@ -7,13 +7,13 @@
  * `--invoke` changes something, by running refresh-token once (it stores a fresh token).
  *
  * The checks read the stack's own template (its queues, mappings, alarms and schedules) through
- * the same reader the local run deploys from (local/stack/template.ts), so both modes check the
- * same resources. The sources (cli/doctor-sources.ts) differ only in where they read them.
+ * the same reader the local run deploys from (aws-semantics/cloudformation-template.ts), so both modes check the
+ * same resources. The sources (ops/doctor-sources.ts) differ only in where they read them.
  */
 import { randomBytes } from 'node:crypto';
+import type { StackTemplate } from '../aws-semantics/cloudformation-template.ts';
 import { GatewayCredentialsSchema } from '../functions/tokens/gateway-credentials.ts';
 import { StoredTokenSchema } from '../functions/tokens/token-state.ts';
-import type { StackTemplate } from '../local/stack/template.ts';
 
 export interface DoctorCheck {
   /** What is checked: `gateway credentials`. */
@@ -31,7 +31,7 @@ export interface HttpAnswer {
   readonly body: string;
 }
 
-/** Where the checks read the deployment; see cli/doctor-sources.ts. */
+/** Where the checks read the deployment; see ops/doctor-sources.ts. */
 export interface DoctorSources {
   readonly mode: 'stack' | 'local';
   /** The deployed template (a stack's own, or the one the local run deployed). */

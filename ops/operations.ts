@@ -1,7 +1,7 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { DynamoDbPublishLedger } from '../functions/events/dynamodb-publish-ledger.ts';
 import { EventBridgeBus } from '../functions/events/eventbridge-bus.ts';
-import { CliError } from './errors.ts';
+import { OperationError } from './errors.ts';
 import { localEventsInRange, replayArchive, replayLocally } from './replay.ts';
 import type { RepublishPorts } from './republish.ts';
 import { queuePublishFailures, tableItems } from './republish-sources.ts';
@@ -76,7 +76,7 @@ export const replayWindow = async (
   try {
     text = await options.readFile(events.file);
   } catch (error) {
-    throw new CliError(
+    throw new OperationError(
       `cannot read the local events file ${events.file}: ${(error as Error).message}`,
     );
   }
@@ -101,7 +101,7 @@ export const republishPorts = (target: Target): RepublishPorts & { release(): Pr
     events.kind === 'stack' &&
     (events.onFailureQueueUrl === undefined || events.eventSource === undefined)
   ) {
-    throw new CliError(
+    throw new OperationError(
       `the ${target.describe()} lacks the outputs PublisherOnFailureQueueUrl and EventSource; deploy a msgbridge version that has them`,
     );
   }
