@@ -30,7 +30,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { smsBody } from '../fixtures/send-bodies.ts';
-import type { SendMessageInput } from '../functions/sending/queue-message.ts';
+import type { SendMessageInput } from '../functions/send-contract/queue-message.ts';
 import { type LocalBridge, startLocalBridge } from '../local/bridge.ts';
 import { localClientConfig } from '../local/dynamodb-local.ts';
 import { elapseQueueTime, queueCounts } from '../local/queue-time.ts';

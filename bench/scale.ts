@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { smsBody } from '../fixtures/send-bodies.ts';
-import type { SendMessageInput } from '../functions/sending/queue-message.ts';
+import type { SendMessageInput } from '../functions/send-contract/queue-message.ts';
 import { startLocalBridge } from '../local/bridge.ts';
 import { elapseQueueTime } from '../local/queue-time.ts';
 import { enqueueSend } from '../producer/enqueue-send.ts';

@@ -8,10 +8,11 @@
  */
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { smsBody } from '../fixtures/send-bodies.ts';
+import { DynamoDbSendStore } from '../functions/send-records/adapters/dynamodb-send-store.ts';
+import type { AwaitingReports } from '../functions/send-records/ports.ts';
 import { DynamoDbRateLimiter } from '../functions/sending/adapters/dynamodb-rate-limiter.ts';
-import { DynamoDbSendStore } from '../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../functions/sending/adapters/gateway-sender.ts';
-import type { AwaitingReports, SendGateway } from '../functions/sending/ports.ts';
+import type { SendGateway } from '../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../functions/sending/send-use-case.ts';
 import { SessionTokenProvider } from '../gateway/bearer/session-token-provider.ts';
 import { GatewayClient } from '../gateway/client.ts';

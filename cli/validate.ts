@@ -1,4 +1,4 @@
-import { parseSendMessage } from '../functions/sending/queue-message-parsing.ts';
+import { parseSendMessage } from '../functions/send-contract/queue-message-parsing.ts';
 
 /*
  * `msgbridge validate FILE…`: checks queue messages exactly as the sender will, with the

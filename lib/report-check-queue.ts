@@ -30,7 +30,7 @@ export interface ReportCheckQueueProps {
 /**
  * The report-check queue: `send-messages` puts one check per attempt's accepted recipients on it,
  * and `reconcile-status` reads the due ones, asks about the recipients whose report is missing,
- * and deletes a check once all of its recipients are settled (functions/reconcile/report-checks.ts).
+ * and deletes a check once all of its recipients are settled (functions/send-records/report-checks.ts).
  *
  * The queue holds each check back `afterMinutes` (at most 15), and its event source hands the
  * checks to `reconcile-status` as they become visible; a check received before it is due, or with

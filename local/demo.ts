@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { SendMessageInput } from '../functions/sending/queue-message.ts';
+import type { SendMessageInput } from '../functions/send-contract/queue-message.ts';
 import { LocalRunNotRunningError, readRunningBridge } from '../ops/bridge-file.ts';
 import { enqueueSend } from '../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';

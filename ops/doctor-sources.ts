@@ -30,7 +30,7 @@ import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { type CfnTemplate, StackTemplate } from '../aws-semantics/cloudformation-template.ts';
-import { TOKEN_STATE_KEY } from '../functions/tokens/token-state.ts';
+import { TOKEN_STATE_KEY } from '../functions/gateway-access/token-state.ts';
 import type { DoctorSources, HttpAnswer } from './doctor.ts';
 import { OperationError } from './errors.ts';
 import type { AwsClients, Target } from './target.ts';

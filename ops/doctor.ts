@@ -12,8 +12,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { StackTemplate } from '../aws-semantics/cloudformation-template.ts';
-import { GatewayCredentialsSchema } from '../functions/tokens/gateway-credentials.ts';
-import { StoredTokenSchema } from '../functions/tokens/token-state.ts';
+import { GatewayCredentialsSchema } from '../functions/gateway-access/gateway-credentials.ts';
+import { StoredTokenSchema } from '../functions/gateway-access/token-state.ts';
 
 export interface DoctorCheck {
   /** What is checked: `gateway credentials`. */

@@ -4,8 +4,8 @@ import {
   type SendMessageBatchCommandOutput,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { Problem, SendMessageInput } from '../functions/sending/queue-message.ts';
-import { parseSendMessage } from '../functions/sending/queue-message-parsing.ts';
+import type { Problem, SendMessageInput } from '../functions/send-contract/queue-message.ts';
+import { parseSendMessage } from '../functions/send-contract/queue-message-parsing.ts';
 
 /** SendMessageBatch takes at most 10 entries… */
 export const SQS_MAX_BATCH_ENTRIES = 10;

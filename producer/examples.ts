@@ -1,4 +1,4 @@
-import type { SendMessageInput } from '../functions/sending/queue-message.ts';
+import type { SendMessageInput } from '../functions/send-contract/queue-message.ts';
 
 /*
  * One realistic queue message per channel and RCS variant, for docs/sending.md and the tests.

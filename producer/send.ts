@@ -8,12 +8,12 @@ export type {
   SendChannel,
   SendMessage,
   SendMessageInput,
-} from '../functions/sending/queue-message.ts';
-export { SCHEDULE_HORIZON_DAYS, SEND_CHANNELS } from '../functions/sending/queue-message.ts';
+} from '../functions/send-contract/queue-message.ts';
+export { SCHEDULE_HORIZON_DAYS, SEND_CHANNELS } from '../functions/send-contract/queue-message.ts';
 export {
   type ParseSendMessageResult,
   parseSendMessage,
-} from '../functions/sending/queue-message-parsing.ts';
+} from '../functions/send-contract/queue-message-parsing.ts';
 export type { EnqueueSendResult } from './enqueue-send.ts';
 export {
   enqueueSend,

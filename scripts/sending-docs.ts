@@ -5,9 +5,9 @@ import {
   SCHEDULE_HORIZON_DAYS,
   SEND_CHANNELS,
   type SendChannel,
-} from '../functions/sending/queue-message.ts';
-import { VARIABLE_SOURCES } from '../functions/sending/queue-message-checks.ts';
-import { sendMessageJsonSchema } from '../functions/sending/queue-message-json-schema.ts';
+} from '../functions/send-contract/queue-message.ts';
+import { VARIABLE_SOURCES } from '../functions/send-contract/queue-message-checks.ts';
+import { sendMessageJsonSchema } from '../functions/send-contract/queue-message-json-schema.ts';
 import {
   MAX_MESSENGER_BUTTONS,
   MAX_MMS_FILES,
@@ -357,7 +357,7 @@ rules, the scheduling horizon and template variables are listed under
 ${fields}
 ## Rules checked before sending
 
-Everything below is checked by \`parseSendMessage\` (\`functions/sending/queue-message-parsing.ts\`), which
+Everything below is checked by \`parseSendMessage\` (\`functions/send-contract/queue-message-parsing.ts\`), which
 the producer helper, \`msgbridge validate\` and the sender share. Every problem is reported at
 once, each with its JSON path (\`$.recvInfoLst[3].cliKey\`).
 

@@ -1,6 +1,6 @@
-import type { SendMessageInput } from '../../functions/sending/queue-message.ts';
-import { parseSendMessage } from '../../functions/sending/queue-message-parsing.ts';
-import { recipientsOf } from '../../functions/sending/queue-message-recipients.ts';
+import type { SendMessageInput } from '../../functions/send-contract/queue-message.ts';
+import { parseSendMessage } from '../../functions/send-contract/queue-message-parsing.ts';
+import { recipientsOf } from '../../functions/send-contract/queue-message-recipients.ts';
 import { OperationError } from '../../ops/errors.ts';
 import { enqueueSend } from '../../producer/enqueue-send.ts';
 import { UsageError } from '../errors.ts';

@@ -1,7 +1,7 @@
 import type { GatewayClient } from '../../gateway/client.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, listEnv, requiredEnv } from '../commons/environment.ts';
-import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
+import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
 import {
   DynamoDbAttachmentEvents,
   DynamoDbPendingAttachments,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { SEND_CHANNELS } from '../sending/channels.ts';
+import { SEND_CHANNELS } from '../send-contract/channels.ts';
 import { lazily } from './lazily.ts';
 import { MESSENGER_STATISTIC_NAMES } from './messenger-statistic-names.ts';
 

@@ -1,6 +1,6 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { itemBytes } from '../inbound/item-size.ts';
 import type { EventRecord } from './event-record.ts';
+import { itemBytes } from './item-size.ts';
 
 /*
  * How an event item keeps its event detail in the table. DynamoDB bills a write per started KB of

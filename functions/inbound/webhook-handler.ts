@@ -5,8 +5,7 @@ import { type CompositionOverrides, observabilityOf } from '../commons/compositi
 import { type Environment, integerEnv } from '../commons/environment.ts';
 import { maskPhonesInText } from '../commons/helpers/mask.ts';
 import type { EventStore } from '../events/store-ports.ts';
-import { decodeContent } from './content-encoding.ts';
-import { receiveDepsFromEnvironment } from './receive-environment.ts';
+import { receiveDepsFromEnvironment } from '../received-items/receive-environment.ts';
 import {
   keepUnreadableBody,
   type ReceiveDeps,
@@ -14,7 +13,8 @@ import {
   receiveInbound,
   receiveReports,
   type WebhookKind,
-} from './receive-webhook.ts';
+} from '../received-items/receive-items.ts';
+import { decodeContent } from './content-encoding.ts';
 import {
   ANY_SOURCE,
   type SourceAllowlist,

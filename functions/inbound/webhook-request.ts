@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { WebhookKind } from './receive-webhook.ts';
+import type { WebhookKind } from '../received-items/receive-items.ts';
 
 /** What a receiver is invoked with: API Gateway's REST proxy event or a function URL's. */
 export type WebhookEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2;

@@ -4,9 +4,9 @@ import type { Context } from 'aws-lambda';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { DynamoDbLease } from '../commons/dynamodb-lease.ts';
 import { booleanEnv, type Environment, enumEnv, requiredEnv } from '../commons/environment.ts';
-import { receiveDepsFromEnvironment } from '../inbound/receive-environment.ts';
-import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
-import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
+import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
+import { receiveDepsFromEnvironment } from '../received-items/receive-environment.ts';
+import type { ReceiveDeps } from '../received-items/receive-items.ts';
 import {
   type InboundPollOutcome,
   type MoPollingGateway,

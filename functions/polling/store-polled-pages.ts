@@ -3,7 +3,7 @@ import {
   type ReceiveOutcome,
   receiveInbound,
   receiveReports,
-} from '../inbound/receive-webhook.ts';
+} from '../received-items/receive-items.ts';
 import type { PolledPageKind, PolledPageQuarantine } from './polled-page-quarantine.ts';
 import type { LeaseSession, PollRunClock, PollStop } from './poller-lease.ts';
 

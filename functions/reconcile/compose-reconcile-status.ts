@@ -7,12 +7,12 @@ import { sqsClient } from '../commons/clients/sqs.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { DynamoDbLease } from '../commons/dynamodb-lease.ts';
 import { booleanEnv, type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
-import { receiveDepsFromEnvironment } from '../inbound/receive-environment.ts';
-import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
-import { DynamoDbSendStore } from '../sending/adapters/dynamodb-send-store.ts';
-import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
+import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
+import { receiveDepsFromEnvironment } from '../received-items/receive-environment.ts';
+import type { ReceiveDeps } from '../received-items/receive-items.ts';
+import { DynamoDbSendStore } from '../send-records/adapters/dynamodb-send-store.ts';
+import { BatchReportChecks, SqsReportChecks } from '../send-records/adapters/sqs-report-checks.ts';
 import { DynamoDbAwaitingReports } from './adapters/dynamodb-awaiting-reports.ts';
-import { BatchReportChecks, SqsReportChecks } from './adapters/sqs-report-checks.ts';
 import {
   checkReports,
   RECONCILE_DEFAULTS,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
-import type { AwaitingReports } from '../sending/ports.ts';
-import type { ReportCheckQueue } from './report-checks.ts';
+import type { ReceiveDeps } from '../received-items/receive-items.ts';
+import type { AwaitingReports } from '../send-records/ports.ts';
+import type { ReportCheckQueue } from '../send-records/report-checks.ts';
 import type { UnknownOutcomeIndex, UnknownOutcomePorts } from './resolve-unknown-outcomes.ts';
 import type { StatusGateway } from './status-query.ts';
 

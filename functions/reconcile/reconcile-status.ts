@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../gateway/errors.ts';
 import type { StatusQueryData, StatusQueryItem } from '../../gateway/schemas/index.ts';
+import { STATUS_QUERY_MAX_KEYS } from '../../gateway/schemas/reports.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import type { Lease } from '../commons/lease.ts';
 import { awaitingReportBuckets } from '../commons/tables.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
-import { receiveReports } from '../inbound/receive-webhook.ts';
-import type { ReportCheck } from '../sending/ports.ts';
+import { receiveReports } from '../received-items/receive-items.ts';
+import type { ReportCheck } from '../send-records/ports.ts';
+import type { PutBackEntry, ReportCheckQueue } from '../send-records/report-checks.ts';
 import type {
   AwaitingRecipient,
   AwaitingReportIndex,
@@ -15,9 +17,8 @@ import type {
   ReconcileDeps,
   ReconcileStop,
 } from './reconcile-ports.ts';
-import type { PutBackEntry, ReportCheckQueue } from './report-checks.ts';
 import { resolveUnknownOutcomes } from './resolve-unknown-outcomes.ts';
-import { kstDate, STATUS_QUERY_MAX_KEYS } from './status-query.ts';
+import { kstDate } from './status-query.ts';
 
 export {
   type AwaitingPage,

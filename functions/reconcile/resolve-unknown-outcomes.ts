@@ -1,19 +1,20 @@
 import { GatewayError } from '../../gateway/errors.ts';
 import type { StatusQueryItem } from '../../gateway/schemas/index.ts';
-import type { ReceiveDeps } from '../inbound/receive-webhook.ts';
+import { STATUS_QUERY_MAX_KEYS } from '../../gateway/schemas/reports.ts';
+import type { ReceiveDeps } from '../received-items/receive-items.ts';
 import {
   resolvedAcceptanceUnpublished,
   resolvedUnknownRecord,
-} from '../sending/outcome-records.ts';
+} from '../send-records/outcome-records.ts';
 import type {
   AwaitingReports,
   ClaimResult,
   SendRecordKey,
   SendStore,
   UnknownOutcome,
-} from '../sending/ports.ts';
-import { sendRecordKey } from '../sending/send-record.ts';
-import { kstDate, STATUS_QUERY_MAX_KEYS, type StatusGateway } from './status-query.ts';
+} from '../send-records/ports.ts';
+import { sendRecordKey } from '../send-records/send-record.ts';
+import { kstDate, type StatusGateway } from './status-query.ts';
 
 /*
  * The first step of a reconcile-status run: the sends that got no answer, decided by the status

@@ -3,16 +3,13 @@ import { formatKst } from '../../protocol/kst.ts';
 
 /*
  * The gateway's status query as reconcile-status uses it, for late reports and for unknown
- * outcomes alike: the port, its per-call key limit, and the KST date each key is asked with.
+ * outcomes alike: the port and the KST date each key is asked with.
  */
 
 /** The status query (spec 01 §4.13): 1 to 10 keys, each with the KST date of its send. */
 export interface StatusGateway {
   queryStatus(keys: Array<{ cliKey: string; reqDt: string }>): Promise<StatusQueryData>;
 }
-
-/** Keys per status query (spec 01 §8). */
-export const STATUS_QUERY_MAX_KEYS = 10;
 
 const DAY_MS = 86_400_000;
 

@@ -1,23 +1,14 @@
 import type { ResendOptions } from '../../gateway/bearer/fresh-token-retry.ts';
 import type { SendOutcome } from '../../gateway/client.ts';
-import type { SORT_KEY } from '../commons/table-keys.ts';
-import type { EventRecord } from '../events/event-record.ts';
-import type { SendMessage } from './queue-message.ts';
+import type { SendMessage } from '../send-contract/queue-message.ts';
+import type { AwaitingReports, RecipientResult, SendStore } from '../send-records/ports.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 
 /*
  * What the send use case (send-use-case.ts) takes and gives: its input (one queue delivery), its
- * result, and the ports it is handed (the send store, the gateway, the rate limiter, a clock).
- * The adapters in adapters/ implement these ports; reconcile-status reads the unknown outcomes.
+ * result, and the ports it is handed (the gateway, the rate limiter, a clock, and the send records
+ * of send-records/).
  */
-
-/** One recipient's answer from a send call. */
-export interface RecipientResult {
-  readonly cliKey: string;
-  readonly msgKey?: string | null;
-  readonly code: string;
-  readonly message?: string | null;
-}
 
 /** The gateway as the sender needs it: one send request, validated and routed by channel. */
 export interface SendGateway {
@@ -27,157 +18,6 @@ export interface SendGateway {
    * takes its own share of the quota there. When it throws, that request is not sent.
    */
   send(message: SendMessage, options?: ResendOptions): Promise<SendOutcome<RecipientResult>>;
-}
-
-/**
- * A recipient whose last send may or may not have been accepted: the call timed out, the
- * connection broke, the answer was unreadable or an HTTP 5xx, or the answer did not mention it.
- * Kept (not published) until the status query says what became of it.
- */
-export interface UnknownOutcome {
-  readonly cliKey: string;
-  readonly channel: SendMessage['channel'];
-  readonly phone: string | null;
-  readonly sqsMessageId: string;
-  /** When the send call started, UTC ISO 8601: the gateway dates the request on or after it. */
-  readonly attemptedAt: string;
-  /** What the last attempt got instead of an answer (`TIMEOUT`, `NO_RESULT`, an HTTP status…). */
-  readonly code: string;
-  readonly message: string;
-  /**
-   * The send record of its message, whose claim keeps senders away while `reconcile-status` asks.
-   * Absent on entries written before send records existed: those are claimed per cliKey.
-   */
-  readonly record?: SendRecordKey;
-}
-
-/**
- * An accepted recipient's `OUTCOME` item written by `reconcile-status` when it resolves an unknown
- * outcome for a deployment that publishes no "Message Accepted" events (`acceptedEvents` false): no
- * `detailType`, so the stream filter keeps it from the bus, and no event detail, which nothing would
- * read. It blocks a resend of the cliKey (`recordedOutcomes`) and shows what happened in
- * `msgbridge trace` and `status`. (The sender lists its own acceptances in the message's
- * {@link SendRecordKey send record} instead.)
- */
-export interface UnpublishedOutcome {
-  readonly pk: string;
-  readonly sk: typeof SORT_KEY.outcome;
-  readonly kind: 'send';
-  readonly outcome: 'accepted';
-  readonly cliKey: string;
-  readonly msgKey?: string;
-  readonly channel: SendMessage['channel'];
-  readonly code: string;
-  readonly alreadyAccepted: boolean;
-  readonly sqsMessageId: string;
-  /** When the queue message was received, UTC ISO 8601 (the event's `receivedAt`). */
-  readonly receivedAt: string;
-  readonly acceptedAt: string;
-  /** Epoch seconds; DynamoDB's TTL deletes the item after it. */
-  readonly expiresAt: number;
-}
-
-/** `claimed` fresh, `taken-over` from an attempt that never gave it back, or `busy`. */
-export type ClaimResult = 'claimed' | 'taken-over' | 'busy';
-
-/**
- * Where a queue message's send record is kept: `SEND#<the smallest of its cliKeys>` / `MESSAGE`
- * (see `send-record.ts`). One item per queue message holds its claim and its accepted recipients.
- */
-export interface SendRecordKey {
-  readonly pk: string;
-  readonly sk: typeof SORT_KEY.sendRecord;
-}
-
-/** A recipient the gateway accepted, as the send record lists it. */
-export interface AcceptedRecipient {
-  readonly cliKey: string;
-  /** Absent when the gateway answered "already accepted" without one. */
-  readonly msgKey?: string;
-  /** When the acceptance was recorded, UTC ISO 8601 (whole seconds). */
-  readonly acceptedAt: string;
-  /** The gateway answered the duplicate family: an earlier attempt had been accepted. */
-  readonly alreadyAccepted: boolean;
-}
-
-/** What claiming a send record found. */
-export interface RecordClaim {
-  readonly result: ClaimResult;
-  /**
-   * False when the claim created the record: no attempt of this message (nor of another message
-   * whose smallest cliKey is the same) was ever made, so no recipient of it can have an outcome.
-   */
-  readonly existed: boolean;
-  /** The recipients the record listed as accepted before this claim. */
-  readonly accepted: ReadonlyMap<string, AcceptedRecipient>;
-}
-
-/** What is written onto the record with a claim, for `msgbridge trace` and `status`. */
-export interface RecordInfo {
-  readonly channel: SendMessage['channel'];
-  readonly sqsMessageId: string;
-  /** The message's recipients, in order. */
-  readonly recipients: number;
-}
-
-/**
- * Send records in the event table: one item per queue message (its claim and its accepted
- * recipients) and, per recipient, the outcome events (rejected, scheduled, and accepted when
- * "Message Accepted" is published) and unknown outcomes.
- */
-export interface SendStore {
-  /** The `cliKey`s among these that have an `OUTCOME` item (an outcome event, or a resolved unknown). */
-  recordedOutcomes(cliKeys: readonly string[]): Promise<ReadonlySet<string>>;
-  /**
-   * Claims a message's record for one attempt until `until` (epoch ms). `busy` when another
-   * attempt holds a live claim; an expired claim that was never given back (its holder died, or
-   * overran) is taken over and answers `taken-over`: that holder may have sent the recipients.
-   * Creates the record when there is none. `info` is written with the claim (a sender's);
-   * reconcile-status claims without it.
-   */
-  claim(
-    record: SendRecordKey,
-    owner: string,
-    until: number,
-    info?: RecordInfo,
-  ): Promise<RecordClaim>;
-  /** Gives a claim back after a retryable failure, so the next attempt may take it at once. */
-  release(record: SendRecordKey, owner: string): Promise<void>;
-  /**
-   * Lists accepted recipients on the record (one write for all of them) and, with `release`, gives
-   * the claim back in the same write. Acceptances are facts: they are written even when another
-   * attempt has taken the claim over meanwhile (then the claim is left to it).
-   */
-  recordAccepted(
-    record: SendRecordKey,
-    owner: string,
-    accepted: readonly AcceptedRecipient[],
-    options: { readonly release: boolean },
-  ): Promise<void>;
-  /**
-   * Writes a recipient's `OUTCOME` item once (conditional put): an event item, or a resolved
-   * acceptance without its event.
-   */
-  putEvent(record: EventRecord | UnpublishedOutcome): Promise<'stored' | 'duplicate'>;
-  /** Keeps a recipient whose outcome is unknown until `reconcile-status` resolves it (no event). */
-  recordUnknown(outcome: UnknownOutcome): Promise<void>;
-}
-
-/**
- * Accepted recipients whose delivery report `reconcile-status` looks for later: one check per
- * attempt's acceptances (at most 10 recipients, one status query). At least once: a check may
- * come twice, never not at all once the acceptance is recorded.
- */
-export interface ReportCheck {
-  readonly channel: SendMessage['channel'];
-  /** When the acceptance was recorded, UTC ISO 8601: the status query's date is its KST day. */
-  readonly acceptedAt: string;
-  readonly recipients: ReadonlyArray<{ readonly cliKey: string; readonly msgKey?: string }>;
-}
-
-export interface AwaitingReports {
-  /** Queues `check`; resolves once it is durable. */
-  expect(check: ReportCheck): Promise<void>;
 }
 
 export interface SendDeps {

@@ -8,28 +8,28 @@ import {
   GatewayResponseError,
   GatewayTransportError,
 } from '../../gateway/errors.ts';
+import type { SendMessage } from '../send-contract/queue-message.ts';
+import { parseSendMessage } from '../send-contract/queue-message-parsing.ts';
+import { recipientsOf, withRecipients } from '../send-contract/queue-message-recipients.ts';
 import {
   acceptedRecipient,
   acceptedRecord,
-  type OutcomeContext,
   parseJsonResult,
+  type OutcomeContext as RecordContext,
   rejectedRecord,
   scheduledRecord,
   sendRejectedRecord,
-} from './outcome-records.ts';
-import type {
-  AcceptedRecipient,
-  QueueDelivery,
-  RecipientResult,
-  SendDeps,
-  SendRecordKey,
-  SendResult,
-} from './ports.ts';
-import type { SendMessage } from './queue-message.ts';
-import { parseSendMessage } from './queue-message-parsing.ts';
-import { recipientsOf, withRecipients } from './queue-message-recipients.ts';
+} from '../send-records/outcome-records.ts';
+import type { AcceptedRecipient, RecipientResult, SendRecordKey } from '../send-records/ports.ts';
+import { sendRecordKey } from '../send-records/send-record.ts';
+import type { QueueDelivery, SendDeps, SendResult } from './ports.ts';
 import { type Acquisition, RateLimitWaitExceededError } from './rate-limiter.ts';
-import { sendRecordKey } from './send-record.ts';
+
+/** One queue message's attempt: what its outcome records share, with the use case's ports. */
+interface SendContext extends RecordContext {
+  readonly delivery: QueueDelivery;
+  readonly deps: SendDeps;
+}
 
 /**
  * Sends one queue message through the gateway, at most once per recipient.
@@ -94,7 +94,7 @@ export const sendQueuedMessage = async (
   const skipped = recipients.length - open.length;
   const release = () => deps.store.release(record, owner);
   const lastAttempt = delivery.receiveCount >= delivery.maxReceiveCount;
-  const context: OutcomeContext = { delivery, message, deps, receivedAt };
+  const context: SendContext = { delivery, message, deps, receivedAt };
   const phones = new Map(recipients.map((r) => [r.cliKey, r.phone ?? null]));
   const openKeys = open.map((r) => r.cliKey);
   // The last delivery goes to the DLQ: whatever it leaves undecided is handed to reconcile-status
@@ -260,7 +260,7 @@ const distrustAfterTakeOver = (
  * gateway's.
  */
 const sendAndDecide = async (
-  context: OutcomeContext,
+  context: SendContext,
   keys: readonly string[],
   lastAttempt: boolean,
 ): Promise<Decision[]> => {
@@ -370,7 +370,7 @@ const sendAndDecide = async (
  * with its own reservation, so that only the ones the gateway had are read as accepted.
  */
 const sendEachAlone = async (
-  context: OutcomeContext,
+  context: SendContext,
   keys: readonly string[],
   lastAttempt: boolean,
 ): Promise<Decision[]> => {
@@ -423,7 +423,7 @@ const wholeRequestFamily = (
  * answers as a duplicate.
  */
 const recordDecisions = async (
-  context: OutcomeContext,
+  context: SendContext,
   record: SendRecordKey,
   owner: string,
   decisions: readonly Decision[],

@@ -5,7 +5,7 @@ import { type CompositionOverrides, observabilityOf } from '../commons/compositi
 import { type Environment, integerEnv, optionalEnv, requiredEnv } from '../commons/environment.ts';
 import { DynamoDbEventStore } from '../events/dynamodb-event-store.ts';
 import type { EventStore } from '../events/store-ports.ts';
-import { gatewayFromEnvironment } from '../tokens/gateway-from-environment.ts';
+import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
 import {
   type ExportStatisticsDeps,
   exportStatistics,

@@ -2,12 +2,12 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { GatewayAuthApi, type GatewayCredentials } from '../../gateway/token-api.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
-import { DynamoDbTokenStore } from './adapters/dynamodb-token-store.ts';
+import { DynamoDbTokenStore } from '../gateway-access/adapters/dynamodb-token-store.ts';
 import {
   gatewayCredentialsFromEnvironment,
   gatewayHostsFromEnvironment,
   isCredentialsNotSet,
-} from './gateway-credentials.ts';
+} from '../gateway-access/gateway-credentials.ts';
 import { type RefreshResult, type RefreshTokenDeps, refreshToken } from './refresh-token.ts';
 
 export interface RefreshTokenOverrides extends CompositionOverrides {

@@ -9,7 +9,7 @@ import {
   type StoredToken,
   type TokenIssuer,
   type TokenStore,
-} from './token-state.ts';
+} from '../gateway-access/token-state.ts';
 
 /** What a refresh run did. */
 export type RefreshOutcome = 'unchanged' | 'refreshed' | 'reauthenticated' | 'lost-race';

@@ -85,11 +85,14 @@ export type ConfirmReportsRequest = z.infer<typeof ConfirmReportsRequestSchema>;
  * Body of `POST {api_url}/msg/v1/sent`: 1 to 10 keys. The 90-day query range needs a clock and
  * is checked elsewhere.
  */
+/** Keys per status query (spec 01 §8). */
+export const STATUS_QUERY_MAX_KEYS = 10;
+
 export const StatusQueryRequestSchema = z.strictObject({
   cliKeyLst: z
     .array(z.strictObject({ cliKey: CliKeySchema, reqDt: LocalDateSchema }))
     .min(1, 'at least one cliKey to query')
-    .max(10, 'at most 10 cliKeys per status query (spec 01 §8)'),
+    .max(STATUS_QUERY_MAX_KEYS, 'at most 10 cliKeys per status query (spec 01 §8)'),
 });
 export type StatusQueryRequest = z.infer<typeof StatusQueryRequestSchema>;
 

@@ -12,7 +12,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { TOKEN_STATE_KEY } from '../../functions/tokens/token-state.ts';
+import { TOKEN_STATE_KEY } from '../../functions/gateway-access/token-state.ts';
 import { localClientConfig } from '../../local/dynamodb-local.ts';
 import { useCliLocalRun } from '../support/cli-local-run.ts';
 

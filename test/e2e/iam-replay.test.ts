@@ -15,7 +15,7 @@ import {
   StackTemplate,
 } from '../../aws-semantics/cloudformation-template.ts';
 import { smsBody } from '../../fixtures/send-bodies.ts';
-import type { SendMessageInput } from '../../functions/sending/queue-message.ts';
+import type { SendMessageInput } from '../../functions/send-contract/queue-message.ts';
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
 import { DeploymentModel } from '../../local/stack/deployment-model.ts';
 import { enqueueSend } from '../../producer/enqueue-send.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
-import type { SendMessageInput } from '../../functions/sending/queue-message.ts';
+import type { SendMessageInput } from '../../functions/send-contract/queue-message.ts';
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
 import { enqueueSend } from '../../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../../producer/examples.ts';

@@ -20,7 +20,7 @@ import { reportBody } from '../../fixtures/gateway-bodies.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { DynamoDbPublishLedger } from '../../functions/events/dynamodb-publish-ledger.ts';
 import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/store-ports.ts';
-import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import { receiveReports } from '../../functions/received-items/receive-items.ts';
 import { type LocalJsonServices, startLocalJsonServices } from '../../local/aws/json-services.ts';
 import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
 import { LOCAL_REGION, localClientConfig } from '../../local/dynamodb-local.ts';

@@ -24,8 +24,8 @@ import { entrySize, PUT_EVENTS_MAX_BYTES } from '../../functions/events/publish.
 import { S3PayloadStore } from '../../functions/events/s3-payload-store.ts';
 import { ItemRejectedError } from '../../functions/events/store-ports.ts';
 import { withStoredDetail } from '../../functions/events/stored-detail.ts';
-import type { WebhookKind } from '../../functions/inbound/receive-webhook.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
+import type { WebhookKind } from '../../functions/received-items/receive-items.ts';
 import {
   LOCAL_REGION,
   type LocalDynamoDb,

@@ -18,7 +18,7 @@ import {
   ReconcileSettingsSchema,
   reconcileStatus,
 } from '../../functions/reconcile/reconcile-status.ts';
-import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
+import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { GatewayClient } from '../../gateway/client.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';

@@ -17,7 +17,7 @@ import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { EventStore } from '../../functions/events/store-ports.ts';
 import { storedDetail } from '../../functions/events/stored-detail.ts';
-import { type ReceiveDeps, receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import { type ReceiveDeps, receiveReports } from '../../functions/received-items/receive-items.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
   checkReports,
@@ -28,7 +28,7 @@ import {
   reportSortKey,
 } from '../../functions/reconcile/reconcile-status.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
-import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
+import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { SendGateway } from '../../functions/sending/ports.ts';
 import type { GatewayClient } from '../../gateway/client.ts';

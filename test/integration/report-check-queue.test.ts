@@ -16,8 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BatchReportChecks,
   SqsReportChecks,
-} from '../../functions/reconcile/adapters/sqs-report-checks.ts';
-import type { ReportCheck } from '../../functions/sending/ports.ts';
+} from '../../functions/send-records/adapters/sqs-report-checks.ts';
+import type { ReportCheck } from '../../functions/send-records/ports.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
 
 let server: FauxqsServer;

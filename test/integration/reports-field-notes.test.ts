@@ -20,7 +20,7 @@ import {
   checkReports,
   ReconcileSettingsSchema,
 } from '../../functions/reconcile/reconcile-status.ts';
-import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
+import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { SimulatorOptionsInput } from '../../simulator/index.ts';
 import { cleanups, documents, useDynalite } from '../support/dynalite-documents.ts';

@@ -17,10 +17,10 @@ import {
   checkReports,
   ReconcileSettingsSchema,
 } from '../../functions/reconcile/reconcile-status.ts';
-import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
+import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
+import { sendRecordKey } from '../../functions/send-records/send-record.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { SendDeps } from '../../functions/sending/ports.ts';
-import { sendRecordKey } from '../../functions/sending/send-record.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import type { GatewayClient } from '../../gateway/client.ts';
 import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';

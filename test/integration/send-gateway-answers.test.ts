@@ -12,14 +12,10 @@ import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import { storedDetail } from '../../functions/events/stored-detail.ts';
 import { pollReports } from '../../functions/polling/poll-reports.ts';
-import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
+import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
+import type { SendStore } from '../../functions/send-records/ports.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
-import type {
-  QueueDelivery,
-  SendDeps,
-  SendGateway,
-  SendStore,
-} from '../../functions/sending/ports.ts';
+import type { QueueDelivery, SendDeps, SendGateway } from '../../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import type { GatewayClient } from '../../gateway/client.ts';
 import { GatewayHttp } from '../../gateway/envelope.ts';

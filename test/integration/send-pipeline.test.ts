@@ -7,16 +7,12 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
+import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
+import type { ReportCheck, SendStore } from '../../functions/send-records/ports.ts';
+import { sendRecordKey } from '../../functions/send-records/send-record.ts';
 import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
-import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
-import type {
-  QueueDelivery,
-  ReportCheck,
-  SendDeps,
-  SendStore,
-} from '../../functions/sending/ports.ts';
-import { sendRecordKey } from '../../functions/sending/send-record.ts';
+import type { QueueDelivery, SendDeps } from '../../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
 import { GatewayClient } from '../../gateway/client.ts';

@@ -9,7 +9,7 @@ import { reportItem } from '../../fixtures/gateway-bodies.ts';
 import { legacyEventKeys } from '../../functions/commons/table-keys.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { eventIdFor } from '../../functions/events/envelope.ts';
-import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import { receiveReports } from '../../functions/received-items/receive-items.ts';
 import { createEventTable, local, useDynamoDbLocal } from '../support/dynamodb-local.ts';
 import { scanItems } from '../support/scan-items.ts';
 

@@ -4,18 +4,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import {
   DynamoDbTokenStore,
   type TokenStoreLogger,
-} from '../../functions/tokens/adapters/dynamodb-token-store.ts';
+} from '../../functions/gateway-access/adapters/dynamodb-token-store.ts';
 import {
   REAUTH_LEASE,
   type StateTableTokenProvider,
   stateTableTokenProvider,
-} from '../../functions/tokens/adapters/state-table-token-provider.ts';
-import { type RefreshResult, refreshToken } from '../../functions/tokens/refresh-token.ts';
+} from '../../functions/gateway-access/adapters/state-table-token-provider.ts';
 import {
   type StoredToken,
   TOKEN_STATE_KEY,
   type TokenStore,
-} from '../../functions/tokens/token-state.ts';
+} from '../../functions/gateway-access/token-state.ts';
+import { type RefreshResult, refreshToken } from '../../functions/tokens/refresh-token.ts';
 import { GatewayClient } from '../../gateway/client.ts';
 import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import { type LocalJsonServices, startLocalJsonServices } from '../../local/aws/json-services.ts';

@@ -26,7 +26,7 @@ import {
   eventDetailSchema,
 } from '../../functions/events/catalogue.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
-import { receiveInbound } from '../../functions/inbound/receive-webhook.ts';
+import { receiveInbound } from '../../functions/received-items/receive-items.ts';
 import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
 import { GatewayClient } from '../../gateway/client.ts';
 import { GatewayAuthApi } from '../../gateway/token-api.ts';

@@ -16,7 +16,7 @@ import {
 } from '../../functions/attachments/fetch-attachments.ts';
 import { type Measurement, measureStream } from '../../functions/attachments/measured-stream.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
-import { receiveInbound } from '../../functions/inbound/receive-webhook.ts';
+import { receiveInbound } from '../../functions/received-items/receive-items.ts';
 import { FakeEventStore } from './fake-event-store.ts';
 
 export const HOUR = 3_600_000;

@@ -1,7 +1,11 @@
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { ReportGuards } from '../../functions/reconcile/reconcile-status.ts';
 import type { UnknownOutcomeIndex } from '../../functions/reconcile/resolve-unknown-outcomes.ts';
-import type { ClaimResult, SendRecordKey, UnknownOutcome } from '../../functions/sending/ports.ts';
+import type {
+  ClaimResult,
+  SendRecordKey,
+  UnknownOutcome,
+} from '../../functions/send-records/ports.ts';
 import { FakeEventStore } from './fake-event-store.ts';
 import { MemoryClaims } from './memory-claims.ts';
 

@@ -8,7 +8,7 @@ import type {
   SendStore,
   UnknownOutcome,
   UnpublishedOutcome,
-} from '../../functions/sending/ports.ts';
+} from '../../functions/send-records/ports.ts';
 import { MemoryClaims } from './memory-claims.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { StoredToken, TokenStore } from '../../functions/tokens/token-state.ts';
+import type { StoredToken, TokenStore } from '../../functions/gateway-access/token-state.ts';
 
 /** The instant the token tests start at, and the units they count token lifetimes in. */
 export const TOKEN_CLOCK_START = Date.parse('2026-03-01T00:00:00Z');

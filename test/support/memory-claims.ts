@@ -1,4 +1,4 @@
-import type { ClaimResult, SendRecordKey } from '../../functions/sending/ports.ts';
+import type { ClaimResult, SendRecordKey } from '../../functions/send-records/ports.ts';
 
 /**
  * Send-record claims in memory with the DynamoDB adapter's rules: a live claim of another owner is

@@ -1,11 +1,11 @@
+import type { AwaitingReports, ReportCheck } from '../../functions/send-records/ports.ts';
 import {
   type PutBackEntry,
   parseReportCheck,
   type ReceivedCheck,
   type ReportCheckQueue,
   reportCheckBody,
-} from '../../functions/reconcile/report-checks.ts';
-import type { AwaitingReports, ReportCheck } from '../../functions/sending/ports.ts';
+} from '../../functions/send-records/report-checks.ts';
 
 interface Stored {
   readonly messageId: string;

@@ -1,6 +1,6 @@
 /** Queue message inputs per channel, and what parsing one answers, for the queue message tests. */
-import type { Problem, SendMessage } from '../../functions/sending/queue-message.ts';
-import { parseSendMessage } from '../../functions/sending/queue-message-parsing.ts';
+import type { Problem, SendMessage } from '../../functions/send-contract/queue-message.ts';
+import { parseSendMessage } from '../../functions/send-contract/queue-message-parsing.ts';
 
 /** 2026-12-01 09:00 KST. */
 export const NOW = new Date('2026-12-01T00:00:00.000Z');

@@ -1,5 +1,5 @@
 import type { EventRecord } from '../../functions/events/event-record.ts';
-import type { SendStore } from '../../functions/sending/ports.ts';
+import type { SendStore } from '../../functions/send-records/ports.ts';
 
 /** `inner`, pushing every event item it stores to `written`. */
 export const recordingSendStore = (inner: SendStore, written: EventRecord[]): SendStore => ({

@@ -1,8 +1,9 @@
 /** The send use case on fakes: a scripted gateway, an in-memory store on a fixed clock, and SQS deliveries of a message. */
 
 import { smsBody } from '../../fixtures/send-bodies.ts';
-import type { QueueDelivery, RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
-import type { SendMessage } from '../../functions/sending/queue-message.ts';
+import type { SendMessage } from '../../functions/send-contract/queue-message.ts';
+import type { RecipientResult } from '../../functions/send-records/ports.ts';
+import type { QueueDelivery, SendDeps } from '../../functions/sending/ports.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import type { ResendOptions } from '../../gateway/bearer/fresh-token-retry.ts';
 import type { SendOutcome } from '../../gateway/client.ts';

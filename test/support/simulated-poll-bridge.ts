@@ -5,8 +5,8 @@
  */
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
-import type { ReceiveDeps } from '../../functions/inbound/receive-webhook.ts';
 import type { PollDeps } from '../../functions/polling/poll-reports.ts';
+import type { ReceiveDeps } from '../../functions/received-items/receive-items.ts';
 import type { GatewayClient } from '../../gateway/client.ts';
 import type { GatewayCredentials } from '../../gateway/token-api.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';

@@ -4,8 +4,8 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { smsBody } from '../../fixtures/send-bodies.ts';
+import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { DynamoDbRateLimiter } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
-import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
 import type {
   QueueDelivery,
   SendDeps,

@@ -1,4 +1,4 @@
-import type { ReceiveDeps } from '../../functions/inbound/receive-webhook.ts';
+import type { ReceiveDeps } from '../../functions/received-items/receive-items.ts';
 
 /** The receive settings of the webhook handler tests: a fixed clock, 35 days kept, 4 at a time. */
 export const RECEIVE_SETTINGS: Pick<ReceiveDeps, 'now' | 'retentionDays' | 'concurrency'> = {

@@ -29,7 +29,7 @@ import {
   type ItemKey,
   markerId,
 } from '../../functions/events/store-ports.ts';
-import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import { receiveReports } from '../../functions/received-items/receive-items.ts';
 import {
   type FailedBatch,
   type PublishFailures,

@@ -11,13 +11,13 @@ import {
   listEnv,
   optionalEnv,
 } from '../../functions/commons/environment.ts';
+import { DynamoDbTokenStore } from '../../functions/gateway-access/adapters/dynamodb-token-store.ts';
 import { composePollReports } from '../../functions/polling/compose-poll-reports.ts';
-import { SqsReportChecks } from '../../functions/reconcile/adapters/sqs-report-checks.ts';
 import { composeReconcileStatus } from '../../functions/reconcile/compose-reconcile-status.ts';
-import { DynamoDbSendStore } from '../../functions/sending/adapters/dynamodb-send-store.ts';
+import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
+import { SqsReportChecks } from '../../functions/send-records/adapters/sqs-report-checks.ts';
 import { composeExportStatistics } from '../../functions/statistics/compose-export-statistics.ts';
 import { S3StatisticsSink } from '../../functions/statistics/s3-statistics-sink.ts';
-import { DynamoDbTokenStore } from '../../functions/tokens/adapters/dynamodb-token-store.ts';
 import { composeRefreshToken } from '../../functions/tokens/compose-refresh-token.ts';
 import { GatewayClient } from '../../gateway/client.ts';
 import { GatewayAuthApi } from '../../gateway/token-api.ts';

@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SendMessageInput } from '../../functions/sending/queue-message.ts';
+import type { SendMessageInput } from '../../functions/send-contract/queue-message.ts';
 import { enqueueSend, SQS_MAX_BATCH_BYTES } from '../../producer/enqueue-send.ts';
 
 const QUEUE_URL = 'https://sqs.ap-northeast-2.amazonaws.com/123456789012/msgbridge-send';

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { sendEndpointFor } from '../../functions/sending/queue-message.ts';
+import { sendEndpointFor } from '../../functions/send-contract/queue-message.ts';
 import {
   RecipientSelectionError,
   recipientsOf,
   withRecipients,
-} from '../../functions/sending/queue-message-recipients.ts';
+} from '../../functions/send-contract/queue-message-recipients.ts';
 import {
   brandFree,
   brandTemplate,

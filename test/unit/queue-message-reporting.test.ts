@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonPath } from '../../functions/sending/queue-message.ts';
+import { jsonPath } from '../../functions/send-contract/queue-message.ts';
 import {
   brandFree,
   mms,

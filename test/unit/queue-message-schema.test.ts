@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sendMessageJsonSchema } from '../../functions/sending/queue-message-json-schema.ts';
+import { sendMessageJsonSchema } from '../../functions/send-contract/queue-message-json-schema.ts';
 import { EXAMPLES_VALID_AT, SEND_MESSAGE_EXAMPLES } from '../../producer/examples.ts';
 import { problemsOf } from '../support/queue-message-inputs.ts';
 

@@ -3,7 +3,8 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
-import type { RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
+import type { RecipientResult } from '../../functions/send-records/ports.ts';
+import type { SendDeps } from '../../functions/sending/ports.ts';
 import {
   createSendRecordHandler,
   redeliveryDelaySeconds,

@@ -8,7 +8,7 @@ import {
   receiveInbound,
   receiveReports,
   type WebhookKind,
-} from '../../functions/inbound/receive-webhook.ts';
+} from '../../functions/received-items/receive-items.ts';
 import { LimitedEventStore, MemoryPayloadStore } from '../support/limited-event-store.ts';
 
 const NOW = new Date('2026-11-21T00:31:00.000Z');

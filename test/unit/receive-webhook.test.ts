@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { moBody, moItem, reportBody, reportItem } from '../../fixtures/gateway-bodies.ts';
 import { mapWithConcurrency } from '../../functions/commons/helpers/map-with-concurrency.ts';
-import { failureCategory } from '../../functions/inbound/item-records.ts';
+import { failureCategory } from '../../functions/received-items/item-records.ts';
 import {
   type ReceiveDeps,
   receiveInbound,
   receiveReports,
-} from '../../functions/inbound/receive-webhook.ts';
+} from '../../functions/received-items/receive-items.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 
 const NOW = new Date('2026-11-21T00:31:00.000Z');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkReports } from '../../functions/reconcile/reconcile-status.ts';
-import { parseReportCheck, reportCheckBody } from '../../functions/reconcile/report-checks.ts';
-import type { ReportCheck } from '../../functions/sending/ports.ts';
+import type { ReportCheck } from '../../functions/send-records/ports.ts';
+import { parseReportCheck, reportCheckBody } from '../../functions/send-records/report-checks.ts';
 import { GatewayRetryableError } from '../../gateway/errors.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { MemoryReportChecks } from '../support/memory-report-checks.ts';

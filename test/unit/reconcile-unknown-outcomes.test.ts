@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import { receiveReports } from '../../functions/received-items/receive-items.ts';
 import {
   type AwaitingReportIndex,
   type ReconcileDeps,
@@ -8,8 +8,8 @@ import {
   reportSortKey,
 } from '../../functions/reconcile/reconcile-status.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
-import type { UnknownOutcome } from '../../functions/sending/ports.ts';
-import { sendRecordKey } from '../../functions/sending/send-record.ts';
+import type { UnknownOutcome } from '../../functions/send-records/ports.ts';
+import { sendRecordKey } from '../../functions/send-records/send-record.ts';
 import { type StatusQueryData, StatusQueryDataSchema } from '../../gateway/schemas/index.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { FakeUnknownOutcomes, GuardedEventStore } from '../support/fake-reconcile-ports.ts';

@@ -8,8 +8,8 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { TokenIssuer } from '../../functions/gateway-access/token-state.ts';
 import { composeRefreshToken } from '../../functions/tokens/compose-refresh-token.ts';
-import type { TokenIssuer } from '../../functions/tokens/token-state.ts';
 
 // One secret per test: Powertools caches a secret's value for five minutes.
 const secretArn = (name: string) =>

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { StoredToken, TokenIssuer } from '../../functions/gateway-access/token-state.ts';
 import {
   type RefreshLogger,
   refreshToken,
   TokenStateConflictError,
 } from '../../functions/tokens/refresh-token.ts';
-import type { StoredToken, TokenIssuer } from '../../functions/tokens/token-state.ts';
 import { GatewayAuthenticationError, GatewayRetryableError } from '../../gateway/errors.ts';
 import {
   FakeTokenStore,

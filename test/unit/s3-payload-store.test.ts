@@ -16,7 +16,7 @@ vi.mock('../../functions/commons/clients/s3.ts', () => ({
 }));
 
 const { receiveDepsFromEnvironment } = await import(
-  '../../functions/inbound/receive-environment.ts'
+  '../../functions/received-items/receive-environment.ts'
 );
 const { S3PayloadStore } = await import('../../functions/events/s3-payload-store.ts');
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
+import type { RecipientResult } from '../../functions/send-records/ports.ts';
+import type { SendDeps } from '../../functions/sending/ports.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import type { SendOutcome } from '../../gateway/client.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sendMessageJsonSchema } from '../../functions/sending/queue-message-json-schema.ts';
+import { sendMessageJsonSchema } from '../../functions/send-contract/queue-message-json-schema.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../../producer/examples.ts';
 import {
   renderSendingDocs,

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
-import type { RecipientResult, SendDeps } from '../../functions/sending/ports.ts';
+import type { RecipientResult } from '../../functions/send-records/ports.ts';
+import { sendRecordKey } from '../../functions/send-records/send-record.ts';
+import type { SendDeps } from '../../functions/sending/ports.ts';
 import {
   type RateLimiter,
   RateLimitWaitExceededError,
 } from '../../functions/sending/rate-limiter.ts';
-import { sendRecordKey } from '../../functions/sending/send-record.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import type { SendOutcome } from '../../gateway/client.ts';
 import {

@@ -4,8 +4,8 @@ import {
   REAUTH_LEASE,
   StateTableTokenProvider,
   TokenUnavailableError,
-} from '../../functions/tokens/adapters/state-table-token-provider.ts';
-import type { StoredToken } from '../../functions/tokens/token-state.ts';
+} from '../../functions/gateway-access/adapters/state-table-token-provider.ts';
+import type { StoredToken } from '../../functions/gateway-access/token-state.ts';
 import { GatewayAuthenticationError } from '../../gateway/errors.ts';
 import {
   FakeTokenStore,

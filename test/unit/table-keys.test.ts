@@ -22,7 +22,7 @@ import {
   stateKeys,
 } from '../../functions/commons/table-keys.ts';
 import { eventIdFor } from '../../functions/events/envelope.ts';
-import { receiveInbound, receiveReports } from '../../functions/inbound/receive-webhook.ts';
+import { receiveInbound, receiveReports } from '../../functions/received-items/receive-items.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 
 /** A string as DynamoDB keeps it: UTF-8, in which an unpaired surrogate becomes U+FFFD. */

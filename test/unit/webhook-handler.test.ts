@@ -4,12 +4,12 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { moBody, reportBody } from '../../fixtures/gateway-bodies.ts';
 import { createLogger, maskingReplacer } from '../../functions/commons/observability.ts';
-import type { WebhookKind } from '../../functions/inbound/receive-webhook.ts';
 import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import {
   matchesWebhookSecret,
   webhookSecretFromEnvironment,
 } from '../../functions/inbound/webhook-secret.ts';
+import type { WebhookKind } from '../../functions/received-items/receive-items.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { MemoryPayloadStore } from '../support/limited-event-store.ts';
 import { webhookSecretHolding } from '../support/secrets-client.ts';

@@ -9,9 +9,14 @@ import * as z from 'zod';
 import { conditionalWrite, pagesOf } from '../../commons/clients/dynamodb.ts';
 import { eventKeys, KEY_PREFIX, legacyEventKeys, SORT_KEY } from '../../commons/table-keys.ts';
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
-import { SEND_CHANNELS } from '../../sending/channels.ts';
-import type { ClaimResult, SendRecordKey, SendStore, UnknownOutcome } from '../../sending/ports.ts';
-import { SEND_RECORD_SK } from '../../sending/send-record.ts';
+import { SEND_CHANNELS } from '../../send-contract/channels.ts';
+import type {
+  ClaimResult,
+  SendRecordKey,
+  SendStore,
+  UnknownOutcome,
+} from '../../send-records/ports.ts';
+import { SEND_RECORD_SK } from '../../send-records/send-record.ts';
 import {
   type AwaitingPage,
   type AwaitingReportIndex,

@@ -2,8 +2,8 @@ import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { ResendOptions } from '../../../gateway/bearer/fresh-token-retry.ts';
 import type { GatewayClient, MmsFile } from '../../../gateway/client.ts';
 import { s3Client } from '../../commons/clients/s3.ts';
+import type { SendMessage } from '../../send-contract/queue-message.ts';
 import type { SendGateway } from '../ports.ts';
-import type { SendMessage } from '../queue-message.ts';
 
 /** Largest attachment read from S3 for the multipart MMS endpoint. */
 export const MAX_MMS_FILE_BYTES = 5 * 1024 * 1024;

@@ -4,7 +4,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
 import { DynamoDbEventStore } from '../events/dynamodb-event-store.ts';
 import { S3PayloadStore } from '../events/s3-payload-store.ts';
-import type { ReceiveDeps } from './receive-webhook.ts';
+import type { ReceiveDeps } from './receive-items.ts';
 
 /**
  * What the receiving use cases need to store reports and inbound messages, from the environment:

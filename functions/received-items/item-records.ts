@@ -16,14 +16,14 @@ import type {
 } from '../events/catalogue.ts';
 import { buildEventDetail, eventIdFor } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
-import type { StoredPayload } from '../events/store-ports.ts';
 import {
   cutToJsonBytes,
   DETAIL_BUDGET_BYTES,
   ITEM_BUDGET_BYTES,
   itemBytes,
   utf8Bytes,
-} from './item-size.ts';
+} from '../events/item-size.ts';
+import type { StoredPayload } from '../events/store-ports.ts';
 
 /**
  * The event-table record of each received item: a delivery report, an MO message, a quarantined

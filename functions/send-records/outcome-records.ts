@@ -3,15 +3,13 @@ import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { eventKeys, idempotencyKeys, SORT_KEY } from '../commons/table-keys.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
+import type { SendMessage } from '../send-contract/queue-message.ts';
 import type {
   AcceptedRecipient,
-  QueueDelivery,
   RecipientResult,
-  SendDeps,
   UnknownOutcome,
   UnpublishedOutcome,
 } from './ports.ts';
-import type { SendMessage } from './queue-message.ts';
 
 /*
  * What the send use case records for each outcome: an accepted recipient as its send record lists
@@ -22,11 +20,21 @@ import type { SendMessage } from './queue-message.ts';
 
 const MAX_EVENT_TEXT = 64 * 1024;
 
+/** The queue message an outcome belongs to: its SQS message id and its body as it arrived. */
+export interface OutcomeDelivery {
+  readonly messageId: string;
+  readonly body: string;
+}
+
 /** What every outcome record of one queue message shares. */
 export interface OutcomeContext {
-  readonly delivery: QueueDelivery;
+  readonly delivery: OutcomeDelivery;
   readonly message: SendMessage;
-  readonly deps: SendDeps;
+  readonly deps: {
+    readonly now: () => Date;
+    /** How long the event table keeps an outcome. */
+    readonly retentionDays: number;
+  };
   readonly receivedAt: Date;
 }
 
@@ -222,7 +230,7 @@ export const resolvedAcceptanceUnpublished = (
 });
 
 export const sendRejectedRecord = (
-  delivery: QueueDelivery,
+  delivery: OutcomeDelivery,
   problems: ReadonlyArray<{ path: string; message: string }>,
   receivedAt: Date,
   retentionDays: number,

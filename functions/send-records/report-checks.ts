@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { SEND_CHANNELS } from '../sending/channels.ts';
-import type { ReportCheck } from '../sending/ports.ts';
-import { STATUS_QUERY_MAX_KEYS } from './status-query.ts';
+import { STATUS_QUERY_MAX_KEYS } from '../../gateway/schemas/reports.ts';
+import { SEND_CHANNELS } from '../send-contract/channels.ts';
+import type { ReportCheck } from './ports.ts';
 
 /*
  * The report-check queue: accepted recipients waiting for their delivery report. The sender puts

@@ -1,7 +1,7 @@
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { gatherer } from '../../commons/helpers/gather.ts';
-import type { AwaitingReports, ReportCheck } from '../../sending/ports.ts';
+import type { AwaitingReports, ReportCheck } from '../ports.ts';
 import {
   type PutBackEntry,
   parseReportCheck,
