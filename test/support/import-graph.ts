@@ -17,20 +17,29 @@ import { fileURLToPath } from 'node:url';
 
 export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The folders holding the project's own code (tests excepted, their shared support included). */
+/**
+ * The folders holding the project's own code (tests excepted, their shared support included):
+ * every top-level folder with code, which the architecture test checks.
+ */
 export const SOURCE_FOLDERS: readonly string[] = [
   'functions',
+  'gateway',
+  'protocol',
   'lib',
   'bin',
-  'local',
+  'ops',
   'cli',
+  'console',
+  'local',
+  'aws-semantics',
   'simulator',
   'producer',
   'events',
-  'protocol',
+  'fixtures',
   'bench',
   'chaos',
   'scripts',
+  'docs/examples',
   'test/support',
 ];
 

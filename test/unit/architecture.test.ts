@@ -1,4 +1,15 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import {
+  forbiddenImports,
+  MODULES,
+  type ModuleRule,
+  moduleEdges,
+  moduleOf,
+  unusedPermissions,
+  withModulesTable,
+} from '../../scripts/architecture-rules.ts';
 import {
   type ImportGraph,
   importCycles,
@@ -64,6 +75,70 @@ describe('import graph', () => {
   it('has no import cycle', () => {
     const cycles = importCycles(graph);
     expect(cycles, describeCycles(cycles)).toEqual([]);
+  });
+});
+
+describe('module rules (scripts/architecture-rules.ts)', () => {
+  const graph = importGraph();
+  const OUTSIDE = new Set(['node_modules', 'dist', 'cdk.out', '.local', '.git']);
+
+  /** The top-level folders (and `docs/examples`) that hold code, from the disk. */
+  const foldersWithCode = (): string[] =>
+    readdirSync(repositoryRoot, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && !OUTSIDE.has(entry.name))
+      .flatMap((entry) =>
+        readdirSync(join(repositoryRoot, entry.name), { recursive: true, encoding: 'utf8' })
+          .filter((file) => /\.(?:ts|mjs)$/.test(file))
+          .map((file) => `${entry.name}/${file}`),
+      )
+      .map((file) => (file.startsWith('docs/') ? 'docs/examples' : (file.split('/')[0] as string)))
+      .filter((folder, index, all) => all.indexOf(folder) === index)
+      .sort();
+
+  it('scans every folder that holds code, and each is a module or inside one', () => {
+    const scanned = new Set(SOURCE_FOLDERS.map((folder) => folder.split('/')[0]));
+    for (const folder of foldersWithCode()) {
+      if (folder !== 'test') expect(scanned.has(folder.split('/')[0] as string), folder).toBe(true);
+      expect(moduleOf(`${folder}/a.ts`), folder).toBeDefined();
+    }
+    for (const file of graph.keys()) expect(moduleOf(file), file).toBeDefined();
+  });
+
+  it('allows every import between two modules', () => {
+    expect(forbiddenImports(graph)).toEqual([]);
+  });
+
+  it('allows nothing that no import uses', () => {
+    expect(unusedPermissions(graph)).toEqual([]);
+  });
+
+  it('keeps cli, console and local apart: none imports another', () => {
+    const apart = new Set(['cli', 'console', 'local']);
+    const between = moduleEdges(graph).filter((edge) => apart.has(edge.from) && apart.has(edge.to));
+    expect(between).toEqual([]);
+  });
+
+  it('reports a planted import that breaks a rule, and a permission nothing uses', () => {
+    const planted = new Map(graph);
+    planted.set('functions/commons/planted.ts', ['cli/main.ts']);
+    planted.set('bench/planted.ts', ['test/support/import-graph.ts']);
+    planted.set('ops/planted.ts', ['local/bridge.ts']);
+    expect(forbiddenImports(planted)).toEqual([
+      'functions/commons may not import cli: functions/commons/planted.ts -> cli/main.ts',
+      'bench may not import test: bench/planted.ts -> test/support/import-graph.ts',
+      'ops may not import local: ops/planted.ts -> local/bridge.ts',
+    ]);
+    const looser: ModuleRule[] = MODULES.map((rule) =>
+      rule.folder === 'protocol' ? { ...rule, mayImport: ['gateway'] } : rule,
+    );
+    expect(unusedPermissions(graph, looser)).toEqual([
+      'protocol may import gateway, but nothing does',
+    ]);
+  });
+
+  it('is the table of docs/architecture.md (npm run docs:architecture)', () => {
+    const document = readFileSync(join(repositoryRoot, 'docs/architecture.md'), 'utf8');
+    expect(withModulesTable(document)).toBe(document);
   });
 });
 
