@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import type { ReportDelivery } from '../functions/polling/poll-reports.ts';
+import type { ReportDelivery } from '../functions/polling/poll-use-case.ts';
 import type { SendMessageInput } from '../functions/send-contract/queue-message.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 import { formatKst } from '../protocol/kst.ts';

@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { traceInvocations } from './commons/tracing.ts';
-import { composeExportStatistics } from './statistics/compose-export-statistics.ts';
+import { composeExportStatistics } from './statistics/compose.ts';
 
 /**
  * `export-statistics`, on a daily schedule: collects the previous KST day's tracking-URL and

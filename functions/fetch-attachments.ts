@@ -1,7 +1,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { composeFetchAttachments } from './attachments/compose-attachments.ts';
+import { composeFetchAttachments } from './attachments/compose.ts';
 import { traceInvocations } from './commons/tracing.ts';
 
 /**

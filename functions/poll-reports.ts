@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { traceInvocations } from './commons/tracing.ts';
-import { composePollReports } from './polling/compose-poll-reports.ts';
+import { composePollReports } from './polling/compose.ts';
 
 /**
  * `poll-reports`, run every minute: polls delivery reports (and, with MO_POLLING=on, inbound

@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { traceInvocations } from './commons/tracing.ts';
-import { composePublisher } from './events/publish.ts';
+import { composePublisher } from './publishing/compose.ts';
 
 const publisher = composePublisher();
 

@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { traceInvocations } from './commons/tracing.ts';
-import { composeReceiver } from './inbound/webhook-handler.ts';
+import { composeReceiver } from './inbound/compose.ts';
 
 const receiver = composeReceiver('report');
 

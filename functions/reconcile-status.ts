@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { traceInvocations } from './commons/tracing.ts';
-import { composeReconcileStatus } from './reconcile/compose-reconcile-status.ts';
+import { composeReconcileStatus } from './reconcile/compose.ts';
 
 /**
  * `reconcile-status`, on a schedule: asks the gateway for the status of sends whose outcome is

@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { traceInvocations } from './commons/tracing.ts';
-import { composeRefreshToken } from './tokens/compose-refresh-token.ts';
+import { composeRefreshToken } from './tokens/compose.ts';
 
 /**
  * `refresh-token` (scheduled): keeps the one shared gateway token in the state table current.

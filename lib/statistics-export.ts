@@ -11,7 +11,7 @@ import {
   STATISTICS_DEFAULTS,
   type StatisticsSettings,
   StatisticsSettingsSchema,
-} from '../functions/statistics/export-statistics.ts';
+} from '../functions/statistics/export-use-case.ts';
 import type { MessengerStatsName } from '../gateway/schemas/index.ts';
 import { notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';

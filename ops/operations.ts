@@ -1,6 +1,6 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
-import { DynamoDbPublishLedger } from '../functions/events/dynamodb-publish-ledger.ts';
-import { EventBridgeBus } from '../functions/events/eventbridge-bus.ts';
+import { DynamoDbPublishLedger } from '../functions/publishing/adapters/dynamodb-publish-ledger.ts';
+import { EventBridgeBus } from '../functions/publishing/adapters/eventbridge-bus.ts';
 import { OperationError } from './errors.ts';
 import { localEventsInRange, replayArchive, replayLocally } from './replay.ts';
 import type { RepublishPorts } from './republish.ts';

@@ -1,10 +1,3 @@
-import type { StoredMarker } from '../functions/events/dynamodb-publish-ledger.ts';
-import {
-  entryFromItem,
-  entrySize,
-  MAX_ENTRIES_PER_CALL,
-  PUT_EVENTS_MAX_BYTES,
-} from '../functions/events/publish.ts';
 import {
   type BusEntry,
   type EventBus,
@@ -13,6 +6,13 @@ import {
   markerId,
   type PublishMarker,
 } from '../functions/events/store-ports.ts';
+import type { StoredMarker } from '../functions/publishing/adapters/dynamodb-publish-ledger.ts';
+import {
+  entryFromItem,
+  entrySize,
+  MAX_ENTRIES_PER_CALL,
+  PUT_EVENTS_MAX_BYTES,
+} from '../functions/publishing/publish.ts';
 
 /*
  * `msgbridge events republish`: publishes, from the event table, the events `publish-events` could

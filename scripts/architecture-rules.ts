@@ -67,6 +67,12 @@ export const MODULES: readonly ModuleRule[] = [
     ],
   },
   {
+    folder: 'functions/publishing',
+    holds:
+      '`publish-events`: the stream records of new event items put on the bus (`publish.ts`), the stream batch handler, its composition, the EventBridge bus and the publish ledger (`adapters/`).',
+    mayImport: ['functions/commons', 'functions/events'],
+  },
+  {
     folder: 'functions/gateway-access',
     holds:
       "The gateway token every function shares (its state-table record, the provider that reads and renews it), the gateway credentials, and the gateway client composed from a function's environment.",
@@ -132,9 +138,9 @@ export const MODULES: readonly ModuleRule[] = [
     mayImport: [
       'functions/attachments',
       'functions/commons',
-      'functions/events',
       'functions/inbound',
       'functions/polling',
+      'functions/publishing',
       'functions/reconcile',
       'functions/sending',
       'functions/statistics',
@@ -183,6 +189,7 @@ export const MODULES: readonly ModuleRule[] = [
       'functions/commons',
       'functions/events',
       'functions/gateway-access',
+      'functions/publishing',
       'functions/send-records',
       'gateway',
     ],
@@ -213,6 +220,7 @@ export const MODULES: readonly ModuleRule[] = [
       'functions/events',
       'functions/inbound',
       'functions/polling',
+      'functions/publishing',
       'functions/reconcile',
       'functions/send-contract',
       'functions/sending',
@@ -260,6 +268,7 @@ export const MODULES: readonly ModuleRule[] = [
       'functions/commons',
       'functions/events',
       'functions/inbound',
+      'functions/publishing',
       'functions/send-contract',
       'functions/send-records',
       'functions/sending',

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-status.ts';
+import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-use-case.ts';
 import {
   CHANNEL_SPEC_SECTION,
   SCHEDULE_HORIZON_DAYS,

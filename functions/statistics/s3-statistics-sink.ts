@@ -1,6 +1,6 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { s3Client } from '../commons/clients/s3.ts';
-import type { StatisticsObjectSink } from './export-statistics.ts';
+import type { StatisticsObjectSink } from './export-use-case.ts';
 
 /**
  * The JSON-lines export in S3: one `PutObject` per object, so a rerun of the same day replaces

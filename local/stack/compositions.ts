@@ -11,33 +11,21 @@ import {
   type AttachmentOverrides,
   composeFetchAttachments,
   composeSweepAttachments,
-} from '../../functions/attachments/compose-attachments.ts';
+} from '../../functions/attachments/compose.ts';
 import type { Environment } from '../../functions/commons/environment.ts';
-import { composePublisher, type PublisherOverrides } from '../../functions/events/publish.ts';
-import {
-  composeReceiver,
-  type ReceiverOverrides,
-} from '../../functions/inbound/webhook-handler.ts';
-import {
-  composePollReports,
-  type PollReportsOverrides,
-} from '../../functions/polling/compose-poll-reports.ts';
+import { composeReceiver, type ReceiverOverrides } from '../../functions/inbound/compose.ts';
+import { composePollReports, type PollReportsOverrides } from '../../functions/polling/compose.ts';
+import { composePublisher, type PublisherOverrides } from '../../functions/publishing/compose.ts';
 import {
   composeReconcileStatus,
   type ReconcileStatusOverrides,
-} from '../../functions/reconcile/compose-reconcile-status.ts';
-import {
-  composeSender,
-  type SenderOverrides,
-} from '../../functions/sending/queue-record-handler.ts';
+} from '../../functions/reconcile/compose.ts';
+import { composeSender, type SenderOverrides } from '../../functions/sending/compose.ts';
 import {
   composeExportStatistics,
   type ExportStatisticsOverrides,
-} from '../../functions/statistics/compose-export-statistics.ts';
-import {
-  composeRefreshToken,
-  type RefreshTokenOverrides,
-} from '../../functions/tokens/compose-refresh-token.ts';
+} from '../../functions/statistics/compose.ts';
+import { composeRefreshToken, type RefreshTokenOverrides } from '../../functions/tokens/compose.ts';
 
 /** What a composition gives the Lambda entry: the handler it wraps, its logger and metrics. */
 export interface ComposedFunction {

@@ -17,7 +17,7 @@ import {
   exportStatistics,
   StatisticsSettingsSchema,
   trackingUrlData,
-} from '../../functions/statistics/export-statistics.ts';
+} from '../../functions/statistics/export-use-case.ts';
 import { GatewayClient } from '../../gateway/client.ts';
 import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';

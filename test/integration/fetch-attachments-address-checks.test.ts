@@ -17,7 +17,7 @@ import {
   GatewayAttachmentDownloads,
 } from '../../functions/attachments/adapters/gateway-attachment-downloads.ts';
 import { ContentUrlPolicy } from '../../functions/attachments/content-url-policy.ts';
-import { AttachmentDownloadError } from '../../functions/attachments/fetch-attachments.ts';
+import { AttachmentDownloadError } from '../../functions/attachments/fetch-use-case.ts';
 import {
   attachmentHandlers,
   DAY,

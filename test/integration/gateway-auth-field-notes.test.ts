@@ -16,7 +16,7 @@ import type { StoredToken } from '../../functions/gateway-access/token-state.ts'
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
-import { refreshToken } from '../../functions/tokens/refresh-token.ts';
+import { refreshToken } from '../../functions/tokens/refresh-use-case.ts';
 import { jwtExpiry } from '../../gateway/bearer/token-provider.ts';
 import { GatewayClient } from '../../gateway/client.ts';
 import { GatewayAuthenticationError } from '../../gateway/errors.ts';

@@ -20,11 +20,11 @@ import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
 import type { PayloadRef } from '../../functions/events/catalogue.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
-import { entrySize, PUT_EVENTS_MAX_BYTES } from '../../functions/events/publish.ts';
 import { S3PayloadStore } from '../../functions/events/s3-payload-store.ts';
 import { ItemRejectedError } from '../../functions/events/store-ports.ts';
 import { withStoredDetail } from '../../functions/events/stored-detail.ts';
-import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
+import { createWebhookHandler } from '../../functions/inbound/handler.ts';
+import { entrySize, PUT_EVENTS_MAX_BYTES } from '../../functions/publishing/publish.ts';
 import type { WebhookKind } from '../../functions/received-items/receive-items.ts';
 import {
   LOCAL_REGION,

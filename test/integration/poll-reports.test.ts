@@ -9,7 +9,7 @@ import {
   pollReports,
   type ReportPollingGateway,
   type ReportPollOutcome,
-} from '../../functions/polling/poll-reports.ts';
+} from '../../functions/polling/poll-use-case.ts';
 import { S3PolledPageQuarantine } from '../../functions/polling/s3-polled-page-quarantine.ts';
 import type { GatewayClient } from '../../gateway/client.ts';
 import type { SimulatorOptionsInput } from '../../simulator/index.ts';

@@ -17,7 +17,7 @@ import {
   type ReconcileDeps,
   ReconcileSettingsSchema,
   reconcileStatus,
-} from '../../functions/reconcile/reconcile-status.ts';
+} from '../../functions/reconcile/reconcile-use-case.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { GatewayClient } from '../../gateway/client.ts';

@@ -26,7 +26,7 @@ import {
   reconcileStatus,
   reconcileStatusExclusively,
   reportSortKey,
-} from '../../functions/reconcile/reconcile-status.ts';
+} from '../../functions/reconcile/reconcile-use-case.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';

@@ -16,7 +16,7 @@ import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dyna
 import {
   checkReports,
   ReconcileSettingsSchema,
-} from '../../functions/reconcile/reconcile-status.ts';
+} from '../../functions/reconcile/reconcile-use-case.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { sendRecordKey } from '../../functions/send-records/send-record.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';

@@ -11,7 +11,7 @@ import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import { storedDetail } from '../../functions/events/stored-detail.ts';
-import { pollReports } from '../../functions/polling/poll-reports.ts';
+import { pollReports } from '../../functions/polling/poll-use-case.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import type { SendStore } from '../../functions/send-records/ports.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';

@@ -15,7 +15,7 @@ import {
   TOKEN_STATE_KEY,
   type TokenStore,
 } from '../../functions/gateway-access/token-state.ts';
-import { type RefreshResult, refreshToken } from '../../functions/tokens/refresh-token.ts';
+import { type RefreshResult, refreshToken } from '../../functions/tokens/refresh-use-case.ts';
 import { GatewayClient } from '../../gateway/client.ts';
 import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import { type LocalJsonServices, startLocalJsonServices } from '../../local/aws/json-services.ts';

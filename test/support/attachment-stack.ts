@@ -14,12 +14,12 @@ import {
 } from '../../functions/attachments/adapters/dynamodb-attachment-store.ts';
 import { GatewayAttachmentDownloads } from '../../functions/attachments/adapters/gateway-attachment-downloads.ts';
 import { S3ObjectStorage } from '../../functions/attachments/adapters/s3-object-storage.ts';
+import { ContentUrlPolicy } from '../../functions/attachments/content-url-policy.ts';
+import type { FetchAttachmentsDeps } from '../../functions/attachments/fetch-use-case.ts';
 import {
   createFetchAttachmentsHandler,
   createSweepHandler,
-} from '../../functions/attachments/attachment-handlers.ts';
-import { ContentUrlPolicy } from '../../functions/attachments/content-url-policy.ts';
-import type { FetchAttachmentsDeps } from '../../functions/attachments/fetch-attachments.ts';
+} from '../../functions/attachments/handler.ts';
 import {
   EVENT_TYPES,
   type EventMetadata,

@@ -13,7 +13,7 @@ import {
   type PendingAttachmentStore,
   type PutOptions,
   SourceStreamError,
-} from '../../functions/attachments/fetch-attachments.ts';
+} from '../../functions/attachments/fetch-use-case.ts';
 import { type Measurement, measureStream } from '../../functions/attachments/measured-stream.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import { receiveInbound } from '../../functions/received-items/receive-items.ts';

@@ -1,4 +1,3 @@
-import type { StoredMarker } from '../../functions/events/dynamodb-publish-ledger.ts';
 import {
   type ItemKey,
   type MarkerState,
@@ -6,6 +5,7 @@ import {
   type PublishLedger,
   type PublishMarker,
 } from '../../functions/events/store-ports.ts';
+import type { StoredMarker } from '../../functions/publishing/adapters/dynamodb-publish-ledger.ts';
 
 /**
  * The publisher's ledger in memory, written from the port's contract (a durable key-value store

@@ -8,7 +8,7 @@ import type {
   MoPollingGateway,
   PollDeps,
   ReportPollingGateway,
-} from '../../functions/polling/poll-reports.ts';
+} from '../../functions/polling/poll-use-case.ts';
 import type { PollLogger } from '../../functions/polling/poller-lease.ts';
 import {
   type MoListData,

@@ -1,12 +1,12 @@
 /** The event publisher as the unit tests run it: instant retries, and under Lambda's stream rules. */
 import type { DynamoDBRecord } from 'aws-lambda';
+import type { EventBus } from '../../functions/events/store-ports.ts';
 import {
   PUT_EVENTS_MAX_BYTES,
   type PublishDeps,
   type PublishOutcome,
   publishRecords,
-} from '../../functions/events/publish.ts';
-import type { EventBus } from '../../functions/events/store-ports.ts';
+} from '../../functions/publishing/publish.ts';
 import { runStreamWithRetries, type StreamRetryOptions } from './stream-retry-model.ts';
 
 /** The publisher's ports for `bus`: three attempts, no backoff or sleep, full-size batches. */

@@ -4,7 +4,7 @@ import {
   pollReports,
   type ReportDelivery,
   type ReportPollingGateway,
-} from '../../functions/polling/poll-reports.ts';
+} from '../../functions/polling/poll-use-case.ts';
 import { FakeReportGateway, harness } from './poll-harness.ts';
 
 export type ReportPollerOptions = Parameters<typeof harness>[0] & {

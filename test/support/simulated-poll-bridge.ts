@@ -5,7 +5,7 @@
  */
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
-import type { PollDeps } from '../../functions/polling/poll-reports.ts';
+import type { PollDeps } from '../../functions/polling/poll-use-case.ts';
 import type { ReceiveDeps } from '../../functions/received-items/receive-items.ts';
 import type { GatewayClient } from '../../gateway/client.ts';
 import type { GatewayCredentials } from '../../gateway/token-api.ts';

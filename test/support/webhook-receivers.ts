@@ -1,7 +1,7 @@
 /** The bridge's real report and MO webhook receivers, served on loopback as the local run serves them. */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
+import { createWebhookHandler } from '../../functions/inbound/handler.ts';
 import type { ReceiveDeps } from '../../functions/received-items/receive-items.ts';
 import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.ts';
 

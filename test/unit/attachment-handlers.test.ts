@@ -3,13 +3,13 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
+import type { AttachmentOutcome } from '../../functions/attachments/fetch-use-case.ts';
+import { fetchAttachments } from '../../functions/attachments/fetch-use-case.ts';
 import {
   createFetchAttachmentsHandler,
   createSweepHandler,
   reportOutcomes,
-} from '../../functions/attachments/attachment-handlers.ts';
-import type { AttachmentOutcome } from '../../functions/attachments/fetch-attachments.ts';
-import { fetchAttachments } from '../../functions/attachments/fetch-attachments.ts';
+} from '../../functions/attachments/handler.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
 import {
   attachment,

@@ -10,7 +10,7 @@ import {
   type AwaitingRecipient,
   type AwaitingReportIndex,
   reconcileStatus,
-} from '../../functions/reconcile/reconcile-status.ts';
+} from '../../functions/reconcile/reconcile-use-case.ts';
 import { ago, HOUR, sortKey, world } from '../support/reconcile-world.ts';
 
 const MINUTE = 60_000;

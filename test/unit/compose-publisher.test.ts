@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { composePublisher } from '../../functions/events/publish.ts';
+import { composePublisher } from '../../functions/publishing/compose.ts';
 import { decoyProcessEnv } from '../support/decoy-process-env.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
 import { reportStreamRecords } from '../support/report-stream-records.ts';

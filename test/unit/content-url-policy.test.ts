@@ -6,14 +6,14 @@ import {
   GatewayAttachmentDownloads,
   type Resolve,
 } from '../../functions/attachments/adapters/gateway-attachment-downloads.ts';
-import { contentHostsFromEnvironment } from '../../functions/attachments/compose-attachments.ts';
+import { contentHostsFromEnvironment } from '../../functions/attachments/compose.ts';
 import {
   ContentUrlPolicy,
   ContentUrlRefusedError,
   contentHostProblems,
   forbiddenAddressReason,
 } from '../../functions/attachments/content-url-policy.ts';
-import { AttachmentDownloadError } from '../../functions/attachments/fetch-attachments.ts';
+import { AttachmentDownloadError } from '../../functions/attachments/fetch-use-case.ts';
 import type { DownloadAnswer } from '../../gateway/transport.ts';
 
 const GATEWAY = ['https://api.gw.example', 'https://send.gw.example', 'https://mnt.gw.example'];

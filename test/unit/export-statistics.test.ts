@@ -10,7 +10,7 @@ import {
   StatisticsSettingsSchema,
   type TrackingUrlStatisticsGateway,
   throwIfIncomplete,
-} from '../../functions/statistics/export-statistics.ts';
+} from '../../functions/statistics/export-use-case.ts';
 import { GatewayRejectedError } from '../../gateway/errors.ts';
 import type {
   ClickUrlItem,

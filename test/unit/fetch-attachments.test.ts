@@ -3,7 +3,7 @@ import {
   fetchAttachments,
   InvalidInboundItemError,
   NOT_ATTEMPTED,
-} from '../../functions/attachments/fetch-attachments.ts';
+} from '../../functions/attachments/fetch-use-case.ts';
 import {
   BUSY,
   HOUR,

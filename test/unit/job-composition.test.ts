@@ -3,7 +3,7 @@ import { S3ObjectStorage } from '../../functions/attachments/adapters/s3-object-
 import {
   composeFetchAttachments,
   composeSweepAttachments,
-} from '../../functions/attachments/compose-attachments.ts';
+} from '../../functions/attachments/compose.ts';
 import {
   booleanEnv,
   type Environment,
@@ -12,13 +12,13 @@ import {
   optionalEnv,
 } from '../../functions/commons/environment.ts';
 import { DynamoDbTokenStore } from '../../functions/gateway-access/adapters/dynamodb-token-store.ts';
-import { composePollReports } from '../../functions/polling/compose-poll-reports.ts';
-import { composeReconcileStatus } from '../../functions/reconcile/compose-reconcile-status.ts';
+import { composePollReports } from '../../functions/polling/compose.ts';
+import { composeReconcileStatus } from '../../functions/reconcile/compose.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { SqsReportChecks } from '../../functions/send-records/adapters/sqs-report-checks.ts';
-import { composeExportStatistics } from '../../functions/statistics/compose-export-statistics.ts';
+import { composeExportStatistics } from '../../functions/statistics/compose.ts';
 import { S3StatisticsSink } from '../../functions/statistics/s3-statistics-sink.ts';
-import { composeRefreshToken } from '../../functions/tokens/compose-refresh-token.ts';
+import { composeRefreshToken } from '../../functions/tokens/compose.ts';
 import { GatewayClient } from '../../gateway/client.ts';
 import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import { gatewayCredentialsHolding } from '../support/secrets-client.ts';

@@ -12,7 +12,7 @@ const FUNCTIONS = join(import.meta.dirname, '../../functions');
  * template fails the scan until it is listed here.
  */
 const TEMPLATES: Record<string, readonly string[]> = {
-  // functions/inbound/webhook-handler.ts: `prefix` is 'Reports' or 'InboundMessages'.
+  // functions/inbound/handler.ts: `prefix` is 'Reports' or 'InboundMessages'.
   '`${prefix}Stored`': ['ReportsStored', 'InboundMessagesStored'],
   '`${prefix}Duplicate`': ['ReportsDuplicate', 'InboundMessagesDuplicate'],
 };

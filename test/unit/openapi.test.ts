@@ -7,10 +7,7 @@ import Ajv2020Module from 'ajv/dist/2020.js';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { moBody, moItem, reportBody, reportItem } from '../../fixtures/gateway-bodies.ts';
-import {
-  createWebhookHandler,
-  type WebhookHandlerDeps,
-} from '../../functions/inbound/webhook-handler.ts';
+import { createWebhookHandler, type WebhookHandlerDeps } from '../../functions/inbound/handler.ts';
 import type { WebhookKind } from '../../functions/received-items/receive-items.ts';
 import { OPENAPI_PATH, openApiDocument, renderOpenApi } from '../../scripts/openapi-docs.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';

@@ -5,7 +5,7 @@ import {
   pollInbound,
   pollReports,
   type ReportPollingGateway,
-} from '../../functions/polling/poll-reports.ts';
+} from '../../functions/polling/poll-use-case.ts';
 import { GatewayClient } from '../../gateway/client.ts';
 import type { HttpAnswer, HttpCall } from '../../gateway/transport.ts';
 import { harness } from '../support/poll-harness.ts';

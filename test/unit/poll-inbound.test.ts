@@ -4,7 +4,7 @@ import {
   MO_POLLER_LEASE,
   type MoPollingGateway,
   pollInbound,
-} from '../../functions/polling/poll-reports.ts';
+} from '../../functions/polling/poll-use-case.ts';
 import type { PollLogger } from '../../functions/polling/poller-lease.ts';
 import { MoListDataSchema } from '../../gateway/schemas/index.ts';
 import { FakeMoGateway, harness, moPage, silent } from '../support/poll-harness.ts';

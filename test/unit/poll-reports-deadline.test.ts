@@ -5,7 +5,7 @@ import {
   PollTimingError,
   type ReportPollingGateway,
   runPolling,
-} from '../../functions/polling/poll-reports.ts';
+} from '../../functions/polling/poll-use-case.ts';
 import {
   FakeMoGateway,
   FakeReportGateway,

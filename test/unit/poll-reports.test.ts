@@ -4,7 +4,7 @@ import {
   pollReports,
   REPORT_POLLER_LEASE,
   type ReportPollingGateway,
-} from '../../functions/polling/poll-reports.ts';
+} from '../../functions/polling/poll-use-case.ts';
 import {
   GatewayAuthenticationError,
   GatewayRateLimitedError,

@@ -8,13 +8,13 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PublishOutcome } from '../../functions/events/publish.ts';
 import {
   type BusEntry,
   type BusEntryResult,
   type EventBus,
   markerId,
 } from '../../functions/events/store-ports.ts';
+import type { PublishOutcome } from '../../functions/publishing/publish.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
 import { publishDeps, publishUnderRetries } from '../support/publisher-under-retries.ts';
 import { reportStreamRecords as streamRecords } from '../support/report-stream-records.ts';

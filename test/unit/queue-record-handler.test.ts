@@ -4,12 +4,12 @@ import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
 import type { RecipientResult } from '../../functions/send-records/ports.ts';
-import type { SendDeps } from '../../functions/sending/ports.ts';
 import {
   createSendRecordHandler,
   redeliveryDelaySeconds,
   SendRetryLaterError,
-} from '../../functions/sending/queue-record-handler.ts';
+} from '../../functions/sending/handler.ts';
+import type { SendDeps } from '../../functions/sending/ports.ts';
 import type { SendOutcome } from '../../gateway/client.ts';
 import { GatewayRateLimitedError } from '../../gateway/errors.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';

@@ -3,7 +3,7 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
-import { createSendRecordHandler } from '../../functions/sending/queue-record-handler.ts';
+import { createSendRecordHandler } from '../../functions/sending/handler.ts';
 import { meteredRateLimiter } from '../../functions/sending/rate-limit-metrics.ts';
 import {
   RateLimitWaitExceededError,

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
-import { attachmentsOf } from '../../functions/attachments/fetch-attachments.ts';
-import { entrySize, PUT_EVENTS_MAX_BYTES } from '../../functions/events/publish.ts';
+import { attachmentsOf } from '../../functions/attachments/fetch-use-case.ts';
+import { entrySize, PUT_EVENTS_MAX_BYTES } from '../../functions/publishing/publish.ts';
 import {
   type ReceiveDeps,
   receiveInbound,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkReports } from '../../functions/reconcile/reconcile-status.ts';
+import { checkReports } from '../../functions/reconcile/reconcile-use-case.ts';
 import type { ReportCheck } from '../../functions/send-records/ports.ts';
 import { parseReportCheck, reportCheckBody } from '../../functions/send-records/report-checks.ts';
 import { GatewayRetryableError } from '../../gateway/errors.ts';

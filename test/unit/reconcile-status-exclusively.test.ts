@@ -4,7 +4,7 @@ import {
   hourBuckets,
   ReconcileSettingsSchema,
   reconcileStatusExclusively,
-} from '../../functions/reconcile/reconcile-status.ts';
+} from '../../functions/reconcile/reconcile-use-case.ts';
 import { ago, HOUR, world } from '../support/reconcile-world.ts';
 
 describe('reconcileStatusExclusively', () => {

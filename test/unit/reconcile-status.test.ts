@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AWAITING_REPORT_SHARDS } from '../../functions/commons/tables.ts';
 import { receiveReports } from '../../functions/received-items/receive-items.ts';
-import { reconcileStatus } from '../../functions/reconcile/reconcile-status.ts';
+import { reconcileStatus } from '../../functions/reconcile/reconcile-use-case.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import { GatewayRejectedError, GatewayRetryableError } from '../../gateway/errors.ts';
 import { StatusQueryDataSchema } from '../../gateway/schemas/index.ts';

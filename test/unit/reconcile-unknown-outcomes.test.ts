@@ -6,7 +6,7 @@ import {
   type ReportLedger,
   reconcileStatus,
   reportSortKey,
-} from '../../functions/reconcile/reconcile-status.ts';
+} from '../../functions/reconcile/reconcile-use-case.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import type { UnknownOutcome } from '../../functions/send-records/ports.ts';
 import { sendRecordKey } from '../../functions/send-records/send-record.ts';

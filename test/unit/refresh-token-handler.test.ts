@@ -9,7 +9,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TokenIssuer } from '../../functions/gateway-access/token-state.ts';
-import { composeRefreshToken } from '../../functions/tokens/compose-refresh-token.ts';
+import { composeRefreshToken } from '../../functions/tokens/compose.ts';
 
 // One secret per test: Powertools caches a secret's value for five minutes.
 const secretArn = (name: string) =>

@@ -4,7 +4,7 @@ import {
   type RefreshLogger,
   refreshToken,
   TokenStateConflictError,
-} from '../../functions/tokens/refresh-token.ts';
+} from '../../functions/tokens/refresh-use-case.ts';
 import { GatewayAuthenticationError, GatewayRetryableError } from '../../gateway/errors.ts';
 import {
   FakeTokenStore,

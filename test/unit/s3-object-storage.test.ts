@@ -17,7 +17,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { S3ObjectStorage } from '../../functions/attachments/adapters/s3-object-storage.ts';
-import { SourceStreamError } from '../../functions/attachments/fetch-attachments.ts';
+import { SourceStreamError } from '../../functions/attachments/fetch-use-case.ts';
 
 const MiB = 1024 * 1024;
 const client = new S3Client({

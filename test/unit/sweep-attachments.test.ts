@@ -4,7 +4,7 @@ import {
   RETRY_MAX_MS,
   retryDelayMs,
   sweepAttachments,
-} from '../../functions/attachments/fetch-attachments.ts';
+} from '../../functions/attachments/fetch-use-case.ts';
 import {
   BUSY,
   DAY,

@@ -11,7 +11,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
-import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
+import { createWebhookHandler } from '../../functions/inbound/handler.ts';
 import type { WebhookKind } from '../../functions/received-items/receive-items.ts';
 import { LimitedEventStore, MemoryPayloadStore } from '../support/limited-event-store.ts';
 import { RECEIVE_SETTINGS } from '../support/webhook-receive-settings.ts';

@@ -8,11 +8,12 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { moBody, reportBody } from '../../fixtures/gateway-bodies.ts';
+import { composeReceiver } from '../../functions/inbound/compose.ts';
+import { createWebhookHandler } from '../../functions/inbound/handler.ts';
 import {
   cidrAllowlist,
   sourceAllowlistFromEnvironment,
 } from '../../functions/inbound/source-allowlist.ts';
-import { composeReceiver, createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
 import type { WebhookKind } from '../../functions/received-items/receive-items.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { MemoryPayloadStore } from '../support/limited-event-store.ts';

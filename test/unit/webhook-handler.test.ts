@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { moBody, reportBody } from '../../fixtures/gateway-bodies.ts';
 import { createLogger, maskingReplacer } from '../../functions/commons/observability.ts';
-import { createWebhookHandler } from '../../functions/inbound/webhook-handler.ts';
+import { createWebhookHandler } from '../../functions/inbound/handler.ts';
 import {
   matchesWebhookSecret,
   webhookSecretFromEnvironment,

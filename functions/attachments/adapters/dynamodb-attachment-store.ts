@@ -13,7 +13,7 @@ import {
   type PendingAttachment,
   PendingAttachmentSchema,
   type PendingAttachmentStore,
-} from '../fetch-attachments.ts';
+} from '../fetch-use-case.ts';
 
 /** The event table for attachment events: conditional puts, plus a strongly consistent look-up. */
 export class DynamoDbAttachmentEvents extends DynamoDbEventStore implements AttachmentEventStore {

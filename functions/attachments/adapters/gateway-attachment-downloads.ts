@@ -20,7 +20,7 @@ import {
   AttachmentDownloadError,
   type AttachmentDownloads,
   type Download,
-} from '../fetch-attachments.ts';
+} from '../fetch-use-case.ts';
 
 export interface GatewayAttachmentDownloadsOptions {
   /** Wait for the headers, and longest pause between body chunks. */

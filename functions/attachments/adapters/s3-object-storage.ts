@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { CopyObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { deleteObject, getText, listKeys, s3Client } from '../../commons/clients/s3.ts';
-import { type ObjectStorage, type PutOptions, SourceStreamError } from '../fetch-attachments.ts';
+import { type ObjectStorage, type PutOptions, SourceStreamError } from '../fetch-use-case.ts';
 import { type MeasuredStream, type Measurement, measureStream } from '../measured-stream.ts';
 
 export interface S3ObjectStorageOptions {

@@ -23,7 +23,7 @@ import {
   type ReportGuards,
   type ReportLedger,
   statusUnavailableKeys,
-} from '../reconcile-status.ts';
+} from '../reconcile-use-case.ts';
 import type { UnknownOutcomeIndex } from '../resolve-unknown-outcomes.ts';
 
 /** The fields of an `awaiting-report` index entry (an accepted send's `OUTCOME` item) we read. */

@@ -1,6 +1,4 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ChangeMessageVisibilityCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { GatewayClient } from '../../gateway/client.ts';
@@ -13,90 +11,9 @@ import { SqsReportChecks } from '../send-records/adapters/sqs-report-checks.ts';
 import { DynamoDbRateLimiter } from './adapters/dynamodb-rate-limiter.ts';
 import { GatewaySender, loadS3Attachments } from './adapters/gateway-sender.ts';
 import { coalescingRateLimiter } from './coalescing-rate-limiter.ts';
-import type { QueueDelivery, SendDeps, SendGateway, SendResult } from './ports.ts';
+import { createSendRecordHandler } from './handler.ts';
+import type { SendGateway } from './ports.ts';
 import { meteredRateLimiter } from './rate-limit-metrics.ts';
-import { sendQueuedMessage } from './send-use-case.ts';
-
-/** A queue message that must be delivered again; the batch processor reports it as a failure. */
-export class SendRetryLaterError extends Error {
-  override readonly name = 'SendRetryLaterError';
-}
-
-export interface SendHandlerDeps {
-  readonly deps: (remainingMs: number) => SendDeps;
-  /** Deliveries after which the queue moves a message to its DLQ (its redrive `maxReceiveCount`). */
-  readonly maxReceiveCount: number;
-  /** Makes the message visible again after `seconds` (exponential backoff through the queue). */
-  readonly delayRedelivery: (record: SQSRecord, seconds: number) => Promise<void>;
-  readonly logger: Logger;
-  readonly metrics: Metrics;
-}
-
-/** Backoff before the n-th delivery: 15 s, 30 s, 60 s, … capped at 15 minutes, with jitter. */
-export const redeliveryDelaySeconds = (
-  receiveCount: number,
-  random: () => number = Math.random,
-): number => {
-  const base = Math.min(900, 15 * 2 ** Math.max(0, receiveCount - 1));
-  return Math.round(base * (0.75 + random() / 4));
-};
-
-/**
- * Handles one SQS record of `send-messages`: runs the send use case and maps its result to the
- * batch processor's contract — resolve when done or invalid, throw {@link SendRetryLaterError}
- * (after pushing the message's visibility out) when some recipients must be tried again.
- */
-export const createSendRecordHandler =
-  (handler: SendHandlerDeps) =>
-  async (record: SQSRecord, remainingMs: number): Promise<SendResult> => {
-    const { logger, metrics } = handler;
-    const delivery: QueueDelivery = {
-      body: record.body,
-      messageId: record.messageId,
-      sentAt: new Date(Number(record.attributes.SentTimestamp ?? Date.now())),
-      receiveCount: Number(record.attributes.ApproximateReceiveCount ?? '1'),
-      maxReceiveCount: handler.maxReceiveCount,
-    };
-    const result = await sendQueuedMessage(delivery, handler.deps(remainingMs));
-    switch (result.kind) {
-      case 'invalid':
-        metrics.addMetric('SendsRejectedInvalid', MetricUnit.Count, 1);
-        logger.warn('queue message failed validation; send rejected event stored', {
-          sqsMessageId: record.messageId,
-          problems: result.problems,
-        });
-        return result;
-      case 'done':
-        metrics.addMetric('RecipientsAccepted', MetricUnit.Count, result.accepted);
-        metrics.addMetric('RecipientsRejected', MetricUnit.Count, result.rejected);
-        metrics.addMetric('RecipientsScheduled', MetricUnit.Count, result.scheduled);
-        // The last attempt's answer was lost: reconcile-status asks the gateway what became of them.
-        metrics.addMetric('RecipientsOutcomeUnknown', MetricUnit.Count, result.unknown);
-        if (result.unknown > 0)
-          logger.warn(
-            'the last delivery got no answer for some recipients; reconcile-status will ask',
-            {
-              sqsMessageId: record.messageId,
-              ...result,
-            },
-          );
-        else logger.info('queue message sent', { sqsMessageId: record.messageId, ...result });
-        return result;
-      case 'retry': {
-        const seconds = redeliveryDelaySeconds(delivery.receiveCount);
-        metrics.addMetric('SendRetries', MetricUnit.Count, 1);
-        logger.warn('queue message will be delivered again', {
-          sqsMessageId: record.messageId,
-          reason: result.reason,
-          pending: result.pending,
-          receiveCount: delivery.receiveCount,
-          retryInSeconds: seconds,
-        });
-        await handler.delayRedelivery(record, seconds);
-        throw new SendRetryLaterError(`${result.reason} (${result.pending} recipients pending)`);
-      }
-    }
-  };
 
 /** What the local run supplies instead of the Lambda's own (`s3`: where MMS attachments are read). */
 export interface SenderOverrides extends CompositionOverrides {

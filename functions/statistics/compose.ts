@@ -14,7 +14,7 @@ import {
   StatisticsSettingsSchema,
   type TrackingUrlStatisticsGateway,
   throwIfIncomplete,
-} from './export-statistics.ts';
+} from './export-use-case.ts';
 import { S3StatisticsSink } from './s3-statistics-sink.ts';
 
 export interface ExportStatisticsOverrides extends CompositionOverrides {

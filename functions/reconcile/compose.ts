@@ -20,7 +20,7 @@ import {
   type ReconcileDeps,
   ReconcileSettingsSchema,
   reconcileStatusExclusively,
-} from './reconcile-status.ts';
+} from './reconcile-use-case.ts';
 import type { StatusGateway } from './status-query.ts';
 
 export interface ReconcileStatusOverrides extends CompositionOverrides {
@@ -86,29 +86,29 @@ export const composeReconcileStatus = (
   // Only the send store's claims are used: a claim item lives a day at most (the sender's own
   // outlives it).
   const sends = new DynamoDbSendStore(eventTableName, 1, documents);
-  const awaiting = new DynamoDbAwaitingReports(
+  const awaitingIndex = new DynamoDbAwaitingReports(
     eventTableName,
     documents ?? documentClient(),
     sends,
   );
   // The sender's choice: an acceptance the status query finds is published only if theirs are.
   const acceptedEvents = booleanEnv('ACCEPTED_EVENTS', false, env);
-  const checks = new SqsReportChecks(
+  const checkQueue = new SqsReportChecks(
     overrides.sqs ?? sqsClient(),
     requiredEnv('REPORT_CHECK_QUEUE_URL', env),
   );
   const lease = new DynamoDbLease(stateTableName, documents);
   const receive = overrides.receive ?? receiveDepsFromEnvironment(logger, env, overrides);
   const deps: Omit<ReconcileDeps, 'owner' | 'now' | 'hasTimeLeft' | 'checks'> = {
-    awaiting: checks,
+    awaiting: checkQueue,
     onInvalidCheck: (check) =>
       logger.error('a report check could not be read; it stays on the queue until its DLQ', {
         ...check,
       }),
-    index: awaiting,
-    ledger: awaiting,
-    unknown: awaiting,
-    guards: awaiting,
+    index: awaitingIndex,
+    ledger: awaitingIndex,
+    unknown: awaitingIndex,
+    guards: awaitingIndex,
     gateway: gateway.client,
     receive,
     ...(acceptedEvents ? {} : { unpublishedAcceptances: sends }),
@@ -130,7 +130,7 @@ export const composeReconcileStatus = (
   /** A batch of report checks from the queue's event source. */
   const now = overrides.now ?? (() => new Date());
   const onChecks = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-    const batch = new BatchReportChecks(event.Records, checks);
+    const batch = new BatchReportChecks(event.Records, checkQueue);
     const run = await checkReports({
       ...deps,
       checks: batch,

@@ -8,12 +8,12 @@ import {
 } from './adapters/dynamodb-attachment-store.ts';
 import { GatewayAttachmentDownloads } from './adapters/gateway-attachment-downloads.ts';
 import { S3ObjectStorage } from './adapters/s3-object-storage.ts';
+import { ContentUrlPolicy, contentHostProblems } from './content-url-policy.ts';
 import {
   type AttachmentHandlerDeps,
   createFetchAttachmentsHandler,
   createSweepHandler,
-} from './attachment-handlers.ts';
-import { ContentUrlPolicy, contentHostProblems } from './content-url-policy.ts';
+} from './handler.ts';
 
 export interface AttachmentOverrides extends CompositionOverrides {
   /**

@@ -18,7 +18,7 @@ import {
   type ReportPollOutcome,
   resolvePollTiming,
   runPolling,
-} from './poll-reports.ts';
+} from './poll-use-case.ts';
 import { S3PolledPageQuarantine } from './s3-polled-page-quarantine.ts';
 
 export type PollingGateway = ReportPollingGateway & MoPollingGateway;

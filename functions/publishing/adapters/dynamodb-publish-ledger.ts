@@ -7,15 +7,15 @@ import {
   PutCommand,
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { documentClient, pagesOf } from '../commons/clients/dynamodb.ts';
-import { PUBLISH_KEY_PREFIX } from '../commons/tables.ts';
+import { documentClient, pagesOf } from '../../commons/clients/dynamodb.ts';
+import { PUBLISH_KEY_PREFIX } from '../../commons/tables.ts';
 import {
   type ItemKey,
   type MarkerState,
   markerId,
   type PublishLedger,
   type PublishMarker,
-} from './store-ports.ts';
+} from '../../events/store-ports.ts';
 
 const MARKER_PREFIX = `${PUBLISH_KEY_PREFIX}ITEM#`;
 const REDELIVERY_KEY = `${PUBLISH_KEY_PREFIX}REDELIVERY`;

@@ -15,7 +15,7 @@ import {
   fetchAttachments,
   type SweepError,
   sweepAttachments,
-} from './fetch-attachments.ts';
+} from './fetch-use-case.ts';
 import { isInboundMessageInsert } from './stream-filter.ts';
 
 export interface AttachmentHandlerDeps extends FetchAttachmentsDeps {

@@ -8,7 +8,7 @@ import {
   gatewayHostsFromEnvironment,
   isCredentialsNotSet,
 } from '../gateway-access/gateway-credentials.ts';
-import { type RefreshResult, type RefreshTokenDeps, refreshToken } from './refresh-token.ts';
+import { type RefreshResult, type RefreshTokenDeps, refreshToken } from './refresh-use-case.ts';
 
 export interface RefreshTokenOverrides extends CompositionOverrides {
   /** The gateway's authentication API; the `GATEWAY_*_URL` variables are then not read. */
