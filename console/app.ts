@@ -29,8 +29,6 @@ import { quarantinePage } from './pages/quarantine.ts';
  * operator searched for that number; no secret of the target ever reaches a page.
  */
 
-export { CONSOLE_PATH };
-
 export interface ConsoleOptions {
   readonly target: Target;
   /** The gateway's TPS quota, for the quota chart. */

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { resolveTarget, type Target } from '../ops/target.ts';
-import { CONSOLE_PATH, createConsole } from './app.ts';
+import { createConsole } from './app.ts';
+import { CONSOLE_PATH } from './http.ts';
 
 type ConsoleHandler = ReturnType<typeof createConsole>['handle'];
 

@@ -36,10 +36,3 @@ export const GatewaySettingsSchema = z
     }
   });
 export type GatewaySettings = z.output<typeof GatewaySettingsSchema>;
-
-/** The hosts of the selected environment (validated settings always have them). */
-export const selectedHosts = (settings: GatewaySettings): GatewayHosts => {
-  const hosts = settings.hosts[settings.environment];
-  if (!hosts) throw new Error(`gateway hosts for "${settings.environment}" are not configured`);
-  return hosts;
-};

@@ -3,6 +3,8 @@
  * props and the constructs it exposes, and this repository's own `MsgbridgeStack`.
  * `msgbridge/send` holds the producer side (the send-message type and the validating producer).
  */
+
+export type { ReportDelivery } from '../functions/polling/poll-use-case.ts';
 export { AlarmTopic } from './alarm-actions.ts';
 export { CONTEXT_KEY, type ContextStackProps, stackPropsFromContext } from './context-props.ts';
 export { MsgbridgeDashboard } from './dashboard.ts';
@@ -23,19 +25,19 @@ export {
 export type { GatewayHostsProps, GatewaySettingsProps } from './gateway-settings.ts';
 export { InboundAlarms } from './inbound-alarms.ts';
 export { InboundAttachments, type InboundAttachmentsOptions } from './inbound-attachments.ts';
+export { MsgBridge } from './msgbridge.ts';
+export type { FunctionObservabilityOptions } from './msgbridge-function.ts';
 export {
   type ImportedSecretProps,
-  MsgBridge,
   type MsgBridgeProps,
   msgBridgeProblems,
   type TablesOptions,
-} from './msgbridge.ts';
-export type { FunctionObservabilityOptions } from './msgbridge-function.ts';
+} from './msgbridge-props.ts';
 export { MsgbridgeStack, type MsgbridgeStackProps } from './msgbridge-stack.ts';
 export { InvalidPropsError } from './props-validation.ts';
 export { RateAlarms, type RateAlarmsOptions } from './rate-alarms.ts';
 export { ReportCheckQueue } from './report-check-queue.ts';
-export { type ReconcileOptions, type ReportDelivery, ScheduledJobs } from './scheduled-jobs.ts';
+export { type ReconcileOptions, ScheduledJobs } from './scheduled-jobs.ts';
 export { SendPipeline, type SendPipelineOptions } from './send-pipeline.ts';
 export { StatisticsExport, type StatisticsExportOptions } from './statistics-export.ts';
 export { WebhookApi, type WebhookApiOptions, type WebhookFront } from './webhook-api.ts';

@@ -1,4 +1,5 @@
 import { Token } from 'aws-cdk-lib';
+import type { ReportDelivery } from '../functions/polling/poll-use-case.ts';
 import { alarmTargetProblems } from './alarm-actions.ts';
 import { type DataKeyProps, dataKeyProblems } from './data-key.ts';
 import {
@@ -20,11 +21,7 @@ import {
 import { type FunctionObservabilityOptions, observabilityProblems } from './msgbridge-function.ts';
 import { integerProblem } from './props-validation.ts';
 import { type RateAlarmsOptions, rateAlarmsProblems } from './rate-alarms.ts';
-import {
-  type ReconcileOptions,
-  type ReportDelivery,
-  scheduledJobsProblems,
-} from './scheduled-jobs.ts';
+import { type ReconcileOptions, scheduledJobsProblems } from './scheduled-jobs.ts';
 import { type SendPipelineOptions, sendPipelineProblems } from './send-pipeline.ts';
 import { type StatisticsExportOptions, statisticsExportProblems } from './statistics-export.ts';
 import { type WebhookApiOptions, webhookApiProblems } from './webhook-api.ts';

@@ -1,12 +1,9 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { MsgBridge, type MsgBridgeProps, msgBridgeProblems } from './msgbridge.ts';
+import { MsgBridge } from './msgbridge.ts';
+import type { MsgBridgeProps } from './msgbridge-props.ts';
 
 export interface MsgbridgeStackProps extends StackProps, MsgBridgeProps {}
-
-/** Every problem with the stack's props, each named by its path, so one error lists them all. */
-export const msgbridgeStackProblems = (props: MsgbridgeStackProps): string[] =>
-  msgBridgeProblems(props);
 
 /**
  * This repository's stack (`bin/msgbridge.ts`): one `MsgBridge` and nothing else.

@@ -39,14 +39,6 @@ import { StatisticsExport } from './statistics-export.ts';
 import { DEFAULT_WEBHOOK_FRONT, WebhookApi } from './webhook-api.ts';
 import { WebhookSecret } from './webhook-secret.ts';
 
-export {
-  type ImportedSecretProps,
-  importedSecretProblems,
-  type MsgBridgeProps,
-  msgBridgeProblems,
-  type TablesOptions,
-} from './msgbridge-props.ts';
-
 /**
  * msgbridge as one construct, for a stack of your own: the webhooks, the event store and its
  * publisher, the send pipeline, the scheduled gateway jobs, the attachment store, their alarms and

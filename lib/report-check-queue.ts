@@ -4,7 +4,7 @@ import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-use-case.ts';
+import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-ports.ts';
 import { alarmAbove, notifyAlarmTopic } from './alarm-actions.ts';
 import { grantQueueSend } from './on-failure-queue.ts';
 import { queueEncryption } from './queue-encryption.ts';

@@ -15,7 +15,7 @@ import type { Construct } from 'constructs';
 import { AWAITING_REPORT_INDEX } from '../functions/commons/tables.ts';
 import type { ReportDelivery } from '../functions/polling/poll-use-case.ts';
 import { POLLED_QUARANTINE_PREFIX } from '../functions/polling/polled-page-quarantine.ts';
-import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-use-case.ts';
+import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-ports.ts';
 import { alarmAbove, notifyAlarmTopic } from './alarm-actions.ts';
 import { FunctionSchedule } from './function-schedule.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
@@ -30,8 +30,6 @@ import {
   RECONCILE_TIMEOUT,
   type ReportCheckQueue,
 } from './report-check-queue.ts';
-
-export type { ReportDelivery };
 
 /** The report delivery modes, as `REPORT_DELIVERY` of `poll-reports` accepts them. */
 export const REPORT_DELIVERY_MODES: readonly ReportDelivery[] = ['webhook', 'polling', 'both'];

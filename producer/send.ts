@@ -3,13 +3,13 @@
  * send queue: the message type, the validation the sender runs, and the batching producer.
  */
 
+export { SEND_CHANNELS, type SendChannel } from '../functions/send-contract/channels.ts';
 export type {
   Problem,
-  SendChannel,
   SendMessage,
   SendMessageInput,
 } from '../functions/send-contract/queue-message.ts';
-export { SCHEDULE_HORIZON_DAYS, SEND_CHANNELS } from '../functions/send-contract/queue-message.ts';
+export { SCHEDULE_HORIZON_DAYS } from '../functions/send-contract/queue-message.ts';
 export {
   type ParseSendMessageResult,
   parseSendMessage,

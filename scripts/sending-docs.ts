@@ -1,10 +1,9 @@
 import type * as z from 'zod';
-import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-use-case.ts';
+import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-ports.ts';
+import { SEND_CHANNELS, type SendChannel } from '../functions/send-contract/channels.ts';
 import {
   CHANNEL_SPEC_SECTION,
   SCHEDULE_HORIZON_DAYS,
-  SEND_CHANNELS,
-  type SendChannel,
 } from '../functions/send-contract/queue-message.ts';
 import { VARIABLE_SOURCES } from '../functions/send-contract/queue-message-checks.ts';
 import { sendMessageJsonSchema } from '../functions/send-contract/queue-message-json-schema.ts';

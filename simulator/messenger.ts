@@ -43,7 +43,6 @@ import { statRows } from './messenger-stats.ts';
 import type { Router, SimHandler, SimRequest, SimResponse } from './router.ts';
 
 // The seeds are part of what the messenger simulation offers: its tests import them from here.
-export * from './messenger-seeds.ts';
 
 /**
  * Messenger channels, channel groups, notification templates and statistics, spec 02. All on

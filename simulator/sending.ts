@@ -22,8 +22,6 @@ import {
   RCS_V11_RULES,
 } from './send-rules-rcs.ts';
 
-export { SEND_CODES } from './send-checks.ts';
-
 const MAX_ATTACHMENTS = 3;
 const MAX_SCHEDULE_AHEAD_MS = 30 * 86_400_000;
 /** Spec 01 §4.3: `resvReqDt` is `YYYY-MM-DD HH:mm`. */

@@ -7,10 +7,8 @@
  * no retry makes a too-large item fit, so the receivers measure before they write.
  */
 
-/** DynamoDB's item limit. */
-export const DYNAMODB_ITEM_MAX_BYTES = 400 * 1024;
 /**
- * What a received item may use of it: the rest stays free for the attributes written onto the
+ * What a received item may use of DynamoDB's 400 KiB item limit: the rest stays free for the attributes written onto the
  * item later (the attachment markers of `fetch-attachments`, say), so an update never fails on size.
  */
 export const ITEM_BUDGET_BYTES = 300 * 1024;

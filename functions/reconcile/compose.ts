@@ -14,13 +14,12 @@ import { DynamoDbSendStore } from '../send-records/adapters/dynamodb-send-store.
 import { BatchReportChecks, SqsReportChecks } from '../send-records/adapters/sqs-report-checks.ts';
 import { DynamoDbAwaitingReports } from './adapters/dynamodb-awaiting-reports.ts';
 import {
-  checkReports,
   RECONCILE_DEFAULTS,
   type ReconcileCounts,
   type ReconcileDeps,
   ReconcileSettingsSchema,
-  reconcileStatusExclusively,
-} from './reconcile-use-case.ts';
+} from './reconcile-ports.ts';
+import { checkReports, reconcileStatusExclusively } from './reconcile-use-case.ts';
 import type { StatusGateway } from './status-query.ts';
 
 export interface ReconcileStatusOverrides extends CompositionOverrides {

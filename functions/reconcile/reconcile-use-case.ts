@@ -4,6 +4,7 @@ import type { StatusQueryData, StatusQueryItem } from '../../gateway/schemas/ind
 import { STATUS_QUERY_MAX_KEYS } from '../../gateway/schemas/reports.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import type { Lease } from '../commons/lease.ts';
+import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';
 import { awaitingReportBuckets } from '../commons/tables.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
@@ -19,22 +20,6 @@ import type {
 } from './reconcile-ports.ts';
 import { resolveUnknownOutcomes } from './resolve-unknown-outcomes.ts';
 import { kstDate } from './status-query.ts';
-
-export {
-  type AwaitingPage,
-  type AwaitingRecipient,
-  type AwaitingReportIndex,
-  RECONCILE_DEFAULTS,
-  type ReconcileCounts,
-  type ReconcileDeps,
-  type ReconcileSettings,
-  ReconcileSettingsSchema,
-  type ReconcileStop,
-  type ReportGuards,
-  type ReportLedger,
-} from './reconcile-ports.ts';
-
-import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';
 
 type MutableCounts = { -readonly [K in keyof ReconcileCounts]: ReconcileCounts[K] };
 

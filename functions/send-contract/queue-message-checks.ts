@@ -8,13 +8,13 @@ import {
   SMS_MAX_BYTES,
 } from '../../gateway/schemas/index.ts';
 import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
+import type { SendChannel } from './channels.ts';
 import {
   isObject,
   type JsonObject,
   jsonPath,
   type Problem,
   SCHEDULE_HORIZON_DAYS,
-  type SendChannel,
 } from './queue-message.ts';
 
 /*

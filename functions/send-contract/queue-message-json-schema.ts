@@ -1,10 +1,10 @@
 import * as z from 'zod';
+import type { SendChannel } from './channels.ts';
 import {
   ENVELOPES,
   type PlainChannel,
   type RcsVariant,
   REQUEST_SCHEMAS,
-  type SendChannel,
   TEXT_VARIANTS,
 } from './queue-message.ts';
 

@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import { SEND_CHANNELS, type SendChannel } from './channels.ts';
 import {
   CHANNEL_SPEC_SECTION,
   envelopeKeys,
@@ -8,8 +9,6 @@ import {
   type Problem,
   RCS_VARIANTS,
   REQUEST_SCHEMAS,
-  SEND_CHANNELS,
-  type SendChannel,
   type SendEnvelope,
   SendEnvelopeSchema,
   type SendMessage,

@@ -37,8 +37,6 @@ import { SEND_CHANNELS, type SendChannel } from './channels.ts';
  * `queue-message-json-schema.ts` (the contract as JSON Schema, for the docs).
  */
 
-export { SEND_CHANNELS, type SendChannel };
-
 /** SMS/MMS paths: `xms` = `{send_url}/xms/…/v1` (the default), `msg` = `{api_url}/msg/v1/…`. */
 export const TEXT_VARIANTS = ['xms', 'msg'] as const;
 export type TextVariant = (typeof TEXT_VARIANTS)[number];

@@ -1,6 +1,6 @@
 import { Blob } from 'node:buffer';
 import type * as z from 'zod';
-import { BearerGatewayClient, type BearerGatewayClientOptions } from '../bearer/bearer-client.ts';
+import { BearerGatewayClient } from '../bearer/bearer-client.ts';
 import { validateRequest } from '../client.ts';
 import { type Endpoint, parseData } from '../envelope.ts';
 import {
@@ -65,8 +65,6 @@ export class TemplateStateError extends Error {
     );
   }
 }
-
-export type GatewayManagementClientOptions = BearerGatewayClientOptions;
 
 /** Options of the state-checked template operations. */
 export interface TemplateStateOptions {

@@ -365,7 +365,6 @@ export const MAX_RCS_BUTTONS = 4;
 // Response primitives (lenient; gateway field notes): in `lenient.ts`, re-exported here
 // ---------------------------------------------------------------------------------------------
 
-export type { GatewayEnvelope, UserCustomFields } from './lenient.ts';
 export {
   codeAndMessageShape,
   envelopeSchema,

@@ -18,13 +18,6 @@ import { FbReasonSchema, ReportItemSchema } from './report-items.ts';
  * Date-times stay the gateway's raw strings; `parseGatewayDateTime` converts them.
  */
 
-export {
-  type FbReason,
-  FbReasonSchema,
-  type ReportItem,
-  ReportItemSchema,
-} from './report-items.ts';
-
 /** `rptCnt` as sent (number or numeric string), or the list's length when it is missing. */
 const withReportCount = <T extends { rptCnt?: number | null | undefined; rptLst: unknown[] }>(
   page: T,

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { simulatedChannelToken } from '../../simulator/messenger.ts';
+import { simulatedChannelToken } from '../../simulator/messenger-seeds.ts';
 import { channelCreateArgs, TINY_PNG as PNG } from '../support/cli-gateway.ts';
 import { useCliLocalRun } from '../support/cli-local-run.ts';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Target } from '../../ops/target.ts';
-import { simulatedChannelToken } from '../../simulator/messenger.ts';
+import { simulatedChannelToken } from '../../simulator/messenger-seeds.ts';
 import { RCS_APPROVAL, RCS_CODES, SIM_RCS_PORTAL } from '../../simulator/rcs.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
 import {

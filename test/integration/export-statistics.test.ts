@@ -24,7 +24,7 @@ import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { simulatedChannelToken } from '../../simulator/messenger.ts';
+import { simulatedChannelToken } from '../../simulator/messenger-seeds.ts';
 import { documents, dynalite, useDynalite } from '../support/dynalite-documents.ts';
 import { simulatorTokens } from '../support/simulator-gateway-client.ts';
 

@@ -25,7 +25,7 @@ import {
   GatewayTransportError,
 } from '../../gateway/errors.ts';
 import { MoItemSchema } from '../../gateway/schemas/mo.ts';
-import { ReportItemSchema } from '../../gateway/schemas/reports.ts';
+import { ReportItemSchema } from '../../gateway/schemas/report-items.ts';
 import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';

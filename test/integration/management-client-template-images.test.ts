@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayRequestInvalidError } from '../../gateway/client.ts';
 import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
 import { type HttpCall, nodeTransport } from '../../gateway/transport.ts';
-import { MESSENGER_CODES } from '../../simulator/messenger.ts';
+import { MESSENGER_CODES } from '../../simulator/messenger-seeds.ts';
 import {
   client,
   credentials,

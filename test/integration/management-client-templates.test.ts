@@ -4,7 +4,7 @@ import {
   GatewayManagementClient,
   TemplateStateError,
 } from '../../gateway/management/messenger-client.ts';
-import { MESSENGER_CODES } from '../../simulator/messenger.ts';
+import { MESSENGER_CODES } from '../../simulator/messenger-seeds.ts';
 import {
   client,
   credentials,

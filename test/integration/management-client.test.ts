@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayRequestInvalidError } from '../../gateway/client.ts';
 import { MESSENGER_STATS } from '../../gateway/schemas/index.ts';
 import { formatKst } from '../../protocol/kst.ts';
-import { MESSENGER_CODES, simulatedChannelToken } from '../../simulator/messenger.ts';
+import { MESSENGER_CODES, simulatedChannelToken } from '../../simulator/messenger-seeds.ts';
 import {
   ADMIN,
   CATEGORY,

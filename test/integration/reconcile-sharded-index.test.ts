@@ -16,8 +16,8 @@ import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dyna
 import {
   type ReconcileDeps,
   ReconcileSettingsSchema,
-  reconcileStatus,
-} from '../../functions/reconcile/reconcile-use-case.ts';
+} from '../../functions/reconcile/reconcile-ports.ts';
+import { reconcileStatus } from '../../functions/reconcile/reconcile-use-case.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { GatewayClient } from '../../gateway/client.ts';

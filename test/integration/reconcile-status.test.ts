@@ -20,9 +20,11 @@ import { storedDetail } from '../../functions/events/stored-detail.ts';
 import { type ReceiveDeps, receiveReports } from '../../functions/received-items/receive-items.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
-  checkReports,
   type ReconcileDeps,
   ReconcileSettingsSchema,
+} from '../../functions/reconcile/reconcile-ports.ts';
+import {
+  checkReports,
   reconcileStatus,
   reconcileStatusExclusively,
   reportSortKey,

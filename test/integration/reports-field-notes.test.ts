@@ -16,10 +16,8 @@ import {
   type ReportPollingGateway,
 } from '../../functions/polling/poll-use-case.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
-import {
-  checkReports,
-  ReconcileSettingsSchema,
-} from '../../functions/reconcile/reconcile-use-case.ts';
+import { ReconcileSettingsSchema } from '../../functions/reconcile/reconcile-ports.ts';
+import { checkReports } from '../../functions/reconcile/reconcile-use-case.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { SimulatorOptionsInput } from '../../simulator/index.ts';

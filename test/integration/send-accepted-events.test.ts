@@ -13,10 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
-import {
-  checkReports,
-  ReconcileSettingsSchema,
-} from '../../functions/reconcile/reconcile-use-case.ts';
+import { ReconcileSettingsSchema } from '../../functions/reconcile/reconcile-ports.ts';
+import { checkReports } from '../../functions/reconcile/reconcile-use-case.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { sendRecordKey } from '../../functions/send-records/send-record.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';

@@ -4,7 +4,7 @@
  * may make (`internalApproval`).
  */
 import { describe, expect, it } from 'vitest';
-import { MESSENGER_CODES, simulatedChannelToken } from '../../simulator/messenger.ts';
+import { MESSENGER_CODES, simulatedChannelToken } from '../../simulator/messenger-seeds.ts';
 import type { SimulatorOptionsInput } from '../../simulator/options.ts';
 import { simulatorsPerTest } from '../support/sim-started.ts';
 import { asList, asObject, callGateway } from '../support/simulator-http.ts';

@@ -1,5 +1,5 @@
 import type { EventRecord } from '../../functions/events/event-record.ts';
-import type { ReportGuards } from '../../functions/reconcile/reconcile-use-case.ts';
+import type { ReportGuards } from '../../functions/reconcile/reconcile-ports.ts';
 import type { UnknownOutcomeIndex } from '../../functions/reconcile/resolve-unknown-outcomes.ts';
 import type {
   ClaimResult,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
 import type { TokenProvider } from '../../gateway/bearer/token-provider.ts';
 import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
-import { simulatedChannelToken } from '../../simulator/messenger.ts';
+import { simulatedChannelToken } from '../../simulator/messenger-seeds.ts';
 import type { Simulator } from '../../simulator/server.ts';
 import { asObject, callGateway } from './simulator-http.ts';
 import { startWithSessions } from './simulator-sessions.ts';

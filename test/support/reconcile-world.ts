@@ -7,7 +7,7 @@ import {
   type ReconcileDeps,
   ReconcileSettingsSchema,
   type ReportLedger,
-} from '../../functions/reconcile/reconcile-use-case.ts';
+} from '../../functions/reconcile/reconcile-ports.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import { type StatusQueryData, StatusQueryDataSchema } from '../../gateway/schemas/index.ts';
 import { formatKst } from '../../protocol/kst.ts';

@@ -5,12 +5,12 @@ import {
   awaitingReportBuckets,
   awaitingReportShard,
 } from '../../functions/commons/tables.ts';
-import {
-  type AwaitingPage,
-  type AwaitingRecipient,
-  type AwaitingReportIndex,
-  reconcileStatus,
-} from '../../functions/reconcile/reconcile-use-case.ts';
+import type {
+  AwaitingPage,
+  AwaitingRecipient,
+  AwaitingReportIndex,
+} from '../../functions/reconcile/reconcile-ports.ts';
+import { reconcileStatus } from '../../functions/reconcile/reconcile-use-case.ts';
 import { ago, HOUR, sortKey, world } from '../support/reconcile-world.ts';
 
 const MINUTE = 60_000;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '../../functions/commons/lease.ts';
+import { ReconcileSettingsSchema } from '../../functions/reconcile/reconcile-ports.ts';
 import {
   hourBuckets,
-  ReconcileSettingsSchema,
   reconcileStatusExclusively,
 } from '../../functions/reconcile/reconcile-use-case.ts';
 import { ago, HOUR, world } from '../support/reconcile-world.ts';

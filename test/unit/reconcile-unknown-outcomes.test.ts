@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { receiveReports } from '../../functions/received-items/receive-items.ts';
-import {
-  type AwaitingReportIndex,
-  type ReconcileDeps,
-  type ReportLedger,
-  reconcileStatus,
-  reportSortKey,
-} from '../../functions/reconcile/reconcile-use-case.ts';
+import type {
+  AwaitingReportIndex,
+  ReconcileDeps,
+  ReportLedger,
+} from '../../functions/reconcile/reconcile-ports.ts';
+import { reconcileStatus, reportSortKey } from '../../functions/reconcile/reconcile-use-case.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import type { UnknownOutcome } from '../../functions/send-records/ports.ts';
 import { sendRecordKey } from '../../functions/send-records/send-record.ts';

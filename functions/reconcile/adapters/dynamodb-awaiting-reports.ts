@@ -17,13 +17,13 @@ import type {
   UnknownOutcome,
 } from '../../send-records/ports.ts';
 import { SEND_RECORD_SK } from '../../send-records/send-record.ts';
-import {
-  type AwaitingPage,
-  type AwaitingReportIndex,
-  type ReportGuards,
-  type ReportLedger,
-  statusUnavailableKeys,
-} from '../reconcile-use-case.ts';
+import type {
+  AwaitingPage,
+  AwaitingReportIndex,
+  ReportGuards,
+  ReportLedger,
+} from '../reconcile-ports.ts';
+import { statusUnavailableKeys } from '../reconcile-use-case.ts';
 import type { UnknownOutcomeIndex } from '../resolve-unknown-outcomes.ts';
 
 /** The fields of an `awaiting-report` index entry (an accepted send's `OUTCOME` item) we read. */
