@@ -1,45 +1,10 @@
 /**
- * The gateway's TPS quota, shared by every concurrent sender.
- *
- * The gateway counts recipients per second (field notes: `29002` rejects the whole call; budget per
- * recipient, the stricter reading). The limiter therefore hands out fixed windows aligned to epoch
- * seconds, each holding `quota` recipients, rather than running a classic refilling token bucket.
- * A bucket of capacity R refilled continuously at R/s can be emptied at x.05 s and, having
- * refilled 0.9 R by x.95 s, be emptied again: 1.9 R inside one calendar second, and up to 2 R in
- * a sliding one. Shrinking the capacity to prevent that wastes quota and still relies on timing.
- * A counter per epoch second is the gateway's own rule, so it can be filled to 100 % and never
- * exceeded.
- *
- * One counter per second is also one hot key: a DynamoDB partition key takes at most 1,000 writes
- * a second, and at 5,000 recipients/s in 1-recipient requests one counter would need 5,000. So a
- * second's quota is split over N shards (counters), N = ceil(quota / `recipientsPerShard`), each
- * holding its own share; the shares add up to the quota, so the second never exceeds it however
- * the requests land. Shares are whole multiples of the largest request where the quota allows
- * (only the quota's remainder below it lands on one shard), so requests of that size fill every
- * shard exactly. A request is counted in one shard, never split: a sender tries a random shard,
- * then the others in turn, and waits for the next second only when none can take it.
- *
- * The gateway counts a call in the second it arrives in. No call is let go in the last `guardMs`
- * of its window, and one let go within the arrival margin of the end also holds its recipients in
- * the next window (`arrivalMarginMs`, widened by the answers the sender reports), so either second
- * it arrives in has it counted. What the windows cannot see is the gateway's clock: one that
- * differs from ours by more than the margin could still count two of our windows' calls in one of
- * its seconds, and would show as `29002` answers, which the sender retries.
- *
- * Costs: one conditional atomic write per acquisition, for all recipients of a request at once
- * (0.1 writes per recipient for 10-recipient requests), while the window has room in the first
- * shard tried. When the quota is the bottleneck, refused writes: with a single counter, one per
- * waiting sender per window, as before shards; with N shards, at most N per acquisition and
- * window before it waits, and per shard and second at most one per container and request size
- * (`maxRecipients` at most, one when a container's requests are all of one size): a container
- * remembers, for the rest of the second, which shards refused which request size, and keeps at
- * most one write in flight per shard (see `ShardsSeen`). So a shard's item takes at most about
- * `recipientsPerShard` successful writes a second plus one refused write per sending container.
- *
- * Quota left unused by the split: a window counts as full for a request of r recipients only when
- * every shard has less than r free, so at most `maxRecipients` − 1 per shard stays unused while
- * senders wait, at most N × (`maxRecipients` − 1) per second; the arithmetic is in
- * docs/performance.md.
+ * The gateway's TPS quota, shared by every concurrent sender: fixed windows aligned to epoch
+ * seconds (the gateway's own rule, so a window can be filled to the quota and never above it),
+ * each split over counter shards so that no one DynamoDB item takes more than its share of the
+ * writes, with a guard at each window's end and an arrival margin that also counts a late call in
+ * the next window. Why windows and not a token bucket, the shard arithmetic, the writes per item
+ * and the quota the split can leave unused: docs/performance.md, "The TPS limiter's counter items".
  */
 
 /** What an acquisition got: the window (epoch second) the recipients were counted in. */
