@@ -213,21 +213,29 @@ export class CallCounter {
   }
 }
 
-/** `later − earlier`, key by key; keys with no calls in between are left out. */
-export const diffSnapshots = (later: CallSnapshot, earlier: CallSnapshot): CallSnapshot => {
-  const result: CallSnapshot = {};
+/**
+ * `later − earlier`, key by key and field by field; keys whose `count` field did not change are
+ * left out. Serves the call tallies here and the traffic tallies of traffic.ts.
+ */
+export const diffTallies = <T extends Record<keyof T, number>>(
+  later: Readonly<Record<string, T>>,
+  earlier: Readonly<Record<string, T>>,
+  count: keyof T & string,
+): Record<string, T> => {
+  const result: Record<string, T> = {};
   for (const [key, tally] of Object.entries(later)) {
-    const before = earlier[key] ?? { calls: 0, failures: 0, ms: 0, units: 0 };
-    if (tally.calls === before.calls) continue;
-    result[key] = {
-      calls: tally.calls - before.calls,
-      failures: tally.failures - before.failures,
-      ms: tally.ms - before.ms,
-      units: tally.units - before.units,
-    };
+    const before: Partial<Record<string, number>> = earlier[key] ?? {};
+    if (tally[count] === (before[count] ?? 0)) continue;
+    result[key] = Object.fromEntries(
+      Object.entries<number>(tally).map(([field, value]) => [field, value - (before[field] ?? 0)]),
+    ) as T;
   }
   return result;
 };
+
+/** `later − earlier`, key by key; keys with no calls in between are left out. */
+export const diffSnapshots = (later: CallSnapshot, earlier: CallSnapshot): CallSnapshot =>
+  diffTallies(later, earlier, 'calls');
 
 /** Sums one field of the tallies whose key passes `test`. */
 export const sumWhere = (

@@ -5,11 +5,13 @@
  * function a call belongs to comes from `functionScope`, an AsyncLocalStorage the benchmark runs
  * each Lambda stand-in inside (`instrument.lambda` of the local bridge, and the reconcile run).
  */
+
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { DeserializeMiddleware, MetadataBearer, MiddlewareStack } from '@smithy/types';
+import { diffTallies } from './call-counter.ts';
 import { natBytes } from './cost-model.ts';
 
 /** The Lambda function whose code is running (undefined: not inside a stand-in). */
@@ -136,20 +138,8 @@ export class TrafficMeter {
 }
 
 /** `later − earlier`, key by key. */
-export const diffTraffic = (later: TrafficSnapshot, earlier: TrafficSnapshot): TrafficSnapshot => {
-  const result: TrafficSnapshot = {};
-  for (const [key, tally] of Object.entries(later)) {
-    const before = earlier[key] ?? { requests: 0, requestBytes: 0, responseBytes: 0, natBytes: 0 };
-    if (tally.requests === before.requests) continue;
-    result[key] = {
-      requests: tally.requests - before.requests,
-      requestBytes: tally.requestBytes - before.requestBytes,
-      responseBytes: tally.responseBytes - before.responseBytes,
-      natBytes: tally.natBytes - before.natBytes,
-    };
-  }
-  return result;
-};
+export const diffTraffic = (later: TrafficSnapshot, earlier: TrafficSnapshot): TrafficSnapshot =>
+  diffTallies(later, earlier, 'requests');
 
 /**
  * Functions the stack places in the egress VPC (`lib/gateway-callers.ts`): every gateway caller.

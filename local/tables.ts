@@ -4,7 +4,6 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  type AttributeDefinition,
   CreateTableCommand,
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
@@ -15,6 +14,10 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import type {
+  KeyElement,
+  TableDefinition as TemplateTable,
+} from '../aws-semantics/cloudformation-template.ts';
 import { EVENT_TABLE, STATE_TABLE, type TableDefinition } from '../functions/commons/tables.ts';
 
 export interface LocalTableNames {
@@ -60,30 +63,18 @@ export const createTables = async (
   return eventTable.LatestStreamArn;
 };
 
-/** A table as the local run creates it: the shape of a template's table, or of a definition. */
-export interface LocalTableSpec {
+/**
+ * A table as the local run creates it, under its name: the shape of a template's table (without
+ * its logical id and key), or of a definition.
+ */
+export type LocalTableSpec = Omit<TemplateTable, 'logicalId' | 'kmsKeyId'> & {
   readonly tableName: string;
-  readonly keySchema: readonly KeySchemaElement[];
-  readonly attributes: readonly AttributeDefinition[];
-  readonly indexes: ReadonlyArray<{
-    readonly IndexName: string;
-    readonly KeySchema: readonly KeySchemaElement[];
-  }>;
-  readonly streamViewType:
-    | 'NEW_IMAGE'
-    | 'OLD_IMAGE'
-    | 'NEW_AND_OLD_IMAGES'
-    | 'KEYS_ONLY'
-    | undefined;
-  readonly timeToLiveAttribute: string | undefined;
-}
+};
 
 /** The spec of one of msgbridge's table definitions (functions/commons/tables.ts). */
 export const tableSpecOf = (tableName: string, definition: TableDefinition): LocalTableSpec => {
-  const keySchema: KeySchemaElement[] = [
-    { AttributeName: definition.partitionKey, KeyType: 'HASH' },
-  ];
-  const attributes: AttributeDefinition[] = [
+  const keySchema: KeyElement[] = [{ AttributeName: definition.partitionKey, KeyType: 'HASH' }];
+  const attributes: Array<TemplateTable['attributes'][number]> = [
     { AttributeName: definition.partitionKey, AttributeType: 'S' },
   ];
   if (definition.sortKey !== undefined) {

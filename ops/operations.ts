@@ -2,6 +2,7 @@ import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { DynamoDbPublishLedger } from '../functions/publishing/adapters/dynamodb-publish-ledger.ts';
 import { EventBridgeBus } from '../functions/publishing/adapters/eventbridge-bus.ts';
 import { OperationError } from './errors.ts';
+import { type RedriveResult, redriveDlq } from './redrive.ts';
 import { localEventsInRange, replayArchive, replayLocally } from './replay.ts';
 import type { RepublishPorts } from './republish.ts';
 import { queuePublishFailures, tableItems } from './republish-sources.ts';
@@ -23,6 +24,20 @@ export const queueDepth = async (target: Target, queueUrl: string): Promise<numb
   const depth = Number(attributes.Attributes?.ApproximateNumberOfMessages ?? Number.NaN);
   return Number.isFinite(depth) ? depth : undefined;
 };
+
+/** Moves up to `max` messages of the target's send DLQ back to its send queue. */
+export const redriveSendDlq = (
+  target: Target,
+  max: number,
+  onProgress: (moved: number) => void,
+): Promise<RedriveResult> =>
+  redriveDlq({
+    sqs: target.sqs,
+    dlqUrl: target.queues.dlq,
+    queueUrl: target.queues.send,
+    max,
+    onProgress,
+  });
 
 export interface ReplayWindowOptions {
   readonly name: string;

@@ -1,6 +1,5 @@
 import { OperationError } from '../../ops/errors.ts';
-import { queueDepth } from '../../ops/operations.ts';
-import { redriveDlq } from '../../ops/redrive.ts';
+import { queueDepth, redriveSendDlq } from '../../ops/operations.ts';
 import type { CommandSpec, GroupSpec } from '../framework.ts';
 
 const redrive: CommandSpec = {
@@ -21,13 +20,7 @@ Fix what sent the messages to the DLQ first (see docs/operations.md, "Redriving 
       'redriving',
       waiting === undefined ? undefined : Math.min(waiting, max),
     );
-    const result = await redriveDlq({
-      sqs: target.sqs,
-      dlqUrl: target.queues.dlq,
-      queueUrl: target.queues.send,
-      max,
-      onProgress: (moved) => progress.update(moved),
-    });
+    const result = await redriveSendDlq(target, max, (moved) => progress.update(moved));
     progress.finish();
     context.out.emit(result, () =>
       context.out.line(

@@ -1,6 +1,5 @@
 import { describeError } from '../../ops/errors.ts';
-import { queueDepth, replayWindow, republishPorts } from '../../ops/operations.ts';
-import { redriveDlq } from '../../ops/redrive.ts';
+import { queueDepth, redriveSendDlq, replayWindow, republishPorts } from '../../ops/operations.ts';
 import { localEventsInRange } from '../../ops/replay.ts';
 import { planRepublish, runRepublish } from '../../ops/republish.ts';
 import type { ActionKind, Job } from '../actions.ts';
@@ -128,13 +127,7 @@ export const actionPages = (context: ConsoleContext) => {
       }
       const job = jobs.start('redrive', 'redrive the send DLQ', async (progress) => {
         if (waiting !== undefined) progress.total(Math.min(waiting, max));
-        const result = await redriveDlq({
-          sqs: target.sqs,
-          dlqUrl: target.queues.dlq,
-          queueUrl: target.queues.send,
-          max,
-          onProgress: (moved) => progress.update(moved),
-        });
+        const result = await redriveSendDlq(target, max, (moved) => progress.update(moved));
         const problems = result.notSent.length + result.notDeleted.length;
         if (problems > 0)
           throw new Error(

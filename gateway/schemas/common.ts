@@ -1,23 +1,11 @@
 import * as z from 'zod';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import {
-  codeAndMessageShape,
-  envelopeSchema,
   fieldsOf,
   GatewayCodeSchema,
-  GatewayEnvelopeSchema,
   GatewayIdSchema,
-  LenientBooleanSchema,
-  LenientCountSchema,
-  listOrEmpty,
   NullableStringSchema,
-  NumericSchema,
   nullableStrings,
-  nullishCounts,
-  nullishIds,
-  oneOrMany,
-  presentListOrEmpty,
-  SUCCESS_CODE,
   UserCustomFieldsSchema,
 } from './lenient.ts';
 
@@ -360,30 +348,6 @@ export const RcsButtonSchema = z.strictObject({
 export type RcsButton = z.infer<typeof RcsButtonSchema>;
 
 export const MAX_RCS_BUTTONS = 4;
-
-// ---------------------------------------------------------------------------------------------
-// Response primitives (lenient; gateway field notes): in `lenient.ts`, re-exported here
-// ---------------------------------------------------------------------------------------------
-
-export {
-  codeAndMessageShape,
-  envelopeSchema,
-  GatewayCodeSchema,
-  GatewayEnvelopeSchema,
-  GatewayIdSchema,
-  LenientBooleanSchema,
-  LenientCountSchema,
-  listOrEmpty,
-  NullableStringSchema,
-  NumericSchema,
-  nullableStrings,
-  nullishCounts,
-  nullishIds,
-  oneOrMany,
-  presentListOrEmpty,
-  SUCCESS_CODE,
-  UserCustomFieldsSchema,
-};
 
 /**
  * One recipient's result of an immediate send. The top-level `"10000"` only means the request

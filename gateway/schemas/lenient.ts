@@ -3,7 +3,7 @@ import * as z from 'zod';
 /*
  * The lenient pieces every gateway response schema is built from (gateway field notes): unknown
  * fields are kept, counts may be numbers or numeric strings, `null` lists are empty lists. Kept
- * apart from the request schemas of `common.ts` (which re-exports them), so that a function that
+ * apart from the request schemas of `common.ts`, so that a function that
  * only reads gateway items (the webhook receivers) builds none of the request schemas at start.
  */
 

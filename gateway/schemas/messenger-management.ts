@@ -1,13 +1,6 @@
 import * as z from 'zod';
-import {
-  CompactDateTimeSchema,
-  charCount,
-  GatewayIdSchema,
-  listOrEmpty,
-  NullableStringSchema,
-  nullableStrings,
-  textSchema,
-} from './common.ts';
+import { CompactDateTimeSchema, charCount, textSchema } from './common.ts';
+import { GatewayIdSchema, listOrEmpty, NullableStringSchema, nullableStrings } from './lenient.ts';
 
 /*
  * Messenger channels, channel groups and notification templates, spec 02 §4.1–4.4 (the read/click

@@ -5,7 +5,7 @@ import {
   nullableStrings,
   nullishCounts,
   oneOrMany,
-} from './common.ts';
+} from './lenient.ts';
 import { MsgrChIdSchema } from './messenger-management.ts';
 
 /*

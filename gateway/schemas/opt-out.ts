@@ -1,14 +1,7 @@
 import * as z from 'zod';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
-import {
-  CompactDateTimeSchema,
-  envelopeSchema,
-  listOrEmpty,
-  nullableStrings,
-  nullishCounts,
-  PHONE_PATTERN,
-  PhoneSchema,
-} from './common.ts';
+import { CompactDateTimeSchema, PHONE_PATTERN, PhoneSchema } from './common.ts';
+import { envelopeSchema, listOrEmpty, nullableStrings, nullishCounts } from './lenient.ts';
 
 /*
  * The opt-out (080) number list, spec 01 §4.15. These four calls authenticate with the `apiKey`

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { textSchema } from './common.ts';
 import {
   codeAndMessageShape,
   GatewayIdSchema,
@@ -8,8 +9,7 @@ import {
   nullableStrings,
   nullishCounts,
   nullishIds,
-  textSchema,
-} from './common.ts';
+} from './lenient.ts';
 
 /*
  * RCS brands, chatbots (sender numbers) and the template catalogue, spec 03. Everything is on

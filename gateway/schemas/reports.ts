@@ -1,14 +1,13 @@
 import * as z from 'zod';
+import { CliKeySchema, LocalDateSchema } from './common.ts';
 import {
-  CliKeySchema,
   GatewayCodeSchema,
   LenientCountSchema,
-  LocalDateSchema,
   listOrEmpty,
   NullableStringSchema,
   nullableStrings,
   presentListOrEmpty,
-} from './common.ts';
+} from './lenient.ts';
 import { FbReasonSchema, ReportItemSchema } from './report-items.ts';
 
 /*

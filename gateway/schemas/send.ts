@@ -5,13 +5,11 @@ import {
   CliKeySchema,
   charCount,
   checkReservation,
-  GatewayCodeSchema,
   MAX_MMS_FILES,
   MAX_RCS_BUTTONS,
   MergeDataSchema,
   MMS_MAX_BYTES,
   MMS_TITLE_MAX_BYTES,
-  NullableStringSchema,
   PhoneSchema,
   RcsButtonSchema,
   RecvInfoSchema,
@@ -21,11 +19,11 @@ import {
   SMS_MAX_BYTES,
   senderFieldsShape,
   textSchema,
-  UserCustomFieldsSchema,
   YesNoSchema,
 } from './common.ts';
 import { cp949TextSchema, fallbackListSchema } from './cp949-text.ts';
 import { issue } from './issue.ts';
+import { GatewayCodeSchema, NullableStringSchema, UserCustomFieldsSchema } from './lenient.ts';
 import {
   BrandFreeRequestSchema,
   BrandTemplateRequestSchema,

@@ -1,18 +1,15 @@
 import * as z from 'zod';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
+import { LocalDateSchema, LocalDateTimeSchema, optionalTexts, PhoneSchema } from './common.ts';
 import {
   GatewayIdSchema,
-  LocalDateSchema,
-  LocalDateTimeSchema,
   listOrEmpty,
   NullableStringSchema,
   NumericSchema,
   nullableStrings,
   nullishCounts,
   oneOrMany,
-  optionalTexts,
-  PhoneSchema,
-} from './common.ts';
+} from './lenient.ts';
 
 /*
  * Response-tracking short URLs and their click statistics, spec 01 §4.16. Requests are strict;
