@@ -5,6 +5,7 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyResult,
 } from 'aws-lambda';
+import { json, NOT_FOUND } from '../functions/inbound/handler.ts';
 
 /** A receiver's handler, invoked with the event of the deployed front door. */
 export type WebhookFunction = (
@@ -85,13 +86,7 @@ class ClientGoneError extends Error {
   override readonly name = 'ClientGoneError';
 }
 
-const json = (statusCode: number, body: unknown): APIGatewayProxyResult => ({
-  statusCode,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify(body),
-});
 const TOO_LARGE = json(413, { message: 'Request Too Long' });
-const NOT_FOUND = json(404, { message: 'Not Found' });
 
 /**
  * The deployed webhook front door on a local port: each request becomes the event the Lambda

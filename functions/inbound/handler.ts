@@ -36,13 +36,14 @@ export interface WebhookHandlerDeps {
   readonly maxBodyBytes?: number;
 }
 
-const json = (statusCode: number, body: unknown): APIGatewayProxyResult => ({
+/** An API Gateway proxy result with a JSON body. */
+export const json = (statusCode: number, body: unknown): APIGatewayProxyResult => ({
   statusCode,
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify(body),
 });
 
-const NOT_FOUND = json(404, { message: 'Not Found' });
+export const NOT_FOUND = json(404, { message: 'Not Found' });
 const FORBIDDEN = json(403, { message: 'Forbidden' });
 const METHOD_NOT_ALLOWED: APIGatewayProxyResult = {
   ...json(405, { message: 'Method Not Allowed' }),
