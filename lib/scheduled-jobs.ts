@@ -1,35 +1,25 @@
-import { join } from 'node:path';
-import { CfnElement, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
-import {
-  Alarm,
-  ComparisonOperator,
-  Metric,
-  Stats,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { CfnElement, Stack, Token, Validations } from 'aws-cdk-lib';
+import { type Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { AWAITING_REPORT_INDEX } from '../functions/commons/tables.ts';
 import type { ReportDelivery } from '../functions/polling/poll-use-case.ts';
 import { POLLED_QUARANTINE_PREFIX } from '../functions/polling/polled-page-quarantine.ts';
 import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-ports.ts';
 import { alarmAbove, notifyAlarmTopic } from './alarm-actions.ts';
-import { FunctionSchedule } from './function-schedule.ts';
+import type { FunctionSchedule } from './function-schedule.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
-import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
+import type { GatewayFunction } from './gateway-function.ts';
 import { DEFAULT_GATEWAY_TIMEOUT_MS } from './gateway-settings.ts';
-import { grantIndexQuery, grantTableItemActions, OBJECT_UPLOAD_ACTIONS } from './grants.ts';
+import { OBJECT_UPLOAD_ACTIONS } from './grants.ts';
+import { JOB_SERVICES, type JobParts } from './jobs/job-parts.ts';
+import { pollReportsAlarms, pollReportsJob } from './jobs/poll-reports-job.ts';
+import { reconcileStatusAlarms, reconcileStatusJob } from './jobs/reconcile-status-job.ts';
+import { refreshTokenAlarms, refreshTokenJob } from './jobs/refresh-token-job.ts';
 import { MonitoredConstruct } from './monitored-construct.ts';
 import { integerProblem } from './props-validation.ts';
-import {
-  MAX_RECONCILE_HORIZON_HOURS,
-  RECONCILE_RATE,
-  RECONCILE_TIMEOUT,
-  type ReportCheckQueue,
-} from './report-check-queue.ts';
+import { MAX_RECONCILE_HORIZON_HOURS, type ReportCheckQueue } from './report-check-queue.ts';
 
 /** The report delivery modes, as `REPORT_DELIVERY` of `poll-reports` accepts them. */
 export const REPORT_DELIVERY_MODES: readonly ReportDelivery[] = ['webhook', 'polling', 'both'];
@@ -62,15 +52,6 @@ export interface ReconcileOptions {
    */
   readonly checkConcurrency?: number;
 }
-
-/** The report-check queue's event source on `reconcile-status`. */
-export const REPORT_CHECK_SOURCE = {
-  /** Checks per invocation: at most 1,000 recipients, 100 status queries. */
-  batchSize: 100,
-  /** How long the source gathers checks for one invocation, when fewer are waiting. */
-  maxBatchingWindow: Duration.seconds(10),
-  checkConcurrency: 50,
-} as const;
 
 /** The settings of the scheduled gateway jobs that a deployment may choose. */
 export interface ScheduledJobsOptions {
@@ -168,9 +149,6 @@ export const scheduledJobsProblems = (options: ScheduledJobsOptions): string[] =
 export const pollsGateway = (options: ScheduledJobsOptions): boolean =>
   (options.reportDelivery ?? 'webhook') !== 'webhook' || options.moPolling === true;
 
-/** `poll-reports` never waits longer than this for one gateway call: each page fits 120 s. */
-const POLL_GATEWAY_TIMEOUT_MS = 5_000;
-
 /** Every problem the constructor reports at once. */
 const constructorProblems = (props: ScheduledJobsProps): string[] => [
   ...scheduledJobsProblems(props),
@@ -190,11 +168,7 @@ const constructorProblems = (props: ScheduledJobsProps): string[] => [
  */
 export class ScheduledJobs extends MonitoredConstruct {
   /** Powertools service names: the `service` dimension of each job's metrics. */
-  static readonly SERVICES = {
-    refreshToken: 'refresh-token',
-    pollReports: 'poll-reports',
-    reconcileStatus: 'reconcile-status',
-  } as const;
+  static readonly SERVICES = JOB_SERVICES;
 
   public readonly refreshToken: GatewayFunction;
   public readonly refreshTokenSchedule: FunctionSchedule;
@@ -241,263 +215,69 @@ export class ScheduledJobs extends MonitoredConstruct {
           ? ['poll-reports needs keepPolledPagesIn(bucket): where unstored polled pages are kept']
           : [],
     });
-    const reconcile = props.reconcile ?? {};
-    const gatewayTimeoutMs = props.gateway.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
-    const common = {
-      gateway: props.gateway,
-      egress: props.egress,
-      credentials: props.credentials,
-      stateTable: props.stateTable,
-      metricsNamespace: this.metricsNamespace,
-      logEncryptionKey: props.encryptionKey,
+    const parts: JobParts = {
+      scope: this,
+      common: {
+        gateway: props.gateway,
+        egress: props.egress,
+        credentials: props.credentials,
+        stateTable: props.stateTable,
+        metricsNamespace: this.metricsNamespace,
+        logEncryptionKey: props.encryptionKey,
+      },
+      stored: {
+        EVENT_TABLE_NAME: props.eventTable.tableName,
+        EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? 35),
+        STORE_CONCURRENCY: String(props.storeConcurrency ?? 16),
+      },
+      gatewayTimeoutMs: props.gateway.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS,
+      metric: (service, metricName, statistic, period) =>
+        new Metric({
+          namespace: this.metricsNamespace,
+          metricName,
+          dimensionsMap: { service },
+          statistic,
+          period,
+        }),
+      above: (alarmId, description, anchor, watched, periods) =>
+        alarmAbove(this, alarmId, { description, anchor, metric: watched, ...periods }),
     };
-    const stored = {
-      EVENT_TABLE_NAME: props.eventTable.tableName,
-      EVENT_RETENTION_DAYS: String(props.eventRetentionDays ?? 35),
-      STORE_CONCURRENCY: String(props.storeConcurrency ?? 16),
-    };
-    const services = ScheduledJobs.SERVICES;
 
-    this.refreshToken = new GatewayFunction(this, services.refreshToken, {
-      ...common,
-      entry: join(import.meta.dirname, '../functions/refresh-token.ts'),
-      description: 'msgbridge: keeps the one shared gateway token in the state table current',
-      // A refresh and, when it is refused, a full authentication: two gateway calls at most.
-      timeout: Duration.seconds(
-        Token.isUnresolved(gatewayTimeoutMs)
-          ? 30
-          : Math.max(30, Math.ceil((2 * gatewayTimeoutMs) / 1_000) + 5),
-      ),
-      // It never takes the re-authentication lease: its writes are version-checked instead.
-      stateTableActions: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-    });
-    this.refreshTokenSchedule = new FunctionSchedule(this, `${services.refreshToken}-schedule`, {
-      target: this.refreshToken,
-      rate: Duration.minutes(5),
-      // Two quick retries, all before the next regular run.
-      retryAttempts: 2,
-      maxEventAge: Duration.minutes(4),
-      description: 'msgbridge refresh-token: every 5 minutes, 2 retries',
-    });
-
+    // Functions first, then alarms: the order the resources have always been synthesized in.
+    const refresh = refreshTokenJob(parts);
+    this.refreshToken = refresh.fn;
+    this.refreshTokenSchedule = refresh.schedule;
+    const polling = { reportDelivery, moPolling: props.moPolling === true };
     if (pollsGateway(props)) {
-      const fn = new GatewayFunction(this, services.pollReports, {
-        ...common,
-        entry: join(import.meta.dirname, '../functions/poll-reports.ts'),
-        description: 'msgbridge: polls delivery reports (and inbound messages) for a minute',
-        timeout: Duration.seconds(60),
-        gatewayTimeoutMs: Token.isUnresolved(gatewayTimeoutMs)
-          ? POLL_GATEWAY_TIMEOUT_MS
-          : Math.min(gatewayTimeoutMs, POLL_GATEWAY_TIMEOUT_MS),
-        environment: {
-          ...stored,
-          REPORT_DELIVERY: reportDelivery,
-          MO_POLLING: props.moPolling === true ? 'on' : 'off',
-        },
-        // Token and leases; the pollers renew their leases (UpdateItem).
-        stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS, 'dynamodb:UpdateItem'],
-      });
-      // Reports, inbound messages and quarantined items: conditional puts, and for a key with an
-      // escaped part the check of its earlier spelling (functions/commons/table-keys.ts).
-      grantTableItemActions(
-        props.eventTable,
-        fn,
-        'dynamodb:PutItem',
-        'dynamodb:ConditionCheckItem',
-      );
-      this.pollReports = fn;
-      this.pollReportsSchedule = new FunctionSchedule(this, `${services.pollReports}-schedule`, {
-        target: fn,
-        rate: Duration.minutes(1),
-        // A missed minute is made up by the next run; a retry would only wait for the lease.
-        retryAttempts: 0,
-        maxEventAge: Duration.minutes(1),
-        description: 'msgbridge poll-reports: every minute, no retries',
-      });
+      const poll = pollReportsJob(parts, { ...polling, eventTable: props.eventTable });
+      this.pollReports = poll.fn;
+      this.pollReportsSchedule = poll.schedule;
     }
-
-    this.reconcileStatus = new GatewayFunction(this, services.reconcileStatus, {
-      ...common,
-      entry: join(import.meta.dirname, '../functions/reconcile-status.ts'),
-      description: 'msgbridge: queries the status of accepted sends whose report is late',
-      timeout: RECONCILE_TIMEOUT,
-      environment: {
-        ...stored,
-        REPORT_CHECK_QUEUE_URL: props.reportChecks.queue.queueUrl,
-        RECONCILE_AFTER_MINUTES: String(reconcile.afterMinutes ?? RECONCILE_DEFAULTS.afterMinutes),
-        RECONCILE_HORIZON_HOURS: String(reconcile.horizonHours ?? RECONCILE_DEFAULTS.horizonHours),
-        RECONCILE_MAX_RECIPIENTS: String(
-          reconcile.maxRecipients ?? RECONCILE_DEFAULTS.maxRecipients,
-        ),
-        ACCEPTED_EVENTS: props.acceptedEvents === true ? 'on' : 'off',
-      },
-      // Token and its lease, and the run's own lease (taken and given back, never renewed).
-      stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS],
+    const reconcile = reconcileStatusJob(parts, {
+      ...props.reconcile,
+      eventTable: props.eventTable,
+      reportChecks: props.reportChecks,
+      acceptedEvents: props.acceptedEvents === true,
     });
-    // Invoked with batches of report checks by the queue's event source (which needs receive and
-    // delete); puts checks back, and queues one for each acceptance the status query finds.
-    props.reportChecks.grantConsume(this.reconcileStatus);
-    props.reportChecks.grantSend(this.reconcileStatus);
-    this.reconcileStatus.addEventSource(
-      new SqsEventSource(props.reportChecks.queue, {
-        reportBatchItemFailures: true,
-        batchSize: REPORT_CHECK_SOURCE.batchSize,
-        maxBatchingWindow: REPORT_CHECK_SOURCE.maxBatchingWindow,
-        maxConcurrency: reconcile.checkConcurrency ?? REPORT_CHECK_SOURCE.checkConcurrency,
-      }),
-    );
-    // Reports by message (Query), status-unavailable and send-record look-ups (GetItem), reports
-    // and events (conditional PutItem), claims on send records and settling an OUTCOME item an
-    // earlier release listed (UpdateItem).
-    grantTableItemActions(
-      props.eventTable,
-      this.reconcileStatus,
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:Query',
-      'dynamodb:UpdateItem',
-    );
-    grantIndexQuery(props.eventTable, this.reconcileStatus, AWAITING_REPORT_INDEX.name);
-    this.reconcileStatusSchedule = new FunctionSchedule(
-      this,
-      `${services.reconcileStatus}-schedule`,
-      {
-        target: this.reconcileStatus,
-        rate: RECONCILE_RATE,
-        // The next run picks up whatever this one left.
-        retryAttempts: 0,
-        maxEventAge: Duration.minutes(10),
-        description: 'msgbridge reconcile-status: every 15 minutes, no retries',
-      },
-    );
+    this.reconcileStatus = reconcile.fn;
+    this.reconcileStatusSchedule = reconcile.schedule;
 
-    const metric = (service: string, metricName: string, statistic: string, period: Duration) =>
-      new Metric({
-        namespace: this.metricsNamespace,
-        metricName,
-        dimensionsMap: { service },
-        statistic,
-        period,
-      });
-    const above = (
-      alarmId: string,
-      description: string,
-      anchor: string,
-      watched: Metric,
-      periods?: { readonly evaluation: number; readonly toAlarm: number },
-    ) => alarmAbove(this, alarmId, { description, anchor, metric: watched, ...periods });
-    const fiveMinutes = Duration.minutes(5);
-    const fifteenMinutes = Duration.minutes(15);
-    // A poller that reported no poll for 5 minutes is stopped; no data at all means the same.
-    const pollerStopped = (alarmId: string, description: string, pollsMetric: string) =>
-      new Alarm(this, alarmId, {
-        alarmDescription: `${description} See docs/operations.md#report-delivery.`,
-        metric: metric(services.pollReports, pollsMetric, Stats.SUM, fiveMinutes),
-        threshold: 1,
-        comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.BREACHING,
-      });
-
-    this.tokenRefreshFailures = above(
-      'token-refresh-failures',
-      'msgbridge: refresh-token failed in 2 of the last 3 runs (after its retries); the other functions re-authenticate on demand meanwhile, but check the credentials secret and the gateway.',
-      'the-gateway-token',
-      metric(services.refreshToken, 'TokenRefreshFailures', Stats.SUM, fiveMinutes),
-      { evaluation: 3, toAlarm: 2 },
-    );
-    this.tokenMinutesLeft = new Alarm(this, 'token-minutes-left', {
-      alarmDescription:
-        'msgbridge: the stored gateway token has less than 8 minutes left, or refresh-token has not reported for 10 minutes (stopped, failing or not scheduled). See docs/operations.md#the-gateway-token.',
-      metric: metric(services.refreshToken, 'TokenMinutesLeft', Stats.MINIMUM, fiveMinutes),
-      threshold: 8,
-      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
-      // Two periods, so that one run reported a little late is not an alarm.
-      evaluationPeriods: 2,
-      datapointsToAlarm: 2,
-      // No data means no refresher: that must alarm too.
-      treatMissingData: TreatMissingData.BREACHING,
-    });
-
-    const reportsPolled = reportDelivery !== 'webhook';
-    if (reportsPolled) {
-      this.pollLag = new Alarm(this, 'poll-lag', {
-        alarmDescription:
-          'msgbridge: a polled delivery report was more than 5 minutes old when it was stored; polling is falling behind. See docs/operations.md#report-delivery.',
-        metric: metric(services.pollReports, 'PollLagSeconds', Stats.MAXIMUM, fiveMinutes),
-        threshold: 300,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-      this.pagesUnconfirmed = above(
-        'pages-unconfirmed',
-        'msgbridge: poll-reports could not confirm stored report pages in 3 of the last 5 minutes; the gateway will hand them out again (they are stored once), but confirming is failing.',
-        'report-delivery',
-        metric(services.pollReports, 'PagesUnconfirmed', Stats.SUM, Duration.minutes(1)),
-        { evaluation: 5, toAlarm: 3 },
-      );
-      this.reportPollerStopped = pollerStopped(
-        'report-poller-stopped',
-        'msgbridge: poll-reports has not polled for delivery reports for 5 minutes; reports are not arriving by polling.',
-        'ReportPolls',
-      );
-    }
-    if (props.moPolling === true) {
-      this.moPollerStopped = pollerStopped(
-        'mo-poller-stopped',
-        'msgbridge: poll-reports has not polled for inbound messages for 5 minutes; MO messages are not arriving.',
-        'MoPolls',
-      );
-      this.inboundMessagesNotStored = above(
-        'inbound-messages-not-stored',
-        'msgbridge: polled inbound messages could be neither stored after 3 attempts nor kept in the durable quarantine (S3 failed too); the gateway hands each MO message out once, so these are lost unless found in the poll-reports log by moKey.',
-        'report-delivery',
-        metric(services.pollReports, 'InboundMessagesNotStored', Stats.SUM, fiveMinutes),
-      );
-    }
+    const tokenAlarms = refreshTokenAlarms(parts);
+    this.tokenRefreshFailures = tokenAlarms.failures;
+    this.tokenMinutesLeft = tokenAlarms.minutesLeft;
     if (this.pollReports) {
-      // Each run re-ingests the kept pages first and reports how many are left; the lowest count
-      // of 3 periods in a row above 0 means one page has failed every re-ingest for 15 minutes.
-      this.polledPagesInQuarantine = above(
-        'polled-pages-in-quarantine',
-        `msgbridge: a polled page kept in the durable quarantine (${POLLED_QUARANTINE_PREFIX} of the attachment bucket) has not been stored for 15 minutes; every run tries again. Check the event table and the poll-reports log.`,
-        'polled-page-quarantine',
-        metric(services.pollReports, 'PolledPagesInQuarantine', Stats.MINIMUM, fiveMinutes),
-        { evaluation: 3, toAlarm: 3 },
-      );
+      const pollAlarms = pollReportsAlarms(parts, polling);
+      this.pollLag = pollAlarms.pollLag;
+      this.pagesUnconfirmed = pollAlarms.pagesUnconfirmed;
+      this.reportPollerStopped = pollAlarms.reportPollerStopped;
+      this.moPollerStopped = pollAlarms.moPollerStopped;
+      this.inboundMessagesNotStored = pollAlarms.inboundMessagesNotStored;
+      this.polledPagesInQuarantine = pollAlarms.polledPagesInQuarantine;
     }
-
-    // The status reconciliation's alarms: sums over 15 minutes of reconcile-status metrics.
-    const reconcileAlarm = (
-      alarmId: string,
-      description: string,
-      metricName: string,
-      periods?: { readonly evaluation: number; readonly toAlarm: number },
-    ) =>
-      above(
-        alarmId,
-        description,
-        'status-reconciliation',
-        metric(services.reconcileStatus, metricName, Stats.SUM, fifteenMinutes),
-        periods,
-      );
-    this.statusUnavailable = reconcileAlarm(
-      'status-unavailable',
-      'msgbridge: the status query answered OVER_DATE or INVALID_KEY for late sends; each is a "Message Status Unavailable" event, and no report will come for them.',
-      'StatusUnavailable',
-    );
-    this.reconcileStoreFailures = reconcileAlarm(
-      'reconcile-store-failures',
-      'msgbridge: reconcile-status could not store statuses it learned; they are queried again in the next run.',
-      'ReconcileStoreFailures',
-    );
-    this.notQueried = reconcileAlarm(
-      'reconcile-not-queried',
-      'msgbridge: reconcile-status left late recipients unqueried in 3 runs in a row; the backlog is larger than one run can take (reconcile.maxRecipients, the 5-minute timeout).',
-      'NotQueried',
-      { evaluation: 3, toAlarm: 3 },
-    );
+    const reconcileAlarms = reconcileStatusAlarms(parts);
+    this.statusUnavailable = reconcileAlarms.statusUnavailable;
+    this.reconcileStoreFailures = reconcileAlarms.reconcileStoreFailures;
+    this.notQueried = reconcileAlarms.notQueried;
 
     notifyAlarmTopic(this, props.alarmTopicArn, this.alarms);
   }
