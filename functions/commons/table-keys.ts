@@ -1,26 +1,9 @@
 /**
  * The one home of the tables' key layout and of the events' idempotency keys: every `pk`/`sk` the
  * bridge writes or looks for, and every `metadata.idempotencyKey` (whose hash is `metadata.id`),
- * is built and parsed here.
- *
- * A key joins a fixed prefix and the parts that identify the item (`REPORT#<msgKey>`,
- * `RESULT#<resultCode>#<ch>`, `report:<msgKey>:<resultCode>:<ch>`). The parts come from the
- * gateway and from producers, so any of them may contain a separator. Each part is therefore
- * escaped before it is joined, which makes every key an injective encoding of its parts:
- *
- * - `%` becomes `%25`, `#` becomes `%23`, `:` becomes `%3A`, so no part contains a separator and
- *   every `%` in a key starts an escape;
- * - an unpaired UTF-16 surrogate becomes `%uD800`…`%uDFFF` (DynamoDB stores UTF-8, in which a
- *   lone surrogate is unrepresentable: unescaped, `\ud800` and `\udbff` both become U+FFFD);
- * - a part that may be absent (a report's `ch`) is `-` when absent and `%2D` when it is the
- *   one-character string `-`.
- *
- * Every other character is kept, so a key made of letters, digits and the other punctuation is
- * spelled as the bridge always spelled it: the keys the gateway and the producers use in practice
- * are unchanged, and items stored before this layout stay where a redelivery looks for them. A
- * part that does contain `%`, `#`, `:` or a lone surrogate is spelled differently from before;
- * {@link legacyEventKeys} gives the earlier spelling so that the event store can still recognise
- * such an item stored under it (docs/architecture.md, "Keys").
+ * is built and parsed here. Each part is escaped before it is joined, so a key is an injective
+ * encoding of its parts, and the keys used in practice keep their earlier spelling
+ * ({@link legacyEventKeys} gives it for the others): docs/architecture.md, "Keys".
  */
 
 /** The separator between a key's prefix and its parts, and between table-key parts. */

@@ -6,24 +6,10 @@ import type { Environment } from './environment.ts';
 import { maskingReplacer } from './observability.ts';
 
 /**
- * X-Ray subsegments through Powertools Tracer, loaded only when a function is traced.
- *
- * Lambda decides whether an invocation is traced (the function's tracing mode, `pass-through` or
- * `active`, and the caller's trace header) and says so in the invocation's trace header
- * (`Sampled=1`). The Tracer and the X-Ray SDK it wraps (≈ 125 KiB, tens of milliseconds to import)
- * are imported by the first sampled invocation of a container, not at cold start, so a function that
- * is never traced — the default pass-through mode with no traced caller, every local run and test —
- * never loads them. From then on the Tracer records every invocation the header samples, and none
- * that it does not.
- *
- * What a trace holds: the handler's subsegment (`## <handler>`, annotated `ColdStart` and
- * `Service`), one subsegment per AWS SDK call of the shared clients (DynamoDB, EventBridge, S3, SQS,
- * Secrets Manager; X-Ray's own list of parameters: table names, queue URLs, bucket and key), and
- * one per HTTP exchange with the gateway or an attachment host (the host, the method, the status;
- * never the path or the query, which may hold a webhook secret, a token or a phone number). Handler
- * responses are not recorded; an error's message is recorded with phone numbers masked and
- * secrets redacted, as in the logs. Outside Lambda (no `AWS_EXECUTION_ENV`) and with
- * `POWERTOOLS_TRACE_ENABLED=false`, nothing is loaded or recorded.
+ * X-Ray subsegments through Powertools Tracer, loaded by the first sampled invocation of a
+ * container rather than at cold start (≈ 125 KiB and tens of milliseconds a never-traced function
+ * does not pay). What a trace holds and never holds (paths, queries, payloads), and how sampling
+ * is decided: docs/operations.md, "Tracing".
  */
 
 /** The part of an AWS SDK v3 client the Tracer instruments. */
