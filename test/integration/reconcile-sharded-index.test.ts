@@ -24,8 +24,9 @@ import type { GatewayClient } from '../../gateway/client.ts';
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { simulatorClient } from '../support/simulator-gateway-client.ts';
+import type { Simulator } from '../../simulator/index.ts';
+import { awaitingIndexPorts } from '../support/awaiting-index-ports.ts';
+import { startPollingSimulator } from '../support/simulator-gateway-client.ts';
 import { sendSms, tableSendDeps } from '../support/table-send.ts';
 
 const credentials = { apiKey: 'shards-key', apiPassword: 'shards-password' };
@@ -45,13 +46,7 @@ beforeAll(async () => {
   documents = DynamoDBDocumentClient.from(localDynamoDbClient(dynalite.endpoint), {
     marshallOptions: { removeUndefinedValues: true },
   });
-  sim = await startSimulator({
-    ...credentials,
-    clock: 'manual',
-    reportDelivery: 'polling',
-    tpsQuota: 1_000,
-  });
-  client = simulatorClient(sim, credentials, { timeoutMs: 2_000 });
+  ({ sim, client } = await startPollingSimulator(credentials));
 });
 
 afterAll(async () => {
@@ -75,10 +70,7 @@ const reconcileDeps = (): ReconcileDeps => {
     new DynamoDbSendStore(eventTable, 1, documents),
   );
   return {
-    index: awaiting,
-    ledger: awaiting,
-    unknown: awaiting,
-    guards: awaiting,
+    ...awaitingIndexPorts(awaiting),
     gateway: client,
     receive: {
       store: new DynamoDbEventStore(eventTable, documents),

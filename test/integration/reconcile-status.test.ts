@@ -39,9 +39,10 @@ import { type ReportItem, ReportItemSchema } from '../../gateway/schemas/index.t
 import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import type { Simulator } from '../../simulator/index.ts';
+import { awaitingIndexPorts } from '../support/awaiting-index-ports.ts';
 import { MemoryReportChecks } from '../support/memory-report-checks.ts';
-import { simulatorClient } from '../support/simulator-gateway-client.ts';
+import { startPollingSimulator } from '../support/simulator-gateway-client.ts';
 import { sendSms, tableSendDeps } from '../support/table-send.ts';
 
 const credentials = { apiKey: 'reconcile-key', apiPassword: 'reconcile-password' };
@@ -68,13 +69,7 @@ beforeAll(async () => {
   documents = DynamoDBDocumentClient.from(localDynamoDbClient(dynalite.endpoint), {
     marshallOptions: { removeUndefinedValues: true },
   });
-  sim = await startSimulator({
-    ...credentials,
-    clock: 'manual',
-    reportDelivery: 'polling',
-    tpsQuota: 1_000,
-  });
-  client = simulatorClient(sim, credentials, { timeoutMs: 2_000 });
+  ({ sim, client } = await startPollingSimulator(credentials));
 });
 
 afterAll(async () => {
@@ -119,10 +114,7 @@ const statusGateway: StatusGateway = {
 
 const reconcileDeps = (): ReconcileDeps => ({
   awaiting: checks,
-  index: awaiting,
-  ledger: awaiting,
-  unknown: awaiting,
-  guards: awaiting,
+  ...awaitingIndexPorts(awaiting),
   gateway: statusGateway,
   receive,
   now: simNow,

@@ -21,6 +21,7 @@ import { checkReports } from '../../functions/reconcile/reconcile-use-case.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { SimulatorOptionsInput } from '../../simulator/index.ts';
+import { awaitingIndexPorts } from '../support/awaiting-index-ports.ts';
 import { cleanups, documents, useDynalite } from '../support/dynalite-documents.ts';
 import { MemoryReportChecks } from '../support/memory-report-checks.ts';
 import { scanItems } from '../support/scan-items.ts';
@@ -98,10 +99,7 @@ const bridge = async (
       checkReports({
         checks,
         awaiting: checks,
-        index: awaiting,
-        ledger: awaiting,
-        unknown: awaiting,
-        guards: awaiting,
+        ...awaitingIndexPorts(awaiting),
         gateway: client,
         receive,
         now: () => new Date(now()),

@@ -24,11 +24,12 @@ import type { GatewayClient } from '../../gateway/client.ts';
 import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
 import type { StreamPoller } from '../../local/stream-poller.ts';
 import { traceKey } from '../../ops/trace.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import type { Simulator } from '../../simulator/index.ts';
+import { awaitingIndexPorts } from '../support/awaiting-index-ports.ts';
 import { startPublishingPoller, startWithSharedTables } from '../support/dynamodb-local.ts';
 import { MemoryReportChecks } from '../support/memory-report-checks.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
-import { simulatorClient } from '../support/simulator-gateway-client.ts';
+import { startPollingSimulator } from '../support/simulator-gateway-client.ts';
 import { tableSendDeps } from '../support/table-send.ts';
 
 const credentials = { apiKey: 'accepted-key', apiPassword: 'accepted-password' };
@@ -59,13 +60,7 @@ beforeAll(async () => {
     },
     failed,
   });
-  sim = await startSimulator({
-    ...credentials,
-    clock: 'manual',
-    reportDelivery: 'polling',
-    tpsQuota: 1_000,
-  });
-  client = simulatorClient(sim, credentials, { timeoutMs: 2_000 });
+  ({ sim, client } = await startPollingSimulator(credentials));
 }, 120_000);
 
 afterAll(async () => {
@@ -153,10 +148,7 @@ describe('send-messages with "Message Accepted" turned off', () => {
     const reconciled = await checkReports({
       checks,
       awaiting: checks,
-      index: awaiting,
-      ledger: awaiting,
-      unknown: awaiting,
-      guards: awaiting,
+      ...awaitingIndexPorts(awaiting),
       gateway: client,
       receive: {
         store: new DynamoDbEventStore('events', documents),

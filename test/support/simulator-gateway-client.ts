@@ -4,7 +4,7 @@ import { SessionTokenProvider } from '../../gateway/bearer/session-token-provide
 import { GatewayClient, type GatewayClientOptions } from '../../gateway/client.ts';
 import { GatewayAuthApi, type GatewayCredentials } from '../../gateway/token-api.ts';
 import type { HttpTransport } from '../../gateway/transport.ts';
-import type { Simulator } from '../../simulator/index.ts';
+import { type Simulator, startSimulator } from '../../simulator/index.ts';
 
 /** Session tokens from `sim` for `credentials`, renewed as of the simulator's clock. */
 export const simulatorTokens = (
@@ -25,3 +25,17 @@ export const simulatorClient = (
   options: Partial<Omit<GatewayClientOptions, 'hosts' | 'tokens'>> = {},
 ): GatewayClient =>
   new GatewayClient({ hosts: sim.hosts, tokens: simulatorTokens(sim, credentials), ...options });
+
+/**
+ * The simulator as the reconciliation tests run it (a manual clock, reports by polling, a quota
+ * of 1,000) and the gateway client on it.
+ */
+export const startPollingSimulator = async (credentials: GatewayCredentials) => {
+  const sim = await startSimulator({
+    ...credentials,
+    clock: 'manual',
+    reportDelivery: 'polling',
+    tpsQuota: 1_000,
+  });
+  return { sim, client: simulatorClient(sim, credentials, { timeoutMs: 2_000 }) };
+};
