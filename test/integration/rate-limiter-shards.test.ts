@@ -11,14 +11,14 @@ import {
   RateLimitWaitExceededError,
   shardCapacities,
 } from '../../functions/sending/rate-limiter.ts';
-import { GatewayClient } from '../../gateway/client.ts';
+import type { GatewayClient } from '../../gateway/client.ts';
 import { GatewayRateLimitedError } from '../../gateway/errors.ts';
 import { startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
+import type { Simulator } from '../../simulator/index.ts';
 import { mulberry32 } from '../../simulator/prng.ts';
-import { simulatorTokens } from '../support/simulator-gateway-client.ts';
+import { startQuotaSimulator } from '../support/simulator-gateway-client.ts';
 
 /** 1,200 recipients/s: three shards of 400 with the default 400 recipients per shard. */
 const LARGE_QUOTA = 1_200;
@@ -39,15 +39,7 @@ let sim: Simulator;
 let gateway: GatewayClient;
 
 beforeAll(async () => {
-  sim = await startSimulator({ ...credentials, tpsQuota: QUOTA, failureRate: 0 });
-  const tokens = simulatorTokens(sim, credentials);
-  gateway = new GatewayClient({
-    hosts: sim.hosts,
-    tokens,
-    apiKey: credentials.apiKey,
-    timeoutMs: 2_000,
-  });
-  await tokens.getToken();
+  ({ sim, gateway } = await startQuotaSimulator(credentials, QUOTA));
 });
 
 afterAll(async () => {

@@ -12,13 +12,13 @@ import {
   type RateLimiterStats,
   RateLimitWaitExceededError,
 } from '../../functions/sending/rate-limiter.ts';
-import { GatewayClient } from '../../gateway/client.ts';
+import type { GatewayClient } from '../../gateway/client.ts';
 import { GatewayRateLimitedError } from '../../gateway/errors.ts';
 import { startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
-import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { simulatorTokens } from '../support/simulator-gateway-client.ts';
+import type { Simulator } from '../../simulator/index.ts';
+import { startQuotaSimulator } from '../support/simulator-gateway-client.ts';
 
 const QUOTA = 50;
 const SENDERS = 4;
@@ -29,16 +29,7 @@ let sim: Simulator;
 let gateway: GatewayClient;
 
 beforeAll(async () => {
-  sim = await startSimulator({ ...credentials, tpsQuota: QUOTA, failureRate: 0 });
-  const tokens = simulatorTokens(sim, credentials);
-  gateway = new GatewayClient({
-    hosts: sim.hosts,
-    tokens,
-    apiKey: credentials.apiKey,
-    timeoutMs: 2_000,
-  });
-  // Deployed senders read a token the refresher keeps current: authenticate before the run.
-  await tokens.getToken();
+  ({ sim, gateway } = await startQuotaSimulator(credentials, QUOTA));
 });
 
 afterAll(async () => {

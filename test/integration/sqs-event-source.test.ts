@@ -234,15 +234,19 @@ describe('the local SQS event source', () => {
     expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(3);
   });
 
-  it('runs at most MaximumConcurrency invocations at once', async () => {
+  /**
+   * Sends `messages` single-message batches to a mapping of `maxConcurrency` whose invocations
+   * take 100 ms each, waits (within `timeoutMs`) until they are all handled and answers the most
+   * that ran at once.
+   */
+  const mostAtOnce = async (messages: number, maxConcurrency: number, timeoutMs: number) => {
     const target = queue(30, 10);
     let running = 0;
     let most = 0;
     await send(
       target.queueUrl,
-      Array.from({ length: 12 }, (_, index) => String(index)),
+      Array.from({ length: messages }, (_, index) => String(index)),
     );
-
     start(
       target,
       async () => {
@@ -252,35 +256,19 @@ describe('the local SQS event source', () => {
         running -= 1;
         return {};
       },
-      { batchSize: 1, maxConcurrency: 3 },
+      { batchSize: 1, maxConcurrency },
     );
+    expect(await waitFor(() => target.left() === 0, timeoutMs, 50)).toBe(true);
+    return most;
+  };
 
-    expect(await waitFor(() => target.left() === 0, 15_000, 50)).toBe(true);
+  it('runs at most MaximumConcurrency invocations at once', async () => {
+    const most = await mostAtOnce(12, 3, 15_000);
     expect(most).toBe(3);
   });
 
   it('starts with five pollers and adds one for each full batch, up to MaximumConcurrency', async () => {
-    const target = queue(30, 10);
-    let running = 0;
-    let most = 0;
-    await send(
-      target.queueUrl,
-      Array.from({ length: 60 }, (_, index) => String(index)),
-    );
-
-    start(
-      target,
-      async () => {
-        running += 1;
-        most = Math.max(most, running);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        running -= 1;
-        return {};
-      },
-      { batchSize: 1, maxConcurrency: 8 },
-    );
-
-    expect(await waitFor(() => target.left() === 0, 20_000, 50)).toBe(true);
+    const most = await mostAtOnce(60, 8, 20_000);
     // A backlog of single-message batches took it past the five it starts with, to the limit.
     expect(most).toBe(8);
   });

@@ -39,3 +39,20 @@ export const startPollingSimulator = async (credentials: GatewayCredentials) => 
   });
   return { sim, client: simulatorClient(sim, credentials, { timeoutMs: 2_000 }) };
 };
+
+/**
+ * A simulator with a TPS quota and no injected failures, and a gateway client on it holding its
+ * token already: deployed senders read a token the refresher keeps current.
+ */
+export const startQuotaSimulator = async (credentials: GatewayCredentials, tpsQuota: number) => {
+  const sim = await startSimulator({ ...credentials, tpsQuota, failureRate: 0 });
+  const tokens = simulatorTokens(sim, credentials);
+  const gateway = new GatewayClient({
+    hosts: sim.hosts,
+    tokens,
+    apiKey: credentials.apiKey,
+    timeoutMs: 2_000,
+  });
+  await tokens.getToken();
+  return { sim, gateway };
+};
