@@ -18,6 +18,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS } from '../../ops/target.ts';
 import { captureIo, runCli } from '../support/cli-gateway.ts';
+import { stackOutputs } from '../support/stack-outputs.ts';
 
 const REGION = 'ap-northeast-2';
 const PHONE = '01055556666';
@@ -30,17 +31,7 @@ afterEach(() => {
   for (const mock of [cloudFormation, dynamodb, sqs, eventBridge]) mock.reset();
 });
 
-const outputs = [...REQUIRED_OUTPUTS, ...OPTIONAL_OUTPUTS].map((name) => ({
-  OutputKey: name,
-  OutputValue:
-    name === 'GatewayHosts'
-      ? JSON.stringify({
-          api: 'https://a.example',
-          send: 'https://s.example',
-          mnt: 'https://m.example',
-        })
-      : `value-of-${name}`,
-}));
+const outputs = stackOutputs([...REQUIRED_OUTPUTS, ...OPTIONAL_OUTPUTS]);
 
 const detail = (type: string, id: string, data: Record<string, unknown>) =>
   JSON.stringify({

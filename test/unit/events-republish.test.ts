@@ -44,6 +44,7 @@ import { FakeEventStore } from '../support/fake-event-store.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
 import { publishDeps, publishUnderRetries } from '../support/publisher-under-retries.ts';
 import { insertRecordsOf } from '../support/report-stream-records.ts';
+import { stackOutputs } from '../support/stack-outputs.ts';
 
 const store = new FakeEventStore();
 await receiveReports(JSON.stringify(reportBody(30)), {
@@ -343,17 +344,7 @@ describe('events republish on a stack', () => {
         StackName: 'prod',
         CreationTime: new Date(),
         StackStatus: 'UPDATE_COMPLETE' as const,
-        Outputs: names.map((name) => ({
-          OutputKey: name,
-          OutputValue:
-            name === 'GatewayHosts'
-              ? JSON.stringify({
-                  api: 'https://a.example',
-                  send: 'https://s.example',
-                  mnt: 'https://m.example',
-                })
-              : `value-of-${name}`,
-        })),
+        Outputs: stackOutputs(names),
       },
     ],
   });
