@@ -4,8 +4,8 @@ import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
 import { composeSender } from '../../functions/sending/compose.ts';
-import type { SendGateway } from '../../functions/sending/ports.ts';
 import { RATE_LIMIT_METRICS } from '../../functions/sending/rate-limit-metrics.ts';
+import { gatewayAnswering } from '../support/answering-gateway.ts';
 import { decoyProcessEnv } from '../support/decoy-process-env.ts';
 import { gatewayCredentialsHolding } from '../support/secrets-client.ts';
 import { silentObservability } from '../support/silent-observability.ts';
@@ -41,20 +41,6 @@ const acceptingTables = () => {
   } as unknown as DynamoDBDocumentClient;
   return { tables, documents };
 };
-
-/** A gateway that answers every recipient with `code` (`10000`: accepted). */
-const gatewayAnswering = (code: string): SendGateway => ({
-  send: async (message, options) => {
-    await options?.beforeSend?.();
-    return {
-      kind: 'immediate',
-      results:
-        'recvInfoLst' in message.body
-          ? message.body.recvInfoLst.map((r) => ({ cliKey: r.cliKey, code }))
-          : [],
-    };
-  },
-});
 
 /** An SQS client that takes every call, remembering each command's input. */
 const acceptingQueues = () => {

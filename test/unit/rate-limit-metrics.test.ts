@@ -10,6 +10,7 @@ import {
   type RateWindowStore,
   WindowedRateLimiter,
 } from '../../functions/sending/rate-limiter.ts';
+import { gatewayAnswering } from '../support/answering-gateway.ts';
 import { FakeSendStore } from '../support/fake-send-store.ts';
 import { SECOND, T0, W0 } from '../support/rate-windows.ts';
 
@@ -192,18 +193,7 @@ describe('send-messages rate-limit metrics', () => {
         store: new FakeSendStore(),
         awaiting: new FakeSendStore(),
         acceptedEvents: false,
-        gateway: {
-          send: async (message, options) => {
-            await options?.beforeSend?.();
-            return {
-              kind: 'immediate',
-              results:
-                'recvInfoLst' in message.body
-                  ? message.body.recvInfoLst.map((r) => ({ cliKey: r.cliKey, code: '10000' }))
-                  : [],
-            };
-          },
-        },
+        gateway: gatewayAnswering('10000'),
         rateLimiter: limiter,
         now: () => new Date(clock.now()),
         retentionDays: 35,
