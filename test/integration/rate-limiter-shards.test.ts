@@ -1,23 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { smsBody } from '../../fixtures/send-bodies.ts';
 import {
   DynamoDbRateLimiter,
   DynamoDbRateWindowStore,
   rateWindowKey,
 } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
-import {
-  RateLimitWaitExceededError,
-  shardCapacities,
-} from '../../functions/sending/rate-limiter.ts';
+import { shardCapacities } from '../../functions/sending/rate-limiter.ts';
 import type { GatewayClient } from '../../gateway/client.ts';
-import { GatewayRateLimitedError } from '../../gateway/errors.ts';
 import { startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import type { Simulator } from '../../simulator/index.ts';
 import { mulberry32 } from '../../simulator/prng.ts';
+import { sendThroughLimiter } from '../support/limited-send.ts';
 import { startQuotaSimulator } from '../support/simulator-gateway-client.ts';
 
 /** 1,200 recipients/s: three shards of 400 with the default 400 recipients per shard. */
@@ -111,25 +107,16 @@ const runSenders = async (
       // Bounded even if the limiter misbehaved: the quota allows 150 one-recipient calls a second.
       for (let call = 0; call < QUOTA * seconds + 1; call += 1) {
         const recipients = 1 + Math.floor(random() * 10);
-        let window: number;
-        try {
-          ({ window } = await limiter.acquire(recipients, { deadline }));
-        } catch (error) {
-          if (error instanceof RateLimitWaitExceededError) return;
-          throw error;
-        }
-        const sentAt = Date.now();
-        try {
-          const outcome = await gateway.sendSms(smsBody(recipients));
-          const accepted =
-            outcome.kind === 'immediate'
-              ? outcome.results.filter((result) => result.code === '10000').length
-              : 0;
-          calls.push({ window, sentAt, recipients, accepted });
-        } catch (error) {
-          if (!(error instanceof GatewayRateLimitedError)) throw error;
-          rateLimited += 1;
-        }
+        const sent = await sendThroughLimiter(limiter, gateway, recipients, deadline);
+        if (sent.kind === 'out-of-time') return;
+        if (sent.kind === 'rate-limited') rateLimited += 1;
+        else
+          calls.push({
+            window: sent.window,
+            sentAt: sent.sentAt,
+            recipients,
+            accepted: sent.accepted,
+          });
       }
     };
     await Promise.all(Array.from({ length: SENDERS_PER_CONTAINER }, sender));

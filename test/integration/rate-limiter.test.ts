@@ -2,22 +2,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { smsBody } from '../../fixtures/send-bodies.ts';
 import {
   DynamoDbRateLimiter,
   DynamoDbRateWindowStore,
   rateWindowKey,
 } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
-import {
-  type RateLimiterStats,
-  RateLimitWaitExceededError,
-} from '../../functions/sending/rate-limiter.ts';
+import type { RateLimiterStats } from '../../functions/sending/rate-limiter.ts';
 import type { GatewayClient } from '../../gateway/client.ts';
-import { GatewayRateLimitedError } from '../../gateway/errors.ts';
 import { startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
 import type { Simulator } from '../../simulator/index.ts';
+import { sendThroughLimiter } from '../support/limited-send.ts';
 import { startQuotaSimulator } from '../support/simulator-gateway-client.ts';
 
 const QUOTA = 50;
@@ -75,24 +71,12 @@ const runSenders = async (
     const limiter = new DynamoDbRateLimiter(tableName, { quota: QUOTA }, documents);
     // Bounded even if the limiter misbehaved: a quota of 50 allows 5 calls per second in all.
     for (let call = 0; call < 5 * seconds + 1; call += 1) {
-      let window: number;
-      try {
-        ({ window } = await limiter.acquire(RECIPIENTS_PER_CALL, { deadline }));
-      } catch (error) {
-        if (error instanceof RateLimitWaitExceededError) break;
-        throw error;
-      }
-      const sentAt = Date.now();
-      try {
-        const outcome = await gateway.sendSms(smsBody(RECIPIENTS_PER_CALL));
-        const accepted =
-          outcome.kind === 'immediate'
-            ? outcome.results.filter((result) => result.code === '10000').length
-            : 0;
-        calls.push({ window, sentAt, answeredAt: Date.now(), accepted });
-      } catch (error) {
-        if (!(error instanceof GatewayRateLimitedError)) throw error;
-        rateLimited += 1;
+      const sent = await sendThroughLimiter(limiter, gateway, RECIPIENTS_PER_CALL, deadline);
+      if (sent.kind === 'out-of-time') break;
+      if (sent.kind === 'rate-limited') rateLimited += 1;
+      else {
+        const { window, sentAt, answeredAt, accepted } = sent;
+        calls.push({ window, sentAt, answeredAt, accepted });
       }
     }
     return limiter.stats;
