@@ -85,16 +85,25 @@ const sendEvents = (store: GuardedEventStore, type: string) =>
         },
     );
 
+/**
+ * A world with one unknown outcome, `u1` attempted 3 minutes ago, which the gateway's status
+ * query knows as accepted (REG, msgKey `M-u1`).
+ */
+const acceptedAttemptOfU1 = () => {
+  const w = setup();
+  const attemptedAt = ago(3 * MINUTE);
+  w.unknown.add(entry('u1', attemptedAt));
+  w.gateway.known.set('u1', {
+    reqDt: formatKst(Date.parse(attemptedAt), 'YYYY-MM-DD'),
+    item: { msgKey: 'M-u1', ch: 'SMS', status: 'REG' },
+  });
+  return { w, attemptedAt };
+};
+
 describe('reconcileStatus on unknown outcomes', () => {
   it('publishes "Message Accepted" for a cliKey the gateway knows, a few minutes after the attempt', async () => {
     // Prepare
-    const w = setup();
-    const attemptedAt = ago(3 * MINUTE);
-    w.unknown.add(entry('u1', attemptedAt));
-    w.gateway.known.set('u1', {
-      reqDt: formatKst(Date.parse(attemptedAt), 'YYYY-MM-DD'),
-      item: { msgKey: 'M-u1', ch: 'SMS', status: 'REG' },
-    });
+    const { w, attemptedAt } = acceptedAttemptOfU1();
 
     // Act
     const result = await reconcileStatus(w.deps());
@@ -120,13 +129,7 @@ describe('reconcileStatus on unknown outcomes', () => {
 
   it('stores a found acceptance without its event where acceptances are not published', async () => {
     // Prepare: the deployment turned "Message Accepted" off (the send store writes such items).
-    const w = setup();
-    const attemptedAt = ago(3 * MINUTE);
-    w.unknown.add(entry('u1', attemptedAt));
-    w.gateway.known.set('u1', {
-      reqDt: formatKst(Date.parse(attemptedAt), 'YYYY-MM-DD'),
-      item: { msgKey: 'M-u1', ch: 'SMS', status: 'REG' },
-    });
+    const { w, attemptedAt } = acceptedAttemptOfU1();
     const unpublished: Array<Record<string, unknown>> = [];
     const unpublishedAcceptances = {
       putEvent: async (record: object) => {
