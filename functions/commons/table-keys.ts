@@ -102,6 +102,28 @@ export const SORT_KEY = {
 } as const;
 
 /** The event table's keys, one builder per kind of item. */
+/** What identifies one messenger statistics item: channel, statistic, send date, day, part. */
+type MessengerStatisticsParts = [
+  msgrChId: string,
+  statistic: string,
+  sendDate: string,
+  elapsedDay: number,
+  part: number,
+];
+
+/** The parts after the channel, escaped (the day and the part are numbers). */
+const messengerStatisticsSuffix = ([statistic, sendDate, elapsedDay, part]: [
+  string,
+  string,
+  number,
+  number,
+]): string[] => [
+  encodeKeyPart(statistic),
+  encodeKeyPart(sendDate),
+  String(elapsedDay),
+  String(part),
+];
+
 export const eventKeys = {
   /** The partition of a recipient: its outcome, its unknown marker, maybe its message's record. */
   send: (cliKey: string) => tableKey('SEND', encodeKeyPart(cliKey)),
@@ -139,20 +161,9 @@ export const eventKeys = {
     pk: tableKey('STATISTICS', 'tracking-url', encodeKeyPart(urlId)),
     sk: date,
   }),
-  messengerStatistics: (
-    msgrChId: string,
-    statistic: string,
-    sendDate: string,
-    elapsedDay: number,
-    part: number,
-  ) => ({
+  messengerStatistics: (...[msgrChId, ...rest]: MessengerStatisticsParts) => ({
     pk: tableKey('STATISTICS', 'messenger', encodeKeyPart(msgrChId)),
-    sk: tableKey(
-      encodeKeyPart(statistic),
-      encodeKeyPart(sendDate),
-      String(elapsedDay),
-      String(part),
-    ),
+    sk: messengerStatisticsSuffix(rest).join(TABLE_SEPARATOR),
   }),
 } as const;
 
@@ -283,21 +294,12 @@ export const idempotencyKeys = {
     idempotencyKey('unrecognised', encodeKeyPart(kind), encodeKeyPart(bodySha256)),
   trackingUrlStatistics: (urlId: string, date: string) =>
     idempotencyKey('statistics', 'tracking-url', encodeKeyPart(urlId), encodeKeyPart(date)),
-  messengerStatistics: (
-    msgrChId: string,
-    statistic: string,
-    sendDate: string,
-    elapsedDay: number,
-    part: number,
-  ) =>
+  messengerStatistics: (...[msgrChId, ...rest]: MessengerStatisticsParts) =>
     idempotencyKey(
       'statistics',
       'messenger',
       encodeKeyPart(msgrChId),
-      encodeKeyPart(statistic),
-      encodeKeyPart(sendDate),
-      String(elapsedDay),
-      String(part),
+      ...messengerStatisticsSuffix(rest),
     ),
 } as const;
 
