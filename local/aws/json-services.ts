@@ -55,6 +55,8 @@ export interface LocalJsonServices {
 export const startLocalJsonServices = async (): Promise<LocalJsonServices> => {
   const secrets = new Map<string, LocalSecret>();
   const buses = new Map<string, { arn: string; target: LocalBusTarget }>();
+  /** The ARN and the name every answer about a secret carries. */
+  const identityOf = (secret: LocalSecret) => ({ ARN: secret.arn, Name: secret.name });
   const secretOf = (id: unknown): LocalSecret => {
     const found =
       typeof id === 'string'
@@ -72,8 +74,7 @@ export const startLocalJsonServices = async (): Promise<LocalJsonServices> => {
     'secretsmanager.GetSecretValue': async (input) => {
       const secret = secretOf(input.SecretId);
       return {
-        ARN: secret.arn,
-        Name: secret.name,
+        ...identityOf(secret),
         VersionId: secret.versionId,
         SecretString: secret.value,
         VersionStages: ['AWSCURRENT'],
@@ -90,8 +91,7 @@ export const startLocalJsonServices = async (): Promise<LocalJsonServices> => {
       secret.value = input.SecretString;
       secret.versionId = randomUUID();
       return {
-        ARN: secret.arn,
-        Name: secret.name,
+        ...identityOf(secret),
         VersionId: secret.versionId,
         VersionStages: ['AWSCURRENT'],
       };
@@ -99,8 +99,7 @@ export const startLocalJsonServices = async (): Promise<LocalJsonServices> => {
     'secretsmanager.DescribeSecret': async (input) => {
       const secret = secretOf(input.SecretId);
       return {
-        ARN: secret.arn,
-        Name: secret.name,
+        ...identityOf(secret),
         Description: secret.description,
         CreatedDate: secret.createdAt.getTime() / 1000,
         VersionIdsToStages: { [secret.versionId]: ['AWSCURRENT'] },
