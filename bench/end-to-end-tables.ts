@@ -38,6 +38,12 @@ export const modelTables = (input: ModelTableInput): Table[] => {
   const { front } = deployment;
   const logsOut = logBreakdown(outbound, deployment);
   const logsIn = logBreakdown(inbound, deployment);
+  /** One line of the logs table: `field` of both phases, to `digits` decimals. */
+  const logRow = (label: string, field: keyof typeof logsOut, digits: number) => [
+    label,
+    round(logsOut[field], digits),
+    round(logsIn[field], digits),
+  ];
   const modelled = modelledLines(outbound, 'outbound', undefined, deployment);
   const deployed = frontKey(front);
   const inboundTotals = totalsByFront(input.inboundTotal, deployed, input.fronts);
@@ -102,37 +108,17 @@ export const modelTables = (input: ModelTableInput): Table[] => {
         'end-to-end: CloudWatch Logs bytes per message (measured application lines; modelled rest)',
       columns: ['source', 'outbound B per recipient', 'inbound B per item'],
       rows: [
-        [
-          'application (Powertools, measured)',
-          round(logsOut.applicationBytes, 1),
-          round(logsIn.applicationBytes, 1),
-        ],
-        [
-          'application lines',
-          round(logsOut.applicationLines, 3),
-          round(logsIn.applicationLines, 3),
-        ],
-        [
-          'platform lines (JSON, at each function’s system log level)',
-          round(logsOut.platformBytes, 1),
-          round(logsIn.platformBytes, 1),
-        ],
-        [
-          'EMF metrics (while the application log level lets INFO through)',
-          round(logsOut.emfBytes, 1),
-          round(logsIn.emfBytes, 1),
-        ],
-        ['cold-start lines', round(logsOut.coldStartBytes, 2), round(logsIn.coldStartBytes, 2)],
-        [
+        logRow('application (Powertools, measured)', 'applicationBytes', 1),
+        logRow('application lines', 'applicationLines', 3),
+        logRow('platform lines (JSON, at each function’s system log level)', 'platformBytes', 1),
+        logRow('EMF metrics (while the application log level lets INFO through)', 'emfBytes', 1),
+        logRow('cold-start lines', 'coldStartBytes', 2),
+        logRow(
           `API Gateway access log (${front === 'rest-api' ? 'REST API front' : 'none with function URLs'})`,
-          round(logsOut.accessLogBytes, 1),
-          round(logsIn.accessLogBytes, 1),
-        ],
-        [
-          'billed (+26 B per event)',
-          round(logsOut.billedBytesPerMessage, 1),
-          round(logsIn.billedBytesPerMessage, 1),
-        ],
+          'accessLogBytes',
+          1,
+        ),
+        logRow('billed (+26 B per event)', 'billedBytesPerMessage', 1),
       ],
     },
   ];

@@ -21,6 +21,14 @@ import { enqueueSend } from '../producer/enqueue-send.ts';
 import { benchBridgeOptions } from './local-bridge.ts';
 import { figuresTable, round, type ScenarioResult } from './report.ts';
 
+/** A row of a latency table: the rate, how many went and arrived, and the percentiles. */
+const latencyRow = (
+  perSecond: number,
+  went: number,
+  arrived: number,
+  times: { readonly p50Ms: number; readonly p95Ms: number; readonly p99Ms: number },
+) => [perSecond, went, arrived, times.p50Ms, times.p95Ms, times.p99Ms];
+
 const percentile = (values: readonly number[], p: number): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return (
@@ -148,26 +156,12 @@ export const runLatency = async (): Promise<ScenarioResult> => {
         {
           title: 'webhook → event on the bus, local run (ms)',
           columns: ['posts/s', 'posts', 'published', 'p50', 'p95', 'p99'],
-          rows: [slow, busy].map((r) => [
-            r.perSecond,
-            r.posts,
-            r.published,
-            r.p50Ms,
-            r.p95Ms,
-            r.p99Ms,
-          ]),
+          rows: [slow, busy].map((r) => latencyRow(r.perSecond, r.posts, r.published, r)),
         },
         {
           title: 'enqueue → gateway accepted, 1-recipient SMS, local run (ms)',
           columns: ['messages/s', 'messages', 'answered', 'p50', 'p95', 'p99'],
-          rows: [sendSlow, sendBusy].map((r) => [
-            r.perSecond,
-            r.messages,
-            r.answered,
-            r.p50Ms,
-            r.p95Ms,
-            r.p99Ms,
-          ]),
+          rows: [sendSlow, sendBusy].map((r) => latencyRow(r.perSecond, r.messages, r.answered, r)),
         },
         figuresTable('latency goals', [
           ['every post published, at 1/s', `${slow.published}/${slow.posts}`, 'all'],
