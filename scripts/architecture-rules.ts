@@ -45,7 +45,7 @@ export const MODULES: readonly ModuleRule[] = [
   {
     folder: 'functions/events',
     holds:
-      'The event table and publishing: the stored item (`event-record.ts`), its size limits, the store ports, the DynamoDB event store, the S3 payload store, the stream filter, the publisher (`publish.ts`, `composePublisher`), the bus, the publish ledger, the event catalogue.',
+      'The event table that every slice writes through: the stored item (`event-record.ts`), its size limits, the store ports, the DynamoDB event store, the S3 payload store, the stream filters, the event envelope and the event catalogue.',
     mayImport: ['functions/commons', 'functions/send-contract', 'gateway'],
   },
   {
@@ -81,13 +81,13 @@ export const MODULES: readonly ModuleRule[] = [
   {
     folder: 'functions/inbound',
     holds:
-      'The webhook receivers: the HTTP contract (path secret, body decoding, source allowlist, 200/204/400 and the `10000` body) and their composition (`webhook-handler.ts`, `composeReceiver`).',
+      'The webhook receivers: the HTTP contract (path secret, body decoding, source allowlist, 200/204/400 and the `10000` body) (`handler.ts`) and their composition (`compose.ts`, `composeReceiver`).',
     mayImport: ['functions/commons', 'functions/events', 'functions/received-items'],
   },
   {
     folder: 'functions/sending',
     holds:
-      'Sending from the queue: the use case (`send-use-case.ts`) and its ports, the rate limiter, the queue record handler with its composition (`composeSender`), the gateway sender and the DynamoDB rate limiter (`adapters/`).',
+      'Sending from the queue: the use case (`send-use-case.ts`) and its ports, the rate limiter, the queue record handler (`handler.ts`) and the composition (`compose.ts`, `composeSender`), the gateway sender and the DynamoDB rate limiter (`adapters/`).',
     mayImport: [
       ...SLICE_BASE,
       'functions/gateway-access',
