@@ -28,7 +28,7 @@ import type { StoredPayload } from '../events/store-ports.ts';
 /**
  * The event-table record of each received item: a delivery report, an MO message, a quarantined
  * item or an unrecognised body, each with an event that fits the bus (the body goes to the payload
- * bucket, the claim check, when it would not). The receive use case (`receive-webhook.ts`) decides
+ * bucket, the claim check, when it would not). The receive use case (`receive-items.ts`) decides
  * which record an item gets and stores it.
  */
 

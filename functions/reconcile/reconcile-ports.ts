@@ -6,7 +6,7 @@ import type { UnknownOutcomeIndex, UnknownOutcomePorts } from './resolve-unknown
 import type { StatusGateway } from './status-query.ts';
 
 /*
- * reconcile-status's ports, settings and counts (`reconcile-status.ts` runs the reconciliation).
+ * reconcile-status's ports, settings and counts (`reconcile-use-case.ts` runs the reconciliation).
  */
 
 /** A recipient the gateway accepted, as listed in the `awaiting-report` index. */
