@@ -23,6 +23,8 @@ import {
   runCommand,
 } from './framework.ts';
 import type { CliIo } from './io.ts';
+import { didYouMean } from './suggest.ts';
+import { packageVersion } from './version.ts';
 
 /*
  * The `msgbridge` command. Each command or group of commands is one entry of COMMANDS; see
@@ -51,6 +53,7 @@ const usage = (): string =>
   [
     'Usage: msgbridge COMMAND [ARGS…] [--json] [--local [DIR] | --stack NAME [--region R]]',
     '       msgbridge COMMAND --help',
+    '       msgbridge --version',
     '',
     'Commands:',
     ...Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(12)}${command.summary}`),
@@ -79,7 +82,8 @@ const runGroup = async (
   }
   const command = group.commands[sub];
   if (command === undefined) {
-    io.stderr(`msgbridge ${name}: unknown command "${sub}"\n\n${groupUsage(name, group)}`);
+    const hint = didYouMean(sub, Object.keys(group.commands));
+    io.stderr(`msgbridge ${name}: unknown command "${sub}"${hint}\n\n${groupUsage(name, group)}`);
     return 2;
   }
   return dispatch(`${name} ${sub}`, command, rest, io, deps);
@@ -115,9 +119,15 @@ export const main = async (argv: string[], io: CliIo, deps: CliDeps = {}): Promi
     io.stdout(usage());
     return 0;
   }
+  if (name === '--version' || name === '-V') {
+    io.stdout(`msgbridge ${packageVersion()}`);
+    return 0;
+  }
   const command = COMMANDS[name];
   if (command === undefined) {
-    io.stderr(`msgbridge: unknown command "${name}"\n\n${usage()}`);
+    io.stderr(
+      `msgbridge: unknown command "${name}"${didYouMean(name, Object.keys(COMMANDS))}\n\n${usage()}`,
+    );
     return 2;
   }
   return dispatch(name, command, rest, io, deps);

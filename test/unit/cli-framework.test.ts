@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -129,6 +130,35 @@ describe('argument parsing', () => {
     expect(await main(['urls', 'frobnicate'], io)).toBe(2);
     expect(err.join('\n')).toContain('msgbridge urls: unknown command "frobnicate"');
     expect(err.join('\n')).toContain('Usage: msgbridge urls COMMAND');
+  });
+
+  it('suggests the command meant by a misspelt one, and none for a name far from every command', async () => {
+    const cases = [
+      [['sned'], 'msgbridge: unknown command "sned"; did you mean "send"?'],
+      [['templats', 'list'], 'msgbridge: unknown command "templats"; did you mean "templates"?'],
+      [['urls', 'lsit'], 'msgbridge urls: unknown command "lsit"; did you mean "list"?'],
+      [['doc'], 'msgbridge: unknown command "doc"; did you mean "doctor"?'],
+    ] as const;
+    for (const [args, message] of cases) {
+      const { io, err } = captureIo();
+      expect(await main([...args], io), args.join(' ')).toBe(2);
+      expect(err.join('\n')).toContain(message);
+    }
+    const { io, err } = captureIo();
+    expect(await main(['deploy'], io)).toBe(2);
+    expect(err.join('\n')).toContain('msgbridge: unknown command "deploy"\n');
+    expect(err.join('\n')).not.toContain('did you mean');
+  });
+
+  it('prints the package version for --version and -V', async () => {
+    const { version } = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const { io, out } = captureIo();
+      expect(await main([flag], io)).toBe(0);
+      expect(out).toEqual([`msgbridge ${version}`]);
+    }
   });
 
   it('prints a command usage for --help with exit 0', async () => {
