@@ -138,6 +138,40 @@ export interface MsgBridgeProps {
   readonly gatewayCredentials?: ImportedSecretProps;
 }
 
+/**
+ * Every prop of `MsgBridgeProps`. The type checker keeps the list complete (a prop of the interface
+ * missing here, or a name here that is no prop, fails the build); at run time it tells a misspelt
+ * key of a JavaScript caller (`reportDeliver`) from a prop.
+ */
+export const MSGBRIDGE_PROP_NAMES: readonly string[] = Object.keys({
+  gateway: true,
+  egress: true,
+  sending: true,
+  eventSource: true,
+  metricsNamespace: true,
+  webhooks: true,
+  webhookSecret: true,
+  observability: true,
+  publisher: true,
+  reportDelivery: true,
+  moPolling: true,
+  reconcile: true,
+  attachments: true,
+  tables: true,
+  rateAlarms: true,
+  statisticsExport: true,
+  alarmTopicArn: true,
+  alarmEmails: true,
+  encryption: true,
+  gatewayCredentials: true,
+} satisfies Record<keyof MsgBridgeProps, true>);
+
+/** A problem for each key of `props` that names none of `known`: a misspelt or retired prop. */
+export const unknownPropProblems = (props: object, known: readonly string[]): string[] =>
+  Object.keys(props)
+    .filter((key) => !known.includes(key))
+    .map((key) => `${key} is not a prop (misspelt?); the props are listed in docs/deploy.md`);
+
 /** The tables' capacity from their first day. */
 export interface TablesOptions {
   /**
@@ -189,10 +223,17 @@ export const importedSecretProblems = (props: ImportedSecretProps): string[] => 
 };
 
 /** Every problem with `MsgBridgeProps`, each named by its path, so one error lists them all. */
-export const msgBridgeProblems = (props: MsgBridgeProps): string[] => {
+export const msgBridgeProblems = (
+  props: MsgBridgeProps,
+  options: {
+    /** Keys that are not `MsgBridgeProps` but belong to the caller (a stack's own props). */
+    readonly otherProps?: readonly string[];
+  } = {},
+): string[] => {
   const within = (prefix: string, problems: readonly string[]) =>
     problems.map((problem) => `${prefix}.${problem}`);
   return [
+    ...unknownPropProblems(props, [...MSGBRIDGE_PROP_NAMES, ...(options.otherProps ?? [])]),
     ...eventSourceProblems(props.eventSource ?? 'msgbridge'),
     ...metricsNamespaceProblems(props.metricsNamespace),
     ...within('webhooks', webhookApiProblems(props.webhooks ?? {})),

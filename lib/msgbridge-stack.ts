@@ -1,9 +1,31 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { MsgBridge } from './msgbridge.ts';
-import type { MsgBridgeProps } from './msgbridge-props.ts';
+import {
+  MSGBRIDGE_PROP_NAMES,
+  type MsgBridgeProps,
+  msgBridgeProblems,
+  unknownPropProblems,
+} from './msgbridge-props.ts';
+import { InvalidPropsError } from './props-validation.ts';
 
 export interface MsgbridgeStackProps extends StackProps, MsgBridgeProps {}
+
+/** Every prop of the CDK's `StackProps`, kept complete by the type checker. */
+const STACK_PROP_NAMES: readonly string[] = Object.keys({
+  description: true,
+  env: true,
+  stackName: true,
+  tags: true,
+  notificationArns: true,
+  synthesizer: true,
+  terminationProtection: true,
+  analyticsReporting: true,
+  crossRegionReferences: true,
+  permissionsBoundary: true,
+  suppressTemplateIndentation: true,
+  propertyInjectors: true,
+} satisfies Record<keyof StackProps, true>);
 
 /**
  * This repository's stack (`bin/msgbridge.ts`): one `MsgBridge` and nothing else.
@@ -39,8 +61,15 @@ export class MsgbridgeStack extends Stack {
 
   constructor(scope: Construct, id: string, props: MsgbridgeStackProps) {
     super(scope, id, props);
-    // Stack props are not the construct's: it reads only its own.
-    const bridge = new MsgBridge(this, 'Default', props);
+    // Stack props are not the construct's: it is given only its own. A key that is neither (a
+    // misspelt prop of a JavaScript app) is reported with the construct's other problems.
+    const own = Object.fromEntries(
+      Object.entries(props).filter(([key]) => MSGBRIDGE_PROP_NAMES.includes(key)),
+    ) as unknown as MsgBridgeProps;
+    const unknown = unknownPropProblems(props, [...MSGBRIDGE_PROP_NAMES, ...STACK_PROP_NAMES]);
+    if (unknown.length > 0)
+      throw new InvalidPropsError('MsgBridge', [...unknown, ...msgBridgeProblems(own)]);
+    const bridge = new MsgBridge(this, 'Default', own);
     this.bridge = bridge;
     this.eventTable = bridge.eventTable;
     this.stateTable = bridge.stateTable;
