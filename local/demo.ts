@@ -88,5 +88,5 @@ const answer = await fetch(`${bridge.simulator}/_sim/mo`, {
 });
 console.log(`injected 2 inbound messages (simulator answered HTTP ${answer.status})`);
 console.log(
-  'watch the npm start terminal: accepted, delivery reports and inbound events arrive within seconds',
+  'watch the npm start terminal: delivery reports (and a scheduled message) and the inbound messages arrive as events within seconds',
 );
