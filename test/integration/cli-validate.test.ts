@@ -151,6 +151,15 @@ describe('msgbridge validate', () => {
   });
 });
 
+describe('the example file the README sends', () => {
+  it('is valid as committed: npx msgbridge send messages.jsonl queues every message of it', async () => {
+    const run = await msgbridge('validate', 'messages.jsonl');
+
+    expect(run.code).toBe(0);
+    expect(lines(run.stdout).at(-1)).toBe('2 messages, 2 valid, 0 invalid');
+  });
+});
+
 describe('msgbridge usage', () => {
   it('prints usage with --help and exits 0', async () => {
     const run = await msgbridge('--help');
