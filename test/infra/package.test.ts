@@ -85,6 +85,8 @@ describe('the msgbridge package in a CDK app of its own', () => {
     for (const example of EXAMPLES)
       await copyFile(join(repository, 'docs/examples', example), join(app, example));
     await writeFile(join(app, 'tsconfig.json'), JSON.stringify(TSCONFIG));
+    await writeFile(join(app, 'node10.ts'), NODE10_APP);
+    await writeFile(join(app, 'tsconfig.node10.json'), JSON.stringify(TSCONFIG_NODE10));
 
     outDir = join(work, 'cdk.out');
     // Without this checkout's node_modules/.bin on the PATH: no esbuild, no tsc, no tsx.
@@ -172,6 +174,16 @@ describe('the msgbridge package in a CDK app of its own', () => {
       { cwd: app },
     );
   }, 120_000);
+
+  it('type-checks all three entries under TypeScript’s classic node10 resolution too', async () => {
+    // module: commonjs, as many CDK apps' tsconfig still has: no `exports`, only `types` and
+    // `typesVersions` lead to the declarations.
+    await run(
+      process.execPath,
+      [join(repository, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.node10.json'],
+      { cwd: app },
+    );
+  }, 120_000);
 });
 
 const GATEWAY = `{
@@ -240,6 +252,31 @@ const result = parseSendMessage(message, { now: new Date() });
 const outcome: EnqueueSendResult | undefined = undefined;
 export { queueUrl, result, outcome };
 `;
+
+/** An app on `module: commonjs` (node10 resolution) that uses every entry of the package. */
+const NODE10_APP = `
+import { MsgBridge } from 'msgbridge';
+import { parseSendMessage } from 'msgbridge/send';
+import { DetailType, isDeliveryReportReceived, type MsgbridgeEvent } from 'msgbridge/events';
+
+const checked = parseSendMessage({}, { now: new Date() });
+const onEvent = (event: MsgbridgeEvent): string | undefined =>
+  isDeliveryReportReceived(event) ? event.detail.data.msgKey : undefined;
+export { MsgBridge, checked, onEvent, DetailType };
+`;
+
+const TSCONFIG_NODE10 = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'commonjs',
+    moduleResolution: 'node10',
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    types: ['node'],
+  },
+  files: ['node10.ts'],
+};
 
 /** The producer example: a stack beside msgbridge's, and its Lambda using `msgbridge/send`. */
 const EXAMPLES = ['producer-stack.ts', 'order-notifier.ts'];
