@@ -4,6 +4,7 @@ import type { AwsClients, Target, TargetOptions } from '../ops/target.ts';
 import { UsageError } from './errors.ts';
 import type { CliIo } from './io.ts';
 import { Output } from './output.ts';
+import { closestName } from './suggest.ts';
 
 export type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig['options']>;
 type OptionValues = Readonly<
@@ -148,8 +149,24 @@ const normaliseLocal = (args: readonly string[]): string[] =>
       : arg;
   });
 
-const isParseArgsError = (error: unknown): error is Error =>
+const isParseArgsError = (error: unknown): error is Error & { code: string } =>
   error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS');
+
+/**
+ * A parse error of `node:util`'s `parseArgs` in the command's own words: the option it is about,
+ * and for an unknown one the option of `known` it may have meant.
+ */
+const parseErrorMessage = (error: Error & { code: string }, known: readonly string[]): string => {
+  const option = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1];
+  if (option === undefined) return error.message;
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const meant = closestName(option.replace(/^-+/, '').split('=')[0] ?? '', known);
+    return `unknown option ${option}${meant === undefined ? '' : `; did you mean --${meant}?`}`;
+  }
+  if (error.message.includes('argument missing')) return `${option} needs a value`;
+  if (error.message.includes('does not take an argument')) return `${option} takes no value`;
+  return error.message;
+};
 
 /** Runs one command with its arguments; every error becomes output and an exit code here. */
 export const runCommand = async (
@@ -164,13 +181,14 @@ export const runCommand = async (
     io.stderr(`msgbridge ${name}: ${message}\n\n${commandUsage(spec)}`);
     return 2;
   };
+  const withTarget = spec.target !== false;
+  const options = { ...SHARED_OPTIONS, ...(withTarget ? TARGET_OPTIONS : {}), ...spec.options };
   try {
-    const withTarget = spec.target !== false;
     const parsed = parseArgs({
       args: withTarget ? normaliseLocal(args) : [...args],
       allowPositionals: true,
       strict: true,
-      options: { ...SHARED_OPTIONS, ...(withTarget ? TARGET_OPTIONS : {}), ...spec.options },
+      options,
     });
     const values: OptionValues = parsed.values;
     const positionals = parsed.positionals;
@@ -225,7 +243,8 @@ export const runCommand = async (
     };
     return (await spec.run(context)) ?? 0;
   } catch (error) {
-    if (error instanceof UsageError || isParseArgsError(error)) return usageError(error.message);
+    if (error instanceof UsageError) return usageError(error.message);
+    if (isParseArgsError(error)) return usageError(parseErrorMessage(error, Object.keys(options)));
     for (const line of describeError(error)) io.stderr(`msgbridge ${name}: ${line}`);
     return 1;
   }

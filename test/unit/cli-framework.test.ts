@@ -110,7 +110,10 @@ describe('argument parsing', () => {
 
   it('answers usage errors with exit 2 and the usage, whatever the cause', async () => {
     const cases = [
-      [['kim', '--bogus'], "Unknown option '--bogus'"],
+      [['kim', '--bogus'], 'unknown option --bogus\n'],
+      [['kim', '--cuont', '2'], 'unknown option --cuont; did you mean --count?'],
+      [['kim', '--count'], '--count needs a value'],
+      [['kim', '--json=yes'], '--json takes no value'],
       [[], 'needs a NAME'],
       [['kim', 'lee'], 'unexpected argument "lee"'],
       [['kim', '--count', '9'], '--count must be a whole number from 1 to 3'],
