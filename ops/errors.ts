@@ -43,6 +43,19 @@ export const describeError = (error: unknown): string[] => {
       ...error.issues.map((issue) => `  ${issue.path.join('.') || '(request)'}: ${issue.message}`),
     ];
   }
+  if (error instanceof Error && error.name === 'CredentialsProviderError') {
+    return [
+      'no AWS credentials were found for the stack',
+      '  (set a profile with AWS_PROFILE=NAME, after `aws configure` or `aws sso login --profile NAME`,',
+      "  or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; and the stack's region with --region R or AWS_REGION)",
+    ];
+  }
+  if (error instanceof Error && error.message === 'Region is missing') {
+    return [
+      'no AWS region was given for the stack',
+      '  (pass --region R, or set AWS_REGION or a region in the AWS profile)',
+    ];
+  }
   if (error instanceof Error) {
     // AWS SDK errors carry a name such as AccessDeniedException or ValidationError.
     return [

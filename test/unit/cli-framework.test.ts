@@ -199,6 +199,25 @@ describe('error output', () => {
     expect(err).toEqual(['msgbridge urls delete: the gateway refused: 29045 no such url']);
   });
 
+  it('explains missing AWS credentials and a missing region with the fix, not the SDK’s text', () => {
+    // As the SDK's default provider chain and its region check throw them.
+    const noCredentials = Object.assign(
+      new Error('Could not load credentials from any providers'),
+      {
+        name: 'CredentialsProviderError',
+      },
+    );
+    expect(describeError(noCredentials)).toEqual([
+      'no AWS credentials were found for the stack',
+      '  (set a profile with AWS_PROFILE=NAME, after `aws configure` or `aws sso login --profile NAME`,',
+      "  or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; and the stack's region with --region R or AWS_REGION)",
+    ]);
+    expect(describeError(new Error('Region is missing'))).toEqual([
+      'no AWS region was given for the stack',
+      '  (pass --region R, or set AWS_REGION or a region in the AWS profile)',
+    ]);
+  });
+
   it('prints the nested codes of a nested gateway error, and every line of a OperationError', () => {
     const outer = new GatewayRejectedError({ code: '21399', message: 'unusable', endpoint: 'x' });
     expect(
