@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import * as z from 'zod';
+import { CONSOLE_PATH } from '../console/http.ts';
 import { mountConsole } from '../console/serve.ts';
 import { startLocalBridge } from '../local/bridge.ts';
 import { removeBridgeFile, writeBridgeFile } from '../local/bridge-file.ts';
@@ -76,6 +77,8 @@ let bridge: Awaited<ReturnType<typeof startLocalBridge>>;
 try {
   bridge = await startLocalBridge({
     port: settings.PORT,
+    // The console is mounted once the run is up; until then its URL answers "starting".
+    reservedMounts: [CONSOLE_PATH],
     simulatorPort: settings.SIMULATOR_PORT,
     webhookSecret: secret.value,
     dataDir,

@@ -55,6 +55,11 @@ export const LOCAL_ACCOUNT = '000000000000';
 export interface LocalBridgeOptions {
   /** Webhook routes' port; 0 picks one. */
   readonly port: number;
+  /**
+   * Prefixes of the webhook server a handler is mounted at once the run is up (`npm start`'s
+   * console): they answer "starting" (503, `Retry-After`) until then. @default none
+   */
+  readonly reservedMounts?: readonly string[];
   /** Gateway simulator's port; 0 picks one. */
   readonly simulatorPort: number;
   readonly webhookSecret: string;
@@ -251,6 +256,7 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       replay: (body) => replayOnBus(bus, body),
       status: () => deployed?.status() ?? { mappings: [], schedules: [] },
       controlToken,
+      ...(options.reservedMounts ? { reservedMounts: options.reservedMounts } : {}),
     });
     stops.push(() => webhooks.close());
     const urls = webhooks.webhookUrls(options.webhookSecret);

@@ -56,6 +56,12 @@ export interface WebhookServerOptions {
   readonly controlToken?: string;
   /** Time a client has to send its headers and whole body. @default 30_000 */
   readonly requestTimeoutMs?: number;
+  /**
+   * Path prefixes a handler will be mounted at once the run is up (`/console`): until then they
+   * answer 503 with `Retry-After` and a page that reloads itself, never a 404.
+   * @default none
+   */
+  readonly reservedMounts?: readonly string[];
 }
 
 export interface WebhookServer {
@@ -109,7 +115,7 @@ export const startWebhookServer = async (options: WebhookServerOptions): Promise
       connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(requestTimeout / 4))),
     },
     (request, response) => {
-      const mounted = mountedFor(mounts, request.url);
+      const mounted = mountedFor(mounts, request.url) ?? reservedFor(options, request.url);
       if (mounted !== undefined) {
         void mounted(request, response).catch((error: unknown) => {
           console.error('mounted route failed', describeError(error));
@@ -166,6 +172,26 @@ export const startWebhookServer = async (options: WebhookServerOptions): Promise
       }),
   };
 };
+
+/** What a reserved prefix answers until its handler is mounted. */
+const STARTING: MountedHandler = async (_request, response) => {
+  response
+    .writeHead(503, {
+      'content-type': 'text/html; charset=utf-8',
+      'retry-after': '1',
+      'cache-control': 'no-store',
+    })
+    .end(
+      '<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="1"><title>msgbridge is starting</title><p>msgbridge is starting; this page reloads by itself.</p>',
+    );
+};
+
+/** The "starting" answer for a path under a prefix reserved for a later mount, if any. */
+const reservedFor = (
+  options: WebhookServerOptions,
+  raw: string | undefined,
+): MountedHandler | undefined =>
+  mountedFor(new Map((options.reservedMounts ?? []).map((prefix) => [prefix, STARTING])), raw);
 
 /** The handler mounted at the path's prefix (`/console`, `/console/…`), if any. */
 const mountedFor = (

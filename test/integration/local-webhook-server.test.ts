@@ -21,7 +21,10 @@ const SECRET = 'local-secret-0123456789';
 let server: WebhookServer;
 let received: Array<APIGatewayProxyEvent | APIGatewayProxyEventV2>;
 
-const start = async (front: WebhookFrontDoor, options: { requestTimeoutMs?: number } = {}) => {
+const start = async (
+  front: WebhookFrontDoor,
+  options: { requestTimeoutMs?: number; reservedMounts?: readonly string[] } = {},
+) => {
   received = [];
   // Answers like the real receivers, which read either event: 404 unless the path secret
   // matches exactly, then 405 to anything but POST.
@@ -248,5 +251,28 @@ describe.each([
       ),
     ).toBe(400);
     await expectStillServing();
+  });
+});
+
+describe('the local webhook server while the run starts', () => {
+  it('answers a prefix reserved for a later mount with 503 and Retry-After until it is mounted', async () => {
+    // Prepare
+    await start('function-url', { reservedMounts: ['/console'] });
+
+    // Act: before the mount, then after it
+    const early = await fetch(`${server.url}/console/flow`);
+    const earlyBody = await early.text();
+    server.mount('/console', async (_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' }).end('console');
+    });
+    const late = await fetch(`${server.url}/console/flow`);
+
+    // Assess
+    expect(early.status).toBe(503);
+    expect(early.headers.get('retry-after')).toBe('1');
+    expect(earlyBody).toContain('msgbridge is starting');
+    expect(late.status).toBe(200);
+    expect(await late.text()).toBe('console');
+    expect(received).toEqual([]);
   });
 });
