@@ -29,6 +29,7 @@ const UPLOT_DIR = join(require.resolve('uplot'), '..');
 export const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
   'console.js': { file: join(ROOT, 'console.js'), type: 'text/javascript; charset=utf-8' },
   'console.css': { file: join(ROOT, 'console.css'), type: 'text/css; charset=utf-8' },
+  'favicon.svg': { file: join(ROOT, 'favicon.svg'), type: 'image/svg+xml' },
   'uplot.js': {
     file: join(UPLOT_DIR, 'uPlot.iife.min.js'),
     type: 'text/javascript; charset=utf-8',
@@ -64,7 +65,7 @@ export const page = (
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="${csrf}">
 <title>${title} · msgbridge console</title>
-<link rel="stylesheet" href="${CONSOLE_PATH}/assets/uplot.css"><link rel="stylesheet" href="${CONSOLE_PATH}/assets/console.css">
+<link rel="icon" type="image/svg+xml" href="${CONSOLE_PATH}/assets/favicon.svg"><link rel="stylesheet" href="${CONSOLE_PATH}/assets/uplot.css"><link rel="stylesheet" href="${CONSOLE_PATH}/assets/console.css">
 </head><body>
 <header><a class="brand" href="${CONSOLE_PATH}">msgbridge console</a>
 <nav><a href="${CONSOLE_PATH}">Message</a><a href="${CONSOLE_PATH}/flow">Flow</a><a href="${CONSOLE_PATH}/quarantine">Quarantine &amp; failures</a></nav>

@@ -222,6 +222,27 @@ describe('msgbridge console --stack', () => {
     for (const text of [timeline, page, confirm]) expect(text).not.toContain('GatewayCredentials');
   });
 
+  it('gives every page its icon, served as SVG, and a font stack with a Hangul face on each system', async () => {
+    // Prepare
+    const console = await startConsole();
+
+    // Act
+    const home = await (await fetch(console.url)).text();
+    const icon = await fetch(`${console.url}/assets/favicon.svg`);
+    const css = await (await fetch(`${console.url}/assets/console.css`)).text();
+    await console.stop();
+
+    // Assess
+    expect(home).toContain(
+      `<link rel="icon" type="image/svg+xml" href="/console/assets/favicon.svg">`,
+    );
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await icon.text()).toMatch(/^<svg /);
+    for (const face of ['Apple SD Gothic Neo', 'Malgun Gothic', 'Noto Sans CJK KR', 'NanumGothic'])
+      expect(css).toContain(`"${face}"`);
+  });
+
   it('refuses a replay posted without the console token, and starts nothing', async () => {
     const console = await startConsole();
 
