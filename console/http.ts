@@ -196,5 +196,18 @@ export const sameToken = (given: string, expected: string): boolean => {
 export const hidden = (fields: Readonly<Record<string, string>>): SafeHtml =>
   html`${Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}`;
 
-export const fmt = (at: string | undefined): string =>
-  at === undefined ? '—' : at.replace('T', ' ').replace('Z', ' UTC');
+/**
+ * A time as the console shows it: in KST, the gateway's and its users' zone, with UTC on hover and
+ * the instant itself in `datetime`.
+ */
+export const fmt = (at: string | undefined): SafeHtml => {
+  if (at === undefined) return html`—`;
+  const ms = Date.parse(at);
+  if (Number.isNaN(ms)) return html`${at}`;
+  const kst = new Date(ms + KST_OFFSET_MS).toISOString().replace('T', ' ').replace('Z', ' KST');
+  const utc = new Date(ms).toISOString().replace('T', ' ').replace('Z', ' UTC');
+  return html`<time datetime="${at}" title="${utc}">${kst}</time>`;
+};
+
+/** Korea Standard Time, UTC+9 all year (no daylight saving time). */
+const KST_OFFSET_MS = 9 * 3_600_000;

@@ -7,6 +7,7 @@ import {
 import { byTime, type Trace, type TraceEntry } from '../ops/trace.ts';
 import type { PublishedEvent } from './event-log.ts';
 import { html, type SafeHtml } from './html.ts';
+import { fmt } from './http.ts';
 
 /*
  * One message's life as steps, from what `msgbridge trace` reads: queued → claimed → sent (the
@@ -307,9 +308,7 @@ export const timelineOf = (trace: Trace, log: readonly PublishedEvent[] | undefi
 };
 
 const time = (at: string | undefined): SafeHtml =>
-  at === undefined
-    ? html`<span class="muted">—</span>`
-    : html`<time datetime="${at}">${at.replace('T', ' ').replace('Z', ' UTC')}</time>`;
+  at === undefined ? html`<span class="muted">—</span>` : fmt(at);
 
 /** Where an S3 object is seen: the AWS console on a stack; its URI locally. */
 const s3Link = (s3: { bucket: string; key: string }, onStack: boolean): SafeHtml =>

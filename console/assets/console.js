@@ -8,7 +8,16 @@
     row.appendChild(element);
     return element;
   };
-  const fmt = (iso) => (iso ? iso.replace('T', ' ').replace('Z', ' UTC') : '—');
+  // KST (UTC+9, no daylight saving time), as the server renders times; UTC on hover.
+  const kst = (iso) =>
+    new Date(Date.parse(iso) + 9 * 3_600_000).toISOString().replace('T', ' ').replace('Z', ' KST');
+  const utc = (iso) =>
+    new Date(Date.parse(iso)).toISOString().replace('T', ' ').replace('Z', ' UTC');
+  const timeCell = (row, iso) => {
+    const element = cell(row, iso && !Number.isNaN(Date.parse(iso)) ? kst(iso) : (iso ?? '—'));
+    if (iso && !Number.isNaN(Date.parse(iso))) element.title = utc(iso);
+    return element;
+  };
 
   // Flow: events as they are published.
   const table = document.getElementById('flow-events');
@@ -28,7 +37,7 @@
             row.dataset.line = String(event.line);
             row.dataset.detailType = event.detailType;
             row.className = 'new';
-            cell(row, fmt(event.time));
+            timeCell(row, event.time);
             cell(
               row,
               event.replayName
@@ -99,6 +108,16 @@
               ...group.series.map((name, at) => ({ label: name, stroke: colours[at], width: 2 })),
             ],
             axes: [{}, { size: 40 }],
+            // The time axis and the legend in KST, 24-hour, as the tables show times.
+            tzDate: (seconds) => window.uPlot.tzDate(new Date(seconds * 1000), 'Asia/Seoul'),
+            fmtDate: (template) =>
+              window.uPlot.fmtDate(
+                template
+                  .replace(/\{h\}/g, '{HH}')
+                  .replace(/\s*\{aa\}/g, '')
+                  .replace('{M}/{D}/{YY}', '{YYYY}-{MM}-{DD}')
+                  .replace('{M}/{D}', '{MM}-{DD}'),
+              ),
           },
           values,
           box,

@@ -69,7 +69,7 @@ export const flowPages = (context: ConsoleContext) => {
   <button type="submit">Filter</button></form>
 ${
   scan
-    ? html`<section id="charts" data-series="${`${CONSOLE_PATH}/flow/series.json${onStack ? '?scan=1' : ''}`}"><p class="muted">Per minute, the last hour.</p></section>`
+    ? html`<section id="charts" data-series="${`${CONSOLE_PATH}/flow/series.json${onStack ? '?scan=1' : ''}`}"><p class="muted">Per minute, the last hour; times in KST.</p></section>`
     : html`<p class="notice">On a stack the charts and the events come from a Scan of the event table (every item read once, billed per read).
 <a href="${`${CONSOLE_PATH}/flow?scan=1`}">Scan now</a>. The bus keeps no log the console can read without adding a rule to the stack.</p>`
 }

@@ -1,6 +1,7 @@
 /** The console's building blocks: escaping by construction, phone numbers as entered, and the mask. */
 import { describe, expect, it } from 'vitest';
 import { html, raw, toText } from '../../console/html.ts';
+import { fmt } from '../../console/http.ts';
 import { phoneDigits, revealingMask } from '../../ops/phone-search.ts';
 
 describe('html', () => {
@@ -15,6 +16,17 @@ describe('html', () => {
     expect(page).toBe(
       '<p title="&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt;&amp;&#96;"><b>&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt;&amp;&#96;</b>&lt;img src=x onerror=&quot;alert(&#39;1&#39;)&quot;&gt;&amp;&#96;1<br></p>',
     );
+  });
+});
+
+describe('times', () => {
+  it('shows an instant in KST, the gateway’s and its users’ zone, with UTC on hover', () => {
+    // 19:02 UTC is 04:02 the next day in Seoul (UTC+9, no daylight saving time).
+    expect(toText(fmt('2026-11-28T19:02:14.000Z'))).toBe(
+      '<time datetime="2026-11-28T19:02:14.000Z" title="2026-11-28 19:02:14.000 UTC">2026-11-29 04:02:14.000 KST</time>',
+    );
+    expect(toText(fmt(undefined))).toBe('—');
+    expect(toText(fmt('not a time'))).toBe('not a time');
   });
 });
 
