@@ -197,6 +197,8 @@ describe('the operator console in Chromium', () => {
     // Act
     await page.goto(`${consoleUrl}/quarantine`);
     const table = (await page.textContent('#quarantine')) ?? '';
+    const scripts = await page.$$('#quarantine script');
+    await page.screenshot({ path: join(SHOTS, 'quarantine.png'), fullPage: true });
     await page.goto(`${consoleUrl}/message?by=key&q=MO-SPELLED-1`);
     const message = (await page.textContent('main')) ?? '';
 
@@ -206,8 +208,7 @@ describe('the operator console in Chromium', () => {
     expect(table).not.toMatch(/5678 9012|6789\.0123/);
     expect(message).toContain('MO-SPELLED-1');
     expect(message).not.toMatch(/9012 3456|01056781234/);
-    expect(await page.$$('#quarantine script')).toHaveLength(0);
-    await page.screenshot({ path: join(SHOTS, 'quarantine.png'), fullPage: true });
+    expect(scripts).toHaveLength(0);
   });
 
   it('replays the last hour after a confirmation and shows its progress to the end', async () => {
