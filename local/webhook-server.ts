@@ -106,7 +106,10 @@ const TOO_LARGE = json(413, { message: 'Request Too Long' });
  */
 export const startWebhookServer = async (options: WebhookServerOptions): Promise<WebhookServer> => {
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-  const mounts = new Map<string, MountedHandler>();
+  // A reserved prefix answers "starting" until `mount` puts its handler in place.
+  const mounts = new Map<string, MountedHandler>(
+    (options.reservedMounts ?? []).map((prefix) => [prefix, STARTING]),
+  );
   const server: Server = createServer(
     {
       requestTimeout,
@@ -115,7 +118,7 @@ export const startWebhookServer = async (options: WebhookServerOptions): Promise
       connectionsCheckingInterval: Math.min(1_000, Math.max(50, Math.floor(requestTimeout / 4))),
     },
     (request, response) => {
-      const mounted = mountedFor(mounts, request.url) ?? reservedFor(options, request.url);
+      const mounted = mountedFor(mounts, request.url);
       if (mounted !== undefined) {
         void mounted(request, response).catch((error: unknown) => {
           console.error('mounted route failed', describeError(error));
@@ -185,13 +188,6 @@ const STARTING: MountedHandler = async (_request, response) => {
       '<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="1"><title>msgbridge is starting</title><p>msgbridge is starting; this page reloads by itself.</p>',
     );
 };
-
-/** The "starting" answer for a path under a prefix reserved for a later mount, if any. */
-const reservedFor = (
-  options: WebhookServerOptions,
-  raw: string | undefined,
-): MountedHandler | undefined =>
-  mountedFor(new Map((options.reservedMounts ?? []).map((prefix) => [prefix, STARTING])), raw);
 
 /** The handler mounted at the path's prefix (`/console`, `/console/…`), if any. */
 const mountedFor = (
