@@ -223,17 +223,11 @@ export const importedSecretProblems = (props: ImportedSecretProps): string[] => 
 };
 
 /** Every problem with `MsgBridgeProps`, each named by its path, so one error lists them all. */
-export const msgBridgeProblems = (
-  props: MsgBridgeProps,
-  options: {
-    /** Keys that are not `MsgBridgeProps` but belong to the caller (a stack's own props). */
-    readonly otherProps?: readonly string[];
-  } = {},
-): string[] => {
+export const msgBridgeProblems = (props: MsgBridgeProps): string[] => {
   const within = (prefix: string, problems: readonly string[]) =>
     problems.map((problem) => `${prefix}.${problem}`);
   return [
-    ...unknownPropProblems(props, [...MSGBRIDGE_PROP_NAMES, ...(options.otherProps ?? [])]),
+    ...unknownPropProblems(props, MSGBRIDGE_PROP_NAMES),
     ...eventSourceProblems(props.eventSource ?? 'msgbridge'),
     ...metricsNamespaceProblems(props.metricsNamespace),
     ...within('webhooks', webhookApiProblems(props.webhooks ?? {})),
