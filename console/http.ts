@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as z from 'zod';
 import type { Target } from '../ops/target.ts';
+import { formatKst } from '../protocol/kst.ts';
 import { EVENT_TYPES } from './event-types.ts';
 import { html, type SafeHtml, toText } from './html.ts';
 
@@ -204,10 +205,8 @@ export const fmt = (at: string | undefined): SafeHtml => {
   if (at === undefined) return html`—`;
   const ms = Date.parse(at);
   if (Number.isNaN(ms)) return html`${at}`;
-  const kst = new Date(ms + KST_OFFSET_MS).toISOString().replace('T', ' ').replace('Z', ' KST');
+  const millis = String(new Date(ms).getUTCMilliseconds()).padStart(3, '0');
+  const kst = `${formatKst(ms, 'YYYY-MM-DD HH:mm:ss')}.${millis} KST`;
   const utc = new Date(ms).toISOString().replace('T', ' ').replace('Z', ' UTC');
   return html`<time datetime="${at}" title="${utc}">${kst}</time>`;
 };
-
-/** Korea Standard Time, UTC+9 all year (no daylight saving time). */
-const KST_OFFSET_MS = 9 * 3_600_000;

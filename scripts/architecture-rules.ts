@@ -202,7 +202,13 @@ export const MODULES: readonly ModuleRule[] = [
   {
     folder: 'console',
     holds: 'The operator console: its pages, HTML and HTTP handling, served on a target.',
-    mayImport: ['functions/commons', 'functions/events', 'functions/send-records', 'ops'],
+    mayImport: [
+      'functions/commons',
+      'functions/events',
+      'functions/send-records',
+      'ops',
+      'protocol',
+    ],
   },
   {
     folder: 'simulator',
