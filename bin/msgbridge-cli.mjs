@@ -17,11 +17,12 @@ register();
 // The SDK warns on Node 20 that its releases after January 2027 will need Node 22. The versions
 // here are pinned and support Node 20; the warning would only clutter the command's stderr.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-const [{ main }, { processIo }, { startConsoleServer }] = await Promise.all([
+const [{ main }, { processIo }] = await Promise.all([
   import('../cli/main.ts'),
   import('../cli/io.ts'),
-  import('../console/serve.ts'),
 ]);
 process.exitCode = await main(process.argv.slice(2), processIo, {
-  serveConsole: startConsoleServer,
+  // Loaded by `msgbridge console` only: no other command pays for the console's modules.
+  serveConsole: async (target, options) =>
+    (await import('../console/serve.ts')).startConsoleServer(target, options),
 });
