@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { maskPhone, maskPhonesInText, PHONE_FIELDS } from './helpers/mask.ts';
 
 /** Keys (compared in lower case) whose values are secrets: written as `[redacted]`, whatever they hold. */
@@ -34,3 +34,9 @@ export const createLogger = (serviceName: string): Logger =>
 /** Metrics in the `msgbridge` namespace unless POWERTOOLS_METRICS_NAMESPACE says otherwise. */
 export const createMetrics = (serviceName: string): Metrics =>
   new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'msgbridge', serviceName });
+
+/** Adds each entry of `counts` as a metric of unit Count, named by its key. */
+export const addCounts = (metrics: Metrics, counts: Readonly<Record<string, number>>): void => {
+  for (const [name, value] of Object.entries(counts))
+    metrics.addMetric(name, MetricUnit.Count, value);
+};

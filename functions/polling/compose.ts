@@ -4,6 +4,7 @@ import type { Context } from 'aws-lambda';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { DynamoDbLease } from '../commons/dynamodb-lease.ts';
 import { booleanEnv, type Environment, enumEnv, requiredEnv } from '../commons/environment.ts';
+import { addCounts } from '../commons/observability.ts';
 import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
 import { receiveDepsFromEnvironment } from '../received-items/receive-environment.ts';
 import type { ReceiveDeps } from '../received-items/receive-items.ts';
@@ -110,29 +111,32 @@ const END_MARGIN_MS = 5_000;
 
 const recordReports = (metrics: Metrics, outcome: ReportPollOutcome) => {
   if (outcome.stopped === 'webhook-mode') return;
-  metrics.addMetric('ReportPolls', MetricUnit.Count, outcome.polls);
-  metrics.addMetric('EmptyPolls', MetricUnit.Count, outcome.emptyPolls);
-  metrics.addMetric('RateLimitedPolls', MetricUnit.Count, outcome.rateLimitedPolls);
-  metrics.addMetric('FailedPolls', MetricUnit.Count, outcome.failedPolls);
-  metrics.addMetric('ReportsPolled', MetricUnit.Count, outcome.reportsPolled);
-  metrics.addMetric('ReportsStored', MetricUnit.Count, outcome.reportsStored);
-  metrics.addMetric('ReportsDuplicate', MetricUnit.Count, outcome.reportsDuplicate);
-  metrics.addMetric('ItemsQuarantined', MetricUnit.Count, outcome.itemsQuarantined);
-  metrics.addMetric('PagesConfirmed', MetricUnit.Count, outcome.pagesConfirmed);
-  metrics.addMetric('PagesUnconfirmed', MetricUnit.Count, outcome.pagesUnconfirmed);
-  metrics.addMetric('ReportPagesNotKept', MetricUnit.Count, outcome.pagesNotKept);
+  addCounts(metrics, {
+    ReportPolls: outcome.polls,
+    EmptyPolls: outcome.emptyPolls,
+    RateLimitedPolls: outcome.rateLimitedPolls,
+    FailedPolls: outcome.failedPolls,
+    ReportsPolled: outcome.reportsPolled,
+    ReportsStored: outcome.reportsStored,
+    ReportsDuplicate: outcome.reportsDuplicate,
+    ItemsQuarantined: outcome.itemsQuarantined,
+    PagesConfirmed: outcome.pagesConfirmed,
+    PagesUnconfirmed: outcome.pagesUnconfirmed,
+    ReportPagesNotKept: outcome.pagesNotKept,
+  });
   if (outcome.oldestReportAgeSeconds !== null)
     metrics.addMetric('PollLagSeconds', MetricUnit.Seconds, outcome.oldestReportAgeSeconds);
 };
 
-const recordInbound = (metrics: Metrics, outcome: InboundPollOutcome) => {
-  metrics.addMetric('MoPolls', MetricUnit.Count, outcome.polls);
-  metrics.addMetric('InboundMessagesPolled', MetricUnit.Count, outcome.messagesPolled);
-  metrics.addMetric('InboundMessagesStored', MetricUnit.Count, outcome.messagesStored);
-  metrics.addMetric('InboundMessagesDuplicate', MetricUnit.Count, outcome.messagesDuplicate);
-  metrics.addMetric('InboundMessagesNotStored', MetricUnit.Count, outcome.messagesNotStored);
-  metrics.addMetric('ItemsQuarantined', MetricUnit.Count, outcome.itemsQuarantined);
-};
+const recordInbound = (metrics: Metrics, outcome: InboundPollOutcome) =>
+  addCounts(metrics, {
+    MoPolls: outcome.polls,
+    InboundMessagesPolled: outcome.messagesPolled,
+    InboundMessagesStored: outcome.messagesStored,
+    InboundMessagesDuplicate: outcome.messagesDuplicate,
+    InboundMessagesNotStored: outcome.messagesNotStored,
+    ItemsQuarantined: outcome.itemsQuarantined,
+  });
 
 /** Kept pages of both pollers: kept, re-ingested, and still waiting (the alarm's metric). */
 const recordQuarantine = (
@@ -146,21 +150,11 @@ const recordQuarantine = (
   if (polled.length === 0) return;
   const sum = (read: (outcome: ReportPollOutcome | InboundPollOutcome) => number) =>
     polled.reduce((total, outcome) => total + read(outcome), 0);
-  metrics.addMetric(
-    'PolledPagesQuarantined',
-    MetricUnit.Count,
-    sum((o) => o.pagesQuarantined),
-  );
-  metrics.addMetric(
-    'PolledPagesReingested',
-    MetricUnit.Count,
-    sum((o) => o.pagesReingested),
-  );
+  addCounts(metrics, {
+    PolledPagesQuarantined: sum((o) => o.pagesQuarantined),
+    PolledPagesReingested: sum((o) => o.pagesReingested),
+  });
   // Only when every poller could list its kept pages: a failed listing is not "none left".
   if (polled.every((outcome) => outcome.quarantinedPagesLeft !== null))
-    metrics.addMetric(
-      'PolledPagesInQuarantine',
-      MetricUnit.Count,
-      sum((o) => o.quarantinedPagesLeft ?? 0),
-    );
+    addCounts(metrics, { PolledPagesInQuarantine: sum((o) => o.quarantinedPagesLeft ?? 0) });
 };

@@ -1,4 +1,3 @@
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
@@ -7,6 +6,7 @@ import { sqsClient } from '../commons/clients/sqs.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { DynamoDbLease } from '../commons/dynamodb-lease.ts';
 import { booleanEnv, type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
+import { addCounts } from '../commons/observability.ts';
 import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
 import { receiveDepsFromEnvironment } from '../received-items/receive-environment.ts';
 import type { ReceiveDeps } from '../received-items/receive-items.ts';
@@ -117,14 +117,15 @@ export const composeReconcileStatus = (
   const batchBudgetMs = 2 * gateway.timeoutMs + 5_000;
   const hasTimeLeft = (context: Context) => () =>
     context.getRemainingTimeInMillis() > batchBudgetMs;
-  const countMetrics = (run: ReconcileCounts) => {
-    metrics.addMetric('StatusQueries', MetricUnit.Count, run.statusQueries);
-    metrics.addMetric('ReportsReconciled', MetricUnit.Count, run.reportsReconciled);
-    metrics.addMetric('StatusUnavailable', MetricUnit.Count, run.statusUnavailable);
-    metrics.addMetric('StillPending', MetricUnit.Count, run.stillPending);
-    metrics.addMetric('ReconcileStoreFailures', MetricUnit.Count, run.storeFailures);
-    metrics.addMetric('NotQueried', MetricUnit.Count, run.notQueried);
-  };
+  const countMetrics = (run: ReconcileCounts) =>
+    addCounts(metrics, {
+      StatusQueries: run.statusQueries,
+      ReportsReconciled: run.reportsReconciled,
+      StatusUnavailable: run.statusUnavailable,
+      StillPending: run.stillPending,
+      ReconcileStoreFailures: run.storeFailures,
+      NotQueried: run.notQueried,
+    });
 
   /** A batch of report checks from the queue's event source. */
   const now = overrides.now ?? (() => new Date());
@@ -138,10 +139,12 @@ export const composeReconcileStatus = (
       hasTimeLeft: hasTimeLeft(context),
     });
     countMetrics(run);
-    metrics.addMetric('ReportChecksFinished', MetricUnit.Count, run.checksFinished);
-    metrics.addMetric('ReportChecksPostponed', MetricUnit.Count, run.checksPostponed);
-    metrics.addMetric('ReportChecksExpired', MetricUnit.Count, run.checksExpired);
-    metrics.addMetric('ReportChecksInvalid', MetricUnit.Count, run.checksInvalid);
+    addCounts(metrics, {
+      ReportChecksFinished: run.checksFinished,
+      ReportChecksPostponed: run.checksPostponed,
+      ReportChecksExpired: run.checksExpired,
+      ReportChecksInvalid: run.checksInvalid,
+    });
     const unfinished = batch.unfinished();
     if (run.stoppedBy === 'complete' && unfinished.length === run.checksInvalid)
       logger.info('report checks done', { run });
@@ -166,9 +169,11 @@ export const composeReconcileStatus = (
       return run;
     }
     countMetrics(run);
-    metrics.addMetric('UnknownOutcomesAccepted', MetricUnit.Count, run.unknownAccepted);
-    metrics.addMetric('UnknownOutcomesNotSent', MetricUnit.Count, run.unknownNotSent);
-    metrics.addMetric('UnknownOutcomesPending', MetricUnit.Count, run.unknownPending);
+    addCounts(metrics, {
+      UnknownOutcomesAccepted: run.unknownAccepted,
+      UnknownOutcomesNotSent: run.unknownNotSent,
+      UnknownOutcomesPending: run.unknownPending,
+    });
     if (run.stoppedBy === 'complete') logger.info('reconcile-status run ended', { run });
     else logger.warn('reconcile-status run stopped early; the next run goes on', { run });
     return run;

@@ -1,8 +1,8 @@
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import * as z from 'zod';
 import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, optionalEnv, requiredEnv } from '../commons/environment.ts';
+import { addCounts } from '../commons/observability.ts';
 import { DynamoDbEventStore } from '../events/dynamodb-event-store.ts';
 import type { EventStore } from '../events/store-ports.ts';
 import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
@@ -66,9 +66,11 @@ export const composeExportStatistics = (
   };
   const handler = async () => {
     const result = await exportStatistics(deps);
-    metrics.addMetric('StatisticsSubjectsCollected', MetricUnit.Count, result.subjectsCollected);
-    metrics.addMetric('StatisticsEventsStored', MetricUnit.Count, result.eventsStored);
-    metrics.addMetric('StatisticsSubjectsFailed', MetricUnit.Count, result.failures.length);
+    addCounts(metrics, {
+      StatisticsSubjectsCollected: result.subjectsCollected,
+      StatisticsEventsStored: result.eventsStored,
+      StatisticsSubjectsFailed: result.failures.length,
+    });
     const { failures, ...summary } = result;
     if (failures.length === 0) logger.info('statistics export ended', { run: summary });
     else logger.error('statistics export ended with failed subjects', { run: summary, failures });

@@ -15,6 +15,8 @@ const TEMPLATES: Record<string, readonly string[]> = {
   // functions/inbound/handler.ts: `prefix` is 'Reports' or 'InboundMessages'.
   '`${prefix}Stored`': ['ReportsStored', 'InboundMessagesStored'],
   '`${prefix}Duplicate`': ['ReportsDuplicate', 'InboundMessagesDuplicate'],
+  // functions/commons/observability.ts: `addCounts`, whose metrics the scan reads at its calls.
+  name: [],
 };
 
 const sourceFiles = (dir: string): string[] =>
@@ -52,6 +54,10 @@ const emittedMetrics = () => {
       for (const name of metricNames(expression.trim(), where))
         units.set(name, new Set([...(units.get(name) ?? []), cloudWatchUnit]));
     }
+    // `addCounts(metrics, { Name: value, … })`: each key a metric of unit Count.
+    for (const [, counts = ''] of source.matchAll(/addCounts\(\s*\w+,\s*\{([^}]*)\}/g))
+      for (const [, name = ''] of counts.matchAll(/(\w+):/g))
+        units.set(name, new Set([...(units.get(name) ?? []), MetricUnit.Count]));
     // Powertools' own metric, with `captureColdStartMetric`.
     if (/captureColdStartMetric:\s*true/.test(source))
       units.set('ColdStart', new Set([MetricUnit.Count]));
