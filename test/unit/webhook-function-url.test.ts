@@ -1,175 +1,21 @@
-/**
- * The receivers behind a Lambda function URL (payload format 2.0): the same gateway contract as
- * behind API Gateway, with what the REST API did in front of them (routing, the source-CIDR
- * resource policy, the payload limit) done by the receiver before any store work.
- */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { moBody, reportBody } from '../../fixtures/gateway-bodies.ts';
 import { composeReceiver } from '../../functions/inbound/compose.ts';
-import { createWebhookHandler } from '../../functions/inbound/handler.ts';
-import {
-  cidrAllowlist,
-  sourceAllowlistFromEnvironment,
-} from '../../functions/inbound/source-allowlist.ts';
+import { sourceAllowlistFromEnvironment } from '../../functions/inbound/source-allowlist.ts';
 import type { WebhookKind } from '../../functions/received-items/receive-items.ts';
-import { FakeEventStore } from '../support/fake-event-store.ts';
-import { MemoryPayloadStore } from '../support/limited-event-store.ts';
-import { RECEIVE_SETTINGS } from '../support/webhook-receive-settings.ts';
+import {
+  GATEWAY_V4,
+  SECRET,
+  urlEvent,
+  webhookPath,
+  webhookReceiver,
+} from '../support/webhook-fronts.ts';
 
-const SECRET = { current: 'current-secret-0123456789', previous: 'previous-secret-0123456789' };
-const GATEWAY_V4 = '203.0.113.7';
 const GATEWAY_V6 = '2001:db8:10::7';
 const ALLOWED = ['203.0.113.0/24', '2001:db8:10::/48'];
-
-const setup = (
-  kind: WebhookKind,
-  options: { allowed?: readonly string[]; maxBodyBytes?: number } = {},
-) => {
-  const store = new FakeEventStore();
-  const payloads = new MemoryPayloadStore();
-  const secret = vi.fn(async () => SECRET);
-  const handler = createWebhookHandler({
-    kind,
-    secret,
-    receive: { store, payloads, ...RECEIVE_SETTINGS },
-    logger: new Logger({ logLevel: 'SILENT' }),
-    metrics: new Metrics({ namespace: 'test', serviceName: 'test' }),
-    ...(options.allowed ? { allowedSources: cidrAllowlist(options.allowed) } : {}),
-    ...(options.maxBodyBytes ? { maxBodyBytes: options.maxBodyBytes } : {}),
-  });
-  return { store, payloads, handler, secret };
-};
-
-/** A function URL event as Lambda documents it (payload format 2.0), for `POST rawPath`. */
-const urlEvent = (
-  rawPath: string,
-  body: string | undefined,
-  overrides: { method?: string; sourceIp?: string; isBase64Encoded?: boolean } = {},
-): APIGatewayProxyEventV2 => ({
-  version: '2.0',
-  routeKey: '$default',
-  rawPath,
-  rawQueryString: '',
-  headers: {
-    'content-type': 'application/json',
-    host: 'abcdefghij.lambda-url.ap-northeast-2.on.aws',
-    'x-forwarded-for': overrides.sourceIp ?? GATEWAY_V4,
-  },
-  requestContext: {
-    accountId: 'anonymous',
-    apiId: 'abcdefghij',
-    domainName: 'abcdefghij.lambda-url.ap-northeast-2.on.aws',
-    domainPrefix: 'abcdefghij',
-    http: {
-      method: overrides.method ?? 'POST',
-      path: rawPath,
-      protocol: 'HTTP/1.1',
-      sourceIp: overrides.sourceIp ?? GATEWAY_V4,
-      userAgent: 'gateway',
-    },
-    requestId: 'request-1',
-    routeKey: '$default',
-    stage: '$default',
-    time: '21/Nov/2026:00:00:00 +0000',
-    timeEpoch: 1_795_305_600_000,
-  },
-  ...(body === undefined ? {} : { body }),
-  isBase64Encoded: overrides.isBase64Encoded ?? false,
-});
-
-const reportPath = (secret = SECRET.current) => `/webhooks/${secret}/report`;
-const moPath = (secret = SECRET.current) => `/webhooks/${secret}/mo`;
-
-describe('the report webhook behind a function URL', () => {
-  it('answers 200 once every report is stored', async () => {
-    const { handler, store } = setup('report');
-
-    const answer = await handler(urlEvent(reportPath(), JSON.stringify(reportBody(3))));
-
-    expect(answer.statusCode).toBe(200);
-    expect(store.ofKind('report')).toHaveLength(3);
-  });
-
-  it('answers 204 for an empty list', async () => {
-    const { handler } = setup('report');
-
-    const answer = await handler(urlEvent(reportPath(), JSON.stringify({ rptCnt: 0, rptLst: [] })));
-
-    expect(answer).toMatchObject({ statusCode: 204, body: '' });
-  });
-
-  it('answers 400 when a write failed, so the gateway delivers again', async () => {
-    const { handler, store } = setup('report');
-    store.failNext(1);
-
-    const answer = await handler(urlEvent(reportPath(), JSON.stringify(reportBody(2))));
-
-    expect(answer.statusCode).toBe(400);
-  });
-
-  it('answers 200 for a body that is not JSON, after quarantining it', async () => {
-    const { handler, store } = setup('report');
-
-    const answer = await handler(urlEvent(reportPath(), '<xml/>'));
-
-    expect(answer.statusCode).toBe(200);
-    expect(store.ofKind('quarantine')).toHaveLength(1);
-  });
-
-  it('reads a base64-encoded body (function URLs encode non-text content types)', async () => {
-    const { handler, store } = setup('report');
-    const body = Buffer.from(JSON.stringify(reportBody(2))).toString('base64');
-
-    const answer = await handler(urlEvent(reportPath(), body, { isBase64Encoded: true }));
-
-    expect(answer.statusCode).toBe(200);
-    expect(store.ofKind('report')).toHaveLength(2);
-  });
-
-  it('accepts the previous secret during a rotation', async () => {
-    const { handler, store } = setup('report');
-
-    const answer = await handler(
-      urlEvent(reportPath(SECRET.previous), JSON.stringify(reportBody(1))),
-    );
-
-    expect(answer.statusCode).toBe(200);
-    expect(store.ofKind('report')).toHaveLength(1);
-  });
-});
-
-describe('the MO webhook behind a function URL', () => {
-  it('answers code 10000 after storage', async () => {
-    const { handler, store } = setup('mo');
-
-    const answer = await handler(urlEvent(moPath(), JSON.stringify(moBody(2))));
-
-    expect(answer.statusCode).toBe(200);
-    expect(JSON.parse(answer.body)).toEqual({ code: '10000', message: 'success' });
-    expect(store.ofKind('mo')).toHaveLength(2);
-  });
-
-  it('answers a code of 20000 or above on a transient failure', async () => {
-    const { handler, store } = setup('mo');
-    store.failNext(1);
-
-    const answer = await handler(urlEvent(moPath(), JSON.stringify(moBody(1))));
-
-    expect(Number(JSON.parse(answer.body).code)).toBeGreaterThanOrEqual(20000);
-  });
-
-  it('answers code 10000 for an unrecognised body after keeping it', async () => {
-    const { handler, store } = setup('mo');
-
-    const answer = await handler(urlEvent(moPath(), JSON.stringify({ biLst: [{ a: 1 }] })));
-
-    expect(JSON.parse(answer.body).code).toBe('10000');
-    expect(store.ofKind('unrecognised')).toHaveLength(1);
-  });
-});
+const reportPath = (secret = SECRET.current) => webhookPath('report', secret);
+const moPath = (secret = SECRET.current) => webhookPath('mo', secret);
 
 describe('paths a function URL serves that are not the webhook', () => {
   it.each<[string, WebhookKind, string]>([
@@ -183,7 +29,7 @@ describe('paths a function URL serves that are not the webhook', () => {
     ['a stage prefix', 'report', `/v1${reportPath()}`],
     ['a malformed escape', 'mo', '/webhooks/%E0%A4%A/mo'],
   ])('answers 404 and stores nothing for %s (%s)', async (_, kind, path) => {
-    const { handler, store } = setup(kind);
+    const { handler, store } = webhookReceiver(kind);
     const body = JSON.stringify(kind === 'report' ? reportBody(1) : moBody(1));
 
     const answer = await handler(urlEvent(path, body));
@@ -193,7 +39,7 @@ describe('paths a function URL serves that are not the webhook', () => {
   });
 
   it('decodes a percent-encoded secret as API Gateway decodes path parameters', async () => {
-    const { handler, store } = setup('mo');
+    const { handler, store } = webhookReceiver('mo');
     const encoded = SECRET.current.replace('-', '%2D');
 
     const answer = await handler(urlEvent(moPath(encoded), JSON.stringify(moBody(1))));
@@ -203,7 +49,7 @@ describe('paths a function URL serves that are not the webhook', () => {
   });
 
   it('answers 405 to another method on the right path, and 404 to it on a wrong one', async () => {
-    const { handler, store } = setup('report');
+    const { handler, store } = webhookReceiver('report');
 
     const right = await handler(urlEvent(reportPath(), undefined, { method: 'GET' }));
     const wrong = await handler(
@@ -222,7 +68,7 @@ describe('paths a function URL serves that are not the webhook', () => {
     ['version 2.0 without a path or context', { version: '2.0', body: '{}' }],
     ['a path that is not a string', { version: '2.0', rawPath: 42, requestContext: { http: 1 } }],
   ])('answers 404 to an event that is %s, without crashing', async (_, event) => {
-    const { handler, store } = setup('report');
+    const { handler, store } = webhookReceiver('report');
 
     const answer = await handler(event as APIGatewayProxyEventV2);
 
@@ -237,7 +83,7 @@ describe('the source allowlist in the receiver', () => {
     ['an IPv6 address in a listed block', GATEWAY_V6],
     ['an IPv4-mapped IPv6 address of a listed IPv4 block', `::ffff:${GATEWAY_V4}`],
   ])('lets %s through', async (_, sourceIp) => {
-    const { handler, store } = setup('report', { allowed: ALLOWED });
+    const { handler, store } = webhookReceiver('report', { allowed: ALLOWED });
 
     const answer = await handler(
       urlEvent(reportPath(), JSON.stringify(reportBody(1)), { sourceIp }),
@@ -254,7 +100,7 @@ describe('the source allowlist in the receiver', () => {
     ['no address at all', ''],
     ['something that is not an address', 'not-an-ip'],
   ])('answers 403 to %s before the secret is looked up or anything stored', async (_, sourceIp) => {
-    const { handler, store, secret } = setup('mo', { allowed: ALLOWED });
+    const { handler, store, secret } = webhookReceiver('mo', { allowed: ALLOWED });
 
     const answer = await handler(urlEvent(moPath(), JSON.stringify(moBody(1)), { sourceIp }));
 
@@ -264,7 +110,7 @@ describe('the source allowlist in the receiver', () => {
   });
 
   it('applies to REST proxy events as well, from requestContext.identity.sourceIp', async () => {
-    const { handler, store } = setup('report', { allowed: ALLOWED });
+    const { handler, store } = webhookReceiver('report', { allowed: ALLOWED });
     const rest = (sourceIp: string) =>
       ({
         pathParameters: { secret: SECRET.current },
@@ -306,7 +152,7 @@ describe('the source allowlist in the receiver', () => {
 
 describe('the body limit in the receiver', () => {
   it('answers 413 to a body above maxBodyBytes and stores nothing', async () => {
-    const { handler, store, payloads } = setup('report', { maxBodyBytes: 1024 });
+    const { handler, store, payloads } = webhookReceiver('report', { maxBodyBytes: 1024 });
 
     const answer = await handler(urlEvent(reportPath(), 'x'.repeat(1025)));
 
@@ -316,7 +162,7 @@ describe('the body limit in the receiver', () => {
   });
 
   it('counts the bytes after base64 decoding, and UTF-8 bytes rather than characters', async () => {
-    const { handler, store } = setup('mo', { maxBodyBytes: 1024 });
+    const { handler, store } = webhookReceiver('mo', { maxBodyBytes: 1024 });
     const body = JSON.stringify(moBody(1));
     const fits = Buffer.from(body + ' '.repeat(1024 - Buffer.byteLength(body))).toString('base64');
     const korean = '한'.repeat(342); // 1,026 bytes in 342 characters
