@@ -4,8 +4,8 @@
  * reconcile-status finds and settles them all, together with entries an earlier release wrote
  * under the plain hour (a deployment upgrades with such entries still waiting).
  */
-import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
 import {
   AWAITING_REPORT_SHARDS,
   awaitingReportBucket,
@@ -20,76 +20,39 @@ import {
 import { reconcileStatus } from '../../functions/reconcile/reconcile-use-case.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
-import type { GatewayClient } from '../../gateway/client.ts';
-import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
-import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
-import { createTables } from '../../local/tables.ts';
-import type { Simulator } from '../../simulator/index.ts';
 import { awaitingIndexPorts } from '../support/awaiting-index-ports.ts';
-import { startPollingSimulator } from '../support/simulator-gateway-client.ts';
+import { documents } from '../support/dynalite-documents.ts';
+import { useReconcileTables } from '../support/reconcile-tables.ts';
 import { sendSms, tableSendDeps } from '../support/table-send.ts';
 
 const credentials = { apiKey: 'shards-key', apiPassword: 'shards-password' };
 const MINUTE = 60_000;
 
-let dynalite: LocalDynalite;
-let documents: DynamoDBDocumentClient;
-let sim: Simulator;
-let client: GatewayClient;
-let tableNumber = 0;
-let eventTable: string;
-
-const simNow = () => new Date(sim.clock.now());
-
-beforeAll(async () => {
-  dynalite = await startDynalite();
-  documents = DynamoDBDocumentClient.from(localDynamoDbClient(dynalite.endpoint), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  ({ sim, client } = await startPollingSimulator(credentials));
-});
-
-afterAll(async () => {
-  await sim.close();
-  await dynalite.stop();
-});
-
-beforeEach(async () => {
-  tableNumber += 1;
-  eventTable = `events-${tableNumber}`;
-  await createTables(localDynamoDbClient(dynalite.endpoint), {
-    eventTable,
-    stateTable: `state-${tableNumber}`,
-  });
-});
+const world = useReconcileTables(credentials);
 
 const reconcileDeps = (): ReconcileDeps => {
   const awaiting = new DynamoDbAwaitingReports(
-    eventTable,
+    world.eventTable,
     documents,
-    new DynamoDbSendStore(eventTable, 1, documents),
+    new DynamoDbSendStore(world.eventTable, 1, documents),
   );
   return {
     ...awaitingIndexPorts(awaiting),
-    gateway: client,
+    gateway: world.client,
     receive: {
-      store: new DynamoDbEventStore(eventTable, documents),
-      now: simNow,
+      store: new DynamoDbEventStore(world.eventTable, documents),
+      now: world.now,
       retentionDays: 35,
       concurrency: 8,
     },
-    now: simNow,
+    now: world.now,
     settings: ReconcileSettingsSchema.parse({ afterMinutes: 30, horizonHours: 96, pageSize: 5 }),
   };
 };
 
 const send = async (count: number): Promise<string[]> => {
-  const deps = tableSendDeps(
-    { documents, eventTable, stateTable: `state-${tableNumber}` },
-    new GatewaySender(client),
-    simNow,
-  );
-  const { result, cliKeys } = await sendSms(count, deps, simNow());
+  const deps = tableSendDeps(world.sendTables, new GatewaySender(world.client), world.now);
+  const { result, cliKeys } = await sendSms(count, deps, world.now());
   expect(result).toMatchObject({ kind: 'done', accepted: count });
   return cliKeys;
 };
@@ -98,7 +61,7 @@ const send = async (count: number): Promise<string[]> => {
 const outcomes = async () => {
   const answer = await documents.send(
     new ScanCommand({
-      TableName: eventTable,
+      TableName: world.eventTable,
       FilterExpression: 'sk = :outcome',
       ExpressionAttributeValues: { ':outcome': 'OUTCOME' },
     }),
@@ -115,7 +78,7 @@ const listAsEarlierRelease = async (cliKey: string, bucket: (acceptedAt: string)
   const item = (await outcomes()).find((o) => o.cliKey === cliKey);
   await documents.send(
     new UpdateCommand({
-      TableName: eventTable,
+      TableName: world.eventTable,
       Key: { pk: `SEND#${cliKey}`, sk: 'OUTCOME' },
       UpdateExpression: 'SET awaitingReportBucket = :bucket',
       ExpressionAttributeValues: { ':bucket': bucket(item?.acceptedAt ?? '') },
@@ -137,7 +100,7 @@ describe('the sharded awaiting-report index of earlier releases', () => {
     const before = await outcomes();
     const hour = before[0]?.acceptedAt.slice(0, 13) ?? '';
     const buckets = new Set(before.map((o) => o.bucket));
-    await sim.advance(31 * MINUTE);
+    await world.sim.advance(31 * MINUTE);
 
     // Act
     const result = await reconcileStatus(reconcileDeps());

@@ -4,14 +4,8 @@
  * (dynalite) with the `awaiting-report` index: sends go through `sendQueuedMessage`, late reports
  * are filled in from the status query, and the real report arriving later causes no second event.
  */
-import {
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  ScanCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
@@ -33,27 +27,17 @@ import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
 import type { SendGateway } from '../../functions/sending/ports.ts';
-import type { GatewayClient } from '../../gateway/client.ts';
 import { GatewayTransportError } from '../../gateway/errors.ts';
 import { type ReportItem, ReportItemSchema } from '../../gateway/schemas/index.ts';
-import { type LocalDynalite, startDynalite } from '../../local/dynalite.ts';
-import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
-import { createTables } from '../../local/tables.ts';
-import type { Simulator } from '../../simulator/index.ts';
 import { awaitingIndexPorts } from '../support/awaiting-index-ports.ts';
+import { documents } from '../support/dynalite-documents.ts';
 import { MemoryReportChecks } from '../support/memory-report-checks.ts';
-import { startPollingSimulator } from '../support/simulator-gateway-client.ts';
+import { useReconcileTables } from '../support/reconcile-tables.ts';
 import { sendSms, tableSendDeps } from '../support/table-send.ts';
 
 const credentials = { apiKey: 'reconcile-key', apiPassword: 'reconcile-password' };
 const MINUTE = 60_000;
 
-let dynalite: LocalDynalite;
-let documents: DynamoDBDocumentClient;
-let sim: Simulator;
-let client: GatewayClient;
-let tableNumber = 0;
-let eventTable: string;
 let awaiting: DynamoDbAwaitingReports;
 /** The report-check queue the sender fills and reconcile-status reads, on the simulator's clock. */
 let checks: MemoryReportChecks;
@@ -62,36 +46,17 @@ let stored: EventRecord[];
 let receive: ReceiveDeps;
 let statusCalls: Array<Array<{ cliKey: string; reqDt: string }>>;
 
-const simNow = () => new Date(sim.clock.now());
-
-beforeAll(async () => {
-  dynalite = await startDynalite();
-  documents = DynamoDBDocumentClient.from(localDynamoDbClient(dynalite.endpoint), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  ({ sim, client } = await startPollingSimulator(credentials));
-});
-
-afterAll(async () => {
-  await sim.close();
-  await dynalite.stop();
-});
+const world = useReconcileTables(credentials);
 
 beforeEach(async () => {
-  tableNumber += 1;
-  eventTable = `events-${tableNumber}`;
-  await createTables(localDynamoDbClient(dynalite.endpoint), {
-    eventTable,
-    stateTable: `state-${tableNumber}`,
-  });
   awaiting = new DynamoDbAwaitingReports(
-    eventTable,
+    world.eventTable,
     documents,
-    new DynamoDbSendStore(eventTable, 1, documents),
+    new DynamoDbSendStore(world.eventTable, 1, documents),
   );
-  checks = new MemoryReportChecks(() => sim.clock.now(), { visibilityMs: 10 * MINUTE });
+  checks = new MemoryReportChecks(() => world.sim.clock.now(), { visibilityMs: 10 * MINUTE });
   stored = [];
-  const events = new DynamoDbEventStore(eventTable, documents);
+  const events = new DynamoDbEventStore(world.eventTable, documents);
   const recording: EventStore = {
     putIfAbsent: async (record) => {
       const result = await events.putIfAbsent(record);
@@ -99,7 +64,7 @@ beforeEach(async () => {
       return result;
     },
   };
-  receive = { store: recording, now: simNow, retentionDays: 35, concurrency: 8 };
+  receive = { store: recording, now: world.now, retentionDays: 35, concurrency: 8 };
   statusCalls = [];
   // Reports of earlier tests are waiting in the simulator's polling queue: take them away.
   await pollAll();
@@ -108,7 +73,7 @@ beforeEach(async () => {
 const statusGateway: StatusGateway = {
   queryStatus: (keys) => {
     statusCalls.push(keys.map((key) => ({ ...key })));
-    return client.queryStatus(keys);
+    return world.client.queryStatus(keys);
   },
 };
 
@@ -117,7 +82,7 @@ const reconcileDeps = (): ReconcileDeps => ({
   ...awaitingIndexPorts(awaiting),
   gateway: statusGateway,
   receive,
-  now: simNow,
+  now: world.now,
   settings: ReconcileSettingsSchema.parse({ afterMinutes: 30, horizonHours: 96 }),
 });
 
@@ -126,13 +91,17 @@ const checkRun = () => checkReports({ ...reconcileDeps(), checks });
 
 /** The send use case on this test's tables, as of the simulator's clock. */
 const sendDeps = (gateway: SendGateway) =>
-  tableSendDeps({ documents, eventTable, stateTable: `state-${tableNumber}` }, gateway, simNow, {
+  tableSendDeps(world.sendTables, gateway, world.now, {
     awaiting: checks,
   });
 
 /** Sends one SMS to `count` recipients through the sender, as of the simulator's clock. */
 const send = async (count: number): Promise<string[]> => {
-  const { result, cliKeys } = await sendSms(count, sendDeps(new GatewaySender(client)), simNow());
+  const { result, cliKeys } = await sendSms(
+    count,
+    sendDeps(new GatewaySender(world.client)),
+    world.now(),
+  );
   expect(result).toMatchObject({ kind: 'done', accepted: count });
   return cliKeys;
 };
@@ -140,12 +109,16 @@ const send = async (count: number): Promise<string[]> => {
 /** Polls until the simulator has nothing left, confirming each page; then waits out the 10 s rule. */
 const pollAll = async (): Promise<ReportItem[]> => {
   const items: ReportItem[] = [];
-  for (let page = await client.pollReports(); page !== null; page = await client.pollReports()) {
+  for (
+    let page = await world.client.pollReports();
+    page !== null;
+    page = await world.client.pollReports()
+  ) {
     // Polled pages are read item by item; the simulator's items all parse.
     items.push(...page.rptLst.map((item) => ReportItemSchema.parse(item)));
-    await client.confirmReports([page.rptKey]);
+    await world.client.confirmReports([page.rptKey]);
   }
-  await sim.advance(11_000);
+  await world.sim.advance(11_000);
   return items;
 };
 
@@ -153,7 +126,7 @@ const pollAll = async (): Promise<ReportItem[]> => {
 const itemsOf = async (prefix: string) => {
   const answer = await documents.send(
     new ScanCommand({
-      TableName: eventTable,
+      TableName: world.eventTable,
       FilterExpression: 'begins_with(pk, :prefix) AND attribute_exists(detailType)',
       ExpressionAttributeValues: { ':prefix': prefix },
     }),
@@ -166,10 +139,10 @@ const viaOf = (item: Record<string, unknown>) =>
 
 /** Lists an accepted recipient on the `awaiting-report` index, as earlier releases did. */
 const listOnIndex = async (cliKey: string) => {
-  const acceptedAt = new Date(sim.clock.now()).toISOString();
+  const acceptedAt = new Date(world.sim.clock.now()).toISOString();
   await documents.send(
     new PutCommand({
-      TableName: eventTable,
+      TableName: world.eventTable,
       Item: {
         pk: `SEND#${cliKey}`,
         sk: 'OUTCOME',
@@ -186,7 +159,7 @@ describe('reconcile-status against the simulator', () => {
   it('queries nothing before the wait, then fills in late reports; the real report adds nothing', async () => {
     // Prepare
     const cliKeys = [...(await send(10)), ...(await send(2))];
-    await sim.advance(10 * MINUTE);
+    await world.sim.advance(10 * MINUTE);
 
     // Act: before the 30 minutes are over
     const early = await checkRun();
@@ -202,7 +175,7 @@ describe('reconcile-status against the simulator', () => {
     expect(statusCalls).toHaveLength(0);
 
     // Act: past the threshold
-    await sim.advance(21 * MINUTE);
+    await world.sim.advance(21 * MINUTE);
     const late = await checkRun();
 
     // Assess: one report per recipient, each via the status query
@@ -243,7 +216,7 @@ describe('reconcile-status against the simulator', () => {
   it('does not query recipients whose real report arrived first', async () => {
     // Prepare
     const cliKeys = await send(3);
-    await sim.advance(31 * MINUTE);
+    await world.sim.advance(31 * MINUTE);
     const polled = (await pollAll()).filter((item) => cliKeys.includes(item.cliKey));
     await receiveReports(JSON.stringify({ rptLst: polled }), receive, 'polling');
 
@@ -258,11 +231,11 @@ describe('reconcile-status against the simulator', () => {
 
   it('stores one "Message Status Unavailable" event for a cliKey the gateway does not know', async () => {
     // Prepare: an accepted OUTCOME item for a send the gateway never saw
-    const cliKey = `ghost-${tableNumber}`;
-    const acceptedAt = new Date(sim.clock.now() - 40 * MINUTE).toISOString();
+    const cliKey = `ghost-${world.eventTable}`;
+    const acceptedAt = new Date(world.sim.clock.now() - 40 * MINUTE).toISOString();
     await documents.send(
       new PutCommand({
-        TableName: eventTable,
+        TableName: world.eventTable,
         Item: {
           pk: `SEND#${cliKey}`,
           sk: 'OUTCOME',
@@ -281,7 +254,7 @@ describe('reconcile-status against the simulator', () => {
     // Put it back on the index, as if taking it off had been lost: the event is recognised.
     await documents.send(
       new UpdateCommand({
-        TableName: eventTable,
+        TableName: world.eventTable,
         Key: { pk: `SEND#${cliKey}`, sk: 'OUTCOME' },
         UpdateExpression: 'SET awaitingReportBucket = :bucket',
         ExpressionAttributeValues: { ':bucket': acceptedAt.slice(0, 13) },
@@ -315,7 +288,7 @@ describe('reconcile-status against the simulator', () => {
   it('finishes the report check of reconciled recipients, keeping their send record and outcome', async () => {
     // Prepare
     const [cliKey] = await send(1);
-    await sim.advance(31 * MINUTE);
+    await world.sim.advance(31 * MINUTE);
 
     // Act
     const run = await checkRun();
@@ -324,14 +297,14 @@ describe('reconcile-status against the simulator', () => {
     expect(run).toMatchObject({ examined: 1, reportsReconciled: 1, checksFinished: 1 });
     expect(checks.size).toBe(0);
     const record = await documents.send(
-      new GetCommand({ TableName: eventTable, Key: { pk: `SEND#${cliKey}`, sk: 'MESSAGE' } }),
+      new GetCommand({ TableName: world.eventTable, Key: { pk: `SEND#${cliKey}`, sk: 'MESSAGE' } }),
     );
     expect(record.Item?.[`accepted#${cliKey}`]).toEqual(
       expect.objectContaining({ m: expect.any(String), t: expect.any(Number) }),
     );
     expect(record.Item?.claimedUntil).toBe(0);
     const outcome = await documents.send(
-      new GetCommand({ TableName: eventTable, Key: { pk: `SEND#${cliKey}`, sk: 'OUTCOME' } }),
+      new GetCommand({ TableName: world.eventTable, Key: { pk: `SEND#${cliKey}`, sk: 'OUTCOME' } }),
     );
     expect(outcome.Item).toMatchObject({ detailType: 'Message Accepted', cliKey });
     expect(outcome.Item).not.toHaveProperty('awaitingReportBucket');
@@ -340,8 +313,8 @@ describe('reconcile-status against the simulator', () => {
   it('lets only one of two overlapping scheduled runs query the gateway', async () => {
     // Prepare: three accepted recipients listed on the index of earlier releases
     for (const cliKey of await send(3)) await listOnIndex(cliKey);
-    await sim.advance(31 * MINUTE);
-    const lease = new DynamoDbLease(`state-${tableNumber}`, documents);
+    await world.sim.advance(31 * MINUTE);
+    const lease = new DynamoDbLease(world.stateTable, documents);
 
     // Act
     const runs = await Promise.all(
@@ -363,26 +336,26 @@ describe('unknown outcomes against the simulator', () => {
 
   /** The last delivery of a message whose answer is lost, after (or instead of) reaching the gateway. */
   const sendLastTime = async (count: number, reachesGateway: boolean) => {
-    const real = new GatewaySender(client);
+    const real = new GatewaySender(world.client);
     const gateway: SendGateway = {
       send: async (request, options) => {
         if (reachesGateway) await real.send(request, options);
         throw lostAnswer();
       },
     };
-    const { result, cliKeys } = await sendSms(count, sendDeps(gateway), simNow(), 6);
+    const { result, cliKeys } = await sendSms(count, sendDeps(gateway), world.now(), 6);
     expect(result).toMatchObject({ kind: 'done', rejected: 0, unknown: count });
     return cliKeys;
   };
 
   const outcomes = async () =>
-    (await documents.send(new ScanCommand({ TableName: eventTable }))).Items ?? [];
+    (await documents.send(new ScanCommand({ TableName: world.eventTable }))).Items ?? [];
 
   it('publishes "Message Accepted" for a send the gateway took although its answer was lost', async () => {
     // Prepare
     const keys = await sendLastTime(2, true);
     expect(stored.filter((r) => r.pk.startsWith('SEND#'))).toHaveLength(0);
-    await sim.advance(3 * MINUTE);
+    await world.sim.advance(3 * MINUTE);
 
     // Act
     const run = await reconcileStatus(reconcileDeps());
@@ -405,9 +378,9 @@ describe('unknown outcomes against the simulator', () => {
   it('publishes a not-sent rejection for a send the gateway never saw, once it has waited', async () => {
     // Prepare
     const [key] = await sendLastTime(1, false);
-    await sim.advance(3 * MINUTE);
+    await world.sim.advance(3 * MINUTE);
     const early = await reconcileStatus(reconcileDeps());
-    await sim.advance(10 * MINUTE);
+    await world.sim.advance(10 * MINUTE);
 
     // Act
     const late = await reconcileStatus(reconcileDeps());
@@ -432,7 +405,7 @@ describe('report guards in the event table', () => {
     // A msgKey with a "#": its reports were kept under REPORT#H#1 by the earlier layout.
     await documents.send(
       new PutCommand({
-        TableName: eventTable,
+        TableName: world.eventTable,
         Item: { pk: 'REPORT#H#1', sk: 'RESULT#10000#SMS', detailType: 'Delivery Report Received' },
       }),
     );
