@@ -20,15 +20,16 @@ import { writeBridgeFile } from '../../local/bridge-file.ts';
 import { localClientConfig } from '../../local/dynamodb-local.ts';
 import { captureDiskIo, runCli } from '../support/cli-gateway.ts';
 import { waitFor } from '../support/e2e-wait.ts';
+import { namedLocalRun } from '../support/named-local-run.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 // Screenshots go to .local/console (ignored); CONSOLE_SCREENSHOTS=docs/console refreshes the
 // ones docs/console.md shows.
 const SHOTS = join(ROOT, process.env.CONSOLE_SCREENSHOTS ?? '.local/console');
 const CHROMIUM = '/usr/bin/chromium';
-const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-console-'));
+const run = namedLocalRun('console');
+const { dataDir, credentials } = run;
 const profile = mkdtempSync(join(tmpdir(), 'msgbridge-chromium-'));
-const credentials = { apiKey: 'console-key', apiPassword: 'console-password' };
 // The demo's recipients (producer/examples.ts) and inbound senders (local/demo.ts).
 const PHONES = ['01012345678', '01098765432'];
 
@@ -42,16 +43,9 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} is missing: apt-get install -y --no-install-recommends chromium`);
   }
-  bridge = await startLocalBridge({
-    port: 0,
-    simulatorPort: 0,
-    webhookSecret: 'console-secret-0123456789',
-    dataDir,
-    ...credentials,
-    tpsQuota: 50,
-    printEvents: false,
-    simulator: { reportDelayMs: 200, failureRate: 0, seed: 18 },
-  });
+  bridge = await startLocalBridge(
+    run.options({ tpsQuota: 50, simulator: { reportDelayMs: 200, failureRate: 0, seed: 18 } }),
+  );
   await writeBridgeFile(dataDir, bridge, credentials);
   consoleUrl = await mountConsole(bridge, dataDir, { tpsQuota: 50 });
   browser = await chromium.launchPersistentContext(profile, {

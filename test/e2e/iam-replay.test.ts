@@ -4,9 +4,7 @@
  * change it (a grant removed, a condition tightened, a KMS grant dropped, a resource policy that
  * denies) makes the replay name the function, the call and the permission.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CfnTemplate,
@@ -21,22 +19,16 @@ import { DeploymentModel } from '../../local/stack/deployment-model.ts';
 import { enqueueSend } from '../../producer/enqueue-send.ts';
 import { waitFor } from '../support/e2e-wait.ts';
 import { describeDenials, replayIam } from '../support/iam-replay.ts';
+import { namedLocalRun } from '../support/named-local-run.ts';
 
 let bridge: LocalBridge;
-const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-iam-'));
+const run = namedLocalRun('iam');
+const { dataDir } = run;
 
 beforeAll(async () => {
-  bridge = await startLocalBridge({
-    port: 0,
-    simulatorPort: 0,
-    webhookSecret: 'iam-secret-0123456789',
-    dataDir,
-    apiKey: 'iam-key',
-    apiPassword: 'iam-password',
-    tpsQuota: 100,
-    printEvents: false,
-    simulator: { reportDelayMs: 200, failureRate: 0, seed: 5 },
-  });
+  bridge = await startLocalBridge(
+    run.options({ tpsQuota: 100, simulator: { reportDelayMs: 200, failureRate: 0, seed: 5 } }),
+  );
   // A send (its report by webhook) and an inbound message with an attachment: every function
   // on the way makes its calls.
   const { queued } = await enqueueSend(bridge.sqs, bridge.urls.sendQueue, [

@@ -4,9 +4,7 @@
  * webhook deliveries and 400-then-retry, and inbound messages with attachments. Every accepted recipient must end as exactly one delivery event, every
  * inbound message as one event, with no duplicates, no losses and nothing in the DLQ.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
@@ -15,39 +13,36 @@ import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
 import { enqueueSend } from '../../producer/enqueue-send.ts';
 import { SEND_MESSAGE_EXAMPLES } from '../../producer/examples.ts';
 import { waitFor } from '../support/e2e-wait.ts';
+import { namedLocalRun } from '../support/named-local-run.ts';
 
 let bridge: LocalBridge;
-const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-e2e-'));
+const run = namedLocalRun('e2e');
+const { dataDir } = run;
 
 beforeAll(async () => {
-  bridge = await startLocalBridge({
-    port: 0,
-    simulatorPort: 0,
-    webhookSecret: 'e2e-secret-0123456789',
-    dataDir,
-    apiKey: 'e2e-key',
-    apiPassword: 'e2e-password',
-    tpsQuota: 400,
-    printEvents: false,
-    // More than two bodies' worth (50 reports each): when the simulator posts the first body twice
-    // at once, both posts meet failed writes, so its own post is answered for a retry whichever
-    // of the two writes first.
-    failFirstWebhookWrites: 120,
-    reportDelivery: 'both',
-    loseFirstConfirms: 1,
-    simulator: {
-      reportDelayMs: 300,
-      failureRate: 0.2,
-      fallbackRate: 0.6,
-      webhookRetryIntervalMs: 1_000,
-      reportBatchSize: 50,
-      // The poller's first confirmation is lost on the way: after this window the simulator
-      // offers that page again — polling redelivery, on top of the webhooks.
-      confirmWindowMs: 2_000,
-      faults: { duplicateWebhookRate: 0.3 },
-      seed: 11,
-    },
-  });
+  bridge = await startLocalBridge(
+    run.options({
+      tpsQuota: 400,
+      // More than two bodies' worth (50 reports each): when the simulator posts the first body twice
+      // at once, both posts meet failed writes, so its own post is answered for a retry whichever
+      // of the two writes first.
+      failFirstWebhookWrites: 120,
+      reportDelivery: 'both',
+      loseFirstConfirms: 1,
+      simulator: {
+        reportDelayMs: 300,
+        failureRate: 0.2,
+        fallbackRate: 0.6,
+        webhookRetryIntervalMs: 1_000,
+        reportBatchSize: 50,
+        // The poller's first confirmation is lost on the way: after this window the simulator
+        // offers that page again — polling redelivery, on top of the webhooks.
+        confirmWindowMs: 2_000,
+        faults: { duplicateWebhookRate: 0.3 },
+        seed: 11,
+      },
+    }),
+  );
 }, 120_000);
 
 afterAll(async () => {

@@ -4,33 +4,29 @@
  * as a duplicate, and the publisher resumes the table's stream where it left off — neither
  * publishing the last run's records again nor skipping a record stored just before the stop.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { reportBody, reportItem } from '../../fixtures/gateway-bodies.ts';
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
+import { namedLocalRun } from '../support/named-local-run.ts';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'msgbridge-restart-'));
-const SECRET = 'restart-secret-0123456789';
+const run = namedLocalRun('restart');
+const { dataDir } = run;
+const _SECRET = run.webhookSecret;
 let bridge: LocalBridge | undefined;
 
 const start = async () => {
   // A test that failed half-way left its run going: stop it, or two runs would share the files.
   await stop();
-  bridge = await startLocalBridge({
-    port: 0,
-    simulatorPort: 0,
-    webhookSecret: SECRET,
-    dataDir,
-    apiKey: 'restart-key',
-    apiPassword: 'restart-password',
-    tpsQuota: 100,
-    printEvents: false,
-    persistTables: true,
-    simulator: { reportDelayMs: 200, failureRate: 0, seed: 5 },
-  });
+  bridge = await startLocalBridge(
+    run.options({
+      tpsQuota: 100,
+      persistTables: true,
+      simulator: { reportDelayMs: 200, failureRate: 0, seed: 5 },
+    }),
+  );
   return bridge;
 };
 

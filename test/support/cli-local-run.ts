@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import {
   type LocalBridge,
@@ -9,6 +7,7 @@ import {
 } from '../../local/bridge.ts';
 import { writeBridgeFile } from '../../local/bridge-file.ts';
 import { runCli } from './cli-gateway.ts';
+import { namedLocalRun } from './named-local-run.ts';
 
 /** What sets one CLI test file's local run apart from another's. */
 export interface CliLocalRunOptions {
@@ -32,24 +31,19 @@ export interface CliLocalRunOptions {
  * `msgbridge ARGS… --local DIR` in process on the file system and captures its output.
  */
 export const cliLocalRun = ({ name, seed, instrument }: CliLocalRunOptions) => {
-  const webhookSecret = `${name}-secret-0123456789`;
-  const credentials = { apiKey: `${name}-key`, apiPassword: `${name}-password` };
-  const dataDir = mkdtempSync(join(tmpdir(), `msgbridge-${name}-`));
+  const run = namedLocalRun(name);
+  const { dataDir, credentials } = run;
   let bridge: LocalBridge | undefined;
   return {
     dataDir,
     start: async (): Promise<LocalBridge> => {
-      bridge = await startLocalBridge({
-        port: 0,
-        simulatorPort: 0,
-        webhookSecret,
-        dataDir,
-        ...credentials,
-        tpsQuota: 100,
-        printEvents: false,
-        simulator: { reportDelayMs: 200, failureRate: 0, seed },
-        ...(instrument ? { instrument } : {}),
-      });
+      bridge = await startLocalBridge(
+        run.options({
+          tpsQuota: 100,
+          simulator: { reportDelayMs: 200, failureRate: 0, seed },
+          ...(instrument ? { instrument } : {}),
+        }),
+      );
       await writeBridgeFile(dataDir, bridge, credentials);
       return bridge;
     },
