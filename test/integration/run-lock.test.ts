@@ -3,22 +3,14 @@
  * same moment exactly one gets it, also when they all find the lock of a run that was killed.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DataDirInUseError, RUN_LOCK_FILE, takeRunLock } from '../../local/run-lock.ts';
+import { useTempDirs } from '../support/temp-dirs.ts';
 
 const LOCK_MODULE = join(import.meta.dirname, '../../local/run-lock.ts');
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const freshDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'msgbridge-lock-'));
-  dirs.push(dir);
-  return dir;
-};
+const freshDir = useTempDirs('lock');
 
 /** The pid of a process that has certainly exited. */
 const exitedPid = (): number =>

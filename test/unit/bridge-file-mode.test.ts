@@ -2,17 +2,14 @@
  * `bridge.json` holds the webhook secret (in the webhook URLs), the simulator's password and the
  * control routes' token: only its owner may read it, also when an earlier run left it readable.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeBridgeFile } from '../../local/bridge-file.ts';
 import { BRIDGE_FILE } from '../../ops/bridge-file.ts';
+import { useTempDirs } from '../support/temp-dirs.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const freshDir = useTempDirs('bridge-file');
 
 const bridge = {
   urls: { reportWebhook: 'http://127.0.0.1:1/webhooks/secret/report', controlToken: 'token' },
@@ -27,8 +24,7 @@ describe('bridge.json', () => {
     ['a new file', undefined],
     ['a file an earlier run left readable by everyone', 0o644],
   ])('is written for its owner only: %s', async (_, earlierMode) => {
-    const dir = mkdtempSync(join(tmpdir(), 'msgbridge-bridge-file-'));
-    dirs.push(dir);
+    const dir = freshDir();
     if (earlierMode !== undefined)
       writeFileSync(join(dir, BRIDGE_FILE), '{}', { mode: earlierMode });
 

@@ -3,22 +3,15 @@
  * (local/event-bus.ts): whatever the history, a poll reads what was appended since the last one
  * and keeps a bounded window, and the bus keeps a bounded tail of the events in memory.
  */
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EventLogReader } from '../../console/event-log.ts';
 import { LocalEventBus } from '../../local/event-bus.ts';
+import { useTempDirs } from '../support/temp-dirs.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const fileIn = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'msgbridge-event-log-'));
-  dirs.push(dir);
-  return join(dir, 'events.jsonl');
-};
+const freshDir = useTempDirs('event-log');
+const fileIn = () => join(freshDir(), 'events.jsonl');
 
 const id = (index: number) => `00000000-0000-8000-8000-${String(index).padStart(12, '0')}`;
 const line = (index: number, text = '') =>
