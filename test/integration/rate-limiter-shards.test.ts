@@ -7,14 +7,12 @@ import {
   rateWindowKey,
 } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import { shardCapacities } from '../../functions/sending/rate-limiter.ts';
-import type { GatewayClient } from '../../gateway/client.ts';
 import { startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
-import type { Simulator } from '../../simulator/index.ts';
 import { mulberry32 } from '../../simulator/prng.ts';
 import { sendThroughLimiter } from '../support/limited-send.ts';
-import { startQuotaSimulator } from '../support/simulator-gateway-client.ts';
+import { useQuotaSimulator } from '../support/simulator-gateway-client.ts';
 
 /** 1,200 recipients/s: three shards of 400 with the default 400 recipients per shard. */
 const LARGE_QUOTA = 1_200;
@@ -31,16 +29,7 @@ const CONTAINERS = 4;
 const SENDERS_PER_CONTAINER = 3;
 const credentials = { apiKey: 'test-key', apiPassword: 'rate-shards-password' };
 
-let sim: Simulator;
-let gateway: GatewayClient;
-
-beforeAll(async () => {
-  ({ sim, gateway } = await startQuotaSimulator(credentials, QUOTA));
-});
-
-afterAll(async () => {
-  await sim?.close();
-});
+const quota = useQuotaSimulator(credentials, QUOTA);
 
 /** Each shard of a second holds its share exactly, and a request never spills into another. */
 const assertShardSemantics = async (documents: DynamoDBDocumentClient, tableName: string) => {
@@ -92,7 +81,7 @@ const runSenders = async (
   const firstSecond = Math.floor(Date.now() / 1000) + 1;
   await sleep(firstSecond * 1000 - Date.now());
   const deadline = (firstSecond + seconds) * 1000 - 1;
-  const before = sim.snapshot();
+  const before = quota.sim.snapshot();
   const random = mulberry32(16);
   const calls: Call[] = [];
   let rateLimited = 0;
@@ -107,7 +96,7 @@ const runSenders = async (
       // Bounded even if the limiter misbehaved: the quota allows 150 one-recipient calls a second.
       for (let call = 0; call < QUOTA * seconds + 1; call += 1) {
         const recipients = 1 + Math.floor(random() * 10);
-        const sent = await sendThroughLimiter(limiter, gateway, recipients, deadline);
+        const sent = await sendThroughLimiter(limiter, quota.gateway, recipients, deadline);
         if (sent.kind === 'out-of-time') return;
         if (sent.kind === 'rate-limited') rateLimited += 1;
         else
@@ -123,7 +112,7 @@ const runSenders = async (
     return limiter.stats;
   };
   const stats = await Promise.all(Array.from({ length: CONTAINERS }, container));
-  const simulatorAccepted = sim.snapshot().recipientsAccepted - before.recipientsAccepted;
+  const simulatorAccepted = quota.sim.snapshot().recipientsAccepted - before.recipientsAccepted;
   return { firstSecond, seconds, calls, rateLimited, stats, simulatorAccepted };
 };
 

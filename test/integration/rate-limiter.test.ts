@@ -8,29 +8,18 @@ import {
   rateWindowKey,
 } from '../../functions/sending/adapters/dynamodb-rate-limiter.ts';
 import type { RateLimiterStats } from '../../functions/sending/rate-limiter.ts';
-import type { GatewayClient } from '../../gateway/client.ts';
 import { startDynalite } from '../../local/dynalite.ts';
 import { localDynamoDbClient, startDynamoDbLocal } from '../../local/dynamodb-local.ts';
 import { createTables } from '../../local/tables.ts';
-import type { Simulator } from '../../simulator/index.ts';
 import { sendThroughLimiter } from '../support/limited-send.ts';
-import { startQuotaSimulator } from '../support/simulator-gateway-client.ts';
+import { useQuotaSimulator } from '../support/simulator-gateway-client.ts';
 
 const QUOTA = 50;
 const SENDERS = 4;
 const RECIPIENTS_PER_CALL = 10;
 const credentials = { apiKey: 'test-key', apiPassword: 'rate-limit-password' };
 
-let sim: Simulator;
-let gateway: GatewayClient;
-
-beforeAll(async () => {
-  ({ sim, gateway } = await startQuotaSimulator(credentials, QUOTA));
-});
-
-afterAll(async () => {
-  await sim?.close();
-});
+const quota = useQuotaSimulator(credentials, QUOTA);
 
 interface Call {
   readonly window: number;
@@ -63,7 +52,7 @@ const runSenders = async (
   await sleep(firstSecond * 1000 - Date.now());
   // Nothing may be reserved in the window that opens at the end of the run.
   const deadline = (firstSecond + seconds) * 1000 - 1;
-  const before = sim.snapshot();
+  const before = quota.sim.snapshot();
   const calls: Call[] = [];
   let rateLimited = 0;
 
@@ -71,7 +60,7 @@ const runSenders = async (
     const limiter = new DynamoDbRateLimiter(tableName, { quota: QUOTA }, documents);
     // Bounded even if the limiter misbehaved: a quota of 50 allows 5 calls per second in all.
     for (let call = 0; call < 5 * seconds + 1; call += 1) {
-      const sent = await sendThroughLimiter(limiter, gateway, RECIPIENTS_PER_CALL, deadline);
+      const sent = await sendThroughLimiter(limiter, quota.gateway, RECIPIENTS_PER_CALL, deadline);
       if (sent.kind === 'out-of-time') break;
       if (sent.kind === 'rate-limited') rateLimited += 1;
       else {
@@ -83,7 +72,7 @@ const runSenders = async (
   };
 
   const stats = await Promise.all(Array.from({ length: SENDERS }, sender));
-  const simulatorAccepted = sim.snapshot().recipientsAccepted - before.recipientsAccepted;
+  const simulatorAccepted = quota.sim.snapshot().recipientsAccepted - before.recipientsAccepted;
   return { firstSecond, seconds, calls, rateLimited, stats, simulatorAccepted };
 };
 

@@ -1,5 +1,6 @@
 /** The bridge's gateway client against a simulator: session tokens issued by it, on its clock. */
 
+import { afterAll, beforeAll } from 'vitest';
 import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
 import { GatewayClient, type GatewayClientOptions } from '../../gateway/client.ts';
 import { GatewayAuthApi, type GatewayCredentials } from '../../gateway/token-api.ts';
@@ -55,4 +56,30 @@ export const startQuotaSimulator = async (credentials: GatewayCredentials, tpsQu
   });
   await tokens.getToken();
   return { sim, gateway };
+};
+
+/**
+ * {@link startQuotaSimulator} for the tests of one file: started before them, closed after them.
+ * The simulator and its client are read through the answer once the tests run.
+ */
+export const useQuotaSimulator = (credentials: GatewayCredentials, tpsQuota: number) => {
+  let started: Awaited<ReturnType<typeof startQuotaSimulator>> | undefined;
+  beforeAll(async () => {
+    started = await startQuotaSimulator(credentials, tpsQuota);
+  });
+  afterAll(async () => {
+    await started?.sim.close();
+  });
+  const get = () => {
+    if (started === undefined) throw new Error('the quota simulator starts before the tests');
+    return started;
+  };
+  return {
+    get sim() {
+      return get().sim;
+    },
+    get gateway() {
+      return get().gateway;
+    },
+  };
 };
