@@ -22,13 +22,20 @@ export const ago = (ms: number) => new Date(NOW - ms).toISOString();
 
 export const sortKey = (r: AwaitingRecipient) => `${r.acceptedAt}|${r.cliKey}`;
 
-/** The `awaiting-report` index in memory, with DynamoDB's key condition and paging. */
+/**
+ * The `awaiting-report` index in memory, with DynamoDB's key condition and paging: each entry
+ * under the bucket it was written with (by default the plain hour, as releases before the shards
+ * wrote it), read by bucket and range, one page at a time.
+ */
 export class FakeAwaitingIndex implements AwaitingReportIndex {
-  readonly entries = new Map<string, AwaitingRecipient>();
+  readonly entries = new Map<string, AwaitingRecipient & { bucket: string }>();
   readonly pagesRead: Array<{ bucket: string; from: string; to: string }> = [];
+  private inFlight = 0;
+  /** The most page reads under way at once. */
+  maxInFlight = 0;
 
-  add(recipient: AwaitingRecipient): void {
-    this.entries.set(recipient.cliKey, recipient);
+  add(recipient: AwaitingRecipient, bucket = recipient.acceptedAt.slice(0, 13)): void {
+    this.entries.set(recipient.cliKey, { ...recipient, bucket });
   }
 
   async page(
@@ -38,13 +45,16 @@ export class FakeAwaitingIndex implements AwaitingReportIndex {
     start?: string,
   ): Promise<AwaitingPage> {
     this.pagesRead.push({ bucket, ...range });
-    const matching = [...this.entries.values()]
-      .filter((r) => r.acceptedAt.slice(0, 13) === bucket)
-      .filter((r) => r.acceptedAt >= range.from && r.acceptedAt <= range.to)
-      .sort((a, b) => sortKey(a).localeCompare(sortKey(b)));
+    this.inFlight += 1;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    await new Promise((resolve) => setImmediate(resolve));
+    this.inFlight -= 1;
     // Like ExclusiveStartKey, the cursor is the last key returned, so settling never skips one.
-    const after = matching.filter((r) => start === undefined || sortKey(r) > start);
-    const recipients = after.slice(0, limit);
+    const after = [...this.entries.values()]
+      .filter((r) => r.bucket === bucket && r.acceptedAt >= range.from && r.acceptedAt <= range.to)
+      .sort((a, b) => sortKey(a).localeCompare(sortKey(b)))
+      .filter((r) => start === undefined || sortKey(r) > start);
+    const recipients = after.slice(0, limit).map(({ bucket: _bucket, ...recipient }) => recipient);
     const last = recipients.at(-1);
     return after.length > limit && last ? { recipients, next: sortKey(last) } : { recipients };
   }

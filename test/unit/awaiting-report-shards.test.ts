@@ -5,69 +5,23 @@ import {
   awaitingReportBuckets,
   awaitingReportShard,
 } from '../../functions/commons/tables.ts';
-import type {
-  AwaitingPage,
-  AwaitingRecipient,
-  AwaitingReportIndex,
-} from '../../functions/reconcile/reconcile-ports.ts';
 import { reconcileStatus } from '../../functions/reconcile/reconcile-use-case.ts';
-import { ago, HOUR, sortKey, world } from '../support/reconcile-world.ts';
+import { ago, HOUR, world } from '../support/reconcile-world.ts';
 
 const MINUTE = 60_000;
 
-/**
- * The `awaiting-report` index as DynamoDB keeps it: each entry under the bucket it was written
- * with (a shard of its hour, or the plain hour an earlier release wrote), read by key and range.
- */
-class BucketedIndex implements AwaitingReportIndex {
-  readonly entries = new Map<string, AwaitingRecipient & { bucket: string }>();
-  readonly pagesRead: string[] = [];
-  private inFlight = 0;
-  /** The most page reads under way at once. */
-  maxInFlight = 0;
-
-  add(recipient: AwaitingRecipient, bucket: string): void {
-    this.entries.set(recipient.cliKey, { ...recipient, bucket });
-  }
-
-  async page(
-    bucket: string,
-    range: { from: string; to: string },
-    limit: number,
-    start?: string,
-  ): Promise<AwaitingPage> {
-    this.pagesRead.push(bucket);
-    this.inFlight += 1;
-    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    await new Promise((resolve) => setImmediate(resolve));
-    this.inFlight -= 1;
-    const after = [...this.entries.values()]
-      .filter((r) => r.bucket === bucket && r.acceptedAt >= range.from && r.acceptedAt <= range.to)
-      .sort((a, b) => sortKey(a).localeCompare(sortKey(b)))
-      .filter((r) => start === undefined || sortKey(r) > start);
-    const recipients = after.slice(0, limit).map(({ bucket: _bucket, ...recipient }) => recipient);
-    const last = recipients.at(-1);
-    return after.length > limit && last ? { recipients, next: sortKey(last) } : { recipients };
-  }
-
-  async settle(cliKey: string): Promise<void> {
-    this.entries.delete(cliKey);
-  }
-}
-
-/** A reconcile world whose index keeps buckets; `legacy` entries sit in the plain hour bucket. */
+/** A reconcile world whose entries are sharded; `legacy` entries sit in the plain hour bucket. */
 const bucketedWorld = (settings: Parameters<typeof world>[0] = {}) => {
   const w = world(settings);
-  const index = new BucketedIndex();
   const accept = (cliKey: string, acceptedAt: string, legacy = false) => {
     w.accept(cliKey, acceptedAt);
-    w.index.entries.delete(cliKey);
-    index.add(
-      { cliKey, acceptedAt, msgKey: `M-${cliKey}` },
-      legacy ? acceptedAt.slice(0, 13) : awaitingReportBucket(acceptedAt, cliKey),
-    );
+    if (!legacy)
+      w.index.add(
+        { cliKey, acceptedAt, msgKey: `M-${cliKey}` },
+        awaitingReportBucket(acceptedAt, cliKey),
+      );
   };
-  return { w, index, accept, deps: () => w.deps({ index }) };
+  return { w, index: w.index, accept, deps: () => w.deps() };
 };
 
 describe('awaitingReportShard', () => {
@@ -173,9 +127,10 @@ describe('reconcileStatus over the sharded index', () => {
     await reconcileStatus(deps());
 
     // Assess: the 2 or 3 hours of the range, each with its 17 buckets
-    const hours = new Set(index.pagesRead.map((bucket) => bucket.slice(0, 13)));
-    expect(index.pagesRead).toHaveLength(hours.size * (AWAITING_REPORT_SHARDS + 1));
-    expect(new Set(index.pagesRead).size).toBe(index.pagesRead.length);
+    const bucketsRead = index.pagesRead.map((page) => page.bucket);
+    const hours = new Set(bucketsRead.map((bucket) => bucket.slice(0, 13)));
+    expect(bucketsRead).toHaveLength(hours.size * (AWAITING_REPORT_SHARDS + 1));
+    expect(new Set(bucketsRead).size).toBe(bucketsRead.length);
     expect(index.maxInFlight).toBe(AWAITING_REPORT_SHARDS + 1);
   });
 });
