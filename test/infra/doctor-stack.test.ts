@@ -38,6 +38,9 @@ const REGION = 'ap-northeast-2';
 const NOW = new Date('2026-11-28T06:00:00Z');
 const WEBHOOK_SECRET = 'doctor-secret-0123456789';
 
+/** What a failed check shows: `ok: false` and `expected` (its detail, its fix). */
+const failed = (expected: Record<string, unknown>) => ({ ok: false, ...expected });
+
 const cloudFormation = mockClient(CloudFormationClient);
 const documents = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -259,27 +262,20 @@ describe('msgbridge doctor --stack', () => {
     const { code, named } = await doctor();
 
     expect(code).toBe(1);
-    expect(named('publish-events event source')).toMatchObject({
-      ok: false,
-      detail: 'Enabled, last result PROBLEM: Function call failed',
-    });
-    expect(named('account concurrency')).toMatchObject({
-      ok: false,
-      detail: 'quota 10, only 10 unreserved (Lambda keeps 100)',
-    });
-    expect(named('schedules')).toMatchObject({
-      ok: false,
-      fix: expect.stringContaining('ENABLED'),
-    });
-    expect(named('alarms')).toMatchObject({
-      ok: false,
-      detail: expect.stringMatching(/^in ALARM: /),
-    });
-    expect(named('dead-letter queue of send-messages')).toMatchObject({
-      ok: false,
-      detail: '3 message(s) waiting',
-      fix: expect.stringContaining('msgbridge dlq redrive'),
-    });
+    expect(named('publish-events event source')).toMatchObject(
+      failed({ detail: 'Enabled, last result PROBLEM: Function call failed' }),
+    );
+    expect(named('account concurrency')).toMatchObject(
+      failed({ detail: 'quota 10, only 10 unreserved (Lambda keeps 100)' }),
+    );
+    expect(named('schedules')).toMatchObject(failed({ fix: expect.stringContaining('ENABLED') }));
+    expect(named('alarms')).toMatchObject(failed({ detail: expect.stringMatching(/^in ALARM: /) }));
+    expect(named('dead-letter queue of send-messages')).toMatchObject(
+      failed({
+        detail: '3 message(s) waiting',
+        fix: expect.stringContaining('msgbridge dlq redrive'),
+      }),
+    );
   });
 
   it('with --invoke, runs refresh-token and reads the gateway’s 20001 as "register these addresses"', async () => {
@@ -299,15 +295,13 @@ describe('msgbridge doctor --stack', () => {
     const { code, named } = await doctor('--invoke');
 
     expect(code).toBe(1);
-    expect(named('gateway token')).toMatchObject({
-      ok: false,
-      detail: 'no token in the state table',
-    });
-    expect(named('egress addresses')).toMatchObject({
-      ok: false,
-      detail: '203.0.113.10, 203.0.113.11: the gateway refuses calls from them (20001)',
-      fix: 'register 203.0.113.10, 203.0.113.11 in the gateway console',
-    });
+    expect(named('gateway token')).toMatchObject(failed({ detail: 'no token in the state table' }));
+    expect(named('egress addresses')).toMatchObject(
+      failed({
+        detail: '203.0.113.10, 203.0.113.11: the gateway refuses calls from them (20001)',
+        fix: 'register 203.0.113.10, 203.0.113.11 in the gateway console',
+      }),
+    );
     expect(lambda.commandCalls(InvokeCommand)[0]?.args[0].input.FunctionName).toBe(
       physical(functionId('refresh-token')),
     );
@@ -322,10 +316,11 @@ describe('msgbridge doctor --stack', () => {
 
     const { named } = await doctor();
 
-    expect(named('gateway credentials')).toMatchObject({
-      ok: false,
-      fix: 'aws secretsmanager put-secret-value --secret-id arn:aws:secretsmanager:ap-northeast-2:123456789012:secret:creds --secret-string \'{"apiKey":"…","apiPassword":"…"}\'',
-    });
+    expect(named('gateway credentials')).toMatchObject(
+      failed({
+        fix: 'aws secretsmanager put-secret-value --secret-id arn:aws:secretsmanager:ap-northeast-2:123456789012:secret:creds --secret-string \'{"apiKey":"…","apiPassword":"…"}\'',
+      }),
+    );
     expect(JSON.stringify(named('gateway credentials'))).not.toContain('Zq8-generated-0p');
   });
 });

@@ -32,11 +32,26 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
     const tableArn = (s: Synthesized, table: IConstruct) => ({
       'Fn::GetAtt': [s.id(table), 'Arn'],
     });
+    /** A statement allowing `actions` on `table` itself. */
+    const tableStatement = (s: Synthesized, table: IConstruct, actions: string | string[]) => ({
+      Effect: 'Allow',
+      Action: actions,
+      Resource: tableArn(s, table),
+    });
     const credentialsStatement = (s: Synthesized) => ({
       Effect: 'Allow',
       Action: 'secretsmanager:GetSecretValue',
       Resource: { Ref: s.id(s.stack.credentials) },
     });
+    /** What an upload of any size (lib-storage's multipart upload) needs. */
+    const UPLOAD_ACTIONS = [
+      's3:PutObject',
+      's3:AbortMultipartUpload',
+      's3:ListMultipartUploadParts',
+    ];
+    /** The role's Secrets Manager statements. */
+    const secretsOf = (s: Synthesized, fn: IFunction) =>
+      withPrefix(statementsOfRole(s, fn.role), 'secretsmanager:');
     /** Every table and index statement of a role, in the order granted. */
     const dynamodbOf = (s: Synthesized, fn: IFunction) =>
       withPrefix(statementsOfRole(s, fn.role), 'dynamodb:').filter(
@@ -48,15 +63,9 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       const fn = s.stack.scheduledJobs.refreshToken;
 
       expect(dynamodbOf(s, fn)).toEqual([
-        {
-          Effect: 'Allow',
-          Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-          Resource: tableArn(s, s.stack.stateTable),
-        },
+        tableStatement(s, s.stack.stateTable, ['dynamodb:GetItem', 'dynamodb:PutItem']),
       ]);
-      expect(withPrefix(statementsOfRole(s, fn.role), 'secretsmanager:')).toEqual([
-        credentialsStatement(s),
-      ]);
+      expect(secretsOf(s, fn)).toEqual([credentialsStatement(s)]);
     });
 
     it('lets poll-reports put into the event table and use the token and its leases', () => {
@@ -64,25 +73,15 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       const fn = pollReportsOf(s);
 
       expect(dynamodbOf(s, fn)).toEqual([
-        {
-          Effect: 'Allow',
-          Action: [
-            'dynamodb:GetItem',
-            'dynamodb:PutItem',
-            'dynamodb:DeleteItem',
-            'dynamodb:UpdateItem',
-          ],
-          Resource: tableArn(s, s.stack.stateTable),
-        },
-        {
-          Effect: 'Allow',
-          Action: ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem'],
-          Resource: tableArn(s, s.stack.eventTable),
-        },
+        tableStatement(s, s.stack.stateTable, [
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:UpdateItem',
+        ]),
+        tableStatement(s, s.stack.eventTable, ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem']),
       ]);
-      expect(withPrefix(statementsOfRole(s, fn.role), 'secretsmanager:')).toEqual([
-        credentialsStatement(s),
-      ]);
+      expect(secretsOf(s, fn)).toEqual([credentialsStatement(s)]);
     });
 
     it('lets poll-reports put, get, delete and list below quarantine/polled/ of the attachment bucket only', () => {
@@ -101,13 +100,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       expect(onBucket).toEqual([
         {
           Effect: 'Allow',
-          Action: [
-            's3:PutObject',
-            's3:AbortMultipartUpload',
-            's3:ListMultipartUploadParts',
-            's3:GetObject',
-            's3:DeleteObject',
-          ],
+          Action: [...UPLOAD_ACTIONS, 's3:GetObject', 's3:DeleteObject'],
           Resource: { 'Fn::Join': ['', [bucketArn, '/quarantine/polled/*']] },
         },
         {
@@ -130,16 +123,17 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
       const fn = s.stack.scheduledJobs.reconcileStatus;
 
       expect(dynamodbOf(s, fn)).toEqual([
-        {
-          Effect: 'Allow',
-          Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
-          Resource: tableArn(s, s.stack.stateTable),
-        },
-        {
-          Effect: 'Allow',
-          Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-          Resource: tableArn(s, s.stack.eventTable),
-        },
+        tableStatement(s, s.stack.stateTable, [
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:DeleteItem',
+        ]),
+        tableStatement(s, s.stack.eventTable, [
+          'dynamodb:GetItem',
+          'dynamodb:PutItem',
+          'dynamodb:Query',
+          'dynamodb:UpdateItem',
+        ]),
         {
           Effect: 'Allow',
           Action: 'dynamodb:Query',
@@ -148,9 +142,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
           },
         },
       ]);
-      expect(withPrefix(statementsOfRole(s, fn.role), 'secretsmanager:')).toEqual([
-        credentialsStatement(s),
-      ]);
+      expect(secretsOf(s, fn)).toEqual([credentialsStatement(s)]);
     });
 
     it.each([
@@ -170,31 +162,18 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         const statements = statementsOfRole(s, fn.role);
 
         expect(dynamodbOf(s, fn)).toEqual([
-          {
-            Effect: 'Allow',
-            Action: [
-              'dynamodb:GetItem',
-              'dynamodb:PutItem',
-              'dynamodb:DeleteItem',
-              ...extraStateActions,
-            ],
-            Resource: tableArn(s, s.stack.stateTable),
-          },
-          {
-            Effect: 'Allow',
-            Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
-            Resource: tableArn(s, s.stack.eventTable),
-          },
+          tableStatement(s, s.stack.stateTable, [
+            'dynamodb:GetItem',
+            'dynamodb:PutItem',
+            'dynamodb:DeleteItem',
+            ...extraStateActions,
+          ]),
+          tableStatement(s, s.stack.eventTable, ['dynamodb:GetItem', 'dynamodb:PutItem']),
         ]);
         expect(withPrefix(statements, 's3:')).toEqual([
           {
             Effect: 'Allow',
-            Action: [
-              's3:PutObject',
-              's3:AbortMultipartUpload',
-              's3:ListMultipartUploadParts',
-              's3:GetObject',
-            ],
+            Action: [...UPLOAD_ACTIONS, 's3:GetObject'],
             Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [s.id(bucket), 'Arn'] }, '/inbound/*']] },
           },
         ]);

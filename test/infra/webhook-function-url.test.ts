@@ -262,15 +262,8 @@ describe('function-URL settings', () => {
     ]);
   });
 
-  it('deploys function URLs by default, with no API Gateway, unreserved receivers and their body limit', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new MsgbridgeStack(app, 'msgbridge-front-default', { gateway: TEST_GATEWAY });
-    const template = Template.fromStack(stack);
-
-    expect(stack.webhookApi.front).toBe('function-url');
-    expect(stack.webhookApi.restApi).toBeUndefined();
-    template.resourceCountIs('AWS::ApiGateway::RestApi', 0);
-    template.resourceCountIs('AWS::Lambda::Url', 2);
+  /** Both receivers: no reserved concurrency, Lambda's 6 MB payload limit, every source. */
+  const expectUnreservedReceiversWithBodyLimit = (stack: MsgbridgeStack, template: Template) => {
     for (const fn of [stack.webhookApi.receiveReports, stack.webhookApi.receiveInbound]) {
       const id = logicalId(stack, fn);
       expect(template.toJSON().Resources[id].Properties).not.toHaveProperty(
@@ -281,6 +274,18 @@ describe('function-URL settings', () => {
         ALLOWED_SOURCE_CIDRS: '*',
       });
     }
+  };
+
+  it('deploys function URLs by default, with no API Gateway, unreserved receivers and their body limit', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new MsgbridgeStack(app, 'msgbridge-front-default', { gateway: TEST_GATEWAY });
+    const template = Template.fromStack(stack);
+
+    expect(stack.webhookApi.front).toBe('function-url');
+    expect(stack.webhookApi.restApi).toBeUndefined();
+    template.resourceCountIs('AWS::ApiGateway::RestApi', 0);
+    template.resourceCountIs('AWS::Lambda::Url', 2);
+    expectUnreservedReceiversWithBodyLimit(stack, template);
     expect(Object.keys(template.toJSON().Outputs)).not.toContain('WebhookStageUrl');
   }, 300_000);
 
@@ -295,18 +300,9 @@ describe('function-URL settings', () => {
     expect(stack.webhookApi.front).toBe('rest-api');
     template.resourceCountIs('AWS::ApiGateway::RestApi', 1);
     template.resourceCountIs('AWS::Lambda::Url', 0);
-    for (const fn of [stack.webhookApi.receiveReports, stack.webhookApi.receiveInbound]) {
-      const id = logicalId(stack, fn);
-      expect(template.toJSON().Resources[id].Properties).not.toHaveProperty(
-        'ReservedConcurrentExecutions',
-      );
-      // Every variable the receivers read is set whatever the front (the template rules check
-      // it); the REST API's resource policy and its 10 MB limit act before either is read.
-      expect(environmentOf(template, id)).toMatchObject({
-        MAX_BODY_BYTES: '6291456',
-        ALLOWED_SOURCE_CIDRS: '*',
-      });
-    }
+    // Every variable the receivers read is set whatever the front (the template rules check
+    // it); the REST API's resource policy and its 10 MB limit act before either is read.
+    expectUnreservedReceiversWithBodyLimit(stack, template);
     expect(Object.keys(template.toJSON().Outputs)).toContain('WebhookStageUrl');
   }, 300_000);
 });

@@ -40,6 +40,23 @@ const fauxqs = async (): Promise<{ server: FauxqsServer; url: string }> => {
   return { server, url: server.createQueue(QUEUE).queueUrl };
 };
 
+/** The journal in a new data directory before `queues`, and a producer that sends through it. */
+const journalBefore = async (queues: FauxqsServer) => {
+  const dir = mkdtempSync(join(tmpdir(), 'msgbridge-journal-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const journal: SendJournal = await startSendJournal({
+    upstream: queues.address,
+    dataDir: dir,
+    queues,
+    queueNames: [QUEUE],
+    compactEveryMs: 60_000,
+  });
+  cleanups.push(() => journal.close());
+  const producer = client(journal.url);
+  cleanups.push(() => producer.destroy());
+  return { dir, journal, producer };
+};
+
 const message = (cliKey: string) =>
   JSON.stringify({ channel: 'sms', msg: 'x', recvInfoLst: [{ cliKey, phone: '01000000000' }] });
 
@@ -60,19 +77,8 @@ const bodies = async (endpoint: string, url: string): Promise<string[]> => {
 
 describe('the send journal', () => {
   it('has every accepted send on disk, and puts each back once after a crash', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'msgbridge-journal-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const before = await fauxqs();
-    const journal: SendJournal = await startSendJournal({
-      upstream: before.server.address,
-      dataDir: dir,
-      queues: before.server,
-      queueNames: [QUEUE],
-      compactEveryMs: 60_000,
-    });
-    cleanups.push(() => journal.close());
-    const producer = client(journal.url);
-    cleanups.push(() => producer.destroy());
+    const { dir, producer } = await journalBefore(before.server);
 
     // Act 1: sends as producers make them, one and in a batch, one with a delay.
     await producer.send(
@@ -114,19 +120,8 @@ describe('the send journal', () => {
   });
 
   it('is compacted to what the queues still hold', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'msgbridge-journal-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const queues = await fauxqs();
-    const journal = await startSendJournal({
-      upstream: queues.server.address,
-      dataDir: dir,
-      queues: queues.server,
-      queueNames: [QUEUE],
-      compactEveryMs: 60_000,
-    });
-    cleanups.push(() => journal.close());
-    const producer = client(journal.url);
-    cleanups.push(() => producer.destroy());
+    const { dir, journal, producer } = await journalBefore(queues.server);
     for (const cliKey of ['a', 'b', 'c'])
       await producer.send(
         new SendMessageCommand({ QueueUrl: queues.url, MessageBody: message(cliKey) }),

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mmsBody, smsBody } from '../../fixtures/send-bodies.ts';
 import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.ts';
+import type { SendGateway } from '../../functions/sending/ports.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
@@ -26,6 +27,35 @@ beforeAll(async () => {
 afterAll(async () => {
   await sim.close();
 });
+
+/** The first delivery of `message` sent through `gateway` and `rateLimiter`, on the wall clock. */
+const sendOnce = (
+  message: unknown,
+  messageId: string,
+  gateway: SendGateway,
+  rateLimiter: RateLimiter,
+  store = new FakeSendStore(),
+) =>
+  sendQueuedMessage(
+    {
+      body: JSON.stringify(message),
+      messageId,
+      sentAt: new Date(),
+      receiveCount: 1,
+      maxReceiveCount: 6,
+    },
+    {
+      store,
+      awaiting: store,
+      acceptedEvents: true,
+      gateway,
+      rateLimiter,
+      now: () => new Date(),
+      retentionDays: 35,
+      claimLeaseMs: 30_000,
+      deadline: Date.now() + 20_000,
+    },
+  );
 
 describe('a send resent after a refused token', () => {
   it('reserves quota for every request that reaches the gateway', async () => {
@@ -56,26 +86,7 @@ describe('a send resent after a refused token', () => {
     const message = { channel: 'sms', ...smsBody(3) };
 
     // Act
-    const result = await sendQueuedMessage(
-      {
-        body: JSON.stringify(message),
-        messageId: 'reauth-1',
-        sentAt: new Date(),
-        receiveCount: 1,
-        maxReceiveCount: 6,
-      },
-      {
-        store,
-        awaiting: store,
-        acceptedEvents: true,
-        gateway: new GatewaySender(client),
-        rateLimiter: limiter,
-        now: () => new Date(),
-        retentionDays: 35,
-        claimLeaseMs: 30_000,
-        deadline: Date.now() + 20_000,
-      },
-    );
+    const result = await sendOnce(message, 'reauth-1', new GatewaySender(client), limiter, store);
 
     // Assess
     expect(result).toMatchObject({ kind: 'done', accepted: 3 });
@@ -128,25 +139,11 @@ describe('a send resent after a refused token', () => {
     };
 
     // Act
-    const result = await sendQueuedMessage(
-      {
-        body: JSON.stringify(message),
-        messageId: 'quota-last-1',
-        sentAt: new Date(),
-        receiveCount: 1,
-        maxReceiveCount: 6,
-      },
-      {
-        store: new FakeSendStore(),
-        awaiting: new FakeSendStore(),
-        acceptedEvents: true,
-        gateway: new GatewaySender(client, loadAttachments),
-        rateLimiter: limiter,
-        now: () => new Date(),
-        retentionDays: 35,
-        claimLeaseMs: 30_000,
-        deadline: Date.now() + 20_000,
-      },
+    const result = await sendOnce(
+      message,
+      'quota-last-1',
+      new GatewaySender(client, loadAttachments),
+      limiter,
     );
 
     // Assess

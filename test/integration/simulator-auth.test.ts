@@ -20,6 +20,14 @@ const login = () => authenticate(sim, { apiKey: API_KEY, apiPassword: API_PASSWO
 const issueWith = (apiKey: string, apiPwd: string, randomStr = newRandomStr()) =>
   callGateway(sim, { method: 'POST', path: `/auth/v1/${randomStr}`, body: { apiKey, apiPwd } });
 
+/** `call` in the last second of a lifetime of `seconds` from now, and again when it has ended. */
+const aroundTheEnd = async <T>(seconds: number, call: () => Promise<T>) => {
+  await sim.advance(seconds * 1000 - 1000);
+  const lastSecond = await call();
+  await sim.advance(1000);
+  return { lastSecond, expired: await call() };
+};
+
 describe('token issuance', () => {
   it('issues an access and a refresh token for the right password hash', async () => {
     // Prepare
@@ -51,109 +59,83 @@ describe('token issuance', () => {
     expect(answer.body).toMatchObject({ code: '10000' });
   });
 
-  it('answers 20002 when the hash was made with another password', async () => {
-    // Prepare
-    const randomStr = newRandomStr();
-
+  it.each([
+    [
+      'answers 20002 when the hash was made with another password',
+      () => {
+        const randomStr = newRandomStr();
+        return issueWith(API_KEY, hashApiPassword('not-the-password', randomStr), randomStr);
+      },
+      401,
+      '20002',
+    ],
+    [
+      'answers 20002 when the hash was made for another randomStr',
+      () =>
+        issueWith(
+          API_KEY,
+          hashApiPassword(API_PASSWORD, 'some-other-random'),
+          'the-random-in-path',
+        ),
+      401,
+      '20002',
+    ],
+    [
+      'answers 20000 for an unknown API key',
+      () => {
+        const randomStr = newRandomStr();
+        return issueWith('someone-else', hashApiPassword(API_PASSWORD, randomStr), randomStr);
+      },
+      401,
+      '20000',
+    ],
+    [
+      'refuses a randomStr longer than 20 characters',
+      () => {
+        const randomStr = 'a'.repeat(21);
+        return issueWith(API_KEY, hashApiPassword(API_PASSWORD, randomStr), randomStr);
+      },
+      400,
+      '21001',
+    ],
+  ])('%s', async (_, issue, status, code) => {
     // Act
-    const answer = await issueWith(
-      API_KEY,
-      hashApiPassword('not-the-password', randomStr),
-      randomStr,
-    );
+    const answer = await issue();
 
     // Assess
-    expect(answer.status).toBe(401);
-    expect(answer.body).toMatchObject({ code: '20002' });
-  });
-
-  it('answers 20002 when the hash was made for another randomStr', async () => {
-    // Prepare
-    const apiPwd = hashApiPassword(API_PASSWORD, 'some-other-random');
-
-    // Act
-    const answer = await issueWith(API_KEY, apiPwd, 'the-random-in-path');
-
-    // Assess
-    expect(answer.status).toBe(401);
-    expect(answer.body).toMatchObject({ code: '20002' });
-  });
-
-  it('answers 20000 for an unknown API key', async () => {
-    // Prepare
-    const randomStr = newRandomStr();
-
-    // Act
-    const answer = await issueWith(
-      'someone-else',
-      hashApiPassword(API_PASSWORD, randomStr),
-      randomStr,
-    );
-
-    // Assess
-    expect(answer.status).toBe(401);
-    expect(answer.body).toMatchObject({ code: '20000' });
-  });
-
-  it('refuses a randomStr longer than 20 characters', async () => {
-    // Prepare
-    const randomStr = 'a'.repeat(21);
-
-    // Act
-    const answer = await issueWith(API_KEY, hashApiPassword(API_PASSWORD, randomStr), randomStr);
-
-    // Assess
-    expect(answer.status).toBe(400);
-    expect(answer.body).toMatchObject({ code: '21001' });
+    expect(answer.status).toBe(status);
+    expect(answer.body).toMatchObject({ code });
   });
 });
 
 describe('bearer checks', () => {
-  it('answers 20004 without an Authorization header', async () => {
+  it.each([
+    ['answers 20004 without an Authorization header', () => bearerCall(), '20004'],
+    [
+      'answers 20004 for a header that is not "Bearer <token>"',
+      async () => bearerCall(undefined, { authorization: `Basic ${(await login()).token}` }),
+      '20004',
+    ],
+    [
+      'answers 29011 for a token whose signature does not match',
+      async () => {
+        const [header, payload] = (await login()).token.split('.');
+        return bearerCall(`${header}.${payload}.${'A'.repeat(43)}`);
+      },
+      '29011',
+    ],
+    [
+      'answers 29011 when a refresh token is used as the access token',
+      async () => bearerCall((await login()).refreshToken),
+      '29011',
+    ],
+  ])('%s', async (_, call, code) => {
     // Act
-    const answer = await bearerCall();
+    const answer = await call();
 
     // Assess
     expect(answer.status).toBe(401);
-    expect(answer.body).toMatchObject({ code: '20004' });
-  });
-
-  it('answers 20004 for a header that is not "Bearer <token>"', async () => {
-    // Prepare
-    const { token } = await login();
-
-    // Act
-    const answer = await bearerCall(undefined, { authorization: `Basic ${token}` });
-
-    // Assess
-    expect(answer.status).toBe(401);
-    expect(answer.body).toMatchObject({ code: '20004' });
-  });
-
-  it('answers 29011 for a token whose signature does not match', async () => {
-    // Prepare
-    const { token } = await login();
-    const [header, payload] = token.split('.');
-    const forged = `${header}.${payload}.${'A'.repeat(43)}`;
-
-    // Act
-    const answer = await bearerCall(forged);
-
-    // Assess
-    expect(answer.status).toBe(401);
-    expect(answer.body).toMatchObject({ code: '29011' });
-  });
-
-  it('answers 29011 when a refresh token is used as the access token', async () => {
-    // Prepare
-    const { refreshToken } = await login();
-
-    // Act
-    const answer = await bearerCall(refreshToken);
-
-    // Assess
-    expect(answer.status).toBe(401);
-    expect(answer.body).toMatchObject({ code: '29011' });
+    expect(answer.body).toMatchObject({ code });
   });
 });
 
@@ -163,10 +145,7 @@ describe('token lifetime', () => {
     const { token } = await login();
 
     // Act
-    await sim.advance(ACCESS_TTL_S * 1000 - 1000);
-    const lastSecond = await bearerCall(token);
-    await sim.advance(1000);
-    const expired = await bearerCall(token);
+    const { lastSecond, expired } = await aroundTheEnd(ACCESS_TTL_S, () => bearerCall(token));
 
     // Assess
     expect(lastSecond.status).toBe(200);
@@ -195,17 +174,14 @@ describe('token lifetime', () => {
   it('lets the refresh token expire at its own lifetime even after refreshes', async () => {
     // Prepare
     const { refreshToken } = await login();
-    await sim.advance(REFRESH_TTL_S * 1000 - 1000);
-    const beforeEnd = await refresh(refreshToken);
 
     // Act
-    await sim.advance(1000);
-    const afterEnd = await refresh(refreshToken);
+    const { lastSecond, expired } = await aroundTheEnd(REFRESH_TTL_S, () => refresh(refreshToken));
 
     // Assess
-    expect(beforeEnd.status).toBe(200);
-    expect(afterEnd.status).toBe(401);
-    expect(afterEnd.body).toMatchObject({ code: '29011' });
+    expect(lastSecond.status).toBe(200);
+    expect(expired.status).toBe(401);
+    expect(expired.body).toMatchObject({ code: '29011' });
   });
 
   it('refuses an access token on the refresh endpoint with 29011', async () => {

@@ -5,7 +5,7 @@ import { MoListDataSchema, MoWebhookBodySchema } from '../../gateway/schemas/mo.
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import type { MoSnapshot } from '../../simulator/mo.ts';
 import type { Simulator } from '../../simulator/server.ts';
-import { listenReceiver, type Reply } from '../support/sim-receiver.ts';
+import { listenReceiver, postsAroundTheRetry, type Reply } from '../support/sim-receiver.ts';
 import { simulatorsPerTest } from '../support/sim-started.ts';
 import { asList, asObject, callGateway, dateFormatOf } from '../support/simulator-http.ts';
 
@@ -85,13 +85,11 @@ describe('simulator MO: webhook', () => {
     // Act
     const [made] = sim.injectMo([smsMo()]);
     await sim.settle();
-    const first = receiver.received.length;
-    await sim.advance(9_999);
-    const beforeRetry = receiver.received.length;
-    await sim.advance(1);
-    await sim.advance(10_000);
-    await sim.advance(10_000);
-    await sim.advance(60_000);
+    const { first, beforeRetry } = await postsAroundTheRetry(
+      sim,
+      receiver,
+      [10_000, 10_000, 60_000],
+    );
     const polled = await listMo(sim, token);
 
     // Assess

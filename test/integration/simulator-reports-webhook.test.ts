@@ -8,6 +8,7 @@ import {
   start,
   startReceiver,
 } from '../support/report-simulator.ts';
+import { postsAroundTheRetry } from '../support/sim-receiver.ts';
 import { asList, callGateway } from '../support/simulator-http.ts';
 
 describe('simulator reports: webhook', () => {
@@ -65,12 +66,11 @@ describe('simulator reports: webhook', () => {
 
     // Act
     await sim.advance(2_000);
-    const afterFirst = receiver.received.length;
-    await sim.advance(9_999);
-    const beforeRetry = receiver.received.length;
-    await sim.advance(1);
-    await sim.advance(10_000);
-    await sim.advance(60_000);
+    const { first: afterFirst, beforeRetry } = await postsAroundTheRetry(
+      sim,
+      receiver,
+      [10_000, 60_000],
+    );
 
     // Assess
     expect(afterFirst).toBe(1);

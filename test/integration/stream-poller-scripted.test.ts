@@ -10,7 +10,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
-import { startStreamPoller } from '../../local/stream-poller.ts';
+import { type StreamPollerOptions, startStreamPoller } from '../../local/stream-poller.ts';
 import { keyOf } from '../support/dynamodb-local.ts';
 
 const STREAM_ARN = 'arn:aws:dynamodb:ap-northeast-2:000000000000:table/events/stream/label';
@@ -23,6 +23,22 @@ const scriptedStreams = () => {
   });
   onTestFinished(() => client.destroy());
   return { client, mock: mockClient(client) };
+};
+
+/** A poller of the scripted stream, `options` over its defaults; stopped when the test ends. */
+const pollerOf = (
+  client: DynamoDBStreamsClient,
+  options: Omit<StreamPollerOptions, 'streamsClient' | 'streamArn' | 'onFailure'> &
+    Partial<Pick<StreamPollerOptions, 'onFailure'>>,
+) => {
+  const poller = startStreamPoller({
+    streamsClient: client,
+    streamArn: STREAM_ARN,
+    onFailure: () => undefined,
+    ...options,
+  });
+  onTestFinished(() => poller.stop());
+  return poller;
 };
 
 /** An INSERT record of item `item-<sequence>` at `sequence`. */
@@ -85,16 +101,12 @@ describe('startStreamPoller on a scripted stream', () => {
     const delivered: string[] = [];
 
     // Act
-    const poller = startStreamPoller({
-      streamsClient: client,
-      streamArn: STREAM_ARN,
+    const poller = pollerOf(client, {
       pollIntervalMs: 10,
       handler: (event) => {
         delivered.push(...event.Records.map(keyOf));
       },
-      onFailure: () => undefined,
     });
-    onTestFinished(() => poller.stop());
     await poller.drained();
 
     // Assess
@@ -130,9 +142,7 @@ describe('startStreamPoller on a scripted stream', () => {
       .resolves({ Records: [], NextShardIterator: 'only@end' });
 
     // Act
-    const poller = startStreamPoller({
-      streamsClient: client,
-      streamArn: STREAM_ARN,
+    const poller = pollerOf(client, {
       maxRetries: 0,
       handler: () => {
         throw new Error('handler failed');
@@ -141,7 +151,6 @@ describe('startStreamPoller on a scripted stream', () => {
         throw new Error('destination unavailable');
       },
     });
-    onTestFinished(() => poller.stop());
     const draining = poller.drained();
 
     // Assess
@@ -191,9 +200,7 @@ describe('startStreamPoller on a scripted stream', () => {
       let overlapped = 0;
 
       // Act
-      const poller = startStreamPoller({
-        streamsClient: client,
-        streamArn: STREAM_ARN,
+      const poller = pollerOf(client, {
         batchSize: 10,
         parallelizationFactor: 4,
         partitionKeyAttribute: 'pk',
@@ -210,9 +217,7 @@ describe('startStreamPoller on a scripted stream', () => {
         onCheckpoint: (_shard, sequence) => {
           checkpoints.push(sequence);
         },
-        onFailure: () => undefined,
       });
-      onTestFinished(() => poller.stop());
       await poller.drained();
 
       // Assess: every record once, each key's in stream order, lanes side by side but never more
@@ -239,9 +244,7 @@ describe('startStreamPoller on a scripted stream', () => {
       let failed = false;
 
       // Act
-      const poller = startStreamPoller({
-        streamsClient: client,
-        streamArn: STREAM_ARN,
+      const poller = pollerOf(client, {
         batchSize: 5,
         parallelizationFactor: 3,
         partitionKeyAttribute: 'pk',
@@ -261,9 +264,7 @@ describe('startStreamPoller on a scripted stream', () => {
         onCheckpoint: (_shard, sequence) => {
           checkpoints.push(sequence);
         },
-        onFailure: () => undefined,
       });
-      onTestFinished(() => poller.stop());
       await poller.drained();
 
       // Assess
@@ -290,16 +291,12 @@ describe('startStreamPoller on a scripted stream', () => {
       // Prepare
       const { client, reads } = shardOf(30, 3);
       const delivered: number[] = [];
-      const poller = startStreamPoller({
-        streamsClient: client,
-        streamArn: STREAM_ARN,
+      const poller = pollerOf(client, {
         pollIntervalMs: 5,
         handler: (event) => {
           delivered.push(...event.Records.map(sequenceOf));
         },
-        onFailure: () => undefined,
       });
-      onTestFinished(() => poller.stop());
 
       // Act
       await poller.pause();

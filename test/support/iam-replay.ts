@@ -100,26 +100,30 @@ export const iamRequestsOf = (
   const base = { functionName: call.functionName, call: `${call.service}.${call.operation}` };
   const secure = { 'aws:SecureTransport': 'true' };
   const tableArn = (name: string) => `arn:${partition}:dynamodb:${region}:${account}:table/${name}`;
+  /** The KMS call `service` makes with key `keyId` on the caller's behalf (`kms:ViaService`). */
+  const kmsRequest = (
+    action: string,
+    keyId: string,
+    service: string,
+    context: Record<string, string> = {},
+  ): IamRequest => ({
+    ...base,
+    action,
+    resource: model.physical(keyId).attributes.Arn ?? '',
+    context: {
+      ...secure,
+      'kms:ViaService': `${service}.${region}.amazonaws.com`,
+      'kms:CallerAccount': account,
+      ...context,
+    },
+    resourcePolicyOf: keyId,
+  });
   const tableKeyDecrypt = (tableName: string): IamRequest[] => {
     const tableId = model.logicalIdOf('AWS::DynamoDB::GlobalTable', tableName);
     const keyId = tableId
       ? model.stack.tables().find((table) => table.logicalId === tableId)?.kmsKeyId
       : undefined;
-    return keyId === undefined
-      ? []
-      : [
-          {
-            ...base,
-            action: 'kms:Decrypt',
-            resource: model.physical(keyId).attributes.Arn ?? '',
-            context: {
-              ...secure,
-              'kms:ViaService': `dynamodb.${region}.amazonaws.com`,
-              'kms:CallerAccount': account,
-            },
-            resourcePolicyOf: keyId,
-          },
-        ];
+    return keyId === undefined ? [] : [kmsRequest('kms:Decrypt', keyId, 'dynamodb')];
   };
 
   switch (call.service) {
@@ -214,17 +218,7 @@ export const iamRequestsOf = (
           context: secure,
           ...(queueId ? { resourcePolicyOf: queueId } : {}),
         },
-        ...kmsActions.map((kmsAction) => ({
-          ...base,
-          action: kmsAction,
-          resource: model.physical(keyId ?? '').attributes.Arn ?? '',
-          context: {
-            ...secure,
-            'kms:ViaService': `sqs.${region}.amazonaws.com`,
-            'kms:CallerAccount': account,
-          },
-          resourcePolicyOf: keyId ?? '',
-        })),
+        ...kmsActions.map((kmsAction) => kmsRequest(kmsAction, keyId ?? '', 'sqs')),
       ];
     }
     case 'S3': {
@@ -256,21 +250,7 @@ export const iamRequestsOf = (
           },
           ...(bucketId ? { resourcePolicyOf: bucketId } : {}),
         },
-        ...(kmsAction && keyId
-          ? [
-              {
-                ...base,
-                action: kmsAction,
-                resource: model.physical(keyId).attributes.Arn ?? '',
-                context: {
-                  ...secure,
-                  'kms:ViaService': `s3.${region}.amazonaws.com`,
-                  'kms:CallerAccount': account,
-                },
-                resourcePolicyOf: keyId,
-              },
-            ]
-          : []),
+        ...(kmsAction && keyId ? [kmsRequest(kmsAction, keyId, 's3')] : []),
       ];
     }
     case 'SecretsManager': {
@@ -285,18 +265,9 @@ export const iamRequestsOf = (
         { ...base, action: `secretsmanager:${call.operation}`, resource: arn, context: secure },
         ...(keyId && call.operation === 'GetSecretValue'
           ? [
-              {
-                ...base,
-                action: 'kms:Decrypt',
-                resource: model.physical(keyId).attributes.Arn ?? '',
-                context: {
-                  ...secure,
-                  'kms:ViaService': `secretsmanager.${region}.amazonaws.com`,
-                  'kms:CallerAccount': account,
-                  'kms:EncryptionContext:SecretARN': arn,
-                },
-                resourcePolicyOf: keyId,
-              },
+              kmsRequest('kms:Decrypt', keyId, 'secretsmanager', {
+                'kms:EncryptionContext:SecretARN': arn,
+              }),
             ]
           : []),
       ];

@@ -56,3 +56,20 @@ export const listenReceiver = async (
     },
   };
 };
+
+/**
+ * How many posts `receiver` has now and 1 ms before the simulator's 10 s retry is due; then the
+ * retry comes, and the simulator's clock moves on by each of `afterRetry` in turn.
+ */
+export const postsAroundTheRetry = async (
+  sim: { advance(ms: number): Promise<unknown> },
+  receiver: { readonly received: readonly unknown[] },
+  afterRetry: readonly number[],
+): Promise<{ first: number; beforeRetry: number }> => {
+  const first = receiver.received.length;
+  await sim.advance(9_999);
+  const beforeRetry = receiver.received.length;
+  await sim.advance(1);
+  for (const ms of afterRetry) await sim.advance(ms);
+  return { first, beforeRetry };
+};

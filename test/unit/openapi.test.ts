@@ -70,34 +70,26 @@ const post = (secret: string, body: unknown) =>
     requestContext: { identity: { sourceIp: '203.0.113.7' } },
   }) as unknown as APIGatewayProxyEvent;
 
-/** How to make the real receiver give each documented answer, by route and status. */
+/** How to make the real receiver of `kind` give each documented answer, by status. */
+const situationsOf = (kind: WebhookKind, retryStatus: '400' | '500') => ({
+  '200': () => receiver(kind).handler,
+  ...(kind === 'report' ? { '204': () => receiver(kind).handler } : {}),
+  [retryStatus]: () => {
+    const { store, handler } = receiver(kind);
+    store.failNext(1);
+    return handler;
+  },
+  '403': () => receiver(kind, { allowedSources: () => false }).handler,
+  '404': () => receiver(kind).handler,
+  '413': () => receiver(kind, { maxBodyBytes: 100 }).handler,
+});
+/** By route and status: a failed write asks the gateway to redeliver (400 for reports, 500 for MO). */
 const SITUATIONS: Record<
   WebhookKind,
   Record<string, () => ReturnType<typeof receiver>['handler']>
 > = {
-  report: {
-    '200': () => receiver('report').handler,
-    '204': () => receiver('report').handler,
-    '400': () => {
-      const { store, handler } = receiver('report');
-      store.failNext(1);
-      return handler;
-    },
-    '403': () => receiver('report', { allowedSources: () => false }).handler,
-    '404': () => receiver('report').handler,
-    '413': () => receiver('report', { maxBodyBytes: 100 }).handler,
-  },
-  mo: {
-    '200': () => receiver('mo').handler,
-    '500': () => {
-      const { store, handler } = receiver('mo');
-      store.failNext(1);
-      return handler;
-    },
-    '403': () => receiver('mo', { allowedSources: () => false }).handler,
-    '404': () => receiver('mo').handler,
-    '413': () => receiver('mo', { maxBodyBytes: 100 }).handler,
-  },
+  report: situationsOf('report', '400'),
+  mo: situationsOf('mo', '500'),
 };
 const requestOf = (kind: WebhookKind, status: string) => {
   const body = kind === 'report' ? reportBody(2) : moBody(2);

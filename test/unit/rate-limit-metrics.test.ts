@@ -91,6 +91,14 @@ const emitted = (metrics: Metrics) => {
   return { directive, units, values, service: emf.service };
 };
 
+/** Every metric named in `expected` has exactly the values given there. */
+const expectValues = (metrics: Metrics, expected: Record<string, number[]>) => {
+  const { values } = emitted(metrics);
+  expect(Object.fromEntries(Object.keys(expected).map((name) => [name, values(name)]))).toEqual(
+    expected,
+  );
+};
+
 describe('meteredRateLimiter', () => {
   it('reports a request that went straight through: no wait, its recipients reserved', async () => {
     // Prepare: 200 ms into a window, the write takes 4 ms.
@@ -100,7 +108,7 @@ describe('meteredRateLimiter', () => {
     await limiter.acquire(7, { deadline: T0 + 5 * SECOND });
 
     // Assess
-    const { directive, units, values, service } = emitted(metrics);
+    const { directive, units, service } = emitted(metrics);
     expect(directive?.Namespace).toBe('msgbridge');
     expect(directive?.Dimensions).toEqual([['service']]);
     expect(service).toBe('send-messages');
@@ -110,10 +118,12 @@ describe('meteredRateLimiter', () => {
       RateLimitWaitsExceeded: 'Count',
       QuotaRecipientsReserved: 'Count',
     });
-    expect(values('RateLimitWaitMilliseconds')).toEqual([4]);
-    expect(values('RateLimitWaits')).toEqual([0]);
-    expect(values('RateLimitWaitsExceeded')).toEqual([0]);
-    expect(values('QuotaRecipientsReserved')).toEqual([7]);
+    expectValues(metrics, {
+      RateLimitWaitMilliseconds: [4],
+      RateLimitWaits: [0],
+      RateLimitWaitsExceeded: [0],
+      QuotaRecipientsReserved: [7],
+    });
   });
 
   it('reports the time a request waited for the next window when its own was full', async () => {
@@ -126,11 +136,12 @@ describe('meteredRateLimiter', () => {
 
     // Assess: it slept to the next window plus half the 20 ms jitter.
     expect(acquisition.window).toBe(W0 + 1);
-    const { values } = emitted(metrics);
-    expect(values('RateLimitWaitMilliseconds')).toEqual([710]);
-    expect(values('RateLimitWaits')).toEqual([1]);
-    expect(values('RateLimitWaitsExceeded')).toEqual([0]);
-    expect(values('QuotaRecipientsReserved')).toEqual([10]);
+    expectValues(metrics, {
+      RateLimitWaitMilliseconds: [710],
+      RateLimitWaits: [1],
+      RateLimitWaitsExceeded: [0],
+      QuotaRecipientsReserved: [10],
+    });
   });
 
   it("does not count a reservation given back at a window's end as quota used", async () => {
@@ -143,10 +154,11 @@ describe('meteredRateLimiter', () => {
     // Assess: the closing window gets its 5 recipients back; the next one holds them.
     expect(windows.used.get(W0)).toBe(0);
     expect(windows.used.get(W0 + 1)).toBe(5);
-    const { values } = emitted(metrics);
-    expect(values('QuotaRecipientsReserved')).toEqual([5]);
-    expect(values('RateLimitWaitMilliseconds')).toEqual([180]);
-    expect(values('RateLimitWaits')).toEqual([0]);
+    expectValues(metrics, {
+      QuotaRecipientsReserved: [5],
+      RateLimitWaitMilliseconds: [180],
+      RateLimitWaits: [0],
+    });
   });
 
   it('reports a request that gave up at its deadline, and still rejects it', async () => {
@@ -159,11 +171,12 @@ describe('meteredRateLimiter', () => {
 
     // Assess
     expect(error).toBeInstanceOf(RateLimitWaitExceededError);
-    const { values } = emitted(metrics);
-    expect(values('RateLimitWaitMilliseconds')).toEqual([3]);
-    expect(values('RateLimitWaits')).toEqual([1]);
-    expect(values('RateLimitWaitsExceeded')).toEqual([1]);
-    expect(values('QuotaRecipientsReserved')).toEqual([0]);
+    expectValues(metrics, {
+      RateLimitWaitMilliseconds: [3],
+      RateLimitWaits: [1],
+      RateLimitWaitsExceeded: [1],
+      QuotaRecipientsReserved: [0],
+    });
   });
 
   it('emits nothing and rethrows when the request can never fit the quota', async () => {
@@ -220,11 +233,12 @@ describe('send-messages rate-limit metrics', () => {
       [W0, 20],
       [W0 + 1, 5],
     ]);
-    const { values } = emitted(metrics);
-    expect(values('RateLimitWaitMilliseconds')).toEqual([2, 2, 908]);
-    expect(values('RateLimitWaits')).toEqual([0, 0, 1]);
-    expect(values('RateLimitWaitsExceeded')).toEqual([0, 0, 0]);
-    expect(values('QuotaRecipientsReserved')).toEqual([10, 10, 5]);
-    expect(values('RecipientsAccepted')).toEqual([10, 10, 5]);
+    expectValues(metrics, {
+      RateLimitWaitMilliseconds: [2, 2, 908],
+      RateLimitWaits: [0, 0, 1],
+      RateLimitWaitsExceeded: [0, 0, 0],
+      QuotaRecipientsReserved: [10, 10, 5],
+      RecipientsAccepted: [10, 10, 5],
+    });
   });
 });

@@ -50,6 +50,13 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** A function that fails every invocation, after `onCall`. */
+const failingInvoke = (onCall: () => void = () => undefined) =>
+  vi.fn(async () => {
+    onCall();
+    throw new Error('function error');
+  });
+
 describe('the local schedules', () => {
   it('fire once at start and then every rate period', async () => {
     const invoke = vi.fn(async () => 'ok');
@@ -84,10 +91,7 @@ describe('the local schedules', () => {
     const calls: number[] = [];
     const errors: unknown[] = [];
     const started = Date.now();
-    const invoke = vi.fn(async () => {
-      calls.push(Date.now() - started);
-      throw new Error('function error');
-    });
+    const invoke = failingInvoke(() => calls.push(Date.now() - started));
     const scheduler = startScheduler(
       [scheduled(invoke, { schedule: { rateMs: 3_600_000 } })],
       (_name, error) => errors.push(error),
@@ -101,9 +105,7 @@ describe('the local schedules', () => {
   });
 
   it('retry as many times as the function’s event invoke config says', async () => {
-    const invoke = vi.fn(async () => {
-      throw new Error('function error');
-    });
+    const invoke = failingInvoke();
     const scheduler = startScheduler(
       [scheduled(invoke, { schedule: { rateMs: 3_600_000 }, asyncInvoke: { retryAttempts: 0 } })],
       () => undefined,
@@ -116,9 +118,7 @@ describe('the local schedules', () => {
   });
 
   it('drop the event once a retry would come past its maximum age', async () => {
-    const invoke = vi.fn(async () => {
-      throw new Error('function error');
-    });
+    const invoke = failingInvoke();
     const scheduler = startScheduler(
       [
         scheduled(invoke, {

@@ -188,18 +188,20 @@ const deps = (store: FakeEventStore) => ({
   concurrency: 4,
 });
 
+/** One webhook body of two reports, received into a new store. */
+const receiveTwo = async (first: object, second: object) => {
+  const store = new FakeEventStore();
+  const body = { rptCnt: 2, rptLst: [first, second] };
+  const outcome = await receiveReports(JSON.stringify(body), deps(store));
+  return { store, outcome };
+};
+
 describe('distinct reports', () => {
   it('are two events when their result code and channel share a "#"', async () => {
-    const store = new FakeEventStore();
-    const body = {
-      rptCnt: 2,
-      rptLst: [
-        { ...reportItem(0), msgKey: 'K', resultCode: '10000#SMS', ch: 'X' },
-        { ...reportItem(0), msgKey: 'K', resultCode: '10000', ch: 'SMS#X' },
-      ],
-    };
-
-    const outcome = await receiveReports(JSON.stringify(body), deps(store));
+    const { store, outcome } = await receiveTwo(
+      { ...reportItem(0), msgKey: 'K', resultCode: '10000#SMS', ch: 'X' },
+      { ...reportItem(0), msgKey: 'K', resultCode: '10000', ch: 'SMS#X' },
+    );
 
     expect(outcome).toMatchObject({ stored: 2, duplicates: 0 });
     expect(store.details('report').map((detail) => detail.data.resultCode)).toEqual([
@@ -221,16 +223,10 @@ describe('distinct reports', () => {
   });
 
   it('have different metadata.id when a msgKey and a result code share a ":"', async () => {
-    const store = new FakeEventStore();
-    const body = {
-      rptCnt: 2,
-      rptLst: [
-        { ...reportItem(0), msgKey: 'K:b', resultCode: 'c', ch: 'SMS' },
-        { ...reportItem(0), msgKey: 'K', resultCode: 'b:c', ch: 'SMS' },
-      ],
-    };
-
-    await receiveReports(JSON.stringify(body), deps(store));
+    const { store } = await receiveTwo(
+      { ...reportItem(0), msgKey: 'K:b', resultCode: 'c', ch: 'SMS' },
+      { ...reportItem(0), msgKey: 'K', resultCode: 'b:c', ch: 'SMS' },
+    );
 
     const ids = store.details('report').map((detail) => detail.metadata.id);
     expect(ids).toHaveLength(2);
@@ -238,16 +234,10 @@ describe('distinct reports', () => {
   });
 
   it('name the keys they had before parts were escaped, only when those differ', async () => {
-    const store = new FakeEventStore();
-    const body = {
-      rptCnt: 2,
-      rptLst: [
-        { ...reportItem(0), msgKey: 'K#1', resultCode: '10000', ch: 'SMS' },
-        { ...reportItem(1), msgKey: 'K2', resultCode: '10000', ch: 'SMS' },
-      ],
-    };
-
-    await receiveReports(JSON.stringify(body), deps(store));
+    const { store } = await receiveTwo(
+      { ...reportItem(0), msgKey: 'K#1', resultCode: '10000', ch: 'SMS' },
+      { ...reportItem(1), msgKey: 'K2', resultCode: '10000', ch: 'SMS' },
+    );
 
     const [escaped, plain] = store.ofKind('report');
     expect(escaped?.legacyKey).toEqual({
