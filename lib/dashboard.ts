@@ -12,7 +12,7 @@ import {
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { RATE_LIMIT_METRICS } from '../functions/sending/rate-limit-metrics.ts';
+import { RATE_LIMIT_METRICS } from '../functions/sending/rate-limit-metric-names.ts';
 import { EventPublisher } from './event-publisher.ts';
 import { InboundAttachments } from './inbound-attachments.ts';
 import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';

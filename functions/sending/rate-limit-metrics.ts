@@ -1,18 +1,11 @@
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { RATE_LIMIT_METRICS } from './rate-limit-metric-names.ts';
 import {
   type AcquireOptions,
   type Acquisition,
   type RateLimiter,
   RateLimitWaitExceededError,
 } from './rate-limiter.ts';
-
-/** The metric names, for the dashboard, the docs and the tests. */
-export const RATE_LIMIT_METRICS = {
-  waitMilliseconds: 'RateLimitWaitMilliseconds',
-  waits: 'RateLimitWaits',
-  waitsExceeded: 'RateLimitWaitsExceeded',
-  quotaRecipientsReserved: 'QuotaRecipientsReserved',
-} as const;
 
 /**
  * A {@link RateLimiter} that reports every acquisition's answer as metrics, one value per send

@@ -4,7 +4,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
 import { composeSender } from '../../functions/sending/compose.ts';
-import { RATE_LIMIT_METRICS } from '../../functions/sending/rate-limit-metrics.ts';
+import { RATE_LIMIT_METRICS } from '../../functions/sending/rate-limit-metric-names.ts';
 import { gatewayAnswering } from '../support/answering-gateway.ts';
 import { decoyProcessEnv } from '../support/decoy-process-env.ts';
 import { gatewayCredentialsHolding } from '../support/secrets-client.ts';

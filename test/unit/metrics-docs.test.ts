@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
-import { RATE_LIMIT_METRICS } from '../../functions/sending/rate-limit-metrics.ts';
+import { RATE_LIMIT_METRICS } from '../../functions/sending/rate-limit-metric-names.ts';
 import { documentedMetrics } from '../support/metrics-docs.ts';
 
 const FUNCTIONS = join(import.meta.dirname, '../../functions');
