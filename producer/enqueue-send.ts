@@ -1,9 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  SendMessageBatchCommand,
-  type SendMessageBatchCommandOutput,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import type { SendMessageBatchCommandOutput, SQSClient } from '@aws-sdk/client-sqs';
 import type { Problem, SendMessageInput } from '../functions/send-contract/queue-message.ts';
 import { parseSendMessage } from '../functions/send-contract/queue-message-parsing.ts';
 
@@ -65,6 +61,9 @@ const sendBatch = async (
   batch: readonly Pending[],
   result: EnqueueSendResult,
 ): Promise<void> => {
+  // Loaded here, not with the module: `parseSendMessage` needs no SQS client, and a producer that
+  // queues has `@aws-sdk/client-sqs` already (the package's optional peer dependency).
+  const { SendMessageBatchCommand } = await import('@aws-sdk/client-sqs');
   let entries = batch;
   for (let attempt = 0; entries.length > 0; attempt += 1) {
     if (attempt > 0) {
@@ -124,7 +123,7 @@ const sendBatch = async (
  * @example
  * ```ts
  * import { SQSClient } from '@aws-sdk/client-sqs';
- * import { enqueueSend } from 'msgbridge/producer/enqueue-send.ts';
+ * import { enqueueSend } from 'msgbridge/send';
  *
  * const sqs = new SQSClient({});
  * const { queued, invalid, failed } = await enqueueSend(sqs, process.env.SEND_QUEUE_URL, [
