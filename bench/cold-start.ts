@@ -90,6 +90,7 @@ const bundle = async (entry: string, outfile: string, sdkExternal = false): Prom
     minify: LAMBDA_BUNDLING.minify,
     external: sdkExternal ? ['@aws-sdk/*'] : LAMBDA_BUNDLING.externalModules,
     sourcemap: LAMBDA_BUNDLING.sourceMap,
+    sourcesContent: LAMBDA_BUNDLING.sourcesContent,
     logLevel: 'silent',
     banner: { js: LAMBDA_BUNDLING.banner },
     alias: LAMBDA_BUNDLING.alias,

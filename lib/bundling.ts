@@ -25,6 +25,11 @@ export const LAMBDA_BUNDLING = {
    */
   sourceMap: 'external',
   /**
+   * The map holds the mappings and the names of the source files, not their text (a third of the
+   * size): a stack trace still resolves to file and line of the published sources.
+   */
+  sourcesContent: false,
+  /**
    * Modules replaced in the bundle: the SDK's default credential chain by the provider a Lambda
    * uses, its environment variables (`functions/commons/clients/lambda-credentials.ts`).
    */

@@ -241,6 +241,7 @@ export class MsgbridgeFunction extends NodejsFunction {
         externalModules: [...LAMBDA_BUNDLING.externalModules],
         sourceMap: true,
         sourceMapMode: SourceMapMode.EXTERNAL,
+        sourcesContent: LAMBDA_BUNDLING.sourcesContent,
         banner: LAMBDA_BUNDLING.banner,
         esbuildArgs: Object.fromEntries(
           Object.entries(LAMBDA_BUNDLING.alias).map(([from, to]) => [`--alias:${from}`, to]),
