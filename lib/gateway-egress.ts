@@ -51,15 +51,25 @@ export interface GatewayEgressOptions {
    * @default - 2, or `natGateways` when larger
    */
   readonly maxAzs?: number;
-  /** `existing-vpc` mode: the VPC's id, `vpc-...`. */
+  /**
+   * `existing-vpc` mode: the VPC's id, `vpc-...`.
+   * @default - none: required in `existing-vpc` mode, refused in the others
+   */
   readonly vpcId?: string;
-  /** `existing-vpc` mode: private subnets (with a route to the internet through NAT) for the functions. */
+  /**
+   * `existing-vpc` mode: private subnets (with a route to the internet through NAT) for the functions.
+   * @default - none: required in `existing-vpc` mode, refused in the others
+   */
   readonly privateSubnetIds?: readonly string[];
-  /** `existing-vpc` mode: the Availability Zones of `privateSubnetIds`, in the same order. */
+  /**
+   * `existing-vpc` mode: the Availability Zones of `privateSubnetIds`, in the same order.
+   * @default - none: required in `existing-vpc` mode, refused in the others
+   */
   readonly availabilityZones?: readonly string[];
   /**
    * `existing-vpc` mode: the public IPv4 addresses that traffic from `privateSubnetIds` leaves
    * from (the VPC's NAT Elastic IPs): output to be registered in the gateway console.
+   * @default - none: required in `existing-vpc` mode, refused in the others
    */
   readonly egressIps?: readonly string[];
 }
