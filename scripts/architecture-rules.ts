@@ -242,7 +242,7 @@ export const MODULES: readonly ModuleRule[] = [
   {
     folder: 'bin',
     holds:
-      'The executables, which wire modules that import no one another: the CDK app (`msgbridge.ts`), the `msgbridge` command with the console (`msgbridge-cli.mjs`), `npm start` with the console (`start.ts`).',
+      'The executables, which wire modules that import no one another: the CDK app (`msgbridge.ts`), the `msgbridge` command with the console (`cli.ts`, which `msgbridge-cli.mjs` runs in a checkout and the package ships compiled), `npm start` with the console (`start.ts`).',
     mayImport: ['cli', 'console', 'lib', 'local', 'ops'],
   },
   {

@@ -1,19 +1,26 @@
 /**
- * `npm run build` (and `npm pack`/`npm publish`, through `prepack`): the package in `dist/`.
+ * `npm run build`: the package, whole, in `dist/` — what `npm pack ./dist` and
+ * `npm publish ./dist` take (the repository's own package.json is private).
  *
  * - `tsc -p tsconfig.build.json`: JavaScript and declarations of the constructs (`lib/`), the
  *   producer (`producer/send.ts`), the event types (`events/`) and what they import, with the
  *   `.ts` import specifiers rewritten to `.js`.
- * - One bundle per Lambda (`functions/*.ts`) in `dist/lambda/<name>/`, built with the settings
+ * - One bundle per Lambda (`functions/*.ts`) in `lambda/<name>/`, built with the settings
  *   `MsgbridgeFunction` bundles with (`LAMBDA_BUNDLING`), so that a CDK app using the package
  *   synthesizes without esbuild, Docker or the functions' sources: `MsgbridgeFunction` deploys
  *   the prebuilt bundle when it finds one.
+ * - The `msgbridge` command (`bin/cli.ts`) compiled into `cli/`: one ESM entry, `msgbridge.mjs`,
+ *   with the AWS SDK and everything else it runs inside, and chunks for what only some commands
+ *   load (the console, the SDK's credential providers); the console's assets beside it.
+ * - The manifest (`packageManifest`), the package README (docs/package/README.md, its links made
+ *   absolute: `packageReadme`), the user documentation it links to, LICENSE and CHANGELOG.
  */
 import { execFileSync } from 'node:child_process';
-import { readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 import { LAMBDA_BUNDLING, PREBUILT_BUNDLE_FILE } from '../lib/bundling.ts';
+import { PACKAGE_DOCS, packageManifest, packageReadme } from './package-manifest.ts';
 
 const root = join(import.meta.dirname, '..');
 const dist = join(root, 'dist');
@@ -26,23 +33,59 @@ execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'],
 
 // Every top-level file of functions/ is one Lambda's entry (one entry file per Lambda).
 const entries = readdirSync(join(root, 'functions')).filter((name) => name.endsWith('.ts'));
-await Promise.all(
-  entries.map((file) =>
-    build({
-      entryPoints: [join(root, 'functions', file)],
-      outfile: join(dist, 'lambda', file.replace(/\.ts$/, ''), PREBUILT_BUNDLE_FILE),
-      bundle: true,
-      platform: 'node',
-      format: LAMBDA_BUNDLING.format,
-      target: LAMBDA_BUNDLING.target,
-      mainFields: [...LAMBDA_BUNDLING.mainFields],
-      minify: LAMBDA_BUNDLING.minify,
-      external: [...LAMBDA_BUNDLING.externalModules],
-      sourcemap: LAMBDA_BUNDLING.sourceMap,
-      banner: { js: LAMBDA_BUNDLING.banner },
-      alias: LAMBDA_BUNDLING.alias,
-      logLevel: 'warning',
-    }),
-  ),
+const lambdas = entries.map((file) =>
+  build({
+    entryPoints: [join(root, 'functions', file)],
+    outfile: join(dist, 'lambda', file.replace(/\.ts$/, ''), PREBUILT_BUNDLE_FILE),
+    bundle: true,
+    platform: 'node',
+    format: LAMBDA_BUNDLING.format,
+    target: LAMBDA_BUNDLING.target,
+    mainFields: [...LAMBDA_BUNDLING.mainFields],
+    minify: LAMBDA_BUNDLING.minify,
+    external: [...LAMBDA_BUNDLING.externalModules],
+    sourcemap: LAMBDA_BUNDLING.sourceMap,
+    sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+    banner: { js: LAMBDA_BUNDLING.banner },
+    alias: LAMBDA_BUNDLING.alias,
+    logLevel: 'warning',
+  }),
 );
-process.stdout.write(`dist/: declarations and JavaScript, and ${entries.length} Lambda bundles\n`);
+
+const cliDir = join(dist, 'cli');
+const cli = build({
+  entryPoints: { msgbridge: join(root, 'bin/cli.ts') },
+  outdir: cliDir,
+  outExtension: { '.js': '.mjs' },
+  // Chunks stay beside the entry: the console finds its assets next to its own module.
+  chunkNames: '[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  // The command runs on the operator's Node.js, 20.18 or later (`engines`).
+  target: 'node20',
+  mainFields: ['module', 'main'],
+  minify: true,
+  // The command reports errors by their messages; a trace of the bundle is not what it shows.
+  sourcemap: false,
+  banner: { js: `#!/usr/bin/env node\n${LAMBDA_BUNDLING.banner}` },
+  logLevel: 'warning',
+});
+
+await Promise.all([...lambdas, cli]);
+cpSync(join(root, 'console/assets'), join(cliDir, 'assets'), { recursive: true });
+
+const manifest = packageManifest(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')));
+writeFileSync(join(dist, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+writeFileSync(
+  join(dist, 'README.md'),
+  packageReadme(readFileSync(join(root, 'docs/package/README.md'), 'utf8'), manifest),
+);
+for (const file of ['LICENSE', 'CHANGELOG.md', ...PACKAGE_DOCS]) {
+  mkdirSync(dirname(join(dist, file)), { recursive: true });
+  cpSync(join(root, file), join(dist, file), { recursive: true });
+}
+process.stdout.write(
+  `dist/: the package msgbridge ${manifest.version}: declarations and JavaScript, ${entries.length} Lambda bundles, the msgbridge command, its README and docs (npm pack ./dist)\n`,
+);
