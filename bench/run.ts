@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join } from 'node:path';
+import { runCli } from './cli.ts';
 import { runColdStart } from './cold-start.ts';
 import { runConsoleMemory } from './console-memory.ts';
 import { runEndToEnd } from './end-to-end.ts';
@@ -47,6 +48,7 @@ const scenarios: Record<string, () => Promise<ScenarioResult>> = {
   'console-memory': () => runConsoleMemory(),
   latency: runLatency,
   scale: runScale,
+  cli: () => runCli(),
 };
 
 const requested = process.argv.slice(2);
