@@ -1,3 +1,4 @@
+import { type Backoff, backoffDelay } from '../functions/commons/helpers/backoff.ts';
 import {
   type BusEntry,
   type EventBus,
@@ -206,6 +207,9 @@ const groups = <T extends { entry: BusEntry }>(items: readonly T[]): T[][] => {
   return result;
 };
 
+/** The waits before a group's refused entries are put again: 200 ms, 400 ms, … */
+const REPUBLISH_BACKOFF: Backoff = { firstMs: 200, maxMs: 2_000 };
+
 /** Puts a group, then only its refused entries again; answers the ones still refused. */
 const putAll = async <T extends { entry: BusEntry }>(
   group: readonly T[],
@@ -216,7 +220,7 @@ const putAll = async <T extends { entry: BusEntry }>(
   let pending = [...group];
   const refused = new Map<T, string>();
   for (let attempt = 1; attempt <= attempts && pending.length > 0; attempt += 1) {
-    if (attempt > 1) await sleep(200 * 2 ** (attempt - 2));
+    if (attempt > 1) await sleep(backoffDelay(REPUBLISH_BACKOFF, attempt - 1));
     refused.clear();
     try {
       const results = await ports.bus.putEvents(pending.map((item) => item.entry));

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SendMessageBatchCommandOutput, SQSClient } from '@aws-sdk/client-sqs';
+import { type Backoff, backoffDelay } from '../functions/commons/helpers/backoff.ts';
 import type { Problem, SendMessageInput } from '../functions/send-contract/queue-message.ts';
 import { parseSendMessage } from '../functions/send-contract/queue-message-parsing.ts';
 
@@ -9,7 +10,8 @@ export const SQS_MAX_BATCH_ENTRIES = 10;
 export const SQS_MAX_BATCH_BYTES = 256 * 1024;
 /** Entries SQS failed on its side (`SenderFault: false`) are sent again up to this many times. */
 export const MAX_ENQUEUE_RETRIES = 3;
-const RETRY_BASE_DELAY_MS = 50;
+/** The waits between sends of the entries SQS failed on its side: 50 ms, 100 ms, 200 ms. */
+const RETRY_BACKOFF: Backoff = { firstMs: 50, maxMs: 1_000, jitter: 0.5 };
 
 export interface EnqueueSendResult {
   /** Accepted by SQS, with the SQS message id. */
@@ -67,7 +69,7 @@ const sendBatch = async (
   let entries = batch;
   for (let attempt = 0; entries.length > 0; attempt += 1) {
     if (attempt > 0) {
-      await sleep(RETRY_BASE_DELAY_MS * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
+      await sleep(backoffDelay(RETRY_BACKOFF, attempt));
     }
     let response: SendMessageBatchCommandOutput;
     try {

@@ -172,7 +172,7 @@ export const MODULES: readonly ModuleRule[] = [
     folder: 'producer',
     holds:
       'The validating producer library (`msgbridge/send`) for services that enqueue sends, and the example messages.',
-    mayImport: ['functions/send-contract'],
+    mayImport: ['functions/commons', 'functions/send-contract'],
   },
   {
     folder: 'aws-semantics',

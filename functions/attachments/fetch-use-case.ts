@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import * as z from 'zod';
 import { MoItemSchema } from '../../gateway/schemas/index.ts';
+import { backoffDelay } from '../commons/helpers/backoff.ts';
 import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';
 import { ViaSchema } from '../events/catalogue.ts';
 import { buildEventDetail } from '../events/envelope.ts';
@@ -398,7 +399,7 @@ const lostReason = (ref: Pick<AttachmentRef, 'index'>, lastError: string | undef
 
 /** Delay before retry number `attempts + 1`: 5 min, 10 min, 20 min, … at most 6 h. */
 export const retryDelayMs = (attempts: number): number =>
-  Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+  backoffDelay({ firstMs: RETRY_BASE_MS, maxMs: RETRY_MAX_MS }, attempts);
 
 type DownloadAttempt =
   | ({ readonly ok: true } & StoredDownload)

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
+import { type Backoff, backoffDelay } from '../commons/helpers/backoff.ts';
 import type { EventBus } from '../events/store-ports.ts';
 import { DynamoDbPublishLedger } from './adapters/dynamodb-publish-ledger.ts';
 import { EventBridgeBus } from './adapters/eventbridge-bus.ts';
@@ -14,6 +15,9 @@ export interface PublisherOverrides extends Omit<CompositionOverrides, 's3'> {
   /** The wait before the n-th put of the entries still failing. @default 100 ms doubling, capped at 2 s, with jitter */
   readonly backoffMs?: (attempt: number) => number;
 }
+
+/** The waits before the entries still failing are put again: 100 ms doubling to 2 s. */
+const PUT_EVENTS_BACKOFF: Backoff = { firstMs: 100, maxMs: 2_000, jitter: 0.5 };
 
 /**
  * Composes `publish-events` (the event table's stream, INSERTs of event items only, filtered by
@@ -34,9 +38,7 @@ export const composePublisher = (
     ledger: new DynamoDbPublishLedger(requiredEnv('STATE_TABLE_NAME', env), overrides.documents),
     source: env.EVENT_SOURCE ?? 'msgbridge',
     maxAttempts: integerEnv('PUBLISH_MAX_ATTEMPTS', 4, { min: 1, max: 10 }, env),
-    backoffMs:
-      overrides.backoffMs ??
-      ((attempt) => Math.min(2_000, 100 * 2 ** (attempt - 2)) * (0.5 + Math.random() / 2)),
+    backoffMs: overrides.backoffMs ?? ((attempt) => backoffDelay(PUT_EVENTS_BACKOFF, attempt - 1)),
     sleep: (ms) => sleep(ms),
     maxBatchBytes: PUT_EVENTS_MAX_BYTES,
     logger,

@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { SQSRecord } from 'aws-lambda';
+import { type Backoff, backoffDelay } from '../commons/helpers/backoff.ts';
 import type { QueueDelivery, SendDeps, SendResult } from './ports.ts';
 import { sendQueuedMessage } from './send-use-case.ts';
 
@@ -20,12 +21,13 @@ export interface SendHandlerDeps {
 }
 
 /** Backoff before the n-th delivery: 15 s, 30 s, 60 s, … capped at 15 minutes, with jitter. */
+const REDELIVERY_BACKOFF: Backoff = { firstMs: 15_000, maxMs: 900_000, jitter: 0.25 };
+
 export const redeliveryDelaySeconds = (
   receiveCount: number,
   random: () => number = Math.random,
 ): number => {
-  const base = Math.min(900, 15 * 2 ** Math.max(0, receiveCount - 1));
-  return Math.round(base * (0.75 + random() / 4));
+  return Math.round(backoffDelay(REDELIVERY_BACKOFF, receiveCount, random) / 1_000);
 };
 
 /**

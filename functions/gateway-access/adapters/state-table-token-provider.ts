@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TokenProvider } from '../../../gateway/bearer/token-provider.ts';
 import { DynamoDbLease } from '../../commons/dynamodb-lease.ts';
+import { type Backoff, backoffDelay } from '../../commons/helpers/backoff.ts';
 import type { Lease } from '../../commons/lease.ts';
 import {
   authenticate,
@@ -57,6 +58,9 @@ export interface StateTableTokenProviderOptions {
 export const MAX_AUTH_TIMEOUT_MS = 60_000;
 /** Besides the call: the credentials read (Secrets Manager) and the version-checked token write. */
 const AUTH_OVERHEAD_MS = 10_000;
+
+/** Polling for the token another container renews: 50 ms doubling to 800 ms, with jitter so a crowd does not poll in step. */
+const TOKEN_WAIT_BACKOFF: Backoff = { firstMs: 50, maxMs: 800, jitter: 0.5 };
 
 /** No usable token appeared within the wait, and this container could not take the lease. */
 export class TokenUnavailableError extends Error {
@@ -152,8 +156,7 @@ export class StateTableTokenProvider implements TokenProvider {
         }
       }
       if (waitedMs >= this.maxWaitMs) throw new TokenUnavailableError(waitedMs);
-      // 50 ms doubling to 800 ms, with jitter so a crowd does not poll in step.
-      const delay = Math.round(Math.min(800, 50 * 2 ** attempt) * (0.5 + Math.random() / 2));
+      const delay = Math.round(backoffDelay(TOKEN_WAIT_BACKOFF, attempt + 1));
       await this.sleep(delay);
       waitedMs += delay;
       const latest = this.usable(await store.read());

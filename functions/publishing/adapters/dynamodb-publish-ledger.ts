@@ -8,6 +8,7 @@ import {
   ScanCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { documentClient, pagesOf } from '../../commons/clients/dynamodb.ts';
+import { type Backoff, backoffDelay } from '../../commons/helpers/backoff.ts';
 import { PUBLISH_KEY_PREFIX } from '../../commons/tables.ts';
 import {
   type ItemKey,
@@ -27,6 +28,8 @@ const UNPUBLISHED_RETENTION_MS = 14 * 86_400_000;
 const BATCH_GET_LIMIT = 100;
 const BATCH_WRITE_LIMIT = 25;
 const UNPROCESSED_RETRIES = 3;
+/** The waits before reading or writing the unprocessed rest again: 100, 200, 400 ms. */
+const UNPROCESSED_BACKOFF: Backoff = { firstMs: 100, maxMs: 1_000 };
 
 /** A marker as stored, for `msgbridge events republish`. */
 export interface StoredMarker extends PublishMarker {
@@ -78,7 +81,7 @@ export class DynamoDbPublishLedger implements PublishLedger {
         if (attempt > UNPROCESSED_RETRIES) {
           throw new Error(`BatchGetItem left ${pending.length} keys unprocessed`);
         }
-        if (attempt > 0) await sleep(50 * 2 ** attempt);
+        if (attempt > 0) await sleep(backoffDelay(UNPROCESSED_BACKOFF, attempt));
         const answer = await this.client.send(
           new BatchGetCommand({
             RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } },
@@ -103,7 +106,7 @@ export class DynamoDbPublishLedger implements PublishLedger {
         PutRequest: { Item: this.item(marker, now) },
       }));
       for (let attempt = 0; pending.length > 0 && attempt <= UNPROCESSED_RETRIES; attempt += 1) {
-        if (attempt > 0) await sleep(50 * 2 ** attempt);
+        if (attempt > 0) await sleep(backoffDelay(UNPROCESSED_BACKOFF, attempt));
         const answer = await this.client.send(
           new BatchWriteCommand({ RequestItems: { [this.tableName]: pending } }),
         );

@@ -11,6 +11,7 @@ import {
   isConditionalCheckFailure,
   whenConditionFails,
 } from '../../commons/clients/dynamodb.ts';
+import { type Backoff, backoffDelay } from '../../commons/helpers/backoff.ts';
 import { eventKeys, parsePartitionKey, SORT_KEY } from '../../commons/table-keys.ts';
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
 import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
@@ -25,6 +26,9 @@ import type {
   UnpublishedOutcome,
 } from '../ports.ts';
 import { ACCEPTED_PREFIX } from '../send-record.ts';
+
+/** The waits before BatchGetItem's unprocessed keys are read again: 100 ms doubling to 1 s. */
+const UNPROCESSED_BACKOFF: Backoff = { firstMs: 100, maxMs: 1_000 };
 
 /**
  * Send records in the event table. Per queue message, a `MESSAGE` item under the partition of its
@@ -56,7 +60,9 @@ export class DynamoDbSendStore implements SendStore {
     // BatchGetItem is a partial-failure API: read again whatever it left unprocessed.
     for (let attempt = 0; keys.length > 0; attempt++) {
       if (attempt > 0)
-        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, 50 * 2 ** attempt)));
+        await new Promise((resolve) =>
+          setTimeout(resolve, backoffDelay(UNPROCESSED_BACKOFF, attempt)),
+        );
       if (attempt > 8) throw new Error(`BatchGetItem left ${keys.length} keys unprocessed`);
       const answer = await this.client.send(
         new BatchGetCommand({
