@@ -105,6 +105,10 @@ export interface RecordInfo {
   readonly sqsMessageId: string;
   /** The message's recipients, in order. */
   readonly recipients: number;
+  /** When SQS took the message (its `SentTimestamp`), epoch milliseconds. */
+  readonly queuedAt: number;
+  /** When this attempt claimed it, epoch milliseconds. */
+  readonly claimedAt: number;
 }
 
 /**

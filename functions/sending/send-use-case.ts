@@ -82,6 +82,8 @@ export const sendQueuedMessage = async (
     channel: message.channel,
     sqsMessageId: delivery.messageId,
     recipients: recipients.length,
+    queuedAt: delivery.sentAt.getTime(),
+    claimedAt: receivedAt.getTime(),
   });
   // A record this claim created has no decided recipient; otherwise the record lists the
   // acceptances and the outcome items the rest (rejected, scheduled, resolved by reconcile-status).

@@ -59,6 +59,8 @@ describe('write units on DynamoDB Local', () => {
       channel: 'messenger-notice',
       sqsMessageId: crypto.randomUUID(),
       recipients: 10,
+      queuedAt: Date.now() - 1_000,
+      claimedAt: Date.now(),
     });
     await store.recordAccepted(
       record,

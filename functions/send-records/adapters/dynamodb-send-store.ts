@@ -92,6 +92,8 @@ export class DynamoDbSendStore implements SendStore {
           ':channel': info.channel,
           ':sqs': info.sqsMessageId,
           ':recipients': info.recipients,
+          ':queued': info.queuedAt,
+          ':claimed': info.claimedAt,
         }
       : {};
     try {
@@ -105,7 +107,7 @@ export class DynamoDbSendStore implements SendStore {
             // status) leaves its expiry alone.
             ...(info
               ? [
-                  'channel = :channel, sqsMessageId = :sqs, recipients = :recipients, expiresAt = :expires',
+                  'channel = :channel, sqsMessageId = :sqs, recipients = :recipients, queuedAt = :queued, claimedAt = :claimed, expiresAt = :expires',
                 ]
               : ['expiresAt = if_not_exists(expiresAt, :expires)']),
           ].join(', '),
