@@ -35,16 +35,19 @@ export interface Step {
   readonly stage: Stage;
   readonly title: string;
   readonly at: string | undefined;
-  readonly item: string;
+  /** What the step's item says, by its field's name (a time as ISO 8601, shown in KST). */
   readonly facts: ReadonlyArray<readonly [string, string]>;
 }
 
 export interface EventStep {
   readonly type: string;
   readonly id: string;
-  readonly item: string;
+  /** When its item was written to the event table, whose stream publishes it. */
   readonly storedAt: string | undefined;
-  /** When the bus took it (local run), each replay after it too. */
+  /**
+   * Each time the bus took it (the local run's log), replays too, by the event's own `time`: when
+   * the gateway says it happened, which can come before it was stored.
+   */
   readonly published: ReadonlyArray<{ readonly time: string; readonly replayName?: string }>;
 }
 
@@ -67,40 +70,78 @@ type Data = Record<string, unknown>;
 const dataOf = (entry: TraceEntry): Data =>
   entry.data !== null && typeof entry.data === 'object' ? (entry.data as Data) : {};
 
-const str = (value: unknown): string | undefined =>
-  value === undefined || value === null || value === ''
-    ? undefined
-    : typeof value === 'string'
-      ? value
-      : JSON.stringify(value);
+/** The facts shown as times (KST, UTC on hover). */
+const TIME_FACTS: ReadonlySet<string> = new Set([
+  'acceptedAt',
+  'reportedAt',
+  'scheduledFor',
+  'receivedAt',
+  'claimedUntil',
+]);
+
+/** A fallback reason as the gateway gave it: channel, result code and its description. */
+const reasonText = (reason: unknown): string => {
+  const { channel, resultCode, resultDesc } = (reason ?? {}) as Data;
+  return [
+    channel,
+    resultCode,
+    resultDesc === undefined || resultDesc === null ? undefined : `(${String(resultDesc)})`,
+  ]
+    .filter((part) => part !== undefined && part !== null && part !== '')
+    .join(' ');
+};
+
+/** A value as one line of text; nothing for an absent value or an empty list or object. */
+const str = (value: unknown): string | undefined => {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.length === 0 ? undefined : JSON.stringify(value);
+  if (typeof value === 'object' && Object.keys(value).length === 0) return undefined;
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+};
+
+/** An epoch-milliseconds attribute as ISO 8601; undefined when it is none. */
+const isoOf = (ms: unknown): string | undefined => {
+  const value = Number(ms);
+  return Number.isFinite(value) && value > 0 ? new Date(value).toISOString() : undefined;
+};
 
 const facts = (data: Data, names: readonly string[]): Array<readonly [string, string]> =>
   names.flatMap((name) => {
-    const value = str(data[name]);
+    const field = data[name];
+    const value =
+      name === 'fallbackReasons' && Array.isArray(field)
+        ? str(
+            field
+              .map(reasonText)
+              .filter((reason) => reason !== '')
+              .join('; '),
+          )
+        : str(field);
     return value === undefined ? [] : [[name, value] as const];
   });
 
 const stepsOf = (entry: TraceEntry): Step[] => {
   const data = dataOf(entry);
-  const item = `${entry.pk} ${entry.sk}`;
-  const base = { at: entry.at, item };
+  const base = { at: entry.at };
   if (entry.sk === SORT_KEY.sendRecord) {
-    const until = Number(data.claimedUntil);
+    // The record's own times (a record written before they were kept has none).
+    const until = isoOf(data.claimedUntil);
     return [
       {
-        ...base,
         stage: 'queued',
         title: 'Queued on the send queue',
+        at: isoOf(data.queuedAt),
         facts: facts(data, ['sqsMessageId', 'channel', 'recipients']),
       },
       {
-        ...base,
         stage: 'claimed',
         title:
-          until > 0
-            ? `Claimed until ${new Date(until).toISOString()}`
-            : 'Claimed, sent, and the claim released',
-        facts: facts(data, ['owner']),
+          until !== undefined
+            ? 'Claimed by a sender, being sent'
+            : 'Claimed by a sender, sent, and the claim released',
+        at: isoOf(data.claimedAt),
+        facts: until === undefined ? [] : [['claimedUntil', until]],
       },
     ];
   }
@@ -292,7 +333,6 @@ export const timelineOf = (trace: Trace, log: readonly PublishedEvent[] | undefi
           {
             type: entry.type,
             id: entry.eventId,
-            item: `${entry.pk} ${entry.sk}`,
             storedAt: entry.at,
             published: publications.get(entry.eventId) ?? [],
           },
@@ -331,8 +371,8 @@ export const renderTimeline = (
   ${timeline.steps.map(
     (step) => html`<li class="step stage-${step.stage}" data-stage="${step.stage}">
     <div class="when">${time(step.at)}</div>
-    <div class="what"><strong>${step.title}</strong> <span class="item">${step.item}</span>
-      ${step.facts.length > 0 ? html`<dl>${step.facts.map(([name, value]) => html`<dt>${name}</dt><dd>${value}</dd>`)}</dl>` : ''}
+    <div class="what"><strong>${step.title}</strong>
+      ${step.facts.length > 0 ? html`<dl>${step.facts.map(([name, value]) => html`<dt>${name}</dt><dd>${TIME_FACTS.has(name) ? fmt(value) : value}</dd>`)}</dl>` : ''}
     </div>
   </li>`,
   )}
@@ -352,7 +392,12 @@ ${timeline.attachments.map(
 ${
   timeline.events.length === 0
     ? html`<p class="muted">No event was stored for this message.</p>`
-    : html`<table class="events" id="published"><thead><tr><th>detail-type</th><th>stored</th><th>on the bus (event time)</th><th>event id</th><th>item</th></tr></thead><tbody>
+    : html`<p class="legend"><strong>stored</strong>: when the item was written to the event table (by a receiver, the poller, the sender or reconcile-status), whose stream then publishes it. <strong>on the bus</strong>: ${
+        options.hasLog
+          ? 'each time the bus took the event, by the event’s own time — when the gateway says it happened, to the second, so it can come before “stored” — and each replay of it.'
+          : 'a deployed stack keeps no log of its bus that the console can read: an event is published from the table’s stream once stored (msgbridge doctor shows the publisher’s state).'
+      }</p>
+<div class="scroll"><table class="events" id="published"><thead><tr><th>detail-type</th><th>stored</th><th>on the bus</th><th>event id</th></tr></thead><tbody>
 ${timeline.events.map(
   (event) =>
     html`<tr data-detail-type="${event.type}"><td>${event.type}</td><td>${time(event.storedAt)}</td><td>${
@@ -361,10 +406,10 @@ ${timeline.events.map(
           ? html`<span class="warn">not on the bus yet</span>`
           : event.published.map(
               (p) =>
-                html`<div>${time(p.time)}${p.replayName ? html` <span class="muted">(replay ${p.replayName})</span>` : ''}</div>`,
+                html`<div>${p.replayName ? html`replayed (${p.replayName})` : 'on the bus'}, event time ${time(p.time)}</div>`,
             )
         : html`<span class="muted">from the table's stream</span>`
-    }</td><td><code>${event.id}</code></td><td class="item">${event.item}</td></tr>`,
+    }</td><td><code>${event.id}</code></td></tr>`,
 )}
-</tbody></table>`
+</tbody></table></div>`
 }`;

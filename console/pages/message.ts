@@ -1,7 +1,7 @@
 import { findByPhone, phoneDigits, revealingMask } from '../../ops/phone-search.ts';
 import { type Trace, traceKey } from '../../ops/trace.ts';
 import type { ConsoleContext } from '../context.ts';
-import { html, raw, type SafeHtml } from '../html.ts';
+import { html, type SafeHtml } from '../html.ts';
 import {
   type Answer,
   BadRequest,
@@ -17,12 +17,12 @@ import { renderTimeline, timelineOf } from '../timeline.ts';
 /** The message page: the search box, a message's timeline, and the messages that name a phone number. */
 export const messagePages = (context: ConsoleContext) => {
   const { target, csrf, eventLog, onStack } = context;
+  // One box for every way to find a message: a key, or a phone number entered in full.
   const searchForm = (
     q = '',
-    by: 'key' | 'phone' = 'key',
   ) => html`<form class="search" method="get" action="${CONSOLE_PATH}/message">
-  <label>Find <select name="by"><option value="key"${by === 'key' ? raw(' selected') : ''}>cliKey, msgKey or moKey</option><option value="phone"${by === 'phone' ? raw(' selected') : ''}>phone number (in full)</option></select></label>
-  <input name="q" value="${q}" required maxlength="120" autofocus placeholder="cliKey, msgKey, moKey or 010…">
+  <label for="q">Find</label>
+  <input id="q" name="q" type="search" value="${q}" required maxlength="120" autofocus placeholder="cliKey, msgKey, moKey or a phone number" aria-label="cliKey, msgKey, moKey or a phone number">
   <button type="submit">Search</button></form>`;
 
   const home = (): Answer =>
@@ -30,16 +30,32 @@ export const messagePages = (context: ConsoleContext) => {
       'Message',
       csrf,
       target,
-      html`${searchForm()}<p class="muted">A key is read from the event table by DynamoDB Query; a phone number needs a Scan of the table (every item read once).</p>`,
+      html`${searchForm()}<p class="muted">A key is read from the event table by DynamoDB Query. A phone number (8 to 12 digits, in full, dashes and spaces allowed) that no key matches is looked for by a Scan of the table (every item read once).</p>`,
     );
+
+  const keyLink = (key: string, by: 'key' | 'phone', text: string) =>
+    html`<a href="${`${CONSOLE_PATH}/message?by=${by}&q=${encodeURIComponent(key)}`}">${text}</a>`;
 
   const message = async (params: URLSearchParams): Promise<Answer> => {
     const query = parseQuery(MessageQuery, params);
     const q = query.q ?? '';
     if (q === '') return home();
-    const by = query.by ?? 'key';
-    if (by === 'phone') {
-      const digits = phoneDigits(q);
+    const digits = phoneDigits(q);
+    // Unsaid, a number that could be a phone is read as a key first (a Query), and searched as a
+    // phone number only when no key matches (a Scan).
+    if (query.by === 'phone' || (query.by === undefined && digits !== undefined)) {
+      if (query.by === undefined) {
+        const asKey = KEY.safeParse(q);
+        if (asKey.success) {
+          const trace = await traceKey(target.documents, target.tables.events, asKey.data, {});
+          if (trace.entries.length > 0)
+            return timelinePage(
+              trace,
+              searchForm(q),
+              html`<p class="muted">Found as a key. ${keyLink(q, 'phone', 'Search it as a phone number instead')}.</p>`,
+            );
+        }
+      }
       if (digits === undefined)
         throw new BadRequest('q: a phone number is 8 to 12 digits, entered in full');
       const found = await findByPhone(target.documents, target.tables.events, digits);
@@ -50,7 +66,7 @@ export const messagePages = (context: ConsoleContext) => {
         });
         return timelinePage(
           trace,
-          searchForm(q, 'phone'),
+          searchForm(q),
           html`<p>Phone <code>${digits}</code>: one message.</p>`,
         );
       }
@@ -58,13 +74,13 @@ export const messagePages = (context: ConsoleContext) => {
         `Phone ${digits}`,
         csrf,
         target,
-        html`${searchForm(q, 'phone')}
+        html`${searchForm(q)}
 <p>${found.matches.length} ${found.matches.length === 1 ? 'message names' : 'messages name'} <code>${digits}</code> (${found.scanned} items read${found.complete ? '' : ', stopped before the end of the table'}).</p>
-<table class="matches"><thead><tr><th>time</th><th>found by</th><th>key</th><th>latest event</th></tr></thead><tbody>
+<div class="scroll"><table class="matches"><thead><tr><th>time</th><th>found by</th><th>key</th><th>latest event</th></tr></thead><tbody>
 ${found.matches.map(
   (m) =>
-    html`<tr><td>${fmt(m.at)}</td><td>${m.kind}</td><td><a href="${`${CONSOLE_PATH}/message?by=key&q=${encodeURIComponent(m.key)}`}">${m.key}</a></td><td>${m.type ?? ''}</td></tr>`,
-)}</tbody></table>`,
+    html`<tr><td>${fmt(m.at)}</td><td>${m.kind}</td><td>${keyLink(m.key, 'key', m.key)}</td><td>${m.type ?? ''}</td></tr>`,
+)}</tbody></table></div>`,
       );
     }
     const key = KEY.safeParse(q);

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { PublishedEvent } from '../../console/event-log.ts';
-import { timelineOf } from '../../console/timeline.ts';
+import { toText } from '../../console/html.ts';
+import { renderTimeline, timelineOf } from '../../console/timeline.ts';
 import type { Trace, TraceEntry } from '../../ops/trace.ts';
 
 const entry = (fields: Partial<TraceEntry> & Pick<TraceEntry, 'pk' | 'sk'>): TraceEntry => ({
@@ -166,5 +167,98 @@ describe('timelineOf', () => {
         reason: 'the content URL expired',
       },
     ]);
+  });
+
+  it('gives every step its time and shows no table key, claim owner or empty list', () => {
+    const queuedAt = Date.parse('2026-11-27T08:59:58Z');
+    const claimedAt = Date.parse('2026-11-27T08:59:59.250Z');
+    const sent = trace([
+      entry({
+        pk: 'SEND#c3',
+        sk: 'MESSAGE',
+        data: {
+          sqsMessageId: 'q-3',
+          owner: '1#4f1c9a2e-attempt',
+          claimedUntil: 0,
+          queuedAt,
+          claimedAt,
+          channel: 'rcs',
+          recipients: 1,
+        },
+      }),
+      entry({
+        pk: 'SEND#c3',
+        sk: 'MESSAGE accepted.c3',
+        at: '2026-11-27T09:00:00Z',
+        type: 'Message Accepted (not published)',
+        data: { cliKey: 'c3', msgKey: 'M3', acceptedAt: '2026-11-27T09:00:00Z' },
+      }),
+      entry({
+        pk: 'REPORT#M3',
+        sk: 'RESULT#10000#SMS',
+        at: '2026-11-27T09:00:05Z',
+        type: 'Delivery Report Received',
+        eventId: 'e-3',
+        via: 'webhook',
+        data: {
+          delivered: true,
+          resultCode: '10000',
+          channel: 'SMS',
+          fallbackReasons: [
+            { channel: 'RCS', resultCode: '61000', resultDesc: 'not an RCS phone' },
+          ],
+          customFields: {},
+          reportedAt: '2026-11-27T09:00:04Z',
+        },
+      }),
+    ]);
+
+    const timeline = timelineOf(sent, [published('e-3', '2026-11-27T09:00:04Z')]);
+    const page = toText(renderTimeline(sent, timeline, { onStack: false, hasLog: true }));
+
+    expect(timeline.steps.map((step) => [step.stage, step.at])).toEqual([
+      ['queued', '2026-11-27T08:59:58.000Z'],
+      ['claimed', '2026-11-27T08:59:59.250Z'],
+      ['accepted', '2026-11-27T09:00:00Z'],
+      ['report', '2026-11-27T09:00:05Z'],
+    ]);
+    expect(timeline.steps[3]?.facts).toContainEqual([
+      'fallbackReasons',
+      'RCS 61000 (not an RCS phone)',
+    ]);
+    expect(page).not.toMatch(/SEND#|REPORT#|RESULT#|MESSAGE accepted/);
+    expect(page).not.toContain('4f1c9a2e');
+    expect(page).not.toMatch(/>\[\]<|>\{\}</);
+    // Times in KST, with UTC on hover.
+    expect(page).toContain('2026-11-27 17:59:58.000 KST');
+    expect(page).toContain('title="2026-11-27 08:59:58.000 UTC"');
+    expect(page).toContain('2026-11-27 18:00:04.000 KST');
+  });
+
+  it('says what "stored" and "on the bus" mean beside the events', () => {
+    const stored = trace([
+      entry({
+        pk: 'MO#m9',
+        sk: 'MO',
+        at: '2026-11-27T09:00:00Z',
+        type: 'Inbound Message Received',
+        eventId: 'e-9',
+        data: { moKey: 'm9' },
+      }),
+    ]);
+
+    const local = toText(
+      renderTimeline(stored, timelineOf(stored, []), { onStack: false, hasLog: true }),
+    );
+    const stack = toText(
+      renderTimeline(stored, timelineOf(stored, undefined), { onStack: true, hasLog: false }),
+    );
+
+    expect(local).toContain(
+      '<strong>stored</strong>: when the item was written to the event table',
+    );
+    expect(local).toContain('by the event’s own time');
+    expect(local).toContain('not on the bus yet');
+    expect(stack).toContain('keeps no log of its bus');
   });
 });
