@@ -29,6 +29,17 @@ export interface QuarantinedItem {
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
 
+/**
+ * Why an unrecognised body was kept rather than read: it parsed, but as no body of the webhook's
+ * contract (its event carries the top-level keys instead of a reason).
+ */
+const unrecognisedReason = (data: Record<string, unknown>): string => {
+  const keys = Array.isArray(data.topLevelKeys)
+    ? data.topLevelKeys.filter((key): key is string => typeof key === 'string')
+    : [];
+  return `a body of a shape msgbridge does not know${keys.length > 0 ? ` (top-level keys: ${keys.join(', ')})` : ''}; kept whole and answered as success`;
+};
+
 /** The quarantined items and unrecognised bodies, newest first (at most `limit`). */
 export const listQuarantined = async (
   documents: DynamoDBDocumentClient,
@@ -51,16 +62,17 @@ export const listQuarantined = async (
       // The raw payload is still shown.
     }
     const data = detail.data ?? {};
-    const raw = text(item.payload) ?? text(data.raw) ?? '';
+    const raw = text(item.payload) ?? text(data.raw) ?? text(data.body) ?? '';
+    const kind =
+      parsePartitionKey(String(item.pk)).kind === 'quarantine' ? 'quarantine' : 'unrecognised';
     items.push({
       pk: String(item.pk),
       sk: String(item.sk),
-      kind:
-        parsePartitionKey(String(item.pk)).kind === 'quarantine' ? 'quarantine' : 'unrecognised',
+      kind,
       at: text(item.receivedAt) ?? text(detail.metadata?.receivedAt),
       eventId: text(item.eventId),
       source: text(data.webhook) ?? text(data.source) ?? text(detail.metadata?.via),
-      reason: text(data.reason),
+      reason: text(data.reason) ?? (kind === 'unrecognised' ? unrecognisedReason(data) : undefined),
       raw: maskPhonesInText(raw),
       truncated: data.truncated === true,
       payloadRef: maskPhonesDeep(item.payloadRef ?? data.payloadRef),

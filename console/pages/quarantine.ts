@@ -1,5 +1,6 @@
 import { queueDepth } from '../../ops/operations.ts';
 import { listQuarantined } from '../../ops/quarantine.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import type { ConsoleContext } from '../context.ts';
 import { html } from '../html.ts';
 import { type Answer, CONSOLE_PATH, fmt, hidden, page } from '../http.ts';
@@ -22,10 +23,10 @@ export const quarantinePage = (
       target.events.kind === 'stack' && target.events.onFailureQueueUrl
         ? await queueDepth(target, target.events.onFailureQueueUrl).catch(() => undefined)
         : undefined;
-    const hour = new Date(now().getTime() - 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    const end = now()
-      .toISOString()
-      .replace(/\.\d+Z$/, 'Z');
+    // The window's ends in KST, the zone every time of the console is shown in.
+    const kst = (ms: number) => `${formatKst(ms, 'YYYY-MM-DD HH:mm:ss').replace(' ', 'T')}+09:00`;
+    const hour = kst(now().getTime() - 3_600_000);
+    const end = kst(now().getTime());
     return page(
       'Quarantine & failures',
       csrf,
@@ -54,11 +55,11 @@ ${plan.keys.length > 0 ? html`<ul class="keys">${plan.keys.map((line) => html`<l
 ${
   items.length === 0
     ? html`<p class="muted" id="no-quarantine">Nothing quarantined.</p>`
-    : html`<table class="quarantine" id="quarantine"><thead><tr><th>time</th><th>kind</th><th>source</th><th>reason</th><th>raw body</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="quarantine" id="quarantine"><thead><tr><th>time</th><th>kind</th><th>source</th><th>reason</th><th>raw body</th></tr></thead><tbody>
 ${items.map(
   (item) =>
-    html`<tr><td>${fmt(item.at)}</td><td>${item.kind}</td><td>${item.source ?? ''}</td><td class="reason">${item.reason ?? ''}</td><td><pre class="raw">${item.raw}</pre>${item.truncated ? html`<span class="muted">truncated; whole body at ${JSON.stringify(item.payloadRef ?? null)}</span>` : ''}<div class="item">${item.pk}</div></td></tr>`,
-)}</tbody></table>`
+    html`<tr><td>${fmt(item.at)}</td><td>${item.kind}</td><td>${item.source ?? ''}</td><td class="reason">${item.reason ?? ''}</td><td><pre class="raw">${item.raw}</pre>${item.truncated ? html`<span class="muted">truncated; whole body at ${JSON.stringify(item.payloadRef ?? null)}</span>` : ''}</td></tr>`,
+)}</tbody></table></div>`
 }</section>
 ${recentJobs()}`,
     );
