@@ -13,9 +13,10 @@ import type { Target } from '../ops/target.ts';
 import type { PublishedEvent } from './event-log.ts';
 
 /*
- * The flow: per-minute counts of sends, reports by outcome, inbound messages and quarantined
- * items, read from the event table (a Scan, the same items `msgbridge trace` reads by key), and
- * the TPS quota's use from the rate limiter's per-second counters in the state table.
+ * The flow: counts per slot (a minute over the last hour, a quarter of an hour over the last day)
+ * of sends, reports by outcome, inbound messages and quarantined items, read from the event table
+ * (a Scan, the same items `msgbridge trace` reads by key), and the TPS quota's use from the rate
+ * limiter's per-second counters in the state table.
  */
 
 export const SERIES = [
@@ -31,9 +32,18 @@ export const SERIES = [
 ] as const;
 export type SeriesName = (typeof SERIES)[number];
 
+/** The windows the flow is shown over, and the slot each counts per. */
+export const FLOW_WINDOWS = {
+  hour: { slots: 60, slotSeconds: 60 },
+  day: { slots: 96, slotSeconds: 900 },
+} as const;
+export type FlowWindow = keyof typeof FLOW_WINDOWS;
+
 export interface FlowSeries {
-  /** Start of each minute, epoch seconds (uPlot's x values). */
-  readonly minutes: number[];
+  readonly window: FlowWindow;
+  /** Start of each slot, epoch seconds (uPlot's x values). */
+  readonly starts: number[];
+  readonly slotSeconds: number;
   readonly series: Record<SeriesName, number[]>;
   /** The recipients per second the quota allows; undefined when not known. */
   readonly tpsQuota: number | undefined;
@@ -41,22 +51,23 @@ export interface FlowSeries {
 
 type Item = Record<string, unknown>;
 
-const minuteOf = (ms: number): number => Math.floor(ms / 60_000) * 60;
-
-/** Counts per minute over the last `minutes` minutes ending at `now`. */
+/** Counts per slot over the window ending at `now`. */
 export const flowSeries = async (
   target: Target,
-  options: { readonly now: number; readonly minutes: number; readonly tpsQuota?: number },
+  options: { readonly now: number; readonly window: FlowWindow; readonly tpsQuota?: number },
 ): Promise<FlowSeries> => {
-  const first = minuteOf(options.now) - (options.minutes - 1) * 60;
-  const minutes = Array.from({ length: options.minutes }, (_, index) => first + index * 60);
-  const series = Object.fromEntries(SERIES.map((name) => [name, minutes.map(() => 0)])) as Record<
+  const { slots, slotSeconds } = FLOW_WINDOWS[options.window];
+  const slotOf = (ms: number): number => Math.floor(ms / 1000 / slotSeconds) * slotSeconds;
+  const first = slotOf(options.now) - (slots - 1) * slotSeconds;
+  const starts = Array.from({ length: slots }, (_, index) => first + index * slotSeconds);
+  const series = Object.fromEntries(SERIES.map((name) => [name, starts.map(() => 0)])) as Record<
     SeriesName,
     number[]
   >;
+  const indexOf = (ms: number) => (slotOf(ms) - first) / slotSeconds;
   const count = (name: SeriesName, ms: number, by = 1) => {
-    const slot = (minuteOf(ms) - first) / 60;
-    if (slot >= 0 && slot < minutes.length) series[name][slot] = (series[name][slot] ?? 0) + by;
+    const slot = indexOf(ms);
+    if (slot >= 0 && slot < starts.length) series[name][slot] = (series[name][slot] ?? 0) + by;
   };
   const since = new Date(first * 1000).toISOString();
   for await (const item of scanItems(target.documents, {
@@ -87,13 +98,19 @@ export const flowSeries = async (
         perSecond.set(second, (perSecond.get(second) ?? 0) + used);
     }
     for (const [second, used] of perSecond) {
-      const slot = (minuteOf(second * 1000) - first) / 60;
+      const slot = indexOf(second * 1000);
       const percent = Math.round((used / options.tpsQuota) * 100);
-      if (slot >= 0 && slot < minutes.length)
+      if (slot >= 0 && slot < starts.length)
         series.quotaPercent[slot] = Math.max(series.quotaPercent[slot] ?? 0, percent);
     }
   }
-  return { minutes, series, tpsQuota: options.tpsQuota };
+  return {
+    window: options.window,
+    starts,
+    slotSeconds,
+    series,
+    tpsQuota: options.tpsQuota,
+  };
 };
 
 const countItem = (item: Item, count: (name: SeriesName, ms: number, by?: number) => void) => {

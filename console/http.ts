@@ -134,6 +134,7 @@ export const FlowQuery = z.strictObject({
     .regex(/^\d{1,9}$/)
     .optional(),
   scan: z.literal('1').optional(),
+  window: z.enum(['hour', 'day']).optional(),
 });
 export const ReplayForm = z.strictObject({
   csrf: z.string(),

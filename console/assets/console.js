@@ -68,7 +68,8 @@
     setTimeout(poll, 2000);
   }
 
-  // Flow: per-minute charts.
+  // Flow: the charts (uPlot) in a grid, each with a legend of values: the window's total (the
+  // busiest slot for the quota), or the slot under the pointer.
   const charts = document.getElementById('charts');
   if (charts?.dataset.series && window.uPlot) {
     const groups = [
@@ -78,15 +79,50 @@
       { title: 'TPS quota use (% of the quota, busiest second)', series: ['quotaPercent'] },
     ];
     const colours = ['#2b6cb0', '#805ad5', '#c53030', '#d69e2e'];
+    const names = { quotaPercent: 'busiest second, % of the quota' };
+    // The time axis in KST as the tables show times: "MM-DD HH:mm" where the date changes.
+    const axisTimes = (_plot, splits) => {
+      let day;
+      return splits.map((seconds) => {
+        const text = kst(new Date(seconds * 1000).toISOString());
+        const date = text.slice(5, 10);
+        const label = date === day ? text.slice(11, 16) : `${date} ${text.slice(11, 16)}`;
+        day = date;
+        return label;
+      });
+    };
     const plots = [];
+    let latest;
+    const widthOf = (box) => Math.max(260, box.clientWidth - 16);
+    const legendOf = (group, plot, legend) => {
+      const index = plot?.cursor.idx;
+      const at = index === null || index === undefined ? undefined : latest.starts[index];
+      legend.querySelector('.when').textContent =
+        at === undefined
+          ? `last ${latest.window}`
+          : `at ${kst(new Date(at * 1000).toISOString()).slice(11, 16)} KST`;
+      group.series.forEach((name, n) => {
+        const values = latest.series[name];
+        const value =
+          at !== undefined
+            ? values[index]
+            : name === 'quotaPercent'
+              ? Math.max(0, ...values)
+              : values.reduce((sum, v) => sum + v, 0);
+        legend.querySelectorAll('output')[n].textContent =
+          name === 'quotaPercent' ? `${value} %` : String(value);
+      });
+    };
     const draw = async () => {
       const answer = await fetch(charts.dataset.series);
       if (!answer.ok) return;
-      const data = await answer.json();
+      latest = await answer.json();
       groups.forEach((group, index) => {
-        const values = [data.minutes, ...group.series.map((name) => data.series[name])];
-        if (plots[index]) {
-          plots[index].setData(values);
+        const values = [latest.starts, ...group.series.map((name) => latest.series[name])];
+        const made = plots[index];
+        if (made) {
+          made.plot.setData(values);
+          legendOf(group, made.plot, made.legend);
           return;
         }
         const box = document.createElement('figure');
@@ -94,36 +130,49 @@
         box.dataset.chart = group.series.join(',');
         const caption = document.createElement('figcaption');
         caption.textContent =
-          group.series[0] === 'quotaPercent' && data.tpsQuota
-            ? `${group.title} of ${data.tpsQuota}/s`
+          group.series[0] === 'quotaPercent' && latest.tpsQuota
+            ? `${group.title} of ${latest.tpsQuota}/s`
             : group.title;
         box.appendChild(caption);
+        const legend = document.createElement('ul');
+        legend.className = 'legend';
+        const when = document.createElement('li');
+        when.className = 'when';
+        legend.appendChild(when);
+        group.series.forEach((name, n) => {
+          const item = document.createElement('li');
+          item.dataset.series = name;
+          const swatch = document.createElement('span');
+          swatch.className = 'swatch';
+          swatch.style.background = colours[n];
+          item.append(swatch, ` ${names[name] ?? name} `, document.createElement('output'));
+          legend.appendChild(item);
+        });
         charts.appendChild(box);
-        plots[index] = new window.uPlot(
+        const plot = new window.uPlot(
           {
-            width: 520,
+            width: widthOf(box),
             height: 180,
+            legend: { show: false },
             series: [
               {},
               ...group.series.map((name, at) => ({ label: name, stroke: colours[at], width: 2 })),
             ],
-            axes: [{}, { size: 40 }],
-            // The time axis and the legend in KST, 24-hour, as the tables show times.
+            axes: [{ values: axisTimes, space: 60 }, { size: 44 }],
             tzDate: (seconds) => window.uPlot.tzDate(new Date(seconds * 1000), 'Asia/Seoul'),
-            fmtDate: (template) =>
-              window.uPlot.fmtDate(
-                template
-                  .replace(/\{h\}/g, '{HH}')
-                  .replace(/\s*\{aa\}/g, '')
-                  .replace('{M}/{D}/{YY}', '{YYYY}-{MM}-{DD}')
-                  .replace('{M}/{D}', '{MM}-{DD}'),
-              ),
+            hooks: { setCursor: [(u) => legendOf(group, u, legend)] },
           },
           values,
           box,
         );
+        box.appendChild(legend);
+        plots[index] = { plot, legend, box };
+        legendOf(group, plot, legend);
       });
     };
+    window.addEventListener('resize', () => {
+      for (const { plot, box } of plots) plot.setSize({ width: widthOf(box), height: 180 });
+    });
     draw().finally(() => setInterval(draw, 30000));
   }
 

@@ -1,7 +1,7 @@
 import type { ConsoleContext } from '../context.ts';
 import type { PublishedEvent } from '../event-log.ts';
 import { EVENT_TYPES } from '../event-types.ts';
-import { codeOf, flowSeries, storedEvents } from '../flow.ts';
+import { codeOf, FLOW_WINDOWS, type FlowWindow, flowSeries, storedEvents } from '../flow.ts';
 import { html, raw, type SafeHtml } from '../html.ts';
 import {
   type Answer,
@@ -41,16 +41,41 @@ export const flowPages = (context: ConsoleContext) => {
         : [];
     })}</td><td><code>${event.id ?? ''}</code></td></tr>`;
 
-  const flowEvents = async (scan: boolean): Promise<readonly PublishedEvent[] | undefined> => {
+  const flowEvents = async (
+    scan: boolean,
+    window: FlowWindow,
+  ): Promise<readonly PublishedEvent[] | undefined> => {
     if (eventLog !== undefined) return (await eventLog.refresh()).recent;
     if (!scan) return undefined;
-    return storedEvents(target, new Date(now().getTime() - 3_600_000).toISOString(), 500);
+    const { slots, slotSeconds } = FLOW_WINDOWS[window];
+    return storedEvents(
+      target,
+      new Date(now().getTime() - slots * slotSeconds * 1000).toISOString(),
+      500,
+    );
+  };
+
+  /** A link to the flow over `window`, keeping the page's other choices. */
+  const windowLink = (
+    window: FlowWindow,
+    query: { type?: string; code?: string },
+    current: FlowWindow,
+    scan: boolean,
+  ) => {
+    const params = new URLSearchParams({
+      ...(query.type ? { type: query.type } : {}),
+      ...(query.code ? { code: query.code } : {}),
+      ...(onStack && scan ? { scan: '1' } : {}),
+      window,
+    });
+    return html`<a href="${`${CONSOLE_PATH}/flow?${params}`}"${window === current ? raw(' aria-current="page"') : ''}>${window === 'hour' ? 'Last hour' : 'Last day'}</a>`;
   };
 
   const flow = async (params: URLSearchParams): Promise<Answer> => {
     const query = parseQuery(FlowQuery, params);
     const scan = !onStack || query.scan === '1';
-    const events = await flowEvents(scan);
+    const window = query.window ?? 'hour';
+    const events = await flowEvents(scan, window);
     const shown =
       events === undefined
         ? []
@@ -65,18 +90,20 @@ export const flowPages = (context: ConsoleContext) => {
       html`<form class="filter" method="get" action="${CONSOLE_PATH}/flow">
   <label>detail-type <select name="type"><option value="">any</option>${EVENT_TYPES.map((type) => html`<option${query.type === type ? raw(' selected') : ''}>${type}</option>`)}</select></label>
   <label>code <input name="code" value="${query.code ?? ''}" maxlength="40" placeholder="10000"></label>
-  ${onStack && scan ? hidden({ scan: '1' }) : ''}
+  ${onStack && scan ? hidden({ scan: '1' }) : ''}${hidden({ window })}
   <button type="submit">Filter</button></form>
 ${
   scan
-    ? html`<section id="charts" data-series="${`${CONSOLE_PATH}/flow/series.json${onStack ? '?scan=1' : ''}`}"><p class="muted">Per minute, the last hour; times in KST.</p></section>`
+    ? html`<nav class="window" aria-label="window">${windowLink('hour', query, window, scan)} ${windowLink('day', query, window, scan)}</nav>
+<p class="muted">${window === 'hour' ? 'Per minute over the last hour' : 'Per quarter of an hour over the last day'}; times in KST. Each legend shows the window’s total (the busiest slot for the quota), or the slot under the pointer.</p>
+<section id="charts" data-series="${`${CONSOLE_PATH}/flow/series.json?${new URLSearchParams({ ...(onStack ? { scan: '1' } : {}), window })}`}"></section>`
     : html`<p class="notice">On a stack the charts and the events come from a Scan of the event table (every item read once, billed per read).
 <a href="${`${CONSOLE_PATH}/flow?scan=1`}">Scan now</a>. The bus keeps no log the console can read without adding a rule to the stack.</p>`
 }
-<h2>Events ${onStack ? 'stored in the last hour' : 'as they are published'}</h2>
-<table class="events" id="flow-events" data-after="${last}" data-live="${onStack ? '' : `${CONSOLE_PATH}/flow/events.json`}" data-type="${query.type ?? ''}" data-code="${query.code ?? ''}">
+<h2>Events ${onStack ? `stored in the last ${window}` : 'as they are published'}</h2>
+<div class="scroll"><table class="events" id="flow-events" data-after="${last}" data-live="${onStack ? '' : `${CONSOLE_PATH}/flow/events.json`}" data-type="${query.type ?? ''}" data-code="${query.code ?? ''}">
 <thead><tr><th>time</th><th>detail-type</th><th>code</th><th>keys</th><th>event id</th></tr></thead>
-<tbody>${shown.map(eventRow)}</tbody></table>`,
+<tbody>${shown.map(eventRow)}</tbody></table></div>`,
       ['uplot.js', 'console.js'],
     );
   };
@@ -115,7 +142,7 @@ ${
     return json(
       await flowSeries(target, {
         now: now().getTime(),
-        minutes: 60,
+        window: query.window ?? 'hour',
         ...(options.tpsQuota === undefined ? {} : { tpsQuota: options.tpsQuota }),
       }),
     );

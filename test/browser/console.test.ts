@@ -126,6 +126,19 @@ describe('the operator console in Chromium', () => {
     const text = (await page.textContent('body')) ?? '';
     expect(text).toContain(cliKey);
     for (const phone of PHONES) expect(text).not.toContain(phone);
+    // Every step with its time; no table key, claim owner or empty list; the columns explained.
+    const times = await page.$$eval('#timeline li', (items) =>
+      items.map((item) => item.querySelector('.when time')?.getAttribute('datetime') ?? null),
+    );
+    expect(times.filter((at) => at === null)).toEqual([]);
+    const main = (await page.textContent('main')) ?? '';
+    expect(main).not.toMatch(/SEND#|REPORT#|RESULT#|MESSAGE accepted|owner/);
+    expect(
+      await page.$$eval('#timeline dd', (cells) => cells.map((cell) => cell.textContent)),
+    ).not.toContain('[]');
+    expect(await page.textContent('p.legend')).toContain(
+      'when the item was written to the event table',
+    );
     await page.screenshot({ path: join(SHOTS, 'timeline.png'), fullPage: true });
   });
 
@@ -143,8 +156,9 @@ describe('the operator console in Chromium', () => {
     );
     const attachment = await page.getAttribute('table.attachments tbody tr', 'data-state');
     await page.screenshot({ path: join(SHOTS, 'inbound.png'), fullPage: true });
+    // The number, as people write it, in the one search box.
     await page.goto(consoleUrl);
-    await page.selectOption('select[name="by"]', 'phone');
+    const selects = await page.$$('form.search select');
     await page.fill('input[name="q"]', '010-9876-5432');
     await page.click('form.search button');
     await page.waitForSelector('main');
@@ -154,6 +168,7 @@ describe('the operator console in Chromium', () => {
     expect(stages[0]).toBe('inbound');
     expect(stages).toContain('attachment');
     expect(['stored', 'pending', 'lost']).toContain(attachment);
+    expect(selects).toHaveLength(0);
     expect(searched).toContain('01098765432');
     expect(searched).not.toContain('01012345678');
   });
@@ -187,10 +202,20 @@ describe('the operator console in Chromium', () => {
       }),
     });
     expect(mo.status).toBe(200);
+    // A body of a shape the bridge does not know: kept, with the reason said for it.
+    const unknownShape = await fetch(bridge.urls.moWebhook, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ biCnt: 1, biLst: [{ chatbotId: 'bot-1', text: 'hello' }] }),
+    });
+    expect(unknownShape.status).toBe(200);
 
     // Act
     await page.goto(`${consoleUrl}/quarantine`);
     const table = (await page.textContent('#quarantine')) ?? '';
+    const reasons = await page.$$eval('#quarantine td.reason', (cells) =>
+      cells.map((cell) => (cell.textContent ?? '').trim()),
+    );
     const scripts = await page.$$('#quarantine script');
     await page.screenshot({ path: join(SHOTS, 'quarantine.png'), fullPage: true });
     await page.goto(`${consoleUrl}/message?by=key&q=MO-SPELLED-1`);
@@ -198,6 +223,12 @@ describe('the operator console in Chromium', () => {
 
     // Assess
     expect(table).toContain('body is not JSON');
+    expect(reasons.length).toBeGreaterThanOrEqual(2);
+    expect(reasons.filter((reason) => reason === '')).toEqual([]);
+    expect(table).toContain(
+      'a body of a shape msgbridge does not know (top-level keys: biCnt, biLst)',
+    );
+    expect(table).not.toMatch(/QUARANTINE#|UNRECOGNISED#/);
     expect(table).toContain('<script>alert(1)</script>');
     expect(table).not.toMatch(/5678 9012|6789\.0123/);
     expect(message).toContain('MO-SPELLED-1');
@@ -268,10 +299,77 @@ describe('the operator console in Chromium', () => {
       timeout: 30_000,
     });
 
-    // Assess
+    // Assess: the charts in a grid, two to a row at this width, each legend with its values.
     const rows = await page.$$eval('#flow-events tbody tr', (items) => items.length);
     expect(rows).toBeGreaterThan(5);
+    expect(
+      await page.$eval(
+        '#charts',
+        (charts) => charts.ownerDocument.defaultView?.getComputedStyle(charts).display,
+      ),
+    ).toBe('grid');
+    const tops = await page.$$eval('figure.chart', (figures) =>
+      figures.map((figure) => Math.round(figure.getBoundingClientRect().top)),
+    );
+    expect(tops[0]).toBe(tops[1]);
+    const legends = await page.$$eval('ul.legend', (lists) =>
+      lists.map((list) => [...list.querySelectorAll('output')].map((out) => out.textContent)),
+    );
+    expect(legends).toHaveLength(4);
+    for (const values of legends.flat()) expect(values).toMatch(/^\d+( %)?$/);
+    const sent = await page.textContent('figure.chart[data-chart^="accepted"] ul.legend');
+    expect(sent).toContain('last hour');
+    expect(
+      Number(await page.textContent('figure.chart[data-chart^="accepted"] output')),
+    ).toBeGreaterThan(0);
     await page.screenshot({ path: join(SHOTS, 'flow.png') });
+
+    // Act: the same over the last day.
+    await page.click('nav.window a:text("Last day")');
+    await page.waitForSelector('figure.chart canvas');
+    await page.waitForSelector('ul.legend .when:has-text("last day")');
+
+    // Assess
+    expect(page.url()).toContain('window=day');
+    expect(await page.textContent('main')).toContain('Per quarter of an hour over the last day');
+  });
+
+  it('fits a phone’s width: no page wider than the screen, tables scrolling on their own', async () => {
+    // Prepare
+    const phone = await browser.newPage();
+    await phone.setViewportSize({ width: 390, height: 844 });
+    const cliKey = String(bridge.bus.details('Delivery Report Received')[0]?.data.cliKey);
+    const overflow = () =>
+      phone.$eval(
+        'html',
+        (root) => root.scrollWidth - (root.ownerDocument.defaultView?.innerWidth ?? 0),
+      );
+
+    try {
+      // Act
+      await phone.goto(`${consoleUrl}/message?q=${encodeURIComponent(cliKey)}`);
+      await phone.waitForSelector('#timeline');
+      const message = await overflow();
+      await phone.screenshot({ path: join(SHOTS, 'phone-timeline.png'), fullPage: true });
+      await phone.goto(`${consoleUrl}/flow`);
+      await phone.waitForSelector('figure.chart:nth-of-type(4) canvas');
+      const flow = await overflow();
+      const columns = await phone.$eval(
+        '#charts',
+        (charts) =>
+          charts.ownerDocument.defaultView?.getComputedStyle(charts).gridTemplateColumns.split(' ')
+            .length,
+      );
+      await phone.screenshot({ path: join(SHOTS, 'phone-flow.png') });
+      await phone.goto(`${consoleUrl}/quarantine`);
+      const quarantine = await overflow();
+
+      // Assess
+      expect([message, flow, quarantine]).toEqual([0, 0, 0]);
+      expect(columns).toBe(1);
+    } finally {
+      await phone.close();
+    }
   });
 
   it('is served by msgbridge console on its own port too, in the browser', async () => {

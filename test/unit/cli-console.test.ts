@@ -169,7 +169,7 @@ describe('msgbridge console --stack', () => {
     const flow = await (await fetch(`${console.url}/flow`)).text();
     const unscanned = await fetch(`${console.url}/flow/series.json`);
     const series = (await (await fetch(`${console.url}/flow/series.json?scan=1`)).json()) as {
-      minutes: number[];
+      starts: number[];
     };
     const quarantine = await fetch(`${console.url}/quarantine`);
     const page = await quarantine.text();
@@ -203,7 +203,7 @@ describe('msgbridge console --stack', () => {
     expect(flow).toContain('Scan now');
     expect(flow).not.toContain('id="charts"');
     expect(unscanned.status).toBe(400);
-    expect(series.minutes).toHaveLength(60);
+    expect(series.starts).toHaveLength(60);
     expect(quarantine.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(page).toContain('<td id="dlq-depth">7</td>');
     expect(page).toContain('body is not JSON');
@@ -241,6 +241,59 @@ describe('msgbridge console --stack', () => {
     expect(await icon.text()).toMatch(/^<svg /);
     for (const face of ['Apple SD Gothic Neo', 'Malgun Gothic', 'Noto Sans CJK KR', 'NanumGothic'])
       expect(css).toContain(`"${face}"`);
+  });
+
+  it('finds a message by a phone number typed into the one search box, and a key as a key', async () => {
+    // Prepare: the table a Scan reads holds the report that names the number.
+    const console = await startConsole();
+    dynamodb.on(ScanCommand).resolves({ Items: ITEMS['REPORT#M-1'] ?? [] });
+
+    // Act
+    const home = await (await fetch(console.url)).text();
+    const byPhone = await (
+      await fetch(`${console.url}/message?q=${encodeURIComponent('010-5555-6666')}`)
+    ).text();
+    const scansForPhone = dynamodb.commandCalls(ScanCommand).length;
+    const byKey = await (await fetch(`${console.url}/message?q=order-1`)).text();
+    await console.stop();
+
+    // Assess
+    expect(home).not.toContain('<select');
+    expect(home).toContain('placeholder="cliKey, msgKey, moKey or a phone number"');
+    expect(byPhone).toContain('Phone <code>01055556666</code>: one message.');
+    expect(byPhone).toContain('data-stage="report"');
+    expect(scansForPhone).toBe(1);
+    expect(byKey).toContain('data-stage="queued"');
+    expect(dynamodb.commandCalls(ScanCommand)).toHaveLength(scansForPhone);
+  });
+
+  it('shows the flow over the last hour or the last day, per minute or per quarter of an hour', async () => {
+    // Prepare
+    const console = await startConsole();
+
+    // Act
+    const day = await (await fetch(`${console.url}/flow?scan=1&window=day`)).text();
+    const hour = (await (await fetch(`${console.url}/flow/series.json?scan=1`)).json()) as {
+      window: string;
+      starts: number[];
+      slotSeconds: number;
+    };
+    const daily = (await (
+      await fetch(`${console.url}/flow/series.json?scan=1&window=day`)
+    ).json()) as typeof hour;
+    const unknown = await fetch(`${console.url}/flow/series.json?scan=1&window=week`);
+    await console.stop();
+
+    // Assess
+    expect(day).toContain('data-series="/console/flow/series.json?scan=1&amp;window=day"');
+    expect(day).toContain('aria-current="page">Last day</a>');
+    expect(day).toContain('Per quarter of an hour over the last day');
+    expect(hour).toMatchObject({ window: 'hour', slotSeconds: 60 });
+    expect(hour.starts).toHaveLength(60);
+    expect(daily).toMatchObject({ window: 'day', slotSeconds: 900 });
+    expect(daily.starts).toHaveLength(96);
+    expect((daily.starts.at(-1) ?? 0) - (daily.starts[0] ?? 0)).toBe(95 * 900);
+    expect(unknown.status).toBe(400);
   });
 
   it('refuses a replay posted without the console token, and starts nothing', async () => {
