@@ -23,8 +23,7 @@ import type { composeSweepAttachments } from '../functions/attachments/compose.t
 import { ContentUrlPolicy } from '../functions/attachments/content-url-policy.ts';
 import { createSweepHandler } from '../functions/attachments/handler.ts';
 import type { EventStore } from '../functions/events/store-ports.ts';
-import type { PollingGateway } from '../functions/polling/compose.ts';
-import type { ReportDelivery } from '../functions/polling/poll-use-case.ts';
+import type { PollingGateway, ReportDelivery } from '../functions/polling/poll-use-case.ts';
 import type { composeReconcileStatus } from '../functions/reconcile/compose.ts';
 import { reconcileStatusExclusively } from '../functions/reconcile/reconcile-use-case.ts';
 import type { SendGateway } from '../functions/sending/ports.ts';

@@ -98,13 +98,13 @@ export const MODULES: readonly ModuleRule[] = [
   {
     folder: 'functions/polling',
     holds:
-      'Report polling: the use case, its composition, the poller lease, the storing and quarantine of polled pages.',
+      'Report polling: the use case, its composition and handler, the poller lease, the storing and quarantine of polled pages.',
     mayImport: [...SLICE_BASE, 'functions/gateway-access', 'functions/received-items', 'protocol'],
   },
   {
     folder: 'functions/reconcile',
     holds:
-      'reconcile-status: late reports by status query and unknown outcomes decided, with its composition, ports and the awaiting-reports index.',
+      'reconcile-status: late reports by status query and unknown outcomes decided, with its composition, its handler of both triggers, ports and the awaiting-reports index.',
     mayImport: [
       ...SLICE_BASE,
       'functions/events',
@@ -123,12 +123,14 @@ export const MODULES: readonly ModuleRule[] = [
   },
   {
     folder: 'functions/statistics',
-    holds: "The statistics export: the gateway's daily statistics written to S3.",
+    holds:
+      "The statistics export: the gateway's daily statistics as events and in S3, with its composition and handler.",
     mayImport: [...SLICE_BASE, 'functions/events', 'functions/gateway-access', 'protocol'],
   },
   {
     folder: 'functions/tokens',
-    holds: 'refresh-token: the job that keeps the shared gateway token fresh, and its composition.',
+    holds:
+      'refresh-token: the job that keeps the shared gateway token fresh, with its composition and handler.',
     mayImport: [...SLICE_BASE, 'functions/gateway-access'],
   },
   {

@@ -1,28 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { Context } from 'aws-lambda';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { DynamoDbLease } from '../commons/dynamodb-lease.ts';
 import { booleanEnv, type Environment, enumEnv, requiredEnv } from '../commons/environment.ts';
-import { addCounts } from '../commons/observability.ts';
 import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
 import { receiveDepsFromEnvironment } from '../received-items/receive-environment.ts';
 import type { ReceiveDeps } from '../received-items/receive-items.ts';
+import { createPollReportsHandler } from './handler.ts';
 import {
-  type InboundPollOutcome,
-  type MoPollingGateway,
   type PollDeps,
   type PollingConfig,
+  type PollingGateway,
   type PollTiming,
   ReportDeliverySchema,
-  type ReportPollingGateway,
-  type ReportPollOutcome,
   resolvePollTiming,
-  runPolling,
 } from './poll-use-case.ts';
 import { S3PolledPageQuarantine } from './s3-polled-page-quarantine.ts';
-
-export type PollingGateway = ReportPollingGateway & MoPollingGateway;
 
 export interface PollReportsOverrides extends CompositionOverrides {
   /** The gateway and its per-call time limit; the `GATEWAY_*` variables are then not read. */
@@ -44,8 +36,7 @@ export interface PollReportsOverrides extends CompositionOverrides {
  * the gateway's GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS (at most
  * 30 s), GATEWAY_CREDENTIALS_SECRET_ARN. A bad combination of timings fails here, at cold start.
  *
- * The handler (the Lambda entry's and the local run's) runs `runPolling` until the invocation's
- * timeout less `END_MARGIN_MS`, records the run's metrics, and fails when the run met an error.
+ * Its handler (the Lambda entry's and the local run's) is `createPollReportsHandler`'s.
  */
 export const composePollReports = (
   env: Environment = process.env,
@@ -90,71 +81,6 @@ export const composePollReports = (
     logger,
     timing,
   };
-  const handler = async (_event: unknown, context: Context) => {
-    const run = await runPolling(config, {
-      ...deps,
-      owner: context.awsRequestId,
-      deadline: Date.now() + context.getRemainingTimeInMillis() - END_MARGIN_MS,
-    });
-    if (run.reports) recordReports(metrics, run.reports);
-    if (run.inbound) recordInbound(metrics, run.inbound);
-    recordQuarantine(metrics, run.reports, run.inbound);
-    logger.info('polling run ended', { reports: run.reports, inbound: run.inbound });
-    if (run.errors.length > 0) throw new AggregateError(run.errors, 'polling run failed');
-    return { reports: run.reports, inbound: run.inbound };
-  };
+  const handler = createPollReportsHandler({ config, deps, logger, metrics });
   return { logger, metrics, config, deps, handler };
-};
-
-/** Left at the end of the invocation for releasing the leases and flushing metrics. */
-const END_MARGIN_MS = 5_000;
-
-const recordReports = (metrics: Metrics, outcome: ReportPollOutcome) => {
-  if (outcome.stopped === 'webhook-mode') return;
-  addCounts(metrics, {
-    ReportPolls: outcome.polls,
-    EmptyPolls: outcome.emptyPolls,
-    RateLimitedPolls: outcome.rateLimitedPolls,
-    FailedPolls: outcome.failedPolls,
-    ReportsPolled: outcome.reportsPolled,
-    ReportsStored: outcome.reportsStored,
-    ReportsDuplicate: outcome.reportsDuplicate,
-    ItemsQuarantined: outcome.itemsQuarantined,
-    PagesConfirmed: outcome.pagesConfirmed,
-    PagesUnconfirmed: outcome.pagesUnconfirmed,
-    ReportPagesNotKept: outcome.pagesNotKept,
-  });
-  if (outcome.oldestReportAgeSeconds !== null)
-    metrics.addMetric('PollLagSeconds', MetricUnit.Seconds, outcome.oldestReportAgeSeconds);
-};
-
-const recordInbound = (metrics: Metrics, outcome: InboundPollOutcome) =>
-  addCounts(metrics, {
-    MoPolls: outcome.polls,
-    InboundMessagesPolled: outcome.messagesPolled,
-    InboundMessagesStored: outcome.messagesStored,
-    InboundMessagesDuplicate: outcome.messagesDuplicate,
-    InboundMessagesNotStored: outcome.messagesNotStored,
-    ItemsQuarantined: outcome.itemsQuarantined,
-  });
-
-/** Kept pages of both pollers: kept, re-ingested, and still waiting (the alarm's metric). */
-const recordQuarantine = (
-  metrics: Metrics,
-  reports: ReportPollOutcome | undefined,
-  inbound: InboundPollOutcome | undefined,
-) => {
-  const polled = [reports?.stopped === 'webhook-mode' ? undefined : reports, inbound].filter(
-    (outcome) => outcome !== undefined,
-  );
-  if (polled.length === 0) return;
-  const sum = (read: (outcome: ReportPollOutcome | InboundPollOutcome) => number) =>
-    polled.reduce((total, outcome) => total + read(outcome), 0);
-  addCounts(metrics, {
-    PolledPagesQuarantined: sum((o) => o.pagesQuarantined),
-    PolledPagesReingested: sum((o) => o.pagesReingested),
-  });
-  // Only when every poller could list its kept pages: a failed listing is not "none left".
-  if (polled.every((outcome) => outcome.quarantinedPagesLeft !== null))
-    addCounts(metrics, { PolledPagesInQuarantine: sum((o) => o.quarantinedPagesLeft ?? 0) });
 };

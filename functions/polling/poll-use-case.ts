@@ -37,6 +37,9 @@ export interface MoPollingGateway {
   listMo(): Promise<MoListData>;
 }
 
+/** The gateway both pollers call: reports and inbound messages. */
+export type PollingGateway = ReportPollingGateway & MoPollingGateway;
+
 /** Time rules of a polling run, in milliseconds. */
 export interface PollTiming {
   /** After an empty poll: the gateway's 10 s plus a margin. Never below 10 s. */

@@ -1,25 +1,22 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { documentClient } from '../commons/clients/dynamodb.ts';
 import { sqsClient } from '../commons/clients/sqs.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { DynamoDbLease } from '../commons/dynamodb-lease.ts';
 import { booleanEnv, type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
-import { addCounts } from '../commons/observability.ts';
 import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
 import { receiveDepsFromEnvironment } from '../received-items/receive-environment.ts';
 import type { ReceiveDeps } from '../received-items/receive-items.ts';
 import { DynamoDbSendStore } from '../send-records/adapters/dynamodb-send-store.ts';
-import { BatchReportChecks, SqsReportChecks } from '../send-records/adapters/sqs-report-checks.ts';
+import { SqsReportChecks } from '../send-records/adapters/sqs-report-checks.ts';
 import { DynamoDbAwaitingReports } from './adapters/dynamodb-awaiting-reports.ts';
+import { createReconcileStatusHandler } from './handler.ts';
 import {
   RECONCILE_DEFAULTS,
-  type ReconcileCounts,
   type ReconcileDeps,
   ReconcileSettingsSchema,
 } from './reconcile-ports.ts';
-import { checkReports, reconcileStatusExclusively } from './reconcile-use-case.ts';
 import type { StatusGateway } from './status-query.ts';
 
 export interface ReconcileStatusOverrides extends CompositionOverrides {
@@ -44,12 +41,8 @@ export interface ReconcileStatusOverrides extends CompositionOverrides {
  * GATEWAY_API_URL, GATEWAY_SEND_URL, GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS,
  * GATEWAY_CREDENTIALS_SECRET_ARN.
  *
- * The handler (the Lambda entry's and the local run's) has two triggers. On its schedule it runs
- * `reconcileStatusExclusively` under the `reconcile-status` lease, held at most until the
- * invocation's timeout. Invoked by the report-check queue's event source with a batch of checks,
- * it runs `checkReports` on them (no lease: SQS hands each check to one invocation) and answers
- * the checks it did not finish as batch item failures. Either starts a status query batch only
- * while `batchBudgetMs` is left, and records its metrics.
+ * Its handler (the Lambda entry's and the local run's) is `createReconcileStatusHandler`'s, with
+ * its two triggers: the schedule and the report-check queue.
  */
 export const composeReconcileStatus = (
   env: Environment = process.env,
@@ -115,81 +108,17 @@ export const composeReconcileStatus = (
   };
   // A status query batch needs one gateway call and its writes; none starts later than that.
   const batchBudgetMs = 2 * gateway.timeoutMs + 5_000;
-  const hasTimeLeft = (context: Context) => () =>
-    context.getRemainingTimeInMillis() > batchBudgetMs;
-  const countMetrics = (run: ReconcileCounts) =>
-    addCounts(metrics, {
-      StatusQueries: run.statusQueries,
-      ReportsReconciled: run.reportsReconciled,
-      StatusUnavailable: run.statusUnavailable,
-      StillPending: run.stillPending,
-      ReconcileStoreFailures: run.storeFailures,
-      NotQueried: run.notQueried,
-    });
-
-  /** A batch of report checks from the queue's event source. */
-  const now = overrides.now ?? (() => new Date());
-  const onChecks = async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-    const batch = new BatchReportChecks(event.Records, checkQueue);
-    const run = await checkReports({
-      ...deps,
-      checks: batch,
-      owner: `reconcile-status#${context.awsRequestId}`,
-      now,
-      hasTimeLeft: hasTimeLeft(context),
-    });
-    countMetrics(run);
-    addCounts(metrics, {
-      ReportChecksFinished: run.checksFinished,
-      ReportChecksPostponed: run.checksPostponed,
-      ReportChecksExpired: run.checksExpired,
-      ReportChecksInvalid: run.checksInvalid,
-    });
-    const unfinished = batch.unfinished();
-    if (run.stoppedBy === 'complete' && unfinished.length === run.checksInvalid)
-      logger.info('report checks done', { run });
-    else logger.warn('report checks left for their next receipt', { run, unfinished });
-    return { batchItemFailures: unfinished.map((itemIdentifier) => ({ itemIdentifier })) };
-  };
-
-  /** The scheduled run: unknown outcomes and the index of earlier releases. */
-  const onSchedule = async (context: Context) => {
-    const run = await reconcileStatusExclusively(
-      {
-        ...deps,
-        owner: `reconcile-status#${context.awsRequestId}`,
-        now,
-        hasTimeLeft: hasTimeLeft(context),
-      },
-      // Held at most until this invocation's timeout, so a crashed run never blocks the next one.
-      { lease, owner: context.awsRequestId, ttlMs: context.getRemainingTimeInMillis() + 5_000 },
-    );
-    if (run.kind === 'busy') {
-      logger.info('another reconcile-status run holds the lease; nothing to do');
-      return run;
-    }
-    countMetrics(run);
-    addCounts(metrics, {
-      UnknownOutcomesAccepted: run.unknownAccepted,
-      UnknownOutcomesNotSent: run.unknownNotSent,
-      UnknownOutcomesPending: run.unknownPending,
-    });
-    if (run.stoppedBy === 'complete') logger.info('reconcile-status run ended', { run });
-    else logger.warn('reconcile-status run stopped early; the next run goes on', { run });
-    return run;
-  };
-
-  const handler = async (event: unknown, context: Context) =>
-    isQueueBatch(event) ? onChecks(event, context) : onSchedule(context);
+  const handler = createReconcileStatusHandler({
+    deps,
+    checkQueue,
+    lease,
+    now: overrides.now ?? (() => new Date()),
+    batchBudgetMs,
+    logger,
+    metrics,
+  });
   return { logger, metrics, deps, lease, batchBudgetMs, handler };
 };
-
-/** An SQS event source's batch (the scheduler's event is not one). */
-const isQueueBatch = (event: unknown): event is SQSEvent =>
-  typeof event === 'object' &&
-  event !== null &&
-  Array.isArray((event as { Records?: unknown }).Records) &&
-  (event as SQSEvent).Records.every((record) => record?.eventSource === 'aws:sqs');
 
 const parseSettings = (input: unknown) => {
   const parsed = ReconcileSettingsSchema.safeParse(input);

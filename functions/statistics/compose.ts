@@ -2,19 +2,17 @@ import * as z from 'zod';
 import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, optionalEnv, requiredEnv } from '../commons/environment.ts';
-import { addCounts } from '../commons/observability.ts';
 import { DynamoDbEventStore } from '../events/dynamodb-event-store.ts';
 import type { EventStore } from '../events/store-ports.ts';
 import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
 import {
   type ExportStatisticsDeps,
-  exportStatistics,
   type MessengerStatisticsGateway,
   type StatisticsSettings,
   StatisticsSettingsSchema,
   type TrackingUrlStatisticsGateway,
-  throwIfIncomplete,
 } from './export-use-case.ts';
+import { createExportStatisticsHandler } from './handler.ts';
 import { S3StatisticsSink } from './s3-statistics-sink.ts';
 
 export interface ExportStatisticsOverrides extends CompositionOverrides {
@@ -37,10 +35,7 @@ export interface ExportStatisticsOverrides extends CompositionOverrides {
  * STATISTICS_BUCKET (optional), STATE_TABLE_NAME, GATEWAY_API_URL, GATEWAY_SEND_URL,
  * GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS, GATEWAY_CREDENTIALS_SECRET_ARN.
  *
- * The handler (the Lambda entry's and the local run's) runs `exportStatistics(deps)` and records
- * `StatisticsSubjectsCollected`, `StatisticsEventsStored` and `StatisticsSubjectsFailed`. A
- * subject that failed does not stop the others; the run then fails at the end, so the schedule's
- * retries and the dead-letter queue see it.
+ * Its handler (the Lambda entry's and the local run's) is `createExportStatisticsHandler`'s.
  */
 export const composeExportStatistics = (
   env: Environment = process.env,
@@ -64,19 +59,7 @@ export const composeExportStatistics = (
     retentionDays,
     settings,
   };
-  const handler = async () => {
-    const result = await exportStatistics(deps);
-    addCounts(metrics, {
-      StatisticsSubjectsCollected: result.subjectsCollected,
-      StatisticsEventsStored: result.eventsStored,
-      StatisticsSubjectsFailed: result.failures.length,
-    });
-    const { failures, ...summary } = result;
-    if (failures.length === 0) logger.info('statistics export ended', { run: summary });
-    else logger.error('statistics export ended with failed subjects', { run: summary, failures });
-    throwIfIncomplete(result);
-    return summary;
-  };
+  const handler = createExportStatisticsHandler({ deps, logger, metrics });
   return { logger, metrics, deps, handler };
 };
 
