@@ -27,6 +27,13 @@ export interface CompositionOverrides {
   readonly eventBridge?: EventBridgeClient;
 }
 
+/** What a composition hands its handler: the use case's dependencies, its logger and metrics. */
+export interface HandlerDeps<Deps> {
+  readonly deps: Deps;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+}
+
 /** The logger and metrics of `serviceName`, unless the caller brought its own. */
 export const observabilityOf = (
   serviceName: string,

@@ -1,6 +1,6 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { Context } from 'aws-lambda';
+import type { HandlerDeps } from '../commons/composition.ts';
 import { addCounts } from '../commons/observability.ts';
 import {
   type InboundPollOutcome,
@@ -11,11 +11,9 @@ import {
   runPolling,
 } from './poll-use-case.ts';
 
-export interface PollReportsHandlerDeps {
+export interface PollReportsHandlerDeps
+  extends HandlerDeps<Omit<PollDeps<PollingGateway>, 'owner' | 'deadline'>> {
   readonly config: PollingConfig;
-  readonly deps: Omit<PollDeps<PollingGateway>, 'owner' | 'deadline'>;
-  readonly logger: Logger;
-  readonly metrics: Metrics;
 }
 
 /**

@@ -1,6 +1,5 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { HandlerDeps } from '../commons/composition.ts';
 import type { Lease } from '../commons/lease.ts';
 import { addCounts } from '../commons/observability.ts';
 import {
@@ -10,8 +9,8 @@ import {
 import type { ReconcileCounts, ReconcileDeps } from './reconcile-ports.ts';
 import { checkReports, reconcileStatusExclusively } from './reconcile-use-case.ts';
 
-export interface ReconcileStatusHandlerDeps {
-  readonly deps: Omit<ReconcileDeps, 'owner' | 'now' | 'hasTimeLeft' | 'checks'>;
+export interface ReconcileStatusHandlerDeps
+  extends HandlerDeps<Omit<ReconcileDeps, 'owner' | 'now' | 'hasTimeLeft' | 'checks'>> {
   /** The report-check queue a batch of checks came from, and is put back on. */
   readonly checkQueue: SqsReportChecks;
   readonly lease: Lease;
@@ -19,8 +18,6 @@ export interface ReconcileStatusHandlerDeps {
   readonly now: () => Date;
   /** The time one status query batch needs; none starts with less left. */
   readonly batchBudgetMs: number;
-  readonly logger: Logger;
-  readonly metrics: Metrics;
 }
 
 /**

@@ -1,17 +1,10 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { HandlerDeps } from '../commons/composition.ts';
 import { addCounts } from '../commons/observability.ts';
 import {
   type ExportStatisticsDeps,
   exportStatistics,
   throwIfIncomplete,
 } from './export-use-case.ts';
-
-export interface ExportStatisticsHandlerDeps {
-  readonly deps: ExportStatisticsDeps;
-  readonly logger: Logger;
-  readonly metrics: Metrics;
-}
 
 /**
  * The scheduled run of `export-statistics`: runs `exportStatistics` and records
@@ -20,7 +13,7 @@ export interface ExportStatisticsHandlerDeps {
  * retries and the dead-letter queue see it.
  */
 export const createExportStatisticsHandler =
-  ({ deps, logger, metrics }: ExportStatisticsHandlerDeps) =>
+  ({ deps, logger, metrics }: HandlerDeps<ExportStatisticsDeps>) =>
   async () => {
     const result = await exportStatistics(deps);
     addCounts(metrics, {

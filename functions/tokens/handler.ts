@@ -1,16 +1,10 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { HandlerDeps } from '../commons/composition.ts';
 import { isCredentialsNotSet } from '../gateway-access/gateway-credentials.ts';
 import { type RefreshResult, type RefreshTokenDeps, refreshToken } from './refresh-use-case.ts';
 
 /** What one run of `refresh-token` answers: the run, or that the credentials are not set yet. */
 export type RefreshTokenRun = RefreshResult | { readonly outcome: 'credentials-not-set' };
-
-export interface RefreshTokenHandlerDeps {
-  readonly deps: RefreshTokenDeps;
-  readonly logger: Logger;
-  readonly metrics: Metrics;
-}
 
 /**
  * The scheduled run of `refresh-token`: runs `refreshToken` and records `TokenRefreshFailures`
@@ -21,7 +15,7 @@ export interface RefreshTokenHandlerDeps {
  * and no retry, which could not help.
  */
 export const createRefreshTokenHandler =
-  ({ deps, logger, metrics }: RefreshTokenHandlerDeps) =>
+  ({ deps, logger, metrics }: HandlerDeps<RefreshTokenDeps>) =>
   async (): Promise<RefreshTokenRun> => {
     try {
       const result = await refreshToken(deps);
