@@ -5,7 +5,7 @@
  * how large it is; what installing it adds; that everything it ships imports only what it
  * declares; the README's links; a CDK app that imports it by its name, synthesized by plain
  * `node` with no esbuild, no TypeScript loader and no Docker; the producer and the types; and the
- * `msgbridge` command from the package (`npx msgbridge`) against a local run.
+ * `msgbridge` command (`npx msgbridge`), npm-installed into an empty folder, against a local run.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -98,6 +98,8 @@ const packageOf = (specifier: string) =>
 describe('the msgbridge package, installed into a CDK app of its own', () => {
   let work: string;
   let app: string;
+  /** A folder that held nothing before `npm i` of the tarball: the command's user's. */
+  let empty: string;
   let installed: string;
   let packed: { size: number; unpackedSize: number; files: { path: string }[] };
   let files: string[];
@@ -107,9 +109,9 @@ describe('the msgbridge package, installed into a CDK app of its own', () => {
   let path: string;
   const local = cliLocalRun({ name: 'package', seed: 28 });
 
-  /** `npx msgbridge ARGS…` in the app, as its user runs it. */
+  /** `npx msgbridge ARGS…` where it was installed into an empty folder, as its user runs it. */
   const msgbridge = (...args: string[]) =>
-    run('npx', ['msgbridge', ...args], { cwd: app, env: { ...process.env, PATH: path }, ...BIG });
+    run('npx', ['msgbridge', ...args], { cwd: empty, env: { ...process.env, PATH: path }, ...BIG });
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'msgbridge-package-'));
@@ -149,6 +151,14 @@ describe('the msgbridge package, installed into a CDK app of its own', () => {
     });
     afterInstall = await installedPackages(app);
     installed = join(app, 'node_modules', 'msgbridge');
+    // npm i <tarball> in a folder with nothing in it (npm installs the peers too).
+    empty = join(work, 'empty');
+    await mkdir(empty);
+    await run('npm', [...install, join(work, tarball.filename)], {
+      cwd: empty,
+      env: { ...process.env, PATH: path },
+      ...BIG,
+    });
     manifest = JSON.parse(await readFile(join(installed, 'package.json'), 'utf8'));
 
     await writeFile(join(app, 'app.mjs'), CUSTOMER_APP);
@@ -159,7 +169,7 @@ describe('the msgbridge package, installed into a CDK app of its own', () => {
     await writeFile(join(app, 'tsconfig.json'), JSON.stringify(TSCONFIG));
     await writeFile(join(app, 'node10.ts'), NODE10_APP);
     await writeFile(join(app, 'tsconfig.node10.json'), JSON.stringify(TSCONFIG_NODE10));
-    await copyFile(join(repository, 'messages.jsonl'), join(app, 'messages.jsonl'));
+    await copyFile(join(repository, 'messages.jsonl'), join(empty, 'messages.jsonl'));
     await local.start();
   }, 420_000);
 
@@ -343,7 +353,7 @@ describe('the msgbridge package, installed into a CDK app of its own', () => {
     }, 120_000);
   });
 
-  describe('the msgbridge command from the package', () => {
+  describe('the msgbridge command, npm-installed into an empty folder', () => {
     it('prints its help and its version', async () => {
       const help = await msgbridge('--help');
       const version = await msgbridge('--version');
