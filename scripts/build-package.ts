@@ -1,19 +1,10 @@
 /**
- * `npm run build`: the package, whole, in `dist/` — what `npm pack ./dist` and
- * `npm publish ./dist` take (the repository's own package.json is private).
- *
- * - `tsc -p tsconfig.build.json`: JavaScript and declarations of the constructs (`lib/`), the
- *   producer (`producer/send.ts`), the event types (`events/`) and what they import, with the
- *   `.ts` import specifiers rewritten to `.js`.
- * - One bundle per Lambda (`functions/*.ts`) in `lambda/<name>/`, built with the settings
- *   `MsgbridgeFunction` bundles with (`LAMBDA_BUNDLING`), so that a CDK app using the package
- *   synthesizes without esbuild, Docker or the functions' sources: `MsgbridgeFunction` deploys
- *   the prebuilt bundle when it finds one.
- * - The `msgbridge` command (`bin/cli.ts`) compiled into `cli/`: one ESM entry, `msgbridge.mjs`,
- *   with the AWS SDK and everything else it runs inside, and chunks for what only some commands
- *   load (the console, the SDK's credential providers); the console's assets beside it.
- * - The manifest (`packageManifest`), the package README (docs/package/README.md, its links made
- *   absolute: `packageReadme`), the user documentation it links to, LICENSE and CHANGELOG.
+ * `npm run build`: the package, whole, in `dist/` — what `npm pack ./dist` and `npm publish
+ * ./dist` take (the repository's own package.json is private): the constructs, the producer and
+ * the event types compiled by tsc; one bundle per Lambda, built as `MsgbridgeFunction` bundles
+ * (`LAMBDA_BUNDLING`), which it deploys when it finds them; the `msgbridge` command compiled into
+ * `cli/`; and the manifest, README, docs, LICENSE and CHANGELOG (scripts/package-manifest.ts).
+ * docs/deploy.md ("The package") says what each holds and why.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -33,18 +33,10 @@ export const AWAITING_REPORT_INDEX = {
 } as const;
 
 /**
- * Index partition keys per hour of the `awaiting-report` index. One key takes about 1,000 write
- * units a second (DynamoDB's per-partition limit; the sort key `acceptedAt` only grows, so
- * DynamoDB cannot split a hot key by sort key range). Each accepted recipient costs its hour's key
- * two index writes of one unit (its entry is ~0.7 KB): the insert, then the settle that removes
- * it (an entry left to expire leaves by TTL, which takes no write capacity). At 5,000 recipients/s, counting the settles as if they came at the
- * same rate: 10,000 units/s, 625 per key with 16 shards (62 % of the limit; 8,000 recipients/s
- * before a key is full). Settles really come at most at reconcile-status' pace (≤ 100,000 entries
- * per 15-minute run, ≈ 110/s), so a key takes ≈ 320 units/s at 5,000 recipients/s: 3× headroom.
- * The price is on the reader: a reconcile run reads 16 + 1 (legacy) keys per hour of its horizon
- * (97 hours: 1,649 small Query calls, the shards of an hour at once).
- *
- * The count may grow but never shrink: a cliKey's shard is its hash modulo the count, so with a
+ * Index partition keys per hour of the `awaiting-report` index: one key takes about 1,000 write
+ * units a second and its sort key only grows, so an hour's entries are spread over this many
+ * (docs/performance.md, "Awaiting reports", has the arithmetic at 5,000 recipients/s). The
+ * count may grow but never shrink: a cliKey's shard is its hash modulo the count, so with a
  * larger count the reader still reads every shard the smaller one wrote.
  */
 export const AWAITING_REPORT_SHARDS = 16;
