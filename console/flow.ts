@@ -39,6 +39,10 @@ export const FLOW_WINDOWS = {
 } as const;
 export type FlowWindow = keyof typeof FLOW_WINDOWS;
 
+/** How long `window` is, in milliseconds. */
+export const windowMs = (window: FlowWindow): number =>
+  FLOW_WINDOWS[window].slots * FLOW_WINDOWS[window].slotSeconds * 1000;
+
 export interface FlowSeries {
   readonly window: FlowWindow;
   /** Start of each slot, epoch seconds (uPlot's x values). */

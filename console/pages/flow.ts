@@ -1,7 +1,7 @@
 import type { ConsoleContext } from '../context.ts';
 import type { PublishedEvent } from '../event-log.ts';
 import { EVENT_TYPES } from '../event-types.ts';
-import { codeOf, FLOW_WINDOWS, type FlowWindow, flowSeries, storedEvents } from '../flow.ts';
+import { codeOf, type FlowWindow, flowSeries, storedEvents, windowMs } from '../flow.ts';
 import { html, raw, type SafeHtml } from '../html.ts';
 import {
   type Answer,
@@ -47,12 +47,7 @@ export const flowPages = (context: ConsoleContext) => {
   ): Promise<readonly PublishedEvent[] | undefined> => {
     if (eventLog !== undefined) return (await eventLog.refresh()).recent;
     if (!scan) return undefined;
-    const { slots, slotSeconds } = FLOW_WINDOWS[window];
-    return storedEvents(
-      target,
-      new Date(now().getTime() - slots * slotSeconds * 1000).toISOString(),
-      500,
-    );
+    return storedEvents(target, new Date(now().getTime() - windowMs(window)).toISOString(), 500);
   };
 
   /** A link to the flow over `window`, keeping the page's other choices. */
