@@ -75,8 +75,6 @@ export const packageManifest = (repository: RepositoryManifest) => ({
     : { peerDependenciesMeta: repository.peerDependenciesMeta }),
 });
 
-export type PackageManifest = ReturnType<typeof packageManifest>;
-
 /**
  * Where a relative link of the package README points from the registry: the repository's files
  * at the version's tag when the manifest names a GitHub repository, the package's own files on
