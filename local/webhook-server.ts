@@ -5,7 +5,7 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyResult,
 } from 'aws-lambda';
-import { json, NOT_FOUND } from '../functions/inbound/handler.ts';
+import { json, LAMBDA_PAYLOAD_BYTES, NOT_FOUND } from '../functions/inbound/handler.ts';
 
 /** A receiver's handler, invoked with the event of the deployed front door. */
 export type WebhookFunction = (
@@ -15,11 +15,19 @@ export type WebhookFunction = (
 /** The front door the webhooks are deployed behind (the template's function URLs or REST API). */
 export type WebhookFrontDoor = 'function-url' | 'rest-api';
 
-/** A REST API refuses payloads above 10 MB with 413 before any integration runs. */
+/**
+ * A REST API refuses a payload above 10 MB with 413 before any integration runs (API Gateway
+ * quotas, "Payload size 10 MB", https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html,
+ * read 2026-12-07).
+ */
 export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
 
-/** A function URL refuses a request above Lambda's 6 MB invocation payload with 413. */
-export const FUNCTION_URL_MAX_BODY_BYTES = 6_291_456;
+/**
+ * The largest binary body whose base64 text alone (4 characters for every 3 bytes) is within
+ * Lambda's invoke payload: a function URL puts a binary body in its event base64-encoded, so a
+ * larger one can never fit, whatever the rest of the event.
+ */
+const LARGEST_BASE64_BODY = Math.floor(LAMBDA_PAYLOAD_BYTES / 4) * 3;
 
 /**
  * API Gateway gives the whole request, integration included, 29 s; a client still sending its
@@ -82,7 +90,7 @@ export type MountedHandler = (request: IncomingMessage, response: ServerResponse
 
 const ROUTE = /^\/webhooks\/([^/]+)\/(report|mo)$/;
 
-/** The body went over the payload limit; answered 413 as API Gateway does. */
+/** The body went over what the front door takes at all; answered 413 as it does. */
 class BodyTooLargeError extends Error {
   override readonly name = 'BodyTooLargeError';
 }
@@ -95,6 +103,21 @@ class ClientGoneError extends Error {
 const TOO_LARGE = json(413, { message: 'Request Too Long' });
 
 /**
+ * What the client gets when Lambda refuses the invoke because the event is over its payload limit,
+ * before the function runs. A function URL answers with the status of Lambda's
+ * `RequestTooLargeException`, 413 (Lambda API reference, Invoke, "Errors",
+ * https://docs.aws.amazon.com/lambda/latest/dg/API_Invoke.html, read 2026-12-07); the body it
+ * sends is not in the documentation read, so this one is API Gateway's words, and the gateway
+ * reads only the status. Behind a REST API, "If the Lambda API rejects the invocation request, API
+ * Gateway returns a 500 error code" with `{"message": "Internal server error"}`
+ * (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html, read 2026-12-07).
+ */
+const INVOKE_REFUSED: Readonly<Record<WebhookFrontDoor, APIGatewayProxyResult>> = {
+  'function-url': TOO_LARGE,
+  'rest-api': json(500, { message: 'Internal server error' }),
+};
+
+/**
  * The deployed webhook front door on a local port: each request becomes the event the Lambda
  * receives behind it (a function URL's, or API Gateway's REST proxy event), and the handler's
  * answer is sent back as is.
@@ -103,6 +126,9 @@ const TOO_LARGE = json(413, { message: 'Request Too Long' });
  * answer or a closed socket, never in a rejected promise. What the front door itself answers (413
  * for a payload over its limit, 502 for a failing function; API Gateway's 404 for an unknown
  * route) is answered the same way here; a client that hangs up or stalls mid-body is dropped.
+ * Lambda's 6 MB is measured on the event built, not on the body, and an event over it is refused
+ * as the deployed front door refuses it (413 from a function URL, 500 from the REST API) without
+ * invoking the handler. No more of a body is held than could fit in an event.
  */
 export const startWebhookServer = async (options: WebhookServerOptions): Promise<WebhookServer> => {
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
@@ -209,13 +235,10 @@ const serve = async (
 ): Promise<void> => {
   // A request line like `//x` is no URL relative to any base; it is nobody's route.
   const path = pathOf(request.url);
-  let body: Buffer;
+  let read: ReadBody;
   const front = options.front ?? 'function-url';
   try {
-    body = await readBody(
-      request,
-      front === 'function-url' ? FUNCTION_URL_MAX_BODY_BYTES : API_GATEWAY_MAX_BODY_BYTES,
-    );
+    read = await readBody(request, bodyLimits(front, request.headers));
   } catch (error) {
     if (error instanceof BodyTooLargeError) {
       // Close after answering: the rest of the body is not worth reading.
@@ -229,10 +252,61 @@ const serve = async (
     path === undefined
       ? NOT_FOUND
       : path.pathname.startsWith('/_bridge/')
-        ? await control(request, path.pathname, body, options)
-        : await handle(request, path, body, options.handlers, front);
+        ? read.kind === 'body'
+          ? await control(request, path.pathname, read.body, options)
+          : TOO_LARGE
+        : await handle(request, path, read, options.handlers, front);
   respond(response, answer);
 };
+
+/**
+ * How much of a body the front door reads: `keep`, the most that could still fit in the event the
+ * function would be invoked with (a longer body's bytes are counted and dropped: its answer no
+ * longer depends on them); `refuseAbove`, where the front door refuses the request itself and
+ * reading stops. A function URL answers an event too large for Lambda with 413 either way, so it
+ * stops at `keep`; API Gateway takes up to 10 MB (413 above), and only then does Lambda refuse
+ * the event (500).
+ */
+interface BodyLimits {
+  readonly keep: number;
+  readonly refuseAbove: number;
+}
+
+const bodyLimits = (front: WebhookFrontDoor, headers: IncomingMessage['headers']): BodyLimits => {
+  // Behind either front a text body is a JSON string in the event: at least one byte a byte.
+  if (front === 'rest-api')
+    return { keep: LAMBDA_PAYLOAD_BYTES, refuseAbove: API_GATEWAY_MAX_BODY_BYTES };
+  const keep = isTextBody(headers['content-type'], headers['content-encoding'])
+    ? LAMBDA_PAYLOAD_BYTES
+    : LARGEST_BASE64_BODY;
+  return { keep, refuseAbove: keep };
+};
+
+/** A whole body, or the size of one too large to fit in any event (its bytes are not kept). */
+type ReadBody =
+  | { readonly kind: 'body'; readonly body: Buffer }
+  | { readonly kind: 'over-event'; readonly bytes: number };
+
+/**
+ * True when Lambda would refuse to be invoked with `event`. Its synchronous invocation payload
+ * (request and response, 6 MB each; Lambda quotas,
+ * https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html, read 2026-12-07) is the
+ * Invoke request's body, the event as a JSON document ("Payload: JSON that you want to provide to
+ * your Lambda function as input"; past the limit `RequestTooLargeException`, HTTP 413: Invoke,
+ * https://docs.aws.amazon.com/lambda/latest/dg/API_Invoke.html, read 2026-12-07). So the measure
+ * is the UTF-8 bytes of the event's JSON, not of the HTTP body: a function URL's event carries a
+ * binary body base64-encoded ("If the content type of the request is binary, the body is
+ * base64-encoded", https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html, read
+ * 2026-12-07), a text body as an escaped JSON string, and the request's headers and context
+ * besides. The limit in bytes is in Lambda's refusal, "Request must be smaller than 6291456 bytes
+ * for the InvokeFunction operation" (quoted in
+ * https://zaccharles.medium.com/deep-dive-lambdas-request-payload-size-limit-2-2-6350c1ae5577,
+ * read 2026-12-07): 6 MiB, and an event of exactly that is refused. AWS's own serialization of the
+ * event (its key order, the headers it adds) is not documented: at the boundary the deployed event
+ * can differ from this one by the size of a few headers.
+ */
+const exceedsInvokePayload = (event: unknown): boolean =>
+  Buffer.byteLength(JSON.stringify(event), 'utf8') >= LAMBDA_PAYLOAD_BYTES;
 
 const pathOf = (raw: string | undefined): URL | undefined => {
   try {
@@ -266,7 +340,7 @@ const respond = (
 const handle = async (
   request: IncomingMessage,
   url: URL,
-  body: Buffer,
+  read: ReadBody,
   handlers: WebhookServerOptions['handlers'],
   front: WebhookFrontDoor,
 ): Promise<APIGatewayProxyResult> => {
@@ -274,7 +348,9 @@ const handle = async (
   if (front === 'function-url') {
     // A function URL serves every path and method: the receiver of the route's kind decides.
     const route = match?.[2] ?? (url.pathname.endsWith('/mo') ? 'mo' : 'report');
-    const event = toFunctionUrlEvent(request, url, body);
+    if (read.kind !== 'body') return refuseInvoke(front, read.bytes);
+    const event = toFunctionUrlEvent(request, url, read.body);
+    if (exceedsInvokePayload(event)) return refuseInvoke(front, read.body.length);
     try {
       return await (route === 'report' ? handlers.report(event) : handlers.mo(event));
     } catch (error) {
@@ -284,14 +360,16 @@ const handle = async (
   }
   if (!match) return NOT_FOUND;
   if (request.method !== 'POST') return json(405, { message: 'Method Not Allowed' });
+  if (read.kind !== 'body') return refuseInvoke(front, read.bytes);
   const [, secret = '', route] = match;
   const event = toApiGatewayEvent(
     request,
     url,
     decodeSegment(secret),
     route === 'report' ? 'report' : 'mo',
-    body,
+    read.body,
   );
+  if (exceedsInvokePayload(event)) return refuseInvoke(front, read.body.length);
   try {
     return await (route === 'report' ? handlers.report(event) : handlers.mo(event));
   } catch (error) {
@@ -299,6 +377,17 @@ const handle = async (
     console.error('webhook handler failed', describeError(error));
     return { statusCode: 502, body: JSON.stringify({ message: 'Internal server error' }) };
   }
+};
+
+/**
+ * The deployed front door's answer to an event Lambda refuses, logged here because in AWS no
+ * receiver runs to log it (the function URL's `Url4xxCount` or the stage's `5XXError` counts it).
+ */
+const refuseInvoke = (front: WebhookFrontDoor, bodyBytes: number): APIGatewayProxyResult => {
+  console.error(
+    `webhook server: a ${bodyBytes}-byte body makes an event of at least Lambda's ${LAMBDA_PAYLOAD_BYTES}-byte invoke payload; answered ${INVOKE_REFUSED[front].statusCode} as the ${front} front door does, the receiver not invoked`,
+  );
+  return INVOKE_REFUSED[front];
 };
 
 /**
@@ -386,19 +475,20 @@ const control = async (
 };
 
 /**
- * The whole body, up to the payload limit. A declared length above it is refused before a byte is
- * read; a chunked body is refused as soon as it grows past it. Rejects with
+ * The body, read within `limits`: a declared length above `refuseAbove` is refused before a byte
+ * is read, and a chunked body as soon as it grows past it; past `keep` the bytes are counted and
+ * dropped, so no more than one event's worth is ever held. Rejects with
  * {@link BodyTooLargeError} or, when the client hangs up or stalls, {@link ClientGoneError}.
  */
-const readBody = (request: IncomingMessage, limit: number): Promise<Buffer> =>
+const readBody = (request: IncomingMessage, limits: BodyLimits): Promise<ReadBody> =>
   new Promise((resolve, reject) => {
     const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > limit) {
+    if (declared > limits.refuseAbove) {
       request.resume();
       reject(new BodyTooLargeError(`declared ${declared} bytes`));
       return;
     }
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] | undefined = [];
     let size = 0;
     const finish = (outcome: () => void) => {
       request.off('data', onData);
@@ -412,14 +502,22 @@ const readBody = (request: IncomingMessage, limit: number): Promise<Buffer> =>
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
+      if (size > limits.refuseAbove) {
         request.pause();
-        finish(() => reject(new BodyTooLargeError(`more than ${limit} bytes`)));
+        finish(() => reject(new BodyTooLargeError(`more than ${limits.refuseAbove} bytes`)));
         return;
       }
-      chunks.push(chunk);
+      if (size > limits.keep) chunks = undefined;
+      else chunks?.push(chunk);
     };
-    const onEnd = () => finish(() => resolve(Buffer.concat(chunks)));
+    const onEnd = () =>
+      finish(() =>
+        resolve(
+          chunks === undefined
+            ? { kind: 'over-event', bytes: size }
+            : { kind: 'body', body: Buffer.concat(chunks) },
+        ),
+      );
     const onGone = () => finish(() => reject(new ClientGoneError('the client went away')));
     const onClose = () => {
       if (!request.complete) onGone();
@@ -480,6 +578,16 @@ const toApiGatewayEvent = (
 /** Content types a function URL passes as text; any other body arrives base64-encoded. */
 const TEXT_CONTENT = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)\b)/i;
 
+/**
+ * True when a function URL passes the body as text. A compressed body is a binary payload
+ * whatever its content type says of what is inside.
+ */
+const isTextBody = (
+  contentType: string | undefined,
+  contentEncoding: string | undefined,
+): boolean =>
+  TEXT_CONTENT.test(contentType ?? '') && /^\s*(identity)?\s*$/i.test(contentEncoding ?? '');
+
 /** The event a function URL hands its function (payload format 2.0). */
 const toFunctionUrlEvent = (
   request: IncomingMessage,
@@ -492,9 +600,7 @@ const toFunctionUrlEvent = (
       Array.isArray(value) ? value.join(',') : (value ?? ''),
     ]),
   );
-  // A compressed body is a binary payload whatever its content type says of what is inside.
-  const encoded = !/^\s*(identity)?\s*$/i.test(headers['content-encoding'] ?? '');
-  const text = TEXT_CONTENT.test(headers['content-type'] ?? '') && !encoded;
+  const text = isTextBody(headers['content-type'], headers['content-encoding']);
   const now = new Date();
   return {
     version: '2.0',

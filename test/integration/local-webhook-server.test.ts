@@ -10,13 +10,22 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { webhookRequestOf } from '../../functions/inbound/webhook-request.ts';
 import {
   API_GATEWAY_MAX_BODY_BYTES,
-  FUNCTION_URL_MAX_BODY_BYTES,
   startWebhookServer,
   type WebhookFrontDoor,
   type WebhookServer,
 } from '../../local/webhook-server.ts';
 
 const SECRET = 'local-secret-0123456789';
+
+/**
+ * Lambda refuses a synchronous invoke whose payload — the event JSON, not the HTTP body — is 6 MB
+ * or more ("Request must be smaller than 6291456 bytes for the InvokeFunction operation"), before
+ * the function runs. The event of a function URL carries a binary body base64-encoded, a third
+ * larger; a text body is a JSON string in it, escaped. Written from Lambda's documentation, not
+ * from the server: https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html and
+ * https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html (read 2026-12-07).
+ */
+const LAMBDA_INVOKE_PAYLOAD_BYTES = 6_291_456;
 
 let server: WebhookServer;
 let received: Array<APIGatewayProxyEvent | APIGatewayProxyEventV2>;
@@ -84,7 +93,7 @@ const expectStillServing = async () => {
 const status = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]);
 
 describe.each([
-  ['function-url', FUNCTION_URL_MAX_BODY_BYTES],
+  ['function-url', LAMBDA_INVOKE_PAYLOAD_BYTES],
   ['rest-api', API_GATEWAY_MAX_BODY_BYTES],
 ] as const)('the local webhook server under hostile input, behind the %s front', (front, limit) => {
   beforeEach(() => start(front));
@@ -274,5 +283,150 @@ describe('the local webhook server while the run starts', () => {
     expect(late.status).toBe(200);
     expect(await late.text()).toBe('console');
     expect(received).toEqual([]);
+  });
+});
+
+const eventBytes = (event: unknown) => Buffer.byteLength(JSON.stringify(event), 'utf8');
+
+const post = (body: Buffer | string, contentType: string) =>
+  fetch(server.webhookUrls(SECRET).report, {
+    method: 'POST',
+    headers: { 'content-type': contentType },
+    body,
+  });
+
+/** A JSON report body of exactly `bytes` bytes, padded with `pad`. */
+const jsonBody = (bytes: number, pad = 'x') => {
+  const head = '{"rsltList":[],"pad":"';
+  const tail = '"}';
+  const room = bytes - head.length - tail.length;
+  return head + pad.repeat(Math.floor(room / pad.length)) + 'x'.repeat(room % pad.length) + tail;
+};
+
+describe("Lambda's 6 MB behind the function-URL front, measured on the event it builds", () => {
+  beforeEach(() => start('function-url'));
+
+  it.each(['application/octet-stream', 'multipart/form-data; boundary=x'])(
+    'answers 413 to a 4.8 MB %s body, whose base64 event is over 6 MB, and never invokes the receiver',
+    async (contentType) => {
+      // Prepare: 4.8 MB is below 6 MB as bytes, 6.4 MB once base64-encoded in the event.
+      const body = Buffer.alloc(4_800_000, 0xab);
+
+      // Act
+      const answer = await post(body, contentType);
+
+      // Assess: Lambda refuses the invoke (413) before the receiver runs, so nothing is stored.
+      expect(answer.status).toBe(413);
+      expect(received).toEqual([]);
+      await expectStillServing();
+    },
+  );
+
+  it('hands a 4.4 MB binary body to the receiver base64-encoded, in an event under 6 MB', async () => {
+    const body = Buffer.alloc(4_400_000, 0xcd);
+
+    const answer = await post(body, 'application/octet-stream');
+
+    expect(answer.status).toBe(200);
+    const [event] = received;
+    expect(event).toMatchObject({ isBase64Encoded: true });
+    expect(Buffer.from(event?.body ?? '', 'base64').equals(body)).toBe(true);
+    expect(eventBytes(event)).toBeLessThan(LAMBDA_INVOKE_PAYLOAD_BYTES);
+  });
+
+  it('answers 413 to a JSON body just under 6 MB, whose event (body and request) is over it', async () => {
+    const answer = await post(jsonBody(LAMBDA_INVOKE_PAYLOAD_BYTES - 200), 'application/json');
+
+    expect(answer.status).toBe(413);
+    expect(received).toEqual([]);
+  });
+
+  it('passes a JSON body whose event fits, and every event it passes is under 6 MB', async () => {
+    const body = jsonBody(LAMBDA_INVOKE_PAYLOAD_BYTES - 16 * 1024);
+
+    const answer = await post(body, 'application/json');
+
+    expect(answer.status).toBe(200);
+    expect(received.at(-1)?.body).toBe(body);
+    expect(eventBytes(received.at(-1))).toBeLessThan(LAMBDA_INVOKE_PAYLOAD_BYTES);
+  });
+
+  it('counts the escaping of a text body: 3.5 MB of escaped quotes is a 7 MB event', async () => {
+    // Each `\"` of the body is `\\\"` in the event's JSON string: twice the bytes.
+    const answer = await post(jsonBody(3_500_000, '\\"'), 'application/json');
+
+    expect(answer.status).toBe(413);
+    expect(received).toEqual([]);
+  });
+
+  it('answers 413 to a binary body announced too large for the event, before its body arrives', async () => {
+    // Prepare: a short request timeout, so a server that waited for the body would answer 408.
+    await server.close();
+    await start('function-url', { requestTimeoutMs: 2_000 });
+
+    // Act: 5,000,000 bytes announced (6.7 MB in base64), only the headers sent.
+    const answer = await raw(
+      [
+        `POST /webhooks/${SECRET}/report HTTP/1.1\r\nHost: local\r\nContent-Type: application/octet-stream\r\nContent-Length: 5000000\r\n\r\n`,
+      ],
+      { end: false },
+    );
+
+    expect(status(answer)).toBe(413);
+    expect(received).toEqual([]);
+    await expectStillServing();
+  });
+});
+
+describe("Lambda's 6 MB behind the REST API front, measured on the proxy event", () => {
+  beforeEach(() => start('rest-api'));
+
+  it.each([
+    ['a 7 MB JSON body', () => jsonBody(7_000_000)],
+    [
+      'a JSON body just under 6 MB, whose event is over it',
+      () => jsonBody(LAMBDA_INVOKE_PAYLOAD_BYTES - 200),
+    ],
+  ])(
+    'answers %s as API Gateway does when Lambda refuses the invoke: 500, nothing invoked',
+    async (_, body) => {
+      // API Gateway takes up to 10 MB; Lambda then refuses the event and API Gateway answers
+      // 500 {"message":"Internal server error"}
+      // (https://docs.aws.amazon.com/lambda/latest/dg/services-apigateway-errors.html, read 2026-12-07).
+      const answer = await post(body(), 'application/json');
+
+      expect(answer.status).toBe(500);
+      expect(await answer.json()).toEqual({ message: 'Internal server error' });
+      expect(received).toEqual([]);
+      await expectStillServing();
+    },
+  );
+
+  it('answers 500 to an 8 MB chunked body, and 413 only above API Gateway’s 10 MB', async () => {
+    const chunked = (mebibytes: number) => {
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      const chunks: (string | Buffer)[] = [
+        `POST /webhooks/${SECRET}/mo HTTP/1.1\r\nHost: local\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      ];
+      for (let index = 0; index < mebibytes; index += 1)
+        chunks.push(`${chunk.length.toString(16)}\r\n`, chunk, '\r\n');
+      chunks.push('0\r\n\r\n');
+      return chunks;
+    };
+
+    expect(status(await raw(chunked(8)))).toBe(500);
+    expect(status(await raw(chunked(11)))).toBe(413);
+    expect(received).toEqual([]);
+    await expectStillServing();
+  });
+
+  it('passes a JSON body whose proxy event fits', async () => {
+    const body = jsonBody(LAMBDA_INVOKE_PAYLOAD_BYTES - 16 * 1024);
+
+    const answer = await post(body, 'application/json');
+
+    expect(answer.status).toBe(200);
+    expect(received.at(-1)?.body).toBe(body);
+    expect(eventBytes(received.at(-1))).toBeLessThan(LAMBDA_INVOKE_PAYLOAD_BYTES);
   });
 });
