@@ -179,7 +179,7 @@ export const MODULES: readonly ModuleRule[] = [
   {
     folder: 'aws-semantics',
     holds:
-      "AWS's documented behaviour that both the local run and the operator operations apply: Lambda event filtering over EventBridge patterns, the stream record a function receives, reading a synthesized CloudFormation template.",
+      "AWS's documented behaviour that both the local run and the operator operations apply: Lambda event filtering over EventBridge patterns, the stream record a function receives, reading a synthesized CloudFormation template, the concurrency a template fixes, an account's default quotas per Region.",
     mayImport: [],
   },
   {
@@ -257,6 +257,7 @@ export const MODULES: readonly ModuleRule[] = [
     holds:
       'The docs generators, the package build, the stack policy, the test runner, and this rule set.',
     mayImport: [
+      'aws-semantics',
       'functions/events',
       'functions/reconcile',
       'functions/send-contract',
