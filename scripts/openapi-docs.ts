@@ -52,7 +52,7 @@ const REFUSALS = {
     { message: 'Not Found' },
   ),
   '413': jsonAnswer(
-    "The body is larger than `webhooks.maxBodyBytes` (on the function-URL front by default Lambda's 6 MB payload limit). It is not stored; the receiver logs an error with its size.",
+    'The receiver\'s answer to a body larger than `webhooks.maxBodyBytes`, a limit of the deployment\'s own below what can arrive (by default none): the body is neither stored nor quarantined, and the receiver logs an error with its size. A request too large for Lambda never reaches the receiver: Lambda refuses an event (the request as JSON, a body the function URL passes as binary base64-encoded) of 6 MiB or more before it runs, answered 413 by a function URL and 500 `{"message":"Internal server error"}` by the REST API, which also answers 413 itself to a body above 10 MB (docs/deploy.md, "Body size"). The gateway reads none of these as success.',
     { message: 'Payload Too Large' },
   ),
   '429': {
