@@ -94,10 +94,13 @@ export interface WebhookApiOptions {
    */
   readonly accountConcurrency?: number;
   /**
-   * Largest body, in bytes (after base64 decoding), a receiver stores; a larger one is answered
-   * 413 before any store work.
-   * @default - 6,291,456 (Lambda's payload limit), checked by the receiver with `function-url`;
-   *   with `rest-api`, no check of the receiver's own (API Gateway and Lambda refuse larger ones)
+   * Largest body, in bytes (after base64 decoding), a receiver stores, behind either front; a
+   * larger one is answered 413 by the receiver before any store work, neither stored nor
+   * quarantined. It acts only below what can reach a receiver: Lambda refuses an event of 6 MiB or
+   * more before the receiver runs, and a function URL's event carries a binary body
+   * base64-encoded, so no binary body of 4,718,592 bytes or more arrives (docs/deploy.md, "Body
+   * size").
+   * @default - 6,291,456 (Lambda's payload limit): no limit of the receivers' own
    */
   readonly maxBodyBytes?: number;
   /**
