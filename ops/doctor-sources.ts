@@ -1,7 +1,8 @@
 /**
  * Where `msgbridge doctor` reads a deployment (see ops/doctor.ts). On a stack: CloudFormation
  * (outputs, resources, the deployed template), Secrets Manager, the state table, SQS, Lambda's
- * event source mappings and account settings, CloudWatch alarms and EventBridge Scheduler. In the
+ * event source mappings and account settings, CloudWatch alarms, EventBridge Scheduler and
+ * Service Quotas. In the
  * local run: the same SDK calls on its local endpoints, the template it deployed and its resources
  * from `bridge.json`, and the state of its mappings and schedules from its loopback-only
  * `GET /_bridge/status`.
@@ -26,6 +27,12 @@ import {
   ResourceNotFoundException,
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import {
+  GetAWSDefaultServiceQuotaCommand,
+  GetServiceQuotaCommand,
+  NoSuchResourceException,
+  ServiceQuotasClient,
+} from '@aws-sdk/client-service-quotas';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
@@ -80,6 +87,31 @@ const tokenItem = async (target: Target) => {
     }),
   );
   return answer.Item;
+};
+
+/**
+ * A quota's applied value; Service Quotas answers NoSuchResourceException for a quota the account
+ * never had changed ("If the applied quota value is not available for a quota, the quota is not
+ * retrieved", GetServiceQuota), and then the default is what applies.
+ */
+const appliedQuota = async (
+  client: ServiceQuotasClient,
+  serviceCode: string,
+  quotaCode: string,
+) => {
+  const input = { ServiceCode: serviceCode, QuotaCode: quotaCode };
+  try {
+    const answer = await client.send(new GetServiceQuotaCommand(input));
+    const value = answer.Quota?.Value;
+    if (value !== undefined) return { value, isDefault: false };
+  } catch (error) {
+    if (!(error instanceof NoSuchResourceException)) throw error;
+  }
+  const answer = await client.send(new GetAWSDefaultServiceQuotaCommand(input));
+  const value = answer.Quota?.Value;
+  if (value === undefined)
+    throw new Error(`Service Quotas has no value for ${serviceCode} ${quotaCode}`);
+  return { value, isDefault: true };
 };
 
 /** What `GET /_bridge/status` answers (`DeploymentStatus` of local/deployment.ts). */
@@ -149,6 +181,7 @@ export const stackDoctorSources = async (
   const lambda = clients.lambda ?? new LambdaClient(config);
   const cloudWatch = clients.cloudWatch ?? new CloudWatchClient(config);
   const scheduler = clients.scheduler ?? new SchedulerClient(config);
+  const serviceQuotas = clients.serviceQuotas ?? new ServiceQuotasClient(config);
 
   const described = await cloudFormation.send(
     new DescribeStacksCommand({ StackName: origin.name }),
@@ -246,6 +279,7 @@ export const stackDoctorSources = async (
         unreserved: answer.AccountLimit?.UnreservedConcurrentExecutions ?? 0,
       };
     },
+    appliedQuota: (serviceCode, quotaCode) => appliedQuota(serviceQuotas, serviceCode, quotaCode),
     invokeRefreshToken: async () => {
       const name = refreshToken ? physicalId(refreshToken.logicalId) : undefined;
       if (name === undefined) throw new Error('the stack has no refresh-token function');

@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type { StackTemplate } from '../aws-semantics/cloudformation-template.ts';
 import { GatewayCredentialsSchema } from '../functions/gateway-access/gateway-credentials.ts';
 import { StoredTokenSchema } from '../functions/gateway-access/token-state.ts';
+import { type AppliedQuota, quotaChecks } from './doctor-quotas.ts';
 
 export interface DoctorCheck {
   /** What is checked: `gateway credentials`. */
@@ -62,6 +63,8 @@ export interface DoctorSources {
   alarms?(names: readonly string[]): Promise<ReadonlyArray<{ name: string; state: string }>>;
   /** The account's concurrency quota and what is left unreserved; absent locally. */
   accountConcurrency?(): Promise<{ readonly limit: number; readonly unreserved: number }>;
+  /** A quota's applied value from Service Quotas (its default when none is applied); absent locally. */
+  appliedQuota?(serviceCode: string, quotaCode: string): Promise<AppliedQuota>;
   /** Runs refresh-token once and returns its error message, if any (`--invoke`). */
   invokeRefreshToken?(): Promise<{ readonly error: string | undefined }>;
 }
@@ -116,6 +119,7 @@ export const runDoctor = async (
   await guard('alarms', () => alarmCheck(sources));
   await guard('schedules', () => scheduleCheck(sources));
   await guard('account concurrency', () => concurrencyCheck(sources));
+  await guard('quotas for the configured throughput', () => quotaChecks(sources));
   return checks;
 };
 

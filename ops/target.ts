@@ -8,6 +8,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { stateTableTokenProvider } from '../functions/gateway-access/adapters/state-table-token-provider.ts';
@@ -113,6 +114,7 @@ export interface AwsClients {
   readonly dynamodb?: DynamoDBClient;
   readonly dynamodbStreams?: DynamoDBStreamsClient;
   readonly secretsManager?: SecretsManagerClient;
+  readonly serviceQuotas?: ServiceQuotasClient;
 }
 
 export interface TargetDeps {

@@ -12,7 +12,9 @@ the state table and still valid; the egress addresses, and whether the gateway a
 them (a token renewed within the hour shows it did); each webhook URL answering 404 to a wrong
 secret and the contract's answer to an empty list with the right one; every event source mapping
 enabled and not failing; every dead-letter and on-failure queue empty; no alarm in ALARM; every
-schedule enabled; the account's unreserved concurrency.
+schedule enabled; the account's unreserved concurrency; and the account's quotas (Service Quotas
+for EventBridge PutEvents and invocations, Lambda's concurrency) against the throughput the stack
+is configured for (send-messages' TPS_QUOTA), naming the quota to raise and to what.
 
 Read-only: the webhook probes post an empty list, which stores nothing. With --invoke (a stack
 only) it runs refresh-token once, from the egress addresses, and reports the gateway's answer:

@@ -3,8 +3,8 @@
  * stack's real template (synthesized once, as deployed: GetTemplate answers it, ListStackResources
  * answers each resource's physical id as CloudFormation names it). Each check reads what it
  * should: a healthy stack passes; a new account's concurrency, a failing mapping, a disabled
- * schedule, an alarm in ALARM, a message in the send DLQ and the gateway's 20001 to refresh-token
- * each fail with the fix.
+ * schedule, an alarm in ALARM, a message in the send DLQ or in the event bus's DLQ and the
+ * gateway's 20001 to refresh-token each fail with the fix.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,11 +24,21 @@ import {
 } from '@aws-sdk/client-lambda';
 import { GetScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import {
+  GetAWSDefaultServiceQuotaCommand,
+  GetServiceQuotaCommand,
+  NoSuchResourceException,
+  ServiceQuotasClient,
+} from '@aws-sdk/client-service-quotas';
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { StackTemplate } from '../../aws-semantics/cloudformation-template.ts';
+import {
+  type CfnTemplate,
+  referencedId,
+  StackTemplate,
+} from '../../aws-semantics/cloudformation-template.ts';
 import { DeploymentModel } from '../../local/stack/deployment-model.ts';
 import { synthesizeStack } from '../../local/stack/synthesize.ts';
 import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS } from '../../ops/target.ts';
@@ -48,6 +58,7 @@ const secrets = mockClient(SecretsManagerClient);
 const lambda = mockClient(LambdaClient);
 const cloudWatch = mockClient(CloudWatchClient);
 const scheduler = mockClient(SchedulerClient);
+const serviceQuotas = mockClient(ServiceQuotasClient);
 
 const synthesized = synthesizeStack({ stackName: 'msgbridge' });
 const stack = new StackTemplate(synthesized.template);
@@ -68,6 +79,13 @@ const sendDlqUrl = () => {
           ?.functionId === functionId('send-messages'),
     );
   return physical(sendQueue?.redrive?.deadLetterQueueId ?? '');
+};
+
+/** The queue the template names as the event bus's DeadLetterConfig. */
+const busDlqUrl = () => {
+  const bus = stack.resource(stack.eventBusIds()[0] ?? '');
+  const target = (bus.Properties?.DeadLetterConfig as { Arn?: unknown } | undefined)?.Arn;
+  return physical(referencedId(target) ?? '');
 };
 
 /** A function URL's answers: 404 to any secret but the one, then the receivers' contract. */
@@ -97,7 +115,16 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
 const healthy = () => {
-  for (const mock of [cloudFormation, documents, sqs, secrets, lambda, cloudWatch, scheduler])
+  for (const mock of [
+    cloudFormation,
+    documents,
+    sqs,
+    secrets,
+    lambda,
+    cloudWatch,
+    scheduler,
+    serviceQuotas,
+  ])
     mock.reset();
   const outputs: Record<string, string> = Object.fromEntries(
     [...REQUIRED_OUTPUTS, ...OPTIONAL_OUTPUTS].map((name) => [name, `value-of-${name}`]),
@@ -176,6 +203,24 @@ const healthy = () => {
     MetricAlarms: (input.AlarmNames ?? []).map((AlarmName) => ({ AlarmName, StateValue: 'OK' })),
   }));
   scheduler.on(GetScheduleCommand).resolves({ State: 'ENABLED' });
+  // A default account in Seoul: no applied value, AWS's defaults (EventBridge quotas page).
+  serviceQuotas
+    .on(GetServiceQuotaCommand)
+    .rejects(new NoSuchResourceException({ message: 'no applied quota', $metadata: {} }))
+    .on(GetAWSDefaultServiceQuotaCommand, { ServiceCode: 'events', QuotaCode: 'L-9B653E91' })
+    .resolves({ Quota: { Value: 600 } })
+    .on(GetAWSDefaultServiceQuotaCommand, { ServiceCode: 'events', QuotaCode: 'L-5540C5E3' })
+    .resolves({ Quota: { Value: 1_100 } });
+};
+
+/** The deployed template with send-messages configured for `tpsQuota` recipients a second. */
+const deployedWithQuota = (tpsQuota: number) => {
+  const template = structuredClone(synthesized.template) as CfnTemplate;
+  const sender = template.Resources[functionId('send-messages')]?.Properties as {
+    Environment: { Variables: Record<string, unknown> };
+  };
+  sender.Environment.Variables.TPS_QUOTA = String(tpsQuota);
+  cloudFormation.on(GetTemplateCommand).resolves({ TemplateBody: JSON.stringify(template) });
 };
 
 const doctor = async (...extra: string[]) => {
@@ -190,6 +235,7 @@ const doctor = async (...extra: string[]) => {
         lambda: new LambdaClient({ region: REGION }),
         cloudWatch: new CloudWatchClient({ region: REGION }),
         scheduler: new SchedulerClient({ region: REGION }),
+        serviceQuotas: new ServiceQuotasClient({ region: REGION }),
       },
     },
   );
@@ -215,6 +261,13 @@ describe('msgbridge doctor --stack', () => {
     expect(code).toBe(0);
     expect(named('egress addresses').detail).toContain('203.0.113.10, 203.0.113.11');
     expect(named('report webhook').detail).toContain('404 to a wrong secret, 204');
+    expect(named('dead-letter queue of the event bus')).toMatchObject({
+      ok: true,
+      detail: 'empty',
+    });
+    expect(
+      sqs.commandCalls(GetQueueAttributesCommand).map((call) => call.args[0].input.QueueUrl),
+    ).toContain(busDlqUrl());
     // Every mapping, alarm and schedule of the template was asked for by its physical id.
     expect(
       lambda
@@ -255,9 +308,11 @@ describe('msgbridge doctor --stack', () => {
         StateValue: index === 0 ? 'ALARM' : 'OK',
       })),
     }));
-    sqs.on(GetQueueAttributesCommand, { QueueUrl: sendDlqUrl() }).resolves({
-      Attributes: { ApproximateNumberOfMessages: '3' },
-    });
+    sqs
+      .on(GetQueueAttributesCommand, { QueueUrl: sendDlqUrl() })
+      .resolves({ Attributes: { ApproximateNumberOfMessages: '3' } })
+      .on(GetQueueAttributesCommand, { QueueUrl: busDlqUrl() })
+      .resolves({ Attributes: { ApproximateNumberOfMessages: '2' } });
 
     const { code, named } = await doctor();
 
@@ -274,6 +329,15 @@ describe('msgbridge doctor --stack', () => {
       failed({
         detail: '3 message(s) waiting',
         fix: expect.stringContaining('msgbridge dlq redrive'),
+      }),
+    );
+    // Events the bus could not encrypt or decrypt: a key problem, which republish cannot see.
+    expect(named('dead-letter queue of the event bus')).toMatchObject(
+      failed({
+        detail: '2 message(s) waiting',
+        fix: expect.stringMatching(
+          /could not encrypt or decrypt with the data key.*events\.amazonaws\.com.*"The event bus DLQ"\); msgbridge events republish does not read this queue$/,
+        ),
       }),
     );
   });
@@ -322,5 +386,85 @@ describe('msgbridge doctor --stack', () => {
       }),
     );
     expect(JSON.stringify(named('gateway credentials'))).not.toContain('Zq8-generated-0p');
+  });
+  it('reads the EventBridge quotas from Service Quotas, and finds a default account’s enough for the configured rate', async () => {
+    const { named } = await doctor();
+
+    const tps = Number(stack.functionNamed('send-messages').environment.TPS_QUOTA ?? Number.NaN);
+    expect(named('PutEvents throttle limit in transactions per second quota')).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/^600 requests\/s \(the default\) \(events L-9B653E91\)/),
+    });
+    expect(named('Invocations throttle limit in transactions per second quota')).toMatchObject({
+      ok: true,
+      detail: expect.stringContaining(`the configured ${tps} recipients a second need ${tps}`),
+    });
+    expect(named('Concurrent executions quota').ok).toBe(true);
+    // The applied value first; the default only where none is applied.
+    expect(
+      serviceQuotas.commandCalls(GetServiceQuotaCommand).map((call) => call.args[0].input),
+    ).toEqual([
+      { ServiceCode: 'events', QuotaCode: 'L-9B653E91' },
+      { ServiceCode: 'events', QuotaCode: 'L-5540C5E3' },
+    ]);
+  });
+
+  it('names the quota to raise, its code, the value to ask for and the throughput, when one is short', async () => {
+    deployedWithQuota(5_000);
+
+    const { code, named } = await doctor();
+
+    expect(code).toBe(1);
+    expect(named('Invocations throttle limit in transactions per second quota')).toEqual(
+      failed({
+        name: 'Invocations throttle limit in transactions per second quota',
+        detail:
+          '1,100 invocations/s (the default) (events L-5540C5E3) is below the 5,000 the configured 5,000 recipients a second need (5,000 events a second, 1 a recipient, one subscriber rule each): it holds 1,100 recipients a second',
+        fix: 'raise Invocations throttle limit in transactions per second (events L-5540C5E3) to at least 5,000 before sending 5,000 recipients a second: aws service-quotas request-service-quota-increase --service-code events --quota-code L-5540C5E3 --desired-value 5000',
+      }),
+    );
+    // 5,000 events are 500 full PutEvents requests: the default 600 holds them.
+    expect(named('PutEvents throttle limit in transactions per second quota').ok).toBe(true);
+  });
+
+  it('takes a raised quota as the account has it', async () => {
+    deployedWithQuota(5_000);
+    serviceQuotas
+      .on(GetServiceQuotaCommand, { ServiceCode: 'events', QuotaCode: 'L-5540C5E3' })
+      .resolves({ Quota: { Value: 6_000 } });
+
+    const { named } = await doctor();
+
+    expect(named('Invocations throttle limit in transactions per second quota')).toMatchObject({
+      ok: true,
+      detail: expect.stringMatching(/^6,000 invocations\/s \(events L-5540C5E3\);/),
+    });
+  });
+
+  it('fails a concurrency quota below what the template fixes and the webhooks need', async () => {
+    lambda
+      .on(GetAccountSettingsCommand)
+      .resolves({ AccountLimit: { ConcurrentExecutions: 50, UnreservedConcurrentExecutions: 50 } });
+
+    const { named } = await doctor();
+
+    expect(named('Concurrent executions quota')).toMatchObject(
+      failed({
+        detail: expect.stringMatching(/^50 executions \(lambda L-B99A9384\) is below the \d+/),
+        fix: expect.stringContaining('--service-code lambda --quota-code L-B99A9384'),
+      }),
+    );
+  });
+
+  it('says which permission it lacks when Service Quotas refuses the read', async () => {
+    serviceQuotas
+      .on(GetServiceQuotaCommand)
+      .rejects(Object.assign(new Error('not authorized'), { name: 'AccessDeniedException' }));
+
+    const { named } = await doctor();
+
+    expect(named('PutEvents throttle limit in transactions per second quota')).toMatchObject(
+      failed({ fix: expect.stringContaining('servicequotas:GetServiceQuota') }),
+    );
   });
 });
