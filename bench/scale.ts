@@ -10,11 +10,16 @@
  * so the ceilings are conservative; the stream consumers are judged per shard (a DynamoDB stream
  * shard carries at most one partition's 1,000 writes a second, and the shards grow with the
  * writes, so a consumer that keeps up with a full shard is no ceiling at any rate).
+ *
+ * Each path's ceiling is then projected at a default account's quotas in each priced Region
+ * (bench/quota-ceilings.ts): the lower of the local figure and what the Region's default quotas
+ * let through; the summary takes the deployed Region's lowest, and the quota that binds it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_QUOTAS, NEW_TABLE_STREAM_SHARDS } from '../aws-semantics/default-quotas.ts';
 import { smsBody } from '../fixtures/send-bodies.ts';
 import type { SendMessageInput } from '../functions/send-contract/queue-message.ts';
 import { startLocalBridge } from '../local/bridge.ts';
@@ -22,6 +27,8 @@ import { elapseQueueTime } from '../local/queue-time.ts';
 import { enqueueSend } from '../producer/enqueue-send.ts';
 import { waitUntil } from './end-to-end-waits.ts';
 import { benchBridgeOptions } from './local-bridge.ts';
+import { DEFAULT_ASSUMPTIONS, quotaCeilings, scaleLoads } from './quota-ceilings.ts';
+import { DEPLOYED_REGION, REGIONS } from './regional-cost.ts';
 import { figuresTable, round, type ScenarioResult } from './report.ts';
 
 const RECIPIENTS = 1_000;
@@ -31,15 +38,15 @@ const BACKLOG = 1_500;
 const MMS_EVERY = 10;
 const QUOTA = 10_000;
 /** Lambda's default concurrency quota of an account: the receivers' (unreserved) limit. */
-export const ACCOUNT_CONCURRENCY = 1_000;
+export const ACCOUNT_CONCURRENCY = DEFAULT_QUOTAS.lambdaConcurrency.otherRegions;
 /** The most a DynamoDB stream shard carries: one partition's writes a second. */
-export const SHARD_WRITES_PER_SECOND = 1_000;
+export const SHARD_WRITES_PER_SECOND = DEFAULT_QUOTAS.partitionWrites.otherRegions;
 /**
  * Stream shards of a new on-demand table: DynamoDB serves a new on-demand table up to 4,000 write
  * units a second, four partitions' worth, and a stream has a shard per partition. More come as
  * the table splits under load.
  */
-export const INITIAL_SHARDS = 4;
+export const INITIAL_SHARDS = NEW_TABLE_STREAM_SHARDS;
 
 /**
  * The fewest shards the event table's stream has while it takes `recipientsPerSecond`: each
@@ -355,6 +362,25 @@ export const runScale = async (): Promise<ScenarioResult> => {
       attachmentCeiling,
     ].filter(Number.isFinite);
     const minCeiling = ceilings.length > 0 ? Math.min(...ceilings) : Number.NaN;
+    const measured = {
+      paths,
+      streams,
+      eventTableWritesPerRecipient: round(writesPerRecipient, 2),
+      publishing: {
+        streamRecordsPerRecipient: round(recordsPerRecipient, 2),
+        ceilingRecipientsPerSecond: publishCeiling,
+      },
+      attachments: { ceilingRecipientsPerSecond: attachmentCeiling },
+    };
+    // Each path's ceiling at a default account's quotas, in each priced Region; the summary takes
+    // the deployed Region's.
+    const atDefaultQuotas = Object.fromEntries(
+      REGIONS.map((region) => [
+        region,
+        quotaCeilings(scaleLoads(measured), { region, ...DEFAULT_ASSUMPTIONS }),
+      ]),
+    );
+    const deployedQuotas = atDefaultQuotas[DEPLOYED_REGION];
     const figures = {
       workload: {
         recipients: RECIPIENTS,
@@ -387,6 +413,10 @@ export const runScale = async (): Promise<ScenarioResult> => {
         publishCeiling,
         attachmentCeiling,
       ),
+      atDefaultQuotas,
+      ceilingAtDefaultQuotasRecipientsPerSecond:
+        deployedQuotas?.ceilingRecipientsPerSecond ?? Number.NaN,
+      bindingQuota: deployedQuotas?.bindingQuota ?? null,
     };
     return {
       figures,
@@ -445,11 +475,30 @@ export const runScale = async (): Promise<ScenarioResult> => {
           ['publishing ceiling (recipients/s)', publishCeiling],
           ['attachments ceiling (inbound recipients/s, 10 % MMS)', attachmentCeiling],
         ]),
+        {
+          title: `scale: ceilings at a default account's quotas in ${DEPLOYED_REGION} (one rule per event, full PutEvents batches)`,
+          columns: ['path', 'local (recipients/s)', 'at default quotas', 'binds'],
+          rows: (deployedQuotas?.paths ?? []).map((p) => [
+            p.path,
+            p.localCeiling,
+            Math.round(p.ceiling),
+            p.binding.quota === 'local'
+              ? 'local measurement'
+              : `${p.binding.name}${p.binding.quotaCode ? ` (${p.binding.quotaCode})` : ''}: ${p.binding.value}`,
+          ]),
+        },
         figuresTable('scale goals', [
           [
             'lowest ceiling of a path (recipients/s)',
             String(minCeiling),
             `≥ ${GOAL_RECIPIENTS_PER_SECOND}`,
+          ],
+          [
+            `lowest ceiling at default quotas in ${DEPLOYED_REGION} (recipients/s)`,
+            String(deployedQuotas?.ceilingRecipientsPerSecond ?? Number.NaN),
+            deployedQuotas?.bindingQuota
+              ? `binds: ${deployedQuotas.bindingQuota.name} on ${deployedQuotas.bindingQuota.path}`
+              : '',
           ],
         ]),
       ],

@@ -4,6 +4,7 @@
  * docs/performance.md shows them next to their goals.
  */
 
+import type { BindingQuota } from './quota-ceilings.ts';
 import { DEPLOYED_REGION } from './regional-cost.ts';
 
 /** A path's cost in one Region (`end-to-end`'s `byRegion`). */
@@ -35,6 +36,9 @@ interface ScenarioFigures {
   readonly inboundPlain?: { readonly costPerMillionUsd?: number; readonly byRegion?: ByRegion };
   /** The `scale` scenario's lowest projected ceiling of any path. */
   readonly minCeilingRecipientsPerSecond?: number;
+  /** The `scale` scenario's lowest path ceiling at the deployed Region's default quotas. */
+  readonly ceilingAtDefaultQuotasRecipientsPerSecond?: number;
+  readonly bindingQuota?: BindingQuota | null;
   readonly achievedRateRatio?: number;
   readonly highestSecondRatio?: number;
   readonly maxImportRatioReceivers?: number;
@@ -132,6 +136,13 @@ export interface BenchSummary {
   readonly ratioToFloorInRegion: Readonly<Record<string, number | null>>;
   /** The lowest projected capacity of any path, recipients a second (`scale`). */
   readonly minCeilingRecipientsPerSecond: number | null;
+  /**
+   * The lowest path ceiling in `region` at a default account's quotas (`scale`, projected by
+   * bench/quota-ceilings.ts): each path's local measurement or the quota that lets fewer through.
+   */
+  readonly ceilingAtDefaultQuotasRecipientsPerSecond: number | null;
+  /** The quota that sets `ceilingAtDefaultQuotasRecipientsPerSecond`, and on which path. */
+  readonly bindingQuota: BindingQuota | null;
 }
 
 export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSummary => {
@@ -193,6 +204,9 @@ export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSu
     storageCostPerMillionUsdByPath: byPath('storageCostPerMillionUsd'),
     ratioToFloorInRegion: byPath('ratioToFloor'),
     minCeilingRecipientsPerSecond: scale?.minCeilingRecipientsPerSecond ?? null,
+    ceilingAtDefaultQuotasRecipientsPerSecond:
+      scale?.ceilingAtDefaultQuotasRecipientsPerSecond ?? null,
+    bindingQuota: scale?.bindingQuota ?? null,
   };
 };
 

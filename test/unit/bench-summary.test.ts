@@ -68,6 +68,8 @@ describe('the benchmark summary', () => {
         inboundPlain: null,
       },
       minCeilingRecipientsPerSecond: null,
+      ceilingAtDefaultQuotasRecipientsPerSecond: null,
+      bindingQuota: null,
     });
   });
 
@@ -87,7 +89,19 @@ describe('the benchmark summary', () => {
         inboundPlain: { byRegion: regional(1.95, 0.5, 1.3) },
       },
       'end-to-end-single': { outbound: { byRegion: regional(1.8, 0.9, 3.1) } },
-      scale: { minCeilingRecipientsPerSecond: 6_200 },
+      scale: {
+        minCeilingRecipientsPerSecond: 6_200,
+        ceilingAtDefaultQuotasRecipientsPerSecond: 1_078,
+        bindingQuota: {
+          path: 'publishing (publish-events, per stream record)',
+          region: 'ap-northeast-2',
+          quota: 'invocations',
+          name: 'Invocations throttle limit in transactions per second',
+          serviceCode: 'events',
+          quotaCode: 'L-5540C5E3',
+          value: 1_100,
+        },
+      },
     });
 
     expect(summary).toMatchObject({
@@ -109,6 +123,8 @@ describe('the benchmark summary', () => {
         inboundPlain: 1.3,
       },
       minCeilingRecipientsPerSecond: 6_200,
+      ceilingAtDefaultQuotasRecipientsPerSecond: 1_078,
+      bindingQuota: { quota: 'invocations', quotaCode: 'L-5540C5E3', value: 1_100 },
     });
   });
 
