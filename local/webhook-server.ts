@@ -273,7 +273,9 @@ interface BodyLimits {
 }
 
 const bodyLimits = (front: WebhookFrontDoor, headers: IncomingMessage['headers']): BodyLimits => {
-  // Behind either front a text body is a JSON string in the event: at least one byte a byte.
+  // No body takes fewer bytes in the event than on the wire: text becomes a JSON string (escaped,
+  // bytes that are not UTF-8 read as U+FFFD's three), binary its base64, a third more. The REST
+  // API has no binary media types, so it passes every body as text.
   if (front === 'rest-api')
     return { keep: LAMBDA_PAYLOAD_BYTES, refuseAbove: API_GATEWAY_MAX_BODY_BYTES };
   const keep = isTextBody(headers['content-type'], headers['content-encoding'])
