@@ -16,6 +16,11 @@
  *   delivers them, DynamoDB JSON whose numbers are strings (`{"N": "2"}`), so a `numeric` rule or
  *   a number literal under an attribute's type key can never match (Lambda developer guide,
  *   "Using event filtering with a DynamoDB event source").
+ * - **Fixed concurrency**: the executions the template fixes (each queue consumer's maximum
+ *   concurrency, each stream consumer's parallelization factor per shard, reservations;
+ *   aws-semantics/fixed-concurrency.ts) fit the account's Lambda concurrency quota: the stated
+ *   one, else the default an account has, 1,000 (Lambda developer guide, "Lambda quotas", read
+ *   2026-12-07). Above it the consumers throttle one another and leave the webhook receivers none.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -24,6 +29,8 @@ import {
   resourcesOfType,
   type StackTemplate,
 } from '../../aws-semantics/cloudformation-template.ts';
+import { DEFAULT_QUOTAS } from '../../aws-semantics/default-quotas.ts';
+import { fixedConcurrency } from '../../aws-semantics/fixed-concurrency.ts';
 import { LAMBDA_UNRESERVED_MINIMUM } from '../../lib/webhook-api.ts';
 import { compositionOf, isDeployTimeFunction, recordingEnvironment } from './compositions.ts';
 import type { DeploymentModel } from './deployment-model.ts';
@@ -32,8 +39,17 @@ import type { DeploymentModel } from './deployment-model.ts';
 export const NEW_ACCOUNT_CONCURRENCY = 10;
 
 export interface TemplateRuleOptions {
-  /** The account's Lambda concurrency quota, when the deployment states it. */
+  /**
+   * The account's Lambda concurrency quota, when the deployment states it. Not stated, the
+   * reservation rule takes a new account's (10: a reservation it cannot give fails the deployment)
+   * and the fixed-concurrency rule the default an account has (1,000).
+   */
   readonly accountConcurrency?: number;
+  /**
+   * The event table's stream shards the stream consumers are counted on.
+   * @default 4, a new on-demand table's
+   */
+  readonly streamShards?: number;
 }
 
 /** Every violation of the rules above, each naming the resources involved. */
@@ -43,6 +59,7 @@ export const templateRuleProblems = (
 ): string[] => [
   ...queueVisibilityProblems(model.stack),
   ...reservedConcurrencyProblems(model.stack, options),
+  ...fixedConcurrencyProblems(model.stack, options),
   ...egressPortProblems(model),
   ...functionUrlPermissionProblems(model.stack),
   ...environmentProblems(model),
@@ -77,6 +94,22 @@ export const reservedConcurrencyProblems = (
   if (reserved === 0 || quota - reserved >= LAMBDA_UNRESERVED_MINIMUM) return [];
   return [
     `the functions reserve ${reserved} executions (${reserving.map((fn) => `${fn.name} ${fn.reservedConcurrency}`).join(', ')}), but an account quota of ${quota}${options.accountConcurrency === undefined ? ' (a new account’s, no quota being stated)' : ''} leaves Lambda fewer than the ${LAMBDA_UNRESERVED_MINIMUM} unreserved executions it keeps: the deployment would fail`,
+  ];
+};
+
+export const fixedConcurrencyProblems = (
+  stack: StackTemplate,
+  options: TemplateRuleOptions,
+): string[] => {
+  const fixed = fixedConcurrency(
+    stack,
+    options.streamShards === undefined ? {} : { streamShards: options.streamShards },
+  );
+  const stated = options.accountConcurrency !== undefined;
+  const quota = options.accountConcurrency ?? DEFAULT_QUOTAS.lambdaConcurrency.otherRegions;
+  if (fixed.total <= quota) return [];
+  return [
+    `the template fixes ${fixed.total} concurrent executions (${fixed.parts.map((part) => `${part.functionName} ${part.executions}: ${part.why}`).join('; ')}), above an account concurrency of ${quota}${stated ? '' : ' (the default an account has, no quota being stated)'}: the consumers would throttle one another and leave the webhook receivers none; raise the quota (Service Quotas, lambda ${DEFAULT_QUOTAS.lambdaConcurrency.quotaCode}) or lower the maximum concurrency`,
   ];
 };
 

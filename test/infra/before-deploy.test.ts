@@ -141,6 +141,31 @@ describe('rules across resources', () => {
     expect(templateRuleProblems(modelOf(planted), { accountConcurrency: 1_000 })).toEqual([]);
   });
 
+  it('fail on more fixed concurrency than the account has, stated or the default 1,000', () => {
+    // The default template fixes 100: send-messages 2 and reconcile-status 50 (their queues'
+    // maximum concurrency), publish-events 2 × 4 and fetch-attachments 10 × 4 (per shard).
+    expect(templateRuleProblems(modelOf(defaults.template), { accountConcurrency: 100 })).toEqual(
+      [],
+    );
+    expect(templateRuleProblems(modelOf(defaults.template), { accountConcurrency: 99 })).toEqual([
+      expect.stringMatching(
+        /^the template fixes 100 concurrent executions \(.*reconcile-status 50: maxConcurrency of its queue.*\), above an account concurrency of 99: /,
+      ),
+    ]);
+    const planted = copy(defaults.template);
+    (
+      propertiesOf(planted, 'AWS::Lambda::EventSourceMapping', 'reconcilestatus').ScalingConfig as {
+        MaximumConcurrency: number;
+      }
+    ).MaximumConcurrency = 1_000;
+    expect(templateRuleProblems(modelOf(planted))).toEqual([
+      expect.stringMatching(
+        /^the template fixes 1050 concurrent executions .*above an account concurrency of 1000 \(the default an account has, no quota being stated\).*lambda L-B99A9384/,
+      ),
+    ]);
+    expect(templateRuleProblems(modelOf(planted), { accountConcurrency: 2_000 })).toEqual([]);
+  });
+
   it('fail on a gateway port the egress rules do not open', () => {
     const planted = copy(defaults.template);
     variablesOf(planted, 'sendmessages').GATEWAY_SEND_URL = 'https://send.gateway.example:8443';
