@@ -3,6 +3,7 @@ import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-ports.ts';
 import { SEND_CHANNELS, type SendChannel } from '../functions/send-contract/channels.ts';
 import {
   CHANNEL_SPEC_SECTION,
+  MAX_NESTING_LEVELS,
   SCHEDULE_HORIZON_DAYS,
 } from '../functions/send-contract/queue-message.ts';
 import { VARIABLE_SOURCES } from '../functions/send-contract/queue-message-checks.ts';
@@ -156,6 +157,10 @@ const RULES = (): string => `### The envelope
 - A field the channel's request does not have is rejected (a typo never reaches the gateway).
   Only the objects whose fields spec 01 leaves "not shown" accept any field: brand buttons,
   coupon, carousel list and wide-item entries, and the card variables of a two-way reply \`body\`.
+- A message nests at most ${MAX_NESTING_LEVELS} levels of objects and arrays, itself the first
+  (DynamoDB's bound on nested attributes; the gateway's own fields use a few). A deeper one gets
+  that one problem, at the path of the first level too deep (\`$.coupon.nested[0][0]…\`), before
+  any other check: the free-form fields (\`userCustomFields\`, coupon, buttons…) take any JSON.
 
 ### Every channel with a recipients list
 

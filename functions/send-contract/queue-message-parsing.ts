@@ -6,6 +6,7 @@ import {
   isObject,
   type JsonObject,
   jsonPath,
+  MAX_NESTING_LEVELS,
   type Problem,
   RCS_VARIANTS,
   REQUEST_SCHEMAS,
@@ -118,6 +119,31 @@ const parseChannelBody = (
     }
   }
 };
+/**
+ * The first object or array below {@link MAX_NESTING_LEVELS}, as a problem at its path; found
+ * without recursion (an explicit stack, depth-first), so any depth JSON.parse returns is safe.
+ */
+const nestingProblem = (input: JsonObject): Problem | undefined => {
+  const stack: Array<{ value: unknown; path: PropertyKey[] }> = [{ value: input, path: [] }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value, path } = next;
+    if (typeof value !== 'object' || value === null) continue;
+    if (path.length >= MAX_NESTING_LEVELS) {
+      return {
+        path: jsonPath(path),
+        message: `nested deeper than ${MAX_NESTING_LEVELS} levels of objects and arrays (the message itself is the first)`,
+      };
+    }
+    const entries: Array<[PropertyKey, unknown]> = Array.isArray(value)
+      ? value.map((item, index) => [index, item])
+      : Object.entries(value);
+    // Reversed onto the stack, so the first key is looked at first: the problem names the path a
+    // reader finds first.
+    for (const [key, item] of entries.reverse()) stack.push({ value: item, path: [...path, key] });
+  }
+  return undefined;
+};
+
 /** Keeps the first problem of each path and message. */
 const distinct = (problems: readonly Problem[]): Problem[] => {
   const seen = new Set<string>();
@@ -146,6 +172,9 @@ export const parseSendMessage = (
   if (!isObject(input)) {
     return { ok: false, problems: [{ path: '$', message: 'a queue message is a JSON object' }] };
   }
+  // Before anything else: every check below walks the message recursively.
+  const tooDeep = nestingProblem(input);
+  if (tooDeep !== undefined) return { ok: false, problems: [tooDeep] };
   const problems: Problem[] = [];
   const envelope = SendEnvelopeSchema.safeParse(input, parseParams);
   if (!envelope.success) problems.push(...toProblems(envelope.error.issues));

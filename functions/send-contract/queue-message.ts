@@ -45,6 +45,16 @@ export type TextVariant = (typeof TEXT_VARIANTS)[number];
 export const RCS_VARIANTS = ['v1', 'v1.1', 'integrated'] as const;
 export type RcsVariant = (typeof RCS_VARIANTS)[number];
 
+/**
+ * How deep a queue message may nest objects and arrays, the message itself being the first level.
+ * The gateway's own fields nest a few levels; the free-form ones (`userCustomFields`, brand
+ * coupons, buttons, carousels) take any JSON, and a message nested thousands of levels deep
+ * overflows the stack of every recursive walk (the checks, JSON.stringify). 32 is DynamoDB's
+ * bound on nested attributes (Constraints, "Nested attribute depth", read 2026-12-07), so a
+ * message that passes can also be stored as an item's attribute.
+ */
+export const MAX_NESTING_LEVELS = 32;
+
 /** Spec 01 §8: a scheduled send may be at most 30 days from now. */
 export const SCHEDULE_HORIZON_DAYS = 30;
 
