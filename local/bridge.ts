@@ -17,7 +17,6 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { startFauxqs } from 'fauxqs';
 import { StackTemplate } from '../aws-semantics/cloudformation-template.ts';
 import type { composeSweepAttachments } from '../functions/attachments/compose.ts';
 import { ContentUrlPolicy } from '../functions/attachments/content-url-policy.ts';
@@ -32,6 +31,7 @@ import { type SimulatorOptionsInput, startSimulator } from '../simulator/index.t
 import { AwsCallRecorder } from './aws/call-recorder.ts';
 import { startLocalJsonServices } from './aws/json-services.ts';
 import type { InvocationWrapper } from './aws/lambda-runtime.ts';
+import { startLocalQueues } from './aws/local-queues.ts';
 import { notifyBridgeObservers } from './bridge-observers.ts';
 import { deployLocally, type FunctionClients, type LocalDeployment } from './deployment.ts';
 import {
@@ -216,7 +216,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
     const documents = DynamoDBDocumentClient.from(dynamoClient, {
       marshallOptions: { removeUndefinedValues: true },
     });
-    const fauxqs = await startFauxqs({ port: 0, logger: false, defaultRegion: LOCAL_REGION });
+    // fauxqs, taking the bodies SQS takes (emoji included) and refusing the rest.
+    const fauxqs = await startLocalQueues();
     stops.push(() => fauxqs.stop());
     const services = await startLocalJsonServices();
     stops.push(() => services.close());
