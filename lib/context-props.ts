@@ -35,6 +35,7 @@ const ContextSchema = z.strictObject({
       maxBatchingWindowSeconds: z.number().optional(),
       attachmentBuckets: z.array(z.string()).optional(),
       acceptedEvents: z.boolean().optional(),
+      producers: z.array(z.string()).optional(),
     })
     .optional(),
   /** `webhook`, `polling` or `both` (see `MsgbridgeStackProps.reportDelivery`). */

@@ -25,6 +25,7 @@ import { FunctionSchedule } from './function-schedule.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
 import { grantTableItemActions, OBJECT_UPLOAD_ACTIONS } from './grants.ts';
+import { environmentShareProblems } from './lambda-environment.ts';
 import { MonitoredConstruct } from './monitored-construct.ts';
 import { consumeTableStream } from './on-failure-queue.ts';
 import { integerProblem } from './props-validation.ts';
@@ -68,6 +69,13 @@ export const inboundAttachmentsProblems = (options: InboundAttachmentsOptions): 
         (host) => !(typeof host === 'string' && Token.isUnresolved(host)),
       ),
     ).map((problem) => `contentHosts: ${problem}`),
+    // fetch-attachments reads the hosts from its environment (ATTACHMENT_CONTENT_HOSTS).
+    ...environmentShareProblems(
+      'contentHosts',
+      'ATTACHMENT_CONTENT_HOSTS',
+      (options.contentHosts ?? []).join(','),
+      'list only the hosts the gateway serves attachments from',
+    ),
     ...integerProblem('expireAfterDays', options.expireAfterDays, { min: 1, max: 36_500 }),
     ...integerProblem('infrequentAccessAfterDays', options.infrequentAccessAfterDays, {
       min: 30,

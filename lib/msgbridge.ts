@@ -326,13 +326,15 @@ export class MsgBridge extends Construct {
       description: 'Bus to subscribe EventBridge rules to',
       value: this.eventBus.eventBusName,
     });
-    // Producers need the queue; grant them with `bridge.sendPipeline.grantSendMessages(role)`.
+    // Producers need the queue and its key: in this app `bridge.sendPipeline.grantSendMessages`,
+    // in this account the managed policy, in another account `sending.producers` (operations.md).
     this.output('SendQueueUrl', {
       description: 'Send queue: one gateway send request per message (docs/operations.md)',
       value: this.sendPipeline.queue.queueUrl,
     });
     this.output('SendQueueArn', {
-      description: "Send queue ARN, for producers' sqs:SendMessage permissions",
+      description:
+        'Send queue ARN; sqs:SendMessage alone cannot send to it (its key is needed too): see SendProducerPolicyArn',
       value: this.sendPipeline.queue.queueArn,
     });
     this.output('SendDlqUrl', {
@@ -346,6 +348,11 @@ export class MsgBridge extends Construct {
     this.output('ReportCheckDlqUrl', {
       description: 'Report checks that could not be read or stayed undecided past the horizon',
       value: this.reportChecks.deadLetterQueue.queueUrl,
+    });
+    this.output('SendProducerPolicyArn', {
+      description:
+        "Managed policy to attach to a producer's role in this account: the send queue and its key, nothing else",
+      value: this.sendPipeline.producerPolicy.managedPolicyArn,
     });
     this.output('AttachmentBucketName', {
       description: `Inbound attachments, below ${InboundAttachments.KEY_PREFIX}; each "Inbound Attachment Stored" event names its object`,

@@ -1,8 +1,23 @@
 import { join } from 'node:path';
-import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  ArnFormat,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  Token,
+  Validations,
+} from 'aws-cdk-lib';
 import { type Alarm, type IMetric, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { type Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import {
+  AccountPrincipal,
+  ArnPrincipal,
+  type Grant,
+  type IGrantable,
+  ManagedPolicy,
+  PolicyStatement,
+} from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -66,6 +81,20 @@ export interface SendPipelineOptions {
    * @default false
    */
   readonly acceptedEvents?: boolean;
+  /**
+   * Producers outside this CDK app that put messages on the send queue: IAM role ARNs
+   * (`arn:aws:iam::<account>:role/<name>`) or account ids (12 digits, every principal of that
+   * account its own IAM policies allow). Each is named in the queue policy and in the queue key's
+   * policy (SQS asks KMS for `kms:GenerateDataKey` and `kms:Decrypt` with the sender's
+   * permissions), which is all a producer of this account needs; a producer of another account
+   * also needs the same statements in an IAM policy of its own account (docs/operations.md). A
+   * named role must exist before the deployment: KMS refuses a key policy naming a principal it
+   * cannot find. Producers of this account may instead attach the managed policy
+   * `producerPolicy` (output `SendProducerPolicyArn`), and those of this CDK app be granted with
+   * `grantSendMessages`.
+   * @default - none
+   */
+  readonly producers?: readonly string[];
 }
 
 export interface SendPipelineProps extends SendPipelineOptions, GatewayCallersProps {
@@ -131,8 +160,27 @@ export const sendPipelineProblems = (
   const buckets = options.attachmentBuckets ?? [];
   for (const bucket of buckets.filter((name) => !Token.isUnresolved(name) && !isBucketName(name)))
     problems.push(`attachmentBuckets: "${bucket}" is not an S3 bucket name`);
+  for (const producer of (options.producers ?? []).filter(
+    (each) => !Token.isUnresolved(each) && !PRODUCER.test(each),
+  ))
+    problems.push(
+      `producers: "${producer}" is neither an IAM role ARN (arn:aws:iam::<account>:role/<name>) nor an account id (12 digits)`,
+    );
   return problems;
 };
+
+/** An IAM role ARN (its path included) or an account id. */
+const PRODUCER = /^(arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}|\d{12})$/;
+
+/** SQS's send actions a producer needs: the message, and the attributes and URL its SDK may ask. */
+const PRODUCER_QUEUE_ACTIONS = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
+/**
+ * What SQS asks KMS for with a sender's permissions on a queue under a customer managed key: a
+ * data key for the message and the decryption of a cached one (SQS developer guide, "Key
+ * management", https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-key-management.html,
+ * read 2026-12-07).
+ */
+const PRODUCER_KEY_ACTIONS = ['kms:GenerateDataKey', 'kms:Decrypt'];
 
 /** True for a general purpose S3 bucket name (3-63 lowercase letters, digits, "." and "-"). */
 const isBucketName = (name: string): boolean =>
@@ -160,6 +208,12 @@ export class SendPipeline extends Construct {
   public readonly deadLetterQueueNotEmpty: Alarm;
   /** Producers sent messages that failed validation (each is a "Send Rejected" event). */
   public readonly sendsRejectedInvalid: Alarm;
+  /**
+   * Everything a producer of this account needs to put messages on the send queue, to attach to
+   * its role: the SQS send actions on the queue and, for a queue under a customer managed key,
+   * `kms:GenerateDataKey` and `kms:Decrypt` on that key through SQS only.
+   */
+  public readonly producerPolicy: ManagedPolicy;
 
   constructor(scope: Construct, id: string, props: SendPipelineProps) {
     super(scope, id);
@@ -213,6 +267,8 @@ export class SendPipeline extends Construct {
       logEncryptionKey: props.encryptionKey,
     });
     this.grantSenderAccess(props);
+    this.producerPolicy = this.createProducerPolicy(props.encryptionKey);
+    this.allowNamedProducers(props.producers ?? [], props.encryptionKey);
 
     // Also grants receive, delete and ChangeMessageVisibility (the sender's backoff) on the queue,
     // and kms:Decrypt on its key (all a consumer of an encrypted queue needs).
@@ -261,6 +317,65 @@ export class SendPipeline extends Construct {
    */
   public grantSendMessages(grantee: IGrantable): Grant {
     return grantQueueSend(this.queue, grantee);
+  }
+
+  /** The managed policy of `producerPolicy`. */
+  private createProducerPolicy(key: IKey | undefined): ManagedPolicy {
+    const region = Stack.of(this).region;
+    return new ManagedPolicy(this, 'producer-policy', {
+      description: `msgbridge ${Stack.of(this).stackName}: put messages on the send queue`,
+      statements: [
+        new PolicyStatement({ actions: PRODUCER_QUEUE_ACTIONS, resources: [this.queue.queueArn] }),
+        ...(key
+          ? [
+              new PolicyStatement({
+                actions: PRODUCER_KEY_ACTIONS,
+                resources: [key.keyArn],
+                conditions: { StringEquals: { 'kms:ViaService': `sqs.${region}.amazonaws.com` } },
+              }),
+            ]
+          : []),
+      ],
+    });
+  }
+
+  /**
+   * Names the producers outside the app in the queue policy and the queue key's policy. Both are
+   * what another account's producer needs of this one (cross-account access needs the resource's
+   * policy to allow it as well as the caller's own); for a producer of this account either
+   * suffices. An imported key's policy is not the stack's to change: its statement must already
+   * be there (docs/deploy.md, "Bringing your own key").
+   */
+  private allowNamedProducers(producers: readonly string[], key: IKey | undefined): void {
+    if (producers.length === 0) return;
+    const principals = producers.map((each) =>
+      /^\d{12}$/.test(each) ? new AccountPrincipal(each) : new ArnPrincipal(each),
+    );
+    this.queue.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowNamedProducersToSend',
+        principals,
+        actions: PRODUCER_QUEUE_ACTIONS,
+        resources: [this.queue.queueArn],
+      }),
+    );
+    if (!key) return;
+    const added = key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'AllowNamedProducersToEncryptSendQueueMessages',
+        principals,
+        actions: PRODUCER_KEY_ACTIONS,
+        resources: ['*'],
+        conditions: {
+          StringEquals: { 'kms:ViaService': `sqs.${Stack.of(this).region}.amazonaws.com` },
+        },
+      }),
+    );
+    if (!added.statementAdded)
+      Annotations.of(this).addWarningV2(
+        'msgbridge:producers-key-policy',
+        `sending.producers: the key ${key.keyArn} is not msgbridge's, so its policy must already let the named producers use it through SQS (kms:GenerateDataKey and kms:Decrypt with kms:ViaService sqs.<region>.amazonaws.com; docs/deploy.md, "Bringing your own key")`,
+      );
   }
 
   /**

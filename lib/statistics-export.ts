@@ -18,6 +18,7 @@ import { FunctionSchedule } from './function-schedule.ts';
 import { type GatewayCallersProps, gatewayCallersProblems } from './gateway-callers.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-function.ts';
 import { grantTableItemActions } from './grants.ts';
+import { environmentShareProblems } from './lambda-environment.ts';
 import { MonitoredConstruct } from './monitored-construct.ts';
 import { createOnFailureQueue, grantQueueKeyForSend } from './on-failure-queue.ts';
 import { integerProblem } from './props-validation.ts';
@@ -131,6 +132,16 @@ export const statisticsExportProblems = (options: StatisticsExportOptions): stri
       problems.push(`${issue.path.join('.')}: ${issue.message}`);
     }
   const settings = parsed.success ? parsed.data : undefined;
+  // The function reads its settings, channels and all, from its environment (STATISTICS_SETTINGS).
+  if (settings)
+    problems.push(
+      ...environmentShareProblems(
+        'messengerChannels',
+        'STATISTICS_SETTINGS',
+        JSON.stringify(settings),
+        'export the other channels from a second stack or ask for them with `msgbridge stats`',
+      ),
+    );
   if (settings && !settings.trackingUrls && settings.messengerChannels.length === 0)
     problems.push(
       'trackingUrls is off and messengerChannels is empty: the export would collect nothing',

@@ -13,13 +13,14 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { AnyPrincipal, Effect, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { type IKey, ViaServicePrincipal } from 'aws-cdk-lib/aws-kms';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ANY_SOURCE_SETTING } from '../functions/inbound/source-allowlist.ts';
 import { grantTableItemActions } from './grants.ts';
+import { environmentShareProblems } from './lambda-environment.ts';
 import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
 import { integerProblem, isCidr, throwIfInvalid } from './props-validation.ts';
@@ -220,6 +221,15 @@ export const webhookApiProblems = (options: WebhookApiOptions): string[] => {
       problems.push('allowedSourceCidrs is empty; list at least one CIDR block or leave it out');
     for (const cidr of cidrs.filter((value) => !isCidr(value)))
       problems.push(`allowedSourceCidrs: "${cidr}" is not an IPv4 or IPv6 CIDR block`);
+    // The receivers read the list from their environment (ALLOWED_SOURCE_CIDRS).
+    problems.push(
+      ...environmentShareProblems(
+        'allowedSourceCidrs',
+        'ALLOWED_SOURCE_CIDRS',
+        cidrs.join(','),
+        "list the gateway's ranges with fewer, wider blocks",
+      ),
+    );
   }
   if (
     front === 'rest-api' &&
@@ -364,13 +374,23 @@ export class WebhookApi extends Construct {
           ],
         }),
       );
-      // kms:Decrypt through Secrets Manager only (kms:ViaService), as `grantRead` grants it.
-      props.webhookSecret.encryptionKey?.grantDecrypt(
-        new ViaServicePrincipal(
-          `secretsmanager.${Stack.of(this).region}.amazonaws.com`,
-          fn.grantPrincipal,
-        ),
-      );
+      // kms:Decrypt through Secrets Manager only (kms:ViaService), as `grantRead` grants it, in
+      // the role's own policy: a key policy naming a role of the same template fails the stack's
+      // creation (KMS refuses a principal it cannot see yet), and the key policy's statement for
+      // the account already lets IAM policies grant the key.
+      const secretKey = props.webhookSecret.encryptionKey;
+      if (secretKey)
+        fn.addToRolePolicy(
+          new PolicyStatement({
+            actions: ['kms:Decrypt'],
+            resources: [secretKey.keyArn],
+            conditions: {
+              StringEquals: {
+                'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com`,
+              },
+            },
+          }),
+        );
       return fn;
     };
     this.receiveReports = receiver(

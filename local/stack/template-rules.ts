@@ -21,6 +21,15 @@
  *   aws-semantics/fixed-concurrency.ts) fit the account's Lambda concurrency quota: the stated
  *   one, else the default an account has, 1,000 (Lambda developer guide, "Lambda quotas", read
  *   2026-12-07). Above it the consumers throttle one another and leave the webhook receivers none.
+ * - **Key-policy principals**: no statement of a KMS key policy names an IAM principal that the
+ *   same template creates. KMS refuses a policy naming a principal it cannot see yet
+ *   (`MalformedPolicyDocumentException`, AWS KMS API reference, "CreateKey" and
+ *   "PutKeyPolicy", read 2026-12-07), which is what a role created in the same deployment is, and
+ *   a replaced role would leave the policy naming the old one; such a grant belongs in the role's
+ *   own policy (the key policy's statement for the account lets IAM policies grant the key).
+ * - **Environment size**: each function's environment variables fit Lambda's fixed quota of
+ *   4 KB in aggregate (Lambda developer guide, "Lambda quotas", read 2026-12-07), measured as
+ *   Lambda measures them (lib/lambda-environment.ts).
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -31,6 +40,11 @@ import {
 } from '../../aws-semantics/cloudformation-template.ts';
 import { DEFAULT_QUOTAS } from '../../aws-semantics/default-quotas.ts';
 import { fixedConcurrency } from '../../aws-semantics/fixed-concurrency.ts';
+import {
+  environmentBytes,
+  GENERATED_NAME_SUFFIX_BYTES,
+  LAMBDA_ENVIRONMENT_BYTES,
+} from '../../lib/lambda-environment.ts';
 import { LAMBDA_UNRESERVED_MINIMUM } from '../../lib/webhook-api.ts';
 import { compositionOf, isDeployTimeFunction, recordingEnvironment } from './compositions.ts';
 import type { DeploymentModel } from './deployment-model.ts';
@@ -64,6 +78,8 @@ export const templateRuleProblems = (
   ...functionUrlPermissionProblems(model.stack),
   ...environmentProblems(model),
   ...streamFilterProblems(model.stack),
+  ...keyPolicyPrincipalProblems(model.stack),
+  ...environmentSizeProblems(model),
 ];
 
 export const queueVisibilityProblems = (stack: StackTemplate): string[] => {
@@ -268,3 +284,50 @@ export const streamFilterProblems = (stack: StackTemplate): string[] =>
         ),
       ),
     );
+
+/** The logical ids of this template's resources that `value` refers to, at any depth. */
+const referencedResources = (
+  value: unknown,
+  resources: Readonly<Record<string, unknown>>,
+): string[] => {
+  if (Array.isArray(value)) return value.flatMap((each) => referencedResources(each, resources));
+  if (typeof value !== 'object' || value === null) return [];
+  const id = referencedId(value);
+  if (id !== undefined) return Object.hasOwn(resources, id) ? [id] : [];
+  return Object.values(value).flatMap((each) => referencedResources(each, resources));
+};
+
+export const keyPolicyPrincipalProblems = (stack: StackTemplate): string[] =>
+  resourcesOfType(stack.template, 'AWS::KMS::Key').flatMap(([keyId, key]) => {
+    const statements = (key.Properties?.KeyPolicy as { Statement?: unknown[] } | undefined)
+      ?.Statement;
+    return (statements ?? []).flatMap((statement, index) => {
+      const principal = (statement as { Principal?: { AWS?: unknown } }).Principal;
+      const named = [...new Set(referencedResources(principal?.AWS, stack.template.Resources))];
+      if (named.length === 0) return [];
+      const sid = (statement as { Sid?: unknown }).Sid;
+      return [
+        `key ${keyId}: statement ${typeof sid === 'string' ? sid : `#${index + 1}`} of its key policy names ${named.join(', ')}, created in the same template: KMS refuses a principal it cannot see yet (MalformedPolicyDocumentException) when the stack is created or the role replaced; grant the key in the role's own policy instead`,
+      ];
+    });
+  });
+
+/**
+ * Each function's environment as it deploys: the template's values resolved against the model,
+ * with CloudFormation's suffix on every generated name it refers to.
+ */
+export const environmentSizeProblems = (model: DeploymentModel): string[] =>
+  model.stack.functions().flatMap((fn) => {
+    const variables = model.resolve(fn.environment) as Record<string, string>;
+    const generated = referencedResources(fn.environment, model.stack.template.Resources).length;
+    const bytes = environmentBytes(variables) + generated * GENERATED_NAME_SUFFIX_BYTES;
+    if (bytes <= LAMBDA_ENVIRONMENT_BYTES) return [];
+    const largest = Object.entries(variables)
+      .map(([name, value]) => [name, environmentBytes({ [name]: value }) - 2] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([name, size]) => `${name} ${size.toLocaleString('en-US')} B`);
+    return [
+      `${fn.name}: its environment variables take ${bytes.toLocaleString('en-US')} bytes as Lambda measures them, above its fixed quota of ${LAMBDA_ENVIRONMENT_BYTES.toLocaleString('en-US')} (4 KB in aggregate): the deployment would fail (largest: ${largest.join(', ')})`,
+    ];
+  });

@@ -5,6 +5,7 @@
  * denies) makes the replay name the function, the call and the permission.
  */
 import { rmSync } from 'node:fs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type CfnTemplate,
@@ -14,11 +15,13 @@ import {
 } from '../../aws-semantics/cloudformation-template.ts';
 import { smsBody } from '../../fixtures/send-bodies.ts';
 import type { SendMessageInput } from '../../functions/send-contract/queue-message.ts';
+import { AwsCallRecorder } from '../../local/aws/call-recorder.ts';
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
+import { localClientConfig } from '../../local/dynamodb-local.ts';
 import { DeploymentModel } from '../../local/stack/deployment-model.ts';
 import { enqueueSend } from '../../producer/enqueue-send.ts';
 import { waitFor } from '../support/e2e-wait.ts';
-import { describeDenials, replayIam } from '../support/iam-replay.ts';
+import { describeDenials, type PolicyDocument, replayIam } from '../support/iam-replay.ts';
 import { namedLocalRun } from '../support/named-local-run.ts';
 
 let bridge: LocalBridge;
@@ -223,5 +226,76 @@ describe('IAM replay of a local run', () => {
     );
     expect(refused.map((denial) => denial.request.functionName)).toContain('send-messages');
     expect(refused.every((denial) => denial.result === 'ExplicitlyDenied')).toBe(true);
+  });
+});
+
+describe('IAM replay of a producer outside the app', () => {
+  /** A producer's role of the same account, holding only `policy`. */
+  const producerWith = (name: string, policy: PolicyDocument) =>
+    new Map([
+      [
+        'orders-service',
+        {
+          arn: `arn:aws:iam::${bridge.deployment.deployed.environment.account}:role/orders-service`,
+          policies: [{ name, policy }],
+        },
+      ],
+    ]);
+
+  /** The producer's calls: a real send to the local run's queue, recorded as its own. */
+  const producerCalls = async () => {
+    const recorder = new AwsCallRecorder();
+    const sqs = recorder.attach(
+      new SQSClient(localClientConfig(bridge.urls.sqs)),
+      'orders-service',
+    );
+    const { queued } = await enqueueSend(sqs, bridge.urls.sendQueue, [
+      { channel: 'sms', ...smsBody(1) } as SendMessageInput,
+    ]);
+    expect(queued).toHaveLength(1);
+    return recorder.calls;
+  };
+
+  /** The managed policy the stack exports for producers (output SendProducerPolicyArn). */
+  const exportedPolicy = (): PolicyDocument => {
+    const model = bridge.deployment.deployed;
+    const [, policy] =
+      resourcesOfType(model.stack.template, 'AWS::IAM::ManagedPolicy').find(([id]) =>
+        /producerpolicy/i.test(id),
+      ) ?? [];
+    expect(policy, 'the stack exports a producer policy').toBeDefined();
+    return model.resolve(policy?.Properties?.PolicyDocument) as PolicyDocument;
+  };
+
+  it('sends with the managed policy the stack exports, and nothing else', async () => {
+    const calls = await producerCalls();
+
+    const result = await replayIam(bridge.deployment, calls, {
+      principals: producerWith('SendProducerPolicy', exportedPolicy()),
+    });
+
+    expect(result.unreadable).toEqual([]);
+    expect(describeDenials(result.denials)).toBe('');
+    // The send, and the two KMS calls SQS makes with the producer's permissions.
+    expect(result.checked).toBe(3);
+  });
+
+  it('is refused the queue key with sqs:SendMessage alone (what SendQueueArn used to promise)', async () => {
+    const calls = await producerCalls();
+    const deployed = bridge.deployment.deployed;
+    const queueId = deployed.stack.queues().find((queue) => /sendqueue/i.test(queue.logicalId));
+    const queueArn = deployed.physical(queueId?.logicalId ?? '').attributes.Arn;
+
+    const result = await replayIam(bridge.deployment, calls, {
+      principals: producerWith('SendMessageOnly', {
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: queueArn }],
+      }),
+    });
+
+    expect(queueArn).toMatch(/^arn:aws:sqs:/);
+    expect(
+      result.denials.map((denial) => `${denial.request.call} ${denial.request.action}`).sort(),
+    ).toEqual(['SQS.SendMessageBatch kms:Decrypt', 'SQS.SendMessageBatch kms:GenerateDataKey']);
   });
 });

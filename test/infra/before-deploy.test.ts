@@ -214,4 +214,38 @@ describe('rules across resources', () => {
       ),
     ]);
   });
+
+  it('fail on a key policy that names a role the same template creates', () => {
+    const planted = copy(defaults.template);
+    const [roleId] = ofType(planted, 'AWS::IAM::Role')[0] ?? [];
+    (
+      propertiesOf(planted, 'AWS::KMS::Key', 'datakey').KeyPolicy as { Statement: unknown[] }
+    ).Statement.push({
+      Effect: 'Allow',
+      Principal: { AWS: [{ 'Fn::GetAtt': [roleId, 'Arn'] }] },
+      Action: 'kms:Decrypt',
+      Resource: '*',
+    });
+    expect(templateRuleProblems(modelOf(planted))).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^key datakey\\w+: statement #\\d+ of its key policy names ${roleId}, created in the same template: KMS refuses`,
+        ),
+      ),
+    ]);
+  });
+
+  it('fail on a function whose environment is over Lambda’s 4 KB, as Lambda measures it', () => {
+    const planted = copy(defaults.template);
+    // 300 gateway addresses, as a careless allowlist would list them one by one.
+    variablesOf(planted, 'receivereports').ALLOWED_SOURCE_CIDRS = Array.from(
+      { length: 300 },
+      (_, index) => `203.0.${index >> 8}.${index & 255}/32`,
+    ).join(',');
+    expect(templateRuleProblems(modelOf(planted))).toEqual([
+      expect.stringMatching(
+        /^receive-reports: its environment variables take \d,\d{3} bytes as Lambda measures them, above its fixed quota of 4,096 .*largest: ALLOWED_SOURCE_CIDRS 4,\d{3} B/,
+      ),
+    ]);
+  });
 });

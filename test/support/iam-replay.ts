@@ -303,14 +303,25 @@ const bucketKmsKey = (model: DeploymentModel, bucketId: string): string | undefi
   return rule?.SSEAlgorithm === 'aws:kms' ? referencedId(rule.KMSMasterKeyID) : undefined;
 };
 
-interface Role {
+/** A principal's ARN and the identity policies IAM evaluates for it. */
+export interface Role {
   readonly arn: string;
   readonly policies: ReadonlyArray<{ readonly name: string; readonly policy: PolicyDocument }>;
 }
 
-interface PolicyDocument {
+export interface PolicyDocument {
   readonly Version?: string;
   readonly Statement: ReadonlyArray<Record<string, unknown>>;
+}
+
+export interface ReplayOptions {
+  /**
+   * Principals the template does not create, by the name their calls were recorded under: a
+   * producer's role, in this account or another, with the policies its owner gives it. A request
+   * from another account than the resource's is allowed only where the resource's policy allows
+   * it too, as IAM decides cross-account access.
+   */
+  readonly principals?: ReadonlyMap<string, Role>;
 }
 
 /** The role of each function, with the identity policies the template attaches to it. */
@@ -388,9 +399,11 @@ const translated = (value: unknown, local: DeploymentModel, deployed: Deployment
 export const replayIam = async (
   deployment: { readonly model: DeploymentModel; readonly deployed: DeploymentModel },
   calls: readonly RecordedCall[],
+  options: ReplayOptions = {},
 ): Promise<IamReplayResult> => {
   const model = deployment.deployed;
-  const roles = rolesOf(model);
+  const templateRoles = rolesOf(model);
+  const roles = new Map([...templateRoles, ...(options.principals ?? [])]);
   const unreadable: string[] = [];
   const requests = new Map<string, IamRequest>();
   for (const call of calls) {
@@ -466,7 +479,7 @@ export const replayIam = async (
   // Every action a function's role allows (as its statements name it, wildcards and all): a
   // grant, by function and action, so that runs of differently configured stacks add up.
   const grants = new Set<string>();
-  for (const [name, role] of roles)
+  for (const [name, role] of templateRoles)
     for (const policy of role.policies)
       for (const statement of policy.policy.Statement)
         if (statement.Effect === 'Allow')
