@@ -15,6 +15,8 @@ import { DataDirInUseError, type RunLock, takeRunLock } from '../local/run-lock.
 import {
   removeSendJournal,
   replaySendJournal,
+  SEND_JOURNAL_FILE,
+  SEND_JOURNAL_SKIPPED_FILE,
   snapshotSends,
   startSendJournal,
 } from '../local/send-journal.ts';
@@ -109,15 +111,20 @@ const restored = await restoreQueues(bridge.sqs, queueUrls, dataDir).catch((erro
 });
 for (const [name, count] of Object.entries(restored))
   console.log(`restored ${count} message(s) of ${name} from the last run`);
-// Sends a run that was killed had accepted: its journal has them (send-journal.ts).
+// Sends a run that was killed had accepted: its journal has them (send-journal.ts). A line it
+// cannot put back is reported and kept aside; the lines after it are put back all the same.
 const recovered = await replaySendJournal(bridge.sqs, queueUrls, dataDir, fromSnapshot).catch(
   (error: unknown) => {
-    console.error('could not put back the sends of the journal (kept for the next start):', error);
-    return {};
+    console.error('could not put back the sends of the journal:', error);
+    return { replayed: {}, skipped: [] };
   },
 );
-for (const [name, count] of Object.entries(recovered))
+for (const [name, count] of Object.entries(recovered.replayed))
   console.log(`recovered ${count} message(s) of ${name} that a stopped run had accepted`);
+for (const { line, reason } of recovered.skipped)
+  console.error(
+    `skipped line ${line} of ${SEND_JOURNAL_FILE}: ${reason} (kept in ${SEND_JOURNAL_SKIPPED_FILE})`,
+  );
 // Producers reach the queues through the journal, so that an accepted send survives a crash.
 const journal = await startSendJournal({
   upstream: bridge.urls.sqs,

@@ -34,6 +34,8 @@ const MessageSchema = z.object({
 });
 const SnapshotSchema = z.record(z.string(), z.array(MessageSchema));
 export type SavedMessage = z.infer<typeof MessageSchema>;
+/** A message a queue holds, with the id the queue gave it (the send journal keeps it). */
+export type WaitingMessage = SavedMessage & { readonly messageId: string };
 
 /** What the snapshot needs of fauxqs: its non-destructive inspection of a queue. */
 export interface InspectableQueues {
@@ -49,6 +51,7 @@ export interface InspectableQueues {
 }
 
 interface QueuedMessage {
+  readonly messageId: string;
   readonly body: string;
   /** Epoch milliseconds until which a delayed message stays invisible. */
   readonly delayUntil?: number;
@@ -65,8 +68,8 @@ interface QueuedMessage {
 export const queuedMessages = (
   queues: InspectableQueues,
   names: readonly string[],
-): Record<string, SavedMessage[]> => {
-  const snapshot: Record<string, SavedMessage[]> = {};
+): Record<string, WaitingMessage[]> => {
+  const snapshot: Record<string, WaitingMessage[]> = {};
   for (const name of names) {
     const messages = queues.inspectQueue(name)?.messages;
     if (messages === undefined) continue;
@@ -80,6 +83,7 @@ export const queuedMessages = (
     snapshot[name] = all.map((message) => {
       const delay = Math.ceil(((message.delayUntil ?? now) - now) / 1000);
       return {
+        messageId: message.messageId,
         body: message.body,
         ...(delay > 0 ? { delaySeconds: Math.min(delay, 900) } : {}),
         attributes: message.messageAttributes,

@@ -2,17 +2,21 @@
  * Sends that survive a crash of the local run. fauxqs keeps its queues in memory only, and the
  * clean-stop snapshot (queue-snapshot.ts) needs a clean stop: a run killed with SIGKILL would lose
  * every message still waiting. So producers reach the queues through this proxy, which appends
- * each `SendMessage` / `SendMessageBatch` to `DIR/send-journal.jsonl` (and waits for the disk)
- * before fauxqs sees it, hence before the producer gets its answer. The next start puts the
- * journal's messages back; the journal is kept short by rewriting it, every few seconds, as what
- * the queues hold then plus what is on its way to them.
+ * each message fauxqs accepted from a `SendMessage` / `SendMessageBatch` to
+ * `DIR/send-journal.jsonl`, with the message id fauxqs gave it, and waits for the disk before the
+ * producer gets its answer. A body the queue refuses is never journaled: the journal holds only
+ * what a producer was told was accepted. The next start puts the journal's messages back; the
+ * journal is kept short by rewriting it, every few seconds, as what the queues hold then.
+ *
+ * A replay never stops at a line: one it cannot read (a write cut off by the crash) or one the
+ * queue refuses is reported, kept in `DIR/send-journal-skipped.jsonl`, and the lines after it are
+ * put back all the same.
  *
  * A message put back that had already been sent is absorbed by the sender's cliKey dedupe (the
  * event table persists across runs), as any SQS redelivery is; a message both in the clean-stop
  * snapshot and in the journal is put back once (by its cliKeys).
  */
-import { randomUUID } from 'node:crypto';
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { appendFile, open, readFile, rename, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
@@ -25,6 +29,8 @@ import {
 } from './queue-snapshot.ts';
 
 export const SEND_JOURNAL_FILE = 'send-journal.jsonl';
+/** The lines a replay could not put back, each with its line number and the reason. */
+export const SEND_JOURNAL_SKIPPED_FILE = 'send-journal-skipped.jsonl';
 
 const AttributeSchema = z.object({
   DataType: z.string(),
@@ -36,6 +42,8 @@ const AttributeSchema = z.object({
 const JournalLineSchema = z.object({
   queue: z.string(),
   body: z.string(),
+  /** The id the queue gave the message: the journal holds only what it accepted. */
+  messageId: z.string().min(1),
   delaySeconds: z.number().int().min(0).max(900).optional(),
   attributes: z.record(z.string(), AttributeSchema).default({}),
 });
@@ -45,8 +53,11 @@ type JournalLine = z.infer<typeof JournalLineSchema>;
 const queueName = (url: unknown): string | undefined =>
   typeof url === 'string' ? url.split('/').filter(Boolean).at(-1) : undefined;
 
+/** A message a producer asked to queue, before the queue's answer; `id` is its batch entry id. */
+type Requested = Omit<JournalLine, 'messageId'> & { readonly id: string | undefined };
+
 /** The messages a `SendMessage` or `SendMessageBatch` request carries (JSON protocol). */
-const sentMessages = (target: string, body: Buffer): JournalLine[] => {
+const requestedMessages = (target: string, body: Buffer): Requested[] => {
   let input: Record<string, unknown>;
   try {
     input = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
@@ -62,13 +73,49 @@ const sentMessages = (target: string, body: Buffer): JournalLine[] => {
         ? (input.Entries as Record<string, unknown>[])
         : [];
   return entries.flatMap((entry) => {
-    const parsed = JournalLineSchema.safeParse({
+    const parsed = JournalLineSchema.omit({ messageId: true }).safeParse({
       queue,
       body: entry.MessageBody,
       ...(typeof entry.DelaySeconds === 'number' ? { delaySeconds: entry.DelaySeconds } : {}),
       attributes: entry.MessageAttributes ?? {},
     });
-    return parsed.success ? [parsed.data] : [];
+    const id = target === 'AmazonSQS.SendMessage' ? undefined : String(entry.Id);
+    return parsed.success ? [{ ...parsed.data, id }] : [];
+  });
+};
+
+const AnswerSchema = z.union([
+  z.object({ MessageId: z.string().min(1) }),
+  z.object({
+    Successful: z.array(z.object({ Id: z.string(), MessageId: z.string().min(1) })).default([]),
+  }),
+]);
+
+/**
+ * The requested messages the queue accepted, with their message ids, read from its answer to
+ * the request; `undefined` when an answer of success cannot be read (nothing is known, then).
+ */
+const acceptedMessages = (
+  requested: readonly Requested[],
+  status: number,
+  answer: Buffer,
+): JournalLine[] | undefined => {
+  if (status !== 200) return [];
+  let parsed: z.infer<typeof AnswerSchema>;
+  try {
+    parsed = AnswerSchema.parse(JSON.parse(answer.toString('utf8')));
+  } catch {
+    return undefined;
+  }
+  const ids =
+    'MessageId' in parsed
+      ? new Map([[undefined, parsed.MessageId]])
+      : new Map<string | undefined, string>(
+          parsed.Successful.map((entry) => [entry.Id, entry.MessageId]),
+        );
+  return requested.flatMap(({ id, ...message }) => {
+    const messageId = ids.get(id);
+    return messageId === undefined ? [] : [{ ...message, messageId }];
   });
 };
 
@@ -103,7 +150,7 @@ const readBody = (request: IncomingMessage): Promise<Buffer> =>
 export interface SendJournal {
   /** The proxy's address: the SQS endpoint producers are given. */
   readonly url: string;
-  /** Rewrites the journal as what the queues hold now and what is on its way to them. */
+  /** Rewrites the journal as what the queues hold now. */
   compact(): Promise<void>;
   /** Stops the proxy; the journal stays (see {@link removeSendJournal}). */
   close(): Promise<void>;
@@ -122,8 +169,6 @@ export const startSendJournal = async (options: {
 }): Promise<SendJournal> => {
   const path = join(options.dataDir, SEND_JOURNAL_FILE);
   const upstream = new URL(options.upstream);
-  /** Journaled and not yet answered by fauxqs: not in any queue yet, so kept by a compaction. */
-  const onTheirWay = new Map<string, JournalLine[]>();
   // One writer at a time: appends and compactions never interleave.
   let writing: Promise<unknown> = Promise.resolve();
   const serially = <T>(task: () => Promise<T>): Promise<T> => {
@@ -175,29 +220,26 @@ export const startSendJournal = async (options: {
       try {
         const body = await readBody(request);
         const target = String(request.headers['x-amz-target'] ?? '');
-        const journaled =
+        const requested =
           target === 'AmazonSQS.SendMessage' || target === 'AmazonSQS.SendMessageBatch'
-            ? sentMessages(target, body)
+            ? requestedMessages(target, body)
             : [];
-        const id = randomUUID();
-        if (journaled.length > 0) {
-          // On disk before fauxqs has it, so before the producer hears it was accepted.
-          await append(journaled);
-          onTheirWay.set(id, journaled);
+        const answer = await forward(request, body);
+        if (requested.length > 0) {
+          const accepted = acceptedMessages(requested, answer.status, answer.body);
+          // Not knowing what was accepted, the producer is not told it was: it sends again, and
+          // a copy the queue already had is absorbed by the sender's cliKey dedupe.
+          if (accepted === undefined) throw new Error('its answer to a send could not be read');
+          // On disk after the queue took them and before the producer hears it did: what the
+          // journal holds is exactly what a producer was told was accepted.
+          if (accepted.length > 0) await append(accepted);
         }
-        try {
-          const answer = await forward(request, body);
-          response.writeHead(answer.status, answer.headers);
-          response.end(answer.body);
-        } finally {
-          onTheirWay.delete(id);
-        }
+        response.writeHead(answer.status, answer.headers);
+        response.end(answer.body);
       } catch (error) {
         if (!response.headersSent) {
           response.writeHead(502, { 'content-type': 'application/json' });
-          response.end(
-            JSON.stringify({ message: `the local queues did not answer: ${String(error)}` }),
-          );
+          response.end(JSON.stringify({ message: `the send was not confirmed: ${String(error)}` }));
         } else response.destroy();
       }
     })();
@@ -211,7 +253,6 @@ export const startSendJournal = async (options: {
       const lines: JournalLine[] = Object.entries(
         queuedMessages(options.queues, options.queueNames),
       ).flatMap(([queue, messages]) => messages.map((message) => ({ queue, ...message })));
-      for (const pending of onTheirWay.values()) lines.push(...pending);
       const handle = await open(`${path}.tmp`, 'w', 0o600);
       try {
         await handle.writeFile(lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
@@ -262,41 +303,75 @@ export const snapshotSends = async (dataDir: string): Promise<Set<string>> => {
   );
 };
 
+/** A journal line a replay did not put back: its number (from 1) and why. */
+export interface SkippedJournalLine {
+  readonly line: number;
+  readonly reason: string;
+}
+
 /**
  * Puts the journal's messages back on their queues (by name → URL), except those whose send is
- * in `already` (put back from the clean-stop snapshot), each send once.
- * @returns how many messages were put back, per queue
+ * in `already` (put back from the clean-stop snapshot), each send once. A line that cannot be
+ * read, names no known queue or is refused by the queue is skipped, reported and kept in
+ * `send-journal-skipped.jsonl`; the lines after it are put back all the same.
+ * @returns how many messages were put back, per queue, and the lines skipped
  */
 export const replaySendJournal = async (
   sqs: SQSClient,
   urls: Readonly<Record<string, string>>,
   dataDir: string,
   already: ReadonlySet<string> = new Set(),
-): Promise<Record<string, number>> => {
+): Promise<{ replayed: Record<string, number>; skipped: SkippedJournalLine[] }> => {
   const text = await readFile(join(dataDir, SEND_JOURNAL_FILE), 'utf8').catch(() => '');
   const seen = new Set(already);
-  const counts: Record<string, number> = {};
-  for (const raw of text.split('\n')) {
+  const replayed: Record<string, number> = {};
+  const skipped: Array<SkippedJournalLine & { readonly text: string }> = [];
+  for (const [index, raw] of text.split('\n').entries()) {
     if (raw.trim() === '') continue;
+    const skip = (reason: string) => skipped.push({ line: index + 1, reason, text: raw });
     let line: JournalLine;
     try {
       line = JournalLineSchema.parse(JSON.parse(raw));
-    } catch {
-      continue; // the last line of a crash mid-write: its producer was never answered
+    } catch (error) {
+      // A write cut off by the crash (its producer was never answered), or a line of another
+      // shape: the lines after it are still sends a producer was told were accepted.
+      skip(
+        `not readable as a journal line (${error instanceof SyntaxError ? 'not JSON' : 'not a queued message'})`,
+      );
+      continue;
     }
     const identity = sendIdentity(line);
     const url = urls[line.queue];
-    if (url === undefined || seen.has(identity)) continue;
+    if (url === undefined) {
+      skip(`no queue named ${line.queue} in this run`);
+      continue;
+    }
+    if (seen.has(identity)) continue;
     seen.add(identity);
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: url,
-        MessageBody: line.body,
-        DelaySeconds: line.delaySeconds,
-        MessageAttributes: toSdkAttributes(line.attributes),
-      }),
-    );
-    counts[line.queue] = (counts[line.queue] ?? 0) + 1;
+    try {
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: url,
+          MessageBody: line.body,
+          DelaySeconds: line.delaySeconds,
+          MessageAttributes: toSdkAttributes(line.attributes),
+        }),
+      );
+    } catch (error) {
+      skip(
+        `the queue refused it: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+      );
+      continue;
+    }
+    replayed[line.queue] = (replayed[line.queue] ?? 0) + 1;
   }
-  return counts;
+  if (skipped.length > 0) {
+    const at = new Date().toISOString();
+    await appendFile(
+      join(dataDir, SEND_JOURNAL_SKIPPED_FILE),
+      skipped.map((entry) => `${JSON.stringify({ at, ...entry })}\n`).join(''),
+      { mode: 0o600 },
+    );
+  }
+  return { replayed, skipped: skipped.map(({ line, reason }) => ({ line, reason })) };
 };
