@@ -11,6 +11,7 @@ import {
   Stats,
   TextWidget,
 } from 'aws-cdk-lib/aws-cloudwatch';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RATE_LIMIT_METRICS } from '../functions/sending/rate-limit-metric-names.ts';
 import { EventPublisher } from './event-publisher.ts';
@@ -25,6 +26,8 @@ import { WebhookApi } from './webhook-api.ts';
 export interface MsgbridgeDashboardProps {
   readonly webhookApi: WebhookApi;
   readonly eventPublisher: EventPublisher;
+  /** The events the bus could not encrypt or decrypt, graphed with the on-failure queues. */
+  readonly eventBusDeadLetterQueue: IQueue;
   readonly sendPipeline: SendPipeline;
   /** The report checks waiting for reconcile-status. */
   readonly reportChecks: ReportCheckQueue;
@@ -150,12 +153,15 @@ export class MsgbridgeDashboard extends Construct {
             maximum('IteratorAge (publish-events)'),
           ),
         ]),
-        graph('On-failure queues', [
+        graph('On-failure queues and the event bus DLQ', [
           props.eventPublisher.onFailureQueue.metricApproximateNumberOfMessagesVisible(
             maximum('publisher on-failure queue'),
           ),
           props.inboundAttachments.onFailureQueue.metricApproximateNumberOfMessagesVisible(
             maximum('attachments on-failure queue'),
+          ),
+          props.eventBusDeadLetterQueue.metricApproximateNumberOfMessagesVisible(
+            maximum('event bus DLQ'),
           ),
         ]),
       ],

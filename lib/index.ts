@@ -15,6 +15,7 @@ export {
   type StackPolicy,
   statefulResources,
 } from './data-protection.ts';
+export { EventBusDeadLetterQueue } from './event-bus-dlq.ts';
 export { EventPublisher, type EventPublisherOptions } from './event-publisher.ts';
 export {
   type EgressMode,

@@ -18,6 +18,7 @@ import { CustomerKeyTable } from './customer-key-table.ts';
 import { MsgbridgeDashboard } from './dashboard.ts';
 import { DataKey } from './data-key.ts';
 import { dataStackPolicy, type StackPolicy } from './data-protection.ts';
+import { EventBusDeadLetterQueue } from './event-bus-dlq.ts';
 import { EventPublisher } from './event-publisher.ts';
 import { EventSchemaRegistry } from './event-schema-registry.ts';
 import type { GatewayCallersProps } from './gateway-callers.ts';
@@ -64,6 +65,8 @@ import { WebhookSecret } from './webhook-secret.ts';
  * a copy of. Not retained:
  * - the on-failure queues: they hold pointers into the table's stream, which are worthless after
  *   its 24 hours (and the statistics export's dead-letter queue, whose runs can be repeated).
+ * - the event bus's dead-letter queue: every event in it is also an item of the retained event
+ *   table.
  * - the bus and its archive: the bus stores nothing, and every archived event is also an item of
  *   the retained event table; an archive can only replay into its own bus, so it would be of no
  *   use once the bus is gone (and a retained bus keeps its name, so the next deployment of the
@@ -77,6 +80,8 @@ export class MsgBridge extends Construct {
   public readonly stateTable: TableV2;
   /** The customer's events: delivery reports, inbound messages, send results. */
   public readonly eventBus: EventBus;
+  /** The events the bus could not encrypt or decrypt with the data key, and its alarm. */
+  public readonly eventBusDeadLetters: EventBusDeadLetterQueue;
   /** Gateway API key and password (`{"apiKey": "...", "apiPassword": "..."}`), set by the operator. */
   public readonly credentials: ISecret;
   public readonly eventSource: string;
@@ -135,12 +140,26 @@ export class MsgBridge extends Construct {
     this.eventTable = this.table(EVENT_TABLE, props.tables?.eventTableWarmWritesPerSecond);
     this.stateTable = this.table(STATE_TABLE);
 
+    if (props.alarmEmails !== undefined) {
+      this.dataKey.allowCloudWatchAlarms();
+      this.alarmTopic = new AlarmTopic(this, 'alarm-topic', {
+        emails: props.alarmEmails,
+        encryptionKey,
+      });
+    }
+    this.alarmTopicArn = props.alarmTopicArn ?? this.alarmTopic?.topic.topicArn;
+    const alarmTopic = this.alarmTopicArn ? { alarmTopicArn: this.alarmTopicArn } : {};
+
     // EventBus adds the key policy statement EventBridge needs (scoped to this bus); the archive
-    // adds its own. Publishers need no key permission.
+    // adds its own. Publishers need no key permission. An event the bus cannot encrypt or decrypt
+    // with the key goes to its DLQ, which would otherwise lose it after PutEvents succeeded.
+    this.eventBusDeadLetters = new EventBusDeadLetterQueue(this, 'event-bus-dlq', alarmTopic);
     this.eventBus = new EventBus(this, 'event-bus', {
       description: 'msgbridge delivery reports, inbound messages and send results',
       kmsKey: encryptionKey,
+      deadLetterQueue: this.eventBusDeadLetters.queue,
     });
+    this.eventBusDeadLetters.acceptFrom(this.eventBus);
 
     this.credentials = props.gatewayCredentials
       ? Secret.fromSecretAttributes(this, 'gateway-credentials', {
@@ -156,16 +175,6 @@ export class MsgBridge extends Construct {
             : {}),
         })
       : this.createCredentialsSecret(encryptionKey);
-
-    if (props.alarmEmails !== undefined) {
-      this.dataKey.allowCloudWatchAlarms();
-      this.alarmTopic = new AlarmTopic(this, 'alarm-topic', {
-        emails: props.alarmEmails,
-        encryptionKey,
-      });
-    }
-    this.alarmTopicArn = props.alarmTopicArn ?? this.alarmTopic?.topic.topicArn;
-    const alarmTopic = this.alarmTopicArn ? { alarmTopicArn: this.alarmTopicArn } : {};
 
     this.webhookSecret = new WebhookSecret(this, 'webhook-secret', {
       ...props.webhookSecret,
@@ -284,6 +293,7 @@ export class MsgBridge extends Construct {
     this.dashboard = new MsgbridgeDashboard(this, 'dashboard', {
       webhookApi: this.webhookApi,
       eventPublisher: this.eventPublisher,
+      eventBusDeadLetterQueue: this.eventBusDeadLetters.queue,
       sendPipeline: this.sendPipeline,
       reportChecks: this.reportChecks,
       scheduledJobs: this.scheduledJobs,
@@ -340,6 +350,11 @@ export class MsgBridge extends Construct {
     this.output('SendDlqUrl', {
       description: 'Send requests that failed on every delivery; redrive after fixing the cause',
       value: this.sendPipeline.deadLetterQueue.queueUrl,
+    });
+    this.output('EventBusDlqUrl', {
+      description:
+        'Events the bus could not encrypt or decrypt with the data key; subscribers never got them (docs/operations.md)',
+      value: this.eventBusDeadLetters.queue.queueUrl,
     });
     this.output('ReportCheckQueueUrl', {
       description: 'Accepted recipients waiting for their delivery report (reconcile-status)',
