@@ -16,6 +16,14 @@
  *   delivers them, DynamoDB JSON whose numbers are strings (`{"N": "2"}`), so a `numeric` rule or
  *   a number literal under an attribute's type key can never match (Lambda developer guide,
  *   "Using event filtering with a DynamoDB event source").
+ * - **Event bus DLQ**: an event bus encrypted with a customer managed key (`KmsKeyIdentifier`) has
+ *   a dead-letter queue (`DeadLetterConfig`), a standard queue. EventBridge sends it the events it
+ *   cannot encrypt or decrypt with the key; without one they are lost after `PutEvents` accepted
+ *   them (EventBridge user guide, "Using dead-letter queues to capture encrypted event errors in
+ *   EventBridge", https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-encryption-event-bus-dlq.html,
+ *   and "Using dead-letter queues to process undelivered events in EventBridge", which supports
+ *   standard queues only, https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-rule-dlq.html,
+ *   both read 2026-12-07).
  * - **Fixed concurrency**: the executions the template fixes (each queue consumer's maximum
  *   concurrency, each stream consumer's parallelization factor per shard, reservations;
  *   aws-semantics/fixed-concurrency.ts) fit the account's Lambda concurrency quota: the stated
@@ -78,6 +86,7 @@ export const templateRuleProblems = (
   ...functionUrlPermissionProblems(model.stack),
   ...environmentProblems(model),
   ...streamFilterProblems(model.stack),
+  ...eventBusDeadLetterProblems(model.stack),
   ...keyPolicyPrincipalProblems(model.stack),
   ...environmentSizeProblems(model),
 ];
@@ -330,4 +339,25 @@ export const environmentSizeProblems = (model: DeploymentModel): string[] =>
     return [
       `${fn.name}: its environment variables take ${bytes.toLocaleString('en-US')} bytes as Lambda measures them, above its fixed quota of ${LAMBDA_ENVIRONMENT_BYTES.toLocaleString('en-US')} (4 KB in aggregate): the deployment would fail (largest: ${largest.join(', ')})`,
     ];
+  });
+
+export const eventBusDeadLetterProblems = (stack: StackTemplate): string[] =>
+  resourcesOfType(stack.template, 'AWS::Events::EventBus').flatMap(([busId, bus]) => {
+    const properties = bus.Properties ?? {};
+    // Without a key of the customer's, EventBridge encrypts with a key of its own and no event
+    // fails for a key.
+    if (properties.KmsKeyIdentifier === undefined) return [];
+    const target = (properties.DeadLetterConfig as { Arn?: unknown } | undefined)?.Arn;
+    if (target === undefined)
+      return [
+        `event bus ${busId} is encrypted with a customer managed key (KmsKeyIdentifier) but has no DeadLetterConfig: an event EventBridge cannot encrypt or decrypt with the key is lost after PutEvents accepted it`,
+      ];
+    const queueId = referencedId(target);
+    if (queueId === undefined || stack.template.Resources[queueId]?.Type !== 'AWS::SQS::Queue')
+      return [];
+    return stack.queue(queueId).fifo
+      ? [
+          `event bus ${busId}: its dead-letter queue ${queueId} is a FIFO queue, which EventBridge cannot use as a DLQ (standard queues only)`,
+        ]
+      : [];
   });

@@ -248,4 +248,30 @@ describe('rules across resources', () => {
       ),
     ]);
   });
+
+  it('fail on a bus encrypted with a customer managed key that has no dead-letter queue', () => {
+    const planted = copy(defaults.template);
+    const [busId, bus] = ofType(planted, 'AWS::Events::EventBus')[0] ?? [];
+    // Prepare-check: the bus is encrypted with the data key and has its DLQ.
+    expect(bus?.Properties?.KmsKeyIdentifier).toBeDefined();
+    expect(bus?.Properties?.DeadLetterConfig).toBeDefined();
+    delete bus?.Properties?.DeadLetterConfig;
+    expect(templateRuleProblems(modelOf(planted))).toEqual([
+      `event bus ${busId} is encrypted with a customer managed key (KmsKeyIdentifier) but has no DeadLetterConfig: an event EventBridge cannot encrypt or decrypt with the key is lost after PutEvents accepted it`,
+    ]);
+  });
+
+  it('fail on a bus whose dead-letter queue is a FIFO queue', () => {
+    const planted = copy(defaults.template);
+    const [busId, bus] = ofType(planted, 'AWS::Events::EventBus')[0] ?? [];
+    const deadLetters = bus?.Properties?.DeadLetterConfig as
+      | { Arn?: { 'Fn::GetAtt'?: string[] } }
+      | undefined;
+    const queueId = String(deadLetters?.Arn?.['Fn::GetAtt']?.[0]);
+    const queue = planted.Resources[queueId]?.Properties;
+    if (queue) queue.FifoQueue = true;
+    expect(templateRuleProblems(modelOf(planted))).toEqual([
+      `event bus ${busId}: its dead-letter queue ${queueId} is a FIFO queue, which EventBridge cannot use as a DLQ (standard queues only)`,
+    ]);
+  });
 });
