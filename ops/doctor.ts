@@ -11,7 +11,11 @@
  * same resources. The sources (ops/doctor-sources.ts) differ only in where they read them.
  */
 import { randomBytes } from 'node:crypto';
-import type { StackTemplate } from '../aws-semantics/cloudformation-template.ts';
+import {
+  referencedId,
+  resourcesOfType,
+  type StackTemplate,
+} from '../aws-semantics/cloudformation-template.ts';
 import { GatewayCredentialsSchema } from '../functions/gateway-access/gateway-credentials.ts';
 import { StoredTokenSchema } from '../functions/gateway-access/token-state.ts';
 import { type AppliedQuota, quotaChecks } from './doctor-quotas.ts';
@@ -350,6 +354,26 @@ const queueFix = (fn: string | undefined, role: 'dead-letter' | 'on-failure'): s
   return 'see docs/operations.md for this queue';
 };
 
+/**
+ * What to do about events in an event bus's dead-letter queue: EventBridge put them there because
+ * it could not encrypt or decrypt them with the bus's customer managed key (EventBridge user guide,
+ * "Using dead-letter queues to capture encrypted event errors in EventBridge",
+ * https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-encryption-event-bus-dlq.html, read
+ * 2026-12-07). The publisher counted them published, so `msgbridge events republish` never sees
+ * them.
+ */
+const BUS_DLQ_FIX =
+  'each message is an event EventBridge could not encrypt or decrypt with the data key, which subscribers never got (its ERROR_CODE and ERROR_MESSAGE attributes say why): usually the key is disabled, pending deletion, or its policy no longer lets events.amazonaws.com use it. Fix the key, then put the events on the bus again and delete the messages (docs/operations.md, "The event bus DLQ"); msgbridge events republish does not read this queue';
+
+/** The logical id of the dead-letter queue of each event bus of the template that has one. */
+const busDeadLetterQueues = (template: StackTemplate): string[] =>
+  resourcesOfType(template.template, 'AWS::Events::EventBus').flatMap(([, bus]) => {
+    const queueId = referencedId(
+      (bus.Properties?.DeadLetterConfig as { Arn?: unknown } | undefined)?.Arn,
+    );
+    return queueId === undefined ? [] : [queueId];
+  });
+
 const queueChecks = async (sources: DoctorSources): Promise<DoctorCheck[]> => {
   const { template } = sources;
   const names = new Map(template.functions().map((fn) => [fn.logicalId, fn.name]));
@@ -377,6 +401,8 @@ const queueChecks = async (sources: DoctorSources): Promise<DoctorCheck[]> => {
         fix: queueFix(fn, 'on-failure'),
       });
     }
+  for (const queueId of busDeadLetterQueues(template))
+    watched.push({ id: queueId, label: 'dead-letter queue of the event bus', fix: BUS_DLQ_FIX });
   const checks: DoctorCheck[] = [];
   for (const { id, label, fix } of watched) {
     const url = sources.physicalId(id);

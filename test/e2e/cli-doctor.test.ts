@@ -76,6 +76,11 @@ describe('msgbridge doctor on the local run', () => {
       detail: 'empty',
     });
     expect(named('dead-letter queue of send-messages')).toMatchObject({ ok: true });
+    // The bus's DLQ is deployed locally like every queue of the template, and checked.
+    expect(named('dead-letter queue of the event bus')).toMatchObject({
+      ok: true,
+      detail: 'empty',
+    });
     expect(named('schedules').ok).toBe(true);
     // What the local run does not have is said, not passed.
     expect(named('alarms')).toMatchObject({ ok: null });

@@ -3,8 +3,8 @@
  * stack's real template (synthesized once, as deployed: GetTemplate answers it, ListStackResources
  * answers each resource's physical id as CloudFormation names it). Each check reads what it
  * should: a healthy stack passes; a new account's concurrency, a failing mapping, a disabled
- * schedule, an alarm in ALARM, a message in the send DLQ and the gateway's 20001 to refresh-token
- * each fail with the fix.
+ * schedule, an alarm in ALARM, a message in the send DLQ or in the event bus's DLQ and the
+ * gateway's 20001 to refresh-token each fail with the fix.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -34,7 +34,11 @@ import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CfnTemplate, StackTemplate } from '../../aws-semantics/cloudformation-template.ts';
+import {
+  type CfnTemplate,
+  referencedId,
+  StackTemplate,
+} from '../../aws-semantics/cloudformation-template.ts';
 import { DeploymentModel } from '../../local/stack/deployment-model.ts';
 import { synthesizeStack } from '../../local/stack/synthesize.ts';
 import { OPTIONAL_OUTPUTS, REQUIRED_OUTPUTS } from '../../ops/target.ts';
@@ -75,6 +79,13 @@ const sendDlqUrl = () => {
           ?.functionId === functionId('send-messages'),
     );
   return physical(sendQueue?.redrive?.deadLetterQueueId ?? '');
+};
+
+/** The queue the template names as the event bus's DeadLetterConfig. */
+const busDlqUrl = () => {
+  const bus = stack.resource(stack.eventBusIds()[0] ?? '');
+  const target = (bus.Properties?.DeadLetterConfig as { Arn?: unknown } | undefined)?.Arn;
+  return physical(referencedId(target) ?? '');
 };
 
 /** A function URL's answers: 404 to any secret but the one, then the receivers' contract. */
@@ -250,6 +261,13 @@ describe('msgbridge doctor --stack', () => {
     expect(code).toBe(0);
     expect(named('egress addresses').detail).toContain('203.0.113.10, 203.0.113.11');
     expect(named('report webhook').detail).toContain('404 to a wrong secret, 204');
+    expect(named('dead-letter queue of the event bus')).toMatchObject({
+      ok: true,
+      detail: 'empty',
+    });
+    expect(
+      sqs.commandCalls(GetQueueAttributesCommand).map((call) => call.args[0].input.QueueUrl),
+    ).toContain(busDlqUrl());
     // Every mapping, alarm and schedule of the template was asked for by its physical id.
     expect(
       lambda
@@ -290,9 +308,11 @@ describe('msgbridge doctor --stack', () => {
         StateValue: index === 0 ? 'ALARM' : 'OK',
       })),
     }));
-    sqs.on(GetQueueAttributesCommand, { QueueUrl: sendDlqUrl() }).resolves({
-      Attributes: { ApproximateNumberOfMessages: '3' },
-    });
+    sqs
+      .on(GetQueueAttributesCommand, { QueueUrl: sendDlqUrl() })
+      .resolves({ Attributes: { ApproximateNumberOfMessages: '3' } })
+      .on(GetQueueAttributesCommand, { QueueUrl: busDlqUrl() })
+      .resolves({ Attributes: { ApproximateNumberOfMessages: '2' } });
 
     const { code, named } = await doctor();
 
@@ -309,6 +329,15 @@ describe('msgbridge doctor --stack', () => {
       failed({
         detail: '3 message(s) waiting',
         fix: expect.stringContaining('msgbridge dlq redrive'),
+      }),
+    );
+    // Events the bus could not encrypt or decrypt: a key problem, which republish cannot see.
+    expect(named('dead-letter queue of the event bus')).toMatchObject(
+      failed({
+        detail: '2 message(s) waiting',
+        fix: expect.stringMatching(
+          /could not encrypt or decrypt with the data key.*events\.amazonaws\.com.*"The event bus DLQ"\); msgbridge events republish does not read this queue$/,
+        ),
       }),
     );
   });
