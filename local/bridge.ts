@@ -33,6 +33,7 @@ import { startLocalJsonServices } from './aws/json-services.ts';
 import type { InvocationWrapper } from './aws/lambda-runtime.ts';
 import { startLocalQueues } from './aws/local-queues.ts';
 import { notifyBridgeObservers } from './bridge-observers.ts';
+import { ownerOnlyDataDir } from './data-dir.ts';
 import { deployLocally, type FunctionClients, type LocalDeployment } from './deployment.ts';
 import {
   LOCAL_CREDENTIALS,
@@ -200,6 +201,8 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
       await fn().catch((error: unknown) => console.error('stopping:', error));
   };
   try {
+    // Events, tables and journal hold phone numbers and texts: the directory is its owner's only.
+    await ownerOnlyDataDir(options.dataDir);
     const synthesized = synthesizeStack({
       stackName: 'msgbridge',
       settings: stackSettings(options),

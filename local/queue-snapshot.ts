@@ -16,6 +16,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
+import { OWNER_ONLY_FILE } from './data-dir.ts';
 
 export const QUEUE_SNAPSHOT_FILE = 'send-queues.json';
 
@@ -110,7 +111,8 @@ export const saveQueues = async (
   if (Object.keys(snapshot).length === 0) return counts;
   // Written aside and renamed, so a crash mid-write never leaves half a snapshot.
   const path = join(dataDir, QUEUE_SNAPSHOT_FILE);
-  await writeFile(`${path}.tmp`, JSON.stringify(snapshot));
+  // Owner only: the waiting sends hold phone numbers and texts (data-dir.ts).
+  await writeFile(`${path}.tmp`, JSON.stringify(snapshot), { mode: OWNER_ONLY_FILE });
   await rename(`${path}.tmp`, path);
   return counts;
 };

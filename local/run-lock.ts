@@ -8,10 +8,11 @@
  * taken over; since two starts may find the same stale lock, the taker checks a moment later that
  * the lock still names it, and gives way if another start took it meanwhile.
  */
-import { mkdir, open, readFile, rm } from 'node:fs/promises';
+import { open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { processAlive } from '../ops/bridge-file.ts';
+import { ownerOnlyDataDir } from './data-dir.ts';
 
 export const RUN_LOCK_FILE = 'run.lock';
 
@@ -65,7 +66,8 @@ export const takeRunLock = async (
   dataDir: string,
   { pid = process.pid, settleMs = 500 }: { readonly pid?: number; readonly settleMs?: number } = {},
 ): Promise<RunLock> => {
-  await mkdir(dataDir, { recursive: true });
+  // The first thing a run does in its directory: make it its owner's only (data-dir.ts).
+  await ownerOnlyDataDir(dataDir);
   const path = join(dataDir, RUN_LOCK_FILE);
   const lock: RunLock = {
     release: async () => {
