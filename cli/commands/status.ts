@@ -1,5 +1,6 @@
 import { maskPhonesDeep } from '../../functions/commons/helpers/mask.ts';
 import { eventKeys } from '../../functions/commons/table-keys.ts';
+import { LocalDateSchema } from '../../gateway/schemas/common.ts';
 import { entriesOf, itemsOf, type TraceEntry } from '../../ops/trace.ts';
 import { UsageError } from '../errors.ts';
 import type { CommandSpec } from '../framework.ts';
@@ -21,8 +22,12 @@ const kstDay = (time: Date): string =>
   new Date(time.getTime() + KST_OFFSET_MS).toISOString().slice(0, 10);
 
 const dayOption = (value: string, now: Date): string => {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
-    throw new UsageError('--date must be a date, YYYY-MM-DD (the KST day the message was sent)');
+  // The gateway's own calendar check: `Date.parse` rolls 2026-09-31 over to 1 October, which
+  // would pass for a day in range and reach the gateway.
+  if (!LocalDateSchema.safeParse(value).success) {
+    throw new UsageError(
+      `--date ${value} is not a date (YYYY-MM-DD, the KST day the message was sent)`,
+    );
   }
   const today = kstDay(now);
   const earliest = kstDay(new Date(now.getTime() - RANGE_DAYS * 86_400_000));

@@ -83,6 +83,17 @@ describe('msgbridge status', () => {
     }
   });
 
+  it('refuses an impossible calendar date as not a date, before the 90-day range', async () => {
+    // 2026-02-30 is outside the range too; 2026-09-31 would be inside it.
+    for (const date of ['2026-02-30', '2026-09-31', '2026-11-00', '2026-13-01']) {
+      const refused = await status(['c-1', '--date', date]);
+      expect(refused.code, date).toBe(2);
+      expect(refused.stderr, date).toContain(`--date ${date} is not a date (YYYY-MM-DD`);
+      expect(refused.stderr, date).not.toContain('must be within');
+      expect(refused.calls, date).toHaveLength(0);
+    }
+  });
+
   it('takes at most 10 cliKeys, at least one', async () => {
     const eleven = await status(Array.from({ length: 11 }, (_, i) => `k-${i}`));
     expect(eleven.code).toBe(2);
