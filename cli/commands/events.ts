@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline/promises';
+import { LocalDateSchema } from '../../gateway/schemas/common.ts';
 import { OperationError } from '../../ops/errors.ts';
 import { replayWindow, republishPorts } from '../../ops/operations.ts';
 import {
@@ -12,8 +13,16 @@ import { type CommandSpec, flagOptions, type GroupSpec, valueOptions } from '../
 
 const instant = (option: string, value: string): Date => {
   const time = Date.parse(value);
-  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(time)) {
-    throw new UsageError(`--${option} must be an ISO 8601 time, e.g. 2025-06-01T09:00:00Z`);
+  // Date.parse rolls an impossible day over (2026-02-30 is 2 March): the day as written must be
+  // a real one, by the gateway schemas' calendar check.
+  if (
+    !/^\d{4}-\d{2}-\d{2}T/.test(value) ||
+    Number.isNaN(time) ||
+    !LocalDateSchema.safeParse(value.slice(0, 10)).success
+  ) {
+    throw new UsageError(
+      `--${option} ${value} is not a time: it must be ISO 8601, e.g. 2025-06-01T09:00:00Z`,
+    );
   }
   return new Date(time);
 };
