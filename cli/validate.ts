@@ -1,4 +1,5 @@
 import { parseSendMessage } from '../functions/send-contract/queue-message-parsing.ts';
+import { recipientsOf } from '../functions/send-contract/queue-message-recipients.ts';
 
 /*
  * `msgbridge validate FILE…`: checks queue messages exactly as the sender will, with the
@@ -74,7 +75,8 @@ export interface ValidationReport {
 
 /**
  * Reads and validates every message of every file with the sender's own check
- * (`parseSendMessage`, with the current time), collecting every problem.
+ * (`parseSendMessage`, with the current time), collecting every problem; a message that reuses a
+ * cliKey of an earlier valid message, in any of the files, is invalid too.
  */
 export const validateFiles = async (
   files: readonly string[],
@@ -84,6 +86,8 @@ export const validateFiles = async (
   const problems: MessageProblem[] = [];
   const unreadable: Array<{ file: string; error: string }> = [];
   const messages: Array<{ label: string; value: unknown }> = [];
+  /** The message that used each cliKey first. */
+  const usedBy = new Map<string, string>();
   let total = 0;
   let invalid = 0;
   for (const file of files) {
@@ -108,7 +112,27 @@ export const validateFiles = async (
       }
       const result = parseSendMessage(entry.value, { now });
       if (result.ok) {
-        messages.push({ label: entry.label, value: entry.value });
+        // A cliKey is one message: the sender sends the first message that claims it and refuses
+        // another with other content, so a file that uses one twice is a producer's error.
+        const reused = recipientsOf(result.message).flatMap(({ cliKey }, index) => {
+          const first = usedBy.get(cliKey);
+          return first === undefined ? [] : [{ cliKey, index, first }];
+        });
+        if (reused.length === 0) {
+          for (const { cliKey } of recipientsOf(result.message)) usedBy.set(cliKey, entry.label);
+          messages.push({ label: entry.label, value: entry.value });
+          continue;
+        }
+        invalid += 1;
+        for (const { cliKey, index, first } of reused)
+          problems.push({
+            label: entry.label,
+            path:
+              result.message.channel === 'rcs-reply'
+                ? '$.cliKey'
+                : `$.recvInfoLst[${index}].cliKey`,
+            message: `cliKey "${cliKey}" is already used by ${first}: a cliKey names one message, so the sender would send the first and refuse this one`,
+          });
         continue;
       }
       invalid += 1;

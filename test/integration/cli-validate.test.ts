@@ -151,6 +151,30 @@ describe('msgbridge validate', () => {
   });
 });
 
+describe('msgbridge validate on a reused cliKey', () => {
+  it('refuses one cliKey on two lines of a file, naming the line that used it first', async () => {
+    // Prepare: the same cliKey with another text, as a careless producer would reuse it
+    const path = await file(
+      'reused.jsonl',
+      [
+        JSON.stringify(sms('r-1')),
+        JSON.stringify(sms('r-2')),
+        JSON.stringify(sms('r-1', { msg: '[msgbridge] 다른 내용' })),
+      ].join('\n'),
+    );
+
+    // Act
+    const run = await msgbridge('validate', path);
+
+    // Assess
+    expect(run.code).toBe(1);
+    expect(lines(run.stdout)).toEqual([
+      `${path}:3: $.recvInfoLst[0].cliKey: cliKey "r-1" is already used by ${path}:1: a cliKey names one message, so the sender would send the first and refuse this one`,
+      '3 messages, 2 valid, 1 invalid',
+    ]);
+  });
+});
+
 describe('the example file the README sends', () => {
   it('is valid as committed: npx msgbridge send messages.jsonl queues every message of it', async () => {
     const run = await msgbridge('validate', 'messages.jsonl');

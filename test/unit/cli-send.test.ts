@@ -63,6 +63,22 @@ describe('msgbridge send', () => {
     expect(result.targetAsked).toBe(false);
   });
 
+  it('queues nothing from files that use one cliKey twice', async () => {
+    const files = {
+      'a.json': JSON.stringify(sms('k-1')),
+      'b.json': JSON.stringify(sms('k-1', '0212345678')),
+    };
+
+    const result = await run(['send', 'a.json', 'b.json'], files);
+
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('msgbridge send: 1 of 2 messages invalid; nothing was queued');
+    expect(result.err).toContain(
+      'msgbridge send:   b.json: $.recvInfoLst[0].cliKey: cliKey "k-1" is already used by a.json',
+    );
+    expect(result.targetAsked).toBe(false);
+  });
+
   it('checks a message from flags with the sender rules before reaching the target', async () => {
     const result = await run([
       ...words('send --channel sms --from 0215880000 --to 01012345678 --text'),
