@@ -4,6 +4,7 @@ import {
   parseResultKey,
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
+import { reportedStatus } from '../functions/events/message-status.ts';
 import { byTime, type Trace, type TraceEntry } from '../ops/trace.ts';
 import type { PublishedEvent } from './event-log.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -211,13 +212,20 @@ const stepsOf = (entry: TraceEntry): Step[] => {
         : data.delivered === false
           ? 'not delivered'
           : 'reported';
+    // What became of the message, where this report says otherwise (a late 32114 after 10000).
+    const status = str(data.messageStatus);
+    const code = str(data.resultCode);
+    const message =
+      status === undefined || code === undefined || status === reportedStatus(code)
+        ? ''
+        : `; message ${status}`;
     return [
       {
         ...base,
         stage: reconciled ? 'reconciliation' : 'report',
         title: reconciled
-          ? `Status reconciliation: ${delivered} (${str(data.resultCode) ?? '?'})`
-          : `Report: ${delivered} on ${str(data.channel) ?? '?'} (${str(data.resultCode) ?? '?'} ${str(data.resultCodeDesc) ?? ''})`.trimEnd(),
+          ? `Status reconciliation: ${delivered} (${str(data.resultCode) ?? '?'})${message}`
+          : `${`Report: ${delivered} on ${str(data.channel) ?? '?'} (${str(data.resultCode) ?? '?'} ${str(data.resultCodeDesc) ?? ''})`.trimEnd()}${message}`,
         facts: [
           ...facts(data, [
             'msgKey',

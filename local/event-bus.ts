@@ -12,6 +12,7 @@ const SUMMARY_FIELDS = [
   'moKey',
   'channel',
   'delivered',
+  'messageStatus',
   'resultCode',
   'failureCategory',
   'code',

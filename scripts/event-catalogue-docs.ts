@@ -6,7 +6,7 @@ import { slugOf as slug } from '../functions/events/detail-type-names.ts';
 
 const DESCRIPTIONS: Record<keyof typeof EVENT_TYPES, string> = {
   deliveryReport:
-    'One delivery result of one recipient, from the report webhook, report polling or the status query. Exactly one event per distinct report (`msgKey`, `resultCode`, final channel), however often the gateway delivers it.',
+    'One delivery result of one recipient, from the report webhook, report polling or the status query. Exactly one event per distinct report (`msgKey`, `resultCode`, final channel), however often the gateway delivers it. `messageStatus` is the message\'s status after it, forward-only: act on that, not on `delivered` (see "A message\'s status").',
   inboundMessage:
     'One message an end user sent to one of your receiving numbers (MO), once per `moKey`. Attachments are described; their single-use URLs are not passed on.',
   unrecognisedBody:
@@ -109,10 +109,11 @@ ${rows.join('\n')}
 Events go to the stack's bus (output \`EventBusName\`). Example rules (event patterns):
 
 \`\`\`json
-{ "source": ["msgbridge"], "detail-type": ["Delivery Report Received"], "detail": { "data": { "delivered": [false] } } }
+{ "source": ["msgbridge"], "detail-type": ["Delivery Report Received"], "detail": { "data": { "messageStatus": ["failed"] } } }
 \`\`\`
 
-every failed delivery;
+every report that leaves its message failed (a failure reported after the message was delivered
+says \`delivered\` and does not match);
 
 \`\`\`json
 { "source": ["msgbridge"], "detail-type": ["Inbound Message Received"], "detail": { "data": { "receivingNumber": ["15880000"] } } }
@@ -127,6 +128,34 @@ inbound messages to one receiving number;
 everything a person should look at. Subscribers that must act once de-duplicate on
 \`detail.metadata.id\`; after an archive replay, \`replay-name\` is set on the envelope, so live
 rules that must ignore replays add \`"replay-name": [{ "exists": false }]\`.
+
+### A message's status: \`messageStatus\`
+
+A message can have several reports: \`32114\` ("success uncertain, may still arrive within 3
+days") and later its final result, or a failure on one channel beside the fallback that
+delivered. \`delivered\`, \`resultCode\` and \`failureCategory\` say what one report says;
+\`messageStatus\` says what became of the message after that report, and is what to act on. It
+ranks \`uncertain\` < \`failed\` < \`delivered\` and only moves forward: a \`32114\` or a
+failure that comes after a \`10000\` carries \`delivered\`.
+
+How it is kept: the event table holds one status item per message, and each report takes its
+\`messageStatus\` from it in the step that stores it. A report first registers: one update raises
+the status to the report's own where that is higher and answers the status after it (a report
+below a delivery also leaves its key there as pending). Before it writes itself, a report puts a
+blocker on the key of every pending report of a lower rank not written yet; a report that finds a
+blocker on its own key removes it and registers again, reading the higher status. So a report
+that read the status before a higher one raised it is either stored before that one, or reads the
+status again: in the order reports are stored, their \`messageStatus\` never moves back, and no
+report stored after a delivery says anything but \`delivered\`, whether reports come out of
+order, at the same moment, by webhook, polling or the status query. The value is fixed when the
+report is stored: a republished or replayed event carries the same one. (A status raised by a
+report whose own write then fails stays raised, and the gateway delivers that report again: a
+report stored meanwhile already says what the gateway has said.) A delivery report costs two
+write units (its status and itself) where it cost one; a report that finds a blocker, a few more.
+
+EventBridge does not keep events in order, so an event stored earlier (\`uncertain\`, \`failed\`)
+can reach a target after a later one (\`delivered\`): a subscriber that keeps state per \`msgKey\`
+keeps the highest \`messageStatus\` it has seen.
 
 ## Typed events for consumers
 

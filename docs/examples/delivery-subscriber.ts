@@ -28,7 +28,13 @@ export const handler = async (event: unknown): Promise<FollowUp> => {
 };
 
 const onDeliveryReport = ({ detail: { data } }: DeliveryReportReceived): FollowUp => {
-  if (data.delivered) return { action: 'ignore', reason: `${data.cliKey} delivered` };
+  // `messageStatus` is the message's status after this report, and it never moves back: a report
+  // that comes after a delivery (a late `32114`, an earlier channel's failure) still says
+  // `delivered`. `delivered` and `failureCategory` describe this one report only.
+  if (data.messageStatus === 'delivered')
+    return { action: 'ignore', reason: `${data.cliKey} delivered` };
+  if (data.messageStatus === 'uncertain')
+    return { action: 'ignore', reason: `${data.cliKey} may still arrive (${data.resultCode})` };
   // `failureCategory` is typed 'retryable' | 'permanent' | 'uncertain' | null.
   const action = data.failureCategory === 'retryable' ? 'resend-later' : 'give-up';
   return { action, cliKey: data.cliKey, code: data.resultCode };

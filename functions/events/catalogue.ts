@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { SEND_CHANNELS } from '../send-contract/channels.ts';
 import { lazily } from './lazily.ts';
+import { MESSAGE_STATUSES } from './message-status.ts';
 import { MESSENGER_STATISTIC_NAMES } from './messenger-statistic-names.ts';
 
 /**
@@ -94,7 +95,16 @@ const deliveryReportDataSchema = lazily(() =>
   z.strictObject({
     msgKey: z.string().describe("The gateway's message key."),
     cliKey: z.string().describe('Your key, as given in the send request.'),
-    delivered: z.boolean().describe('True when `resultCode` is `10000`.'),
+    delivered: z
+      .boolean()
+      .describe(
+        "True when this report's `resultCode` is `10000`. Says what this report says, not what became of the message: act on `messageStatus`.",
+      ),
+    messageStatus: z
+      .enum(MESSAGE_STATUSES)
+      .describe(
+        "The message's status after this report, as the event table keeps it per `msgKey`: `delivered` once any report of the message said `10000`, else `failed` once one gave a final failure, else `uncertain` (`32114`). It only moves forward (uncertain → failed → delivered): a report stored after a delivery says `delivered` whatever its own result.",
+      ),
     resultCode: z.string().describe('The delivery result code (`10000` = delivered).'),
     resultCodeDesc: z.string().nullable().describe("The gateway's text for the result."),
     failureCategory: FailureCategorySchema.nullable().describe('Only when not delivered.'),

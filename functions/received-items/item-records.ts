@@ -23,6 +23,7 @@ import {
   itemBytes,
   utf8Bytes,
 } from '../events/item-size.ts';
+import { reportedStatus } from '../events/message-status.ts';
 import type { StoredPayload } from '../events/store-ports.ts';
 
 /**
@@ -120,6 +121,9 @@ export const reportRecord = parsedItemRecord(
     const idempotencyKey = idempotencyKeys.report(report.msgKey, report.resultCode, channel);
     const reportedAt = report.rptDt ? (parseGatewayDateTime(report.rptDt) ?? null) : null;
     const delivered = report.resultCode === '10000';
+    // What this report says; the store makes it the message's status after the report (it stays
+    // higher when an earlier report already took the message further).
+    const reported = reportedStatus(report.resultCode);
     const record = await fittedEventRecord(
       context,
       index,
@@ -135,6 +139,7 @@ export const reportRecord = parsedItemRecord(
           msgKey: report.msgKey,
           cliKey: report.cliKey,
           delivered,
+          messageStatus: reported,
           resultCode: report.resultCode,
           resultCodeDesc: report.resultCodeDesc ?? null,
           failureCategory: delivered ? null : failureCategory(report.resultCode),
@@ -157,7 +162,10 @@ export const reportRecord = parsedItemRecord(
       },
       { omittable: REPORT_OMITTABLE, rawKept: REPORT_RAW_KEPT },
     );
-    return withLegacyKey(record, legacyEventKeys.report(report.msgKey, report.resultCode, channel));
+    return withLegacyKey(
+      { ...record, reportStatus: { msgKey: report.msgKey, reported } },
+      legacyEventKeys.report(report.msgKey, report.resultCode, channel),
+    );
   },
 );
 

@@ -66,7 +66,8 @@ export const reconcileStatusJob = (
   );
   // Reports by message (Query), status-unavailable and send-record look-ups (GetItem), reports
   // and events (conditional PutItem), claims on send records and settling an OUTCOME item an
-  // earlier release listed (UpdateItem).
+  // earlier release listed (UpdateItem), and the message status a status-built report keeps
+  // (REPORT_STATUS_ACTIONS: UpdateItem, GetItem, DeleteItem).
   grantTableItemActions(
     props.eventTable,
     fn,
@@ -74,6 +75,7 @@ export const reconcileStatusJob = (
     'dynamodb:PutItem',
     'dynamodb:Query',
     'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
   );
   grantIndexQuery(props.eventTable, fn, AWAITING_REPORT_INDEX.name);
   const schedule = new FunctionSchedule(scope, `${JOB_SERVICES.reconcileStatus}-schedule`, {

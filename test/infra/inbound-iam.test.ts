@@ -36,7 +36,7 @@ describe('inbound path infrastructure', () => {
   synthInboundStacks();
 
   describe('IAM', () => {
-    it('lets the receivers put items into the event table (checking a key’s earlier spelling in the same transaction) and read the webhook secret, nothing more', () => {
+    it('lets the receivers put items into the event table (checking a key’s earlier spelling in the same transaction, keeping a message’s status beside its reports) and read the webhook secret, nothing more', () => {
       const { template, id, stack } = defaults;
 
       for (const fn of [stack.webhookApi.receiveReports, stack.webhookApi.receiveInbound]) {
@@ -57,9 +57,13 @@ describe('inbound path infrastructure', () => {
           }),
         );
         expect(actions).not.toContain('secretsmanager:DescribeSecret');
+        // A report also keeps its message's status (docs/events.md, "A message's status").
         expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual([
           'dynamodb:PutItem',
           'dynamodb:ConditionCheckItem',
+          ...(fn === stack.webhookApi.receiveReports
+            ? ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem']
+            : []),
         ]);
         expect(actions.filter((action) => action.startsWith('events:'))).toEqual([]);
         expect(JSON.stringify(statements)).not.toContain(id(stack.stateTable));

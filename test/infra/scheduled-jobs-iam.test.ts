@@ -79,7 +79,13 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
           'dynamodb:DeleteItem',
           'dynamodb:UpdateItem',
         ]),
-        tableStatement(s, s.stack.eventTable, ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem']),
+        tableStatement(s, s.stack.eventTable, [
+          'dynamodb:PutItem',
+          'dynamodb:ConditionCheckItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:GetItem',
+          'dynamodb:DeleteItem',
+        ]),
       ]);
       expect(secretsOf(s, fn)).toEqual([credentialsStatement(s)]);
     });
@@ -133,6 +139,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
           'dynamodb:PutItem',
           'dynamodb:Query',
           'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
         ]),
         {
           Effect: 'Allow',

@@ -54,14 +54,19 @@ import { busEvent } from '../support/bus-event.ts';
 
 const root = join(import.meta.dirname, '../..');
 
-const report = (delivered: boolean) =>
+const report = (
+  delivered: boolean,
+  messageStatus: 'delivered' | 'failed' | 'uncertain' = delivered ? 'delivered' : 'failed',
+  resultCode = delivered ? '10000' : '31001',
+) =>
   busEvent('deliveryReport', {
     msgKey: 'M1',
     cliKey: 'C1',
     delivered,
-    resultCode: delivered ? '10000' : '31001',
+    messageStatus,
+    resultCode,
     resultCodeDesc: null,
-    failureCategory: delivered ? null : 'retryable',
+    failureCategory: delivered ? null : resultCode === '32114' ? 'uncertain' : 'retryable',
     channel: 'SMS',
     fallbackReasons: [],
     telco: null,
@@ -209,6 +214,15 @@ describe('the consumer example (docs/examples/delivery-subscriber.ts)', () => {
       code: '31001',
     });
     expect(await handler(report(true))).toEqual({ action: 'ignore', reason: 'C1 delivered' });
+    // A failure reported after the message was delivered is not acted on
+    expect(await handler(report(false, 'delivered'))).toEqual({
+      action: 'ignore',
+      reason: 'C1 delivered',
+    });
+    expect(await handler(report(false, 'uncertain', '32114'))).toEqual({
+      action: 'ignore',
+      reason: 'C1 may still arrive (32114)',
+    });
     expect(await handler(inbound)).toEqual({ action: 'answer', moKey: 'MO1', text: 'hello' });
     expect(await handler({ ...inbound, source: 'someone.else' })).toMatchObject({
       action: 'ignore',

@@ -1,0 +1,30 @@
+/**
+ * A message's status as its delivery reports establish it, and the order in which a report may
+ * move it: "success uncertain" (`32114`, "may still arrive within 3 days") is outranked by any
+ * final result, and a delivery outranks a failure reported for the same message (an earlier
+ * channel's, say). The status only ever moves up this order: a later report of a lower rank leaves
+ * it where it is. The event table keeps it per message; every "Delivery Report Received" carries
+ * it as `messageStatus` (docs/events.md).
+ */
+
+/** The statuses, lowest rank first. */
+export const MESSAGE_STATUSES = ['uncertain', 'failed', 'delivered'] as const;
+export type MessageStatusName = (typeof MESSAGE_STATUSES)[number];
+
+/** What one report says of its message, by its result code (field notes: `10000` delivered). */
+export const reportedStatus = (resultCode: string): MessageStatusName =>
+  resultCode === '10000' ? 'delivered' : resultCode === '32114' ? 'uncertain' : 'failed';
+
+/** 1 for the lowest status, up to 3 for `delivered`. */
+export const statusRank = (status: MessageStatusName): number =>
+  MESSAGE_STATUSES.indexOf(status) + 1;
+
+/** The status no report can move a message from. */
+export const HIGHEST_STATUS = 'delivered' satisfies MessageStatusName;
+
+/** The status a message has after a report saying `reported`, when it had `current`. */
+export const statusAfter = (
+  current: MessageStatusName | undefined,
+  reported: MessageStatusName,
+): MessageStatusName =>
+  current !== undefined && statusRank(current) > statusRank(reported) ? current : reported;
