@@ -263,10 +263,12 @@ export class MsgBridge extends Construct {
       ...gatewayCallers,
     });
     // Every function that stores received items keeps bodies too large for one item or one event
-    // below `payloads/` of the attachment bucket (claim check; the bucket's lifecycle applies).
+    // below `payloads/` of the attachment bucket (claim check; the bucket's lifecycle applies),
+    // and so does the sender with a rejected queue message too large for its item.
     grantPayloadWrites(this.inboundAttachments.bucket, [
       this.webhookApi.receiveReports,
       this.webhookApi.receiveInbound,
+      this.sendPipeline.sendMessages,
       ...(this.scheduledJobs.pollReports ? [this.scheduledJobs.pollReports] : []),
       this.scheduledJobs.reconcileStatus,
     ]);
