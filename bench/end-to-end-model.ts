@@ -32,6 +32,7 @@ import {
 import { isKey, type PhaseFigures, type PricedLine } from './end-to-end-figures.ts';
 import { accessLogLineBytes, emfLineBytes, platformLines } from './log-meter.ts';
 import { LAMBDA_MEMORY_MB, PRICES } from './prices.ts';
+import { REGIONAL_PRICES, type Region } from './regional-cost.ts';
 import { round } from './report.ts';
 import { natTraffic, type TrafficSnapshot } from './traffic.ts';
 
@@ -319,22 +320,27 @@ export const reconcileFixedLine = (
     `one run per ${PERIODS.reconcileRun / 60} min at ${assume.messagesPerSecond} msg/s`,
   );
 
-/** The NAT gateway's data processing (fixed egress, `nat` mode), per message. */
+/**
+ * The NAT's data processing (fixed egress, `nat` mode), per message: what still crosses it with
+ * the gateway endpoints for DynamoDB and S3 (`natTraffic`). Priced here at `prices.ts`'s Region,
+ * like every line of the scenario's `cost`; `natPerMillionInRegion` prices it in another.
+ */
 export const natLine = (
   phase: PhaseFigures,
-  /** Traffic of the same messages outside the phase (the reconcile run's). */
+  /** Traffic of the same messages outside the phase (the reconcile runs beyond their fixed run). */
   more: readonly TrafficSnapshot[] = [],
 ): CostLine & { readonly bytes: ReturnType<typeof natTraffic> } => {
   const parts = [phase.traffic, ...more].map(natTraffic);
+  const sum = (part: keyof ReturnType<typeof natTraffic>) =>
+    parts.reduce((total, p) => total + p[part], 0);
   const bytes = {
-    gateway: parts.reduce((sum, p) => sum + p.gateway, 0),
-    awsApis: parts.reduce((sum, p) => sum + p.awsApis, 0),
-    awsApisThroughGatewayEndpoints: parts.reduce(
-      (sum, p) => sum + p.awsApisThroughGatewayEndpoints,
-      0,
-    ),
+    gateway: sum('gateway'),
+    awsApisThroughNat: sum('awsApisThroughNat'),
+    awsApisThroughGatewayEndpoints: sum('awsApisThroughGatewayEndpoints'),
   };
-  const perMessage = phase.messages > 0 ? (bytes.gateway + bytes.awsApis) / phase.messages : 0;
+  const per = (n: number) => round(n / Math.max(1, phase.messages), 0);
+  const perMessage =
+    phase.messages > 0 ? (bytes.gateway + bytes.awsApisThroughNat) / phase.messages : 0;
   return {
     ...line(
       'NAT gateway data processed (GB)',
@@ -342,11 +348,17 @@ export const natLine = (
       PRICES.natGatewayGb,
       perMessage / GB,
       phase.messages,
-      `${round(perMessage, 0)} B/msg: gateway ${round(bytes.gateway / Math.max(1, phase.messages), 0)}, AWS APIs of VPC functions ${round(bytes.awsApis / Math.max(1, phase.messages), 0)} (of which S3/DynamoDB, free through gateway endpoints: ${round(bytes.awsApisThroughGatewayEndpoints / Math.max(1, phase.messages), 0)})`,
+      `${round(perMessage, 0)} B/msg through the NAT: gateway ${per(bytes.gateway)}, other AWS APIs of VPC functions ${per(bytes.awsApisThroughNat)}; DynamoDB and S3 through the gateway endpoints, free: ${per(bytes.awsApisThroughGatewayEndpoints)}`,
     ),
     bytes,
   };
 };
+
+/** USD per million messages of the NAT line in `region`: its bytes at that Region's price. */
+export const natPerMillionInRegion = (
+  nat: { readonly unitsPerMessage: number },
+  region: Region,
+): number => nat.unitsPerMessage * REGIONAL_PRICES[region].natGatewayGb * 1e6;
 
 /**
  * What each front door costs on the webhook requests of a phase, USD per million messages: its

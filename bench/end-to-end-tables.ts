@@ -7,7 +7,8 @@ import { FRONTS, type Front, SUSTAINED, totalsByFront, XRAY_DEFAULT_RULE } from 
 import { type Deployment, frontKey } from './deployed.ts';
 import type { PhaseFigures } from './end-to-end-figures.ts';
 import { type CostLine, logBreakdown, modelledLines } from './end-to-end-model.ts';
-import { PRICES } from './prices.ts';
+import { PRICE_REGION, PRICES } from './prices.ts';
+import { DEPLOYED_REGION } from './regional-cost.ts';
 import { round, type Table } from './report.ts';
 
 export interface ModelTableInput {
@@ -50,7 +51,7 @@ export const modelTables = (input: ModelTableInput): Table[] => {
   const traces = modelled.find((line) => line.line.startsWith('X-Ray'));
   return [
     {
-      title: 'end-to-end: with fixed egress (`egress.mode: nat`, no VPC endpoints), USD per 1M',
+      title: `end-to-end: with fixed egress (\`egress.mode: nat\`, DynamoDB and S3 through gateway endpoints), USD per 1M, ${PRICE_REGION} prices; in ${DEPLOYED_REGION}: byRegion`,
       columns: ['item', 'outbound (per recipient)', 'inbound (per item)'],
       rows: [
         [

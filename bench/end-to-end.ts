@@ -56,6 +56,7 @@ import {
   logBreakdown,
   modelledLines,
   natLine,
+  natPerMillionInRegion,
   reconcileFixedLine,
   reconcileLogLine,
 } from './end-to-end-model.ts';
@@ -73,7 +74,7 @@ import { LAMBDA_MEMORY_MB, PRICE_REGION, PRICES, PRICES_AS_OF } from './prices.t
 import { type LineCost, REGIONS, regionalCost } from './regional-cost.ts';
 import { ratio, round, type ScenarioResult } from './report.ts';
 import { bucketBytes, tableBytes } from './storage-meter.ts';
-import { diffTraffic, functionScope, TrafficMeter } from './traffic.ts';
+import { functionScope, TrafficMeter, trafficBeyond } from './traffic.ts';
 
 const QUOTA = 1_000;
 const QUEUE_MESSAGES = 100;
@@ -435,9 +436,13 @@ export const runEndToEnd = async (
     ];
     const inboundCost = inboundCostOf(inboundFigures);
     const plainCost = inboundCostOf(plainFigures);
-    // The reconcile run's traffic per recipient: the due run's less the idle run's (its fixed part).
+    // The reconcile runs' traffic beyond their fixed part, as their cost lines count it: the not-due
+    // and the due run each less the idle run, key by key, never below zero.
     const idlePhase = phaseFigures(idleStart, idleEnd, sendBatches, 1);
-    const outboundNat = natLine(outbound, [diffTraffic(duePhase.traffic, idlePhase.traffic)]);
+    const notDuePhase = phaseFigures(notDueStart, notDueEnd, sendBatches, recipients);
+    const outboundNat = natLine(outbound, [
+      trafficBeyond([notDuePhase.traffic, duePhase.traffic], idlePhase.traffic),
+    ]);
     const inboundNat = natLine(inboundFigures);
     const fronts = frontDoors(inboundFigures, logBreakdown(inboundFigures, deployment));
     const reportFronts = frontDoors(outbound, logBreakdown(outbound, deployment));
@@ -464,6 +469,7 @@ export const runEndToEnd = async (
       lines: readonly LineCost[],
       phase: { readonly eventBytes: number; readonly messages: number },
       stored: { readonly dynamoDbBytes: number; readonly s3Bytes: number },
+      nat?: { readonly unitsPerMessage: number },
     ) =>
       Object.fromEntries(
         REGIONS.map((region) => {
@@ -486,6 +492,17 @@ export const runEndToEnd = async (
               floorPerMillionUsd: round(cost.floorPerMillionUsd, 2),
               ratioToFloor: round(cost.ratioToFloor, 2),
               runningRatioToFloor: round(cost.runningRatioToFloor, 2),
+              // The NAT's data processing at this Region's price (`egress.mode: nat`), apart from
+              // the total as `costPerMillionUsdWithFixedEgress` adds it.
+              ...(nat
+                ? {
+                    natDataPerMillionUsd: round(natPerMillionInRegion(nat, region), 4),
+                    costPerMillionUsdWithFixedEgress: round(
+                      cost.costPerMillionUsd + natPerMillionInRegion(nat, region),
+                      2,
+                    ),
+                  }
+                : {}),
               storage: cost.storage.map((line) => ({
                 line: line.line,
                 unitsPerMessage: line.unitsPerMessage,
@@ -559,7 +576,7 @@ export const runEndToEnd = async (
         costPerMillionUsd: round(outboundTotal, 2),
         costPerMillionUsdWithFixedEgress: round(outboundTotal + outboundNat.usdPerMillion, 2),
         storedBytesPerMessage: roundStored(storedPerMessage.outbound),
-        byRegion: byRegion(outboundCost, outbound, storedPerMessage.outbound),
+        byRegion: byRegion(outboundCost, outbound, storedPerMessage.outbound, outboundNat),
         acceptedEventsPublished: acceptedEvents,
         acceptedEvents: accepted,
         reportWebhookCostPerMillionUsdByFront: roundFronts(reportFronts),
@@ -575,6 +592,10 @@ export const runEndToEnd = async (
             due: dueEnd.reconcile.invocations - dueStart.reconcile.invocations,
           },
           usdPerRun: reconcileUsdPerRun,
+          // The idle run's billed units, for the idle month to price in any Region.
+          idleRunLines: idleLines
+            .filter((line) => line.units > 0)
+            .map((line) => ({ line: line.line, unitsPerRun: line.units })),
           gatewayCallsPerRecipient: ratio(reconcileGatewayCalls, outbound.messages),
           costPerMillionUsd: round(total([...reconcilePerRecipient, reconcileFixed]), 4),
         },
@@ -599,7 +620,7 @@ export const runEndToEnd = async (
         costPerMillionUsd: round(inboundTotal, 2),
         costPerMillionUsdWithFixedEgress: round(inboundTotal + inboundNat.usdPerMillion, 2),
         storedBytesPerMessage: roundStored(storedPerMessage.inbound),
-        byRegion: byRegion(inboundCost, inboundFigures, storedPerMessage.inbound),
+        byRegion: byRegion(inboundCost, inboundFigures, storedPerMessage.inbound, inboundNat),
         costPerMillionUsdByFront: roundFronts(
           totalsByFront(inboundTotal, frontKey(front), fronts),
           2,

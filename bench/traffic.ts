@@ -156,18 +156,23 @@ export const VPC_FUNCTIONS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The traffic a NAT gateway processes: the gateway's calls and the AWS API calls of functions in
- * the VPC (the stack creates no VPC endpoints: `lib/gateway-egress.ts`). The local attachment
- * fetcher runs outside a stand-in scope; its S3 uploads are attributed to it by operation.
+ * The traffic a NAT device processes, with the gateway VPC endpoints for DynamoDB and S3 that every
+ * mode creating the VPC has (issue 36): the gateway's calls, and the AWS API calls of functions in
+ * the VPC other than DynamoDB's and S3's (Secrets Manager, SQS, KMS, EventBridge, CloudWatch), which
+ * still leave through the NAT. `awsApisThroughGatewayEndpoints` is what the endpoints carry for
+ * free, shown apart. The local attachment fetcher runs outside a stand-in scope; its S3 uploads are
+ * attributed to it by operation. A tally below zero (a difference of two snapshots gone negative)
+ * counts as zero: bytes a NAT processes are never negative.
  */
 export const natTraffic = (snapshot: TrafficSnapshot) => {
   let gateway = 0;
-  let awsApis = 0;
+  let awsApisThroughNat = 0;
   let awsApisThroughGatewayEndpoints = 0;
   for (const [key, tally] of Object.entries(snapshot)) {
+    const bytes = Math.max(0, tally.natBytes);
     const [fn = '', service = '', operation = ''] = key.split('|');
     if (key === 'gateway') {
-      gateway += tally.natBytes;
+      gateway += bytes;
       continue;
     }
     const owner =
@@ -177,9 +182,41 @@ export const natTraffic = (snapshot: TrafficSnapshot) => {
         ? 'fetch-attachments'
         : fn;
     if (!VPC_FUNCTIONS.has(owner)) continue;
-    awsApis += tally.natBytes;
-    if (service === 'S3' || service === 'DynamoDB')
-      awsApisThroughGatewayEndpoints += tally.natBytes;
+    if (GATEWAY_ENDPOINT_SERVICES.has(service)) awsApisThroughGatewayEndpoints += bytes;
+    else awsApisThroughNat += bytes;
   }
-  return { gateway, awsApis, awsApisThroughGatewayEndpoints };
+  return { gateway, awsApisThroughNat, awsApisThroughGatewayEndpoints };
+};
+
+/** Services a gateway VPC endpoint carries (free, no NAT): DynamoDB and S3. */
+export const GATEWAY_ENDPOINT_SERVICES: ReadonlySet<string> = new Set(['DynamoDB', 'S3']);
+
+/**
+ * The traffic of some runs of a job beyond its fixed run, key by key: each of `runs` less `fixed`
+ * (the idle run), a key that moved less than in the fixed run counting zero, summed. The same rule
+ * as the reconcile cost lines, so the NAT line of a run never comes out below zero.
+ */
+export const trafficBeyond = (
+  runs: readonly TrafficSnapshot[],
+  fixed: TrafficSnapshot,
+): TrafficSnapshot => {
+  const result: TrafficSnapshot = {};
+  for (const run of runs)
+    for (const [key, tally] of Object.entries(run)) {
+      const base = fixed[key];
+      const extra = {
+        requests: Math.max(0, tally.requests - (base?.requests ?? 0)),
+        requestBytes: Math.max(0, tally.requestBytes - (base?.requestBytes ?? 0)),
+        responseBytes: Math.max(0, tally.responseBytes - (base?.responseBytes ?? 0)),
+        natBytes: Math.max(0, tally.natBytes - (base?.natBytes ?? 0)),
+      };
+      const sum = result[key] ?? { requests: 0, requestBytes: 0, responseBytes: 0, natBytes: 0 };
+      result[key] = {
+        requests: sum.requests + extra.requests,
+        requestBytes: sum.requestBytes + extra.requestBytes,
+        responseBytes: sum.responseBytes + extra.responseBytes,
+        natBytes: sum.natBytes + extra.natBytes,
+      };
+    }
+  return result;
 };

@@ -179,7 +179,7 @@ export interface DeliveryReportReceivedData {
   userCustomFields: Record<string, unknown> | null;
   /** The report item exactly as the gateway sent it, unknown fields included (only its keys when `omitted` lists `raw`). */
   raw: Record<string, unknown>;
-  /** The webhook body (or polled page) exactly as received, as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything. */
+  /** The body exactly as received (a webhook body, a polled page, or a rejected queue message), as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything. */
   payloadRef?: {
     bucket: string;
     key: string;
@@ -239,7 +239,7 @@ export interface InboundMessageReceivedData {
   }[];
   /** The MO item exactly as the gateway sent it; attachment URLs are single-use and not for subscribers. Only its keys and attachment list when `omitted` lists `raw`. */
   raw: Record<string, unknown>;
-  /** The webhook body (or polled page) exactly as received, as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything. */
+  /** The body exactly as received (a webhook body, a polled page, or a rejected queue message), as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything. */
   payloadRef?: {
     bucket: string;
     key: string;
@@ -283,7 +283,7 @@ export interface UnrecognisedInboundBodyReceivedData {
   /** The body as received (UTF-8 text), cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger. */
   body: string;
   truncated: boolean;
-  /** The webhook body (or polled page) exactly as received, as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything. */
+  /** The body exactly as received (a webhook body, a polled page, or a rejected queue message), as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything. */
   payloadRef?: {
     bucket: string;
     key: string;
@@ -325,7 +325,7 @@ export interface ItemQuarantinedData {
   /** The item (or body) as received, as text, cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger. */
   raw: string;
   truncated: boolean;
-  /** The webhook body (or polled page) exactly as received, as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything. */
+  /** The body exactly as received (a webhook body, a polled page, or a rejected queue message), as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything. */
   payloadRef?: {
     bucket: string;
     key: string;
@@ -477,17 +477,38 @@ export const isMessageScheduled = (
 export interface SendRejectedData {
   /** The `channel` of the message, when it had a readable one. */
   channel: string | null;
-  /** Every `cliKey` found in the message. */
+  /** The `cliKey`s found in the message, in order, as many as fit 16 KiB of JSON (`cliKeyCount` says how many there are). */
   cliKeys: string[];
-  /** Every problem, each with its JSON path (`$.recvInfoLst[3].cliKey`). */
+  /** How many `cliKey`s the message has. */
+  cliKeyCount: number;
+  /** The problems, each with its JSON path (`$.recvInfoLst[3].cliKey`), as many as fit 32 KiB of JSON (`problemCount` says how many there are). */
   problems: {
     path: string;
     message: string;
   }[];
+  /** How many problems the message has. */
+  problemCount: number;
   sqsMessageId: string;
-  /** The queue message as received, cut at 64 KiB. */
+  /** The queue message as received, cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger. */
   body: string;
   truncated: boolean;
+  /** Present when the message was refused for reusing a `cliKey` another queue message had already claimed with other content (a producer error, not a retry: a retry with the same content is skipped silently). */
+  reusedCliKey?: {
+    cliKey: string;
+    /** The queue message that used the cliKey first, with other content: the one sent. */
+    sqsMessageId: string;
+  };
+  /** The body exactly as received (a webhook body, a polled page, or a rejected queue message), as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything. */
+  payloadRef?: {
+    bucket: string;
+    key: string;
+    /** Size of the object in bytes. */
+    bytes: number;
+    /** SHA-256 of the object, hex. */
+    sha256: string;
+    /** This item's position in the body's list; `null` when the object is all of it. */
+    item: number | null;
+  } | null;
 }
 
 /** The detail of "Send Rejected". */

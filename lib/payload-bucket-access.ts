@@ -6,7 +6,7 @@ import { PAYLOAD_KEY_PREFIX } from '../functions/events/payload-bucket.ts';
 
 /**
  * Lets the functions that store received items (the webhook receivers, `poll-reports`,
- * `reconcile-status`) keep bodies too large for one item or one event in `bucket` below
+ * `reconcile-status`) and the sender (a rejected queue message) keep bodies too large for one item or one event in `bucket` below
  * `payloads/` (the claim check): `PAYLOAD_BUCKET` in their environment, `s3:PutObject` on that
  * prefix only (one object per body; no read, list or delete), and `kms:GenerateDataKey` on the
  * bucket's key, which SSE-KMS needs to write a new object. Nothing reads the objects back in the
@@ -29,6 +29,6 @@ const acknowledgeWildcard = (bucket: Bucket, fn: LambdaFunction): void => {
   const bucketId = Stack.of(bucket).getLogicalId(cfnBucket);
   Validations.of(fn.role).acknowledge({
     id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${PAYLOAD_KEY_PREFIX}*]`,
-    reason: `The object key (${PAYLOAD_KEY_PREFIX}<report|mo>/<SHA-256 of the body>) is only known when a body arrives, so the function may create any object below ${PAYLOAD_KEY_PREFIX} of this bucket and nothing else: no read, list or delete, no other prefix or bucket.`,
+    reason: `The object key (${PAYLOAD_KEY_PREFIX}<report|mo|send>/<SHA-256 of the body>) is only known when a body arrives, so the function may create any object below ${PAYLOAD_KEY_PREFIX} of this bucket and nothing else: no read, list or delete, no other prefix or bucket.`,
   });
 };

@@ -4,6 +4,7 @@ import {
   eventKeys,
   KEY_PREFIX,
   parsePartitionKey,
+  parseRejectedPointerKey,
   parseResultKey,
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
@@ -123,6 +124,13 @@ const summaryOf = (item: Item, data: Item | undefined): string => {
   }
   if (sk === SORT_KEY.unknown)
     return `outcome unknown: ${text(item.code) ?? ''} ${text(item.message) ?? ''}`.trim();
+  const rejectedBy = parseRejectedPointerKey(sk);
+  if (rejectedBy !== undefined) return `named by rejected queue message ${rejectedBy}`;
+  if (sk === SORT_KEY.rejected && Array.isArray(data?.problems)) {
+    const [first] = data.problems as Array<{ path?: unknown; message?: unknown }>;
+    const count = typeof data.problemCount === 'number' ? data.problemCount : data.problems.length;
+    return `queue message ${String(data.sqsMessageId)} rejected, ${count} ${count === 1 ? 'problem' : 'problems'}${first ? `: ${String(first.path)}: ${String(first.message)}` : ''}`;
+  }
   const parts = [
     data?.resultCode === undefined ? undefined : `result ${String(data.resultCode)}`,
     text(data?.resultCodeDesc),
@@ -233,7 +241,7 @@ const cliKeyOf = (items: readonly Item[]): string | undefined => {
 /**
  * The scan behind --scan: send records carrying `msgKey` = KEY or listing KEY as an accepted
  * cliKey (a message's record is kept under its smallest cliKey only), and quarantined or
- * unrecognised bodies whose text contains KEY.
+ * unrecognised bodies and rejected queue messages whose text contains KEY.
  */
 const scanFor = (documents: DynamoDBDocumentClient, table: string, key: string): Promise<Item[]> =>
   allPages((start) =>
@@ -241,12 +249,13 @@ const scanFor = (documents: DynamoDBDocumentClient, table: string, key: string):
       new ScanCommand({
         TableName: table,
         FilterExpression:
-          '(begins_with(pk, :send) AND (msgKey = :key OR attribute_exists(#key))) OR ((begins_with(pk, :quarantine) OR begins_with(pk, :unrecognised)) AND (contains(payload, :key) OR contains(detail, :key)))',
+          '(begins_with(pk, :send) AND (msgKey = :key OR attribute_exists(#key))) OR ((begins_with(pk, :quarantine) OR begins_with(pk, :unrecognised) OR begins_with(pk, :rejected)) AND (contains(payload, :key) OR contains(detail, :key)))',
         ExpressionAttributeNames: { '#key': `${ACCEPTED_PREFIX}${key}` },
         ExpressionAttributeValues: {
           ':send': KEY_PREFIX.send,
           ':quarantine': KEY_PREFIX.quarantine,
           ':unrecognised': KEY_PREFIX.unrecognised,
+          ':rejected': KEY_PREFIX.sendRejected,
           ':key': key,
         },
         ...(start ? { ExclusiveStartKey: start } : {}),
@@ -278,7 +287,8 @@ export const entriesOf = (
 };
 
 /**
- * Everything the event table holds for KEY (a cliKey, msgKey or moKey): its own partitions, the
+ * Everything the event table holds for KEY (a cliKey, msgKey, moKey or the SQS message id of a
+ * rejected queue message): its own partitions, the rejected queue messages that named a cliKey, the
  * reports of a cliKey's msgKey, the send records of a msgKey's cliKey (from the report, or with
  * `scan` from the table), and with `scan` quarantined bodies that name KEY.
  */
@@ -293,10 +303,12 @@ export const traceKey = async (
   } = {},
 ): Promise<Trace> => {
   const read = (pk: string) => itemsOf(documents, table, pk);
-  const [send, reports, mo] = await Promise.all([
+  const [send, reports, mo, rejected] = await Promise.all([
     read(eventKeys.send(key)),
     read(eventKeys.report(key)),
     read(eventKeys.mo(key)),
+    // KEY may be the SQS message id of a rejected queue message.
+    read(eventKeys.sendRejected(key).pk),
   ]);
   const scanned = options.scan ? await scanFor(documents, table, key) : [];
   const sendByMsgKey = scanned.filter(
@@ -312,8 +324,17 @@ export const traceKey = async (
   if (send.length === 0 && cliKey !== undefined) more.push(...(await read(eventKeys.send(cliKey))));
   if (reports.length === 0 && msgKey !== undefined)
     more.push(...(await read(eventKeys.report(msgKey))));
+  // The rejected queue messages that named the cliKey, by the pointers in its partition.
+  const pointedTo = new Set(
+    [...send, ...more].flatMap((item) => {
+      const messageId = parseRejectedPointerKey(String(item.sk));
+      return messageId === undefined ? [] : [messageId];
+    }),
+  );
+  for (const messageId of pointedTo)
+    more.push(...(await read(eventKeys.sendRejected(messageId).pk)));
   // A report's partition also holds guard items; only RESULT# items are reports.
-  const all = [...send, ...reports, ...mo, ...more].filter(
+  const all = [...send, ...reports, ...mo, ...rejected, ...more].filter(
     (item) =>
       parsePartitionKey(String(item.pk)).kind !== 'report' ||
       parseResultKey(String(item.sk)) !== undefined,

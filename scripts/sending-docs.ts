@@ -299,8 +299,14 @@ A queue message is **one gateway send request body**, flat, with the field names
 |---|---|---|---|
 ${routes}
 
-An invalid message is not sent: it produces one \`Send Rejected\` event listing every problem with
-its JSON path, and is not retried. Check messages before they are queued:
+An invalid message is not sent: it produces one \`Send Rejected\` event listing its problems with
+their JSON paths, and is not retried. Whatever a message holds, its rejection fits the bus: the
+event carries the message cut at 64 KiB, as many of its \`cliKey\`s and problems as fit (16 and
+32 KiB of JSON) beside \`cliKeyCount\` and \`problemCount\`; the whole message is kept in the
+event table, or, past the table item's budget (a queue message may be 1 MiB, an item 400 KB), in
+the attachment bucket below \`payloads/send/\`, named by the event's \`payloadRef\`. A rejection is
+found with \`npx msgbridge trace\` (and the console's search) by its SQS message id or by any of
+the first 10 \`cliKey\`s it named. Check messages before they are queued:
 
 - TypeScript producers: \`enqueueSend(sqs, queueUrl, messages)\` from
   \`producer/enqueue-send.ts\` validates each message, sends the valid ones with
@@ -308,7 +314,8 @@ its JSON path, and is not retried. Check messages before they are queued:
 - Everyone else, and CI: \`npx msgbridge validate FILE…\` reads one JSON object, an array of
   objects or JSON lines per file, prints every problem as \`FILE[#index or :line]: $.path: message\`
   and exits 1 if any message is invalid. It runs exactly the validation the sender runs, with
-  the current time.
+  the current time, and refuses a \`cliKey\` that an earlier message of the files already uses
+  (\`npx msgbridge send FILE…\` runs the same check and queues nothing then).
 
 ## What each recipient becomes
 
@@ -327,10 +334,20 @@ recipients still open, with the same \`cliKey\`s, which is safe: the gateway ans
 \`cliKey\` with the duplicate family, read as "already accepted". Every attempt holds a claim on
 the message's send record (one item per queue message, under its smallest \`cliKey\`) that is
 unique to that attempt, so two invocations handed the same queue message (a visibility timeout
-that expired) never send a recipient at the same time. A \`cliKey\` belongs to one queue message:
-a second message repeating the same recipients (a producer's retry) shares its record and sends
-nobody twice; two different messages that share only some \`cliKey\`s do not see each other's
-claims, and only the gateway's duplicate check keeps those from being accepted twice.
+that expired) never send a recipient at the same time.
+
+**A \`cliKey\` names one message.** The send record keeps the content of the message that claimed
+it first (a fingerprint of its channel and body, recipients in \`cliKey\` order). A second queue
+message with the same recipients and the same content, however its JSON is spelt, is a
+producer's retry: it shares the record and sends nobody twice, silently. A message that reuses
+the \`cliKey\` with other content (another phone, text or option) is a producer's error, not a
+retry: the message whose claim came first is sent as it was written, and the other is not sent
+and becomes a \`Send Rejected\` whose problem names the \`cliKey\` and both SQS message ids, and
+whose \`reusedCliKey\` holds them (\`{ cliKey, sqsMessageId }\` of the first). This holds for
+messages whose smallest \`cliKey\` is the reused one (every single-recipient message, the commonest
+case); two messages that share only other \`cliKey\`s do not see each other's records, and only
+the gateway's duplicate check keeps those from being accepted twice (the later one's overlapping
+recipients are then reported as already accepted). Use a new \`cliKey\` for every new message.
 
 **No answer is not a rejection.** When the last delivery's call times out, loses its connection,
 gets an unreadable answer or an HTTP 5xx, or the answer leaves a recipient out, the gateway may

@@ -134,6 +134,14 @@ export const eventKeys = {
     pk: tableKey('SENDREJECTED', encodeKeyPart(messageId)),
     sk: SORT_KEY.rejected,
   }),
+  /**
+   * In a cliKey's partition, where a rejected queue message that named the cliKey is found:
+   * `msgbridge trace CLIKEY` and the console follow it to the message's "Send Rejected".
+   */
+  sendRejectedPointer: (cliKey: string, messageId: string) => ({
+    pk: tableKey('SEND', encodeKeyPart(cliKey)),
+    sk: tableKey('REJECTED', encodeKeyPart(messageId)),
+  }),
   /** The partition of a message's reports. */
   report: (msgKey: string) => tableKey('REPORT', encodeKeyPart(msgKey)),
   /**
@@ -215,6 +223,12 @@ export const parseResultKey = (
   if (!parts) return undefined;
   const [resultCode = '', ch = ''] = parts;
   return { resultCode: readKeyPart(resultCode), ch: ch === ABSENT ? null : readKeyPart(ch) };
+};
+
+/** The SQS message id a {@link eventKeys.sendRejectedPointer} names, or `undefined` for another item. */
+export const parseRejectedPointerKey = (sk: string): string | undefined => {
+  const [part] = partsOf('REJECTED', sk, 1) ?? [];
+  return part === undefined ? undefined : readKeyPart(part);
 };
 
 /** Reads an attachment's sort key, or `undefined` for another item. */

@@ -70,7 +70,7 @@ export const payloadRefSchema = lazily(() =>
         .describe("This item's position in the body's list; `null` when the object is all of it."),
     })
     .describe(
-      'The webhook body (or polled page) exactly as received, as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything.',
+      'The body exactly as received (a webhook body, a polled page, or a rejected queue message), as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything.',
     ),
 );
 export type PayloadRef = z.infer<ReturnType<typeof payloadRefSchema>>;
@@ -293,13 +293,39 @@ const sendRejectedDataSchema = lazily(() =>
       .string()
       .nullable()
       .describe('The `channel` of the message, when it had a readable one.'),
-    cliKeys: z.array(z.string()).describe('Every `cliKey` found in the message.'),
+    cliKeys: z
+      .array(z.string())
+      .describe(
+        'The `cliKey`s found in the message, in order, as many as fit 16 KiB of JSON (`cliKeyCount` says how many there are).',
+      ),
+    cliKeyCount: z.number().int().min(0).describe('How many `cliKey`s the message has.'),
     problems: z
       .array(z.strictObject({ path: z.string(), message: z.string() }))
-      .describe('Every problem, each with its JSON path (`$.recvInfoLst[3].cliKey`).'),
+      .describe(
+        'The problems, each with its JSON path (`$.recvInfoLst[3].cliKey`), as many as fit 32 KiB of JSON (`problemCount` says how many there are).',
+      ),
+    problemCount: z.number().int().min(1).describe('How many problems the message has.'),
     sqsMessageId: z.string(),
-    body: z.string().describe('The queue message as received, cut at 64 KiB.'),
+    body: z
+      .string()
+      .describe(
+        'The queue message as received, cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
+      ),
     truncated: z.boolean(),
+    reusedCliKey: z
+      .strictObject({
+        cliKey: z.string(),
+        sqsMessageId: z
+          .string()
+          .describe(
+            'The queue message that used the cliKey first, with other content: the one sent.',
+          ),
+      })
+      .optional()
+      .describe(
+        'Present when the message was refused for reusing a `cliKey` another queue message had already claimed with other content (a producer error, not a retry: a retry with the same content is skipped silently).',
+      ),
+    payloadRef: optionalPayloadRefSchema(),
   }),
 );
 export type SendRejectedData = z.infer<ReturnType<typeof sendRejectedDataSchema>>;

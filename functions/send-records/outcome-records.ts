@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { eventKeys, idempotencyKeys, SORT_KEY } from '../commons/table-keys.ts';
+import type { PayloadRef } from '../events/catalogue.ts';
 import { buildEventDetail } from '../events/envelope.ts';
 import { type EventRecord, toEventRecord } from '../events/event-record.ts';
+import { cutToJsonBytes, utf8Bytes } from '../events/item-size.ts';
 import type { SendMessage } from '../send-contract/queue-message.ts';
 import type {
   AcceptedRecipient,
@@ -17,8 +19,6 @@ import type {
  * message rejected as invalid, and the event that resolves an unknown outcome once the status
  * query has answered.
  */
-
-const MAX_EVENT_TEXT = 64 * 1024;
 
 /** The queue message an outcome belongs to: its SQS message id and its body as it arrived. */
 export interface OutcomeDelivery {
@@ -229,20 +229,50 @@ export const resolvedAcceptanceUnpublished = (
   expiresAt: Math.floor(at.getTime() / 1000) + retentionDays * 86_400,
 });
 
-export const sendRejectedRecord = (
-  delivery: OutcomeDelivery,
-  problems: ReadonlyArray<{ path: string; message: string }>,
-  receivedAt: Date,
-  retentionDays: number,
-): EventRecord => {
-  const json = parseJsonResult(delivery.body);
+/**
+ * What a "Send Rejected" event may carry of a producer's message, in UTF-8 bytes of JSON: the
+ * message as it arrived (the rest is in the table item, or in S3 past the item's budget), and as
+ * many of its cliKeys and problems as fit, each list beside its full count. With the envelope, the
+ * event stays well within the bus's 256 KiB whatever the message holds (DETAIL_BUDGET_BYTES).
+ */
+export const SEND_REJECTED_LIMITS = {
+  body: 64 * 1024,
+  cliKeys: 16 * 1024,
+  problems: 32 * 1024,
+  channel: 64,
+} as const;
+
+/** The first entries of `list` whose JSON takes at most `budget` bytes in all. */
+const firstWithinBytes = <T>(list: readonly T[], budget: number): T[] => {
+  const kept: T[] = [];
+  let used = 2;
+  for (const entry of list) {
+    used += utf8Bytes(JSON.stringify(entry)) + 1;
+    if (used > budget) break;
+    kept.push(entry);
+  }
+  return kept;
+};
+
+/** A cliKey another queue message took first, with other content (see `SendStore.claim`). */
+export interface ReusedCliKey {
+  readonly cliKey: string;
+  /** The SQS message whose claim came first: the one that is sent. */
+  readonly sqsMessageId: string;
+}
+
+/** The queue message's top-level object, or an empty one when it is not a JSON object. */
+const bodyObject = (body: string): Record<string, unknown> => {
+  const json = parseJsonResult(body);
   const value = json.ok ? json.value : undefined;
-  const object =
-    value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+};
+
+const cliKeysOf = (object: Record<string, unknown>): string[] => {
   const list = Array.isArray(object.recvInfoLst) ? object.recvInfoLst : [];
-  const cliKeys = [
+  return [
     ...list.flatMap((r) =>
       r && typeof r === 'object' && typeof (r as { cliKey?: unknown }).cliKey === 'string'
         ? [(r as { cliKey: string }).cliKey]
@@ -250,32 +280,58 @@ export const sendRejectedRecord = (
     ),
     ...(typeof object.cliKey === 'string' ? [object.cliKey] : []),
   ];
+};
+
+/** Every `cliKey` a queue message names, valid or not, in order: what a rejection lists. */
+export const cliKeysOfBody = (body: string): string[] => cliKeysOf(bodyObject(body));
+
+export const sendRejectedRecord = (
+  delivery: OutcomeDelivery,
+  problems: ReadonlyArray<{ path: string; message: string }>,
+  receivedAt: Date,
+  retentionDays: number,
+  extras: {
+    /** Where the message is kept when the item cannot hold it (the claim check). */
+    readonly payloadRef?: PayloadRef;
+    readonly reusedCliKey?: ReusedCliKey;
+  } = {},
+): EventRecord => {
+  const object = bodyObject(delivery.body);
+  const cliKeys = cliKeysOf(object);
   const key = idempotencyKeys.sendRejected(
     delivery.messageId,
     createHash('sha256').update(delivery.body).digest('hex'),
   );
+  const body = cutToJsonBytes(delivery.body, SEND_REJECTED_LIMITS.body);
   const detail = buildEventDetail('sendRejected', {
     idempotencyKey: key,
     occurredAt: receivedAt.toISOString(),
     receivedAt: receivedAt.toISOString(),
     via: 'send-queue',
     data: {
-      channel: typeof object.channel === 'string' ? object.channel : null,
-      cliKeys,
-      problems: [...problems],
+      channel:
+        typeof object.channel === 'string'
+          ? cutToJsonBytes(object.channel, SEND_REJECTED_LIMITS.channel)
+          : null,
+      cliKeys: firstWithinBytes(cliKeys, SEND_REJECTED_LIMITS.cliKeys),
+      cliKeyCount: cliKeys.length,
+      problems: firstWithinBytes(problems, SEND_REJECTED_LIMITS.problems),
+      problemCount: problems.length,
       sqsMessageId: delivery.messageId,
-      body: delivery.body.slice(0, MAX_EVENT_TEXT),
-      truncated: delivery.body.length > MAX_EVENT_TEXT,
+      body,
+      truncated: body.length < delivery.body.length,
+      ...(extras.reusedCliKey ? { reusedCliKey: extras.reusedCliKey } : {}),
+      ...(extras.payloadRef ? { payloadRef: extras.payloadRef } : {}),
     },
   });
-  return {
-    ...toEventRecord(
-      { ...eventKeys.sendRejected(delivery.messageId), kind: 'send' },
-      detail,
-      retentionDays,
-    ),
-    payload: delivery.body,
-  };
+  const record = toEventRecord(
+    { ...eventKeys.sendRejected(delivery.messageId), kind: 'send' },
+    detail,
+    retentionDays,
+  );
+  return extras.payloadRef
+    ? { ...record, payloadRef: extras.payloadRef }
+    : { ...record, payload: delivery.body };
 };
 
 export const parseJsonResult = (

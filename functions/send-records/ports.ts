@@ -64,8 +64,11 @@ export interface UnpublishedOutcome {
   readonly expiresAt: number;
 }
 
-/** `claimed` fresh, `taken-over` from an attempt that never gave it back, or `busy`. */
-export type ClaimResult = 'claimed' | 'taken-over' | 'busy';
+/**
+ * `claimed` fresh, `taken-over` from an attempt that never gave it back, `busy`, or `conflict`:
+ * the record was claimed first by a queue message with other content under the same cliKey.
+ */
+export type ClaimResult = 'claimed' | 'taken-over' | 'busy' | 'conflict';
 
 /**
  * Where a queue message's send record is kept: `SEND#<the smallest of its cliKeys>` / `MESSAGE`
@@ -97,11 +100,14 @@ export interface RecordClaim {
   readonly existed: boolean;
   /** The recipients the record listed as accepted before this claim. */
   readonly accepted: ReadonlyMap<string, AcceptedRecipient>;
+  /** With `conflict`: the SQS message id of the message whose content the record holds. */
+  readonly claimedBy?: string;
 }
 
 /** What is written onto the record with a claim, for `msgbridge trace` and `status`. */
 export interface RecordInfo {
   readonly channel: SendMessage['channel'];
+  /** The queue message that claimed the record first (a later claim of the same content keeps it). */
   readonly sqsMessageId: string;
   /** The message's recipients, in order. */
   readonly recipients: number;
@@ -109,6 +115,11 @@ export interface RecordInfo {
   readonly queuedAt: number;
   /** When this attempt claimed it, epoch milliseconds. */
   readonly claimedAt: number;
+  /**
+   * The message's content (`messageFingerprint`): the first claim writes it, and a claim with
+   * another one is a `conflict`, never a claim.
+   */
+  readonly content: string;
 }
 
 /**
@@ -124,7 +135,8 @@ export interface SendStore {
    * attempt holds a live claim; an expired claim that was never given back (its holder died, or
    * overran) is taken over and answers `taken-over`: that holder may have sent the recipients.
    * Creates the record when there is none. `info` is written with the claim (a sender's);
-   * reconcile-status claims without it.
+   * reconcile-status claims without it. A sender's claim whose `info.contentSha256` differs from
+   * the one the record holds answers `conflict` and changes nothing: a cliKey is one message.
    */
   claim(
     record: SendRecordKey,
@@ -152,7 +164,28 @@ export interface SendStore {
   putEvent(record: EventRecord | UnpublishedOutcome): Promise<'stored' | 'duplicate'>;
   /** Keeps a recipient whose outcome is unknown until `reconcile-status` resolves it (no event). */
   recordUnknown(outcome: UnknownOutcome): Promise<void>;
+  /**
+   * Leaves, in each cliKey's partition, a pointer to the rejected queue message that named it
+   * (`eventKeys.sendRejectedPointer`): how a rejection is found by cliKey. Idempotent.
+   */
+  pointToRejection(rejection: RejectionPointers): Promise<void>;
 }
+
+/** The cliKeys a rejected queue message named, to find its "Send Rejected" by. */
+export interface RejectionPointers {
+  readonly sqsMessageId: string;
+  /** At most {@link MAX_REJECTION_POINTERS} distinct cliKeys, each a valid key part. */
+  readonly cliKeys: readonly string[];
+  /** When the message was received, UTC ISO 8601. */
+  readonly receivedAt: string;
+}
+
+/**
+ * A message has at most 10 recipients: a rejected one naming more leaves pointers for its first 10
+ * (its event lists more, and `cliKeyCount`), so that a hostile message costs a bounded number of
+ * writes.
+ */
+export const MAX_REJECTION_POINTERS = 10;
 
 /**
  * Accepted recipients whose delivery report `reconcile-status` looks for later: one check per

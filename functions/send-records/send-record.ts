@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { eventKeys, SORT_KEY } from '../commons/table-keys.ts';
+import type { SendMessage } from '../send-contract/queue-message.ts';
 import type { SendRecordKey } from './ports.ts';
 
 /*
@@ -33,4 +35,44 @@ export const sendRecordKey = (cliKeys: readonly string[]): SendRecordKey => {
   for (const cliKey of cliKeys) if (smallest === undefined || cliKey < smallest) smallest = cliKey;
   if (smallest === undefined) throw new RangeError('a send record needs at least one cliKey');
   return { pk: eventKeys.send(smallest), sk: SEND_RECORD_SK };
+};
+
+/** JSON with every object's keys in order, so that two spellings of one value read the same. */
+const canonicalJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map(
+        (key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`,
+      )
+      .join(',')}}`;
+  return JSON.stringify(value);
+};
+
+/**
+ * The content of a validated message, as the send record keeps it: the first 128 bits of the
+ * SHA-256 of its channel
+ * and body (recipients in cliKey order, keys in order), base64url, 22 characters, so that the
+ * record of a 10-recipient message stays within one write unit. A producer's retry of the same message
+ * has the same fingerprint however its JSON is spelt; a message reusing a cliKey with another
+ * phone, text or option has another, and is refused rather than merged into the first.
+ */
+export const messageFingerprint = (message: SendMessage): string => {
+  const body = message.body as Record<string, unknown>;
+  const recipients = Array.isArray(body.recvInfoLst)
+    ? [...(body.recvInfoLst as Array<{ cliKey: string }>)].sort((a, b) =>
+        a.cliKey < b.cliKey ? -1 : a.cliKey > b.cliKey ? 1 : 0,
+      )
+    : undefined;
+  const content = {
+    channel: message.channel,
+    body: recipients ? { ...body, recvInfoLst: recipients } : body,
+  };
+  return createHash('sha256')
+    .update(canonicalJson(content), 'utf8')
+    .digest()
+    .subarray(0, 16)
+    .toString('base64url');
 };

@@ -4,7 +4,14 @@ import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { GatewayClient } from '../../gateway/client.ts';
 import { sqsClient } from '../commons/clients/sqs.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
-import { booleanEnv, type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
+import {
+  booleanEnv,
+  type Environment,
+  integerEnv,
+  optionalEnv,
+  requiredEnv,
+} from '../commons/environment.ts';
+import { S3PayloadStore } from '../events/s3-payload-store.ts';
 import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
 import { DynamoDbSendStore } from '../send-records/adapters/dynamodb-send-store.ts';
 import { SqsReportChecks } from '../send-records/adapters/sqs-report-checks.ts';
@@ -40,7 +47,8 @@ export interface SenderOverrides extends CompositionOverrides {
  * SEND_QUEUE_URL, REPORT_CHECK_QUEUE_URL (where accepted recipients are queued for
  * reconcile-status), TPS_QUOTA, MAX_RECEIVE_COUNT (the DLQ redrive count), EVENT_RETENTION_DAYS,
  * ACCEPTED_EVENTS (`on` or `off`, default `off`: whether accepted recipients are also published as
- * "Message Accepted" events), and the gateway's GATEWAY_API_URL, GATEWAY_SEND_URL,
+ * "Message Accepted" events), PAYLOAD_BUCKET (where a rejected message too large for its table
+ * item is kept), and the gateway's GATEWAY_API_URL, GATEWAY_SEND_URL,
  * GATEWAY_MNT_URL, GATEWAY_TIMEOUT_MS, GATEWAY_CREDENTIALS_SECRET_ARN. The Lambda
  * entry wraps `handler` in middy; the local run feeds `recordHandler` from its queue poller.
  */
@@ -90,6 +98,9 @@ export const composeSender = (env: Environment = process.env, overrides: SenderO
     s3 ? (attachments) => loadS3Attachments(attachments, s3) : undefined,
   );
   const gateway = overrides.wrapGateway?.(sender) ?? sender;
+  // The claim check of a rejected message too large for its item (the stack always sets it).
+  const payloadBucket = optionalEnv('PAYLOAD_BUCKET', env);
+  const payloads = payloadBucket ? new S3PayloadStore(payloadBucket, s3) : undefined;
   const sqs = overrides.sqs ?? sqsClient();
   // The checks of a batch's concurrent records go out together (gathered for 10 ms).
   const awaiting = new SqsReportChecks(sqs, reportCheckQueueUrl, { gatherMs: 10 });
@@ -111,6 +122,7 @@ export const composeSender = (env: Environment = process.env, overrides: SenderO
       now: () => new Date(),
       retentionDays,
       acceptedEvents,
+      ...(payloads ? { payloads } : {}),
       ...timeBudget(remainingMs),
     }),
     maxReceiveCount: integerEnv('MAX_RECEIVE_COUNT', 6, { min: 2, max: 1_000 }, env),

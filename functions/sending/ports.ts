@@ -1,5 +1,6 @@
 import type { ResendOptions } from '../../gateway/bearer/fresh-token-retry.ts';
 import type { SendOutcome } from '../../gateway/client.ts';
+import type { PayloadStore } from '../events/store-ports.ts';
 import type { SendMessage } from '../send-contract/queue-message.ts';
 import type { AwaitingReports, RecipientResult, SendStore } from '../send-records/ports.ts';
 import type { RateLimiter } from './rate-limiter.ts';
@@ -40,6 +41,11 @@ export interface SendDeps {
   readonly acceptedEvents: boolean;
   /** A fresh id per attempt, part of the claim's owner. @default crypto.randomUUID */
   readonly attemptId?: () => string;
+  /**
+   * Where a rejected message too large for its table item is kept (the claim check, below
+   * `payloads/send/`). Without it such a message cannot be rejected and stays on the queue.
+   */
+  readonly payloads?: PayloadStore;
 }
 
 /** Where one queue message came from. */

@@ -7,6 +7,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
+import { withRecipients } from '../../functions/send-contract/queue-message-recipients.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import type { ReportCheck, SendStore } from '../../functions/send-records/ports.ts';
 import { sendRecordKey } from '../../functions/send-records/send-record.ts';
@@ -265,7 +266,8 @@ describe('send-messages against the simulator', () => {
   });
 
   it('answers a 29024 to a scheduled send by sending each recipient alone, accepting only the one the gateway had', async () => {
-    // Prepare: an earlier attempt scheduled the first recipient and died before recording it.
+    // Prepare: an earlier attempt of the message got the first recipient scheduled alone (as its
+    // own one-at-a-time resend would) and died before recording it.
     const resvReqDt = formatKst(Date.now() + 86_400_000, 'YYYY-MM-DD HH:mm');
     const message = { channel: 'sms', ...smsBody(3), resvYn: 'Y', resvReqDt };
     const [first] = message.recvInfoLst;
@@ -275,10 +277,14 @@ describe('send-messages against the simulator', () => {
         throw new Error('the process died here');
       },
     };
+    const { gateway } = deps();
+    const firstOnly: SendDeps['gateway'] = {
+      send: (sent, options) => gateway.send(withRecipients(sent, [first?.cliKey ?? '']), options),
+    };
     await expect(
       sendQueuedMessage(
-        delivery({ ...message, recvInfoLst: [first] }, 1, 'scheduled-crash'),
-        deps({ store: crashing, claimLeaseMs: 1 }),
+        delivery(message, 1, 'scheduled-crash'),
+        deps({ store: crashing, claimLeaseMs: 1, gateway: firstOnly }),
       ),
     ).rejects.toThrow('died');
     // Its claim has expired by the time the message is delivered again.

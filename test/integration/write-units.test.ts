@@ -61,6 +61,7 @@ describe('write units on DynamoDB Local', () => {
       recipients: 10,
       queuedAt: Date.now() - 1_000,
       claimedAt: Date.now(),
+      content: 'c'.repeat(22),
     });
     await store.recordAccepted(
       record,

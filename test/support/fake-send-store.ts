@@ -3,6 +3,8 @@ import type {
   AcceptedRecipient,
   AwaitingReports,
   RecordClaim,
+  RecordInfo,
+  RejectionPointers,
   ReportCheck,
   SendRecordKey,
   SendStore,
@@ -28,9 +30,23 @@ export class FakeSendStore extends MemoryClaims implements SendStore, AwaitingRe
     return new Set(cliKeys.filter((cliKey) => this.events.has(`SEND#${cliKey}|OUTCOME`)));
   }
 
-  async claim(record: SendRecordKey, owner: string, until: number): Promise<RecordClaim> {
+  /** The content and first queue message each record was claimed with, by its partition key. */
+  readonly contents = new Map<string, { content: string; sqsMessageId: string }>();
+
+  async claim(
+    record: SendRecordKey,
+    owner: string,
+    until: number,
+    info?: RecordInfo,
+  ): Promise<RecordClaim> {
     const existed = this.records.has(record.pk);
+    // The adapter's rule: a sender's claim of a record holding other content changes nothing.
+    const held = this.contents.get(record.pk);
+    if (info && held && held.content !== info.content)
+      return { result: 'conflict', existed, accepted: new Map(), claimedBy: held.sqsMessageId };
     const result = this.take(record, owner, until);
+    if (info && result !== 'busy' && !held)
+      this.contents.set(record.pk, { content: info.content, sqsMessageId: info.sqsMessageId });
     const accepted = this.records.get(record.pk) ?? new Map<string, AcceptedRecipient>();
     this.records.set(record.pk, accepted);
     return { result, existed, accepted: result === 'busy' ? new Map() : new Map(accepted) };
@@ -50,6 +66,17 @@ export class FakeSendStore extends MemoryClaims implements SendStore, AwaitingRe
 
   async recordUnknown(outcome: UnknownOutcome): Promise<void> {
     this.unknown.set(outcome.cliKey, outcome);
+  }
+
+  /** The rejected queue messages each cliKey points to (the adapter's `SEND#<cliKey>` / `REJECTED#…` items). */
+  readonly rejections = new Map<string, Set<string>>();
+
+  async pointToRejection(rejection: RejectionPointers): Promise<void> {
+    for (const cliKey of rejection.cliKeys) {
+      const pointers = this.rejections.get(cliKey) ?? new Set<string>();
+      pointers.add(rejection.sqsMessageId);
+      this.rejections.set(cliKey, pointers);
+    }
   }
 
   async putEvent(record: EventRecord | UnpublishedOutcome): Promise<'stored' | 'duplicate'> {

@@ -9,6 +9,7 @@ export const recordingSendStore = (inner: SendStore, written: EventRecord[]): Se
   recordAccepted: (record, owner, accepted, options) =>
     inner.recordAccepted(record, owner, accepted, options),
   recordUnknown: (outcome) => inner.recordUnknown(outcome),
+  pointToRejection: (rejection) => inner.pointToRejection(rejection),
   putEvent: async (record) => {
     const result = await inner.putEvent(record);
     if (result === 'stored' && 'detailType' in record) written.push(record);

@@ -16,6 +16,8 @@ export type Answer = SendOutcome<RecipientResult> | Error | Promise<SendOutcome<
 /** A gateway answering from a script; each call records the recipients it was given. */
 export class ScriptedGateway {
   readonly calls: string[][] = [];
+  /** The messages of the calls, as sent. */
+  readonly messages: SendMessage[] = [];
   constructor(private readonly answer: (cliKeys: string[], call: number) => Answer) {}
 
   async send(message: SendMessage, options?: ResendOptions): Promise<SendOutcome<RecipientResult>> {
@@ -24,6 +26,7 @@ export class ScriptedGateway {
     const cliKeys =
       'recvInfoLst' in message.body ? message.body.recvInfoLst.map((r) => r.cliKey) : [];
     this.calls.push(cliKeys);
+    this.messages.push(message);
     const answer = this.answer(cliKeys, this.calls.length);
     if (answer instanceof Error) throw answer;
     return answer;

@@ -17,9 +17,13 @@ import {
 } from '../../bench/cost-model.ts';
 import type { Deployment } from '../../bench/deployed.ts';
 import type { PhaseFigures } from '../../bench/end-to-end-figures.ts';
-import { logBreakdown, reconcileFixedLine } from '../../bench/end-to-end-model.ts';
+import {
+  logBreakdown,
+  natPerMillionInRegion,
+  reconcileFixedLine,
+} from '../../bench/end-to-end-model.ts';
 import { platformLines } from '../../bench/log-meter.ts';
-import { natTraffic } from '../../bench/traffic.ts';
+import { natTraffic, trafficBeyond } from '../../bench/traffic.ts';
 
 const assume = { messagesPerSecond: 100, containerLifetimeMinutes: 15 };
 const sender = { invocationsPerMessage: 0.1, msPerInvocation: 200, memoryMb: 256 };
@@ -111,11 +115,48 @@ describe('the cost model', () => {
       'unattributed|DynamoDB|PutItem': tally(7_000),
       'unattributed|S3|PutObject': tally(50_000),
     });
+    // DynamoDB and S3 go through the gateway endpoints; SQS still crosses the NAT.
     expect(nat).toEqual({
       gateway: 1_000,
-      awsApis: 300 + 20 + 50_000,
+      awsApisThroughNat: 20,
       awsApisThroughGatewayEndpoints: 300 + 50_000,
     });
+  });
+
+  it('counts no NAT bytes below zero, whatever two snapshots differ by', () => {
+    const tally = (requests: number, natBytes: number) => ({
+      requests,
+      requestBytes: natBytes / 2,
+      responseBytes: natBytes / 2,
+      natBytes,
+    });
+    // The idle run read more than a later run of the same job (its scan met more pages).
+    const idle = {
+      'reconcile-status|SQS|ReceiveMessage': tally(4, 8_000),
+      'reconcile-status|DynamoDB|Query': tally(90, 200_000),
+    };
+    const notDue = { 'reconcile-status|SQS|ReceiveMessage': tally(2, 4_000) };
+    const due = {
+      'reconcile-status|SQS|SendMessageBatch': tally(3, 6_000),
+      'reconcile-status|DynamoDB|Query': tally(10, 20_000),
+    };
+
+    const beyond = trafficBeyond([notDue, due], idle);
+    const nat = natTraffic({ ...beyond, 'send-messages|SQS|DeleteMessage': tally(1, -500) });
+
+    for (const t of Object.values(beyond)) expect(t.natBytes).toBeGreaterThanOrEqual(0);
+    expect(nat).toEqual({
+      gateway: 0,
+      awsApisThroughNat: 6_000,
+      awsApisThroughGatewayEndpoints: 0,
+    });
+  });
+
+  it('prices the NAT line in each Region at that Region’s rate', () => {
+    const nat = { unitsPerMessage: 1 / GB };
+
+    expect(natPerMillionInRegion(nat, 'us-east-1')).toBeCloseTo((0.045 * 1e6) / GB, 12);
+    expect(natPerMillionInRegion(nat, 'ap-northeast-2')).toBeCloseTo((0.059 * 1e6) / GB, 12);
   });
 
   it('models the log lines of each function at its deployed levels, and an access log only for a REST API', () => {

@@ -20,6 +20,7 @@ import type {
   AcceptedRecipient,
   RecordClaim,
   RecordInfo,
+  RejectionPointers,
   SendRecordKey,
   SendStore,
   UnknownOutcome,
@@ -94,6 +95,7 @@ export class DynamoDbSendStore implements SendStore {
           ':recipients': info.recipients,
           ':queued': info.queuedAt,
           ':claimed': info.claimedAt,
+          ':content': info.content,
         }
       : {};
     try {
@@ -107,11 +109,14 @@ export class DynamoDbSendStore implements SendStore {
             // status) leaves its expiry alone.
             ...(info
               ? [
-                  'channel = :channel, sqsMessageId = :sqs, recipients = :recipients, queuedAt = :queued, claimedAt = :claimed, expiresAt = :expires',
+                  'channel = :channel, sqsMessageId = if_not_exists(sqsMessageId, :sqs), recipients = :recipients, queuedAt = :queued, claimedAt = :claimed, expiresAt = :expires, content = :content',
                 ]
               : ['expiresAt = if_not_exists(expiresAt, :expires)']),
           ].join(', '),
-          ConditionExpression: 'attribute_not_exists(pk) OR claimedUntil < :now OR #owner = :owner',
+          // A sender claims only a record of its own content (or one no sender has written).
+          ConditionExpression: info
+            ? '(attribute_not_exists(pk) OR claimedUntil < :now OR #owner = :owner) AND (attribute_not_exists(content) OR content = :content)'
+            : 'attribute_not_exists(pk) OR claimedUntil < :now OR #owner = :owner',
           ExpressionAttributeNames: { '#owner': 'owner' },
           ExpressionAttributeValues: {
             ':owner': owner,
@@ -136,6 +141,25 @@ export class DynamoDbSendStore implements SendStore {
       };
     } catch (error) {
       if (!isConditionalCheckFailure(error)) throw error;
+      if (info) {
+        // Refused for its content or for a live claim: the record says which.
+        const current = await this.client.send(
+          new GetCommand({
+            TableName: this.tableName,
+            Key: record,
+            ConsistentRead: true,
+            ProjectionExpression: 'content, sqsMessageId',
+          }),
+        );
+        const content = current.Item?.content;
+        if (typeof content === 'string' && content !== info.content)
+          return {
+            result: 'conflict',
+            existed: true,
+            accepted: new Map(),
+            claimedBy: String(current.Item?.sqsMessageId ?? 'unknown'),
+          };
+      }
       return { result: 'busy', existed: true, accepted: new Map() };
     }
   }
@@ -221,6 +245,29 @@ export class DynamoDbSendStore implements SendStore {
             Math.floor(Date.parse(outcome.attemptedAt) / 1000) + this.retentionDays * 86_400,
         },
       }),
+    );
+  }
+
+  async pointToRejection(rejection: RejectionPointers): Promise<void> {
+    const expiresAt =
+      Math.floor(Date.parse(rejection.receivedAt) / 1000) + this.retentionDays * 86_400;
+    // At most 10 puts, side by side: the same items again on a redelivery.
+    await Promise.all(
+      rejection.cliKeys.map((cliKey) =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              ...eventKeys.sendRejectedPointer(cliKey, rejection.sqsMessageId),
+              kind: 'send',
+              cliKey,
+              sqsMessageId: rejection.sqsMessageId,
+              receivedAt: rejection.receivedAt,
+              expiresAt,
+            },
+          }),
+        ),
+      ),
     );
   }
 
