@@ -61,13 +61,39 @@ export const REGIONAL_PRICES: Readonly<Record<Region, PriceTable>> = {
     // CloudWatch Logs, Standard class.
     cloudWatchLogsIngestedGb: 0.76,
     cloudWatchLogsStorageGbMonth: 0.0314,
-    // VPC: NAT gateway per hour and per GB.
+    // VPC: NAT gateway per hour and per GB (https://aws.amazon.com/vpc/pricing/, Seoul; read
+    // 2026-11-28; not re-read 2026-12-07, when the page's Seoul column was not reachable).
     natGatewayGb: 0.059,
     natGatewayHour: 0.059,
     // API Gateway HTTP API (REST: 3.50, as in US East).
     apiGatewayHttpRequest: 1.23 / 1e6,
   },
 };
+
+/**
+ * Prices whose Seoul column could not be read when they were added (2026-12-07): Seoul is priced
+ * at US East's here, and every figure built on one says so. The per-resource CloudWatch, Secrets
+ * Manager, Scheduler and public IPv4 prices are listed by AWS without a Region column or with the
+ * same figure in most Regions; EC2 and EBS are known to cost more in Seoul than in US East, so the
+ * NAT instance's lines are a floor.
+ */
+export const US_EAST_PRICES_IN_SEOUL: ReadonlySet<keyof PriceTable> = new Set<keyof PriceTable>([
+  'sqsRequest',
+  'secretsManagerSecretMonth',
+  'cloudWatchAlarmMonth',
+  'cloudWatchDashboardMonth',
+  'cloudWatchCustomMetricMonth',
+  'cloudWatchVendedLogsGb',
+  'eventBridgeSchedulerInvocation',
+  'ec2T4gNanoHour',
+  'ebsGp3GbMonth',
+]);
+
+/** " (US East's price: Seoul's not read)" when `key` is such a price in `region`, else "". */
+export const priceCaveat = (key: keyof PriceTable, region: Region): string =>
+  region !== 'us-east-1' && US_EAST_PRICES_IN_SEOUL.has(key)
+    ? " (US East's price: Seoul's not read)"
+    : '';
 
 /** Which price each line of a scenario's cost table is billed at (by its name). */
 const LINE_PRICES: Readonly<Record<string, keyof PriceTable | 'free'>> = {

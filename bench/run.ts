@@ -12,6 +12,7 @@ import { runCli } from './cli.ts';
 import { runColdStart } from './cold-start.ts';
 import { runConsoleMemory } from './console-memory.ts';
 import { runEndToEnd } from './end-to-end.ts';
+import { runIdleMonth } from './idle-month.ts';
 import { runIngest } from './ingest.ts';
 import { runLatency } from './latency.ts';
 import { formatTable, type ScenarioResult } from './report.ts';
@@ -49,6 +50,8 @@ const scenarios: Record<string, () => Promise<ScenarioResult>> = {
   latency: runLatency,
   scale: runScale,
   cli: () => runCli(),
+  // Last: it reads the end-to-end scenarios' figures of this run or the results file.
+  'idle-month': () => runIdleMonth(results.scenarios),
 };
 
 const requested = process.argv.slice(2);

@@ -13,6 +13,8 @@ interface RegionalFigures {
   readonly storageCostPerMillionUsd?: number;
   readonly floorPerMillionUsd?: number;
   readonly ratioToFloor?: number;
+  /** `costPerMillionUsd` plus the NAT's data processing at this Region's price. */
+  readonly costPerMillionUsdWithFixedEgress?: number;
 }
 type ByRegion = Readonly<Record<string, RegionalFigures>>;
 
@@ -46,6 +48,7 @@ interface ScenarioFigures {
   readonly maxBundleKiBReceivers?: number;
   readonly maxBundleKiB?: number;
   readonly webhookToEvent?: { readonly at50PerSecond?: { readonly p99Ms?: number } };
+  readonly idleMonthlyUsd?: { readonly natGateway: number; readonly natInstance: number };
   readonly enqueueToGatewayAccepted?: { readonly at50PerSecond?: { readonly p99Ms?: number } };
 }
 
@@ -94,7 +97,10 @@ export interface BenchSummary {
   readonly outboundCostPerMillionUsdWithAcceptedEvents: number | null;
   /** `writeUnitsPerRecipient` of that deployment (`end-to-end-accepted`). */
   readonly writeUnitsPerRecipientWithAcceptedEvents: number | null;
-  /** `outboundCostPerMillionUsd` plus the NAT gateway's data processing (`egress.mode: nat`). */
+  /**
+   * `outboundCostPerMillionUsd` plus the NAT gateway's data processing (`egress.mode: nat`), both at
+   * US East's prices like it; in `region`: `costPerMillionUsdWithFixedEgressInRegion`.
+   */
   readonly outboundCostPerMillionUsdWithFixedEgress: number | null;
   /** `inboundCostPerMillionUsd` plus the NAT gateway's data processing (`egress.mode: nat`). */
   readonly inboundCostPerMillionUsdWithFixedEgress: number | null;
@@ -134,6 +140,12 @@ export interface BenchSummary {
   readonly storageCostPerMillionUsdByPath: Readonly<Record<string, number | null>>;
   /** Each path's full cost (storage included) over its floor, in `region`. */
   readonly ratioToFloorInRegion: Readonly<Record<string, number | null>>;
+  /**
+   * Each path's full cost in `region` plus the NAT's data processing at `region`'s price (the
+   * default `egress.mode: nat`, DynamoDB and S3 through gateway endpoints); null for a path that
+   * has no NAT line (plain inbound is priced with the mixed inbound's).
+   */
+  readonly costPerMillionUsdWithFixedEgressInRegion: Readonly<Record<string, number | null>>;
   /** The lowest projected capacity of any path, recipients a second (`scale`). */
   readonly minCeilingRecipientsPerSecond: number | null;
   /**
@@ -143,6 +155,12 @@ export interface BenchSummary {
   readonly ceilingAtDefaultQuotasRecipientsPerSecond: number | null;
   /** The quota that sets `ceilingAtDefaultQuotasRecipientsPerSecond`, and on which path. */
   readonly bindingQuota: BindingQuota | null;
+  /**
+   * USD a month in `region` of a deployment that sends and receives nothing (`idle-month`): every
+   * fixed line at list price without free tiers, with the default NAT gateway (`egress.mode:
+   * nat`) and with a NAT instance (`nat-instance`).
+   */
+  readonly idleMonthlyUsd: { readonly natGateway: number; readonly natInstance: number } | null;
 }
 
 export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSummary => {
@@ -203,10 +221,12 @@ export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSu
     storageCostPerMillionUsd: inRegion(e2e?.outbound?.byRegion)?.storageCostPerMillionUsd ?? null,
     storageCostPerMillionUsdByPath: byPath('storageCostPerMillionUsd'),
     ratioToFloorInRegion: byPath('ratioToFloor'),
+    costPerMillionUsdWithFixedEgressInRegion: byPath('costPerMillionUsdWithFixedEgress'),
     minCeilingRecipientsPerSecond: scale?.minCeilingRecipientsPerSecond ?? null,
     ceilingAtDefaultQuotasRecipientsPerSecond:
       scale?.ceilingAtDefaultQuotasRecipientsPerSecond ?? null,
     bindingQuota: scale?.bindingQuota ?? null,
+    idleMonthlyUsd: of('idle-month')?.idleMonthlyUsd ?? null,
   };
 };
 

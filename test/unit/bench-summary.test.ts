@@ -67,9 +67,16 @@ describe('the benchmark summary', () => {
         inbound: null,
         inboundPlain: null,
       },
+      costPerMillionUsdWithFixedEgressInRegion: {
+        outbound: null,
+        outboundSingleRecipient: null,
+        inbound: null,
+        inboundPlain: null,
+      },
       minCeilingRecipientsPerSecond: null,
       ceilingAtDefaultQuotasRecipientsPerSecond: null,
       bindingQuota: null,
+      idleMonthlyUsd: null,
     });
   });
 
@@ -173,6 +180,28 @@ describe('the benchmark summary', () => {
       inboundPlainCostPerMillionUsd: 4.1,
     });
     expect(summary.writeUnitsPerRecipientWithAcceptedEvents).toBeCloseTo(2.31, 10);
+  });
+
+  it('reads the idle month per egress option and each path with fixed egress in the Region', () => {
+    const summary = summarize({
+      'idle-month': { idleMonthlyUsd: { natGateway: 60.2, natInstance: 21.0 } },
+      'end-to-end': {
+        outbound: {
+          byRegion: {
+            'us-east-1': { costPerMillionUsdWithFixedEgress: 2.5 },
+            'ap-northeast-2': { costPerMillionUsdWithFixedEgress: 3.0 },
+          },
+        },
+      },
+    });
+
+    expect(summary.idleMonthlyUsd).toEqual({ natGateway: 60.2, natInstance: 21.0 });
+    expect(summary.costPerMillionUsdWithFixedEgressInRegion).toEqual({
+      outbound: 3.0,
+      outboundSingleRecipient: null,
+      inbound: null,
+      inboundPlain: null,
+    });
   });
 
   it('leaves a figure null while its scenario has not run', () => {
