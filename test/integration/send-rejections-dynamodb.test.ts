@@ -65,8 +65,7 @@ const setup = async () => {
   return { deps, gateway, objects, trace };
 };
 
-const types = (trace: Trace) =>
-  trace.entries.map((entry) => entry.type ?? entry.summary);
+const types = (trace: Trace) => trace.entries.map((entry) => entry.type ?? entry.summary);
 
 describe('rejected sends on DynamoDB Local', () => {
   it('rejects a message over 400 KB once, and traces it by message id and by cliKey', async () => {
