@@ -225,7 +225,7 @@ const stepsOf = (entry: TraceEntry): Step[] => {
         stage: reconciled ? 'reconciliation' : 'report',
         title: reconciled
           ? `Status reconciliation: ${delivered} (${str(data.resultCode) ?? '?'})${message}`
-          : `${`Report: ${delivered} on ${str(data.channel) ?? '?'} (${str(data.resultCode) ?? '?'} ${str(data.resultCodeDesc) ?? ''})`.trimEnd()}${message}`,
+          : `Report: ${delivered} on ${str(data.channel) ?? '?'} (${[str(data.resultCode) ?? '?', str(data.resultCodeDesc)].filter(Boolean).join(' ')})${message}`,
         facts: [
           ...facts(data, [
             'msgKey',

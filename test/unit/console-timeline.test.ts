@@ -94,6 +94,38 @@ describe('timelineOf', () => {
     ]);
   });
 
+  it('says the message stayed delivered on a report after its delivery (messageStatus)', () => {
+    const late = entry({
+      pk: 'REPORT#M2',
+      sk: 'RESULT#32114#MSGR',
+      at: '2026-11-27T09:05:00Z',
+      type: 'Delivery Report Received',
+      via: 'webhook',
+      data: {
+        delivered: false,
+        messageStatus: 'delivered',
+        resultCode: '32114',
+        resultCodeDesc: 'uncertain',
+        channel: 'MSGR',
+      },
+    });
+    const plain = entry({
+      pk: 'REPORT#M3',
+      sk: 'RESULT#32004#SMS',
+      at: '2026-11-27T09:06:00Z',
+      type: 'Delivery Report Received',
+      via: 'webhook',
+      data: { delivered: false, messageStatus: 'failed', resultCode: '32004', channel: 'SMS' },
+    });
+
+    const titles = timelineOf(trace([late, plain]), []).steps.map((step) => step.title);
+
+    expect(titles).toEqual([
+      'Report: not delivered on MSGR (32114 uncertain); message delivered',
+      'Report: not delivered on SMS (32004)',
+    ]);
+  });
+
   it('shows a rejected send with the gateway code', () => {
     const timeline = timelineOf(
       trace([
