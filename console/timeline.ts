@@ -1,6 +1,7 @@
 import {
   parseAttachmentKey,
   parsePartitionKey,
+  parseRejectedPointerKey,
   parseResultKey,
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
@@ -274,7 +275,19 @@ const stepsOf = (entry: TraceEntry): Step[] => {
       },
     ];
   }
+  // A cliKey's pointer to a rejected queue message: the rejection itself is a step of its own.
+  if (parseRejectedPointerKey(entry.sk) !== undefined) return [];
   const partition = parsePartitionKey(entry.pk).kind;
+  if (partition === 'sendRejected') {
+    return [
+      {
+        ...base,
+        stage: 'rejected',
+        title: `Not sent: ${entry.summary}`,
+        facts: facts(data, ['sqsMessageId', 'channel', 'cliKeyCount', 'problemCount']),
+      },
+    ];
+  }
   if (partition === 'quarantine' || partition === 'unrecognised') {
     return [
       {

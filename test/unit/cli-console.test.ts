@@ -80,6 +80,39 @@ const ITEMS: Record<string, Record<string, unknown>[]> = {
     },
   ],
 };
+// A queue message rejected for reusing order-1 with another text: found by its id and its cliKey.
+const REJECTED_DETAIL = detail('Send Rejected', 'event-rejected-1', {
+  channel: 'sms',
+  cliKeys: ['order-9'],
+  cliKeyCount: 1,
+  problems: [{ path: '$.recvInfoLst[0].cliKey', message: 'cliKey "order-9" was already used' }],
+  problemCount: 1,
+  sqsMessageId: 'sqs-bad',
+  body: '{"channel":"sms"}',
+  truncated: false,
+});
+ITEMS['SEND#order-9'] = [
+  {
+    pk: 'SEND#order-9',
+    sk: 'REJECTED#sqs-bad',
+    kind: 'send',
+    cliKey: 'order-9',
+    sqsMessageId: 'sqs-bad',
+    receivedAt: '2026-11-27T09:05:00Z',
+  },
+];
+ITEMS['SENDREJECTED#sqs-bad'] = [
+  {
+    pk: 'SENDREJECTED#sqs-bad',
+    sk: 'REJECTED',
+    kind: 'send',
+    detailType: 'Send Rejected',
+    eventId: 'event-rejected-1',
+    receivedAt: '2026-11-27T09:05:00Z',
+    detail: REJECTED_DETAIL,
+  },
+];
+
 const QUARANTINED = {
   pk: 'QUARANTINE#aa',
   sk: 'report#aa#body',
@@ -265,6 +298,22 @@ describe('msgbridge console --stack', () => {
     expect(scansForPhone).toBe(1);
     expect(byKey).toContain('data-stage="queued"');
     expect(dynamodb.commandCalls(ScanCommand)).toHaveLength(scansForPhone);
+  });
+
+  it('finds a rejected send by its SQS message id and by the cliKey it named, by Query only', async () => {
+    const console = await startConsole();
+
+    const byId = await (await fetch(`${console.url}/message?q=sqs-bad`)).text();
+    const byCliKey = await (await fetch(`${console.url}/message?q=order-9`)).text();
+    await console.stop();
+
+    for (const page of [byId, byCliKey]) {
+      expect(page).toContain('Send Rejected');
+      expect(page).toContain(
+        'Not sent: queue message sqs-bad rejected, 1 problem: $.recvInfoLst[0].cliKey: cliKey &quot;order-9&quot; was already used',
+      );
+    }
+    expect(dynamodb.commandCalls(ScanCommand)).toHaveLength(0);
   });
 
   it('shows the flow over the last hour or the last day, per minute or per quarter of an hour', async () => {
