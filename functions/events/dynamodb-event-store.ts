@@ -138,7 +138,7 @@ export class DynamoDbEventStore implements EventStore {
           new UpdateCommand({
             ...common,
             UpdateExpression: `SET messageStatus = :status, statusRank = :rank, expiresAt = :expires${add}`,
-            ConditionExpression: 'attribute_not_exists(pk) OR statusRank <= :rank',
+            ConditionExpression: 'attribute_not_exists(statusRank) OR statusRank <= :rank',
             ExpressionAttributeValues: {
               ':status': reported,
               ':rank': statusRank(reported),
