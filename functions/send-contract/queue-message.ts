@@ -50,8 +50,10 @@ export type RcsVariant = (typeof RCS_VARIANTS)[number];
  * The gateway's own fields nest a few levels; the free-form ones (`userCustomFields`, brand
  * coupons, buttons, carousels) take any JSON, and a message nested thousands of levels deep
  * overflows the stack of every recursive walk (the checks, JSON.stringify). 32 is DynamoDB's
- * bound on nested attributes (Constraints, "Nested attribute depth", read 2026-12-07), so a
- * message that passes can also be stored as an item's attribute.
+ * bound on nested attributes (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/
+ * Constraints.html, "Nested attribute depth", read 2026-12-07; the top-level attribute is its
+ * first level), so a message that passes could also be stored as an item, its fields the item's
+ * attributes. It is stored as text today (a Send Rejected keeps the body as it came).
  */
 export const MAX_NESTING_LEVELS = 32;
 
