@@ -2,6 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { z } from 'zod';
 import type { MessengerStatsName } from '../gateway/schemas/index.ts';
+import { EGRESS_MODES } from './gateway-egress.ts';
 import type { FunctionObservabilityOptions } from './msgbridge-function.ts';
 import { type MsgBridgeProps, msgBridgeProblems } from './msgbridge-props.ts';
 import { InvalidPropsError } from './props-validation.ts';
@@ -53,7 +54,7 @@ const ContextSchema = z.strictObject({
   /** The gateway callers' fixed egress (see `GatewayEgressOptions`). */
   egress: z
     .strictObject({
-      mode: z.enum(['none', 'nat', 'existing-vpc']).optional(),
+      mode: z.enum(EGRESS_MODES).optional(),
       natGateways: z.number().optional(),
       maxAzs: z.number().optional(),
       vpcId: z.string().optional(),

@@ -1,12 +1,23 @@
 import { isIPv4 } from 'node:net';
-import { Annotations, Fn, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { Annotations, Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { type Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
+import { Ec2Action, Ec2InstanceAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import {
+  AmazonLinuxCpuType,
   CfnEIP,
+  type CfnInstance,
   FlowLogDestination,
   FlowLogTrafficType,
+  GatewayVpcEndpointAwsService,
+  type Instance,
+  InstanceClass,
+  InstanceSize,
+  InstanceType,
   type ISecurityGroup,
   type IVpc,
+  MachineImage,
   NatProvider,
+  NatTrafficDirection,
   Peer,
   Port,
   SecurityGroup,
@@ -17,24 +28,37 @@ import {
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { alarmAbove, notifyAlarmTopic } from './alarm-actions.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 
 /**
  * Where the functions that call the gateway send their traffic from:
  * - `nat`: a VPC of msgbridge's own; the functions run in its private subnets behind NAT gateways
  *   whose Elastic IPs the stack creates and outputs (`GatewayEgressIps`).
+ * - `nat-instance`: the same VPC behind one NAT instance (a t4g.nano running Amazon Linux 2023)
+ *   with one Elastic IP: a fraction of a NAT gateway's month, for a single instance in one
+ *   Availability Zone (docs/operations.md, "Fixed egress").
  * - `existing-vpc`: private subnets of a VPC the platform team already runs, with its own NAT
  *   (or egress firewall) addresses, which the stack cannot read and so is told.
  * - `none`: no VPC; the gateway sees Lambda's changing public addresses, which it refuses unless
  *   every one is registered. For test accounts only.
  */
-export type EgressMode = 'none' | 'nat' | 'existing-vpc';
+export type EgressMode = 'none' | 'nat' | 'nat-instance' | 'existing-vpc';
+
+/** Every egress mode, as the props and the context take them. */
+export const EGRESS_MODES = [
+  'none',
+  'nat',
+  'nat-instance',
+  'existing-vpc',
+] as const satisfies readonly EgressMode[];
 
 export interface GatewayEgressOptions {
   /**
    * `nat` is what a production deployment needs: the gateway accepts calls only from registered
    * source addresses. It costs money per hour (one NAT gateway and its Elastic IP per
-   * `natGateways`, see docs/operations.md "Fixed egress").
+   * `natGateways`, see docs/operations.md "Fixed egress"); `nat-instance` costs a fraction of it
+   * for one instance in one Availability Zone.
    * @default 'nat'
    */
   readonly mode?: EgressMode;
@@ -46,8 +70,8 @@ export interface GatewayEgressOptions {
    */
   readonly natGateways?: number;
   /**
-   * `nat` mode: Availability Zones with a private subnet for the functions, 1 to 3, at least
-   * `natGateways`. An environment-agnostic stack can use 2 at most.
+   * `nat` and `nat-instance` modes: Availability Zones with a private subnet for the functions,
+   * 1 to 3, at least `natGateways`. An environment-agnostic stack can use 2 at most.
    * @default - 2, or `natGateways` when larger
    */
   readonly maxAzs?: number;
@@ -75,21 +99,26 @@ export interface GatewayEgressOptions {
 }
 
 const EXISTING_VPC_KEYS = ['vpcId', 'privateSubnetIds', 'availabilityZones', 'egressIps'] as const;
-const NAT_KEYS = ['natGateways', 'maxAzs'] as const;
 const MAX_NAT_GATEWAYS = 3;
 
 /** Every problem with the egress options, each named by its path below `egress`. */
 export const gatewayEgressProblems = (options: GatewayEgressOptions): string[] => {
   const mode = options.mode ?? 'nat';
-  if (!['none', 'nat', 'existing-vpc'].includes(mode))
-    return [`mode must be "none", "nat" or "existing-vpc", got ${JSON.stringify(mode)}`];
+  if (!(EGRESS_MODES as readonly string[]).includes(mode))
+    return [
+      `mode must be ${EGRESS_MODES.map((each) => `"${each}"`).join(', ')}, got ${JSON.stringify(mode)}`,
+    ];
   const problems: string[] = [];
   const notFor = (keys: readonly (keyof GatewayEgressOptions)[]) => {
     for (const key of keys)
       if (options[key] !== undefined) problems.push(`${key} is not used in "${mode}" mode`);
   };
   if (mode !== 'existing-vpc') notFor(EXISTING_VPC_KEYS);
-  if (mode !== 'nat') notFor(NAT_KEYS);
+  // One NAT instance: the one address, and the one Availability Zone, of that mode.
+  if (mode !== 'nat') notFor(['natGateways']);
+  if (mode !== 'nat' && mode !== 'nat-instance') notFor(['maxAzs']);
+  if (mode === 'nat-instance')
+    problems.push(...integerProblem('maxAzs', options.maxAzs, { min: 1, max: 3 }));
   if (mode === 'nat') {
     problems.push(
       ...integerProblem('natGateways', options.natGateways, { min: 1, max: MAX_NAT_GATEWAYS }),
@@ -161,9 +190,36 @@ export interface GatewayPlacement {
   readonly securityGroups: ISecurityGroup[];
 }
 
+/** What `GatewayEgress` takes from the stack beside the egress options. */
+export interface GatewayEgressSettings {
+  /**
+   * Customer managed key of the VPC flow log group.
+   * @default - CloudWatch Logs' own encryption
+   */
+  readonly encryptionKey?: IKey;
+  /**
+   * The TCP ports the callers reach (`gatewayEgressPorts`); 443 is always among them.
+   * @default [443]
+   */
+  readonly ports?: readonly number[];
+  /**
+   * SNS topic that receives the NAT instance's alarms and their return to OK.
+   * @default - the alarms recover or reboot the instance without telling anyone
+   */
+  readonly alarmTopicArn?: string;
+}
+
 /**
- * The fixed egress of the gateway callers: a VPC with NAT gateways and Elastic IPs of its own, an
- * existing VPC, or nothing (see `EgressMode`).
+ * The NAT instance of `nat-instance` mode: Graviton, the smallest size. The NAT is the kernel's
+ * connection tracking, which needs neither the memory nor the CPU of a larger size for the gateway
+ * callers' traffic (one https request of a few kilobytes per gateway call, 100 a second at a
+ * 100 TPS quota); a t4g.micro would double the instance's hour for nothing it uses.
+ */
+export const NAT_INSTANCE_TYPE = InstanceType.of(InstanceClass.T4G, InstanceSize.NANO);
+
+/**
+ * The fixed egress of the gateway callers: a VPC with NAT gateways or a NAT instance and Elastic
+ * IPs of its own, an existing VPC, or nothing (see `EgressMode`).
  */
 export class GatewayEgress extends Construct {
   readonly mode: EgressMode;
@@ -171,24 +227,30 @@ export class GatewayEgress extends Construct {
   readonly placement: GatewayPlacement | undefined;
   /** The source addresses the gateway sees, to register in its console; undefined in `none` mode. */
   readonly egressIps: string[] | undefined;
-  /** `nat` mode: the VPC msgbridge owns. */
+  /** `nat` and `nat-instance` modes: the VPC msgbridge owns. */
   readonly vpc: Vpc | undefined;
-  /** `nat` mode: one per NAT gateway. */
+  /** `nat` mode: one per NAT gateway; `nat-instance` mode: the NAT instance's. */
   readonly elasticIps: CfnEIP[] = [];
   /** The gateway callers' security group: outbound https only, nothing inbound. */
   readonly securityGroup: SecurityGroup | undefined;
-
+  /** `nat-instance` mode: the NAT instance. */
+  readonly natInstance: Instance | undefined;
   /**
-   * @param encryptionKey - customer managed key of the VPC flow log group (default: CloudWatch
-   * Logs' own encryption)
-   * @param ports - the TCP ports the callers reach (`gatewayEgressPorts`); default 443 only
+   * `nat-instance` mode: the NAT instance's security group: in from the private subnets and out to
+   * the internet, on the callers' ports only.
    */
+  readonly natSecurityGroup: ISecurityGroup | undefined;
+  /**
+   * `nat-instance` mode: the alarms that recover the NAT instance (failed system status check)
+   * and reboot it (failed instance status check).
+   */
+  readonly alarms: Alarm[] = [];
+
   constructor(
     scope: Construct,
     id: string,
     options: GatewayEgressOptions = {},
-    encryptionKey?: IKey,
-    ports: readonly number[] = [HTTPS_PORT],
+    settings: GatewayEgressSettings = {},
   ) {
     super(scope, id);
     throwIfInvalid(
@@ -196,9 +258,10 @@ export class GatewayEgress extends Construct {
       gatewayEgressProblems(options).map((problem) => `egress.${problem}`),
     );
     this.mode = options.mode ?? 'nat';
+    const ports = [...new Set([HTTPS_PORT, ...(settings.ports ?? [])])].sort((a, b) => a - b);
     if (this.mode === 'none') {
       Annotations.of(this).addWarning(
-        'egress.mode is "none": the functions that call the gateway run outside a VPC, so the gateway sees changing AWS addresses and refuses them (20001/29025) unless each is registered. Use "nat" or "existing-vpc" for any account that talks to the real gateway.',
+        'egress.mode is "none": the functions that call the gateway run outside a VPC, so the gateway sees changing AWS addresses and refuses them (20001/29025) unless each is registered. Use "nat", "nat-instance" or "existing-vpc" for any account that talks to the real gateway.',
       );
       this.placement = undefined;
       this.egressIps = undefined;
@@ -206,8 +269,8 @@ export class GatewayEgress extends Construct {
     }
 
     let vpc: IVpc;
-    if (this.mode === 'nat') {
-      const natGateways = options.natGateways ?? 1;
+    if (this.mode === 'nat' || this.mode === 'nat-instance') {
+      const natGateways = this.mode === 'nat' ? (options.natGateways ?? 1) : 1;
       const maxAzs = options.maxAzs ?? Math.max(2, natGateways);
       // An environment-agnostic stack knows 2 zones only; the VPC would silently get fewer NATs.
       const zones = Math.min(maxAzs, Stack.of(this).availabilityZones.length);
@@ -219,29 +282,49 @@ export class GatewayEgress extends Construct {
             ]
           : [],
       );
-      this.elasticIps = Array.from(
-        { length: natGateways },
-        (_, index) =>
-          new CfnEIP(this, `nat-ip-${index + 1}`, {
-            domain: 'vpc',
-            tags: [{ key: 'Name', value: `msgbridge gateway egress ${index + 1}` }],
-          }),
-      );
+      const natInstances =
+        this.mode === 'nat-instance'
+          ? NatProvider.instanceV2({
+              instanceType: NAT_INSTANCE_TYPE,
+              // CloudFormation reads AWS's public SSM parameter of the newest Amazon Linux 2023
+              // image at each deployment: synth needs no credentials, and a deployment after AWS
+              // published a newer image replaces the instance with one running it.
+              machineImage: MachineImage.latestAmazonLinux2023({
+                cpuType: AmazonLinuxCpuType.ARM_64,
+              }),
+              // No rule but ours below: the default lets anything in from anywhere.
+              defaultAllowedTraffic: NatTrafficDirection.NONE,
+            })
+          : undefined;
+      if (this.mode === 'nat')
+        this.elasticIps = Array.from({ length: natGateways }, (_, index) =>
+          egressIp(this, index + 1),
+        );
       const flowLogs = new LogGroup(this, 'flow-logs', {
         retention: RetentionDays.ONE_YEAR,
         removalPolicy: RemovalPolicy.DESTROY,
-        ...(encryptionKey ? { encryptionKey } : {}),
+        ...(settings.encryptionKey ? { encryptionKey: settings.encryptionKey } : {}),
       });
+      const privateSubnets = { subnetType: SubnetType.PRIVATE_WITH_EGRESS };
       this.vpc = new Vpc(this, 'vpc', {
         maxAzs,
         natGateways,
-        natGatewayProvider: NatProvider.gateway({
-          eipAllocationIds: this.elasticIps.map((eip) => eip.attrAllocationId),
-        }),
+        natGatewayProvider:
+          natInstances ??
+          NatProvider.gateway({
+            eipAllocationIds: this.elasticIps.map((eip) => eip.attrAllocationId),
+          }),
         subnetConfiguration: [
           { name: 'public', subnetType: SubnetType.PUBLIC, cidrMask: 24 },
           { name: 'gateway-callers', subnetType: SubnetType.PRIVATE_WITH_EGRESS, cidrMask: 22 },
         ],
+        // Free, and the callers' DynamoDB and S3 calls then never cross the NAT (neither its
+        // per-GB charge nor, for a NAT instance, its bandwidth). Secrets Manager and SQS still
+        // do: their interface endpoints cost more a month than that traffic (operations.md).
+        gatewayEndpoints: {
+          dynamodb: { service: GatewayVpcEndpointAwsService.DYNAMODB, subnets: [privateSubnets] },
+          s3: { service: GatewayVpcEndpointAwsService.S3, subnets: [privateSubnets] },
+        },
         flowLogs: {
           all: {
             destination: FlowLogDestination.toCloudWatchLogs(flowLogs),
@@ -250,6 +333,13 @@ export class GatewayEgress extends Construct {
         },
       });
       vpc = this.vpc;
+      if (natInstances) {
+        const nat = natInstanceOf(this, this.vpc, natInstances, ports, settings.alarmTopicArn);
+        this.natInstance = nat.instance;
+        this.natSecurityGroup = nat.securityGroup;
+        this.elasticIps = [nat.elasticIp];
+        this.alarms = nat.alarms;
+      }
       this.egressIps = this.elasticIps.map((eip) => eip.attrPublicIp);
     } else {
       vpc = Vpc.fromVpcAttributes(this, 'vpc', {
@@ -269,7 +359,7 @@ export class GatewayEgress extends Construct {
       description: 'msgbridge functions that call the gateway: outbound https only',
       allowAllOutbound: false,
     });
-    for (const port of new Set([HTTPS_PORT, ...ports]))
+    for (const port of ports)
       this.securityGroup.addEgressRule(
         Peer.anyIpv4(),
         Port.tcp(port),
@@ -289,3 +379,95 @@ export class GatewayEgress extends Construct {
     return this.egressIps && Fn.join(',', this.egressIps);
   }
 }
+
+/** The `index`th address the gateway sees (logical id `natip<index>` in either NAT mode). */
+const egressIp = (scope: Construct, index: number, instanceId?: string): CfnEIP =>
+  new CfnEIP(scope, `nat-ip-${index}`, {
+    domain: 'vpc',
+    ...(instanceId === undefined ? {} : { instanceId }),
+    tags: [{ key: 'Name', value: `msgbridge gateway egress ${index}` }],
+  });
+
+/**
+ * The one NAT instance `NatProvider.instanceV2` made in the VPC, made fit to be the fixed egress:
+ * an Elastic IP (the instance's launch address would change with every replacement), IMDSv2
+ * only, an encrypted root volume, a security group that forwards only what the private subnets
+ * send to the callers' ports, and alarms that recover or reboot it.
+ */
+const natInstanceOf = (
+  scope: Construct,
+  vpc: Vpc,
+  provider: ReturnType<typeof NatProvider.instanceV2>,
+  ports: readonly number[],
+  alarmTopicArn: string | undefined,
+) => {
+  const [instance] = provider.gatewayInstances;
+  if (instance === undefined || provider.gatewayInstances.length !== 1)
+    throw new Error(`expected one NAT instance, got ${provider.gatewayInstances.length}`);
+  const cfnInstance = instance.node.defaultChild as CfnInstance;
+  // What `requireImdsv2: true` sets on an `Instance`; the provider does not take that prop.
+  cfnInstance.metadataOptions = { httpTokens: 'required', httpEndpoint: 'enabled' };
+  // Amazon Linux 2023's root device, at the image's size, encrypted with the account's EBS key.
+  cfnInstance.blockDeviceMappings = [
+    { deviceName: '/dev/xvda', ebs: { encrypted: true, volumeType: 'gp3' } },
+  ];
+
+  const securityGroup = provider.securityGroup;
+  for (const port of ports) {
+    for (const subnet of vpc.privateSubnets)
+      securityGroup.addIngressRule(
+        Peer.ipv4(subnet.ipv4CidrBlock),
+        Port.tcp(port),
+        `port ${port} from the gateway callers' subnet ${subnet.ipv4CidrBlock}`,
+      );
+    securityGroup.addEgressRule(
+      Peer.anyIpv4(),
+      Port.tcp(port),
+      port === HTTPS_PORT
+        ? 'https to the gateway and AWS APIs (and the package repositories at boot)'
+        : `https to the gateway on port ${port}`,
+    );
+  }
+
+  const elasticIp = egressIp(scope, 1, instance.instanceId);
+
+  // Status checks are sent every minute at no charge, without detailed monitoring.
+  const statusCheck = (metricName: string) =>
+    new Metric({
+      namespace: 'AWS/EC2',
+      metricName,
+      dimensionsMap: { InstanceId: instance.instanceId },
+      statistic: 'Maximum',
+      period: Duration.minutes(1),
+    });
+  const systemCheck = alarmAbove(scope, 'nat-instance-system-check', {
+    description:
+      'The NAT instance failed its system status check (AWS hardware or host network) for 2 minutes: EC2 recovers it onto another host, keeping its Elastic IP. Gateway calls fail until it is back.',
+    anchor: 'fixed-egress',
+    metric: statusCheck('StatusCheckFailed_System'),
+    evaluation: 2,
+  });
+  systemCheck.addAlarmAction(new Ec2Action(Ec2InstanceAction.RECOVER));
+  const instanceCheck = alarmAbove(scope, 'nat-instance-check', {
+    description:
+      'The NAT instance failed its instance status check (its operating system) for 3 minutes: EC2 reboots it. Gateway calls fail until it is back; if it keeps failing, replace it (docs/operations.md, "Fixed egress").',
+    anchor: 'fixed-egress',
+    metric: statusCheck('StatusCheckFailed_Instance'),
+    evaluation: 3,
+  });
+  instanceCheck.addAlarmAction(new Ec2Action(Ec2InstanceAction.REBOOT));
+  const alarms = [systemCheck, instanceCheck];
+  notifyAlarmTopic(scope, alarmTopicArn, alarms);
+
+  Validations.of(instance).acknowledge({
+    id: 'AwsSolutions-EC28',
+    reason:
+      'Detailed monitoring would add about USD 2 a month to a NAT that exists to cost little; the status checks its alarms read come every minute without it.',
+  });
+  Validations.of(instance).acknowledge({
+    id: 'AwsSolutions-EC29',
+    reason:
+      'One NAT instance, on purpose (egress.mode "nat-instance"): EC2 recovers or reboots it on a failed status check, and CloudFormation replaces it for a new image, which termination protection would block; "nat" is the mode for zone-independent egress.',
+  });
+  return { instance, securityGroup, elasticIp, alarms };
+};

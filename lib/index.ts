@@ -18,10 +18,13 @@ export {
 export { EventBusDeadLetterQueue } from './event-bus-dlq.ts';
 export { EventPublisher, type EventPublisherOptions } from './event-publisher.ts';
 export {
+  EGRESS_MODES,
   type EgressMode,
   GatewayEgress,
   type GatewayEgressOptions,
+  type GatewayEgressSettings,
   type GatewayPlacement,
+  NAT_INSTANCE_TYPE,
 } from './gateway-egress.ts';
 export type { GatewayHostsProps, GatewaySettingsProps } from './gateway-settings.ts';
 export { InboundAlarms } from './inbound-alarms.ts';

@@ -209,14 +209,12 @@ export class MsgBridge extends Construct {
     });
 
     const { api, send, mnt } = props.gateway.hosts;
-    this.gatewayEgress = new GatewayEgress(
-      this,
-      'gateway-egress',
-      props.egress,
+    this.gatewayEgress = new GatewayEgress(this, 'gateway-egress', props.egress, {
       encryptionKey,
       // A gateway URL with a port of its own (https://host:8443) is reached on that port.
-      gatewayEgressPorts([api, send, mnt], props.attachments?.contentHosts),
-    );
+      ports: gatewayEgressPorts([api, send, mnt], props.attachments?.contentHosts),
+      ...alarmTopic,
+    });
     const egress = this.gatewayEgress.placement;
 
     // What every construct with gateway callers takes alike. Everything they store goes to the

@@ -8,7 +8,9 @@
  * - **Reserved concurrency**: what the functions reserve leaves Lambda's 100 unreserved
  *   executions of the account's quota; a quota not stated is a new account's, 10.
  * - **Egress ports**: every function in a VPC can reach the port of each gateway URL and content
- *   host it is given, through its security groups' egress rules.
+ *   host it is given, through its security groups' egress rules, and, where its subnet's default
+ *   route leads to a NAT instance, through that instance's security groups: in from the subnet's
+ *   range, out to the internet (Amazon VPC user guide, "NAT instances", security group rules).
  * - **Function URL permissions**: each public function URL has both statements Lambda requires,
  *   `lambda:InvokeFunctionUrl` and `lambda:InvokeFunction` through the function URL.
  * - **Environment**: every variable a function's composition reads is set for that function.
@@ -138,7 +140,7 @@ export const fixedConcurrencyProblems = (
   ];
 };
 
-interface EgressRule {
+interface SecurityGroupRule {
   readonly IpProtocol?: string;
   readonly FromPort?: number;
   readonly ToPort?: number;
@@ -163,34 +165,102 @@ const calledPorts = (variables: Readonly<Record<string, string>>): Map<number, s
   return ports;
 };
 
+/** Whether a rule lets TCP `port` through (all protocols, or TCP over a range holding it). */
+const opens = (rule: SecurityGroupRule, port: number): boolean =>
+  rule.IpProtocol === '-1' ||
+  (rule.IpProtocol === 'tcp' && (rule.FromPort ?? 0) <= port && port <= (rule.ToPort ?? 65_535));
+
+/** An IPv4 CIDR block as its first address and prefix length; undefined when it is not one. */
+const ipv4Block = (cidr: unknown): { first: number; bits: number } | undefined => {
+  const match = typeof cidr === 'string' && /^(\d+)\.(\d+)\.(\d+)\.(\d+)\/(\d+)$/.exec(cidr);
+  if (!match) return undefined;
+  const bits = Number(match[5]);
+  const address = match.slice(1, 5).reduce((sum, octet) => sum * 256 + Number(octet), 0);
+  const size = 2 ** (32 - bits);
+  return { first: address - (address % size), bits };
+};
+
+/** Whether the IPv4 block `outer` holds every address of `inner`. */
+const holds = (outer: unknown, inner: unknown): boolean => {
+  const a = ipv4Block(outer);
+  const b = ipv4Block(inner);
+  if (!a || !b || a.bits > b.bits) return false;
+  const size = 2 ** (32 - a.bits);
+  return b.first - (b.first % size) === a.first;
+};
+
+/** The security groups' inline rules of one direction. */
+const rulesOf = (
+  stack: StackTemplate,
+  groups: readonly string[],
+  direction: 'SecurityGroupIngress' | 'SecurityGroupEgress',
+): SecurityGroupRule[] =>
+  groups.flatMap((id) => (stack.resource(id).Properties?.[direction] ?? []) as SecurityGroupRule[]);
+
+const groupIds = (value: unknown): string[] =>
+  ((value ?? []) as unknown[]).map(referencedId).filter((id): id is string => id !== undefined);
+
+/**
+ * The NAT instance a subnet of this template sends its internet traffic to: the instance its
+ * route table's default route names; undefined for a NAT gateway, or a subnet not in the template.
+ */
+const natInstanceOfSubnet = (stack: StackTemplate, subnetId: string): string | undefined => {
+  const tables = resourcesOfType(stack.template, 'AWS::EC2::SubnetRouteTableAssociation')
+    .filter(([, association]) => referencedId(association.Properties?.SubnetId) === subnetId)
+    .map(([, association]) => referencedId(association.Properties?.RouteTableId));
+  const route = resourcesOfType(stack.template, 'AWS::EC2::Route').find(
+    ([, each]) =>
+      each.Properties?.DestinationCidrBlock === '0.0.0.0/0' &&
+      tables.includes(referencedId(each.Properties?.RouteTableId)),
+  );
+  return referencedId(route?.[1].Properties?.InstanceId);
+};
+
 export const egressPortProblems = (model: DeploymentModel): string[] => {
   const { stack } = model;
   return stack.functions().flatMap((fn) => {
     if (!fn.inVpc) return [];
-    const properties = stack.resource(fn.logicalId).Properties ?? {};
-    const groups = (
-      (properties.VpcConfig as { SecurityGroupIds?: unknown[] }).SecurityGroupIds ?? []
-    )
-      .map(referencedId)
-      .filter((id): id is string => id !== undefined);
-    const rules = groups.flatMap((id) =>
-      ((stack.resource(id).Properties?.SecurityGroupEgress ?? []) as EgressRule[]).filter(
-        (rule) => rule.CidrIp === '0.0.0.0/0' || rule.CidrIpv6 === '::/0',
-      ),
+    const vpcConfig = stack.resource(fn.logicalId).Properties?.VpcConfig as {
+      SecurityGroupIds?: unknown[];
+      SubnetIds?: unknown[];
+    };
+    const groups = groupIds(vpcConfig.SecurityGroupIds);
+    const rules = rulesOf(stack, groups, 'SecurityGroupEgress').filter(
+      (rule) => rule.CidrIp === '0.0.0.0/0' || rule.CidrIpv6 === '::/0',
     );
+    // Through a NAT instance, the packets pass its security groups too (a NAT gateway has none).
+    const nats = groupIds(vpcConfig.SubnetIds).flatMap((subnetId) => {
+      const instanceId = natInstanceOfSubnet(stack, subnetId);
+      if (instanceId === undefined) return [];
+      const natGroups = groupIds(stack.resource(instanceId).Properties?.SecurityGroupIds);
+      return [
+        {
+          instanceId,
+          natGroups,
+          subnetCidr: stack.resource(subnetId).Properties?.CidrBlock,
+          ingress: rulesOf(stack, natGroups, 'SecurityGroupIngress'),
+          egress: rulesOf(stack, natGroups, 'SecurityGroupEgress').filter(
+            (rule) => rule.CidrIp === '0.0.0.0/0',
+          ),
+        },
+      ];
+    });
     const variables = model.resolve(fn.environment) as Record<string, string>;
-    return [...calledPorts(variables)].flatMap(([port, what]) =>
-      rules.some(
-        (rule) =>
-          (rule.IpProtocol === 'tcp' || rule.IpProtocol === '-1') &&
-          (rule.IpProtocol === '-1' ||
-            ((rule.FromPort ?? 0) <= port && port <= (rule.ToPort ?? 65_535))),
-      )
+    return [...calledPorts(variables)].flatMap(([port, what]) => [
+      ...(rules.some((rule) => opens(rule, port))
         ? []
         : [
             `${fn.name} calls ${what} on TCP ${port}, which no egress rule of its security groups (${groups.join(', ') || 'none'}) allows: calls would time out deployed`,
-          ],
-    );
+          ]),
+      ...nats.flatMap((nat) =>
+        nat.ingress.some((rule) => opens(rule, port) && holds(rule.CidrIp, nat.subnetCidr)) &&
+        nat.egress.some((rule) => opens(rule, port))
+          ? []
+          : [
+              `${fn.name} calls ${what} on TCP ${port} through NAT instance ${nat.instanceId}, whose security groups (${nat.natGroups.join(', ') || 'none'}) do not let it in from ${String(nat.subnetCidr)} and out to the internet on that port: calls would time out deployed`,
+            ],
+      ),
+    ]);
   });
 };
 

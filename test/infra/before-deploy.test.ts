@@ -1,7 +1,7 @@
 /**
- * What is proven before anyone deploys: cfn-lint on the default and the production-example
- * templates in every Region they support; the Regions themselves, derived from cfn-lint's data;
- * and the rules across resources (local/stack/template-rules.ts), each shown to hold on both
+ * What is proven before anyone deploys: cfn-lint on the default, the production-example and the
+ * NAT-instance templates in every Region they support; the Regions themselves, derived from cfn-lint's data;
+ * and the rules across resources (local/stack/template-rules.ts), each shown to hold on those
  * templates and to fail on a planted violation.
  */
 import { readFileSync } from 'node:fs';
@@ -53,10 +53,12 @@ const variablesOf = (template: CfnTemplate, part: string) =>
 
 let defaults: SynthesizedTemplate;
 let example: SynthesizedTemplate;
+let natInstance: SynthesizedTemplate;
 
 beforeAll(() => {
   defaults = synthesizeStack();
   example = synthesizeStack({ settings: production() });
+  natInstance = synthesizeStack({ settings: { egress: { mode: 'nat-instance' } } });
 });
 
 describe('cfn-lint', () => {
@@ -66,6 +68,10 @@ describe('cfn-lint', () => {
 
   it('finds nothing in the production example, in every Region the REST API front supports', () => {
     expect(cfnLint(example.file, REGION_SUPPORT.fronts['rest-api'].supported)).toEqual([]);
+  });
+
+  it('finds nothing in the NAT-instance template, in every Region the default front supports', () => {
+    expect(cfnLint(natInstance.file, REGION_SUPPORT.fronts['function-url'].supported)).toEqual([]);
   });
 
   it('does find what it reports in a Region the template does not support', () => {
@@ -114,9 +120,10 @@ describe('supported Regions', () => {
 });
 
 describe('rules across resources', () => {
-  it('hold on the default template and on the production example', () => {
+  it('hold on the default template, on the production example and with a NAT instance', () => {
     expect(templateRuleProblems(modelOf(defaults.template))).toEqual([]);
     expect(templateRuleProblems(modelOf(example.template))).toEqual([]);
+    expect(templateRuleProblems(modelOf(natInstance.template))).toEqual([]);
   });
 
   it('fail on a queue whose visibility is below six times its consumer’s timeout', () => {
@@ -174,6 +181,31 @@ describe('rules across resources', () => {
         /^send-messages calls GATEWAY_SEND_URL https:\/\/send\.gateway\.example:8443 on TCP 8443, which no egress rule/,
       ),
     ]);
+  });
+
+  it('fail on a gateway port the NAT instance does not forward from the callers’ subnets', () => {
+    const planted = copy(natInstance.template);
+    const [instanceId] = ofType(planted, 'AWS::EC2::Instance')[0] ?? [];
+    const [groupRef] = propertiesOf(planted, 'AWS::EC2::Instance', 'NatInstance')
+      .SecurityGroupIds as { 'Fn::GetAtt': string[] }[];
+    const groupId = String(groupRef?.['Fn::GetAtt'][0]);
+    const group = planted.Resources[groupId]?.Properties as {
+      SecurityGroupIngress: { CidrIp: string }[];
+    };
+    // Prepare-check: one rule per private subnet, each from that subnet's range.
+    expect(group.SecurityGroupIngress.map((rule) => rule.CidrIp)).toEqual([
+      '10.0.4.0/22',
+      '10.0.8.0/22',
+    ]);
+    group.SecurityGroupIngress.splice(1, 1);
+    const problems = templateRuleProblems(modelOf(planted));
+    expect(problems.length).toBeGreaterThan(0);
+    for (const problem of problems)
+      expect(problem).toMatch(
+        new RegExp(
+          `^[a-z-]+ calls GATEWAY_\\w+_URL https://\\S+ on TCP 443 through NAT instance ${instanceId}, whose security groups \\(${groupId}\\) do not let it in from 10\\.0\\.8\\.0/22 and out to the internet`,
+        ),
+      );
   });
 
   it('fail on a function URL without its lambda:InvokeFunction permission', () => {

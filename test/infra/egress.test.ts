@@ -41,6 +41,24 @@ const EXISTING = {
   egressIps: ['203.0.113.10', '203.0.113.11'],
 } as const;
 
+const ALARM_TOPIC = 'arn:aws:sns:ap-northeast-2:123456789012:msgbridge-alarms';
+
+/** One gateway endpoint each for DynamoDB and S3, on exactly the private subnets' route tables. */
+const expectGatewayEndpoints = (template: Template, stack: MsgbridgeStack) => {
+  const privateTables = stack.resolve(
+    stack.gatewayEgress.vpc?.privateSubnets.map((subnet) => subnet.routeTable.routeTableId),
+  );
+  const endpoints = Object.values(template.findResources('AWS::EC2::VPCEndpoint')) as Resource[];
+  expect(endpoints.map((endpoint) => endpoint.Properties.ServiceName)).toEqual([
+    { 'Fn::Join': ['', ['com.amazonaws.', { Ref: 'AWS::Region' }, '.dynamodb']] },
+    { 'Fn::Join': ['', ['com.amazonaws.', { Ref: 'AWS::Region' }, '.s3']] },
+  ]);
+  for (const endpoint of endpoints) {
+    expect(endpoint.Properties.VpcEndpointType).toBe('Gateway');
+    expect(endpoint.Properties.RouteTableIds).toEqual(privateTables);
+  }
+};
+
 describe('gateway egress', () => {
   describe('nat mode (the default)', () => {
     const defaults = synth();
@@ -60,6 +78,12 @@ describe('gateway egress', () => {
         TrafficType: 'ALL',
         LogDestinationType: 'cloud-watch-logs',
       });
+    });
+
+    it('routes DynamoDB and S3 from the private subnets through free gateway endpoints, not the NAT', () => {
+      const { template, stack } = defaults;
+
+      expectGatewayEndpoints(template, stack);
     });
 
     it('puts every gateway caller in the private subnets with the outbound-https-only security group', () => {
@@ -204,6 +228,134 @@ describe('gateway egress', () => {
     });
   });
 
+  describe('nat-instance mode', () => {
+    // A gateway on a port of its own, and an alarm topic: what the NAT instance must carry too.
+    const natInstance = (() => {
+      const app = newApp();
+      const stack = new MsgbridgeStack(app, 'msgbridge-egress-nat-instance', {
+        gateway: {
+          ...TEST_GATEWAY,
+          hosts: { ...TEST_GATEWAY.hosts, api: 'https://api.gateway.example:8443' },
+        },
+        egress: { mode: 'nat-instance' },
+        alarmTopicArn: ALARM_TOPIC,
+      });
+      return { stack, template: Template.fromStack(stack) };
+    })();
+    const instanceRef = () =>
+      natInstance.stack.resolve(natInstance.stack.gatewayEgress.natInstance?.instanceId);
+
+    it('runs one t4g.nano NAT instance on the newest Amazon Linux 2023 image, read at deploy time', () => {
+      const { template } = natInstance;
+
+      template.resourceCountIs('AWS::EC2::NatGateway', 0);
+      template.resourceCountIs('AWS::EC2::Instance', 1);
+      template.hasResourceProperties('AWS::EC2::Instance', {
+        InstanceType: 't4g.nano',
+        SourceDestCheck: false,
+        MetadataOptions: { HttpTokens: 'required', HttpEndpoint: 'enabled' },
+        BlockDeviceMappings: [
+          { DeviceName: '/dev/xvda', Ebs: { Encrypted: true, VolumeType: 'gp3' } },
+        ],
+        ImageId: { Ref: Match.stringLikeRegexp('^SsmParameterValue') },
+      });
+      // An SSM parameter CloudFormation resolves: no AMI id in the template or the context.
+      expect(Object.values(template.toJSON().Parameters)).toContainEqual({
+        Type: 'AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>',
+        Default: '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64',
+      });
+      template.hasResourceProperties('AWS::EC2::FlowLog', { TrafficType: 'ALL' });
+    });
+
+    it('gives it the one Elastic IP to register, and sends the private subnets through it', () => {
+      const { template, stack } = natInstance;
+
+      template.resourceCountIs('AWS::EC2::EIP', 1);
+      template.hasResourceProperties('AWS::EC2::EIP', {
+        Domain: 'vpc',
+        InstanceId: instanceRef(),
+      });
+      template.hasOutput('GatewayEgressIps', {
+        Description: Match.stringLikeRegexp('register .* gateway console'),
+        Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('natip1'), 'PublicIp'] },
+      });
+      const privateTables = stack.resolve(
+        stack.gatewayEgress.vpc?.privateSubnets.map((subnet) => subnet.routeTable.routeTableId),
+      ) as unknown[];
+      expect(privateTables).toHaveLength(2);
+      for (const table of privateTables)
+        template.hasResourceProperties('AWS::EC2::Route', {
+          RouteTableId: table,
+          DestinationCidrBlock: '0.0.0.0/0',
+          InstanceId: instanceRef(),
+        });
+      expectGatewayEndpoints(template, stack);
+    });
+
+    it('lets into the NAT instance only what the private subnets send out, on the callers’ ports', () => {
+      const { template, stack } = natInstance;
+      const natGroup = stack.resolve(stack.gatewayEgress.natSecurityGroup?.securityGroupId);
+      const [groupId] = (natGroup as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'];
+      const cidrs = stack.gatewayEgress.vpc?.privateSubnets.map((subnet) => subnet.ipv4CidrBlock);
+
+      template.hasResourceProperties('AWS::EC2::Instance', { SecurityGroupIds: [natGroup] });
+      const rules = (template.toJSON().Resources[groupId] as Resource).Properties;
+      const pick = (each: Record<string, unknown>) => [
+        each.CidrIp,
+        each.IpProtocol,
+        each.FromPort,
+        each.ToPort,
+      ];
+      expect((rules.SecurityGroupIngress as Record<string, unknown>[]).map(pick).sort()).toEqual(
+        [443, 8443]
+          .flatMap((port) => (cidrs ?? []).map((cidr) => [cidr, 'tcp', port, port]))
+          .sort(),
+      );
+      expect((rules.SecurityGroupEgress as Record<string, unknown>[]).map(pick)).toEqual([
+        ['0.0.0.0/0', 'tcp', 443, 443],
+        ['0.0.0.0/0', 'tcp', 8443, 8443],
+      ]);
+    });
+
+    it('recovers the instance on a failed system check and reboots it on a failed instance check', () => {
+      const { template } = natInstance;
+      const action = (what: string) => ({
+        'Fn::Join': [
+          '',
+          ['arn:', { Ref: 'AWS::Partition' }, ':automate:', { Ref: 'AWS::Region' }, `:ec2:${what}`],
+        ],
+      });
+
+      for (const [metric, what, periods] of [
+        ['StatusCheckFailed_System', 'recover', 2],
+        ['StatusCheckFailed_Instance', 'reboot', 3],
+      ] as const)
+        template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/EC2',
+          MetricName: metric,
+          Dimensions: [{ Name: 'InstanceId', Value: instanceRef() }],
+          Statistic: 'Maximum',
+          Period: 60,
+          EvaluationPeriods: periods,
+          AlarmActions: [action(what), ALARM_TOPIC],
+          OKActions: [ALARM_TOPIC],
+        });
+    });
+
+    it('puts every gateway caller, and only them, in the private subnets', () => {
+      const { template, stack } = natInstance;
+      const { callers, others } = functionsByRole(template);
+      const privateSubnets = stack.resolve(
+        stack.gatewayEgress.vpc?.privateSubnets.map((s) => s.subnetId),
+      );
+
+      expect(callers).toHaveLength(5);
+      for (const fn of callers)
+        expect(fn.Properties.VpcConfig).toMatchObject({ SubnetIds: privateSubnets });
+      for (const fn of others) expect(fn.Properties.VpcConfig).toBeUndefined();
+    });
+  });
+
   describe('existing-vpc mode', () => {
     const existing = synth({ egress: EXISTING });
 
@@ -214,6 +366,8 @@ describe('gateway egress', () => {
       template.resourceCountIs('AWS::EC2::VPC', 0);
       template.resourceCountIs('AWS::EC2::NatGateway', 0);
       template.resourceCountIs('AWS::EC2::EIP', 0);
+      // The VPC is the platform team's: doctor says whether its route tables have them.
+      template.resourceCountIs('AWS::EC2::VPCEndpoint', 0);
       template.hasResourceProperties('AWS::EC2::SecurityGroup', {
         VpcId: EXISTING.vpcId,
       });
@@ -277,6 +431,24 @@ describe('gateway egress', () => {
       ]);
     });
 
+    it('lists every problem of a nat-instance configuration at once', () => {
+      expect(
+        problemsOf({
+          mode: 'nat-instance',
+          natGateways: 2,
+          maxAzs: 4,
+          egressIps: ['203.0.113.10'],
+        }),
+      ).toEqual([
+        'egress.egressIps is not used in "nat-instance" mode',
+        'egress.natGateways is not used in "nat-instance" mode',
+        'egress.maxAzs must be an integer from 1 to 3, got 4',
+      ]);
+      expect(problemsOf({ mode: 'nat-gateway' as never })).toEqual([
+        'egress.mode must be "none", "nat", "nat-instance", "existing-vpc", got "nat-gateway"',
+      ]);
+    });
+
     it('reports egress problems together with the other props', () => {
       const problems = (() => {
         try {
@@ -299,6 +471,9 @@ describe('gateway egress', () => {
         stackPropsFromContext({ gateway: TEST_GATEWAY, egress: { mode: 'nat', natGateways: 2 } })
           .egress,
       ).toEqual({ mode: 'nat', natGateways: 2 });
+      expect(
+        stackPropsFromContext({ gateway: TEST_GATEWAY, egress: { mode: 'nat-instance' } }).egress,
+      ).toEqual({ mode: 'nat-instance' });
       expect(() =>
         stackPropsFromContext({ gateway: TEST_GATEWAY, egress: { mode: 'nat', eips: 2 } }),
       ).toThrow(/msgbridge\.egress/);
@@ -308,6 +483,7 @@ describe('gateway egress', () => {
   describe('cdk-nag', () => {
     it.each([
       ['nat', { natGateways: 2 }],
+      ['nat-instance', { mode: 'nat-instance' }],
       ['existing-vpc', EXISTING],
     ] as const)('passes the AwsSolutions checks in %s mode', (_, egress) => {
       const app = newApp();
