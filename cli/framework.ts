@@ -31,6 +31,8 @@ export interface CliDeps {
    * `startConsoleServer`, which the executable (`bin/msgbridge-cli.mjs`) hands in.
    */
   readonly serveConsole?: ConsoleServing;
+  /** The environment the CLI reads (`LOCAL_DATA_DIR`). @default process.env */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Serves the console for `target` on 127.0.0.1 until `close`. */
@@ -111,7 +113,8 @@ const TARGET_OPTIONS = valueOptions('local', 'stack', 'region');
 const SHARED_OPTIONS: ParseArgsOptionsConfig = { json: { type: 'boolean' } };
 
 export const TARGET_USAGE = `Target:
-  --local [DIR]      the local run started by \`npm start\` (default; DIR defaults to .local)
+  --local [DIR]      the local run started by \`npm start\` (default; DIR defaults to
+                     LOCAL_DATA_DIR as npm start reads it, else .local)
                      — put DIR right after --local, or write --local=DIR
   --stack NAME       a deployed stack (AWS credentials from the default provider chain)
   --region R         the stack's region (default: the AWS configuration's)`;
@@ -140,13 +143,14 @@ export const groupUsage = (name: string, group: GroupSpec): string => {
   ].join('\n');
 };
 
-/** `--local` with no DIR after it (end, or another option next) means the default directory. */
+/**
+ * `--local` with no DIR after it (end, or another option next) means the default directory, which
+ * target resolution decides (LOCAL_DATA_DIR or .local): an empty value here.
+ */
 const normaliseLocal = (args: readonly string[]): string[] =>
   args.map((arg, index) => {
     const next = args[index + 1];
-    return arg === '--local' && (next === undefined || next.startsWith('-'))
-      ? '--local=.local'
-      : arg;
+    return arg === '--local' && (next === undefined || next.startsWith('-')) ? '--local=' : arg;
   });
 
 const isParseArgsError = (error: unknown): error is Error & { code: string } =>

@@ -103,8 +103,14 @@ const dispatch = async (
   }
   const resolve =
     deps.resolveTarget ??
-    ((options) =>
-      resolveTarget(options, { readFile: io.readFile, ...(deps.aws ? { aws: deps.aws } : {}) }));
+    ((options) => {
+      const localDataDir = (deps.env ?? process.env).LOCAL_DATA_DIR;
+      return resolveTarget(options, {
+        readFile: io.readFile,
+        ...(deps.aws ? { aws: deps.aws } : {}),
+        ...(localDataDir === undefined ? {} : { localDataDir }),
+      });
+    });
   return runCommand(name, command, args, io, deps, resolve);
 };
 

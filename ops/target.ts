@@ -97,7 +97,10 @@ export interface Target {
 }
 
 export interface TargetOptions {
-  /** `--local [DIR]`; the default target when `stack` is not given. */
+  /**
+   * `--local [DIR]`; the default target when `stack` is not given. Empty (a bare `--local`): the
+   * default directory.
+   */
   readonly local?: string;
   readonly stack?: string;
   readonly region?: string;
@@ -125,9 +128,19 @@ export interface TargetDeps {
    * @default asks its process and its servers (`whyNotRunning` in ops/bridge-file.ts)
    */
   readonly whyNotRunning?: (bridge: BridgeFile) => Promise<string | undefined>;
+  /**
+   * `LOCAL_DATA_DIR` as the environment sets it: where `npm start` and `npm run demo` keep the
+   * local run, so the default of `--local` too.
+   * @default {@link DEFAULT_LOCAL_DIR}
+   */
+  readonly localDataDir?: string;
 }
 
 export const DEFAULT_LOCAL_DIR = '.local';
+
+/** How to reach a run that is not where the CLI looked; part of every "not running" message. */
+export const ELSEWHERE_HINT =
+  'for a run on another data directory pass --local DIR or set LOCAL_DATA_DIR=DIR as for npm start; for a deployed stack, --stack NAME';
 
 /** The stack outputs the CLI needs (logical ids). */
 export const REQUIRED_OUTPUTS = [
@@ -157,7 +170,13 @@ export const resolveTarget = async (options: TargetOptions, deps: TargetDeps): P
     return stackTarget(options.stack, options.region, deps);
   }
   if (options.region !== undefined) throw new OperationError('--region goes with --stack NAME');
-  return localTarget(options.local ?? DEFAULT_LOCAL_DIR, deps);
+  if (options.local !== undefined && options.local !== '') return localTarget(options.local, deps);
+  // The CLI follows LOCAL_DATA_DIR as `npm start` and `npm run demo` do: a run started with it is
+  // found without repeating the directory.
+  const fromEnvironment = deps.localDataDir;
+  return fromEnvironment === undefined || fromEnvironment === ''
+    ? localTarget(DEFAULT_LOCAL_DIR, deps)
+    : localTarget(fromEnvironment, deps, true);
 };
 
 interface ClientParts {
@@ -199,14 +218,18 @@ const once = <T>(build: () => T): (() => T) => {
 const documentClient = (client: DynamoDBClient) =>
   DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 
-const localTarget = async (dir: string, deps: TargetDeps): Promise<Target> => {
+const localTarget = async (
+  dir: string,
+  deps: TargetDeps,
+  fromEnvironment = false,
+): Promise<Target> => {
   const path = join(dir, BRIDGE_FILE);
   let text: string;
   try {
     text = await deps.readFile(path);
   } catch {
     throw new OperationError(
-      `no local run found at ${path}: start one with \`npm start\`, or pass --stack NAME for a deployed stack`,
+      `${NOT_RUNNING} (${path}${fromEnvironment ? ', from LOCAL_DATA_DIR' : ''}: no such file); ${ELSEWHERE_HINT}`,
     );
   }
   let json: unknown;

@@ -1,7 +1,8 @@
 /**
  * A `bridge.json` left by a local run that has stopped: the CLI and `npm run demo` say that the
  * local run is not running and how to start it, exit non-zero, and print no stack trace; the file
- * of a running run is recognised as such, and a clean stop removes only its own file.
+ * of a running run is recognised as such, also where LOCAL_DATA_DIR puts it, and a clean stop
+ * removes only its own file.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -83,8 +84,20 @@ const writeStale = async (pid: number | undefined): Promise<string> => {
   return dir;
 };
 
-const serve = async (): Promise<string> => {
-  const server = createServer((_request, response) => {
+/** A stand-in for a running run's servers: 404 to everything, 200 to a replay it records. */
+const serve = async (replays: string[] = []): Promise<string> => {
+  const server = createServer((request, response) => {
+    if (request.method === 'POST' && request.url === '/_bridge/replay') {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        replays.push(body);
+        response.end('{}');
+      });
+      return;
+    }
     response.statusCode = 404;
     response.end();
   });
@@ -115,6 +128,55 @@ describe('msgbridge --local on a stale bridge.json', () => {
     expect(result.stderr).toMatch(detail);
     expect(result.stderr).not.toMatch(/ECONNREFUSED/);
     expect(result.stderr).not.toMatch(STACK_LINE);
+  });
+});
+
+describe('msgbridge and LOCAL_DATA_DIR', () => {
+  it('finds a run whose data directory is elsewhere through LOCAL_DATA_DIR, as npm run demo does', async () => {
+    // Prepare: a running run (its servers answer) in a directory of its own, with one event.
+    const replays: string[] = [];
+    const base = await serve(replays);
+    const dir = freshDir();
+    const eventsFile = join(dir, 'events.jsonl');
+    writeFileSync(
+      eventsFile,
+      `${JSON.stringify({ time: '2026-11-21T01:00:00.000Z', source: 'msgbridge', 'detail-type': 'Message Accepted', detail: { data: { cliKey: 'k-1' } } })}\n`,
+    );
+    writeFileSync(
+      join(dir, BRIDGE_FILE),
+      JSON.stringify({ ...bridgeFile(base, process.pid), eventsFile }),
+    );
+    const replay = [
+      'events',
+      'replay',
+      '--from',
+      '2026-11-21T00:00:00Z',
+      '--to',
+      '2026-11-21T06:00:00Z',
+      '--name',
+      'r-1',
+    ];
+
+    // Act
+    const result = await runCli(replay, { env: { LOCAL_DATA_DIR: dir } });
+
+    // Assess
+    expect(result.stderr).toBe('replaying r-1 1/1…');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('replay r-1: 1 events put on the local bus again');
+    expect(replays).toHaveLength(1);
+    expect(JSON.parse(replays[0] ?? '{}')).toMatchObject({ replayName: 'r-1' });
+  });
+
+  it('names --local DIR and LOCAL_DATA_DIR when no run is where it looked', async () => {
+    const dir = freshDir();
+
+    const result = await runCli(['dlq', 'redrive'], { env: { LOCAL_DATA_DIR: dir } });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `msgbridge dlq redrive: ${NOT_RUNNING} (${join(dir, BRIDGE_FILE)}, from LOCAL_DATA_DIR: no such file); for a run on another data directory pass --local DIR or set LOCAL_DATA_DIR=DIR as for npm start; for a deployed stack, --stack NAME`,
+    );
   });
 });
 

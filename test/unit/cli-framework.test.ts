@@ -247,14 +247,42 @@ describe('resolveTarget', () => {
   const cloudFormation = mockClient(CloudFormationClient);
   afterEach(() => cloudFormation.reset());
 
-  it('says how to start a local run when DIR/bridge.json is missing', async () => {
+  it('says how to start a local run, or reach one elsewhere, when DIR/bridge.json is missing', async () => {
     const { io } = captureIo();
     await expect(resolveTarget({}, { readFile: io.readFile })).rejects.toThrow(
-      'no local run found at .local/bridge.json: start one with `npm start`, or pass --stack NAME for a deployed stack',
+      'the local run is not running; start it with npm start (.local/bridge.json: no such file); for a run on another data directory pass --local DIR or set LOCAL_DATA_DIR=DIR as for npm start; for a deployed stack, --stack NAME',
     );
     await expect(resolveTarget({ local: 'runs/a' }, { readFile: io.readFile })).rejects.toThrow(
-      'no local run found at runs/a/bridge.json',
+      'the local run is not running; start it with npm start (runs/a/bridge.json: no such file)',
     );
+    await expect(
+      resolveTarget({}, { readFile: io.readFile, localDataDir: 'runs/b' }),
+    ).rejects.toThrow(
+      'the local run is not running; start it with npm start (runs/b/bridge.json, from LOCAL_DATA_DIR: no such file); for a run on another data directory pass --local DIR or set LOCAL_DATA_DIR=DIR',
+    );
+  });
+
+  it('looks where LOCAL_DATA_DIR points unless --local DIR says otherwise; a bare --local too', async () => {
+    // Prepare: main reads LOCAL_DATA_DIR from the environment it is given.
+    const captured = captureIo();
+    const env = { LOCAL_DATA_DIR: 'runs/b' };
+
+    // Act
+    const codes = [
+      await main(['trace', 'k-1'], captured.io, { env }),
+      await main(['trace', 'k-1', '--local'], captured.io, { env }),
+      await main(['trace', 'k-1', '--local', 'runs/c'], captured.io, { env }),
+      await main(['trace', 'k-1'], captured.io, { env: {} }),
+    ];
+
+    // Assess
+    expect(codes).toEqual([1, 1, 1, 1]);
+    expect(captured.err).toEqual([
+      expect.stringContaining('(runs/b/bridge.json, from LOCAL_DATA_DIR: no such file)'),
+      expect.stringContaining('(runs/b/bridge.json, from LOCAL_DATA_DIR: no such file)'),
+      expect.stringContaining('(runs/c/bridge.json: no such file)'),
+      expect.stringContaining('(.local/bridge.json: no such file)'),
+    ]);
   });
 
   it('names what is missing from an invalid bridge.json', async () => {
