@@ -36,7 +36,10 @@ interface EndToEndFigures {
       readonly usdPerRun?: number;
       readonly idleRunLines?: readonly { line: string; unitsPerRun: number }[];
     };
-    readonly byRegion?: Record<string, { costPerMillionUsd?: number }>;
+    readonly byRegion?: Record<
+      string,
+      { costPerMillionUsd?: number; costPerMillionUsdWithFixedEgress?: number }
+    >;
   };
 }
 
@@ -72,10 +75,14 @@ export const idleRuns = (e2e: EndToEndFigures | undefined): Record<string, IdleR
       }
     : {
         // Without a measured run: the awaiting-report index read hour by hour over the 96-hour
-        // horizon, 17 buckets an hour, each an eventually consistent Query of 0.5 read units.
+        // horizon, 17 buckets an hour, each an eventually consistent Query of 0.5 read units, and
+        // the run's lease taken and given back (a write unit each).
         msPerInvocation: 2_000,
         timeBasis: 'modelled: no end-to-end idle run recorded',
-        unitsPerInvocation: { 'DynamoDB read request units': 97 * 17 * 0.5 },
+        unitsPerInvocation: {
+          'DynamoDB read request units': 97 * 17 * 0.5,
+          'DynamoDB write request units': 2,
+        },
         logBytesPerInvocation: idleLogBytes('reconcile-status', 900),
       };
   return {
@@ -139,13 +146,28 @@ export const runIdleMonth = async (
     : modelledNatInstance(natGateway);
   const inventories: Record<EgressOption, Inventory> = { natGateway, natInstance };
   const month = idleMonth(inventories, DEPLOYED_REGION);
-  const perMillion = {
-    outbound: e2e?.outbound?.byRegion?.[DEPLOYED_REGION]?.costPerMillionUsd ?? null,
-    outboundSingleRecipient:
-      single?.outbound?.byRegion?.[DEPLOYED_REGION]?.costPerMillionUsd ?? null,
+  // Per million in the Region, storage included; with the NAT gateway also its data processing
+  // (a NAT instance has no per-GB charge of its own).
+  const inRegion = (figures: EndToEndFigures | undefined, option: EgressOption) => {
+    const region = figures?.outbound?.byRegion?.[DEPLOYED_REGION];
+    return (
+      (option === 'natGateway' ? region?.costPerMillionUsdWithFixedEgress : undefined) ??
+      region?.costPerMillionUsd ??
+      null
+    );
   };
-  const at = (option: EgressOption, messages: number, path: keyof typeof perMillion) => {
-    const cost = perMillion[path];
+  const perMillion = Object.fromEntries(
+    EGRESS_OPTIONS.map((option) => [
+      option,
+      { outbound: inRegion(e2e, option), outboundSingleRecipient: inRegion(single, option) },
+    ]),
+  ) as Record<EgressOption, Record<'outbound' | 'outboundSingleRecipient', number | null>>;
+  const at = (
+    option: EgressOption,
+    messages: number,
+    path: 'outbound' | 'outboundSingleRecipient',
+  ) => {
+    const cost = perMillion[option][path];
     return cost === null ? null : round(monthAt(month[option].totalUsd, cost, messages), 2);
   };
   const figures = {
