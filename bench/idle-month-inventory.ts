@@ -189,6 +189,12 @@ export const inventoryOf = (
   );
   const sourceType = (id: string) => resources[id]?.Type;
   const instances = ofType(resources, 'AWS::EC2::Instance');
+  // `prices.ts` has the t4g.nano's hour only: another type would be priced wrong, so it is refused.
+  for (const [id, instance] of instances)
+    if (instance.Properties?.InstanceType !== 't4g.nano')
+      throw new Error(
+        `idle month: ${id} is a ${String(instance.Properties?.InstanceType)}; add its hourly price to bench/prices.ts`,
+      );
   const volumeGb = instances
     .flatMap(([, instance]) => {
       const mappingsOf = instance.Properties?.BlockDeviceMappings;

@@ -120,6 +120,17 @@ describe('the idle month', () => {
     });
   });
 
+  it('refuses a NAT instance type it has no price for', () => {
+    const larger: CfnTemplate = {
+      Resources: {
+        ...natInstanceTemplate.Resources,
+        natInstance: { Type: 'AWS::EC2::Instance', Properties: { InstanceType: 't4g.small' } },
+      },
+    };
+
+    expect(() => inventoryOf(larger, runs)).toThrow(/t4g.small; add its hourly price/);
+  });
+
   it('refuses a schedule it cannot read rather than guess its rate', () => {
     expect(rateMinutes('rate(1 minute)')).toBe(1);
     expect(rateMinutes('rate(2 hours)')).toBe(120);
