@@ -4,7 +4,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import * as z from 'zod';
 import { CONSOLE_PATH } from '../console/http.ts';
 import { mountConsole } from '../console/serve.ts';
 import { startLocalBridge } from '../local/bridge.ts';
@@ -12,6 +11,11 @@ import { removeBridgeFile, writeBridgeFile } from '../local/bridge-file.ts';
 import { JavaNotFoundError } from '../local/dynamodb-local.ts';
 import { restoreQueues, saveQueues } from '../local/queue-snapshot.ts';
 import { DataDirInUseError, type RunLock, takeRunLock } from '../local/run-lock.ts';
+import {
+  parseRunSettings,
+  portInUseMessage,
+  settingsWithPortsInUse,
+} from '../local/run-settings.ts';
 import {
   removeSendJournal,
   replaySendJournal,
@@ -26,27 +30,13 @@ import { readRunningBridge } from '../ops/bridge-file.ts';
 // versions here support Node 20, and the warning would only clutter the local run's output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
-
-const SettingsSchema = z.object({
-  PORT: port(3000),
-  SIMULATOR_PORT: port(4010),
-  WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
-  LOCAL_DATA_DIR: z.string().min(1).default('.local'),
-  TPS_QUOTA: z.coerce.number().int().min(10, 'must hold a whole 10-recipient request').default(50),
-  SIMULATOR_API_KEY: z.string().min(1).max(20).default('local-key'),
-  SIMULATOR_API_PASSWORD: z.string().min(1).optional(),
-  REPORT_DELIVERY: z.enum(['webhook', 'polling', 'both']).default('webhook'),
-});
-
-const parsed = SettingsSchema.safeParse(process.env);
-if (!parsed.success) {
+const parsed = parseRunSettings(process.env);
+if (!parsed.ok) {
   console.error('msgbridge local run: invalid settings');
-  for (const issue of parsed.error.issues)
-    console.error(`  ${issue.path.join('.')}: ${issue.message}`);
+  for (const problem of parsed.problems) console.error(`  ${problem}`);
   process.exit(2);
 }
-const settings = parsed.data;
+const settings = parsed.settings;
 const generated = (what: string, value: string | undefined) => {
   if (value !== undefined) return { value, note: '' };
   return {
@@ -72,6 +62,17 @@ try {
   process.exit(1);
 }
 
+// A taken port would otherwise surface as Node's EADDRINUSE stack trace, and only after the stack
+// is synthesized and DynamoDB Local is up: it is looked for first, and named with its setting.
+const ports = { PORT: settings.PORT, SIMULATOR_PORT: settings.SIMULATOR_PORT };
+const taken = await settingsWithPortsInUse(ports);
+if (taken.length > 0) {
+  for (const { name, port } of taken)
+    console.error(`msgbridge local run: ${await portInUseMessage(name, port)}`);
+  await lock.release();
+  process.exit(1);
+}
+
 console.log(
   'starting msgbridge locally: the synthesized stack on DynamoDB Local, fauxqs and the gateway simulator …',
 );
@@ -91,7 +92,12 @@ try {
     persistTables: true,
   });
 } catch (error) {
-  console.error(error instanceof JavaNotFoundError ? error.message : error);
+  // Another program may take a port between the check above and the listen.
+  const { code, port } = error as { code?: unknown; port?: unknown };
+  const setting = Object.entries(ports).find(([, value]) => value === port)?.[0];
+  if (code === 'EADDRINUSE' && setting !== undefined && typeof port === 'number')
+    console.error(`msgbridge local run: ${await portInUseMessage(setting, port)}`);
+  else console.error(error instanceof JavaNotFoundError ? error.message : error);
   await lock.release();
   process.exit(1);
 }
