@@ -1,8 +1,8 @@
 /**
  * Where `msgbridge doctor` reads a deployment (see ops/doctor.ts). On a stack: CloudFormation
  * (outputs, resources, the deployed template), Secrets Manager, the state table, SQS, Lambda's
- * event source mappings and account settings, CloudWatch alarms, EventBridge Scheduler and
- * Service Quotas. In the
+ * event source mappings and account settings, CloudWatch alarms, EventBridge Scheduler, Service
+ * Quotas, and EC2's route tables and VPC endpoints of an existing VPC. In the
  * local run: the same SDK calls on its local endpoints, the template it deployed and its resources
  * from `bridge.json`, and the state of its mappings and schedules from its loopback-only
  * `GET /_bridge/status`.
@@ -15,6 +15,11 @@ import {
   paginateListStackResources,
 } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
+import {
+  EC2Client,
+  paginateDescribeRouteTables,
+  paginateDescribeVpcEndpoints,
+} from '@aws-sdk/client-ec2';
 import {
   GetAccountSettingsCommand,
   GetEventSourceMappingCommand,
@@ -38,7 +43,13 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { type CfnTemplate, StackTemplate } from '../aws-semantics/cloudformation-template.ts';
 import { TOKEN_STATE_KEY } from '../functions/gateway-access/token-state.ts';
-import type { DoctorSources, HttpAnswer } from './doctor.ts';
+import {
+  type DoctorSources,
+  GATEWAY_ENDPOINT_SERVICES,
+  type GatewayEndpointService,
+  type GatewayEndpoints,
+  type HttpAnswer,
+} from './doctor.ts';
 import { OperationError } from './errors.ts';
 import type { AwsClients, Target } from './target.ts';
 
@@ -114,6 +125,60 @@ const appliedQuota = async (
   return { value, isDefault: true };
 };
 
+/**
+ * The route table of each subnet and the VPC's available DynamoDB and S3 gateway endpoints. A
+ * subnet without a route table association of its own uses the VPC's main route table.
+ */
+const gatewayEndpoints = async (
+  ec2: EC2Client,
+  vpcId: string,
+  subnetIds: readonly string[],
+): Promise<GatewayEndpoints> => {
+  const region = await ec2.config.region();
+  const byVpc = { Name: 'vpc-id', Values: [vpcId] };
+  const routeTables: Record<string, string> = {};
+  let main: string | undefined;
+  for await (const page of paginateDescribeRouteTables({ client: ec2 }, { Filters: [byVpc] }))
+    for (const table of page.RouteTables ?? [])
+      for (const association of table.Associations ?? []) {
+        if (table.RouteTableId === undefined) continue;
+        if (association.Main) main = table.RouteTableId;
+        if (association.SubnetId !== undefined)
+          routeTables[association.SubnetId] = table.RouteTableId;
+      }
+  for (const subnet of subnetIds) if (!routeTables[subnet] && main) routeTables[subnet] = main;
+  const endpoints: Record<
+    GatewayEndpointService,
+    Array<{ id: string; routeTableIds: string[] }>
+  > = { dynamodb: [], s3: [] };
+  const serviceNames = GATEWAY_ENDPOINT_SERVICES.map(
+    (service) => `com.amazonaws.${region}.${service}`,
+  );
+  for await (const page of paginateDescribeVpcEndpoints(
+    { client: ec2 },
+    { Filters: [byVpc, { Name: 'service-name', Values: serviceNames }] },
+  ))
+    for (const endpoint of page.VpcEndpoints ?? []) {
+      const service = GATEWAY_ENDPOINT_SERVICES.find((each) =>
+        endpoint.ServiceName?.endsWith(`.${each}`),
+      );
+      // Interface endpoints of S3 take no route table: only gateway ones keep traffic off the NAT.
+      // The SDK's enums spell the type and state capitalised, the service's answers in lower case.
+      if (
+        service === undefined ||
+        endpoint.VpcEndpointId === undefined ||
+        endpoint.VpcEndpointType?.toLowerCase() !== 'gateway' ||
+        endpoint.State?.toLowerCase() !== 'available'
+      )
+        continue;
+      endpoints[service].push({
+        id: endpoint.VpcEndpointId,
+        routeTableIds: endpoint.RouteTableIds ?? [],
+      });
+    }
+  return { region, routeTables, endpoints };
+};
+
 /** What `GET /_bridge/status` answers (`DeploymentStatus` of local/deployment.ts). */
 const StatusSchema = z.object({
   mappings: z.array(
@@ -182,6 +247,7 @@ export const stackDoctorSources = async (
   const cloudWatch = clients.cloudWatch ?? new CloudWatchClient(config);
   const scheduler = clients.scheduler ?? new SchedulerClient(config);
   const serviceQuotas = clients.serviceQuotas ?? new ServiceQuotasClient(config);
+  const ec2 = clients.ec2 ?? new EC2Client(config);
 
   const described = await cloudFormation.send(
     new DescribeStacksCommand({ StackName: origin.name }),
@@ -280,6 +346,7 @@ export const stackDoctorSources = async (
       };
     },
     appliedQuota: (serviceCode, quotaCode) => appliedQuota(serviceQuotas, serviceCode, quotaCode),
+    gatewayEndpoints: (vpcId, subnetIds) => gatewayEndpoints(ec2, vpcId, subnetIds),
     invokeRefreshToken: async () => {
       const name = refreshToken ? physicalId(refreshToken.logicalId) : undefined;
       if (name === undefined) throw new Error('the stack has no refresh-token function');

@@ -1,8 +1,9 @@
 /**
  * `msgbridge doctor`: does a deployed stack (or the local run) work? Each check reads what the
- * deployment shows — the secrets, the token in the state table, the webhook URLs' answers, the
- * event source mappings, the dead-letter and on-failure queues, the alarms, the schedules, the
- * account's concurrency — and says what is wrong and how to fix it. Nothing is written: the
+ * deployment shows — the secrets, the token in the state table, the gateway endpoints of an
+ * existing VPC, the webhook URLs' answers, the event source mappings, the dead-letter and
+ * on-failure queues, the alarms, the schedules, the account's concurrency — and says what is
+ * wrong and how to fix it. Nothing is written: the
  * webhook probes post an empty list, which the receivers answer without storing anything. Only
  * `--invoke` changes something, by running refresh-token once (it stores a fresh token).
  *
@@ -50,6 +51,11 @@ export interface DoctorSources {
   readonly egressAddresses: readonly string[] | undefined;
   /** Says where the gateway calls come from when there are no fixed addresses. */
   readonly egressNote: string;
+  /**
+   * The route table of each of `subnetIds` and the VPC's DynamoDB and S3 gateway endpoints (EC2
+   * DescribeRouteTables and DescribeVpcEndpoints); absent locally.
+   */
+  gatewayEndpoints?(vpcId: string, subnetIds: readonly string[]): Promise<GatewayEndpoints>;
   /** A secret's string value; undefined when it has none. */
   secretText(secretId: string): Promise<string | undefined>;
   /** The gateway token item of the state table; undefined when there is none. */
@@ -71,6 +77,22 @@ export interface DoctorSources {
   appliedQuota?(serviceCode: string, quotaCode: string): Promise<AppliedQuota>;
   /** Runs refresh-token once and returns its error message, if any (`--invoke`). */
   invokeRefreshToken?(): Promise<{ readonly error: string | undefined }>;
+}
+
+/** The services whose gateway endpoints keep the callers' calls off the NAT. */
+export const GATEWAY_ENDPOINT_SERVICES = ['dynamodb', 's3'] as const;
+export type GatewayEndpointService = (typeof GATEWAY_ENDPOINT_SERVICES)[number];
+
+/** What the doctor reads of a VPC it did not create (`existing-vpc` mode). */
+export interface GatewayEndpoints {
+  /** The Region of the service names, `com.amazonaws.<region>.dynamodb`. */
+  readonly region: string;
+  /** Each subnet's route table: its own association, else the VPC's main table. */
+  readonly routeTables: Readonly<Record<string, string>>;
+  /** The VPC's available gateway endpoints of each service, with the route tables they are on. */
+  readonly endpoints: Readonly<
+    Record<GatewayEndpointService, ReadonlyArray<{ id: string; routeTableIds: readonly string[] }>>
+  >;
 }
 
 export interface DoctorOptions {
@@ -114,6 +136,7 @@ export const runDoctor = async (
     return tokenCheck(token, options.now, credentials.ok === true);
   });
   await guard('egress addresses', () => egressCheck(sources, token, options));
+  await guard('gateway endpoints', () => gatewayEndpointCheck(sources));
   for (const kind of ['report', 'mo'] as const)
     await guard(`${kind === 'report' ? 'report' : 'inbound'} webhook`, () =>
       webhookCheck(sources, kind),
@@ -253,6 +276,117 @@ const egressCheck = async (
     detail: `${listed}: no token renewed within the last hour, so nothing shows the gateway accepts them`,
     fix: `${register}; then \`msgbridge doctor --invoke\` runs refresh-token once and shows the gateway's answer (20001 or 29025: an address it does not accept)`,
   };
+};
+
+/** The gateway callers' subnets and VPC, as the template gives them to the functions. */
+const callerNetwork = (template: StackTemplate) => {
+  const configs = template
+    .functions()
+    .filter((fn) => fn.inVpc)
+    .map(
+      (fn) =>
+        template.resource(fn.logicalId).Properties?.VpcConfig as {
+          SubnetIds?: unknown[];
+          SecurityGroupIds?: unknown[];
+        },
+    );
+  const subnetIds = [...new Set(configs.flatMap((config) => config.SubnetIds ?? []))];
+  const groupId = referencedId(configs[0]?.SecurityGroupIds?.[0]);
+  const vpcId = groupId && template.resource(groupId).Properties?.VpcId;
+  return { inVpc: configs.length > 0, subnetIds, vpcId };
+};
+
+/** The stack's own gateway endpoints of each service (`nat` and `nat-instance` modes). */
+const templateEndpoints = (template: StackTemplate): GatewayEndpointService[] =>
+  GATEWAY_ENDPOINT_SERVICES.filter((service) =>
+    resourcesOfType(template.template, 'AWS::EC2::VPCEndpoint').some(
+      ([, endpoint]) =>
+        (endpoint.Properties?.VpcEndpointType ?? 'Gateway') === 'Gateway' &&
+        JSON.stringify(endpoint.Properties?.ServiceName).includes(`.${service}"`),
+    ),
+  );
+
+/**
+ * Whether the gateway callers' DynamoDB and S3 calls stay off the NAT: in a VPC the stack created,
+ * its template says so; in an existing VPC, the VPC's endpoints must be on the route table of
+ * every subnet the callers run in. Without them the calls still work, through the NAT and at its
+ * per-GB charge (a NAT instance's bandwidth too).
+ */
+const gatewayEndpointCheck = async (sources: DoctorSources): Promise<DoctorCheck> => {
+  const name = 'gateway endpoints';
+  if (sources.mode === 'local')
+    return {
+      name,
+      ok: null,
+      detail: 'the local run has no VPC: its functions call the local endpoints',
+    };
+  const { inVpc, subnetIds, vpcId } = callerNetwork(sources.template);
+  if (!inVpc)
+    return { name, ok: null, detail: 'the gateway callers run outside a VPC (egress.mode "none")' };
+  const own = templateEndpoints(sources.template);
+  if (own.length === GATEWAY_ENDPOINT_SERVICES.length)
+    return {
+      name,
+      ok: true,
+      detail:
+        'DynamoDB and S3 gateway endpoints on the private subnets’ route tables, created by the stack',
+    };
+  const literal = (value: unknown): value is string => typeof value === 'string';
+  if (!literal(vpcId) || !subnetIds.every(literal))
+    return {
+      name,
+      ok: false,
+      detail: `the stack created its VPC without a ${GATEWAY_ENDPOINT_SERVICES.filter((service) => !own.includes(service)).join(' or ')} gateway endpoint`,
+      fix: 'deploy this msgbridge version, which adds both',
+    };
+  if (!sources.gatewayEndpoints)
+    return { name, ok: null, detail: `${vpcId} is not read from here` };
+  const found = await sources.gatewayEndpoints(vpcId, subnetIds);
+  const problems: string[] = [];
+  const fixes: string[] = [];
+  for (const service of GATEWAY_ENDPOINT_SERVICES) {
+    const endpoints = found.endpoints[service];
+    const serviceName = `com.amazonaws.${found.region}.${service}`;
+    const missing = [
+      ...new Set(
+        subnetIds
+          .map((subnet) => found.routeTables[subnet])
+          .filter(
+            (table): table is string =>
+              table !== undefined &&
+              !endpoints.some((endpoint) => endpoint.routeTableIds.includes(table)),
+          ),
+      ),
+    ];
+    const unrouted = subnetIds.filter((subnet) => found.routeTables[subnet] === undefined);
+    if (unrouted.length > 0)
+      problems.push(`${service}: no route table found for ${unrouted.join(', ')}`);
+    if (missing.length === 0) continue;
+    problems.push(
+      endpoints.length === 0
+        ? `no ${serviceName} gateway endpoint in ${vpcId}`
+        : `${serviceName} gateway endpoint ${endpoints.map((endpoint) => endpoint.id).join(', ')} is not on ${missing.join(', ')}`,
+    );
+    const [first] = endpoints;
+    fixes.push(
+      first === undefined
+        ? `aws ec2 create-vpc-endpoint --vpc-id ${vpcId} --vpc-endpoint-type Gateway --service-name ${serviceName} --route-table-ids ${missing.join(' ')}`
+        : `aws ec2 modify-vpc-endpoint --vpc-endpoint-id ${first.id} --add-route-table-ids ${missing.join(' ')}`,
+    );
+  }
+  const tables = [...new Set(Object.values(found.routeTables))].join(', ');
+  return problems.length === 0
+    ? {
+        name,
+        ok: true,
+        detail: `${vpcId}: DynamoDB and S3 gateway endpoints on the route table${tables.includes(',') ? 's' : ''} of every caller subnet (${tables})`,
+      }
+    : {
+        name,
+        ok: false,
+        detail: `${vpcId}: ${problems.join('; ')}: the functions' DynamoDB and S3 calls cross the NAT, at its per-GB charge`,
+        fix: `${fixes.join('; ') || 'check the subnets in egress.privateSubnetIds'} (gateway endpoints cost nothing; docs/operations.md, "Fixed egress")`,
+      };
 };
 
 const webhookCheck = async (

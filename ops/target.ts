@@ -4,6 +4,7 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import type { EC2Client } from '@aws-sdk/client-ec2';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { LambdaClient } from '@aws-sdk/client-lambda';
 import type { SchedulerClient } from '@aws-sdk/client-scheduler';
@@ -118,6 +119,7 @@ export interface AwsClients {
   readonly dynamodbStreams?: DynamoDBStreamsClient;
   readonly secretsManager?: SecretsManagerClient;
   readonly serviceQuotas?: ServiceQuotasClient;
+  readonly ec2?: EC2Client;
 }
 
 export interface TargetDeps {

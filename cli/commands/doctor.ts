@@ -9,9 +9,10 @@ export const doctorCommand: CommandSpec = {
 Answers "does it work?" after cdk deploy, one line per check (✔ fine, ✗ wrong with its fix, –
 not checked here): the gateway credentials secret filled in and well-formed; a gateway token in
 the state table and still valid; the egress addresses, and whether the gateway accepts calls from
-them (a token renewed within the hour shows it did); each webhook URL answering 404 to a wrong
-secret and the contract's answer to an empty list with the right one; every event source mapping
-enabled and not failing; every dead-letter and on-failure queue empty; no alarm in ALARM; every
+them (a token renewed within the hour shows it did); DynamoDB and S3 gateway endpoints on the
+route tables of the callers' subnets (read from EC2 in an existing VPC); each webhook URL
+answering 404 to a wrong secret and the contract's answer to an empty list with the right one;
+every event source mapping enabled and not failing; every dead-letter and on-failure queue empty; no alarm in ALARM; every
 schedule enabled; the account's unreserved concurrency; and the account's quotas (Service Quotas
 for EventBridge PutEvents and invocations, Lambda's concurrency) against the throughput the stack
 is configured for (send-messages' TPS_QUOTA), naming the quota to raise and to what.

@@ -4,7 +4,9 @@
  * answers each resource's physical id as CloudFormation names it). Each check reads what it
  * should: a healthy stack passes; a new account's concurrency, a failing mapping, a disabled
  * schedule, an alarm in ALARM, a message in the send DLQ or in the event bus's DLQ and the
- * gateway's 20001 to refresh-token each fail with the fix.
+ * gateway's 20001 to refresh-token each fail with the fix; in an existing VPC (a second
+ * template), a route table of the callers' subnets without the DynamoDB or S3 gateway endpoint
+ * fails with the command that adds it.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +17,11 @@ import {
   ListStackResourcesCommand,
 } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
+import {
+  DescribeRouteTablesCommand,
+  DescribeVpcEndpointsCommand,
+  EC2Client,
+} from '@aws-sdk/client-ec2';
 import {
   GetAccountSettingsCommand,
   GetEventSourceMappingCommand,
@@ -59,6 +66,7 @@ const lambda = mockClient(LambdaClient);
 const cloudWatch = mockClient(CloudWatchClient);
 const scheduler = mockClient(SchedulerClient);
 const serviceQuotas = mockClient(ServiceQuotasClient);
+const ec2 = mockClient(EC2Client);
 
 const synthesized = synthesizeStack({ stackName: 'msgbridge' });
 const stack = new StackTemplate(synthesized.template);
@@ -124,6 +132,7 @@ const healthy = () => {
     cloudWatch,
     scheduler,
     serviceQuotas,
+    ec2,
   ])
     mock.reset();
   const outputs: Record<string, string> = Object.fromEntries(
@@ -236,6 +245,7 @@ const doctor = async (...extra: string[]) => {
         cloudWatch: new CloudWatchClient({ region: REGION }),
         scheduler: new SchedulerClient({ region: REGION }),
         serviceQuotas: new ServiceQuotasClient({ region: REGION }),
+        ec2: new EC2Client({ region: REGION }),
       },
     },
   );
@@ -287,6 +297,12 @@ describe('msgbridge doctor --stack', () => {
     expect(scheduler.commandCalls(GetScheduleCommand)).toHaveLength(stack.schedules().length);
     // Nothing but reads: no Invoke without --invoke.
     expect(lambda.commandCalls(InvokeCommand)).toHaveLength(0);
+    // The stack's own VPC: its template shows the endpoints, and EC2 is not asked.
+    expect(named('gateway endpoints')).toMatchObject({
+      ok: true,
+      detail: expect.stringContaining('created by the stack'),
+    });
+    expect(ec2.calls()).toHaveLength(0);
   });
 
   it('fails each broken part with its fix', async () => {
@@ -466,5 +482,117 @@ describe('msgbridge doctor --stack', () => {
     expect(named('PutEvents throttle limit in transactions per second quota')).toMatchObject(
       failed({ fix: expect.stringContaining('servicequotas:GetServiceQuota') }),
     );
+  });
+});
+
+describe('msgbridge doctor --stack, in an existing VPC', () => {
+  const VPC = 'vpc-0123456789abcdef0';
+  const SUBNETS = ['subnet-0aaaaaaaaaaaaaaa1', 'subnet-0bbbbbbbbbbbbbbb2'];
+  const existing = synthesizeStack({
+    stackName: 'msgbridge',
+    settings: {
+      egress: {
+        mode: 'existing-vpc',
+        vpcId: VPC,
+        privateSubnetIds: SUBNETS,
+        availabilityZones: ['ap-northeast-2a', 'ap-northeast-2c'],
+        egressIps: ['203.0.113.10', '203.0.113.11'],
+      },
+    },
+  });
+  const existingModel = new DeploymentModel(new StackTemplate(existing.template), {
+    region: REGION,
+    account: '123456789012',
+    partition: 'aws',
+    stackName: 'msgbridge',
+  });
+
+  /** The existing-VPC template as deployed, its subnets in two route tables of their own. */
+  const deployedInExistingVpc = () => {
+    cloudFormation
+      .on(GetTemplateCommand)
+      .resolves({ TemplateBody: JSON.stringify(existing.template) })
+      .on(ListStackResourcesCommand)
+      .resolves({
+        StackResourceSummaries: Object.entries(existing.template.Resources).map(
+          ([LogicalResourceId, resource]) => ({
+            LogicalResourceId,
+            PhysicalResourceId: existingModel.physical(LogicalResourceId).ref,
+            ResourceType: resource.Type,
+            LastUpdatedTimestamp: NOW,
+            ResourceStatus: 'UPDATE_COMPLETE',
+          }),
+        ),
+      });
+    ec2.on(DescribeRouteTablesCommand).resolves({
+      RouteTables: [
+        { RouteTableId: 'rtb-main', Associations: [{ Main: true }] },
+        { RouteTableId: 'rtb-a', Associations: [{ SubnetId: SUBNETS[0] }] },
+        { RouteTableId: 'rtb-b', Associations: [{ SubnetId: SUBNETS[1] }] },
+      ],
+    });
+  };
+  const gatewayEndpoint = (id: string, service: string, tables: string[]) => ({
+    VpcEndpointId: id,
+    VpcEndpointType: 'Gateway' as const,
+    ServiceName: `com.amazonaws.${REGION}.${service}`,
+    State: 'Available' as const,
+    RouteTableIds: tables,
+  });
+
+  it('finds the DynamoDB and S3 gateway endpoints on the route table of every caller subnet', async () => {
+    deployedInExistingVpc();
+    ec2.on(DescribeVpcEndpointsCommand).resolves({
+      VpcEndpoints: [
+        gatewayEndpoint('vpce-dynamodb', 'dynamodb', ['rtb-a', 'rtb-b']),
+        gatewayEndpoint('vpce-s3', 's3', ['rtb-a', 'rtb-b', 'rtb-public']),
+      ],
+    });
+
+    const { named } = await doctor();
+
+    expect(named('gateway endpoints')).toEqual({
+      name: 'gateway endpoints',
+      ok: true,
+      detail: `${VPC}: DynamoDB and S3 gateway endpoints on the route tables of every caller subnet (rtb-a, rtb-b)`,
+    });
+    expect(ec2.commandCalls(DescribeVpcEndpointsCommand)[0]?.args[0].input.Filters).toEqual([
+      { Name: 'vpc-id', Values: [VPC] },
+      {
+        Name: 'service-name',
+        Values: [`com.amazonaws.${REGION}.dynamodb`, `com.amazonaws.${REGION}.s3`],
+      },
+    ]);
+    expect(ec2.commandCalls(DescribeRouteTablesCommand)[0]?.args[0].input.Filters).toEqual([
+      { Name: 'vpc-id', Values: [VPC] },
+    ]);
+  });
+
+  it('names each route table without an endpoint and the command that adds it', async () => {
+    deployedInExistingVpc();
+    // The second subnet has no table of its own: it uses the VPC's main one.
+    ec2.on(DescribeRouteTablesCommand).resolves({
+      RouteTables: [
+        { RouteTableId: 'rtb-main', Associations: [{ Main: true }] },
+        { RouteTableId: 'rtb-a', Associations: [{ SubnetId: SUBNETS[0] }] },
+      ],
+    });
+    ec2.on(DescribeVpcEndpointsCommand).resolves({
+      VpcEndpoints: [
+        gatewayEndpoint('vpce-dynamodb', 'dynamodb', ['rtb-a']),
+        // An interface endpoint of S3 takes no route: it keeps nothing off the NAT.
+        { ...gatewayEndpoint('vpce-s3-interface', 's3', []), VpcEndpointType: 'Interface' },
+      ],
+    });
+
+    const { code, named } = await doctor();
+
+    expect(code).toBe(1);
+    expect(named('gateway endpoints')).toEqual({
+      name: 'gateway endpoints',
+      ok: false,
+      detail: `${VPC}: com.amazonaws.${REGION}.dynamodb gateway endpoint vpce-dynamodb is not on rtb-main; no com.amazonaws.${REGION}.s3 gateway endpoint in ${VPC}: the functions' DynamoDB and S3 calls cross the NAT, at its per-GB charge`,
+      fix: `aws ec2 modify-vpc-endpoint --vpc-endpoint-id vpce-dynamodb --add-route-table-ids rtb-main; aws ec2 create-vpc-endpoint --vpc-id ${VPC} --vpc-endpoint-type Gateway --service-name com.amazonaws.${REGION}.s3 --route-table-ids rtb-a rtb-main (gateway endpoints cost nothing; docs/operations.md, "Fixed egress")`,
+    });
   });
 });
