@@ -443,15 +443,15 @@ const natInstanceOf = (
   const systemCheck = alarmAbove(scope, 'nat-instance-system-check', {
     description:
       'The NAT instance failed its system status check (AWS hardware or host network) for 2 minutes: EC2 recovers it onto another host, keeping its Elastic IP. Gateway calls fail until it is back.',
-    anchor: 'fixed-egress',
+    anchor: 'a-nat-instance',
     metric: statusCheck('StatusCheckFailed_System'),
     evaluation: 2,
   });
   systemCheck.addAlarmAction(new Ec2Action(Ec2InstanceAction.RECOVER));
   const instanceCheck = alarmAbove(scope, 'nat-instance-check', {
     description:
-      'The NAT instance failed its instance status check (its operating system) for 3 minutes: EC2 reboots it. Gateway calls fail until it is back; if it keeps failing, replace it (docs/operations.md, "Fixed egress").',
-    anchor: 'fixed-egress',
+      'The NAT instance failed its instance status check (its operating system) for 3 minutes: EC2 reboots it. Gateway calls fail until it is back; if it keeps failing, stop and start it.',
+    anchor: 'a-nat-instance',
     metric: statusCheck('StatusCheckFailed_Instance'),
     evaluation: 3,
   });
