@@ -155,6 +155,8 @@ export const runEndToEnd = async (
   const sendBatches = new SendBatches();
   let http: HttpCounter | undefined;
   let bridge: LocalBridge | undefined;
+  /** The report-check queue, once the bridge has started (its URL names the checks' sends). */
+  let reportCheckQueueUrl: string | undefined;
   try {
     bridge = await startLocalBridge({
       ...benchBridgeOptions(dataDir),
@@ -191,7 +193,15 @@ export const runEndToEnd = async (
           counter.instrument(clients.sqs.middlewareStack, 'SQS', sendBatches.observe);
           counter.instrument(clients.s3.middlewareStack, 'S3');
           traffic.instrument(clients.dynamodb.middlewareStack, 'DynamoDB');
-          traffic.instrument(clients.sqs.middlewareStack, 'SQS');
+          // send-messages sends the report checks of a batch's requests together, outside any
+          // one request's scope: they are its calls, through the NAT.
+          traffic.instrument(clients.sqs.middlewareStack, 'SQS', (input, operation) =>
+            operation.startsWith('SendMessage') &&
+            reportCheckQueueUrl !== undefined &&
+            input.QueueUrl === reportCheckQueueUrl
+              ? 'send-messages'
+              : undefined,
+          );
           traffic.instrument(clients.s3.middlewareStack, 'S3');
         },
       },
@@ -206,6 +216,7 @@ export const runEndToEnd = async (
     });
     const b = bridge;
     sendBatches.queueUrl = b.urls.sendQueue;
+    reportCheckQueueUrl = b.urls.reportChecks;
     const jobsStartedAt = performance.now();
     // The local stream poller's checkpoints (written with the run's own client) stand in for the
     // event source mapping's own bookkeeping, which Lambda does not bill: counted apart, never

@@ -80,6 +80,11 @@ export class TrafficMeter {
   instrument<I extends object, O extends MetadataBearer>(
     stack: MiddlewareStack<I, O>,
     service: string,
+    /**
+     * The function a call outside any stand-in's scope belongs to, from its input (a call a
+     * function makes for several requests at once runs outside each request's async context).
+     */
+    ownerOf?: (input: Record<string, unknown>, operation: string) => string | undefined,
   ): void {
     const middleware: DeserializeMiddleware<I, O> = (next, context) => async (args) => {
       const result = await next(args);
@@ -96,7 +101,10 @@ export class TrafficMeter {
         17 +
         headerBytes(response.headers) +
         Number(response.headers?.['content-length'] ?? response.headers?.['Content-Length'] ?? 0);
-      const fn = functionScope.getStore() ?? 'unattributed';
+      const fn =
+        functionScope.getStore() ??
+        ownerOf?.(args.input as Record<string, unknown>, operation) ??
+        'unattributed';
       this.add(`${fn}|${service}|${operation}`, requestBytes, responseBytes);
       return result;
     };

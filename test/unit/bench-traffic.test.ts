@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { MiddlewareStack } from '@smithy/types';
 import { describe, expect, it } from 'vitest';
-import { diffTraffic, TrafficMeter } from '../../bench/traffic.ts';
+import { diffTraffic, functionScope, TrafficMeter } from '../../bench/traffic.ts';
 
 const post = (url: string, body: string) =>
   new Promise<string>((resolve, reject) => {
@@ -55,5 +56,38 @@ describe('the traffic meter', () => {
       unwatch();
       server.close();
     }
+  });
+
+  it('gives a call outside any function scope to the function its input names, else to nobody', async () => {
+    // A stand-in for an SDK client's stack: the meter's deserialize middleware, called as the SDK would.
+    let middleware:
+      | ((next: unknown, context: unknown) => (args: unknown) => Promise<unknown>)
+      | undefined;
+    const stack = {
+      add: (m: typeof middleware) => {
+        middleware = m;
+      },
+    } as unknown as MiddlewareStack<object, { $metadata: object }>;
+    const meter = new TrafficMeter();
+    meter.instrument(stack, 'SQS', (input, operation) =>
+      operation === 'SendMessageBatch' && input.QueueUrl === 'checks' ? 'send-messages' : undefined,
+    );
+    const call = (commandName: string, QueueUrl: string) =>
+      middleware?.(
+        async () => ({ response: { headers: { 'content-length': '10' } }, output: {} }),
+        {
+          commandName,
+        },
+      )({ input: { QueueUrl }, request: { method: 'POST', path: '/', headers: {}, body: '{}' } });
+
+    await call('SendMessageBatchCommand', 'checks');
+    await call('SendMessageBatchCommand', 'producer-queue');
+    await functionScope.run('reconcile-status', () => call('SendMessageBatchCommand', 'checks'));
+
+    expect(Object.keys(meter.snapshot()).sort()).toEqual([
+      'reconcile-status|SQS|SendMessageBatch',
+      'send-messages|SQS|SendMessageBatch',
+      'unattributed|SQS|SendMessageBatch',
+    ]);
   });
 });
