@@ -4,7 +4,8 @@
  * bus. Nothing here asks the bridge what it thinks happened.
  */
 import type { BusEntry } from '../functions/events/store-ports.ts';
-import type { Workload } from './workload.ts';
+import { entrySize, PUT_EVENTS_MAX_BYTES } from '../local/aws/json-services.ts';
+import type { BadSend, Workload } from './workload.ts';
 
 export interface Detail {
   readonly metadata: {
@@ -21,6 +22,8 @@ export interface GatewayLedger {
   readonly acceptances: ReadonlyArray<{
     readonly cliKey: string;
     readonly msgKey: string;
+    /** The recipient's number as the gateway received it (absent for a push without one). */
+    readonly phone?: string;
     readonly requestedAt: number;
     readonly deliverAt: number;
     readonly reported: boolean;
@@ -32,6 +35,29 @@ export interface GatewayLedger {
   readonly mo: ReadonlyArray<{ readonly moKey: string; readonly attachments: number }>;
 }
 
+/** A bad send as the run queued it: the SQS message ids its Send Rejected is found by. */
+export interface QueuedBadSend {
+  readonly kind: BadSend['kind'];
+  readonly sqsMessageId: string;
+  /** UTF-8 bytes of the body. */
+  readonly bytes: number;
+  readonly cliKeys: readonly string[];
+  /** A reused cliKey: the first message's SQS message id, and each message's phone per cliKey. */
+  readonly reuse?: {
+    readonly cliKey: string;
+    readonly firstSqsMessageId: string;
+    readonly firstPhones: Readonly<Record<string, string>>;
+    readonly phones: Readonly<Record<string, string>>;
+  };
+}
+
+/**
+ * The sender's budget for a DynamoDB item (ITEM_BUDGET_BYTES, about 300 KiB of the 400 KB): a
+ * rejected body over it is kept in the payload bucket. Written here from the limit, so that a
+ * sender that stored a larger body inline would show.
+ */
+const ITEM_BYTES = 400_000;
+
 /** One broken promise, named precisely enough to find its cause. */
 export interface Violation {
   readonly invariant:
@@ -41,6 +67,9 @@ export interface Violation {
     | 'misreported'
     | 'quota exceeded'
     | 'refused as temporary'
+    | 'too big for the bus'
+    | 'misattributed'
+    | 'bad send sent'
     | 'unexpected';
   readonly item: string;
   readonly detail: string;
@@ -55,6 +84,24 @@ export interface Verdict {
   readonly sentTwice: number;
   readonly quotaExceeded: number;
   readonly refusedAsTemporary: number;
+  /** Bad queue messages (oversized, nested, reused cliKey), and those with exactly one Send Rejected. */
+  readonly badSends: number;
+  readonly rejectedOnce: number;
+  /** Send Rejected events over EventBridge's 256 KiB. */
+  readonly tooBigForBus: number;
+  /** Rejections that name the wrong first message, both of a pair rejected, a big body not kept. */
+  readonly misattributed: number;
+  /** Bad messages the gateway received: a cliKey of an invalid one, a reuse's phone. */
+  readonly badSent: number;
+  /** Reuse pairs where the later message's claim came first (it is sent, the first rejected). */
+  readonly laterWon: number;
+  /** Each reuse pair: which of the two was sent (the other rejected), for the run's report. */
+  readonly reuses: ReadonlyArray<{
+    readonly cliKey: string;
+    readonly first: string;
+    readonly reuse: string;
+    readonly sent: 'first' | 'later' | 'undecided';
+  }>;
   readonly violations: readonly Violation[];
   readonly expected: Readonly<Record<string, number>>;
   readonly eventsByType: Readonly<Record<string, number>>;
@@ -73,6 +120,8 @@ export const checkInvariants = (input: {
   readonly hostileAnswers: HostileAnswers;
   /** Whether the bridge publishes "Message Accepted" (`sending.acceptedEvents`). */
   readonly acceptedEvents: boolean;
+  /** The workload's bad sends, as queued. */
+  readonly badSends: readonly QueuedBadSend[];
 }): Verdict => {
   const { workload, ledger, unavoidable } = input;
   const violations: Violation[] = [];
@@ -311,6 +360,121 @@ export const checkInvariants = (input: {
     }
   }
 
+  // 6. Bad sends: each one "Send Rejected" on the bus, found by its SQS message id, within the
+  //    bus's 256 KiB, never sent. Of a message reusing a cliKey with other content and its first,
+  //    the one whose claim came second is rejected, naming the other, whose content alone the
+  //    gateway received.
+  let tooBigForBus = 0;
+  input.entries.forEach((entry, at) => {
+    if (entry.DetailType !== 'Send Rejected') return;
+    const size = entrySize(entry as unknown as Record<string, unknown>);
+    if (size <= PUT_EVENTS_MAX_BYTES) return;
+    tooBigForBus += 1;
+    violations.push({
+      invariant: 'too big for the bus',
+      item: `Send Rejected ${String(details[at]?.data.sqsMessageId)}`,
+      detail: `${size} bytes, over ${PUT_EVENTS_MAX_BYTES}`,
+    });
+  });
+  const rejections = index(
+    (type) => type === 'Send Rejected',
+    (d) => (typeof d.data.sqsMessageId === 'string' ? d.data.sqsMessageId : undefined),
+  );
+  const acceptancesOf = new Map<string, GatewayLedger['acceptances'][number][]>();
+  for (const acceptance of ledger.acceptances) {
+    const list = acceptancesOf.get(acceptance.cliKey) ?? [];
+    list.push(acceptance);
+    acceptancesOf.set(acceptance.cliKey, list);
+  }
+  let rejectedOnce = 0;
+  let misattributed = 0;
+  let badSent = 0;
+  let laterWon = 0;
+  const reuses: Verdict['reuses'][number][] = [];
+  for (const bad of input.badSends) {
+    const item = bad.reuse
+      ? `rejection reused ${bad.sqsMessageId} of ${bad.reuse.firstSqsMessageId}`
+      : `rejection ${bad.kind} ${bad.sqsMessageId}`;
+    const own = rejections.get(bad.sqsMessageId) ?? [];
+    const ofFirst = bad.reuse ? (rejections.get(bad.reuse.firstSqsMessageId) ?? []) : [];
+    const all = [...own, ...ofFirst];
+    if (all.length === 0) {
+      lost += 1;
+      violations.push({ invariant: 'lost', item, detail: 'no Send Rejected event' });
+    } else if (own.length > 1 || ofFirst.length > 1) {
+      duplicated += all.length - 1;
+      violations.push({
+        invariant: 'duplicated',
+        item,
+        detail: `${all.length} distinct Send Rejected events: ${all.map((d) => d.metadata.idempotencyKey).join('; ')}`,
+      });
+    } else if (all.length === 2) {
+      misattributed += 1;
+      violations.push({
+        invariant: 'misattributed',
+        item,
+        detail: 'both the first message and its reuse were rejected: nobody sent it',
+      });
+    } else rejectedOnce += 1;
+    const event = all[0];
+    if (!bad.reuse) {
+      for (const cliKey of bad.cliKeys)
+        if (acceptancesOf.has(cliKey)) {
+          badSent += 1;
+          violations.push({
+            invariant: 'bad send sent',
+            item,
+            detail: `the gateway accepted its cliKey ${cliKey}`,
+          });
+        }
+      if (event && bad.bytes > ITEM_BYTES && event.data.payloadRef === undefined) {
+        misattributed += 1;
+        violations.push({
+          invariant: 'misattributed',
+          item,
+          detail: `a body of ${bad.bytes} bytes, over an item's 400 KB, and the event has no payloadRef`,
+        });
+      }
+      continue;
+    }
+    const pair = {
+      cliKey: bad.reuse.cliKey,
+      first: bad.reuse.firstSqsMessageId,
+      reuse: bad.sqsMessageId,
+    };
+    if (all.length !== 1 || !event) {
+      reuses.push({ ...pair, sent: 'undecided' });
+      continue;
+    }
+    // The rejected one names the other; the gateway got the other's phones.
+    const firstWon = own.length === 1;
+    if (!firstWon) laterWon += 1;
+    reuses.push({ ...pair, sent: firstWon ? 'first' : 'later' });
+    const winner = firstWon ? bad.reuse.firstSqsMessageId : bad.sqsMessageId;
+    const named = event.data.reusedCliKey as
+      | { cliKey?: unknown; sqsMessageId?: unknown }
+      | undefined;
+    if (named?.cliKey !== bad.reuse.cliKey || named.sqsMessageId !== winner) {
+      misattributed += 1;
+      violations.push({
+        invariant: 'misattributed',
+        item,
+        detail: `reusedCliKey ${JSON.stringify(named)}, expected { cliKey: ${bad.reuse.cliKey}, sqsMessageId: ${winner} }`,
+      });
+    }
+    const phones = firstWon ? bad.reuse.firstPhones : bad.reuse.phones;
+    for (const cliKey of bad.cliKeys)
+      for (const acceptance of acceptancesOf.get(cliKey) ?? [])
+        if (acceptance.phone !== phones[cliKey]) {
+          badSent += 1;
+          violations.push({
+            invariant: 'bad send sent',
+            item,
+            detail: `the gateway got cliKey ${cliKey} for ${acceptance.phone ?? 'no phone'}; the message sent (${winner}) has ${phones[cliKey]}`,
+          });
+        }
+  }
+
   return {
     lost,
     duplicated,
@@ -319,6 +483,13 @@ export const checkInvariants = (input: {
     sentTwice,
     quotaExceeded,
     refusedAsTemporary,
+    badSends: input.badSends.length,
+    rejectedOnce,
+    tooBigForBus,
+    misattributed,
+    badSent,
+    laterWon,
+    reuses,
     violations,
     expected: {
       sends,
@@ -326,6 +497,7 @@ export const checkInvariants = (input: {
       inbound: moCount,
       attachments: attachmentCount,
       quarantined: quarantineExpected,
+      rejections: input.badSends.length,
     },
     eventsByType,
   };
@@ -343,4 +515,7 @@ export const holds = (verdict: Verdict): boolean =>
   verdict.sentTwice === 0 &&
   verdict.quotaExceeded === 0 &&
   verdict.refusedAsTemporary === 0 &&
+  verdict.tooBigForBus === 0 &&
+  verdict.misattributed === 0 &&
+  verdict.badSent === 0 &&
   verdict.violations.every((v) => v.invariant !== 'unexpected');

@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { eventKeys } from '../functions/commons/table-keys.ts';
+import { parseSendMessage } from '../functions/send-contract/queue-message-parsing.ts';
 import { type LocalBridge, startLocalBridge } from '../local/bridge.ts';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb-local.ts';
 import { elapseQueueTime, queueCounts } from '../local/queue-time.ts';
@@ -29,8 +30,14 @@ import {
   killableLambda,
   prng,
 } from './faults.ts';
-import { checkInvariants, type GatewayLedger, holds, type Verdict } from './invariants.ts';
-import { buildWorkload, type HostileBody, type Workload } from './workload.ts';
+import {
+  checkInvariants,
+  type GatewayLedger,
+  holds,
+  type QueuedBadSend,
+  type Verdict,
+} from './invariants.ts';
+import { type BadSend, buildWorkload, type HostileBody, type Workload } from './workload.ts';
 
 export interface ChaosOptions {
   readonly seed: number;
@@ -102,6 +109,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
   let bridge: LocalBridge | undefined;
   const hostileAnswers = new Map<string, number | undefined>();
   const moInjected: Array<{ moKey: string; attachments: number }> = [];
+  const queuedBad: QueuedBadSend[] = [];
   // The bridge logs every failure it meets on stderr; under injected faults that is thousands of
   // lines. They are counted (and the first few kept) instead.
   const stderr = { lines: 0, first: [] as string[] };
@@ -153,6 +161,14 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       `chaos: seed ${seed}, ${items} items: ${workload.cliKeys.length} recipients in ${workload.sends.flat().length} send requests, ` +
         `${workload.mo.flat().length} inbound messages (${workload.attachments} attachments), ${workload.hostile.length} hostile bodies; reports by ${workload.reportDelivery}`,
     );
+    log(
+      `chaos: ${workload.emojiCliKeys.length} recipients with emoji; bad sends: ${workload.badSends
+        .map(
+          (bad) =>
+            `${bad.kind} (${Buffer.byteLength(bad.body)} bytes, ${bad.sameBatch ? 'in' : 'after'} batch ${bad.batch})`,
+        )
+        .join(', ')}`,
+    );
 
     // Faults on, then the workload, interleaved as it would arrive.
     plan.armed = true;
@@ -169,17 +185,45 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         Math.floor(random() * workload.sends.length),
       ),
     );
+    // SQS message ids by batch and position: a reused cliKey's Send Rejected names its first's.
+    const messageIds: string[][] = [];
     const sending = (async () => {
       for (const [index, batch] of workload.sends.entries()) {
         if (revokeAt.has(index)) {
           running.sim.revokeTokens();
           plan.count('gateway.tokensRevoked');
         }
-        const result = await enqueueSend(producer, running.urls.sendQueue, batch);
-        if (result.invalid.length > 0 || result.failed.length > 0) {
-          throw new Error(
-            `the workload's send batch ${index} was not queued: ${JSON.stringify({ invalid: result.invalid, failed: result.failed })}`,
-          );
+        const withBatch = workload.badSends.filter((bad) => bad.batch === index && bad.sameBatch);
+        if (withBatch.length === 0) {
+          const result = await enqueueSend(producer, running.urls.sendQueue, batch);
+          if (result.invalid.length > 0 || result.failed.length > 0) {
+            throw new Error(
+              `the workload's send batch ${index} was not queued: ${JSON.stringify({ invalid: result.invalid, failed: result.failed })}`,
+            );
+          }
+          messageIds[index] = result.queued.map((entry) => entry.messageId);
+        } else {
+          // One SendMessageBatch call for the batch and the bad sends that go with it, so that
+          // a reuse and its first can reach one invocation; the valid ones checked as
+          // enqueueSend checks them.
+          for (const message of batch) {
+            const parsed = parseSendMessage(message, { now: new Date() });
+            if (!parsed.ok)
+              throw new Error(
+                `the workload's send batch ${index} holds an invalid message: ${JSON.stringify(parsed.problems)}`,
+              );
+          }
+          const ids = await queueBodies(producer, running.urls.sendQueue, [
+            ...batch.map((message) => JSON.stringify(message)),
+            ...withBatch.map((bad) => bad.body),
+          ]);
+          messageIds[index] = ids.slice(0, batch.length);
+          for (const [at, bad] of withBatch.entries())
+            queuedBad.push(queued(bad, ids[batch.length + at] ?? '', messageIds));
+        }
+        for (const bad of workload.badSends.filter((b) => b.batch === index && !b.sameBatch)) {
+          const [id] = await queueBodies(producer, running.urls.sendQueue, [bad.body]);
+          queuedBad.push(queued(bad, id ?? '', messageIds));
         }
         await pause();
       }
@@ -206,7 +250,10 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
     producer.destroy();
 
     // Let the faults bite while the sends are decided, then stop them and let the system heal.
-    await waitUntil(() => sendsDecided(running, workload), options.faultWindowMs ?? 60_000);
+    await waitUntil(
+      () => sendsDecided(running, workload) && badSendsRejected(running, queuedBad),
+      options.faultWindowMs ?? 60_000,
+    );
     plan.armed = false;
     running.sim.setFaults({
       errorRate: 0,
@@ -226,6 +273,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         unavoidable,
         hostileAnswers,
         acceptedEvents: options.acceptedEvents ?? false,
+        badSends: queuedBad,
       });
     const settleBy = Date.now() + (options.settleMs ?? 120_000);
     const graceBy = settleBy + (options.queuedGraceMs ?? 60_000);
@@ -249,7 +297,10 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       if (lost.length === 0 && (!reportsComing() || Date.now() > settleBy)) break;
       const attachmentsOnly = lost.every((v) => v.item.startsWith('attachment '));
       if (Date.now() > settleBy && !(attachmentsOnly && lateSweeps <= LATE_SWEEPS)) {
-        if (Date.now() > graceBy || !(sendsQueued(running, lost) || checksQueued(running, lost)))
+        if (
+          Date.now() > graceBy ||
+          !(sendsQueued(running, lost) || checksQueued(running, lost) || badQueued(running, lost))
+        )
           break;
       }
       // A send whose last delivery ended undecided is an unknown outcome that reconcile-status
@@ -257,7 +308,12 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       if (
         Date.now() - lateReconcileAt > 10_000 &&
         Date.now() - faultsOffAt > 15_000 &&
-        lost.every((v) => v.item.startsWith('send ') || v.item.startsWith('attachment '))
+        lost.every(
+          (v) =>
+            v.item.startsWith('send ') ||
+            v.item.startsWith('attachment ') ||
+            v.item.startsWith('rejection '),
+        )
       ) {
         lateReconcileAt = Date.now();
         const reconciled = await running.jobs.reconcileAt(new Date(Date.now() + LATE_RECONCILE_MS));
@@ -350,6 +406,62 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
   }
 };
 
+/**
+ * Puts bodies on the queue as they are, past every producer check (one SendMessage, or one
+ * SendMessageBatch call): their SQS message ids, in order. SendMessageBatch fails entry by entry,
+ * so each entry's result is read.
+ */
+const queueBodies = async (
+  sqs: SQSClient,
+  queueUrl: string,
+  bodies: readonly string[],
+): Promise<string[]> => {
+  if (bodies.length === 1) {
+    const answer = await sqs.send(
+      new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: bodies[0] }),
+    );
+    if (!answer.MessageId) throw new Error('the queue took a bad send without a message id');
+    return [answer.MessageId];
+  }
+  const answer = await sqs.send(
+    new SendMessageBatchCommand({
+      QueueUrl: queueUrl,
+      Entries: bodies.map((body, at) => ({ Id: `m${at}`, MessageBody: body })),
+    }),
+  );
+  const ids = new Map((answer.Successful ?? []).map((entry) => [entry.Id, entry.MessageId]));
+  return bodies.map((_, at) => {
+    const id = ids.get(`m${at}`);
+    if (!id)
+      throw new Error(
+        `entry ${at} of a batch with bad sends was not queued: ${JSON.stringify(answer.Failed ?? [])}`,
+      );
+    return id;
+  });
+};
+
+/** A bad send as queued, with its first message's id when it reuses a cliKey. */
+const queued = (
+  bad: BadSend,
+  sqsMessageId: string,
+  messageIds: ReadonlyArray<readonly string[] | undefined>,
+): QueuedBadSend => ({
+  kind: bad.kind,
+  sqsMessageId,
+  bytes: Buffer.byteLength(bad.body, 'utf8'),
+  cliKeys: bad.cliKeys,
+  ...(bad.reuse
+    ? {
+        reuse: {
+          cliKey: bad.reuse.cliKey,
+          firstSqsMessageId: messageIds[bad.reuse.batch]?.[bad.reuse.position] ?? '',
+          firstPhones: bad.reuse.firstPhones,
+          phones: bad.reuse.phones,
+        },
+      }
+    : {}),
+});
+
 /** Posts a hostile body as a gateway would: again after a retry answer, a few times at most. */
 const post = async (bridge: LocalBridge, body: HostileBody): Promise<number | undefined> => {
   const url = body.route === 'report' ? bridge.urls.reportWebhook : bridge.urls.moWebhook;
@@ -398,6 +510,38 @@ const sendsDecided = (bridge: LocalBridge, workload: Workload): boolean => {
   return workload.cliKeys.every((cliKey) => decided.has(`send:${cliKey}`));
 };
 
+/** Whether every bad send (or, for a reused cliKey, it or its first) has its Send Rejected. */
+const badSendsRejected = (bridge: LocalBridge, bad: readonly QueuedBadSend[]): boolean => {
+  const rejected = new Set(
+    bridge.bus.entries
+      .filter((entry) => entry.DetailType === 'Send Rejected')
+      .map(
+        (entry) =>
+          (JSON.parse(entry.Detail) as { data: { sqsMessageId?: string } }).data.sqsMessageId,
+      ),
+  );
+  return bad.every(
+    (b) =>
+      rejected.has(b.sqsMessageId) ||
+      (b.reuse !== undefined && rejected.has(b.reuse.firstSqsMessageId)),
+  );
+};
+
+/** Whether a bad send missing its Send Rejected (or its first) is still in the send queue. */
+const badQueued = (
+  bridge: LocalBridge,
+  lost: ReadonlyArray<{ readonly item: string }>,
+): boolean => {
+  const queue = bridge.fauxqs.inspectQueue(bridge.queues.sendQueue.name);
+  if (queue === undefined) return false;
+  const ids = [
+    ...queue.messages.ready,
+    ...queue.messages.delayed,
+    ...queue.messages.inflight.map((m) => m.message),
+  ].map((m) => m.messageId);
+  return lost.some((v) => v.item.startsWith('rejection ') && ids.some((id) => v.item.includes(id)));
+};
+
 /**
  * A report is still missing while report checks wait on their queue: a withheld report is found
  * only by its check, which may be put back (pending) or come back after a failed invocation.
@@ -435,6 +579,7 @@ const ledgerOf = (
   acceptances: bridge.sim.acceptances().map((recipient) => ({
     cliKey: recipient.cliKey,
     msgKey: recipient.msgKey,
+    ...(recipient.phone === undefined ? {} : { phone: recipient.phone }),
     requestedAt: recipient.requestedAt,
     deliverAt: recipient.deliverAt,
     reported: recipient.result !== undefined,
@@ -536,8 +681,21 @@ const report = (input: {
       `quota refusals=${bridge.sim.snapshot().quotaRefusals}; send DLQ=${bridge.fauxqs.inspectQueue(bridge.queues.sendDlq.name)?.messages.ready.length ?? 0}`,
   );
   for (const note of input.notes.slice(0, 10)) log(`  note: ${note}`);
+  for (const pair of verdict.reuses)
+    log(
+      `  reused cliKey ${pair.cliKey}: first ${pair.first}, reuse ${pair.reuse}; sent: ${pair.sent}`,
+    );
   // The rarer kinds first: a flood of duplicates must not hide a lost or misreported item.
-  const order = ['lost', 'misreported', 'sent twice', 'quota exceeded', 'refused as temporary'];
+  const order = [
+    'lost',
+    'misreported',
+    'sent twice',
+    'bad send sent',
+    'misattributed',
+    'too big for the bus',
+    'quota exceeded',
+    'refused as temporary',
+  ];
   const rank = (kind: string) => (order.includes(kind) ? order.indexOf(kind) : order.length);
   const violations = [...verdict.violations].sort((a, b) => rank(a.invariant) - rank(b.invariant));
   for (const violation of violations.slice(0, 40)) {
@@ -549,6 +707,8 @@ const report = (input: {
     `chaos: seed=${input.seed} items=${input.items} lost=${verdict.lost} duplicated=${verdict.duplicated} ` +
     `unavoidable=${verdict.unavoidable} sentTwice=${verdict.sentTwice} misreported=${verdict.misreported} ` +
     `quotaExceeded=${verdict.quotaExceeded} refusedAsTemporary=${verdict.refusedAsTemporary} ` +
+    `badSends=${verdict.badSends} rejectedOnce=${verdict.rejectedOnce} tooBigForBus=${verdict.tooBigForBus} ` +
+    `misattributed=${verdict.misattributed} badSent=${verdict.badSent} laterWon=${verdict.laterWon} ` +
     `events=${Object.values(verdict.eventsByType).reduce((sum, n) => sum + n, 0)} faults=${total} time=${seconds(input.elapsedMs)}`;
   log(line);
   return line;

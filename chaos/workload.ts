@@ -2,7 +2,8 @@
  * The chaos run's workload, a pure function of the seed and the item count: send requests across
  * every channel (producer shapes from the documentation examples), inbound messages with and
  * without attachments (injected at the simulator, so they arrive by its webhook with its retries),
- * and hostile bodies posted straight to the webhook routes.
+ * hostile bodies posted straight to the webhook routes, and bad queue messages no producer helper
+ * would queue (oversized, nested too deep, a cliKey reused with other content).
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
@@ -32,6 +33,32 @@ export interface HostileBody {
   readonly repost: boolean;
 }
 
+/**
+ * A queue message put straight on the send queue (`enqueueSend` validates, and would refuse the
+ * invalid ones): each must become exactly one "Send Rejected", and never be sent.
+ */
+export interface BadSend {
+  readonly kind: 'oversized' | 'nested' | 'reused';
+  /** The queue message, as queued: text, since one nests deeper than JSON.stringify recurses. */
+  readonly body: string;
+  /** Queued with `sends[batch]`: in the same SendMessageBatch call, or alone right after it. */
+  readonly batch: number;
+  readonly sameBatch: boolean;
+  /** Every cliKey it names. */
+  readonly cliKeys: readonly string[];
+  /** A reused cliKey: the workload message whose every cliKey it names, with other phones. */
+  readonly reuse?: {
+    /** Where the first message is in `sends`. */
+    readonly batch: number;
+    readonly position: number;
+    /** The cliKey of the send record both claim (the smallest of them). */
+    readonly cliKey: string;
+    /** Phone per cliKey, of the first message and of this one. */
+    readonly firstPhones: Readonly<Record<string, string>>;
+    readonly phones: Readonly<Record<string, string>>;
+  };
+}
+
 export interface Workload {
   readonly seed: number;
   readonly reportDelivery: ReportDelivery;
@@ -40,6 +67,9 @@ export interface Workload {
   /** Every cliKey of the sends, immediate and scheduled. */
   readonly cliKeys: readonly string[];
   readonly scheduledCliKeys: ReadonlySet<string>;
+  /** cliKeys of the valid sends with an emoji (above U+FFFF) in their texts: sent like any other. */
+  readonly emojiCliKeys: readonly string[];
+  readonly badSends: readonly BadSend[];
   /** MO injections, in batches (one simulator webhook body each). */
   readonly mo: readonly (readonly MoInjectionInput[])[];
   readonly attachments: number;
@@ -104,9 +134,14 @@ export const buildWorkload = (seed: number, items: number, now = Date.now()): Wo
     cliKeys.push(...keys);
     if ((message as { resvYn?: string }).resvYn === 'Y') for (const key of keys) scheduled.add(key);
   }
+  // Emoji and bad sends draw from a stream of their own: the rest of a seed's workload is what it
+  // was before they were added.
+  const extra = prng(seed * 104_729 + 31);
+  const emojiCliKeys = addEmoji(messages, extra);
   const sends: SendMessageInput[][] = [];
   for (let index = 0; index < messages.length; index += 10)
     sends.push(messages.slice(index, index + 10));
+  const badSends = buildBadSends(seed, sends, scheduled, extra);
 
   // Inbound messages, some with attachments, one near the 256 KiB limit in Hangul (UTF-8).
   const moItems: MoInjectionInput[] = [];
@@ -153,10 +188,165 @@ export const buildWorkload = (seed: number, items: number, now = Date.now()): Wo
     sends,
     cliKeys,
     scheduledCliKeys: scheduled,
+    emojiCliKeys,
+    badSends,
     mo,
     attachments,
     hostile,
   };
+};
+
+type Json = Record<string, unknown>;
+
+/**
+ * Appends an emoji outside the Basic Multilingual Plane to every text of a channel that allows
+ * one, as test/e2e/local-emoji-sends.test.ts does (SMS and MMS count in CP949, which has none).
+ */
+const EMOJI_TEXTS: Readonly<
+  Record<string, (message: Json, emoji: (text: unknown) => string) => void>
+> = {
+  rcs: (message, emoji) => {
+    for (const recipient of message.recvInfoLst as Json[]) {
+      const mergeData = recipient.mergeData as Json;
+      for (const field of ['title', 'description'])
+        if (typeof mergeData[field] === 'string') mergeData[field] = emoji(mergeData[field]);
+    }
+  },
+  'rcs-reply': (message, emoji) => {
+    const body = message.body as Json;
+    body.description = emoji(body.description);
+  },
+  push: (message, emoji) => {
+    const msg = message.msg as Json;
+    msg.title = emoji(msg.title);
+    msg.body = emoji(msg.body);
+  },
+  'messenger-notice': (message, emoji) => {
+    message.msg = emoji(message.msg);
+  },
+  'brand-free': (message, emoji) => {
+    message.content = emoji(message.content);
+  },
+};
+
+/** Puts emoji in about a third of the messages whose channel allows them (at least one). */
+const addEmoji = (messages: SendMessageInput[], random: () => number): string[] => {
+  const eligible = messages.filter((message) => message.channel in EMOJI_TEXTS);
+  const chosen = eligible.filter(() => random() < 0.3);
+  if (chosen.length === 0 && eligible[0]) chosen.push(eligible[0]);
+  for (const message of chosen)
+    EMOJI_TEXTS[message.channel]?.(message as unknown as Json, (text) => `${String(text)} 🎁😀`);
+  return chosen.flatMap(keysOf);
+};
+
+/** Phone per cliKey of a message (the two-way RCS reply has one, outside any list). */
+const phonesOf = (message: Json): Record<string, string> =>
+  Array.isArray(message.recvInfoLst)
+    ? Object.fromEntries(
+        (message.recvInfoLst as Json[]).map((r) => [String(r.cliKey), String(r.phone)]),
+      )
+    : { [String(message.cliKey)]: String(message.phone) };
+
+/**
+ * One oversized message (400 to 900 KB of Hangul in an SMS, over DynamoDB's 400 KB item and under
+ * SQS's 1 MiB), one nested 20,000 arrays deep in a brand coupon (about 40 KB), and two that reuse
+ * every cliKey of an immediate workload message with other phones: one in the same SendMessageBatch
+ * as its first when that batch has room, one in a later batch.
+ */
+const buildBadSends = (
+  seed: number,
+  sends: readonly (readonly SendMessageInput[])[],
+  scheduled: ReadonlySet<string>,
+  random: () => number,
+): BadSend[] => {
+  const int = (max: number) => Math.floor(random() * max);
+  const anyBatch = () => int(sends.length);
+  const bad: BadSend[] = [];
+
+  const oversizedKey = `bad${seed}-big`;
+  const shell = JSON.stringify({
+    channel: 'sms',
+    callback: '0215880000',
+    msg: '',
+    recvInfoLst: [{ cliKey: oversizedKey, phone: '01055559000' }],
+  });
+  const targetBytes = 410_000 + int(490_000);
+  // Hangul syllables are 3 bytes each in UTF-8; the SMS limit is 90 bytes of CP949.
+  const syllables = Math.floor((targetBytes - Buffer.byteLength(shell)) / 3);
+  const oversized = JSON.stringify({
+    channel: 'sms',
+    callback: '0215880000',
+    msg: HANGUL.repeat(Math.ceil(syllables / HANGUL.length)).slice(0, syllables),
+    recvInfoLst: [{ cliKey: oversizedKey, phone: '01055559000' }],
+  });
+  bad.push({
+    kind: 'oversized',
+    body: oversized,
+    batch: anyBatch(),
+    sameBatch: false,
+    cliKeys: [oversizedKey],
+  });
+
+  // A brand coupon takes any JSON: only the depth makes this message invalid.
+  const brand = SEND_MESSAGE_EXAMPLES.find((example) => example.message.channel === 'brand-free');
+  const nestedKey = `bad${seed}-deep`;
+  const nestedShell = structuredClone(brand?.message ?? {}) as Json;
+  nestedShell.recvInfoLst = [{ cliKey: nestedKey, phone: '01055559001' }];
+  nestedShell.coupon = { title: '할인 쿠폰', nested: 'NESTED' };
+  const depth = 20_000;
+  bad.push({
+    kind: 'nested',
+    body: JSON.stringify(nestedShell).replace(
+      '"NESTED"',
+      `${'['.repeat(depth)}${']'.repeat(depth)}`,
+    ),
+    batch: anyBatch(),
+    sameBatch: false,
+    cliKeys: [nestedKey],
+  });
+
+  // Immediate messages only: a scheduled one is accepted days ahead, beside the point here.
+  const candidates = sends.flatMap((batch, index) =>
+    batch.flatMap((message, position) =>
+      keysOf(message).some((key) => scheduled.has(key)) ? [] : [{ index, position, message }],
+    ),
+  );
+  const roomy = candidates.filter((candidate) => (sends[candidate.index]?.length ?? 10) < 10);
+  // The same batch when one has room (the last, short one, usually), then a later batch; never
+  // the same first twice, so that each pair has one first.
+  const sameBatch = roomy[int(roomy.length)];
+  const others = candidates.filter((candidate) => candidate !== sameBatch);
+  const later = others[int(others.length)];
+  // Without a batch with room, two later ones.
+  const second = sameBatch ? undefined : others.filter((c) => c !== later)[int(others.length - 1)];
+  for (const [n, pick] of [sameBatch ?? second, later].entries()) {
+    if (!pick) continue;
+    const first = pick.message as unknown as Json;
+    const copy = structuredClone(first);
+    let phone = 0;
+    const otherPhone = () => `0105555${String(n)}${String(phone++).padStart(3, '0')}`;
+    if (Array.isArray(copy.recvInfoLst))
+      copy.recvInfoLst = (copy.recvInfoLst as Json[]).map((r) => ({ ...r, phone: otherPhone() }));
+    else copy.phone = otherPhone();
+    const cliKeys = keysOf(pick.message);
+    const inSameBatch = pick === sameBatch;
+    bad.push({
+      kind: 'reused',
+      body: JSON.stringify(copy),
+      // Later: one or two batches after its first's, or right after the last batch.
+      batch: inSameBatch ? pick.index : Math.min(pick.index + 1 + int(2), sends.length - 1),
+      sameBatch: inSameBatch,
+      cliKeys,
+      reuse: {
+        batch: pick.index,
+        position: pick.position,
+        cliKey: [...cliKeys].sort()[0] ?? '',
+        firstPhones: phonesOf(first),
+        phones: phonesOf(copy),
+      },
+    });
+  }
+  return bad;
 };
 
 const reportItem = (seed: number, index: number, extra: Record<string, unknown> = {}) => ({

@@ -3,7 +3,9 @@
  * few fixed seeds with small workloads. Each seed must end with every invariant holding: nothing
  * lost, nothing duplicated (the documented unavoidable case aside), no cliKey accepted twice,
  * nothing accepted reported as rejected, the quota never exceeded, no hostile body refused as if
- * the failure were temporary. `npm run chaos -- --seed S --items N` runs any other seed.
+ * the failure were temporary, every bad queue message (oversized, nested, a reused cliKey) one
+ * "Send Rejected" within the bus's limit and never sent. `npm run chaos -- --seed S --items N`
+ * runs any other seed.
  */
 import { describe, expect, it } from 'vitest';
 import { runChaos } from '../../chaos/run.ts';
