@@ -1,6 +1,7 @@
 import type { SendMessageInput } from '../../functions/send-contract/queue-message.ts';
 import { parseSendMessage } from '../../functions/send-contract/queue-message-parsing.ts';
 import { recipientsOf } from '../../functions/send-contract/queue-message-recipients.ts';
+import { alreadySentCliKeys } from '../../ops/already-sent.ts';
 import { OperationError } from '../../ops/errors.ts';
 import { enqueueSend } from '../../producer/enqueue-send.ts';
 import { UsageError } from '../errors.ts';
@@ -45,6 +46,17 @@ const messageFromFlags = (context: CommandContext): SendMessageInput => {
   return { channel: 'mms', ...common, ...(title === undefined ? {} : { title }) };
 };
 
+/** Keys named in the already-sent line; the rest are counted (all are in --json). */
+const NAMED_KEYS = 10;
+
+/** What a producer who queued the same messages again must know: nothing more will be sent. */
+const alreadySentLine = (cliKeys: readonly string[]): string => {
+  const named = cliKeys.slice(0, NAMED_KEYS).join(', ');
+  const more = cliKeys.length > NAMED_KEYS ? `, and ${cliKeys.length - NAMED_KEYS} more` : '';
+  const count = cliKeys.length === 1 ? '1 cliKey was' : `${cliKeys.length} cliKeys were`;
+  return `${count} already sent (${named}${more}): the sender skips ${cliKeys.length === 1 ? 'it' : 'them'}; use new cliKeys to send again`;
+};
+
 export const sendCommand: CommandSpec = {
   summary: 'queue messages for sending (a message file, or one SMS/LMS from flags)',
   usage: `msgbridge send FILE…
@@ -60,7 +72,8 @@ Puts send messages on the send queue, where the sender picks them up.
   --text       the message text
   --key        the recipient's cliKey (one --to only); default cli-<time>-<n>
 Prints how many were queued and, with --json, the cliKeys of every recipient, which the
-Message Accepted / Rejected events carry.`,
+Message Accepted / Rejected events carry. cliKeys the sender has already sent (a file queued a
+second time) are named: the sender skips them, so nothing more is sent for them.`,
   positionals: { min: 0, max: Number.POSITIVE_INFINITY, name: 'FILE' },
   options: {
     ...valueOptions('channel', 'from', 'text', 'title', 'key'),
@@ -103,8 +116,28 @@ Message Accepted / Rejected events carry.`,
     const progress = context.out.progress('queueing', messages.length);
     const queued: Array<{ label: string; messageId: string; cliKeys: string[] }> = [];
     const failed: Array<{ label: string; code: string; message: string }> = [];
+    const cliKeysOf = (value: unknown): string[] => {
+      const parsed = parseSendMessage(value, { now });
+      return parsed.ok ? recipientsOf(parsed.message).map((r) => r.cliKey) : [];
+    };
+    // Looked up before the chunk is queued: after, the sender could already have sent it.
+    const alreadySent: string[] = [];
+    let lookupFailed: string | undefined;
     for (let start = 0; start < messages.length; start += CHUNK) {
       const chunk = messages.slice(start, start + CHUNK);
+      if (lookupFailed === undefined) {
+        try {
+          alreadySent.push(
+            ...(await alreadySentCliKeys(
+              target.documents,
+              target.tables.events,
+              chunk.map((message) => cliKeysOf(message.value)),
+            )),
+          );
+        } catch (error) {
+          lookupFailed = (error as Error).message;
+        }
+      }
       const result = await enqueueSend(
         target.sqs,
         target.queues.send,
@@ -114,9 +147,7 @@ Message Accepted / Rejected events carry.`,
       for (const { index, messageId } of result.queued) {
         const entry = chunk[index];
         if (entry === undefined) continue;
-        const parsed = parseSendMessage(entry.value, { now });
-        const cliKeys = parsed.ok ? recipientsOf(parsed.message).map((r) => r.cliKey) : [];
-        queued.push({ label: entry.label, messageId, cliKeys });
+        queued.push({ label: entry.label, messageId, cliKeys: cliKeysOf(entry.value) });
       }
       for (const { index, code, message } of result.failed) {
         failed.push({ label: chunk[index]?.label ?? `#${start + index}`, code, message });
@@ -133,18 +164,27 @@ Message Accepted / Rejected events carry.`,
     }
     progress.finish();
     const recipients = queued.reduce((sum, entry) => sum + entry.cliKeys.length, 0);
+    const queuedKeys = new Set(queued.flatMap((q) => q.cliKeys));
+    const skipped = alreadySent.filter((cliKey) => queuedKeys.has(cliKey));
     context.out.emit(
       {
         queued: queued.length,
         failed,
         messages: queued,
         cliKeys: queued.flatMap((q) => q.cliKeys),
+        alreadySent: skipped,
       },
-      () =>
+      () => {
         context.out.line(
           `queued ${queued.length} of ${messages.length} messages (${recipients} recipients) on ${target.describe()}`,
-        ),
+        );
+        if (skipped.length > 0) context.out.line(alreadySentLine(skipped));
+      },
     );
+    if (lookupFailed !== undefined)
+      context.out.note(
+        `msgbridge ${context.name}: could not look up which cliKeys were already sent (${lookupFailed}); \`msgbridge trace CLIKEY\` shows one`,
+      );
     if (failed.length > 0) {
       throw new OperationError(
         `${failed.length} ${failed.length === 1 ? 'message was' : 'messages were'} not queued`,
