@@ -110,7 +110,10 @@ export const flagOptions = (...names: readonly string[]): ParseArgsOptionsConfig
   Object.fromEntries(names.map((name) => [name, { type: 'boolean' }]));
 
 const TARGET_OPTIONS = valueOptions('local', 'stack', 'region');
-const SHARED_OPTIONS: ParseArgsOptionsConfig = { json: { type: 'boolean' } };
+const SHARED_OPTIONS: ParseArgsOptionsConfig = {
+  json: { type: 'boolean' },
+  utc: { type: 'boolean' },
+};
 
 export const TARGET_USAGE = `Target:
   --local [DIR]      the local run started by \`npm start\` (default; DIR defaults to
@@ -118,7 +121,8 @@ export const TARGET_USAGE = `Target:
                      — put DIR right after --local, or write --local=DIR
   --stack NAME       a deployed stack (AWS credentials from the default provider chain)
   --region R         the stack's region (default: the AWS configuration's)`;
-const JSON_USAGE = '  --json             print one JSON document (for scripts)';
+const JSON_USAGE = `  --json             print one JSON document (for scripts; times in ISO 8601, UTC)
+  --utc              print times in UTC (default: KST, e.g. 2026-12-07 13:05:09 KST)`;
 
 /** The full usage of a command, with the shared options it takes. */
 export const commandUsage = (spec: CommandSpec): string =>
@@ -213,7 +217,7 @@ export const runCommand = async (
     const context: CommandContext = {
       name,
       io,
-      out: new Output(io, values.json === true),
+      out: new Output(io, values.json === true, values.utc === true ? 'UTC' : 'KST'),
       deps,
       positionals,
       values,

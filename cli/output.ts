@@ -1,4 +1,5 @@
 import { terminalSafe } from '../functions/commons/helpers/terminal.ts';
+import { formatTime, formatTimesIn, type TimeZoneShown } from '../ops/times.ts';
 import type { CliIo } from './io.ts';
 
 /*
@@ -137,7 +138,19 @@ export class Output {
   constructor(
     private readonly io: CliIo,
     readonly json: boolean,
+    /** Human output's times in UTC (`--utc`) rather than KST; JSON's are ISO 8601 either way. */
+    readonly zone: TimeZoneShown = 'KST',
   ) {}
+
+  /** A time for human output, by the one rule (ops/times.ts); `-` when there is none. */
+  time(at: string | undefined): string {
+    return at === undefined ? '-' : formatTime(at, this.zone);
+  }
+
+  /** Human output's text with the ISO 8601 instants in it shown by the same rule. */
+  times(text: string): string {
+    return formatTimesIn(text, this.zone);
+  }
 
   /** With --json: `data` as one JSON document on stdout. Otherwise runs `human`. */
   emit(data: unknown, human: () => void): void {

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as z from 'zod';
 import type { Target } from '../ops/target.ts';
-import { formatKst } from '../protocol/kst.ts';
+import { formatTime } from '../ops/times.ts';
 import { EVENT_TYPES } from './event-types.ts';
 import { html, type SafeHtml, toText } from './html.ts';
 
@@ -206,8 +206,7 @@ export const fmt = (at: string | undefined): SafeHtml => {
   if (at === undefined) return html`—`;
   const ms = Date.parse(at);
   if (Number.isNaN(ms)) return html`${at}`;
-  const millis = String(new Date(ms).getUTCMilliseconds()).padStart(3, '0');
-  const kst = `${formatKst(ms, 'YYYY-MM-DD HH:mm:ss')}.${millis} KST`;
-  const utc = new Date(ms).toISOString().replace('T', ' ').replace('Z', ' UTC');
+  const kst = formatTime(ms, 'KST', { millis: true });
+  const utc = formatTime(ms, 'UTC', { millis: true });
   return html`<time datetime="${at}" title="${utc}">${kst}</time>`;
 };

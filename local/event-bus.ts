@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { maskPhonesDeep } from '../functions/commons/helpers/mask.ts';
 import { terminalSafe } from '../functions/commons/helpers/terminal.ts';
 import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/store-ports.ts';
+import { formatTime } from '../ops/times.ts';
 import { OWNER_ONLY_FILE } from './data-dir.ts';
 
 /** Fields worth seeing in a one-line summary, in this order, when an event has them. */
@@ -132,6 +133,6 @@ const summarise = (entry: BusEntry, replayName?: string): string => {
   const replay = replayName === undefined ? '' : `replay ${replayName}  `;
   // Stored text reaches the operator's terminal: its control characters are shown, not obeyed.
   return terminalSafe(
-    `${entry.Time.toISOString().slice(11, 19)} ▸ ${replay}${entry.DetailType}  ${fields.join(' ')}`,
+    `${formatTime(entry.Time)} ▸ ${replay}${entry.DetailType}  ${fields.join(' ')}`,
   );
 };

@@ -187,7 +187,7 @@ export const MODULES: readonly ModuleRule[] = [
   {
     folder: 'ops',
     holds:
-      'The operator operations and queries the CLI, the console and the local run share: the target (a stack or the local run) and its clients, the local run file reader, trace, phone search, quarantine, republish, redrive, replay, doctor.',
+      'The operator operations and queries the CLI, the console and the local run share: the target (a stack or the local run) and its clients, the local run file reader, trace, phone search, quarantine, republish, redrive, replay, doctor, and how an operator reads a time (KST with its zone, or UTC).',
     mayImport: [
       'aws-semantics',
       'functions/commons',
@@ -195,6 +195,7 @@ export const MODULES: readonly ModuleRule[] = [
       'functions/gateway-access',
       'functions/publishing',
       'functions/send-records',
+      'protocol',
       'gateway',
     ],
   },

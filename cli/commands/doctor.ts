@@ -35,7 +35,7 @@ Exit code 1 when a check fails.`,
     const failed = checks.filter((check) => check.ok === false).length;
     context.out.emit({ target: target.describe(), checks }, () => {
       context.out.line(`msgbridge doctor: the ${target.describe()}`);
-      for (const line of formatChecks(checks)) context.out.line(line);
+      for (const line of formatChecks(checks)) context.out.line(context.out.times(line));
       context.out.line(
         failed === 0
           ? `all ${checks.filter((check) => check.ok === true).length} checks passed`

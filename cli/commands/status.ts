@@ -112,10 +112,10 @@ reports too.`,
         context.out.table(
           row.stored,
           columns({
-            '  TIME': (entry) => `  ${entry.at ?? '-'}`,
+            '  TIME': (entry) => `  ${context.out.time(entry.at)}`,
             ITEM: 'sk',
             EVENT: (entry) => entry.type ?? '-',
-            SUMMARY: 'summary',
+            SUMMARY: (entry) => context.out.times(entry.summary),
           }),
           '  (nothing stored)',
         );

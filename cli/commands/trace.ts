@@ -51,7 +51,7 @@ read); it stops after 100,000 items and says so.`,
         context.out.table(
           found.matches,
           columns({
-            TIME: (match) => match.at ?? '-',
+            TIME: (match) => context.out.time(match.at),
             'FOUND BY': (match) => match.kind,
             KEY: (match) => match.key,
             EVENT: (match) => match.type ?? '-',
@@ -81,10 +81,10 @@ read); it stops after 100,000 items and says so.`,
       context.out.table(
         trace.entries,
         columns({
-          TIME: (entry) => entry.at ?? '-',
+          TIME: (entry) => context.out.time(entry.at),
           ITEM: (entry) => `${entry.pk} ${entry.sk}`,
           EVENT: (entry) => entry.type ?? '-',
-          SUMMARY: (entry) => entry.summary,
+          SUMMARY: (entry) => context.out.times(entry.summary),
         }),
       );
     });

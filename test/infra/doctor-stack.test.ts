@@ -596,3 +596,44 @@ describe('msgbridge doctor --stack, in an existing VPC', () => {
     });
   });
 });
+
+describe('msgbridge doctor --stack: times', () => {
+  const human = (...extra: string[]) =>
+    runCli(['doctor', '--stack', 'msgbridge', '--region', REGION, ...extra], {
+      now: () => NOW,
+      aws: {
+        cloudFormation: new CloudFormationClient({ region: REGION }),
+        sqs: new SQSClient({ region: REGION }),
+        secretsManager: new SecretsManagerClient({ region: REGION }),
+        lambda: new LambdaClient({ region: REGION }),
+        cloudWatch: new CloudWatchClient({ region: REGION }),
+        scheduler: new SchedulerClient({ region: REGION }),
+        serviceQuotas: new ServiceQuotasClient({ region: REGION }),
+      },
+    });
+
+  it('prints when the token was renewed in KST with the zone, in UTC with --utc, and ISO 8601 with --json', async () => {
+    // Act: the token was renewed at 05:56 UTC, 14:56 KST.
+    const kst = await human();
+    const utc = await human('--utc');
+    const json = await human('--json', '--utc');
+
+    // Assess
+    const tokenLine = (stdout: string) =>
+      stdout.split('\n').find((line) => line.startsWith('✔ gateway token:'));
+    expect(tokenLine(kst.stdout)).toBe(
+      '✔ gateway token: valid for 40 more min, renewed 2026-11-28 14:56:00 KST',
+    );
+    expect(kst.stdout).toContain(
+      "the gateway accepted refresh-token's call from them at 2026-11-28 14:56:00 KST",
+    );
+    expect(tokenLine(utc.stdout)).toBe(
+      '✔ gateway token: valid for 40 more min, renewed 2026-11-28 05:56:00 UTC',
+    );
+    const checks = (JSON.parse(json.stdout) as { checks: Array<{ name: string; detail: string }> })
+      .checks;
+    expect(checks.find((check) => check.name === 'gateway token')?.detail).toBe(
+      'valid for 40 more min, renewed 2026-11-28T05:56:00.000Z',
+    );
+  });
+});

@@ -105,6 +105,57 @@ describe('msgbridge trace', () => {
     expect(doc.entries.map((e: Item) => e.pk)).toEqual(['SEND#c-2', 'QUARANTINE#abc']);
   });
 
+  it('prints times in KST with the zone, in UTC with --utc, and ISO 8601 with --json', async () => {
+    // Act
+    const kst = await trace(['mo-1']);
+    const utc = await trace(['mo-1', '--utc']);
+    const json = await trace(['mo-1', '--json', '--utc']);
+
+    // Assess
+    const rows = (stdout: string) => stdout.split('\n').filter((line) => line.includes('MO#mo-1'));
+    expect(rows(kst.stdout).map((line) => line.slice(0, 23))).toEqual([
+      '2026-11-24 11:00:00 KST',
+      '2026-11-24 11:00:03 KST',
+    ]);
+    expect(rows(utc.stdout).map((line) => line.slice(0, 23))).toEqual([
+      '2026-11-24 02:00:00 UTC',
+      '2026-11-24 02:00:03 UTC',
+    ]);
+    expect(kst.stdout.split('\n')[1]).toMatch(/^TIME {21}ITEM/);
+    expect(JSON.parse(json.stdout).entries.map((e: Item) => e.at)).toEqual([
+      '2026-11-24T02:00:00.000Z',
+      '2026-11-24T02:00:03.000Z',
+    ]);
+  });
+
+  it('shows the times inside a summary by the same rule', async () => {
+    // Prepare: a send record claimed until a time.
+    const claimed = {
+      pk: 'SEND#c-9',
+      sk: 'MESSAGE',
+      owner: '1#a',
+      claimedUntil: Date.parse('2026-11-24T01:00:30.000Z'),
+      channel: 'sms',
+      'accepted#c-9': { t: Date.parse('2026-11-24T01:00:01.000Z') / 1000, m: 'm-9' },
+    };
+    const { target } = tableTarget([claimed]);
+    const run = (...extra: string[]) =>
+      runCli(['trace', 'c-9', ...extra], { resolveTarget: async () => target }, captureIo());
+
+    // Act
+    const kst = await run();
+    const utc = await run('--utc');
+    const json = await run('--json');
+
+    // Assess
+    expect(kst.stdout).toContain('claimed by 1#a until 2026-11-24 10:00:30 KST');
+    expect(kst.stdout).toMatch(/^2026-11-24 10:00:01 KST {2}SEND#c-9 MESSAGE accepted\.c-9/m);
+    expect(utc.stdout).toContain('claimed by 1#a until 2026-11-24 01:00:30 UTC');
+    expect(JSON.parse(json.stdout).entries.map((e: Item) => e.summary)).toContain(
+      'send record: 1 recipients accepted, claimed by 1#a until 2026-11-24T01:00:30.000Z',
+    );
+  });
+
   it('needs a key', async () => {
     const result = await trace([]);
     expect(result.code).toBe(2);
