@@ -16,6 +16,7 @@ import {
   type ISecurityGroup,
   type IVpc,
   MachineImage,
+  NatInstanceProviderV2,
   NatProvider,
   NatTrafficDirection,
   Peer,
@@ -23,6 +24,7 @@ import {
   SecurityGroup,
   type SubnetSelection,
   SubnetType,
+  UserData,
   Vpc,
 } from 'aws-cdk-lib/aws-ec2';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -217,6 +219,27 @@ export interface GatewayEgressSettings {
  */
 export const NAT_INSTANCE_TYPE = InstanceType.of(InstanceClass.T4G, InstanceSize.NANO);
 
+/** The package install of aws-cdk-lib's NAT script, which `natUserData` retries. */
+const NAT_PACKAGE_INSTALL = 'yum install iptables-services -y';
+
+/**
+ * aws-cdk-lib's NAT script (`NatInstanceProviderV2.DEFAULT_USER_DATA_COMMANDS`, the Amazon VPC
+ * user guide's NAT AMI steps) with its one download retried until it succeeds: on Amazon Linux
+ * 2023 a `dnf clean all` of cloud-init can race the install and leave the instance without NAT
+ * (aws/aws-cdk#36717, open on 2.276.0), and the Elastic IP's association replaces the launch
+ * address while it may be downloading. The script runs once per instance: a reboot would not
+ * finish what an install that gave up left undone.
+ */
+const natUserData = (): UserData => {
+  const userData = UserData.forLinux();
+  userData.addCommands(
+    ...NatInstanceProviderV2.DEFAULT_USER_DATA_COMMANDS.map((command) =>
+      command === NAT_PACKAGE_INSTALL ? `until ${NAT_PACKAGE_INSTALL}; do sleep 10; done` : command,
+    ),
+  );
+  return userData;
+};
+
 /**
  * The fixed egress of the gateway callers: a VPC with NAT gateways or a NAT instance and Elastic
  * IPs of its own, an existing VPC, or nothing (see `EgressMode`).
@@ -294,6 +317,7 @@ export class GatewayEgress extends Construct {
               }),
               // No rule but ours below: the default lets anything in from anywhere.
               defaultAllowedTraffic: NatTrafficDirection.NONE,
+              userData: natUserData(),
             })
           : undefined;
       if (this.mode === 'nat')

@@ -1,5 +1,6 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { NatInstanceProviderV2 } from 'aws-cdk-lib/aws-ec2';
 import type { CfnRole as Role } from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
@@ -265,6 +266,17 @@ describe('gateway egress', () => {
         Default: '/aws/service/ami-amazon-linux-latest/al2023-ami-kernel-6.1-arm64',
       });
       template.hasResourceProperties('AWS::EC2::FlowLog', { TrafficType: 'ALL' });
+    });
+
+    it('retries the boot script’s package install, which a cloud-init race can fail', () => {
+      const [instance] = Object.values(natInstance.template.findResources('AWS::EC2::Instance'));
+      const script = (instance as Resource).Properties.UserData as { 'Fn::Base64': string };
+
+      expect(script['Fn::Base64'].split('\n')).toEqual([
+        '#!/bin/bash',
+        'until yum install iptables-services -y; do sleep 10; done',
+        ...NatInstanceProviderV2.DEFAULT_USER_DATA_COMMANDS.slice(1),
+      ]);
     });
 
     it('gives it the one Elastic IP to register, and sends the private subnets through it', () => {
