@@ -1,5 +1,5 @@
 import { terminalSafe } from '../functions/commons/helpers/terminal.ts';
-import { formatTime, formatTimesIn, type TimeZoneShown } from '../ops/times.ts';
+import { formatGatewayTime, formatTime, formatTimesIn, type TimeZoneShown } from '../ops/times.ts';
 import type { CliIo } from './io.ts';
 
 /*
@@ -14,7 +14,26 @@ export interface Column<Row> {
   readonly value?: (row: Row) => unknown;
   /** Right-align (numbers). */
   readonly right?: boolean;
+  /** A date-time the gateway wrote (KST, no zone): shown by the time rule (ops/times.ts). */
+  readonly gatewayTime?: boolean;
 }
+
+/** `cols` with the columns headed `headers` marked as the gateway's date-times. */
+export const gatewayTimes = <Row>(
+  cols: readonly Column<Row>[],
+  ...headers: readonly string[]
+): Column<Row>[] =>
+  cols.map((column) =>
+    headers.includes(column.header) ? { ...column, gatewayTime: true } : column,
+  );
+
+/** What a column reads from a row. */
+const cellOf = <Row>(column: Column<Row>, row: Row): unknown =>
+  column.value
+    ? column.value(row)
+    : column.key
+      ? (row as Record<string, unknown>)[column.key]
+      : undefined;
 
 /** What a column shows: a field of the row by name, or what a function reads from the row. */
 export type Cell<Row> = (keyof Row & string) | ((row: Row) => unknown);
@@ -66,15 +85,7 @@ export const formatTable = <Row>(
   columns: readonly Column<Row>[],
 ): string[] => {
   const cells = rows.map((row) =>
-    columns.map((column) =>
-      cellText(
-        column.value
-          ? column.value(row)
-          : column.key
-            ? (row as Record<string, unknown>)[column.key]
-            : undefined,
-      ).replace(/\s*\n\s*/g, ' '),
-    ),
+    columns.map((column) => cellText(cellOf(column, row)).replace(/\s*\n\s*/g, ' ')),
   );
   const widths = columns.map((column, index) =>
     Math.max(displayWidth(column.header), ...cells.map((line) => displayWidth(line[index] ?? ''))),
@@ -169,7 +180,17 @@ export class Output {
       this.io.stdout(terminalSafe(empty));
       return;
     }
-    for (const line of formatTable(rows, columns)) this.io.stdout(terminalSafe(line));
+    const shown = columns.map((column): Column<Row> => {
+      if (column.gatewayTime !== true) return column;
+      return {
+        ...column,
+        value: (row) => {
+          const value = cellOf(column, row);
+          return typeof value === 'string' ? formatGatewayTime(value, this.zone) : value;
+        },
+      };
+    });
+    for (const line of formatTable(rows, shown)) this.io.stdout(terminalSafe(line));
   }
 
   /** Rows that are the whole answer: with --json the rows themselves, otherwise their table. */

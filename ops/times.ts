@@ -1,4 +1,4 @@
-import { formatKst } from '../protocol/kst.ts';
+import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 
 /*
  * One rule for every time an operator reads (the CLI's human output, the console, the local run's
@@ -40,3 +40,17 @@ export const formatTime = (
  */
 export const formatTimesIn = (text: string, zone: TimeZoneShown = 'KST'): string =>
   text.replace(ISO_INSTANT, (instant) => formatTime(instant, zone));
+
+/** A gateway date-time: a date and at least hours and minutes, separated or compact. */
+const GATEWAY_DATE_TIME = /^\s*\d{4}-?\d{2}-?\d{2}[ T]?\d{2}:?\d{2}/;
+
+/**
+ * A date-time the gateway wrote (KST wall-clock time without a zone, protocol/kst.ts) shown by
+ * {@link formatTime}: `2024-05-01 10:00:00` is `2024-05-01 10:00:00 KST`. A date alone is a KST
+ * calendar day, not an instant, and is returned as it is, as is anything that is not a date-time.
+ */
+export const formatGatewayTime = (value: string, zone: TimeZoneShown = 'KST'): string => {
+  if (!GATEWAY_DATE_TIME.test(value)) return value;
+  const instant = parseGatewayDateTime(value);
+  return instant === undefined ? value : formatTime(instant, zone);
+};

@@ -3,7 +3,7 @@ import type { ChannelListItem } from '../../gateway/schemas/index.ts';
 import { UsageError } from '../errors.ts';
 import type { CommandContext, CommandSpec, GroupSpec } from '../framework.ts';
 import { compactDateOption, flagOptions, valueOptions } from '../framework.ts';
-import { columns, described } from '../output.ts';
+import { columns, described, gatewayTimes } from '../output.ts';
 
 /*
  * `msgbridge channels …`: messenger channels and channel groups (spec 02 §4.1, §4.2), one command
@@ -23,12 +23,15 @@ const channelColumns = <
 >(
   status: (row: Row) => string,
 ) =>
-  columns<Row>({
-    CHANNEL: 'msgrChId',
-    STATUS: status,
-    CREATED: 'createDate',
-    CATEGORY: 'categoryCode',
-  });
+  gatewayTimes(
+    columns<Row>({
+      CHANNEL: 'msgrChId',
+      STATUS: status,
+      CREATED: 'createDate',
+      CATEGORY: 'categoryCode',
+    }),
+    'CREATED',
+  );
 
 const categories: CommandSpec = {
   summary: 'channel categories (the 11-character codes create takes)',
@@ -205,7 +208,7 @@ Lists every channel group with its status (R requested, A approved, C rejected),
       const rows = await client.listGroupsOfChannel(channel);
       context.out.rows(
         rows,
-        columns({ GROUP: 'chGrpKey', NAME: 'chGrpName', SINCE: 'regDt' }),
+        gatewayTimes(columns({ GROUP: 'chGrpKey', NAME: 'chGrpName', SINCE: 'regDt' }), 'SINCE'),
         `(${channel} is in no group)`,
       );
       return 0;
@@ -213,13 +216,17 @@ Lists every channel group with its status (R requested, A approved, C rejected),
     const rows = await client.listGroups();
     context.out.rows(
       rows,
-      columns({
-        GROUP: 'chGrpKey',
-        NAME: 'chGrpName',
-        STATUS: (row) => described(GROUP_STATUS, row.chGrpStatCd),
-        CREATED: 'regDt',
-        UPDATED: 'updDt',
-      }),
+      gatewayTimes(
+        columns({
+          GROUP: 'chGrpKey',
+          NAME: 'chGrpName',
+          STATUS: (row) => described(GROUP_STATUS, row.chGrpStatCd),
+          CREATED: 'regDt',
+          UPDATED: 'updDt',
+        }),
+        'CREATED',
+        'UPDATED',
+      ),
       '(no groups)',
     );
     return 0;
@@ -237,7 +244,7 @@ Lists the channels of the group GROUP_KEY (see \`channels groups\`).`,
     const rows = await (await management(context)).listGroupMembers(groupKey);
     context.out.rows(
       rows,
-      columns({ CHANNEL: 'msgrChId', GROUP: 'chGrpKey', SINCE: 'regDt' }),
+      gatewayTimes(columns({ CHANNEL: 'msgrChId', GROUP: 'chGrpKey', SINCE: 'regDt' }), 'SINCE'),
       '(no channels in this group)',
     );
     return 0;

@@ -6,7 +6,7 @@ import {
   type GroupSpec,
   valueOptions,
 } from '../framework.ts';
-import { columns } from '../output.ts';
+import { columns, gatewayTimes } from '../output.ts';
 
 /*
  * `msgbridge optout …`: the gateway's opt-out (080) list, spec 01 §4.15. These endpoints take the
@@ -68,12 +68,15 @@ ${REVEAL_NOTE}`,
     context.out.emit(data, () => {
       context.out.table(
         shown,
-        columns({
-          PHONE: (entry) => show(context, entry.phone),
-          CALLBACK: (entry) => show(context, entry.callback),
-          DELETED: 'delYn',
-          UPDATED: 'updDt',
-        }),
+        gatewayTimes(
+          columns({
+            PHONE: (entry) => show(context, entry.phone),
+            CALLBACK: (entry) => show(context, entry.callback),
+            DELETED: 'delYn',
+            UPDATED: 'updDt',
+          }),
+          'UPDATED',
+        ),
         '(no opt-out entries)',
       );
       if (data.totalCnt !== undefined && data.totalCnt !== null) {
@@ -128,12 +131,15 @@ ${REVEAL_NOTE}`,
     context.out.emit({ items, meta: answer.meta ?? null }, () => {
       context.out.table(
         items,
-        columns({
-          NUMBER: (item) => show(context, item.blockNumber),
-          CALLER: (item) => show(context, item.aniNumber),
-          STATUS: 'status',
-          UPDATED: 'updateTime',
-        }),
+        gatewayTimes(
+          columns({
+            NUMBER: (item) => show(context, item.blockNumber),
+            CALLER: (item) => show(context, item.aniNumber),
+            STATUS: 'status',
+            UPDATED: 'updateTime',
+          }),
+          'UPDATED',
+        ),
         '(none in this period)',
       );
       const meta = answer.meta;

@@ -17,7 +17,7 @@ import {
   readJsonFile,
   valueOptions,
 } from '../framework.ts';
-import { type Column, columns } from '../output.ts';
+import { type Column, columns, gatewayTimes } from '../output.ts';
 
 /*
  * `msgbridge rcs brands|chatbots|templates …`: RCS brands, chatbots (sender numbers) and the
@@ -93,13 +93,16 @@ const requestFile = async <T>(context: CommandContext): Promise<T> =>
   // The client validates the request against its schema before any call.
   (await readJsonFile(context.io, context.required('file'))) as T;
 
-const BRAND_COLUMNS: Column<RcsBrand>[] = columns({
-  BRAND: 'brandId',
-  KEY: 'brandKey',
-  NAME: (row) => row.name ?? row.brandName,
-  STATUS: (row) => row.approvalStatus ?? row.status,
-  REGISTERED: (row) => row.registerDate ?? row.regDt,
-});
+const BRAND_COLUMNS: Column<RcsBrand>[] = gatewayTimes(
+  columns({
+    BRAND: 'brandId',
+    KEY: 'brandKey',
+    NAME: (row) => row.name ?? row.brandName,
+    STATUS: (row) => row.approvalStatus ?? row.status,
+    REGISTERED: (row) => row.registerDate ?? row.regDt,
+  }),
+  'REGISTERED',
+);
 
 // --- Brands ----------------------------------------------------------------------------------
 
@@ -227,15 +230,18 @@ const BRAND_KEY_USAGE =
   "  --brand-key KEY      the brand's brandKey (see `msgbridge rcs brands get BRAND_ID`)";
 const brandKeyOf = (context: CommandContext) => context.required('brand-key');
 
-const CHATBOT_COLUMNS: Column<RcsChatbot>[] = columns({
-  CHATBOT: 'chatbotId',
-  NUMBER: 'subNum',
-  NAME: 'subTitle',
-  MAIN: 'isMainNum',
-  SERVICE: 'service',
-  APPROVAL: (row) => row.approvalResult ?? row.status,
-  REGISTERED: 'registerDate',
-});
+const CHATBOT_COLUMNS: Column<RcsChatbot>[] = gatewayTimes(
+  columns({
+    CHATBOT: 'chatbotId',
+    NUMBER: 'subNum',
+    NAME: 'subTitle',
+    MAIN: 'isMainNum',
+    SERVICE: 'service',
+    APPROVAL: (row) => row.approvalResult ?? row.status,
+    REGISTERED: 'registerDate',
+  }),
+  'REGISTERED',
+);
 
 const chatbotsTable = (context: CommandContext, rows: readonly RcsChatbot[]) =>
   context.out.table(rows, CHATBOT_COLUMNS, '(no chatbots)');

@@ -2,7 +2,7 @@ import { maskPhone } from '../../functions/commons/helpers/mask.ts';
 import { UsageError } from '../errors.ts';
 import type { CommandSpec, GroupSpec } from '../framework.ts';
 import { flagOptions, valueOptions } from '../framework.ts';
-import { type Column, columns } from '../output.ts';
+import { type Column, columns, gatewayTimes } from '../output.ts';
 
 /*
  * `msgbridge urls …`: the gateway's response-tracking URLs (spec 01 §4.16), on the bearer token.
@@ -37,13 +37,17 @@ interface UrlRow {
   expDt?: string | null | undefined;
   regDt?: string | null | undefined;
 }
-const URL_COLUMNS: Column<UrlRow>[] = columns({
-  'URL ID': 'urlId',
-  TITLE: 'title',
-  URL: 'orgUrl',
-  EXPIRES: 'expDt',
-  CREATED: 'regDt',
-});
+const URL_COLUMNS: Column<UrlRow>[] = gatewayTimes(
+  columns({
+    'URL ID': 'urlId',
+    TITLE: 'title',
+    URL: 'orgUrl',
+    EXPIRES: 'expDt',
+    CREATED: 'regDt',
+  }),
+  'EXPIRES',
+  'CREATED',
+);
 
 const list: CommandSpec = {
   summary: 'list tracking URLs (100 a page; expired ones included)',

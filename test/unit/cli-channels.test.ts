@@ -39,9 +39,9 @@ describe('msgbridge channels list', () => {
     expect(result.code, result.err).toBe(0);
     expect(result.calls[0]?.body).toEqual({ standardDateTime: '20240501000000', pageSize: 20 });
     expect(result.out.split('\n')).toEqual([
-      'CHANNEL       STATUS      CREATED              CATEGORY',
-      '@shop         A active    2024-05-01 10:00:00  00100010001',
-      '@bank-branch  C inactive  2024-05-02 11:30:00  00200020001',
+      'CHANNEL       STATUS      CREATED                  CATEGORY',
+      '@shop         A active    2024-05-01 10:00:00 KST  00100010001',
+      '@bank-branch  C inactive  2024-05-02 11:30:00 KST  00200020001',
     ]);
   });
 
@@ -52,6 +52,22 @@ describe('msgbridge channels list', () => {
     expect(result.code, result.err).toBe(0);
     expect(result.calls[0]?.body).toEqual({ standardDateTime: '20000101000000' });
     expect(JSON.parse(result.out)).toEqual(CHANNELS.data);
+  });
+
+  it("prints the gateway's KST date-times in UTC with --utc, and as the gateway wrote them with --json", async () => {
+    const utc = await run(['channels', 'list', '--utc'], {
+      'POST /msgr/v2/msgrChannelList': CHANNELS,
+    });
+    const json = await run(['channels', 'list', '--utc', '--json'], {
+      'POST /msgr/v2/msgrChannelList': CHANNELS,
+    });
+
+    expect(utc.out.split('\n')).toEqual([
+      'CHANNEL       STATUS      CREATED                  CATEGORY',
+      '@shop         A active    2024-05-01 01:00:00 UTC  00100010001',
+      '@bank-branch  C inactive  2024-05-02 02:30:00 UTC  00200020001',
+    ]);
+    expect(JSON.parse(json.out)).toEqual(CHANNELS.data);
   });
 
   it('refuses a --since that is not a date with exit 2 and the usage, calling nothing', async () => {
@@ -79,7 +95,7 @@ describe('msgbridge channels get, categories, relays', () => {
     });
     expect(result.code, result.err).toBe(0);
     expect(result.calls[0]?.body).toEqual({ msgrChId: '@shop' });
-    expect(result.out).toMatch(/^@shop\s+P dormant\s+20240501100000\s+00100010001$/m);
+    expect(result.out).toMatch(/^@shop\s+P dormant\s+2024-05-01 10:00:00 KST\s+00100010001$/m);
   });
 
   it('prints the gateway refusal with its code and exits 1', async () => {

@@ -78,7 +78,7 @@ describe('the brand portal account', () => {
     expect(Object.fromEntries(result.calls[0]?.query ?? [])).toEqual({ offset: '0', limit: '10' });
     expect(result.out.split('\n')).toEqual([
       'BRAND     KEY       NAME         STATUS  REGISTERED',
-      'BR.00001  BK.00001  Hanbit Shop  승인    2024-05-01 10:00:00',
+      'BR.00001  BK.00001  Hanbit Shop  승인    2024-05-01 10:00:00 KST',
       '1 of 1',
     ]);
     expect(`${result.out}${result.err}`).not.toContain(SECRET);
@@ -255,7 +255,7 @@ describe('msgbridge rcs chatbots', () => {
     }
     expect(listed.out.split('\n')).toEqual([
       'CHATBOT     NUMBER      NAME    MAIN  SERVICE  APPROVAL  REGISTERED',
-      '0215880000  0215880000  Hanbit  Y     a2p      승인대기  2024-05-01 10:00:00',
+      '0215880000  0215880000  Hanbit  Y     a2p      승인대기  2024-05-01 10:00:00 KST',
       '1 of 1',
     ]);
     expect(shown.out).toContain('0215880000  0215880000  Hanbit');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LocalEventBus } from '../../local/event-bus.ts';
-import { formatTime, formatTimesIn } from '../../ops/times.ts';
+import { formatGatewayTime, formatTime, formatTimesIn } from '../../ops/times.ts';
 
 describe('how an operator reads a time', () => {
   it('shows an instant in KST with its zone, across the date line', () => {
@@ -35,6 +35,20 @@ describe('how an operator reads a time', () => {
     expect(formatTimesIn(text, 'UTC')).toBe(
       'valid for 40 more min, renewed 2026-11-24 11:56:00 UTC (claimed until 2026-11-24 12:00:00 UTC); msgKey 2026-11-24',
     );
+  });
+});
+
+describe("the gateway's date-times", () => {
+  it('are KST wall-clock times: shown with the zone, or in UTC', () => {
+    expect(formatGatewayTime('2024-05-01 10:00:00')).toBe('2024-05-01 10:00:00 KST');
+    expect(formatGatewayTime('20240501100000')).toBe('2024-05-01 10:00:00 KST');
+    expect(formatGatewayTime('2024-05-01 08:30', 'UTC')).toBe('2024-04-30 23:30:00 UTC');
+  });
+
+  it('leave a calendar day, a value that is no date-time and an impossible one as they are', () => {
+    expect(formatGatewayTime('2024-01-02')).toBe('2024-01-02');
+    expect(formatGatewayTime('N')).toBe('N');
+    expect(formatGatewayTime('2024-02-30 10:00:00')).toBe('2024-02-30 10:00:00');
   });
 });
 
