@@ -1,7 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { traceInvocations } from './commons/tracing.ts';
 import { composeExportStatistics } from './statistics/compose.ts';
 
 /**
@@ -12,6 +11,5 @@ import { composeExportStatistics } from './statistics/compose.ts';
 const exporter = composeExportStatistics();
 
 export const handler = middy(exporter.handler)
-  .use(traceInvocations('export-statistics'))
   .use(injectLambdaContext(exporter.logger))
   .use(logMetrics(exporter.metrics, { captureColdStartMetric: true }));

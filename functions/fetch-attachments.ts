@@ -2,7 +2,6 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { composeFetchAttachments } from './attachments/compose.ts';
-import { traceInvocations } from './commons/tracing.ts';
 
 /**
  * The event table's stream (INSERTs of inbound messages with attachments, filtered by the event
@@ -13,6 +12,5 @@ import { traceInvocations } from './commons/tracing.ts';
 const fetcher = composeFetchAttachments();
 
 export const handler = middy(fetcher.handler)
-  .use(traceInvocations('fetch-attachments'))
   .use(injectLambdaContext(fetcher.logger))
   .use(logMetrics(fetcher.metrics, { captureColdStartMetric: true }));

@@ -1,7 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { traceInvocations } from './commons/tracing.ts';
 import { composePollReports } from './polling/compose.ts';
 
 /**
@@ -12,6 +11,5 @@ import { composePollReports } from './polling/compose.ts';
 const poller = composePollReports();
 
 export const handler = middy(poller.handler)
-  .use(traceInvocations('poll-reports'))
   .use(injectLambdaContext(poller.logger))
   .use(logMetrics(poller.metrics, { captureColdStartMetric: true }));

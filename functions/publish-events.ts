@@ -1,13 +1,11 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { traceInvocations } from './commons/tracing.ts';
 import { composePublisher } from './publishing/compose.ts';
 
 const publisher = composePublisher();
 
 /** The event table's stream → EventBridge; the environment it reads is on `composePublisher`. */
 export const handler = middy(publisher.handler)
-  .use(traceInvocations('publish-events'))
   .use(injectLambdaContext(publisher.logger))
   .use(logMetrics(publisher.metrics, { captureColdStartMetric: true }));

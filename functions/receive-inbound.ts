@@ -1,7 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { traceInvocations } from './commons/tracing.ts';
 import { composeReceiver } from './inbound/compose.ts';
 
 const receiver = composeReceiver('mo');
@@ -11,6 +10,5 @@ const receiver = composeReceiver('mo');
  * message once, then answers code 10000.
  */
 export const handler = middy(receiver.handler)
-  .use(traceInvocations('receive-inbound'))
   .use(injectLambdaContext(receiver.logger))
   .use(logMetrics(receiver.metrics, { captureColdStartMetric: true }));

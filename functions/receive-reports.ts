@@ -1,7 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { traceInvocations } from './commons/tracing.ts';
 import { composeReceiver } from './inbound/compose.ts';
 
 const receiver = composeReceiver('report');
@@ -11,6 +10,5 @@ const receiver = composeReceiver('report');
  * answers 200, 204 or 400.
  */
 export const handler = middy(receiver.handler)
-  .use(traceInvocations('receive-reports'))
   .use(injectLambdaContext(receiver.logger))
   .use(logMetrics(receiver.metrics, { captureColdStartMetric: true }));

@@ -1,7 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { traceInvocations } from './commons/tracing.ts';
 import { composeReconcileStatus } from './reconcile/compose.ts';
 
 /**
@@ -13,6 +12,5 @@ import { composeReconcileStatus } from './reconcile/compose.ts';
 const reconciler = composeReconcileStatus();
 
 export const handler = middy(reconciler.handler)
-  .use(traceInvocations('reconcile-status'))
   .use(injectLambdaContext(reconciler.logger))
   .use(logMetrics(reconciler.metrics, { captureColdStartMetric: true }));

@@ -1,7 +1,6 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { traceInvocations } from './commons/tracing.ts';
 import { composeRefreshToken } from './tokens/compose.ts';
 
 /**
@@ -11,6 +10,5 @@ import { composeRefreshToken } from './tokens/compose.ts';
 const refresher = composeRefreshToken();
 
 export const handler = middy(refresher.handler)
-  .use(traceInvocations('refresh-token'))
   .use(injectLambdaContext(refresher.logger))
   .use(logMetrics(refresher.metrics, { captureColdStartMetric: true }));

@@ -2,7 +2,6 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { composeSweepAttachments } from './attachments/compose.ts';
-import { traceInvocations } from './commons/tracing.ts';
 
 /**
  * On a schedule (every 15 minutes): retries the pending attachments that are due, and reports
@@ -12,6 +11,5 @@ import { traceInvocations } from './commons/tracing.ts';
 const sweep = composeSweepAttachments();
 
 export const handler = middy(sweep.handler)
-  .use(traceInvocations('sweep-attachments'))
   .use(injectLambdaContext(sweep.logger))
   .use(logMetrics(sweep.metrics, { captureColdStartMetric: true }));

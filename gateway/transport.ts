@@ -3,30 +3,6 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 
-/** An HTTP exchange being recorded; `end`, `fail` or `abandon` closes it. */
-export interface HttpSpan {
-  /** The answer's headers arrived with `status`. */
-  end(status: number): void;
-  /** The exchange got no answer. */
-  fail(error: unknown): void;
-  /** The request was given up before it was sent (no flag: the host had no part in it). */
-  abandon(): void;
-}
-
-/** Starts recording one exchange of `method` with `url`'s host. */
-export type HttpSpanStarter = (method: string, url: URL) => HttpSpan;
-
-const NO_SPAN: HttpSpan = { end: () => {}, fail: () => {}, abandon: () => {} };
-let startHttpSpan: HttpSpanStarter = () => NO_SPAN;
-
-/**
- * Records every exchange of this process with `starter` from now on: a traced Lambda's X-Ray
- * subsegments (`functions/commons/tracing.ts`). Until then exchanges are not recorded.
- */
-export const recordHttpExchanges = (starter: HttpSpanStarter): void => {
-  startHttpSpan = starter;
-};
-
 /** One HTTP call to the gateway, as the client builds it. */
 export interface HttpCall {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -149,8 +125,8 @@ interface Exchange {
 /**
  * Sends one request through `pool`. `idleMs` limits the wait for the headers and every pause
  * of the connection afterwards; `deadlineMs`, when set, the whole exchange until `done()`.
- * Redirects are never followed. In a traced invocation the exchange is an X-Ray subsegment named
- * for the host, from the request until the answer's headers (`recordHttpExchanges`).
+ * Redirects are never followed. No trace header is sent: the gateway is not part of the bridge's
+ * traces, and nothing of an invocation's trace leaves AWS (docs/operations.md, "Tracing").
  */
 const exchange = (
   pool: ConnectionPool,
@@ -171,7 +147,6 @@ const exchange = (
       reject(new Error(`unsupported protocol ${url.protocol}`));
       return;
     }
-    const span = startHttpSpan(request.method, url);
     const outgoing = (secure ? httpsRequest : httpRequest)(url, {
       method: request.method,
       headers: {
@@ -194,11 +169,9 @@ const exchange = (
     // Every error is handled, also one after the answer began (the body's reader sees it then).
     outgoing.on('error', (error) => {
       done();
-      span.fail(timeout ?? error);
       reject(error);
     });
     outgoing.once('response', (response) => {
-      span.end(response.statusCode ?? 0);
       resolve({ response, done, timedOut: () => timeout });
     });
     const write = () => {
@@ -217,7 +190,6 @@ const exchange = (
         // Waiting for the hook is not the connection idling.
         outgoing.setTimeout(0);
         beforeWrite().then(write, (error: unknown) => {
-          span.abandon();
           reject(new NotWritten(error));
           outgoing.destroy();
         });

@@ -1,6 +1,14 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AssetHashType,
+  DockerImage,
+  Duration,
+  type ILocalBundling,
+  RemovalPolicy,
+  Validations,
+} from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import {
@@ -12,15 +20,10 @@ import {
   SystemLogLevel,
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
-import {
-  NodejsFunction,
-  type NodejsFunctionProps,
-  OutputFormat,
-  SourceMapMode,
-} from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type Construct, type IConstruct, Node } from 'constructs';
-import { LAMBDA_BUNDLING, PREBUILT_BUNDLE_FILE } from './bundling.ts';
+import { lambdaBuildOptions, PREBUILT_BUNDLE_FILE } from './bundling.ts';
 
 /**
  * The logs and traces of every msgbridge function, chosen once for a stack
@@ -49,15 +52,17 @@ export interface FunctionObservabilityOptions {
    */
   readonly systemLogLevel?: 'DEBUG' | 'INFO' | 'WARN';
   /**
-   * X-Ray tracing of the functions. `pass-through`: a function records its segment only in a trace
-   * an upstream caller sampled (a producer that traces its `SendMessage`, the REST API stage with
-   * `webhooks.stageTracing`), and starts none of its own; `active`: Lambda also samples every
-   * invocation that arrives without a decision, by its fixed rule (the first each second and 5% of
-   * the rest, per function; Lambda does not apply X-Ray sampling rules to it); `disabled`: none.
-   * In a sampled invocation, Powertools Tracer (loaded by that first sampled invocation, not at cold
-   * start) adds the handler's subsegment and one per DynamoDB, EventBridge, S3, SQS, Secrets
-   * Manager and gateway call (`functions/commons/tracing.ts`); `disabled` also switches it off
-   * (`POWERTOOLS_TRACE_ENABLED=false`).
+   * Lambda's own X-Ray tracing of the functions; no function carries a tracing SDK. `pass-through`:
+   * Lambda records a function's segments (the service's and the function's, with its
+   * initialisation and invocation) only in a trace an upstream caller sampled (a producer that
+   * traces its `SendMessage`, the REST API stage with `webhooks.stageTracing`, a traced
+   * `send-messages` for the report checks it enqueues), and starts none of its own; `active`:
+   * Lambda also samples every invocation that arrives without a decision, by its fixed rule (the
+   * first each second and 5% of the rest, per function; Lambda does not apply X-Ray sampling rules
+   * to it). Either way the AWS SDK passes the invocation's trace header on with every call, so SQS
+   * and EventBridge carry the trace to the next function or target; DynamoDB Streams do not.
+   * `disabled`: no tracing configuration and no X-Ray permission, so no segment is recorded.
+   * docs/operations.md ("Tracing") says what a trace holds and how to follow a message without one.
    * @default 'pass-through'
    */
   readonly tracing?: 'active' | 'pass-through' | 'disabled';
@@ -170,10 +175,43 @@ export const prebuiltBundle = (entry: string): string | undefined => {
   return existsSync(join(directory, PREBUILT_BUNDLE_FILE)) ? directory : undefined;
 };
 
+/** Bundles one entry with the local esbuild and `lambdaBuildOptions`. */
+class LocalEsbuild implements ILocalBundling {
+  /**
+   * `entry` is a field so that it is part of the asset's cache key: CDK caches an asset by its
+   * source path and its bundling options, as JSON, where a function does not show.
+   */
+  constructor(readonly entry: string) {}
+
+  tryBundle(outputDir: string): boolean {
+    // Only a checkout bundles (the package ships its bundles prebuilt, `prebuiltBundle`), and a
+    // checkout has esbuild; loaded here so that nothing else of the stack needs it.
+    const esbuild = createRequire(import.meta.url)('esbuild') as {
+      buildSync: (options: ReturnType<typeof lambdaBuildOptions>) => unknown;
+    };
+    esbuild.buildSync(lambdaBuildOptions(this.entry, outputDir));
+    return true;
+  }
+}
+
+/**
+ * The asset of `entry` bundled by the local esbuild (never Docker, so `cdk synth` works offline),
+ * hashed by its output as `NodejsFunction` hashes its own.
+ */
+const bundledCode = (entry: string): Code =>
+  Code.fromAsset(join(import.meta.dirname, '..'), {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never run: the local bundling succeeds or throws.
+      image: DockerImage.fromRegistry('public.ecr.aws/sam/build-nodejs24.x'),
+      local: new LocalEsbuild(entry),
+    },
+  });
+
 /**
  * A Lambda function with msgbridge's defaults: the current Node.js runtime on arm64, an ESM bundle
- * built by the local esbuild (never Docker, so `cdk synth` works offline) or prebuilt by the
- * package build with the same settings (`prebuiltBundle`), source maps, JSON logs
+ * with code splitting built by the local esbuild (`bundledCode`) or prebuilt by the package build
+ * with the same settings (`prebuiltBundle`), JSON logs
  * into a log group the stack owns at the stack's log levels (advanced logging controls), and the
  * stack's X-Ray tracing mode (`setFunctionObservability`; a function's own `tracing`,
  * `applicationLogLevelV2` or `systemLogLevelV2` prop overrides it).
@@ -217,36 +255,13 @@ export class MsgbridgeFunction extends NodejsFunction {
       systemLogLevelV2: SystemLogLevel[observability.systemLogLevel],
       logGroup,
       ...functionProps,
-      // Without a tracing config Lambda still passes an upstream sampled header through; the
-      // Tracer must not record what the stack chose not to trace.
-      ...(tracing === Tracing.DISABLED
-        ? { environment: { ...functionProps.environment, POWERTOOLS_TRACE_ENABLED: 'false' } }
-        : {}),
       tracing,
       ...(ownRole ? { role: ownRole } : {}),
       runtime: Runtime.NODEJS_24_X,
-      // Given `code`, NodejsFunction deploys it as it is and ignores `bundling`.
-      ...(prebuilt
-        ? {
-            code: Code.fromAsset(prebuilt),
-            handler: `${PREBUILT_BUNDLE_FILE.replace(/\.mjs$/, '')}.handler`,
-          }
-        : {}),
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        target: LAMBDA_BUNDLING.target,
-        mainFields: [...LAMBDA_BUNDLING.mainFields],
-        minify: LAMBDA_BUNDLING.minify,
-        externalModules: [...LAMBDA_BUNDLING.externalModules],
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.EXTERNAL,
-        sourcesContent: LAMBDA_BUNDLING.sourcesContent,
-        banner: LAMBDA_BUNDLING.banner,
-        esbuildArgs: Object.fromEntries(
-          Object.entries(LAMBDA_BUNDLING.alias).map(([from, to]) => [`--alias:${from}`, to]),
-        ),
-      },
+      // Given `code`, NodejsFunction deploys it as it is: its own bundling writes one file, which
+      // cannot split (`lambdaBuildOptions`).
+      code: prebuilt ? Code.fromAsset(prebuilt) : bundledCode(functionProps.entry),
+      handler: `${PREBUILT_BUNDLE_FILE.replace(/\.mjs$/, '')}.handler`,
     });
     // Active and pass-through tracing both make CDK grant the X-Ray writes (on "*").
     const traced = tracing !== Tracing.DISABLED;

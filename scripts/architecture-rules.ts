@@ -33,8 +33,8 @@ export const MODULES: readonly ModuleRule[] = [
   {
     folder: 'functions/commons',
     holds:
-      'What every slice shares: the AWS clients (`clients/`), the table names and key layout (`tables.ts`, `table-keys.ts`), the environment readers, what a caller may hand a composition (`composition.ts`), logging, metrics and tracing, the lease, small helpers (`helpers/`).',
-    mayImport: ['gateway'],
+      'What every slice shares: the AWS clients (`clients/`), the table names and key layout (`tables.ts`, `table-keys.ts`), the environment readers, what a caller may hand a composition (`composition.ts`), logging and metrics, the lease, small helpers (`helpers/`).',
+    mayImport: [],
   },
   {
     folder: 'functions/send-contract',
@@ -141,7 +141,6 @@ export const MODULES: readonly ModuleRule[] = [
       "The Lambda entries, one file per function (`receive-reports.ts`, `send-messages.ts`, …): each wraps its slice's handler in middy.",
     mayImport: [
       'functions/attachments',
-      'functions/commons',
       'functions/inbound',
       'functions/polling',
       'functions/publishing',
@@ -195,8 +194,8 @@ export const MODULES: readonly ModuleRule[] = [
       'functions/gateway-access',
       'functions/publishing',
       'functions/send-records',
-      'protocol',
       'gateway',
+      'protocol',
     ],
   },
   {

@@ -1,19 +1,24 @@
 /**
- * X-Ray subsegments of the deployed Lambda entries, captured the way Lambda's X-Ray daemon
- * receives them. Each entry runs as in Lambda (`AWS_EXECUTION_ENV`, `LAMBDA_TASK_ROOT`, a trace
- * header per invocation), its AWS calls go to a loopback stand-in for DynamoDB, EventBridge and
- * Secrets Manager (`AWS_ENDPOINT_URL`), its gateway calls to the simulator, and the X-Ray SDK's
- * UDP documents to a loopback socket standing in for the daemon; the test reads those documents.
+ * Tracing without a tracing SDK (docs/operations.md, "Tracing"): Lambda records a function's
+ * segments itself, and the AWS SDK passes the invocation's trace header (`_X_AMZN_TRACE_ID`) on with
+ * every AWS call, so that SQS and EventBridge carry the trace to the next hop. Each entry runs as in
+ * Lambda (`AWS_LAMBDA_FUNCTION_NAME`, a trace header per invocation), its AWS calls go to a loopback
+ * stand-in for DynamoDB, EventBridge and Secrets Manager (`AWS_ENDPOINT_URL`) that keeps the headers
+ * they carried, its gateway calls to the simulator, and a loopback socket stands where Lambda's
+ * X-Ray daemon listens: nothing in a function may send it anything.
  */
 import { createSocket, type Socket } from 'node:dgram';
-import { createServer, type Server } from 'node:http';
+import { readdirSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import middy from '@middy/core';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { moBody } from '../../fixtures/gateway-bodies.ts';
-import { traceInvocations } from '../../functions/commons/tracing.ts';
 import { nodeTransport } from '../../gateway/transport.ts';
+import { lambdaBuildOptions } from '../../lib/bundling.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
 import { reportStreamRecords } from '../support/report-stream-records.ts';
 
@@ -25,8 +30,6 @@ const SECRETS: Record<string, unknown> = {
     current: WEBHOOK_SECRET,
   },
 };
-// The numbers of the test bodies (gateway-bodies.ts), in any of their spellings.
-const PHONE = /01[016789][-\s]?\d{3,4}[-\s]?\d{4}/;
 
 /** Answers the JSON-protocol calls the entries make: DynamoDB, EventBridge, Secrets Manager. */
 const answerAws = (target: string, body: Record<string, unknown>): unknown => {
@@ -50,12 +53,25 @@ const answerAws = (target: string, body: Record<string, unknown>): unknown => {
   throw new Error(`unexpected call ${target}`);
 };
 
-const startAws = async (): Promise<{ server: Server; url: string }> => {
+/** An AWS call the stand-in answered: its target and the trace headers it carried. */
+interface AwsCall {
+  readonly target: string;
+  readonly traceHeader: string | undefined;
+  readonly traceparent: string | undefined;
+}
+
+const startAws = async (): Promise<{ server: Server; url: string; calls: AwsCall[] }> => {
+  const calls: AwsCall[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const target = String(request.headers['x-amz-target']);
+      calls.push({
+        target,
+        traceHeader: one(request.headers, 'x-amzn-trace-id'),
+        traceparent: one(request.headers, 'traceparent'),
+      });
       const answer = answerAws(target, JSON.parse(Buffer.concat(chunks).toString('utf8')));
       response.writeHead(200, {
         'content-type': target.startsWith('DynamoDB')
@@ -66,33 +82,22 @@ const startAws = async (): Promise<{ server: Server; url: string }> => {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://localhost:${(server.address() as AddressInfo).port}` };
+  return { server, url: `http://localhost:${(server.address() as AddressInfo).port}`, calls };
 };
 
-/** The documents the X-Ray SDK sends to the daemon: a JSON header line, then the (sub)segment. */
-const startDaemon = async (): Promise<{ socket: Socket; documents: string[]; port: number }> => {
+const one = (headers: IncomingHttpHeaders, name: string): string | undefined => {
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(',') : value;
+};
+
+/** Whatever reaches the address Lambda's X-Ray daemon listens on. */
+const startDaemon = async (): Promise<{ socket: Socket; datagrams: string[]; port: number }> => {
   const socket = createSocket('udp4');
-  const documents: string[] = [];
-  socket.on('message', (message) => {
-    documents.push(message.toString('utf8').split('\n').slice(1).join('\n'));
-  });
+  const datagrams: string[] = [];
+  socket.on('message', (message) => datagrams.push(message.toString('utf8')));
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  return { socket, documents, port: socket.address().port };
+  return { socket, datagrams, port: socket.address().port };
 };
-
-interface TraceDocument {
-  readonly name: string;
-  readonly error?: boolean;
-  readonly fault?: boolean;
-  readonly throttle?: boolean;
-  readonly cause?: { exceptions?: Array<{ message?: string }> };
-  readonly type?: string;
-  readonly trace_id: string;
-  readonly namespace?: string;
-  readonly annotations?: Record<string, unknown>;
-  readonly http?: { request?: { method?: string; url?: string }; response?: { status?: number } };
-  readonly aws?: Record<string, unknown>;
-}
 
 const context = (functionName: string) =>
   ({
@@ -109,33 +114,24 @@ let traceCount = 0;
 const traceHeader = (sampled: boolean) => {
   traceCount += 1;
   const root = `1-6740a000-${String(traceCount).padStart(24, '0')}`;
-  return { root, header: `Root=${root};Parent=53995c3f42cd8ad8;Sampled=${sampled ? 1 : 0}` };
+  return `Root=${root};Parent=53995c3f42cd8ad8;Sampled=${sampled ? 1 : 0}`;
 };
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
-describe('X-Ray subsegments of the Lambda entries', () => {
+describe('tracing without a tracing SDK', () => {
   let sim: Simulator;
-  let aws: { server: Server; url: string };
+  let aws: Awaited<ReturnType<typeof startAws>>;
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   let entries: Record<'refreshToken' | 'receiveInbound' | 'publishEvents', Handler>;
 
-  /** Runs `handler` in an invocation with its own trace header; answers the documents it sent. */
-  const invoke = async (handler: Handler, name: string, event: unknown, sampled: boolean) => {
-    const { root, header } = traceHeader(sampled);
+  /** Runs `handler` as Lambda runs one invocation with `header`; answers the AWS calls it made. */
+  const invoke = async (handler: Handler, name: string, event: unknown, header: string) => {
+    const before = aws.calls.length;
+    vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', name);
     vi.stubEnv('_X_AMZN_TRACE_ID', header);
     const result = await handler(event, context(name));
-    // UDP on loopback: wait until the trace's datagrams have stopped arriving for 100 ms (and, for
-    // a sampled trace, at least one has), however slowly a loaded machine delivers them.
-    const ofTrace = () => daemon.documents.filter((document) => document.includes(root));
-    for (let quiet = 0, seen = -1, waited = 0; quiet < 100 && waited < 5_000; waited += 10) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      const count = ofTrace().length;
-      quiet = count === seen && (count > 0 || !sampled) ? quiet + 10 : 0;
-      seen = count;
-    }
-    const documents = ofTrace();
-    return { result, documents, parsed: documents.map((d) => JSON.parse(d) as TraceDocument) };
+    return { result, calls: aws.calls.slice(before) };
   };
 
   beforeAll(async () => {
@@ -182,108 +178,86 @@ describe('X-Ray subsegments of the Lambda entries', () => {
     await sim?.close();
   });
 
-  it('records nothing for an invocation the trace header does not sample', async () => {
-    const { result, documents } = await invoke(
+  it('passes the invocation’s trace header on with every AWS call, sampled or not', async () => {
+    const sampled = traceHeader(true);
+    const refresh = await invoke(entries.refreshToken, 'refresh-token', {}, sampled);
+    const unsampled = traceHeader(false);
+    const webhook = await invoke(
       entries.receiveInbound,
       'receive-inbound',
       { pathParameters: { secret: WEBHOOK_SECRET }, body: JSON.stringify(moBody(1)) },
-      false,
+      unsampled,
     );
 
-    expect(JSON.parse((result as { body: string }).body)).toMatchObject({ code: '10000' });
-    expect(documents).toEqual([]);
-    expect(daemon.documents).toEqual([]);
-  });
-
-  it('records the gateway call by host, method and status, and the Secrets Manager and DynamoDB calls', async () => {
-    const { parsed, documents } = await invoke(entries.refreshToken, 'refresh-token', {}, true);
-
-    const gatewayHost = new URL(sim.url).hostname;
-    const names = parsed.map((document) => document.name);
-    expect(names).toEqual(
-      expect.arrayContaining(['## index.handler', 'SecretsManager', 'DynamoDB', gatewayHost]),
+    expect(JSON.parse((webhook.result as { body: string }).body)).toMatchObject({ code: '10000' });
+    expect(refresh.calls.map((call) => call.target)).toEqual(
+      expect.arrayContaining(['secretsmanager.GetSecretValue']),
     );
-    const gateway = parsed.filter((document) => document.name === gatewayHost);
-    expect(gateway.length).toBeGreaterThan(0);
-    for (const call of gateway) {
-      expect(call.namespace).toBe('remote');
-      expect(call.http?.request).toEqual({ method: 'POST', url: `${sim.url}/` });
-      expect(call.http?.response?.status).toBe(200);
-    }
-    const handler = parsed.find((document) => document.name === '## index.handler');
-    expect(handler?.annotations).toEqual({ ColdStart: true, Service: 'refresh-token' });
-    const everything = documents.join('\n');
-    expect(everything).not.toContain(CREDENTIALS.apiPassword);
-    expect(everything).not.toContain('/auth/');
+    expect(refresh.calls.some((call) => call.target.startsWith('DynamoDB'))).toBe(true);
+    for (const call of refresh.calls) expect(call.traceHeader).toBe(sampled);
+    expect(webhook.calls.length).toBeGreaterThan(0);
+    for (const call of webhook.calls) expect(call.traceHeader).toBe(unsampled);
   });
 
-  it('records a traced webhook without its phone numbers or its path secret', async () => {
-    const { parsed, documents } = await invoke(
-      entries.receiveInbound,
-      'receive-inbound',
-      { pathParameters: { secret: WEBHOOK_SECRET }, body: JSON.stringify(moBody(2, 10)) },
-      true,
-    );
-
-    const names = parsed.map((document) => document.name);
-    expect(names).toEqual(expect.arrayContaining(['## index.handler', 'DynamoDB']));
-    // The first sampled invocation of this container is not its cold start.
-    const handler = parsed.find((document) => document.name === '## index.handler');
-    expect(handler?.annotations).toEqual({ ColdStart: false, Service: 'receive-inbound' });
-    const everything = documents.join('\n');
-    expect(everything).not.toMatch(PHONE);
-    expect(everything).not.toContain(WEBHOOK_SECRET);
-  });
-
-  it('records the EventBridge and DynamoDB calls of the publisher without the events’ phone numbers', async () => {
-    const records = await reportStreamRecords(3);
-    expect(JSON.stringify(records)).toMatch(PHONE);
-
-    const { parsed, documents } = await invoke(
+  it('puts events with the publisher’s trace header, which EventBridge passes on to the targets', async () => {
+    const header = traceHeader(true);
+    const { calls } = await invoke(
       entries.publishEvents,
       'publish-events',
-      { Records: records } satisfies DynamoDBStreamEvent,
-      true,
+      { Records: await reportStreamRecords(3) } satisfies DynamoDBStreamEvent,
+      header,
     );
 
-    const names = parsed.map((document) => document.name);
-    expect(names).toEqual(expect.arrayContaining(['## index.handler', 'EventBridge', 'DynamoDB']));
-    const putEvents = parsed.find((document) => document.name === 'EventBridge');
-    expect(putEvents?.aws).toMatchObject({ operation: 'PutEvents' });
-    expect(documents.join('\n')).not.toMatch(PHONE);
+    const putEvents = calls.filter((call) => call.target === 'AWSEvents.PutEvents');
+    expect(putEvents.length).toBeGreaterThan(0);
+    for (const call of putEvents) expect(call).toMatchObject({ traceHeader: header });
   });
 
-  it('flags a gateway answer of 4xx as an error, 429 as throttled, 5xx and no answer as a fault', async () => {
-    const statuses = createServer((request, response) => {
-      response.writeHead(Number(request.url?.split('/')[2])).end();
+  it('sends nothing to the X-Ray daemon: Lambda records the segments itself', async () => {
+    await invoke(entries.refreshToken, 'refresh-token', {}, traceHeader(true));
+    // UDP on loopback: give a datagram that was sent time to arrive.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    expect(daemon.datagrams).toEqual([]);
+  });
+
+  it('sends no trace header to the gateway or a content host', async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const host = createServer((request, response) => {
+      seen.push(request.headers);
+      response.writeHead(200).end();
     });
-    await new Promise<void>((resolve) => statuses.listen(0, '127.0.0.1', resolve));
-    const origin = `http://127.0.0.1:${(statuses.address() as AddressInfo).port}`;
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const closedOrigin = `http://localhost:${(closed.address() as AddressInfo).port}`;
-    await new Promise((resolve) => closed.close(resolve));
-    const call = (url: string) =>
-      nodeTransport({ method: 'GET', url, headers: {}, timeoutMs: 2_000 }).catch(() => undefined);
-    const probe = middy(async () => {
-      // A phone number in the path, as in a status query, must not reach the trace.
-      for (const status of [404, 429, 503]) await call(`${origin}/status/${status}/01012345678`);
-      await call(`${closedOrigin}/01012345678`);
-    }).use(traceInvocations('probe'));
+    await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+    vi.stubEnv('_X_AMZN_TRACE_ID', traceHeader(true));
+    const url = `http://127.0.0.1:${(host.address() as AddressInfo).port}/status`;
 
-    const { parsed, documents } = await invoke(probe as Handler, 'probe', {}, true);
-    statuses.close();
+    await nodeTransport({ method: 'GET', url, headers: {}, timeoutMs: 2_000 });
+    host.close();
 
-    const calls = parsed.filter((document) => document.namespace === 'remote');
-    expect(calls.map((c) => [c.http?.response?.status, c.error, c.throttle, c.fault])).toEqual([
-      [404, true, undefined, undefined],
-      [429, true, true, undefined],
-      [503, undefined, undefined, true],
-      [undefined, undefined, undefined, true],
-    ]);
-    expect(calls[3]?.name).toBe('localhost');
-    expect(calls[3]?.cause?.exceptions?.[0]?.message).toMatch(/ECONNREFUSED/);
-    expect(documents.join('\n')).not.toMatch(PHONE);
-    expect(documents.join('\n')).not.toContain('/status/');
+    expect(seen).toHaveLength(1);
+    expect(Object.keys(seen[0] ?? {})).not.toContain('x-amzn-trace-id');
+    expect(Object.keys(seen[0] ?? {})).not.toContain('traceparent');
   });
+});
+
+describe('the deployed bundles', () => {
+  it('carry neither the X-Ray SDK nor Powertools Tracer', async () => {
+    const functions = join(import.meta.dirname, '../../functions');
+    const entries = readdirSync(functions).filter((file) => file.endsWith('.ts'));
+
+    const inputs = await Promise.all(
+      entries.map(async (file) => {
+        const options = lambdaBuildOptions(join(functions, file), tmpdir(), { write: false });
+        return Object.keys((await build(options)).metafile.inputs);
+      }),
+    );
+
+    expect(entries.length).toBeGreaterThan(9);
+    for (const files of inputs) {
+      expect(files.length).toBeGreaterThan(0);
+      expect(
+        files.filter((file) => /aws-xray-sdk|powertools\/tracer|cls-hooked/.test(file)),
+      ).toEqual([]);
+    }
+  }, 60_000);
 });

@@ -1,14 +1,14 @@
 import { ConditionalCheckFailedException, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
-import { traceAwsClient } from '../tracing.ts';
 
 /** The DynamoDB client every table adapter shares, and how they read its refusals. */
 
-// One client per container; it honours AWS_ENDPOINT_URL_DYNAMODB for the local run. Its calls are
-// X-Ray subsegments when the invocation is traced (`traceAwsClient`).
+// One client per container; it honours AWS_ENDPOINT_URL_DYNAMODB for the local run. In Lambda its
+// calls carry the invocation's trace header (the SDK's own), which links nothing: DynamoDB Streams
+// do not pass it on (docs/operations.md, "Tracing").
 let sharedDocumentClient: DynamoDBDocumentClient | undefined;
 export const documentClient = (): DynamoDBDocumentClient => {
-  sharedDocumentClient ??= DynamoDBDocumentClient.from(traceAwsClient(new DynamoDBClient({})), {
+  sharedDocumentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
     marshallOptions: { removeUndefinedValues: true },
   });
   return sharedDocumentClient;

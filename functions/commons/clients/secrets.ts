@@ -1,17 +1,14 @@
 import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { traceAwsClient } from '../tracing.ts';
 
 // One provider per client, created on first use; its cache is shared by every secret read.
 let shared: SecretsProvider | undefined;
 const byClient = new WeakMap<SecretsManagerClient, SecretsProvider>();
 
-/** The provider of `client`, or the container's own on a client traced as `traceAwsClient` says. */
+/** The provider of `client`, or the container's own. */
 const provider = (client?: SecretsManagerClient): SecretsProvider => {
   if (client === undefined) {
-    shared ??= new SecretsProvider({
-      awsSdkV3Client: traceAwsClient(new SecretsManagerClient({})),
-    });
+    shared ??= new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
     return shared;
   }
   let own = byClient.get(client);
