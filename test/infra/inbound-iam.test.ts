@@ -36,7 +36,7 @@ describe('inbound path infrastructure', () => {
   synthInboundStacks();
 
   describe('IAM', () => {
-    it('lets the receivers put items into the event table (checking a key’s earlier spelling in the same transaction, keeping a message’s status beside its reports) and read the webhook secret, nothing more', () => {
+    it('lets the receivers put items into the event table (checking a key’s earlier spelling in the same transaction) and read the webhook secret, nothing more', () => {
       const { template, id, stack } = defaults;
 
       for (const fn of [stack.webhookApi.receiveReports, stack.webhookApi.receiveInbound]) {
@@ -57,13 +57,9 @@ describe('inbound path infrastructure', () => {
           }),
         );
         expect(actions).not.toContain('secretsmanager:DescribeSecret');
-        // A report also keeps its message's status (docs/events.md, "A message's status").
         expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual([
           'dynamodb:PutItem',
           'dynamodb:ConditionCheckItem',
-          ...(fn === stack.webhookApi.receiveReports
-            ? ['dynamodb:UpdateItem', 'dynamodb:GetItem', 'dynamodb:DeleteItem']
-            : []),
         ]);
         expect(actions.filter((action) => action.startsWith('events:'))).toEqual([]);
         expect(JSON.stringify(statements)).not.toContain(id(stack.stateTable));
@@ -266,11 +262,15 @@ describe('inbound path infrastructure', () => {
         'event-publisher/publish-events-role AwsSolutions-IAM5[Resource::*]',
         'send-pipeline/send-messages-role AwsSolutions-IAM5[Resource::*]',
         'event-publisher/on-failure-queue AwsSolutions-SQS3',
+        // The bus's own dead-letter queue, like the on-failure queues: nothing consumes it.
+        'event-bus-dlq/queue AwsSolutions-SQS3',
         'scheduled-jobs/refresh-token-role AwsSolutions-IAM5[Resource::*]',
         'scheduled-jobs/reconcile-status-role AwsSolutions-IAM5[Resource::*]',
         `webhook-api/receive-reports-role ${payloadObjects}`,
         `webhook-api/receive-inbound-role ${payloadObjects}`,
         `scheduled-jobs/reconcile-status-role ${payloadObjects}`,
+        // A rejected queue message too large for its item (the claim check, write-only).
+        `send-pipeline/send-messages-role ${payloadObjects}`,
         ...attachmentFindings(defaults.id(defaults.stack.inboundAttachments.bucket)),
         // Recorded by CDK's own Vpc and FlowLog constructs (the fixed-egress VPC), not by msgbridge.
         'gateway-egress/vpc/all CloudFormation-Validate::F3002',

@@ -119,18 +119,30 @@ describe('send pipeline infrastructure', () => {
       expect(sqs).toHaveLength(2);
     });
 
-    it('lets the sender get objects of the attachment buckets only when some are named', () => {
+    it('lets the sender get objects of the attachment buckets only when some are named, and put rejected messages below payloads/', () => {
       const objectsOf = (bucket: string) => ({
         'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:s3:::${bucket}/*`]],
       });
+      // The claim check of a rejected message too large for its item: write-only, one prefix.
+      const payloads = ({ id, stack }: Synthesized) => ({
+        Effect: 'Allow',
+        Action: 's3:PutObject',
+        Resource: {
+          'Fn::Join': [
+            '',
+            [{ 'Fn::GetAtt': [id(stack.inboundAttachments.bucket), 'Arn'] }, '/payloads/*'],
+          ],
+        },
+      });
 
-      expect(withPrefix(senderStatements(defaults), 's3:')).toEqual([]);
+      expect(withPrefix(senderStatements(defaults), 's3:')).toEqual([payloads(defaults)]);
       expect(withPrefix(senderStatements(configured), 's3:')).toEqual([
         {
           Effect: 'Allow',
           Action: 's3:GetObject',
           Resource: [objectsOf('acme-mms-attachments'), objectsOf('acme.shared.media')],
         },
+        payloads(configured),
       ]);
     });
 
@@ -320,6 +332,8 @@ describe('send pipeline infrastructure', () => {
         .sort();
       expect(acknowledged).toEqual([
         'AwsSolutions-IAM5[Resource::*]',
+        // The claim check of a rejected message: the key is the message's hash, below payloads/.
+        `AwsSolutions-IAM5[Resource::<${logicalId(stack, stack.inboundAttachments.bucket)}.Arn>/payloads/*]`,
         'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::acme-mms-attachments/*]',
       ]);
     });

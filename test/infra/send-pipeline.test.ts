@@ -156,6 +156,8 @@ describe('send pipeline infrastructure', () => {
         MAX_RECEIVE_COUNT: '6',
         EVENT_RETENTION_DAYS: '35',
         ACCEPTED_EVENTS: 'off',
+        // Where a rejected message too large for its table item is kept.
+        PAYLOAD_BUCKET: { Ref: id(stack.inboundAttachments.bucket) },
         ...gatewayCallerEnvironment(id(stack.credentials)),
       });
     });
