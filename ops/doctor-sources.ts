@@ -15,11 +15,7 @@ import {
   paginateListStackResources,
 } from '@aws-sdk/client-cloudformation';
 import { CloudWatchClient, DescribeAlarmsCommand } from '@aws-sdk/client-cloudwatch';
-import {
-  EC2Client,
-  paginateDescribeRouteTables,
-  paginateDescribeVpcEndpoints,
-} from '@aws-sdk/client-ec2';
+import type { EC2Client } from '@aws-sdk/client-ec2';
 import {
   GetAccountSettingsCommand,
   GetEventSourceMappingCommand,
@@ -134,6 +130,9 @@ const gatewayEndpoints = async (
   vpcId: string,
   subnetIds: readonly string[],
 ): Promise<GatewayEndpoints> => {
+  const { paginateDescribeRouteTables, paginateDescribeVpcEndpoints } = await import(
+    '@aws-sdk/client-ec2'
+  );
   const region = await ec2.config.region();
   const byVpc = { Name: 'vpc-id', Values: [vpcId] };
   const routeTables: Record<string, string> = {};
@@ -247,7 +246,10 @@ export const stackDoctorSources = async (
   const cloudWatch = clients.cloudWatch ?? new CloudWatchClient(config);
   const scheduler = clients.scheduler ?? new SchedulerClient(config);
   const serviceQuotas = clients.serviceQuotas ?? new ServiceQuotasClient(config);
-  const ec2 = clients.ec2 ?? new EC2Client(config);
+  // Loaded for an existing VPC only: the EC2 client is about a megabyte of the command's bundle,
+  // which no other command should parse.
+  const ec2 = async () =>
+    clients.ec2 ?? new (await import('@aws-sdk/client-ec2')).EC2Client(config);
 
   const described = await cloudFormation.send(
     new DescribeStacksCommand({ StackName: origin.name }),
@@ -346,7 +348,7 @@ export const stackDoctorSources = async (
       };
     },
     appliedQuota: (serviceCode, quotaCode) => appliedQuota(serviceQuotas, serviceCode, quotaCode),
-    gatewayEndpoints: (vpcId, subnetIds) => gatewayEndpoints(ec2, vpcId, subnetIds),
+    gatewayEndpoints: async (vpcId, subnetIds) => gatewayEndpoints(await ec2(), vpcId, subnetIds),
     invokeRefreshToken: async () => {
       const name = refreshToken ? physicalId(refreshToken.logicalId) : undefined;
       if (name === undefined) throw new Error('the stack has no refresh-token function');
