@@ -234,6 +234,12 @@ const FLAGS: readonly Flag[] = [
   ),
   fault('error-rate', 'errorRate', '0..1', 'share of gateway calls answered HTTP 503 49999'),
   fault('latency-ms', 'latencyMs', 'ms', 'real delay added to every gateway call'),
+  fault(
+    'latency-jitter-ms',
+    'latencyJitterMs',
+    'ms',
+    'up to this much more delay, drawn uniformly per gateway call (seeded)',
+  ),
   fault('timeout-rate', 'timeoutRate', '0..1', 'share of gateway calls never answered'),
   fault('rate-limit-burst', 'rateLimitBurst', 'n', 'the next N send calls answer 29002'),
   fault(

@@ -8,6 +8,12 @@ export const FaultsSchema = z.strictObject({
   errorRate: rate.default(0),
   /** Extra latency added to every gateway call, in real milliseconds. */
   latencyMs: z.number().int().min(0).default(0),
+  /**
+   * Up to this many real milliseconds more, drawn uniformly per gateway call (whole ms, both ends
+   * included) from a PRNG of its own seeded by `seed`: `latencyMs` 50 with 100 here answers in
+   * 50–150 ms, as a real gateway varies, without shifting the outcome mix's draws.
+   */
+  latencyJitterMs: z.number().int().min(0).default(0),
   /** Fraction of gateway calls that never answer (the connection is held, then dropped). */
   timeoutRate: rate.default(0),
   /** The next N send calls answer `29002` (rate limit exceeded). */

@@ -136,6 +136,11 @@ export interface SendingSnapshot {
   readonly rejectedSends: number;
   /** Send calls refused `29002` because their recipients did not fit the TPS quota. */
   readonly quotaRefusals: number;
+  /**
+   * Recipients counted against the TPS quota in each of the latest 60 seconds (epoch second of
+   * arrival → count): what a test reads to show no second went above the quota.
+   */
+  readonly quotaUsedBySecond: Readonly<Record<string, number>>;
 }
 
 const reject = (code: string, message: string): SimResponse =>
@@ -374,7 +379,10 @@ export const createSending = (ctx: SimContext) => {
         return ok({ fileId: parsed.data.fileId, expiresAt: new Date(expiresAt).toISOString() });
       });
     },
-    snapshot: (): SendingSnapshot => ({ ...counts }),
+    snapshot: (): SendingSnapshot => ({
+      ...counts,
+      quotaUsedBySecond: Object.fromEntries(usedIn),
+    }),
   };
 };
 

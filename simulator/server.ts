@@ -10,6 +10,7 @@ import { createMessenger } from './messenger.ts';
 import { createMo } from './mo.ts';
 import { createOptOut } from './opt-out.ts';
 import {
+  type Faults,
   FaultsSchema,
   type SimulatorOptions,
   type SimulatorOptionsInput,
@@ -164,7 +165,8 @@ export const startSimulator = async (input: SimulatorOptionsInput): Promise<Simu
   };
   createControl(controls).register(router);
 
-  const handle = handler(ctx, router);
+  // Its own sequence, so turning the jitter on or off leaves the outcome mix's draws as they were.
+  const handle = handler(ctx, router, mulberry32(options.seed ^ LATENCY_SEED));
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       console.error('simulator: request failed', error);
@@ -227,7 +229,7 @@ class MalformedJsonError extends SyntaxError {
 
 /** The request handler of the server: one simulator context, its routes. */
 const handler =
-  (ctx: SimContext, router: Router) =>
+  (ctx: SimContext, router: Router, latencyRandom: () => number) =>
   async (incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> => {
     const url = new URL(incoming.url ?? '/', 'http://simulator');
     const method = incoming.method ?? 'GET';
@@ -240,7 +242,7 @@ const handler =
     }
     // Control endpoints are the test's remote control: faults must never hit them.
     if (!url.pathname.startsWith('/_sim/')) {
-      const fault = await drawFault(ctx);
+      const fault = await drawFault(ctx, latencyRandom);
       if (fault === 'hold') return; // never answer; the socket is dropped by the client or close()
       if (fault) {
         ctx.log(`${method} ${url.pathname} -> ${fault.status} (fault)`);
@@ -263,12 +265,30 @@ const handler =
     send(outgoing, response);
   };
 
+/** Mixed into `seed` for the latency jitter's own PRNG. */
+const LATENCY_SEED = 0x5eed1a7;
+
+/**
+ * The real delay of one gateway call: `latencyMs` plus a uniform whole number of milliseconds
+ * from 0 to `latencyJitterMs`, drawn only when the jitter is on.
+ */
+export const callLatencyMs = (
+  faults: Pick<Faults, 'latencyMs' | 'latencyJitterMs'>,
+  random: () => number,
+): number =>
+  faults.latencyMs +
+  (faults.latencyJitterMs > 0 ? Math.floor(random() * (faults.latencyJitterMs + 1)) : 0);
+
 /**
  * The fault for this call, drawn with the seeded PRNG. A rate of 0 draws nothing, so turning a
  * fault off does not shift the outcome mix of reports.
  */
-const drawFault = async (ctx: SimContext): Promise<SimResponse | 'hold' | undefined> => {
-  const { latencyMs, timeoutRate, errorRate, http200ErrorRate } = ctx.faults;
+const drawFault = async (
+  ctx: SimContext,
+  latencyRandom: () => number,
+): Promise<SimResponse | 'hold' | undefined> => {
+  const { timeoutRate, errorRate, http200ErrorRate } = ctx.faults;
+  const latencyMs = callLatencyMs(ctx.faults, latencyRandom);
   if (latencyMs > 0) await sleep(latencyMs);
   if (timeoutRate > 0 && ctx.random() < timeoutRate) return 'hold';
   if (errorRate > 0 && ctx.random() < errorRate) {

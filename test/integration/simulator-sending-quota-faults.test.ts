@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../simulator/index.ts';
+import { mulberry32 } from '../../simulator/prng.ts';
+import { callLatencyMs } from '../../simulator/server.ts';
 import {
   recipients,
   send,
@@ -66,6 +68,65 @@ describe('TPS quota', () => {
     // Assess: 3 + 3 would be over the quota of 5 in one second; they are in two.
     expect(nextSecond.status).toBe(200);
     expect(first.status).toBe(200);
+  });
+
+  it('reports the recipients counted in each second, which never exceed the quota', async () => {
+    // Prepare: a fresh second.
+    await small.advance(1_000);
+    const second = String(Math.floor(small.clock.now() / 1000));
+
+    // Act
+    await sendSmall(3);
+    await sendSmall(2);
+    const refused = await sendSmall(1);
+
+    // Assess
+    expect(refused.body).toMatchObject({ code: '29002' });
+    expect(small.snapshot().quotaUsedBySecond[second]).toBe(5);
+  });
+});
+
+describe('latency jitter', () => {
+  it('answers each call after latencyMs plus a seeded uniform draw up to latencyJitterMs', async () => {
+    // Prepare: 50–150 ms, as the benchmark sets it.
+    sim.setFaults({ latencyMs: 50, latencyJitterMs: 100 });
+
+    try {
+      // Act
+      const times: number[] = [];
+      for (let call = 0; call < 12; call++) {
+        const started = performance.now();
+        await send('/msg/v1/sms', smsBody(recipients(1, 'jitter')));
+        times.push(performance.now() - started);
+      }
+
+      // Assess: within the range (a loaded machine may add a little), and spread over it.
+      expect(Math.min(...times)).toBeGreaterThanOrEqual(49);
+      expect(Math.max(...times)).toBeLessThan(400);
+      expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(20);
+    } finally {
+      sim.setFaults({ latencyMs: 0, latencyJitterMs: 0 });
+    }
+  });
+
+  it('draws whole milliseconds from latencyMs to latencyMs + latencyJitterMs, the same for a seed', () => {
+    // Prepare
+    const faults = { latencyMs: 50, latencyJitterMs: 100 };
+    const draws = (seed: number) => {
+      const random = mulberry32(seed);
+      return Array.from({ length: 2_000 }, () => callLatencyMs(faults, random));
+    };
+
+    // Act
+    const first = draws(7);
+    const again = draws(7);
+
+    // Assess
+    expect(again).toEqual(first);
+    expect(first.every((ms) => Number.isInteger(ms) && ms >= 50 && ms <= 150)).toBe(true);
+    expect(Math.min(...first)).toBe(50);
+    expect(Math.max(...first)).toBe(150);
+    expect(callLatencyMs({ latencyMs: 30, latencyJitterMs: 0 }, () => 0.99)).toBe(30);
   });
 });
 
