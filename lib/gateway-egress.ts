@@ -429,7 +429,8 @@ const natInstanceOf = (
   if (instance === undefined || provider.gatewayInstances.length !== 1)
     throw new Error(`expected one NAT instance, got ${provider.gatewayInstances.length}`);
   const cfnInstance = instance.node.defaultChild as CfnInstance;
-  // What `requireImdsv2: true` sets on an `Instance`; the provider does not take that prop.
+  // IMDSv2 only, as an `Instance`'s `httpTokens: HttpTokens.REQUIRED` sets it (its `requireImdsv2`
+  // would add a launch template for the same); the provider passes neither on.
   cfnInstance.metadataOptions = { httpTokens: 'required', httpEndpoint: 'enabled' };
   // Amazon Linux 2023's root device, at the image's size, encrypted with the account's EBS key.
   cfnInstance.blockDeviceMappings = [
