@@ -38,7 +38,7 @@ replays match "replay-name": [{"exists": false}] (see docs/operations.md).
                until the replay is COMPLETED, FAILED or CANCELLED (--no-wait returns at once)
   locally      the local run has no archive: the events of that range in its events file are
                put on the running bridge's bus again
---name defaults to msgbridge-cli-<time>.`,
+--name defaults to msgbridge-cli-<time in UTC>, e.g. msgbridge-cli-20261207T040509Z.`,
   options: { ...valueOptions('from', 'to', 'name'), ...flagOptions('no-wait') },
   run: async (context) => {
     const from = instant('from', context.required('from'));
@@ -47,7 +47,7 @@ replays match "replay-name": [{"exists": false}] (see docs/operations.md).
     const now = context.deps.now?.() ?? new Date();
     const name =
       context.string('name') ??
-      `msgbridge-cli-${now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}`;
+      `msgbridge-cli-${now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}Z`;
     if (!/^[.\-_A-Za-z0-9]{1,64}$/.test(name)) {
       throw new UsageError('--name must be 1-64 of letters, digits, ".", "-" and "_"');
     }
@@ -68,11 +68,12 @@ replays match "replay-name": [{"exists": false}] (see docs/operations.md).
       onProgress: (done) => progress?.update(done),
     });
     progress?.finish();
+    const range = `${context.out.time(from.toISOString())} to ${context.out.time(to.toISOString())}`;
     context.out.emit(result, () =>
       context.out.line(
         result.replayed === undefined
-          ? `replay ${result.name}: ${result.state} on the ${target.describe()}`
-          : `replay ${result.name}: ${result.replayed} events put on the local bus again`,
+          ? `replay ${result.name} (${range}): ${result.state} on the ${target.describe()}`
+          : `replay ${result.name} (${range}): ${result.replayed} events put on the local bus again`,
       ),
     );
     return 0;

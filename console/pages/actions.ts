@@ -92,7 +92,7 @@ export const actionPages = (context: ConsoleContext) => {
           { from: fields.from, to: fields.to },
         );
       }
-      const name = `msgbridge-console-${now().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}`;
+      const name = `msgbridge-console-${now().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}Z`;
       const job = jobs.start(
         'replay',
         `replay ${name} (${fields.from} – ${fields.to})`,

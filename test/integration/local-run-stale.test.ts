@@ -159,12 +159,18 @@ describe('msgbridge and LOCAL_DATA_DIR', () => {
 
     // Act
     const result = await runCli(replay, { env: { LOCAL_DATA_DIR: dir } });
+    const inUtc = await runCli([...replay, '--utc'], { env: { LOCAL_DATA_DIR: dir } });
 
-    // Assess
+    // Assess: the range in KST, or in UTC with --utc.
     expect(result.stderr).toBe('replaying r-1 1/1…');
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe('replay r-1: 1 events put on the local bus again');
-    expect(replays).toHaveLength(1);
+    expect(result.stdout).toBe(
+      'replay r-1 (2026-11-21 09:00:00 KST to 2026-11-21 15:00:00 KST): 1 events put on the local bus again',
+    );
+    expect(inUtc.stdout).toBe(
+      'replay r-1 (2026-11-21 00:00:00 UTC to 2026-11-21 06:00:00 UTC): 1 events put on the local bus again',
+    );
+    expect(replays).toHaveLength(2);
     expect(JSON.parse(replays[0] ?? '{}')).toMatchObject({ replayName: 'r-1' });
   });
 
