@@ -6,9 +6,12 @@
  * of a shared machine falls on all of them alike; besides the wall time, the CPU time of each
  * import (`process.cpuUsage()`, less disturbed by other processes) is kept as a second ratio.
  *
- * Bundled with `LAMBDA_BUNDLING` (`lib/bundling.ts`), the settings the stack deploys with (ESM,
- * minified, the SDK bundled, an external source map that is not loaded, the `createRequire`
- * banner), except the target: node20, the Node.js that runs here. Each import runs with the
+ * Bundled with `lambdaBuildOptions` (`lib/bundling.ts`), the settings the stack deploys with (ESM,
+ * code splitting, minified, the SDK bundled, an external source map that is not loaded, the
+ * `createRequire` banner), except the target: node20, the Node.js that runs here. *Bundle KiB* is
+ * what a cold start reads (the handler module and the chunks it imports statically); the chunks
+ * only a dynamic `import()` reaches are counted apart. The floor probes (`FLOORS`) are bundled and
+ * imported the same way, in the same rounds. Each import runs with the
  * environment variables the synthesized template gives its function, resolved as in an account
  * (secret ARNs, not local credentials); nothing is called at import time. For comparison, the
  * receivers and the sender are also bundled with the AWS SDK left to `node_modules` (as a Lambda
@@ -16,10 +19,10 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { StackTemplate } from '../aws-semantics/cloudformation-template.ts';
-import { LAMBDA_BUNDLING } from '../lib/bundling.ts';
+import { filesReadAtStart, lambdaBuildOptions, PREBUILT_BUNDLE_FILE } from '../lib/bundling.ts';
 import { DeploymentModel } from '../local/stack/deployment-model.ts';
 import { synthesizeStack } from '../local/stack/synthesize.ts';
 import { median, ratio, round, type ScenarioResult } from './report.ts';
@@ -72,30 +75,85 @@ const COMMON_ENVIRONMENT = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
+/**
+ * What the AWS SDK and the libraries every function uses cost on their own, bundled and imported
+ * like the functions in the same rounds: the floor below which no function that loads them at
+ * start can go.
+ */
+const FLOORS: Readonly<Record<string, string>> = {
+  'floor: DynamoDB document client': `
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+export const handler = async () => documents;
+`,
+  'floor: a receiver (DynamoDB, Secrets Manager, logger, metrics, middy)': `
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
+const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const secrets = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
+const logger = new Logger({ serviceName: 'floor' });
+const metrics = new Metrics({ namespace: 'floor', serviceName: 'floor' });
+export const handler = middy(async () => [documents, secrets])
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics));
+`,
+  'zod, one small object schema': `
+import * as z from 'zod';
+const schema = z.object({ id: z.string(), count: z.number().int() });
+export const handler = async (event) => schema.parse(event);
+`,
+  // Built at import by both receivers (item-records.ts); the difference to the line above is what
+  // building them costs at start.
+  'zod, the gateway report and MO item schemas': `
+import { MoItemSchema } from '${join(root, 'gateway/schemas/mo.ts')}';
+import { ReportItemSchema } from '${join(root, 'gateway/schemas/report-items.ts')}';
+export const handler = async (event) => [ReportItemSchema.parse(event), MoItemSchema.parse(event)];
+`,
+};
+
 /** The receivers, whose goals are stricter than the other functions'. */
 const RECEIVERS = new Set(['receive-reports', 'receive-inbound']);
 /** Bundled a second time with the AWS SDK external, to show what bundling it changes. */
 const SDK_EXTERNAL_COMPARED = ['receive-reports', 'send-messages'];
 
-/** Bundles `entry` with the deployed settings (or with the SDK left external); answers its bytes. */
-const bundle = async (entry: string, outfile: string, sdkExternal = false): Promise<number> => {
-  await build({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: 'node',
-    format: LAMBDA_BUNDLING.format,
-    target: 'node20',
-    mainFields: [...LAMBDA_BUNDLING.mainFields],
-    minify: LAMBDA_BUNDLING.minify,
-    external: sdkExternal ? ['@aws-sdk/*'] : LAMBDA_BUNDLING.externalModules,
-    sourcemap: LAMBDA_BUNDLING.sourceMap,
-    sourcesContent: LAMBDA_BUNDLING.sourcesContent,
-    logLevel: 'silent',
-    banner: { js: LAMBDA_BUNDLING.banner },
-    alias: LAMBDA_BUNDLING.alias,
-  });
-  return statSync(outfile).size;
+/** What a bundle is: the file imported, the bytes read at start and the bytes of every chunk. */
+interface Bundle {
+  readonly file: string;
+  /** The handler module and the chunks it imports statically: what a cold start reads. */
+  readonly bytes: number;
+  /** Every chunk of the bundle, the ones loaded on first use (a dynamic `import()`) included. */
+  readonly totalBytes: number;
+}
+
+/**
+ * Bundles `entry` into `outdir` with the deployed settings (`lambdaBuildOptions`, code splitting
+ * included), or with the SDK left external, for Node.js 20 (the Node.js that runs here).
+ */
+const bundle = async (entry: string, outdir: string, sdkExternal = false): Promise<Bundle> => {
+  const { metafile } = await build(
+    lambdaBuildOptions(entry, outdir, {
+      target: 'node20',
+      ...(sdkExternal ? { external: ['@aws-sdk/*'] } : {}),
+    }),
+  );
+  const outputs = Object.keys(metafile.outputs).filter((file) => !file.endsWith('.map'));
+  const index = outputs.find((file) => file.endsWith(`/${PREBUILT_BUNDLE_FILE}`));
+  if (index === undefined) throw new Error(`cold-start: no ${PREBUILT_BUNDLE_FILE} for ${entry}`);
+  const size = (files: readonly string[]) =>
+    files.reduce((sum, file) => sum + statSync(resolve(file)).size, 0);
+  return {
+    file: resolve(index),
+    bytes: size(filesReadAtStart(metafile.outputs, index)),
+    totalBytes: size(outputs),
+  };
 };
 
 /** One import in a fresh `node`: wall and CPU time from before the import to after it, in ms. */
@@ -158,31 +216,37 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
   try {
     const emptyEntry = join(dir, 'empty.ts');
     writeFileSync(emptyEntry, 'export const handler = async () => ({ statusCode: 200 });\n');
-    const emptyBytes = await bundle(emptyEntry, join(dir, 'empty.mjs'));
+    const emptyBundle = await bundle(emptyEntry, join(dir, 'empty'));
+    const emptyBytes = emptyBundle.bytes;
     const environments = deployedEnvironment();
-    const deployed: { name: string; file: string; bytes: number }[] = [];
+    const deployed: ({ name: string } & Bundle)[] = [];
     for (const name of entries()) {
       if (environments[name] === undefined)
         throw new Error(`cold-start: the stack deploys no function for functions/${name}.ts`);
-      const file = join(dir, `${name}.mjs`);
       deployed.push({
         name,
-        file,
-        bytes: await bundle(join(root, 'functions', `${name}.ts`), file),
+        ...(await bundle(join(root, 'functions', `${name}.ts`), join(dir, name))),
       });
     }
-    const external: { name: string; file: string; bytes: number }[] = [];
-    for (const name of SDK_EXTERNAL_COMPARED) {
-      const file = join(dir, `${name}.sdk-external.mjs`);
+    const external: ({ name: string } & Bundle)[] = [];
+    for (const name of SDK_EXTERNAL_COMPARED)
       external.push({
         name,
-        file,
-        bytes: await bundle(join(root, 'functions', `${name}.ts`), file, true),
+        ...(await bundle(
+          join(root, 'functions', `${name}.ts`),
+          join(dir, `${name}.sdk-external`),
+          true,
+        )),
       });
+    const floors: ({ name: string } & Bundle)[] = [];
+    for (const [name, source] of Object.entries(FLOORS)) {
+      const probe = join(dir, `floor-${floors.length}.ts`);
+      writeFileSync(probe, source);
+      floors.push({ name, ...(await bundle(probe, join(dir, `floor-${floors.length}`))) });
     }
     const [empty = { wall: Number.NaN, cpu: Number.NaN }, ...times] = importTimes([
-      { file: join(dir, 'empty.mjs'), environment: {} },
-      ...[...deployed, ...external].map(({ name, file }) => ({
+      { file: emptyBundle.file, environment: {} },
+      ...[...deployed, ...external, ...floors].map(({ name, file }) => ({
         file,
         environment: environments[name] ?? {},
       })),
@@ -192,16 +256,18 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
       string,
       {
         bytes: number;
+        totalBytes: number;
         bytesRatio: number;
         importMs: number;
         importRatio: number;
         cpuImportRatio: number;
       }
     > = {};
-    deployed.forEach(({ name, bytes }, index) => {
+    deployed.forEach(({ name, bytes, totalBytes }, index) => {
       const time = times[index] ?? { wall: Number.NaN, cpu: Number.NaN };
       lambdas[name] = {
         bytes,
+        totalBytes,
         bytesRatio: ratio(bytes, emptyBytes, 0),
         importMs: round(time.wall, 1),
         importRatio: ratio(time.wall, emptyImportMs, 1),
@@ -212,6 +278,19 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
     external.forEach(({ name, bytes }, index) => {
       const time = times[deployed.length + index] ?? { wall: Number.NaN, cpu: Number.NaN };
       sdkExternal[name] = { bytes, importRatio: ratio(time.wall, emptyImportMs, 1) };
+    });
+    const floor: Record<string, { bytes: number; importRatio: number; cpuImportRatio: number }> =
+      {};
+    floors.forEach(({ name, bytes }, index) => {
+      const time = times[deployed.length + external.length + index] ?? {
+        wall: Number.NaN,
+        cpu: Number.NaN,
+      };
+      floor[name] = {
+        bytes,
+        importRatio: ratio(time.wall, emptyImportMs, 1),
+        cpuImportRatio: ratio(time.cpu, empty.cpu, 1),
+      };
     });
     const of = (receivers: boolean) =>
       Object.entries(lambdas).filter(([name]) => RECEIVERS.has(name) === receivers);
@@ -228,6 +307,7 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
         },
         lambdas,
         sdkExternal,
+        floor,
         maxImportRatioReceivers: maxOf(of(true), false),
         maxImportRatio: maxOf(of(false), false),
         maxBundleKiBReceivers: maxOf(of(true), true),
@@ -239,6 +319,7 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
           columns: [
             'function',
             'bundle KiB',
+            'with chunks KiB',
             'bytes ratio',
             'import ms',
             'import ratio',
@@ -247,8 +328,20 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
           rows: Object.entries(lambdas).map(([name, l]) => [
             name,
             round(l.bytes / 1024, 0),
+            round(l.totalBytes / 1024, 0),
             l.bytesRatio,
             l.importMs,
+            l.importRatio,
+            l.cpuImportRatio,
+          ]),
+        },
+        {
+          title:
+            'cold-start: the floor, what the SDK and the libraries cost alone, imported in the same rounds',
+          columns: ['bundle', 'bundle KiB', 'import ratio', 'CPU ratio'],
+          rows: Object.entries(floor).map(([name, l]) => [
+            name,
+            round(l.bytes / 1024, 0),
             l.importRatio,
             l.cpuImportRatio,
           ]),

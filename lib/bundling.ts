@@ -50,12 +50,6 @@ export interface LambdaBuildChoices {
   readonly target?: string;
   /** @default LAMBDA_BUNDLING.externalModules */
   readonly external?: readonly string[];
-  /**
-   * Whether the source maps are written beside the bundle (the package ships none: docs/deploy.md,
-   * "The package").
-   * @default true
-   */
-  readonly sourceMaps?: boolean;
   /** @default true (false: the files are only answered, as esbuild's `write: false`) */
   readonly write?: boolean;
 }
@@ -85,7 +79,7 @@ export const lambdaBuildOptions = (
   mainFields: [...LAMBDA_BUNDLING.mainFields],
   minify: LAMBDA_BUNDLING.minify,
   external: [...(choices.external ?? LAMBDA_BUNDLING.externalModules)],
-  sourcemap: choices.sourceMaps === false ? false : LAMBDA_BUNDLING.sourceMap,
+  sourcemap: LAMBDA_BUNDLING.sourceMap,
   sourcesContent: LAMBDA_BUNDLING.sourcesContent,
   // Every chunk is a module of its own, so each gets its own `require`.
   banner: { js: LAMBDA_BUNDLING.banner },

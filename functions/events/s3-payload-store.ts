@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { s3Client } from '../commons/clients/s3.ts';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { PayloadStore, StoredPayload } from './store-ports.ts';
 
 /**
@@ -10,8 +9,9 @@ import type { PayloadStore, StoredPayload } from './store-ports.ts';
  * default (the stack's key).
  *
  * Without a `client`, the container's shared one (`s3Client()`), created by the first put, not
- * when the receiver starts: bodies that need the bucket are rare, and building an S3 client is a
- * measurable part of a receiver's start (docs/performance.md, `cold-start`).
+ * when the receiver starts. The S3 SDK itself is imported by that first put too: bodies that need
+ * the bucket are rare, and the S3 client's modules are about 135 KiB of a receiver, which the
+ * bundle's code splitting leaves out of what a cold start reads (docs/performance.md, `cold-start`).
  */
 export class S3PayloadStore implements PayloadStore {
   constructor(
@@ -22,7 +22,11 @@ export class S3PayloadStore implements PayloadStore {
   async put(key: string, body: string | Uint8Array, contentType: string): Promise<StoredPayload> {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
     const digest = createHash('sha256').update(bytes).digest();
-    await (this.client ?? s3Client()).send(
+    const [{ PutObjectCommand }, client] = await Promise.all([
+      import('@aws-sdk/client-s3'),
+      this.client ?? import('../commons/clients/s3.ts').then(({ s3Client }) => s3Client()),
+    ]);
+    await client.send(
       new PutObjectCommand({
         Bucket: this.bucket,
         Key: key,

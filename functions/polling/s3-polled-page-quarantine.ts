@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { deleteObject, getText, listKeys, s3Client } from '../commons/clients/s3.ts';
+import type { S3Client } from '@aws-sdk/client-s3';
 import {
   POLLED_QUARANTINE_PREFIX,
   type PolledPage,
@@ -17,17 +16,30 @@ const metadataValue = (text: string): string => text.replace(/[^\x20-\x7e]/g, '?
  * sort as text, so S3's key order is the oldest page first, and the same page kept twice in the
  * same millisecond lands on the same key. The object's body is the page's body exactly; the reason
  * and `rptKey` are user metadata.
+ *
+ * Without a `client`, the container's shared one, and the S3 SDK, are loaded by the first page
+ * kept or read: a poller that keeps none never loads them (docs/performance.md, `cold-start`).
  */
 export class S3PolledPageQuarantine implements PolledPageQuarantine {
   constructor(
     private readonly bucket: string,
-    private readonly client: S3Client = s3Client(),
+    private readonly client?: S3Client,
   ) {}
+
+  /** The S3 helpers and the client, imported by the first call. */
+  private async s3() {
+    const [sdk, helpers] = await Promise.all([
+      import('@aws-sdk/client-s3'),
+      import('../commons/clients/s3.ts'),
+    ]);
+    return { ...sdk, ...helpers, client: this.client ?? helpers.s3Client() };
+  }
 
   async keep(page: PolledPage, at: Date): Promise<string> {
     const digest = createHash('sha256').update(page.body, 'utf8').digest('hex').slice(0, 16);
     const key = `${POLLED_QUARANTINE_PREFIX}${page.kind}/${at.toISOString()}-${digest}.json`;
-    await this.client.send(
+    const { client, PutObjectCommand } = await this.s3();
+    await client.send(
       new PutObjectCommand({
         Bucket: this.bucket,
         Key: key,
@@ -42,15 +54,18 @@ export class S3PolledPageQuarantine implements PolledPageQuarantine {
     return key;
   }
 
-  list(kind: PolledPageKind, limit: number): Promise<string[]> {
-    return listKeys(this.client, this.bucket, `${POLLED_QUARANTINE_PREFIX}${kind}/`, limit);
+  async list(kind: PolledPageKind, limit: number): Promise<string[]> {
+    const { client, listKeys } = await this.s3();
+    return listKeys(client, this.bucket, `${POLLED_QUARANTINE_PREFIX}${kind}/`, limit);
   }
 
-  read(location: string): Promise<string> {
-    return getText(this.client, this.bucket, location);
+  async read(location: string): Promise<string> {
+    const { client, getText } = await this.s3();
+    return getText(client, this.bucket, location);
   }
 
-  remove(location: string): Promise<void> {
-    return deleteObject(this.client, this.bucket, location);
+  async remove(location: string): Promise<void> {
+    const { client, deleteObject } = await this.s3();
+    return deleteObject(client, this.bucket, location);
   }
 }

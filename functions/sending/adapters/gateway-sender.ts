@@ -1,19 +1,26 @@
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { ResendOptions } from '../../../gateway/bearer/fresh-token-retry.ts';
 import type { GatewayClient, MmsFile } from '../../../gateway/client.ts';
-import { s3Client } from '../../commons/clients/s3.ts';
 import type { SendMessage } from '../../send-contract/queue-message.ts';
 import type { SendGateway } from '../ports.ts';
 
 /** Largest attachment read from S3 for the multipart MMS endpoint. */
 export const MAX_MMS_FILE_BYTES = 5 * 1024 * 1024;
 
-/** Reads the S3 objects of an MMS with attachments; refuses any larger than MAX_MMS_FILE_BYTES. */
+/**
+ * Reads the S3 objects of an MMS with attachments; refuses any larger than MAX_MMS_FILE_BYTES.
+ * Without a `client`, the container's shared one. The S3 SDK is imported by the first MMS with
+ * attachments, not at start: most sends carry none (docs/performance.md, `cold-start`).
+ */
 export const loadS3Attachments = async (
   attachments: ReadonlyArray<{ bucket: string; key: string; name?: string; contentType?: string }>,
-  client: S3Client = s3Client(),
-): Promise<MmsFile[]> =>
-  Promise.all(
+  given?: S3Client,
+): Promise<MmsFile[]> => {
+  const [{ GetObjectCommand }, client] = await Promise.all([
+    import('@aws-sdk/client-s3'),
+    given ?? import('../../commons/clients/s3.ts').then(({ s3Client }) => s3Client()),
+  ]);
+  return Promise.all(
     attachments.map(async (attachment) => {
       const object = await client.send(
         new GetObjectCommand({ Bucket: attachment.bucket, Key: attachment.key }),
@@ -32,6 +39,7 @@ export const loadS3Attachments = async (
       };
     }),
   );
+};
 
 /** The sender's gateway port on the typed client: routes each channel and variant to its endpoint. */
 export class GatewaySender implements SendGateway {
