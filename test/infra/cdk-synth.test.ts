@@ -89,9 +89,26 @@ describe('npx cdk synth with docs/examples/production-context.json', () => {
     ]);
     const [topic] = ofType('AWS::SNS::Topic');
     expect(topic?.Properties?.KmsMasterKeyId).toBeDefined();
-    // With every optional part on, still everything under the data key.
-    for (const queue of ofType('AWS::SQS::Queue'))
-      expect(queue.Properties?.KmsMasterKeyId).toBeDefined();
+    // With every optional part on, still everything under the data key, but the event bus's
+    // dead-letter queue: it holds what the bus could not encrypt or decrypt with that key, so it
+    // has SQS's own keys (lib/event-bus-dlq.ts).
+    const busDeadLetters = JSON.stringify(
+      (ofType('AWS::Events::EventBus')[0]?.Properties?.DeadLetterConfig as { Arn?: unknown })?.Arn,
+    );
+    const queues = Object.entries(template.Resources).filter(
+      ([, resource]) => resource.Type === 'AWS::SQS::Queue',
+    );
+    expect(queues.filter(([id]) => busDeadLetters.includes(`"${id}"`))).toEqual([
+      [
+        expect.any(String),
+        expect.objectContaining({
+          Properties: expect.objectContaining({ SqsManagedSseEnabled: true }),
+        }),
+      ],
+    ]);
+    for (const [id, queue] of queues)
+      if (!busDeadLetters.includes(`"${id}"`))
+        expect(queue.Properties?.KmsMasterKeyId).toBeDefined();
     for (const logGroup of ofType('AWS::Logs::LogGroup'))
       expect(logGroup.Properties?.KmsKeyId).toBeDefined();
     for (const table of ofType('AWS::DynamoDB::GlobalTable'))
