@@ -87,8 +87,9 @@ export interface Verdict {
   /** Bad queue messages (oversized, nested, reused cliKey), and those with exactly one Send Rejected. */
   readonly badSends: number;
   readonly rejectedOnce: number;
-  /** Send Rejected events over EventBridge's 256 KiB. */
+  /** Send Rejected events over EventBridge's 256 KiB, and the size of the largest (bytes). */
   readonly tooBigForBus: number;
+  readonly largestSendRejected: number;
   /** Rejections that name the wrong first message, both of a pair rejected, a big body not kept. */
   readonly misattributed: number;
   /** Bad messages the gateway received: a cliKey of an invalid one, a reuse's phone. */
@@ -365,9 +366,11 @@ export const checkInvariants = (input: {
   //    the one whose claim came second is rejected, naming the other, whose content alone the
   //    gateway received.
   let tooBigForBus = 0;
+  let largestSendRejected = 0;
   input.entries.forEach((entry, at) => {
     if (entry.DetailType !== 'Send Rejected') return;
     const size = entrySize(entry as unknown as Record<string, unknown>);
+    largestSendRejected = Math.max(largestSendRejected, size);
     if (size <= PUT_EVENTS_MAX_BYTES) return;
     tooBigForBus += 1;
     violations.push({
@@ -486,6 +489,7 @@ export const checkInvariants = (input: {
     badSends: input.badSends.length,
     rejectedOnce,
     tooBigForBus,
+    largestSendRejected,
     misattributed,
     badSent,
     laterWon,

@@ -681,6 +681,9 @@ const report = (input: {
       `quota refusals=${bridge.sim.snapshot().quotaRefusals}; send DLQ=${bridge.fauxqs.inspectQueue(bridge.queues.sendDlq.name)?.messages.ready.length ?? 0}`,
   );
   for (const note of input.notes.slice(0, 10)) log(`  note: ${note}`);
+  log(
+    `  bad sends: ${verdict.rejectedOnce} of ${verdict.badSends} one Send Rejected each; the largest Send Rejected ${verdict.largestSendRejected} bytes (the bus takes 262144)`,
+  );
   for (const pair of verdict.reuses)
     log(
       `  reused cliKey ${pair.cliKey}: first ${pair.first}, reuse ${pair.reuse}; sent: ${pair.sent}`,
