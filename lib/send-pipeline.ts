@@ -385,12 +385,15 @@ export class SendPipeline extends Construct {
   private grantSenderAccess(props: SendPipelineProps): void {
     const fn = this.sendMessages;
     props.reportChecks.grantSend(fn);
-    // Outcome items of a redelivered message (BatchGetItem), outcome events and unknown outcomes
-    // (conditional PutItem), the send record's claim and acceptances (UpdateItem).
+    // Outcome items of a redelivered message (BatchGetItem), outcome events, unknown outcomes and
+    // a rejection's pointers (conditional PutItem), the send record's claim and acceptances
+    // (UpdateItem), and the record read when a claim is refused, to tell another message's
+    // content from a live claim (GetItem).
     grantTableItemActions(
       props.eventTable,
       fn,
       'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
     );

@@ -57,7 +57,12 @@ describe('send pipeline infrastructure', () => {
         },
         {
           Effect: 'Allow',
-          Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          Action: [
+            'dynamodb:BatchGetItem',
+            'dynamodb:GetItem',
+            'dynamodb:PutItem',
+            'dynamodb:UpdateItem',
+          ],
           Resource: { 'Fn::GetAtt': [id(stack.eventTable), 'Arn'] },
         },
       ]);
