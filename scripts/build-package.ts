@@ -2,15 +2,23 @@
  * `npm run build`: the package, whole, in `dist/` — what `npm pack ./dist` and `npm publish
  * ./dist` take (the repository's own package.json is private): the constructs, the producer and
  * the event types compiled by tsc; one bundle per Lambda, built as `MsgbridgeFunction` bundles
- * (`LAMBDA_BUNDLING`), which it deploys when it finds them; the `msgbridge` command compiled into
- * `cli/`; and the manifest, README, docs, LICENSE and CHANGELOG (scripts/package-manifest.ts).
+ * (`lambdaBuildOptions`; their source maps go to `dist-sourcemaps/`, outside the package), which
+ * it deploys when it finds them; the `msgbridge` command compiled into `cli/`; and the manifest, README, docs, LICENSE and CHANGELOG (scripts/package-manifest.ts).
  * docs/deploy.md ("The package") says what each holds and why.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
-import { LAMBDA_BUNDLING, PREBUILT_BUNDLE_FILE } from '../lib/bundling.ts';
+import { LAMBDA_BUNDLING, lambdaBuildOptions } from '../lib/bundling.ts';
 import { PACKAGE_DOCS, packageManifest, packageReadme } from './package-manifest.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -24,23 +32,18 @@ execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', 'tsconfig.build.json'],
 
 // Every top-level file of functions/ is one Lambda's entry (one entry file per Lambda).
 const entries = readdirSync(join(root, 'functions')).filter((name) => name.endsWith('.ts'));
+// Built with their maps, as a checkout's stack bundles them (a map changes the chunks' names), and
+// the maps then moved out of the package into `dist-sourcemaps/`: they were half of it
+// (docs/deploy.md, "The package", says what that costs and how to get them).
+const sourceMaps = join(root, 'dist-sourcemaps');
+rmSync(sourceMaps, { recursive: true, force: true });
 const lambdas = entries.map((file) =>
-  build({
-    entryPoints: [join(root, 'functions', file)],
-    outfile: join(dist, 'lambda', file.replace(/\.ts$/, ''), PREBUILT_BUNDLE_FILE),
-    bundle: true,
-    platform: 'node',
-    format: LAMBDA_BUNDLING.format,
-    target: LAMBDA_BUNDLING.target,
-    mainFields: [...LAMBDA_BUNDLING.mainFields],
-    minify: LAMBDA_BUNDLING.minify,
-    external: [...LAMBDA_BUNDLING.externalModules],
-    sourcemap: LAMBDA_BUNDLING.sourceMap,
-    sourcesContent: LAMBDA_BUNDLING.sourcesContent,
-    banner: { js: LAMBDA_BUNDLING.banner },
-    alias: LAMBDA_BUNDLING.alias,
-    logLevel: 'warning',
-  }),
+  build(
+    lambdaBuildOptions(
+      join(root, 'functions', file),
+      join(dist, 'lambda', file.replace(/\.ts$/, '')),
+    ),
+  ),
 );
 
 const cliDir = join(dist, 'cli');
@@ -65,6 +68,11 @@ const cli = build({
 });
 
 await Promise.all([...lambdas, cli]);
+for (const file of readdirSync(join(dist, 'lambda'), { recursive: true, encoding: 'utf8' }))
+  if (file.endsWith('.map')) {
+    mkdirSync(dirname(join(sourceMaps, 'lambda', file)), { recursive: true });
+    renameSync(join(dist, 'lambda', file), join(sourceMaps, 'lambda', file));
+  }
 cpSync(join(root, 'console/assets'), join(cliDir, 'assets'), { recursive: true });
 
 const manifest = packageManifest(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')));
