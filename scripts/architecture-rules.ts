@@ -307,8 +307,9 @@ export const MODULES: readonly ModuleRule[] = [
   },
   {
     folder: 'docs/examples',
-    holds: "The documentation's example apps, written against the package's entry points.",
-    mayImport: ['events'],
+    holds:
+      "The documentation's example programs: apps written against the package's entry points, and in `gateway/` this repository's gateway client on its own.",
+    mayImport: ['events', 'gateway'],
   },
   {
     folder: 'test',

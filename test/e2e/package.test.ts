@@ -16,6 +16,7 @@ import { delimiter, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageExamples } from '../../scripts/doc-examples.ts';
 import { linkTargets, packageLinkBase } from '../../scripts/package-manifest.ts';
 import { cliLocalRun } from '../support/cli-local-run.ts';
 
@@ -472,7 +473,9 @@ const TSCONFIG_NODE10 = {
 };
 
 /** The producer example: a stack beside msgbridge's, and its Lambda using `msgbridge/send`. */
-const EXAMPLES = ['producer-stack.ts', 'order-notifier.ts'];
+// Every example of the docs that imports the package (scripts/doc-examples.ts): the app has only
+// the package, its peers and its own dependencies.
+const EXAMPLES = packageExamples();
 
 const TSCONFIG = {
   compilerOptions: {
