@@ -17,6 +17,7 @@ import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import { DynamoDbEventStore } from '../functions/events/dynamodb-event-store.ts';
 import type { BusEntry } from '../functions/events/store-ports.ts';
 import { createWebhookHandler } from '../functions/inbound/handler.ts';
+import { storedMessageStatus } from '../functions/publishing/adapters/stored-message-status.ts';
 import { publishRecords } from '../functions/publishing/publish.ts';
 import { startDynalite } from '../local/dynalite.ts';
 import { localDynamoDbClient } from '../local/dynamodb-local.ts';
@@ -108,6 +109,7 @@ const ingestFigures = async () => {
       await publishRecords(records.slice(start, start + 100), {
         bus,
         source: 'msgbridge',
+        messageStatus: storedMessageStatus('bench-events', documents),
         maxAttempts: 3,
         backoffMs: () => 0,
         sleep: async () => {},

@@ -138,7 +138,7 @@ export const isMsgbridgeEvent = (
   (ALL_DETAIL_TYPES as readonly string[]).includes(event['detail-type']) &&
   isMsgbridgeEventOf(event['detail-type'] as DetailType, event, source);
 
-/** `data` of "Delivery Report Received". One delivery result of one recipient, from the report webhook, report polling or the status query. Exactly one event per distinct report (`msgKey`, `resultCode`, final channel), however often the gateway delivers it. `messageStatus` is the message's status after it, forward-only: act on that, not on `delivered` (see "A message's status"). */
+/** `data` of "Delivery Report Received". One delivery result of one recipient, from the report webhook, report polling or the status query. Exactly one event per distinct report (`msgKey`, `resultCode`, final channel), however often the gateway delivers it. `messageStatus` is the message's status when the event was published, forward-only: act on that, not on `delivered` (see "A message's status"). */
 export interface DeliveryReportReceivedData {
   /** The gateway's message key. */
   msgKey: string;
@@ -146,7 +146,7 @@ export interface DeliveryReportReceivedData {
   cliKey: string;
   /** True when this report's `resultCode` is `10000`. Says what this report says, not what became of the message: act on `messageStatus`. */
   delivered: boolean;
-  /** The message's status after this report, as the event table keeps it per `msgKey`: `delivered` once any report of the message said `10000`, else `failed` once one gave a final failure, else `uncertain` (`32114`). It only moves forward (uncertain → failed → delivered): a report stored after a delivery says `delivered` whatever its own result. */
+  /** The message's status when this event was published: the highest (uncertain < failed < delivered) over this report and every report of the message stored before it — `delivered` once any said `10000`, else `failed` once one gave a final failure, else `uncertain` (`32114`) — and never lower than an earlier event of the same message said: a report published after a delivery says `delivered` whatever its own result. */
   messageStatus: 'uncertain' | 'failed' | 'delivered';
   /** The delivery result code (`10000` = delivered). */
   resultCode: string;

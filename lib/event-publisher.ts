@@ -6,6 +6,7 @@ import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { KEY_PREFIX } from '../functions/commons/table-keys.ts';
 import { PUBLISH_KEY_PREFIX } from '../functions/commons/tables.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
 import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
@@ -138,6 +139,7 @@ export class EventPublisher extends Construct {
       environment: {
         EVENT_BUS_NAME: props.eventBus.eventBusName,
         EVENT_SOURCE: props.eventSource,
+        EVENT_TABLE_NAME: props.eventTable.tableName,
         STATE_TABLE_NAME: props.stateTable.tableName,
         PUBLISH_MAX_ATTEMPTS: String(props.publishMaxAttempts ?? 4),
         POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE,
@@ -148,6 +150,7 @@ export class EventPublisher extends Construct {
     // policy statement (added by `EventBus`), never with the caller's.
     props.eventBus.grantPutEventsTo(this.publishEvents);
     this.grantPublishMarkers(props.stateTable);
+    this.grantReportQueries(props.eventTable);
 
     // Lambda reads the stream, and decrypts it with the table's key, with the function's role.
     this.onFailureQueue = consumeTableStream(this, this.publishEvents, props.eventTable, {
@@ -206,6 +209,25 @@ export class EventPublisher extends Construct {
       }),
     );
     stateTable.encryptionKey?.grant(this.publishEvents, 'kms:Decrypt', 'kms:DescribeKey');
+  }
+
+  /**
+   * Each delivery report goes out with its message's status, read from the message's stored
+   * reports (functions/publishing/message-status-at-publication.ts): `dynamodb:Query` on the
+   * event table, on partitions starting `REPORT#` only (`dynamodb:LeadingKeys`), no item read or
+   * write; under a customer managed key, the key actions every table caller needs.
+   */
+  private grantReportQueries(eventTable: ITableV2): void {
+    this.publishEvents.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [eventTable.tableArn],
+        conditions: {
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${KEY_PREFIX.report}*`] },
+        },
+      }),
+    );
+    eventTable.encryptionKey?.grant(this.publishEvents, 'kms:Decrypt', 'kms:DescribeKey');
   }
 
   /**

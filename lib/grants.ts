@@ -31,19 +31,6 @@ export const grantTableItemActions = (
 };
 
 /**
- * What storing delivery reports takes on the event table beyond the conditional put every received
- * item takes: each message's status item raised (UpdateItem), and the blockers that keep a report
- * registered before a higher one from being stored after it saying less (a conditional PutItem
- * puts one; the report whose key it holds reads it, GetItem, and removes it, DeleteItem). See
- * `DynamoDbEventStore` and docs/events.md ("A message's status").
- */
-export const REPORT_STATUS_ACTIONS = [
-  'dynamodb:UpdateItem',
-  'dynamodb:GetItem',
-  'dynamodb:DeleteItem',
-] as const;
-
-/**
  * Grants `dynamodb:Query` on one named index of a table, and on nothing else: the only index
  * access msgbridge grants is `reconcile-status` reading `awaiting-report`.
  */

@@ -19,7 +19,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { ANY_SOURCE_SETTING } from '../functions/inbound/source-allowlist.ts';
-import { grantTableItemActions, REPORT_STATUS_ACTIONS } from './grants.ts';
+import { grantTableItemActions } from './grants.ts';
 import { environmentShareProblems } from './lambda-environment.ts';
 import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
@@ -397,8 +397,6 @@ export class WebhookApi extends Construct {
       'receive-reports',
       'msgbridge: POST /webhooks/{secret}/report, stores each delivery report once',
     );
-    // Reports also keep their message's status (forward-only), which inbound messages have not.
-    grantTableItemActions(props.eventTable, this.receiveReports, ...REPORT_STATUS_ACTIONS);
     this.receiveInbound = receiver(
       'receive-inbound',
       'msgbridge: POST /webhooks/{secret}/mo, stores each inbound message once',

@@ -3,6 +3,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EventBus } from '../functions/events/store-ports.ts';
 import { DynamoDbPublishLedger } from '../functions/publishing/adapters/dynamodb-publish-ledger.ts';
+import { storedMessageStatus } from '../functions/publishing/adapters/stored-message-status.ts';
 import { planRepublish, type RepublishResult, runRepublish } from '../ops/republish.ts';
 import { queuePublishFailures, tableItems } from '../ops/republish-sources.ts';
 
@@ -30,6 +31,7 @@ export const republishLocally = async (bridge: {
     items: tableItems(bridge.documents, bridge.tables.events),
     bus: bridge.bus,
     source: 'msgbridge',
+    messageStatus: storedMessageStatus(bridge.tables.events, bridge.documents),
   };
   try {
     return await runRepublish(await planRepublish(ports), ports);

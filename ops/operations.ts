@@ -1,6 +1,7 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { DynamoDbPublishLedger } from '../functions/publishing/adapters/dynamodb-publish-ledger.ts';
 import { EventBridgeBus } from '../functions/publishing/adapters/eventbridge-bus.ts';
+import { storedMessageStatus } from '../functions/publishing/adapters/stored-message-status.ts';
 import { OperationError } from './errors.ts';
 import { type RedriveResult, redriveDlq } from './redrive.ts';
 import { localEventsInRange, replayArchive, replayLocally } from './replay.ts';
@@ -132,6 +133,7 @@ export const republishPorts = (target: Target): RepublishPorts & { release(): Pr
     bus: new EventBridgeBus(events.busName, events.client),
     // The local run's stack publishes with the default source.
     source: events.kind === 'stack' ? (events.eventSource ?? 'msgbridge') : 'msgbridge',
+    messageStatus: storedMessageStatus(target.tables.events, target.documents),
     release: () => failures.release(),
   };
 };

@@ -9,6 +9,10 @@ import {
 } from '../functions/events/store-ports.ts';
 import type { StoredMarker } from '../functions/publishing/adapters/dynamodb-publish-ledger.ts';
 import {
+  type ReadMessageStatus,
+  withStatusesAtPublication,
+} from '../functions/publishing/message-status-at-publication.ts';
+import {
   entryFromItem,
   entrySize,
   MAX_ENTRIES_PER_CALL,
@@ -19,7 +23,8 @@ import {
  * `msgbridge events republish`: publishes, from the event table, the events `publish-events` could
  * not publish — the items it marked `unpublished` in the state table, and the stream records it
  * gave up on (the on-failure destination). Each is put with its stored detail, so with the same
- * `metadata.id` as the original would have had.
+ * `metadata.id` as the original would have had, a delivery report saying its message's status
+ * at publication as `publish-events` reads it (message-status-at-publication.ts).
  *
  * Input: the ports below. Output: what was published, skipped and left, and why.
  * Primary course: plan (list markers and failed batches, look up which items are already on the
@@ -65,6 +70,8 @@ export interface RepublishPorts {
   readonly bus: EventBus;
   /** The events' `source`, as the publisher puts them. */
   readonly source: string;
+  /** A message's status from its stored reports, as `publish-events` reads it. */
+  readonly messageStatus: ReadMessageStatus;
   /** Attempts per entry. @default 3 */
   readonly maxAttempts?: number;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -131,18 +138,32 @@ export const runRepublish = async (
   onProgress?: (done: number) => void,
 ): Promise<RepublishResult> => {
   const failed = new Map<string, { key: ItemKey; reason: string }>();
-  const ready: Array<{ key: ItemKey; entry: BusEntry; eventId: string }> = [];
+  const built: Array<{ key: ItemKey; entry: BusEntry; eventId: string }> = [];
   let done = 0;
   for (const { key } of plan.items) {
     const item = await ports.items.get(key);
-    const built = item
+    const entry = item
       ? entryFromItem(item, ports.source, PUT_EVENTS_MAX_BYTES)
       : { reason: 'the item is no longer in the event table (expired)' };
-    if ('reason' in built) {
-      failed.set(markerId(key), { key, reason: built.reason });
+    if ('reason' in entry) {
+      failed.set(markerId(key), { key, reason: entry.reason });
       onProgress?.(++done);
-    } else ready.push({ key, ...built });
+    } else built.push({ key, ...entry });
   }
+  // Reports go out with their message's status now; one whose status cannot be read stays to
+  // republish, never published saying less.
+  const statused = await withStatusesAtPublication(
+    built.map((item) => item.entry),
+    ports.messageStatus,
+  );
+  const ready = built.flatMap((item, index) => {
+    const answer = statused[index];
+    if (answer && 'entry' in answer) return [{ ...item, entry: answer.entry }];
+    const reason = `its message's status could not be read: ${(answer?.error as Error | undefined)?.message ?? 'no answer'}`;
+    failed.set(markerId(item.key), { key: item.key, reason });
+    onProgress?.(++done);
+    return [];
+  });
 
   let published = 0;
   let unmarked = 0;

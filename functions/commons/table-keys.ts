@@ -73,7 +73,6 @@ export const KEY_PREFIX = {
   send: 'SEND#',
   sendRejected: 'SENDREJECTED#',
   report: 'REPORT#',
-  messageStatus: 'MSGSTATUS#',
   result: 'RESULT#',
   mo: 'MO#',
   attachment: 'ATTACHMENT#',
@@ -100,8 +99,6 @@ export const SORT_KEY = {
   rejected: 'REJECTED',
   /** A "Message Status Unavailable" event. */
   unavailable: 'UNAVAILABLE',
-  /** A message's status, forward-only (events/message-status.ts). */
-  messageStatus: 'STATUS',
 } as const;
 
 /** The event table's keys, one builder per kind of item. */
@@ -144,14 +141,6 @@ export const eventKeys = {
   }),
   /** The partition of a message's reports. */
   report: (msgKey: string) => tableKey('REPORT', encodeKeyPart(msgKey)),
-  /**
-   * A message's status after its reports so far (events/message-status.ts): a partition of its
-   * own, so that its reports' partition holds reports (and reconcile's guards) only.
-   */
-  messageStatus: (msgKey: string) => ({
-    pk: tableKey('MSGSTATUS', encodeKeyPart(msgKey)),
-    sk: SORT_KEY.messageStatus,
-  }),
   /** One report of a message: its result and the channel it came by. */
   result: (resultCode: string, ch: string | null) =>
     tableKey('RESULT', encodeKeyPart(resultCode), encodeOptionalKeyPart(ch)),

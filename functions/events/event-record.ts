@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { type EventTypeName, payloadRefSchema } from './catalogue.ts';
 import type { EventDetail } from './envelope.ts';
 import { lazily } from './lazily.ts';
-import { MESSAGE_STATUSES, type MessageStatusName } from './message-status.ts';
 
 /**
  * One item of the event table that becomes one event: the one definition of its shape. The
@@ -54,12 +53,6 @@ export const eventRecordSchema = lazily(() =>
      * differ (table-keys.ts). The store treats an item under them with that event id as this one.
      */
     legacyKey: z.object({ pk: z.string(), sk: z.string(), eventId: z.string() }).optional(),
-    /**
-     * Not stored: on a delivery report, its message and what the report itself says of it. The
-     * store writes the report together with the message's status, forward-only, and the detail's
-     * `data.messageStatus` is the status after this report ({@link withMessageStatus}).
-     */
-    reportStatus: z.object({ msgKey: z.string(), reported: z.enum(MESSAGE_STATUSES) }).optional(),
   }),
 );
 
@@ -86,16 +79,3 @@ export const toEventRecord = <T extends EventTypeName>(
   receivedAt: detail.metadata.receivedAt,
   expiresAt: Math.floor(Date.parse(detail.metadata.receivedAt) / 1000) + retentionDays * 86_400,
 });
-
-/**
- * The report's record with `status` as its message's status (`data.messageStatus` of the detail),
- * for a store that found the message further on than the report says. The event grows by at most
- * three bytes ("failed" to "delivered"), inside the room the detail budget leaves for the entry's
- * source, detail-type and time (item-size.ts).
- */
-export const withMessageStatus = (record: EventRecord, status: MessageStatusName): EventRecord => {
-  const detail = JSON.parse(record.detail) as { data?: Record<string, unknown> };
-  if (detail.data === undefined || detail.data.messageStatus === status) return record;
-  detail.data.messageStatus = status;
-  return { ...record, detail: JSON.stringify(detail) };
-};

@@ -2,9 +2,9 @@
  * A message's status as its delivery reports establish it, and the order in which a report may
  * move it: "success uncertain" (`32114`, "may still arrive within 3 days") is outranked by any
  * final result, and a delivery outranks a failure reported for the same message (an earlier
- * channel's, say). The status only ever moves up this order: a later report of a lower rank leaves
- * it where it is. The event table keeps it per message; every "Delivery Report Received" carries
- * it as `messageStatus` (docs/events.md).
+ * channel's, say). A message's status is the highest of its stored reports' (the event store's
+ * `messageStatus`), so a later report of a lower rank leaves it where it is; every "Delivery
+ * Report Received" carries it, as `publish-events` reads it, in `messageStatus` (docs/events.md).
  */
 
 /** The statuses, lowest rank first. */
@@ -19,10 +19,7 @@ export const reportedStatus = (resultCode: string): MessageStatusName =>
 export const statusRank = (status: MessageStatusName): number =>
   MESSAGE_STATUSES.indexOf(status) + 1;
 
-/** The status no report can move a message from. */
-export const HIGHEST_STATUS = 'delivered' satisfies MessageStatusName;
-
-/** The status a message has after a report saying `reported`, when it had `current`. */
+/** The higher of two statuses (`current` absent: `reported`). */
 export const statusAfter = (
   current: MessageStatusName | undefined,
   reported: MessageStatusName,

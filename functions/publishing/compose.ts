@@ -5,6 +5,7 @@ import { type Backoff, backoffDelay } from '../commons/helpers/backoff.ts';
 import type { EventBus } from '../events/store-ports.ts';
 import { DynamoDbPublishLedger } from './adapters/dynamodb-publish-ledger.ts';
 import { EventBridgeBus } from './adapters/eventbridge-bus.ts';
+import { storedMessageStatus } from './adapters/stored-message-status.ts';
 import { createPublishHandler } from './handler.ts';
 import { PUT_EVENTS_MAX_BYTES } from './publish.ts';
 
@@ -22,7 +23,9 @@ const PUT_EVENTS_BACKOFF: Backoff = { firstMs: 100, maxMs: 2_000, jitter: 0.5 };
 /**
  * Composes `publish-events` (the event table's stream, INSERTs of event items only, filtered by
  * the event source mapping → EventBridge) from its environment, read once, at cold start:
- * `EVENT_BUS_NAME`, `STATE_TABLE_NAME` (the publish markers, see publish.ts), `EVENT_SOURCE`
+ * `EVENT_BUS_NAME`, `EVENT_TABLE_NAME` (each report's message status, read from its stored
+ * reports: message-status-at-publication.ts), `STATE_TABLE_NAME` (the publish markers, see
+ * publish.ts), `EVENT_SOURCE`
  * (default `msgbridge`), `PUBLISH_MAX_ATTEMPTS` (default 4). The Lambda entry wraps the handler in
  * middy; the local run feeds it from its stream poller.
  */
@@ -37,6 +40,7 @@ export const composePublisher = (
       new EventBridgeBus(requiredEnv('EVENT_BUS_NAME', env), overrides.eventBridge),
     ledger: new DynamoDbPublishLedger(requiredEnv('STATE_TABLE_NAME', env), overrides.documents),
     source: env.EVENT_SOURCE ?? 'msgbridge',
+    messageStatus: storedMessageStatus(requiredEnv('EVENT_TABLE_NAME', env), overrides.documents),
     maxAttempts: integerEnv('PUBLISH_MAX_ATTEMPTS', 4, { min: 1, max: 10 }, env),
     backoffMs: overrides.backoffMs ?? ((attempt) => backoffDelay(PUT_EVENTS_BACKOFF, attempt - 1)),
     sleep: (ms) => sleep(ms),

@@ -32,6 +32,14 @@ export const createPublishHandler =
         metrics.addMetric('PublishFailures', MetricUnit.Count, failures.length);
         logger.error('PutEvents entries still failing after retries', { failures });
       },
+      onStatusFailure: (record, error) => {
+        metrics.addMetric('StatusReadFailures', MetricUnit.Count, 1);
+        logger.error('message status could not be read: the batch comes back from this record', {
+          error,
+          keys: record.dynamodb?.Keys,
+          sequenceNumber: record.dynamodb?.SequenceNumber,
+        });
+      },
       onLedgerFailure: (operation, error) => {
         logger.error('state table failed: publish markers could not be used', {
           operation,

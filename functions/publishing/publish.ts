@@ -18,6 +18,10 @@ import {
   type PublishMarker,
 } from '../events/store-ports.ts';
 import { withStoredDetail } from '../events/stored-detail.ts';
+import {
+  type ReadMessageStatus,
+  withStatusesAtPublication,
+} from './message-status-at-publication.ts';
 
 export interface PublishDeps {
   readonly bus: EventBus;
@@ -27,6 +31,8 @@ export interface PublishDeps {
    */
   readonly ledger?: PublishLedger;
   readonly source: string;
+  /** Reads a message's status from its stored reports, for `data.messageStatus` of each report. */
+  readonly messageStatus: ReadMessageStatus;
   /** Attempts per entry within one invocation (the first call included). */
   readonly maxAttempts: number;
   /** Wait before attempt `n` (n ≥ 2). */
@@ -38,6 +44,8 @@ export interface PublishDeps {
   readonly onPublishFailure?: (
     failures: readonly { eventId: string; errorCode: string; errorMessage: string }[],
   ) => void;
+  /** A message's status could not be read: its report, and every record after it, come back. */
+  readonly onStatusFailure?: (record: DynamoDBRecord, error: unknown) => void;
   /** The state table failed; what the publisher did about it is in the outcome. */
   readonly onLedgerFailure?: (operation: string, error: unknown) => void;
 }
@@ -88,8 +96,9 @@ type Unpublishable = { readonly reason: string };
  * Why it never simply fails the rest of the batch: Lambda retries a DynamoDB stream from the
  * lowest failed record, so every entry after it that the bus had accepted would go out again.
  *
- * Primary course: each record's new image becomes one entry; entries go out in order, at most 10
- * and at most `maxBatchBytes` per call; only the failed entries are sent again, with backoff. The
+ * Primary course: each record's new image becomes one entry, a delivery report's with its
+ * message's status at publication (message-status-at-publication.ts: one read per distinct
+ * msgKey); entries go out in order, at most 10 and at most `maxBatchBytes` per call; only the failed entries are sent again, with backoff. The
  * happy path reads one flag from the ledger and writes nothing.
  * - A record that cannot become an entry (poison), or whose entry still fails after the attempts,
  *   is marked `unpublished` in the ledger and not reported as failed: nothing after it comes back,
@@ -99,6 +108,9 @@ type Unpublishable = { readonly reason: string };
  *   a flag is raised that makes redeliveries (for 25 hours, the stream's retention) read the
  *   markers and skip settled records. Events a redelivery may still repeat, for want of a marker
  *   or of the flag, are returned as `unguarded`.
+ * - A report whose message's status cannot be read is not published, nor is any record after it:
+ *   they are reported as failed, and Lambda delivers them again (no event goes out saying less
+ *   than its message's status, and none overtakes it).
  * - When the flag is up and the markers cannot be read, nothing is published and the whole batch
  *   is reported as failed: publishing blind could repeat events.
  */
@@ -139,22 +151,45 @@ export const publishRecords = async (
   const state: Array<'skipped' | 'published' | Unpublishable | undefined> = records.map(
     () => undefined,
   );
-  const entries: Array<{ index: number; entry: BusEntry; eventId: string }> = [];
-  let poison = 0;
+  const built: Array<{ index: number; entry: BusEntry; eventId: string }> = [];
   for (const [index, record] of records.entries()) {
     const key = keys[index];
     if (key && settled.has(markerId(key))) {
       state[index] = 'skipped';
       continue;
     }
-    const built = toEntry(record, deps.source, deps.maxBatchBytes);
-    if ('reason' in built) {
-      deps.onPoison?.(record, built.reason);
-      state[index] = { reason: built.reason };
-      poison += 1;
+    const entry = toEntry(record, deps.source, deps.maxBatchBytes);
+    if ('reason' in entry) {
+      state[index] = { reason: entry.reason };
       continue;
     }
-    entries.push({ index, ...built });
+    built.push({ index, ...entry });
+  }
+
+  // Reports say their message's status at publication; from the first one whose status cannot be
+  // read, nothing is published and everything comes back (`end`).
+  const statused = await withStatusesAtPublication(
+    built.map((item) => item.entry),
+    deps.messageStatus,
+  );
+  const unread = statused.findIndex((answer) => 'error' in answer);
+  const end = unread === -1 ? records.length : (built[unread]?.index ?? records.length);
+  const unreadAnswer = statused[unread];
+  const unreadRecord = records[end];
+  if (unreadAnswer && 'error' in unreadAnswer && unreadRecord)
+    deps.onStatusFailure?.(unreadRecord, unreadAnswer.error);
+  const entries = built.slice(0, unread === -1 ? built.length : unread).map((item, at) => {
+    const answer = statused[at];
+    return answer && 'entry' in answer ? { ...item, entry: answer.entry } : item;
+  });
+  for (let index = end; index < records.length; index++) state[index] = undefined;
+  let poison = 0;
+  for (const [index, s] of state.entries()) {
+    const record = records[index];
+    if (typeof s === 'object' && record) {
+      deps.onPoison?.(record, s.reason);
+      poison += 1;
+    }
   }
 
   let published = 0;
@@ -179,7 +214,7 @@ export const publishRecords = async (
   const unpublishable = state.flatMap((s, index) => (typeof s === 'object' ? [index] : []));
   const first = unpublishable[0];
   if (first === undefined) {
-    return { ...failFrom(records.length), ...counts, retried: 0 };
+    return { ...failFrom(end), ...counts };
   }
 
   // Markers: `unpublished` for each record that could not be published, and `published` for each
@@ -211,7 +246,7 @@ export const publishRecords = async (
   const markedUnpublished = unpublishable.filter(isWritten).length;
   const lowest = unpublishable.find((index) => !isWritten(index));
   if (lowest === undefined) {
-    return { ...failFrom(records.length), ...counts, markedUnpublished, retried: 0 };
+    return { ...failFrom(end), ...counts, markedUnpublished };
   }
 
   // Records from `lowest` on come back. The flag makes the redelivery read their markers; raised

@@ -121,9 +121,6 @@ export const reportRecord = parsedItemRecord(
     const idempotencyKey = idempotencyKeys.report(report.msgKey, report.resultCode, channel);
     const reportedAt = report.rptDt ? (parseGatewayDateTime(report.rptDt) ?? null) : null;
     const delivered = report.resultCode === '10000';
-    // What this report says; the store makes it the message's status after the report (it stays
-    // higher when an earlier report already took the message further).
-    const reported = reportedStatus(report.resultCode);
     const record = await fittedEventRecord(
       context,
       index,
@@ -139,7 +136,9 @@ export const reportRecord = parsedItemRecord(
           msgKey: report.msgKey,
           cliKey: report.cliKey,
           delivered,
-          messageStatus: reported,
+          // What this report says; publish-events puts the message's status when the event goes
+          // out in its place (functions/publishing/message-status-at-publication.ts).
+          messageStatus: reportedStatus(report.resultCode),
           resultCode: report.resultCode,
           resultCodeDesc: report.resultCodeDesc ?? null,
           failureCategory: delivered ? null : failureCategory(report.resultCode),
@@ -162,10 +161,7 @@ export const reportRecord = parsedItemRecord(
       },
       { omittable: REPORT_OMITTABLE, rawKept: REPORT_RAW_KEPT },
     );
-    return withLegacyKey(
-      { ...record, reportStatus: { msgKey: report.msgKey, reported } },
-      legacyEventKeys.report(report.msgKey, report.resultCode, channel),
-    );
+    return withLegacyKey(record, legacyEventKeys.report(report.msgKey, report.resultCode, channel));
   },
 );
 

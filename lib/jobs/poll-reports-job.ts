@@ -6,7 +6,7 @@ import type { ReportDelivery } from '../../functions/polling/poll-use-case.ts';
 import { POLLED_QUARANTINE_PREFIX } from '../../functions/polling/polled-page-quarantine.ts';
 import { FunctionSchedule } from '../function-schedule.ts';
 import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from '../gateway-function.ts';
-import { grantTableItemActions, REPORT_STATUS_ACTIONS } from '../grants.ts';
+import { grantTableItemActions } from '../grants.ts';
 import { JOB_SERVICES, type JobParts } from './job-parts.ts';
 
 /** `poll-reports` never waits longer than this for one gateway call: each page fits 120 s. */
@@ -44,14 +44,7 @@ export const pollReportsJob = (
   });
   // Reports, inbound messages and quarantined items: conditional puts, and for a key with an
   // escaped part the check of its earlier spelling (functions/commons/table-keys.ts).
-  // Reports also keep their message's status, forward-only.
-  grantTableItemActions(
-    props.eventTable,
-    fn,
-    'dynamodb:PutItem',
-    'dynamodb:ConditionCheckItem',
-    ...REPORT_STATUS_ACTIONS,
-  );
+  grantTableItemActions(props.eventTable, fn, 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem');
   const schedule = new FunctionSchedule(scope, `${JOB_SERVICES.pollReports}-schedule`, {
     target: fn,
     rate: Duration.minutes(1),

@@ -66,8 +66,7 @@ export const reconcileStatusJob = (
   );
   // Reports by message (Query), status-unavailable and send-record look-ups (GetItem), reports
   // and events (conditional PutItem), claims on send records and settling an OUTCOME item an
-  // earlier release listed (UpdateItem), and the message status a status-built report keeps
-  // (REPORT_STATUS_ACTIONS: UpdateItem, GetItem, DeleteItem).
+  // earlier release listed (UpdateItem).
   grantTableItemActions(
     props.eventTable,
     fn,
@@ -75,7 +74,6 @@ export const reconcileStatusJob = (
     'dynamodb:PutItem',
     'dynamodb:Query',
     'dynamodb:UpdateItem',
-    'dynamodb:DeleteItem',
   );
   grantIndexQuery(props.eventTable, fn, AWAITING_REPORT_INDEX.name);
   const schedule = new FunctionSchedule(scope, `${JOB_SERVICES.reconcileStatus}-schedule`, {

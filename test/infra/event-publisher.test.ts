@@ -1,6 +1,7 @@
 /**
  * The publisher construct on its own: its publish markers in the state table (environment and a
- * grant limited to `PUBLISH#` keys) and the outputs `msgbridge events republish` reads.
+ * grant limited to `PUBLISH#` keys), the reports it reads for each message's status (a Query
+ * limited to `REPORT#` partitions) and the outputs `msgbridge events republish` reads.
  */
 import { App, type CfnElement, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -29,11 +30,11 @@ const synth = (options: { parallelizationFactor?: number } = {}) => {
   });
   const id = (construct: IConstruct) =>
     stack.getLogicalId(construct.node.defaultChild as CfnElement);
-  return { template: Template.fromStack(stack), publisher, stateTable, id };
+  return { template: Template.fromStack(stack), publisher, eventTable, stateTable, id };
 };
 
 describe('EventPublisher', () => {
-  const { template, publisher, stateTable, id } = synth();
+  const { template, publisher, eventTable, stateTable, id } = synth();
 
   it('outputs the on-failure queue and the event source under fixed names', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
@@ -68,6 +69,29 @@ describe('EventPublisher', () => {
         ],
         Resource: { 'Fn::GetAtt': [id(stateTable), 'Arn'] },
         Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PUBLISH#*'] } },
+      },
+    ]);
+  });
+
+  it('lets the publisher query reports of the event table, and nothing else of it (each message status at publication)', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { EVENT_TABLE_NAME: { Ref: id(eventTable) } } },
+    });
+    const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>,
+    );
+    const onTable = statements.filter(
+      (statement) =>
+        JSON.stringify(statement.Resource) ===
+        JSON.stringify({ 'Fn::GetAtt': [id(eventTable), 'Arn'] }),
+    );
+
+    expect(onTable).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'dynamodb:Query',
+        Resource: { 'Fn::GetAtt': [id(eventTable), 'Arn'] },
+        Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['REPORT#*'] } },
       },
     ]);
   });

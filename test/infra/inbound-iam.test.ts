@@ -102,7 +102,7 @@ describe('inbound path infrastructure', () => {
       }
     });
 
-    it('lets the publisher put events on the bus, and write only its own markers in the state table', () => {
+    it('lets the publisher put events on the bus, write only its own markers in the state table, and query only report partitions of the event table', () => {
       const { template, id, stack } = defaults;
 
       const statements = statementsOfRole(template, id(stack.eventPublisher.publishEvents.role));
@@ -134,10 +134,23 @@ describe('inbound path infrastructure', () => {
           Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PUBLISH#*'] } },
         }),
       ]);
+      // Its one read of the event table itself: each message's reports, for the status it publishes.
+      const onTable = statements.filter(
+        (statement) =>
+          JSON.stringify(statement.Resource) ===
+          JSON.stringify({ 'Fn::GetAtt': [id(stack.eventTable), 'Arn'] }),
+      );
+      expect(onTable).toEqual([
+        expect.objectContaining({
+          Action: 'dynamodb:Query',
+          Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['REPORT#*'] } },
+        }),
+      ]);
       for (const statement of statements.filter(
         (each) =>
           actionsOf(each).some((action) => action.startsWith('dynamodb:')) &&
-          !writing.includes(each),
+          !writing.includes(each) &&
+          !onTable.includes(each),
       ))
         expect(statement.Resource).toEqual({ 'Fn::GetAtt': [id(stack.eventTable), 'StreamArn'] });
     });

@@ -79,13 +79,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
           'dynamodb:DeleteItem',
           'dynamodb:UpdateItem',
         ]),
-        tableStatement(s, s.stack.eventTable, [
-          'dynamodb:PutItem',
-          'dynamodb:ConditionCheckItem',
-          'dynamodb:UpdateItem',
-          'dynamodb:GetItem',
-          'dynamodb:DeleteItem',
-        ]),
+        tableStatement(s, s.stack.eventTable, ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem']),
       ]);
       expect(secretsOf(s, fn)).toEqual([credentialsStatement(s)]);
     });
@@ -139,7 +133,6 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
           'dynamodb:PutItem',
           'dynamodb:Query',
           'dynamodb:UpdateItem',
-          'dynamodb:DeleteItem',
         ]),
         {
           Effect: 'Allow',

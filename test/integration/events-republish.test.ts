@@ -20,6 +20,7 @@ import { reportBody } from '../../fixtures/gateway-bodies.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/store-ports.ts';
 import { DynamoDbPublishLedger } from '../../functions/publishing/adapters/dynamodb-publish-ledger.ts';
+import { storedMessageStatus } from '../../functions/publishing/adapters/stored-message-status.ts';
 import { receiveReports } from '../../functions/received-items/receive-items.ts';
 import { type LocalJsonServices, startLocalJsonServices } from '../../local/aws/json-services.ts';
 import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
@@ -93,6 +94,7 @@ beforeAll(async () => {
   poller = startPublishingPoller(dynamo, streamArn, {
     publish: {
       bus,
+      messageStatus: storedMessageStatus('events', documents),
       ledger: flaky,
       maxAttempts: 2,
       backoffMs: () => 5,

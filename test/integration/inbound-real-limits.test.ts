@@ -17,7 +17,6 @@ import fc from 'fast-check';
 import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
-import { KEY_PREFIX } from '../../functions/commons/table-keys.ts';
 import type { PayloadRef } from '../../functions/events/catalogue.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
@@ -94,12 +93,9 @@ const freshBridge = async () => {
       body,
       isBase64Encoded: false,
     } as unknown as APIGatewayProxyEvent);
-  // Items as stored, their detail read as text whichever form it was written in (each message's
-  // status item, which holds no event, left out).
+  // Items as stored, their detail read as text whichever form it was written in.
   const items = async () =>
-    (await scanItems(documents, table))
-      .filter((item) => !String(item.pk).startsWith(KEY_PREFIX.messageStatus))
-      .map((item) => withStoredDetail(item)) as EventRecord[];
+    (await scanItems(documents, table)).map((item) => withStoredDetail(item)) as EventRecord[];
   return { store, post, items };
 };
 

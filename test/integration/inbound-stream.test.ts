@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rcsBody, smsBody } from '../../fixtures/send-bodies.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/events/event-record.ts';
+import { storedMessageStatus } from '../../functions/publishing/adapters/stored-message-status.ts';
 import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
 import type { StreamPoller } from '../../local/stream-poller.ts';
 import type { WebhookServer } from '../../local/webhook-server.ts';
@@ -66,7 +67,14 @@ beforeAll(async () => {
     reportOrder: 'ordered',
   });
   poller = startPublishingPoller(dynamo, streamArn, {
-    publish: { bus, maxAttempts: 3, backoffMs: () => 10, logger, metrics },
+    publish: {
+      bus,
+      messageStatus: storedMessageStatus('events', documents),
+      maxAttempts: 3,
+      backoffMs: () => 10,
+      logger,
+      metrics,
+    },
     failed: failedRecords,
   });
 }, 120_000);

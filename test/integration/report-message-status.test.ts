@@ -1,24 +1,29 @@
 /**
- * `messageStatus` of "Delivery Report Received" through the event store on DynamoDB Local (issue
- * 35, item 7): a report stored after a delivery says `delivered`, also when a lower report read
- * the status just before the delivery raised it, and, in the order the table's stream gives the
- * reports, the statuses of a message never move back however they arrive.
+ * `messageStatus` of "Delivery Report Received" on DynamoDB Local (issue 35, item 7): each report
+ * is stored with one conditional put saying its own status, and `publish-events`, fed by the
+ * table's stream as Lambda's event source feeds it, puts the message's status when it publishes:
+ * a 32114 published after a 10000 says `delivered`, and in the order the bus gets a message's
+ * reports their statuses never move back, however the reports arrive.
  */
-import {
-  DescribeStreamCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-} from '@aws-sdk/client-dynamodb-streams';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { reportItem } from '../../fixtures/gateway-bodies.ts';
 import { eventKeys } from '../../functions/commons/table-keys.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { storedDetail } from '../../functions/events/stored-detail.ts';
+import { storedMessageStatus } from '../../functions/publishing/adapters/stored-message-status.ts';
 import { type ReceiveDeps, receiveReports } from '../../functions/received-items/receive-items.ts';
-import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
-import { createEventTable, local, useDynamoDbLocal } from '../support/dynamodb-local.ts';
+import {
+  createEventTable,
+  local,
+  startPublishingPoller,
+  useDynamoDbLocal,
+} from '../support/dynamodb-local.ts';
+import { RecordingBus } from '../support/recording-bus.ts';
+import { scanItems } from '../support/scan-items.ts';
 
 useDynamoDbLocal();
 
@@ -32,55 +37,56 @@ const deps = (store: DynamoDbEventStore): ReceiveDeps => ({
 const report = (msgKey: string, resultCode: string, ch: string) =>
   JSON.stringify({ rptCnt: 1, rptLst: [{ ...reportItem(0, { resultCode, ch }), msgKey }] });
 
-/** The reports of the table in the order its stream gives their inserts. */
-const streamedReports = async (streamArn: string) => {
-  const { streams } = local();
-  const { StreamDescription } = await streams.send(
-    new DescribeStreamCommand({ StreamArn: streamArn }),
-  );
-  const reports: Array<{ msgKey: string; resultCode: string; messageStatus: string }> = [];
-  for (const shard of StreamDescription?.Shards ?? []) {
-    let { ShardIterator: iterator } = await streams.send(
-      new GetShardIteratorCommand({
-        StreamArn: streamArn,
-        ShardId: shard.ShardId,
-        ShardIteratorType: 'TRIM_HORIZON',
-      }),
-    );
-    while (iterator !== undefined) {
-      const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-      for (const record of page.Records ?? []) {
-        const image = record.dynamodb?.NewImage;
-        if (record.eventName !== 'INSERT' || image === undefined) continue;
-        const item = unmarshall(image as never);
-        if (item.detailType !== 'Delivery Report Received') continue;
-        const { data } = JSON.parse(storedDetail(item) ?? '{}');
-        reports.push({
-          msgKey: data.msgKey,
-          resultCode: data.resultCode,
-          messageStatus: data.messageStatus,
-        });
-      }
-      if ((page.Records ?? []).length === 0) break;
-      iterator = page.NextShardIterator;
-    }
-  }
-  return reports;
-};
-
 const RANK: Record<string, number> = { uncertain: 1, failed: 2, delivered: 3 };
 
-describe('messageStatus on DynamoDB Local', () => {
-  it('says delivered on a 32114 stored after a 10000, and keeps the status in its own item', async () => {
+/** A fresh event table, its store, and publish-events on its stream putting on a recording bus. */
+const bridge = async () => {
+  const { eventTable, streamArn } = await createEventTable();
+  const bus = new RecordingBus();
+  const failed: DynamoDBRecord[] = [];
+  const poller = startPublishingPoller(local().server, streamArn, {
+    publish: {
+      bus,
+      messageStatus: storedMessageStatus(eventTable, local().documents),
+      maxAttempts: 2,
+      backoffMs: () => 5,
+      logger: new Logger({ logLevel: 'SILENT' }),
+      metrics: new Metrics({ namespace: 'test', serviceName: 'test' }),
+    },
+    failed,
+  });
+  const published = () =>
+    bus.details('Delivery Report Received').map(({ data }) => ({
+      msgKey: data.msgKey,
+      resultCode: data.resultCode,
+      messageStatus: data.messageStatus,
+    }));
+  return {
+    eventTable,
+    store: new DynamoDbEventStore(eventTable, local().documents),
+    poller,
+    failed,
+    published,
+  };
+};
+
+describe('messageStatus on DynamoDB Local, set by the publisher', () => {
+  it('publishes a 32114 stored after a 10000 as delivered; each report stays one item saying its own status', async () => {
     // Prepare
-    const { eventTable } = await createEventTable();
-    const store = new DynamoDbEventStore(eventTable, local().documents);
+    const { eventTable, store, poller, failed, published } = await bridge();
 
     // Act
     await receiveReports(report('M-1', '10000', 'MSGR'), deps(store));
     await receiveReports(report('M-1', '32114', 'MSGR'), deps(store));
+    await poller.drained();
+    await poller.stop();
 
-    // Assess
+    // Assess: the bus says delivered twice; the table holds the two reports and nothing else
+    expect(failed).toEqual([]);
+    expect(published()).toEqual([
+      { msgKey: 'M-1', resultCode: '10000', messageStatus: 'delivered' },
+      { msgKey: 'M-1', resultCode: '32114', messageStatus: 'delivered' },
+    ]);
     const { Item: late } = await local().documents.send(
       new GetCommand({
         TableName: eventTable,
@@ -90,68 +96,34 @@ describe('messageStatus on DynamoDB Local', () => {
     expect(JSON.parse(storedDetail(late ?? {}) ?? '{}').data).toMatchObject({
       resultCode: '32114',
       delivered: false,
-      messageStatus: 'delivered',
+      messageStatus: 'uncertain',
     });
-    const { Item: status } = await local().documents.send(
-      new GetCommand({ TableName: eventTable, Key: eventKeys.messageStatus('M-1') }),
-    );
-    expect(status).toMatchObject({ messageStatus: 'delivered', statusRank: 3 });
+    expect(await scanItems(local().documents, eventTable)).toHaveLength(2);
     expect(await store.messageStatus('M-1')).toMatchObject({ state: 'delivered', reports: 2 });
   });
 
-  it('makes a 32114 that read the status before a 10000 raised it read it again when stored after it', async () => {
-    // Prepare: the 32114's write waits until the 10000 is stored
-    const { eventTable, streamArn } = await createEventTable();
-    const documents = DynamoDBDocumentClient.from(localDynamoDbClient(local().server.endpoint), {
-      marshallOptions: { removeUndefinedValues: true },
-    });
-    let release: () => void = () => undefined;
-    const delivered = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let held = false;
-    documents.middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as { Item?: { sk?: string; detailType?: string } };
-        if (!held && input.Item?.detailType !== undefined && input.Item.sk?.includes('32114')) {
-          held = true;
-          await delivered;
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'holdUncertainReport' },
-    );
-    const slow = new DynamoDbEventStore(eventTable, documents);
-    const fast = new DynamoDbEventStore(eventTable, local().documents);
+  it('publishes a 32114 published before the 10000 was stored as uncertain, then the 10000 as delivered', async () => {
+    // Prepare
+    const { store, poller, failed, published } = await bridge();
 
-    // Act: the 32114 registers (status uncertain) and waits; the 10000 is stored meanwhile
-    const uncertain = receiveReports(report('M-2', '32114', 'MSGR'), deps(slow));
-    await expect.poll(() => held).toBe(true);
-    const delivery = await receiveReports(report('M-2', '10000', 'MSGR'), deps(fast));
-    release();
-    const late = await uncertain;
+    // Act
+    await receiveReports(report('M-2', '32114', 'MSGR'), deps(store));
+    await poller.drained();
+    await receiveReports(report('M-2', '10000', 'MSGR'), deps(store));
+    await poller.drained();
+    await poller.stop();
 
-    // Assess: stored after the delivery, the 32114 says delivered
-    expect(delivery).toMatchObject({ stored: 1 });
-    expect(late).toMatchObject({ stored: 1, failed: 0 });
-    expect(await streamedReports(streamArn)).toEqual([
+    // Assess
+    expect(failed).toEqual([]);
+    expect(published()).toEqual([
+      { msgKey: 'M-2', resultCode: '32114', messageStatus: 'uncertain' },
       { msgKey: 'M-2', resultCode: '10000', messageStatus: 'delivered' },
-      { msgKey: 'M-2', resultCode: '32114', messageStatus: 'delivered' },
     ]);
-    const { Item: stored } = await local().documents.send(
-      new GetCommand({
-        TableName: eventTable,
-        Key: { pk: eventKeys.report('M-2'), sk: eventKeys.result('32114', 'MSGR') },
-      }),
-    );
-    expect(stored?.detailType).toBe('Delivery Report Received');
-    expect(stored?.blockedBy).toBeUndefined();
   });
 
-  it('never moves a status back, in the order the stream gives, with reports arriving at once', async () => {
+  it('never moves a status back on the bus, with reports arriving at once', async () => {
     // Prepare: 12 messages, each with a 32114, a failure and a delivery posted at once, in turn
-    const { eventTable, streamArn } = await createEventTable();
-    const store = new DynamoDbEventStore(eventTable, local().documents);
+    const { store, poller, failed, published } = await bridge();
     const reports = [
       ['32114', 'MSGR'],
       ['32004', 'SMS'],
@@ -166,14 +138,18 @@ describe('messageStatus on DynamoDB Local', () => {
 
     // Act
     const outcomes = await Promise.all(posts.map((body) => receiveReports(body, deps(store))));
+    await poller.drained();
+    await poller.stop();
 
-    // Assess
+    // Assess: per message, in the bus's order, statuses never go back, each at least its own,
+    // and everything published after a delivery says delivered
+    expect(failed).toEqual([]);
     expect(outcomes.every((outcome) => outcome.stored === 1)).toBe(true);
-    const streamed = await streamedReports(streamArn);
+    const onBus = published();
     for (let index = 0; index < 12; index += 1) {
-      const mine = streamed.filter((r) => r.msgKey === `M-3-${index}`);
+      const mine = onBus.filter((r) => r.msgKey === `M-3-${index}`);
       expect(mine).toHaveLength(3);
-      const ranks = mine.map((r) => RANK[r.messageStatus] ?? 0);
+      const ranks = mine.map((r) => RANK[String(r.messageStatus)] ?? 0);
       expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
       const delivery = mine.findIndex((r) => r.resultCode === '10000');
       expect(mine.slice(delivery).every((r) => r.messageStatus === 'delivered')).toBe(true);

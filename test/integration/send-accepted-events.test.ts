@@ -12,6 +12,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+import { storedMessageStatus } from '../../functions/publishing/adapters/stored-message-status.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import { ReconcileSettingsSchema } from '../../functions/reconcile/reconcile-ports.ts';
 import { checkReports } from '../../functions/reconcile/reconcile-use-case.ts';
@@ -53,6 +54,7 @@ beforeAll(async () => {
   poller = startPublishingPoller(dynamo, streamArn, {
     publish: {
       bus,
+      messageStatus: storedMessageStatus('events', documents),
       maxAttempts: 3,
       backoffMs: () => 10,
       logger: new Logger({ logLevel: 'SILENT' }),

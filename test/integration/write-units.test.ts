@@ -3,13 +3,14 @@
  * them (ConsumedCapacity of each call), at the largest sizes the gateway's fields allow: a send
  * record of 10 recipients with 30-character cliKeys claimed and then listing them all, and a
  * delivery report with every field of the webhook, stored through the event store (deflated
- * detail), each within one write unit (the report beside one more for its message's status).
+ * detail), both within one write unit.
  */
 import { createHash } from 'node:crypto';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
 import { storedDetail } from '../../functions/events/stored-detail.ts';
+import { storedMessageStatus } from '../../functions/publishing/adapters/stored-message-status.ts';
 import { publishRecords } from '../../functions/publishing/publish.ts';
 import { reportRecord } from '../../functions/received-items/item-records.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
@@ -84,7 +85,7 @@ describe('write units on DynamoDB Local', () => {
     expect(again.accepted.get(cliKeys[9] ?? '')?.alreadyAccepted).toBe(true);
   });
 
-  it('stores a full delivery report in one unit beside its message status, and the publisher reads its deflated detail', async () => {
+  it('stores a full delivery report in one unit, and the publisher reads its deflated detail', async () => {
     // Prepare: every webhook field of spec 01, Hangul text, custom fields and a fallback reason
     const { eventTable } = await createEventTable();
     const { documents, units } = metered();
@@ -125,11 +126,9 @@ describe('write units on DynamoDB Local', () => {
     // Act
     const stored = await new DynamoDbEventStore(eventTable, documents).putIfAbsent(record);
 
-    // Assess: one write unit for the message's status (raised before the report, so no report
-    // stored after it can say otherwise: docs/events.md), one for the report; the stored detail
-    // reads back exactly; the publisher puts it whole
+    // Assess: one write unit; the stored detail reads back exactly; the publisher puts it whole
     expect(stored).toBe('stored');
-    expect(units).toEqual([1, 1]);
+    expect(units).toEqual([1]);
     const { Item } = await local().documents.send(
       new GetCommand({ TableName: eventTable, Key: { pk: record.pk, sk: record.sk } }),
     );
@@ -151,6 +150,7 @@ describe('write units on DynamoDB Local', () => {
       {
         bus,
         source: 'msgbridge',
+        messageStatus: storedMessageStatus(eventTable, local().documents),
         maxAttempts: 1,
         backoffMs: () => 0,
         sleep: async () => {},

@@ -1,17 +1,12 @@
-import { type EventRecord, withMessageStatus } from '../../functions/events/event-record.ts';
-import { type MessageStatusName, statusAfter } from '../../functions/events/message-status.ts';
+import type { EventRecord } from '../../functions/events/event-record.ts';
 import type { EventStore } from '../../functions/events/store-ports.ts';
 
 /**
  * An in-memory event table with DynamoDB's conditional-put semantics, plus scripted failures:
- * `failNext(n)` makes the next n puts throw as a throttled DynamoDB call would. A report is stored
- * as the port promises, in one step with its message's status: the status after it, forward-only,
- * is what its detail says.
+ * `failNext(n)` makes the next n puts throw as a throttled DynamoDB call would.
  */
 export class FakeEventStore implements EventStore {
   readonly items = new Map<string, EventRecord>();
-  /** Each message's status, by msgKey. */
-  readonly statuses = new Map<string, MessageStatusName>();
   puts = 0;
   private failures = 0;
   private readonly failingKeys = new Set<string>();
@@ -42,15 +37,7 @@ export class FakeEventStore implements EventStore {
     // Keys as DynamoDB keeps them: UTF-8, in which an unpaired surrogate becomes U+FFFD.
     const key = Buffer.from(`${record.pk}|${record.sk}`, 'utf8').toString('utf8');
     if (this.items.has(key)) return 'duplicate';
-    const report = record.reportStatus;
-    if (report === undefined) {
-      this.items.set(key, record);
-      return 'stored';
-    }
-    const status = statusAfter(this.statuses.get(report.msgKey), report.reported);
-    this.statuses.set(report.msgKey, status);
-    const { reportStatus: _notStored, ...stored } = withMessageStatus(record, status);
-    this.items.set(key, stored);
+    this.items.set(key, record);
     return 'stored';
   }
 

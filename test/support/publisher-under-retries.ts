@@ -13,6 +13,8 @@ import { runStreamWithRetries, type StreamRetryOptions } from './stream-retry-mo
 export const publishDeps = (bus: EventBus, overrides: Partial<PublishDeps> = {}): PublishDeps => ({
   bus,
   source: 'msgbridge',
+  // A table holding no report but the one published: each report says its own status.
+  messageStatus: async () => undefined,
   maxAttempts: 3,
   backoffMs: () => 0,
   sleep: async () => {},

@@ -9,13 +9,14 @@ import { silentObservability } from '../support/silent-observability.ts';
 const ENV = {
   EVENT_BUS_NAME: 'test-bus',
   STATE_TABLE_NAME: 'state-table',
+  EVENT_TABLE_NAME: 'event-table',
   EVENT_SOURCE: 'test-source',
   PUBLISH_MAX_ATTEMPTS: '2',
 };
 
 const observed = silentObservability();
 
-/** A state table that has no markers and takes every write. */
+/** A state table that has no markers and takes every write; an event table with no other report. */
 const emptyStateTable = () => {
   const tables: string[] = [];
   const documents = {
@@ -42,7 +43,8 @@ describe('composePublisher', () => {
     expect(bus.entries).toHaveLength(3);
     expect(bus.entries.map((entry) => entry.Source)).toEqual(Array(3).fill('test-source'));
     expect(publisher.metrics).toBe(observed.metrics);
-    expect(new Set(tables)).toEqual(new Set(['state-table']));
+    // The state table for the markers' flag, the event table for each message's status.
+    expect(new Set(tables)).toEqual(new Set(['state-table', 'event-table']));
   });
 
   it('reads EVENT_BUS_NAME only when it builds the EventBridge bus itself', () => {
@@ -55,11 +57,14 @@ describe('composePublisher', () => {
     ).not.toThrow();
   });
 
-  it.each(['EVENT_BUS_NAME', 'STATE_TABLE_NAME'])('fails naming a missing %s', (name) => {
-    expect(() => composePublisher({ ...ENV, [name]: '' }, observed)).toThrow(
-      `environment variable ${name} is required`,
-    );
-  });
+  it.each(['EVENT_BUS_NAME', 'STATE_TABLE_NAME', 'EVENT_TABLE_NAME'])(
+    'fails naming a missing %s',
+    (name) => {
+      expect(() => composePublisher({ ...ENV, [name]: '' }, observed)).toThrow(
+        `environment variable ${name} is required`,
+      );
+    },
+  );
 
   it('fails naming a malformed PUBLISH_MAX_ATTEMPTS', () => {
     expect(() => composePublisher({ ...ENV, PUBLISH_MAX_ATTEMPTS: '11' }, observed)).toThrow(

@@ -1,51 +1,87 @@
 /**
- * Every "Delivery Report Received" carries `messageStatus`, the message's status after that report
- * (issue 35, item 7): forward-only, so a report stored after a delivery never presents the message
- * as undelivered, whatever order and however concurrently the reports arrive.
+ * Every "Delivery Report Received" carries `messageStatus`, the message's status when the event was
+ * published (issue 35, item 7): the highest over the message's reports stored by then, read by
+ * `publish-events` (message-status-at-publication.ts). Reports are published in the order they
+ * were stored (one shard per partition key), so a report published after a delivery never presents
+ * the message as undelivered.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { reportItem } from '../../fixtures/gateway-bodies.ts';
-import { type ReceiveDeps, receiveReports } from '../../functions/received-items/receive-items.ts';
+import type { EventRecord } from '../../functions/events/event-record.ts';
+import type { MessageStatusName } from '../../functions/events/message-status.ts';
+import { publishRecords } from '../../functions/publishing/publish.ts';
+import { receiveReports } from '../../functions/received-items/receive-items.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
+import { publishDeps } from '../support/publisher-under-retries.ts';
+import { RecordingBus } from '../support/recording-bus.ts';
+import { insertRecordsOf } from '../support/report-stream-records.ts';
 
 const NOW = new Date('2026-11-21T00:31:00.000Z');
-const deps = (store: FakeEventStore): ReceiveDeps => ({
-  store,
-  now: () => NOW,
-  retentionDays: 35,
-  concurrency: 8,
-});
+const REPORT = 'Delivery Report Received';
 
-/** One webhook body with one report of message `index`. */
-const report = (index: number, resultCode: string, ch = 'MSGR') =>
-  JSON.stringify({ rptCnt: 1, rptLst: [reportItem(index, { resultCode, ch })] });
-
-/** The reports of a message as stored, in the order they were stored. */
-const storedReports = (store: FakeEventStore, msgKey: string) =>
-  store
-    .details('report')
-    .filter((detail) => detail.data.msgKey === msgKey)
-    .map((detail) => ({
-      resultCode: detail.data.resultCode,
-      delivered: detail.data.delivered,
-      messageStatus: detail.data.messageStatus,
-    }));
-
+/** Ranks as docs/events.md states them: uncertain (32114) < failed < delivered (10000). */
 const RANK: Record<string, number> = { uncertain: 1, failed: 2, delivered: 3 };
-const ownStatus = (code: unknown) =>
+const ownStatus = (code: unknown): MessageStatusName =>
   code === '10000' ? 'delivered' : code === '32114' ? 'uncertain' : 'failed';
 
-describe('messageStatus of a delivery report', () => {
-  it('keeps a delivered message delivered when "success uncertain" (32114) comes after 10000', async () => {
+/**
+ * The event table as the publisher reads it: per message, the highest status of the reports
+ * stored in `store` when asked (what a strongly consistent Query returns). Counts the reads.
+ */
+const tableStatus = (store: FakeEventStore) => {
+  const reads: string[] = [];
+  const read = async (msgKey: string): Promise<MessageStatusName | undefined> => {
+    reads.push(msgKey);
+    const codes = store
+      .details('report')
+      .filter((detail) => detail.data.msgKey === msgKey)
+      .map((detail) => ownStatus(detail.data.resultCode));
+    return codes.sort((a, b) => (RANK[b] ?? 0) - (RANK[a] ?? 0))[0];
+  };
+  return { read, reads };
+};
+
+/** Stores one report of message `index` as the receiver does; answers its stream record. */
+const store = async (table: FakeEventStore, index: number, resultCode: string, ch = 'MSGR') => {
+  const before = new Set(table.items.keys());
+  await receiveReports(
+    JSON.stringify({ rptCnt: 1, rptLst: [reportItem(index, { resultCode, ch })] }),
+    { store: table, now: () => NOW, retentionDays: 35, concurrency: 1 },
+  );
+  const added = [...table.items.entries()].filter(([key]) => !before.has(key));
+  return added.map(([, record]) => record as EventRecord);
+};
+
+/** The published reports: code, what it says of itself, and the message's status. */
+const published = (bus: RecordingBus) =>
+  bus.details(REPORT).map((detail) => ({
+    resultCode: detail.data.resultCode,
+    delivered: detail.data.delivered,
+    messageStatus: detail.data.messageStatus,
+  }));
+
+describe('messageStatus of a delivery report, set at publication', () => {
+  it('keeps a delivered message delivered when "success uncertain" (32114) is published after 10000', async () => {
     // Prepare
-    const store = new FakeEventStore();
+    const table = new FakeEventStore();
+    const status = tableStatus(table);
+    const bus = new RecordingBus();
 
-    // Act
-    await receiveReports(report(1, '10000'), deps(store));
-    await receiveReports(report(1, '32114'), deps(store));
+    // Act: each report published after it was stored, as the stream delivers them
+    const delivered = await store(table, 1, '10000');
+    await publishRecords(
+      insertRecordsOf(delivered),
+      publishDeps(bus, { messageStatus: status.read }),
+    );
+    const uncertain = await store(table, 1, '32114');
+    await publishRecords(
+      insertRecordsOf(uncertain),
+      publishDeps(bus, { messageStatus: status.read }),
+    );
 
-    // Assess: the report itself stays what the gateway said; the message stays delivered
-    expect(storedReports(store, 'M0000000001')).toEqual([
+    // Assess: the report stays what the gateway said; the message stays delivered
+    expect(published(bus)).toEqual([
       { resultCode: '10000', delivered: true, messageStatus: 'delivered' },
       { resultCode: '32114', delivered: false, messageStatus: 'delivered' },
     ]);
@@ -53,91 +89,175 @@ describe('messageStatus of a delivery report', () => {
 
   it('moves an uncertain message to delivered when 10000 follows 32114', async () => {
     // Prepare
-    const store = new FakeEventStore();
+    const table = new FakeEventStore();
+    const status = tableStatus(table);
+    const bus = new RecordingBus();
 
     // Act
-    await receiveReports(report(2, '32114'), deps(store));
-    await receiveReports(report(2, '10000'), deps(store));
+    const uncertain = await store(table, 2, '32114');
+    await publishRecords(
+      insertRecordsOf(uncertain),
+      publishDeps(bus, { messageStatus: status.read }),
+    );
+    const delivered = await store(table, 2, '10000');
+    await publishRecords(
+      insertRecordsOf(delivered),
+      publishDeps(bus, { messageStatus: status.read }),
+    );
 
     // Assess
-    expect(storedReports(store, 'M0000000002')).toEqual([
+    expect(published(bus)).toEqual([
       { resultCode: '32114', delivered: false, messageStatus: 'uncertain' },
       { resultCode: '10000', delivered: true, messageStatus: 'delivered' },
     ]);
   });
 
-  it('ranks a final failure above uncertain, and a delivery above both', async () => {
-    // Prepare
-    const store = new FakeEventStore();
-
-    // Act
-    await receiveReports(report(3, '32004'), deps(store));
-    await receiveReports(report(3, '32114'), deps(store));
-    await receiveReports(report(3, '10000'), deps(store));
-    await receiveReports(report(3, '32004', 'SMS'), deps(store));
-
-    // Assess
-    expect(storedReports(store, 'M0000000003').map((r) => r.messageStatus)).toEqual([
-      'failed',
-      'failed',
-      'delivered',
-      'delivered',
+  it('reads a message once for the reports of one batch, which all say its status then', async () => {
+    // Prepare: both reports stored before the batch is published; another message beside them
+    const table = new FakeEventStore();
+    const status = tableStatus(table);
+    const bus = new RecordingBus();
+    const records = insertRecordsOf([
+      ...(await store(table, 3, '32114')),
+      ...(await store(table, 4, '32004')),
+      ...(await store(table, 3, '10000')),
     ]);
-  });
-
-  it('leaves the status alone on a redelivered report (a duplicate, no second event)', async () => {
-    // Prepare
-    const store = new FakeEventStore();
-    await receiveReports(report(4, '32114'), deps(store));
 
     // Act
-    const again = await receiveReports(report(4, '32114'), deps(store));
-    await receiveReports(report(4, '32004'), deps(store));
+    await publishRecords(records, publishDeps(bus, { messageStatus: status.read }));
 
-    // Assess
-    expect(again).toMatchObject({ stored: 0, duplicates: 1 });
-    expect(storedReports(store, 'M0000000004').map((r) => r.messageStatus)).toEqual([
+    // Assess: one read per message; the uncertain report, published once the delivery was stored,
+    // says delivered; the stored items still say what each report said
+    expect(status.reads.sort()).toEqual(['M0000000003', 'M0000000004']);
+    expect(published(bus)).toEqual([
+      { resultCode: '32114', delivered: false, messageStatus: 'delivered' },
+      { resultCode: '32004', delivered: false, messageStatus: 'failed' },
+      { resultCode: '10000', delivered: true, messageStatus: 'delivered' },
+    ]);
+    expect(table.details('report').map((detail) => detail.data.messageStatus)).toEqual([
       'uncertain',
       'failed',
+      'delivered',
     ]);
   });
 
-  it('never stores an undelivered status after a delivery, with reports arriving at once and out of order', async () => {
-    // Prepare: for 30 messages, the same three reports in every order, posted at once
-    const store = new FakeEventStore();
-    const orders = [
-      ['10000', '32114', '32004'],
-      ['32114', '10000', '32004'],
-      ['32004', '32114', '10000'],
-      ['32114', '32004', '10000'],
-      ['10000', '32004', '32114'],
-      ['32004', '10000', '32114'],
-    ];
-    const posts = Array.from({ length: 30 }, (_, index) =>
-      (orders[index % orders.length] ?? []).map((code, n) =>
-        report(100 + index, code, code === '32004' ? 'SMS' : n % 2 === 0 ? 'MSGR' : 'RCS'),
-      ),
-    ).flat();
+  it('ranks a final failure above uncertain, and a delivery above both', async () => {
+    // Prepare
+    const table = new FakeEventStore();
+    const status = tableStatus(table);
+    const bus = new RecordingBus();
 
     // Act
-    await Promise.all(posts.map((body) => receiveReports(body, deps(store))));
-
-    // Assess: per message, statuses in storing order never go back, each at least its own
-    // report's, and every report stored after the delivery says delivered
-    for (let index = 0; index < 30; index += 1) {
-      const reports = storedReports(store, `M${String(100 + index).padStart(10, '0')}`);
-      expect(reports).toHaveLength(3);
-      const ranks = reports.map((r) => RANK[String(r.messageStatus)] ?? 0);
-      expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
-      for (const r of reports) {
-        expect(ranks[reports.indexOf(r)]).toBeGreaterThanOrEqual(
-          RANK[ownStatus(r.resultCode)] ?? 9,
-        );
-      }
-      const delivery = reports.findIndex((r) => r.resultCode === '10000');
-      expect(reports.slice(delivery).map((r) => r.messageStatus)).toEqual(
-        reports.slice(delivery).map(() => 'delivered'),
-      );
+    for (const [code, ch] of [
+      ['32114', 'MSGR'],
+      ['32004', 'MSGR'],
+      ['32114', 'RCS'],
+      ['10000', 'SMS'],
+      ['32004', 'LMS'],
+    ] as const) {
+      const records = insertRecordsOf(await store(table, 5, code, ch));
+      await publishRecords(records, publishDeps(bus, { messageStatus: status.read }));
     }
+
+    // Assess
+    expect(published(bus).map((r) => r.messageStatus)).toEqual([
+      'uncertain',
+      'failed',
+      'failed',
+      'delivered',
+      'delivered',
+    ]);
+  });
+
+  it('publishes nothing without its status: a failed read fails that record and every later one, and the retry publishes them', async () => {
+    // Prepare: the status of message 7 cannot be read at first
+    const table = new FakeEventStore();
+    const status = tableStatus(table);
+    const bus = new RecordingBus();
+    const records = insertRecordsOf([
+      ...(await store(table, 6, '10000')),
+      ...(await store(table, 7, '32114')),
+      ...(await store(table, 7, '10000')),
+      ...(await store(table, 8, '32004')),
+    ]);
+    let failing = true;
+    const flaky = async (msgKey: string) => {
+      if (failing && msgKey === 'M0000000007') {
+        throw Object.assign(new Error('Throughput exceeds the current capacity'), {
+          name: 'ProvisionedThroughputExceededException',
+        });
+      }
+      return status.read(msgKey);
+    };
+
+    // Act
+    const first = await publishRecords(records, publishDeps(bus, { messageStatus: flaky }));
+    const failedFrom = first.response.batchItemFailures.map((failure) => failure.itemIdentifier);
+    failing = false;
+    const again = await publishRecords(
+      records.filter((record) => failedFrom.includes(String(record.dynamodb?.SequenceNumber))),
+      publishDeps(bus, { messageStatus: flaky }),
+    );
+
+    // Assess: only the record before the failed read went out; the retry, from that record on,
+    // publishes the rest with their status
+    expect(first).toMatchObject({ published: 1, retried: 3, markedUnpublished: 0 });
+    expect(failedFrom).toEqual(['1001', '1002', '1003']);
+    expect(again).toMatchObject({ published: 3, response: { batchItemFailures: [] } });
+    expect(published(bus)).toEqual([
+      { resultCode: '10000', delivered: true, messageStatus: 'delivered' },
+      { resultCode: '32114', delivered: false, messageStatus: 'delivered' },
+      { resultCode: '10000', delivered: true, messageStatus: 'delivered' },
+      { resultCode: '32004', delivered: false, messageStatus: 'failed' },
+    ]);
+  });
+
+  it('never publishes a report of a message as less than an earlier event of it said, however the reports arrive and batch', async () => {
+    const codes = fc.constantFrom('10000', '32114', '32004', '32001');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.integer({ min: 0, max: 3 }), codes, fc.boolean()), {
+          minLength: 1,
+          maxLength: 30,
+        }),
+        async (arrivals) => {
+          // Prepare: reports of 4 messages arrive in any order; the stream's records wait until
+          // the publisher takes them, in storing order, when an arrival says so (and at the end)
+          const table = new FakeEventStore();
+          const status = tableStatus(table);
+          const bus = new RecordingBus();
+          let pending: EventRecord[] = [];
+          const publish = async () => {
+            await publishRecords(
+              insertRecordsOf(pending),
+              publishDeps(bus, { messageStatus: status.read }),
+            );
+            pending = [];
+          };
+
+          // Act
+          for (const [n, [message, code, publishNow]] of arrivals.entries()) {
+            pending.push(...(await store(table, 200 + message, code, `CH${n}`)));
+            if (publishNow) await publish();
+          }
+          await publish();
+
+          // Assess: per message, in publishing order, statuses never go back, each at least its
+          // report's own, and every event after one saying delivered says delivered
+          for (let message = 0; message < 4; message += 1) {
+            const msgKey = `M${String(200 + message).padStart(10, '0')}`;
+            const events = bus.details(REPORT).filter((detail) => detail.data.msgKey === msgKey);
+            const ranks = events.map((detail) => RANK[String(detail.data.messageStatus)] ?? 0);
+            expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+            for (const [at, detail] of events.entries()) {
+              expect(ranks[at]).toBeGreaterThanOrEqual(
+                RANK[ownStatus(detail.data.resultCode)] ?? 9,
+              );
+            }
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
   });
 });

@@ -1,0 +1,85 @@
+import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
+import { EVENT_TYPES } from '../events/catalogue.ts';
+import { MESSAGE_STATUSES, type MessageStatusName, statusAfter } from '../events/message-status.ts';
+import type { BusEntry } from '../events/store-ports.ts';
+
+/**
+ * A message's status from every report of it stored in the event table, read strongly consistent
+ * (`DynamoDbEventStore.messageStatus`); `undefined` when none is stored.
+ */
+export type ReadMessageStatus = (msgKey: string) => Promise<MessageStatusName | undefined>;
+
+/** Each entry with its message's status at publication, or why it cannot be had (yet). */
+export type StatusedEntry = { readonly entry: BusEntry } | { readonly error: unknown };
+
+/** Status reads of one batch in flight at once (a batch of 100 reports may name 100 messages). */
+const READ_CONCURRENCY = 10;
+
+const REPORT_DETAIL_TYPE = EVENT_TYPES.deliveryReport.detailType;
+
+/** A stored report's detail, its msgKey and what it says, or `undefined` for another entry. */
+const reportOf = (
+  entry: BusEntry,
+):
+  | { detail: { data: Record<string, unknown> }; msgKey: string; own: MessageStatusName }
+  | undefined => {
+  if (entry.DetailType !== REPORT_DETAIL_TYPE) return undefined;
+  const detail = JSON.parse(entry.Detail) as { data?: Record<string, unknown> };
+  const data = detail.data;
+  const own = MESSAGE_STATUSES.find((status) => status === data?.messageStatus);
+  if (data === undefined || typeof data.msgKey !== 'string' || own === undefined) return undefined;
+  return { detail: { ...detail, data }, msgKey: data.msgKey, own };
+};
+
+/**
+ * Sets `data.messageStatus` of every "Delivery Report Received" entry to the message's status when
+ * the event is published: this report and every report stored before it, never lower than an
+ * earlier event of the same message said. That is the highest rank over every report of the
+ * message in the event table, and at least the report's own (its stored detail's). One read per
+ * distinct msgKey, shared by the entries that name it; other entries pass unchanged. An entry
+ * whose read failed is answered as its `error`: it must not go out without its status.
+ *
+ * Why this is forward-only: the read runs after the report was stored and is strongly
+ * consistent, so it sees this report and every report stored before it. The reports of one
+ * msgKey share a partition key, so their stream records are in one shard, and Lambda hands them
+ * to the publisher in order, one invocation after the other, even with a parallelization factor
+ * (Lambda developer guide, "Using AWS Lambda with Amazon DynamoDB",
+ * https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html, concurrent batches per shard; read
+ * 2026-12-07; the local stream poller runs its lanes by partition key the same way). Every read
+ * of an invocation is done before any of its entries is put. So once an event saying `delivered`
+ * is on the bus, every event of that message published after it was read after the delivered
+ * report was stored: it says `delivered` too. `msgbridge events republish` reads the same way,
+ * later than any of those.
+ *
+ * Cost: one strongly consistent Query per distinct msgKey of a batch, 1 read unit per 4 KB read
+ * (a message's few report items, keys only returned), against the writes a per-message status
+ * kept beside the reports would take on every report.
+ *
+ * The detail grows by at most 3 bytes (`failed` to `delivered`), well inside the 1 KiB that
+ * item-size.ts's detail budget leaves of PutEvents' entry limit.
+ */
+export const withStatusesAtPublication = async (
+  entries: readonly BusEntry[],
+  read: ReadMessageStatus,
+): Promise<StatusedEntry[]> => {
+  const reports = entries.map(reportOf);
+  const msgKeys = [...new Set(reports.flatMap((report) => (report ? [report.msgKey] : [])))];
+  const answers = await mapWithConcurrency(msgKeys, READ_CONCURRENCY, async (msgKey) => {
+    try {
+      return { status: await read(msgKey) };
+    } catch (error) {
+      return { error };
+    }
+  });
+  const statuses = new Map(msgKeys.map((msgKey, index) => [msgKey, answers[index]]));
+  return entries.map((entry, index) => {
+    const report = reports[index];
+    if (report === undefined) return { entry };
+    const found = statuses.get(report.msgKey);
+    if (found === undefined || 'error' in found) return { error: found?.error };
+    const status = statusAfter(found.status, report.own);
+    if (status === report.own) return { entry };
+    const detail = { ...report.detail, data: { ...report.detail.data, messageStatus: status } };
+    return { entry: { ...entry, Detail: JSON.stringify(detail) } };
+  });
+};
