@@ -5,7 +5,11 @@ import {
   parseResultKey,
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
-import { reportedStatus } from '../functions/events/message-status.ts';
+import {
+  type MessageStatusName,
+  reportedStatus,
+  statusAfter,
+} from '../functions/events/message-status.ts';
 import { byTime, type Trace, type TraceEntry } from '../ops/trace.ts';
 import type { PublishedEvent } from './event-log.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -344,7 +348,7 @@ export const timelineOf = (trace: Trace, log: readonly PublishedEvent[] | undefi
     list.push({ time: event.time, ...(event.replayName ? { replayName: event.replayName } : {}) });
     publications.set(event.id, list);
   }
-  const entries = [...trace.entries].sort(byTime);
+  const entries = withMessageStatuses([...trace.entries].sort(byTime));
   const events = entries.flatMap((entry): EventStep[] =>
     entry.eventId === undefined ||
     entry.type === undefined ||
@@ -366,6 +370,23 @@ export const timelineOf = (trace: Trace, log: readonly PublishedEvent[] | undefi
   const first = steps.filter(opening);
   const rest = steps.filter((step) => !opening(step));
   return { steps: [...first, ...rest], events, attachments: attachmentsOf(trace.entries) };
+};
+
+/**
+ * Each report's `messageStatus` as its message's status once it was stored: the highest over it
+ * and the message's reports stored before it (`entries` in time order). The table keeps each
+ * report's own status; publish-events puts the message's status when it publishes, at least this.
+ */
+const withMessageStatuses = (entries: readonly TraceEntry[]): TraceEntry[] => {
+  const statuses = new Map<string, MessageStatusName>();
+  return entries.map((entry) => {
+    const data = dataOf(entry);
+    const code = str(data.resultCode);
+    if (parseResultKey(entry.sk) === undefined || code === undefined) return entry;
+    const status = statusAfter(statuses.get(entry.pk), reportedStatus(code));
+    statuses.set(entry.pk, status);
+    return { ...entry, data: { ...data, messageStatus: status } };
+  });
 };
 
 const time = (at: string | undefined): SafeHtml =>

@@ -81,7 +81,9 @@ describe('timelineOf', () => {
       'report',
       'reconciliation',
     ]);
-    expect(timeline.steps[4]?.title).toBe('Status reconciliation: not delivered (30001)');
+    expect(timeline.steps[4]?.title).toBe(
+      'Status reconciliation: not delivered (30001); message delivered',
+    );
     expect(timeline.events).toEqual([
       expect.objectContaining({
         id: 'e-report',
@@ -94,7 +96,16 @@ describe('timelineOf', () => {
     ]);
   });
 
-  it('says the message stayed delivered on a report after its delivery (messageStatus)', () => {
+  it('says the message stayed delivered on a report stored after its delivery (messageStatus)', () => {
+    // Each report as stored: saying its own status
+    const delivery = entry({
+      pk: 'REPORT#M2',
+      sk: 'RESULT#10000#SMS',
+      at: '2026-11-27T09:00:00Z',
+      type: 'Delivery Report Received',
+      via: 'webhook',
+      data: { delivered: true, messageStatus: 'delivered', resultCode: '10000', channel: 'SMS' },
+    });
     const late = entry({
       pk: 'REPORT#M2',
       sk: 'RESULT#32114#MSGR',
@@ -103,7 +114,7 @@ describe('timelineOf', () => {
       via: 'webhook',
       data: {
         delivered: false,
-        messageStatus: 'delivered',
+        messageStatus: 'uncertain',
         resultCode: '32114',
         resultCodeDesc: 'uncertain',
         channel: 'MSGR',
@@ -118,9 +129,10 @@ describe('timelineOf', () => {
       data: { delivered: false, messageStatus: 'failed', resultCode: '32004', channel: 'SMS' },
     });
 
-    const titles = timelineOf(trace([late, plain]), []).steps.map((step) => step.title);
+    const titles = timelineOf(trace([late, plain, delivery]), []).steps.map((step) => step.title);
 
     expect(titles).toEqual([
+      'Report: delivered on SMS (10000)',
       'Report: not delivered on MSGR (32114 uncertain); message delivered',
       'Report: not delivered on SMS (32004)',
     ]);
