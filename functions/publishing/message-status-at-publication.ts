@@ -51,9 +51,13 @@ const reportOf = (
  * report was stored: it says `delivered` too. `msgbridge events republish` reads the same way,
  * later than any of those.
  *
- * Cost: one strongly consistent Query per distinct msgKey of a batch, 1 read unit per 4 KB read
- * (a message's few report items, keys only returned), against the writes a per-message status
- * kept beside the reports would take on every report.
+ * This rests on Lambda keeping the order of a partition key's records across the batches it
+ * runs at once; were the order kept per item only, `publisher.parallelizationFactor` would have to
+ * be 1 for the promise to hold across reports of one message.
+ *
+ * Cost: one strongly consistent Query per distinct msgKey of a batch, 1 read unit per 4 KB of the
+ * message's report items read (keys only returned, which does not lessen the units), against the
+ * writes a per-message status kept beside the reports would take on every report.
  *
  * The detail grows by at most 3 bytes (`failed` to `delivered`), well inside the 1 KiB that
  * item-size.ts's detail budget leaves of PutEvents' entry limit.
