@@ -98,8 +98,9 @@ type Unpublishable = { readonly reason: string };
  *
  * Primary course: each record's new image becomes one entry, a delivery report's with its
  * message's status at publication (message-status-at-publication.ts: one read per distinct
- * msgKey); entries go out in order, at most 10 and at most `maxBatchBytes` per call; only the failed entries are sent again, with backoff. The
- * happy path reads one flag from the ledger and writes nothing.
+ * msgKey); entries go out in order, at most 10 and at most `maxBatchBytes` per call; only the
+ * failed entries are sent again, with backoff. The happy path reads one flag from the ledger and
+ * writes nothing to it.
  * - A record that cannot become an entry (poison), or whose entry still fails after the attempts,
  *   is marked `unpublished` in the ledger and not reported as failed: nothing after it comes back,
  *   and `msgbridge events republish` publishes it from the table later.
