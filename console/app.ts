@@ -83,11 +83,7 @@ export const createConsole = (options: ConsoleOptions): Console => {
       return startAction(action, await readForm(request));
     }
     if (method !== 'GET' && method !== 'HEAD') return errorPage(405, 'Method not allowed.');
-    if (path === CONSOLE_PATH) {
-      if ([...url.searchParams.keys()].length > 0)
-        throw new BadRequest('the console page takes no query');
-      return home();
-    }
+    if (path === CONSOLE_PATH) return home(url.searchParams);
     if (path === `${CONSOLE_PATH}/message`) return message(url.searchParams);
     if (path === `${CONSOLE_PATH}/flow`) return flow(url.searchParams);
     if (path === `${CONSOLE_PATH}/flow/events.json`) return flowEventsJson(url.searchParams);

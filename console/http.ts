@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import * as z from 'zod';
+import { LISTED_STATUSES } from '../ops/latest-messages.ts';
 import type { Target } from '../ops/target.ts';
 import { formatTime } from '../ops/times.ts';
 import { EVENT_TYPES } from './event-types.ts';
@@ -69,7 +70,7 @@ export const page = (
 <link rel="icon" type="image/svg+xml" href="${CONSOLE_PATH}/assets/favicon.svg"><link rel="stylesheet" href="${CONSOLE_PATH}/assets/uplot.css"><link rel="stylesheet" href="${CONSOLE_PATH}/assets/console.css">
 </head><body>
 <header><a class="brand" href="${CONSOLE_PATH}">msgbridge console</a>
-<nav><a href="${CONSOLE_PATH}">Message</a><a href="${CONSOLE_PATH}/flow">Flow</a><a href="${CONSOLE_PATH}/quarantine">Quarantine &amp; failures</a></nav>
+<nav><a href="${CONSOLE_PATH}">Messages</a><a href="${CONSOLE_PATH}/flow">Flow</a><a href="${CONSOLE_PATH}/quarantine">Quarantine &amp; failures</a></nav>
 <span class="target">${target.describe()}</span></header>
 <main><h1>${title}</h1>
 ${body}</main>
@@ -117,6 +118,14 @@ export const ISO = z
     'an ISO 8601 time with its zone, e.g. 2026-11-27T09:00:00Z',
   );
 
+export const HomeQuery = z.strictObject({
+  status: z.union([z.literal(''), z.enum(LISTED_STATUSES)]).optional(),
+  after: z
+    .string()
+    .regex(/^[\w-]{1,600}$/, 'a cursor is one this list gave')
+    .optional(),
+  scan: z.literal('1').optional(),
+});
 export const MessageQuery = z.strictObject({
   q: z.string().trim().max(120).optional(),
   by: z.enum(['key', 'phone']).optional(),

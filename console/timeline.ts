@@ -43,6 +43,8 @@ export interface Step {
   readonly at: string | undefined;
   /** What the step's item says, by its field's name (a time as ISO 8601, shown in KST). */
   readonly facts: ReadonlyArray<readonly [string, string]>;
+  /** A report's own outcome, by its result code: a failed one is marked so, not as delivered. */
+  readonly outcome?: MessageStatusName;
 }
 
 export interface EventStep {
@@ -55,6 +57,11 @@ export interface EventStep {
    * the gateway says it happened, which can come before it was stored.
    */
   readonly published: ReadonlyArray<{ readonly time: string; readonly replayName?: string }>;
+  /**
+   * The event as JSON: its detail-type, metadata and data from the event table (a report's
+   * `messageStatus` as the timeline reads it, as publish-events sets it), phone numbers masked.
+   */
+  readonly json: string;
 }
 
 export interface Attachment {
@@ -228,6 +235,7 @@ const stepsOf = (entry: TraceEntry): Step[] => {
       {
         ...base,
         stage: reconciled ? 'reconciliation' : 'report',
+        ...(code === undefined ? {} : { outcome: reportedStatus(code) }),
         title: reconciled
           ? `Status reconciliation: ${delivered} (${str(data.resultCode) ?? '?'})${message}`
           : `Report: ${delivered} on ${str(data.channel) ?? '?'} (${[str(data.resultCode) ?? '?', str(data.resultCodeDesc)].filter(Boolean).join(' ')})${message}`,
@@ -360,6 +368,14 @@ export const timelineOf = (trace: Trace, log: readonly PublishedEvent[] | undefi
             id: entry.eventId,
             storedAt: entry.at,
             published: publications.get(entry.eventId) ?? [],
+            json: JSON.stringify(
+              {
+                'detail-type': entry.type,
+                detail: { metadata: entry.metadata, data: entry.data },
+              },
+              null,
+              2,
+            ),
           },
         ],
   );
@@ -411,9 +427,11 @@ export const renderTimeline = (
 </section>
 <ol class="timeline" id="timeline">
   ${timeline.steps.map(
-    (step) => html`<li class="step stage-${step.stage}" data-stage="${step.stage}">
+    (
+      step,
+    ) => html`<li class="step stage-${step.stage}${step.outcome ? ` outcome-${step.outcome}` : ''}" data-stage="${step.stage}"${step.outcome ? html` data-outcome="${step.outcome}"` : ''}>
     <div class="when">${time(step.at)}</div>
-    <div class="what"><strong>${step.title}</strong>
+    <div class="what">${step.outcome ? html`<span class="status status-${step.outcome}">${step.outcome}</span> ` : ''}<strong>${step.title}</strong>
       ${step.facts.length > 0 ? html`<dl>${step.facts.map(([name, value]) => html`<dt>${name}</dt><dd>${TIME_FACTS.has(name) ? fmt(value) : value}</dd>`)}</dl>` : ''}
     </div>
   </li>`,
@@ -439,9 +457,9 @@ ${
           ? 'each time the bus took the event, by the event’s own time — when the gateway says it happened, to the second, so it can come before “stored” — and each replay of it.'
           : 'a deployed stack keeps no log of its bus that the console can read: an event is published from the table’s stream once stored (msgbridge doctor shows the publisher’s state).'
       }</p>
-<div class="scroll"><table class="events" id="published"><thead><tr><th>detail-type</th><th>stored</th><th>on the bus</th><th>event id</th></tr></thead><tbody>
+<div class="scroll"><table class="events" id="published"><thead><tr><th>detail-type</th><th>stored</th><th>on the bus</th><th>event id</th><th>raw JSON</th></tr></thead><tbody>
 ${timeline.events.map(
-  (event) =>
+  (event, index) =>
     html`<tr data-detail-type="${event.type}"><td>${event.type}</td><td>${time(event.storedAt)}</td><td>${
       options.hasLog
         ? event.published.length === 0
@@ -451,7 +469,7 @@ ${timeline.events.map(
                 html`<div>${p.replayName ? html`replayed (${p.replayName})` : 'on the bus'}, event time ${time(p.time)}</div>`,
             )
         : html`<span class="muted">from the table's stream</span>`
-    }</td><td><code>${event.id}</code></td></tr>`,
+    }</td><td><code>${event.id}</code></td><td class="raw-json"><button type="button" class="copy" data-copy="${`event-json-${index}`}">Copy</button><details><summary>show</summary><pre class="json" id="${`event-json-${index}`}">${event.json}</pre></details></td></tr>`,
 )}
 </tbody></table></div>`
 }`;

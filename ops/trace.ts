@@ -33,6 +33,8 @@ export interface TraceEntry {
   readonly summary: string;
   /** The event's `data`, phone numbers masked (send records: their attributes). */
   readonly data: unknown;
+  /** The stored event's `metadata` (id, type, times, via …); undefined for items without an event. */
+  readonly metadata?: unknown;
 }
 
 export interface Trace {
@@ -164,6 +166,7 @@ export const toEntry = (item: Item, mask: PhoneMask = maskPhonesDeep): TraceEntr
     via: text(detail?.metadata?.via),
     summary: summaryOf(item, data ?? own),
     data: mask(data ?? own),
+    ...(detail?.metadata === undefined ? {} : { metadata: mask(detail.metadata) }),
   };
 };
 

@@ -1,5 +1,5 @@
-// The console's one script: live rows on the flow page, the flow's charts (uPlot), and the
-// progress of an action. Everything it puts on the page goes through textContent, never HTML.
+// The console's one script: live rows on the flow page, the flow's charts (uPlot), the
+// progress of an action, and the copy buttons of a message's raw JSON. Everything it puts on the page goes through textContent, never HTML.
 
 (() => {
   const cell = (row, text, tag = 'td') => {
@@ -174,6 +174,30 @@
       for (const { plot, box } of plots) plot.setSize({ width: widthOf(box), height: 180 });
     });
     draw().finally(() => setInterval(draw, 30000));
+  }
+
+  // A message's events: each raw JSON's copy button. The clipboard API needs a secure context,
+  // which 127.0.0.1 and localhost are; where it is refused, the text is selected for Ctrl+C.
+  for (const button of document.querySelectorAll('button.copy[data-copy]')) {
+    button.addEventListener('click', async () => {
+      const source = document.getElementById(button.dataset.copy);
+      if (!source) return;
+      try {
+        await navigator.clipboard.writeText(source.textContent ?? '');
+        button.textContent = 'Copied';
+      } catch {
+        source.closest('details')?.setAttribute('open', '');
+        const range = document.createRange();
+        range.selectNodeContents(source);
+        const selection = window.getSelection();
+        selection?.removeAllRanges();
+        selection?.addRange(range);
+        button.textContent = 'Selected: press Ctrl+C';
+      }
+      setTimeout(() => {
+        button.textContent = 'Copy';
+      }, 2000);
+    });
   }
 
   // An action's progress.

@@ -291,7 +291,10 @@ describe('msgbridge console --stack', () => {
     await console.stop();
 
     // Assess
-    expect(home).not.toContain('<select');
+    // One box: no choice of what the text is (the list's status filter is a form of its own).
+    expect(home.slice(home.indexOf('<form class="search"'), home.indexOf('</form>'))).not.toContain(
+      '<select',
+    );
     expect(home).toContain('placeholder="cliKey, msgKey, moKey or a phone number"');
     expect(byPhone).toContain('Phone <code>01055556666</code>: one message.');
     expect(byPhone).toContain('data-stage="report"');
@@ -343,6 +346,58 @@ describe('msgbridge console --stack', () => {
     expect(daily.starts).toHaveLength(96);
     expect((daily.starts.at(-1) ?? 0) - (daily.starts[0] ?? 0)).toBe(95 * 900);
     expect(unknown.status).toBe(400);
+  });
+
+  it('opens on the latest messages after asking to scan, filtered by status, with each event’s raw JSON', async () => {
+    // Prepare: the Scan reads a delivered send and a failed report of another message.
+    const console = await startConsole();
+    const failed = {
+      ...ITEMS['REPORT#M-1']?.[0],
+      pk: 'REPORT#M-2',
+      sk: 'RESULT#40001#SMS',
+      eventId: 'event-report-2',
+      receivedAt: '2026-11-27T09:10:00Z',
+      detail: detail('Delivery Report Received', 'event-report-2', {
+        msgKey: 'M-2',
+        cliKey: 'order-2',
+        delivered: false,
+        resultCode: '40001',
+        channel: 'SMS',
+        phone: PHONE,
+      }),
+    };
+    ITEMS['REPORT#M-2'] = [failed];
+    dynamodb.on(ScanCommand).resolves({
+      Items: [...(ITEMS['SEND#order-1'] ?? []), ...(ITEMS['REPORT#M-1'] ?? []), failed],
+    });
+
+    // Act
+    const unscanned = await (await fetch(console.url)).text();
+    const scansBefore = dynamodb.commandCalls(ScanCommand).length;
+    const listed = await (await fetch(`${console.url}?scan=1`)).text();
+    const onlyFailed = await (await fetch(`${console.url}?scan=1&status=failed`)).text();
+    const badCursor = await fetch(`${console.url}?scan=1&after=nope`);
+    const badStatus = await fetch(`${console.url}?scan=1&status=lost`);
+    const message = await (await fetch(`${console.url}/message?by=key&q=M-2`)).text();
+    await console.stop();
+
+    // Assess
+    expect(unscanned).toContain('List the latest messages');
+    expect(scansBefore).toBe(0);
+    const order = ['order-2', 'order-1'].map((key) => listed.indexOf(`>${key}</a>`));
+    expect(order.every((at) => at > 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(listed).toContain('<span class="status status-failed">failed</span>');
+    expect(listed).toContain('<span class="status status-delivered">delivered</span>');
+    expect(onlyFailed).toContain('>order-2</a>');
+    expect(onlyFailed).not.toContain('>order-1</a>');
+    expect(badCursor.status).toBe(400);
+    expect(badStatus.status).toBe(400);
+    for (const page of [listed, message]) expect(page).not.toContain(PHONE);
+    expect(message).toContain('data-outcome="failed"');
+    expect(message).toContain('<button type="button" class="copy" data-copy="event-json-0">');
+    expect(message).toContain('&quot;detail-type&quot;: &quot;Delivery Report Received&quot;');
+    expect(message).toContain('&quot;id&quot;: &quot;event-report-2&quot;');
   });
 
   it('refuses a replay posted without the console token, and starts nothing', async () => {

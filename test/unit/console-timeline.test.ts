@@ -305,4 +305,47 @@ describe('timelineOf', () => {
     expect(local).toContain('not on the bus yet');
     expect(stack).toContain('keeps no log of its bus');
   });
+
+  it('marks a failed report failed, not as delivered, and gives each event its raw JSON to copy', () => {
+    // Prepare
+    const reports = trace([
+      entry({
+        pk: 'REPORT#M1',
+        sk: 'RESULT#10000#SMS',
+        at: '2026-11-27T09:00:05Z',
+        type: 'Delivery Report Received',
+        eventId: 'e-ok',
+        data: { delivered: true, resultCode: '10000', channel: 'SMS' },
+      }),
+      entry({
+        pk: 'REPORT#M2',
+        sk: 'RESULT#40001#SMS',
+        at: '2026-11-27T09:00:06Z',
+        type: 'Delivery Report Received',
+        eventId: 'e-failed',
+        metadata: { id: 'e-failed', via: 'webhook' },
+        data: { delivered: false, resultCode: '40001', channel: 'SMS', phone: '010****5678' },
+      }),
+    ]);
+
+    // Act
+    const timeline = timelineOf(reports, undefined);
+    const page = toText(renderTimeline(reports, timeline, { onStack: true, hasLog: false }));
+
+    // Assess
+    expect(timeline.steps.map((step) => step.outcome)).toEqual(['delivered', 'failed']);
+    expect(page).toContain(
+      'class="step stage-report outcome-failed" data-stage="report" data-outcome="failed"',
+    );
+    expect(page).toContain('<span class="status status-failed">failed</span>');
+    expect(page).toContain('<span class="status status-delivered">delivered</span>');
+    expect(JSON.parse(timeline.events[1]?.json ?? '')).toMatchObject({
+      'detail-type': 'Delivery Report Received',
+      detail: { metadata: { id: 'e-failed', via: 'webhook' }, data: { resultCode: '40001' } },
+    });
+    expect(page).toContain(
+      '<button type="button" class="copy" data-copy="event-json-1">Copy</button>',
+    );
+    expect(page).toContain('<pre class="json" id="event-json-1">{\n  &quot;detail-type&quot;');
+  });
 });
