@@ -1,9 +1,10 @@
 /**
  * The operator console in a real browser (Debian's Chromium through playwright-core) against the
  * local run, started as `npm start` starts it (the bridge, bridge.json, the console mounted on the
- * webhook port): the demo runs, a cliKey's timeline shows its steps, a bad body shows up in the
- * quarantine, and a replay started from the console shows its progress to the end. Screenshots
- * go to docs/console/.
+ * webhook port): the demo runs, the landing page lists the latest messages (paged, filtered by
+ * status, a failed one marked so), a cliKey's timeline shows its steps and each event's raw JSON to
+ * copy, a bad body shows up in the quarantine, and a replay started from the console shows its
+ * progress to the end. Screenshots go to docs/console/.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mountConsole } from '../../console/serve.ts';
+import { reportItem } from '../../fixtures/gateway-bodies.ts';
 import { type LocalBridge, startLocalBridge } from '../../local/bridge.ts';
 import { writeBridgeFile } from '../../local/bridge-file.ts';
 import { localClientConfig } from '../../local/dynamodb-local.ts';
@@ -142,6 +144,138 @@ describe('the operator console in Chromium', () => {
     await page.screenshot({ path: join(SHOTS, 'timeline.png'), fullPage: true });
   });
 
+  it('copies an event’s raw JSON from the message page, phone numbers masked', async () => {
+    // Prepare
+    const cliKey = String(bridge.bus.details('Delivery Report Received')[0]?.data.cliKey);
+    await browser.grantPermissions(['clipboard-read', 'clipboard-write'], {
+      origin: new URL(consoleUrl).origin,
+    });
+    await page.goto(`${consoleUrl}/message?by=key&q=${encodeURIComponent(cliKey)}`);
+    const row = page.locator('#published tbody tr').first();
+    const type = await row.getAttribute('data-detail-type');
+    const id = await row.locator('td code').first().textContent();
+
+    // Act
+    await row.locator('button.copy').click();
+    await page.waitForSelector('#published button.copy:text("Copied")');
+    const copied = String(await page.evaluate('navigator.clipboard.readText()'));
+    await row.locator('details summary').click();
+    const shown = await row.locator('pre.json').isVisible();
+
+    // Assess
+    const event = JSON.parse(copied) as {
+      'detail-type': string;
+      detail: { metadata: { id: string }; data: Record<string, unknown> };
+    };
+    expect(event['detail-type']).toBe(type);
+    expect(event.detail.metadata.id).toBe(id);
+    expect(event.detail.data.cliKey).toBe(cliKey);
+    for (const phone of PHONES) expect(copied).not.toContain(phone);
+    expect(shown).toBe(true);
+    expect(await page.textContent('#message-text')).toContain('keeps no copy');
+  });
+
+  it('opens on the latest messages, newest first, paged, filtered by status, a failed report marked failed', async () => {
+    // Prepare: the demo's messages as the landing page lists them (the docs' screenshot), then 30
+    // failed reports in one body, newer than every demo message.
+    await page.goto(consoleUrl);
+    await page.screenshot({ path: join(SHOTS, 'home.png') });
+    const failed = Array.from({ length: 30 }, (_, index) =>
+      reportItem(index, {
+        msgKey: `M-FAIL-${index}`,
+        cliKey: `fail-${String(index).padStart(2, '0')}`,
+        resultCode: '40001',
+        resultCodeDesc: 'unreachable',
+      }),
+    );
+    const posted = await fetch(bridge.urls.reportWebhook, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rptCnt: failed.length, rptLst: failed }),
+    });
+    expect(posted.status).toBe(200);
+    const stored = () =>
+      bridge.bus
+        .details('Delivery Report Received')
+        .filter((detail) => String(detail.data.msgKey).startsWith('M-FAIL-')).length;
+    expect(await waitFor(() => stored() === 30, 60_000)).toBe(true);
+    const rowsOf = () =>
+      page.$$eval('#latest tbody tr', (rows) =>
+        rows.map((row) => ({
+          key: row.querySelector('td.key a')?.textContent ?? '',
+          kind: row.getAttribute('data-kind'),
+          status: row.getAttribute('data-status'),
+          at: row.querySelector('time')?.getAttribute('datetime') ?? '',
+        })),
+      );
+
+    // Act: the landing page, its next page, and the list filtered to delivered messages.
+    await page.goto(consoleUrl);
+    const first = await rowsOf();
+    const failedBadge = await page.$eval('#latest tr[data-status="failed"] .status', (badge) => ({
+      text: badge.textContent,
+      colour: badge.ownerDocument.defaultView?.getComputedStyle(badge).backgroundColor,
+    }));
+    await page.click('#older');
+    await page.waitForSelector('#newest');
+    const second = await rowsOf();
+    await page.goto(consoleUrl);
+    await page.selectOption('form.filter select[name="status"]', 'delivered');
+    await page.click('form.filter button');
+    await page.waitForSelector('#latest-summary');
+    const delivered = await rowsOf();
+    const deliveredBadge = await page.$eval(
+      '#latest .status',
+      (badge) => badge.ownerDocument.defaultView?.getComputedStyle(badge).backgroundColor,
+    );
+
+    // Assess: 25 a page, newest first across pages, no row twice.
+    expect(first).toHaveLength(25);
+    const all = [...first, ...second];
+    const times = all.map((row) => row.at);
+    expect(times).toEqual([...times].sort().reverse());
+    expect(new Set(all.map((row) => `${row.kind} ${row.key}`)).size).toBe(all.length);
+    expect(first[0]?.key).toMatch(/^fail-\d\d$/);
+    expect(all.map((row) => row.kind)).toContain('moKey');
+    expect(all.filter((row) => row.key.startsWith('fail-')).map((row) => row.status)).toEqual(
+      Array(30).fill('failed'),
+    );
+    expect(failedBadge.text).toBe('failed');
+    expect(page.url()).toContain('status=delivered');
+    expect(delivered.length).toBeGreaterThan(0);
+    expect(delivered.every((row) => row.status === 'delivered')).toBe(true);
+    expect(failedBadge.colour).not.toBe(deliveredBadge);
+    expect((await page.textContent('main')) ?? '').not.toMatch(new RegExp(PHONES.join('|')));
+  });
+
+  it('marks a failed report failed on its timeline, in colour and in words, unlike a delivered one', async () => {
+    // Prepare
+    const delivered = String(
+      bridge.bus
+        .details('Delivery Report Received')
+        .find((detail) => detail.data.resultCode === '10000')?.data.cliKey,
+    );
+    const dot = (selector: string) =>
+      page.$eval(selector, (step) => ({
+        colour: step.ownerDocument.defaultView?.getComputedStyle(step, '::before').backgroundColor,
+        word: step.querySelector('.status')?.textContent,
+      }));
+
+    // Act
+    await page.goto(`${consoleUrl}/message?by=key&q=M-FAIL-0`);
+    const failed = await dot('#timeline li[data-stage="report"]');
+    const title = await page.textContent('#timeline li[data-stage="report"] strong');
+    await page.screenshot({ path: join(SHOTS, 'failed.png'), fullPage: true });
+    await page.goto(`${consoleUrl}/message?by=key&q=${encodeURIComponent(delivered)}`);
+    const ok = await dot('#timeline li[data-stage="report"][data-outcome="delivered"]');
+
+    // Assess
+    expect(failed.word).toBe('failed');
+    expect(title).toContain('not delivered');
+    expect(failed.colour).toBe('rgb(197, 48, 48)');
+    expect(ok).toEqual({ colour: 'rgb(47, 133, 90)', word: 'delivered' });
+  });
+
   it('shows an inbound message with its attachment, and a number searched for in full', async () => {
     // Prepare
     const withPhoto = () =>
@@ -155,6 +289,7 @@ describe('the operator console in Chromium', () => {
       items.map((item) => item.getAttribute('data-stage')),
     );
     const attachment = await page.getAttribute('table.attachments tbody tr', 'data-state');
+    const text = (await page.textContent('#message-text')) ?? '';
     await page.screenshot({ path: join(SHOTS, 'inbound.png'), fullPage: true });
     // The number, as people write it, in the one search box.
     await page.goto(consoleUrl);
@@ -166,6 +301,7 @@ describe('the operator console in Chromium', () => {
 
     // Assess
     expect(stages[0]).toBe('inbound');
+    expect(text.length).toBeGreaterThan(0);
     expect(stages).toContain('attachment');
     expect(['stored', 'pending', 'lost']).toContain(attachment);
     expect(selects).toHaveLength(0);
@@ -347,6 +483,20 @@ describe('the operator console in Chromium', () => {
 
     try {
       // Act
+      await phone.goto(consoleUrl);
+      await phone.waitForSelector('#latest');
+      const home = await overflow();
+      // Every key whole on the screen: wrapped where it must be, never cut or off to the side.
+      const keys = await phone.$$eval('#latest td.key a, #latest td.key code', (links) =>
+        links.map((link) => {
+          const box = link.getBoundingClientRect();
+          return {
+            inside: box.left >= 0 && box.right <= (link.ownerDocument.defaultView?.innerWidth ?? 0),
+            whole: link.scrollWidth <= link.clientWidth + 1 || link.clientWidth === 0,
+          };
+        }),
+      );
+      await phone.screenshot({ path: join(SHOTS, 'phone-home.png') });
       await phone.goto(`${consoleUrl}/message?q=${encodeURIComponent(cliKey)}`);
       await phone.waitForSelector('#timeline');
       const message = await overflow();
@@ -365,7 +515,9 @@ describe('the operator console in Chromium', () => {
       const quarantine = await overflow();
 
       // Assess
-      expect([message, flow, quarantine]).toEqual([0, 0, 0]);
+      expect([home, message, flow, quarantine]).toEqual([0, 0, 0, 0]);
+      expect(keys.length).toBeGreaterThan(0);
+      expect(keys.filter((key) => !key.inside || !key.whole)).toEqual([]);
       expect(columns).toBe(1);
     } finally {
       await phone.close();
