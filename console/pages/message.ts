@@ -88,7 +88,7 @@ ${scan ? await latestList(status, query.after) : html`<p class="notice">On a sta
       if (error instanceof BadCursorError) throw new BadRequest(`after: ${error.message}`);
       throw error;
     }
-    const read = `${found.scanned} items read${found.complete ? '' : ', stopped before the end of the table: the list is of those items only'}`;
+    const read = `${found.scanned} message items read${found.complete ? '' : ', stopped before the end of the table: the list is of those items only'}`;
     return html`<p class="muted" id="latest-summary">${found.rows.length} ${found.rows.length === 1 ? 'message' : 'messages'} in the table, newest first by their latest event${status ? html`; ${shown.rows.length === 0 && after === undefined ? 'none' : 'those'} with status <strong>${status}</strong>` : ''} (${read}).</p>
 ${
   shown.rows.length === 0
