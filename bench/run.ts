@@ -18,6 +18,7 @@ import { runLatency } from './latency.ts';
 import { formatTable, type ScenarioResult } from './report.ts';
 import { runScale } from './scale.ts';
 import { runSend } from './send.ts';
+import { runSendDefaults } from './send-defaults.ts';
 import { summarize } from './summary.ts';
 
 // The pinned SDK warns on Node 20 that its releases after January 2027 will need Node 22; it says
@@ -42,6 +43,8 @@ const scenarios: Record<string, () => Promise<ScenarioResult>> = {
   'cold-start': runColdStart,
   ingest: runIngest,
   send: runSend,
+  // The deployed sending defaults against a gateway answering in 50–150 ms.
+  'send-defaults': runSendDefaults,
   'end-to-end': () => runEndToEnd(10, importMsOf()),
   'end-to-end-single': () => runEndToEnd(1, importMsOf()),
   // The same as `end-to-end`, with "Message Accepted" events on (`sending.acceptedEvents`).

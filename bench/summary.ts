@@ -43,6 +43,8 @@ interface ScenarioFigures {
   readonly bindingQuota?: BindingQuota | null;
   readonly achievedRateRatio?: number;
   readonly highestSecondRatio?: number;
+  readonly singleRecipientQuotaUse?: number;
+  readonly tenRecipientQuotaUse?: number;
   readonly maxImportRatioReceivers?: number;
   readonly maxImportRatio?: number;
   readonly maxBundleKiBReceivers?: number;
@@ -78,6 +80,15 @@ export interface BenchSummary {
   readonly quotaUse: number | null;
   /** The busiest second's recipients over the quota; above 1 breaks the quota (`send`). */
   readonly quotaMaxSecondRatio: number | null;
+  /**
+   * Recipients a second over a 100 TPS quota, 1-recipient messages, the local run with the
+   * deployed sending defaults and the gateway answering in 50–150 ms (`send-defaults`).
+   */
+  readonly singleRecipientQuotaUseAtDefaults: number | null;
+  /** The same, 10-recipient messages (`send-defaults`). */
+  readonly tenRecipientQuotaUseAtDefaults: number | null;
+  /** The busiest second of both over the quota, as the simulator counted it (`send-defaults`). */
+  readonly quotaMaxSecondRatioAtDefaults: number | null;
   /** Import time over an empty handler's, the slower receiver (`cold-start`). */
   readonly maxImportRatioReceivers: number | null;
   /** Import time over an empty handler's, the slowest other function (`cold-start`). */
@@ -174,6 +185,7 @@ export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSu
     'latency',
   ].map(of);
   const scale = of('scale');
+  const atDefaults = of('send-defaults');
   const byPath = (key: keyof RegionalFigures) => ({
     outbound: inRegion(e2e?.outbound?.byRegion)?.[key] ?? null,
     outboundSingleRecipient: inRegion(single?.outbound?.byRegion)?.[key] ?? null,
@@ -197,6 +209,9 @@ export const summarize = (scenarios: Readonly<Record<string, unknown>>): BenchSu
     writeUnitsPerRecipient: writesOf(e2e),
     quotaUse: send?.achievedRateRatio ?? null,
     quotaMaxSecondRatio: send?.highestSecondRatio ?? null,
+    singleRecipientQuotaUseAtDefaults: atDefaults?.singleRecipientQuotaUse ?? null,
+    tenRecipientQuotaUseAtDefaults: atDefaults?.tenRecipientQuotaUse ?? null,
+    quotaMaxSecondRatioAtDefaults: atDefaults?.highestSecondRatio ?? null,
     maxImportRatioReceivers: cold?.maxImportRatioReceivers ?? null,
     maxImportRatio: cold?.maxImportRatio ?? null,
     maxBundleKiBReceivers: cold?.maxBundleKiBReceivers ?? null,

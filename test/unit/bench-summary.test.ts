@@ -16,6 +16,11 @@ describe('the benchmark summary', () => {
       },
       'end-to-end-single': { outbound: { costPerMillionUsd: 7.58 } },
       send: { achievedRateRatio: 0.986, highestSecondRatio: 1 },
+      'send-defaults': {
+        singleRecipientQuotaUse: 0.97,
+        tenRecipientQuotaUse: 0.995,
+        highestSecondRatio: 1,
+      },
       'cold-start': {
         maxImportRatioReceivers: 12.5,
         maxImportRatio: 20.1,
@@ -35,6 +40,9 @@ describe('the benchmark summary', () => {
       writeUnitsPerRecipient: 5.145,
       quotaUse: 0.986,
       quotaMaxSecondRatio: 1,
+      singleRecipientQuotaUseAtDefaults: 0.97,
+      tenRecipientQuotaUseAtDefaults: 0.995,
+      quotaMaxSecondRatioAtDefaults: 1,
       maxImportRatioReceivers: 12.5,
       maxImportRatio: 20.1,
       maxBundleKiBReceivers: 640,
@@ -212,5 +220,7 @@ describe('the benchmark summary', () => {
     expect(summary.writeUnitsPerRecipient).toBeNull();
     expect(summary.maxBundleKiB).toBeNull();
     expect(summary.inboundPlainCostPerMillionUsd).toBeNull();
+    expect(summary.singleRecipientQuotaUseAtDefaults).toBeNull();
+    expect(summary.tenRecipientQuotaUseAtDefaults).toBeNull();
   });
 });
