@@ -146,7 +146,7 @@ export interface DeliveryReportReceivedData {
   cliKey: string;
   /** True when this report's `resultCode` is `10000`. Says what this report says, not what became of the message: act on `messageStatus`. */
   delivered: boolean;
-  /** The message's status when this event was published: the highest (uncertain < failed < delivered) over this report and every report of the message stored before it — `delivered` once any said `10000`, else `failed` once one gave a final failure, else `uncertain` (`32114`) — and never lower than an earlier event of the same message said: a report published after a delivery says `delivered` whatever its own result. */
+  /** The message's status when this event was published: the highest (uncertain < failed < delivered) over this report and every report of the message stored before it — `delivered` once any said `10000`, else `failed` once one gave a final failure, else `uncertain` (`32114`) — read when the event is published, so a report stored after a delivery says `delivered` whatever its own result. EventBridge keeps no order between events: keep the highest status seen per `msgKey`. */
   messageStatus: 'uncertain' | 'failed' | 'delivered';
   /** The delivery result code (`10000` = delivered). */
   resultCode: string;

@@ -136,21 +136,21 @@ days") and later its final result, or a failure on one channel beside the fallba
 delivered. \`delivered\`, \`resultCode\` and \`failureCategory\` say what one report says;
 \`messageStatus\` says what became of the message, and is what to act on: the message's status
 when the event was published — this report and every report of the message stored before it,
-ranked \`uncertain\` < \`failed\` < \`delivered\`, and never lower than an earlier event of the
-same message said. A \`32114\` or a failure published after a \`10000\` carries \`delivered\`.
+ranked \`uncertain\` < \`failed\` < \`delivered\`. A \`32114\` or a failure stored after a
+\`10000\` carries \`delivered\`.
 
 How it is set: each report is stored as it came, with one conditional put (its stored detail says
 its own status). \`publish-events\` reads the message's reports when it publishes one: one
 strongly consistent Query of the message's partition (keys only: the result code is in the sort
 key) per distinct \`msgKey\` of a batch, and puts the highest status there, at least the report's
-own, in \`messageStatus\`. Why it only moves forward: the Query runs after the report was stored
-and is strongly consistent, so it sees the report and every report stored before it; and the
-reports of one \`msgKey\` share a partition key, so their stream records are in one shard, which
-Lambda hands to the publisher in order, per partition key even with a parallelization factor
-([Using AWS Lambda with Amazon DynamoDB](https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html),
-concurrent batches per shard; read 2026-12-07). So once an event saying \`delivered\` is on the
-bus, every event of that message published after it was queried after the delivered report was
-stored: it says \`delivered\` too. A report whose message's status cannot be read is not
+own, in \`messageStatus\`. Why a report never unsays a delivery: the Query runs after the report
+was stored and is strongly consistent, so it sees the report and every report stored before it;
+a report stored after a delivery therefore says \`delivered\`, whatever order Lambda hands the
+records over in (it keeps the order of one item's records, and the reports of a message are
+several items: [Using AWS Lambda with Amazon DynamoDB](https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html),
+concurrent batches per shard, read 2026-12-07). A report stored before the delivery but published
+after it (the publisher's second batch of a shard at once) may say \`delivered\` too, or its
+status as it was: an earlier report's lower status is never news. A report whose message's status cannot be read is not
 published (nor anything after it in its batch) until a retry can read it. \`msgbridge events
 republish\` reads the status the same way when it publishes; an archive replay puts the events
 again as they were published.

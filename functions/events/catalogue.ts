@@ -103,7 +103,7 @@ const deliveryReportDataSchema = lazily(() =>
     messageStatus: z
       .enum(MESSAGE_STATUSES)
       .describe(
-        "The message's status when this event was published: the highest (uncertain < failed < delivered) over this report and every report of the message stored before it — `delivered` once any said `10000`, else `failed` once one gave a final failure, else `uncertain` (`32114`) — and never lower than an earlier event of the same message said: a report published after a delivery says `delivered` whatever its own result.",
+        "The message's status when this event was published: the highest (uncertain < failed < delivered) over this report and every report of the message stored before it — `delivered` once any said `10000`, else `failed` once one gave a final failure, else `uncertain` (`32114`) — read when the event is published, so a report stored after a delivery says `delivered` whatever its own result. EventBridge keeps no order between events: keep the highest status seen per `msgKey`.",
       ),
     resultCode: z.string().describe('The delivery result code (`10000` = delivered).'),
     resultCodeDesc: z.string().nullable().describe("The gateway's text for the result."),

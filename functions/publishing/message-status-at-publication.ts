@@ -33,27 +33,20 @@ const reportOf = (
 
 /**
  * Sets `data.messageStatus` of every "Delivery Report Received" entry to the message's status when
- * the event is published: this report and every report stored before it, never lower than an
- * earlier event of the same message said. That is the highest rank over every report of the
+ * the event is published: this report and every report stored before it. That is the highest rank over every report of the
  * message in the event table, and at least the report's own (its stored detail's). One read per
  * distinct msgKey, shared by the entries that name it; other entries pass unchanged. An entry
  * whose read failed is answered as its `error`: it must not go out without its status.
  *
- * Why this is forward-only: the read runs after the report was stored and is strongly
- * consistent, so it sees this report and every report stored before it. The reports of one
- * msgKey share a partition key, so their stream records are in one shard, and Lambda hands them
- * to the publisher in order, one invocation after the other, even with a parallelization factor
- * (Lambda developer guide, "Using AWS Lambda with Amazon DynamoDB",
- * https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html, concurrent batches per shard; read
- * 2026-12-07; the local stream poller runs its lanes by partition key the same way). Every read
- * of an invocation is done before any of its entries is put. So once an event saying `delivered`
- * is on the bus, every event of that message published after it was read after the delivered
- * report was stored: it says `delivered` too. `msgbridge events republish` reads the same way,
- * later than any of those.
- *
- * This rests on Lambda keeping the order of a partition key's records across the batches it
- * runs at once; were the order kept per item only, `publisher.parallelizationFactor` would have to
- * be 1 for the promise to hold across reports of one message.
+ * Why a report never unsays a delivery: the read runs after the report was stored and is
+ * strongly consistent, so it sees this report and every report stored before it; a report stored
+ * after a delivery says `delivered`, whatever order Lambda hands the records over in. Lambda keeps
+ * the order of one item's records only (Lambda developer guide, "Using AWS Lambda with Amazon
+ * DynamoDB", https://docs.aws.amazon.com/lambda/latest/dg/with-ddb.html, concurrent batches per
+ * shard; read 2026-12-07), and a message's reports are several items: a report stored before a
+ * delivery and published after it in the shard's other batch may carry its status as it was. That
+ * is no regression for a subscriber, who must keep the highest status per msgKey anyway, since
+ * EventBridge keeps no order between events. `msgbridge events republish` reads the same way.
  *
  * Cost: one strongly consistent Query per distinct msgKey of a batch, 1 read unit per 4 KB of the
  * message's report items read (keys only returned, which does not lessen the units), against the
