@@ -184,7 +184,12 @@ describe('msgbridge against the local run', () => {
     expect(run.code, run.stderr).toBe(0);
     const replayed = bridge().bus.replayed.filter((r) => r.replayName === 'cli-e2e-replay');
     expect(replayed.length).toBeGreaterThanOrEqual(original);
-    expect(run.stdout).toContain(`replay cli-e2e-replay: ${replayed.length} events`);
+    // The range as an operator reads times (KST, its zone shown), then the count.
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `replay cli-e2e-replay \\(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d KST to \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d KST\\): ${replayed.length} events put on the local bus again`,
+      ),
+    );
     const lines = readFileSync(bridge().urls.eventsFile, 'utf8')
       .split('\n')
       .filter((line) => line.includes('"replay-name":"cli-e2e-replay"'));
