@@ -33,6 +33,11 @@ import { grantQueueSend } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 import { queueEncryption } from './queue-encryption.ts';
 import type { ReportCheckQueue } from './report-check-queue.ts';
+import {
+  defaultSendConcurrency,
+  MIN_SEND_CONCURRENCY,
+  SENDER_RECIPIENTS_PER_SECOND,
+} from './send-concurrency.ts';
 
 /** The settings of the send queue and its consumer that a deployment may choose. */
 export interface SendPipelineOptions {
@@ -55,9 +60,15 @@ export interface SendPipelineOptions {
    */
   readonly batchSize?: number;
   /**
-   * Concurrent invocations the event source may run (Lambda's minimum is 2). This caps the load
-   * on the state table's token bucket; the TPS quota itself is enforced by the bucket.
-   * @default 2
+   * Concurrent invocations the event source may run (Lambda's minimum is 2). The TPS quota itself
+   * is enforced by the shared limiter, whatever this is; this sets how many recipients a second
+   * the sender can offer it. One invocation of 1-recipient messages is counted on for 34
+   * recipients a second (about 43 measured against a gateway answering in 50–150 ms;
+   * docs/sending.md says why not fewer), so the default follows `gateway.tpsQuota`: enough
+   * invocations to fill the quota with 1-recipient messages, up to 250 (which a default account's
+   * 1,000 executions hold with the other consumers). A quota not known before deployment (a
+   * token) gets 2.
+   * @default max(2, min(250, ceil(gateway.tpsQuota / 34))): 3 at a quota of 100
    */
   readonly maxConcurrency?: number;
   /**
@@ -111,7 +122,6 @@ const DEFAULTS = {
   functionTimeout: Duration.seconds(60),
   maxReceiveCount: 6,
   batchSize: 10,
-  maxConcurrency: 2,
   maxBatchingWindow: Duration.seconds(1),
   eventRetentionDays: 35,
 } as const;
@@ -276,7 +286,7 @@ export class SendPipeline extends Construct {
       new SqsEventSource(this.queue, {
         reportBatchItemFailures: true,
         batchSize: props.batchSize ?? DEFAULTS.batchSize,
-        maxConcurrency: props.maxConcurrency ?? DEFAULTS.maxConcurrency,
+        maxConcurrency: props.maxConcurrency ?? this.defaultConcurrency(props.gateway.tpsQuota),
         maxBatchingWindow: props.maxBatchingWindow ?? DEFAULTS.maxBatchingWindow,
       }),
     );
@@ -309,6 +319,20 @@ export class SendPipeline extends Construct {
         each.addOkAction(action);
       }
     }
+  }
+
+  /**
+   * `defaultSendConcurrency` of the quota; a quota only the deployment knows (a token) gets
+   * Lambda's minimum, and a warning, since the quota's own validation cannot see it either.
+   */
+  private defaultConcurrency(tpsQuota: number): number {
+    if (!Token.isUnresolved(tpsQuota) && Number.isFinite(tpsQuota))
+      return defaultSendConcurrency(tpsQuota);
+    Annotations.of(this).addWarningV2(
+      'msgbridge:send-concurrency-unknown-quota',
+      `gateway.tpsQuota is not known before deployment, so the send queue's maximum concurrency is ${MIN_SEND_CONCURRENCY}: set sending.maxConcurrency to ceil(quota / ${SENDER_RECIPIENTS_PER_SECOND}) (docs/sending.md)`,
+    );
+    return MIN_SEND_CONCURRENCY;
   }
 
   /**

@@ -20,6 +20,12 @@ import {
   SEND_ENDPOINTS,
   SMS_MAX_BYTES,
 } from '../gateway/schemas/index.ts';
+import {
+  defaultSendConcurrency,
+  MAX_DEFAULT_SEND_CONCURRENCY,
+  MIN_SEND_CONCURRENCY,
+  SENDER_RECIPIENTS_PER_SECOND,
+} from '../lib/send-concurrency.ts';
 import { EXAMPLES_VALID_AT, SEND_MESSAGE_EXAMPLES } from '../producer/examples.ts';
 
 const UNKNOWN_AFTER_MINUTES = RECONCILE_DEFAULTS.unknownAfterMinutes;
@@ -368,6 +374,30 @@ so that only the ones it had are reported as accepted.
 The TPS quota is taken per request that reaches the gateway, for every recipient in it: also
 for a request sent again with a fresh token after an authentication refusal. A reservation that
 comes back too late in its second to be used is given back before the next second is reserved.
+
+**How much of the quota is used.** \`send-messages\` takes up to 10 queue messages an invocation
+(\`sending.batchSize\`) and sends them side by side: a batch takes its claims, one shared quota
+write, its gateway calls (as long as the slowest) and the records. An invocation of 1-recipient
+messages therefore sends about as many recipients a second as it finishes batches: about 43
+measured on the local run against a gateway answering in 50–150 ms, 10 recipients in some 233 ms
+(docs/performance.md, \`send-defaults\`). 10-recipient messages carry ten times as many per call,
+and the quota, not the sender, holds them back. Unless \`sending.maxConcurrency\` is set, the send
+queue's event source therefore runs as many invocations as 1-recipient messages need to fill
+\`gateway.tpsQuota\`, counting ${SENDER_RECIPIENTS_PER_SECOND} recipients a second each:
+max(${MIN_SEND_CONCURRENCY}, min(${MAX_DEFAULT_SEND_CONCURRENCY}, ceil(quota / ${SENDER_RECIPIENTS_PER_SECOND}))), so ${defaultSendConcurrency(68)} up to a quota of 68, ${defaultSendConcurrency(100)} at 100 and ${defaultSendConcurrency(1_000)} at 1,000.
+
+More invocations are not better. They never send above the quota (the limiter holds each second
+to it), and with 10-recipient messages each waits longer for its share: its 100 recipients take
+their turn with every other invocation's, about 100 / ${SENDER_RECIPIENTS_PER_SECOND} ≈ ${Math.round(100 / SENDER_RECIPIENTS_PER_SECOND)} s at the default. A gateway call takes its
+share of the quota just before its request is written, on a connection it already holds, so that
+the request lands in the second it was counted in; a server closes a connection idle for 5 s
+(Node's and Apache httpd's default), and a wait that long loses the call ("socket hang up") and
+delivers its message again 15 s later. The local run lost none at 3 invocations for a quota of
+100, and 17 to 24 of 300 10-recipient messages at 4 or 5. An invocation waiting for the quota is
+also billed for the wait. Set \`sending.maxConcurrency\` yourself for a gateway much slower than
+150 ms an answer (1-recipient messages then need more invocations; \`npm run bench -- send-defaults\`
+measures them against the simulator's \`latencyMs\` and \`latencyJitterMs\`), and for a quota above
+${(MAX_DEFAULT_SEND_CONCURRENCY * SENDER_RECIPIENTS_PER_SECOND).toLocaleString('en-US')} a second, together with the account's Lambda concurrency.
 
 ## Fields per channel
 

@@ -115,6 +115,7 @@ describe('send pipeline infrastructure', () => {
     };
 
     it('reads the send queue with partial batch responses and the default settings', () => {
+      // The test gateway's quota of 50 takes Lambda's least concurrency, 2.
       const { id, stack } = defaults;
 
       expect(mappingOf(defaults)).toEqual({
@@ -134,6 +135,18 @@ describe('send pipeline infrastructure', () => {
         MaximumBatchingWindowInSeconds: 5,
         ScalingConfig: { MaximumConcurrency: 5 },
       });
+    });
+
+    it('follows the gateway’s TPS quota when the maximum concurrency is not set', () => {
+      // Prepare: a quota of 1,000 recipients a second, sending otherwise at its defaults.
+      const larger = synth(
+        { gateway: { ...TEST_GATEWAY, tpsQuota: 1_000 } },
+        'msgbridge-send-larger-quota',
+      );
+
+      // Assess: 1,000 / 34 recipients a second per invocation (lib/send-concurrency.ts).
+      expect(mappingOf(larger)).toMatchObject({ ScalingConfig: { MaximumConcurrency: 30 } });
+      expect(mappingOf(defaults)).toMatchObject({ ScalingConfig: { MaximumConcurrency: 2 } });
     });
 
     it('caps concurrency through the event source, not reserved concurrency', () => {

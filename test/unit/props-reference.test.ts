@@ -50,7 +50,7 @@ describe('the props reference', () => {
     const sending = sections.find((section) => section.path === 'sending');
     expect(sending?.props.find((prop) => prop.path === 'sending.maxConcurrency')).toMatchObject({
       type: 'number',
-      defaultValue: '2',
+      defaultValue: 'max(2, min(250, ceil(gateway.tpsQuota / 34))): 3 at a quota of 100',
       required: false,
     });
   });
