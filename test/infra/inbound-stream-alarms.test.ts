@@ -205,9 +205,10 @@ describe('inbound path infrastructure', () => {
     it('has no actions without an alarm topic', () => {
       const alarms = Object.values(defaults.template.findResources('AWS::CloudWatch::Alarm'));
 
-      // Five inbound alarms, the send pipeline's two, the report-check DLQ's, five of the
-      // scheduled jobs in webhook mode, three of the attachments and the three rate alarms.
-      expect(alarms).toHaveLength(19);
+      // Five inbound alarms, the send pipeline's two, the report-check DLQ's, the event bus
+      // DLQ's, five of the scheduled jobs in webhook mode, three of the attachments and the three
+      // rate alarms.
+      expect(alarms).toHaveLength(20);
       for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toBeUndefined();
     });
 
@@ -216,7 +217,7 @@ describe('inbound path infrastructure', () => {
 
       const alarms = Object.values(configured.template.findResources('AWS::CloudWatch::Alarm'));
 
-      expect(alarms).toHaveLength(19);
+      expect(alarms).toHaveLength(20);
       for (const alarm of alarms) {
         expect(alarm.Properties.AlarmActions).toEqual([topic]);
         expect(alarm.Properties.OKActions).toEqual([topic]);
