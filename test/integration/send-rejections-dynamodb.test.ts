@@ -9,23 +9,22 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
 import { utf8Bytes } from '../../functions/events/item-size.ts';
-import type { PayloadStore, StoredPayload } from '../../functions/events/store-ports.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
-import type { RecipientResult } from '../../functions/send-records/ports.ts';
 import type { SendDeps } from '../../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
-import type { SendOutcome } from '../../gateway/client.ts';
 import { localDynamoDbClient } from '../../local/dynamodb-local.ts';
 import { type Trace, traceKey } from '../../ops/trace.ts';
 import { createEventTable, local, useDynamoDbLocal } from '../support/dynamodb-local.ts';
-import { delivery, NOW, ScriptedGateway } from '../support/send-use-case-world.ts';
+import {
+  acceptAll,
+  delivery,
+  MemoryPayloads,
+  NOW,
+  ScriptedGateway,
+  UNLIMITED,
+} from '../support/send-use-case-world.ts';
 
 useDynamoDbLocal();
-
-const accept = (cliKeys: string[]): SendOutcome<RecipientResult> => ({
-  kind: 'immediate',
-  results: cliKeys.map((cliKey) => ({ cliKey, msgKey: `M-${cliKey}`, code: '10000' })),
-});
 
 const setup = async () => {
   const { eventTable } = await createEventTable();
@@ -33,28 +32,14 @@ const setup = async () => {
     marshallOptions: { removeUndefinedValues: true },
   });
   const store = new DynamoDbSendStore(eventTable, 35, documents);
-  const objects = new Map<string, string>();
-  const payloads: PayloadStore = {
-    put: async (key, body): Promise<StoredPayload> => {
-      const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
-      objects.set(key, text);
-      return { bucket: 'payloads', key, bytes: utf8Bytes(text), sha256: 'x'.repeat(64) };
-    },
-  };
-  const gateway = new ScriptedGateway((keys) => accept(keys));
+  const payloads = new MemoryPayloads();
+  const gateway = new ScriptedGateway(acceptAll);
   const deps: SendDeps = {
     store,
     awaiting: { expect: async () => {} },
     acceptedEvents: false,
     gateway,
-    rateLimiter: {
-      acquire: async (recipients) => ({
-        waitedMs: 0,
-        window: 0,
-        fullWindows: 0,
-        reserved: recipients,
-      }),
-    },
+    rateLimiter: UNLIMITED,
     now: () => NOW,
     retentionDays: 35,
     claimLeaseMs: 60_000,
@@ -62,7 +47,7 @@ const setup = async () => {
     payloads,
   };
   const trace = (key: string) => traceKey(documents, eventTable, key);
-  return { deps, gateway, objects, trace };
+  return { deps, gateway, objects: payloads.objects, trace };
 };
 
 const types = (trace: Trace) => trace.entries.map((entry) => entry.type ?? entry.summary);

@@ -1,6 +1,8 @@
 /** The send use case on fakes: a scripted gateway, an in-memory store on a fixed clock, and SQS deliveries of a message. */
 
 import { smsBody } from '../../fixtures/send-bodies.ts';
+import { utf8Bytes } from '../../functions/events/item-size.ts';
+import type { PayloadStore, StoredPayload } from '../../functions/events/store-ports.ts';
 import type { SendMessage } from '../../functions/send-contract/queue-message.ts';
 import type { RecipientResult } from '../../functions/send-records/ports.ts';
 import type { QueueDelivery, SendDeps } from '../../functions/sending/ports.ts';
@@ -30,6 +32,27 @@ export class ScriptedGateway {
     const answer = this.answer(cliKeys, this.calls.length);
     if (answer instanceof Error) throw answer;
     return answer;
+  }
+}
+
+/** A rate limiter that never waits: every request gets its recipients' quota at once. */
+export const UNLIMITED: RateLimiter = {
+  acquire: async (recipients) => ({ waitedMs: 0, window: 0, fullWindows: 0, reserved: recipients }),
+};
+
+/** The gateway's answer accepting every recipient (`10000`), each with a msgKey of its own. */
+export const acceptAll = (cliKeys: string[]): SendOutcome<RecipientResult> => ({
+  kind: 'immediate',
+  results: cliKeys.map((cliKey) => ({ cliKey, msgKey: `M-${cliKey}`, code: '10000' })),
+});
+
+/** A payload bucket in memory that keeps what was put, as text. */
+export class MemoryPayloads implements PayloadStore {
+  readonly objects = new Map<string, string>();
+  async put(key: string, body: string | Uint8Array): Promise<StoredPayload> {
+    const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
+    this.objects.set(key, text);
+    return { bucket: 'payloads', key, bytes: utf8Bytes(text), sha256: 'x'.repeat(64) };
   }
 }
 

@@ -5,10 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MAX_NESTING_LEVELS } from '../../functions/send-contract/queue-message.ts';
-import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import { brandFree, problemsOf } from '../support/queue-message-inputs.ts';
-import { delivery, ScriptedGateway, sendSetup } from '../support/send-use-case-world.ts';
+import { delivery, ScriptedGateway, sendSetup, UNLIMITED } from '../support/send-use-case-world.ts';
 
 /** `[[[…]]]` nested `depth` arrays deep, written as text: JSON.stringify itself overflows on it. */
 const nestedArrays = (depth: number): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
@@ -16,10 +15,6 @@ const nestedArrays = (depth: number): string => `${'['.repeat(depth)}${']'.repea
 /** A brand message whose free-form coupon holds `depth` nested arrays, as the text a producer queues. */
 const deepCouponText = (depth: number): string =>
   `${JSON.stringify(brandFree).slice(0, -1)},"coupon":{"title":"쿠폰","nested":${nestedArrays(depth)}}}`;
-
-const unlimited: RateLimiter = {
-  acquire: async (recipients) => ({ waitedMs: 0, window: 0, fullWindows: 0, reserved: recipients }),
-};
 
 describe('queue message nesting', () => {
   it('rejects 20,000 nested arrays in a 40 KB message with one problem at the path, without throwing', () => {
@@ -79,7 +74,7 @@ describe('queue message nesting', () => {
   it('makes the sender store one "Send Rejected" and not ask for the message again', async () => {
     // Prepare
     const gateway = new ScriptedGateway(() => new Error('the gateway must not be called'));
-    const { store, deps } = sendSetup(gateway, unlimited);
+    const { store, deps } = sendSetup(gateway, UNLIMITED);
     const body = deepCouponText(20_000);
 
     // Act: delivered twice, as a redelivery would

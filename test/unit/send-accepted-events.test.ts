@@ -1,11 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { RecipientResult } from '../../functions/send-records/ports.ts';
 import type { SendDeps } from '../../functions/sending/ports.ts';
-import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import type { SendOutcome } from '../../gateway/client.ts';
 import { formatKst } from '../../protocol/kst.ts';
-import { delivery, NOW, ScriptedGateway, sendSetup, sms } from '../support/send-use-case-world.ts';
+import {
+  delivery,
+  NOW,
+  ScriptedGateway,
+  sendSetup,
+  sms,
+  UNLIMITED,
+} from '../support/send-use-case-world.ts';
 
 /*
  * "Message Accepted" as a deployment's choice (`SendDeps.acceptedEvents`): on by default; when
@@ -26,12 +32,8 @@ const accept = (
   })),
 });
 
-const unlimited: RateLimiter = {
-  acquire: async (recipients) => ({ waitedMs: 0, window: 0, fullWindows: 0, reserved: recipients }),
-};
-
 const setup = (gateway: ScriptedGateway, overrides: Partial<SendDeps> = {}) =>
-  sendSetup(gateway, unlimited, overrides);
+  sendSetup(gateway, UNLIMITED, overrides);
 
 /** An item's size as DynamoDB bills it: attribute names plus string, number and boolean values. */
 const itemBytes = (item: object): number =>

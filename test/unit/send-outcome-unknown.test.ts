@@ -16,12 +16,14 @@ import {
   GatewayTransportError,
 } from '../../gateway/errors.ts';
 import { formatKst } from '../../protocol/kst.ts';
-import { delivery, NOW, ScriptedGateway, sendSetup, sms } from '../support/send-use-case-world.ts';
-
-const accept = (cliKeys: string[]): SendOutcome<RecipientResult> => ({
-  kind: 'immediate',
-  results: cliKeys.map((cliKey) => ({ cliKey, msgKey: `M-${cliKey}`, code: '10000' })),
-});
+import {
+  acceptAll,
+  delivery,
+  NOW,
+  ScriptedGateway,
+  sendSetup,
+  sms,
+} from '../support/send-use-case-world.ts';
 
 /** Counts what it was asked for, like the shared limiter's reservations. */
 const countingLimiter = () => {
@@ -111,7 +113,7 @@ describe('a send whose outcome is unknown on its last delivery', () => {
   });
 
   it('records a recipient the last answer did not mention as unknown', async () => {
-    const gateway = new ScriptedGateway((keys) => accept(keys.slice(0, 1)));
+    const gateway = new ScriptedGateway((keys) => acceptAll(keys.slice(0, 1)));
     const { store, deps } = setup(gateway);
     const message = sms(2);
 
@@ -124,7 +126,7 @@ describe('a send whose outcome is unknown on its last delivery', () => {
 
   it('does not resend a recipient whose outcome reconcile-status stored before the claim', async () => {
     // Prepare: an earlier attempt left the record; the status query then decided the first recipient.
-    const gateway = new ScriptedGateway((keys) => accept(keys));
+    const gateway = new ScriptedGateway((keys) => acceptAll(keys));
     const { store, deps } = setup(gateway);
     const message = sms(2);
     const [first, second] = keysOf(message);
@@ -149,7 +151,7 @@ describe('a send whose outcome is unknown on its last delivery', () => {
   });
 
   it('reads no outcomes for a message whose send record its claim created', async () => {
-    const gateway = new ScriptedGateway((keys) => accept(keys));
+    const gateway = new ScriptedGateway((keys) => acceptAll(keys));
     const { store, deps } = setup(gateway);
     let reads = 0;
     const read = store.recordedOutcomes.bind(store);
@@ -173,7 +175,7 @@ describe('the send claim', () => {
     const pending = new Promise<SendOutcome<RecipientResult>>((resolve) => {
       answer = resolve;
     });
-    const gateway = new ScriptedGateway((keys, call) => (call === 1 ? pending : accept(keys)));
+    const gateway = new ScriptedGateway((keys, call) => (call === 1 ? pending : acceptAll(keys)));
     const { store, deps } = setup(gateway);
     const message = sms(2);
 
@@ -181,7 +183,7 @@ describe('the send claim', () => {
     const first = sendQueuedMessage(delivery(message, 2), deps);
     await new Promise((resolve) => setTimeout(resolve, 10));
     const second = await sendQueuedMessage(delivery(message, 2), deps);
-    answer(accept(keysOf(message)));
+    answer(acceptAll(keysOf(message)));
     await first;
 
     // Assess
@@ -256,7 +258,7 @@ describe('an attempt that died holding its claim', () => {
     // Prepare: the attempt before died after the gateway accepted; its claim outlives the rest.
     const message = sms(2);
     const keys = keysOf(message);
-    const gateway = new ScriptedGateway(accept);
+    const gateway = new ScriptedGateway(acceptAll);
     const { store, deps } = setup(gateway);
     await store.claim(sendRecordKey(keys), '5#dead', NOW.getTime() + 60_000);
 
@@ -310,7 +312,7 @@ describe('an attempt that died holding its claim', () => {
 
   it('leaves recipients without quota on the last delivery as unknown outcomes', async () => {
     const message = sms(2);
-    const gateway = new ScriptedGateway(accept);
+    const gateway = new ScriptedGateway(acceptAll);
     const { store, deps } = setup(gateway, {
       rateLimiter: {
         acquire: async () => {

@@ -11,36 +11,21 @@ import {
   itemBytes,
   utf8Bytes,
 } from '../../functions/events/item-size.ts';
-import type { PayloadStore, StoredPayload } from '../../functions/events/store-ports.ts';
-import type { RecipientResult } from '../../functions/send-records/ports.ts';
-import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
-import type { SendOutcome } from '../../gateway/client.ts';
-import { delivery, ScriptedGateway, sendSetup, sms } from '../support/send-use-case-world.ts';
-
-const accept = (cliKeys: string[]): SendOutcome<RecipientResult> => ({
-  kind: 'immediate',
-  results: cliKeys.map((cliKey) => ({ cliKey, msgKey: `M-${cliKey}`, code: '10000' })),
-});
-
-const unlimited: RateLimiter = {
-  acquire: async (recipients) => ({ waitedMs: 0, window: 0, fullWindows: 0, reserved: recipients }),
-};
-
-/** A payload bucket in memory that keeps what was put. */
-class MemoryPayloads implements PayloadStore {
-  readonly objects = new Map<string, string>();
-  async put(key: string, body: string | Uint8Array): Promise<StoredPayload> {
-    const text = typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
-    this.objects.set(key, text);
-    return { bucket: 'payloads', key, bytes: utf8Bytes(text), sha256: 'x'.repeat(64) };
-  }
-}
+import {
+  acceptAll,
+  delivery,
+  MemoryPayloads,
+  ScriptedGateway,
+  sendSetup,
+  sms,
+  UNLIMITED,
+} from '../support/send-use-case-world.ts';
 
 const world = () => {
-  const gateway = new ScriptedGateway((keys) => accept(keys));
+  const gateway = new ScriptedGateway(acceptAll);
   const payloads = new MemoryPayloads();
-  return { gateway, payloads, ...sendSetup(gateway, unlimited, { payloads }) };
+  return { gateway, payloads, ...sendSetup(gateway, UNLIMITED, { payloads }) };
 };
 
 /** The one stored Send Rejected item, and its event as the bus would take it. */

@@ -15,7 +15,14 @@ import {
   GatewayTransportError,
 } from '../../gateway/errors.ts';
 import { formatKst } from '../../protocol/kst.ts';
-import { delivery, NOW, ScriptedGateway, sendSetup, sms } from '../support/send-use-case-world.ts';
+import {
+  delivery,
+  NOW,
+  ScriptedGateway,
+  sendSetup,
+  sms,
+  UNLIMITED,
+} from '../support/send-use-case-world.ts';
 
 const accept = (
   cliKeys: string[],
@@ -30,12 +37,8 @@ const accept = (
   })),
 });
 
-const unlimited: RateLimiter = {
-  acquire: async (recipients) => ({ waitedMs: 0, window: 0, fullWindows: 0, reserved: recipients }),
-};
-
 const setup = (gateway: ScriptedGateway, overrides: Partial<SendDeps> = {}) =>
-  sendSetup(gateway, unlimited, overrides);
+  sendSetup(gateway, UNLIMITED, overrides);
 
 describe('sendQueuedMessage', () => {
   it('sends once and records one accepted event per recipient', async () => {
