@@ -9,6 +9,7 @@
  * settings that put lists into an environment are bounded here and every function's whole
  * environment is summed before deploy (local/stack/template-rules.ts).
  */
+import { utf8Bytes } from '../functions/events/item-size.ts';
 
 /** Lambda's quota on one function's environment variables, in bytes. */
 export const LAMBDA_ENVIRONMENT_BYTES = 4_096;
@@ -28,11 +29,9 @@ export const SETTING_ENVIRONMENT_BYTES = LAMBDA_ENVIRONMENT_BYTES / 2;
  */
 export const GENERATED_NAME_SUFFIX_BYTES = 14;
 
-const encoder = new TextEncoder();
-
 /** The size of `variables` as Lambda measures it: the UTF-8 bytes of their JSON. */
 export const environmentBytes = (variables: Readonly<Record<string, string>>): number =>
-  encoder.encode(JSON.stringify(variables)).length;
+  utf8Bytes(JSON.stringify(variables));
 
 /**
  * The problem with a setting whose variable `name` would hold `value`, if it takes more than
