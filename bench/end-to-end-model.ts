@@ -63,7 +63,7 @@ export const PERIODS = {
   sqsDataKeyReuse: 300,
   /** DynamoDB's cached table key per caller, and the assumed S3 bucket-key and bus reuse. */
   kmsCache: 300,
-  /** Powertools `getSecret` maxAge in `functions/inbound/webhook-secret.ts`, gateway-credentials.ts. */
+  /** Powertools `getSecret` maxAge in `functions/webhooks/webhook-secret.ts`, gateway-credentials.ts. */
   secretCache: 300,
   /** reconcile-status runs every 15 minutes (`lib/scheduled-jobs.ts`). */
   reconcileRun: 900,

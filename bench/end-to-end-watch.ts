@@ -3,7 +3,7 @@
  * (`EventWatch`, also how the run knows a phase is done) and the send-messages batches, which the
  * local SQS poller runs without a Lambda to count (`SendBatches`).
  */
-import type { BusEntry } from '../functions/events/store-ports.ts';
+import type { BusEntry } from '../functions/publishing/ports.ts';
 import type { LocalBridge } from '../local/bridge.ts';
 import type { CallCounter, CallObservation } from './call-counter.ts';
 

@@ -54,7 +54,7 @@ export const WORKING_METRICS: Readonly<Record<string, readonly string[]>> = {
     'QuotaRecipientsReserved',
     'ColdStart',
   ],
-  // functions/inbound/handler.ts (a `Reports…` or `Messages…` prefix per receiver).
+  // functions/webhooks/handler.ts (a `Reports…` or `Messages…` prefix per receiver).
   'receive-reports': [
     'Stored',
     'Duplicate',

@@ -6,7 +6,7 @@
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { KEY_PREFIX } from '../functions/commons/table-keys.ts';
-import { itemBytes } from '../functions/events/item-size.ts';
+import { itemBytes } from '../functions/event-table/item-size.ts';
 
 /** DynamoDB's per-item storage overhead (its pricing page: 100 bytes per item). */
 export const DYNAMODB_ITEM_OVERHEAD_BYTES = 100;

@@ -3,7 +3,7 @@
  * own ledger (what it accepted per cliKey, which reports it produced) and from what reached the
  * bus. Nothing here asks the bridge what it thinks happened.
  */
-import type { BusEntry } from '../functions/events/store-ports.ts';
+import type { BusEntry } from '../functions/publishing/ports.ts';
 import { entrySize, PUT_EVENTS_MAX_BYTES } from '../local/aws/json-services.ts';
 import type { BadSend, Workload } from './workload.ts';
 

@@ -7,7 +7,7 @@ import {
   parseResultKey,
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
-import { storedDetail } from '../functions/events/stored-detail.ts';
+import { storedDetail } from '../functions/event-table/stored-detail.ts';
 import { ACCEPTED_PREFIX } from '../functions/send-records/send-record.ts';
 import type { Target } from '../ops/target.ts';
 import type { PublishedEvent } from './event-log.ts';

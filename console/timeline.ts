@@ -1,15 +1,15 @@
 import {
+  type MessageStatusName,
+  reportedStatus,
+  statusAfter,
+} from '../functions/catalogue/message-status.ts';
+import {
   parseAttachmentKey,
   parsePartitionKey,
   parseRejectedPointerKey,
   parseResultKey,
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
-import {
-  type MessageStatusName,
-  reportedStatus,
-  statusAfter,
-} from '../functions/events/message-status.ts';
 import { byTime, type Trace, type TraceEntry } from '../ops/trace.ts';
 import type { PublishedEvent } from './event-log.ts';
 import { html, type SafeHtml } from './html.ts';

@@ -1,7 +1,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
-import { composeReceiver } from './inbound/compose.ts';
+import { composeReceiver } from './webhooks/compose.ts';
 
 const receiver = composeReceiver('mo');
 

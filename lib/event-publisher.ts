@@ -8,7 +8,7 @@ import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { KEY_PREFIX } from '../functions/commons/table-keys.ts';
 import { PUBLISH_KEY_PREFIX } from '../functions/commons/tables.ts';
-import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
+import { PUBLISHABLE_RECORD_PATTERN } from '../functions/event-table/stream-filter.ts';
 import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
 import { MsgbridgeFunction } from './msgbridge-function.ts';
 import { consumeTableStream } from './on-failure-queue.ts';

@@ -3,8 +3,8 @@ import {
   EVENT_TYPES,
   type EventTypeName,
   eventDetailSchema,
-} from '../functions/events/catalogue.ts';
-import { slugOf, typeNameOf } from '../functions/events/detail-type-names.ts';
+} from '../functions/catalogue/catalogue.ts';
+import { slugOf, typeNameOf } from '../functions/catalogue/detail-type-names.ts';
 
 /*
  * The documents of the EventBridge schema registry (EventSchemaRegistry), apart from the construct

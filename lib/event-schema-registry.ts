@@ -1,7 +1,7 @@
 import { CfnOutput, Stack } from 'aws-cdk-lib';
 import { CfnRegistry, CfnSchema } from 'aws-cdk-lib/aws-eventschemas';
 import { Construct } from 'constructs';
-import { slugOf } from '../functions/events/detail-type-names.ts';
+import { slugOf } from '../functions/catalogue/detail-type-names.ts';
 import { eventSourceProblems } from './event-publisher.ts';
 import { REGISTRY_SCHEMA_TYPE, registrySchemas } from './event-registry-schemas.ts';
 import { throwIfInvalid } from './props-validation.ts';

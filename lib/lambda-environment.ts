@@ -9,7 +9,7 @@
  * settings that put lists into an environment are bounded here and every function's whole
  * environment is summed before deploy (local/stack/template-rules.ts).
  */
-import { utf8Bytes } from '../functions/events/item-size.ts';
+import { utf8Bytes } from '../functions/event-table/item-size.ts';
 
 /** Lambda's quota on one function's environment variables, in bytes. */
 export const LAMBDA_ENVIRONMENT_BYTES = 4_096;

@@ -2,7 +2,7 @@ import { CfnElement, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
-import { PAYLOAD_KEY_PREFIX } from '../functions/events/payload-bucket.ts';
+import { PAYLOAD_KEY_PREFIX } from '../functions/event-table/payload-bucket.ts';
 
 /**
  * Lets the functions that store received items (the webhook receivers, `poll-reports`,

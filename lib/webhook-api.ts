@@ -18,7 +18,7 @@ import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { ANY_SOURCE_SETTING } from '../functions/inbound/source-allowlist.ts';
+import { ANY_SOURCE_SETTING } from '../functions/webhooks/source-allowlist.ts';
 import { grantTableItemActions } from './grants.ts';
 import { environmentShareProblems } from './lambda-environment.ts';
 import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';

@@ -21,7 +21,7 @@ import { StackTemplate } from '../aws-semantics/cloudformation-template.ts';
 import type { composeSweepAttachments } from '../functions/attachments/compose.ts';
 import { ContentUrlPolicy } from '../functions/attachments/content-url-policy.ts';
 import { createSweepHandler } from '../functions/attachments/handler.ts';
-import type { EventStore } from '../functions/events/store-ports.ts';
+import type { EventStore } from '../functions/event-table/ports.ts';
 import type { PollingGateway, ReportDelivery } from '../functions/polling/poll-use-case.ts';
 import type { composeReconcileStatus } from '../functions/reconcile/compose.ts';
 import { reconcileStatusExclusively } from '../functions/reconcile/reconcile-use-case.ts';

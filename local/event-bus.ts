@@ -2,7 +2,7 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { maskPhonesDeep } from '../functions/commons/helpers/mask.ts';
 import { terminalSafe } from '../functions/commons/helpers/terminal.ts';
-import type { BusEntry, BusEntryResult, EventBus } from '../functions/events/store-ports.ts';
+import type { BusEntry, BusEntryResult, EventBus } from '../functions/publishing/ports.ts';
 import { formatTime } from '../ops/times.ts';
 import { OWNER_ONLY_FILE } from './data-dir.ts';
 

@@ -1,9 +1,9 @@
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EventBus } from '../functions/events/store-ports.ts';
 import { DynamoDbPublishLedger } from '../functions/publishing/adapters/dynamodb-publish-ledger.ts';
 import { storedMessageStatus } from '../functions/publishing/adapters/stored-message-status.ts';
+import type { EventBus } from '../functions/publishing/ports.ts';
 import { planRepublish, type RepublishResult, runRepublish } from '../ops/republish.ts';
 import { queuePublishFailures, tableItems } from '../ops/republish-sources.ts';
 

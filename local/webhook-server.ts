@@ -5,7 +5,7 @@ import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyResult,
 } from 'aws-lambda';
-import { json, LAMBDA_PAYLOAD_BYTES, NOT_FOUND } from '../functions/inbound/handler.ts';
+import { json, LAMBDA_PAYLOAD_BYTES, NOT_FOUND } from '../functions/webhooks/handler.ts';
 
 /** A receiver's handler, invoked with the event of the deployed front door. */
 export type WebhookFunction = (

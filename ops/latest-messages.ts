@@ -1,4 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  MESSAGE_STATUSES,
+  type MessageStatusName,
+  reportedStatus,
+  statusAfter,
+} from '../functions/catalogue/message-status.ts';
 import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import {
   KEY_PREFIX,
@@ -6,12 +12,6 @@ import {
   parseResultKey,
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
-import {
-  MESSAGE_STATUSES,
-  type MessageStatusName,
-  reportedStatus,
-  statusAfter,
-} from '../functions/events/message-status.ts';
 import { ACCEPTED_PREFIX } from '../functions/send-records/send-record.ts';
 import { type TraceEntry, toEntry } from './trace.ts';
 

@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import { maskPhone, maskPhonesDeep, PHONE_FIELDS } from '../functions/commons/helpers/mask.ts';
 import { KEY_PREFIX, parsePartitionKey } from '../functions/commons/table-keys.ts';
-import { storedDetail } from '../functions/events/stored-detail.ts';
+import { storedDetail } from '../functions/event-table/stored-detail.ts';
 
 /*
  * Finding messages by a phone number. The event table is keyed by cliKey, msgKey and moKey, and a

@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import { maskPhonesDeep, maskPhonesInText } from '../functions/commons/helpers/mask.ts';
 import { KEY_PREFIX, parsePartitionKey } from '../functions/commons/table-keys.ts';
-import { storedDetail } from '../functions/events/stored-detail.ts';
+import { storedDetail } from '../functions/event-table/stored-detail.ts';
 
 /*
  * Quarantined items and unrecognised bodies: what a receiver or the poller stored raw because it

@@ -14,8 +14,8 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { compileFilterCriteria, criteriaOf } from '../aws-semantics/lambda-event-filter.ts';
 import { toLambdaRecord } from '../aws-semantics/lambda-stream-record.ts';
-import type { ItemKey } from '../functions/events/store-ports.ts';
-import { PUBLISHABLE_RECORD_PATTERN } from '../functions/events/stream-filter.ts';
+import { PUBLISHABLE_RECORD_PATTERN } from '../functions/event-table/stream-filter.ts';
+import type { ItemKey } from '../functions/publishing/ports.ts';
 import type { EventItems, FailedBatch, PublishFailures } from './republish.ts';
 
 /*

@@ -1,4 +1,9 @@
 import { type Backoff, backoffDelay } from '../functions/commons/helpers/backoff.ts';
+import type { StoredMarker } from '../functions/publishing/adapters/dynamodb-publish-ledger.ts';
+import {
+  type ReadMessageStatus,
+  withStatusesAtPublication,
+} from '../functions/publishing/message-status-at-publication.ts';
 import {
   type BusEntry,
   type EventBus,
@@ -6,12 +11,7 @@ import {
   type MarkerState,
   markerId,
   type PublishMarker,
-} from '../functions/events/store-ports.ts';
-import type { StoredMarker } from '../functions/publishing/adapters/dynamodb-publish-ledger.ts';
-import {
-  type ReadMessageStatus,
-  withStatusesAtPublication,
-} from '../functions/publishing/message-status-at-publication.ts';
+} from '../functions/publishing/ports.ts';
 import {
   entryFromItem,
   entrySize,

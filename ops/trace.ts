@@ -8,7 +8,7 @@ import {
   parseResultKey,
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
-import { storedDetail } from '../functions/events/stored-detail.ts';
+import { storedDetail } from '../functions/event-table/stored-detail.ts';
 import { ACCEPTED_PREFIX } from '../functions/send-records/send-record.ts';
 import type { PhoneMask } from './phone-search.ts';
 

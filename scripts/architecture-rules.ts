@@ -43,16 +43,28 @@ export const MODULES: readonly ModuleRule[] = [
     mayImport: ['gateway', 'protocol'],
   },
   {
-    folder: 'functions/events',
+    folder: 'functions/catalogue',
     holds:
-      'The event table that every slice writes through: the stored item (`event-record.ts`), its size limits, the store ports, the DynamoDB event store, the S3 payload store, the stream filters, the event envelope and the event catalogue.',
+      "The public event contract: every event's schema (`catalogue.ts`), the envelope and its name-based ids, a message's status and its order, the names the generated files derive from a detail-type.",
     mayImport: ['functions/commons', 'functions/send-contract', 'gateway'],
+  },
+  {
+    folder: 'functions/event-table',
+    holds:
+      'The event table that every slice writes through: the stored item (`event-record.ts`), its size limits, the store ports (`ports.ts`), the DynamoDB event store, the payload bucket and its S3 store, the stream filter.',
+    mayImport: ['functions/catalogue', 'functions/commons'],
   },
   {
     folder: 'functions/received-items',
     holds:
       'Storing the report and MO items the gateway hands over, however they arrive (webhook, polling, status query): `receive-items.ts` splits a body into items and stores each, `item-records.ts` the record of each, `receive-environment.ts` the stores from the environment.',
-    mayImport: ['functions/commons', 'functions/events', 'gateway', 'protocol'],
+    mayImport: [
+      'functions/commons',
+      'functions/catalogue',
+      'functions/event-table',
+      'gateway',
+      'protocol',
+    ],
   },
   {
     folder: 'functions/send-records',
@@ -60,7 +72,8 @@ export const MODULES: readonly ModuleRule[] = [
       'What a send leaves behind, written by the sender and read by reconcile-status: the send record and its claim, outcome records, unknown outcomes and report checks (`ports.ts`), the DynamoDB send store and the SQS report-check queue (`adapters/`).',
     mayImport: [
       'functions/commons',
-      'functions/events',
+      'functions/catalogue',
+      'functions/event-table',
       'functions/send-contract',
       'gateway',
       'protocol',
@@ -70,7 +83,7 @@ export const MODULES: readonly ModuleRule[] = [
     folder: 'functions/publishing',
     holds:
       '`publish-events`: the stream records of new event items put on the bus (`publish.ts`), the stream batch handler, its composition, the EventBridge bus and the publish ledger (`adapters/`).',
-    mayImport: ['functions/commons', 'functions/events'],
+    mayImport: ['functions/commons', 'functions/catalogue', 'functions/event-table'],
   },
   {
     folder: 'functions/gateway-access',
@@ -79,10 +92,10 @@ export const MODULES: readonly ModuleRule[] = [
     mayImport: SLICE_BASE,
   },
   {
-    folder: 'functions/inbound',
+    folder: 'functions/webhooks',
     holds:
       'The webhook receivers: the HTTP contract (path secret, body decoding, source allowlist, 200/204/400 and the `10000` body) (`handler.ts`) and their composition (`compose.ts`, `composeReceiver`).',
-    mayImport: ['functions/commons', 'functions/events', 'functions/received-items'],
+    mayImport: ['functions/commons', 'functions/event-table', 'functions/received-items'],
   },
   {
     folder: 'functions/sending',
@@ -91,7 +104,7 @@ export const MODULES: readonly ModuleRule[] = [
     mayImport: [
       ...SLICE_BASE,
       // The claim check of a rejected message too large for its item, as the receivers keep bodies.
-      'functions/events',
+      'functions/event-table',
       'functions/gateway-access',
       'functions/send-contract',
       'functions/send-records',
@@ -109,7 +122,8 @@ export const MODULES: readonly ModuleRule[] = [
       'reconcile-status: late reports by status query and unknown outcomes decided, with its composition, its handler of both triggers, ports and the awaiting-reports index.',
     mayImport: [
       ...SLICE_BASE,
-      'functions/events',
+      'functions/catalogue',
+      'functions/event-table',
       'functions/gateway-access',
       'functions/received-items',
       'functions/send-contract',
@@ -121,13 +135,24 @@ export const MODULES: readonly ModuleRule[] = [
     folder: 'functions/attachments',
     holds:
       'MO attachments: fetching and sweeping, the content-URL policy, the attachment store, downloads and S3 object storage.',
-    mayImport: [...SLICE_BASE, 'functions/events', 'functions/gateway-access'],
+    mayImport: [
+      ...SLICE_BASE,
+      'functions/catalogue',
+      'functions/event-table',
+      'functions/gateway-access',
+    ],
   },
   {
     folder: 'functions/statistics',
     holds:
       "The statistics export: the gateway's daily statistics as events and in S3, with its composition and handler.",
-    mayImport: [...SLICE_BASE, 'functions/events', 'functions/gateway-access', 'protocol'],
+    mayImport: [
+      ...SLICE_BASE,
+      'functions/catalogue',
+      'functions/event-table',
+      'functions/gateway-access',
+      'protocol',
+    ],
   },
   {
     folder: 'functions/tokens',
@@ -141,7 +166,7 @@ export const MODULES: readonly ModuleRule[] = [
       "The Lambda entries, one file per function (`receive-reports.ts`, `send-messages.ts`, …): each wraps its slice's handler in middy.",
     mayImport: [
       'functions/attachments',
-      'functions/inbound',
+      'functions/webhooks',
       'functions/polling',
       'functions/publishing',
       'functions/reconcile',
@@ -157,8 +182,9 @@ export const MODULES: readonly ModuleRule[] = [
     mayImport: [
       'functions/attachments',
       'functions/commons',
-      'functions/events',
-      'functions/inbound',
+      'functions/catalogue',
+      'functions/event-table',
+      'functions/webhooks',
       'functions/polling',
       'functions/reconcile',
       'functions/sending',
@@ -190,7 +216,8 @@ export const MODULES: readonly ModuleRule[] = [
     mayImport: [
       'aws-semantics',
       'functions/commons',
-      'functions/events',
+      'functions/catalogue',
+      'functions/event-table',
       'functions/gateway-access',
       'functions/publishing',
       'functions/send-records',
@@ -208,7 +235,8 @@ export const MODULES: readonly ModuleRule[] = [
     holds: 'The operator console: its pages, HTML and HTTP handling, served on a target.',
     mayImport: [
       'functions/commons',
-      'functions/events',
+      'functions/catalogue',
+      'functions/event-table',
       'functions/send-records',
       'ops',
       'protocol',
@@ -227,8 +255,8 @@ export const MODULES: readonly ModuleRule[] = [
       'aws-semantics',
       'functions/attachments',
       'functions/commons',
-      'functions/events',
-      'functions/inbound',
+      'functions/event-table',
+      'functions/webhooks',
       'functions/polling',
       'functions/publishing',
       'functions/reconcile',
@@ -260,7 +288,7 @@ export const MODULES: readonly ModuleRule[] = [
       'The docs generators, the package build, the stack policy, the test runner, and this rule set.',
     mayImport: [
       'aws-semantics',
-      'functions/events',
+      'functions/catalogue',
       'functions/reconcile',
       'functions/send-contract',
       'gateway',
@@ -277,8 +305,8 @@ export const MODULES: readonly ModuleRule[] = [
       'console',
       'fixtures',
       'functions/commons',
-      'functions/events',
-      'functions/inbound',
+      'functions/event-table',
+      'functions/webhooks',
       'functions/publishing',
       'functions/send-contract',
       'functions/send-records',
@@ -295,8 +323,8 @@ export const MODULES: readonly ModuleRule[] = [
     holds: 'The seeded fault-injection run (`npm run chaos`).',
     mayImport: [
       'functions/commons',
-      'functions/events',
       'functions/polling',
+      'functions/publishing',
       'functions/send-contract',
       'functions/sending',
       'local',

@@ -1,5 +1,5 @@
-import { EVENT_TYPES } from '../functions/events/catalogue.ts';
-import { slugOf } from '../functions/events/detail-type-names.ts';
+import { EVENT_TYPES } from '../functions/catalogue/catalogue.ts';
+import { slugOf } from '../functions/catalogue/detail-type-names.ts';
 import {
   registrySchemaFile,
   registrySchemaPath,

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { typeNameOf } from '../functions/events/detail-type-names.ts';
+import { typeNameOf } from '../functions/catalogue/detail-type-names.ts';
 
 /*
  * The TypeScript types of the published events (`events/index.ts`, `msgbridge/events`), written

@@ -1,13 +1,13 @@
 import type { Readable } from 'node:stream';
 import * as z from 'zod';
 import { MoItemSchema } from '../../gateway/schemas/index.ts';
+import { ViaSchema } from '../catalogue/catalogue.ts';
+import { buildEventDetail } from '../catalogue/envelope.ts';
 import { backoffDelay } from '../commons/helpers/backoff.ts';
 import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';
-import { ViaSchema } from '../events/catalogue.ts';
-import { buildEventDetail } from '../events/envelope.ts';
-import { type EventRecord, toEventRecord } from '../events/event-record.ts';
-import type { EventStore } from '../events/store-ports.ts';
-import { storedDetail } from '../events/stored-detail.ts';
+import { type EventRecord, toEventRecord } from '../event-table/event-record.ts';
+import type { EventStore } from '../event-table/ports.ts';
+import { storedDetail } from '../event-table/stored-detail.ts';
 import type { Measurement } from './measured-stream.ts';
 
 /**

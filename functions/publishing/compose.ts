@@ -2,11 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
 import { type Backoff, backoffDelay } from '../commons/helpers/backoff.ts';
-import type { EventBus } from '../events/store-ports.ts';
 import { DynamoDbPublishLedger } from './adapters/dynamodb-publish-ledger.ts';
 import { EventBridgeBus } from './adapters/eventbridge-bus.ts';
 import { storedMessageStatus } from './adapters/stored-message-status.ts';
 import { createPublishHandler } from './handler.ts';
+import type { EventBus } from './ports.ts';
 import { PUT_EVENTS_MAX_BYTES } from './publish.ts';
 
 /** What the local run supplies instead of the Lambda's own (its bus among them). */

@@ -1,7 +1,11 @@
+import { EVENT_TYPES } from '../catalogue/catalogue.ts';
+import {
+  MESSAGE_STATUSES,
+  type MessageStatusName,
+  statusAfter,
+} from '../catalogue/message-status.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
-import { EVENT_TYPES } from '../events/catalogue.ts';
-import { MESSAGE_STATUSES, type MessageStatusName, statusAfter } from '../events/message-status.ts';
-import type { BusEntry } from '../events/store-ports.ts';
+import type { BusEntry } from './ports.ts';
 
 /**
  * A message's status from every report of it stored in the event table, read strongly consistent

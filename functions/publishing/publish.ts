@@ -6,7 +6,12 @@ import type {
 } from 'aws-lambda';
 import * as z from 'zod';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
-import { publishedFieldsSchema } from '../events/event-record.ts';
+import { publishedFieldsSchema } from '../event-table/event-record.ts';
+import { withStoredDetail } from '../event-table/stored-detail.ts';
+import {
+  type ReadMessageStatus,
+  withStatusesAtPublication,
+} from './message-status-at-publication.ts';
 import {
   type BusEntry,
   type BusEntryResult,
@@ -16,12 +21,7 @@ import {
   markerId,
   type PublishLedger,
   type PublishMarker,
-} from '../events/store-ports.ts';
-import { withStoredDetail } from '../events/stored-detail.ts';
-import {
-  type ReadMessageStatus,
-  withStatusesAtPublication,
-} from './message-status-at-publication.ts';
+} from './ports.ts';
 
 export interface PublishDeps {
   readonly bus: EventBus;

@@ -6,25 +6,25 @@ import { classifyCode } from '../../gateway/errors.ts';
 import { MoItemSchema } from '../../gateway/schemas/mo.ts';
 import { ReportItemSchema } from '../../gateway/schemas/report-items.ts';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
-import { eventKeys, idempotencyKeys, legacyEventKeys, SORT_KEY } from '../commons/table-keys.ts';
 import type {
   EventTypeName,
   FailureCategory,
   PayloadRef,
   Via,
   WebhookKindSchema,
-} from '../events/catalogue.ts';
-import { buildEventDetail, eventIdFor } from '../events/envelope.ts';
-import { type EventRecord, toEventRecord } from '../events/event-record.ts';
+} from '../catalogue/catalogue.ts';
+import { buildEventDetail, eventIdFor } from '../catalogue/envelope.ts';
+import { reportedStatus } from '../catalogue/message-status.ts';
+import { eventKeys, idempotencyKeys, legacyEventKeys, SORT_KEY } from '../commons/table-keys.ts';
+import { type EventRecord, toEventRecord } from '../event-table/event-record.ts';
 import {
   cutToJsonBytes,
   DETAIL_BUDGET_BYTES,
   ITEM_BUDGET_BYTES,
   itemBytes,
   utf8Bytes,
-} from '../events/item-size.ts';
-import { reportedStatus } from '../events/message-status.ts';
-import type { StoredPayload } from '../events/store-ports.ts';
+} from '../event-table/item-size.ts';
+import type { StoredPayload } from '../event-table/ports.ts';
 
 /**
  * The event-table record of each received item: a delivery report, an MO message, a quarantined

@@ -2,8 +2,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Environment, integerEnv, requiredEnv } from '../commons/environment.ts';
-import { DynamoDbEventStore } from '../events/dynamodb-event-store.ts';
-import { S3PayloadStore } from '../events/s3-payload-store.ts';
+import { DynamoDbEventStore } from '../event-table/dynamodb-event-store.ts';
+import { S3PayloadStore } from '../event-table/s3-payload-store.ts';
 import type { ReceiveDeps } from './receive-items.ts';
 
 /**

@@ -1,14 +1,14 @@
 import * as z from 'zod';
+import type { Via, WebhookKindSchema } from '../catalogue/catalogue.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
-import type { Via, WebhookKindSchema } from '../events/catalogue.ts';
-import type { EventRecord } from '../events/event-record.ts';
-import { PAYLOAD_KEY_PREFIX, PayloadStoreMissingError } from '../events/payload-bucket.ts';
+import type { EventRecord } from '../event-table/event-record.ts';
+import { PAYLOAD_KEY_PREFIX, PayloadStoreMissingError } from '../event-table/payload-bucket.ts';
 import {
   type EventStore,
   ItemRejectedError,
   type PayloadStore,
   type StoredPayload,
-} from '../events/store-ports.ts';
+} from '../event-table/ports.ts';
 import { type BodyLayout, bodyLayout } from './body-layout.ts';
 import {
   type ItemContext,

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
+import type { PayloadRef } from '../catalogue/catalogue.ts';
+import { buildEventDetail } from '../catalogue/envelope.ts';
 import { eventKeys, idempotencyKeys, SORT_KEY } from '../commons/table-keys.ts';
-import type { PayloadRef } from '../events/catalogue.ts';
-import { buildEventDetail } from '../events/envelope.ts';
-import { type EventRecord, toEventRecord } from '../events/event-record.ts';
-import { cutToJsonBytes, utf8Bytes } from '../events/item-size.ts';
+import { type EventRecord, toEventRecord } from '../event-table/event-record.ts';
+import { cutToJsonBytes, utf8Bytes } from '../event-table/item-size.ts';
 import type { SendMessage } from '../send-contract/queue-message.ts';
 import type {
   AcceptedRecipient,

@@ -1,5 +1,5 @@
 import type { SORT_KEY } from '../commons/table-keys.ts';
-import type { EventRecord } from '../events/event-record.ts';
+import type { EventRecord } from '../event-table/event-record.ts';
 import type { SendMessage } from '../send-contract/queue-message.ts';
 
 /*

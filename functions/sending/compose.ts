@@ -11,7 +11,7 @@ import {
   optionalEnv,
   requiredEnv,
 } from '../commons/environment.ts';
-import { S3PayloadStore } from '../events/s3-payload-store.ts';
+import { S3PayloadStore } from '../event-table/s3-payload-store.ts';
 import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
 import { DynamoDbSendStore } from '../send-records/adapters/dynamodb-send-store.ts';
 import { SqsReportChecks } from '../send-records/adapters/sqs-report-checks.ts';

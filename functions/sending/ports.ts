@@ -1,6 +1,6 @@
 import type { ResendOptions } from '../../gateway/bearer/fresh-token-retry.ts';
 import type { SendOutcome } from '../../gateway/client.ts';
-import type { PayloadStore } from '../events/store-ports.ts';
+import type { PayloadStore } from '../event-table/ports.ts';
 import type { SendMessage } from '../send-contract/queue-message.ts';
 import type { AwaitingReports, RecipientResult, SendStore } from '../send-records/ports.ts';
 import type { RateLimiter } from './rate-limiter.ts';

@@ -9,8 +9,8 @@ import {
   GatewayTransportError,
 } from '../../gateway/errors.ts';
 import { parsePartitionKey } from '../commons/table-keys.ts';
-import { ITEM_BUDGET_BYTES, itemBytes, utf8Bytes } from '../events/item-size.ts';
-import { PAYLOAD_KEY_PREFIX, PayloadStoreMissingError } from '../events/payload-bucket.ts';
+import { ITEM_BUDGET_BYTES, itemBytes, utf8Bytes } from '../event-table/item-size.ts';
+import { PAYLOAD_KEY_PREFIX, PayloadStoreMissingError } from '../event-table/payload-bucket.ts';
 import type { SendMessage } from '../send-contract/queue-message.ts';
 import { parseSendMessage } from '../send-contract/queue-message-parsing.ts';
 import { recipientsOf, withRecipients } from '../send-contract/queue-message-recipients.ts';

@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, optionalEnv, requiredEnv } from '../commons/environment.ts';
-import { DynamoDbEventStore } from '../events/dynamodb-event-store.ts';
-import type { EventStore } from '../events/store-ports.ts';
+import { DynamoDbEventStore } from '../event-table/dynamodb-event-store.ts';
+import type { EventStore } from '../event-table/ports.ts';
 import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
 import {
   type ExportStatisticsDeps,

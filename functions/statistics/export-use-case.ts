@@ -9,18 +9,18 @@ import type {
 } from '../../gateway/schemas/index.ts';
 import { MESSENGER_STATS } from '../../gateway/schemas/messenger-statistics.ts';
 import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
-import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
-import { maskPhonesInText } from '../commons/helpers/mask.ts';
-import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';
 import type {
   EVENT_TYPES,
   EventTypeName,
   MessengerStatisticsData,
   TrackingUrlStatisticsData,
-} from '../events/catalogue.ts';
-import { buildEventDetail } from '../events/envelope.ts';
-import { type EventRecord, toEventRecord } from '../events/event-record.ts';
-import type { EventStore } from '../events/store-ports.ts';
+} from '../catalogue/catalogue.ts';
+import { buildEventDetail } from '../catalogue/envelope.ts';
+import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
+import { maskPhonesInText } from '../commons/helpers/mask.ts';
+import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';
+import { type EventRecord, toEventRecord } from '../event-table/event-record.ts';
+import type { EventStore } from '../event-table/ports.ts';
 
 /** The tracking-URL calls of spec 01 §4.16 the export makes (`GatewayClient` has them). */
 export interface TrackingUrlStatisticsGateway {

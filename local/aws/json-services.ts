@@ -8,7 +8,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { BusEntry, BusEntryResult } from '../../functions/events/store-ports.ts';
+import type { BusEntry, BusEntryResult } from '../../functions/publishing/ports.ts';
 
 /** A secret the local run holds: its ARN, name and current string. */
 export interface LocalSecret {

@@ -13,7 +13,6 @@ import {
   composeSweepAttachments,
 } from '../../functions/attachments/compose.ts';
 import type { Environment } from '../../functions/commons/environment.ts';
-import { composeReceiver, type ReceiverOverrides } from '../../functions/inbound/compose.ts';
 import { composePollReports, type PollReportsOverrides } from '../../functions/polling/compose.ts';
 import { composePublisher, type PublisherOverrides } from '../../functions/publishing/compose.ts';
 import {
@@ -26,6 +25,7 @@ import {
   type ExportStatisticsOverrides,
 } from '../../functions/statistics/compose.ts';
 import { composeRefreshToken, type RefreshTokenOverrides } from '../../functions/tokens/compose.ts';
+import { composeReceiver, type ReceiverOverrides } from '../../functions/webhooks/compose.ts';
 
 /** What a composition gives the Lambda entry: the handler it wraps, its logger and metrics. */
 export interface ComposedFunction {

@@ -23,8 +23,8 @@ import {
   LambdaKilledError,
 } from '../../chaos/faults.ts';
 import { buildWorkload } from '../../chaos/workload.ts';
-import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/store-ports.ts';
 import { EventBridgeBus } from '../../functions/publishing/adapters/eventbridge-bus.ts';
+import type { BusEntry, BusEntryResult, EventBus } from '../../functions/publishing/ports.ts';
 import { startLocalJsonServices } from '../../local/aws/json-services.ts';
 import { LOCAL_REGION, localClientConfig } from '../../local/dynamodb-local.ts';
 import { startSimulator } from '../../simulator/index.ts';

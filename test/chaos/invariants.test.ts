@@ -13,7 +13,7 @@ import {
   type QueuedBadSend,
 } from '../../chaos/invariants.ts';
 import type { Workload } from '../../chaos/workload.ts';
-import type { BusEntry } from '../../functions/events/store-ports.ts';
+import type { BusEntry } from '../../functions/publishing/ports.ts';
 
 const workload: Workload = {
   seed: 1,

@@ -1,7 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { describe, expect, it } from 'vitest';
-import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
+import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/event-table/stream-filter.ts';
 import {
   configured,
   defaults,

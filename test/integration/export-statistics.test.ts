@@ -9,9 +9,9 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileFilterCriteria, criteriaOf } from '../../aws-semantics/lambda-event-filter.ts';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
-import { withStoredDetail } from '../../functions/events/stored-detail.ts';
-import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
+import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
+import { withStoredDetail } from '../../functions/event-table/stored-detail.ts';
+import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/event-table/stream-filter.ts';
 import {
   type ExportStatisticsDeps,
   exportStatistics,

@@ -17,15 +17,15 @@ import fc from 'fast-check';
 import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
-import type { PayloadRef } from '../../functions/events/catalogue.ts';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
-import type { EventRecord } from '../../functions/events/event-record.ts';
-import { S3PayloadStore } from '../../functions/events/s3-payload-store.ts';
-import { ItemRejectedError } from '../../functions/events/store-ports.ts';
-import { withStoredDetail } from '../../functions/events/stored-detail.ts';
-import { createWebhookHandler } from '../../functions/inbound/handler.ts';
+import type { PayloadRef } from '../../functions/catalogue/catalogue.ts';
+import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
+import { ItemRejectedError } from '../../functions/event-table/ports.ts';
+import { S3PayloadStore } from '../../functions/event-table/s3-payload-store.ts';
+import { withStoredDetail } from '../../functions/event-table/stored-detail.ts';
 import { entrySize, PUT_EVENTS_MAX_BYTES } from '../../functions/publishing/publish.ts';
 import type { WebhookKind } from '../../functions/received-items/receive-items.ts';
+import { createWebhookHandler } from '../../functions/webhooks/handler.ts';
 import {
   LOCAL_REGION,
   type LocalDynamoDb,

@@ -7,7 +7,7 @@
 import { connect } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { webhookRequestOf } from '../../functions/inbound/webhook-request.ts';
+import { webhookRequestOf } from '../../functions/webhooks/webhook-request.ts';
 import {
   API_GATEWAY_MAX_BODY_BYTES,
   startWebhookServer,

@@ -1,9 +1,9 @@
 import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
-import type { EventRecord } from '../../functions/events/event-record.ts';
-import type { EventStore } from '../../functions/events/store-ports.ts';
-import { storedDetail } from '../../functions/events/stored-detail.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
+import type { EventStore } from '../../functions/event-table/ports.ts';
+import { storedDetail } from '../../functions/event-table/stored-detail.ts';
 import {
   pollInbound,
   pollReports,

@@ -11,7 +11,7 @@ import {
   awaitingReportBucket,
   awaitingReportBuckets,
 } from '../../functions/commons/tables.ts';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {
   type ReconcileDeps,

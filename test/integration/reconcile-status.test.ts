@@ -7,10 +7,10 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
-import type { EventRecord } from '../../functions/events/event-record.ts';
-import type { EventStore } from '../../functions/events/store-ports.ts';
-import { storedDetail } from '../../functions/events/stored-detail.ts';
+import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
+import type { EventStore } from '../../functions/event-table/ports.ts';
+import { storedDetail } from '../../functions/event-table/stored-detail.ts';
 import { type ReceiveDeps, receiveReports } from '../../functions/received-items/receive-items.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import {

@@ -12,8 +12,8 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { reportItem } from '../../fixtures/gateway-bodies.ts';
 import { eventKeys } from '../../functions/commons/table-keys.ts';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
-import { storedDetail } from '../../functions/events/stored-detail.ts';
+import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
+import { storedDetail } from '../../functions/event-table/stored-detail.ts';
 import { storedMessageStatus } from '../../functions/publishing/adapters/stored-message-status.ts';
 import { type ReceiveDeps, receiveReports } from '../../functions/received-items/receive-items.ts';
 import {

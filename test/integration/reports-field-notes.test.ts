@@ -8,8 +8,8 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../functions/events/catalogue.ts';
-import { storedDetail } from '../../functions/events/stored-detail.ts';
+import { EVENT_TYPES } from '../../functions/catalogue/catalogue.ts';
+import { storedDetail } from '../../functions/event-table/stored-detail.ts';
 import {
   pollInbound,
   pollReports,

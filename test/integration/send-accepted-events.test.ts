@@ -11,7 +11,7 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
 import { storedMessageStatus } from '../../functions/publishing/adapters/stored-message-status.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import { ReconcileSettingsSchema } from '../../functions/reconcile/reconcile-ports.ts';

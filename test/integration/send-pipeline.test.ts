@@ -6,7 +6,7 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
-import type { EventRecord } from '../../functions/events/event-record.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
 import { withRecipients } from '../../functions/send-contract/queue-message-recipients.ts';
 import { DynamoDbSendStore } from '../../functions/send-records/adapters/dynamodb-send-store.ts';
 import type { ReportCheck, SendStore } from '../../functions/send-records/ports.ts';

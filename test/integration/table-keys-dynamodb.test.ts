@@ -6,9 +6,9 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { reportItem } from '../../fixtures/gateway-bodies.ts';
+import { eventIdFor } from '../../functions/catalogue/envelope.ts';
 import { legacyEventKeys } from '../../functions/commons/table-keys.ts';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
-import { eventIdFor } from '../../functions/events/envelope.ts';
+import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
 import { receiveReports } from '../../functions/received-items/receive-items.ts';
 import { createEventTable, local, useDynamoDbLocal } from '../support/dynamodb-local.ts';
 import { scanItems } from '../support/scan-items.ts';

@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
-import { storedDetail } from '../../functions/events/stored-detail.ts';
+import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
+import { storedDetail } from '../../functions/event-table/stored-detail.ts';
 import { storedMessageStatus } from '../../functions/publishing/adapters/stored-message-status.ts';
 import { publishRecords } from '../../functions/publishing/publish.ts';
 import { reportRecord } from '../../functions/received-items/item-records.ts';

@@ -24,8 +24,8 @@ import {
   EVENT_TYPES,
   type EventMetadata,
   eventDetailSchema,
-} from '../../functions/events/catalogue.ts';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+} from '../../functions/catalogue/catalogue.ts';
+import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
 import { receiveInbound } from '../../functions/received-items/receive-items.ts';
 import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';
 import { GatewayClient } from '../../gateway/client.ts';

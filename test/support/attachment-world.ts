@@ -15,7 +15,7 @@ import {
   SourceStreamError,
 } from '../../functions/attachments/fetch-use-case.ts';
 import { type Measurement, measureStream } from '../../functions/attachments/measured-stream.ts';
-import type { EventRecord } from '../../functions/events/event-record.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
 import { receiveInbound } from '../../functions/received-items/receive-items.ts';
 import { FakeEventStore } from './fake-event-store.ts';
 

@@ -6,7 +6,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
 import { compileFilterCriteria, criteriaOf } from '../../aws-semantics/lambda-event-filter.ts';
-import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
+import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/event-table/stream-filter.ts';
 import { createPublishHandler } from '../../functions/publishing/handler.ts';
 import { streamInvocationRecord } from '../../local/aws/event-source-failures.ts';
 import {

@@ -1,5 +1,5 @@
-import type { EventRecord } from '../../functions/events/event-record.ts';
-import type { EventStore } from '../../functions/events/store-ports.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
+import type { EventStore } from '../../functions/event-table/ports.ts';
 
 /**
  * An in-memory event table with DynamoDB's conditional-put semantics, plus scripted failures:

@@ -1,4 +1,4 @@
-import type { EventRecord } from '../../functions/events/event-record.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
 import type { ReportGuards } from '../../functions/reconcile/reconcile-ports.ts';
 import type { UnknownOutcomeIndex } from '../../functions/reconcile/resolve-unknown-outcomes.ts';
 import type {

@@ -1,4 +1,4 @@
-import type { EventRecord } from '../../functions/events/event-record.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
 import type {
   AcceptedRecipient,
   AwaitingReports,

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { EventRecord } from '../../functions/events/event-record.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
 import {
   ItemRejectedError,
   type PayloadStore,
   type StoredPayload,
-} from '../../functions/events/store-ports.ts';
+} from '../../functions/event-table/ports.ts';
 import { FakeEventStore } from './fake-event-store.ts';
 
 /** DynamoDB's documented limits (Developer Guide, "Service, account, and table quotas"). */

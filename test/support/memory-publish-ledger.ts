@@ -1,11 +1,11 @@
+import type { StoredMarker } from '../../functions/publishing/adapters/dynamodb-publish-ledger.ts';
 import {
   type ItemKey,
   type MarkerState,
   markerId,
   type PublishLedger,
   type PublishMarker,
-} from '../../functions/events/store-ports.ts';
-import type { StoredMarker } from '../../functions/publishing/adapters/dynamodb-publish-ledger.ts';
+} from '../../functions/publishing/ports.ts';
 
 /**
  * The publisher's ledger in memory, written from the port's contract (a durable key-value store

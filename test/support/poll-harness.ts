@@ -2,8 +2,8 @@
 
 import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
 import type { Lease } from '../../functions/commons/lease.ts';
-import type { EventRecord } from '../../functions/events/event-record.ts';
-import type { EventStore } from '../../functions/events/store-ports.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
+import type { EventStore } from '../../functions/event-table/ports.ts';
 import type {
   MoPollingGateway,
   PollDeps,

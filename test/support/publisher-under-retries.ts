@@ -1,6 +1,6 @@
 /** The event publisher as the unit tests run it: instant retries, and under Lambda's stream rules. */
 import type { DynamoDBRecord } from 'aws-lambda';
-import type { EventBus } from '../../functions/events/store-ports.ts';
+import type { EventBus } from '../../functions/publishing/ports.ts';
 import {
   PUT_EVENTS_MAX_BYTES,
   type PublishDeps,

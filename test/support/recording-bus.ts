@@ -1,4 +1,4 @@
-import type { BusEntry, BusEntryResult, EventBus } from '../../functions/events/store-ports.ts';
+import type { BusEntry, BusEntryResult, EventBus } from '../../functions/publishing/ports.ts';
 
 /** An EventBridge stand-in that records every entry it accepts. */
 export class RecordingBus implements EventBus {

@@ -1,4 +1,4 @@
-import type { EventRecord } from '../../functions/events/event-record.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
 import type { SendStore } from '../../functions/send-records/ports.ts';
 
 /** `inner`, pushing every event item it stores to `written`. */

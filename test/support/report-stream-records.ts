@@ -2,7 +2,7 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { reportBody } from '../../fixtures/gateway-bodies.ts';
-import type { EventRecord } from '../../functions/events/event-record.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
 import { receiveReports } from '../../functions/received-items/receive-items.ts';
 import { FakeEventStore } from './fake-event-store.ts';
 

@@ -1,8 +1,8 @@
 /** The send use case on fakes: a scripted gateway, an in-memory store on a fixed clock, and SQS deliveries of a message. */
 
 import { smsBody } from '../../fixtures/send-bodies.ts';
-import { utf8Bytes } from '../../functions/events/item-size.ts';
-import type { PayloadStore, StoredPayload } from '../../functions/events/store-ports.ts';
+import { utf8Bytes } from '../../functions/event-table/item-size.ts';
+import type { PayloadStore, StoredPayload } from '../../functions/event-table/ports.ts';
 import type { SendMessage } from '../../functions/send-contract/queue-message.ts';
 import type { RecipientResult } from '../../functions/send-records/ports.ts';
 import type { QueueDelivery, SendDeps } from '../../functions/sending/ports.ts';

@@ -4,7 +4,7 @@
  * the report poller's dependencies, whose every wait advances the simulated clock.
  */
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
-import { DynamoDbEventStore } from '../../functions/events/dynamodb-event-store.ts';
+import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
 import type { PollDeps } from '../../functions/polling/poll-use-case.ts';
 import type { ReceiveDeps } from '../../functions/received-items/receive-items.ts';
 import type { GatewayClient } from '../../gateway/client.ts';

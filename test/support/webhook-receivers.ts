@@ -1,8 +1,8 @@
 /** The bridge's real report and MO webhook receivers, served on loopback as the local run serves them. */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics } from '@aws-lambda-powertools/metrics';
-import { createWebhookHandler } from '../../functions/inbound/handler.ts';
 import type { ReceiveDeps } from '../../functions/received-items/receive-items.ts';
+import { createWebhookHandler } from '../../functions/webhooks/handler.ts';
 import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.ts';
 
 /** Starts both receivers on `receive`, accepting the webhook path secret `secret`. */

@@ -10,7 +10,7 @@ import {
   createSweepHandler,
   reportOutcomes,
 } from '../../functions/attachments/handler.ts';
-import type { EventRecord } from '../../functions/events/event-record.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
 import {
   attachment,
   DAY,

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { moBody, reportBody } from '../../fixtures/gateway-bodies.ts';
-import { composeReceiver } from '../../functions/inbound/compose.ts';
+import { composeReceiver } from '../../functions/webhooks/compose.ts';
 import { decoyProcessEnv } from '../support/decoy-process-env.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 import { webhookSecretHolding } from '../support/secrets-client.ts';

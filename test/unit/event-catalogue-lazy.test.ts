@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { MESSENGER_STATISTIC_NAMES } from '../../functions/events/messenger-statistic-names.ts';
+import { MESSENGER_STATISTIC_NAMES } from '../../functions/catalogue/messenger-statistic-names.ts';
 import { MESSENGER_STATS } from '../../gateway/schemas/messenger-statistics.ts';
 
 // Counts the object schemas zod builds, so the test sees which parts of the catalogue exist.
@@ -17,7 +17,7 @@ describe('the event catalogue, imported by a Lambda', () => {
   it('builds an event schema on first use only, once, and only the one asked for', async () => {
     // Prepare (the gateway schemas this file imports are built already)
     const before = built.objects;
-    const { EVENT_TYPES } = await import('../../functions/events/catalogue.ts');
+    const { EVENT_TYPES } = await import('../../functions/catalogue/catalogue.ts');
     const atImport = built.objects - before;
 
     // Act

@@ -44,8 +44,8 @@ import type {
   QuarantinedItemData,
   TrackingUrlStatisticsData,
   UnrecognisedBodyData,
-} from '../../functions/events/catalogue.ts';
-import { EVENT_TYPES as CATALOGUE } from '../../functions/events/catalogue.ts';
+} from '../../functions/catalogue/catalogue.ts';
+import { EVENT_TYPES as CATALOGUE } from '../../functions/catalogue/catalogue.ts';
 import { renderEventArtefacts } from '../../scripts/event-artefacts.ts';
 import { CONSUMER_EXAMPLE_PATH, renderEventCatalogue } from '../../scripts/event-catalogue-docs.ts';
 import { EVENT_TYPES_PATH, renderEventTypes } from '../../scripts/event-types.ts';

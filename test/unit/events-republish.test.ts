@@ -28,7 +28,7 @@ import {
   type EventBus,
   type ItemKey,
   markerId,
-} from '../../functions/events/store-ports.ts';
+} from '../../functions/publishing/ports.ts';
 import { receiveReports } from '../../functions/received-items/receive-items.ts';
 import {
   type FailedBatch,

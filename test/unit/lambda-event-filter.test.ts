@@ -7,7 +7,7 @@ import {
   type FilterCriteria,
 } from '../../aws-semantics/lambda-event-filter.ts';
 import { ATTACHMENT_RECORD_PATTERN } from '../../functions/attachments/stream-filter.ts';
-import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/events/stream-filter.ts';
+import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/event-table/stream-filter.ts';
 
 const criteria = (...patterns: unknown[]): FilterCriteria => ({
   Filters: patterns.map((pattern) => ({ Pattern: JSON.stringify(pattern) })),

@@ -12,7 +12,7 @@ const FUNCTIONS = join(import.meta.dirname, '../../functions');
  * template fails the scan until it is listed here.
  */
 const TEMPLATES: Record<string, readonly string[]> = {
-  // functions/inbound/handler.ts: `prefix` is 'Reports' or 'InboundMessages'.
+  // functions/webhooks/handler.ts: `prefix` is 'Reports' or 'InboundMessages'.
   '`${prefix}Stored`': ['ReportsStored', 'InboundMessagesStored'],
   '`${prefix}Duplicate`': ['ReportsDuplicate', 'InboundMessagesDuplicate'],
   // functions/commons/observability.ts: `addCounts`, whose metrics the scan reads at its calls.

@@ -6,7 +6,7 @@ import {
   type BusEntryResult,
   type EventBus,
   markerId,
-} from '../../functions/events/store-ports.ts';
+} from '../../functions/publishing/ports.ts';
 import { entrySize, publishRecords } from '../../functions/publishing/publish.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
 import { publishDeps } from '../support/publisher-under-retries.ts';

@@ -13,7 +13,7 @@ import {
   type BusEntryResult,
   type EventBus,
   markerId,
-} from '../../functions/events/store-ports.ts';
+} from '../../functions/publishing/ports.ts';
 import type { PublishOutcome } from '../../functions/publishing/publish.ts';
 import { MemoryPublishLedger } from '../support/memory-publish-ledger.ts';
 import { publishDeps, publishUnderRetries } from '../support/publisher-under-retries.ts';

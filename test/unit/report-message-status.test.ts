@@ -8,8 +8,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { reportItem } from '../../fixtures/gateway-bodies.ts';
-import type { EventRecord } from '../../functions/events/event-record.ts';
-import type { MessageStatusName } from '../../functions/events/message-status.ts';
+import type { MessageStatusName } from '../../functions/catalogue/message-status.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
 import { publishRecords } from '../../functions/publishing/publish.ts';
 import { receiveReports } from '../../functions/received-items/receive-items.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';

@@ -18,7 +18,7 @@ vi.mock('../../functions/commons/clients/s3.ts', () => ({
 const { receiveDepsFromEnvironment } = await import(
   '../../functions/received-items/receive-environment.ts'
 );
-const { S3PayloadStore } = await import('../../functions/events/s3-payload-store.ts');
+const { S3PayloadStore } = await import('../../functions/event-table/s3-payload-store.ts');
 
 const logger = { error: () => undefined } as unknown as Parameters<
   typeof receiveDepsFromEnvironment

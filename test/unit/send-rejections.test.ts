@@ -10,7 +10,7 @@ import {
   ITEM_BUDGET_BYTES,
   itemBytes,
   utf8Bytes,
-} from '../../functions/events/item-size.ts';
+} from '../../functions/event-table/item-size.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import {
   acceptAll,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { EventRecord } from '../../functions/events/event-record.ts';
-import { itemBytes } from '../../functions/events/item-size.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
+import { itemBytes } from '../../functions/event-table/item-size.ts';
 import {
   DETAIL_ZIP_ATTRIBUTE,
   storedDetail,
   storedItem,
   withStoredDetail,
-} from '../../functions/events/stored-detail.ts';
+} from '../../functions/event-table/stored-detail.ts';
 
 const record = (dataBytes: number): EventRecord => ({
   pk: 'REPORT#M-1',

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
+import { eventIdFor } from '../../functions/catalogue/envelope.ts';
 import {
   decodeKeyPart,
   decodeOptionalKeyPart,
@@ -21,7 +22,6 @@ import {
   parseResultKey,
   stateKeys,
 } from '../../functions/commons/table-keys.ts';
-import { eventIdFor } from '../../functions/events/envelope.ts';
 import { receiveInbound, receiveReports } from '../../functions/received-items/receive-items.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 

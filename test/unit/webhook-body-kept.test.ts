@@ -10,9 +10,9 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
-import type { EventRecord } from '../../functions/events/event-record.ts';
-import { createWebhookHandler } from '../../functions/inbound/handler.ts';
+import type { EventRecord } from '../../functions/event-table/event-record.ts';
 import type { WebhookKind } from '../../functions/received-items/receive-items.ts';
+import { createWebhookHandler } from '../../functions/webhooks/handler.ts';
 import { LimitedEventStore, MemoryPayloadStore } from '../support/limited-event-store.ts';
 import { RECEIVE_SETTINGS } from '../support/webhook-receive-settings.ts';
 

@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { moBody, reportBody } from '../../fixtures/gateway-bodies.ts';
-import { composeReceiver } from '../../functions/inbound/compose.ts';
-import { sourceAllowlistFromEnvironment } from '../../functions/inbound/source-allowlist.ts';
 import type { WebhookKind } from '../../functions/received-items/receive-items.ts';
+import { composeReceiver } from '../../functions/webhooks/compose.ts';
+import { sourceAllowlistFromEnvironment } from '../../functions/webhooks/source-allowlist.ts';
 import {
   GATEWAY_V4,
   SECRET,

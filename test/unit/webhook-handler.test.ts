@@ -5,7 +5,7 @@ import { createLogger, maskingReplacer } from '../../functions/commons/observabi
 import {
   matchesWebhookSecret,
   webhookSecretFromEnvironment,
-} from '../../functions/inbound/webhook-secret.ts';
+} from '../../functions/webhooks/webhook-secret.ts';
 import { webhookSecretHolding } from '../support/secrets-client.ts';
 import { restEvent, SECRET, webhookReceiver } from '../support/webhook-fronts.ts';
 

@@ -3,8 +3,8 @@ import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, it, vi } from 'vitest';
 import { moBody, reportBody } from '../../fixtures/gateway-bodies.ts';
-import { createWebhookHandler } from '../../functions/inbound/handler.ts';
 import type { ReceiveDeps, WebhookKind } from '../../functions/received-items/receive-items.ts';
+import { createWebhookHandler } from '../../functions/webhooks/handler.ts';
 import { LimitedEventStore, MemoryPayloadStore } from '../support/limited-event-store.ts';
 import { RECEIVE_SETTINGS } from '../support/webhook-receive-settings.ts';
 

@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
 import { eventKeys, SORT_KEY } from '../../functions/commons/table-keys.ts';
-import { createWebhookHandler } from '../../functions/inbound/handler.ts';
 import type { WebhookKind } from '../../functions/received-items/receive-items.ts';
+import { createWebhookHandler } from '../../functions/webhooks/handler.ts';
 import { MoItemSchema, ReportItemSchema } from '../../gateway/schemas/index.ts';
 import { FakeEventStore } from '../support/fake-event-store.ts';
 

@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { conditionalWrite, documentClient, scanItems } from '../../commons/clients/dynamodb.ts';
 import { KEY_PREFIX, stateKeys } from '../../commons/table-keys.ts';
-import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
+import { DynamoDbEventStore } from '../../event-table/dynamodb-event-store.ts';
 import {
   type AttachmentEventStore,
   FILE_RETENTION_MS,

@@ -16,7 +16,7 @@ import {
   markerId,
   type PublishLedger,
   type PublishMarker,
-} from '../../events/store-ports.ts';
+} from '../ports.ts';
 
 const MARKER_PREFIX = `${PUBLISH_KEY_PREFIX}ITEM#`;
 const REDELIVERY_KEY = `${PUBLISH_KEY_PREFIX}REDELIVERY`;

@@ -1,6 +1,6 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import { eventBridgeClient } from '../../commons/clients/eventbridge.ts';
-import type { BusEntry, BusEntryResult, EventBus } from '../../events/store-ports.ts';
+import type { BusEntry, BusEntryResult, EventBus } from '../ports.ts';
 
 /** `PutEvents` on one bus, with the per-entry results read every time. */
 export class EventBridgeBus implements EventBus {

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
+import { DynamoDbEventStore } from '../../event-table/dynamodb-event-store.ts';
 import type { ReadMessageStatus } from '../message-status-at-publication.ts';
 
 /**

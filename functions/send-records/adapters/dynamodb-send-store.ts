@@ -14,8 +14,8 @@ import {
 import { type Backoff, backoffDelay } from '../../commons/helpers/backoff.ts';
 import { eventKeys, parsePartitionKey, SORT_KEY } from '../../commons/table-keys.ts';
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
-import { DynamoDbEventStore } from '../../events/dynamodb-event-store.ts';
-import type { EventRecord } from '../../events/event-record.ts';
+import { DynamoDbEventStore } from '../../event-table/dynamodb-event-store.ts';
+import type { EventRecord } from '../../event-table/event-record.ts';
 import type {
   AcceptedRecipient,
   RecordClaim,

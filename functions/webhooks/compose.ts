@@ -1,6 +1,6 @@
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv } from '../commons/environment.ts';
-import type { EventStore } from '../events/store-ports.ts';
+import type { EventStore } from '../event-table/ports.ts';
 import { receiveDepsFromEnvironment } from '../received-items/receive-environment.ts';
 import type { ReceiveDeps, WebhookKind } from '../received-items/receive-items.ts';
 import { createWebhookHandler, LAMBDA_PAYLOAD_BYTES } from './handler.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { type EventTypeName, payloadRefSchema } from './catalogue.ts';
-import type { EventDetail } from './envelope.ts';
-import { lazily } from './lazily.ts';
+import { type EventTypeName, payloadRefSchema } from '../catalogue/catalogue.ts';
+import type { EventDetail } from '../catalogue/envelope.ts';
+import { lazily } from '../commons/helpers/lazily.ts';
 
 /**
  * One item of the event table that becomes one event: the one definition of its shape. The

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
-import type { PayloadStore, StoredPayload } from './store-ports.ts';
+import type { PayloadStore, StoredPayload } from './ports.ts';
 
 /**
  * The receivers' claim check in S3: one `PutObject` of the whole body (a webhook body is at most

@@ -4,6 +4,7 @@ import {
   QueryCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { type MessageStatusName, reportedStatus, statusRank } from '../catalogue/message-status.ts';
 import {
   documentClient,
   isConditionalCheckFailure,
@@ -12,8 +13,7 @@ import {
 } from '../commons/clients/dynamodb.ts';
 import { eventKeys, KEY_PREFIX, legacyEventKeys, parseResultKey } from '../commons/table-keys.ts';
 import type { EventRecord } from './event-record.ts';
-import { type MessageStatusName, reportedStatus, statusRank } from './message-status.ts';
-import { type EventStore, ItemRejectedError } from './store-ports.ts';
+import { type EventStore, ItemRejectedError } from './ports.ts';
 import { storedItem } from './stored-detail.ts';
 
 /** A transaction cancelled because a condition failed, and nothing else. */

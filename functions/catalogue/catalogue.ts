@@ -1,6 +1,6 @@
 import * as z from 'zod';
+import { lazily } from '../commons/helpers/lazily.ts';
 import { SEND_CHANNELS } from '../send-contract/channels.ts';
-import { lazily } from './lazily.ts';
 import { MESSAGE_STATUSES } from './message-status.ts';
 import { MESSENGER_STATISTIC_NAMES } from './messenger-statistic-names.ts';
 
