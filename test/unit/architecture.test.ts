@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   forbiddenImports,
@@ -7,16 +7,23 @@ import {
   type ModuleRule,
   moduleEdges,
   moduleOf,
+  refusedImports,
+  UNFOLLOWED_IMPORTS,
+  type UnfollowedImport,
+  unusedExemptions,
   unusedPermissions,
   withModulesTable,
 } from '../../scripts/architecture-rules.ts';
 import {
   type ImportGraph,
   importCycles,
-  importGraph,
   importsIn,
+  type PathNames,
+  reachable,
   repositoryRoot,
   SOURCE_FOLDERS,
+  scanImports,
+  tsconfigPathNames,
 } from '../support/import-graph.ts';
 
 /**
@@ -31,8 +38,19 @@ const describeCycles = (cycles: readonly (readonly string[])[]): string =>
     .map((cycle, n) => `cycle ${n + 1}:\n${cycle.map((file) => `  ${file}`).join('\n')}`)
     .join('\n');
 
+/** The graph of the project's imports, and the imports the scan could not follow. */
+const { graph, unresolved } = scanImports();
+
 describe('import graph', () => {
-  const graph = importGraph();
+  const at = (file: string) => `${repositoryRoot}/${file}`;
+  /** What `source`, planted as `file`, imports: files from the root, and what it cannot follow. */
+  const planted = (file: string, source: string) => {
+    const found = importsIn(at(file), source);
+    return {
+      files: found.files.map((target) => relative(repositoryRoot, target)),
+      unresolved: found.unresolved.map((each) => `${each.specifier} ${each.why}`),
+    };
+  };
 
   it('sees the imports it checks (the check can fail)', () => {
     // Known edges of each kind; a scanner that missed them would find no cycle anywhere.
@@ -40,6 +58,7 @@ describe('import graph', () => {
     expect(graph.get('bin/msgbridge-cli.mjs')).toContain('bin/cli.ts'); // dynamic import()
     expect(graph.get('cli/framework.ts')).toContain('cli/io.ts'); // import type
     expect(graph.get('simulator/index.ts')).toContain('simulator/server.ts'); // export … from
+    expect(graph.get('docs/examples/construct-app.ts')).toContain('lib/index.ts'); // path name
     for (const folder of SOURCE_FOLDERS) {
       expect(
         [...graph.keys()].some((file) => file.startsWith(`${folder}/`)),
@@ -48,27 +67,133 @@ describe('import graph', () => {
     }
   });
 
-  it('reads every form of relative import, and .js specifiers as the .ts file', () => {
-    const file = `${repositoryRoot}/cli/example.ts`;
+  it('reads every form of import, .js specifiers as the .ts file, and no text that is not one', () => {
     const source = [
-      "import { a } from './a.ts';",
-      "import type {\n  B,\n  C,\n} from '../lib/b.ts';",
-      "export * from './c.ts';",
-      "export { d } from './d.ts';",
-      "import './side-effect.ts';",
-      "const e = await import('./e.ts');",
+      "import { a } from './io.ts';",
+      "import type {\n  B,\n  C,\n} from '../lib/msgbridge.ts';",
+      "export * from './errors.ts';",
+      "export { d } from './output.ts';",
+      "import './suggest.ts';",
+      "const e = await import('./validate.ts');",
+      "type F = import('./version.ts').F;",
       "import { z } from 'zod';",
-      "import { join } from 'node:path';",
+      "import { join, relative } from 'node:path';",
       "import { main } from './main.js';",
+      "// import { g } from './commented-out.ts'; and import(name) in a comment",
+      "const h = 'import(name) in a string';",
+      "const i = `import { j } from './in-a-template.ts'`;",
     ].join('\n');
-    expect(importsIn(file, source)).toEqual([
-      `${repositoryRoot}/cli/a.ts`,
-      `${repositoryRoot}/lib/b.ts`,
-      `${repositoryRoot}/cli/c.ts`,
-      `${repositoryRoot}/cli/d.ts`,
-      `${repositoryRoot}/cli/side-effect.ts`,
-      `${repositoryRoot}/cli/e.ts`,
-      `${repositoryRoot}/cli/main.ts`,
+    expect(planted('cli/example.ts', source)).toEqual({
+      files: [
+        'cli/io.ts',
+        'lib/msgbridge.ts',
+        'cli/errors.ts',
+        'cli/output.ts',
+        'cli/suggest.ts',
+        'cli/validate.ts',
+        'cli/version.ts',
+        'cli/main.ts',
+      ],
+      unresolved: [],
+    });
+  });
+
+  it("resolves tsconfig.json's path names to the files they map to", () => {
+    const source = [
+      "import type { MsgBridgeProps } from 'msgbridge';",
+      "export { enqueueSend } from 'msgbridge/send';",
+      "const events = await import('msgbridge/events');",
+    ].join('\n');
+    expect(planted('functions/sending/planted.ts', source)).toEqual({
+      files: ['lib/index.ts', 'producer/send.ts', 'events/index.ts'],
+      unresolved: [],
+    });
+    // The names come from tsconfig.json: a path added there is followed too.
+    const names = tsconfigPathNames();
+    expect(Object.keys(names.paths)).toContain('msgbridge');
+    const wider: PathNames = {
+      ...names,
+      paths: { ...names.paths, 'msgbridge/cli/*': ['./cli/*'] },
+    };
+    expect(importsIn(at('ops/planted.ts'), "import 'msgbridge/cli/io.ts';", wider).files).toEqual([
+      at('cli/io.ts'),
+    ]);
+  });
+
+  it('reports a planted path-name import that breaks a rule and closes a cycle', () => {
+    // A file of functions/ that lib/ reaches: importing the package's entry from it is a loop.
+    const reached = reachable([at('lib/index.ts')]);
+    const inFunctions = [...reached].filter((file) => file.startsWith('functions/')).sort()[0];
+    expect(inFunctions).toBeDefined();
+    const file = inFunctions as string;
+    const { files } = planted(file, "import type { MsgBridgeProps } from 'msgbridge';");
+    const loop = new Map(graph).set(file, [...(graph.get(file) ?? []), ...files]);
+    const module = moduleOf(file) as string;
+    expect(forbiddenImports(loop)).toContain(
+      `${module} may not import lib: ${file} -> lib/index.ts`,
+    );
+    expect(importCycles(loop).some((cycle) => cycle.includes(file))).toBe(true);
+  });
+
+  it('refuses a planted import() of anything but a quoted name', () => {
+    const source = [
+      `const a = await import(\`./x/\${name}.ts\`);`,
+      'const b = await import(`./io.ts`);',
+      'const c = await import(name);',
+      "const d = await import('./' + name);",
+    ].join('\n');
+    expect(planted('cli/example.ts', source)).toEqual({
+      files: [],
+      unresolved: [
+        `\`./x/\${name}.ts\` is an expression, not a quoted name: it could name any file`,
+        '`./io.ts` is an expression, not a quoted name: it could name any file',
+        'name is an expression, not a quoted name: it could name any file',
+        "'./' + name is an expression, not a quoted name: it could name any file",
+      ],
+    });
+  });
+
+  it('refuses a planted relative or path-name import of a file that does not exist', () => {
+    const source = [
+      "import { a } from './missing.ts';",
+      "export * from '../nowhere/b.js';",
+      "const c = await import('./missing-too.ts');",
+      "import type { D } from 'msgbridge/nothing';",
+      "import { z } from 'zod';", // a package: not followed, not refused
+    ].join('\n');
+    expect(planted('cli/example.ts', source)).toEqual({
+      files: [],
+      unresolved: [
+        "'./missing.ts' names no file",
+        "'../nowhere/b.js' names no file",
+        "'./missing-too.ts' names no file",
+        "'msgbridge/nothing' matches no path of tsconfig.json",
+      ],
+    });
+    const names = tsconfigPathNames();
+    const moved: PathNames = { ...names, paths: { msgbridge: ['./lib/moved-away.ts'] } };
+    expect(importsIn(at('ops/planted.ts'), "import 'msgbridge';", moved).unresolved).toEqual([
+      { file: 'ops/planted.ts', specifier: "'msgbridge'", why: 'names no file' },
+    ]);
+  });
+
+  it('follows every import, but for the named exemptions, each needed', () => {
+    expect(refusedImports(unresolved)).toEqual([]);
+    expect(unusedExemptions(unresolved)).toEqual([]);
+  });
+
+  it('lets an exemption pass only the file and specifier it names', () => {
+    const found = [
+      { file: 'ops/planted.ts', specifier: 'name', why: 'is an expression' },
+      { file: 'local/planted.ts', specifier: 'other', why: 'is an expression' },
+    ];
+    const exemptions: UnfollowedImport[] = [
+      { file: 'ops/planted.ts', specifier: 'name', reason: 'a planted reason' },
+      { file: 'local/planted.ts', specifier: 'name', reason: 'a planted reason' },
+    ];
+    expect(refusedImports(found, exemptions)).toEqual(['local/planted.ts: other is an expression']);
+    expect(unusedExemptions(found, exemptions)).toEqual([
+      'local/planted.ts may import name, but does not',
     ]);
   });
 
@@ -79,7 +204,6 @@ describe('import graph', () => {
 });
 
 describe('module rules (scripts/architecture-rules.ts)', () => {
-  const graph = importGraph();
   const OUTSIDE = new Set(['node_modules', 'dist', 'cdk.out', '.local', '.git']);
 
   /** The top-level folders (and `docs/examples`) that hold code, from the disk. */
@@ -134,6 +258,14 @@ describe('module rules (scripts/architecture-rules.ts)', () => {
     expect(unusedPermissions(graph, looser)).toEqual([
       'protocol may import gateway, but nothing does',
     ]);
+  });
+
+  it('names each exemption of the import scan in docs/architecture.md', () => {
+    const document = readFileSync(join(repositoryRoot, 'docs/architecture.md'), 'utf8');
+    for (const exemption of UNFOLLOWED_IMPORTS) {
+      expect(document).toContain(`\`${exemption.file}\``);
+      expect(document).toContain(`\`import(${exemption.specifier})\``);
+    }
   });
 
   it('is the table of docs/architecture.md (npm run docs:architecture)', () => {
