@@ -357,14 +357,8 @@ export class WebhookApi extends Construct {
         logEncryptionKey: props.encryptionKey,
         ...(reservedConcurrentExecutions === undefined ? {} : { reservedConcurrentExecutions }),
       });
-      // A conditional PutItem is the receivers' table call; a key with an escaped part also
-      // checks its earlier spelling in the same transaction (functions/commons/table-keys.ts).
-      grantTableItemActions(
-        props.eventTable,
-        fn,
-        'dynamodb:PutItem',
-        'dynamodb:ConditionCheckItem',
-      );
+      // A conditional PutItem is the receivers' one table call.
+      grantTableItemActions(props.eventTable, fn, 'dynamodb:PutItem');
       // GetSecretValue only: `grantRead` would add DescribeSecret, which the receivers never call.
       fn.addToRolePolicy(
         new PolicyStatement({

@@ -51,7 +51,7 @@ export const MODULES: readonly ModuleRule[] = [
   {
     folder: 'functions/event-table',
     holds:
-      'The event table that every slice writes through: the stored item (`event-record.ts`), its size limits, the store ports (`ports.ts`), the DynamoDB event store, the payload bucket and its S3 store, the stream filter.',
+      'The event table that every slice writes through: the stored item (`event-record.ts`), its size limits, the store ports (`ports.ts`), the DynamoDB event store and the one reader of the reports of a msgKey, the payload bucket and its S3 store, the stream filter.',
     mayImport: ['functions/catalogue', 'functions/commons'],
   },
   {

@@ -2,8 +2,7 @@
  * The one home of the tables' key layout and of the events' idempotency keys: every `pk`/`sk` the
  * bridge writes or looks for, and every `metadata.idempotencyKey` (whose hash is `metadata.id`),
  * is built and parsed here. Each part is escaped before it is joined, so a key is an injective
- * encoding of its parts, and the keys used in practice keep their earlier spelling
- * ({@link legacyEventKeys} gives it for the others): docs/architecture.md, "Keys".
+ * encoding of its parts: docs/architecture.md, "Keys".
  */
 
 /** The separator between a key's prefix and its parts, and between table-key parts. */
@@ -42,15 +41,12 @@ export const decodeKeyPart = (encoded: string): string =>
     throw new KeyFormatError(`"${match}" at the end of a key part is not an escape`);
   });
 
-/**
- * A part as read back from a stored key: decoded, or kept as it is when it is not a valid
- * encoding (a key written before parts were escaped, holding a bare `%`).
- */
-const readKeyPart = (encoded: string): string => {
+/** A part as read back from a stored key: decoded, or `undefined` when this module did not encode it. */
+const readKeyPart = (encoded: string): string | undefined => {
   try {
     return decodeKeyPart(encoded);
   } catch {
-    return encoded;
+    return undefined;
   }
 };
 
@@ -199,7 +195,8 @@ const PARTITIONS = [
 export const parsePartitionKey = (pk: string): ParsedPartitionKey => {
   for (const [prefix, kind, field] of PARTITIONS) {
     const [part] = partsOf(prefix, pk, 1) ?? [];
-    if (part !== undefined) return { kind, [field]: readKeyPart(part) } as ParsedPartitionKey;
+    const value = part === undefined ? undefined : readKeyPart(part);
+    if (value !== undefined) return { kind, [field]: value } as ParsedPartitionKey;
   }
   return { kind: 'other', pk };
 };
@@ -208,10 +205,11 @@ export const parsePartitionKey = (pk: string): ParsedPartitionKey => {
 export const parseResultKey = (
   sk: string,
 ): { readonly resultCode: string; readonly ch: string | null } | undefined => {
-  const parts = partsOf('RESULT', sk, 2);
-  if (!parts) return undefined;
-  const [resultCode = '', ch = ''] = parts;
-  return { resultCode: readKeyPart(resultCode), ch: ch === ABSENT ? null : readKeyPart(ch) };
+  const [code, ch] = partsOf('RESULT', sk, 2) ?? [];
+  const resultCode = code === undefined ? undefined : readKeyPart(code);
+  const channel = ch === undefined ? undefined : ch === ABSENT ? null : readKeyPart(ch);
+  if (resultCode === undefined || channel === undefined) return undefined;
+  return { resultCode, ch: channel };
 };
 
 /** The SQS message id a {@link eventKeys.sendRejectedPointer} names, or `undefined` for another item. */
@@ -266,9 +264,10 @@ export const parsePendingAttachmentKey = (
   pk: string,
 ): { readonly moKey: string; readonly index: number } | undefined => {
   const parts = partsOf('ATTACHMENT', pk, 2);
-  const [moKey, index] = parts ?? [];
+  const [encodedMoKey, index] = parts ?? [];
+  const moKey = encodedMoKey === undefined ? undefined : readKeyPart(encodedMoKey);
   if (moKey === undefined || index === undefined || !/^\d+$/.test(index)) return undefined;
-  return { moKey: readKeyPart(moKey), index: Number(index) };
+  return { moKey, index: Number(index) };
 };
 
 const idempotencyKey = (prefix: string, ...parts: string[]): string =>
@@ -319,19 +318,4 @@ export const idempotencyKeys = {
 
 /** The parts of an idempotency key, decoded (the first is its kind). */
 export const parseIdempotencyKey = (key: string): string[] =>
-  key.split(IDEMPOTENCY_SEPARATOR).map((part, index) => (index === 0 ? part : readKeyPart(part)));
-
-/**
- * How a report or an inbound message was keyed before its parts were escaped. Where it differs
- * from today's spelling, the event store also refuses to store the item a second time when the
- * earlier spelling holds the same event (same `eventId`), so a body delivered before an upgrade
- * and again after it is still one event.
- */
-export const legacyEventKeys = {
-  report: (msgKey: string, resultCode: string, ch: string | null) => ({
-    pk: `REPORT#${msgKey}`,
-    sk: `RESULT#${resultCode}#${ch ?? '-'}`,
-    idempotencyKey: `report:${msgKey}:${resultCode}:${ch ?? '-'}`,
-  }),
-  mo: (moKey: string) => ({ pk: `MO#${moKey}`, sk: SORT_KEY.mo, idempotencyKey: `mo:${moKey}` }),
-} as const;
+  key.split(IDEMPOTENCY_SEPARATOR).map((part, index) => (index === 0 ? part : decodeKeyPart(part)));

@@ -48,11 +48,6 @@ export const eventRecordSchema = lazily(() =>
     acceptedAt: z.string().optional(),
     msgKey: z.string().optional(),
     cliKey: z.string().optional(),
-    /**
-     * Not stored: the keys and event id the item had before key parts were escaped, where they
-     * differ (table-keys.ts). The store treats an item under them with that event id as this one.
-     */
-    legacyKey: z.object({ pk: z.string(), sk: z.string(), eventId: z.string() }).optional(),
   }),
 );
 

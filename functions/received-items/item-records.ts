@@ -13,9 +13,9 @@ import type {
   Via,
   WebhookKindSchema,
 } from '../catalogue/catalogue.ts';
-import { buildEventDetail, eventIdFor } from '../catalogue/envelope.ts';
+import { buildEventDetail } from '../catalogue/envelope.ts';
 import { reportedStatus } from '../catalogue/message-status.ts';
-import { eventKeys, idempotencyKeys, legacyEventKeys, SORT_KEY } from '../commons/table-keys.ts';
+import { eventKeys, idempotencyKeys, SORT_KEY } from '../commons/table-keys.ts';
 import { type EventRecord, toEventRecord } from '../event-table/event-record.ts';
 import {
   cutToJsonBytes,
@@ -121,7 +121,7 @@ export const reportRecord = parsedItemRecord(
     const idempotencyKey = idempotencyKeys.report(report.msgKey, report.resultCode, channel);
     const reportedAt = report.rptDt ? (parseGatewayDateTime(report.rptDt) ?? null) : null;
     const delivered = report.resultCode === '10000';
-    const record = await fittedEventRecord(
+    return fittedEventRecord(
       context,
       index,
       'deliveryReport',
@@ -161,24 +161,8 @@ export const reportRecord = parsedItemRecord(
       },
       { omittable: REPORT_OMITTABLE, rawKept: REPORT_RAW_KEPT },
     );
-    return withLegacyKey(record, legacyEventKeys.report(report.msgKey, report.resultCode, channel));
   },
 );
-
-/**
- * The record, naming the keys it had before key parts were escaped when they differ from its
- * keys today: the store then also finds a copy stored under them (table-keys.ts).
- */
-const withLegacyKey = (
-  record: EventRecord,
-  legacy: { readonly pk: string; readonly sk: string; readonly idempotencyKey: string },
-): EventRecord =>
-  legacy.pk === record.pk && legacy.sk === record.sk
-    ? record
-    : {
-        ...record,
-        legacyKey: { pk: legacy.pk, sk: legacy.sk, eventId: eventIdFor(legacy.idempotencyKey) },
-      };
 
 type EventInput<T extends EventTypeName> = Parameters<typeof buildEventDetail<T>>[1];
 
@@ -273,12 +257,9 @@ export const inboundRecord = parsedItemRecord(MoItemSchema, async (context, mo, 
     { omittable: MO_OMITTABLE, rawKept: MO_RAW_KEPT },
   );
   // The list, not contentCnt (a string or a number, and sometimes wrong), says what there is to fetch.
-  return withLegacyKey(
-    mo.contentInfoLst.length > 0
-      ? { ...record, attachmentCount: mo.contentInfoLst.length }
-      : record,
-    legacyEventKeys.mo(mo.moKey),
-  );
+  return mo.contentInfoLst.length > 0
+    ? { ...record, attachmentCount: mo.contentInfoLst.length }
+    : record;
 });
 
 /**

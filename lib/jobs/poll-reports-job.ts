@@ -42,9 +42,8 @@ export const pollReportsJob = (
     // Token and leases; the pollers renew their leases (UpdateItem).
     stateTableActions: [...TOKEN_PROVIDER_STATE_ACTIONS, 'dynamodb:UpdateItem'],
   });
-  // Reports, inbound messages and quarantined items: conditional puts, and for a key with an
-  // escaped part the check of its earlier spelling (functions/commons/table-keys.ts).
-  grantTableItemActions(props.eventTable, fn, 'dynamodb:PutItem', 'dynamodb:ConditionCheckItem');
+  // Reports, inbound messages and quarantined items: conditional puts.
+  grantTableItemActions(props.eventTable, fn, 'dynamodb:PutItem');
   const schedule = new FunctionSchedule(scope, `${JOB_SERVICES.pollReports}-schedule`, {
     target: fn,
     rate: Duration.minutes(1),

@@ -79,7 +79,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
           'dynamodb:DeleteItem',
           'dynamodb:UpdateItem',
         ]),
-        tableStatement(s, s.stack.eventTable, ['dynamodb:PutItem', 'dynamodb:ConditionCheckItem']),
+        tableStatement(s, s.stack.eventTable, 'dynamodb:PutItem'),
       ]);
       expect(secretsOf(s, fn)).toEqual([credentialsStatement(s)]);
     });

@@ -401,19 +401,6 @@ describe('report guards in the event table', () => {
       rptLst: [{ msgKey: 'G-1', cliKey: 'g1', ch, resultCode: '10000', fbReasonLst: null }],
     });
 
-  it('find a report stored before key parts were escaped, under its earlier spelling', async () => {
-    // A msgKey with a "#": its reports were kept under REPORT#H#1 by the earlier layout.
-    await documents.send(
-      new PutCommand({
-        TableName: world.eventTable,
-        Item: { pk: 'REPORT#H#1', sk: 'RESULT#10000#SMS', detailType: 'Delivery Report Received' },
-      }),
-    );
-
-    expect(await awaiting.hasReport('H#1')).toBe(true);
-    expect(await awaiting.hasReport('H#2')).toBe(false);
-  });
-
   it("make a receiver's report of the same delivery under another ch a duplicate, and are no report themselves", async () => {
     // Prepare
     const expiresAt = Math.floor(Date.now() / 1000) + 3_600;

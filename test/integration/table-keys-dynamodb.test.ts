@@ -1,13 +1,9 @@
 /**
- * Escaped keys in DynamoDB Local: reports whose parts collided under the earlier layout are
- * stored apart, unpaired surrogates survive the UTF-8 the table keeps, and an item stored under
- * the earlier spelling before an upgrade still makes a redelivery of it a duplicate.
+ * Escaped keys in DynamoDB Local: reports whose parts would collide if joined unescaped are
+ * stored apart, and unpaired surrogates survive the UTF-8 the table keeps.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { reportItem } from '../../fixtures/gateway-bodies.ts';
-import { eventIdFor } from '../../functions/catalogue/envelope.ts';
-import { legacyEventKeys } from '../../functions/commons/table-keys.ts';
 import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
 import { receiveReports } from '../../functions/received-items/receive-items.ts';
 import { createEventTable, local, useDynamoDbLocal } from '../support/dynamodb-local.ts';
@@ -28,7 +24,7 @@ const reports = (items: ReadonlyArray<Record<string, unknown>>) =>
   JSON.stringify({ rptCnt: items.length, rptLst: items });
 
 describe('escaped keys in DynamoDB', () => {
-  it('store reports apart that shared a key under the earlier layout', async () => {
+  it('store reports apart whose parts joined unescaped would share a key', async () => {
     const { eventTable } = await createEventTable();
     const body = reports([
       { ...reportItem(0), msgKey: 'K', resultCode: '10000#SMS', ch: 'X' },
@@ -50,42 +46,5 @@ describe('escaped keys in DynamoDB', () => {
     const items = await scanItems(local().documents, eventTable);
     expect(items).toHaveLength(6);
     expect(new Set(items.map((item) => item.eventId)).size).toBe(6);
-  });
-
-  it('treat a report stored under the earlier spelling as the same report, and only that one', async () => {
-    const { eventTable } = await createEventTable();
-    // Stored before the upgrade, under the keys and event id the earlier layout gave it.
-    const legacy = legacyEventKeys.report('K#1', '10000', 'SMS#X');
-    await local().documents.send(
-      new PutCommand({
-        TableName: eventTable,
-        Item: {
-          pk: legacy.pk,
-          sk: legacy.sk,
-          kind: 'report',
-          detailType: 'Delivery Report Received',
-          detail: '{}',
-          eventId: eventIdFor(legacy.idempotencyKey),
-          receivedAt: NOW.toISOString(),
-          expiresAt: 0,
-        },
-      }),
-    );
-    // A different report that the earlier layout put under the same keys (not the same event id).
-    const colliding = { ...reportItem(0), msgKey: 'K#1', resultCode: '10000#SMS', ch: 'X' };
-
-    const redelivered = await receive(
-      eventTable,
-      reports([{ ...reportItem(0), msgKey: 'K#1', resultCode: '10000', ch: 'SMS#X' }]),
-    );
-    const distinct = await receive(eventTable, reports([colliding]));
-
-    expect(redelivered).toMatchObject({ stored: 0, duplicates: 1 });
-    expect(distinct).toMatchObject({ stored: 1, duplicates: 0 });
-    const items = await scanItems(local().documents, eventTable);
-    expect(items.map((item) => `${String(item.pk)} ${String(item.sk)}`).sort()).toEqual([
-      'REPORT#K#1 RESULT#10000#SMS#X',
-      'REPORT#K%231 RESULT#10000%23SMS#X',
-    ]);
   });
 });

@@ -1,12 +1,11 @@
 /**
  * The event table's key layout and the idempotency keys (functions/commons/table-keys.ts): every
  * key is an injective encoding of its parts, also as DynamoDB stores it (UTF-8), and the keys the
- * gateway and producers use in practice are spelled as before.
+ * gateway and producers use in practice are spelled plainly.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
-import { eventIdFor } from '../../functions/catalogue/envelope.ts';
 import {
   decodeKeyPart,
   decodeOptionalKeyPart,
@@ -14,7 +13,6 @@ import {
   encodeOptionalKeyPart,
   eventKeys,
   idempotencyKeys,
-  legacyEventKeys,
   parseAttachmentKey,
   parsePartitionKey,
   parsePendingAttachmentKey,
@@ -131,7 +129,14 @@ describe('the event table keys', () => {
     expect(parseResultKey('GUARD')).toBeUndefined();
   });
 
-  it('are spelled as before for the keys the gateway and producers use', () => {
+  it('read a key this layout did not build as no key of theirs', () => {
+    expect(parsePartitionKey('REPORT#50%')).toEqual({ kind: 'other', pk: 'REPORT#50%' });
+    expect(parseResultKey('RESULT#10000#SMS%')).toBeUndefined();
+    expect(parseResultKey('RESULT#%2#SMS')).toBeUndefined();
+    expect(parsePendingAttachmentKey('ATTACHMENT#M%#1')).toBeUndefined();
+  });
+
+  it('spell the keys the gateway and producers use plainly', () => {
     expect(eventKeys.report('M0000000001')).toBe('REPORT#M0000000001');
     expect(eventKeys.result('10000', 'SMS')).toBe('RESULT#10000#SMS');
     expect(eventKeys.result('10000', null)).toBe('RESULT#10000#-');
@@ -143,17 +148,6 @@ describe('the event table keys', () => {
     expect(idempotencyKeys.report('M1', '10000', null)).toBe('report:M1:10000:-');
     expect(idempotencyKeys.mo('MO-1')).toBe('mo:MO-1');
     expect(idempotencyKeys.send('c-0')).toBe('send:c-0');
-    for (const [msgKey, resultCode, ch] of [
-      ['M1', '10000', 'SMS'],
-      ['M1', '10000', null],
-    ] as const) {
-      const legacy = legacyEventKeys.report(msgKey, resultCode, ch);
-      expect(legacy).toEqual({
-        pk: eventKeys.report(msgKey),
-        sk: eventKeys.result(resultCode, ch),
-        idempotencyKey: idempotencyKeys.report(msgKey, resultCode, ch),
-      });
-    }
   });
 });
 
@@ -231,22 +225,6 @@ describe('distinct reports', () => {
     const ids = store.details('report').map((detail) => detail.metadata.id);
     expect(ids).toHaveLength(2);
     expect(new Set(ids).size).toBe(2);
-  });
-
-  it('name the keys they had before parts were escaped, only when those differ', async () => {
-    const { store } = await receiveTwo(
-      { ...reportItem(0), msgKey: 'K#1', resultCode: '10000', ch: 'SMS' },
-      { ...reportItem(1), msgKey: 'K2', resultCode: '10000', ch: 'SMS' },
-    );
-
-    const [escaped, plain] = store.ofKind('report');
-    expect(escaped?.legacyKey).toEqual({
-      pk: 'REPORT#K#1',
-      sk: 'RESULT#10000#SMS',
-      eventId: eventIdFor('report:K#1:10000:SMS'),
-    });
-    expect(escaped?.pk).toBe('REPORT#K%231');
-    expect(plain?.legacyKey).toBeUndefined();
   });
 
   it('are two inbound messages when their moKeys differ only in an unpaired surrogate', async () => {

@@ -6,9 +6,10 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { conditionalWrite, pagesOf } from '../../commons/clients/dynamodb.ts';
-import { eventKeys, KEY_PREFIX, legacyEventKeys, SORT_KEY } from '../../commons/table-keys.ts';
+import { conditionalWrite } from '../../commons/clients/dynamodb.ts';
+import { eventKeys, KEY_PREFIX, SORT_KEY } from '../../commons/table-keys.ts';
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
+import { reportSortKeysOf } from '../../event-table/report-items.ts';
 import { SEND_CHANNELS } from '../../send-contract/channels.ts';
 import type {
   ClaimResult,
@@ -124,31 +125,12 @@ export class DynamoDbAwaitingReports
     return this.leaveIndex(cliKey, SORT_KEY.outcome);
   }
 
-  /**
-   * Report items only: a guard alone (a run that stopped before its report) is no report. A
-   * msgKey whose key is spelled differently since key parts are escaped is also looked up under
-   * its earlier spelling, where a report stored before the upgrade is.
-   */
+  /** Report items only: a guard alone (a run that stopped before its report) is no report. */
   async hasReport(msgKey: string): Promise<boolean> {
-    const partitions = new Set([
-      eventKeys.report(msgKey),
-      legacyEventKeys.report(msgKey, '', null).pk,
-    ]);
-    for (const pk of partitions) {
-      const pages = pagesOf((start) =>
-        this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :result)',
-            FilterExpression: 'attribute_exists(detailType)',
-            ExpressionAttributeValues: { ':pk': pk, ':result': KEY_PREFIX.result },
-            ProjectionExpression: 'pk',
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      for await (const answer of pages) if ((answer.Items ?? []).length > 0) return true;
-    }
+    for await (const sortKeys of reportSortKeysOf(this.client, this.tableName, msgKey, {
+      consistent: false,
+    }))
+      if (sortKeys.length > 0) return true;
     return false;
   }
 
