@@ -12,7 +12,7 @@ import ts from 'typescript';
  *
  * Each import names a file of the repository or a package. A relative specifier names the file
  * next to the importer (a `.js` specifier, TypeScript's NodeNext style, the `.ts` file when there
- * is no `.js` one); a path name of tsconfig.json's `compilerOptions.paths` (`msgbridge`,
+ * is no `.js` one), and an absolute path or a `file:` URL names that file; a path name of tsconfig.json's `compilerOptions.paths` (`msgbridge`,
  * `msgbridge/send`, …) names the file the paths map it to; any other bare specifier names a
  * package and is no edge. An import that names no file it can follow is reported, not skipped: a
  * relative or path-name specifier whose file does not exist, a specifier of a path name's package

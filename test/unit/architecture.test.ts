@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   forbiddenImports,
@@ -79,6 +80,7 @@ describe('import graph', () => {
       "import { z } from 'zod';",
       "import { join, relative } from 'node:path';",
       "import { main } from './main.js';",
+      `const k = await import('${pathToFileURL(at('cli/framework.ts')).href}');`,
       "// import { g } from './commented-out.ts'; and import(name) in a comment",
       "const h = 'import(name) in a string';",
       "const i = `import { j } from './in-a-template.ts'`;",
@@ -93,6 +95,7 @@ describe('import graph', () => {
         'cli/validate.ts',
         'cli/version.ts',
         'cli/main.ts',
+        'cli/framework.ts',
       ],
       unresolved: [],
     });
@@ -158,6 +161,7 @@ describe('import graph', () => {
       "import { a } from './missing.ts';",
       "export * from '../nowhere/b.js';",
       "const c = await import('./missing-too.ts');",
+      "import '/nowhere/at-all.ts';",
       "import type { D } from 'msgbridge/nothing';",
       "import { z } from 'zod';", // a package: not followed, not refused
     ].join('\n');
@@ -167,6 +171,7 @@ describe('import graph', () => {
         "'./missing.ts' names no file",
         "'../nowhere/b.js' names no file",
         "'./missing-too.ts' names no file",
+        "'/nowhere/at-all.ts' names no file",
         "'msgbridge/nothing' matches no path of tsconfig.json",
       ],
     });
