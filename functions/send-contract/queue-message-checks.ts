@@ -1,12 +1,12 @@
 import {
   charCount,
-  cp949TextIssues,
   MAX_MMS_FILES,
   MMS_MAX_BYTES,
   MMS_TITLE_MAX_BYTES,
-  PUSH_MSG_MAX_CHARS,
   SMS_MAX_BYTES,
-} from '../../gateway/schemas/index.ts';
+} from '../../gateway/schemas/common.ts';
+import { cp949TextIssues } from '../../gateway/schemas/cp949-text.ts';
+import { PUSH_MSG_MAX_CHARS } from '../../gateway/schemas/send.ts';
 import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
 import type { SendChannel } from './channels.ts';
 import {

@@ -67,7 +67,7 @@ const branchesOfContract = (): Branch[] => {
         channel: channel('mms'),
         variant: TEXT_VARIANT_JSON,
         attachments: withoutDialect(
-          z.toJSONSchema(ENVELOPES.mms.shape.attachments.unwrap(), {
+          z.toJSONSchema(ENVELOPES.mms().shape.attachments.unwrap(), {
             io: 'input',
             target: 'draft-2020-12',
           }),

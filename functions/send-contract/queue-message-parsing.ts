@@ -2,6 +2,8 @@ import type * as z from 'zod';
 import { SEND_CHANNELS, type SendChannel } from './channels.ts';
 import {
   CHANNEL_SPEC_SECTION,
+  channelProblem,
+  ENVELOPES,
   envelopeKeys,
   isObject,
   type JsonObject,
@@ -11,7 +13,6 @@ import {
   RCS_VARIANTS,
   REQUEST_SCHEMAS,
   type SendEnvelope,
-  SendEnvelopeSchema,
   type SendMessage,
 } from './queue-message.ts';
 import { crossFieldProblems } from './queue-message-checks.ts';
@@ -19,8 +20,8 @@ import { crossFieldProblems } from './queue-message-checks.ts';
 /*
  * Parsing a queue message against its contract (queue-message.ts). Parsing is two steps because
  * the request schemas are strict objects with refinements, which zod 4 cannot extend: the
- * envelope fields are checked by a discriminated union, the remaining keys by the channel's
- * request schema. The checks that need more than one part of the message or a clock run on the
+ * envelope fields are checked by the channel's envelope, the remaining keys by the channel's
+ * request schema; only the named channel's schemas are built (on its first message). The checks that need more than one part of the message or a clock run on the
  * raw input (queue-message-checks.ts), so every problem is reported in one pass.
  */
 
@@ -175,12 +176,11 @@ export const parseSendMessage = (
   // Before anything else: every check below walks the message recursively.
   const tooDeep = nestingProblem(input);
   if (tooDeep !== undefined) return { ok: false, problems: [tooDeep] };
-  const problems: Problem[] = [];
-  const envelope = SendEnvelopeSchema.safeParse(input, parseParams);
-  if (!envelope.success) problems.push(...toProblems(envelope.error.issues));
-
   const channel = oneOf(SEND_CHANNELS, input.channel);
-  if (channel === undefined) return { ok: false, problems };
+  if (channel === undefined) return { ok: false, problems: [channelProblem(input.channel)] };
+  const problems: Problem[] = [];
+  const envelope = ENVELOPES[channel]().safeParse(input, parseParams);
+  if (!envelope.success) problems.push(...toProblems(envelope.error.issues));
 
   const ownKeys = envelopeKeys(channel);
   const body = Object.fromEntries(Object.entries(input).filter(([key]) => !ownKeys.includes(key)));

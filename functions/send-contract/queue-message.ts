@@ -1,12 +1,14 @@
 import * as z from 'zod';
+import { MAX_MMS_FILES } from '../../gateway/schemas/common.ts';
 import {
   type BrandFreeRequest,
   BrandFreeRequestSchema,
   type BrandTemplateRequest,
   BrandTemplateRequestSchema,
-  MAX_MMS_FILES,
   type MessengerNoticeRequest,
   MessengerNoticeRequestSchema,
+} from '../../gateway/schemas/messenger.ts';
+import {
   type MmsRequest,
   MmsRequestSchema,
   type PushRequest,
@@ -22,7 +24,8 @@ import {
   type SEND_ENDPOINTS,
   type SmsRequest,
   SmsRequestSchema,
-} from '../../gateway/schemas/index.ts';
+} from '../../gateway/schemas/send.ts';
+import { lazily } from '../commons/helpers/lazily.ts';
 import { SEND_CHANNELS, type SendChannel } from './channels.ts';
 
 /*
@@ -101,88 +104,84 @@ export const isObject = (value: unknown): value is JsonObject =>
 // ---------------------------------------------------------------------------------------------
 
 /** An S3 object sent as an MMS attachment through `{send_url}/xms/mms/file/v1` (multipart). */
-export const S3AttachmentSchema = z.strictObject({
-  bucket: z.string().min(1),
-  key: z.string().min(1),
-  /** File name given to the gateway; defaults to the last segment of `key`. */
-  name: z.string().min(1).optional(),
-  /** Media type of the part; defaults to what S3 reports for the object. */
-  contentType: z
-    .string()
-    .regex(/^[\w.+-]+\/[\w.+-]+$/, 'contentType must be a media type such as image/jpeg')
-    .optional(),
-});
-export type S3Attachment = z.infer<typeof S3AttachmentSchema>;
-
-const textVariantSchema = z
-  .enum(TEXT_VARIANTS, {
-    error: 'variant must be "xms" ({send_url}/xms/…, the default) or "msg" ({api_url}/msg/v1/…)',
-  })
-  .optional();
-
-/** Each channel's envelope: the keys of a queue message that are not part of the request body. */
-export const ENVELOPES = {
-  sms: z.object({ channel: z.literal('sms'), variant: textVariantSchema }),
-  mms: z.object({
-    channel: z.literal('mms'),
-    variant: textVariantSchema,
-    attachments: z
-      .array(S3AttachmentSchema)
-      .min(1, 'attachments needs 1 to 3 S3 objects; omit it for none')
-      .max(MAX_MMS_FILES, `at most ${MAX_MMS_FILES} attachments per MMS (spec 01 §8)`)
+const s3AttachmentSchema = () =>
+  z.strictObject({
+    bucket: z.string().min(1),
+    key: z.string().min(1),
+    /** File name given to the gateway; defaults to the last segment of `key`. */
+    name: z.string().min(1).optional(),
+    /** Media type of the part; defaults to what S3 reports for the object. */
+    contentType: z
+      .string()
+      .regex(/^[\w.+-]+\/[\w.+-]+$/, 'contentType must be a media type such as image/jpeg')
       .optional(),
-  }),
-  rcs: z.object({
-    channel: z.literal('rcs'),
-    variant: z.enum(RCS_VARIANTS, {
-      error: (issue) =>
-        `${issue.input === undefined ? 'is required for rcs' : 'must be'}: "v1" ({api_url}/msg/v1/rcs), "v1.1" ({api_url}/msg/v1.1/rcs) or "integrated" ({send_url}/rcs/v1.1); they accept different fields`,
+  });
+export type S3Attachment = z.infer<ReturnType<typeof s3AttachmentSchema>>;
+
+const textVariantSchema = () =>
+  z
+    .enum(TEXT_VARIANTS, {
+      error: 'variant must be "xms" ({send_url}/xms/…, the default) or "msg" ({api_url}/msg/v1/…)',
+    })
+    .optional();
+
+/**
+ * Each channel's envelope: the keys of a queue message that are not part of the request body.
+ * Its objects strip unknown keys: the rest of the message is the request body, checked by the
+ * channel's strict request schema. Each is built by its first use (a sender builds the envelopes
+ * of the channels it is given, not all of them at start: docs/performance.md, `cold-start`).
+ */
+export const ENVELOPES = {
+  sms: lazily(() => z.object({ channel: z.literal('sms'), variant: textVariantSchema() })),
+  mms: lazily(() =>
+    z.object({
+      channel: z.literal('mms'),
+      variant: textVariantSchema(),
+      attachments: z
+        .array(s3AttachmentSchema())
+        .min(1, 'attachments needs 1 to 3 S3 objects; omit it for none')
+        .max(MAX_MMS_FILES, `at most ${MAX_MMS_FILES} attachments per MMS (spec 01 §8)`)
+        .optional(),
     }),
-  }),
-  'rcs-reply': z.object({ channel: z.literal('rcs-reply') }),
-  push: z.object({ channel: z.literal('push') }),
-  'messenger-notice': z.object({ channel: z.literal('messenger-notice') }),
-  'brand-template': z.object({ channel: z.literal('brand-template') }),
-  'brand-free': z.object({ channel: z.literal('brand-free') }),
-} as const satisfies Record<SendChannel, z.ZodObject>;
+  ),
+  rcs: lazily(() =>
+    z.object({
+      channel: z.literal('rcs'),
+      variant: z.enum(RCS_VARIANTS, {
+        error: (issue) =>
+          `${issue.input === undefined ? 'is required for rcs' : 'must be'}: "v1" ({api_url}/msg/v1/rcs), "v1.1" ({api_url}/msg/v1.1/rcs) or "integrated" ({send_url}/rcs/v1.1); they accept different fields`,
+      }),
+    }),
+  ),
+  'rcs-reply': lazily(() => z.object({ channel: z.literal('rcs-reply') })),
+  push: lazily(() => z.object({ channel: z.literal('push') })),
+  'messenger-notice': lazily(() => z.object({ channel: z.literal('messenger-notice') })),
+  'brand-template': lazily(() => z.object({ channel: z.literal('brand-template') })),
+  'brand-free': lazily(() => z.object({ channel: z.literal('brand-free') })),
+} as const satisfies Record<SendChannel, () => z.ZodObject>;
+
+type Envelope<C extends SendChannel> = ReturnType<(typeof ENVELOPES)[C]>;
+
+/** The envelope of a queue message, as its channel's envelope schema reads it. */
+export type SendEnvelope = { [C in SendChannel]: z.output<Envelope<C>> }[SendChannel];
 
 const CHANNEL_LIST = SEND_CHANNELS.map((channel) => `"${channel}"`).join(', ');
 
-/**
- * The envelope of every queue message. Its objects strip unknown keys: the rest of the message
- * is the request body, checked by the channel's strict request schema.
- */
-export const SendEnvelopeSchema = z.discriminatedUnion(
-  'channel',
-  [
-    ENVELOPES.sms,
-    ENVELOPES.mms,
-    ENVELOPES.rcs,
-    ENVELOPES['rcs-reply'],
-    ENVELOPES.push,
-    ENVELOPES['messenger-notice'],
-    ENVELOPES['brand-template'],
-    ENVELOPES['brand-free'],
-  ],
-  {
-    error: (issue) => {
-      if (issue.code !== 'invalid_union') return undefined;
-      const given = isObject(issue.input) ? issue.input.channel : undefined;
-      return `${given === undefined ? 'is required' : `${JSON.stringify(given)} is not a channel`}: one of ${CHANNEL_LIST}`;
-    },
-  },
-);
-export type SendEnvelope = z.infer<typeof SendEnvelopeSchema>;
+/** The problem of a message whose `channel` is missing or names no channel. */
+export const channelProblem = (given: unknown): Problem => ({
+  path: '$.channel',
+  message: `${given === undefined ? 'is required' : `${JSON.stringify(given)} is not a channel`}: one of ${CHANNEL_LIST}`,
+});
 
 /** The keys of a queue message that are not part of the gateway request body. */
 export const envelopeKeys = (channel: SendChannel): readonly string[] =>
-  Object.keys(ENVELOPES[channel].shape);
+  Object.keys(ENVELOPES[channel]().shape);
 
 // ---------------------------------------------------------------------------------------------
 // Types
 // ---------------------------------------------------------------------------------------------
 
-type EnvelopeInput<C extends SendChannel> = z.input<(typeof ENVELOPES)[C]>;
+type EnvelopeInput<C extends SendChannel> = z.input<Envelope<C>>;
 
 /** What a TypeScript producer writes: the flat request body of the channel plus the envelope. */
 export type SendMessageInput =

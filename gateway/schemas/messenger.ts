@@ -21,6 +21,7 @@ import { issue } from './issue.ts';
  * Messenger sends: notification messages (spec 01 §4.8) and brand messages, template and free
  * type (§4.9, §4.10). Requests are strict, except the objects whose fields the spec marks
  * "not shown" (brand buttons, coupon, carousel list, wide items), which pass unknown fields.
+ * Each schema is built by its first parse (`z.lazy`), as in send.ts.
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -31,59 +32,65 @@ import { issue } from './issue.ts';
 export const MESSENGER_BUTTON_TYPES = ['WL', 'AL', 'BK', 'MD', 'BC', 'BT', 'DS', 'AC'] as const;
 export const MAX_MESSENGER_BUTTONS = 5;
 
-export const MessengerButtonSchema = z
-  .strictObject({
-    name: textSchema(14),
-    type: z.enum(MESSENGER_BUTTON_TYPES),
-    ...optionalTexts('linkMo', 'linkPc', 'linkAnd', 'linkIos', 'url_mobile', 'url_pc'),
-    ordering: z.number().int().optional(),
-    varUrlYn: YesNoSchema.optional(),
-    /** A boolean; the string form `true`/`false` is also seen in the wild and accepted. */
-    msgrBtnOutbrowserYn: z.union([z.boolean(), z.enum(['true', 'false'])]).optional(),
-    chat_extra: z.string().max(64).optional(),
-    chat_event: z.string().max(64).optional(),
-  })
-  .superRefine((button, ctx) => {
-    if (button.type === 'WL' && button.url_mobile === undefined) {
-      issue(ctx, ['url_mobile'], 'a WL (web link) button needs url_mobile');
-    }
-    if (button.type === 'AL') {
-      const links = [button.linkIos, button.linkAnd, button.linkMo].filter((l) => l !== undefined);
-      if (links.length < 2) {
-        issue(
-          ctx,
-          ['type'],
-          'an AL (app link) button needs at least two of linkIos, linkAnd, linkMo',
-        );
+export const MessengerButtonSchema = z.lazy(() =>
+  z
+    .strictObject({
+      name: textSchema(14),
+      type: z.enum(MESSENGER_BUTTON_TYPES),
+      ...optionalTexts('linkMo', 'linkPc', 'linkAnd', 'linkIos', 'url_mobile', 'url_pc'),
+      ordering: z.number().int().optional(),
+      varUrlYn: YesNoSchema.optional(),
+      /** A boolean; the string form `true`/`false` is also seen in the wild and accepted. */
+      msgrBtnOutbrowserYn: z.union([z.boolean(), z.enum(['true', 'false'])]).optional(),
+      chat_extra: z.string().max(64).optional(),
+      chat_event: z.string().max(64).optional(),
+    })
+    .superRefine((button, ctx) => {
+      if (button.type === 'WL' && button.url_mobile === undefined) {
+        issue(ctx, ['url_mobile'], 'a WL (web link) button needs url_mobile');
       }
-    }
-    if (button.chat_extra !== undefined && button.type !== 'BC' && button.type !== 'BT') {
-      issue(ctx, ['chat_extra'], 'chat_extra is only used by BC and BT buttons');
-    }
-    if (button.chat_event !== undefined && button.type !== 'BT') {
-      issue(ctx, ['chat_event'], 'chat_event is only used by BT buttons');
-    }
-  });
+      if (button.type === 'AL') {
+        const links = [button.linkIos, button.linkAnd, button.linkMo].filter(
+          (l) => l !== undefined,
+        );
+        if (links.length < 2) {
+          issue(
+            ctx,
+            ['type'],
+            'an AL (app link) button needs at least two of linkIos, linkAnd, linkMo',
+          );
+        }
+      }
+      if (button.chat_extra !== undefined && button.type !== 'BC' && button.type !== 'BT') {
+        issue(ctx, ['chat_extra'], 'chat_extra is only used by BC and BT buttons');
+      }
+      if (button.chat_event !== undefined && button.type !== 'BT') {
+        issue(ctx, ['chat_event'], 'chat_event is only used by BT buttons');
+      }
+    }),
+);
 export type MessengerButton = z.infer<typeof MessengerButtonSchema>;
 
 /**
  * Up to 5 buttons; AC (add channel) only as the single or first button. The "no quick replies
  * with DS/AC" rule has nothing to bind to: this request has no quick-reply field.
  */
-export const MessengerButtonsSchema = z
-  .array(MessengerButtonSchema)
-  .max(MAX_MESSENGER_BUTTONS, `at most ${MAX_MESSENGER_BUTTONS} buttons (spec 01 §8)`)
-  .superRefine((buttons, ctx) => {
-    buttons.forEach((button, index) => {
-      if (button.type === 'AC' && index > 0) {
-        issue(
-          ctx,
-          [index, 'type'],
-          'an AC (add channel) button must be the single or first button',
-        );
-      }
-    });
-  });
+export const MessengerButtonsSchema = z.lazy(() =>
+  z
+    .array(MessengerButtonSchema)
+    .max(MAX_MESSENGER_BUTTONS, `at most ${MAX_MESSENGER_BUTTONS} buttons (spec 01 §8)`)
+    .superRefine((buttons, ctx) => {
+      buttons.forEach((button, index) => {
+        if (button.type === 'AC' && index > 0) {
+          issue(
+            ctx,
+            [index, 'type'],
+            'an AC (add channel) button must be the single or first button',
+          );
+        }
+      });
+    }),
+);
 
 /**
  * Item-list summary description: "only variables, currency units, digits, comma, period". The
@@ -92,41 +99,45 @@ export const MessengerButtonsSchema = z
 const SUMMARY_DESCRIPTION_PATTERN =
   /^(?:#\{[^{}]+\}|[0-9.,]|원|₩|\$|€|¥|£|KRW|USD|EUR|JPY|CNY|달러|엔|유로|위안)+$/;
 
-export const MessengerItemSchema = z.strictObject({
-  list: z
-    .array(z.strictObject({ title: textSchema(6), description: textSchema(23) }))
-    .min(2, 'item.list needs 2 to 10 entries')
-    .max(10, 'item.list needs 2 to 10 entries'),
-  summary: z
-    .strictObject({
-      title: textSchema(6),
-      description: textSchema(14)
-        .regex(
-          SUMMARY_DESCRIPTION_PATTERN,
-          'summary description may hold only variables, currency units, digits, comma and period',
-        )
-        .optional(),
-    })
-    .optional(),
-});
+export const MessengerItemSchema = z.lazy(() =>
+  z.strictObject({
+    list: z
+      .array(z.strictObject({ title: textSchema(6), description: textSchema(23) }))
+      .min(2, 'item.list needs 2 to 10 entries')
+      .max(10, 'item.list needs 2 to 10 entries'),
+    summary: z
+      .strictObject({
+        title: textSchema(6),
+        description: textSchema(14)
+          .regex(
+            SUMMARY_DESCRIPTION_PATTERN,
+            'summary description may hold only variables, currency units, digits, comma and period',
+          )
+          .optional(),
+      })
+      .optional(),
+  }),
+);
 export type MessengerItem = z.infer<typeof MessengerItemSchema>;
 
 /** `POST {send_url}/msgr/notice/v1.2`. The 30-day scheduling horizon is checked elsewhere. */
-export const MessengerNoticeRequestSchema = z
-  .strictObject({
-    ...senderFieldsShape,
-    ...optionalTexts('title', 'itemHeader', 'itemHighlightTitle', 'itemHighlightDescription'),
-    msg: textSchema(1000),
-    item: MessengerItemSchema.optional(),
-    msgrChId: z.string().min(1).max(61),
-    tmpltCode: z.string().min(1),
-    service: z.number().int().optional(),
-    recvInfoLst: recipientsSchema(RecvInfoSchema),
-    fbInfoLst: fallbackListSchema().optional(),
-    buttons: MessengerButtonsSchema.optional(),
-    groupKey: z.string().min(1).max(200).optional(),
-  })
-  .superRefine(checkReservation);
+export const MessengerNoticeRequestSchema = z.lazy(() =>
+  z
+    .strictObject({
+      ...senderFieldsShape,
+      ...optionalTexts('title', 'itemHeader', 'itemHighlightTitle', 'itemHighlightDescription'),
+      msg: textSchema(1000),
+      item: MessengerItemSchema.optional(),
+      msgrChId: z.string().min(1).max(61),
+      tmpltCode: z.string().min(1),
+      service: z.number().int().optional(),
+      recvInfoLst: recipientsSchema(RecvInfoSchema),
+      fbInfoLst: fallbackListSchema().optional(),
+      buttons: MessengerButtonsSchema.optional(),
+      groupKey: z.string().min(1).max(200).optional(),
+    })
+    .superRefine(checkReservation),
+);
 export type MessengerNoticeRequest = z.infer<typeof MessengerNoticeRequestSchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -148,7 +159,7 @@ export type BrandChatBubbleType = (typeof BRAND_CHAT_BUBBLE_TYPES)[number];
 /** `M` information then normal, `N` normal, `I` information. */
 export const BrandTargetingSchema = z.enum(['M', 'N', 'I']);
 
-const brandCommonShape = {
+const brandCommonShape = () => ({
   targeting: BrandTargetingSchema,
   ...resvFieldsShape,
   agency: AgencySchema.optional(),
@@ -169,7 +180,7 @@ const brandCommonShape = {
     .optional(),
   /** Extension of the opt-out number. */
   unsubscribeAuthNumber: z.string().min(1).max(10).optional(),
-};
+});
 
 /** Without its phone number an extension means nothing (spec 01 §4.9). */
 const checkUnsubscribe = (
@@ -186,12 +197,14 @@ const checkUnsubscribe = (
 };
 
 /** `POST {send_url}/msgr/brand/tmplt/v1`. */
-export const BrandTemplateRequestSchema = z
-  .strictObject({ ...brandCommonShape, tmpltCode: z.string().min(1) })
-  .superRefine((value, ctx) => {
-    checkReservation(value, ctx);
-    checkUnsubscribe(value, ctx);
-  });
+export const BrandTemplateRequestSchema = z.lazy(() =>
+  z
+    .strictObject({ ...brandCommonShape(), tmpltCode: z.string().min(1) })
+    .superRefine((value, ctx) => {
+      checkReservation(value, ctx);
+      checkUnsubscribe(value, ctx);
+    }),
+);
 export type BrandTemplateRequest = z.infer<typeof BrandTemplateRequestSchema>;
 
 export const BRAND_BUTTON_TYPES = ['WL', 'AL', 'BK', 'MD', 'AC', 'BF'] as const;
@@ -201,70 +214,78 @@ export const BRAND_BUTTON_TYPES = ['WL', 'AL', 'BK', 'MD', 'AC', 'BF'] as const;
  * pass; the per-type requirements the spec does give are checked. The fixed labels of AC and BF
  * buttons are not given and so not checked.
  */
-export const BrandButtonSchema = z
-  .looseObject({
-    name: z.string().min(1),
-    type: z.enum(BRAND_BUTTON_TYPES),
-    ...optionalTexts('linkMobile', 'linkPc', 'linkAndroid', 'linkIos'),
-    bizFormId: z.union([z.string().min(1), z.number()]).optional(),
-  })
-  .superRefine((button, ctx) => {
-    if (button.type === 'WL' && button.linkMobile === undefined) {
-      issue(ctx, ['linkMobile'], 'a WL (web link) button needs linkMobile');
-    }
-    if (button.type === 'AL') {
-      const links = [button.linkIos, button.linkAndroid, button.linkMobile];
-      if (links.filter((l) => l !== undefined).length < 2) {
-        issue(
-          ctx,
-          ['type'],
-          'an AL (app link) button needs two of linkIos, linkAndroid, linkMobile',
-        );
+export const BrandButtonSchema = z.lazy(() =>
+  z
+    .looseObject({
+      name: z.string().min(1),
+      type: z.enum(BRAND_BUTTON_TYPES),
+      ...optionalTexts('linkMobile', 'linkPc', 'linkAndroid', 'linkIos'),
+      bizFormId: z.union([z.string().min(1), z.number()]).optional(),
+    })
+    .superRefine((button, ctx) => {
+      if (button.type === 'WL' && button.linkMobile === undefined) {
+        issue(ctx, ['linkMobile'], 'a WL (web link) button needs linkMobile');
       }
-    }
-    if (button.type === 'BF' && button.bizFormId === undefined) {
-      issue(ctx, ['bizFormId'], 'a BF (business form) button needs bizFormId');
-    }
-  });
+      if (button.type === 'AL') {
+        const links = [button.linkIos, button.linkAndroid, button.linkMobile];
+        if (links.filter((l) => l !== undefined).length < 2) {
+          issue(
+            ctx,
+            ['type'],
+            'an AL (app link) button needs two of linkIos, linkAndroid, linkMobile',
+          );
+        }
+      }
+      if (button.type === 'BF' && button.bizFormId === undefined) {
+        issue(ctx, ['bizFormId'], 'a BF (business form) button needs bizFormId');
+      }
+    }),
+);
 export type BrandButton = z.infer<typeof BrandButtonSchema>;
 
 const BRAND_PRICE_MAX = 99_999_999;
 
 /** COMMERCE bubble's product: discountRate and discountFixed are alternatives. */
-export const BrandCommerceSchema = z
-  .strictObject({
-    title: textSchema(30),
-    regularPrice: z.number().min(0).max(BRAND_PRICE_MAX),
-    discountPrice: z.number().min(0).max(BRAND_PRICE_MAX),
-    discountRate: z.number().min(1).max(100).optional(),
-    discountFixed: z.number().min(0).max(999_999).optional(),
-  })
-  .superRefine((commerce, ctx) => {
-    if (commerce.discountRate !== undefined && commerce.discountFixed !== undefined) {
-      issue(ctx, ['discountFixed'], 'use either discountRate or discountFixed, not both');
-    }
-  });
+export const BrandCommerceSchema = z.lazy(() =>
+  z
+    .strictObject({
+      title: textSchema(30),
+      regularPrice: z.number().min(0).max(BRAND_PRICE_MAX),
+      discountPrice: z.number().min(0).max(BRAND_PRICE_MAX),
+      discountRate: z.number().min(1).max(100).optional(),
+      discountFixed: z.number().min(0).max(999_999).optional(),
+    })
+    .superRefine((commerce, ctx) => {
+      if (commerce.discountRate !== undefined && commerce.discountFixed !== undefined) {
+        issue(ctx, ['discountFixed'], 'use either discountRate or discountFixed, not both');
+      }
+    }),
+);
 export type BrandCommerce = z.infer<typeof BrandCommerceSchema>;
 
 /** `carousel.head`: header required once a head is used; linkMobile required once any link is. */
-export const BrandCarouselHeadSchema = z
-  .strictObject({
-    header: z.string().min(1),
-    ...optionalTexts('content', 'imageUrl', 'linkMobile', 'linkPc', 'linkAnd', 'linkIos'),
-  })
-  .superRefine((head, ctx) => {
-    const otherLink = head.linkPc ?? head.linkAnd ?? head.linkIos;
-    if (otherLink !== undefined && head.linkMobile === undefined) {
-      issue(ctx, ['linkMobile'], 'linkMobile is required when the carousel head has any link');
-    }
-  });
+export const BrandCarouselHeadSchema = z.lazy(() =>
+  z
+    .strictObject({
+      header: z.string().min(1),
+      ...optionalTexts('content', 'imageUrl', 'linkMobile', 'linkPc', 'linkAnd', 'linkIos'),
+    })
+    .superRefine((head, ctx) => {
+      const otherLink = head.linkPc ?? head.linkAnd ?? head.linkIos;
+      if (otherLink !== undefined && head.linkMobile === undefined) {
+        issue(ctx, ['linkMobile'], 'linkMobile is required when the carousel head has any link');
+      }
+    }),
+);
 
 /** The carousel list fields are "not shown", so everything beyond `head` passes as given. */
-export const BrandCarouselSchema = z.looseObject({ head: BrandCarouselHeadSchema.optional() });
+export const BrandCarouselSchema = z.lazy(() =>
+  z.looseObject({ head: BrandCarouselHeadSchema.optional() }),
+);
 /** Coupon fields: "not shown". */
-export const BrandCouponSchema = z.looseObject({});
+export const BrandCouponSchema = z.lazy(() => z.looseObject({}));
 /** wideItemList entry fields: "not shown". */
-export const BrandWideItemSchema = z.looseObject({});
+export const BrandWideItemSchema = z.lazy(() => z.looseObject({}));
 
 /** The fields of §4.10 that belong to some bubble types only. */
 type ScopedField =
@@ -354,99 +375,101 @@ const SCOPED_FIELDS: readonly ScopedField[] = [
 ];
 
 /** `POST {send_url}/msgr/brand/custom/v1`: the fields of §4.9 without tmpltCode, plus §4.10's. */
-export const BrandFreeRequestSchema = z
-  .strictObject({
-    ...brandCommonShape,
-    campaignId: ShortCodeSchema.optional(),
-    deptCode: ShortCodeSchema.optional(),
-    adult: z.boolean().optional(),
-    content: z.string().min(1).optional(),
-    buttons: z.array(BrandButtonSchema).optional(),
-    coupon: BrandCouponSchema.optional(),
-    imageUrl: z.string().min(1).max(500).optional(),
-    imageLink: z.string().min(1).max(500).optional(),
-    header: textSchema(20).optional(),
-    wideItemList: z
-      .array(BrandWideItemSchema)
-      .length(3, 'wideItemList needs exactly 3 entries')
-      .optional(),
-    video: z
-      .strictObject({ videoUrl: z.string().min(1), thumbnailUrl: z.string().min(1).optional() })
-      .optional(),
-    additionalContent: textSchema(34, { maxLineBreaks: 1 }).optional(),
-    commerce: BrandCommerceSchema.optional(),
-    carousel: BrandCarouselSchema.optional(),
-  })
-  .superRefine((value, ctx) => {
-    checkReservation(value, ctx);
-    checkUnsubscribe(value, ctx);
-    const type = value.chatBubbleType;
-    const rules = BUBBLE_RULES[type];
+export const BrandFreeRequestSchema = z.lazy(() =>
+  z
+    .strictObject({
+      ...brandCommonShape(),
+      campaignId: ShortCodeSchema.optional(),
+      deptCode: ShortCodeSchema.optional(),
+      adult: z.boolean().optional(),
+      content: z.string().min(1).optional(),
+      buttons: z.array(BrandButtonSchema).optional(),
+      coupon: BrandCouponSchema.optional(),
+      imageUrl: z.string().min(1).max(500).optional(),
+      imageLink: z.string().min(1).max(500).optional(),
+      header: textSchema(20).optional(),
+      wideItemList: z
+        .array(BrandWideItemSchema)
+        .length(3, 'wideItemList needs exactly 3 entries')
+        .optional(),
+      video: z
+        .strictObject({ videoUrl: z.string().min(1), thumbnailUrl: z.string().min(1).optional() })
+        .optional(),
+      additionalContent: textSchema(34, { maxLineBreaks: 1 }).optional(),
+      commerce: BrandCommerceSchema.optional(),
+      carousel: BrandCarouselSchema.optional(),
+    })
+    .superRefine((value, ctx) => {
+      checkReservation(value, ctx);
+      checkUnsubscribe(value, ctx);
+      const type = value.chatBubbleType;
+      const rules = BUBBLE_RULES[type];
 
-    if (type === 'TEXT' && value.content === undefined) {
-      issue(ctx, ['content'], 'a TEXT brand message needs content');
-    }
-    if (rules.content !== undefined && value.content !== undefined) {
-      const length = charCount(value.content);
-      const breaks = lineBreakCount(value.content);
-      if (length > rules.content.max) {
-        issue(
-          ctx,
-          ['content'],
-          `${type} content is ${length} characters; max ${rules.content.max}`,
-        );
+      if (type === 'TEXT' && value.content === undefined) {
+        issue(ctx, ['content'], 'a TEXT brand message needs content');
       }
-      if (breaks > rules.content.maxLineBreaks) {
-        issue(
-          ctx,
-          ['content'],
-          `${type} content has ${breaks} line breaks; max ${rules.content.maxLineBreaks}`,
-        );
+      if (rules.content !== undefined && value.content !== undefined) {
+        const length = charCount(value.content);
+        const breaks = lineBreakCount(value.content);
+        if (length > rules.content.max) {
+          issue(
+            ctx,
+            ['content'],
+            `${type} content is ${length} characters; max ${rules.content.max}`,
+          );
+        }
+        if (breaks > rules.content.maxLineBreaks) {
+          issue(
+            ctx,
+            ['content'],
+            `${type} content has ${breaks} line breaks; max ${rules.content.maxLineBreaks}`,
+          );
+        }
       }
-    }
 
-    const buttons = value.buttons ?? [];
-    if (rules.buttons === undefined) {
-      if (value.buttons !== undefined) issue(ctx, ['buttons'], `${type} does not take buttons`);
-    } else {
-      const max =
-        value.coupon !== undefined && rules.buttons.couponMax !== undefined
-          ? rules.buttons.couponMax
-          : rules.buttons.max;
-      if (buttons.length > max) {
-        const withCoupon = max === rules.buttons.couponMax ? ' with a coupon' : '';
-        issue(
-          ctx,
-          ['buttons'],
-          `${type} takes at most ${max} buttons${withCoupon}; got ${buttons.length}`,
-        );
+      const buttons = value.buttons ?? [];
+      if (rules.buttons === undefined) {
+        if (value.buttons !== undefined) issue(ctx, ['buttons'], `${type} does not take buttons`);
+      } else {
+        const max =
+          value.coupon !== undefined && rules.buttons.couponMax !== undefined
+            ? rules.buttons.couponMax
+            : rules.buttons.max;
+        if (buttons.length > max) {
+          const withCoupon = max === rules.buttons.couponMax ? ' with a coupon' : '';
+          issue(
+            ctx,
+            ['buttons'],
+            `${type} takes at most ${max} buttons${withCoupon}; got ${buttons.length}`,
+          );
+        }
+        if (buttons.length < rules.buttons.min) {
+          issue(ctx, ['buttons'], `${type} needs at least ${rules.buttons.min} button`);
+        }
       }
-      if (buttons.length < rules.buttons.min) {
-        issue(ctx, ['buttons'], `${type} needs at least ${rules.buttons.min} button`);
-      }
-    }
-    buttons.forEach((button, index) => {
-      if (button.type !== 'AC') return;
-      const allowedIndex = rules.addChannelAt === 'first' ? 0 : buttons.length - 1;
-      if (index !== allowedIndex) {
-        issue(
-          ctx,
-          ['buttons', index, 'type'],
-          `on ${type} an AC button may only be the ${rules.addChannelAt} button`,
-        );
-      }
-    });
+      buttons.forEach((button, index) => {
+        if (button.type !== 'AC') return;
+        const allowedIndex = rules.addChannelAt === 'first' ? 0 : buttons.length - 1;
+        if (index !== allowedIndex) {
+          issue(
+            ctx,
+            ['buttons', index, 'type'],
+            `on ${type} an AC button may only be the ${rules.addChannelAt} button`,
+          );
+        }
+      });
 
-    if (!rules.couponAllowed && value.coupon !== undefined) {
-      issue(ctx, ['coupon'], `${type} does not take a coupon`);
-    }
-    for (const field of rules.required) {
-      if (value[field] === undefined) issue(ctx, [field], `${type} needs ${field}`);
-    }
-    for (const field of SCOPED_FIELDS) {
-      if (value[field] !== undefined && !rules.allowed.includes(field)) {
-        issue(ctx, [field], `${field} is not used with ${type}`);
+      if (!rules.couponAllowed && value.coupon !== undefined) {
+        issue(ctx, ['coupon'], `${type} does not take a coupon`);
       }
-    }
-  });
+      for (const field of rules.required) {
+        if (value[field] === undefined) issue(ctx, [field], `${type} needs ${field}`);
+      }
+      for (const field of SCOPED_FIELDS) {
+        if (value[field] !== undefined && !rules.allowed.includes(field)) {
+          issue(ctx, [field], `${field} is not used with ${type}`);
+        }
+      }
+    }),
+);
 export type BrandFreeRequest = z.infer<typeof BrandFreeRequestSchema>;

@@ -34,62 +34,74 @@ import {
  * Request bodies of SMS, MMS, RCS and push sends (spec 01 §4.3–4.7), the two-way RCS reply
  * result, and the map of every send endpoint (messenger bodies are in messenger.ts). Requests
  * are strict; see common.ts for the shared pieces and their rules.
+ *
+ * Each schema is a `z.lazy`: built by its first parse and shared after that, so that a sender
+ * given only SMS builds only the SMS schema, not every channel's when it starts (building them
+ * all cost `send-messages` a third of its import: docs/performance.md, `cold-start`). The shapes
+ * several schemas share are functions for the same reason.
  */
 
 // ---------------------------------------------------------------------------------------------
 // SMS and MMS (spec 01 §4.3, §4.4)
 // ---------------------------------------------------------------------------------------------
 
-const textMessageShape = {
+const textMessageShape = () => ({
   ...senderFieldsShape,
   recvInfoLst: recipientsSchema(RecvInfoSchema),
-};
+});
 
 /** `POST {send_url}/xms/sms/v1` and `POST {api_url}/msg/v1/sms`; `msg` max 90 CP949 bytes. */
-export const SmsRequestSchema = z
-  .strictObject({
-    ...textMessageShape,
-    msg: cp949TextSchema(SMS_MAX_BYTES, 'SMS'),
-    fbInfoLst: fallbackListSchema('SMS').optional(),
-  })
-  .superRefine(checkReservation);
+export const SmsRequestSchema = z.lazy(() =>
+  z
+    .strictObject({
+      ...textMessageShape(),
+      msg: cp949TextSchema(SMS_MAX_BYTES, 'SMS'),
+      fbInfoLst: fallbackListSchema('SMS').optional(),
+    })
+    .superRefine(checkReservation),
+);
 export type SmsRequest = z.infer<typeof SmsRequestSchema>;
 
-const mmsShape = {
-  ...textMessageShape,
+const mmsShape = () => ({
+  ...textMessageShape(),
   title: cp949TextSchema(MMS_TITLE_MAX_BYTES, 'MMS title').optional(),
   msg: cp949TextSchema(MMS_MAX_BYTES, 'MMS'),
   fbInfoLst: fallbackListSchema('MMS').optional(),
-};
+});
 
 /** `POST {send_url}/xms/mms/v1` and `POST {api_url}/msg/v1/mms` (JSON, uploaded file ids). */
-export const MmsRequestSchema = z
-  .strictObject({
-    ...mmsShape,
-    fileIdLst: z
-      .array(z.string().min(1))
-      .max(MAX_MMS_FILES, `at most ${MAX_MMS_FILES} attachments per MMS (spec 01 §8)`)
-      .optional(),
-  })
-  .superRefine(checkReservation);
+export const MmsRequestSchema = z.lazy(() =>
+  z
+    .strictObject({
+      ...mmsShape(),
+      fileIdLst: z
+        .array(z.string().min(1))
+        .max(MAX_MMS_FILES, `at most ${MAX_MMS_FILES} attachments per MMS (spec 01 §8)`)
+        .optional(),
+    })
+    .superRefine(checkReservation),
+);
 export type MmsRequest = z.infer<typeof MmsRequestSchema>;
 
 /**
  * The `reqMsg` part of `POST {send_url}/xms/mms/file/v1` (multipart): the MMS body without file
  * ids, since the files travel in the `parts` part.
  */
-export const MmsMultipartRequestSchema = z.strictObject(mmsShape).superRefine(checkReservation);
+export const MmsMultipartRequestSchema = z.lazy(() =>
+  z.strictObject(mmsShape()).superRefine(checkReservation),
+);
 export type MmsMultipartRequest = z.infer<typeof MmsMultipartRequestSchema>;
 
 // ---------------------------------------------------------------------------------------------
 // RCS (spec 01 §4.5, §4.6)
 // ---------------------------------------------------------------------------------------------
 
-const RcsButtonsSchema = z
-  .array(RcsButtonSchema)
-  .max(MAX_RCS_BUTTONS, `at most ${MAX_RCS_BUTTONS} RCS buttons (spec 01 §8)`);
+const rcsButtonsSchema = () =>
+  z
+    .array(RcsButtonSchema)
+    .max(MAX_RCS_BUTTONS, `at most ${MAX_RCS_BUTTONS} RCS buttons (spec 01 §8)`);
 
-const rcsCommonShape = {
+const rcsCommonShape = () => ({
   ...resvFieldsShape,
   agency: AgencySchema.optional(),
   messagebaseId: z.string().min(1).max(100),
@@ -98,28 +110,28 @@ const rcsCommonShape = {
   expiryOption: z.string().length(1).optional(),
   campaignId: ShortCodeSchema.optional(),
   deptCode: ShortCodeSchema.optional(),
-  buttons: RcsButtonsSchema.optional(),
+  buttons: rcsButtonsSchema().optional(),
   recvInfoLst: recipientsSchema(RecvInfoSchema),
   /** RCS may fall back to SMS and to MMS, each at most once. */
   fbInfoLst: fallbackListSchema().optional(),
-};
+});
 
 /** Only the standard variants carry an advertising header, its footer, copy and click tracking. */
-const rcsAdvertisingShape = {
+const rcsAdvertisingShape = () => ({
   clickUrlYn: YesNoSchema.optional(),
   /** `0` informational, `1` advertising. */
   header: z.enum(['0', '1']),
   /** The opt-out number of an advertising message. */
   footer: z.string().min(1).max(20).optional(),
   copyAllowed: z.boolean().optional(),
-};
+});
 
-const rcsBrandShape = {
+const rcsBrandShape = () => ({
   brandId: z.string().min(1).optional(),
   brandKey: z.string().min(1).optional(),
   /** Values seen: SMS, LMS, MMS, ITMPL, CHAT; not a closed list, so any non-empty string. */
   productCode: z.string().min(1).optional(),
-};
+});
 
 /** An advertising message (`header` `1`) must carry its opt-out number in `footer`. */
 const checkAdvertisingFooter = (
@@ -150,40 +162,44 @@ const checkAgencyBrand = (
 };
 
 /** `POST {api_url}/msg/v1/rcs`: the oldest variant, without brandId/brandKey/productCode. */
-export const RcsV1RequestSchema = z
-  .strictObject({ ...rcsCommonShape, ...rcsAdvertisingShape })
-  .superRefine((value, ctx) => {
+export const RcsV1RequestSchema = z.lazy(() =>
+  z.strictObject({ ...rcsCommonShape(), ...rcsAdvertisingShape() }).superRefine((value, ctx) => {
     checkReservation(value, ctx);
     checkAdvertisingFooter(value, ctx);
-  });
+  }),
+);
 export type RcsV1Request = z.infer<typeof RcsV1RequestSchema>;
 
 /** `POST {api_url}/msg/v1.1/rcs`. */
-export const RcsV11RequestSchema = z
-  .strictObject({ ...rcsCommonShape, ...rcsAdvertisingShape, ...rcsBrandShape })
-  .superRefine((value, ctx) => {
-    checkReservation(value, ctx);
-    checkAdvertisingFooter(value, ctx);
-    checkAgencyBrand(value, ctx);
-  });
+export const RcsV11RequestSchema = z.lazy(() =>
+  z
+    .strictObject({ ...rcsCommonShape(), ...rcsAdvertisingShape(), ...rcsBrandShape() })
+    .superRefine((value, ctx) => {
+      checkReservation(value, ctx);
+      checkAdvertisingFooter(value, ctx);
+      checkAgencyBrand(value, ctx);
+    }),
+);
 export type RcsV11Request = z.infer<typeof RcsV11RequestSchema>;
 
 /**
  * `POST {send_url}/rcs/v1.1`, the integrated variant: informational only (header `0`), so there
  * is no footer, copyAllowed or clickUrlYn; those keys are rejected as unknown.
  */
-export const RcsIntegratedRequestSchema = z
-  .strictObject({
-    ...rcsCommonShape,
-    ...rcsBrandShape,
-    header: z.literal('0', {
-      error: 'integrated RCS ({send_url}/rcs/v1.1) accepts header 0 (informational) only',
+export const RcsIntegratedRequestSchema = z.lazy(() =>
+  z
+    .strictObject({
+      ...rcsCommonShape(),
+      ...rcsBrandShape(),
+      header: z.literal('0', {
+        error: 'integrated RCS ({send_url}/rcs/v1.1) accepts header 0 (informational) only',
+      }),
+    })
+    .superRefine((value, ctx) => {
+      checkReservation(value, ctx);
+      checkAgencyBrand(value, ctx);
     }),
-  })
-  .superRefine((value, ctx) => {
-    checkReservation(value, ctx);
-    checkAgencyBrand(value, ctx);
-  });
+);
 export type RcsIntegratedRequest = z.infer<typeof RcsIntegratedRequestSchema>;
 
 /**
@@ -192,46 +208,50 @@ export type RcsIntegratedRequest = z.infer<typeof RcsIntegratedRequestSchema>;
  * footer only "in the standard variant" without saying how the variant is chosen on this one
  * path, so both headers are accepted and `1` needs its footer.
  */
-export const RcsReplyRequestSchema = z
-  .strictObject({
-    agency: AgencySchema.optional(),
-    replyId: z.string().min(1),
-    cliKey: CliKeySchema.max(20),
-    messagebaseId: z.string().min(1).max(100),
-    chatbotId: z.string().min(1).max(40),
-    telco: z.string().min(1),
-    phone: PhoneSchema,
-    /**
-     * `description` is required and `media` (`maapfile://<file_id>`) serves media cards; other
-     * card variables (title, subTitle1, …) are strings too, so extra string keys are allowed.
-     */
-    body: z
-      .object({ description: z.string().min(1), media: z.string().min(1).optional() })
-      .catchall(z.string()),
-    header: z.enum(['0', '1']),
-    footer: z.string().min(1).max(20).optional(),
-    copyAllowed: z.boolean().optional(),
-    campaignId: ShortCodeSchema.optional(),
-    deptCode: ShortCodeSchema.optional(),
-    buttons: RcsButtonsSchema.optional(),
-    chipList: z.array(RcsButtonSchema).optional(),
-    ...rcsBrandShape,
-  })
-  .superRefine((value, ctx) => {
-    checkAdvertisingFooter(value, ctx);
-    checkAgencyBrand(value, ctx);
-  });
+export const RcsReplyRequestSchema = z.lazy(() =>
+  z
+    .strictObject({
+      agency: AgencySchema.optional(),
+      replyId: z.string().min(1),
+      cliKey: CliKeySchema.max(20),
+      messagebaseId: z.string().min(1).max(100),
+      chatbotId: z.string().min(1).max(40),
+      telco: z.string().min(1),
+      phone: PhoneSchema,
+      /**
+       * `description` is required and `media` (`maapfile://<file_id>`) serves media cards; other
+       * card variables (title, subTitle1, …) are strings too, so extra string keys are allowed.
+       */
+      body: z
+        .object({ description: z.string().min(1), media: z.string().min(1).optional() })
+        .catchall(z.string()),
+      header: z.enum(['0', '1']),
+      footer: z.string().min(1).max(20).optional(),
+      copyAllowed: z.boolean().optional(),
+      campaignId: ShortCodeSchema.optional(),
+      deptCode: ShortCodeSchema.optional(),
+      buttons: rcsButtonsSchema().optional(),
+      chipList: z.array(RcsButtonSchema).optional(),
+      ...rcsBrandShape(),
+    })
+    .superRefine((value, ctx) => {
+      checkAdvertisingFooter(value, ctx);
+      checkAgencyBrand(value, ctx);
+    }),
+);
 export type RcsReplyRequest = z.infer<typeof RcsReplyRequestSchema>;
 
 /** One result of a two-way reply: replyId and chatbotId instead of phone (spec 01 §4.6). */
-export const RcsReplyResultItemSchema = z.looseObject({
-  cliKey: z.string(),
-  msgKey: NullableStringSchema,
-  replyId: NullableStringSchema,
-  chatbotId: NullableStringSchema,
-  code: GatewayCodeSchema,
-  message: NullableStringSchema,
-});
+export const RcsReplyResultItemSchema = z.lazy(() =>
+  z.looseObject({
+    cliKey: z.string(),
+    msgKey: NullableStringSchema,
+    replyId: NullableStringSchema,
+    chatbotId: NullableStringSchema,
+    code: GatewayCodeSchema,
+    message: NullableStringSchema,
+  }),
+);
 export type RcsReplyResultItem = z.infer<typeof RcsReplyResultItemSchema>;
 
 /** `data` of a two-way reply (`null` reads as `[]`). */
@@ -244,70 +264,78 @@ export const PUSH_MSG_MAX_CHARS = 2000;
 export const PUSH_EXT_MAX_BYTES = 1000;
 
 /** A push recipient: the app user (`cuid`) is required; `phone` is only the fallback number. */
-export const PushRecvInfoSchema = z.strictObject({
-  cliKey: CliKeySchema,
-  cuid: z.string().min(1),
-  phone: PhoneSchema.optional(),
-  mergeData: MergeDataSchema.optional(),
-  userCustomFields: UserCustomFieldsSchema.optional(),
-});
+export const PushRecvInfoSchema = z.lazy(() =>
+  z.strictObject({
+    cliKey: CliKeySchema,
+    cuid: z.string().min(1),
+    phone: PhoneSchema.optional(),
+    mergeData: MergeDataSchema.optional(),
+    userCustomFields: UserCustomFieldsSchema.optional(),
+  }),
+);
 export type PushRecvInfo = z.infer<typeof PushRecvInfoSchema>;
 
 /**
  * The push text. The spec puts "max 2000 chars" on the msg object without saying which field;
  * title and body together are held to it, which satisfies either reading.
  */
-export const PushMessageSchema = z
-  .strictObject({
-    title: textSchema(PUSH_MSG_MAX_CHARS),
-    body: textSchema(PUSH_MSG_MAX_CHARS),
-  })
-  .superRefine((msg, ctx) => {
-    const total = charCount(msg.title) + charCount(msg.body);
-    if (total > PUSH_MSG_MAX_CHARS) {
-      issue(ctx, ['body'], `title and body are ${total} characters; max ${PUSH_MSG_MAX_CHARS}`);
-    }
-  });
+export const PushMessageSchema = z.lazy(() =>
+  z
+    .strictObject({
+      title: textSchema(PUSH_MSG_MAX_CHARS),
+      body: textSchema(PUSH_MSG_MAX_CHARS),
+    })
+    .superRefine((msg, ctx) => {
+      const total = charCount(msg.title) + charCount(msg.body);
+      if (total > PUSH_MSG_MAX_CHARS) {
+        issue(ctx, ['body'], `title and body are ${total} characters; max ${PUSH_MSG_MAX_CHARS}`);
+      }
+    }),
+);
 export type PushMessage = z.infer<typeof PushMessageSchema>;
 
 /** `ext`: string map, at most 1000 bytes measured as its UTF-8 JSON serialisation. */
-export const PushExtSchema = z.record(z.string(), z.string()).superRefine((ext, ctx) => {
-  const bytes = Buffer.byteLength(JSON.stringify(ext), 'utf8');
-  if (bytes > PUSH_EXT_MAX_BYTES) {
-    issue(ctx, [], `ext is ${bytes} bytes as UTF-8 JSON; max ${PUSH_EXT_MAX_BYTES}`);
-  }
-});
+export const PushExtSchema = z.lazy(() =>
+  z.record(z.string(), z.string()).superRefine((ext, ctx) => {
+    const bytes = Buffer.byteLength(JSON.stringify(ext), 'utf8');
+    if (bytes > PUSH_EXT_MAX_BYTES) {
+      issue(ctx, [], `ext is ${bytes} bytes as UTF-8 JSON; max ${PUSH_EXT_MAX_BYTES}`);
+    }
+  }),
+);
 
 /** `POST {api_url}/msg/v1/push`. */
-export const PushRequestSchema = z
-  .strictObject({
-    callback: CallbackSchema,
-    campaignId: ShortCodeSchema.optional(),
-    deptCode: ShortCodeSchema.optional(),
-    agency: AgencySchema.optional(),
-    ...resvFieldsShape,
-    msg: PushMessageSchema,
-    appId: z.string().min(1),
-    ext: PushExtSchema.optional(),
-    fileId: z.string().min(1).optional(),
-    recvInfoLst: recipientsSchema(PushRecvInfoSchema),
-    fbInfoLst: fallbackListSchema().optional(),
-    clickUrlYn: YesNoSchema,
-  })
-  .superRefine((value, ctx) => {
-    checkReservation(value, ctx);
-    // The fallback goes to the recipient's phone, so a fallback without one cannot be delivered.
-    if ((value.fbInfoLst?.length ?? 0) === 0) return;
-    value.recvInfoLst.forEach((recipient, index) => {
-      if (recipient.phone === undefined) {
-        issue(
-          ctx,
-          ['recvInfoLst', index, 'phone'],
-          'phone (the fallback number) is required with fbInfoLst',
-        );
-      }
-    });
-  });
+export const PushRequestSchema = z.lazy(() =>
+  z
+    .strictObject({
+      callback: CallbackSchema,
+      campaignId: ShortCodeSchema.optional(),
+      deptCode: ShortCodeSchema.optional(),
+      agency: AgencySchema.optional(),
+      ...resvFieldsShape,
+      msg: PushMessageSchema,
+      appId: z.string().min(1),
+      ext: PushExtSchema.optional(),
+      fileId: z.string().min(1).optional(),
+      recvInfoLst: recipientsSchema(PushRecvInfoSchema),
+      fbInfoLst: fallbackListSchema().optional(),
+      clickUrlYn: YesNoSchema,
+    })
+    .superRefine((value, ctx) => {
+      checkReservation(value, ctx);
+      // The fallback goes to the recipient's phone, so a fallback without one cannot be delivered.
+      if ((value.fbInfoLst?.length ?? 0) === 0) return;
+      value.recvInfoLst.forEach((recipient, index) => {
+        if (recipient.phone === undefined) {
+          issue(
+            ctx,
+            ['recvInfoLst', index, 'phone'],
+            'phone (the fallback number) is required with fbInfoLst',
+          );
+        }
+      });
+    }),
+);
 export type PushRequest = z.infer<typeof PushRequestSchema>;
 
 // ---------------------------------------------------------------------------------------------
