@@ -266,7 +266,7 @@ const renderSource = (types: readonly EventTypeSchema[]): string => {
 };
 
 /** Formats TypeScript source as the repository's formatter does (Biome, biome.json). */
-const formatted = (source: string, path: string): string => {
+export const formatted = (source: string, path: string): string => {
   const result = spawnSync(
     join(root, 'node_modules/.bin/biome'),
     ['format', `--stdin-file-path=${path}`],

@@ -20,7 +20,21 @@ export interface PropEntry {
   /** The `@default` tag's text; undefined when the prop has none. */
   readonly defaultValue: string | undefined;
   readonly description: string;
+  /** What the type is made of, for the readers that derive from the props (the context schema). */
+  readonly shape: PropShape;
 }
+
+/**
+ * A prop's type by its parts: a JSON value, a union of strings, a list, another props interface
+ * (its section), a CDK value (`Duration`, `RetentionDays`), or anything else by its text.
+ */
+export type PropShape =
+  | { readonly kind: 'string' | 'number' | 'boolean' }
+  | { readonly kind: 'oneOf'; readonly values: readonly string[]; readonly alias?: string }
+  | { readonly kind: 'list'; readonly of: PropShape }
+  | { readonly kind: 'props'; readonly name: string }
+  | { readonly kind: 'Duration' | 'RetentionDays' }
+  | { readonly kind: 'other'; readonly text: string };
 
 /** A props interface and its props, in declaration order. */
 export interface PropsSection {
@@ -54,6 +68,45 @@ const typeText = (checker: ts.TypeChecker, type: ts.Type, node: ts.Node) =>
       ts.TypeFormatFlags.UseSingleQuotesForStringLiteralType |
       ts.TypeFormatFlags.InTypeAlias,
   );
+
+/** The element of `readonly T[]` or `T[]` as written. */
+const elementNode = (node: ts.TypeNode | undefined): ts.TypeNode | undefined => {
+  const list = node && ts.isTypeOperatorNode(node) ? node.type : node;
+  return list && ts.isArrayTypeNode(list) ? list.elementType : undefined;
+};
+
+/** A type's shape; `written` is the type as the declaration spells it, which keeps alias names. */
+const shapeOf = (
+  checker: ts.TypeChecker,
+  type: ts.Type,
+  node: ts.Node,
+  written: ts.TypeNode | undefined,
+): PropShape => {
+  const own = type.getNonNullableType();
+  if (own.flags & ts.TypeFlags.StringLike && !own.isStringLiteral()) return { kind: 'string' };
+  if (own.flags & ts.TypeFlags.NumberLike && !(own.flags & ts.TypeFlags.EnumLike))
+    return { kind: 'number' };
+  if (own.flags & ts.TypeFlags.BooleanLike) return { kind: 'boolean' };
+  const name = (own.aliasSymbol ?? own.symbol)?.name;
+  if (name === 'Duration' || name === 'RetentionDays') return { kind: name };
+  const members = own.isUnion() ? own.types : [own];
+  if (members.every((member) => member.isStringLiteral())) {
+    const alias =
+      written && ts.isTypeReferenceNode(written) ? written.typeName.getText() : undefined;
+    return {
+      kind: 'oneOf',
+      values: members.map((member) => (member as ts.StringLiteralType).value),
+      ...(alias ? { alias } : {}),
+    };
+  }
+  if (checker.isArrayType(own)) {
+    const [element] = checker.getTypeArguments(own as ts.TypeReference);
+    if (element) return { kind: 'list', of: shapeOf(checker, element, node, elementNode(written)) };
+  }
+  const nested = ownInterface(own);
+  if (nested) return { kind: 'props', name: nested.name.text };
+  return { kind: 'other', text: typeText(checker, own, node) };
+};
 
 /** Every props section, `MsgBridgeProps` first, then each nested interface where it is first used. */
 export const propsSections = (): PropsSection[] => {
@@ -103,6 +156,12 @@ export const propsSections = (): PropsSection[] => {
             ? undefined
             : oneLine(ts.getTextOfJSDocComment(defaultTag.comment) ?? ''),
         description: oneLine(ts.displayPartsToString(symbol.getDocumentationComment(checker))),
+        shape: shapeOf(
+          checker,
+          propType,
+          member,
+          ts.isPropertySignature(member) ? member.type : undefined,
+        ),
       };
     });
     sections.push({

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Duration } from 'aws-cdk-lib';
+import { App, Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import {
@@ -184,6 +184,29 @@ describe('stackPropsFromContext', () => {
     expect(problems.join('\n')).toMatch(/msgbridge\.webhooks\.firewall\.rateLimitPerSource/);
   });
 
+  it('reads every prop the interfaces declare, the attachments’ content hosts among them', () => {
+    // Act
+    const props = stackPropsFromContext({
+      gateway: GATEWAY,
+      attachments: { contentHosts: ['media.example.com'], expireAfterDays: 90 },
+      observability: { applicationLogLevel: 'DEBUG', tracing: 'active' },
+    });
+
+    // Assess
+    expect(props.attachments).toEqual({ contentHosts: ['media.example.com'], expireAfterDays: 90 });
+    expect(props.observability).toEqual({ applicationLogLevel: 'DEBUG', tracing: 'active' });
+  });
+
+  it('refuses a value that is none of those a prop allows, naming them', () => {
+    expect(
+      problemsOf({ gateway: GATEWAY, observability: { applicationLogLevel: 'WARN' } }),
+    ).toEqual([
+      expect.stringMatching(
+        /^msgbridge\.observability\.applicationLogLevel: .*"TRACE".*"DEBUG".*"INFO"/,
+      ),
+    ]);
+  });
+
   it('explains a missing context and a string that is not JSON', () => {
     expect(problemsOf(undefined)).toEqual([expect.stringMatching(/is missing: add .*gateway/)]);
     expect(problemsOf('{gateway')).toEqual(['is a string that is not JSON']);
@@ -254,6 +277,38 @@ describe('appSettingsFromContext', () => {
       'account must be a 12-digit AWS account id, got "12345"',
       'region must be an AWS region such as ap-northeast-2, got "Seoul"',
       expect.stringMatching(/^context "msgbridge": msgbridge\.moPolling: /),
+    ]);
+  });
+
+  it('refuses the cdk.json context with a misspelt and a mistyped setting, each by its path', () => {
+    // Prepare
+    const { context } = JSON.parse(readFileSync('cdk.json', 'utf8'));
+    const app = new App({
+      context: {
+        ...context,
+        [CONTEXT_KEY]: {
+          ...context[CONTEXT_KEY],
+          sending: { maxConcurency: 4 },
+          webhooks: { throttlingRateLimit: '100' },
+        },
+      },
+    });
+
+    // Act
+    let refusal: unknown;
+    try {
+      appSettingsFromContext((key) => app.node.tryGetContext(key));
+    } catch (error) {
+      refusal = error;
+    }
+
+    // Assess
+    expect(refusal).toBeInstanceOf(InvalidPropsError);
+    expect((refusal as InvalidPropsError).problems).toEqual([
+      'context "msgbridge": msgbridge.sending: Unrecognized key: "maxConcurency"',
+      expect.stringMatching(
+        /^context "msgbridge": msgbridge\.webhooks\.throttlingRateLimit: .*expected number, received string$/,
+      ),
     ]);
   });
 

@@ -1,11 +1,13 @@
 /**
  * docs/props.md, the props reference of `MsgBridge`, is what the declarations say: every prop of
- * the construct and of each props interface it holds, with its type and its default.
+ * the construct and of each props interface it holds, with its type and its default. So is
+ * lib/context-schema.ts, the shape of the `cdk.json` context that sets the same props.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MSGBRIDGE_PROP_NAMES } from '../../lib/msgbridge-props.ts';
+import { CONTEXT_SCHEMA_PATH, renderContextSchema } from '../../scripts/context-schema.ts';
 import {
   PROPS_REFERENCE_PATH,
   type PropsSection,
@@ -24,6 +26,12 @@ describe('the props reference', () => {
   it('is committed exactly as generated (run `npm run docs:props`)', () => {
     expect(readFileSync(join(ROOT, PROPS_REFERENCE_PATH), 'utf8')).toBe(
       renderPropsReference(sections),
+    );
+  });
+
+  it('gives the context schema, committed exactly as generated (run `npm run generate:context`)', () => {
+    expect(readFileSync(join(ROOT, CONTEXT_SCHEMA_PATH), 'utf8')).toBe(
+      renderContextSchema(sections),
     );
   });
 
