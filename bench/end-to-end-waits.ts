@@ -1,11 +1,9 @@
+/**
+ * The end-to-end scenario's waits: for the local timers' job runs to be out of the way, and for a
+ * condition.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CallCounter, sumWhere } from './call-counter.ts';
-import { round } from './report.ts';
-
-/*
- * The end-to-end scenario's waits (for the local timers' job runs to be out of the way, for a
- * condition) and a rounding helper of its tables.
- */
 
 /**
  * The local run's schedules fire at start and then at the template's rates, each a whole number of
@@ -46,9 +44,6 @@ export const awaitJobFreeWindow = async (
   await sleep(untilNextRun + 2_000);
   await waitForQuietTables(counter);
 };
-
-export const roundFronts = (fronts: Record<string, number>, digits = 4) =>
-  Object.fromEntries(Object.entries(fronts).map(([front, usd]) => [front, round(usd, digits)]));
 
 export const waitUntil = async (
   condition: () => boolean,
