@@ -13,7 +13,10 @@ import {
 
 /*
  * Response-tracking short URLs and their click statistics, spec 01 §4.16. Requests are strict;
- * responses lenient (counts as numbers, ids as strings, unknown fields kept).
+ * responses lenient (counts as numbers, ids as strings, unknown fields kept). Each schema is
+ * built by its first parse (`z.lazy`): every function that calls the gateway imports the client,
+ * and only `export-statistics` and the operator's tools call these endpoints
+ * (docs/performance.md, `cold-start`).
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -21,43 +24,53 @@ import {
 // ---------------------------------------------------------------------------------------------
 
 /** Body of `POST {api_url}/msg/v1/createClickUrl`. */
-export const ClickUrlCreateRequestSchema = z.strictObject({
-  urlTitle: z.string().min(1),
-  /** The spec requires the scheme; a bare host would be refused by the gateway. */
-  orgUrl: z.string().regex(/^https?:\/\/\S+$/, 'orgUrl must start with http:// or https://'),
-  /** Expiry, `YYYY-MM-DD HH:mm:ss` KST; after it the URL is disabled automatically. */
-  expDt: LocalDateTimeSchema,
-});
+export const ClickUrlCreateRequestSchema = z.lazy(() =>
+  z.strictObject({
+    urlTitle: z.string().min(1),
+    /** The spec requires the scheme; a bare host would be refused by the gateway. */
+    orgUrl: z.string().regex(/^https?:\/\/\S+$/, 'orgUrl must start with http:// or https://'),
+    /** Expiry, `YYYY-MM-DD HH:mm:ss` KST; after it the URL is disabled automatically. */
+    expDt: LocalDateTimeSchema,
+  }),
+);
 export type ClickUrlCreateRequest = z.infer<typeof ClickUrlCreateRequestSchema>;
 
 /** `data` of create: the new URL id, a number in the spec's sample; kept as a string. */
-export const ClickUrlCreateDataSchema = z
-  .union([z.number(), z.string().trim().regex(/^\d+$/, 'expected a numeric url id')])
-  .transform(String);
+export const ClickUrlCreateDataSchema = z.lazy(() =>
+  z
+    .union([z.number(), z.string().trim().regex(/^\d+$/, 'expected a numeric url id')])
+    .transform(String),
+);
 export type ClickUrlCreateData = z.infer<typeof ClickUrlCreateDataSchema>;
 
 /** `POST {api_url}/msg/v1/deleteClickUrl`; `urlId` travels as a query parameter. Irreversible. */
-export const ClickUrlDeleteRequestSchema = z.strictObject({ urlId: z.string().min(1) });
+export const ClickUrlDeleteRequestSchema = z.lazy(() =>
+  z.strictObject({ urlId: z.string().min(1) }),
+);
 export type ClickUrlDeleteRequest = z.infer<typeof ClickUrlDeleteRequestSchema>;
 
 /** `data` of delete: "empty" (null, absent, `""` or `{}`), so anything is accepted. */
 export const ClickUrlDeleteDataSchema = z.unknown();
 
 /** Query of `GET {api_url}/msg/v1/getClickUrl`; pages of up to 100, starting at 1. */
-export const ClickUrlListQuerySchema = z.strictObject({ page: z.number().int().min(1) });
+export const ClickUrlListQuerySchema = z.lazy(() =>
+  z.strictObject({ page: z.number().int().min(1) }),
+);
 export type ClickUrlListQuery = z.infer<typeof ClickUrlListQuerySchema>;
 
 /** One tracking URL in the list: expired ones are included, deleted ones are not. */
-export const ClickUrlItemSchema = z.looseObject({
-  no: NumericSchema.nullish(),
-  title: NullableStringSchema,
-  urlId: GatewayIdSchema,
-  ...nullableStrings('orgUrl', 'expDt', 'regDt'),
-});
+export const ClickUrlItemSchema = z.lazy(() =>
+  z.looseObject({
+    no: NumericSchema.nullish(),
+    title: NullableStringSchema,
+    urlId: GatewayIdSchema,
+    ...nullableStrings('orgUrl', 'expDt', 'regDt'),
+  }),
+);
 export type ClickUrlItem = z.infer<typeof ClickUrlItemSchema>;
 
 /** `data` of the list (`null` reads as `[]`). */
-export const ClickUrlListDataSchema = listOrEmpty(ClickUrlItemSchema);
+export const ClickUrlListDataSchema = z.lazy(() => listOrEmpty(ClickUrlItemSchema));
 export type ClickUrlListData = z.infer<typeof ClickUrlListDataSchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -104,38 +117,44 @@ const rangeShape = { from: LocalDateSchema, to: LocalDateSchema };
 const URL_FILTERS = ['urlId', 'title', 'orgUrl'] as const;
 
 /** Body of `POST {api_url}/msg/v1/stat/url/msg` (by registration date): at least one filter. */
-export const UrlStatsByUrlRequestSchema = z
-  .strictObject({ ...rangeShape, ...optionalTexts(...URL_FILTERS) })
-  .superRefine((value, ctx) => {
+export const UrlStatsByUrlRequestSchema = z.lazy(() =>
+  z.strictObject({ ...rangeShape, ...optionalTexts(...URL_FILTERS) }).superRefine((value, ctx) => {
     checkRange(URL_STATS_MAX_DAYS)(value, ctx);
     if (URL_FILTERS.every((filter) => value[filter] === undefined)) {
       const message = `give at least one of ${URL_FILTERS.join(', ')}`;
       ctx.addIssue({ code: 'custom', path: [], message });
     }
-  });
+  }),
+);
 export type UrlStatsByUrlRequest = z.infer<typeof UrlStatsByUrlRequestSchema>;
 
 /** Body of `POST {api_url}/msg/v1/stat/url/channel` (by send date). */
-export const UrlStatsByChannelRequestSchema = z
-  .strictObject({ ...rangeShape, urlId: z.string().min(1) })
-  .superRefine(checkRange(URL_STATS_MAX_DAYS));
+export const UrlStatsByChannelRequestSchema = z.lazy(() =>
+  z
+    .strictObject({ ...rangeShape, urlId: z.string().min(1) })
+    .superRefine(checkRange(URL_STATS_MAX_DAYS)),
+);
 export type UrlStatsByChannelRequest = z.infer<typeof UrlStatsByChannelRequestSchema>;
 
 /** Body of `POST {api_url}/msg/v1/stat/url/receiver` (by access date). */
-export const UrlStatsByReceiverRequestSchema = z
-  .strictObject({
-    ...rangeShape,
-    urlId: z.string().min(1),
-    page: z.number().int().min(1),
-    phone: PhoneSchema.optional(),
-  })
-  .superRefine(checkRange(URL_STATS_MAX_DAYS));
+export const UrlStatsByReceiverRequestSchema = z.lazy(() =>
+  z
+    .strictObject({
+      ...rangeShape,
+      urlId: z.string().min(1),
+      page: z.number().int().min(1),
+      phone: PhoneSchema.optional(),
+    })
+    .superRefine(checkRange(URL_STATS_MAX_DAYS)),
+);
 export type UrlStatsByReceiverRequest = z.infer<typeof UrlStatsByReceiverRequestSchema>;
 
 /** Body shared by the sendDay, sendHour, clickDay and clickHour statistics (max 15 days). */
-export const UrlStatsPeriodRequestSchema = z
-  .strictObject({ ...rangeShape, urlId: z.string().min(1) })
-  .superRefine(checkRange(URL_STATS_PERIOD_MAX_DAYS));
+export const UrlStatsPeriodRequestSchema = z.lazy(() =>
+  z
+    .strictObject({ ...rangeShape, urlId: z.string().min(1) })
+    .superRefine(checkRange(URL_STATS_PERIOD_MAX_DAYS)),
+);
 export type UrlStatsPeriodRequest = z.infer<typeof UrlStatsPeriodRequestSchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -158,55 +177,65 @@ const clickThroughItem = <S extends z.ZodRawShape>(countedBy: S) =>
     clickThroughRate: RateSchema,
   });
 
-export const UrlStatsByUrlItemSchema = clickThroughItem({
-  urlId: GatewayIdSchema.nullish(),
-  ...nullableStrings('title', 'orgUrl', 'regDt'),
-});
+export const UrlStatsByUrlItemSchema = z.lazy(() =>
+  clickThroughItem({
+    urlId: GatewayIdSchema.nullish(),
+    ...nullableStrings('title', 'orgUrl', 'regDt'),
+  }),
+);
 export type UrlStatsByUrlItem = z.infer<typeof UrlStatsByUrlItemSchema>;
-export const UrlStatsByUrlDataSchema = oneOrMany(UrlStatsByUrlItemSchema);
+export const UrlStatsByUrlDataSchema = z.lazy(() => oneOrMany(UrlStatsByUrlItemSchema));
 export type UrlStatsByUrlData = z.infer<typeof UrlStatsByUrlDataSchema>;
 
-export const UrlStatsByChannelItemSchema = clickThroughItem({ ch: NullableStringSchema });
+export const UrlStatsByChannelItemSchema = z.lazy(() =>
+  clickThroughItem({ ch: NullableStringSchema }),
+);
 export type UrlStatsByChannelItem = z.infer<typeof UrlStatsByChannelItemSchema>;
-export const UrlStatsByChannelDataSchema = oneOrMany(UrlStatsByChannelItemSchema);
+export const UrlStatsByChannelDataSchema = z.lazy(() => oneOrMany(UrlStatsByChannelItemSchema));
 export type UrlStatsByChannelData = z.infer<typeof UrlStatsByChannelDataSchema>;
 
 /** One access of a recipient. `isMobile` stays the gateway's `Y`/`N`. */
-export const UrlStatsReceiverItemSchema = z.looseObject({
-  conYmd: NullableStringSchema,
-  urlId: GatewayIdSchema.nullish(),
-  ...nullableStrings('phone', 'sndYmd', 'ch', 'isMobile'),
-});
+export const UrlStatsReceiverItemSchema = z.lazy(() =>
+  z.looseObject({
+    conYmd: NullableStringSchema,
+    urlId: GatewayIdSchema.nullish(),
+    ...nullableStrings('phone', 'sndYmd', 'ch', 'isMobile'),
+  }),
+);
 export type UrlStatsReceiverItem = z.infer<typeof UrlStatsReceiverItemSchema>;
 
 /** `data` of the recipient statistics; the list is spelled `recvlst` (lower-case l). */
-export const UrlStatsByReceiverDataSchema = z.looseObject({
-  urlId: GatewayIdSchema.nullish(),
-  totCnt: NumericSchema.nullish(),
-  recvlst: listOrEmpty(UrlStatsReceiverItemSchema),
-});
+export const UrlStatsByReceiverDataSchema = z.lazy(() =>
+  z.looseObject({
+    urlId: GatewayIdSchema.nullish(),
+    totCnt: NumericSchema.nullish(),
+    recvlst: listOrEmpty(UrlStatsReceiverItemSchema),
+  }),
+);
 export type UrlStatsByReceiverData = z.infer<typeof UrlStatsByReceiverDataSchema>;
 
-const dayItemShape = {
+const dayItemShape = () => ({
   urlId: GatewayIdSchema.nullish(),
   ...nullableStrings('ymd', 'ch', 'conDt'),
   ...nullishCounts('sumCnt', 'avgCnt'),
-};
+});
 
-export const UrlStatsDayItemSchema = z.looseObject(dayItemShape);
+export const UrlStatsDayItemSchema = z.lazy(() => z.looseObject(dayItemShape()));
 export type UrlStatsDayItem = z.infer<typeof UrlStatsDayItemSchema>;
 /** `data` of sendDay and clickDay. */
-export const UrlStatsDayDataSchema = oneOrMany(UrlStatsDayItemSchema);
+export const UrlStatsDayDataSchema = z.lazy(() => oneOrMany(UrlStatsDayItemSchema));
 export type UrlStatsDayData = z.infer<typeof UrlStatsDayDataSchema>;
 
 /** `hour` is kept as written (`"09"`); a number becomes its string. */
-export const UrlStatsHourItemSchema = z.looseObject({
-  ...dayItemShape,
-  hour: GatewayIdSchema.nullish(),
-});
+export const UrlStatsHourItemSchema = z.lazy(() =>
+  z.looseObject({
+    ...dayItemShape(),
+    hour: GatewayIdSchema.nullish(),
+  }),
+);
 export type UrlStatsHourItem = z.infer<typeof UrlStatsHourItemSchema>;
 /** `data` of sendHour and clickHour. */
-export const UrlStatsHourDataSchema = oneOrMany(UrlStatsHourItemSchema);
+export const UrlStatsHourDataSchema = z.lazy(() => oneOrMany(UrlStatsHourItemSchema));
 export type UrlStatsHourData = z.infer<typeof UrlStatsHourDataSchema>;
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,46 @@
+import { describe, expect, it, vi } from 'vitest';
+
+// Counts the object schemas zod builds, so the test sees which schemas exist.
+const built = vi.hoisted(() => ({ objects: 0 }));
+vi.mock('zod', async (importOriginal) => {
+  const z = await importOriginal<typeof import('zod')>();
+  const counted =
+    <F extends (...args: never[]) => unknown>(build: F) =>
+    (...args: Parameters<F>) => {
+      built.objects += 1;
+      return build(...args) as ReturnType<F>;
+    };
+  return {
+    ...z,
+    object: counted(z.object),
+    strictObject: counted(z.strictObject),
+    looseObject: counted(z.looseObject),
+  };
+});
+
+describe('the tracking-URL and opt-out schemas, imported with the gateway client', () => {
+  it('builds none at import, and each on its first parse only', async () => {
+    // Prepare: the shared pieces they are made of are built at import.
+    await import('../../gateway/schemas/common.ts');
+    await import('../../gateway/schemas/lenient.ts');
+    const before = built.objects;
+
+    // Act
+    const tracking = await import('../../gateway/schemas/tracking-urls.ts');
+    const optOut = await import('../../gateway/schemas/opt-out.ts');
+    const atImport = built.objects - before;
+    const statistics = tracking.UrlStatsByUrlRequestSchema.safeParse({});
+    const afterFirst = built.objects - before;
+    tracking.UrlStatsByUrlRequestSchema.safeParse({});
+    const afterSecond = built.objects - before;
+    const list = optOut.OptOutListQuerySchema.safeParse({});
+
+    // Assess
+    expect(atImport).toBe(0);
+    expect(statistics.success).toBe(false);
+    expect(afterFirst).toBeGreaterThan(0);
+    expect(afterSecond).toBe(afterFirst);
+    expect(list.success).toBe(false);
+    expect(built.objects - before).toBeGreaterThan(afterSecond);
+  });
+});
