@@ -13,8 +13,8 @@ const JOB_PERIOD_MS = 60_000;
 
 /**
  * Waits until the table calls stop for a second: the scheduled jobs' runs (token refresh,
- * reconcile-status's report checks and the legacy index's hours, the attachment sweep) are no phase's work and must not be
- * counted as the messages'.
+ * reconcile-status's report checks and unknown outcomes, the attachment sweep) are no phase's
+ * work and must not be counted as the messages'.
  */
 export const waitForQuietTables = async (counter: CallCounter) => {
   const tableCalls = () =>

@@ -74,13 +74,13 @@ export const idleRuns = (e2e: EndToEndFigures | undefined): Record<string, IdleR
         logBytesPerInvocation: idleLogBytes('reconcile-status', 900),
       }
     : {
-        // Without a measured run: the awaiting-report index read hour by hour over the 96-hour
-        // horizon, 17 buckets an hour, each an eventually consistent Query of 0.5 read units, and
-        // the run's lease taken and given back (a write unit each).
+        // Without a measured run: the unknown outcomes' bucket of the awaiting-report index read
+        // once, an eventually consistent Query of 0.5 read units, and the run's lease taken and
+        // given back (a write unit each).
         msPerInvocation: 2_000,
         timeBasis: 'modelled: no end-to-end idle run recorded',
         unitsPerInvocation: {
-          'DynamoDB read request units': 97 * 17 * 0.5,
+          'DynamoDB read request units': 0.5,
           'DynamoDB write request units': 2,
         },
         logBytesPerInvocation: idleLogBytes('reconcile-status', 900),

@@ -119,7 +119,7 @@ export const MODULES: readonly ModuleRule[] = [
   {
     folder: 'functions/reconcile',
     holds:
-      'reconcile-status: late reports by status query and unknown outcomes decided, with its composition, its handler of both triggers, ports and the awaiting-reports index.',
+      'reconcile-status: late reports by status query and unknown outcomes decided, with its composition, its handler of both triggers, ports and the event-table adapter it reads stored reports and unknown outcomes through.',
     mayImport: [
       ...SLICE_BASE,
       'functions/catalogue',

@@ -21,10 +21,11 @@ export interface TableDefinition {
 }
 
 /**
- * Accepted sends still waiting for their delivery report, by the hour they were accepted and a
- * shard of that hour (see {@link awaitingReportBucket}): only the `OUTCOME` items of accepted
- * recipients carry these attributes, so the index stays small. `reconcile-status` reads it to find
- * recipients whose report is late.
+ * Sends whose outcome is unknown (a last delivery without an answer), by the time of the attempt:
+ * only the `UNKNOWN` items the sender writes carry these attributes, so the index stays small.
+ * `reconcile-status` reads it to ask the gateway what became of them (see
+ * {@link UNKNOWN_OUTCOME_BUCKET}); accepted recipients waiting for their report are on the
+ * report-check queue instead.
  */
 export const AWAITING_REPORT_INDEX = {
   name: 'awaiting-report',
@@ -33,58 +34,9 @@ export const AWAITING_REPORT_INDEX = {
 } as const;
 
 /**
- * Index partition keys per hour of the `awaiting-report` index: one key takes about 1,000 write
- * units a second and its sort key only grows, so an hour's entries are spread over this many
- * (docs/performance.md, "Awaiting reports", has the arithmetic at 5,000 recipients/s). The
- * count may grow but never shrink: a cliKey's shard is its hash modulo the count, so with a
- * larger count the reader still reads every shard the smaller one wrote.
- */
-export const AWAITING_REPORT_SHARDS = 16;
-
-const utf8 = new TextEncoder();
-
-/**
- * The shard (0 to `AWAITING_REPORT_SHARDS` − 1) of a cliKey: FNV-1a (32 bit) of its UTF-8 bytes,
- * finished with MurmurHash3's mixer so that every byte moves the low bits. Stable: entries written
- * by one release are read by the next, so this function must never change.
- */
-export const awaitingReportShard = (cliKey: string): number => {
-  let hash = 0x811c9dc5;
-  for (const byte of utf8.encode(cliKey)) hash = Math.imul(hash ^ byte, 0x01000193);
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
-  return (hash >>> 0) % AWAITING_REPORT_SHARDS;
-};
-
-/**
- * The `awaiting-report` bucket of a recipient accepted at `at` (UTC ISO 8601):
- * `<YYYY-MM-DDTHH>#<shard of its cliKey>`.
- */
-export const awaitingReportBucket = (at: string, cliKey: string): string =>
-  `${at.slice(0, 13)}#${awaitingReportShard(cliKey)}`;
-
-/**
- * Every bucket an entry accepted in `hour` (`YYYY-MM-DDTHH`) may be in: its shards, then the
- * unsharded `<hour>` bucket that earlier releases wrote.
- *
- * The unsharded bucket is read only for entries written before a deployment upgraded: it can go
- * (with this comment) once every deployment has run a release with shards for longer than its
- * reconcile horizon (`RECONCILE_HORIZON_HOURS`: 96 h by default, at most 90 days), since
- * reconcile-status never looks at older entries.
- */
-export const awaitingReportBuckets = (hour: string): readonly string[] => [
-  ...Array.from({ length: AWAITING_REPORT_SHARDS }, (_, shard) => `${hour}#${shard}`),
-  hour,
-];
-
-/**
  * The `awaiting-report` bucket of unknown outcomes: one partition, sorted by the attempt's time.
- * Unknown outcomes are rare (a lost answer on a message's last delivery), so one
- * partition holds them all, and `reconcile-status` finds them without reading the hourly buckets.
- * Not sharded: an entry is written only when a message's last delivery (after about 8 minutes of
+ * Unknown outcomes are rare (a lost answer on a message's last delivery), so one partition holds
+ * them all. Not sharded: an entry is written only when a message's last delivery (after about 8 minutes of
  * backoff) still has no usable answer, and leaves at the next reconcile run (every 15 minutes,
  * `unknownAfterMinutes` 2), so normal sending puts next to nothing on this key. Only a gateway
  * failing every call quickly (an HTTP 5xx) for longer than the whole retry schedule, while more

@@ -39,12 +39,7 @@ export const eventRecordSchema = lazily(() =>
     payloadRef: payloadRefSchema().optional(),
     /** Inbound messages with attachments: how many, so `fetch-attachments` can filter the stream on it. */
     attachmentCount: z.number().optional(),
-    /**
-     * The `awaiting-report` index key of an accepted send written by an earlier release (see
-     * `AWAITING_REPORT_INDEX`); a "Message Accepted" item of this release carries only the keys
-     * below, for `msgbridge trace` and `status`.
-     */
-    awaitingReportBucket: z.string().optional(),
+    /** A "Message Accepted" item's keys, for `msgbridge trace` and `status`. */
     acceptedAt: z.string().optional(),
     msgKey: z.string().optional(),
     cliKey: z.string().optional(),

@@ -78,11 +78,7 @@ export const composeReconcileStatus = (
   // Only the send store's claims are used: a claim item lives a day at most (the sender's own
   // outlives it).
   const sends = new DynamoDbSendStore(eventTableName, 1, documents);
-  const awaitingIndex = new DynamoDbAwaitingReports(
-    eventTableName,
-    documents ?? documentClient(),
-    sends,
-  );
+  const table = new DynamoDbAwaitingReports(eventTableName, documents ?? documentClient(), sends);
   // The sender's choice: an acceptance the status query finds is published only if theirs are.
   const acceptedEvents = booleanEnv('ACCEPTED_EVENTS', false, env);
   const checkQueue = new SqsReportChecks(
@@ -97,10 +93,9 @@ export const composeReconcileStatus = (
       logger.error('a report check could not be read; it stays on the queue until its DLQ', {
         ...check,
       }),
-    index: awaitingIndex,
-    ledger: awaitingIndex,
-    unknown: awaitingIndex,
-    guards: awaitingIndex,
+    ledger: table,
+    unknown: table,
+    guards: table,
     gateway: gateway.client,
     receive,
     ...(acceptedEvents ? {} : { unpublishedAcceptances: sends }),

@@ -73,7 +73,7 @@ export const createReconcileStatusHandler = ({
     return { batchItemFailures: unfinished.map((itemIdentifier) => ({ itemIdentifier })) };
   };
 
-  /** The scheduled run: unknown outcomes and the index of earlier releases. */
+  /** The scheduled run: the unknown outcomes. */
   const onSchedule = async (context: Context) => {
     const run = await reconcileStatusExclusively(
       {

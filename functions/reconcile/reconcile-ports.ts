@@ -9,35 +9,13 @@ import type { StatusGateway } from './status-query.ts';
  * reconcile-status's ports, settings and counts (`reconcile-use-case.ts` runs the reconciliation).
  */
 
-/** A recipient the gateway accepted, as listed in the `awaiting-report` index. */
+/** A recipient the gateway accepted, as its report check lists it. */
 export interface AwaitingRecipient {
   readonly cliKey: string;
   /** Absent when the gateway answered "already accepted" without one. */
   readonly msgKey?: string;
   /** When the acceptance was recorded, UTC ISO 8601. */
   readonly acceptedAt: string;
-}
-
-export interface AwaitingPage {
-  readonly recipients: readonly AwaitingRecipient[];
-  /** Where the next page of the same bucket starts; absent on its last page. */
-  readonly next?: string;
-}
-
-/**
- * The `awaiting-report` index: accepted recipients by the UTC hour (`YYYY-MM-DDTHH`) of acceptance
- * and a shard of it (`awaitingReportBuckets` names every bucket of an hour).
- */
-export interface AwaitingReportIndex {
-  /** One page of the recipients of `bucket` with `from <= acceptedAt <= to`, oldest first. */
-  page(
-    bucket: string,
-    range: { readonly from: string; readonly to: string },
-    limit: number,
-    start?: string,
-  ): Promise<AwaitingPage>;
-  /** Takes a recipient off the index: its report (or its unavailable status) is recorded. */
-  settle(cliKey: string): Promise<void>;
 }
 
 /** What is already recorded for a recipient. */
@@ -96,7 +74,7 @@ export const ReconcileSettingsSchema = z
      * for the next run. Recipients whose report is stored do not count.
      */
     maxRecipients: z.int().min(1).default(RECONCILE_DEFAULTS.maxRecipients),
-    /** Index entries read per page (the index of earlier releases). */
+    /** Unknown outcomes read per page of their index. */
     pageSize: z.int().min(1).max(1_000).default(RECONCILE_DEFAULTS.pageSize),
     /** Unknown outcomes are first asked about this long after the attempt. */
     unknownAfterMinutes: z.int().min(0).default(RECONCILE_DEFAULTS.unknownAfterMinutes),
@@ -117,7 +95,7 @@ export interface ReconcileDeps {
   readonly awaiting?: AwaitingReports;
   /**
    * The report-check queue: accepted recipients waiting for their report, as the sender queued
-   * them (read by `checkReports`; the scheduled run reads only the index of earlier releases).
+   * them (read by `checkReports`; the scheduled run resolves unknown outcomes only).
    */
   readonly checks?: ReportCheckQueue;
   /** Told about a check that cannot be read (it stays on the queue, and so reaches its DLQ). */
@@ -126,11 +104,6 @@ export interface ReconcileDeps {
     readonly problem: string;
     readonly body: string;
   }) => void;
-  /**
-   * The `awaiting-report` index of earlier releases: accepted recipients listed per recipient,
-   * read until they have all left it (within `horizonHours` of an upgrade).
-   */
-  readonly index: AwaitingReportIndex;
   readonly ledger: ReportLedger;
   readonly unknown: UnknownOutcomeIndex;
   readonly guards: ReportGuards;
@@ -151,7 +124,7 @@ export interface ReconcileDeps {
 export type ReconcileStop = 'complete' | 'budget' | 'time' | 'gateway-unavailable';
 
 export interface ReconcileCounts {
-  /** Recipients examined: from report checks and from index entries. */
+  /** Recipients of report checks examined. */
   readonly examined: number;
   /** Report checks received from the queue. */
   readonly checksReceived: number;

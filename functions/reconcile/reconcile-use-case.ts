@@ -6,14 +6,12 @@ import { buildEventDetail } from '../catalogue/envelope.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import type { Lease } from '../commons/lease.ts';
 import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';
-import { awaitingReportBuckets } from '../commons/tables.ts';
 import { type EventRecord, toEventRecord } from '../event-table/event-record.ts';
 import { receiveReports } from '../received-items/receive-items.ts';
 import type { ReportCheck } from '../send-records/ports.ts';
 import type { PutBackEntry, ReportCheckQueue } from '../send-records/report-checks.ts';
 import type {
   AwaitingRecipient,
-  AwaitingReportIndex,
   ReconcileCounts,
   ReconcileDeps,
   ReconcileStop,
@@ -26,7 +24,7 @@ type MutableCounts = { -readonly [K in keyof ReconcileCounts]: ReconcileCounts[K
 /** A recipient to look at, and what settles it once its report or status is stored. */
 interface Examined {
   readonly recipient: AwaitingRecipient;
-  /** Takes the recipient off what listed it (an index entry, or its share of a report check). */
+  /** Takes the recipient off its report check (its share of it). */
   readonly settle: () => Promise<void>;
 }
 
@@ -68,71 +66,26 @@ const newCounts = (): MutableCounts => ({
 const HOUR_MS = 3_600_000;
 
 /**
- * The scheduled run: resolves unknown outcomes, then reads the `awaiting-report` index of earlier
- * releases for accepted recipients whose report is late and asks the gateway for their status.
- * (The report checks the sender queues now are read by {@link checkReports}, on the queue's own
- * event source.)
+ * The scheduled run: resolves the unknown outcomes. (The report checks the sender queues are read
+ * by {@link checkReports}, on the queue's own event source.)
  *
  * Input: the ports and settings. Output: counts of what was found, queried and stored.
  *
- * Primary course: first the unknown outcomes (`resolveUnknownOutcomes`); then the index hour by
- * hour, from `horizonHours` ago to `afterMinutes` ago: recipients whose report or unavailable
- * status is already stored are settled (they leave the index), the rest are queried 10 keys per
- * call, grouped by the KST date of acceptance; a finished status (DONE with a result code) is
- * stored as a report through the receivers' path (`via: 'status-query'`, so a later real report is
- * a duplicate and causes no second event); `OVER_DATE` / `INVALID_KEY` is stored once as "Message
- * Status Unavailable"; REG and ING are left for the next run.
+ * Primary course: `resolveUnknownOutcomes` asks the gateway about every send without an answer
+ * attempted between `horizonHours` and `unknownAfterMinutes` ago, and stores what it knows.
  *
- * Alternative courses: an `INVALID_KEY` is asked again with the day before the acceptance date
- * before it is believed (the send call may have crossed KST midnight before the acceptance was
- * recorded, and an "already accepted" answer may come a day after the original send); the run
- * stops early, leaving the rest for the next run, when `maxRecipients` recipients without a stored
- * report or status were read (those with one cost no query and do not count), when
- * `hasTimeLeft()` says so, or when a status query fails with a retryable gateway error. Other
+ * Alternative courses: the run stops early, leaving the rest for the next run, when
+ * `hasTimeLeft()` says so or when a status query fails with a retryable gateway error. Other
  * gateway errors and storage errors are thrown.
  */
 export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCounts> => {
-  const { settings } = deps;
-  const now = deps.now().getTime();
-  const fromMs = now - settings.horizonHours * HOUR_MS;
-  const toMs = now - settings.afterMinutes * MINUTE_MS;
-  const range = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
-  const hasTimeLeft = deps.hasTimeLeft ?? (() => true);
   const counts = newCounts();
-  const queue = new KeyQueue();
-  const run: Run = { deps, counts, queue };
-
-  // Unknown outcomes first: a producer waits on each of them, and there are few.
-  let stop: ReconcileStop | undefined = await resolveUnknownOutcomes(run, hasTimeLeft, owner(deps));
-  if (stop) {
-    counts.stoppedBy = stop;
-    return counts;
-  }
-  for await (const recipients of awaitingRecipients(
-    deps.index,
-    hourBuckets(fromMs, toMs),
-    range,
-    settings.pageSize,
-  )) {
-    const budget = settings.maxRecipients - toQuery(counts);
-    if (budget <= 0) {
-      stop = 'budget';
-      break;
-    }
-    if (!hasTimeLeft()) {
-      stop = 'time';
-      break;
-    }
-    const page = recipients.slice(0, budget);
-    counts.examined += page.length;
-    await triage(
-      run,
-      page.map((recipient) => ({ recipient, settle: () => deps.index.settle(recipient.cliKey) })),
-    );
-    stop = await drain(run, hasTimeLeft, { fullBatchesOnly: true });
-    if (stop) break;
-  }
-  await endRun(run, hasTimeLeft, stop);
+  const stop = await resolveUnknownOutcomes(
+    { deps, counts },
+    deps.hasTimeLeft ?? (() => true),
+    owner(deps),
+  );
+  counts.stoppedBy = stop ?? 'complete';
   return counts;
 };
 
@@ -147,16 +100,26 @@ export const reconcileStatus = async (deps: ReconcileDeps): Promise<ReconcileCou
  * `afterMinutes` ago is put back on the queue delayed until it is due (at most 15 minutes, SQS's
  * longest delay; a check due later comes round again) and finished; for the recipients of the
  * others, those whose report or unavailable status is already stored are settled, the rest are
- * queried 10 keys per call as {@link reconcileStatus} does. A check is finished as soon as every
- * recipient in it is settled; at the end, a check with recipients still pending (REG, ING) or not
- * queried (the gateway unavailable, the time up) is put back, with only those recipients, for a
- * look `RECHECK_SECONDS` later. So a check is never parked on the queue received and unfinished
- * (SQS's 120,000 in-flight messages are no ceiling), and the readers scale with the queue.
+ * queried 10 keys per call, grouped by the KST date of acceptance: a finished status (DONE with a
+ * result code) is stored as a report through the receivers' path (`via: 'status-query'`, so a
+ * later real report is a duplicate and causes no second event); `OVER_DATE` / `INVALID_KEY` is
+ * stored once as "Message Status Unavailable"; REG and ING are left pending. A check is finished
+ * as soon as every recipient in it is settled; at the end, a check with recipients still pending
+ * or not queried (the gateway unavailable, the time up) is put back, with only those recipients,
+ * for a look `RECHECK_SECONDS` later. So a check is never parked on the queue received and
+ * unfinished (SQS's 120,000 in-flight messages are no ceiling), and the readers scale with the
+ * queue.
  *
- * Alternative courses: a check that cannot be read is left unfinished (it comes back after the
- * queue's visibility timeout, and ends in its DLQ); a check that could not be put back is left
- * unfinished too (it comes back whole; its stored reports are found recorded). Storage errors
- * are thrown: nothing is finished, and the whole batch comes back.
+ * Alternative courses: an `INVALID_KEY` is asked again with the day before the acceptance date
+ * before it is believed (the send call may have crossed KST midnight before the acceptance was
+ * recorded, and an "already accepted" answer may come a day after the original send); the
+ * reading stops when `maxRecipients` recipients without a stored report or status were read
+ * (those with one cost no query and do not count), when `hasTimeLeft()` says so, or when a status
+ * query fails with a retryable gateway error; a check that cannot be read is left unfinished (it
+ * comes back after the queue's visibility timeout, and ends in its DLQ); a check that could not
+ * be put back is left unfinished too (it comes back whole; its stored reports are found
+ * recorded). Other gateway errors and storage errors are thrown: nothing is finished, and the
+ * whole batch comes back.
  */
 export const checkReports = async (
   deps: ReconcileDeps & { readonly checks: ReportCheckQueue },
@@ -200,7 +163,7 @@ export const RECHECK_SECONDS = 900;
 /**
  * Reads the report-check queue while the budget and the time last: a check older than the horizon
  * is finished unasked, one not yet due is put back delayed until it is, and the recipients of a due
- * one are triaged and queried like index entries. A check is finished (deleted) as soon as all its
+ * one are triaged and queried. A check is finished (deleted) as soon as all its
  * recipients are settled.
  */
 const reconcileChecks = async (
@@ -355,47 +318,10 @@ export const reconcileStatusExclusively = async (
   }
 };
 
-/** The UTC hour buckets (`YYYY-MM-DDTHH`) from the one holding `fromMs` to the one holding `toMs`. */
-export const hourBuckets = (fromMs: number, toMs: number): string[] => {
-  const buckets: string[] = [];
-  for (let at = Math.floor(fromMs / HOUR_MS) * HOUR_MS; at <= toMs; at += HOUR_MS)
-    buckets.push(new Date(at).toISOString().slice(0, 13));
-  return buckets;
-};
-
 interface Run {
   readonly deps: ReconcileDeps;
   readonly counts: MutableCounts;
   readonly queue: KeyQueue;
-}
-
-/**
- * The recipients of `hours`, a page at a time, hour by hour. The first pages of an hour's buckets
- * are read at once (most are empty: one round trip instead of 17); each bucket's further pages
- * are read when its turn comes, so a run stopped by its budget has read little it did not use.
- */
-async function* awaitingRecipients(
-  index: AwaitingReportIndex,
-  hours: readonly string[],
-  range: { readonly from: string; readonly to: string },
-  pageSize: number,
-): AsyncGenerator<readonly AwaitingRecipient[]> {
-  for (const hour of hours) {
-    const buckets = awaitingReportBuckets(hour);
-    const firstPages = await Promise.all(
-      buckets.map((bucket) => index.page(bucket, range, pageSize)),
-    );
-    for (const [i, bucket] of buckets.entries()) {
-      let page = firstPages[i];
-      while (page !== undefined) {
-        if (page.recipients.length > 0) yield page.recipients;
-        page =
-          page.next === undefined
-            ? undefined
-            : await index.page(bucket, range, pageSize, page.next);
-      }
-    }
-  }
 }
 
 /** Settles recorded recipients and queues the others for the status query. */
@@ -524,7 +450,7 @@ const reportFromStatus = (item: StatusQueryItem, msgKey: string): Record<string,
 };
 
 /**
- * Stores finished statuses as reports; they leave the index only when every one is durable. A
+ * Stores finished statuses as reports; they are settled only when every one is durable. A
  * status whose delivery the receivers already stored under another `ch` is not stored again.
  */
 const storeReports = async (
@@ -566,8 +492,8 @@ const storeReports = async (
   counts.reportsDuplicate += outcome.duplicates;
   counts.quarantined += outcome.quarantined;
   counts.storeFailures += outcome.failed;
-  // After a failed write the whole batch stays on the index: the next run finds the stored
-  // ones recorded and queries only the rest.
+  // After a failed write the whole batch stays unsettled: the next look finds the stored ones
+  // recorded and queries only the rest.
   if (outcome.result === 'retry') return;
   await mapWithConcurrency(finished, deps.receive.concurrency, (f) => f.key.settle());
 };

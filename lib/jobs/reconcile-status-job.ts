@@ -65,8 +65,8 @@ export const reconcileStatusJob = (
     }),
   );
   // Reports by message (Query), status-unavailable and send-record look-ups (GetItem), reports
-  // and events (conditional PutItem), claims on send records and settling an OUTCOME item an
-  // earlier release listed (UpdateItem).
+  // and events (conditional PutItem), claims on send records and taking a resolved unknown
+  // outcome off the index (UpdateItem); the index's unknown outcomes (Query on the index).
   grantTableItemActions(
     props.eventTable,
     fn,

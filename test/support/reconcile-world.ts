@@ -1,68 +1,24 @@
-/** The reconciler's fakes (awaiting index, report ledger, status gateway) and the world that wires them. */
+/** The reconciler's fakes (report-check queue, report ledger, status gateway) and the world that wires them. */
 
 import {
-  type AwaitingPage,
-  type AwaitingRecipient,
-  type AwaitingReportIndex,
+  type ReconcileCounts,
   type ReconcileDeps,
   ReconcileSettingsSchema,
   type ReportLedger,
 } from '../../functions/reconcile/reconcile-ports.ts';
+import { checkReports } from '../../functions/reconcile/reconcile-use-case.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import { type StatusQueryData, StatusQueryDataSchema } from '../../gateway/schemas/index.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import type { FakeEventStore } from './fake-event-store.ts';
 import { FakeUnknownOutcomes, GuardedEventStore } from './fake-reconcile-ports.ts';
+import { MemoryReportChecks } from './memory-report-checks.ts';
 
 export const NOW = Date.parse('2026-03-11T06:00:00.000Z'); // 15:00 KST
 
 export const HOUR = 3_600_000;
 
 export const ago = (ms: number) => new Date(NOW - ms).toISOString();
-
-export const sortKey = (r: AwaitingRecipient) => `${r.acceptedAt}|${r.cliKey}`;
-
-/**
- * The `awaiting-report` index in memory, with DynamoDB's key condition and paging: each entry
- * under the bucket it was written with (by default the plain hour, as releases before the shards
- * wrote it), read by bucket and range, one page at a time.
- */
-export class FakeAwaitingIndex implements AwaitingReportIndex {
-  readonly entries = new Map<string, AwaitingRecipient & { bucket: string }>();
-  readonly pagesRead: Array<{ bucket: string; from: string; to: string }> = [];
-  private inFlight = 0;
-  /** The most page reads under way at once. */
-  maxInFlight = 0;
-
-  add(recipient: AwaitingRecipient, bucket = recipient.acceptedAt.slice(0, 13)): void {
-    this.entries.set(recipient.cliKey, { ...recipient, bucket });
-  }
-
-  async page(
-    bucket: string,
-    range: { from: string; to: string },
-    limit: number,
-    start?: string,
-  ): Promise<AwaitingPage> {
-    this.pagesRead.push({ bucket, ...range });
-    this.inFlight += 1;
-    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-    await new Promise((resolve) => setImmediate(resolve));
-    this.inFlight -= 1;
-    // Like ExclusiveStartKey, the cursor is the last key returned, so settling never skips one.
-    const after = [...this.entries.values()]
-      .filter((r) => r.bucket === bucket && r.acceptedAt >= range.from && r.acceptedAt <= range.to)
-      .sort((a, b) => sortKey(a).localeCompare(sortKey(b)))
-      .filter((r) => start === undefined || sortKey(r) > start);
-    const recipients = after.slice(0, limit).map(({ bucket: _bucket, ...recipient }) => recipient);
-    const last = recipients.at(-1);
-    return after.length > limit && last ? { recipients, next: sortKey(last) } : { recipients };
-  }
-
-  async settle(cliKey: string): Promise<void> {
-    this.entries.delete(cliKey);
-  }
-}
 
 /** Reads what the fake event table holds, as the DynamoDB adapter reads the real one. */
 export const ledgerOf = (store: FakeEventStore): ReportLedger & { checks: number } => {
@@ -127,17 +83,28 @@ export class FakeStatusGateway implements StatusGateway {
 }
 
 export interface World {
-  readonly index: FakeAwaitingIndex;
+  /** The report-check queue, on the world's clock (a received check hidden 10 minutes). */
+  readonly checks: MemoryReportChecks;
+  readonly unknown: FakeUnknownOutcomes;
   readonly store: GuardedEventStore;
   readonly ledger: ReturnType<typeof ledgerOf>;
   readonly gateway: FakeStatusGateway;
   deps(overrides?: Partial<ReconcileDeps>): ReconcileDeps;
-  /** A recipient accepted at `acceptedAt`; `status` is what the gateway answers for it. */
+  /** reconcile-status invoked with the checks on the queue (`checkReports`), at the world's clock. */
+  run(overrides?: Partial<ReconcileDeps>): Promise<ReconcileCounts>;
+  /** Moves the world's clock (the queue's and the run's) on by `ms`. */
+  advance(ms: number): void;
+  /**
+   * A recipient accepted at `acceptedAt`, queued as a report check of its own; `status` is what
+   * the gateway answers for it.
+   */
   accept(
     cliKey: string,
     acceptedAt: string,
     options?: { status?: string; resultCode?: string; msgKey?: string | null; sentOn?: string },
-  ): void;
+  ): Promise<void>;
+  /** A send of `cliKey` attempted at `attemptedAt` without an answer, which the gateway knows. */
+  unanswered(cliKey: string, attemptedAt: string): void;
 }
 
 /**
@@ -145,7 +112,7 @@ export interface World {
  * replace any of them.
  */
 export const reconcileDeps = (
-  ports: Pick<ReconcileDeps, 'index' | 'ledger' | 'unknown' | 'gateway'> & {
+  ports: Pick<ReconcileDeps, 'ledger' | 'unknown' | 'gateway'> & {
     readonly store: GuardedEventStore;
   },
   settings: Partial<ReconcileDeps['settings']> = {},
@@ -163,26 +130,57 @@ export const reconcileDeps = (
 };
 
 export const world = (settings: Partial<ReconcileDeps['settings']> = {}): World => {
-  const index = new FakeAwaitingIndex();
+  let now = NOW;
+  const checks = new MemoryReportChecks(() => now, { visibilityMs: 10 * 60_000 });
   const store = new GuardedEventStore();
   const ledger = ledgerOf(store);
   const unknown = new FakeUnknownOutcomes(store);
+  unknown.now = () => now;
   const gateway = new FakeStatusGateway();
+  const deps = (overrides: Partial<ReconcileDeps> = {}) =>
+    reconcileDeps({ ledger, unknown, gateway, store }, settings, {
+      now: () => new Date(now),
+      ...overrides,
+    });
   return {
-    index,
+    checks,
+    unknown,
     store,
     ledger,
     gateway,
-    deps: (overrides = {}) =>
-      reconcileDeps({ index, ledger, unknown, gateway, store }, settings, overrides),
-    accept(cliKey, acceptedAt, options = {}) {
+    deps,
+    run: (overrides = {}) => checkReports({ ...deps(overrides), checks }),
+    advance: (ms) => {
+      now += ms;
+    },
+    async accept(cliKey, acceptedAt, options = {}) {
       const msgKey = options.msgKey === undefined ? `M-${cliKey}` : options.msgKey;
-      index.add({ cliKey, acceptedAt, ...(msgKey === null ? {} : { msgKey }) });
+      await checks.expect({
+        channel: 'sms',
+        acceptedAt,
+        recipients: [msgKey === null ? { cliKey } : { cliKey, msgKey }],
+      });
       gateway.known.set(cliKey, {
         sentOn: options.sentOn ?? formatKst(Date.parse(acceptedAt), 'YYYY-MM-DD'),
         msgKey: `M-${cliKey}`,
         status: options.status ?? 'DONE',
         ...(options.resultCode ? { resultCode: options.resultCode } : {}),
+      });
+    },
+    unanswered(cliKey, attemptedAt) {
+      unknown.add({
+        cliKey,
+        channel: 'sms',
+        phone: null,
+        sqsMessageId: `sqs-${cliKey}`,
+        attemptedAt,
+        code: 'TIMEOUT',
+        message: 'no answer',
+      });
+      gateway.known.set(cliKey, {
+        sentOn: formatKst(Date.parse(attemptedAt), 'YYYY-MM-DD'),
+        msgKey: `M-${cliKey}`,
+        status: 'DONE',
       });
     },
   };

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Lease } from '../../functions/commons/lease.ts';
 import { ReconcileSettingsSchema } from '../../functions/reconcile/reconcile-ports.ts';
-import {
-  hourBuckets,
-  reconcileStatusExclusively,
-} from '../../functions/reconcile/reconcile-use-case.ts';
+import { reconcileStatusExclusively } from '../../functions/reconcile/reconcile-use-case.ts';
 import { ago, HOUR, world } from '../support/reconcile-world.ts';
 
 describe('reconcileStatusExclusively', () => {
@@ -25,20 +22,20 @@ describe('reconcileStatusExclusively', () => {
 
   it('does nothing while another run holds the lease', async () => {
     const w = world();
-    w.accept('l1', ago(3 * HOUR));
+    w.unanswered('l1', ago(3 * HOUR));
     const { lease, calls } = fakeLease(false);
 
     const result = await reconcileStatusExclusively(w.deps(), { lease, owner: 'me', ttlMs: 1 });
 
     expect(result).toEqual({ kind: 'busy' });
-    expect(w.index.pagesRead).toHaveLength(0);
+    expect(w.unknown.entries.size).toBe(1);
     expect(w.gateway.calls).toHaveLength(0);
     expect(calls).toEqual(['acquire reconcile-status me']);
   });
 
   it('runs under the lease and gives it back, also when the run fails', async () => {
     const w = world();
-    w.accept('l1', ago(3 * HOUR));
+    w.unanswered('l1', ago(3 * HOUR));
     const ok = fakeLease(true);
     const failing = fakeLease(true);
 
@@ -47,7 +44,7 @@ describe('reconcileStatusExclusively', () => {
       owner: 'me',
       ttlMs: 1,
     });
-    w.accept('l2', ago(3 * HOUR));
+    w.unanswered('l2', ago(3 * HOUR));
     w.gateway.failWith = new Error('boom');
     const failed = reconcileStatusExclusively(w.deps(), {
       lease: failing.lease,
@@ -55,14 +52,14 @@ describe('reconcileStatusExclusively', () => {
       ttlMs: 1,
     });
 
-    expect(result).toMatchObject({ kind: 'done', reportsReconciled: 1 });
+    expect(result).toMatchObject({ kind: 'done', unknownAccepted: 1 });
     expect(ok.calls).toEqual(['acquire reconcile-status me', 'release reconcile-status me']);
     await expect(failed).rejects.toThrow('boom');
     expect(failing.calls.at(-1)).toBe('release reconcile-status me');
   });
 });
 
-describe('settings and buckets', () => {
+describe('settings', () => {
   it('refuses a horizon no longer than the wait, and one beyond the 90-day query range', () => {
     const short = ReconcileSettingsSchema.safeParse({ afterMinutes: 120, horizonHours: 2 });
     const long = ReconcileSettingsSchema.safeParse({ horizonHours: 90 * 24 + 1 });
@@ -77,11 +74,5 @@ describe('settings and buckets', () => {
       unknownAfterMinutes: 2,
       notSentAfterMinutes: 10,
     });
-  });
-
-  it('lists every UTC hour from the one holding the start to the one holding the end', () => {
-    expect(
-      hourBuckets(Date.parse('2026-03-10T22:59:59Z'), Date.parse('2026-03-11T01:00:00Z')),
-    ).toEqual(['2026-03-10T22', '2026-03-10T23', '2026-03-11T00', '2026-03-11T01']);
   });
 });

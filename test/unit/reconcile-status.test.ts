@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AWAITING_REPORT_SHARDS } from '../../functions/commons/tables.ts';
 import { receiveReports } from '../../functions/received-items/receive-items.ts';
-import { reconcileStatus } from '../../functions/reconcile/reconcile-use-case.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import { GatewayRejectedError, GatewayRetryableError } from '../../gateway/errors.ts';
 import { StatusQueryDataSchema } from '../../gateway/schemas/index.ts';
@@ -15,24 +13,28 @@ const details = (store: FakeEventStore, kind: 'report' | 'status') => store.deta
 const STATUS_ENDPOINT = 'POST /msg/v1/sent';
 
 /** A world with one recipient awaiting its report, whose status query fails with `error`. */
-const oneRecipientWhileGatewayFails = (error: Error) => {
+const oneRecipientWhileGatewayFails = async (error: Error) => {
   const w = world();
-  w.accept('x1', ago(3 * HOUR));
+  await await w.accept('x1', ago(3 * HOUR));
   w.gateway.failWith = error;
   return w;
 };
 
-describe('reconcileStatus', () => {
+/**
+ * The status query of accepted recipients whose report is late, each queued as a report check of
+ * its own (`checkReports`; test/unit/reconcile-report-checks.test.ts has the checks' own course).
+ */
+describe('reconcile-status on late reports', () => {
   it('queries at most 10 keys per call, each call for one KST send date', async () => {
     // Prepare: 23 sent on 2026-03-10 (KST), 4 on 2026-03-11 — one of them at 01:00 KST, which
     // is still 2026-03-10 in UTC.
     const w = world();
-    for (let i = 0; i < 23; i++) w.accept(`a${String(i).padStart(2, '0')}`, ago(24 * HOUR));
-    for (let i = 0; i < 3; i++) w.accept(`b${i}`, ago(2 * HOUR));
-    w.accept('b-kst-midnight', '2026-03-10T16:00:00.000Z');
+    for (let i = 0; i < 23; i++) await w.accept(`a${String(i).padStart(2, '0')}`, ago(24 * HOUR));
+    for (let i = 0; i < 3; i++) await w.accept(`b${i}`, ago(2 * HOUR));
+    await w.accept('b-kst-midnight', '2026-03-10T16:00:00.000Z');
 
     // Act
-    const result = await reconcileStatus(w.deps());
+    const result = await w.run();
 
     // Assess
     expect(w.gateway.calls.map((call) => [call[0]?.reqDt, call.length])).toEqual([
@@ -55,11 +57,11 @@ describe('reconcileStatus', () => {
   it('stores a finished status as a delivery report via the status query, once', async () => {
     // Prepare
     const w = world();
-    w.accept('done-1', ago(45 * MINUTE), { resultCode: '30001' });
+    await w.accept('done-1', ago(45 * MINUTE), { resultCode: '30001' });
 
     // Act
-    const first = await reconcileStatus(w.deps());
-    const second = await reconcileStatus(w.deps());
+    const first = await w.run();
+    const second = await w.run();
 
     // Assess
     expect(first).toMatchObject({ reportsReconciled: 1, stillPending: 0, statusUnavailable: 0 });
@@ -86,14 +88,14 @@ describe('reconcileStatus', () => {
       fallbackReasons: [],
       reportedAtKst: '2026-03-10 11:00:05',
     });
-    expect(w.index.entries.size).toBe(0);
+    expect(w.checks.size).toBe(0);
   });
 
   it('makes the later real report a duplicate: no second item, no second event', async () => {
     // Prepare
     const w = world();
-    w.accept('late-1', ago(40 * MINUTE));
-    await reconcileStatus(w.deps());
+    await w.accept('late-1', ago(40 * MINUTE));
+    await w.run();
     const webhookItem = {
       msgKey: 'M-late-1',
       cliKey: 'late-1',
@@ -123,10 +125,10 @@ describe('reconcileStatus', () => {
   it('files a recipient accepted as a duplicate (no msgKey) under the msgKey the gateway answers', async () => {
     // Prepare
     const w = world();
-    w.accept('dup-1', ago(2 * HOUR), { msgKey: null });
+    await w.accept('dup-1', ago(2 * HOUR), { msgKey: null });
 
     // Act
-    const result = await reconcileStatus(w.deps());
+    const result = await w.run();
 
     // Assess
     expect(w.gateway.keysQueried()).toEqual(['dup-1']);
@@ -143,13 +145,13 @@ describe('reconcileStatus', () => {
   ] as const)('stores %s as one "Message Status Unavailable" event', async (status, calls) => {
     // Prepare
     const w = world();
-    w.accept('gone-1', ago(3 * HOUR), { status });
+    await w.accept('gone-1', ago(3 * HOUR), { status });
 
     // Act
-    const first = await reconcileStatus(w.deps());
-    // The index entry reappears (say its removal was lost): the stored event is recognised.
-    w.index.add({ cliKey: 'gone-1', msgKey: 'M-gone-1', acceptedAt: ago(3 * HOUR) });
-    const second = await reconcileStatus(w.deps());
+    const first = await w.run();
+    // A second copy of the check comes: the stored event is recognised.
+    await w.accept('gone-1', ago(3 * HOUR), { status });
+    const second = await w.run();
 
     // Assess
     expect(first).toMatchObject({ statusUnavailable: 1, reportsReconciled: 0, stillPending: 0 });
@@ -174,10 +176,10 @@ describe('reconcileStatus', () => {
   it('asks with the day before the acceptance date before believing INVALID_KEY', async () => {
     // Prepare: sent at 23:59:59 KST on the 10th, acceptance recorded just after midnight.
     const w = world();
-    w.accept('midnight-1', '2026-03-10T15:00:01.000Z', { sentOn: '2026-03-10' });
+    await w.accept('midnight-1', '2026-03-10T15:00:01.000Z', { sentOn: '2026-03-10' });
 
     // Act
-    const result = await reconcileStatus(w.deps());
+    const result = await w.run();
 
     // Assess
     expect(w.gateway.calls).toEqual([
@@ -191,25 +193,26 @@ describe('reconcileStatus', () => {
   it('leaves REG and ING recipients for the next run and stores nothing', async () => {
     // Prepare
     const w = world();
-    w.accept('reg-1', ago(35 * MINUTE), { status: 'REG' });
-    w.accept('ing-1', ago(35 * MINUTE), { status: 'ING' });
-    w.accept('unlisted-status', ago(35 * MINUTE), { status: 'HELD' });
+    await w.accept('reg-1', ago(35 * MINUTE), { status: 'REG' });
+    await w.accept('ing-1', ago(35 * MINUTE), { status: 'ING' });
+    await w.accept('unlisted-status', ago(35 * MINUTE), { status: 'HELD' });
 
-    // Act
-    const first = await reconcileStatus(w.deps());
-    const second = await reconcileStatus(w.deps());
+    // Act: the second look comes when the checks put back are due again
+    const first = await w.run();
+    w.advance(15 * MINUTE);
+    const second = await w.run();
 
     // Assess
     expect(first).toMatchObject({ stillPending: 3, reportsReconciled: 0, statusUnavailable: 0 });
     expect(second).toMatchObject({ examined: 3, stillPending: 3 });
     expect(w.store.items.size).toBe(0);
-    expect(w.index.entries.size).toBe(3);
+    expect(w.checks.size).toBe(3);
   });
 
   it('treats a DONE without a result code as still pending', async () => {
     // Prepare
     const w = world();
-    w.accept('done-blank', ago(35 * MINUTE));
+    await w.accept('done-blank', ago(35 * MINUTE));
     const gateway: StatusGateway = {
       queryStatus: async (keys) =>
         StatusQueryDataSchema.parse({
@@ -218,7 +221,7 @@ describe('reconcileStatus', () => {
     };
 
     // Act
-    const result = await reconcileStatus(w.deps({ gateway }));
+    const result = await w.run({ gateway });
 
     // Assess
     expect(result).toMatchObject({ stillPending: 1, reportsReconciled: 0 });
@@ -228,9 +231,9 @@ describe('reconcileStatus', () => {
   it('does not query recipients whose report or unavailable status is already stored', async () => {
     // Prepare
     const w = world();
-    w.accept('reported-1', ago(2 * HOUR));
-    w.accept('unavailable-1', ago(2 * HOUR), { msgKey: null });
-    w.accept('open-1', ago(2 * HOUR));
+    await w.accept('reported-1', ago(2 * HOUR));
+    await w.accept('unavailable-1', ago(2 * HOUR), { msgKey: null });
+    await w.accept('open-1', ago(2 * HOUR));
     await receiveReports(
       JSON.stringify({
         rptLst: [{ msgKey: 'M-reported-1', cliKey: 'reported-1', resultCode: '10000', ch: 'SMS' }],
@@ -249,101 +252,91 @@ describe('reconcileStatus', () => {
     });
 
     // Act
-    const result = await reconcileStatus(w.deps());
+    const result = await w.run();
 
     // Assess
     expect(w.gateway.keysQueried()).toEqual(['open-1']);
     expect(result).toMatchObject({ examined: 3, alreadyRecorded: 2, reportsReconciled: 1 });
-    expect(w.index.entries.size).toBe(0);
+    expect(w.checks.size).toBe(0);
   });
 
   it('looks only at recipients accepted between the horizon and the wait', async () => {
     // Prepare
     const w = world({ afterMinutes: 30, horizonHours: 96 });
-    w.accept('too-young', ago(29 * MINUTE));
-    w.accept('just-old-enough', ago(31 * MINUTE));
-    w.accept('near-horizon', ago(95 * HOUR + 59 * MINUTE));
-    w.accept('past-horizon', ago(96 * HOUR + MINUTE));
+    await w.accept('too-young', ago(29 * MINUTE));
+    await w.accept('just-old-enough', ago(31 * MINUTE));
+    await w.accept('near-horizon', ago(95 * HOUR + 59 * MINUTE));
+    await w.accept('past-horizon', ago(96 * HOUR + MINUTE));
 
     // Act
-    const result = await reconcileStatus(w.deps());
+    const result = await w.run();
 
-    // Assess
+    // Assess: the young one is put back until it is due, the old one finished unasked
     expect(w.gateway.keysQueried().sort()).toEqual(['just-old-enough', 'near-horizon']);
-    expect(result.examined).toBe(2);
-    // Every bucket of each hour (its shards and the unsharded one), each read once.
-    const buckets = w.index.pagesRead.map((p) => p.bucket);
-    expect(buckets[0]?.slice(0, 13)).toBe(ago(96 * HOUR).slice(0, 13));
-    expect(buckets.at(-1)?.slice(0, 13)).toBe(ago(30 * MINUTE).slice(0, 13));
-    expect(new Set(buckets).size).toBe(buckets.length);
-    // 06:00 − 96 h to 05:30: 96 hours.
-    expect(buckets).toHaveLength(96 * (AWAITING_REPORT_SHARDS + 1));
-    expect(w.index.pagesRead[0]).toMatchObject({ from: ago(96 * HOUR), to: ago(30 * MINUTE) });
+    expect(result).toMatchObject({ examined: 2, checksNotDue: 1, checksExpired: 1 });
+    expect(w.checks.pending().map((check) => check.recipients[0]?.cliKey)).toEqual(['too-young']);
   });
 
   it('queries nothing before the wait is over, however many are waiting', async () => {
     // Prepare
     const w = world({ afterMinutes: 30 });
-    for (let i = 0; i < 12; i++) w.accept(`fresh-${i}`, ago(10 * MINUTE));
+    for (let i = 0; i < 12; i++) await w.accept(`fresh-${i}`, ago(10 * MINUTE));
 
     // Act
-    const result = await reconcileStatus(w.deps());
+    const result = await w.run();
 
     // Assess
-    expect(result).toMatchObject({ examined: 0, statusQueries: 0, stoppedBy: 'complete' });
+    expect(result).toMatchObject({
+      examined: 0,
+      statusQueries: 0,
+      checksNotDue: 12,
+      stoppedBy: 'complete',
+    });
     expect(w.gateway.calls).toHaveLength(0);
-  });
-
-  it('reads every page of a busy hour', async () => {
-    // Prepare
-    const w = world({ pageSize: 3 });
-    for (let i = 0; i < 8; i++) w.accept(`p${i}`, ago(2 * HOUR + i * 1_000));
-
-    // Act
-    const result = await reconcileStatus(w.deps());
-
-    // Assess
-    expect(result).toMatchObject({ examined: 8, reportsReconciled: 8 });
-    expect(w.gateway.keysQueried()).toHaveLength(8);
   });
 
   it('stops reading at the per-run budget, queries what it read, and leaves the rest', async () => {
     // Prepare
-    const w = world({ maxRecipients: 15, pageSize: 10 });
-    for (let i = 0; i < 30; i++) w.accept(`r${String(i).padStart(2, '0')}`, ago(3 * HOUR));
+    const w = world({ maxRecipients: 15 });
+    for (let i = 0; i < 30; i++) await w.accept(`r${String(i).padStart(2, '0')}`, ago(3 * HOUR));
 
     // Act
-    const first = await reconcileStatus(w.deps());
+    const first = await w.run();
 
     // Assess
     expect(first).toMatchObject({ examined: 15, keysQueried: 15, stoppedBy: 'budget' });
     expect(w.gateway.calls.map((call) => call.length)).toEqual([10, 5]);
-    expect(w.index.entries.size).toBe(15);
+    expect(w.checks.size).toBe(15);
   });
 
   it('starts no query once time is up', async () => {
     // Prepare
     const w = world();
-    for (let i = 0; i < 12; i++) w.accept(`t${i}`, ago(3 * HOUR));
+    for (let i = 0; i < 12; i++) await w.accept(`t${i}`, ago(3 * HOUR));
     let budget = 1;
 
     // Act
-    const result = await reconcileStatus(w.deps({ hasTimeLeft: () => budget-- > 0 }));
+    const result = await w.run({ hasTimeLeft: () => budget-- > 0 });
 
-    // Assess
-    expect(result).toMatchObject({ examined: 12, statusQueries: 0, notQueried: 12 });
+    // Assess: the checks read (10 a receive) go back on the queue, unqueried, with the others
+    expect(result).toMatchObject({
+      examined: 10,
+      statusQueries: 0,
+      notQueried: 10,
+      checksPostponed: 10,
+    });
     expect(result.stoppedBy).toBe('time');
-    expect(w.index.entries.size).toBe(12);
+    expect(w.checks.size).toBe(12);
   });
 
-  it('stops on a retryable gateway error and leaves every recipient on the index', async () => {
+  it('stops on a retryable gateway error and leaves every recipient on the queue', async () => {
     // Prepare
-    const w = oneRecipientWhileGatewayFails(
+    const w = await oneRecipientWhileGatewayFails(
       new GatewayRetryableError({ code: '49000', message: 'busy', endpoint: STATUS_ENDPOINT }),
     );
 
     // Act
-    const result = await reconcileStatus(w.deps());
+    const result = await w.run();
 
     // Assess
     expect(result).toMatchObject({
@@ -352,11 +345,11 @@ describe('reconcileStatus', () => {
       notQueried: 1,
     });
     expect(result.gatewayError).toContain('49000');
-    expect(w.index.entries.size).toBe(1);
+    expect(w.checks.size).toBe(1);
   });
 
   it('throws on a gateway error that retrying will not fix', async () => {
-    const w = oneRecipientWhileGatewayFails(
+    const w = await oneRecipientWhileGatewayFails(
       new GatewayRejectedError({
         code: '21001',
         message: 'bad request',
@@ -364,25 +357,26 @@ describe('reconcileStatus', () => {
       }),
     );
 
-    await expect(reconcileStatus(w.deps())).rejects.toThrow(GatewayRejectedError);
+    await expect(w.run()).rejects.toThrow(GatewayRejectedError);
   });
 
-  it('keeps recipients on the index when their report could not be stored', async () => {
+  it('keeps recipients on the queue when their report could not be stored', async () => {
     // Prepare
     const w = world();
-    w.accept('s1', ago(3 * HOUR));
-    w.accept('s2', ago(3 * HOUR));
+    await w.accept('s1', ago(3 * HOUR));
+    await w.accept('s2', ago(3 * HOUR));
     w.store.failKey('REPORT#M-s2');
 
     // Act
-    const first = await reconcileStatus(w.deps());
+    const first = await w.run();
     w.store.heal();
-    const second = await reconcileStatus(w.deps());
+    w.advance(15 * MINUTE);
+    const second = await w.run();
 
     // Assess
     expect(first).toMatchObject({ reportsReconciled: 1, storeFailures: 1 });
     expect(second).toMatchObject({ alreadyRecorded: 1, keysQueried: 1, reportsReconciled: 1 });
     expect(w.store.ofKind('report')).toHaveLength(2);
-    expect(w.index.entries.size).toBe(0);
+    expect(w.checks.size).toBe(0);
   });
 });

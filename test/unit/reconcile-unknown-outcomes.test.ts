@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { receiveReports } from '../../functions/received-items/receive-items.ts';
-import type {
-  AwaitingReportIndex,
-  ReconcileDeps,
-  ReportLedger,
-} from '../../functions/reconcile/reconcile-ports.ts';
-import { reconcileStatus, reportSortKey } from '../../functions/reconcile/reconcile-use-case.ts';
+import type { ReconcileDeps, ReportLedger } from '../../functions/reconcile/reconcile-ports.ts';
+import {
+  checkReports,
+  reconcileStatus,
+  reportSortKey,
+} from '../../functions/reconcile/reconcile-use-case.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import type { UnknownOutcome } from '../../functions/send-records/ports.ts';
 import { sendRecordKey } from '../../functions/send-records/send-record.ts';
@@ -35,11 +35,6 @@ class StatusByKey implements StatusGateway {
   }
 }
 
-const emptyIndex: AwaitingReportIndex = {
-  page: async () => ({ recipients: [] }),
-  settle: async () => {},
-};
-
 const setup = () => {
   const store = new GuardedEventStore();
   const unknown = new FakeUnknownOutcomes(store);
@@ -52,7 +47,7 @@ const setup = () => {
   };
   const deps = (overrides: Partial<ReconcileDeps> = {}): ReconcileDeps =>
     reconcileDeps(
-      { index: emptyIndex, ledger, unknown, gateway, store },
+      { ledger, unknown, gateway, store },
       {},
       {
         owner: 'run-1',
@@ -264,13 +259,6 @@ describe('a report found by the status query and by a receiver', () => {
   const late = (ch: string | null) => {
     const w = setup();
     const acceptedAt = ago(120 * MINUTE);
-    const index: AwaitingReportIndex = {
-      page: async (bucket) =>
-        bucket === acceptedAt.slice(0, 13)
-          ? { recipients: [{ cliKey: 'r1', msgKey: MSG, acceptedAt }] }
-          : { recipients: [] },
-      settle: async () => {},
-    };
     w.gateway.known.set('r1', {
       reqDt: formatKst(Date.parse(acceptedAt), 'YYYY-MM-DD'),
       item: { msgKey: MSG, ch, status: 'DONE', resultCode: '10000', fbReasonLst: null },
@@ -280,7 +268,16 @@ describe('a report found by the status query and by a receiver', () => {
       hasReport: async () => false,
       hasStatusUnavailable: async () => false,
     };
-    return { ...w, run: () => reconcileStatus(w.deps({ index, ledger })) };
+    const run = async () => {
+      const checks = new MemoryReportChecks(() => NOW);
+      await checks.expect({
+        channel: 'sms',
+        acceptedAt,
+        recipients: [{ cliKey: 'r1', msgKey: MSG }],
+      });
+      return checkReports({ ...w.deps({ ledger }), checks });
+    };
+    return { ...w, run };
   };
   const receive = (w: ReturnType<typeof setup>, ch: string | null) =>
     receiveReports(webhookBody(ch), {

@@ -18,21 +18,9 @@ import type {
   UnknownOutcome,
 } from '../../send-records/ports.ts';
 import { SEND_RECORD_SK } from '../../send-records/send-record.ts';
-import type {
-  AwaitingPage,
-  AwaitingReportIndex,
-  ReportGuards,
-  ReportLedger,
-} from '../reconcile-ports.ts';
+import type { ReportGuards, ReportLedger } from '../reconcile-ports.ts';
 import { statusUnavailableKeys } from '../reconcile-use-case.ts';
 import type { UnknownOutcomeIndex } from '../resolve-unknown-outcomes.ts';
-
-/** The fields of an `awaiting-report` index entry (an accepted send's `OUTCOME` item) we read. */
-const AwaitingEntrySchema = z.looseObject({
-  cliKey: z.string().min(1),
-  msgKey: z.string().min(1).optional(),
-  acceptedAt: z.iso.datetime({ offset: true }),
-});
 
 /** An unknown-outcome item (`SEND#<cliKey>` / `UNKNOWN`) as the sender wrote it. */
 const UnknownEntrySchema = z.looseObject({
@@ -50,16 +38,14 @@ const UnknownEntrySchema = z.looseObject({
 const StartKeySchema = z.record(z.string(), z.string());
 
 /**
- * The event table as `reconcile-status` reads it: the `awaiting-report` index (Query on the index),
- * stored reports (`REPORT#<msgKey>`, Query) and unavailable-status events (`STATUS#<cliKey>`,
- * GetItem); settling removes `awaitingReportBucket` from the `OUTCOME` item (UpdateItem), which
- * takes it off the sparse index. Unknown outcomes are the `UNKNOWN` partition of the same index
- * (`SEND#<cliKey>` / `UNKNOWN` items); report guards are items without `detailType` (never
- * published) at the keys a receiver would store a report under.
+ * The event table as `reconcile-status` reads it: stored reports (`REPORT#<msgKey>`, Query) and
+ * unavailable-status events (`STATUS#<cliKey>`, GetItem); unknown outcomes are the `UNKNOWN`
+ * partition of the `awaiting-report` index (`SEND#<cliKey>` / `UNKNOWN` items, Query on the
+ * index), and resolving one removes `awaitingReportBucket` from its item (UpdateItem), which takes
+ * it off the sparse index; report guards are items without `detailType` (never published) at the
+ * keys a receiver would store a report under.
  */
-export class DynamoDbAwaitingReports
-  implements AwaitingReportIndex, ReportLedger, UnknownOutcomeIndex, ReportGuards
-{
+export class DynamoDbAwaitingReports implements ReportLedger, UnknownOutcomeIndex, ReportGuards {
   /**
    * @param sends the send store whose claims this run takes on unknown outcomes (the senders'
    *   claims on send records, so a cliKey is never sent while its outcome is being decided), and
@@ -72,58 +58,6 @@ export class DynamoDbAwaitingReports
       acceptedOn(record: SendRecordKey): Promise<ReadonlyMap<string, unknown>>;
     },
   ) {}
-
-  private queryIndex(
-    bucket: string,
-    range: { readonly from: string; readonly to: string },
-    limit: number,
-    start?: string,
-  ) {
-    return this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: AWAITING_REPORT_INDEX.name,
-        KeyConditionExpression: '#bucket = :bucket AND #at BETWEEN :from AND :to',
-        ExpressionAttributeNames: {
-          '#bucket': AWAITING_REPORT_INDEX.partitionKey,
-          '#at': AWAITING_REPORT_INDEX.sortKey,
-        },
-        ExpressionAttributeValues: { ':bucket': bucket, ':from': range.from, ':to': range.to },
-        Limit: limit,
-        ExclusiveStartKey:
-          start === undefined ? undefined : StartKeySchema.parse(JSON.parse(start)),
-      }),
-    );
-  }
-
-  async page(
-    bucket: string,
-    range: { readonly from: string; readonly to: string },
-    limit: number,
-    start?: string,
-  ): Promise<AwaitingPage> {
-    const answer = await this.queryIndex(bucket, range, limit, start);
-    // Every accepted OUTCOME item carries these; an entry without them cannot be queried anyway.
-    const recipients = (answer.Items ?? []).flatMap((item) => {
-      const parsed = AwaitingEntrySchema.safeParse(item);
-      return parsed.success
-        ? [
-            {
-              cliKey: parsed.data.cliKey,
-              acceptedAt: parsed.data.acceptedAt,
-              ...(parsed.data.msgKey ? { msgKey: parsed.data.msgKey } : {}),
-            },
-          ]
-        : [];
-    });
-    return answer.LastEvaluatedKey
-      ? { recipients, next: JSON.stringify(answer.LastEvaluatedKey) }
-      : { recipients };
-  }
-
-  settle(cliKey: string): Promise<void> {
-    return this.leaveIndex(cliKey, SORT_KEY.outcome);
-  }
 
   /** Report items only: a guard alone (a run that stopped before its report) is no report. */
   async hasReport(msgKey: string): Promise<boolean> {
@@ -164,7 +98,25 @@ export class DynamoDbAwaitingReports
     limit: number,
     start?: string,
   ): Promise<{ readonly entries: readonly UnknownOutcome[]; readonly next?: string }> {
-    const answer = await this.queryIndex(UNKNOWN_OUTCOME_BUCKET, range, limit, start);
+    const answer = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: AWAITING_REPORT_INDEX.name,
+        KeyConditionExpression: '#bucket = :bucket AND #at BETWEEN :from AND :to',
+        ExpressionAttributeNames: {
+          '#bucket': AWAITING_REPORT_INDEX.partitionKey,
+          '#at': AWAITING_REPORT_INDEX.sortKey,
+        },
+        ExpressionAttributeValues: {
+          ':bucket': UNKNOWN_OUTCOME_BUCKET,
+          ':from': range.from,
+          ':to': range.to,
+        },
+        Limit: limit,
+        ExclusiveStartKey:
+          start === undefined ? undefined : StartKeySchema.parse(JSON.parse(start)),
+      }),
+    );
     const entries = (answer.Items ?? []).flatMap((item) => {
       const parsed = UnknownEntrySchema.safeParse(item);
       if (!parsed.success) return [];
@@ -190,29 +142,20 @@ export class DynamoDbAwaitingReports
     return (await this.sends.acceptedOn(record)).has(cliKey);
   }
 
-  resolve(cliKey: string): Promise<void> {
-    return this.leaveIndex(cliKey, SORT_KEY.unknown, new Date().toISOString());
-  }
-
   /**
-   * Takes a send's item out of the awaiting-report index (a resolved one with its time). Never
-   * creates an item: one that expired meanwhile has nothing left to settle.
+   * Takes an unknown outcome's item out of the awaiting-report index, with the time it was
+   * resolved. Never creates an item: one that expired meanwhile has nothing left to resolve.
    */
-  private async leaveIndex(
-    cliKey: string,
-    sk: typeof SORT_KEY.outcome | typeof SORT_KEY.unknown,
-    resolvedAt?: string,
-  ): Promise<void> {
+  async resolve(cliKey: string): Promise<void> {
     await conditionalWrite(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: { pk: eventKeys.send(cliKey), sk },
-          UpdateExpression:
-            resolvedAt === undefined ? 'REMOVE #bucket' : 'REMOVE #bucket SET resolvedAt = :at',
+          Key: { pk: eventKeys.send(cliKey), sk: SORT_KEY.unknown },
+          UpdateExpression: 'REMOVE #bucket SET resolvedAt = :at',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#bucket': AWAITING_REPORT_INDEX.partitionKey },
-          ...(resolvedAt === undefined ? {} : { ExpressionAttributeValues: { ':at': resolvedAt } }),
+          ExpressionAttributeValues: { ':at': new Date().toISOString() },
         }),
       ),
     );
