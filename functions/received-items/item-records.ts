@@ -1,10 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { classifyCode } from '../../gateway/errors.ts';
-// The item modules themselves, not the schemas' index or `reports.ts`: those also build the send,
-// poll and status-query schemas, which a receiver never reads (docs/performance.md, `cold-start`).
-import { MoItemSchema } from '../../gateway/schemas/mo.ts';
-import { ReportItemSchema } from '../../gateway/schemas/report-items.ts';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import type {
   EventTypeName,
@@ -15,6 +11,7 @@ import type {
 } from '../catalogue/catalogue.ts';
 import { buildEventDetail } from '../catalogue/envelope.ts';
 import { reportedStatus } from '../catalogue/message-status.ts';
+import { lazily } from '../commons/helpers/lazily.ts';
 import { eventKeys, idempotencyKeys, SORT_KEY } from '../commons/table-keys.ts';
 import { type EventRecord, toEventRecord } from '../event-table/event-record.ts';
 import {
@@ -83,11 +80,11 @@ const MO_RAW_KEPT = ['moKey', 'contentCnt', 'contentInfoLst'] as const;
 
 /**
  * The record of one item of a body: `build` gets the item as `schema` reads it; an item the schema
- * refuses is quarantined with the reasons.
+ * refuses is quarantined with the reasons. `schema` is loaded by the first item that needs it.
  */
 const parsedItemRecord =
   <S extends z.ZodType>(
-    schema: S,
+    schema: () => Promise<S>,
     build: (
       context: ItemContext,
       parsed: z.output<S>,
@@ -95,8 +92,13 @@ const parsedItemRecord =
       index: number,
     ) => Promise<EventRecord>,
   ) =>
-  (context: ItemContext, item: unknown, index: number, text?: string): Promise<EventRecord> => {
-    const parsed = schema.safeParse(item);
+  async (
+    context: ItemContext,
+    item: unknown,
+    index: number,
+    text?: string,
+  ): Promise<EventRecord> => {
+    const parsed = (await schema()).safeParse(item);
     return parsed.success
       ? build(context, parsed.data, item, index)
       : quarantineRecord(context, text ?? stringify(item), index, z.prettifyError(parsed.error));
@@ -114,8 +116,21 @@ const envelopeFields = (
   via: context.via,
 });
 
+/*
+ * Each kind's item schema is its own module, imported by the first item of that kind: a receiver
+ * builds only the schema of the webhook it serves, and none at start (the bundler puts each in a
+ * file read on first use; docs/performance.md, `cold-start`). The modules themselves, not the
+ * schemas' index or `reports.ts`, which also build the send, poll and status-query schemas.
+ */
+const reportItemSchema = lazily(() =>
+  import('../../gateway/schemas/report-items.ts').then((module) => module.ReportItemSchema),
+);
+const moItemSchema = lazily(() =>
+  import('../../gateway/schemas/mo.ts').then((module) => module.MoItemSchema),
+);
+
 export const reportRecord = parsedItemRecord(
-  ReportItemSchema,
+  reportItemSchema,
   async (context, report, item, index) => {
     const channel = report.ch ?? null;
     const idempotencyKey = idempotencyKeys.report(report.msgKey, report.resultCode, channel);
@@ -225,7 +240,7 @@ export const failureCategory = (resultCode: string): FailureCategory => {
   return family === 'retryable' || family === 'rate-limited' ? 'retryable' : 'permanent';
 };
 
-export const inboundRecord = parsedItemRecord(MoItemSchema, async (context, mo, item, index) => {
+export const inboundRecord = parsedItemRecord(moItemSchema, async (context, mo, item, index) => {
   const receivedAtGateway = mo.moRecvDt ? (parseGatewayDateTime(mo.moRecvDt) ?? null) : null;
   const record = await fittedEventRecord(
     context,
