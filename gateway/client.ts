@@ -4,28 +4,31 @@ import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer/b
 import type { ResendOptions } from './bearer/fresh-token-retry.ts';
 import { type Endpoint, type GatewayCall, parseData, schemaParser } from './envelope.ts';
 import { classifyCode, GatewayAuthenticationError, type GatewayCodeFamily } from './errors.ts';
+// The schema modules themselves, not `schemas/index.ts`: a Lambda bundle builds every schema of
+// every module it reaches, at start (docs/performance.md, `cold-start`).
+import { ScheduledSendDataSchema, SendResultItemSchema } from './schemas/common.ts';
+import { MoListDataSchema, MoSampleDataSchema } from './schemas/mo.ts';
 import {
-  ClickUrlCreateDataSchema,
-  ClickUrlCreateRequestSchema,
-  ClickUrlDeleteRequestSchema,
-  ClickUrlListDataSchema,
-  ClickUrlListQuerySchema,
-  ConfirmReportsRequestSchema,
-  MoListDataSchema,
-  MoSampleDataSchema,
   OptOutDeleteRequestSchema,
   OptOutListDataSchema,
   OptOutListQuerySchema,
   OptOutPeriodQuerySchema,
   OptOutPeriodResponseSchema,
   OptOutRegisterRequestSchema,
+} from './schemas/opt-out.ts';
+import {
+  ConfirmReportsRequestSchema,
   PollReportsResponseDataSchema,
-  RcsReplyResultItemSchema,
-  ScheduledSendDataSchema,
-  SEND_ENDPOINTS,
-  SendResultItemSchema,
   StatusQueryDataSchema,
   StatusQueryRequestSchema,
+} from './schemas/reports.ts';
+import { RcsReplyResultItemSchema, SEND_ENDPOINTS } from './schemas/send.ts';
+import {
+  ClickUrlCreateDataSchema,
+  ClickUrlCreateRequestSchema,
+  ClickUrlDeleteRequestSchema,
+  ClickUrlListDataSchema,
+  ClickUrlListQuerySchema,
   UrlStatsByChannelDataSchema,
   UrlStatsByChannelRequestSchema,
   UrlStatsByReceiverDataSchema,
@@ -35,7 +38,7 @@ import {
   UrlStatsDayDataSchema,
   UrlStatsHourDataSchema,
   UrlStatsPeriodRequestSchema,
-} from './schemas/index.ts';
+} from './schemas/tracking-urls.ts';
 
 /** Thrown before any call when a request does not satisfy its schema. */
 export class GatewayRequestInvalidError extends Error {

@@ -1,7 +1,9 @@
 import { hashApiPassword, newRandomStr } from '../protocol/api-password.ts';
 import { type Endpoint, GatewayHttp, type GatewayHttpOptions, parseData } from './envelope.ts';
 import { GatewayAuthenticationError } from './errors.ts';
-import { TokenIssueDataSchema, TokenRefreshDataSchema } from './schemas/index.ts';
+// The schema modules themselves, not `schemas/index.ts`: a Lambda bundle builds every schema of
+// every module it reaches, at start (docs/performance.md, `cold-start`).
+import { TokenIssueDataSchema, TokenRefreshDataSchema } from './schemas/auth.ts';
 
 const ISSUE: Endpoint = { host: 'api', method: 'POST', path: '/auth/v1/{randomStr}' };
 const REFRESH: Endpoint = { host: 'api', method: 'PUT', path: '/auth/v1/refresh' };

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import * as z from 'zod';
-import { MoItemSchema } from '../../gateway/schemas/index.ts';
+import { MoItemSchema } from '../../gateway/schemas/mo.ts';
 import { ViaSchema } from '../catalogue/catalogue.ts';
 import { buildEventDetail } from '../catalogue/envelope.ts';
 import { backoffDelay } from '../commons/helpers/backoff.ts';

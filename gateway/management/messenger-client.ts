@@ -19,12 +19,7 @@ import {
   ChannelTokenDataSchema,
   ChannelTokenRequestSchema,
   MESSENGER_MANAGEMENT_PATHS,
-  MESSENGER_STATS,
   type MessengerManagementPathName,
-  type MessengerStatsData,
-  type MessengerStatsName,
-  type MessengerStatsQueryInput,
-  MessengerStatsQuerySchema,
   RelayInfoDataSchema,
   type TemplateActionRequestInput,
   TemplateActionRequestSchema,
@@ -39,7 +34,14 @@ import {
   TemplateListDataSchema,
   TemplateListRequestSchema,
   type TemplateStatusCode,
-} from '../schemas/index.ts';
+} from '../schemas/messenger-management.ts';
+import {
+  MESSENGER_STATS,
+  type MessengerStatsData,
+  type MessengerStatsName,
+  type MessengerStatsQueryInput,
+  MessengerStatsQuerySchema,
+} from '../schemas/messenger-statistics.ts';
 
 /**
  * Thrown before the call when a template is not in a state the operation may start from: review
