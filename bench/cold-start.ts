@@ -105,13 +105,44 @@ export const handler = middy(async () => [documents, secrets])
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics));
 `,
+  // The clients `fetch-attachments`, `sweep-attachments` and `export-statistics` use on every
+  // request, alone and with what every function loads besides: the floor of the functions that
+  // write to S3 on every request.
+  'floor: S3 + DynamoDB clients': `
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const s3 = new S3Client({});
+export const handler = async () => [documents, s3];
+`,
+  'floor: S3 + DynamoDB + Secrets Manager, logger, metrics, middy': `
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
+const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const s3 = new S3Client({});
+const secrets = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
+const logger = new Logger({ serviceName: 'floor' });
+const metrics = new Metrics({ namespace: 'floor', serviceName: 'floor' });
+export const handler = middy(async () => [documents, s3, secrets])
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics));
+`,
   'zod, one small object schema': `
 import * as z from 'zod';
 const schema = z.object({ id: z.string(), count: z.number().int() });
 export const handler = async (event) => schema.parse(event);
 `,
-  // Built at import by both receivers (item-records.ts); the difference to the line above is what
-  // building them costs at start.
+  // What the receivers' first items build (each receiver its own kind's, on first use:
+  // item-records.ts); the difference to the line above is what building both costs.
   'zod, the gateway report and MO item schemas': `
 import { MoItemSchema } from '${join(root, 'gateway/schemas/mo.ts')}';
 import { ReportItemSchema } from '${join(root, 'gateway/schemas/report-items.ts')}';
