@@ -18,8 +18,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
+import { localClientConfig } from '../../local/dynamodb-local.ts';
 import { SEND_JOURNAL_FILE } from '../../local/send-journal.ts';
+import { localStartEnv, type RunningChild as Run, runningChild } from '../support/child-runs.ts';
 import { scanItems } from '../support/scan-items.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -36,12 +37,6 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Run {
-  readonly child: ChildProcess;
-  output(): string;
-  readonly exited: Promise<number | null>;
-}
-
 /** `npm start` on the data directory under umask 022, in its own process group. */
 const start = (): Run => {
   const child = spawn(
@@ -50,26 +45,12 @@ const start = (): Run => {
     {
       cwd: ROOT,
       detached: true,
-      env: {
-        ...process.env,
-        LOCAL_DATA_DIR: dataDir,
-        PORT: '0',
-        SIMULATOR_PORT: '0',
-        WEBHOOK_SECRET: 'datadir-secret-0123456789',
-      },
+      env: localStartEnv(dataDir, 'datadir-secret-0123456789'),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
   children.push(child);
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { child, output: () => output, exited };
+  return runningChild(child);
 };
 
 const until = async (condition: () => boolean | Promise<boolean>, what: string, ms: number) => {
@@ -159,11 +140,7 @@ describe('npm start and its data directory', () => {
     second = start();
     bridge = await running(second);
     const documents = DynamoDBDocumentClient.from(
-      new DynamoDBClient({
-        endpoint: bridge.dynamodb,
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-      }),
+      new DynamoDBClient(localClientConfig(bridge.dynamodb)),
     );
     const accepted = async () =>
       new Set(
@@ -199,11 +176,7 @@ describe('npm start and its data directory', () => {
   it('keeps the directory and every file in it to its owner, under umask 022', async () => {
     // Prepare: a send journaled through bridge.json's endpoint, one waiting at the stop (so the
     // clean-stop snapshot is written), and the events of the replayed sends in events.jsonl.
-    const sqs = new SQSClient({
-      endpoint: bridge.sqs,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    });
+    const sqs = new SQSClient(localClientConfig(bridge.sqs));
     await sqs.send(
       new SendMessageCommand({
         QueueUrl: bridge.sendQueue,

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { childOutput } from '../support/child-runs.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -34,17 +35,10 @@ const start = (env: Record<string, string>) => {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const timer = setTimeout(() => child.kill('SIGKILL'), BOUND_MS);
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk;
-      });
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-      });
+      const written = childOutput(child);
       child.on('close', (code) => {
         clearTimeout(timer);
-        resolve({ code, stdout, stderr, dataDir });
+        resolve({ code, stdout: written.stdout(), stderr: written.stderr(), dataDir });
       });
     },
   );

@@ -11,8 +11,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
+import { localClientConfig } from '../../local/dynamodb-local.ts';
 import { NOT_RUNNING } from '../../ops/bridge-file.ts';
+import { localStartEnv, type RunningChild as Run, runningChild } from '../support/child-runs.ts';
 import { scanItems as scanAll } from '../support/scan-items.ts';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -30,37 +31,16 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-interface Run {
-  readonly child: ChildProcess;
-  output(): string;
-  exited: Promise<number | null>;
-}
-
 const run = (script: string, dir = dataDir, env: Record<string, string> = {}): Run => {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], {
     cwd: ROOT,
     // Its own process group: a crash is simulated by killing the run with all it started.
     detached: true,
-    env: {
-      ...process.env,
-      ...env,
-      LOCAL_DATA_DIR: dir,
-      PORT: '0',
-      SIMULATOR_PORT: '0',
-      WEBHOOK_SECRET: 'start-secret-0123456789',
-    },
+    env: localStartEnv(dir, 'start-secret-0123456789', env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
-  let output = '';
-  child.stdout?.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr?.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { child, output: () => output, exited };
+  return runningChild(child);
 };
 
 const waitForOutput = async (running: Run, text: string, timeoutMs: number) => {
@@ -86,11 +66,7 @@ describe('npm start', () => {
       sendQueue: string;
     };
     // A send that is still waiting at the stop (delayed for 15 minutes).
-    const sqs = new SQSClient({
-      endpoint: bridge.sqs,
-      region: LOCAL_REGION,
-      credentials: LOCAL_CREDENTIALS,
-    });
+    const sqs = new SQSClient(localClientConfig(bridge.sqs));
     await sqs.send(
       new SendMessageCommand({
         QueueUrl: bridge.sendQueue,
@@ -209,11 +185,7 @@ describe('npm start', () => {
         dynamodb: string;
         tables: { events: string };
       };
-      const sqs = new SQSClient({
-        endpoint: bridge.sqs,
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-      });
+      const sqs = new SQSClient(localClientConfig(bridge.sqs));
       for (const [m, keys] of cliKeys.entries())
         await sqs.send(
           new SendMessageCommand({
@@ -238,11 +210,9 @@ describe('npm start', () => {
       const second = run('bin/start.ts', dir, { TPS_QUOTA: '50' });
       await waitForOutput(second, 'msgbridge is running locally', 150_000);
       const documents = DynamoDBDocumentClient.from(
-        new DynamoDBClient({
-          endpoint: JSON.parse(readFileSync(join(dir, 'bridge.json'), 'utf8')).dynamodb,
-          region: LOCAL_REGION,
-          credentials: LOCAL_CREDENTIALS,
-        }),
+        new DynamoDBClient(
+          localClientConfig(JSON.parse(readFileSync(join(dir, 'bridge.json'), 'utf8')).dynamodb),
+        ),
       );
       const accepted = async () => {
         const items = await scanAll(documents, bridge.tables.events);

@@ -3,23 +3,13 @@
  * line is reported like any invalid message, with the file, the line and the path, never a stack
  * trace, and the other lines are still checked.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MAX_NESTING_LEVELS } from '../../functions/send-contract/queue-message.ts';
-
-const root = join(import.meta.dirname, '../..');
-
-/** `node bin/msgbridge-cli.mjs ARGS…` (the `msgbridge` command) from the repository root. */
-const msgbridge = (...args: string[]) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile('node', ['bin/msgbridge-cli.mjs', ...args], { cwd: root }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, stdout, stderr });
-    });
-  });
+import { msgbridge } from '../support/child-runs.ts';
+import { brandFree } from '../support/queue-message-inputs.ts';
+import { useTempDirs } from '../support/temp-dirs.ts';
 
 const sms = (cliKey: string) =>
   JSON.stringify({
@@ -29,31 +19,18 @@ const sms = (cliKey: string) =>
     recvInfoLst: [{ cliKey, phone: '01012345678' }],
   });
 
-let dir = '';
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'msgbridge-validate-nesting-'));
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs('validate-nesting');
 
 describe('msgbridge validate on a deeply nested message', () => {
   it('names the file, the line and the path, and checks the other lines', async () => {
     // Prepare: line 2 is a brand message whose coupon nests 20,000 arrays (about 40 KB)
     const depth = 20_000;
     const brand = JSON.stringify({
-      channel: 'brand-free',
-      targeting: 'I',
-      msgrChId: '@shop',
-      chatBubbleType: 'TEXT',
-      callback: '0212345678',
-      content: '신상품 안내',
+      ...brandFree,
       recvInfoLst: [{ cliKey: 'deep-1', phone: '01012345678' }],
     });
     const deep = `${brand.slice(0, -1)},"coupon":{"nested":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
-    const path = join(dir, 'nested.jsonl');
+    const path = join(tempDir(), 'nested.jsonl');
     await writeFile(path, [sms('ok-1'), deep, sms('ok-3')].join('\n'));
 
     // Act

@@ -1,26 +1,9 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatKst } from '../../protocol/kst.ts';
-
-const root = join(import.meta.dirname, '../..');
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** `node bin/msgbridge-cli.mjs ARGS…` (the `msgbridge` command) from the repository root. */
-const msgbridge = (...args: string[]): Promise<Run> =>
-  new Promise((resolve) => {
-    execFile('node', ['bin/msgbridge-cli.mjs', ...args], { cwd: root }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
-      resolve({ code, stdout, stderr });
-    });
-  });
+import { msgbridge } from '../support/child-runs.ts';
+import { useTempDirs } from '../support/temp-dirs.ts';
 
 const lines = (text: string): string[] => text.split('\n').filter((line) => line !== '');
 
@@ -32,20 +15,12 @@ const sms = (cliKey: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-let dir = '';
+const tempDir = useTempDirs('validate');
 const file = async (name: string, content: string): Promise<string> => {
-  const path = join(dir, name);
+  const path = join(tempDir(), name);
   await writeFile(path, content);
   return path;
 };
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'msgbridge-validate-'));
-});
-
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
 
 describe('msgbridge validate', () => {
   it('accepts a file holding one valid object, scheduled against the current time', async () => {
@@ -120,7 +95,7 @@ describe('msgbridge validate', () => {
     // Prepare
     const broken = await file('broken.json', '{\n  "channel": "sms",\n  "msg": \n}\n');
     const valid = await file('valid.json', JSON.stringify(sms('d-1')));
-    const missing = join(dir, 'missing.json');
+    const missing = join(tempDir(), 'missing.json');
 
     // Act
     const run = await msgbridge('validate', broken, valid, missing);

@@ -20,6 +20,7 @@ import {
   readRunningBridge,
   whyNotRunning,
 } from '../../ops/bridge-file.ts';
+import { finishedChild } from '../support/child-runs.ts';
 import { runCli } from '../support/cli-gateway.ts';
 
 const dirs: string[] = [];
@@ -188,22 +189,13 @@ describe('msgbridge and LOCAL_DATA_DIR', () => {
 
 describe('npm run demo on a stale or missing bridge.json', () => {
   const demo = (dataDir: string) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(
+    finishedChild(
+      spawn(
         process.execPath,
         ['--import', 'tsx', join(import.meta.dirname, '../../local/demo.ts')],
         { env: { ...process.env, LOCAL_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => {
-        stdout += chunk;
-      });
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-      });
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+      ),
+    );
 
   it('says the local run is not running, exits 1 and prints no stack trace', async () => {
     const stale = await writeStale(exitedPid());

@@ -1,33 +1,15 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { FaultsSchema, SimulatorOptionsSchema } from '../../simulator/options.ts';
+import { type FinishedChild, finishedChild } from '../support/child-runs.ts';
 import { authenticate } from '../support/simulator-http.ts';
-
-interface CliRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 const CLI_ENV = { ...process.env, SIMULATOR_API_PASSWORD: '' };
 
-const runCli = (args: readonly string[]): Promise<CliRun> =>
-  new Promise((resolve, reject) => {
-    const child = spawn('npx', ['tsx', 'simulator/cli.ts', ...args], {
-      cwd: process.cwd(),
-      env: CLI_ENV,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+const runCli = (args: readonly string[]): Promise<FinishedChild> =>
+  finishedChild(
+    spawn('npx', ['tsx', 'simulator/cli.ts', ...args], { cwd: process.cwd(), env: CLI_ENV }),
+  );
 
 /** The flag of an option key: kebab-case, except the two webhook URLs named as in the brief. */
 const RENAMED_FLAGS: Record<string, string> = {
