@@ -10,6 +10,7 @@ import {
   type ScaleFigures,
   scaleLoads,
 } from '../../bench/quota-ceilings.ts';
+import { SEOUL_BINDING_QUOTA } from '../support/seoul-binding-quota.ts';
 
 const SEOUL = { region: 'ap-northeast-2', ...DEFAULT_ASSUMPTIONS };
 const VIRGINIA = { region: 'us-east-1', ...DEFAULT_ASSUMPTIONS };
@@ -107,15 +108,7 @@ describe('the scale scenario at default quotas', () => {
   it('binds the bridge in Seoul at EventBridge invocations, on the publishing path', () => {
     const result = quotaCeilings(scaleLoads(MEASURED), SEOUL);
     expect(result.ceilingRecipientsPerSecond).toBe(1_078);
-    expect(result.bindingQuota).toEqual({
-      path: 'publishing (publish-events, per stream record)',
-      region: 'ap-northeast-2',
-      quota: 'invocations',
-      name: 'Invocations throttle limit in transactions per second',
-      serviceCode: 'events',
-      quotaCode: 'L-5540C5E3',
-      value: 1_100,
-    });
+    expect(result.bindingQuota).toEqual(SEOUL_BINDING_QUOTA);
     const ceilingOf = (prefix: string) =>
       result.paths.find((path) => path.path.startsWith(prefix))?.ceiling;
     // 10 requests a second × 1,000 executions × 3.49 reports a body.

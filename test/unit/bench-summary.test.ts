@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { summarize } from '../../bench/summary.ts';
+import { SEOUL_BINDING_QUOTA } from '../support/seoul-binding-quota.ts';
 
 describe('the benchmark summary', () => {
   it('reads each goal figure from the scenario that measures it', () => {
@@ -107,15 +108,7 @@ describe('the benchmark summary', () => {
       scale: {
         minCeilingRecipientsPerSecond: 6_200,
         ceilingAtDefaultQuotasRecipientsPerSecond: 1_078,
-        bindingQuota: {
-          path: 'publishing (publish-events, per stream record)',
-          region: 'ap-northeast-2',
-          quota: 'invocations',
-          name: 'Invocations throttle limit in transactions per second',
-          serviceCode: 'events',
-          quotaCode: 'L-5540C5E3',
-          value: 1_100,
-        },
+        bindingQuota: SEOUL_BINDING_QUOTA,
       },
     });
 
