@@ -10,6 +10,7 @@ import { EventBus } from 'aws-cdk-lib/aws-events';
 import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { EventPublisher, eventPublisherProblems } from '../../lib/event-publisher.ts';
+import { allStatements } from '../support/stack-template.ts';
 
 const synth = (options: { parallelizationFactor?: number } = {}) => {
   const stack = new Stack(new App(), 'publisher');
@@ -35,6 +36,12 @@ const synth = (options: { parallelizationFactor?: number } = {}) => {
 
 describe('EventPublisher', () => {
   const { template, publisher, eventTable, stateTable, id } = synth();
+  /** The policy statements whose resource is `table` itself. */
+  const statementsOn = (table: TableV2) =>
+    allStatements(template).filter(
+      (statement) =>
+        JSON.stringify(statement.Resource) === JSON.stringify({ 'Fn::GetAtt': [id(table), 'Arn'] }),
+    );
 
   it('outputs the on-failure queue and the event source under fixed names', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
@@ -49,16 +56,8 @@ describe('EventPublisher', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: { STATE_TABLE_NAME: { Ref: id(stateTable) } } },
     });
-    const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
-      (policy) => policy.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>,
-    );
-    const onState = statements.filter(
-      (statement) =>
-        JSON.stringify(statement.Resource) ===
-        JSON.stringify({ 'Fn::GetAtt': [id(stateTable), 'Arn'] }),
-    );
 
-    expect(onState).toEqual([
+    expect(statementsOn(stateTable)).toEqual([
       {
         Effect: 'Allow',
         Action: [
@@ -77,16 +76,8 @@ describe('EventPublisher', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: { EVENT_TABLE_NAME: { Ref: id(eventTable) } } },
     });
-    const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
-      (policy) => policy.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>,
-    );
-    const onTable = statements.filter(
-      (statement) =>
-        JSON.stringify(statement.Resource) ===
-        JSON.stringify({ 'Fn::GetAtt': [id(eventTable), 'Arn'] }),
-    );
 
-    expect(onTable).toEqual([
+    expect(statementsOn(eventTable)).toEqual([
       {
         Effect: 'Allow',
         Action: 'dynamodb:Query',
