@@ -53,6 +53,19 @@ const store = async (table: FakeEventStore, index: number, resultCode: string, c
   return added.map(([, record]) => record as EventRecord);
 };
 
+/**
+ * An event table, its status as the publisher reads it, and a bus; `publishStored` publishes
+ * stored items as the stream delivers them, each message's status read from the table.
+ */
+const world = () => {
+  const table = new FakeEventStore();
+  const status = tableStatus(table);
+  const bus = new RecordingBus();
+  const publishStored = (items: EventRecord[]) =>
+    publishRecords(insertRecordsOf(items), publishDeps(bus, { messageStatus: status.read }));
+  return { table, status, bus, publishStored };
+};
+
 /** The published reports: code, what it says of itself, and the message's status. */
 const published = (bus: RecordingBus) =>
   bus.details(REPORT).map((detail) => ({
@@ -62,69 +75,48 @@ const published = (bus: RecordingBus) =>
   }));
 
 describe('messageStatus of a delivery report, set at publication', () => {
-  it('keeps a delivered message delivered when "success uncertain" (32114) is published after 10000', async () => {
+  it.each([
+    [
+      'keeps a delivered message delivered when "success uncertain" (32114) is published after 10000',
+      1,
+      ['10000', '32114'],
+      // the report stays what the gateway said; the message stays delivered
+      [
+        { resultCode: '10000', delivered: true, messageStatus: 'delivered' },
+        { resultCode: '32114', delivered: false, messageStatus: 'delivered' },
+      ],
+    ],
+    [
+      'moves an uncertain message to delivered when 10000 follows 32114',
+      2,
+      ['32114', '10000'],
+      [
+        { resultCode: '32114', delivered: false, messageStatus: 'uncertain' },
+        { resultCode: '10000', delivered: true, messageStatus: 'delivered' },
+      ],
+    ],
+  ])('%s', async (_name, message, codes, expected) => {
     // Prepare
-    const table = new FakeEventStore();
-    const status = tableStatus(table);
-    const bus = new RecordingBus();
+    const { table, bus, publishStored } = world();
 
     // Act: each report published after it was stored, as the stream delivers them
-    const delivered = await store(table, 1, '10000');
-    await publishRecords(
-      insertRecordsOf(delivered),
-      publishDeps(bus, { messageStatus: status.read }),
-    );
-    const uncertain = await store(table, 1, '32114');
-    await publishRecords(
-      insertRecordsOf(uncertain),
-      publishDeps(bus, { messageStatus: status.read }),
-    );
-
-    // Assess: the report stays what the gateway said; the message stays delivered
-    expect(published(bus)).toEqual([
-      { resultCode: '10000', delivered: true, messageStatus: 'delivered' },
-      { resultCode: '32114', delivered: false, messageStatus: 'delivered' },
-    ]);
-  });
-
-  it('moves an uncertain message to delivered when 10000 follows 32114', async () => {
-    // Prepare
-    const table = new FakeEventStore();
-    const status = tableStatus(table);
-    const bus = new RecordingBus();
-
-    // Act
-    const uncertain = await store(table, 2, '32114');
-    await publishRecords(
-      insertRecordsOf(uncertain),
-      publishDeps(bus, { messageStatus: status.read }),
-    );
-    const delivered = await store(table, 2, '10000');
-    await publishRecords(
-      insertRecordsOf(delivered),
-      publishDeps(bus, { messageStatus: status.read }),
-    );
+    for (const code of codes) await publishStored(await store(table, message, code));
 
     // Assess
-    expect(published(bus)).toEqual([
-      { resultCode: '32114', delivered: false, messageStatus: 'uncertain' },
-      { resultCode: '10000', delivered: true, messageStatus: 'delivered' },
-    ]);
+    expect(published(bus)).toEqual(expected);
   });
 
   it('reads a message once for the reports of one batch, which all say its status then', async () => {
     // Prepare: both reports stored before the batch is published; another message beside them
-    const table = new FakeEventStore();
-    const status = tableStatus(table);
-    const bus = new RecordingBus();
-    const records = insertRecordsOf([
+    const { table, status, bus, publishStored } = world();
+    const stored = [
       ...(await store(table, 3, '32114')),
       ...(await store(table, 4, '32004')),
       ...(await store(table, 3, '10000')),
-    ]);
+    ];
 
     // Act
-    await publishRecords(records, publishDeps(bus, { messageStatus: status.read }));
+    await publishStored(stored);
 
     // Assess: one read per message; the uncertain report, published once the delivery was stored,
     // says delivered; the stored items still say what each report said
@@ -143,9 +135,7 @@ describe('messageStatus of a delivery report, set at publication', () => {
 
   it('ranks a final failure above uncertain, and a delivery above both', async () => {
     // Prepare
-    const table = new FakeEventStore();
-    const status = tableStatus(table);
-    const bus = new RecordingBus();
+    const { table, bus, publishStored } = world();
 
     // Act
     for (const [code, ch] of [
@@ -155,8 +145,7 @@ describe('messageStatus of a delivery report, set at publication', () => {
       ['10000', 'SMS'],
       ['32004', 'LMS'],
     ] as const) {
-      const records = insertRecordsOf(await store(table, 5, code, ch));
-      await publishRecords(records, publishDeps(bus, { messageStatus: status.read }));
+      await publishStored(await store(table, 5, code, ch));
     }
 
     // Assess
@@ -171,9 +160,7 @@ describe('messageStatus of a delivery report, set at publication', () => {
 
   it('publishes nothing without its status: a failed read fails that record and every later one, and the retry publishes them', async () => {
     // Prepare: the status of message 7 cannot be read at first
-    const table = new FakeEventStore();
-    const status = tableStatus(table);
-    const bus = new RecordingBus();
+    const { table, status, bus } = world();
     const records = insertRecordsOf([
       ...(await store(table, 6, '10000')),
       ...(await store(table, 7, '32114')),
@@ -223,15 +210,10 @@ describe('messageStatus of a delivery report, set at publication', () => {
         async (arrivals) => {
           // Prepare: reports of 4 messages arrive in any order; the stream's records wait until
           // the publisher takes them, in storing order, when an arrival says so (and at the end)
-          const table = new FakeEventStore();
-          const status = tableStatus(table);
-          const bus = new RecordingBus();
+          const { table, bus, publishStored } = world();
           let pending: EventRecord[] = [];
           const publish = async () => {
-            await publishRecords(
-              insertRecordsOf(pending),
-              publishDeps(bus, { messageStatus: status.read }),
-            );
+            await publishStored(pending);
             pending = [];
           };
 
