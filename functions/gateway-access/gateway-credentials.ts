@@ -1,7 +1,6 @@
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
 import type { GatewayCredentials } from '../../gateway/token-api.ts';
-import { getSecretText } from '../commons/clients/secrets.ts';
 import { type Environment, requiredEnv } from '../commons/environment.ts';
 
 /** The gateway API key and password, as stored in Secrets Manager. */
@@ -32,7 +31,10 @@ export const isCredentialsNotSet = (error: unknown): error is GatewayCredentials
  * Gateway credentials from `GATEWAY_CREDENTIALS_SECRET_ARN`, read with a 5-minute cache on
  * `client` (the local run's) or the container's own Secrets Manager client. A secret that does not
  * hold the credentials' JSON (the random value the stack created it with, or anything else) is
- * `GatewayCredentialsNotSetError`.
+ * `GatewayCredentialsNotSetError`. The Secrets Manager client is imported by the first read, not
+ * at start: a function authenticates only when the shared token is missing or refused, and the
+ * bundle's code splitting leaves the client out of what a cold start reads (docs/performance.md,
+ * `cold-start`).
  */
 export const gatewayCredentialsFromEnvironment = (
   env: Environment = process.env,
@@ -40,6 +42,7 @@ export const gatewayCredentialsFromEnvironment = (
 ): (() => Promise<GatewayCredentials>) => {
   const arn = requiredEnv('GATEWAY_CREDENTIALS_SECRET_ARN', env);
   return async () => {
+    const { getSecretText } = await import('../commons/clients/secrets.ts');
     const value = await getSecretText(arn, 300, client);
     const parsed = GatewayCredentialsSchema.safeParse(parseJson(value));
     if (!parsed.success) throw new GatewayCredentialsNotSetError(arn);
