@@ -61,28 +61,36 @@ const bridge = async () => {
       resultCode: data.resultCode,
       messageStatus: data.messageStatus,
     }));
+  const store = new DynamoDbEventStore(eventTable, local().documents);
   return {
     eventTable,
-    store: new DynamoDbEventStore(eventTable, local().documents),
+    store,
     poller,
     failed,
     published,
+    /** Stores a report of `msgKey` on MSGR with `resultCode`, as the report webhook does. */
+    receive: (msgKey: string, resultCode: string) =>
+      receiveReports(report(msgKey, resultCode, 'MSGR'), deps(store)),
+    /** Waits until the poller has published everything stored, stops it, and checks it gave up on no record. */
+    drainAndStop: async () => {
+      await poller.drained();
+      await poller.stop();
+      expect(failed).toEqual([]);
+    },
   };
 };
 
 describe('messageStatus on DynamoDB Local, set by the publisher', () => {
   it('publishes a 32114 stored after a 10000 as delivered; each report stays one item saying its own status', async () => {
     // Prepare
-    const { eventTable, store, poller, failed, published } = await bridge();
+    const { eventTable, store, published, receive, drainAndStop } = await bridge();
 
     // Act
-    await receiveReports(report('M-1', '10000', 'MSGR'), deps(store));
-    await receiveReports(report('M-1', '32114', 'MSGR'), deps(store));
-    await poller.drained();
-    await poller.stop();
+    await receive('M-1', '10000');
+    await receive('M-1', '32114');
+    await drainAndStop();
 
     // Assess: the bus says delivered twice; the table holds the two reports and nothing else
-    expect(failed).toEqual([]);
     expect(published()).toEqual([
       { msgKey: 'M-1', resultCode: '10000', messageStatus: 'delivered' },
       { msgKey: 'M-1', resultCode: '32114', messageStatus: 'delivered' },
@@ -104,17 +112,15 @@ describe('messageStatus on DynamoDB Local, set by the publisher', () => {
 
   it('publishes a 32114 published before the 10000 was stored as uncertain, then the 10000 as delivered', async () => {
     // Prepare
-    const { store, poller, failed, published } = await bridge();
+    const { poller, published, receive, drainAndStop } = await bridge();
 
     // Act
-    await receiveReports(report('M-2', '32114', 'MSGR'), deps(store));
+    await receive('M-2', '32114');
     await poller.drained();
-    await receiveReports(report('M-2', '10000', 'MSGR'), deps(store));
-    await poller.drained();
-    await poller.stop();
+    await receive('M-2', '10000');
+    await drainAndStop();
 
     // Assess
-    expect(failed).toEqual([]);
     expect(published()).toEqual([
       { msgKey: 'M-2', resultCode: '32114', messageStatus: 'uncertain' },
       { msgKey: 'M-2', resultCode: '10000', messageStatus: 'delivered' },
