@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DynamoDBRecord } from 'aws-lambda';
-import type { StreamFailureCondition } from '../stream-poller.ts';
+import type { StreamFailureCondition } from '../stream-poller-options.ts';
 
 export interface StreamInvocationRecordInput {
   readonly records: readonly DynamoDBRecord[];

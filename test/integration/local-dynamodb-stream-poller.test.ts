@@ -2,11 +2,8 @@ import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb'
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { stateTableCheckpoints } from '../../local/stream-checkpoints.ts';
-import {
-  type StreamPollerOptions,
-  StreamPollerStoppedError,
-  startStreamPoller,
-} from '../../local/stream-poller.ts';
+import { StreamPollerStoppedError, startStreamPoller } from '../../local/stream-poller.ts';
+import type { StreamPollerOptions } from '../../local/stream-poller-options.ts';
 import { createTables } from '../../local/tables.ts';
 import {
   createEventTable,

@@ -10,7 +10,8 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
-import { type StreamPollerOptions, startStreamPoller } from '../../local/stream-poller.ts';
+import { startStreamPoller } from '../../local/stream-poller.ts';
+import type { StreamPollerOptions } from '../../local/stream-poller-options.ts';
 import { keyOf } from '../support/dynamodb-local.ts';
 
 const STREAM_ARN = 'arn:aws:dynamodb:ap-northeast-2:000000000000:table/events/stream/label';

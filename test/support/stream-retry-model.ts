@@ -2,11 +2,12 @@ import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 
 /**
  * Lambda's retry rules for a DynamoDB-stream event source with `ReportBatchItemFailures`, written
- * from the Lambda documentation (and matching local/stream-poller.ts, which runs them against a
- * real stream): a batch whose answer names failed records is checkpointed before the lowest one
- * and retried from there; a batch that fails as a whole (the handler threw, or the lowest failure
- * is its first record) is split in two when bisection is on; a record still failing after
- * `maxRetries` goes to the on-failure destination, with every record after it in its segment.
+ * from the Lambda documentation (and matching local/stream-batch-delivery.ts, which the stream
+ * poller runs them with against a real stream): a batch whose answer names failed records is
+ * checkpointed before the lowest one and retried from there; a batch that fails as a whole (the
+ * handler threw, or the lowest failure is its first record) is split in two when bisection is on;
+ * a record still failing after `maxRetries` goes to the on-failure destination, with every record
+ * after it in its segment.
  * Synchronous and in memory, so property tests can run thousands of stream histories.
  */
 export interface StreamRetryOptions {
