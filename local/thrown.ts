@@ -14,3 +14,7 @@ export const messageOf = (value: unknown): string =>
     : typeof value === 'string'
       ? value
       : JSON.stringify(value);
+
+/** An error for the log, its name and message without the stack's noise. */
+export const describeError = (error: unknown): string =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);

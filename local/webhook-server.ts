@@ -1,4 +1,10 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+/**
+ * The local run's webhook server: the deployed front door of the receivers on a local port (see
+ * `startWebhookServer`), the operator console mounted beside it, and the run's control routes
+ * (local/control-routes.ts). The events it builds are local/webhook-events.ts's; how it reads a
+ * body, local/webhook-body.ts's. An error is logged by its name and message, never with the
+ * request path: the path holds the webhook secret.
+ */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type {
   APIGatewayProxyEvent,
@@ -6,28 +12,20 @@ import type {
   APIGatewayProxyResult,
 } from 'aws-lambda';
 import { json, LAMBDA_PAYLOAD_BYTES, NOT_FOUND } from '../functions/webhooks/handler.ts';
+import { answerControlRoute, type ControlRouteOptions } from './control-routes.ts';
+import { describeError } from './thrown.ts';
+import { BodyTooLargeError, bodyLimits, type ReadBody, readBody } from './webhook-body.ts';
+import {
+  exceedsInvokePayload,
+  toApiGatewayEvent,
+  toFunctionUrlEvent,
+  type WebhookFrontDoor,
+} from './webhook-events.ts';
 
 /** A receiver's handler, invoked with the event of the deployed front door. */
 export type WebhookFunction = (
   event: APIGatewayProxyEvent | APIGatewayProxyEventV2,
 ) => Promise<APIGatewayProxyResult>;
-
-/** The front door the webhooks are deployed behind (the template's function URLs or REST API). */
-export type WebhookFrontDoor = 'function-url' | 'rest-api';
-
-/**
- * A REST API refuses a payload above 10 MB with 413 before any integration runs (API Gateway
- * quotas, "Payload size 10 MB", https://docs.aws.amazon.com/apigateway/latest/developerguide/limits.html,
- * read 2026-12-07).
- */
-export const API_GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
-
-/**
- * The largest binary body whose base64 text alone (4 characters for every 3 bytes) is within
- * Lambda's invoke payload: a function URL puts a binary body in its event base64-encoded, so a
- * larger one can never fit, whatever the rest of the event.
- */
-const LARGEST_BASE64_BODY = Math.floor(LAMBDA_PAYLOAD_BYTES / 4) * 3;
 
 /**
  * API Gateway gives the whole request, integration included, 29 s; a client still sending its
@@ -35,7 +33,7 @@ const LARGEST_BASE64_BODY = Math.floor(LAMBDA_PAYLOAD_BYTES / 4) * 3;
  */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export interface WebhookServerOptions {
+export interface WebhookServerOptions extends ControlRouteOptions {
   readonly host?: string;
   /** 0 picks an ephemeral port. */
   readonly port?: number;
@@ -46,22 +44,6 @@ export interface WebhookServerOptions {
    * payload limit) or API Gateway's REST proxy event (10 MB). @default 'function-url'
    */
   readonly front?: WebhookFrontDoor;
-  /**
-   * `POST /_bridge/replay`: the local run's stand-in for an archive replay (`msgbridge events
-   * replay`). Answered only to loopback callers.
-   */
-  readonly replay?: (body: unknown) => Promise<{ statusCode: number; body: unknown }>;
-  /**
-   * `GET /_bridge/status`: the state of the deployment's event source mappings and schedules
-   * (`msgbridge doctor --local`). Answered only to loopback callers.
-   */
-  readonly status?: () => unknown;
-  /**
-   * The per-run token every control route (`/_bridge/…`) requires, as `Authorization: Bearer
-   * <token>`; the local run writes it to its owner-only `bridge.json`, where the CLI reads it.
-   * Without one the control routes answer nobody.
-   */
-  readonly controlToken?: string;
   /** Time a client has to send its headers and whole body. @default 30_000 */
   readonly requestTimeoutMs?: number;
   /**
@@ -89,16 +71,6 @@ export interface WebhookServer {
 export type MountedHandler = (request: IncomingMessage, response: ServerResponse) => Promise<void>;
 
 const ROUTE = /^\/webhooks\/([^/]+)\/(report|mo)$/;
-
-/** The body went over what the front door takes at all; answered 413 as it does. */
-class BodyTooLargeError extends Error {
-  override readonly name = 'BodyTooLargeError';
-}
-
-/** The client went away before its body was complete: there is nobody left to answer. */
-class ClientGoneError extends Error {
-  override readonly name = 'ClientGoneError';
-}
 
 const TOO_LARGE = json(413, { message: 'Request Too Long' });
 
@@ -253,62 +225,11 @@ const serve = async (
       ? NOT_FOUND
       : path.pathname.startsWith('/_bridge/')
         ? read.kind === 'body'
-          ? await control(request, path.pathname, read.body, options)
+          ? await answerControlRoute(request, path.pathname, read.body, options)
           : TOO_LARGE
         : await handle(request, path, read, options.handlers, front);
   respond(response, answer);
 };
-
-/**
- * How much of a body the front door reads: `keep`, the most that could still fit in the event the
- * function would be invoked with (a longer body's bytes are counted and dropped: its answer no
- * longer depends on them); `refuseAbove`, where the front door refuses the request itself and
- * reading stops. A function URL answers an event too large for Lambda with 413 either way, so it
- * stops at `keep`; API Gateway takes up to 10 MB (413 above), and only then does Lambda refuse
- * the event (500).
- */
-interface BodyLimits {
-  readonly keep: number;
-  readonly refuseAbove: number;
-}
-
-const bodyLimits = (front: WebhookFrontDoor, headers: IncomingMessage['headers']): BodyLimits => {
-  // No body takes fewer bytes in the event than on the wire: text becomes a JSON string (escaped,
-  // bytes that are not UTF-8 read as U+FFFD's three), binary its base64, a third more. The REST
-  // API has no binary media types, so it passes every body as text.
-  if (front === 'rest-api')
-    return { keep: LAMBDA_PAYLOAD_BYTES, refuseAbove: API_GATEWAY_MAX_BODY_BYTES };
-  const keep = isTextBody(headers['content-type'], headers['content-encoding'])
-    ? LAMBDA_PAYLOAD_BYTES
-    : LARGEST_BASE64_BODY;
-  return { keep, refuseAbove: keep };
-};
-
-/** A whole body, or the size of one too large to fit in any event (its bytes are not kept). */
-type ReadBody =
-  | { readonly kind: 'body'; readonly body: Buffer }
-  | { readonly kind: 'over-event'; readonly bytes: number };
-
-/**
- * True when Lambda would refuse to be invoked with `event`. Its synchronous invocation payload
- * (request and response, 6 MB each; Lambda quotas,
- * https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html, read 2026-12-07) is the
- * Invoke request's body, the event as a JSON document ("Payload: JSON that you want to provide to
- * your Lambda function as input"; past the limit `RequestTooLargeException`, HTTP 413: Invoke,
- * https://docs.aws.amazon.com/lambda/latest/dg/API_Invoke.html, read 2026-12-07). So the measure
- * is the UTF-8 bytes of the event's JSON, not of the HTTP body: a function URL's event carries a
- * binary body base64-encoded ("If the content type of the request is binary, the body is
- * base64-encoded", https://docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html, read
- * 2026-12-07), a text body as an escaped JSON string, and the request's headers and context
- * besides. The limit in bytes is in Lambda's refusal, "Request must be smaller than 6291456 bytes
- * for the InvokeFunction operation" (quoted in
- * https://zaccharles.medium.com/deep-dive-lambdas-request-payload-size-limit-2-2-6350c1ae5577,
- * read 2026-12-07): 6 MiB, and an event of exactly that is refused. AWS's own serialization of the
- * event (its key order, the headers it adds) is not documented: at the boundary the deployed event
- * can differ from this one by the size of a few headers.
- */
-const exceedsInvokePayload = (event: unknown): boolean =>
-  Buffer.byteLength(JSON.stringify(event), 'utf8') >= LAMBDA_PAYLOAD_BYTES;
 
 const pathOf = (raw: string | undefined): URL | undefined => {
   try {
@@ -403,234 +324,4 @@ const decodeSegment = (segment: string): string => {
   } catch {
     return segment;
   }
-};
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-
-/** A Host header that names this machine: what a DNS-rebinding page cannot send. */
-const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d{1,5})?$/;
-
-/**
- * Why a request may not use a control route, or `undefined` when it may: from a loopback address,
- * addressed to a loopback host (a page that rebinds its own name to 127.0.0.1 still sends that
- * name), from no other web origin, carrying the run's token; and a body, if any, in JSON, which a
- * web page cannot post across origins without a preflight that this server never answers.
- */
-const controlRefusal = (
-  request: IncomingMessage,
-  body: Buffer,
-  token: string | undefined,
-): APIGatewayProxyResult | undefined => {
-  if (!LOOPBACK.has(request.socket.remoteAddress ?? ''))
-    return json(403, { message: 'control routes answer loopback callers only' });
-  const host = request.headers.host ?? '';
-  if (!LOOPBACK_HOST.test(host))
-    return json(403, {
-      message: 'control routes answer requests addressed to 127.0.0.1 or localhost only',
-    });
-  const origin = request.headers.origin;
-  if (origin !== undefined && origin !== `http://${host}`)
-    return json(403, { message: 'control routes answer no other web origin' });
-  const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
-  if (token === undefined || !sameToken(given, token))
-    return json(401, { message: "control routes need the run's token (bridge.json controlToken)" });
-  if (body.length > 0 && !/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? ''))
-    return json(415, { message: 'control routes take application/json only' });
-  return undefined;
-};
-
-const sameToken = (given: string, expected: string): boolean => {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-};
-
-/** The control routes of the local run, for the CLI on the same machine. */
-const control = async (
-  request: IncomingMessage,
-  path: string,
-  body: Buffer,
-  options: WebhookServerOptions,
-): Promise<APIGatewayProxyResult> => {
-  const refusal = controlRefusal(request, body, options.controlToken);
-  if (refusal !== undefined) return refusal;
-  if (path === '/_bridge/status' && options.status) {
-    if (request.method !== 'GET') return json(405, { message: 'Method Not Allowed' });
-    return json(200, options.status());
-  }
-  const route = path === '/_bridge/replay' ? options.replay : undefined;
-  if (route === undefined) return NOT_FOUND;
-  if (request.method !== 'POST') return json(405, { message: 'Method Not Allowed' });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
-    return json(400, { message: 'the body is not JSON' });
-  }
-  try {
-    const result = await route(parsed);
-    return json(result.statusCode, result.body);
-  } catch (error) {
-    console.error(`${path} failed`, describeError(error));
-    return json(500, { message: `${path} failed` });
-  }
-};
-
-/**
- * The body, read within `limits`: a declared length above `refuseAbove` is refused before a byte
- * is read, and a chunked body as soon as it grows past it; past `keep` the bytes are counted and
- * dropped, so no more than one event's worth is ever held. Rejects with
- * {@link BodyTooLargeError} or, when the client hangs up or stalls, {@link ClientGoneError}.
- */
-const readBody = (request: IncomingMessage, limits: BodyLimits): Promise<ReadBody> =>
-  new Promise((resolve, reject) => {
-    const declared = Number(request.headers['content-length'] ?? 0);
-    if (declared > limits.refuseAbove) {
-      request.resume();
-      reject(new BodyTooLargeError(`declared ${declared} bytes`));
-      return;
-    }
-    let chunks: Buffer[] | undefined = [];
-    let size = 0;
-    const finish = (outcome: () => void) => {
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.off('error', onGone);
-      request.off('aborted', onGone);
-      request.off('close', onClose);
-      // Keep a listener so a late socket error on this request is never unhandled.
-      request.on('error', () => undefined);
-      outcome();
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limits.refuseAbove) {
-        request.pause();
-        finish(() => reject(new BodyTooLargeError(`more than ${limits.refuseAbove} bytes`)));
-        return;
-      }
-      if (size > limits.keep) chunks = undefined;
-      else chunks?.push(chunk);
-    };
-    const onEnd = () =>
-      finish(() =>
-        resolve(
-          chunks === undefined
-            ? { kind: 'over-event', bytes: size }
-            : { kind: 'body', body: Buffer.concat(chunks) },
-        ),
-      );
-    const onGone = () => finish(() => reject(new ClientGoneError('the client went away')));
-    const onClose = () => {
-      if (!request.complete) onGone();
-    };
-    request.on('data', onData);
-    request.on('end', onEnd);
-    request.on('error', onGone);
-    request.on('aborted', onGone);
-    request.on('close', onClose);
-  });
-
-/** An error for the log without its stack's noise; never the request path (it holds the secret). */
-const describeError = (error: unknown): string =>
-  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-
-const toApiGatewayEvent = (
-  request: IncomingMessage,
-  url: URL,
-  secret: string,
-  route: 'report' | 'mo',
-  body: Buffer,
-): APIGatewayProxyEvent => {
-  const headers = Object.fromEntries(
-    Object.entries(request.headers).map(([name, value]) => [
-      name,
-      Array.isArray(value) ? value.join(', ') : (value ?? ''),
-    ]),
-  );
-  return {
-    resource: `/webhooks/{secret}/${route}`,
-    path: url.pathname,
-    httpMethod: 'POST',
-    headers,
-    multiValueHeaders: {},
-    queryStringParameters: url.search ? Object.fromEntries(url.searchParams) : null,
-    multiValueQueryStringParameters: null,
-    pathParameters: { secret },
-    stageVariables: null,
-    isBase64Encoded: false,
-    body: body.length > 0 ? body.toString('utf8') : null,
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      authorizer: null,
-      protocol: 'HTTP/1.1',
-      httpMethod: 'POST',
-      identity: { sourceIp: request.socket.remoteAddress ?? '127.0.0.1' },
-      path: url.pathname,
-      stage: 'local',
-      requestId: randomUUID(),
-      requestTimeEpoch: Date.now(),
-      resourceId: 'local',
-      resourcePath: `/webhooks/{secret}/${route}`,
-    },
-  } as unknown as APIGatewayProxyEvent;
-};
-
-/** Content types a function URL passes as text; any other body arrives base64-encoded. */
-const TEXT_CONTENT = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)\b)/i;
-
-/**
- * True when a function URL passes the body as text. A compressed body is a binary payload
- * whatever its content type says of what is inside.
- */
-const isTextBody = (
-  contentType: string | undefined,
-  contentEncoding: string | undefined,
-): boolean =>
-  TEXT_CONTENT.test(contentType ?? '') && /^\s*(identity)?\s*$/i.test(contentEncoding ?? '');
-
-/** The event a function URL hands its function (payload format 2.0). */
-const toFunctionUrlEvent = (
-  request: IncomingMessage,
-  url: URL,
-  body: Buffer,
-): APIGatewayProxyEventV2 => {
-  const headers = Object.fromEntries(
-    Object.entries(request.headers).map(([name, value]) => [
-      name.toLowerCase(),
-      Array.isArray(value) ? value.join(',') : (value ?? ''),
-    ]),
-  );
-  const text = isTextBody(headers['content-type'], headers['content-encoding']);
-  const now = new Date();
-  return {
-    version: '2.0',
-    routeKey: '$default',
-    rawPath: url.pathname,
-    rawQueryString: url.search.replace(/^\?/, ''),
-    headers,
-    ...(url.search ? { queryStringParameters: Object.fromEntries(url.searchParams) } : {}),
-    requestContext: {
-      accountId: 'anonymous',
-      apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: 'local',
-      http: {
-        method: request.method ?? 'GET',
-        path: url.pathname,
-        protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId: randomUUID(),
-      routeKey: '$default',
-      stage: '$default',
-      time: now.toISOString(),
-      timeEpoch: now.getTime(),
-    },
-    ...(body.length > 0
-      ? { body: text ? body.toString('utf8') : body.toString('base64'), isBase64Encoded: !text }
-      : { isBase64Encoded: false }),
-  } as APIGatewayProxyEventV2;
 };

@@ -8,12 +8,9 @@ import { connect } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { webhookRequestOf } from '../../functions/webhooks/webhook-request.ts';
-import {
-  API_GATEWAY_MAX_BODY_BYTES,
-  startWebhookServer,
-  type WebhookFrontDoor,
-  type WebhookServer,
-} from '../../local/webhook-server.ts';
+import { API_GATEWAY_MAX_BODY_BYTES } from '../../local/webhook-body.ts';
+import type { WebhookFrontDoor } from '../../local/webhook-events.ts';
+import { startWebhookServer, type WebhookServer } from '../../local/webhook-server.ts';
 
 const SECRET = 'local-secret-0123456789';
 
