@@ -37,7 +37,7 @@ export interface QuotaSources {
   accountConcurrency?(): Promise<{ readonly limit: number; readonly unreserved: number }>;
 }
 
-/** A check's outcome, as `DoctorCheck` of ops/doctor.ts. */
+/** A check's outcome, as `DoctorCheck` of ops/doctor-ports.ts. */
 export interface QuotaCheck {
   readonly name: string;
   readonly ok: boolean | null;

@@ -45,7 +45,7 @@ import {
   type GatewayEndpointService,
   type GatewayEndpoints,
   type HttpAnswer,
-} from './doctor.ts';
+} from './doctor-ports.ts';
 import { OperationError } from './errors.ts';
 import type { AwsClients, Target } from './target.ts';
 

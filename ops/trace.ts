@@ -118,12 +118,6 @@ const summaryOf = (item: Item, data: Item | undefined): string => {
     const of = typeof item.recipients === 'number' ? ` of ${item.recipients}` : '';
     return `send record: ${accepted}${of} recipients accepted, ${claim}`;
   }
-  if (sk === 'CLAIM') {
-    const until = Number(item.claimedUntil);
-    return until > 0
-      ? `claimed by ${String(item.owner)} until ${new Date(until).toISOString()}`
-      : `claim released by ${String(item.owner)}`;
-  }
   if (sk === SORT_KEY.unknown)
     return `outcome unknown: ${text(item.code) ?? ''} ${text(item.message) ?? ''}`.trim();
   const rejectedBy = parseRejectedPointerKey(sk);

@@ -13,7 +13,6 @@ import type {
   SendStore,
   UnknownOutcome,
 } from '../send-records/ports.ts';
-import { sendRecordKey } from '../send-records/send-record.ts';
 import { kstDate, type StatusGateway } from './status-query.ts';
 
 /*
@@ -152,7 +151,7 @@ const resolveUnknownBatch = async (
   const held = new Map<string, SendRecordKey>();
   for (const entry of entries) {
     counts.unknownExamined += 1;
-    const record = recordOf(entry);
+    const { record } = entry;
     if (await deps.unknown.hasOutcome(entry.cliKey, record)) {
       await deps.unknown.resolve(entry.cliKey);
       counts.unknownAlreadyDecided += 1;
@@ -170,7 +169,7 @@ const resolveUnknownBatch = async (
     // Decided between the look above and the claim (a sender that held an older claim).
     const open: UnknownOutcome[] = [];
     for (const entry of claimed) {
-      if (await deps.unknown.hasOutcome(entry.cliKey, recordOf(entry))) {
+      if (await deps.unknown.hasOutcome(entry.cliKey, entry.record)) {
         await deps.unknown.resolve(entry.cliKey);
         counts.unknownAlreadyDecided += 1;
       } else open.push(entry);
@@ -224,14 +223,6 @@ const resolveUnknownBatch = async (
     for (const record of held.values()) await deps.unknown.release(record, claimOwner);
   }
 };
-
-/**
- * The send record whose claim keeps senders of an unknown outcome's message away. An entry of an
- * earlier release names none: the record its cliKey would key (exact for a message whose smallest
- * cliKey it is, and for every single-recipient message).
- */
-const recordOf = (entry: UnknownOutcome): SendRecordKey =>
-  entry.record ?? sendRecordKey([entry.cliKey]);
 
 /** One status query for unknown outcomes; `undefined` when the gateway is unavailable. */
 const queryUnknown = async (

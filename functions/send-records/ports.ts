@@ -31,11 +31,8 @@ export interface UnknownOutcome {
   /** What the last attempt got instead of an answer (`TIMEOUT`, `NO_RESULT`, an HTTP status…). */
   readonly code: string;
   readonly message: string;
-  /**
-   * The send record of its message, whose claim keeps senders away while `reconcile-status` asks.
-   * Absent on entries written before send records existed: those are claimed per cliKey.
-   */
-  readonly record?: SendRecordKey;
+  /** The send record of its message, whose claim keeps senders away while `reconcile-status` asks. */
+  readonly record: SendRecordKey;
 }
 
 /**

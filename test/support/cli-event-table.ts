@@ -87,9 +87,10 @@ export const ACCEPTED = event(
   { cliKey: 'c-1', msgKey: 'm-1', channel: 'SMS', phone: '01012345678' },
   { msgKey: 'm-1', cliKey: 'c-1', acceptedAt: '2026-11-24T01:00:01.000Z' },
 );
-export const CLAIM = {
+/** c-1's send record, its claim given back. */
+export const SEND_RECORD = {
   pk: 'SEND#c-1',
-  sk: 'CLAIM',
+  sk: 'MESSAGE',
   owner: 'attempt-1',
   claimedUntil: 0,
   expiresAt: 1,

@@ -8,6 +8,7 @@ import {
 } from '../../functions/reconcile/reconcile-ports.ts';
 import { checkReports } from '../../functions/reconcile/reconcile-use-case.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
+import { sendRecordKey } from '../../functions/send-records/send-record.ts';
 import { type StatusQueryData, StatusQueryDataSchema } from '../../gateway/schemas/index.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import type { FakeEventStore } from './fake-event-store.ts';
@@ -176,6 +177,7 @@ export const world = (settings: Partial<ReconcileDeps['settings']> = {}): World 
         attemptedAt,
         code: 'TIMEOUT',
         message: 'no answer',
+        record: sendRecordKey([cliKey]),
       });
       gateway.known.set(cliKey, {
         sentOn: formatKst(Date.parse(attemptedAt), 'YYYY-MM-DD'),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.ts';
-import { ACCEPTED, CLAIM, REPORT, tableTarget } from '../support/cli-event-table.ts';
+import { ACCEPTED, REPORT, SEND_RECORD, tableTarget } from '../support/cli-event-table.ts';
 import { captureIo, type GatewayScript, runCli } from '../support/cli-gateway.ts';
 
 const NOW = new Date('2026-11-24T12:00:00.000Z');
@@ -30,7 +30,7 @@ const DONE: GatewayScript = {
 };
 
 const status = async (args: string[], script: GatewayScript = DONE) => {
-  const { target, ops, calls } = tableTarget([ACCEPTED, CLAIM, REPORT], script);
+  const { target, ops, calls } = tableTarget([ACCEPTED, SEND_RECORD, REPORT], script);
   const result = await runCli(
     ['status', ...args],
     { resolveTarget: async () => target, now: () => NOW },
@@ -53,7 +53,7 @@ describe('msgbridge status', () => {
     });
     const rows = JSON.parse(result.stdout);
     expect(rows[0]).toMatchObject({ cliKey: 'c-1', gateway: { status: 'DONE', msgKey: 'm-1' } });
-    expect(rows[0].stored.map((entry: { sk: string }) => entry.sk)).toEqual(['OUTCOME', 'CLAIM']);
+    expect(rows[0].stored.map((entry: { sk: string }) => entry.sk)).toEqual(['OUTCOME', 'MESSAGE']);
     expect(rows[1]).toMatchObject({
       cliKey: 'c-9',
       gateway: { status: 'INVALID_KEY' },

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   ACCEPTED,
-  CLAIM,
   event,
   type Item,
   REPORT,
+  SEND_RECORD,
   tableTarget,
 } from '../support/cli-event-table.ts';
 import { captureIo, runCli } from '../support/cli-gateway.ts';
@@ -43,7 +43,7 @@ const LONELY = event(
   { cliKey: 'c-2', msgKey: 'm-2' },
   { msgKey: 'm-2', cliKey: 'c-2' },
 );
-const TABLE = [CLAIM, REPORT, GUARD, ACCEPTED, MO, ATTACHMENT, QUARANTINED, LONELY];
+const TABLE = [SEND_RECORD, REPORT, GUARD, ACCEPTED, MO, ATTACHMENT, QUARANTINED, LONELY];
 
 const trace = async (args: string[]) => {
   const { target, ops } = tableTarget(TABLE);
@@ -53,7 +53,7 @@ const trace = async (args: string[]) => {
 };
 
 describe('msgbridge trace', () => {
-  it('traces a cliKey through its outcome, claim and the reports of its msgKey, by Query only', async () => {
+  it('traces a cliKey through its outcome, send record and the reports of its msgKey, by Query only', async () => {
     const result = await trace(['c-1', '--json']);
     expect(result.code, result.stderr).toBe(0);
     const doc = JSON.parse(result.stdout);
@@ -61,7 +61,7 @@ describe('msgbridge trace', () => {
     expect(doc.entries.map((e: Item) => `${e.pk} ${e.sk}`)).toEqual([
       'SEND#c-1 OUTCOME',
       'REPORT#m-1 RESULT#10000#SMS',
-      'SEND#c-1 CLAIM',
+      'SEND#c-1 MESSAGE',
     ]);
     expect(result.ops.every((op) => op.startsWith('Query'))).toBe(true);
     expect(result.ops).toContain('Query REPORT#m-1');
@@ -74,7 +74,7 @@ describe('msgbridge trace', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('cliKey c-1, msgKey m-1');
     const lines = result.stdout.split('\n');
-    const order = ['SEND#c-1 OUTCOME', 'REPORT#m-1 RESULT#10000#SMS', 'SEND#c-1 CLAIM'].map(
+    const order = ['SEND#c-1 OUTCOME', 'REPORT#m-1 RESULT#10000#SMS', 'SEND#c-1 MESSAGE'].map(
       (item) => lines.findIndex((line) => line.includes(item)),
     );
     expect(order.every((index) => index > 0)).toBe(true);

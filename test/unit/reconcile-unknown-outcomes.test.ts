@@ -66,6 +66,7 @@ const entry = (cliKey: string, attemptedAt: string): UnknownOutcome => ({
   attemptedAt,
   code: 'TIMEOUT',
   message: 'no answer within 30000 ms',
+  record: sendRecordKey([cliKey]),
 });
 
 const sendEvents = (store: GuardedEventStore, type: string) =>

@@ -31,7 +31,7 @@ const UnknownEntrySchema = z.looseObject({
   attemptedAt: z.iso.datetime({ offset: true }),
   code: z.string(),
   message: z.string(),
-  recordPk: z.string().startsWith(KEY_PREFIX.send).optional(),
+  recordPk: z.string().startsWith(KEY_PREFIX.send),
 });
 
 /** `LastEvaluatedKey` of an index page: the table's and the index's keys. */
@@ -122,8 +122,8 @@ export class DynamoDbAwaitingReports implements ReportLedger, UnknownOutcomeInde
       if (!parsed.success) return [];
       const { cliKey, channel, phone, sqsMessageId, attemptedAt, code, message, recordPk } =
         parsed.data;
-      const record = recordPk ? { record: { pk: recordPk, sk: SEND_RECORD_SK } } : {};
-      return [{ cliKey, channel, phone, sqsMessageId, attemptedAt, code, message, ...record }];
+      const record = { pk: recordPk, sk: SEND_RECORD_SK };
+      return [{ cliKey, channel, phone, sqsMessageId, attemptedAt, code, message, record }];
     });
     return answer.LastEvaluatedKey
       ? { entries, next: JSON.stringify(answer.LastEvaluatedKey) }

@@ -237,7 +237,7 @@ export class DynamoDbSendStore implements SendStore {
           pk: eventKeys.send(outcome.cliKey),
           sk: SORT_KEY.unknown,
           ...fields,
-          ...(record ? { recordPk: record.pk } : {}),
+          recordPk: record.pk,
           // In the awaiting-report index, so reconcile-status finds it (see UNKNOWN_OUTCOME_BUCKET).
           [AWAITING_REPORT_INDEX.partitionKey]: UNKNOWN_OUTCOME_BUCKET,
           [AWAITING_REPORT_INDEX.sortKey]: outcome.attemptedAt,
