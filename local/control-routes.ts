@@ -69,7 +69,7 @@ const sameToken = (given: string, expected: string): boolean => {
   return a.length === b.length && timingSafeEqual(a, b);
 };
 
-/** The answer of the control route at `path` (`/_bridge/…`), or why the request may not have one. */
+/** What the control route at `path` (`/_bridge/…`) answers, or why the request may not use it. */
 export const answerControlRoute = async (
   request: IncomingMessage,
   path: string,
