@@ -1,22 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
+import { built } from '../support/counted-zod.ts';
 
 // Counts the object schemas zod builds, so the test sees which channels' schemas exist.
-const built = vi.hoisted(() => ({ objects: 0 }));
-vi.mock('zod', async (importOriginal) => {
-  const z = await importOriginal<typeof import('zod')>();
-  const counted =
-    <F extends (...args: never[]) => unknown>(build: F) =>
-    (...args: Parameters<F>) => {
-      built.objects += 1;
-      return build(...args) as ReturnType<F>;
-    };
-  return {
-    ...z,
-    object: counted(z.object),
-    strictObject: counted(z.strictObject),
-    looseObject: counted(z.looseObject),
-  };
-});
+vi.mock('zod', async (importOriginal) =>
+  (await import('../support/counted-zod.ts')).countedZod(importOriginal),
+);
 
 /** One message per channel and RCS variant; invalid bodies, since any body builds the schemas. */
 const MESSAGES: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
