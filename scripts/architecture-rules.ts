@@ -40,7 +40,7 @@ export const MODULES: readonly ModuleRule[] = [
     folder: 'functions/send-contract',
     holds:
       'The queue-message contract producers write and the sender reads (`queue-message*.ts`: schema, checks, parsing, JSON Schema) and the channels a message may name.',
-    mayImport: ['gateway', 'protocol'],
+    mayImport: ['functions/commons', 'gateway', 'protocol'],
   },
   {
     folder: 'functions/catalogue',
