@@ -4,19 +4,14 @@
  * land in DynamoDB Local; the local stream poller reads the table's stream the way Lambda's event
  * source does and invokes publish-events; EventBridge is a recording fake.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rcsBody, smsBody } from '../../fixtures/send-bodies.ts';
 import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/event-table/event-record.ts';
-import { storedMessageStatus } from '../../functions/publishing/adapters/stored-message-status.ts';
-import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
-import type { StreamPoller } from '../../local/stream-poller.ts';
 import type { WebhookServer } from '../../local/webhook-server.ts';
 import { type Simulator, startSimulator } from '../../simulator/index.ts';
-import { startPublishingPoller, startWithSharedTables } from '../support/dynamodb-local.ts';
+import { type SharedPublishing, startSharedPublishing } from '../support/dynamodb-local.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
 import { simulatorClient } from '../support/simulator-gateway-client.ts';
 import { startWebhookReceivers } from '../support/webhook-receivers.ts';
@@ -24,20 +19,17 @@ import { startWebhookReceivers } from '../support/webhook-receivers.ts';
 const SECRET = 'stream-test-secret-0123456789';
 const credentials = { apiKey: 'stream-key', apiPassword: 'stream-password' };
 
-let dynamo: LocalDynamoDb;
+let shared: SharedPublishing;
 let webhooks: WebhookServer;
 let sim: Simulator;
-let poller: StreamPoller;
 const bus = new RecordingBus();
 const failedRecords: DynamoDBRecord[] = [];
 /** Puts that must fail before the store works again: a transient outage on our side. */
 let outagePuts = 0;
 
 beforeAll(async () => {
-  const shared = await startWithSharedTables();
-  dynamo = shared.server;
-  const { documents, streamArn } = shared;
-  const realStore = new DynamoDbEventStore('events', documents);
+  shared = await startSharedPublishing(bus, failedRecords);
+  const realStore = new DynamoDbEventStore('events', shared.documents);
   const store = {
     putIfAbsent: async (record: EventRecord) => {
       if (outagePuts > 0) {
@@ -47,8 +39,6 @@ beforeAll(async () => {
       return realStore.putIfAbsent(record);
     },
   };
-  const logger = new Logger({ logLevel: 'SILENT' });
-  const metrics = new Metrics({ namespace: 'test', serviceName: 'test' });
   const receive = { store, now: () => new Date(), retentionDays: 35, concurrency: 16 };
   webhooks = await startWebhookReceivers(receive, SECRET);
   const urls = webhooks.webhookUrls(SECRET);
@@ -66,24 +56,13 @@ beforeAll(async () => {
     // Seed 7's outcome mix (at least one RCS fallback) is that of the draws without the shuffle's.
     reportOrder: 'ordered',
   });
-  poller = startPublishingPoller(dynamo, streamArn, {
-    publish: {
-      bus,
-      messageStatus: storedMessageStatus('events', documents),
-      maxAttempts: 3,
-      backoffMs: () => 10,
-      logger,
-      metrics,
-    },
-    failed: failedRecords,
-  });
 }, 120_000);
 
 afterAll(async () => {
-  await poller?.stop();
+  await shared?.poller.stop();
   await sim?.close();
   await webhooks?.close();
-  await dynamo?.stop();
+  await shared?.server.stop();
 });
 
 describe('reports and inbound messages through the stream', () => {
@@ -104,7 +83,7 @@ describe('reports and inbound messages through the stream', () => {
     await sim.advance(1_000);
     await sim.advance(10_000);
     await sim.advance(10_000);
-    await poller.drained();
+    await shared.poller.drained();
 
     // Assess
     const reports = sim.snapshot().reports.webhook;
@@ -144,7 +123,7 @@ describe('reports and inbound messages through the stream', () => {
     // Act
     await sim.settle();
     await sim.advance(10_000);
-    await poller.drained();
+    await shared.poller.drained();
 
     // Assess
     const inbound = bus.details('Inbound Message Received');

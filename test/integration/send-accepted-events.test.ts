@@ -5,14 +5,11 @@
  * bus, yet its outcome still keeps its cliKey from being sent again, reconcile-status still finds
  * it, and `msgbridge trace` still shows it.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
-import { Metrics } from '@aws-lambda-powertools/metrics';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
 import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
-import { storedMessageStatus } from '../../functions/publishing/adapters/stored-message-status.ts';
 import { DynamoDbAwaitingReports } from '../../functions/reconcile/adapters/dynamodb-awaiting-reports.ts';
 import { ReconcileSettingsSchema } from '../../functions/reconcile/reconcile-ports.ts';
 import { checkReports } from '../../functions/reconcile/reconcile-use-case.ts';
@@ -22,12 +19,10 @@ import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.t
 import type { SendDeps } from '../../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import type { GatewayClient } from '../../gateway/client.ts';
-import type { LocalDynamoDb } from '../../local/dynamodb-local.ts';
-import type { StreamPoller } from '../../local/stream-poller.ts';
 import { traceKey } from '../../ops/trace.ts';
 import type { Simulator } from '../../simulator/index.ts';
 import { awaitingIndexPorts } from '../support/awaiting-index-ports.ts';
-import { startPublishingPoller, startWithSharedTables } from '../support/dynamodb-local.ts';
+import { type SharedPublishing, startSharedPublishing } from '../support/dynamodb-local.ts';
 import { MemoryReportChecks } from '../support/memory-report-checks.ts';
 import { RecordingBus } from '../support/recording-bus.ts';
 import { startPollingSimulator } from '../support/simulator-gateway-client.ts';
@@ -36,9 +31,8 @@ import { tableSendDeps } from '../support/table-send.ts';
 const credentials = { apiKey: 'accepted-key', apiPassword: 'accepted-password' };
 const MINUTE = 60_000;
 
-let dynamo: LocalDynamoDb;
+let shared: SharedPublishing;
 let documents: DynamoDBDocumentClient;
-let poller: StreamPoller;
 let sim: Simulator;
 let client: GatewayClient;
 const bus = new RecordingBus();
@@ -49,26 +43,15 @@ const checks = new MemoryReportChecks(() => sim.clock.now(), { visibilityMs: 10 
 const simNow = () => new Date(sim.clock.now());
 
 beforeAll(async () => {
-  let streamArn: string;
-  ({ server: dynamo, documents, streamArn } = await startWithSharedTables());
-  poller = startPublishingPoller(dynamo, streamArn, {
-    publish: {
-      bus,
-      messageStatus: storedMessageStatus('events', documents),
-      maxAttempts: 3,
-      backoffMs: () => 10,
-      logger: new Logger({ logLevel: 'SILENT' }),
-      metrics: new Metrics({ namespace: 'test', serviceName: 'test' }),
-    },
-    failed,
-  });
+  shared = await startSharedPublishing(bus, failed);
+  ({ documents } = shared);
   ({ sim, client } = await startPollingSimulator(credentials));
 }, 120_000);
 
 afterAll(async () => {
-  await poller?.stop();
+  await shared?.poller.stop();
   await sim?.close();
-  await dynamo?.stop();
+  await shared?.server.stop();
 });
 
 const sendDeps = (overrides: Partial<SendDeps>) =>
@@ -105,7 +88,7 @@ describe('send-messages with "Message Accepted" turned off', () => {
     const off = await deliver(quiet, sendDeps({ acceptedEvents: false }));
     const sendsBefore = sim.snapshot().sends;
     const again = await deliver(quiet, sendDeps({ acceptedEvents: false }), 2);
-    await poller.drained();
+    await shared.poller.drained();
 
     // Assess: only the control's acceptances reach the bus
     expect(on).toMatchObject({ kind: 'done', accepted: 2 });
@@ -161,7 +144,7 @@ describe('send-messages with "Message Accepted" turned off', () => {
       now: simNow,
       settings: ReconcileSettingsSchema.parse({ horizonHours: 2 }),
     });
-    await poller.drained();
+    await shared.poller.drained();
 
     // Assess: every recipient found and reported, the quiet ones too; still no acceptance events
     expect(reconciled).toMatchObject({ examined: 5, reportsReconciled: 5, stoppedBy: 'complete' });

@@ -7,6 +7,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll } from 'vitest';
 import { compileFilterCriteria, criteriaOf } from '../../aws-semantics/lambda-event-filter.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../../functions/event-table/stream-filter.ts';
+import { storedMessageStatus } from '../../functions/publishing/adapters/stored-message-status.ts';
 import { createPublishHandler } from '../../functions/publishing/handler.ts';
 import { streamInvocationRecord } from '../../local/aws/event-source-failures.ts';
 import {
@@ -18,6 +19,7 @@ import {
 } from '../../local/dynamodb-local.ts';
 import { type StreamPoller, startStreamPoller } from '../../local/stream-poller.ts';
 import { createTables } from '../../local/tables.ts';
+import { silentObservability } from './silent-observability.ts';
 
 // One JVM for the whole file: it takes seconds to start on a two-core machine.
 export interface Harness {
@@ -144,3 +146,34 @@ export const startPublishingPoller = (
     maxRetries: options.maxRetries,
     pollIntervalMs: 50,
   });
+
+/** DynamoDB Local with the shared tables, and publish-events on the event table's stream. */
+export interface SharedPublishing {
+  readonly server: LocalDynamoDb;
+  readonly documents: DynamoDBDocumentClient;
+  readonly poller: StreamPoller;
+}
+
+/**
+ * DynamoDB Local with the shared `events` and `state` tables (`startWithSharedTables`), and
+ * publish-events on the event table's stream (`startPublishingPoller`) putting on `bus`: quiet,
+ * 3 attempts 10 ms apart, each message's status read from the table; the records it gives up on
+ * are pushed to `failed`.
+ */
+export const startSharedPublishing = async (
+  bus: Parameters<typeof createPublishHandler>[0]['bus'],
+  failed: DynamoDBRecord[],
+): Promise<SharedPublishing> => {
+  const { server, documents, streamArn } = await startWithSharedTables();
+  const poller = startPublishingPoller(server, streamArn, {
+    publish: {
+      bus,
+      messageStatus: storedMessageStatus('events', documents),
+      maxAttempts: 3,
+      backoffMs: () => 10,
+      ...silentObservability(),
+    },
+    failed,
+  });
+  return { server, documents, poller };
+};
