@@ -17,6 +17,24 @@ const entry = (fields: Partial<TraceEntry> & Pick<TraceEntry, 'pk' | 'sk'>): Tra
   ...fields,
 });
 
+/**
+ * A delivery report of `msgKey` with `resultCode` on `channel` as the trace reads it: delivered
+ * when the code is 10000, with the other `fields` and `data` given.
+ */
+const report = (
+  msgKey: string,
+  resultCode: string,
+  channel: string,
+  { data = {}, ...fields }: Partial<Omit<TraceEntry, 'data'>> & { data?: object } = {},
+): TraceEntry =>
+  entry({
+    pk: `REPORT#${msgKey}`,
+    sk: `RESULT#${resultCode}#${channel}`,
+    type: 'Delivery Report Received',
+    ...fields,
+    data: { delivered: resultCode === '10000', resultCode, channel, ...data },
+  });
+
 const trace = (entries: TraceEntry[]): Trace => ({
   key: 'k',
   cliKey: undefined,
@@ -37,14 +55,10 @@ const published = (id: string, time: string, replayName?: string): PublishedEven
 describe('timelineOf', () => {
   it('orders a send from its queueing to its reconciled result, with each event and its publications', () => {
     const entries = [
-      entry({
-        pk: 'REPORT#M1',
-        sk: 'RESULT#30001#SMS',
+      report('M1', '30001', 'SMS', {
         at: '2026-11-27T09:40:00Z',
-        type: 'Delivery Report Received',
         eventId: 'e-reconciled',
         via: 'status-query',
-        data: { delivered: false, resultCode: '30001', channel: 'SMS' },
       }),
       entry({
         pk: 'SEND#c1',
@@ -58,14 +72,11 @@ describe('timelineOf', () => {
         sk: 'MESSAGE',
         data: { sqsMessageId: 'q-1', owner: '1#x', claimedUntil: 0, channel: 'sms' },
       }),
-      entry({
-        pk: 'REPORT#M1',
-        sk: 'RESULT#10000#RCS',
+      report('M1', '10000', 'RCS', {
         at: '2026-11-27T09:01:00Z',
-        type: 'Delivery Report Received',
         eventId: 'e-report',
         via: 'webhook',
-        data: { delivered: true, resultCode: '10000', channel: 'RCS', fallbackReasons: [] },
+        data: { fallbackReasons: [] },
       }),
     ];
 
@@ -98,35 +109,20 @@ describe('timelineOf', () => {
 
   it('says the message stayed delivered on a report stored after its delivery (messageStatus)', () => {
     // Each report as stored: saying its own status
-    const delivery = entry({
-      pk: 'REPORT#M2',
-      sk: 'RESULT#10000#SMS',
+    const delivery = report('M2', '10000', 'SMS', {
       at: '2026-11-27T09:00:00Z',
-      type: 'Delivery Report Received',
       via: 'webhook',
-      data: { delivered: true, messageStatus: 'delivered', resultCode: '10000', channel: 'SMS' },
+      data: { messageStatus: 'delivered' },
     });
-    const late = entry({
-      pk: 'REPORT#M2',
-      sk: 'RESULT#32114#MSGR',
+    const late = report('M2', '32114', 'MSGR', {
       at: '2026-11-27T09:05:00Z',
-      type: 'Delivery Report Received',
       via: 'webhook',
-      data: {
-        delivered: false,
-        messageStatus: 'uncertain',
-        resultCode: '32114',
-        resultCodeDesc: 'uncertain',
-        channel: 'MSGR',
-      },
+      data: { messageStatus: 'uncertain', resultCodeDesc: 'uncertain' },
     });
-    const plain = entry({
-      pk: 'REPORT#M3',
-      sk: 'RESULT#32004#SMS',
+    const plain = report('M3', '32004', 'SMS', {
       at: '2026-11-27T09:06:00Z',
-      type: 'Delivery Report Received',
       via: 'webhook',
-      data: { delivered: false, messageStatus: 'failed', resultCode: '32004', channel: 'SMS' },
+      data: { messageStatus: 'failed' },
     });
 
     const titles = timelineOf(trace([late, plain, delivery]), []).steps.map((step) => step.title);
@@ -237,17 +233,11 @@ describe('timelineOf', () => {
         type: 'Message Accepted (not published)',
         data: { cliKey: 'c3', msgKey: 'M3', acceptedAt: '2026-11-27T09:00:00Z' },
       }),
-      entry({
-        pk: 'REPORT#M3',
-        sk: 'RESULT#10000#SMS',
+      report('M3', '10000', 'SMS', {
         at: '2026-11-27T09:00:05Z',
-        type: 'Delivery Report Received',
         eventId: 'e-3',
         via: 'webhook',
         data: {
-          delivered: true,
-          resultCode: '10000',
-          channel: 'SMS',
           fallbackReasons: [
             { channel: 'RCS', resultCode: '61000', resultDesc: 'not an RCS phone' },
           ],
@@ -309,22 +299,15 @@ describe('timelineOf', () => {
   it('marks a failed report failed, not as delivered, and gives each event its raw JSON to copy', () => {
     // Prepare
     const reports = trace([
-      entry({
-        pk: 'REPORT#M1',
-        sk: 'RESULT#10000#SMS',
+      report('M1', '10000', 'SMS', {
         at: '2026-11-27T09:00:05Z',
-        type: 'Delivery Report Received',
         eventId: 'e-ok',
-        data: { delivered: true, resultCode: '10000', channel: 'SMS' },
       }),
-      entry({
-        pk: 'REPORT#M2',
-        sk: 'RESULT#40001#SMS',
+      report('M2', '40001', 'SMS', {
         at: '2026-11-27T09:00:06Z',
-        type: 'Delivery Report Received',
         eventId: 'e-failed',
         metadata: { id: 'e-failed', via: 'webhook' },
-        data: { delivered: false, resultCode: '40001', channel: 'SMS', phone: '010****5678' },
+        data: { phone: '010****5678' },
       }),
     ]);
 
