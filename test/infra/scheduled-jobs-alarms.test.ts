@@ -10,6 +10,13 @@ import {
   synthJobStacks,
 } from '../support/jobs-stack.ts';
 
+/** A poller's alarm on no poll in 5 minutes: a sum under 1, also when no poller reports at all. */
+const NO_POLL_IN_5_MINUTES = alarmAbove('Sum', 300, {
+  ComparisonOperator: 'LessThanThreshold',
+  Threshold: 1,
+  TreatMissingData: 'breaching',
+});
+
 describe('scheduled jobs and inbound attachments infrastructure', () => {
   synthJobStacks();
 
@@ -141,11 +148,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         (s: Synthesized) => s.stack.scheduledJobs.reportPollerStopped,
         {
           ...serviceMetric('acme/msgbridge', 'poll-reports', 'ReportPolls'),
-          ...alarmAbove('Sum', 300, {
-            ComparisonOperator: 'LessThanThreshold',
-            Threshold: 1,
-            TreatMissingData: 'breaching',
-          }),
+          ...NO_POLL_IN_5_MINUTES,
         },
       ],
       [
@@ -153,11 +156,7 @@ describe('scheduled jobs and inbound attachments infrastructure', () => {
         (s: Synthesized) => s.stack.scheduledJobs.moPollerStopped,
         {
           ...serviceMetric('acme/msgbridge', 'poll-reports', 'MoPolls'),
-          ...alarmAbove('Sum', 300, {
-            ComparisonOperator: 'LessThanThreshold',
-            Threshold: 1,
-            TreatMissingData: 'breaching',
-          }),
+          ...NO_POLL_IN_5_MINUTES,
         },
       ],
       [
