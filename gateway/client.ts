@@ -22,7 +22,7 @@ import {
   StatusQueryDataSchema,
   StatusQueryRequestSchema,
 } from './schemas/reports.ts';
-import { RcsReplyResultItemSchema, SEND_ENDPOINTS } from './schemas/send.ts';
+import type { RcsReplyResultItemSchema, SEND_ENDPOINTS } from './schemas/send.ts';
 import {
   ClickUrlCreateDataSchema,
   ClickUrlCreateRequestSchema,
@@ -109,6 +109,14 @@ const ENDPOINTS = {
   listClickUrls: endpoint('api', 'GET', '/msg/v1/getClickUrl'),
 } as const;
 
+/**
+ * The send endpoints' schemas (`schemas/send.ts`, with the CP949 table its text limits count
+ * with), imported by the first send: the functions that only poll, query or download never load
+ * them, and code splitting leaves them out of what their cold start reads (docs/performance.md,
+ * `cold-start`).
+ */
+const sendSchemas = () => import('./schemas/send.ts');
+
 /** A tracking-URL statistics call: its endpoint, the schema of its request and of its answer's `data`. */
 interface StatsCall<Q extends z.ZodType, D extends z.ZodType> {
   readonly endpoint: Endpoint;
@@ -178,7 +186,7 @@ export class GatewayClient extends BearerGatewayClient {
     body: SendRequest<N>,
     options: ResendOptions = {},
   ): Promise<SendOutcome> {
-    const { schema, ...target } = SEND_ENDPOINTS[name];
+    const { schema, ...target } = (await sendSchemas()).SEND_ENDPOINTS[name];
     const json = validateRequest(schema, body, target);
     const envelope = await this.withBearer({ endpoint: target, json }, options);
     return toSendOutcome(envelope.data, SendResultItemSchema, target, json.resvYn);
@@ -198,7 +206,7 @@ export class GatewayClient extends BearerGatewayClient {
     files: readonly MmsFile[],
     options: ResendOptions = {},
   ): Promise<SendOutcome> {
-    const { schema, ...target } = SEND_ENDPOINTS.mmsMultipart;
+    const { schema, ...target } = (await sendSchemas()).SEND_ENDPOINTS.mmsMultipart;
     const reqMsg = validateRequest(schema, body, target);
     if (files.length < 1 || files.length > 3) {
       throw new GatewayRequestInvalidError(`${target.method} ${target.path}`, [
@@ -231,11 +239,12 @@ export class GatewayClient extends BearerGatewayClient {
     body: SendRequest<'rcsReply'>,
     options: ResendOptions = {},
   ): Promise<SendOutcome<RcsReplyResultItem>> {
-    const { schema, ...target } = SEND_ENDPOINTS.rcsReply;
+    const { SEND_ENDPOINTS: endpoints, RcsReplyResultItemSchema: resultItem } = await sendSchemas();
+    const { schema, ...target } = endpoints.rcsReply;
     const json = validateRequest(schema, body, target);
     const envelope = await this.withBearer({ endpoint: target, json }, options);
     // An RCS reply cannot be scheduled.
-    return toSendOutcome(envelope.data, RcsReplyResultItemSchema, target, undefined);
+    return toSendOutcome(envelope.data, resultItem, target, undefined);
   }
 
   sendPush(body: SendRequest<'push'>, options: ResendOptions = {}): Promise<SendOutcome> {

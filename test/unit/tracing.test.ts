@@ -8,17 +8,12 @@
  * X-Ray daemon listens: nothing in a function may send it anything.
  */
 import { createSocket, type Socket } from 'node:dgram';
-import { readdirSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { moBody } from '../../fixtures/gateway-bodies.ts';
 import { nodeTransport } from '../../gateway/transport.ts';
-import { lambdaBuildOptions } from '../../lib/bundling.ts';
 import { type Simulator, startSimulator } from '../../simulator/server.ts';
 import { reportStreamRecords } from '../support/report-stream-records.ts';
 
@@ -238,26 +233,4 @@ describe('tracing without a tracing SDK', () => {
     expect(Object.keys(seen[0] ?? {})).not.toContain('x-amzn-trace-id');
     expect(Object.keys(seen[0] ?? {})).not.toContain('traceparent');
   });
-});
-
-describe('the deployed bundles', () => {
-  it('carry neither the X-Ray SDK nor Powertools Tracer', async () => {
-    const functions = join(import.meta.dirname, '../../functions');
-    const entries = readdirSync(functions).filter((file) => file.endsWith('.ts'));
-
-    const inputs = await Promise.all(
-      entries.map(async (file) => {
-        const options = lambdaBuildOptions(join(functions, file), tmpdir(), { write: false });
-        return Object.keys((await build(options)).metafile.inputs);
-      }),
-    );
-
-    expect(entries.length).toBeGreaterThan(9);
-    for (const files of inputs) {
-      expect(files.length).toBeGreaterThan(0);
-      expect(
-        files.filter((file) => /aws-xray-sdk|powertools\/tracer|cls-hooked/.test(file)),
-      ).toEqual([]);
-    }
-  }, 60_000);
 });
