@@ -38,6 +38,17 @@ export const IDLE_METRICS: Readonly<Record<string, readonly string[]>> = {
   'sweep-attachments': ['ColdStart'],
 };
 
+/** The metrics of one webhook receiver: both receivers emit the same names. */
+const RECEIVER_METRICS = [
+  'Stored',
+  'Duplicate',
+  'ItemsQuarantined',
+  'UnrecognisedBodies',
+  'StoreFailures',
+  'WebhookSecretRejected',
+  'ColdStart',
+] as const;
+
 /** The further metrics of a deployment at work (every function's, as its code adds them). */
 export const WORKING_METRICS: Readonly<Record<string, readonly string[]>> = {
   // functions/sending/handler.ts, rate-limit-metrics.ts.
@@ -55,24 +66,8 @@ export const WORKING_METRICS: Readonly<Record<string, readonly string[]>> = {
     'ColdStart',
   ],
   // functions/webhooks/handler.ts (a `Reports…` or `Messages…` prefix per receiver).
-  'receive-reports': [
-    'Stored',
-    'Duplicate',
-    'ItemsQuarantined',
-    'UnrecognisedBodies',
-    'StoreFailures',
-    'WebhookSecretRejected',
-    'ColdStart',
-  ],
-  'receive-inbound': [
-    'Stored',
-    'Duplicate',
-    'ItemsQuarantined',
-    'UnrecognisedBodies',
-    'StoreFailures',
-    'WebhookSecretRejected',
-    'ColdStart',
-  ],
+  'receive-reports': RECEIVER_METRICS,
+  'receive-inbound': RECEIVER_METRICS,
   // functions/publishing/handler.ts.
   'publish-events': [
     'PoisonRecords',

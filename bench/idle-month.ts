@@ -118,6 +118,17 @@ const templateOf = (option: EgressOption): { template?: CfnTemplate; problem?: s
 };
 
 /**
+ * The months with messages: 1 and 10 million, of 10-recipient (`outbound`) and of 1-recipient
+ * (`outboundSingleRecipient`) messages; their figures are named `<workload><millions>M`.
+ */
+const MESSAGE_MONTHS = [
+  ['1M recipients, messages of 10', 1e6, 'outbound'],
+  ['10M recipients, messages of 10', 1e7, 'outbound'],
+  ['1M messages of 1 recipient', 1e6, 'outboundSingleRecipient'],
+  ['10M messages of 1 recipient', 1e7, 'outboundSingleRecipient'],
+] as const;
+
+/**
  * The NAT instance's inventory from the NAT gateway's, for a stack that cannot synthesize the
  * mode: one instance with an 8 GB volume and one Elastic IP instead of the NAT gateway and its,
  * and the two EC2 status-check alarms that recover and reboot it.
@@ -195,12 +206,12 @@ export const runIdleMonth = async (
     monthAtMessages: Object.fromEntries(
       EGRESS_OPTIONS.map((option) => [
         option,
-        {
-          outbound1M: at(option, 1e6, 'outbound'),
-          outbound10M: at(option, 1e7, 'outbound'),
-          outboundSingleRecipient1M: at(option, 1e6, 'outboundSingleRecipient'),
-          outboundSingleRecipient10M: at(option, 1e7, 'outboundSingleRecipient'),
-        },
+        Object.fromEntries(
+          MESSAGE_MONTHS.map(([, messages, workload]) => [
+            `${workload}${messages / 1e6}M`,
+            at(option, messages, workload),
+          ]),
+        ),
       ]),
     ),
     perMillionUsedUsd: perMillion,
@@ -250,28 +261,11 @@ export const runIdleMonth = async (
       {
         title: 'idle-month: the month with messages (idle month + cost per million in the Region)',
         columns: ['a month of', 'nat', 'nat-instance'],
-        rows: [
-          [
-            '1M recipients, messages of 10',
-            at('natGateway', 1e6, 'outbound') ?? '–',
-            at('natInstance', 1e6, 'outbound') ?? '–',
-          ],
-          [
-            '10M recipients, messages of 10',
-            at('natGateway', 1e7, 'outbound') ?? '–',
-            at('natInstance', 1e7, 'outbound') ?? '–',
-          ],
-          [
-            '1M messages of 1 recipient',
-            at('natGateway', 1e6, 'outboundSingleRecipient') ?? '–',
-            at('natInstance', 1e6, 'outboundSingleRecipient') ?? '–',
-          ],
-          [
-            '10M messages of 1 recipient',
-            at('natGateway', 1e7, 'outboundSingleRecipient') ?? '–',
-            at('natInstance', 1e7, 'outboundSingleRecipient') ?? '–',
-          ],
-        ],
+        rows: MESSAGE_MONTHS.map(([label, messages, workload]) => [
+          label,
+          at('natGateway', messages, workload) ?? '–',
+          at('natInstance', messages, workload) ?? '–',
+        ]),
       },
     ],
   };
