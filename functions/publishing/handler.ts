@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { type PublishDeps, type PublishOutcome, publishRecords } from './publish.ts';
 
 /**
@@ -18,28 +18,35 @@ export const createPublishHandler =
   ) =>
   async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
     const { logger, metrics } = deps;
+    /** Counts one record under `metricName` and logs what it is, with where it is in the stream. */
+    const recordFailed = (
+      metricName: string,
+      message: string,
+      record: DynamoDBRecord,
+      details: Record<string, unknown>,
+    ) => {
+      metrics.addMetric(metricName, MetricUnit.Count, 1);
+      logger.error(message, {
+        ...details,
+        keys: record.dynamodb?.Keys,
+        sequenceNumber: record.dynamodb?.SequenceNumber,
+      });
+    };
     const outcome = await publishRecords(event.Records, {
       ...deps,
-      onPoison: (record, reason) => {
-        metrics.addMetric('PoisonRecords', MetricUnit.Count, 1);
-        logger.error('stream record cannot become an event', {
-          reason,
-          keys: record.dynamodb?.Keys,
-          sequenceNumber: record.dynamodb?.SequenceNumber,
-        });
-      },
+      onPoison: (record, reason) =>
+        recordFailed('PoisonRecords', 'stream record cannot become an event', record, { reason }),
       onPublishFailure: (failures) => {
         metrics.addMetric('PublishFailures', MetricUnit.Count, failures.length);
         logger.error('PutEvents entries still failing after retries', { failures });
       },
-      onStatusFailure: (record, error) => {
-        metrics.addMetric('StatusReadFailures', MetricUnit.Count, 1);
-        logger.error('message status could not be read: the batch comes back from this record', {
-          error,
-          keys: record.dynamodb?.Keys,
-          sequenceNumber: record.dynamodb?.SequenceNumber,
-        });
-      },
+      onStatusFailure: (record, error) =>
+        recordFailed(
+          'StatusReadFailures',
+          'message status could not be read: the batch comes back from this record',
+          record,
+          { error },
+        ),
       onLedgerFailure: (operation, error) => {
         logger.error('state table failed: publish markers could not be used', {
           operation,
