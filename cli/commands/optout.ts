@@ -6,7 +6,7 @@ import {
   type GroupSpec,
   valueOptions,
 } from '../framework.ts';
-import { columns, gatewayTimes } from '../output.ts';
+import { type Cell, columns, gatewayTimes } from '../output.ts';
 
 /*
  * `msgbridge optout …`: the gateway's opt-out (080) list, spec 01 §4.15. These endpoints take the
@@ -21,6 +21,14 @@ const show = (context: CommandContext, value: string | null | undefined): string
   value === null || value === undefined || value === '*' || context.flag('reveal')
     ? (value ?? '')
     : maskPhone(value);
+
+/** `rows` in the columns `cells`, the `UPDATED` one the gateway's date-time; `empty` if none. */
+const table = <Row>(
+  context: CommandContext,
+  rows: readonly Row[],
+  empty: string,
+  cells: Readonly<Record<string, Cell<Row>>>,
+): void => context.out.table(rows, gatewayTimes(columns(cells), 'UPDATED'), empty);
 
 const add: CommandSpec = {
   summary: 'add numbers to the opt-out list',
@@ -66,19 +74,12 @@ ${REVEAL_NOTE}`,
       ? data.rejectList
       : data.rejectList.filter((entry) => entry.delYn !== 'Y');
     context.out.emit(data, () => {
-      context.out.table(
-        shown,
-        gatewayTimes(
-          columns({
-            PHONE: (entry) => show(context, entry.phone),
-            CALLBACK: (entry) => show(context, entry.callback),
-            DELETED: 'delYn',
-            UPDATED: 'updDt',
-          }),
-          'UPDATED',
-        ),
-        '(no opt-out entries)',
-      );
+      table(context, shown, '(no opt-out entries)', {
+        PHONE: (entry) => show(context, entry.phone),
+        CALLBACK: (entry) => show(context, entry.callback),
+        DELETED: 'delYn',
+        UPDATED: 'updDt',
+      });
       if (data.totalCnt !== undefined && data.totalCnt !== null) {
         context.out.line(`page ${query.pageIdx}, ${data.totalCnt} entries in all`);
       }
@@ -129,19 +130,12 @@ ${REVEAL_NOTE}`,
     const answer = await client.listOptOutPeriod(query);
     const items = answer.data ?? [];
     context.out.emit({ items, meta: answer.meta ?? null }, () => {
-      context.out.table(
-        items,
-        gatewayTimes(
-          columns({
-            NUMBER: (item) => show(context, item.blockNumber),
-            CALLER: (item) => show(context, item.aniNumber),
-            STATUS: 'status',
-            UPDATED: 'updateTime',
-          }),
-          'UPDATED',
-        ),
-        '(none in this period)',
-      );
+      table(context, items, '(none in this period)', {
+        NUMBER: (item) => show(context, item.blockNumber),
+        CALLER: (item) => show(context, item.aniNumber),
+        STATUS: 'status',
+        UPDATED: 'updateTime',
+      });
       const meta = answer.meta;
       if (meta?.totalItems !== undefined && meta.totalItems !== null) {
         context.out.line(
