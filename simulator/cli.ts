@@ -28,8 +28,9 @@ const option = (
   value: string | undefined,
   description: string,
 ): Flag => ({ name, target: { option: key }, kind, value, description });
-const fault = (name: string, key: keyof Faults, value: string, description: string): Flag => ({
-  name,
+/** A fault's flag is its key in kebab case: `errorRate` is `--error-rate`. */
+const fault = (key: keyof Faults, value: string, description: string): Flag => ({
+  name: key.replace(/[A-Z]/g, (upper) => `-${upper.toLowerCase()}`),
   target: { fault: key },
   kind: 'number',
   value,
@@ -232,40 +233,27 @@ const FLAGS: readonly Flag[] = [
     undefined,
     'rejected messenger templates may be sent for review again',
   ),
-  fault('error-rate', 'errorRate', '0..1', 'share of gateway calls answered HTTP 503 49999'),
-  fault('latency-ms', 'latencyMs', 'ms', 'real delay added to every gateway call'),
+  fault('errorRate', '0..1', 'share of gateway calls answered HTTP 503 49999'),
+  fault('latencyMs', 'ms', 'real delay added to every gateway call'),
   fault(
-    'latency-jitter-ms',
     'latencyJitterMs',
     'ms',
     'up to this much more delay, drawn uniformly per gateway call (seeded)',
   ),
-  fault('timeout-rate', 'timeoutRate', '0..1', 'share of gateway calls never answered'),
-  fault('rate-limit-burst', 'rateLimitBurst', 'n', 'the next N send calls answer 29002'),
+  fault('timeoutRate', '0..1', 'share of gateway calls never answered'),
+  fault('rateLimitBurst', 'n', 'the next N send calls answer 29002'),
+  fault('duplicateWebhookRate', '0..1', 'share of webhook posts delivered twice'),
   fault(
-    'duplicate-webhook-rate',
-    'duplicateWebhookRate',
-    '0..1',
-    'share of webhook posts delivered twice',
-  ),
-  fault(
-    'report-withhold-rate',
     'reportWithholdRate',
     '0..1',
     'share of delivery reports never handed out (only the status query knows them)',
   ),
   fault(
-    'http200-error-rate',
     'http200ErrorRate',
     '0..1',
     'share of gateway calls refused with HTTP 200 29018/29019/29039',
   ),
-  fault(
-    'token-error-rate',
-    'tokenErrorRate',
-    '0..1',
-    'share of token issuances and refreshes refused 20003',
-  ),
+  fault('tokenErrorRate', '0..1', 'share of token issuances and refreshes refused 20003'),
   option('verbose', 'verbose', 'boolean', undefined, 'print one line per gateway call and webhook'),
 ];
 
