@@ -5,7 +5,6 @@ import {
   reportedStatus,
   statusAfter,
 } from '../functions/catalogue/message-status.ts';
-import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import {
   KEY_PREFIX,
   parsePartitionKey,
@@ -13,6 +12,7 @@ import {
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
 import { ACCEPTED_PREFIX } from '../functions/send-records/send-record.ts';
+import { scanKeyPrefixes } from './event-scan.ts';
 import { type TraceEntry, toEntry } from './trace.ts';
 
 /*
@@ -379,26 +379,18 @@ export const latestMessages = async (
   const maxItems = options.maxItems ?? 100_000;
   // What each item says, not the item: a row needs a few fields of each.
   const facts: Fact[] = [];
-  let scanned = 0;
-  let complete = true;
-  for await (const item of scanItems(documents, {
-    TableName: table,
-    FilterExpression:
-      'begins_with(pk, :send) OR begins_with(pk, :report) OR begins_with(pk, :mo) OR begins_with(pk, :rejected) OR begins_with(pk, :status)',
-    ExpressionAttributeValues: {
-      ':send': KEY_PREFIX.send,
-      ':report': KEY_PREFIX.report,
-      ':mo': KEY_PREFIX.mo,
-      ':rejected': KEY_PREFIX.sendRejected,
-      ':status': KEY_PREFIX.status,
+  const extent = await scanKeyPrefixes(
+    documents,
+    table,
+    {
+      send: KEY_PREFIX.send,
+      report: KEY_PREFIX.report,
+      mo: KEY_PREFIX.mo,
+      rejected: KEY_PREFIX.sendRejected,
+      status: KEY_PREFIX.status,
     },
-  })) {
-    scanned += 1;
-    if (scanned > maxItems) {
-      complete = false;
-      break;
-    }
-    facts.push(...factsOf(toEntry(item)));
-  }
-  return { rows: rowsOf(facts), scanned: Math.min(scanned, maxItems), complete };
+    maxItems,
+    (item) => facts.push(...factsOf(toEntry(item))),
+  );
+  return { rows: rowsOf(facts), ...extent };
 };

@@ -1,8 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { scanItems } from '../functions/commons/clients/dynamodb.ts';
 import { maskPhone, maskPhonesDeep, PHONE_FIELDS } from '../functions/commons/helpers/mask.ts';
 import { KEY_PREFIX, parsePartitionKey } from '../functions/commons/table-keys.ts';
 import { storedDetail } from '../functions/event-table/stored-detail.ts';
+import { scanKeyPrefixes } from './event-scan.ts';
 
 /*
  * Finding messages by a phone number. The event table is keyed by cliKey, msgKey and moKey, and a
@@ -106,35 +106,21 @@ export const findByPhone = async (
 ): Promise<PhoneSearchResult> => {
   const maxItems = options.maxItems ?? 100_000;
   const found = new Map<string, PhoneMatch>();
-  let scanned = 0;
-  let complete = true;
-  for await (const item of scanItems(documents, {
-    TableName: table,
-    FilterExpression: 'begins_with(pk, :send) OR begins_with(pk, :report) OR begins_with(pk, :mo)',
-    ExpressionAttributeValues: {
-      ':send': KEY_PREFIX.send,
-      ':report': KEY_PREFIX.report,
-      ':mo': KEY_PREFIX.mo,
-    },
-  })) {
-    scanned += 1;
-    if (scanned > maxItems) {
-      complete = false;
-      break;
-    }
+  const prefixes = { send: KEY_PREFIX.send, report: KEY_PREFIX.report, mo: KEY_PREFIX.mo };
+  const extent = await scanKeyPrefixes(documents, table, prefixes, maxItems, (item) => {
     const text = storedDetail(item);
-    if (text === undefined) continue;
+    if (text === undefined) return;
     let detail: { data?: Record<string, unknown>; metadata?: { receivedAt?: string } };
     try {
       detail = JSON.parse(text);
     } catch {
-      continue;
+      return;
     }
     const data = detail.data ?? {};
-    if (!mentions(data, digits)) continue;
+    if (!mentions(data, digits)) return;
     const pk = String(item.pk);
     const match = keyOf(pk, data);
-    if (match === undefined) continue;
+    if (match === undefined) return;
     const { kind, key } = match;
     const entry: PhoneMatch = {
       kind,
@@ -145,7 +131,7 @@ export const findByPhone = async (
     const seen = found.get(`${kind}:${key}`);
     if (seen === undefined || (entry.at ?? '') < (seen.at ?? ''))
       found.set(`${kind}:${key}`, entry);
-  }
+  });
   const matches = [...found.values()].sort((a, b) => (b.at ?? '').localeCompare(a.at ?? ''));
-  return { matches, scanned: Math.min(scanned, maxItems), complete };
+  return { matches, ...extent };
 };
