@@ -50,29 +50,20 @@ describe('parseGatewayDateTime', () => {
   const expected = '2026-11-21T00:30:15.000Z';
 
   it.each([
-    ['YYYY-MM-DD HH:mm:ss', '2026-11-21 09:30:15'],
-    ['YYYY-MM-DDTHH:mm:ss', '2026-11-21T09:30:15'],
-    ['YYYYMMDDHHmmss', '20261121093015'],
-    ['an explicit +09:00 zone', '2026-11-21T09:30:15+09:00'],
-    ['a compact +0900 zone', '2026-11-21 09:30:15+0900'],
-    ['UTC with Z', '2026-11-21T00:30:15Z'],
-    ['surrounding whitespace', ' 2026-11-21 09:30:15 '],
-  ])('reads %s as KST unless a zone is given', (_, input) => {
-    expect(parseGatewayDateTime(input)).toBe(expected);
-  });
-
-  it('reads minutes-only and date-only values', () => {
-    expect(parseGatewayDateTime('2026-11-21 09:30')).toBe('2026-11-21T00:30:00.000Z');
-    expect(parseGatewayDateTime('202611210930')).toBe('2026-11-21T00:30:00.000Z');
-    expect(parseGatewayDateTime('2026-11-21')).toBe('2026-11-20T15:00:00.000Z');
-  });
-
-  it('keeps fractions of a second', () => {
-    expect(parseGatewayDateTime('2026-11-21 09:30:15.25')).toBe('2026-11-21T00:30:15.250Z');
-  });
-
-  it('crosses the date line correctly', () => {
-    expect(parseGatewayDateTime('2027-01-01 05:00:00')).toBe('2026-12-31T20:00:00.000Z');
+    ['YYYY-MM-DD HH:mm:ss as KST', '2026-11-21 09:30:15', expected],
+    ['YYYY-MM-DDTHH:mm:ss as KST', '2026-11-21T09:30:15', expected],
+    ['YYYYMMDDHHmmss as KST', '20261121093015', expected],
+    ['an explicit +09:00 zone', '2026-11-21T09:30:15+09:00', expected],
+    ['a compact +0900 zone', '2026-11-21 09:30:15+0900', expected],
+    ['UTC with Z', '2026-11-21T00:30:15Z', expected],
+    ['surrounding whitespace', ' 2026-11-21 09:30:15 ', expected],
+    ['a minutes-only value', '2026-11-21 09:30', '2026-11-21T00:30:00.000Z'],
+    ['a compact minutes-only value', '202611210930', '2026-11-21T00:30:00.000Z'],
+    ['a date-only value as its midnight KST', '2026-11-21', '2026-11-20T15:00:00.000Z'],
+    ['fractions of a second, kept', '2026-11-21 09:30:15.25', '2026-11-21T00:30:15.250Z'],
+    ['a KST time across the date line', '2027-01-01 05:00:00', '2026-12-31T20:00:00.000Z'],
+  ])('reads %s', (_, input, instant) => {
+    expect(parseGatewayDateTime(input)).toBe(instant);
   });
 
   it.each([
@@ -104,10 +95,12 @@ describe('formatKst', () => {
 });
 
 describe('masking phone numbers', () => {
-  it('keeps the prefix and the last four digits', () => {
-    expect(maskPhone('01012345678')).toBe('010****5678');
-    expect(maskPhone('010-1234-5678')).toBe('010****5678');
-    expect(maskPhone('0212345678')).toBe('021***5678');
+  it.each([
+    ['01012345678', '010****5678'],
+    ['010-1234-5678', '010****5678'],
+    ['0212345678', '021***5678'],
+  ])('keeps the prefix and the last four digits of %j', (phone, masked) => {
+    expect(maskPhone(phone)).toBe(masked);
   });
 
   it('masks short values whole', () => {
