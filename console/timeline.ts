@@ -10,7 +10,7 @@ import {
   parseResultKey,
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
-import { byTime, type Trace, type TraceEntry } from '../ops/trace.ts';
+import { byTime, gatewayAnswer, type Trace, type TraceEntry } from '../ops/trace.ts';
 import type { PublishedEvent } from './event-log.ts';
 import { html, type SafeHtml } from './html.ts';
 import { fmt } from './http.ts';
@@ -182,14 +182,7 @@ const stepsOf = (entry: TraceEntry): Step[] => {
     ];
   }
   if (entry.sk === SORT_KEY.outcome) {
-    const stage: Stage =
-      entry.type === 'Message Scheduled'
-        ? 'scheduled'
-        : entry.type === 'Message Rejected'
-          ? 'rejected'
-          : entry.type?.startsWith('Message Accepted')
-            ? 'accepted'
-            : 'sent';
+    const stage: Stage = gatewayAnswer(entry.type) ?? 'sent';
     const title =
       stage === 'scheduled'
         ? 'Sent: scheduled by the gateway'

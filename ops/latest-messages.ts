@@ -13,7 +13,7 @@ import {
 } from '../functions/commons/table-keys.ts';
 import { ACCEPTED_PREFIX } from '../functions/send-records/send-record.ts';
 import { scanKeyPrefixes } from './event-scan.ts';
-import { type TraceEntry, toEntry } from './trace.ts';
+import { gatewayAnswer, type TraceEntry, toEntry } from './trace.ts';
 
 /*
  * The latest messages and inbound messages, one row per message, newest first (the console's
@@ -150,20 +150,12 @@ const factsOf = (entry: TraceEntry): Fact[] => {
       if (entry.sk === SORT_KEY.unknown)
         return [{ ...base, kind: 'cliKey', key: cliKey, status: 'unknown' }];
       if (entry.sk === SORT_KEY.outcome) {
-        const status: ListedStatus | undefined =
-          entry.type === 'Message Rejected'
-            ? 'rejected'
-            : entry.type === 'Message Scheduled'
-              ? 'scheduled'
-              : entry.type?.startsWith('Message Accepted')
-                ? 'accepted'
-                : undefined;
         return [
           {
             ...base,
             kind: 'cliKey',
             key: cliKey,
-            status,
+            status: gatewayAnswer(entry.type),
             msgKey: text(data.msgKey),
             channel: text(data.channel),
           },

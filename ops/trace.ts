@@ -206,6 +206,21 @@ const recordAcceptance = (item: Item, cliKey: string): TraceEntry | undefined =>
   };
 };
 
+/**
+ * What the gateway answered a send, by the event type of its outcome item: `scheduled`,
+ * `rejected` or `accepted` (each kind of "Message Accepted"); undefined for any other type.
+ */
+export const gatewayAnswer = (
+  type: string | undefined,
+): 'scheduled' | 'rejected' | 'accepted' | undefined =>
+  type === 'Message Scheduled'
+    ? 'scheduled'
+    : type === 'Message Rejected'
+      ? 'rejected'
+      : type?.startsWith('Message Accepted')
+        ? 'accepted'
+        : undefined;
+
 /** In time order; items without a time (claims) after the timed ones, by key. */
 export const byTime = (a: TraceEntry, b: TraceEntry): number => {
   if (a.at !== b.at) {
