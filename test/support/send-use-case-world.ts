@@ -7,6 +7,7 @@ import type { SendMessage } from '../../functions/send-contract/queue-message.ts
 import type { RecipientResult } from '../../functions/send-records/ports.ts';
 import type { QueueDelivery, SendDeps } from '../../functions/sending/ports.ts';
 import type { RateLimiter } from '../../functions/sending/rate-limiter.ts';
+import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import type { ResendOptions } from '../../gateway/bearer/fresh-token-retry.ts';
 import type { SendOutcome } from '../../gateway/client.ts';
 import { FakeSendStore } from './fake-send-store.ts';
@@ -44,6 +45,23 @@ export const UNLIMITED: RateLimiter = {
 export const acceptAll = (cliKeys: string[]): SendOutcome<RecipientResult> => ({
   kind: 'immediate',
   results: cliKeys.map((cliKey) => ({ cliKey, msgKey: `M-${cliKey}`, code: '10000' })),
+});
+
+/**
+ * The gateway's immediate answer with a result for each recipient, each with a msgKey of its own:
+ * the code `code` gives it by cliKey and place in the request, `10000` (accepted) unless told.
+ */
+export const accept = (
+  cliKeys: string[],
+  code: (cliKey: string, index: number) => string = () => '10000',
+): SendOutcome<RecipientResult> => ({
+  kind: 'immediate',
+  results: cliKeys.map((cliKey, index) => ({
+    cliKey,
+    msgKey: `M-${cliKey}`,
+    code: code(cliKey, index),
+    message: 'm',
+  })),
 });
 
 /** A payload bucket in memory that keeps what was put, as text. */
@@ -93,3 +111,10 @@ export const delivery = (
 });
 
 export const sms = (count: number) => ({ channel: 'sms', ...smsBody(count) });
+
+/** The use case's outcomes for the first delivery of `message` and for its redelivery from SQS. */
+export const deliverTwice = async (message: unknown, deps: SendDeps) => {
+  const first = await sendQueuedMessage(delivery(message, 1), deps);
+  const second = await sendQueuedMessage(delivery(message, 2), deps);
+  return [first, second] as const;
+};

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { RecipientResult } from '../../functions/send-records/ports.ts';
 import type { SendDeps } from '../../functions/sending/ports.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
-import type { SendOutcome } from '../../gateway/client.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import {
+  accept,
+  deliverTwice,
   delivery,
   NOW,
   ScriptedGateway,
@@ -18,19 +18,6 @@ import {
  * off, an accepted recipient's OUTCOME item is stored without an event, and every other outcome
  * is still an event.
  */
-
-const accept = (
-  cliKeys: string[],
-  code: (index: number) => string = () => '10000',
-): SendOutcome<RecipientResult> => ({
-  kind: 'immediate',
-  results: cliKeys.map((cliKey, index) => ({
-    cliKey,
-    msgKey: `M-${cliKey}`,
-    code: code(index),
-    message: 'm',
-  })),
-});
 
 const setup = (gateway: ScriptedGateway, overrides: Partial<SendDeps> = {}) =>
   sendSetup(gateway, UNLIMITED, overrides);
@@ -61,7 +48,7 @@ describe('sendQueuedMessage with "Message Accepted" events', () => {
   it('stores accepted recipients without an event when acceptedEvents is false', async () => {
     // Prepare
     const gateway = new ScriptedGateway((keys) =>
-      accept(keys, (i) => (i === 1 ? '29024' : '10000')),
+      accept(keys, (_, i) => (i === 1 ? '29024' : '10000')),
     );
     const { store, deps } = setup(gateway, { acceptedEvents: false });
     const message = sms(2);
@@ -103,8 +90,7 @@ describe('sendQueuedMessage with "Message Accepted" events', () => {
     const message = sms(3);
 
     // Act
-    await sendQueuedMessage(delivery(message, 1), deps);
-    const again = await sendQueuedMessage(delivery(message, 2), deps);
+    const [, again] = await deliverTwice(message, deps);
 
     // Assess
     expect(again).toMatchObject({ kind: 'done', accepted: 0, skipped: 3 });
@@ -113,7 +99,9 @@ describe('sendQueuedMessage with "Message Accepted" events', () => {
 
   it('still publishes rejected and scheduled recipients', async () => {
     // Prepare
-    const mixed = new ScriptedGateway((keys) => accept(keys, (i) => (i === 0 ? '21013' : '10000')));
+    const mixed = new ScriptedGateway((keys) =>
+      accept(keys, (_, i) => (i === 0 ? '21013' : '10000')),
+    );
     const scheduled = new ScriptedGateway(() => ({
       kind: 'scheduled',
       regDt: '2026-11-21 09:00:00',

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { smsBody } from '../../fixtures/send-bodies.ts';
-import type { RecipientResult } from '../../functions/send-records/ports.ts';
 import { sendRecordKey } from '../../functions/send-records/send-record.ts';
 import type { SendDeps } from '../../functions/sending/ports.ts';
 import {
@@ -8,7 +7,6 @@ import {
   RateLimitWaitExceededError,
 } from '../../functions/sending/rate-limiter.ts';
 import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
-import type { SendOutcome } from '../../gateway/client.ts';
 import {
   GatewayRateLimitedError,
   GatewayRejectedError,
@@ -16,6 +14,8 @@ import {
 } from '../../gateway/errors.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import {
+  accept,
+  deliverTwice,
   delivery,
   NOW,
   ScriptedGateway,
@@ -23,19 +23,6 @@ import {
   sms,
   UNLIMITED,
 } from '../support/send-use-case-world.ts';
-
-const accept = (
-  cliKeys: string[],
-  code: (cliKey: string, index: number) => string = () => '10000',
-): SendOutcome<RecipientResult> => ({
-  kind: 'immediate',
-  results: cliKeys.map((cliKey, index) => ({
-    cliKey,
-    msgKey: `M-${cliKey}`,
-    code: code(cliKey, index),
-    message: 'm',
-  })),
-});
 
 const setup = (gateway: ScriptedGateway, overrides: Partial<SendDeps> = {}) =>
   sendSetup(gateway, UNLIMITED, overrides);
@@ -76,8 +63,7 @@ describe('sendQueuedMessage', () => {
     const { deps } = setup(gateway);
     const message = sms(2);
 
-    await sendQueuedMessage(delivery(message, 1), deps);
-    const again = await sendQueuedMessage(delivery(message, 2), deps);
+    const [, again] = await deliverTwice(message, deps);
 
     expect(again).toMatchObject({ kind: 'done', skipped: 2, accepted: 0 });
     expect(gateway.calls).toHaveLength(1);
@@ -90,8 +76,7 @@ describe('sendQueuedMessage', () => {
     const { store, deps } = setup(gateway);
     const message = sms(3);
 
-    const first = await sendQueuedMessage(delivery(message, 1), deps);
-    const second = await sendQueuedMessage(delivery(message, 2), deps);
+    const [first, second] = await deliverTwice(message, deps);
 
     expect(first).toMatchObject({ kind: 'retry', pending: 1 });
     expect(second).toMatchObject({ kind: 'done', accepted: 1, skipped: 2 });
@@ -147,8 +132,7 @@ describe('sendQueuedMessage', () => {
       const { store, deps } = setup(gateway);
       const message = sms(2);
 
-      const first = await sendQueuedMessage(delivery(message, 1), deps);
-      const second = await sendQueuedMessage(delivery(message, 2), deps);
+      const [first, second] = await deliverTwice(message, deps);
 
       expect(first).toMatchObject({ kind: 'retry', pending: 2 });
       expect(second).toMatchObject({ kind: 'done', accepted: 2 });
