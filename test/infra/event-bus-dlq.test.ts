@@ -9,7 +9,7 @@ import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type CfnTemplate,
   referencedId,
@@ -18,7 +18,7 @@ import {
 } from '../../aws-semantics/cloudformation-template.ts';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { DeploymentModel } from '../../local/stack/deployment-model.ts';
-import { logicalId } from '../support/stack-template.ts';
+import { logicalId, synthesizedBeforeAll } from '../support/stack-template.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
 
 const ACCOUNT = '123456789012';
@@ -80,21 +80,18 @@ const queuePolicyOf = ({ json, model }: Synthesized, queueId: string) => {
 };
 
 describe('the event bus dead-letter queue', () => {
-  let defaults: Synthesized;
-  let notifying: Synthesized;
-  let imported: Synthesized;
-  beforeAll(() => {
-    defaults = synth();
-    notifying = synth({ alarmTopicArn: ALARM_TOPIC });
-    imported = synth({
+  const stacks = synthesizedBeforeAll(() => ({
+    defaults: synth(),
+    notifying: synth({ alarmTopicArn: ALARM_TOPIC }),
+    imported: synth({
       encryption: {
         keyArn: 'arn:aws:kms:ap-northeast-2:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab',
       },
-    });
-  });
+    }),
+  }));
 
   it('is the bus’s DeadLetterConfig: a standard queue kept 14 days, whether the key is the stack’s or imported', () => {
-    for (const { template, json, stack, id } of [defaults, imported]) {
+    for (const { template, json, stack, id } of [stacks.defaults, stacks.imported]) {
       const queue = stack.bridge.eventBusDeadLetters.queue;
       template.hasResourceProperties('AWS::Events::EventBus', {
         KmsKeyIdentifier: Match.anyValue(),
@@ -107,7 +104,7 @@ describe('the event bus dead-letter queue', () => {
   });
 
   it('is encrypted with SQS-managed keys, so a disabled or deleted data key cannot refuse its events too', () => {
-    const { json, stack, id } = defaults;
+    const { json, stack, id } = stacks.defaults;
     const queue = json.Resources[id(stack.bridge.eventBusDeadLetters.queue)]?.Properties ?? {};
 
     expect(queue.SqsManagedSseEnabled).toBe(true);
@@ -128,11 +125,11 @@ describe('the event bus dead-letter queue', () => {
   });
 
   it('lets EventBridge send to it only for this bus, and only over TLS', async () => {
-    const { stack, id, model } = defaults;
+    const { stack, id, model } = stacks.defaults;
     const queueId = id(stack.bridge.eventBusDeadLetters.queue);
     const queueArn = model.physical(queueId).attributes.Arn ?? '';
     const busArn = model.physical(id(stack.eventBus)).attributes.Arn ?? '';
-    const policy = queuePolicyOf(defaults, queueId);
+    const policy = queuePolicyOf(stacks.defaults, queueId);
     const send = { action: 'sqs:SendMessage', resource: queueArn };
 
     expect(await asEventBridge({ ...send, sourceArn: busArn }, policy)).toBe('Allowed');
@@ -159,7 +156,7 @@ describe('the event bus dead-letter queue', () => {
   });
 
   it('alarms as soon as it holds an event, notifying the alarm topic when there is one', () => {
-    for (const { template, stack, id } of [defaults, notifying]) {
+    for (const { template, stack, id } of [stacks.defaults, stacks.notifying]) {
       template.hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/SQS',
         MetricName: 'ApproximateNumberOfMessagesVisible',
@@ -176,14 +173,14 @@ describe('the event bus dead-letter queue', () => {
         AlarmDescription: Match.stringLikeRegexp('docs/operations\\.md#the-event-bus-dlq'),
       });
     }
-    const alarm =
-      notifying.json.Resources[notifying.id(notifying.stack.bridge.eventBusDeadLetters.notEmpty)];
+    const { json, id, stack } = stacks.notifying;
+    const alarm = json.Resources[id(stack.bridge.eventBusDeadLetters.notEmpty)];
     expect(alarm?.Properties?.AlarmActions).toEqual([ALARM_TOPIC]);
     expect(alarm?.Properties?.OKActions).toEqual([ALARM_TOPIC]);
   });
 
   it('is an output and a line of the dashboard', () => {
-    const { json, stack, id } = defaults;
+    const { json, stack, id } = stacks.defaults;
     expect(json.Outputs?.EventBusDlqUrl?.Value).toEqual({
       Ref: id(stack.bridge.eventBusDeadLetters.queue),
     });

@@ -2,10 +2,11 @@ import { App, CfnElement, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { InvalidPropsError } from '../../lib/props-validation.ts';
 import { documentedMetrics } from '../support/metrics-docs.ts';
+import { synthesizedBeforeAll } from '../support/stack-template.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
 
 const ALARM_TOPIC = 'arn:aws:sns:ap-northeast-2:123456789012:msgbridge-alarms';
@@ -95,13 +96,10 @@ const FRONT_METRICS = {
 } as const;
 
 describe('observability', () => {
-  let defaults: Synthesized;
-  let restApi: Synthesized;
-  let polling: Synthesized;
-  beforeAll(() => {
-    defaults = synth();
-    restApi = synth({ webhooks: { front: 'rest-api' } });
-    polling = synth({
+  const stacks = synthesizedBeforeAll(() => ({
+    defaults: synth(),
+    restApi: synth({ webhooks: { front: 'rest-api' } }),
+    polling: synth({
       gateway: { ...TEST_GATEWAY, tpsQuota: 200 },
       reportDelivery: 'both',
       moPolling: true,
@@ -112,38 +110,38 @@ describe('observability', () => {
         webhook4xxRateThreshold: 0.5,
         sendRejectionRateThreshold: 0.3,
       },
-    });
-  });
+    }),
+  }));
 
   describe('dashboard', () => {
     it('shows every metric of the flow, the requests of whichever front door is deployed', () => {
       for (const metricName of DASHBOARD_METRICS)
-        expect(defaults.bodyText, metricName).toContain(`"${metricName}"`);
+        expect(stacks.defaults.bodyText, metricName).toContain(`"${metricName}"`);
       for (const metricName of FRONT_METRICS.functionUrl) {
-        expect(defaults.bodyText, metricName).toContain(`"AWS/Lambda","${metricName}"`);
-        expect(restApi.bodyText, metricName).not.toContain(`"${metricName}"`);
+        expect(stacks.defaults.bodyText, metricName).toContain(`"AWS/Lambda","${metricName}"`);
+        expect(stacks.restApi.bodyText, metricName).not.toContain(`"${metricName}"`);
       }
       for (const metricName of FRONT_METRICS.restApi) {
-        expect(restApi.bodyText, metricName).toContain(`"AWS/ApiGateway","${metricName}"`);
-        expect(defaults.bodyText, metricName).not.toContain('"AWS/ApiGateway"');
+        expect(stacks.restApi.bodyText, metricName).toContain(`"AWS/ApiGateway","${metricName}"`);
+        expect(stacks.defaults.bodyText, metricName).not.toContain('"AWS/ApiGateway"');
       }
     });
 
     it('reads the functions’ metrics from the configured namespace, per service', () => {
-      expect(defaults.bodyText).toContain(
+      expect(stacks.defaults.bodyText).toContain(
         '["msgbridge","RecipientsRejected","service","send-messages"',
       );
-      expect(polling.bodyText).toContain(
+      expect(stacks.polling.bodyText).toContain(
         '["acme/msgbridge","RecipientsRejected","service","send-messages"',
       );
-      expect(polling.bodyText).not.toContain('["msgbridge",');
+      expect(stacks.polling.bodyText).not.toContain('["msgbridge",');
       // The poller's stored counts appear only when it runs.
-      expect(defaults.bodyText).not.toContain('"ReportsStored","service","poll-reports"');
-      expect(polling.bodyText).toContain('"ReportsStored","service","poll-reports"');
+      expect(stacks.defaults.bodyText).not.toContain('"ReportsStored","service","poll-reports"');
+      expect(stacks.polling.bodyText).toContain('"ReportsStored","service","poll-reports"');
     });
 
     it('watches the send queue, its DLQ and the publisher’s stream by their resources', () => {
-      const { stack, bodyTokens, id } = defaults;
+      const { stack, bodyTokens, id } = stacks.defaults;
       for (const queue of [stack.sendPipeline.queue, stack.sendPipeline.deadLetterQueue])
         expect(bodyTokens).toContain(JSON.stringify({ 'Fn::GetAtt': [id(queue), 'QueueName'] }));
       expect(bodyTokens).toContain(JSON.stringify({ Ref: id(stack.eventPublisher.publishEvents) }));
@@ -157,11 +155,11 @@ describe('observability', () => {
         ['p99', 'p99'],
         ['maximum', 'Maximum'],
       ])
-        expect(polling.bodyText).toContain(
+        expect(stacks.polling.bodyText).toContain(
           `${sendMetric('RateLimitWaitMilliseconds')},{"label":"${label}","stat":"${stat}"}]`,
         );
       for (const metricName of ['RateLimitWaits', 'RateLimitWaitsExceeded'])
-        expect(polling.bodyText).toContain(
+        expect(stacks.polling.bodyText).toContain(
           `${sendMetric(metricName)},{"label":"${metricName} (send-messages)","stat":"Sum"}]`,
         );
     });
@@ -171,8 +169,8 @@ describe('observability', () => {
         `["${namespace}","QuotaRecipientsReserved","service","send-messages",{"id":"reserved","visible":false,"period":60,"stat":"Sum"}]`;
       const perSecond = '"expression":"FILL(reserved, 0) / PERIOD(reserved)","period":60}';
       for (const [s, namespace, quota] of [
-        [defaults, 'msgbridge', 50],
-        [polling, 'acme/msgbridge', 200],
+        [stacks.defaults, 'msgbridge', 50],
+        [stacks.polling, 'acme/msgbridge', 200],
       ] as const) {
         expect(s.bodyText).toContain(`${perSecond}],${reserved(namespace)}]`);
         expect(s.bodyText).toContain(
@@ -185,13 +183,13 @@ describe('observability', () => {
     });
 
     it('lists every alarm of the stack in the alarm status widget', () => {
-      for (const s of [defaults, polling]) {
+      for (const s of [stacks.defaults, stacks.polling]) {
         const alarmIds = Object.keys(s.template.findResources('AWS::CloudWatch::Alarm'));
         expect(alarmIds.length).toBeGreaterThan(15);
         for (const alarmId of alarmIds)
           expect(s.bodyTokens).toContain(JSON.stringify({ 'Fn::GetAtt': [alarmId, 'Arn'] }));
       }
-      expect(alarmCount(polling)).toBeGreaterThan(alarmCount(defaults));
+      expect(alarmCount(stacks.polling)).toBeGreaterThan(alarmCount(stacks.defaults));
     });
   });
 
@@ -235,7 +233,7 @@ describe('observability', () => {
 
     it('alarms and the dashboard read only metrics the functions emit, by the service dimension', () => {
       const documented = documentedMetrics();
-      const { names, dimensions } = referenced(polling, 'acme/msgbridge');
+      const { names, dimensions } = referenced(stacks.polling, 'acme/msgbridge');
       // Prepare-check: the scan saw the alarms' and the dashboard's metrics.
       expect([...names]).toEqual(
         expect.arrayContaining([
@@ -252,7 +250,7 @@ describe('observability', () => {
 
   describe('rate alarms', () => {
     it('alarms on the webhook stage’s 5XX share over five minutes (REST API front)', () => {
-      const { stack, properties, id } = restApi;
+      const { stack, properties, id } = stacks.restApi;
       expect(properties(stack.rateAlarms.webhook5xxRate)).toMatchObject({
         Namespace: 'AWS/ApiGateway',
         MetricName: '5XXError',
@@ -270,7 +268,7 @@ describe('observability', () => {
     });
 
     it('alarms on a 4XX share sustained for three fifteen-minute periods (REST API front)', () => {
-      const { stack, properties } = restApi;
+      const { stack, properties } = stacks.restApi;
       expect(properties(stack.rateAlarms.webhook4xxRate)).toMatchObject({
         Namespace: 'AWS/ApiGateway',
         MetricName: '4XXError',
@@ -285,7 +283,7 @@ describe('observability', () => {
     });
 
     it('alarms on the share of recipients the gateway rejected over fifteen minutes', () => {
-      const { stack, properties } = polling;
+      const { stack, properties } = stacks.polling;
       const alarm = properties(stack.rateAlarms.sendRejectionRate) as {
         Metrics: {
           Id: string;
@@ -321,6 +319,7 @@ describe('observability', () => {
     });
 
     it('takes the thresholds from props and notifies the alarm topic only when one is given', () => {
+      const { polling, defaults } = stacks;
       expect(polling.properties(polling.stack.rateAlarms.webhook5xxRate).Threshold).toBe(0.1);
       expect(polling.properties(polling.stack.rateAlarms.webhook4xxRate).Threshold).toBe(0.5);
       for (const alarm of polling.stack.rateAlarms.alarms) {

@@ -5,10 +5,11 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { InvalidPropsError } from '../../lib/props-validation.ts';
 import { StatisticsExport, statisticsExportProblems } from '../../lib/statistics-export.ts';
+import { synthesizedBeforeAll } from '../support/stack-template.ts';
 import { TEST_GATEWAY } from './fixtures/gateway.ts';
 
 interface Statement {
@@ -48,39 +49,38 @@ const statementsOfRole = ({ template, id }: Synthesized, role: IConstruct | unde
 const actionsOf = (statement: Statement): string[] => [statement.Action].flat();
 
 describe('statistics export infrastructure', () => {
-  let absent: Synthesized;
-  let enabled: Synthesized;
-  let withEmails: Synthesized;
-
-  beforeAll(() => {
-    absent = synth();
-    enabled = synth(
-      {
-        statisticsExport: {
-          messengerChannels: ['@shop', '@bank'],
-          messengerStatistics: ['channelNoticeRead', 'templateBrandClick'],
-          elapsedDays: [0, 2],
-          s3Export: true,
+  const stacks = synthesizedBeforeAll(
+    () => ({
+      absent: synth(),
+      enabled: synth(
+        {
+          statisticsExport: {
+            messengerChannels: ['@shop', '@bank'],
+            messengerStatistics: ['channelNoticeRead', 'templateBrandClick'],
+            elapsedDays: [0, 2],
+            s3Export: true,
+          },
+          metricsNamespace: 'acme/msgbridge',
+          alarmTopicArn: ALARM_TOPIC,
         },
-        metricsNamespace: 'acme/msgbridge',
-        alarmTopicArn: ALARM_TOPIC,
-      },
-      true,
-    );
-    withEmails = synth({ statisticsExport: {}, alarmEmails: ['ops@example.com'] });
-  }, 240_000);
+        true,
+      ),
+      withEmails: synth({ statisticsExport: {}, alarmEmails: ['ops@example.com'] }),
+    }),
+    240_000,
+  );
 
   it('is not deployed unless statisticsExport is set', () => {
-    expect(absent.stack.statisticsExport).toBeUndefined();
-    const functions = JSON.stringify(absent.template.findResources('AWS::Lambda::Function'));
+    expect(stacks.absent.stack.statisticsExport).toBeUndefined();
+    const functions = JSON.stringify(stacks.absent.template.findResources('AWS::Lambda::Function'));
     expect(functions).not.toContain('STATISTICS_SETTINGS');
-    expect(JSON.stringify(absent.template.findResources('AWS::Scheduler::Schedule'))).not.toContain(
-      'export-statistics',
-    );
+    expect(
+      JSON.stringify(stacks.absent.template.findResources('AWS::Scheduler::Schedule')),
+    ).not.toContain('export-statistics');
   });
 
   it('runs daily at 01:30 Asia/Seoul, with two retries in the scheduler and in Lambda', () => {
-    const s = enabled;
+    const s = stacks.enabled;
     const stats = exportOf(s);
     s.template.hasResourceProperties('AWS::Scheduler::Schedule', {
       ScheduleExpression: 'cron(30 1 * * ? *)',
@@ -103,7 +103,7 @@ describe('statistics export infrastructure', () => {
   });
 
   it('gives the function its settings, the bucket and a dead-letter queue, in the egress VPC', () => {
-    const s = enabled;
+    const s = stacks.enabled;
     const stats = exportOf(s);
     s.template.hasResourceProperties('AWS::Lambda::Function', {
       FunctionName: Match.absent(),
@@ -133,7 +133,7 @@ describe('statistics export infrastructure', () => {
   });
 
   it('grants PutItem on the event table, the token actions, the secret and PutObject below statistics/ only', () => {
-    const s = enabled;
+    const s = stacks.enabled;
     const stats = exportOf(s);
     const statements = statementsOfRole(s, stats.exportStatistics.role);
     const byService = (prefix: string) =>
@@ -209,7 +209,7 @@ describe('statistics export infrastructure', () => {
   });
 
   it('alarms when a run lands in the dead-letter queue, to the alarm topic', () => {
-    const s = enabled;
+    const s = stacks.enabled;
     const stats = exportOf(s);
     s.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       AlarmDescription: Match.stringLikeRegexp('export-statistics failed after its retries'),
@@ -236,7 +236,7 @@ describe('statistics export infrastructure', () => {
   });
 
   it("alarms to the stack's own topic when alarms go to e-mail addresses", () => {
-    const s = withEmails;
+    const s = stacks.withEmails;
     const stats = exportOf(s);
     const [alarm] = Object.values(
       s.template.findResources('AWS::CloudWatch::Alarm', {

@@ -2,6 +2,7 @@
 import { App, CfnElement, type Stack, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
+import { beforeAll } from 'vitest';
 import { MsgbridgeStack, type MsgbridgeStackProps } from '../../lib/msgbridge-stack.ts';
 import { InvalidPropsError } from '../../lib/props-validation.ts';
 import { TEST_GATEWAY } from '../infra/fixtures/gateway.ts';
@@ -72,3 +73,18 @@ export const acknowledgedFindings = (constructs: readonly IConstruct[], stackNam
         })),
       ),
   );
+
+/**
+ * The stacks `synthesize` returns, synthesized once before the enclosing describe's tests (each
+ * synthesis takes seconds): read them inside the tests, not while the tests are collected.
+ */
+export const synthesizedBeforeAll = <T extends object>(
+  synthesize: () => T,
+  timeoutMs?: number,
+): Readonly<T> => {
+  const stacks = {} as T;
+  beforeAll(() => {
+    Object.assign(stacks, synthesize());
+  }, timeoutMs);
+  return stacks;
+};
