@@ -327,6 +327,16 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
       Object.entries(lambdas).filter(([name]) => RECEIVERS.has(name) === receivers);
     const maxOf = (rows: [string, { bytes: number; importRatio: number }][], bytes: boolean) =>
       Math.max(...rows.map(([, l]) => (bytes ? round(l.bytes / 1024, 0) : l.importRatio)));
+    /** A table row a bundle: its name, its size in KiB, then the `figures` of it. */
+    const bundleRows = <B extends { readonly bytes: number }>(
+      bundles: Readonly<Record<string, B>>,
+      figures: (bundle: B, name: string) => readonly number[],
+    ) =>
+      Object.entries(bundles).map(([name, l]) => [
+        name,
+        round(l.bytes / 1024, 0),
+        ...figures(l, name),
+      ]);
     return {
       figures: {
         target: 'node20',
@@ -356,9 +366,7 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
             'import ratio',
             'CPU ratio',
           ],
-          rows: Object.entries(lambdas).map(([name, l]) => [
-            name,
-            round(l.bytes / 1024, 0),
+          rows: bundleRows(lambdas, (l) => [
             round(l.totalBytes / 1024, 0),
             l.bytesRatio,
             l.importMs,
@@ -370,20 +378,13 @@ export const runColdStart = async (): Promise<ScenarioResult> => {
           title:
             'cold-start: the floor, what the SDK and the libraries cost alone, imported in the same rounds',
           columns: ['bundle', 'bundle KiB', 'import ratio', 'CPU ratio'],
-          rows: Object.entries(floor).map(([name, l]) => [
-            name,
-            round(l.bytes / 1024, 0),
-            l.importRatio,
-            l.cpuImportRatio,
-          ]),
+          rows: bundleRows(floor, (l) => [l.importRatio, l.cpuImportRatio]),
         },
         {
           title:
             'cold-start: the same functions with the AWS SDK left to node_modules (not deployed)',
           columns: ['function', 'bundle KiB', 'import ratio', 'deployed import ratio'],
-          rows: Object.entries(sdkExternal).map(([name, l]) => [
-            name,
-            round(l.bytes / 1024, 0),
+          rows: bundleRows(sdkExternal, (l, name) => [
             l.importRatio,
             lambdas[name]?.importRatio ?? Number.NaN,
           ]),
