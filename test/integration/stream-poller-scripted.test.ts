@@ -7,6 +7,7 @@ import {
   GetShardIteratorCommand,
   InternalServerError,
 } from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb-local.ts';
@@ -40,6 +41,22 @@ const pollerOf = (
   });
   onTestFinished(() => poller.stop());
   return poller;
+};
+
+/** A poller of the scripted stream that keeps `read(record)` of each record it hands over. */
+const collectingPoller = <T>(
+  client: DynamoDBStreamsClient,
+  pollIntervalMs: number,
+  read: (record: DynamoDBRecord) => T,
+) => {
+  const delivered: T[] = [];
+  const poller = pollerOf(client, {
+    pollIntervalMs,
+    handler: (event) => {
+      delivered.push(...event.Records.map(read));
+    },
+  });
+  return { poller, delivered };
 };
 
 /** An INSERT record of item `item-<sequence>` at `sequence`. */
@@ -99,15 +116,9 @@ describe('startStreamPoller on a scripted stream', () => {
       if (page === undefined) throw new Error(`unexpected iterator ${iterator}`);
       return { Records: page.records, NextShardIterator: page.next };
     });
-    const delivered: string[] = [];
 
     // Act
-    const poller = pollerOf(client, {
-      pollIntervalMs: 10,
-      handler: (event) => {
-        delivered.push(...event.Records.map(keyOf));
-      },
-    });
+    const { poller, delivered } = collectingPoller(client, 10, keyOf);
     await poller.drained();
 
     // Assess
@@ -291,13 +302,7 @@ describe('startStreamPoller on a scripted stream', () => {
     it('reads nothing while paused, and everything after resume()', async () => {
       // Prepare
       const { client, reads } = shardOf(30, 3);
-      const delivered: number[] = [];
-      const poller = pollerOf(client, {
-        pollIntervalMs: 5,
-        handler: (event) => {
-          delivered.push(...event.Records.map(sequenceOf));
-        },
-      });
+      const { poller, delivered } = collectingPoller(client, 5, sequenceOf);
 
       // Act
       await poller.pause();
