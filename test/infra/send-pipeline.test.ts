@@ -64,12 +64,11 @@ describe('send pipeline infrastructure', () => {
       );
     });
 
-    it.each([
-      ['defaults', () => defaults, 6],
-      ['props', () => configured, 8],
-    ])(
-      'moves a message to the DLQ after at least 5 receives, the count the sender is told (%s)',
-      (_, synthesized, expected) => {
+    describe.each([
+      ['defaults', () => defaults, { maxReceiveCount: 6, timeoutSeconds: 60 }],
+      ['props', () => configured, { maxReceiveCount: 8, timeoutSeconds: 90 }],
+    ])('with %s', (_, synthesized, expected) => {
+      it('moves a message to the DLQ after at least 5 receives, the count the sender is told', () => {
         const { id, stack } = synthesized();
 
         const redrive = synthesized().resource(stack.sendPipeline.queue).Properties
@@ -78,29 +77,23 @@ describe('send pipeline infrastructure', () => {
         expect(redrive.deadLetterTargetArn).toEqual({
           'Fn::GetAtt': [id(stack.sendPipeline.deadLetterQueue), 'Arn'],
         });
-        expect(redrive.maxReceiveCount).toBe(expected);
+        expect(redrive.maxReceiveCount).toBe(expected.maxReceiveCount);
         expect(redrive.maxReceiveCount).toBeGreaterThanOrEqual(5);
         expect(environmentOf(synthesized()).MAX_RECEIVE_COUNT).toBe(
           String(redrive.maxReceiveCount),
         );
-      },
-    );
+      });
 
-    it.each([
-      ['defaults', () => defaults, 60],
-      ['props', () => configured, 90],
-    ])(
-      'hides a received message for at least 6 times the function timeout (%s)',
-      (_, synthesized, expectedTimeout) => {
+      it('hides a received message for at least 6 times the function timeout', () => {
         const { stack, resource } = synthesized();
 
         const timeout = resource(stack.sendPipeline.sendMessages).Properties.Timeout;
         const visibility = resource(stack.sendPipeline.queue).Properties.VisibilityTimeout;
 
-        expect(timeout).toBe(expectedTimeout);
+        expect(timeout).toBe(expected.timeoutSeconds);
         expect(visibility).toBeGreaterThanOrEqual(6 * Number(timeout));
-      },
-    );
+      });
+    });
   });
 
   describe('event source', () => {
