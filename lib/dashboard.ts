@@ -72,6 +72,9 @@ export class MsgbridgeDashboard extends Construct {
       new GraphWidget({ title, left, right, width: 6, height: 6 });
     /** Options of a resource metric graphed at its maximum over `period`. */
     const maximum = (label: string) => ({ period, statistic: Stats.MAXIMUM, label });
+    /** The messages a queue holds, at their maximum over `period`. */
+    const visible = (queue: IQueue, label: string) =>
+      queue.metricApproximateNumberOfMessagesVisible(maximum(label));
     const heading = (markdown: string) => new TextWidget({ markdown, width: 24, height: 1 });
 
     const [receiveReports, receiveInbound] = WebhookApi.RECEIVER_SERVICES;
@@ -154,15 +157,9 @@ export class MsgbridgeDashboard extends Construct {
           ),
         ]),
         graph('On-failure queues and the event bus DLQ', [
-          props.eventPublisher.onFailureQueue.metricApproximateNumberOfMessagesVisible(
-            maximum('publisher on-failure queue'),
-          ),
-          props.inboundAttachments.onFailureQueue.metricApproximateNumberOfMessagesVisible(
-            maximum('attachments on-failure queue'),
-          ),
-          props.eventBusDeadLetterQueue.metricApproximateNumberOfMessagesVisible(
-            maximum('event bus DLQ'),
-          ),
+          visible(props.eventPublisher.onFailureQueue, 'publisher on-failure queue'),
+          visible(props.inboundAttachments.onFailureQueue, 'attachments on-failure queue'),
+          visible(props.eventBusDeadLetterQueue, 'event bus DLQ'),
         ]),
       ],
       [heading('## Sends')],
@@ -178,32 +175,20 @@ export class MsgbridgeDashboard extends Construct {
         ]),
         graph(
           'Send queue',
-          [
-            props.sendPipeline.queue.metricApproximateNumberOfMessagesVisible(
-              maximum('messages visible'),
-            ),
-          ],
+          [visible(props.sendPipeline.queue, 'messages visible')],
           [
             props.sendPipeline.queue.metricApproximateAgeOfOldestMessage(
               maximum('age of oldest message (s)'),
             ),
           ],
         ),
-        graph('Send DLQ', [
-          props.sendPipeline.deadLetterQueue.metricApproximateNumberOfMessagesVisible(
-            maximum('messages in the DLQ'),
-          ),
-        ]),
+        graph('Send DLQ', [visible(props.sendPipeline.deadLetterQueue, 'messages in the DLQ')]),
         graph('Report checks (reconcile-status)', [
-          props.reportChecks.queue.metricApproximateNumberOfMessagesVisible(
-            maximum('checks waiting'),
-          ),
+          visible(props.reportChecks.queue, 'checks waiting'),
           props.reportChecks.queue.metricApproximateNumberOfMessagesNotVisible(
             maximum('checks held back or in a run'),
           ),
-          props.reportChecks.deadLetterQueue.metricApproximateNumberOfMessagesVisible(
-            maximum('checks in the DLQ'),
-          ),
+          visible(props.reportChecks.deadLetterQueue, 'checks in the DLQ'),
         ]),
       ],
       [heading('## Rate limit and quota')],
