@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -15,6 +15,24 @@ import { type IQueue, Queue, type QueueProps } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { queueEncryption } from './queue-encryption.ts';
 
+/** What a queue of what failed is: encrypted, TLS only, its messages kept 14 days. */
+const deadLetterStore = (encryptionKey: IKey | undefined): QueueProps => ({
+  ...queueEncryption(encryptionKey),
+  enforceSSL: true,
+  retentionPeriod: Duration.days(14),
+});
+
+/**
+ * The dead-letter queue of a queue whose messages nobody else has a copy of: encrypted, TLS only,
+ * kept 14 days, and left in place when the stack is deleted, to be drained or redriven.
+ */
+export const createRetainedDeadLetterQueue = (
+  scope: Construct,
+  id: string,
+  encryptionKey?: IKey,
+): Queue =>
+  new Queue(scope, id, { ...deadLetterStore(encryptionKey), removalPolicy: RemovalPolicy.RETAIN });
+
 /**
  * The on-failure destination of a stream event source: encrypted, TLS only, kept 14 days. It is
  * itself a dead-letter store, so it gets no DLQ of its own; callers alarm on its depth.
@@ -24,12 +42,7 @@ export const createOnFailureQueue = (
   eventSource: string,
   encryptionKey?: IKey,
 ): Queue => {
-  const props: QueueProps = {
-    ...queueEncryption(encryptionKey),
-    enforceSSL: true,
-    retentionPeriod: Duration.days(14),
-  };
-  const queue = new Queue(scope, 'on-failure-queue', props);
+  const queue = new Queue(scope, 'on-failure-queue', deadLetterStore(encryptionKey));
   Validations.of(queue).acknowledge({
     id: 'AwsSolutions-SQS3',
     reason: `This queue is itself a dead-letter store: the on-failure destination of ${eventSource}. Its messages are never consumed automatically, so a further DLQ would never receive anything; an alarm fires as soon as it holds a message.`,

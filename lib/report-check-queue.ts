@@ -6,7 +6,7 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-ports.ts';
 import { alarmAbove, notifyAlarmTopic } from './alarm-actions.ts';
-import { grantQueueSend } from './on-failure-queue.ts';
+import { createRetainedDeadLetterQueue, grantQueueSend } from './on-failure-queue.ts';
 import { queueEncryption } from './queue-encryption.ts';
 
 /** How long `reconcile-status` may run; a received check stays hidden a minute longer. */
@@ -63,12 +63,11 @@ export class ReportCheckQueue extends Construct {
     const known = (value: number) => !Token.isUnresolved(value);
     this.visibilityTimeoutSeconds = 6 * RECONCILE_TIMEOUT.toSeconds();
 
-    this.deadLetterQueue = new Queue(this, 'report-check-dlq', {
-      ...queueEncryption(props.encryptionKey),
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    this.deadLetterQueue = createRetainedDeadLetterQueue(
+      this,
+      'report-check-dlq',
+      props.encryptionKey,
+    );
     this.queue = new Queue(this, 'report-check-queue', {
       ...queueEncryption(props.encryptionKey),
       enforceSSL: true,

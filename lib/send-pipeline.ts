@@ -29,7 +29,7 @@ import { GatewayFunction, TOKEN_PROVIDER_STATE_ACTIONS } from './gateway-functio
 import { DEFAULT_GATEWAY_TIMEOUT_MS } from './gateway-settings.ts';
 import { grantTableItemActions } from './grants.ts';
 import { DEFAULT_METRICS_NAMESPACE } from './monitored-construct.ts';
-import { grantQueueSend } from './on-failure-queue.ts';
+import { createRetainedDeadLetterQueue, grantQueueSend } from './on-failure-queue.ts';
 import { integerProblem, throwIfInvalid } from './props-validation.ts';
 import { queueEncryption } from './queue-encryption.ts';
 import type { ReportCheckQueue } from './report-check-queue.ts';
@@ -237,12 +237,7 @@ export class SendPipeline extends Construct {
 
     // Both queues hold send requests nobody else has a copy of, so deleting the stack leaves them
     // (with their messages) to be drained or redriven; a new deployment creates new ones.
-    this.deadLetterQueue = new Queue(this, 'send-dlq', {
-      ...queueEncryption(props.encryptionKey),
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    this.deadLetterQueue = createRetainedDeadLetterQueue(this, 'send-dlq', props.encryptionKey);
     this.queue = new Queue(this, 'send-queue', {
       ...queueEncryption(props.encryptionKey),
       enforceSSL: true,
