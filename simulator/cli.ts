@@ -28,14 +28,34 @@ const option = (
   value: string | undefined,
   description: string,
 ): Flag => ({ name, target: { option: key }, kind, value, description });
-/** A fault's flag is its key in kebab case: `errorRate` is `--error-rate`. */
-const fault = (key: keyof Faults, value: string, description: string): Flag => ({
-  name: key.replace(/[A-Z]/g, (upper) => `-${upper.toLowerCase()}`),
-  target: { fault: key },
-  kind: 'number',
-  value,
-  description,
-});
+
+/**
+ * The fault flags, each named after its key in kebab case (`errorRate` is `--error-rate`): the
+ * value shown in `--help` and what the fault does. Every fault has one.
+ */
+const FAULT_FLAGS: Readonly<Record<keyof Faults, readonly [value: string, description: string]>> = {
+  errorRate: ['0..1', 'share of gateway calls answered HTTP 503 49999'],
+  latencyMs: ['ms', 'real delay added to every gateway call'],
+  latencyJitterMs: ['ms', 'up to this much more delay, drawn uniformly per gateway call (seeded)'],
+  timeoutRate: ['0..1', 'share of gateway calls never answered'],
+  rateLimitBurst: ['n', 'the next N send calls answer 29002'],
+  duplicateWebhookRate: ['0..1', 'share of webhook posts delivered twice'],
+  reportWithholdRate: [
+    '0..1',
+    'share of delivery reports never handed out (only the status query knows them)',
+  ],
+  http200ErrorRate: ['0..1', 'share of gateway calls refused with HTTP 200 29018/29019/29039'],
+  tokenErrorRate: ['0..1', 'share of token issuances and refreshes refused 20003'],
+};
+
+const faultFlags = (): Flag[] =>
+  Object.entries(FAULT_FLAGS).map(([key, [value, description]]) => ({
+    name: key.replace(/[A-Z]/g, (upper) => `-${upper.toLowerCase()}`),
+    target: { fault: key as keyof Faults },
+    kind: 'number',
+    value,
+    description,
+  }));
 
 const FLAGS: readonly Flag[] = [
   option('host', 'host', 'string', 'address', 'interface to listen on'),
@@ -233,27 +253,7 @@ const FLAGS: readonly Flag[] = [
     undefined,
     'rejected messenger templates may be sent for review again',
   ),
-  fault('errorRate', '0..1', 'share of gateway calls answered HTTP 503 49999'),
-  fault('latencyMs', 'ms', 'real delay added to every gateway call'),
-  fault(
-    'latencyJitterMs',
-    'ms',
-    'up to this much more delay, drawn uniformly per gateway call (seeded)',
-  ),
-  fault('timeoutRate', '0..1', 'share of gateway calls never answered'),
-  fault('rateLimitBurst', 'n', 'the next N send calls answer 29002'),
-  fault('duplicateWebhookRate', '0..1', 'share of webhook posts delivered twice'),
-  fault(
-    'reportWithholdRate',
-    '0..1',
-    'share of delivery reports never handed out (only the status query knows them)',
-  ),
-  fault(
-    'http200ErrorRate',
-    '0..1',
-    'share of gateway calls refused with HTTP 200 29018/29019/29039',
-  ),
-  fault('tokenErrorRate', '0..1', 'share of token issuances and refreshes refused 20003'),
+  ...faultFlags(),
   option('verbose', 'verbose', 'boolean', undefined, 'print one line per gateway call and webhook'),
 ];
 
