@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import {
   ConditionalCheckFailedException,
   CreateTableCommand,
+  type CreateTableCommandInput,
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
   UpdateTimeToLiveCommand,
@@ -33,14 +34,25 @@ import {
 
 useDynamoDbLocal();
 
-/** Creates `tableName`, keyed by the string attribute `key` alone, billed on demand. */
-const createHashKeyTable = (tableName: string, key: string) =>
+/**
+ * Creates `tableName` by hand, keyed by the string attributes `keys` (the hash key, then the range
+ * key if any), billed on demand, with `more` of CreateTable's settings.
+ */
+const createKeyedTable = (
+  tableName: string,
+  keys: readonly [string] | readonly [string, string],
+  more: Partial<CreateTableCommandInput> = {},
+) =>
   local().client.send(
     new CreateTableCommand({
       TableName: tableName,
-      KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
+      KeySchema: keys.map((key, index) => ({
+        AttributeName: key,
+        KeyType: index === 0 ? 'HASH' : 'RANGE',
+      })),
+      AttributeDefinitions: keys.map((key) => ({ AttributeName: key, AttributeType: 'S' })),
       BillingMode: 'PAY_PER_REQUEST',
+      ...more,
     }),
   );
 
@@ -157,7 +169,7 @@ describe('createTables on DynamoDB Local', () => {
   it('reports a TTL error other than "not supported" instead of swallowing it', async () => {
     // Prepare: a state table whose TTL is already on another attribute.
     const names = freshTables();
-    await createHashKeyTable(names.stateTable, 'pk');
+    await createKeyedTable(names.stateTable, ['pk']);
     await local().client.send(
       new UpdateTimeToLiveCommand({
         TableName: names.stateTable,
@@ -175,7 +187,7 @@ describe('createTables on DynamoDB Local', () => {
   it('refuses an existing table whose keys differ from the definition', async () => {
     // Prepare
     const names = freshTables();
-    await createHashKeyTable(names.eventTable, 'id');
+    await createKeyedTable(names.eventTable, ['id']);
 
     // Act
     const creating = createTables(local().client, names);
@@ -188,21 +200,9 @@ describe('createTables on DynamoDB Local', () => {
   it('adds an index the definition gained to a table an earlier version created, keeping its items', async () => {
     // Prepare: the event table as a data directory from before the index existed.
     const names = freshTables();
-    await local().client.send(
-      new CreateTableCommand({
-        TableName: names.eventTable,
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-        BillingMode: 'PAY_PER_REQUEST',
-        StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' },
-      }),
-    );
+    await createKeyedTable(names.eventTable, ['pk', 'sk'], {
+      StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' },
+    });
     await local().documents.send(
       new PutCommand({ TableName: names.eventTable, Item: { pk: 'kept', sk: 'report' } }),
     );
