@@ -73,6 +73,12 @@ export const parseJsonKeepingNumbers = (text: string): JsonValue => {
   const space = () => {
     while (at < text.length && ' \t\n\r'.includes(text.charAt(at))) at += 1;
   };
+  /** Steps over `char` when it comes next; says whether it did. */
+  const skip = (char: string): boolean => {
+    if (text.charAt(at) !== char) return false;
+    at += 1;
+    return true;
+  };
   const value = (depth: number): JsonValue => {
     if (depth > 256) fail('nesting too deep');
     space();
@@ -81,17 +87,13 @@ export const parseJsonKeepingNumbers = (text: string): JsonValue => {
       at += 1;
       const object: Record<string, JsonValue> = {};
       space();
-      if (text.charAt(at) === '}') {
-        at += 1;
-        return object;
-      }
+      if (skip('}')) return object;
       for (;;) {
         space();
         if (text.charAt(at) !== '"') fail('expected a member name');
         const key = string();
         space();
-        if (text.charAt(at) !== ':') fail('expected ":"');
-        at += 1;
+        if (!skip(':')) fail('expected ":"');
         // Later duplicates win, as JSON.parse has it.
         Object.defineProperty(object, key, {
           value: value(depth + 1),
@@ -100,14 +102,8 @@ export const parseJsonKeepingNumbers = (text: string): JsonValue => {
           writable: true,
         });
         space();
-        if (text.charAt(at) === ',') {
-          at += 1;
-          continue;
-        }
-        if (text.charAt(at) === '}') {
-          at += 1;
-          return object;
-        }
+        if (skip(',')) continue;
+        if (skip('}')) return object;
         fail('expected "," or "}"');
       }
     }
@@ -115,21 +111,12 @@ export const parseJsonKeepingNumbers = (text: string): JsonValue => {
       at += 1;
       const array: JsonValue[] = [];
       space();
-      if (text.charAt(at) === ']') {
-        at += 1;
-        return array;
-      }
+      if (skip(']')) return array;
       for (;;) {
         array.push(value(depth + 1));
         space();
-        if (text.charAt(at) === ',') {
-          at += 1;
-          continue;
-        }
-        if (text.charAt(at) === ']') {
-          at += 1;
-          return array;
-        }
+        if (skip(',')) continue;
+        if (skip(']')) return array;
         fail('expected "," or "]"');
       }
     }
