@@ -18,35 +18,35 @@ export const createPublishHandler =
   ) =>
   async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
     const { logger, metrics } = deps;
-    /** Counts one record under `metricName` and logs what it is, with where it is in the stream. */
-    const recordFailed = (
-      metricName: string,
+    /** Logs what went wrong with a stream record, and where the record is in the stream. */
+    const logRecord = (
       message: string,
       record: DynamoDBRecord,
       details: Record<string, unknown>,
-    ) => {
-      metrics.addMetric(metricName, MetricUnit.Count, 1);
+    ): void =>
       logger.error(message, {
         ...details,
         keys: record.dynamodb?.Keys,
         sequenceNumber: record.dynamodb?.SequenceNumber,
       });
-    };
     const outcome = await publishRecords(event.Records, {
       ...deps,
-      onPoison: (record, reason) =>
-        recordFailed('PoisonRecords', 'stream record cannot become an event', record, { reason }),
+      onPoison: (record, reason) => {
+        metrics.addMetric('PoisonRecords', MetricUnit.Count, 1);
+        logRecord('stream record cannot become an event', record, { reason });
+      },
       onPublishFailure: (failures) => {
         metrics.addMetric('PublishFailures', MetricUnit.Count, failures.length);
         logger.error('PutEvents entries still failing after retries', { failures });
       },
-      onStatusFailure: (record, error) =>
-        recordFailed(
-          'StatusReadFailures',
+      onStatusFailure: (record, error) => {
+        metrics.addMetric('StatusReadFailures', MetricUnit.Count, 1);
+        logRecord(
           'message status could not be read: the batch comes back from this record',
           record,
           { error },
-        ),
+        );
+      },
       onLedgerFailure: (operation, error) => {
         logger.error('state table failed: publish markers could not be used', {
           operation,
