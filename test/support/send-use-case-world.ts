@@ -41,12 +41,6 @@ export const UNLIMITED: RateLimiter = {
   acquire: async (recipients) => ({ waitedMs: 0, window: 0, fullWindows: 0, reserved: recipients }),
 };
 
-/** The gateway's answer accepting every recipient (`10000`), each with a msgKey of its own. */
-export const acceptAll = (cliKeys: string[]): SendOutcome<RecipientResult> => ({
-  kind: 'immediate',
-  results: cliKeys.map((cliKey) => ({ cliKey, msgKey: `M-${cliKey}`, code: '10000' })),
-});
-
 /**
  * The gateway's immediate answer with a result for each recipient, each with a msgKey of its own:
  * the code `code` gives it by cliKey and place in the request, `10000` (accepted) unless told.
@@ -63,6 +57,9 @@ export const accept = (
     message: 'm',
   })),
 });
+
+/** The gateway's answer accepting every recipient (`10000`), each with a msgKey of its own. */
+export const acceptAll = (cliKeys: string[]): SendOutcome<RecipientResult> => accept(cliKeys);
 
 /** A payload bucket in memory that keeps what was put, as text. */
 export class MemoryPayloads implements PayloadStore {
