@@ -30,6 +30,8 @@ import { rejectMessage } from './reject-message.ts';
 interface SendContext extends RecordContext {
   readonly delivery: QueueDelivery;
   readonly deps: SendDeps;
+  /** Requests this attempt let go to the gateway (each with its quota): any may have been accepted. */
+  readonly sent: { requests: number };
 }
 
 /**
@@ -120,7 +122,7 @@ export const sendQueuedMessage = async (
   const skipped = recipients.length - open.length;
   const release = () => deps.store.release(record, owner);
   const lastAttempt = delivery.receiveCount >= delivery.maxReceiveCount;
-  const context: SendContext = { delivery, message, deps, receivedAt };
+  const context: SendContext = { delivery, message, deps, receivedAt, sent: { requests: 0 } };
   const phones = new Map(recipients.map((r) => [r.cliKey, r.phone ?? null]));
   const openKeys = open.map((r) => r.cliKey);
   // The last delivery goes to the DLQ: whatever it leaves undecided is handed to reconcile-status
@@ -164,7 +166,10 @@ export const sendQueuedMessage = async (
     decisions = await sendAndDecide(context, openKeys, lastAttempt);
   } catch (error) {
     if (!(error instanceof RateLimitWaitExceededError)) {
-      await release();
+      // A request that went out may have been accepted (the one before a failing second request
+      // of `sendEachAlone`, say): the claim is kept, so the next delivery takes it over and
+      // distrusts a refusal of its resend. Given back only when nothing reached the gateway.
+      if (context.sent.requests === 0) await release();
       throw error;
     }
     if (lastAttempt) {
@@ -307,6 +312,7 @@ const sendAndDecide = async (
         // A resend (fresh token) follows an answer: the first request's time is known.
         reportAnswer();
         acquisition = await deps.rateLimiter.acquire(keys.length, { deadline: deps.deadline });
+        context.sent.requests += 1;
       },
     });
     reportAnswer();

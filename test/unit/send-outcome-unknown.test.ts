@@ -310,6 +310,68 @@ describe('an attempt that died holding its claim', () => {
     expect(store.details('Message Rejected')).toHaveLength(1);
   });
 
+  /**
+   * A pair the gateway answers as a duplicate, so each is sent alone: the first is accepted, then
+   * the quota of the second fails with an error that is not the gateway's (`failAtAcquire`); a
+   * later request of the pair is refused `29039`.
+   */
+  const failingAfterAcceptance = (failAtAcquire: number) => {
+    const message = sms(2);
+    const keys = keysOf(message);
+    const gateway = new ScriptedGateway((cliKeys, call) =>
+      call === 1
+        ? new GatewayDuplicateError({ code: '29024', message: 'duplicate key', endpoint: 'e' })
+        : call === 2
+          ? acceptAll(cliKeys)
+          : new GatewayRejectedError({
+              code: '29039',
+              message: 'no response data',
+              endpoint: 'e',
+              httpStatus: 200,
+            }),
+    );
+    let acquired = 0;
+    const { store, deps } = setup(gateway, {
+      rateLimiter: {
+        acquire: async (recipients) => {
+          acquired += 1;
+          if (acquired === failAtAcquire) throw new Error('quota counter unavailable');
+          return { waitedMs: 0, window: 0, fullWindows: 0, reserved: recipients };
+        },
+      },
+    });
+    return { message, keys, gateway, store, deps };
+  };
+
+  it('keeps its claim when it fails after a request went out, and the next delivery distrusts a refusal', async () => {
+    // Prepare
+    const { message, keys, gateway, store, deps } = failingAfterAcceptance(3);
+
+    // Act: the first delivery fails after the gateway accepted the first recipient alone.
+    const first = sendQueuedMessage(delivery(message, 1), deps);
+    await expect(first).rejects.toThrow('quota counter unavailable');
+    const claimAfterFailure = store.claims.get(sendRecordKey(keys).pk)?.until;
+    store.now = () => NOW.getTime() + 120_000; // the failed attempt's claim has lapsed
+    const second = await sendQueuedMessage(delivery(message, 2), deps);
+
+    // Assess: the accepted recipient is never published as rejected; both are tried again.
+    expect(gateway.calls).toEqual([keys, keys.slice(0, 1), keys]);
+    expect(claimAfterFailure).toBeGreaterThan(0);
+    expect(second).toMatchObject({ kind: 'retry', pending: 2 });
+    expect(store.details('Message Rejected')).toEqual([]);
+  });
+
+  it('gives its claim back when it fails before any request went out', async () => {
+    const { message, keys, gateway, store, deps } = failingAfterAcceptance(1);
+
+    await expect(sendQueuedMessage(delivery(message, 1), deps)).rejects.toThrow(
+      'quota counter unavailable',
+    );
+
+    expect(gateway.calls).toEqual([]);
+    expect(store.claims.get(sendRecordKey(keys).pk)?.until).toBe(0);
+  });
+
   it('leaves recipients without quota on the last delivery as unknown outcomes', async () => {
     const message = sms(2);
     const gateway = new ScriptedGateway(acceptAll);
