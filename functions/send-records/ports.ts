@@ -130,7 +130,9 @@ export interface SendStore {
   /**
    * Claims a message's record for one attempt until `until` (epoch ms). `busy` when another
    * attempt holds a live claim; an expired claim that was never given back (its holder died, or
-   * overran) is taken over and answers `taken-over`: that holder may have sent the recipients.
+   * overran) is taken over and answers `taken-over`: that holder may have sent the recipients. So
+   * does a live claim of `owner` itself: only this request, sent again after its answer was lost,
+   * wrote it, and what that write replaced is unknown.
    * Creates the record when there is none. `info` is written with the claim (a sender's);
    * reconcile-status claims without it. A sender's claim whose `info.contentSha256` differs from
    * the one the record holds answers `conflict` and changes nothing: a cliKey is one message.

@@ -253,6 +253,23 @@ describe('send-messages against the simulator', () => {
     expect((await store.claim(fresh, 'attempt-3', now + 60_000)).result).toBe('busy');
   });
 
+  it('counts a claim written by its own request, sent again after a lost answer, as taken over', async () => {
+    const now = Date.now();
+    const dead = sendRecordKey(['claim-repeated-dead']);
+    const fresh = sendRecordKey(['claim-repeated-fresh']);
+    await store.claim(dead, 'attempt-1', now - 1);
+    const takeOver = () => store.claim(dead, 'attempt-2', now + 60_000);
+    const create = () => store.claim(fresh, 'attempt-2', now + 60_000);
+
+    // The first answer of each is lost; the SDK sends the same request again.
+    await takeOver();
+    await create();
+
+    // What the first write replaced is unknown to the second: never a fresh claim.
+    expect((await takeOver()).result).toBe('taken-over');
+    expect((await create()).result).toBe('taken-over');
+  });
+
   it('stores a send-rejected event for an invalid message and calls nothing', async () => {
     const before = sim.snapshot().sends;
 

@@ -2,7 +2,8 @@ import type { ClaimResult, SendRecordKey } from '../../functions/send-records/po
 
 /**
  * Send-record claims in memory with the DynamoDB adapter's rules: a live claim of another owner is
- * busy, a lapsed or released one of another owner is taken over, a released claim keeps its owner.
+ * busy, a lapsed one (or a live one of the same owner: its own repeated write) is taken over, a
+ * released claim keeps its owner.
  * Keyed by the record's partition key.
  */
 export class MemoryClaims {
@@ -13,7 +14,7 @@ export class MemoryClaims {
     const current = this.claims.get(record.pk);
     if (current && current.until >= this.now() && current.owner !== owner) return 'busy';
     this.claims.set(record.pk, { owner, until });
-    return current && current.owner !== owner && current.until > 0 ? 'taken-over' : 'claimed';
+    return current && current.until > 0 ? 'taken-over' : 'claimed';
   }
 
   async release(record: SendRecordKey, owner: string): Promise<void> {

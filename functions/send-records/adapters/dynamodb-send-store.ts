@@ -132,8 +132,10 @@ export class DynamoDbSendStore implements SendStore {
       const previous = answer.Attributes;
       if (previous === undefined) return { result: 'claimed', existed: false, accepted: new Map() };
       // A released claim has `claimedUntil` 0; an expired one that was never released belonged to
-      // an attempt that died (or overran) and may have sent the recipients.
-      const takenOver = previous.owner !== owner && Number(previous.claimedUntil) > 0;
+      // an attempt that died (or overran) and may have sent the recipients. A live claim of this
+      // owner was written by this same request before its answer was lost (the SDK sent it
+      // again): what that write replaced is unknown, so it counts as taken over too.
+      const takenOver = Number(previous.claimedUntil) > 0;
       return {
         result: takenOver ? 'taken-over' : 'claimed',
         existed: true,
