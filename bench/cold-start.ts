@@ -6,7 +6,7 @@
  * of a shared machine falls on all of them alike; besides the wall time, the CPU time of each
  * import (`process.cpuUsage()`, less disturbed by other processes) is kept as a second ratio.
  *
- * Bundled with `lambdaBuildOptions` (`lib/bundling.ts`), the settings the stack deploys with (ESM,
+ * Bundled with `bundleLambdaAsync` (`lib/bundling.ts`), the settings the stack deploys with (ESM,
  * code splitting, minified, the SDK bundled, an external source map that is not loaded, the
  * `createRequire` banner), except the target: node20, the Node.js that runs here. *Bundle KiB* is
  * what a cold start reads (the handler module and the chunks it imports statically); the chunks
@@ -22,7 +22,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { StackTemplate } from '../aws-semantics/cloudformation-template.ts';
-import { filesReadAtStart, lambdaBuildOptions, PREBUILT_BUNDLE_FILE } from '../lib/bundling.ts';
+import { bundleLambdaAsync, filesReadAtStart, PREBUILT_BUNDLE_FILE } from '../lib/bundling.ts';
 import { DeploymentModel } from '../local/stack/deployment-model.ts';
 import { synthesizeStack } from '../local/stack/synthesize.ts';
 import { median, ratio, round, type ScenarioResult } from './report.ts';
@@ -165,24 +165,22 @@ interface Bundle {
 }
 
 /**
- * Bundles `entry` into `outdir` with the deployed settings (`lambdaBuildOptions`, code splitting
+ * Bundles `entry` into `outdir` with the deployed settings (`bundleLambdaAsync`, code splitting
  * included), or with the SDK left external, for Node.js 20 (the Node.js that runs here).
  */
 const bundle = async (entry: string, outdir: string, sdkExternal = false): Promise<Bundle> => {
-  const { metafile } = await build(
-    lambdaBuildOptions(entry, outdir, {
-      target: 'node20',
-      ...(sdkExternal ? { external: ['@aws-sdk/*'] } : {}),
-    }),
-  );
-  const outputs = Object.keys(metafile.outputs).filter((file) => !file.endsWith('.map'));
+  const { outputs: metafileOutputs } = await bundleLambdaAsync({ build }, entry, outdir, {
+    target: 'node20',
+    ...(sdkExternal ? { external: ['@aws-sdk/*'] } : {}),
+  });
+  const outputs = Object.keys(metafileOutputs).filter((file) => !file.endsWith('.map'));
   const index = outputs.find((file) => file.endsWith(`/${PREBUILT_BUNDLE_FILE}`));
   if (index === undefined) throw new Error(`cold-start: no ${PREBUILT_BUNDLE_FILE} for ${entry}`);
   const size = (files: readonly string[]) =>
     files.reduce((sum, file) => sum + statSync(resolve(file)).size, 0);
   return {
     file: resolve(index),
-    bytes: size(filesReadAtStart(metafile.outputs, index)),
+    bytes: size(filesReadAtStart(metafileOutputs, index)),
     totalBytes: size(outputs),
   };
 };

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 /**
  * How every Lambda is bundled: the one description that the CDK construct
@@ -52,15 +53,30 @@ export interface LambdaBuildChoices {
   readonly external?: readonly string[];
   /** @default true (false: the files are only answered, as esbuild's `write: false`) */
   readonly write?: boolean;
+  /**
+   * Whether `import('…/s3-part.mjs')` is left to the file {@link s3PartBuildOptions} builds apart.
+   * @default true
+   */
+  readonly s3Apart?: boolean;
 }
 
 /**
+ * The module the rare S3 paths import (`functions/commons/clients/s3-part.mts`), by the file name
+ * every importer writes and the bundle keeps: `s3-part.mjs`, beside the handler.
+ */
+export const S3_PART = {
+  source: join(import.meta.dirname, '../functions/commons/clients/s3-part.mts'),
+  file: 's3-part.mjs',
+} as const;
+
+/**
  * The esbuild options that bundle the Lambda entry `entry` into `outdir` as deployed: the handler
- * module `index.mjs` (handler `index.handler`) and, with code splitting, a file under `chunks/` for
- * each part only a dynamic `import()` reaches, which is read and evaluated when first imported, not
- * at cold start. The stack (`MsgbridgeFunction`), the package build and the cold-start benchmark
- * all bundle with these. `NodejsFunction`'s own bundling writes one file (`--outfile`), which
- * cannot split, so the stack runs this step itself.
+ * module `index.mjs` (handler `index.handler`) and, with code splitting, a file beside it for each
+ * part only a dynamic `import()` reaches, which is read and evaluated when first imported, not at
+ * cold start. Every file sits in `outdir` itself, so the `./s3-part.mjs` an import keeps names the
+ * same file from each of them. `NodejsFunction`'s own bundling writes one file (`--outfile`),
+ * which cannot split, so the stack runs this step itself; {@link bundleLambda} runs it for the
+ * stack (`MsgbridgeFunction`), the package build and the cold-start benchmark alike.
  */
 export const lambdaBuildOptions = (
   entry: string,
@@ -70,7 +86,7 @@ export const lambdaBuildOptions = (
   entryPoints: { [PREBUILT_BUNDLE_FILE.replace(/\.mjs$/, '')]: entry },
   outdir,
   outExtension: { '.js': '.mjs' },
-  chunkNames: 'chunks/[name]-[hash]',
+  chunkNames: '[name]-[hash]',
   bundle: true,
   splitting: true,
   platform: 'node' as const,
@@ -78,7 +94,11 @@ export const lambdaBuildOptions = (
   target: choices.target ?? LAMBDA_BUNDLING.target,
   mainFields: [...LAMBDA_BUNDLING.mainFields],
   minify: LAMBDA_BUNDLING.minify,
-  external: [...(choices.external ?? LAMBDA_BUNDLING.externalModules)],
+  external: [
+    ...(choices.external ?? LAMBDA_BUNDLING.externalModules),
+    // Matched against the import as written, so the bundle keeps `import("./s3-part.mjs")`.
+    ...(choices.s3Apart === false ? [] : [`*/${S3_PART.file}`]),
+  ],
   sourcemap: LAMBDA_BUNDLING.sourceMap,
   sourcesContent: LAMBDA_BUNDLING.sourcesContent,
   // Every chunk is a module of its own, so each gets its own `require`.
@@ -116,3 +136,131 @@ export const filesReadAtStart = (
  * the handler `index.handler`: what `NodejsFunction` names its own ESM bundle.
  */
 export const PREBUILT_BUNDLE_FILE = 'index.mjs';
+
+/**
+ * The esbuild options of the S3 part (`S3_PART`): one file, `outdir/s3-part.mjs`, with its own copy
+ * of the SDK's core. Built in the same build as the handler, the SDK modules S3 shares with
+ * DynamoDB would sit in the files a cold start reads, S3's serialisers with them, because esbuild
+ * places a module by which entries reach it, not by which of its exports each one uses (esbuild
+ * issue #3704): about 43 KiB of a receiver (docs/performance.md, `cold-start`).
+ */
+export const s3PartBuildOptions = (outdir: string, choices: LambdaBuildChoices = {}) => ({
+  ...lambdaBuildOptions(S3_PART.source, outdir, { ...choices, s3Apart: false }),
+  entryPoints: { [S3_PART.file.replace(/\.mjs$/, '')]: S3_PART.source },
+  splitting: false,
+});
+
+/** What {@link bundleLambda} needs of esbuild (`buildSync`), so that the stack loads it lazily. */
+export interface SyncBundler {
+  buildSync(options: ReturnType<typeof lambdaBuildOptions>): BundleResult;
+}
+
+/** What {@link bundleLambdaAsync} needs of esbuild (`build`). */
+export interface AsyncBundler {
+  build(options: ReturnType<typeof lambdaBuildOptions>): Promise<BundleResult>;
+}
+
+/** The part of esbuild's answer the callers read. */
+export interface BundleResult {
+  readonly metafile: { readonly outputs: Record<string, BundleOutput> };
+  readonly outputFiles?: readonly { readonly path: string; readonly contents: Uint8Array }[];
+}
+
+/** One output file of esbuild's metafile. */
+export interface BundleOutput {
+  readonly imports: readonly { path: string; kind: string; external?: boolean }[];
+  readonly inputs: Record<string, { readonly bytesInOutput: number }>;
+}
+
+/** A bundled Lambda: its builds' output files, as esbuild's metafile describes them. */
+export interface BundledLambda {
+  readonly outputs: Record<string, BundleOutput>;
+  readonly outputFiles: readonly { readonly path: string; readonly contents: Uint8Array }[];
+}
+
+const S3_SDK = /node_modules\/@aws-sdk\/client-s3\//;
+
+/**
+ * The builds that bundle `entry` as deployed, chosen from the first one's metafile: the handler's
+ * files alone when nothing imports the S3 part; with the part built apart when S3 is a rare path;
+ * and, for a function that reads S3 on every request (S3 already in its handler's files), one
+ * build with the part as an ordinary chunk, so that it keeps one copy of the S3 client.
+ */
+const nextBuilds = (
+  entry: string,
+  outdir: string,
+  choices: LambdaBuildChoices,
+  first: BundleResult,
+) => {
+  const { outputs } = first.metafile;
+  const partImports = Object.values(outputs).flatMap((output) =>
+    output.imports.filter((imported) => imported.external && imported.path.endsWith(S3_PART.file)),
+  );
+  const misplaced = partImports.find((imported) => imported.path !== `./${S3_PART.file}`);
+  if (misplaced !== undefined)
+    throw new Error(
+      `${entry}: import('${misplaced.path}') would not find the S3 part beside the handler; import it through s3OnFirstUse (functions/commons/clients/s3-on-first-use.ts)`,
+    );
+  const importsPart = partImports.length > 0;
+  if (!importsPart) return { keepFirst: true, more: [] };
+  const s3InHandler = Object.values(outputs).some((output) =>
+    Object.keys(output.inputs).some((input) => S3_SDK.test(input)),
+  );
+  if (s3InHandler)
+    return {
+      keepFirst: false,
+      more: [lambdaBuildOptions(entry, outdir, { ...choices, s3Apart: false })],
+    };
+  return { keepFirst: true, more: [s3PartBuildOptions(outdir, choices)] };
+};
+
+const bundled = (results: readonly BundleResult[]): BundledLambda => ({
+  outputs: Object.assign({}, ...results.map((result) => result.metafile.outputs)),
+  outputFiles: results.flatMap((result) => result.outputFiles ?? []),
+});
+
+/**
+ * Bundles the Lambda entry `entry` into `outdir` as deployed ({@link lambdaBuildOptions}, and the S3
+ * part apart where S3 is a rare path), with esbuild's `buildSync`: the stack's bundling step is
+ * synchronous.
+ */
+export const bundleLambda = (
+  esbuild: SyncBundler,
+  entry: string,
+  outdir: string,
+  choices: LambdaBuildChoices = {},
+): BundledLambda => {
+  const first = esbuild.buildSync(lambdaBuildOptions(entry, outdir, { ...choices, write: false }));
+  const { keepFirst, more } = nextBuilds(entry, outdir, choices, first);
+  const results = more.map((options) => esbuild.buildSync(options));
+  return finish(keepFirst ? [first, ...results] : results, keepFirst ? first : undefined, choices);
+};
+
+/** {@link bundleLambda} with esbuild's `build`, for callers that bundle several at once. */
+export const bundleLambdaAsync = async (
+  esbuild: AsyncBundler,
+  entry: string,
+  outdir: string,
+  choices: LambdaBuildChoices = {},
+): Promise<BundledLambda> => {
+  const first = await esbuild.build(
+    lambdaBuildOptions(entry, outdir, { ...choices, write: false }),
+  );
+  const { keepFirst, more } = nextBuilds(entry, outdir, choices, first);
+  const results = await Promise.all(more.map((options) => esbuild.build(options)));
+  return finish(keepFirst ? [first, ...results] : results, keepFirst ? first : undefined, choices);
+};
+
+/** Writes the first build's files, built in memory, when they are kept and the caller writes. */
+const finish = (
+  results: readonly BundleResult[],
+  kept: BundleResult | undefined,
+  choices: LambdaBuildChoices,
+): BundledLambda => {
+  if (kept !== undefined && (choices.write ?? true))
+    for (const file of kept.outputFiles ?? []) {
+      mkdirSync(dirname(file.path), { recursive: true });
+      writeFileSync(file.path, file.contents);
+    }
+  return bundled(results);
+};

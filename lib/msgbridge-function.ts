@@ -23,7 +23,7 @@ import {
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type Construct, type IConstruct, Node } from 'constructs';
-import { lambdaBuildOptions, PREBUILT_BUNDLE_FILE } from './bundling.ts';
+import { bundleLambda, PREBUILT_BUNDLE_FILE, type SyncBundler } from './bundling.ts';
 
 /**
  * The logs and traces of every msgbridge function, chosen once for a stack
@@ -175,7 +175,7 @@ export const prebuiltBundle = (entry: string): string | undefined => {
   return existsSync(join(directory, PREBUILT_BUNDLE_FILE)) ? directory : undefined;
 };
 
-/** Bundles one entry with the local esbuild and `lambdaBuildOptions`. */
+/** Bundles one entry with the local esbuild and `bundleLambda`. */
 class LocalEsbuild implements ILocalBundling {
   /**
    * `entry` is a field so that it is part of the asset's cache key: CDK caches an asset by its
@@ -186,10 +186,8 @@ class LocalEsbuild implements ILocalBundling {
   tryBundle(outputDir: string): boolean {
     // Only a checkout bundles (the package ships its bundles prebuilt, `prebuiltBundle`), and a
     // checkout has esbuild; loaded here so that nothing else of the stack needs it.
-    const esbuild = createRequire(import.meta.url)('esbuild') as {
-      buildSync: (options: ReturnType<typeof lambdaBuildOptions>) => unknown;
-    };
-    esbuild.buildSync(lambdaBuildOptions(this.entry, outputDir));
+    const esbuild = createRequire(import.meta.url)('esbuild') as SyncBundler;
+    bundleLambda(esbuild, this.entry, outputDir);
     return true;
   }
 }

@@ -2,7 +2,7 @@
  * `npm run build`: the package, whole, in `dist/` — what `npm pack ./dist` and `npm publish
  * ./dist` take (the repository's own package.json is private): the constructs, the producer and
  * the event types compiled by tsc; one bundle per Lambda, built as `MsgbridgeFunction` bundles
- * (`lambdaBuildOptions`; their source maps go to `dist-sourcemaps/`, outside the package), which
+ * (`bundleLambdaAsync`; their source maps go to `dist-sourcemaps/`, outside the package), which
  * it deploys when it finds them; the `msgbridge` command compiled into `cli/`; and the manifest, README, docs, LICENSE and CHANGELOG (scripts/package-manifest.ts).
  * docs/deploy.md ("The package") says what each holds and why.
  */
@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
-import { LAMBDA_BUNDLING, lambdaBuildOptions } from '../lib/bundling.ts';
+import { bundleLambdaAsync, LAMBDA_BUNDLING } from '../lib/bundling.ts';
 import { PACKAGE_DOCS, packageManifest, packageReadme } from './package-manifest.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -38,11 +38,10 @@ const entries = readdirSync(join(root, 'functions')).filter((name) => name.endsW
 const sourceMaps = join(root, 'dist-sourcemaps');
 rmSync(sourceMaps, { recursive: true, force: true });
 const lambdas = entries.map((file) =>
-  build(
-    lambdaBuildOptions(
-      join(root, 'functions', file),
-      join(dist, 'lambda', file.replace(/\.ts$/, '')),
-    ),
+  bundleLambdaAsync(
+    { build },
+    join(root, 'functions', file),
+    join(dist, 'lambda', file.replace(/\.ts$/, '')),
   ),
 );
 

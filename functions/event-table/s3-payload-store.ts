@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { s3OnFirstUse } from '../commons/clients/s3-on-first-use.ts';
 import type { PayloadStore, StoredPayload } from './ports.ts';
 
 /**
@@ -9,9 +10,9 @@ import type { PayloadStore, StoredPayload } from './ports.ts';
  * default (the stack's key).
  *
  * Without a `client`, the container's shared one (`s3Client()`), created by the first put, not
- * when the receiver starts. The S3 SDK itself is imported by that first put too: bodies that need
- * the bucket are rare, and the S3 client's modules are about 135 KiB of a receiver, which the
- * bundle's code splitting leaves out of what a cold start reads (docs/performance.md, `cold-start`).
+ * when the receiver starts. The S3 SDK itself is imported by that first put too (`s3-part.mjs`,
+ * bundled apart): bodies that need the bucket are rare, and the S3 client's modules are about
+ * 135 KiB of a receiver, which a cold start does not read (docs/performance.md, `cold-start`).
  */
 export class S3PayloadStore implements PayloadStore {
   constructor(
@@ -22,10 +23,8 @@ export class S3PayloadStore implements PayloadStore {
   async put(key: string, body: string | Uint8Array, contentType: string): Promise<StoredPayload> {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body);
     const digest = createHash('sha256').update(bytes).digest();
-    const [{ PutObjectCommand }, client] = await Promise.all([
-      import('@aws-sdk/client-s3'),
-      this.client ?? import('../commons/clients/s3.ts').then(({ s3Client }) => s3Client()),
-    ]);
+    const { PutObjectCommand, s3Client } = await s3OnFirstUse();
+    const client = this.client ?? s3Client();
     await client.send(
       new PutObjectCommand({
         Bucket: this.bucket,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { s3OnFirstUse } from '../commons/clients/s3-on-first-use.ts';
 import {
   POLLED_QUARANTINE_PREFIX,
   type PolledPage,
@@ -28,11 +29,8 @@ export class S3PolledPageQuarantine implements PolledPageQuarantine {
 
   /** The S3 helpers and the client, imported by the first call. */
   private async s3() {
-    const [sdk, helpers] = await Promise.all([
-      import('@aws-sdk/client-s3'),
-      import('../commons/clients/s3.ts'),
-    ]);
-    return { ...sdk, ...helpers, client: this.client ?? helpers.s3Client() };
+    const part = await s3OnFirstUse();
+    return { ...part, client: this.client ?? part.s3Client() };
   }
 
   async keep(page: PolledPage, at: Date): Promise<string> {

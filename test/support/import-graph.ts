@@ -52,9 +52,9 @@ export const SOURCE_FOLDERS: readonly string[] = [
   'test/support',
 ];
 
-const SOURCE = /\.(?:ts|mjs)$/;
+const SOURCE = /\.(?:ts|mts|mjs)$/;
 
-/** Every `.ts` and `.mjs` file under `folder` (relative to the root), as absolute paths. */
+/** Every `.ts`, `.mts` and `.mjs` file under `folder` (relative to the root), as absolute paths. */
 export const sourceFiles = (folder: string, root: string = repositoryRoot): string[] =>
   readdirSync(join(root, folder), { recursive: true, encoding: 'utf8' })
     .filter((file) => SOURCE.test(file))
@@ -89,12 +89,15 @@ const packageOf = (specifier: string): string =>
     .slice(0, specifier.startsWith('@') ? 2 : 1)
     .join('/');
 
-/** The file `target` (absolute) stands for: itself, or for a missing `.js` file the `.ts` one. */
+/**
+ * The file `target` (absolute) stands for: itself, or for a missing `.js` file the `.ts` one and
+ * for a missing `.mjs` file the `.mts` one, as TypeScript reads them.
+ */
 const existingFile = (target: string): string | undefined => {
   const isFile = (path: string) => existsSync(path) && statSync(path).isFile();
   if (isFile(target)) return target;
-  const typescript = target.endsWith('.js') ? `${target.slice(0, -3)}.ts` : undefined;
-  return typescript !== undefined && isFile(typescript) ? typescript : undefined;
+  const typescript = target.replace(/\.(m?)js$/, '.$1ts');
+  return typescript !== target && isFile(typescript) ? typescript : undefined;
 };
 
 /**

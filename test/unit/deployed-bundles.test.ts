@@ -1,15 +1,22 @@
 /**
- * Every Lambda bundled as the stack deploys it (`lambdaBuildOptions`: ESM with code splitting), and
- * what each one's cold start reads: the handler module and the chunks it imports statically. A rare
- * path's modules must sit in a chunk only a dynamic `import()` reaches (docs/performance.md,
- * `cold-start`), and no bundle may carry the X-Ray SDK (docs/operations.md, "Tracing").
+ * Every Lambda bundled as the stack deploys it (`bundleLambdaAsync`: ESM with code splitting, the
+ * S3 part apart where S3 is a rare path), and what each one's cold start reads: the handler module
+ * and the chunks it imports statically. A rare path's modules must sit in a file only a dynamic
+ * `import()` reaches (docs/performance.md, `cold-start`), and no bundle may carry the X-Ray SDK
+ * (docs/operations.md, "Tracing").
  */
-import { readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { build, type Metafile } from 'esbuild';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { filesReadAtStart, lambdaBuildOptions } from '../../lib/bundling.ts';
+import { basename, dirname, join, resolve } from 'node:path';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type BundledLambda,
+  bundleLambdaAsync,
+  filesReadAtStart,
+  S3_PART,
+} from '../../lib/bundling.ts';
 
 const functions = join(import.meta.dirname, '../../functions');
 const entries = readdirSync(functions).filter((file) => file.endsWith('.ts'));
@@ -41,7 +48,7 @@ const GATEWAY_READER: Expected = {
 /** A function that uses S3 on every request and the gateway client, which never sends from it. */
 const S3_ON_EVERY_REQUEST: Expected = { ...GATEWAY_READER, s3: 'start' };
 
-const bundles = new Map<string, Metafile>();
+const bundles = new Map<string, BundledLambda>();
 
 const placement = (name: string, module: RegExp): Placement => {
   const { outputs } = bundles.get(name) ?? expect.fail(`${name} was not bundled`);
@@ -56,16 +63,20 @@ describe('the deployed bundles', () => {
   beforeAll(async () => {
     await Promise.all(
       entries.map(async (file) => {
-        const options = lambdaBuildOptions(join(functions, file), tmpdir(), { write: false });
-        bundles.set(file.replace(/\.ts$/, ''), (await build(options)).metafile);
+        const name = file.replace(/\.ts$/, '');
+        const outdir = join(tmpdir(), 'msgbridge-bundles', name);
+        bundles.set(
+          name,
+          await bundleLambdaAsync({ build }, join(functions, file), outdir, { write: false }),
+        );
       }),
     );
   }, 120_000);
 
   it('carry neither the X-Ray SDK nor Powertools Tracer', () => {
     expect(bundles.size).toBeGreaterThan(9);
-    for (const { inputs } of bundles.values()) {
-      const files = Object.keys(inputs);
+    for (const { outputs } of bundles.values()) {
+      const files = Object.values(outputs).flatMap(({ inputs }) => Object.keys(inputs));
       expect(files.length).toBeGreaterThan(0);
       expect(
         files.filter((file) => /aws-xray-sdk|powertools\/tracer|cls-hooked/.test(file)),
@@ -97,4 +108,89 @@ describe('the deployed bundles', () => {
       expect(found).toEqual(expected);
     },
   );
+
+  /** The S3 part's output file of a function's bundle, if it has one. */
+  const partOf = (name: string) =>
+    Object.keys(bundles.get(name)?.outputs ?? {}).find((file) => basename(file) === S3_PART.file);
+
+  it.each([
+    'receive-reports',
+    'receive-inbound',
+    'poll-reports',
+    'reconcile-status',
+    'send-messages',
+  ])(
+    '%s imports S3 from its own file beside the handler, with the only copy of the client',
+    (name) => {
+      const { outputs } = bundles.get(name) ?? expect.fail(`${name} was not bundled`);
+      const part = partOf(name) ?? expect.fail(`${name} has no ${S3_PART.file}`);
+      const holdsS3 = Object.keys(outputs).filter((file) =>
+        Object.keys(outputs[file]?.inputs ?? {}).some((input) => RARE.s3.test(input)),
+      );
+      expect(holdsS3).toEqual([part]);
+      // Every file that imports the part finds it where the bundle's import points.
+      const importers = Object.keys(outputs).filter((file) =>
+        outputs[file]?.imports.some((imported) => imported.path === `./${S3_PART.file}`),
+      );
+      expect(importers.length).toBeGreaterThan(0);
+      for (const file of importers) expect(join(dirname(file), S3_PART.file)).toBe(part);
+    },
+  );
+
+  it.each(['fetch-attachments', 'sweep-attachments', 'export-statistics'])(
+    '%s, which reads S3 on every request, keeps one copy of the client and no part apart',
+    (name) => {
+      const { outputs } = bundles.get(name) ?? expect.fail(`${name} was not bundled`);
+      expect(partOf(name)).toBeUndefined();
+      const s3Modules = Object.values(outputs).flatMap(({ inputs }) =>
+        Object.keys(inputs).filter((input) => RARE.s3.test(input)),
+      );
+      expect(s3Modules.length).toBeGreaterThan(0);
+      expect(new Set(s3Modules).size).toBe(s3Modules.length);
+    },
+  );
+});
+
+describe('the S3 part, written as deployed', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'msgbridge-s3-part-'));
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+  it('is a module of its own that makes the client and the commands the rare paths send', async () => {
+    await bundleLambdaAsync({ build }, join(functions, 'receive-reports.ts'), outdir, {
+      target: 'node20',
+    });
+    expect(existsSync(join(outdir, 'index.mjs'))).toBe(true);
+    const part = resolve(outdir, S3_PART.file);
+    // A fresh node, as a container that reaches the rare path for the first time.
+    const made = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const s3 = await import(${JSON.stringify(part)});
+         const client = s3.s3Client();
+         const put = new s3.PutObjectCommand({ Bucket: 'b', Key: 'k', Body: 'x' });
+         const get = new s3.GetObjectCommand({ Bucket: 'b', Key: 'k' });
+         console.log(JSON.stringify([client === s3.s3Client(), typeof client.send, put.input.Key, get.input.Bucket, typeof s3.listKeys, typeof s3.getText, typeof s3.deleteObject]));`,
+      ],
+      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', AWS_REGION: 'ap-northeast-2' } },
+    );
+    expect(JSON.parse(made.trim().split('\n').at(-1) ?? '')).toEqual([
+      true,
+      'function',
+      'k',
+      'b',
+      'function',
+      'function',
+      'function',
+    ]);
+  }, 60_000);
+
+  it('refuses an import of the part by any other path, which the bundle would not find', async () => {
+    const entry = join(outdir, 'planted.ts');
+    writeFileSync(entry, "export const handler = () => import('./elsewhere/s3-part.mjs');\n");
+    await expect(
+      bundleLambdaAsync({ build }, entry, join(outdir, 'planted'), { write: false }),
+    ).rejects.toThrow("import('./elsewhere/s3-part.mjs') would not find the S3 part");
+  });
 });

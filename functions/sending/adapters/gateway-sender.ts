@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { ResendOptions } from '../../../gateway/bearer/fresh-token-retry.ts';
 import type { GatewayClient, MmsFile } from '../../../gateway/client.ts';
+import { s3OnFirstUse } from '../../commons/clients/s3-on-first-use.ts';
 import type { SendMessage } from '../../send-contract/queue-message.ts';
 import type { SendGateway } from '../ports.ts';
 
@@ -16,10 +17,8 @@ export const loadS3Attachments = async (
   attachments: ReadonlyArray<{ bucket: string; key: string; name?: string; contentType?: string }>,
   given?: S3Client,
 ): Promise<MmsFile[]> => {
-  const [{ GetObjectCommand }, client] = await Promise.all([
-    import('@aws-sdk/client-s3'),
-    given ?? import('../../commons/clients/s3.ts').then(({ s3Client }) => s3Client()),
-  ]);
+  const { GetObjectCommand, s3Client } = await s3OnFirstUse();
+  const client = given ?? s3Client();
   return Promise.all(
     attachments.map(async (attachment) => {
       const object = await client.send(
