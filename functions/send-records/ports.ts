@@ -119,6 +119,16 @@ export interface RecordInfo {
   readonly content: string;
 }
 
+/** How an attempt ends its claim: given back or left to its holder, and marked as maybe sent. */
+export interface ClaimEnd {
+  readonly release: boolean;
+  /** Given back as a lapsed claim, so that the next one is `taken-over` (see `release`). */
+  readonly maybeSent?: boolean;
+}
+
+/** `claimedUntil` of a claim given back: 0, or 1 (long past, never 0) when it may have sent. */
+export const givenBackUntil = (maybeSent = false): number => (maybeSent ? 1 : 0);
+
 /**
  * Send records in the event table: one item per queue message (its claim and its accepted
  * recipients) and, per recipient, the outcome events (rejected, scheduled, and accepted when
@@ -143,18 +153,24 @@ export interface SendStore {
     until: number,
     info?: RecordInfo,
   ): Promise<RecordClaim>;
-  /** Gives a claim back after a retryable failure, so the next attempt may take it at once. */
-  release(record: SendRecordKey, owner: string): Promise<void>;
+  /**
+   * Gives a claim back after a retryable failure, so the next attempt may take it at once. With
+   * `maybeSent` (a recipient still undecided may be the gateway's already: a request whose answer
+   * did not say), it is given back marked so, as a claim that lapsed (`claimedUntil` 1, a time
+   * long past): the next claim answers `taken-over` and distrusts a refusal of its resend.
+   */
+  release(record: SendRecordKey, owner: string, maybeSent?: boolean): Promise<void>;
   /**
    * Lists accepted recipients on the record (one write for all of them) and, with `release`, gives
-   * the claim back in the same write. Acceptances are facts: they are written even when another
-   * attempt has taken the claim over meanwhile (then the claim is left to it).
+   * the claim back in the same write (marked with `maybeSent` as `release` does). Acceptances are
+   * facts: they are written even when another attempt has taken the claim over meanwhile (then
+   * the claim is left to it).
    */
   recordAccepted(
     record: SendRecordKey,
     owner: string,
     accepted: readonly AcceptedRecipient[],
-    options: { readonly release: boolean },
+    options: ClaimEnd,
   ): Promise<void>;
   /**
    * Writes a recipient's `OUTCOME` item once (conditional put): an event item, or a resolved

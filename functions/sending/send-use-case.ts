@@ -20,7 +20,12 @@ import {
   rejectedRecord,
   scheduledRecord,
 } from '../send-records/outcome-records.ts';
-import type { AcceptedRecipient, RecipientResult, SendRecordKey } from '../send-records/ports.ts';
+import type {
+  AcceptedRecipient,
+  ClaimEnd,
+  RecipientResult,
+  SendRecordKey,
+} from '../send-records/ports.ts';
 import { messageFingerprint, sendRecordKey } from '../send-records/send-record.ts';
 import type { QueueDelivery, SendDeps, SendResult } from './ports.ts';
 import { type Acquisition, RateLimitWaitExceededError } from './rate-limiter.ts';
@@ -32,6 +37,15 @@ interface SendContext extends RecordContext {
   readonly deps: SendDeps;
   /** Requests this attempt let go to the gateway (each with its quota): any may have been accepted. */
   readonly sent: { requests: number };
+  /**
+   * The recipients the gateway may already have without this attempt knowing it: taken over from
+   * an attempt that died undecided, or sent by a request whose answer did not say (no answer, an
+   * unreadable one, no item for them, a duplicate-key answer naming none). A refusal of their
+   * resend proves nothing, so it is never published as a rejection, and while one of them is
+   * undecided the attempt gives its claim back marked as maybe sent (`SendStore.release`): the
+   * next delivery takes it over and keeps distrusting.
+   */
+  readonly uncertain: Set<string>;
 }
 
 /**
@@ -120,9 +134,18 @@ export const sendQueuedMessage = async (
     : new Set<string>();
   const open = recipients.filter((r) => !claim.accepted.has(r.cliKey) && !recorded.has(r.cliKey));
   const skipped = recipients.length - open.length;
-  const release = () => deps.store.release(record, owner);
+  const release = (maybeSent = false) => deps.store.release(record, owner, maybeSent);
+  /** Whether an undecided recipient may be the gateway's already (`SendContext.uncertain`). */
+  const mayHaveSent = (keys: readonly string[]) => keys.some((key) => context.uncertain.has(key));
   const lastAttempt = delivery.receiveCount >= delivery.maxReceiveCount;
-  const context: SendContext = { delivery, message, deps, receivedAt, sent: { requests: 0 } };
+  const context: SendContext = {
+    delivery,
+    message,
+    deps,
+    receivedAt,
+    sent: { requests: 0 },
+    uncertain: new Set(),
+  };
   const phones = new Map(recipients.map((r) => [r.cliKey, r.phone ?? null]));
   const openKeys = open.map((r) => r.cliKey);
   // The last delivery goes to the DLQ: whatever it leaves undecided is handed to reconcile-status
@@ -159,17 +182,18 @@ export const sendQueuedMessage = async (
   }
   // An attempt that never gave its claim back may have been accepted before it died: a refusal
   // of this attempt's resend does not prove the recipient was never sent.
-  const takenOver = new Set(claim.result === 'taken-over' ? openKeys : []);
-
+  if (claim.result === 'taken-over') for (const key of openKeys) context.uncertain.add(key);
+  const takenOver = new Set(context.uncertain);
   let decisions: Decision[];
   try {
     decisions = await sendAndDecide(context, openKeys, lastAttempt);
   } catch (error) {
     if (!(error instanceof RateLimitWaitExceededError)) {
       // A request that went out may have been accepted (the one before a failing second request
-      // of `sendEachAlone`, say): the claim is kept, so the next delivery takes it over and
-      // distrusts a refusal of its resend. Given back only when nothing reached the gateway.
-      if (context.sent.requests === 0) await release();
+      // of `sendEachAlone`, say): the claim is given back marked as maybe sent, so the next
+      // delivery takes it over and distrusts a refusal of its resend. (An attempt that dies here
+      // leaves its claim to lapse, which the next claim reads the same way.)
+      await release(context.sent.requests > 0 || mayHaveSent(openKeys));
       throw error;
     }
     if (lastAttempt) {
@@ -184,17 +208,18 @@ export const sendQueuedMessage = async (
         'no TPS quota before the deadline of the last delivery; not sent by it',
       );
     }
-    await release();
+    await release(!lastAttempt && mayHaveSent(openKeys));
     return { kind: 'retry', reason: 'no TPS quota before the deadline', pending: open.length };
   }
   const decidedAt = deps.now().toISOString();
   decisions = decisions.map((decision) =>
-    distrustAfterTakeOver(decision, takenOver, lastAttempt, decidedAt),
+    distrustUncertain(decision, context.uncertain, lastAttempt, decidedAt),
   );
-  // Kept, not given back: the next delivery takes it over again and keeps distrusting a refusal.
-  const keepClaim = decisions.some((d) => d.kind === 'retry' && d.keepClaim === true);
+  // Given back marked as maybe sent while such a recipient is left to retry: the next delivery
+  // takes it over and keeps distrusting a refusal.
   const counts = await recordDecisions(context, record, owner, decisions, phones, {
-    release: !keepClaim,
+    release: true,
+    maybeSent: mayHaveSent(decisions.flatMap((d) => (d.kind === 'retry' ? [d.cliKey] : []))),
   });
   const retries = decisions.filter((d) => d.kind === 'retry');
   if (retries.length === 0) return { kind: 'done', ...counts, skipped };
@@ -235,28 +260,23 @@ type Decision =
       readonly code: string;
       readonly message: string;
     }
-  | {
-      readonly kind: 'retry';
-      readonly cliKey: string;
-      readonly reason: string;
-      /** Leave the claim to expire instead of giving it back (see `distrustAfterTakeOver`). */
-      readonly keepClaim?: boolean;
-    };
+  | { readonly kind: 'retry'; readonly cliKey: string; readonly reason: string };
 
 /**
- * A refusal of a recipient whose claim was taken over from an attempt that died undecided: the
- * dead attempt may have been accepted, and a resend's refusal (a quota code, say) says nothing
- * about that. It is never published as a rejection: the next delivery tries again (a duplicate
- * answer then proves the acceptance), and the last one leaves it to the status query. Any other
- * retry left by the last delivery becomes an unknown outcome too.
+ * A refusal of a recipient the gateway may already have (`SendContext.uncertain`: its claim taken
+ * over from an attempt that died undecided, or an earlier request's answer that did not say): that
+ * request may have been accepted, and a resend's refusal (a quota code, say) says nothing about
+ * it. It is never published as a rejection: the next delivery tries again, the claim given back
+ * marked as maybe sent so that it distrusts too (a duplicate answer then proves the acceptance),
+ * and the last one leaves it to the status query. Any other retry left by the last delivery becomes an unknown outcome too.
  */
-const distrustAfterTakeOver = (
+const distrustUncertain = (
   decision: Decision,
-  takenOver: ReadonlySet<string>,
+  uncertain: ReadonlySet<string>,
   lastAttempt: boolean,
   attemptedAt: string,
 ): Decision => {
-  if (decision.kind === 'rejected' && takenOver.has(decision.cliKey))
+  if (decision.kind === 'rejected' && uncertain.has(decision.cliKey))
     return lastAttempt
       ? {
           kind: 'unknown',
@@ -269,7 +289,6 @@ const distrustAfterTakeOver = (
           kind: 'retry',
           cliKey: decision.cliKey,
           reason: `refused (${decision.result.code}) after an attempt that may have been accepted`,
-          keepClaim: true,
         };
   if (decision.kind === 'retry' && lastAttempt)
     return {
@@ -339,6 +358,8 @@ const sendAndDecide = async (
       case 'duplicate':
         if (keys.length === 1)
           return [{ kind: 'accepted', cliKey: keys[0] ?? '', result: result(keys[0] ?? '') }];
+        // The gateway has one of them at least, and does not say which.
+        for (const key of keys) context.uncertain.add(key);
         return sendEachAlone(context, keys, lastAttempt);
       case 'rejected':
         return keys.map((cliKey) => ({
@@ -348,6 +369,7 @@ const sendAndDecide = async (
           category: 'permanent',
         }));
       case 'unknown':
+        for (const key of keys) context.uncertain.add(key);
         return keys.map((cliKey) =>
           lastAttempt
             ? {
@@ -376,7 +398,8 @@ const sendAndDecide = async (
     const result = answered.get(cliKey);
     // Not mentioned: maybe accepted, maybe not. Sending it again is safe (a repeated cliKey answers
     // the duplicate family); on the last attempt, the status query decides.
-    if (result === undefined)
+    if (result === undefined) {
+      context.uncertain.add(cliKey);
       return lastAttempt
         ? {
             kind: 'unknown',
@@ -386,6 +409,7 @@ const sendAndDecide = async (
             message: 'the gateway answered no result for this recipient',
           }
         : { kind: 'retry', cliKey, reason: 'the gateway answered no result for some recipients' };
+    }
     const family = classifyCode(result.code);
     if (family === 'success' || family === 'duplicate') return { kind: 'accepted', cliKey, result };
     if (!isRetryable(result.code))
@@ -460,7 +484,7 @@ const recordDecisions = async (
   owner: string,
   decisions: readonly Decision[],
   phones: ReadonlyMap<string, string | null>,
-  options: { readonly release: boolean },
+  options: ClaimEnd,
 ): Promise<{ accepted: number; rejected: number; scheduled: number; unknown: number }> => {
   const { deps } = context;
   const counts = { accepted: 0, rejected: 0, scheduled: 0, unknown: 0 };
@@ -530,7 +554,7 @@ const recordDecisions = async (
             ),
           );
     await deps.store.recordAccepted(record, owner, accepted, options);
-  } else if (options.release) await deps.store.release(record, owner);
+  } else if (options.release) await deps.store.release(record, owner, options.maybeSent);
   return counts;
 };
 

@@ -253,6 +253,32 @@ describe('send-messages against the simulator', () => {
     expect((await store.claim(fresh, 'attempt-3', now + 60_000)).result).toBe('busy');
   });
 
+  it('lets a claim given back as maybe sent be claimed at once, and be taken over', async () => {
+    const now = Date.now();
+    const released = sendRecordKey(['claim-maybe-sent']);
+    const listed = sendRecordKey(['claim-maybe-sent-listed']);
+    await store.claim(released, 'attempt-1', now + 60_000);
+    await store.release(released, 'attempt-1', true);
+    await store.claim(listed, 'attempt-1', now + 60_000);
+    await store.recordAccepted(
+      listed,
+      'attempt-1',
+      [
+        {
+          cliKey: 'claim-maybe-sent-listed',
+          acceptedAt: new Date(now).toISOString(),
+          alreadyAccepted: false,
+        },
+      ],
+      { release: true, maybeSent: true },
+    );
+
+    expect((await store.claim(released, 'attempt-2', now + 60_000)).result).toBe('taken-over');
+    const next = await store.claim(listed, 'attempt-2', now + 60_000);
+    expect(next.result).toBe('taken-over');
+    expect([...next.accepted.keys()]).toEqual(['claim-maybe-sent-listed']);
+  });
+
   it('counts a claim written by its own request, sent again after a lost answer, as taken over', async () => {
     const now = Date.now();
     const dead = sendRecordKey(['claim-repeated-dead']);

@@ -2,6 +2,7 @@ import type { EventRecord } from '../../functions/event-table/event-record.ts';
 import type {
   AcceptedRecipient,
   AwaitingReports,
+  ClaimEnd,
   RecordClaim,
   RecordInfo,
   RejectionPointers,
@@ -56,12 +57,12 @@ export class FakeSendStore extends MemoryClaims implements SendStore, AwaitingRe
     record: SendRecordKey,
     owner: string,
     accepted: readonly AcceptedRecipient[],
-    options: { readonly release: boolean },
+    options: ClaimEnd,
   ): Promise<void> {
     const listed = this.records.get(record.pk) ?? new Map<string, AcceptedRecipient>();
     for (const recipient of accepted) listed.set(recipient.cliKey, recipient);
     this.records.set(record.pk, listed);
-    if (options.release) await this.release(record, owner);
+    if (options.release) await this.release(record, owner, options.maybeSent);
   }
 
   async recordUnknown(outcome: UnknownOutcome): Promise<void> {

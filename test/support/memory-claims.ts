@@ -1,4 +1,8 @@
-import type { ClaimResult, SendRecordKey } from '../../functions/send-records/ports.ts';
+import {
+  type ClaimResult,
+  givenBackUntil,
+  type SendRecordKey,
+} from '../../functions/send-records/ports.ts';
 
 /**
  * Send-record claims in memory with the DynamoDB adapter's rules: a live claim of another owner is
@@ -17,8 +21,9 @@ export class MemoryClaims {
     return current && current.until > 0 ? 'taken-over' : 'claimed';
   }
 
-  async release(record: SendRecordKey, owner: string): Promise<void> {
+  async release(record: SendRecordKey, owner: string, maybeSent = false): Promise<void> {
     const current = this.claims.get(record.pk);
-    if (current?.owner === owner) this.claims.set(record.pk, { owner, until: 0 });
+    if (current?.owner === owner)
+      this.claims.set(record.pk, { owner, until: givenBackUntil(maybeSent) });
   }
 }

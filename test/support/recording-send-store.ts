@@ -5,7 +5,7 @@ import type { SendStore } from '../../functions/send-records/ports.ts';
 export const recordingSendStore = (inner: SendStore, written: EventRecord[]): SendStore => ({
   recordedOutcomes: (keys) => inner.recordedOutcomes(keys),
   claim: (record, owner, until, info) => inner.claim(record, owner, until, info),
-  release: (record, owner) => inner.release(record, owner),
+  release: (record, owner, maybeSent) => inner.release(record, owner, maybeSent),
   recordAccepted: (record, owner, accepted, options) =>
     inner.recordAccepted(record, owner, accepted, options),
   recordUnknown: (outcome) => inner.recordUnknown(outcome),

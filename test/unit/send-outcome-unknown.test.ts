@@ -10,6 +10,7 @@ import { sendQueuedMessage } from '../../functions/sending/send-use-case.ts';
 import type { SendOutcome } from '../../gateway/client.ts';
 import {
   GatewayDuplicateError,
+  GatewayRateLimitedError,
   GatewayRejectedError,
   GatewayResponseError,
   GatewayRetryableError,
@@ -17,6 +18,8 @@ import {
 } from '../../gateway/errors.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import {
+  type Answer,
+  accept,
   acceptAll,
   delivery,
   NOW,
@@ -388,5 +391,110 @@ describe('an attempt that died holding its claim', () => {
     expect(gateway.calls).toEqual([]);
     expect(result).toMatchObject({ kind: 'retry' });
     expect([...store.unknown.values()].map((u) => u.code)).toEqual(['NO_QUOTA', 'NO_QUOTA']);
+  });
+});
+
+describe('a recipient the gateway may already have, and a later refusal of its resend', () => {
+  const refused = (code: string) =>
+    new GatewayRejectedError({
+      code,
+      message: 'send quota exceeded',
+      endpoint: 'e',
+      httpStatus: 200,
+    });
+  const timeout = () =>
+    new GatewayTransportError('timeout', { code: 'TIMEOUT', message: 'slow', endpoint: 'e' });
+  const rateLimited = () =>
+    new GatewayRateLimitedError({ code: '29002', message: 'tps', endpoint: 'e', httpStatus: 400 });
+  const duplicate = () =>
+    new GatewayDuplicateError({ code: '29024', message: 'duplicate key', endpoint: 'e' });
+  /** Answers every recipient but the last: the last is not mentioned. */
+  const answerAllButLast = (keys: string[]) => accept(keys.slice(0, -1));
+
+  // Each row: what the gateway answers call by call, the deliveries (receive counts) the message
+  // gets, and the recipients it carries. A refusal after an answer that did not say (or after a
+  // claim taken over) must never be published as a rejection.
+  it.each<[string, readonly ((keys: string[]) => Answer)[], readonly number[], number]>([
+    ['a timeout, then a quota refusal', [timeout, () => refused('29018')], [1, 2], 1],
+    [
+      'a timeout, then a quota refusal on the last delivery',
+      [timeout, () => refused('29018')],
+      [5, 6],
+      1,
+    ],
+    [
+      'a recipient the answer did not mention, then a refusal',
+      [answerAllButLast, () => refused('29039')],
+      [1, 2],
+      2,
+    ],
+    [
+      'a duplicate answer to a pair, then a refusal of each alone',
+      [duplicate, () => refused('29018'), () => refused('29018')],
+      [1],
+      2,
+    ],
+    [
+      'a timeout, then a rate-limited resend, then a refusal on the last delivery',
+      [timeout, rateLimited, () => refused('29018')],
+      [4, 5, 6],
+      1,
+    ],
+  ])('%s', async (_, answers, receiveCounts, recipients) => {
+    // Prepare
+    const message = sms(recipients);
+    const gateway = new ScriptedGateway((keys, call) => {
+      const answer = answers[call - 1] ?? expect.fail(`no answer scripted for call ${call}`);
+      return answer(keys);
+    });
+    const { store, deps } = setup(gateway);
+
+    // Act
+    const results = [];
+    for (const count of receiveCounts)
+      results.push(await sendQueuedMessage(delivery(message, count), deps));
+
+    // Assess: every call scripted was made, and nothing the gateway may have was called rejected.
+    expect(gateway.calls).toHaveLength(answers.length);
+    expect(store.details('Message Rejected')).toEqual([]);
+    const last = results.at(-1);
+    if (receiveCounts.at(-1) === 6) {
+      expect(last).toMatchObject({ rejected: 0 });
+      expect(store.unknown.size).toBeGreaterThan(0);
+    } else {
+      expect(last).toMatchObject({ kind: 'retry' });
+      // Given back marked as maybe sent: the next delivery may claim it at once, and takes it over.
+      expect(store.claims.get(sendRecordKey(keysOf(message)).pk)?.until).toBe(1);
+    }
+  });
+
+  it('gives a claim back unmarked when the gateway refused the whole request it was sent once', async () => {
+    const gateway = new ScriptedGateway(() => rateLimited());
+    const { store, deps } = setup(gateway);
+    const message = sms(1);
+
+    const result = await sendQueuedMessage(delivery(message, 1), deps);
+
+    expect(result).toMatchObject({ kind: 'retry' });
+    expect(store.claims.get(sendRecordKey(keysOf(message)).pk)?.until).toBe(0);
+  });
+
+  it('gives a taken-over claim back marked when no quota lets it resend', async () => {
+    const message = sms(1);
+    const gateway = new ScriptedGateway(acceptAll);
+    const { store, deps } = setup(gateway, {
+      rateLimiter: {
+        acquire: async () => {
+          throw new RateLimitWaitExceededError(1, NOW.getTime(), 0, 0);
+        },
+      },
+    });
+    await store.claim(sendRecordKey(keysOf(message)), '1#dead', NOW.getTime() - 1);
+
+    const result = await sendQueuedMessage(delivery(message, 2), deps);
+
+    expect(result).toMatchObject({ kind: 'retry' });
+    expect(gateway.calls).toEqual([]);
+    expect(store.claims.get(sendRecordKey(keysOf(message)).pk)?.until).toBe(1);
   });
 });

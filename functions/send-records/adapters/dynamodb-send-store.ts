@@ -16,15 +16,17 @@ import { eventKeys, parsePartitionKey, SORT_KEY } from '../../commons/table-keys
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
 import { DynamoDbEventStore } from '../../event-table/dynamodb-event-store.ts';
 import type { EventRecord } from '../../event-table/event-record.ts';
-import type {
-  AcceptedRecipient,
-  RecordClaim,
-  RecordInfo,
-  RejectionPointers,
-  SendRecordKey,
-  SendStore,
-  UnknownOutcome,
-  UnpublishedOutcome,
+import {
+  type AcceptedRecipient,
+  type ClaimEnd,
+  givenBackUntil,
+  type RecordClaim,
+  type RecordInfo,
+  type RejectionPointers,
+  type SendRecordKey,
+  type SendStore,
+  type UnknownOutcome,
+  type UnpublishedOutcome,
 } from '../ports.ts';
 import { ACCEPTED_PREFIX } from '../send-record.ts';
 
@@ -174,17 +176,17 @@ export class DynamoDbSendStore implements SendStore {
     return answer.Item ? acceptedOf(answer.Item) : new Map();
   }
 
-  async release(record: SendRecordKey, owner: string): Promise<void> {
+  async release(record: SendRecordKey, owner: string, maybeSent = false): Promise<void> {
     // Someone else took the claim over (ours had expired): theirs stands.
     await conditionalWrite(() =>
       this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: record,
-          UpdateExpression: 'SET claimedUntil = :zero',
+          UpdateExpression: 'SET claimedUntil = :given',
           ConditionExpression: '#owner = :owner',
           ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':zero': 0, ':owner': owner },
+          ExpressionAttributeValues: { ':given': givenBackUntil(maybeSent), ':owner': owner },
         }),
       ),
     );
@@ -194,10 +196,10 @@ export class DynamoDbSendStore implements SendStore {
     record: SendRecordKey,
     owner: string,
     accepted: readonly AcceptedRecipient[],
-    options: { readonly release: boolean },
+    options: ClaimEnd,
   ): Promise<void> {
     if (accepted.length === 0) {
-      if (options.release) await this.release(record, owner);
+      if (options.release) await this.release(record, owner, options.maybeSent);
       return;
     }
     const names: Record<string, string> = {};
@@ -216,12 +218,12 @@ export class DynamoDbSendStore implements SendStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: record,
-          UpdateExpression: `SET ${[...sets, ...(release ? ['claimedUntil = :zero'] : [])].join(', ')}`,
+          UpdateExpression: `SET ${[...sets, ...(release ? ['claimedUntil = :given'] : [])].join(', ')}`,
           ConditionExpression: release ? '#owner = :owner' : 'attribute_exists(pk)',
           ExpressionAttributeNames: { ...names, ...(release ? { '#owner': 'owner' } : {}) },
           ExpressionAttributeValues: {
             ...values,
-            ...(release ? { ':zero': 0, ':owner': owner } : {}),
+            ...(release ? { ':given': givenBackUntil(options.maybeSent), ':owner': owner } : {}),
           },
         }),
       );
