@@ -10,6 +10,7 @@ import {
   parseResultKey,
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
+import { MAYBE_SENT_UNTIL } from '../functions/send-records/send-record.ts';
 import { byTime, gatewayAnswer, type Trace, type TraceEntry } from '../ops/trace.ts';
 import type { PublishedEvent } from './event-log.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -139,7 +140,8 @@ const stepsOf = (entry: TraceEntry): Step[] => {
   const base = { at: entry.at };
   if (entry.sk === SORT_KEY.sendRecord) {
     // The record's own times (a record written before they were kept has none).
-    const until = isoOf(data.claimedUntil);
+    const maybeSent = Number(data.claimedUntil) === MAYBE_SENT_UNTIL;
+    const until = maybeSent ? undefined : isoOf(data.claimedUntil);
     return [
       {
         stage: 'queued',
@@ -152,7 +154,9 @@ const stepsOf = (entry: TraceEntry): Step[] => {
         title:
           until !== undefined
             ? 'Claimed by a sender, being sent'
-            : 'Claimed by a sender, sent, and the claim released',
+            : maybeSent
+              ? 'Claimed by a sender, and released for a retry of a recipient the gateway may have'
+              : 'Claimed by a sender, sent, and the claim released',
         at: isoOf(data.claimedAt),
         facts: until === undefined ? [] : [['claimedUntil', until]],
       },

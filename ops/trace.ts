@@ -9,7 +9,7 @@ import {
   SORT_KEY,
 } from '../functions/commons/table-keys.ts';
 import { storedDetail } from '../functions/event-table/stored-detail.ts';
-import { ACCEPTED_PREFIX } from '../functions/send-records/send-record.ts';
+import { ACCEPTED_PREFIX, MAYBE_SENT_UNTIL } from '../functions/send-records/send-record.ts';
 import type { PhoneMask } from './phone-search.ts';
 
 /*
@@ -112,9 +112,11 @@ const summaryOf = (item: Item, data: Item | undefined): string => {
     const accepted = Object.keys(acceptedMap(item)).length;
     const until = Number(item.claimedUntil);
     const claim =
-      until > 0
-        ? `claimed by ${String(item.owner)} until ${new Date(until).toISOString()}`
-        : `claim released by ${String(item.owner)}`;
+      until === MAYBE_SENT_UNTIL
+        ? `claim released by ${String(item.owner)}, marked as maybe sent`
+        : until > 0
+          ? `claimed by ${String(item.owner)} until ${new Date(until).toISOString()}`
+          : `claim released by ${String(item.owner)}`;
     const of = typeof item.recipients === 'number' ? ` of ${item.recipients}` : '';
     return `send record: ${accepted}${of} recipients accepted, ${claim}`;
   }

@@ -126,9 +126,6 @@ export interface ClaimEnd {
   readonly maybeSent?: boolean;
 }
 
-/** `claimedUntil` of a claim given back: 0, or 1 (long past, never 0) when it may have sent. */
-export const givenBackUntil = (maybeSent = false): number => (maybeSent ? 1 : 0);
-
 /**
  * Send records in the event table: one item per queue message (its claim and its accepted
  * recipients) and, per recipient, the outcome events (rejected, scheduled, and accepted when

@@ -29,6 +29,16 @@ export const SEND_RECORD_SK = SORT_KEY.sendRecord;
  */
 export const ACCEPTED_PREFIX = 'accepted#';
 
+/**
+ * The record's `claimedUntil` once its claim is given back marked as maybe sent: a time long past
+ * (so the next claim is at once) and never 0 (so it answers `taken-over`): a recipient the claim
+ * left undecided may be the gateway's already (`SendStore.release`).
+ */
+export const MAYBE_SENT_UNTIL = 1;
+
+/** `claimedUntil` of a claim given back: 0, or {@link MAYBE_SENT_UNTIL}. */
+export const givenBackUntil = (maybeSent = false): number => (maybeSent ? MAYBE_SENT_UNTIL : 0);
+
 /** The send record of a message with these recipients' cliKeys (at least one). */
 export const sendRecordKey = (cliKeys: readonly string[]): SendRecordKey => {
   let smallest: string | undefined;

@@ -1,8 +1,5 @@
-import {
-  type ClaimResult,
-  givenBackUntil,
-  type SendRecordKey,
-} from '../../functions/send-records/ports.ts';
+import type { ClaimResult, SendRecordKey } from '../../functions/send-records/ports.ts';
+import { givenBackUntil } from '../../functions/send-records/send-record.ts';
 
 /**
  * Send-record claims in memory with the DynamoDB adapter's rules: a live claim of another owner is

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { PublishedEvent } from '../../console/event-log.ts';
 import { toText } from '../../console/html.ts';
 import { renderTimeline, timelineOf } from '../../console/timeline.ts';
-import type { Trace, TraceEntry } from '../../ops/trace.ts';
+import { type Trace, type TraceEntry, toEntry } from '../../ops/trace.ts';
 
 const entry = (fields: Partial<TraceEntry> & Pick<TraceEntry, 'pk' | 'sk'>): TraceEntry => ({
   at: undefined,
@@ -105,6 +105,32 @@ describe('timelineOf', () => {
       }),
       expect.objectContaining({ id: 'e-reconciled', published: [] }),
     ]);
+  });
+
+  it.each([
+    [0, 'Claimed by a sender, sent, and the claim released', []],
+    [1, 'Claimed by a sender, and released for a retry of a recipient the gateway may have', []],
+    [
+      Date.parse('2026-11-27T09:00:30Z'),
+      'Claimed by a sender, being sent',
+      [['claimedUntil', '2026-11-27T09:00:30.000Z']],
+    ],
+  ])('tells a send record whose claimedUntil is %s by its claim', (claimedUntil, title, facts) => {
+    const timeline = timelineOf(
+      trace([
+        entry({
+          pk: 'SEND#c9',
+          sk: 'MESSAGE',
+          data: { sqsMessageId: 'q-9', owner: '2#x', claimedUntil, channel: 'sms' },
+        }),
+      ]),
+      [],
+    );
+
+    expect(timeline.steps.find((step) => step.stage === 'claimed')).toMatchObject({
+      title,
+      facts,
+    });
   });
 
   it('says the message stayed delivered on a report stored after its delivery (messageStatus)', () => {
@@ -330,5 +356,26 @@ describe('timelineOf', () => {
       '<button type="button" class="copy" data-copy="event-json-1">Copy</button>',
     );
     expect(page).toContain('<pre class="json" id="event-json-1">{\n  &quot;detail-type&quot;');
+  });
+});
+
+describe('the trace of a send record', () => {
+  it.each([
+    [0, 'send record: 0 of 1 recipients accepted, claim released by 2#x'],
+    [1, 'send record: 0 of 1 recipients accepted, claim released by 2#x, marked as maybe sent'],
+    [
+      Date.parse('2026-11-27T09:00:30Z'),
+      'send record: 0 of 1 recipients accepted, claimed by 2#x until 2026-11-27T09:00:30.000Z',
+    ],
+  ])('summarises claimedUntil %s', (claimedUntil, summary) => {
+    const traced = toEntry({
+      pk: 'SEND#c9',
+      sk: 'MESSAGE',
+      owner: '2#x',
+      claimedUntil,
+      recipients: 1,
+    });
+
+    expect(traced.summary).toBe(summary);
   });
 });

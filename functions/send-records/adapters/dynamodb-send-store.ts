@@ -16,19 +16,18 @@ import { eventKeys, parsePartitionKey, SORT_KEY } from '../../commons/table-keys
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
 import { DynamoDbEventStore } from '../../event-table/dynamodb-event-store.ts';
 import type { EventRecord } from '../../event-table/event-record.ts';
-import {
-  type AcceptedRecipient,
-  type ClaimEnd,
-  givenBackUntil,
-  type RecordClaim,
-  type RecordInfo,
-  type RejectionPointers,
-  type SendRecordKey,
-  type SendStore,
-  type UnknownOutcome,
-  type UnpublishedOutcome,
+import type {
+  AcceptedRecipient,
+  ClaimEnd,
+  RecordClaim,
+  RecordInfo,
+  RejectionPointers,
+  SendRecordKey,
+  SendStore,
+  UnknownOutcome,
+  UnpublishedOutcome,
 } from '../ports.ts';
-import { ACCEPTED_PREFIX } from '../send-record.ts';
+import { ACCEPTED_PREFIX, givenBackUntil } from '../send-record.ts';
 
 /** The waits before BatchGetItem's unprocessed keys are read again: 100 ms doubling to 1 s. */
 const UNPROCESSED_BACKOFF: Backoff = { firstMs: 100, maxMs: 1_000 };
