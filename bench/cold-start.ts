@@ -75,19 +75,8 @@ const COMMON_ENVIRONMENT = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
-/**
- * What the AWS SDK and the libraries every function uses cost on their own, bundled and imported
- * like the functions in the same rounds: the floor below which no function that loads them at
- * start can go.
- */
-const FLOORS: Readonly<Record<string, string>> = {
-  'floor: DynamoDB document client': `
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-export const handler = async () => documents;
-`,
-  'floor: a receiver (DynamoDB, Secrets Manager, logger, metrics, middy)': `
+/** What every receiver request uses besides its own code: DynamoDB, the webhook secret, the logger and metrics under middy. */
+const RECEIVER_FLOOR = `
 import { Logger } from '@aws-lambda-powertools/logger';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Metrics } from '@aws-lambda-powertools/metrics';
@@ -100,8 +89,52 @@ import middy from '@middy/core';
 const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const secrets = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
 const logger = new Logger({ serviceName: 'floor' });
-const metrics = new Metrics({ namespace: 'floor', serviceName: 'floor' });
+const metrics = new Metrics({ namespace: 'floor', serviceName: 'floor' });`;
+
+/**
+ * What the AWS SDK and the libraries every function uses cost on their own, bundled and imported
+ * like the functions in the same rounds: the floor below which no function that loads them at
+ * start can go.
+ */
+const FLOORS: Readonly<Record<string, string>> = {
+  'floor: DynamoDB document client': `
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+export const handler = async () => documents;
+`,
+  'floor: a receiver (DynamoDB, Secrets Manager, logger, metrics, middy)': `${RECEIVER_FLOOR}
 export const handler = middy(async () => [documents, secrets])
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics));
+`,
+  // The same floor with the validation every receiver request runs: one object schema with the
+  // checks the item and event schemas use, in zod and in zod/mini.
+  'floor: a receiver with zod, one schema': `${RECEIVER_FLOOR}
+import * as z from 'zod';
+const schema = z.looseObject({
+  id: z.uuid(),
+  at: z.iso.datetime({ offset: true }),
+  code: z.string().min(1),
+  count: z.number().int().optional(),
+  kind: z.enum(['report', 'mo']),
+  item: z.record(z.string(), z.unknown()),
+});
+export const handler = middy(async (event) => [documents, secrets, schema.parse(event)])
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics));
+`,
+  'floor: a receiver with zod/mini, the same schema': `${RECEIVER_FLOOR}
+import * as z from 'zod/mini';
+const schema = z.looseObject({
+  id: z.uuid(),
+  at: z.iso.datetime({ offset: true }),
+  code: z.string().check(z.minLength(1)),
+  count: z.optional(z.number().check(z.int())),
+  kind: z.enum(['report', 'mo']),
+  item: z.record(z.string(), z.unknown()),
+});
+export const handler = middy(async (event) => [documents, secrets, schema.parse(event)])
   .use(injectLambdaContext(logger))
   .use(logMetrics(metrics));
 `,
