@@ -40,7 +40,8 @@ export interface UnknownOutcomeIndex {
   resolve(cliKey: string): Promise<void>;
   /** The claim on the message's send record (see `SendStore.claim`): no send of it while held. */
   claim(record: SendRecordKey, owner: string, until: number): Promise<ClaimResult>;
-  release(record: SendRecordKey, owner: string): Promise<void>;
+  /** Gives the claim back, marked as maybe sent with `maybeSent` (see `SendStore.release`). */
+  release(record: SendRecordKey, owner: string, maybeSent?: boolean): Promise<void>;
 }
 
 /** What resolving unknown outcomes takes; `ReconcileDeps` fit. */
@@ -220,7 +221,9 @@ const resolveUnknownBatch = async (
     }
     return undefined;
   } finally {
-    for (const record of held.values()) await deps.unknown.release(record, claimOwner);
+    // A record with unknown outcomes has recipients the gateway may have: given back marked so,
+    // a sender's later claim of it (a redrive of the DLQ) still distrusts a refusal of a resend.
+    for (const record of held.values()) await deps.unknown.release(record, claimOwner, true);
   }
 };
 

@@ -8,7 +8,7 @@ import {
 } from '../../functions/reconcile/reconcile-use-case.ts';
 import type { StatusGateway } from '../../functions/reconcile/status-query.ts';
 import type { UnknownOutcome } from '../../functions/send-records/ports.ts';
-import { sendRecordKey } from '../../functions/send-records/send-record.ts';
+import { MAYBE_SENT_UNTIL, sendRecordKey } from '../../functions/send-records/send-record.ts';
 import { type StatusQueryData, StatusQueryDataSchema } from '../../gateway/schemas/index.ts';
 import { formatKst } from '../../protocol/kst.ts';
 import { FakeUnknownOutcomes, GuardedEventStore } from '../support/fake-reconcile-ports.ts';
@@ -120,7 +120,8 @@ describe('reconcileStatus on unknown outcomes', () => {
       { channel: 'sms', acceptedAt: attemptedAt, recipients: [{ cliKey: 'u1', msgKey: 'M-u1' }] },
     ]);
     expect(w.unknown.entries.size).toBe(0);
-    expect([...w.unknown.claims.values()].every((c) => c.until === 0)).toBe(true);
+    // Given back, marked as maybe sent: a redriven message's sender distrusts a refusal.
+    expect([...w.unknown.claims.values()].map((c) => c.until)).toEqual([MAYBE_SENT_UNTIL]);
   });
 
   it('stores a found acceptance without its event where acceptances are not published', async () => {

@@ -165,8 +165,8 @@ export class DynamoDbAwaitingReports implements ReportLedger, UnknownOutcomeInde
     return (await this.sends.claim(record, owner, until)).result;
   }
 
-  release(record: SendRecordKey, owner: string): Promise<void> {
-    return this.sends.release(record, owner);
+  release(record: SendRecordKey, owner: string, maybeSent?: boolean): Promise<void> {
+    return this.sends.release(record, owner, maybeSent);
   }
 
   async hasStatusUnavailable(cliKey: string): Promise<boolean> {
