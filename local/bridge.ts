@@ -43,6 +43,7 @@ import {
   startDynamoDbLocal,
 } from './dynamodb-local.ts';
 import { LocalEventBus } from './event-bus.ts';
+import { loadFirstUseModules } from './first-use-modules.ts';
 import { replayOnBus } from './replay.ts';
 import type { FunctionOverrides } from './stack/compositions.ts';
 import { cdkJsonContext, synthesizeStack } from './stack/synthesize.ts';
@@ -203,6 +204,9 @@ export const startLocalBridge = async (options: LocalBridgeOptions) => {
   try {
     // Events, tables and journal hold phone numbers and texts: the directory is its owner's only.
     await ownerOnlyDataDir(options.dataDir);
+    // What the functions import on first use, imported now: in one process it would stall the
+    // calls of the others in flight.
+    await loadFirstUseModules();
     const synthesized = synthesizeStack({
       stackName: 'msgbridge',
       settings: stackSettings(options),

@@ -264,6 +264,9 @@ export const MODULES: readonly ModuleRule[] = [
       'functions/sending',
       'functions/statistics',
       'functions/tokens',
+      // Only to import, at start, the gateway schemas the functions load on first use
+      // (`first-use-modules.ts`): in one process such an import stalls the others' calls.
+      'gateway',
       'lib',
       'ops',
       'producer',
