@@ -183,7 +183,6 @@ export const sendQueuedMessage = async (
   // An attempt that never gave its claim back may have been accepted before it died: a refusal
   // of this attempt's resend does not prove the recipient was never sent.
   if (claim.result === 'taken-over') for (const key of openKeys) context.uncertain.add(key);
-  const takenOver = new Set(context.uncertain);
   let decisions: Decision[];
   try {
     decisions = await sendAndDecide(context, openKeys, lastAttempt);
@@ -198,12 +197,12 @@ export const sendQueuedMessage = async (
     }
     if (lastAttempt) {
       await leaveUnknown(
-        openKeys.filter((key) => takenOver.has(key)),
+        openKeys.filter((key) => context.uncertain.has(key)),
         'NO_QUOTA',
         'no TPS quota on the last delivery, after an attempt that may have sent it',
       );
       await leaveUnknown(
-        openKeys.filter((key) => !takenOver.has(key)),
+        openKeys.filter((key) => !context.uncertain.has(key)),
         'NO_QUOTA',
         'no TPS quota before the deadline of the last delivery; not sent by it',
       );
