@@ -92,6 +92,17 @@ const logger = new Logger({ serviceName: 'floor' });
 const metrics = new Metrics({ namespace: 'floor', serviceName: 'floor' });`;
 
 /**
+ * A probe on the receiver's floor: `declarations` after it, and a handler under the logger and
+ * metrics middlewares that answers `answer` (an expression of `event` and the floor's clients).
+ */
+const receiverFloor = (declarations: string, answer: string): string => `${RECEIVER_FLOOR}
+${declarations}
+export const handler = middy(async (event) => ${answer})
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics));
+`;
+
+/**
  * What the AWS SDK and the libraries every function uses cost on their own, bundled and imported
  * like the functions in the same rounds: the floor below which no function that loads them at
  * start can go.
@@ -103,14 +114,14 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 export const handler = async () => documents;
 `,
-  'floor: a receiver (DynamoDB, Secrets Manager, logger, metrics, middy)': `${RECEIVER_FLOOR}
-export const handler = middy(async () => [documents, secrets])
-  .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics));
-`,
+  'floor: a receiver (DynamoDB, Secrets Manager, logger, metrics, middy)': receiverFloor(
+    '',
+    '[documents, secrets]',
+  ),
   // The same floor with the validation every receiver request runs: one object schema with the
   // checks the item and event schemas use, in zod and in zod/mini.
-  'floor: a receiver with zod, one schema': `${RECEIVER_FLOOR}
+  'floor: a receiver with zod, one schema': receiverFloor(
+    `
 import * as z from 'zod';
 const schema = z.looseObject({
   id: z.uuid(),
@@ -119,12 +130,11 @@ const schema = z.looseObject({
   count: z.number().int().optional(),
   kind: z.enum(['report', 'mo']),
   item: z.record(z.string(), z.unknown()),
-});
-export const handler = middy(async (event) => [documents, secrets, schema.parse(event)])
-  .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics));
-`,
-  'floor: a receiver with zod/mini, the same schema': `${RECEIVER_FLOOR}
+});`,
+    '[documents, secrets, schema.parse(event)]',
+  ),
+  'floor: a receiver with zod/mini, the same schema': receiverFloor(
+    `
 import * as z from 'zod/mini';
 const schema = z.looseObject({
   id: z.uuid(),
@@ -133,11 +143,9 @@ const schema = z.looseObject({
   count: z.optional(z.number().check(z.int())),
   kind: z.enum(['report', 'mo']),
   item: z.record(z.string(), z.unknown()),
-});
-export const handler = middy(async (event) => [documents, secrets, schema.parse(event)])
-  .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics));
-`,
+});`,
+    '[documents, secrets, schema.parse(event)]',
+  ),
   // The clients `fetch-attachments`, `sweep-attachments` and `export-statistics` use on every
   // request, alone and with what every function loads besides: the floor of the functions that
   // write to S3 on every request.

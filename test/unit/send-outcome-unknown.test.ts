@@ -40,6 +40,13 @@ const countingLimiter = () => {
   return { limiter, reserved };
 };
 
+/** A limiter with no quota before any deadline: every reservation of `recipients` fails. */
+const noQuota = (recipients: number): RateLimiter => ({
+  acquire: async () => {
+    throw new RateLimitWaitExceededError(recipients, NOW.getTime(), 0, 0);
+  },
+});
+
 const setup = (gateway: ScriptedGateway, overrides: Partial<SendDeps> = {}) =>
   sendSetup(gateway, countingLimiter().limiter, overrides);
 
@@ -378,13 +385,7 @@ describe('an attempt that died holding its claim', () => {
   it('leaves recipients without quota on the last delivery as unknown outcomes', async () => {
     const message = sms(2);
     const gateway = new ScriptedGateway(acceptAll);
-    const { store, deps } = setup(gateway, {
-      rateLimiter: {
-        acquire: async () => {
-          throw new RateLimitWaitExceededError(2, NOW.getTime(), 0, 0);
-        },
-      },
-    });
+    const { store, deps } = setup(gateway, { rateLimiter: noQuota(2) });
 
     const result = await sendQueuedMessage(delivery(message, 6), deps);
 
@@ -482,13 +483,7 @@ describe('a recipient the gateway may already have, and a later refusal of its r
   it('gives a taken-over claim back marked when no quota lets it resend', async () => {
     const message = sms(1);
     const gateway = new ScriptedGateway(acceptAll);
-    const { store, deps } = setup(gateway, {
-      rateLimiter: {
-        acquire: async () => {
-          throw new RateLimitWaitExceededError(1, NOW.getTime(), 0, 0);
-        },
-      },
-    });
+    const { store, deps } = setup(gateway, { rateLimiter: noQuota(1) });
     await store.claim(sendRecordKey(keysOf(message)), '1#dead', NOW.getTime() - 1);
 
     const result = await sendQueuedMessage(delivery(message, 2), deps);
