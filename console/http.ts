@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { LISTED_STATUSES } from '../ops/latest-messages.ts';
 import type { Target } from '../ops/target.ts';
 import { formatTime } from '../ops/times.ts';
@@ -106,65 +106,56 @@ export class BadRequest extends Error {
 
 export const KEY = z
   .string()
-  .trim()
-  .regex(/^[\x21-\x7e]{1,100}$/, 'a key is 1 to 100 printable characters without spaces');
-export const ISO = z
-  .string()
-  .trim()
-  .refine(
+  .check(
+    z.trim(),
+    z.regex(/^[\x21-\x7e]{1,100}$/, 'a key is 1 to 100 printable characters without spaces'),
+  );
+export const ISO = z.string().check(
+  z.trim(),
+  z.refine(
     (value) =>
       /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})$/.test(value) &&
       !Number.isNaN(Date.parse(value)),
     'an ISO 8601 time with its zone, e.g. 2026-11-27T09:00:00Z',
-  );
+  ),
+);
 
 export const HomeQuery = z.strictObject({
-  status: z.union([z.literal(''), z.enum(LISTED_STATUSES)]).optional(),
-  after: z
-    .string()
-    .regex(/^[\w-]{1,600}$/, 'a cursor is one this list gave')
-    .optional(),
-  scan: z.literal('1').optional(),
+  status: z.optional(z.union([z.literal(''), z.enum(LISTED_STATUSES)])),
+  after: z.optional(z.string().check(z.regex(/^[\w-]{1,600}$/, 'a cursor is one this list gave'))),
+  scan: z.optional(z.literal('1')),
 });
 export const MessageQuery = z.strictObject({
-  q: z.string().trim().max(120).optional(),
-  by: z.enum(['key', 'phone']).optional(),
-  scan: z.literal('1').optional(),
+  q: z.optional(z.string().check(z.trim(), z.maxLength(120))),
+  by: z.optional(z.enum(['key', 'phone'])),
+  scan: z.optional(z.literal('1')),
 });
 export const FlowQuery = z.strictObject({
-  type: z.union([z.literal(''), z.enum(EVENT_TYPES)]).optional(),
-  code: z
-    .string()
-    .trim()
-    .regex(/^[\w-]{0,40}$/, 'a code is letters, digits, "-" and "_"')
-    .optional(),
-  after: z
-    .string()
-    .regex(/^\d{1,9}$/)
-    .optional(),
-  scan: z.literal('1').optional(),
-  window: z.enum(['hour', 'day']).optional(),
+  type: z.optional(z.union([z.literal(''), z.enum(EVENT_TYPES)])),
+  code: z.optional(
+    z.string().check(z.trim(), z.regex(/^[\w-]{0,40}$/, 'a code is letters, digits, "-" and "_"')),
+  ),
+  after: z.optional(z.string().check(z.regex(/^\d{1,9}$/))),
+  scan: z.optional(z.literal('1')),
+  window: z.optional(z.enum(['hour', 'day'])),
 });
 export const ReplayForm = z.strictObject({
   csrf: z.string(),
   from: ISO,
   to: ISO,
-  confirm: z.literal('yes').optional(),
+  confirm: z.optional(z.literal('yes')),
 });
 export const RedriveForm = z.strictObject({
   csrf: z.string(),
-  max: z
-    .string()
-    .regex(/^\d{1,6}$/)
-    .optional(),
-  confirm: z.literal('yes').optional(),
+  max: z.optional(z.string().check(z.regex(/^\d{1,6}$/))),
+  confirm: z.optional(z.literal('yes')),
 });
 export const RepublishForm = z.strictObject({
   csrf: z.string(),
-  confirm: z.literal('yes').optional(),
+  confirm: z.optional(z.literal('yes')),
 });
 
-export const parseQuery = <T extends z.ZodType>(
+export const parseQuery = <T extends z.ZodMiniType>(
   schema: T,
   params: URLSearchParams,
 ): z.output<T> => {

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import * as z from 'zod';
 import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer/bearer-client.ts';
 import type { ResendOptions } from './bearer/fresh-token-retry.ts';
 import { type Endpoint, type GatewayCall, parseData, schemaParser } from './envelope.ts';
@@ -39,6 +38,7 @@ import {
   UrlStatsHourDataSchema,
   UrlStatsPeriodRequestSchema,
 } from './schemas/tracking-urls.ts';
+import * as z from './schemas/zod.ts';
 
 /** Thrown before any call when a request does not satisfy its schema. */
 export class GatewayRequestInvalidError extends Error {
@@ -118,13 +118,13 @@ const ENDPOINTS = {
 const sendSchemas = () => import('./schemas/send.ts');
 
 /** A tracking-URL statistics call: its endpoint, the schema of its request and of its answer's `data`. */
-interface StatsCall<Q extends z.ZodType, D extends z.ZodType> {
+interface StatsCall<Q extends z.ZodMiniType, D extends z.ZodMiniType> {
   readonly endpoint: Endpoint;
   readonly request: Q;
   readonly data: D;
 }
 
-const statsCall = <Q extends z.ZodType, D extends z.ZodType>(
+const statsCall = <Q extends z.ZodMiniType, D extends z.ZodMiniType>(
   path: string,
   request: Q,
   data: D,
@@ -382,7 +382,7 @@ export class GatewayClient extends BearerGatewayClient {
 
   // --- Internals -------------------------------------------------------------------------------
 
-  private stats<Q extends z.ZodType, D extends z.ZodType>({
+  private stats<Q extends z.ZodMiniType, D extends z.ZodMiniType>({
     endpoint: target,
     request: requestSchema,
     data: dataSchema,
@@ -395,7 +395,7 @@ export class GatewayClient extends BearerGatewayClient {
   }
 
   /** An opt-out call with a JSON body checked by `schema`; its answer carries nothing to read. */
-  private async sendWithApiKey<S extends z.ZodType>(
+  private async sendWithApiKey<S extends z.ZodMiniType>(
     target: Endpoint,
     schema: S,
     body: z.input<S>,
@@ -405,7 +405,7 @@ export class GatewayClient extends BearerGatewayClient {
   }
 
   /** An opt-out read with its query checked by `schema`; answers the whole envelope. */
-  private queryWithApiKey<S extends z.ZodType<GatewayCall['query']>>(
+  private queryWithApiKey<S extends z.ZodMiniType<GatewayCall['query']>>(
     target: Endpoint,
     schema: S,
     query: z.input<S>,
@@ -437,7 +437,7 @@ export const validateRequest = schemaParser(
  * results: it is an unreadable answer ({@link GatewayResponseError}), which the sender records as
  * an unknown outcome, never as "scheduled".
  */
-const toSendOutcome = <S extends z.ZodType>(
+const toSendOutcome = <S extends z.ZodMiniType>(
   data: unknown,
   itemSchema: S,
   target: Endpoint,

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import * as z from 'zod';
 import {
   errorForCode,
   GatewayAuthenticationError,
@@ -8,6 +7,7 @@ import {
   GatewayRetryableError,
   GatewayTransportError,
 } from './errors.ts';
+import * as z from './schemas/zod.ts';
 import type { GatewayHost, GatewayHosts } from './settings.ts';
 import {
   attachmentOf,
@@ -54,12 +54,12 @@ export interface GatewayCall {
 
 /** The gateway's envelope, read leniently: `code` is a string, unknown fields are kept. */
 export const EnvelopeSchema = z.looseObject({
-  code: z.union([z.string(), z.number()]).transform(String),
-  message: z
-    .string()
-    .nullish()
-    .transform((message) => message ?? ''),
-  data: z.unknown().optional(),
+  code: z.pipe(z.union([z.string(), z.number()]), z.transform(String)),
+  message: z.pipe(
+    z.nullish(z.string()),
+    z.transform((message) => message ?? ''),
+  ),
+  data: z.optional(z.unknown()),
 });
 export type Envelope = z.infer<typeof EnvelopeSchema>;
 
@@ -224,8 +224,8 @@ const errorWithoutEnvelope = (
  * or throws the error `failure` builds from the mismatch.
  */
 export const schemaParser =
-  (failure: (error: z.ZodError, endpoint: Endpoint) => Error) =>
-  <S extends z.ZodType>(schema: S, value: unknown, endpoint: Endpoint): z.output<S> => {
+  (failure: (error: z.core.$ZodError, endpoint: Endpoint) => Error) =>
+  <S extends z.ZodMiniType>(schema: S, value: unknown, endpoint: Endpoint): z.output<S> => {
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
     throw failure(parsed.error, endpoint);

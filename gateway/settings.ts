@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './schemas/zod.ts';
 
 /** Base addresses of one gateway environment (spec 01 §1 "Hosts"). */
 export const GatewayHostsSchema = z.strictObject({
@@ -20,10 +20,10 @@ export const GatewaySettingsSchema = z
   .strictObject({
     environment: z.enum(['production', 'test']),
     hosts: z.strictObject({
-      production: GatewayHostsSchema.optional(),
-      test: GatewayHostsSchema.optional(),
+      production: z.optional(GatewayHostsSchema),
+      test: z.optional(GatewayHostsSchema),
     }),
-    timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
+    timeoutMs: z._default(z.int().check(z.minimum(100), z.maximum(60_000)), 10_000),
   })
   .check((ctx) => {
     if (ctx.value.hosts[ctx.value.environment] === undefined) {

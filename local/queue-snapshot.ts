@@ -15,7 +15,7 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
+import * as z from '../gateway/schemas/zod.ts';
 import { OWNER_ONLY_FILE } from './data-dir.ts';
 
 export const QUEUE_SNAPSHOT_FILE = 'send-queues.json';
@@ -23,13 +23,13 @@ export const QUEUE_SNAPSHOT_FILE = 'send-queues.json';
 const MessageSchema = z.object({
   body: z.string(),
   /** What was left of a delayed message's delay at the stop; it starts again at the restore. */
-  delaySeconds: z.number().int().min(0).max(900).optional(),
+  delaySeconds: z.optional(z.int().check(z.minimum(0), z.maximum(900))),
   attributes: z.record(
     z.string(),
     z.object({
       DataType: z.string(),
-      StringValue: z.string().optional(),
-      BinaryValue: z.string().optional(),
+      StringValue: z.optional(z.string()),
+      BinaryValue: z.optional(z.string()),
     }),
   ),
 });

@@ -1,16 +1,18 @@
-import * as z from 'zod';
+import * as z from '../gateway/schemas/zod.ts';
 import type { LocalEventBus } from './event-bus.ts';
 
 /** What `msgbridge events replay` posts: lines of the events file and the replay's name. */
 const ReplayRequestSchema = z.strictObject({
   replayName: z
     .string()
-    .regex(/^[.\-_A-Za-z0-9]{1,64}$/, 'replayName: 1-64 of letters, digits, ".", "-", "_"'),
+    .check(
+      z.regex(/^[.\-_A-Za-z0-9]{1,64}$/, 'replayName: 1-64 of letters, digits, ".", "-", "_"'),
+    ),
   events: z.array(
     z.looseObject({
       time: z.iso.datetime(),
-      source: z.string().min(1),
-      'detail-type': z.string().min(1),
+      source: z.string().check(z.minLength(1)),
+      'detail-type': z.string().check(z.minLength(1)),
       detail: z.record(z.string(), z.unknown()),
     }),
   ),

@@ -4,56 +4,64 @@
  * the value of a secret: its length), so that the fix is in the message, not in a zod path.
  */
 import { createServer } from 'node:net';
-import * as z from 'zod';
+import * as z from '../gateway/schemas/zod.ts';
 
 const quoted = (value: string) => JSON.stringify(value);
 
+/** Refuses `text` in a transform with `message` (the value then fails to parse). */
+const refuse = (context: z.core.ParsePayload, text: string, message: string): never => {
+  context.issues.push({ code: 'custom', message, input: text });
+  return z.NEVER;
+};
+
 /** A whole number in [min, max] written in digits only; `rule` says what it must be. */
 const wholeNumber = (name: string, rule: string, min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .default(String(fallback))
-    .transform((text, context) => {
+  z.pipe(
+    z._default(z.string(), String(fallback)),
+    z.transform((text, context) => {
       const value = Number(text);
       if (/^\d{1,9}$/.test(text) && value >= min && value <= max) return value;
-      context.addIssue({ code: 'custom', message: `${name} must be ${rule}, got ${quoted(text)}` });
-      return z.NEVER;
-    });
+      return refuse(context, text, `${name} must be ${rule}, got ${quoted(text)}`);
+    }),
+  );
 
 const port = (name: string, fallback: number) =>
   wholeNumber(name, 'a port number (1-65535, or 0 for any free port)', 0, 65_535, fallback);
 
 /** A secret or key: its length is checked and named, its value never printed. */
 const secretText = (name: string, min: number, max: number, unset: string) =>
-  z.string().transform((text, context) => {
-    if (text.length >= min && text.length <= max) return text;
-    const rule =
-      max !== Number.POSITIVE_INFINITY
-        ? `must be ${min} to ${max} characters, got ${text.length}`
-        : min === 1
-          ? 'must not be empty'
-          : `must be at least ${min} characters, got ${text.length}`;
-    context.addIssue({ code: 'custom', message: `${name} ${rule}; ${unset}` });
-    return z.NEVER;
-  });
+  z.pipe(
+    z.string(),
+    z.transform((text, context) => {
+      if (text.length >= min && text.length <= max) return text;
+      const rule =
+        max !== Number.POSITIVE_INFINITY
+          ? `must be ${min} to ${max} characters, got ${text.length}`
+          : min === 1
+            ? 'must not be empty'
+            : `must be at least ${min} characters, got ${text.length}`;
+      return refuse(context, text, `${name} ${rule}; ${unset}`);
+    }),
+  );
 
 const REPORT_DELIVERIES = ['webhook', 'polling', 'both'] as const;
 
 export const RunSettingsSchema = z.object({
   PORT: port('PORT', 3000),
   SIMULATOR_PORT: port('SIMULATOR_PORT', 4010),
-  WEBHOOK_SECRET: secretText(
-    'WEBHOOK_SECRET',
-    16,
-    Number.POSITIVE_INFINITY,
-    'leave it unset to have one generated',
-  ).optional(),
-  LOCAL_DATA_DIR: z
-    .string()
-    .default('.local')
-    .refine((text) => text !== '', {
+  WEBHOOK_SECRET: z.optional(
+    secretText(
+      'WEBHOOK_SECRET',
+      16,
+      Number.POSITIVE_INFINITY,
+      'leave it unset to have one generated',
+    ),
+  ),
+  LOCAL_DATA_DIR: z._default(z.string(), '.local').check(
+    z.refine((text) => text !== '', {
       message: 'LOCAL_DATA_DIR must name a directory, got ""; leave it unset for .local',
     }),
+  ),
   TPS_QUOTA: wholeNumber(
     'TPS_QUOTA',
     'a whole number of recipients a second, at least 10 (one 10-recipient request)',
@@ -61,27 +69,30 @@ export const RunSettingsSchema = z.object({
     1_000_000,
     50,
   ),
-  SIMULATOR_API_KEY: secretText('SIMULATOR_API_KEY', 1, 20, 'leave it unset for local-key').default(
+  SIMULATOR_API_KEY: z._default(
+    secretText('SIMULATOR_API_KEY', 1, 20, 'leave it unset for local-key'),
     'local-key',
   ),
-  SIMULATOR_API_PASSWORD: secretText(
-    'SIMULATOR_API_PASSWORD',
-    1,
-    Number.POSITIVE_INFINITY,
-    'leave it unset to have one generated',
-  ).optional(),
-  REPORT_DELIVERY: z
-    .string()
-    .default('webhook')
-    .transform((text, context) => {
+  SIMULATOR_API_PASSWORD: z.optional(
+    secretText(
+      'SIMULATOR_API_PASSWORD',
+      1,
+      Number.POSITIVE_INFINITY,
+      'leave it unset to have one generated',
+    ),
+  ),
+  REPORT_DELIVERY: z.pipe(
+    z._default(z.string(), 'webhook'),
+    z.transform((text, context) => {
       const found = REPORT_DELIVERIES.find((each) => each === text);
       if (found !== undefined) return found;
-      context.addIssue({
-        code: 'custom',
-        message: `REPORT_DELIVERY must be webhook, polling or both, got ${quoted(text)}`,
-      });
-      return z.NEVER;
+      return refuse(
+        context,
+        text,
+        `REPORT_DELIVERY must be webhook, polling or both, got ${quoted(text)}`,
+      );
     }),
+  ),
 });
 export type RunSettings = z.infer<typeof RunSettingsSchema>;
 

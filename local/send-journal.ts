@@ -20,7 +20,7 @@ import { appendFile, open, readFile, rename, rm } from 'node:fs/promises';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { join } from 'node:path';
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
+import * as z from '../gateway/schemas/zod.ts';
 import {
   type InspectableQueues,
   QUEUE_SNAPSHOT_FILE,
@@ -34,18 +34,18 @@ export const SEND_JOURNAL_SKIPPED_FILE = 'send-journal-skipped.jsonl';
 
 const AttributeSchema = z.object({
   DataType: z.string(),
-  StringValue: z.string().optional(),
+  StringValue: z.optional(z.string()),
   /** Base64, as the JSON protocol carries it. */
-  BinaryValue: z.string().optional(),
+  BinaryValue: z.optional(z.string()),
 });
 
 const JournalLineSchema = z.object({
   queue: z.string(),
   body: z.string(),
   /** The id the queue gave the message: the journal holds only what it accepted. */
-  messageId: z.string().min(1),
-  delaySeconds: z.number().int().min(0).max(900).optional(),
-  attributes: z.record(z.string(), AttributeSchema).default({}),
+  messageId: z.string().check(z.minLength(1)),
+  delaySeconds: z.optional(z.int().check(z.minimum(0), z.maximum(900))),
+  attributes: z._default(z.record(z.string(), AttributeSchema), {}),
 });
 type JournalLine = z.infer<typeof JournalLineSchema>;
 
@@ -73,7 +73,7 @@ const requestedMessages = (target: string, body: Buffer): Requested[] => {
         ? (input.Entries as Record<string, unknown>[])
         : [];
   return entries.flatMap((entry) => {
-    const parsed = JournalLineSchema.omit({ messageId: true }).safeParse({
+    const parsed = z.omit(JournalLineSchema, { messageId: true }).safeParse({
       queue,
       body: entry.MessageBody,
       ...(typeof entry.DelaySeconds === 'number' ? { delaySeconds: entry.DelaySeconds } : {}),
@@ -85,9 +85,12 @@ const requestedMessages = (target: string, body: Buffer): Requested[] => {
 };
 
 const AnswerSchema = z.union([
-  z.object({ MessageId: z.string().min(1) }),
+  z.object({ MessageId: z.string().check(z.minLength(1)) }),
   z.object({
-    Successful: z.array(z.object({ Id: z.string(), MessageId: z.string().min(1) })).default([]),
+    Successful: z._default(
+      z.array(z.object({ Id: z.string(), MessageId: z.string().check(z.minLength(1)) })),
+      [],
+    ),
   }),
 ]);
 
@@ -293,8 +296,7 @@ export const snapshotSends = async (dataDir: string): Promise<Set<string>> => {
   const text = await readFile(join(dataDir, QUEUE_SNAPSHOT_FILE), 'utf8').catch(() => undefined);
   if (text === undefined) return new Set();
   const snapshot = z
-    .record(z.string(), z.array(z.object({ body: z.string() }).loose()))
-    .catch({})
+    .catch(z.record(z.string(), z.array(z.looseObject({ body: z.string() }))), {})
     .parse(JSON.parse(text));
   return new Set(
     Object.entries(snapshot).flatMap(([queue, messages]) =>

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from '../gateway/schemas/zod.ts';
 import { GatewayHostsSchema } from '../gateway/settings.ts';
 
 export const BRIDGE_FILE = 'bridge.json';
@@ -17,11 +17,11 @@ export const BridgeFileSchema = z.looseObject({
   /** The webhook server; also serves the loopback-only control routes (`/_bridge/…`). */
   webhooks: z.url(),
   /** The token the control routes require (`Authorization: Bearer …`), new for every run. */
-  controlToken: z.string().min(1),
+  controlToken: z.string().check(z.minLength(1)),
   simulator: z.url(),
   gatewayHosts: GatewayHostsSchema,
-  apiKey: z.string().min(1),
-  apiPassword: z.string().min(1),
+  apiKey: z.string().check(z.minLength(1)),
+  apiPassword: z.string().check(z.minLength(1)),
   dynamodb: z.url(),
   sqs: z.url(),
   /** The local Secrets Manager and EventBridge endpoint. */
@@ -30,23 +30,26 @@ export const BridgeFileSchema = z.looseObject({
   sendDlq: z.url(),
   /** The publisher's on-failure queue (what `events republish` reads). */
   publisherFailures: z.url(),
-  eventBusName: z.string().min(1),
+  eventBusName: z.string().check(z.minLength(1)),
   /** The webhook URLs with `<secret>` in place of the secret, as the stack outputs them. */
   webhookUrlTemplates: z.object({ report: z.string(), mo: z.string() }),
   /** The synthesized template the run deployed, and each resource's local physical id. */
-  template: z.string().min(1),
+  template: z.string().check(z.minLength(1)),
   resources: z.record(z.string(), z.string()),
   /** The ARNs of the gateway credentials and the webhook secret, on the `services` endpoint. */
   secrets: z.object({ gatewayCredentials: z.string(), webhook: z.string() }),
   s3: z.url(),
   attachmentBucket: z.string(),
-  eventsFile: z.string().min(1),
-  tables: z.strictObject({ events: z.string().min(1), state: z.string().min(1) }),
-  region: z.string().min(1),
+  eventsFile: z.string().check(z.minLength(1)),
+  tables: z.strictObject({
+    events: z.string().check(z.minLength(1)),
+    state: z.string().check(z.minLength(1)),
+  }),
+  region: z.string().check(z.minLength(1)),
   /** The dummy credentials the local emulators accept. */
   credentials: z.object({ accessKeyId: z.string(), secretAccessKey: z.string() }),
   /** The process running the bridge; absent in files written before it was recorded. */
-  pid: z.number().int().positive().optional(),
+  pid: z.optional(z.int().check(z.positive())),
 });
 export type BridgeFile = z.infer<typeof BridgeFileSchema>;
 

@@ -36,9 +36,9 @@ import {
 } from '@aws-sdk/client-service-quotas';
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { type CfnTemplate, StackTemplate } from '../aws-semantics/cloudformation-template.ts';
 import { TOKEN_STATE_KEY } from '../functions/gateway-access/token-state.ts';
+import * as z from '../gateway/schemas/zod.ts';
 import {
   type DoctorSources,
   GATEWAY_ENDPOINT_SERVICES,

@@ -11,11 +11,11 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
 import { compileFilterCriteria, criteriaOf } from '../aws-semantics/lambda-event-filter.ts';
 import { toLambdaRecord } from '../aws-semantics/lambda-stream-record.ts';
 import { PUBLISHABLE_RECORD_PATTERN } from '../functions/event-table/stream-filter.ts';
 import type { ItemKey } from '../functions/publishing/ports.ts';
+import * as z from '../gateway/schemas/zod.ts';
 import type { EventItems, FailedBatch, PublishFailures } from './republish.ts';
 
 /*
@@ -27,10 +27,10 @@ import type { EventItems, FailedBatch, PublishFailures } from './republish.ts';
 /** Lambda's on-failure message for a DynamoDB stream: a pointer to the batch, not its records. */
 const OnFailureMessageSchema = z.looseObject({
   DDBStreamBatchInfo: z.looseObject({
-    shardId: z.string().min(1),
-    startSequenceNumber: z.string().regex(/^\d+$/),
-    endSequenceNumber: z.string().regex(/^\d+$/),
-    streamArn: z.string().min(1),
+    shardId: z.string().check(z.minLength(1)),
+    startSequenceNumber: z.string().check(z.regex(/^\d+$/)),
+    endSequenceNumber: z.string().check(z.regex(/^\d+$/)),
+    streamArn: z.string().check(z.minLength(1)),
   }),
 });
 type BatchInfo = z.infer<typeof OnFailureMessageSchema>['DDBStreamBatchInfo'];

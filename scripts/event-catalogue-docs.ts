@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as z from 'zod';
 import { EVENT_TYPES, eventDetailSchema } from '../functions/catalogue/catalogue.ts';
 import { slugOf as slug } from '../functions/catalogue/detail-type-names.ts';
+import * as z from '../gateway/schemas/zod.ts';
 
 const DESCRIPTIONS: Record<keyof typeof EVENT_TYPES, string> = {
   deliveryReport:

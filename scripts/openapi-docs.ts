@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { MoWebhookBodySchema } from '../gateway/schemas/mo.ts';
 import { ReportWebhookBodySchema } from '../gateway/schemas/reports.ts';
+import * as z from '../gateway/schemas/zod.ts';
 
 /*
  * The OpenAPI document of the two webhook routes (docs/openapi.json): their path with the secret
@@ -16,7 +16,7 @@ export const OPENAPI_PATH = 'docs/openapi.json';
 const CONTRACT_VERSION = '1.0.0';
 
 /** A body schema as a component: zod's JSON Schema (2020-12, OpenAPI 3.1's dialect) of its input. */
-const bodySchema = (schema: z.ZodType, description: string) => {
+const bodySchema = (schema: z.ZodMiniType, description: string) => {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input' });
   return { ...rest, description };
 };

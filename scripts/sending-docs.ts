@@ -1,4 +1,3 @@
-import type * as z from 'zod';
 import { RECONCILE_DEFAULTS } from '../functions/reconcile/reconcile-ports.ts';
 import { SEND_CHANNELS, type SendChannel } from '../functions/send-contract/channels.ts';
 import {
@@ -20,6 +19,7 @@ import {
   SEND_ENDPOINTS,
   SMS_MAX_BYTES,
 } from '../gateway/schemas/index.ts';
+import type * as z from '../gateway/schemas/zod.ts';
 import {
   defaultSendConcurrency,
   MAX_DEFAULT_SEND_CONCURRENCY,

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import * as z from 'zod';
 import { MoItemSchema } from '../../gateway/schemas/mo.ts';
+import * as z from '../../gateway/schemas/zod.ts';
 import { ViaSchema } from '../catalogue/catalogue.ts';
 import { buildEventDetail } from '../catalogue/envelope.ts';
 import { backoffDelay } from '../commons/helpers/backoff.ts';
@@ -117,12 +117,12 @@ export interface AttachmentEventStore extends EventStore {
 
 /** One attachment of one inbound message: what it takes to fetch it and to report on it. */
 export const AttachmentRefSchema = z.object({
-  moKey: z.string().min(1),
-  index: z.number().int().min(0),
-  name: z.string().nullable(),
-  extension: z.string().nullable(),
+  moKey: z.string().check(z.minLength(1)),
+  index: z.int().check(z.minimum(0)),
+  name: z.nullable(z.string()),
+  extension: z.nullable(z.string()),
   /** Single-use and valid 24 h; `null` when the gateway gave none. */
-  contentUrl: z.string().nullable(),
+  contentUrl: z.nullable(z.string()),
   /** When msgbridge received the message (`metadata.receivedAt`); both windows count from it. */
   receivedAt: z.iso.datetime({ offset: true }),
   via: ViaSchema,
@@ -133,11 +133,11 @@ export type AttachmentRef = z.infer<typeof AttachmentRefSchema>;
  * The state-table marker of an attachment that has no terminal event yet: written before the first
  * download (`attempts` 0), updated after each failed one; the sweep retries it when it is due.
  */
-export const PendingAttachmentSchema = AttachmentRefSchema.extend({
-  attempts: z.number().int().min(0),
+export const PendingAttachmentSchema = z.extend(AttachmentRefSchema, {
+  attempts: z.int().check(z.minimum(0)),
   lastError: z.string(),
   /** Absent until a download has failed. */
-  firstFailedAt: z.iso.datetime({ offset: true }).optional(),
+  firstFailedAt: z.optional(z.iso.datetime({ offset: true })),
   nextAttemptAt: z.iso.datetime({ offset: true }),
 });
 export type PendingAttachment = z.infer<typeof PendingAttachmentSchema>;
@@ -213,7 +213,7 @@ export class InvalidInboundItemError extends Error {
 
 const StoredInboundDetailSchema = z.object({
   metadata: z.object({ receivedAt: z.iso.datetime({ offset: true }), via: ViaSchema }),
-  data: z.object({ moKey: z.string().min(1), raw: MoItemSchema }),
+  data: z.object({ moKey: z.string().check(z.minLength(1)), raw: MoItemSchema }),
 });
 
 /** The attachments of an inbound-message item of the event table (`kind = 'mo'`). */

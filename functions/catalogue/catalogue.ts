@@ -1,8 +1,11 @@
-import * as z from 'zod';
+import * as z from '../../gateway/schemas/zod.ts';
 import { lazily } from '../commons/helpers/lazily.ts';
 import { SEND_CHANNELS } from '../send-contract/channels.ts';
 import { MESSAGE_STATUSES } from './message-status.ts';
-import { MESSENGER_STATISTIC_NAMES } from './messenger-statistic-names.ts';
+import {
+  messengerStatisticsDataSchema,
+  trackingUrlStatisticsDataSchema,
+} from './statistics-events.ts';
 
 /**
  * The public event contract. Every event msgbridge puts on the bus has
@@ -31,18 +34,24 @@ const eventMetadataSchema = lazily(() =>
   z.strictObject({
     id: z
       .uuid()
-      .describe('Ours, stable across redeliveries and replays: derived from the idempotency key.'),
-    type: z.string().describe('The detail-type.'),
-    version: z.literal('1').describe('Version of the `data` schema of this type.'),
-    occurredAt: isoDateTime().describe(
-      "When the fact happened (the gateway's time where it gives one), UTC.",
+      .check(
+        z.describe(
+          'Ours, stable across redeliveries and replays: derived from the idempotency key.',
+        ),
+      ),
+    type: z.string().check(z.describe('The detail-type.')),
+    version: z.literal('1').check(z.describe('Version of the `data` schema of this type.')),
+    occurredAt: isoDateTime().check(
+      z.describe("When the fact happened (the gateway's time where it gives one), UTC."),
     ),
-    receivedAt: isoDateTime().describe('When msgbridge received it, UTC.'),
+    receivedAt: isoDateTime().check(z.describe('When msgbridge received it, UTC.')),
     via: ViaSchema,
     idempotencyKey: z
       .string()
-      .describe(
-        'What makes this event unique: `report:<msgKey>:<resultCode>:<ch>`, `mo:<moKey>`, …, each part escaped (`%` `%25`, `#` `%23`, `:` `%3A`, an unpaired surrogate `%uD800`, an absent `ch` `-` and the string `-` `%2D`), so two events never share one.',
+      .check(
+        z.describe(
+          'What makes this event unique: `report:<msgKey>:<resultCode>:<ch>`, `mo:<moKey>`, …, each part escaped (`%` `%25`, `#` `%23`, `:` `%3A`, an unpaired surrogate `%uD800`, an absent `ch` `-` and the string `-` `%2D`), so two events never share one.',
+        ),
       ),
   }),
 );
@@ -54,137 +63,157 @@ export type FailureCategory = z.infer<typeof FailureCategorySchema>;
 
 const gatewayItemSchema = lazily(() => z.record(z.string(), z.unknown()));
 
+const PAYLOAD_REF_DESCRIPTION =
+  'The body exactly as received (a webhook body, a polled page, or a rejected queue message), as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything.';
+
 /** Where a body too large for an event or a table item is kept (the claim check). */
 export const payloadRefSchema = lazily(() =>
   z
     .strictObject({
       bucket: z.string(),
       key: z.string(),
-      bytes: z.number().int().min(0).describe('Size of the object in bytes.'),
-      sha256: z.string().describe('SHA-256 of the object, hex.'),
+      bytes: z.int().check(z.minimum(0), z.describe('Size of the object in bytes.')),
+      sha256: z.string().check(z.describe('SHA-256 of the object, hex.')),
       item: z
-        .number()
-        .int()
-        .min(0)
-        .nullable()
-        .describe("This item's position in the body's list; `null` when the object is all of it."),
+        .nullable(z.int().check(z.minimum(0)))
+        .check(
+          z.describe(
+            "This item's position in the body's list; `null` when the object is all of it.",
+          ),
+        ),
     })
-    .describe(
-      'The body exactly as received (a webhook body, a polled page, or a rejected queue message), as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything.',
-    ),
+    .check(z.describe(PAYLOAD_REF_DESCRIPTION)),
 );
 export type PayloadRef = z.infer<ReturnType<typeof payloadRefSchema>>;
 
 /** As a field of `data`: absent or `null` unless the claim check was used. */
 const optionalPayloadRefSchema = lazily(() =>
-  payloadRefSchema()
-    .nullable()
-    .optional()
-    .describe(payloadRefSchema().description ?? ''),
+  z.optional(z.nullable(payloadRefSchema())).check(z.describe(PAYLOAD_REF_DESCRIPTION)),
 );
 
 const omittedSchema = lazily(() =>
   z
     .array(z.string())
-    .describe(
-      'Fields of `data` left out (`raw` keeps only the keys, others are `null` or `[]`) because the event would exceed the 256 KiB bus limit; read them from `payloadRef`. Absent when nothing was left out.',
+    .check(
+      z.describe(
+        'Fields of `data` left out (`raw` keeps only the keys, others are `null` or `[]`) because the event would exceed the 256 KiB bus limit; read them from `payloadRef`. Absent when nothing was left out.',
+      ),
     ),
 );
 
 const deliveryReportDataSchema = lazily(() =>
   z.strictObject({
-    msgKey: z.string().describe("The gateway's message key."),
-    cliKey: z.string().describe('Your key, as given in the send request.'),
+    msgKey: z.string().check(z.describe("The gateway's message key.")),
+    cliKey: z.string().check(z.describe('Your key, as given in the send request.')),
     delivered: z
       .boolean()
-      .describe(
-        "True when this report's `resultCode` is `10000`. Says what this report says, not what became of the message: act on `messageStatus`.",
+      .check(
+        z.describe(
+          "True when this report's `resultCode` is `10000`. Says what this report says, not what became of the message: act on `messageStatus`.",
+        ),
       ),
     messageStatus: z
       .enum(MESSAGE_STATUSES)
-      .describe(
-        "The message's status when this event was published: the highest (uncertain < failed < delivered) over this report and every report of the message stored before it — `delivered` once any said `10000`, else `failed` once one gave a final failure, else `uncertain` (`32114`) — read when the event is published, so a report stored after a delivery says `delivered` whatever its own result. EventBridge keeps no order between events: keep the highest status seen per `msgKey`.",
+      .check(
+        z.describe(
+          "The message's status when this event was published: the highest (uncertain < failed < delivered) over this report and every report of the message stored before it — `delivered` once any said `10000`, else `failed` once one gave a final failure, else `uncertain` (`32114`) — read when the event is published, so a report stored after a delivery says `delivered` whatever its own result. EventBridge keeps no order between events: keep the highest status seen per `msgKey`.",
+        ),
       ),
-    resultCode: z.string().describe('The delivery result code (`10000` = delivered).'),
-    resultCodeDesc: z.string().nullable().describe("The gateway's text for the result."),
-    failureCategory: FailureCategorySchema.nullable().describe('Only when not delivered.'),
-    channel: z.string().nullable().describe('The channel that finally delivered (or last tried).'),
+    resultCode: z.string().check(z.describe('The delivery result code (`10000` = delivered).')),
+    resultCodeDesc: z.nullable(z.string()).check(z.describe("The gateway's text for the result.")),
+    failureCategory: z
+      .nullable(FailureCategorySchema)
+      .check(z.describe('Only when not delivered.')),
+    channel: z
+      .nullable(z.string())
+      .check(z.describe('The channel that finally delivered (or last tried).')),
     fallbackReasons: z
       .array(
         z.strictObject({
-          channel: z.string().nullable(),
-          resultCode: z.string().nullable(),
-          resultDesc: z.string().nullable(),
-          telco: z.string().nullable(),
+          channel: z.nullable(z.string()),
+          resultCode: z.nullable(z.string()),
+          resultDesc: z.nullable(z.string()),
+          telco: z.nullable(z.string()),
         }),
       )
-      .describe(
-        'Why earlier channels failed, when the gateway fell back (e.g. RCS `54002` → SMS).',
+      .check(
+        z.describe(
+          'Why earlier channels failed, when the gateway fell back (e.g. RCS `54002` → SMS).',
+        ),
       ),
     telco: z
-      .string()
-      .nullable()
-      .describe('Carrier (text and RCS); the relaying dealer for messenger messages.'),
+      .nullable(z.string())
+      .check(z.describe('Carrier (text and RCS); the relaying dealer for messenger messages.')),
     productCode: z
-      .string()
-      .nullable()
-      .describe(
-        'The billed product (`SMS`, `LMS`, `MMS`, `ITMPL`, `CHAT`, `BRDF`, `BRDNF`, `KFRT1`, …).',
+      .nullable(z.string())
+      .check(
+        z.describe(
+          'The billed product (`SMS`, `LMS`, `MMS`, `ITMPL`, `CHAT`, `BRDF`, `BRDNF`, `KFRT1`, …).',
+        ),
       ),
-    reportedAt: isoDateTime()
-      .nullable()
-      .describe(
-        "Result time in UTC; `null` when the gateway's value could not be read (kept in `reportedAtKst`).",
+    reportedAt: z
+      .nullable(isoDateTime())
+      .check(
+        z.describe(
+          "Result time in UTC; `null` when the gateway's value could not be read (kept in `reportedAtKst`).",
+        ),
       ),
     reportedAtKst: z
-      .string()
-      .nullable()
-      .describe(
-        "The gateway's own value, as sent: usually zone-less KST, sometimes with a zone (field notes).",
+      .nullable(z.string())
+      .check(
+        z.describe(
+          "The gateway's own value, as sent: usually zone-less KST, sometimes with a zone (field notes).",
+        ),
       ),
-    phone: z.string().nullable().describe('Recipient number (webhook reports only).'),
-    isBi: z.boolean().nullable().describe('Two-way RCS message.'),
+    phone: z.nullable(z.string()).check(z.describe('Recipient number (webhook reports only).')),
+    isBi: z.nullable(z.boolean()).check(z.describe('Two-way RCS message.')),
     userCustomFields: z
-      .record(z.string(), z.unknown())
-      .nullable()
-      .describe('Your custom fields from the send request, when the webhook option is on.'),
-    raw: gatewayItemSchema().describe(
-      'The report item exactly as the gateway sent it, unknown fields included (only its keys when `omitted` lists `raw`).',
+      .nullable(z.record(z.string(), z.unknown()))
+      .check(
+        z.describe('Your custom fields from the send request, when the webhook option is on.'),
+      ),
+    raw: gatewayItemSchema().check(
+      z.describe(
+        'The report item exactly as the gateway sent it, unknown fields included (only its keys when `omitted` lists `raw`).',
+      ),
     ),
     payloadRef: optionalPayloadRefSchema(),
-    omitted: omittedSchema().optional(),
+    omitted: z.optional(omittedSchema()),
   }),
 );
 export type DeliveryReportData = z.infer<ReturnType<typeof deliveryReportDataSchema>>;
 
 const inboundMessageDataSchema = lazily(() =>
   z.strictObject({
-    moKey: z.string().describe("The gateway's key of the inbound message."),
-    sender: z.string().nullable().describe("The end user's phone (`moCallback`)."),
-    receivingNumber: z.string().nullable().describe('Our receiving number (`moNumber`).'),
+    moKey: z.string().check(z.describe("The gateway's key of the inbound message.")),
+    sender: z.nullable(z.string()).check(z.describe("The end user's phone (`moCallback`).")),
+    receivingNumber: z.nullable(z.string()).check(z.describe('Our receiving number (`moNumber`).')),
     type: z
-      .string()
-      .nullable()
-      .describe('`SMSMO`, `LMSMO`, `MMSMO`, `RCSMO`, or whatever the gateway sends.'),
-    text: z.string().nullable().describe('The message text (`moMsg`).'),
-    title: z.string().nullable().describe('Title of an LMS, MMS or RCS message (`moTitle`).'),
-    telco: z.string().nullable(),
-    productCode: z.string().nullable(),
-    receivedAtGateway: isoDateTime().nullable(),
-    receivedAtGatewayKst: z.string().nullable(),
-    attachmentCount: z.number().int().min(0),
+      .nullable(z.string())
+      .check(z.describe('`SMSMO`, `LMSMO`, `MMSMO`, `RCSMO`, or whatever the gateway sends.')),
+    text: z.nullable(z.string()).check(z.describe('The message text (`moMsg`).')),
+    title: z
+      .nullable(z.string())
+      .check(z.describe('Title of an LMS, MMS or RCS message (`moTitle`).')),
+    telco: z.nullable(z.string()),
+    productCode: z.nullable(z.string()),
+    receivedAtGateway: z.nullable(isoDateTime()),
+    receivedAtGatewayKst: z.nullable(z.string()),
+    attachmentCount: z.int().check(z.minimum(0)),
     attachments: z.array(
       z.strictObject({
-        name: z.string().nullable(),
-        sizeBytes: z.number().nullable(),
-        extension: z.string().nullable(),
+        name: z.nullable(z.string()),
+        sizeBytes: z.nullable(z.number()),
+        extension: z.nullable(z.string()),
       }),
     ),
-    raw: gatewayItemSchema().describe(
-      'The MO item exactly as the gateway sent it; attachment URLs are single-use and not for subscribers. Only its keys and attachment list when `omitted` lists `raw`.',
+    raw: gatewayItemSchema().check(
+      z.describe(
+        'The MO item exactly as the gateway sent it; attachment URLs are single-use and not for subscribers. Only its keys and attachment list when `omitted` lists `raw`.',
+      ),
     ),
     payloadRef: optionalPayloadRefSchema(),
-    omitted: omittedSchema().optional(),
+    omitted: z.optional(omittedSchema()),
   }),
 );
 export type InboundMessageData = z.infer<ReturnType<typeof inboundMessageDataSchema>>;
@@ -194,14 +223,16 @@ export const WebhookKindSchema = z.enum(['report', 'mo']);
 const unrecognisedBodyDataSchema = lazily(() =>
   z.strictObject({
     webhook: WebhookKindSchema,
-    bodySha256: z.string().describe('SHA-256 of the body, hex.'),
+    bodySha256: z.string().check(z.describe('SHA-256 of the body, hex.')),
     topLevelKeys: z
       .array(z.string())
-      .describe('Top-level keys of the body, to route on without parsing it.'),
+      .check(z.describe('Top-level keys of the body, to route on without parsing it.')),
     body: z
       .string()
-      .describe(
-        'The body as received (UTF-8 text), cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
+      .check(
+        z.describe(
+          'The body as received (UTF-8 text), cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
+        ),
       ),
     truncated: z.boolean(),
     payloadRef: optionalPayloadRefSchema(),
@@ -214,15 +245,17 @@ const quarantinedItemDataSchema = lazily(() =>
     webhook: WebhookKindSchema,
     reason: z.string(),
     index: z
-      .number()
-      .int()
-      .nullable()
-      .describe('Position of the item in its list; `null` when the whole body was quarantined.'),
+      .nullable(z.int())
+      .check(
+        z.describe('Position of the item in its list; `null` when the whole body was quarantined.'),
+      ),
     bodySha256: z.string(),
     raw: z
       .string()
-      .describe(
-        'The item (or body) as received, as text, cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
+      .check(
+        z.describe(
+          'The item (or body) as received, as text, cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
+        ),
       ),
     truncated: z.boolean(),
     payloadRef: optionalPayloadRefSchema(),
@@ -233,27 +266,30 @@ export type QuarantinedItemData = z.infer<ReturnType<typeof quarantinedItemDataS
 const sendChannelSchema = lazily(() => z.enum(SEND_CHANNELS));
 
 const recipientFields = lazily(() => ({
-  cliKey: z.string().describe('Your key of this recipient, from `recvInfoLst[].cliKey`.'),
+  cliKey: z.string().check(z.describe('Your key of this recipient, from `recvInfoLst[].cliKey`.')),
   channel: sendChannelSchema(),
-  phone: z.string().nullable().describe('Recipient number, when the request had one.'),
-  sqsMessageId: z.string().describe('The queue message this recipient came from.'),
+  phone: z.nullable(z.string()).check(z.describe('Recipient number, when the request had one.')),
+  sqsMessageId: z.string().check(z.describe('The queue message this recipient came from.')),
 }));
 
 const messageAcceptedDataSchema = lazily(() =>
   z.strictObject({
     ...recipientFields(),
     msgKey: z
-      .string()
-      .nullable()
-      .describe(
-        "The gateway's message key; `null` when the gateway answered that it had already accepted this `cliKey`.",
+      .nullable(z.string())
+      .check(
+        z.describe(
+          "The gateway's message key; `null` when the gateway answered that it had already accepted this `cliKey`.",
+        ),
       ),
     alreadyAccepted: z
       .boolean()
-      .describe(
-        'True when the gateway answered the duplicate family (29005, 29023, 29024): accepted by an earlier call.',
+      .check(
+        z.describe(
+          'True when the gateway answered the duplicate family (29005, 29023, 29024): accepted by an earlier call.',
+        ),
       ),
-    code: z.string().describe("The gateway's per-recipient code."),
+    code: z.string().check(z.describe("The gateway's per-recipient code.")),
   }),
 );
 export type MessageAcceptedData = z.infer<ReturnType<typeof messageAcceptedDataSchema>>;
@@ -261,12 +297,16 @@ export type MessageAcceptedData = z.infer<ReturnType<typeof messageAcceptedDataS
 const messageRejectedDataSchema = lazily(() =>
   z.strictObject({
     ...recipientFields(),
-    code: z.string().describe("The gateway's code (per recipient or for the whole request)."),
-    message: z.string().describe("The gateway's message."),
+    code: z
+      .string()
+      .check(z.describe("The gateway's code (per recipient or for the whole request).")),
+    message: z.string().check(z.describe("The gateway's message.")),
     category: z
       .enum(['permanent', 'retries-exhausted', 'not-sent'])
-      .describe(
-        'permanent: the gateway refused it and would again; retries-exhausted: retryable failures until the queue gave up; not-sent: the last attempt got no answer and the status query shows the gateway never accepted this cliKey (code INVALID_KEY), so it was not sent and may be sent again, under a new cliKey.',
+      .check(
+        z.describe(
+          'permanent: the gateway refused it and would again; retries-exhausted: retryable failures until the queue gave up; not-sent: the last attempt got no answer and the status query shows the gateway never accepted this cliKey (code INVALID_KEY), so it was not sent and may be sent again, under a new cliKey.',
+        ),
       ),
   }),
 );
@@ -277,12 +317,11 @@ const messageScheduledDataSchema = lazily(() =>
     ...recipientFields(),
     webReqId: z
       .string()
-      .describe("The gateway's id of the scheduled request (one for all its recipients)."),
+      .check(z.describe("The gateway's id of the scheduled request (one for all its recipients).")),
     regDt: z
-      .string()
-      .nullable()
-      .describe('When the gateway registered the request (KST, as sent).'),
-    scheduledFor: isoDateTime().nullable().describe('`resvReqDt` in UTC.'),
+      .nullable(z.string())
+      .check(z.describe('When the gateway registered the request (KST, as sent).')),
+    scheduledFor: z.nullable(isoDateTime()).check(z.describe('`resvReqDt` in UTC.')),
   }),
 );
 export type MessageScheduledData = z.infer<ReturnType<typeof messageScheduledDataSchema>>;
@@ -290,40 +329,50 @@ export type MessageScheduledData = z.infer<ReturnType<typeof messageScheduledDat
 const sendRejectedDataSchema = lazily(() =>
   z.strictObject({
     channel: z
-      .string()
-      .nullable()
-      .describe('The `channel` of the message, when it had a readable one.'),
+      .nullable(z.string())
+      .check(z.describe('The `channel` of the message, when it had a readable one.')),
     cliKeys: z
       .array(z.string())
-      .describe(
-        'The `cliKey`s found in the message, in order, as many as fit 16 KiB of JSON (`cliKeyCount` says how many there are).',
+      .check(
+        z.describe(
+          'The `cliKey`s found in the message, in order, as many as fit 16 KiB of JSON (`cliKeyCount` says how many there are).',
+        ),
       ),
-    cliKeyCount: z.number().int().min(0).describe('How many `cliKey`s the message has.'),
+    cliKeyCount: z.int().check(z.minimum(0), z.describe('How many `cliKey`s the message has.')),
     problems: z
       .array(z.strictObject({ path: z.string(), message: z.string() }))
-      .describe(
-        'The problems, each with its JSON path (`$.recvInfoLst[3].cliKey`), as many as fit 32 KiB of JSON (`problemCount` says how many there are).',
+      .check(
+        z.describe(
+          'The problems, each with its JSON path (`$.recvInfoLst[3].cliKey`), as many as fit 32 KiB of JSON (`problemCount` says how many there are).',
+        ),
       ),
-    problemCount: z.number().int().min(1).describe('How many problems the message has.'),
+    problemCount: z.int().check(z.minimum(1), z.describe('How many problems the message has.')),
     sqsMessageId: z.string(),
     body: z
       .string()
-      .describe(
-        'The queue message as received, cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
+      .check(
+        z.describe(
+          'The queue message as received, cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
+        ),
       ),
     truncated: z.boolean(),
     reusedCliKey: z
-      .strictObject({
-        cliKey: z.string(),
-        sqsMessageId: z
-          .string()
-          .describe(
-            'The queue message that used the cliKey first, with other content: the one sent.',
-          ),
-      })
-      .optional()
-      .describe(
-        'Present when the message was refused for reusing a `cliKey` another queue message had already claimed with other content (a producer error, not a retry: a retry with the same content is skipped silently).',
+      .optional(
+        z.strictObject({
+          cliKey: z.string(),
+          sqsMessageId: z
+            .string()
+            .check(
+              z.describe(
+                'The queue message that used the cliKey first, with other content: the one sent.',
+              ),
+            ),
+        }),
+      )
+      .check(
+        z.describe(
+          'Present when the message was refused for reusing a `cliKey` another queue message had already claimed with other content (a producer error, not a retry: a retry with the same content is skipped silently).',
+        ),
       ),
     payloadRef: optionalPayloadRefSchema(),
   }),
@@ -333,15 +382,19 @@ export type SendRejectedData = z.infer<ReturnType<typeof sendRejectedDataSchema>
 const inboundAttachmentStoredDataSchema = lazily(() =>
   z.strictObject({
     moKey: z.string(),
-    index: z.number().int().min(0).describe('Position of the attachment in the message (0-based).'),
-    name: z.string().nullable().describe('`contentName` as the gateway gave it.'),
-    contentType: z.string().describe('The media type the gateway served the file with.'),
-    sizeBytes: z.number().int().min(0),
-    sha256: z.string().describe('SHA-256 of the stored bytes, hex.'),
+    index: z
+      .int()
+      .check(z.minimum(0), z.describe('Position of the attachment in the message (0-based).')),
+    name: z.nullable(z.string()).check(z.describe('`contentName` as the gateway gave it.')),
+    contentType: z.string().check(z.describe('The media type the gateway served the file with.')),
+    sizeBytes: z.int().check(z.minimum(0)),
+    sha256: z.string().check(z.describe('SHA-256 of the stored bytes, hex.')),
     s3: z
       .strictObject({ bucket: z.string(), key: z.string() })
-      .describe('Where the file is now (private, encrypted).'),
-    source: z.enum(['content-url', 'file-endpoint']).describe('Which gateway download worked.'),
+      .check(z.describe('Where the file is now (private, encrypted).')),
+    source: z
+      .enum(['content-url', 'file-endpoint'])
+      .check(z.describe('Which gateway download worked.')),
   }),
 );
 export type InboundAttachmentStoredData = z.infer<
@@ -351,16 +404,18 @@ export type InboundAttachmentStoredData = z.infer<
 const inboundAttachmentLostDataSchema = lazily(() =>
   z.strictObject({
     moKey: z.string(),
-    index: z.number().int().min(0),
-    name: z.string().nullable(),
+    index: z.int().check(z.minimum(0)),
+    name: z.nullable(z.string()),
     reason: z
       .string()
-      .describe(
-        'The last download failure of each source (`content-url: …; file-endpoint: …`). A content URL msgbridge would not fetch reads `content-url: refused …` with why: not https, not a gateway host, credentials in the URL, a redirect elsewhere, or a private, loopback or link-local address.',
+      .check(
+        z.describe(
+          'The last download failure of each source (`content-url: …; file-endpoint: …`). A content URL msgbridge would not fetch reads `content-url: refused …` with why: not https, not a gateway host, credentials in the URL, a redirect elsewhere, or a private, loopback or link-local address.',
+        ),
       ),
-    attempts: z.number().int().min(0),
-    receivedAt: isoDateTime().describe(
-      'When the inbound message arrived; the gateway keeps files 7 days from then.',
+    attempts: z.int().check(z.minimum(0)),
+    receivedAt: isoDateTime().check(
+      z.describe('When the inbound message arrived; the gateway keeps files 7 days from then.'),
     ),
   }),
 );
@@ -369,100 +424,22 @@ export type InboundAttachmentLostData = z.infer<ReturnType<typeof inboundAttachm
 const messageStatusUnavailableDataSchema = lazily(() =>
   z.strictObject({
     cliKey: z.string(),
-    msgKey: z.string().nullable(),
+    msgKey: z.nullable(z.string()),
     status: z
       .enum(['OVER_DATE', 'INVALID_KEY'])
-      .describe(
-        'OVER_DATE: older than the 90-day query range; INVALID_KEY: the gateway does not know the key.',
+      .check(
+        z.describe(
+          'OVER_DATE: older than the 90-day query range; INVALID_KEY: the gateway does not know the key.',
+        ),
       ),
-    acceptedAt: isoDateTime()
-      .nullable()
-      .describe('When the gateway accepted the recipient, as recorded by send-messages.'),
+    acceptedAt: z
+      .nullable(isoDateTime())
+      .check(z.describe('When the gateway accepted the recipient, as recorded by send-messages.')),
   }),
 );
 export type MessageStatusUnavailableData = z.infer<
   ReturnType<typeof messageStatusUnavailableDataSchema>
 >;
-
-const kstDateSchema = lazily(() => z.iso.date());
-const countSchema = lazily(() => z.number().nullable());
-
-const trackingUrlStatisticsDataSchema = lazily(() =>
-  z.strictObject({
-    date: kstDateSchema().describe('The Korean (KST) calendar day the figures are for.'),
-    urlId: z.string().describe("The gateway's id of the tracking URL."),
-    title: z.string().nullable(),
-    orgUrl: z.string().nullable().describe('Where the short URL leads.'),
-    sentOnDate: z
-      .array(
-        z.strictObject({
-          channel: z.string().nullable(),
-          sent: countSchema().describe('Messages sent with the URL that day (`totCnt`).'),
-          clicked: countSchema().describe('How many of those were opened so far (`conCnt`).'),
-          clickThroughRate: z
-            .string()
-            .nullable()
-            .describe(
-              '`clickThroughRate` as the gateway wrote it (a percentage such as `"12.50"`).',
-            ),
-        }),
-      )
-      .describe('`stat/url/channel` for the day (measured by send date), one entry per channel.'),
-    clicksOnDate: z
-      .array(
-        z.strictObject({
-          channel: z.string().nullable(),
-          clicks: countSchema().describe('Clicks that day (`sumCnt`).'),
-          average: countSchema().describe('`avgCnt` as the gateway computes it.'),
-        }),
-      )
-      .describe('`stat/url/clickDay` for the day (measured by click date), one entry per channel.'),
-    totals: z
-      .strictObject({
-        sent: z.number().describe('Sum of `sentOnDate[].sent`.'),
-        clicked: z.number().describe('Sum of `sentOnDate[].clicked`.'),
-        clicks: z.number().describe('Sum of `clicksOnDate[].clicks`.'),
-      })
-      .describe('Sums over the channels; a missing count counts as 0.'),
-  }),
-);
-export type TrackingUrlStatisticsData = z.infer<ReturnType<typeof trackingUrlStatisticsDataSchema>>;
-
-const messengerStatisticNameSchema = lazily(() => z.enum(MESSENGER_STATISTIC_NAMES));
-
-const messengerStatisticsDataSchema = lazily(() =>
-  z.strictObject({
-    statistic: messengerStatisticNameSchema().describe(
-      'Which read/click statistic (spec 02 §4.5): `channelNoticeRead` is `/msgr/v2/stat/msgrChId/noticeRead`, `templateBrandClick` is `/msgr/v2/stat/template/brandClick`, and so on.',
-    ),
-    msgrChId: z.string().describe('The messenger channel.'),
-    date: kstDateSchema().describe(
-      'The KST day of the export run that collected the figures (the day before the run).',
-    ),
-    sendDate: kstDateSchema().describe('The send date asked for (`date` of the query).'),
-    elapsedDay: z
-      .int()
-      .min(0)
-      .max(2)
-      .describe(
-        'Days elapsed since `sendDate` (`elapsedDay` of the query): `date` minus `sendDate`.',
-      ),
-    part: z
-      .int()
-      .min(1)
-      .describe('Which part of the answer, when its rows are split over several events.'),
-    parts: z
-      .int()
-      .min(1)
-      .describe('How many parts the answer was split into (at most 100 rows each).'),
-    rows: z
-      .array(z.record(z.string(), z.unknown()))
-      .describe(
-        "The gateway's items as it sent them (dimensions such as `messageType`, `templateCode`, `chatBubbleType`, and the counts, read as numbers); unknown fields are kept.",
-      ),
-  }),
-);
-export type MessengerStatisticsData = z.infer<ReturnType<typeof messengerStatisticsDataSchema>>;
 
 /** Every event type: detail-type, data schema. */
 export const EVENT_TYPES = {
@@ -546,6 +523,7 @@ export const EVENT_TYPES = {
   },
 } as const;
 export type EventTypeName = keyof typeof EVENT_TYPES;
+export type { MessengerStatisticsData, TrackingUrlStatisticsData } from './statistics-events.ts';
 
-export const eventDetailSchema = <D extends z.ZodType>(data: D) =>
+export const eventDetailSchema = <D extends z.core.SomeType>(data: D) =>
   z.strictObject({ metadata: eventMetadataSchema(), data });

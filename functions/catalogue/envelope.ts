@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type * as z from 'zod';
+import type * as z from '../../gateway/schemas/zod.ts';
 import { EVENT_TYPES, type EventMetadata, type EventTypeName, type Via } from './catalogue.ts';
 
 /**

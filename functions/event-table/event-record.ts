@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { type EventTypeName, payloadRefSchema } from '../catalogue/catalogue.ts';
 import type { EventDetail } from '../catalogue/envelope.ts';
 import { lazily } from '../commons/helpers/lazily.ts';
@@ -23,26 +23,26 @@ export const eventRecordSchema = lazily(() =>
       'status',
       'statistics',
     ]),
-    detailType: z.string().min(1),
+    detailType: z.string().check(z.minLength(1)),
     /** JSON of `{ metadata, data }`. */
-    detail: z.string().min(2),
+    detail: z.string().check(z.minLength(2)),
     eventId: z.string(),
     receivedAt: z.string(),
     /** Epoch seconds; DynamoDB's TTL deletes the item after it. */
     expiresAt: z.number(),
     /** The whole raw text of a quarantined item or unrecognised body (the event carries at most 64 KiB). */
-    payload: z.string().optional(),
+    payload: z.optional(z.string()),
     /**
      * Where the body is kept when this item or its event could not hold it (claim check); the
      * event's `data.payloadRef` says the same.
      */
-    payloadRef: payloadRefSchema().optional(),
+    payloadRef: z.optional(payloadRefSchema()),
     /** Inbound messages with attachments: how many, so `fetch-attachments` can filter the stream on it. */
-    attachmentCount: z.number().optional(),
+    attachmentCount: z.optional(z.number()),
     /** A "Message Accepted" item's keys, for `msgbridge trace` and `status`. */
-    acceptedAt: z.string().optional(),
-    msgKey: z.string().optional(),
-    cliKey: z.string().optional(),
+    acceptedAt: z.optional(z.string()),
+    msgKey: z.optional(z.string()),
+    cliKey: z.optional(z.string()),
   }),
 );
 
@@ -54,7 +54,7 @@ export type EventRecord = Readonly<z.output<ReturnType<typeof eventRecordSchema>
  * version of the bridge.
  */
 export const publishedFieldsSchema = lazily(() =>
-  eventRecordSchema().pick({ detailType: true, detail: true, eventId: true }),
+  z.pick(eventRecordSchema(), { detailType: true, detail: true, eventId: true }),
 );
 
 export const toEventRecord = <T extends EventTypeName>(

@@ -1,12 +1,12 @@
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import * as z from 'zod';
+import * as z from '../../gateway/schemas/zod.ts';
 import type { GatewayCredentials } from '../../gateway/token-api.ts';
 import { type Environment, requiredEnv } from '../commons/environment.ts';
 
 /** The gateway API key and password, as stored in Secrets Manager. */
 export const GatewayCredentialsSchema = z.strictObject({
-  apiKey: z.string().min(1).max(20),
-  apiPassword: z.string().min(1),
+  apiKey: z.string().check(z.minLength(1), z.maxLength(20)),
+  apiPassword: z.string().check(z.minLength(1)),
 });
 
 /**

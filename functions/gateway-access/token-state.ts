@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { jwtExpiry } from '../../gateway/bearer/token-provider.ts';
+import * as z from '../../gateway/schemas/zod.ts';
 import type { GatewayAuthApi, GatewayCredentials } from '../../gateway/token-api.ts';
 import { stateKeys } from '../commons/table-keys.ts';
 
@@ -19,12 +19,12 @@ const REFRESH_LIFETIME_MS = 25 * 3_600_000;
  * milliseconds; `version` grows by one with every write and guards each write (compare-and-set).
  */
 export const StoredTokenSchema = z.object({
-  token: z.string().min(1),
-  accessExpiresAt: z.number().int(),
-  refreshToken: z.string().min(1),
-  refreshExpiresAt: z.number().int(),
-  version: z.number().int().min(1),
-  updatedAt: z.number().int(),
+  token: z.string().check(z.minLength(1)),
+  accessExpiresAt: z.int(),
+  refreshToken: z.string().check(z.minLength(1)),
+  refreshExpiresAt: z.int(),
+  version: z.int().check(z.minimum(1)),
+  updatedAt: z.int(),
 });
 export type StoredToken = z.infer<typeof StoredTokenSchema>;
 

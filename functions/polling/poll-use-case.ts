@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { GatewayError, GatewayRateLimitedError } from '../../gateway/errors.ts';
 import type { MoListData, PollReportsResponseData } from '../../gateway/schemas/index.ts';
+import * as z from '../../gateway/schemas/zod.ts';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import type { PolledPageKind } from './polled-page-quarantine.ts';
 import { type LeaseHolder, type PollLogger, type PollStop, underLease } from './poller-lease.ts';

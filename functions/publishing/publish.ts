@@ -4,7 +4,7 @@ import type {
   DynamoDBRecord,
   AttributeValue as LambdaAttributeValue,
 } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import { publishedFieldsSchema } from '../event-table/event-record.ts';
 import { withStoredDetail } from '../event-table/stored-detail.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import { classifyCode } from '../../gateway/errors.ts';
+import * as z from '../../gateway/schemas/zod.ts';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import type {
   EventTypeName,
@@ -83,7 +83,7 @@ const MO_RAW_KEPT = ['moKey', 'contentCnt', 'contentInfoLst'] as const;
  * refuses is quarantined with the reasons. `schema` is loaded by the first item that needs it.
  */
 const parsedItemRecord =
-  <S extends z.ZodType>(
+  <S extends z.ZodMiniType>(
     schema: () => Promise<S>,
     build: (
       context: ItemContext,

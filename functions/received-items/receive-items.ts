@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import { $ZodError } from 'zod/v4/core';
+import * as z from '../../gateway/schemas/zod.ts';
 import type { Via, WebhookKindSchema } from '../catalogue/catalogue.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import type { EventRecord } from '../event-table/event-record.ts';
@@ -198,13 +199,13 @@ const receive = async (
           // transient: the body is asked for again.
           if (
             !(
-              error instanceof z.ZodError ||
+              error instanceof $ZodError ||
               error instanceof UnfitItemError ||
               error instanceof RangeError
             )
           )
             throw error;
-          const reason = error instanceof z.ZodError ? z.prettifyError(error) : error.message;
+          const reason = error instanceof $ZodError ? z.prettifyError(error) : error.message;
           return quarantine(`event contract: ${reason}`);
         }
       },
@@ -310,7 +311,7 @@ const claimCheck = (
 
 /** The list of a recognised body, `[]` for a `null` list, or `undefined` for another shape. */
 const listOf = (kind: WebhookKind, value: unknown): unknown[] | undefined => {
-  const shape = z.looseObject({ [LIST_FIELD[kind]]: z.array(z.unknown()).nullable() });
+  const shape = z.looseObject({ [LIST_FIELD[kind]]: z.nullable(z.array(z.unknown())) });
   const parsed = shape.safeParse(value);
   if (!parsed.success) return undefined;
   return (parsed.data[LIST_FIELD[kind]] as unknown[] | null) ?? [];

@@ -1,5 +1,5 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
+import * as z from '../../gateway/schemas/zod.ts';
 import { documentClient } from '../commons/clients/dynamodb.ts';
 import { sqsClient } from '../commons/clients/sqs.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';

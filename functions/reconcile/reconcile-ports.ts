@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../gateway/schemas/zod.ts';
 import type { ReceiveDeps } from '../received-items/receive-items.ts';
 import type { AwaitingReports } from '../send-records/ports.ts';
 import type { ReportCheckQueue } from '../send-records/report-checks.ts';
@@ -61,33 +61,48 @@ export const RECONCILE_DEFAULTS = {
 export const ReconcileSettingsSchema = z
   .strictObject({
     /** Recipients accepted less than this long ago are left alone: their report may still come. */
-    afterMinutes: z.int().min(1).default(RECONCILE_DEFAULTS.afterMinutes),
+    afterMinutes: z._default(z.int().check(z.minimum(1)), RECONCILE_DEFAULTS.afterMinutes),
     /** Recipients accepted longer ago than this are no longer looked for. */
-    horizonHours: z
-      .int()
-      .min(1)
-      .max(QUERY_RANGE_HOURS, 'the status query reaches 90 days back at most')
-      .default(RECONCILE_DEFAULTS.horizonHours),
+    horizonHours: z._default(
+      z
+        .int()
+        .check(
+          z.minimum(1),
+          z.maximum(QUERY_RANGE_HOURS, 'the status query reaches 90 days back at most'),
+        ),
+      RECONCILE_DEFAULTS.horizonHours,
+    ),
     /**
      * Recipients without a stored report or status read per run at most, each a status query's
      * key (report checks are read whole, so the last one may pass it by up to 9); the rest wait
      * for the next run. Recipients whose report is stored do not count.
      */
-    maxRecipients: z.int().min(1).default(RECONCILE_DEFAULTS.maxRecipients),
+    maxRecipients: z._default(z.int().check(z.minimum(1)), RECONCILE_DEFAULTS.maxRecipients),
     /** Unknown outcomes read per page of their index. */
-    pageSize: z.int().min(1).max(1_000).default(RECONCILE_DEFAULTS.pageSize),
+    pageSize: z._default(
+      z.int().check(z.minimum(1), z.maximum(1_000)),
+      RECONCILE_DEFAULTS.pageSize,
+    ),
     /** Unknown outcomes are first asked about this long after the attempt. */
-    unknownAfterMinutes: z.int().min(0).default(RECONCILE_DEFAULTS.unknownAfterMinutes),
+    unknownAfterMinutes: z._default(
+      z.int().check(z.minimum(0)),
+      RECONCILE_DEFAULTS.unknownAfterMinutes,
+    ),
     /**
      * An unknown outcome the gateway does not know (`INVALID_KEY`) is believed "not sent" only
      * this long after the attempt: a request still in the gateway's intake is not yet queryable.
      */
-    notSentAfterMinutes: z.int().min(1).default(RECONCILE_DEFAULTS.notSentAfterMinutes),
+    notSentAfterMinutes: z._default(
+      z.int().check(z.minimum(1)),
+      RECONCILE_DEFAULTS.notSentAfterMinutes,
+    ),
   })
-  .refine((s) => s.horizonHours * 60 > s.afterMinutes, {
-    path: ['horizonHours'],
-    message: 'the horizon must be longer than the wait before reconciling',
-  });
+  .check(
+    z.refine((s) => s.horizonHours * 60 > s.afterMinutes, {
+      path: ['horizonHours'],
+      message: 'the horizon must be longer than the wait before reconciling',
+    }),
+  );
 export type ReconcileSettings = z.output<typeof ReconcileSettingsSchema>;
 
 export interface ReconcileDeps {

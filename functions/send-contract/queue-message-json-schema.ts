@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../gateway/schemas/zod.ts';
 import type { SendChannel } from './channels.ts';
 import {
   ENVELOPES,
@@ -18,7 +18,7 @@ export interface SendMessageJsonSchema extends JsonSchema {
 interface Branch {
   readonly title: string;
   readonly description: string;
-  readonly schema: z.ZodType;
+  readonly schema: z.ZodMiniType;
   readonly envelope: Record<string, JsonSchema>;
   readonly required: readonly string[];
   readonly extra?: JsonSchema;
@@ -67,7 +67,7 @@ const branchesOfContract = (): Branch[] => {
         channel: channel('mms'),
         variant: TEXT_VARIANT_JSON,
         attachments: withoutDialect(
-          z.toJSONSchema(ENVELOPES.mms().shape.attachments.unwrap(), {
+          z.toJSONSchema(ENVELOPES.mms().shape.attachments.def.innerType, {
             io: 'input',
             target: 'draft-2020-12',
           }),

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../../gateway/schemas/zod.ts';
 import { SEND_CHANNELS, type SendChannel } from './channels.ts';
 import {
   CHANNEL_SPEC_SECTION,
@@ -58,7 +58,7 @@ const toProblems = (issues: readonly z.core.$ZodIssue[], label = ''): Problem[] 
 
 /** Parses `body` with `schema`, adding its problems; the parsed body, or `undefined`. */
 const parseBody = <T>(
-  schema: z.ZodType<T>,
+  schema: z.ZodMiniType<T>,
   body: JsonObject,
   label: string,
   problems: Problem[],

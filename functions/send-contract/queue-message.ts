@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { MAX_MMS_FILES } from '../../gateway/schemas/common.ts';
 import {
   type BrandFreeRequest,
@@ -25,6 +24,7 @@ import {
   type SmsRequest,
   SmsRequestSchema,
 } from '../../gateway/schemas/send.ts';
+import * as z from '../../gateway/schemas/zod.ts';
 import { lazily } from '../commons/helpers/lazily.ts';
 import { SEND_CHANNELS, type SendChannel } from './channels.ts';
 
@@ -89,7 +89,7 @@ export const REQUEST_SCHEMAS = {
   'messenger-notice': MessengerNoticeRequestSchema,
   'brand-template': BrandTemplateRequestSchema,
   'brand-free': BrandFreeRequestSchema,
-} as const satisfies Record<SendChannel, z.ZodType | Record<RcsVariant, z.ZodType>>;
+} as const satisfies Record<SendChannel, z.ZodMiniType | Record<RcsVariant, z.ZodMiniType>>;
 
 /** The channels whose envelope is `channel` alone: one request schema, no variant, no attachments. */
 export type PlainChannel = Exclude<SendChannel, 'sms' | 'mms' | 'rcs'>;
@@ -106,24 +106,27 @@ export const isObject = (value: unknown): value is JsonObject =>
 /** An S3 object sent as an MMS attachment through `{send_url}/xms/mms/file/v1` (multipart). */
 const s3AttachmentSchema = () =>
   z.strictObject({
-    bucket: z.string().min(1),
-    key: z.string().min(1),
+    bucket: z.string().check(z.minLength(1)),
+    key: z.string().check(z.minLength(1)),
     /** File name given to the gateway; defaults to the last segment of `key`. */
-    name: z.string().min(1).optional(),
+    name: z.optional(z.string().check(z.minLength(1))),
     /** Media type of the part; defaults to what S3 reports for the object. */
-    contentType: z
-      .string()
-      .regex(/^[\w.+-]+\/[\w.+-]+$/, 'contentType must be a media type such as image/jpeg')
-      .optional(),
+    contentType: z.optional(
+      z
+        .string()
+        .check(
+          z.regex(/^[\w.+-]+\/[\w.+-]+$/, 'contentType must be a media type such as image/jpeg'),
+        ),
+    ),
   });
 export type S3Attachment = z.infer<ReturnType<typeof s3AttachmentSchema>>;
 
 const textVariantSchema = () =>
-  z
-    .enum(TEXT_VARIANTS, {
+  z.optional(
+    z.enum(TEXT_VARIANTS, {
       error: 'variant must be "xms" ({send_url}/xms/…, the default) or "msg" ({api_url}/msg/v1/…)',
-    })
-    .optional();
+    }),
+  );
 
 /**
  * Each channel's envelope: the keys of a queue message that are not part of the request body.
@@ -137,11 +140,14 @@ export const ENVELOPES = {
     z.object({
       channel: z.literal('mms'),
       variant: textVariantSchema(),
-      attachments: z
-        .array(s3AttachmentSchema())
-        .min(1, 'attachments needs 1 to 3 S3 objects; omit it for none')
-        .max(MAX_MMS_FILES, `at most ${MAX_MMS_FILES} attachments per MMS (spec 01 §8)`)
-        .optional(),
+      attachments: z.optional(
+        z
+          .array(s3AttachmentSchema())
+          .check(
+            z.minLength(1, 'attachments needs 1 to 3 S3 objects; omit it for none'),
+            z.maxLength(MAX_MMS_FILES, `at most ${MAX_MMS_FILES} attachments per MMS (spec 01 §8)`),
+          ),
+      ),
     }),
   ),
   rcs: lazily(() =>
@@ -158,7 +164,7 @@ export const ENVELOPES = {
   'messenger-notice': lazily(() => z.object({ channel: z.literal('messenger-notice') })),
   'brand-template': lazily(() => z.object({ channel: z.literal('brand-template') })),
   'brand-free': lazily(() => z.object({ channel: z.literal('brand-free') })),
-} as const satisfies Record<SendChannel, () => z.ZodObject>;
+} as const satisfies Record<SendChannel, () => z.ZodMiniObject>;
 
 type Envelope<C extends SendChannel> = ReturnType<(typeof ENVELOPES)[C]>;
 

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { STATUS_QUERY_MAX_KEYS } from '../../gateway/schemas/reports.ts';
+import * as z from '../../gateway/schemas/zod.ts';
 import { SEND_CHANNELS } from '../send-contract/channels.ts';
 import type { ReportCheck } from './ports.ts';
 
@@ -23,12 +23,11 @@ export const ReportCheckSchema = z.strictObject({
   recipients: z
     .array(
       z.strictObject({
-        cliKey: z.string().min(1).max(30),
-        msgKey: z.string().min(1).optional(),
+        cliKey: z.string().check(z.minLength(1), z.maxLength(30)),
+        msgKey: z.optional(z.string().check(z.minLength(1))),
       }),
     )
-    .min(1)
-    .max(STATUS_QUERY_MAX_KEYS),
+    .check(z.minLength(1), z.maxLength(STATUS_QUERY_MAX_KEYS)),
 });
 
 /** The queue message body of a check. */

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
+import * as z from '../../gateway/schemas/zod.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, optionalEnv, requiredEnv } from '../commons/environment.ts';
 import { DynamoDbEventStore } from '../event-table/dynamodb-event-store.ts';

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import type {
   ClickUrlItem,
   MessengerStatsData,
@@ -8,6 +7,7 @@ import type {
   UrlStatsDayItem,
 } from '../../gateway/schemas/index.ts';
 import { MESSENGER_STATS } from '../../gateway/schemas/messenger-statistics.ts';
+import * as z from '../../gateway/schemas/zod.ts';
 import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
 import type {
   EVENT_TYPES,
@@ -75,28 +75,36 @@ export const STATISTICS_DEFAULTS = {
 
 export const StatisticsSettingsSchema = z.strictObject({
   /** Collect the statistics of the account's tracking URLs. */
-  trackingUrls: z.boolean().default(STATISTICS_DEFAULTS.trackingUrls),
+  trackingUrls: z._default(z.boolean(), STATISTICS_DEFAULTS.trackingUrls),
   /** Messenger channels (`msgrChId`) whose read/click statistics are collected. */
-  messengerChannels: z.array(z.string().min(1).max(61)).default([]),
+  messengerChannels: z._default(z.array(z.string().check(z.minLength(1), z.maxLength(61))), []),
   /** Which of the seven statistics of spec 02 §4.5. */
-  messengerStatistics: z
-    .array(z.enum(MESSENGER_STATISTIC_NAMES as [MessengerStatsName, ...MessengerStatsName[]]))
-    .min(1)
-    .default([...STATISTICS_DEFAULTS.messengerStatistics]),
+  messengerStatistics: z._default(
+    z
+      .array(z.enum(MESSENGER_STATISTIC_NAMES as [MessengerStatsName, ...MessengerStatsName[]]))
+      .check(z.minLength(1)),
+    [...STATISTICS_DEFAULTS.messengerStatistics],
+  ),
   /**
    * Elapsed days asked for: for the day D before the run, send date D − e with `elapsedDay` e,
    * so every figure the gateway has for day D is collected, whichever way it counts.
    */
-  elapsedDays: z
-    .array(z.union([z.literal(0), z.literal(1), z.literal(2)]))
-    .min(1)
-    .default([...STATISTICS_DEFAULTS.elapsedDays]),
+  elapsedDays: z._default(
+    z.array(z.union([z.literal(0), z.literal(1), z.literal(2)])).check(z.minLength(1)),
+    [...STATISTICS_DEFAULTS.elapsedDays],
+  ),
   /** Pages of the tracking-URL list read at most (100 URLs a page). */
-  maxUrlPages: z.int().min(1).max(MAX_URL_PAGES_LIMIT).default(STATISTICS_DEFAULTS.maxUrlPages),
+  maxUrlPages: z._default(
+    z.int().check(z.minimum(1), z.maximum(MAX_URL_PAGES_LIMIT)),
+    STATISTICS_DEFAULTS.maxUrlPages,
+  ),
   /** Gateway calls in flight at once. */
-  concurrency: z.int().min(1).max(16).default(STATISTICS_DEFAULTS.concurrency),
+  concurrency: z._default(
+    z.int().check(z.minimum(1), z.maximum(16)),
+    STATISTICS_DEFAULTS.concurrency,
+  ),
   /** Key prefix of the JSON-lines objects. */
-  keyPrefix: z.string().default(STATISTICS_DEFAULTS.keyPrefix),
+  keyPrefix: z._default(z.string(), STATISTICS_DEFAULTS.keyPrefix),
 });
 export type StatisticsSettings = z.output<typeof StatisticsSettingsSchema>;
 

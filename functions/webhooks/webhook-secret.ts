@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { getJsonSecret } from '../commons/clients/secrets.ts';
 import { type Environment, requiredEnv } from '../commons/environment.ts';
 
@@ -9,8 +9,8 @@ import { type Environment, requiredEnv } from '../commons/environment.ts';
  * Stored in Secrets Manager as `{"current": "...", "previous": "..."}`.
  */
 export const WebhookSecretValueSchema = z.strictObject({
-  current: z.string().min(16, 'the webhook secret must be at least 16 characters'),
-  previous: z.string().min(16).optional(),
+  current: z.string().check(z.minLength(16, 'the webhook secret must be at least 16 characters')),
+  previous: z.optional(z.string().check(z.minLength(16))),
 });
 export type WebhookSecretValue = z.infer<typeof WebhookSecretValueSchema>;
 

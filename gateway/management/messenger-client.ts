@@ -1,5 +1,4 @@
 import { Blob } from 'node:buffer';
-import type * as z from 'zod';
 import { BearerGatewayClient } from '../bearer/bearer-client.ts';
 import { validateRequest } from '../client.ts';
 import { type Endpoint, parseData } from '../envelope.ts';
@@ -42,6 +41,7 @@ import {
   type MessengerStatsQueryInput,
   MessengerStatsQuerySchema,
 } from '../schemas/messenger-statistics.ts';
+import type * as z from '../schemas/zod.ts';
 
 /**
  * Thrown before the call when a template is not in a state the operation may start from: review
@@ -300,7 +300,7 @@ export class GatewayManagementClient extends BearerGatewayClient {
     return found === undefined ? undefined : (found.templateStatusCode ?? undefined);
   }
 
-  private async post<D extends z.ZodType>(
+  private async post<D extends z.ZodMiniType>(
     name: MessengerManagementPathName,
     json: unknown,
     dataSchema: D,

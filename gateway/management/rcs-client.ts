@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { BearerGatewayClient, type BearerGatewayClientOptions } from '../bearer/bearer-client.ts';
 import { GatewayRequestInvalidError, validateRequest } from '../client.ts';
 import { type Endpoint, type GatewayCall, GatewayHttp, parseData } from '../envelope.ts';
@@ -30,6 +29,7 @@ import {
   RcsTemplateFormDetailDataSchema,
   RcsTemplateFormListDataSchema,
 } from '../schemas/index.ts';
+import * as z from '../schemas/zod.ts';
 import { type HttpTransport, nodeTransport } from '../transport.ts';
 
 /**
@@ -71,14 +71,14 @@ const endpoint = (name: RcsManagementPathName): Endpoint => ({
 const BrandPathSchema = z.strictObject({ brandId: RcsBrandIdSchema });
 const ChatbotPathSchema = z.strictObject({
   brandId: RcsBrandIdSchema,
-  chatbotId: z.string().min(1),
+  chatbotId: z.string().check(z.minLength(1)),
   brandKey: RcsBrandKeySchema,
 });
 const BrandKeyPathSchema = z.strictObject({
   brandId: RcsBrandIdSchema,
   brandKey: RcsBrandKeySchema,
 });
-const IdSchema = z.string().min(1);
+const IdSchema = z.string().check(z.minLength(1));
 
 /**
  * The typed client of the RCS management API of spec 03 (brands, chatbots, template catalogue),

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import {
   fieldsOf,
@@ -8,6 +7,7 @@ import {
   nullableStrings,
   UserCustomFieldsSchema,
 } from './lenient.ts';
+import * as z from './zod.ts';
 
 /*
  * Building blocks shared by every gateway schema (spec 01 §2).
@@ -31,7 +31,7 @@ export const CLI_KEY_PATTERN = /^[a-zA-Z0-9\-_.@]{1,30}$/;
 export const PHONE_PATTERN = /^[0-9-]{1,20}$/;
 
 /** Optional request texts that may not be empty when given. */
-export const optionalTexts = fieldsOf(() => z.string().min(1).optional());
+export const optionalTexts = fieldsOf(() => z.optional(z.string().check(z.minLength(1))));
 
 /**
  * Client key. Spec 01 §2 states the pattern for push only; the field notes report it for every
@@ -40,18 +40,23 @@ export const optionalTexts = fieldsOf(() => z.string().min(1).optional());
  */
 export const CliKeySchema = z
   .string()
-  .regex(CLI_KEY_PATTERN, 'cliKey must be 1-30 of letters, digits, "-", "_", "." or "@"');
+  .check(z.regex(CLI_KEY_PATTERN, 'cliKey must be 1-30 of letters, digits, "-", "_", "." or "@"'));
 
 /** Recipient number: digits and hyphens, at most 20 (field notes, "Sending"). */
 export const PhoneSchema = z
   .string()
-  .regex(PHONE_PATTERN, 'phone must be 1-20 digits or "-" (no "+": international numbers drop it)');
+  .check(
+    z.regex(
+      PHONE_PATTERN,
+      'phone must be 1-20 digits or "-" (no "+": international numbers drop it)',
+    ),
+  );
 
 /** Registered sender number (max 20; RCS uses its own, longer limit). */
-export const CallbackSchema = z.string().min(1).max(20);
+export const CallbackSchema = z.string().check(z.minLength(1), z.maxLength(20));
 
 /** `campaignId` and `deptCode`: max 20 wherever the spec gives a limit. */
-export const ShortCodeSchema = z.string().min(1).max(20);
+export const ShortCodeSchema = z.string().check(z.minLength(1), z.maxLength(20));
 
 /** Number of characters as a reader counts them: code points, so an emoji is one, not two. */
 export const charCount = (text: string): number => [...text].length;
@@ -64,10 +69,9 @@ export const lineBreakCount = (text: string): number => text.match(/\r\n|\r|\n/g
  * characters unless it says bytes.
  */
 export const textSchema = (max: number, options: { min?: number; maxLineBreaks?: number } = {}) =>
-  z
-    .string()
-    .min(options.min ?? 1)
-    .superRefine((value, ctx) => {
+  z.string().check(
+    z.minLength(options.min ?? 1),
+    z.superRefine((value, ctx) => {
       const length = charCount(value);
       if (length > max) {
         ctx.addIssue({ code: 'custom', message: `is ${length} characters; max ${max}` });
@@ -79,16 +83,19 @@ export const textSchema = (max: number, options: { min?: number; maxLineBreaks?:
           message: `has ${breaks} line breaks; max ${options.maxLineBreaks}`,
         });
       }
-    });
+    }),
+  );
 
 const localDateTimeSchema = (pattern: RegExp, format: string) =>
-  z.string().superRefine((value, ctx) => {
-    if (!pattern.test(value)) {
-      ctx.addIssue({ code: 'custom', message: `expected ${format}` });
-    } else if (parseGatewayDateTime(value) === undefined) {
-      ctx.addIssue({ code: 'custom', message: `${value} is not a real ${format} date-time` });
-    }
-  });
+  z.string().check(
+    z.superRefine((value, ctx) => {
+      if (!pattern.test(value)) {
+        ctx.addIssue({ code: 'custom', message: `expected ${format}` });
+      } else if (parseGatewayDateTime(value) === undefined) {
+        ctx.addIssue({ code: 'custom', message: `${value} is not a real ${format} date-time` });
+      }
+    }),
+  );
 
 /** `YYYY-MM-DD`, a real calendar date (KST). */
 export const LocalDateSchema = localDateTimeSchema(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
@@ -112,8 +119,8 @@ export const ResvReqDtSchema = localDateTimeSchema(
 
 /** Scheduling fields shared by every send that can be scheduled. */
 export const resvFieldsShape = {
-  resvYn: YesNoSchema.optional(),
-  resvReqDt: ResvReqDtSchema.optional(),
+  resvYn: z.optional(YesNoSchema),
+  resvReqDt: z.optional(ResvReqDtSchema),
 };
 
 /**
@@ -122,7 +129,7 @@ export const resvFieldsShape = {
  */
 export const checkReservation = (
   value: { resvYn?: YesNo | undefined; resvReqDt?: string | undefined },
-  ctx: z.RefinementCtx,
+  ctx: z.core.$RefinementCtx,
 ): void => {
   if (value.resvYn === 'Y' && value.resvReqDt === undefined) {
     ctx.addIssue({
@@ -141,7 +148,9 @@ export const checkReservation = (
 };
 
 /** The scheduling pair on its own, with {@link checkReservation}. */
-export const ResvFieldsSchema = z.strictObject(resvFieldsShape).superRefine(checkReservation);
+export const ResvFieldsSchema = z
+  .strictObject(resvFieldsShape)
+  .check(z.superRefine(checkReservation));
 export type ResvFields = z.infer<typeof ResvFieldsSchema>;
 
 // ---------------------------------------------------------------------------------------------
@@ -150,9 +159,9 @@ export type ResvFields = z.infer<typeof ResvFieldsSchema>;
 
 /** Reseller identification; ordinary business customers omit it (spec 01 §2, Agency object). */
 export const AgencySchema = z.strictObject({
-  kisaOrigCode: z.string().min(1).optional(),
-  rcsAgencyId: z.string().min(1).optional(),
-  rcsAgencyKey: z.string().min(1).optional(),
+  kisaOrigCode: z.optional(z.string().check(z.minLength(1))),
+  rcsAgencyId: z.optional(z.string().check(z.minLength(1))),
+  rcsAgencyKey: z.optional(z.string().check(z.minLength(1))),
 });
 export type Agency = z.infer<typeof AgencySchema>;
 
@@ -161,12 +170,12 @@ export type Agency = z.infer<typeof AgencySchema>;
  * the reseller, the sender number and the campaign and department codes.
  */
 export const senderFieldsShape = {
-  clickUrlYn: YesNoSchema.optional(),
+  clickUrlYn: z.optional(YesNoSchema),
   ...resvFieldsShape,
-  agency: AgencySchema.optional(),
+  agency: z.optional(AgencySchema),
   callback: CallbackSchema,
-  campaignId: ShortCodeSchema.optional(),
-  deptCode: ShortCodeSchema.optional(),
+  campaignId: z.optional(ShortCodeSchema),
+  deptCode: z.optional(ShortCodeSchema),
 };
 
 /** Variable values for `#{name}` / `{{name}}` in the message text. */
@@ -177,8 +186,8 @@ export type MergeData = z.infer<typeof MergeDataSchema>;
 export const RecvInfoSchema = z.strictObject({
   cliKey: CliKeySchema,
   phone: PhoneSchema,
-  mergeData: MergeDataSchema.optional(),
-  userCustomFields: UserCustomFieldsSchema.optional(),
+  mergeData: z.optional(MergeDataSchema),
+  userCustomFields: z.optional(UserCustomFieldsSchema),
 });
 export type RecvInfo = z.infer<typeof RecvInfoSchema>;
 
@@ -188,12 +197,11 @@ export const MAX_RECIPIENTS = 10;
  * `recvInfoLst`: 1 to 10 recipients (spec 01 §8) whose `cliKey`s are unique within the request,
  * since the gateway answers a repeated key as a duplicate send.
  */
-export const recipientsSchema = <T extends z.ZodType<{ cliKey: string }>>(item: T) =>
-  z
-    .array(item)
-    .min(1, 'at least one recipient is required')
-    .max(MAX_RECIPIENTS, `at most ${MAX_RECIPIENTS} recipients per request (spec 01 §8)`)
-    .superRefine((recipients, ctx) => {
+export const recipientsSchema = <T extends z.ZodMiniType<{ cliKey: string }>>(item: T) =>
+  z.array(item).check(
+    z.minLength(1, 'at least one recipient is required'),
+    z.maxLength(MAX_RECIPIENTS, `at most ${MAX_RECIPIENTS} recipients per request (spec 01 §8)`),
+    z.superRefine((recipients, ctx) => {
       const firstIndex = new Map<string, number>();
       recipients.forEach((recipient, index) => {
         const first = firstIndex.get(recipient.cliKey);
@@ -207,7 +215,8 @@ export const recipientsSchema = <T extends z.ZodType<{ cliKey: string }>>(item: 
           message: `cliKey "${recipient.cliKey}" repeats recipient ${first}'s; cliKeys must be unique`,
         });
       });
-    });
+    }),
+  );
 
 export const FALLBACK_CHANNELS = ['SMS', 'MMS'] as const;
 export type FallbackChannel = (typeof FALLBACK_CHANNELS)[number];
@@ -233,18 +242,18 @@ export const RCS_POSTBACK_KINDS = [
 export type RcsPostbackKind = (typeof RCS_POSTBACK_KINDS)[number];
 
 /** The spec does not type latitude/longitude; both a JSON number and a string are accepted. */
-const CoordinateSchema = z.union([z.number(), z.string().min(1)]);
+const CoordinateSchema = z.union([z.number(), z.string().check(z.minLength(1))]);
 
 /** Calendar times are ISO 8601 in UTC (`2025-01-31T09:00:00Z`). */
 const UtcInstantSchema = z.iso.datetime({ error: 'expected an ISO 8601 UTC date-time (…Z)' });
 
 const RcsShowLocationSchema = z.strictObject({
-  fallbackUrl: z.string().min(1),
+  fallbackUrl: z.string().check(z.minLength(1)),
   location: z.strictObject({
-    latitude: CoordinateSchema.optional(),
-    longitude: CoordinateSchema.optional(),
-    label: z.string().min(1).optional(),
-    query: z.string().min(1).optional(),
+    latitude: z.optional(CoordinateSchema),
+    longitude: z.optional(CoordinateSchema),
+    label: z.optional(z.string().check(z.minLength(1))),
+    query: z.optional(z.string().check(z.minLength(1))),
   }),
 });
 
@@ -269,73 +278,81 @@ const ACTION_OBJECT_FOR_KIND: Record<RcsPostbackKind, ActionObjectKey> = {
 
 export const RcsActionSchema = z
   .strictObject({
-    displayText: z.string().min(1),
+    displayText: z.string().check(z.minLength(1)),
     postback: z.strictObject({ data: z.enum(RCS_POSTBACK_KINDS) }),
-    urlAction: z.strictObject({ openUrl: z.strictObject({ url: z.string().min(1) }) }).optional(),
-    clipboardAction: z
-      .strictObject({ copyToClipboard: z.strictObject({ text: z.string().min(1) }) })
-      .optional(),
-    dialerAction: z
-      .strictObject({ dialPhoneNumber: z.strictObject({ phoneNumber: z.string().min(1) }) })
-      .optional(),
-    calendarAction: z
-      .strictObject({
+    urlAction: z.optional(
+      z.strictObject({ openUrl: z.strictObject({ url: z.string().check(z.minLength(1)) }) }),
+    ),
+    clipboardAction: z.optional(
+      z.strictObject({
+        copyToClipboard: z.strictObject({ text: z.string().check(z.minLength(1)) }),
+      }),
+    ),
+    dialerAction: z.optional(
+      z.strictObject({
+        dialPhoneNumber: z.strictObject({ phoneNumber: z.string().check(z.minLength(1)) }),
+      }),
+    ),
+    calendarAction: z.optional(
+      z.strictObject({
         createCalendarEvent: z.strictObject({
-          title: z.string().min(1),
-          description: z.string().min(1),
+          title: z.string().check(z.minLength(1)),
+          description: z.string().check(z.minLength(1)),
           startTime: UtcInstantSchema,
           endTime: UtcInstantSchema,
         }),
-      })
-      .optional(),
-    mapAction: z
-      .strictObject({
-        requestLocationPush: z.strictObject({}).optional(),
-        showLocation: RcsShowLocationSchema.optional(),
-      })
-      .optional(),
+      }),
+    ),
+    mapAction: z.optional(
+      z.strictObject({
+        requestLocationPush: z.optional(z.strictObject({})),
+        showLocation: z.optional(RcsShowLocationSchema),
+      }),
+    ),
   })
-  .superRefine((action, ctx) => {
-    const kind = action.postback.data;
-    const present: Record<ActionObjectKey, boolean> = {
-      urlAction: action.urlAction !== undefined,
-      clipboardAction: action.clipboardAction !== undefined,
-      dialerAction: action.dialerAction !== undefined,
-      calendarAction: action.calendarAction !== undefined,
-      'mapAction.requestLocationPush': action.mapAction?.requestLocationPush !== undefined,
-      'mapAction.showLocation': action.mapAction?.showLocation !== undefined,
-    };
-    const needed = ACTION_OBJECT_FOR_KIND[kind];
-    for (const [key, isPresent] of Object.entries(present)) {
-      const path = key.split('.');
-      if (key === needed && !isPresent) {
-        ctx.addIssue({ code: 'custom', path, message: `${key} is required for ${kind}` });
-      } else if (key !== needed && isPresent) {
-        ctx.addIssue({ code: 'custom', path, message: `${key} does not belong to ${kind}` });
-      }
-    }
-    const location = action.mapAction?.showLocation?.location;
-    if (location === undefined) return;
-    const locationPath = ['mapAction', 'showLocation', 'location'];
-    if (kind === 'set_by_chatbot_show_location') {
-      for (const field of ['latitude', 'longitude', 'label'] as const) {
-        if (location[field] === undefined) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [...locationPath, field],
-            message: `${field} is required for a coordinate-based location`,
-          });
+  .check(
+    z.superRefine((action, ctx) => {
+      const kind = action.postback.data;
+      const present: Record<ActionObjectKey, boolean> = {
+        urlAction: action.urlAction !== undefined,
+        clipboardAction: action.clipboardAction !== undefined,
+        dialerAction: action.dialerAction !== undefined,
+        calendarAction: action.calendarAction !== undefined,
+        'mapAction.requestLocationPush': action.mapAction?.requestLocationPush !== undefined,
+        'mapAction.showLocation': action.mapAction?.showLocation !== undefined,
+      };
+      const needed = ACTION_OBJECT_FOR_KIND[kind];
+      for (const [key, isPresent] of Object.entries(present)) {
+        const path = key.split('.');
+        if (key === needed && !isPresent) {
+          ctx.addIssue({ code: 'custom', path, message: `${key} is required for ${kind}` });
+        } else if (key !== needed && isPresent) {
+          ctx.addIssue({ code: 'custom', path, message: `${key} does not belong to ${kind}` });
         }
       }
-    }
-    if (kind === 'set_by_chatbot_search_locations' && location.query === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [...locationPath, 'query'],
-        message: 'query is required for a search-based location',
-      });
-    }
-  });
+      const location = action.mapAction?.showLocation?.location;
+      if (location === undefined) return;
+      const locationPath = ['mapAction', 'showLocation', 'location'];
+      if (kind === 'set_by_chatbot_show_location') {
+        for (const field of ['latitude', 'longitude', 'label'] as const) {
+          if (location[field] === undefined) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [...locationPath, field],
+              message: `${field} is required for a coordinate-based location`,
+            });
+          }
+        }
+      }
+      if (kind === 'set_by_chatbot_search_locations' && location.query === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [...locationPath, 'query'],
+          message: 'query is required for a search-based location',
+        });
+      }
+    }),
+  );
 export type RcsAction = z.infer<typeof RcsActionSchema>;
 
 export const RcsSuggestionSchema = z.strictObject({ action: RcsActionSchema });
@@ -343,7 +360,9 @@ export type RcsSuggestion = z.infer<typeof RcsSuggestionSchema>;
 
 /** One element of RCS `buttons` (and of two-way `chipList`): `{ suggestions: [...] }`. */
 export const RcsButtonSchema = z.strictObject({
-  suggestions: z.array(RcsSuggestionSchema).min(1, 'a button needs at least one suggestion'),
+  suggestions: z
+    .array(RcsSuggestionSchema)
+    .check(z.minLength(1, 'a button needs at least one suggestion')),
 });
 export type RcsButton = z.infer<typeof RcsButtonSchema>;
 

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { cp949ByteLength, cp949UnencodableCharacters } from '../../protocol/cp949.ts';
 import {
   FALLBACK_CHANNELS,
@@ -8,6 +7,7 @@ import {
   MMS_TITLE_MAX_BYTES,
   SMS_MAX_BYTES,
 } from './common.ts';
+import * as z from './zod.ts';
 
 /*
  * The CP949 text rules of SMS and MMS, and the fallback messages (sent as SMS or MMS) that follow
@@ -45,14 +45,14 @@ export const cp949TextIssues = (text: string, maxBytes: number, channel: string)
 
 /** A string with the CP949 rules of {@link cp949TextIssues}. */
 export const cp949TextSchema = (maxBytes: number, channel: string) =>
-  z
-    .string()
-    .min(1)
-    .superRefine((value, ctx) => {
+  z.string().check(
+    z.minLength(1),
+    z.superRefine((value, ctx) => {
       for (const message of cp949TextIssues(value, maxBytes, channel)) {
         ctx.addIssue({ code: 'custom', message });
       }
-    });
+    }),
+  );
 
 /**
  * A fallback message (spec 01 §2, FbInfo). It is sent as SMS or MMS, so the SMS/MMS byte and
@@ -62,39 +62,42 @@ export const cp949TextSchema = (maxBytes: number, channel: string) =>
 export const FbInfoSchema = z
   .strictObject({
     ch: z.enum(FALLBACK_CHANNELS, { error: 'fallback ch must be SMS or MMS' }),
-    title: z.string().min(1).optional(),
-    msg: z.string().min(1),
-    fileId: z.string().min(1).optional(),
-    fileIdLst: z
-      .array(z.string().min(1))
-      .max(MAX_MMS_FILES, `at most ${MAX_MMS_FILES} file ids`)
-      .optional(),
+    title: z.optional(z.string().check(z.minLength(1))),
+    msg: z.string().check(z.minLength(1)),
+    fileId: z.optional(z.string().check(z.minLength(1))),
+    fileIdLst: z.optional(
+      z
+        .array(z.string().check(z.minLength(1)))
+        .check(z.maxLength(MAX_MMS_FILES, `at most ${MAX_MMS_FILES} file ids`)),
+    ),
   })
-  .superRefine((fallback, ctx) => {
-    const isMms = fallback.ch === 'MMS';
-    for (const message of cp949TextIssues(
-      fallback.msg,
-      isMms ? MMS_MAX_BYTES : SMS_MAX_BYTES,
-      fallback.ch,
-    )) {
-      ctx.addIssue({ code: 'custom', path: ['msg'], message });
-    }
-    if (isMms && fallback.title === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['title'], message: 'an MMS fallback needs a title' });
-    }
-    if (fallback.title !== undefined) {
-      for (const message of cp949TextIssues(fallback.title, MMS_TITLE_MAX_BYTES, 'MMS title')) {
-        ctx.addIssue({ code: 'custom', path: ['title'], message });
+  .check(
+    z.superRefine((fallback, ctx) => {
+      const isMms = fallback.ch === 'MMS';
+      for (const message of cp949TextIssues(
+        fallback.msg,
+        isMms ? MMS_MAX_BYTES : SMS_MAX_BYTES,
+        fallback.ch,
+      )) {
+        ctx.addIssue({ code: 'custom', path: ['msg'], message });
       }
-    }
-    if (fallback.fileId !== undefined && fallback.fileIdLst !== undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['fileIdLst'],
-        message: 'use either fileId or fileIdLst, not both',
-      });
-    }
-  });
+      if (isMms && fallback.title === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['title'], message: 'an MMS fallback needs a title' });
+      }
+      if (fallback.title !== undefined) {
+        for (const message of cp949TextIssues(fallback.title, MMS_TITLE_MAX_BYTES, 'MMS title')) {
+          ctx.addIssue({ code: 'custom', path: ['title'], message });
+        }
+      }
+      if (fallback.fileId !== undefined && fallback.fileIdLst !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['fileIdLst'],
+          message: 'use either fileId or fileIdLst, not both',
+        });
+      }
+    }),
+  );
 export type FbInfo = z.infer<typeof FbInfoSchema>;
 
 /**
@@ -102,22 +105,24 @@ export type FbInfo = z.infer<typeof FbInfoSchema>;
  * to SMS), and a channel may appear only once (gateway code `21051`).
  */
 export const fallbackListSchema = (mainChannel?: FallbackChannel) =>
-  z.array(FbInfoSchema).superRefine((fallbacks, ctx) => {
-    const seen = new Set<FallbackChannel>();
-    fallbacks.forEach((fallback, index) => {
-      if (fallback.ch === mainChannel) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [index, 'ch'],
-          message: `a ${mainChannel} send cannot fall back to ${mainChannel}: the channel must differ`,
-        });
-      } else if (seen.has(fallback.ch)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [index, 'ch'],
-          message: `fallback channel ${fallback.ch} is repeated in fbInfoLst`,
-        });
-      }
-      seen.add(fallback.ch);
-    });
-  });
+  z.array(FbInfoSchema).check(
+    z.superRefine((fallbacks, ctx) => {
+      const seen = new Set<FallbackChannel>();
+      fallbacks.forEach((fallback, index) => {
+        if (fallback.ch === mainChannel) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'ch'],
+            message: `a ${mainChannel} send cannot fall back to ${mainChannel}: the channel must differ`,
+          });
+        } else if (seen.has(fallback.ch)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'ch'],
+            message: `fallback channel ${fallback.ch} is repeated in fbInfoLst`,
+          });
+        }
+        seen.add(fallback.ch);
+      });
+    }),
+  );

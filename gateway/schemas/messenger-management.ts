@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { CompactDateTimeSchema, charCount, textSchema } from './common.ts';
 import { GatewayIdSchema, listOrEmpty, NullableStringSchema, nullableStrings } from './lenient.ts';
+import * as z from './zod.ts';
 
 /*
  * Messenger channels, channel groups and notification templates, spec 02 §4.1–4.4 (the read/click
@@ -14,10 +14,10 @@ import { GatewayIdSchema, listOrEmpty, NullableStringSchema, nullableStrings } f
 
 export const MSGR_CH_ID_MAX = 61;
 /** Channel search id (`msgrChId`), max 61. */
-export const MsgrChIdSchema = z.string().min(1).max(MSGR_CH_ID_MAX);
+export const MsgrChIdSchema = z.string().check(z.minLength(1), z.maxLength(MSGR_CH_ID_MAX));
 export const MSGR_GRP_ID_MAX = 100;
 /** Group id (`msgrGrpId`), max 100. */
-export const MsgrGrpIdSchema = z.string().min(1).max(MSGR_GRP_ID_MAX);
+export const MsgrGrpIdSchema = z.string().check(z.minLength(1), z.maxLength(MSGR_GRP_ID_MAX));
 /** `S` one channel (the default), `G` a channel group. */
 export const SenderTypeSchema = z.enum(['S', 'G']);
 export type SenderType = z.infer<typeof SenderTypeSchema>;
@@ -28,12 +28,14 @@ export const TEMPLATE_CONTENT_MAX = 1000;
 /** Template code: max 30, no spaces. */
 export const TemplateCodeSchema = z
   .string()
-  .regex(/^\S{1,30}$/, `templateCode must be 1-${TEMPLATE_CODE_MAX} characters without spaces`);
+  .check(
+    z.regex(/^\S{1,30}$/, `templateCode must be 1-${TEMPLATE_CODE_MAX} characters without spaces`),
+  );
 /** `T` registered, `R` review requested, `Q` under review, `A` approved, `S` rejected. */
 export const TemplateStatusCodeSchema = z.enum(['T', 'R', 'Q', 'A', 'S']);
 export type TemplateStatusCode = z.infer<typeof TemplateStatusCodeSchema>;
 /** Channel administrator number: digits, max 11. */
-const AdminPhoneSchema = z.string().regex(/^\d{1,11}$/, 'phoneNumber must be 1-11 digits');
+const AdminPhoneSchema = z.string().check(z.regex(/^\d{1,11}$/, 'phoneNumber must be 1-11 digits'));
 
 /**
  * A template belongs to one channel (`S`: `msgrChId` required) or to a group (`G`: `msgrGrpId`
@@ -41,7 +43,7 @@ const AdminPhoneSchema = z.string().regex(/^\d{1,11}$/, 'phoneNumber must be 1-1
  */
 const checkOwner =
   (typeField: 'senderType' | 'senderKeyType') =>
-  (value: Record<string, unknown>, ctx: z.RefinementCtx): void => {
+  (value: Record<string, unknown>, ctx: z.core.$RefinementCtx): void => {
     const type = value[typeField] ?? 'S';
     if (type === 'S' && value.msgrChId === undefined) {
       ctx.addIssue({
@@ -60,18 +62,18 @@ const checkOwner =
   };
 
 const ownerShape = {
-  msgrChId: MsgrChIdSchema.optional(),
-  msgrGrpId: MsgrGrpIdSchema.optional(),
+  msgrChId: z.optional(MsgrChIdSchema),
+  msgrGrpId: z.optional(MsgrGrpIdSchema),
 };
 
 /** A request body about an owner's templates: the owner fields first, then `shape`. */
 const ownerRequest = <
   F extends 'senderType' | 'senderKeyType',
-  S extends Record<F, z.ZodType> & z.ZodRawShape,
+  S extends Record<F, z.ZodMiniType> & z.core.$ZodShape,
 >(
   typeField: F,
   shape: S,
-) => z.strictObject({ ...ownerShape, ...shape }).superRefine(checkOwner(typeField));
+) => z.strictObject({ ...ownerShape, ...shape }).check(z.superRefine(checkOwner(typeField)));
 
 // ---------------------------------------------------------------------------------------------
 // Channel categories and groups (§4.1)
@@ -83,23 +85,25 @@ export type ChannelIdRequest = z.infer<typeof ChannelIdRequestSchema>;
 
 /** Body of `POST /msgr/v2/channel/group/add` and `DELETE /msgr/v2/channel/group/remove`. */
 export const ChannelGroupMemberRequestSchema = z.strictObject({
-  chGrpKey: z.string().min(1),
+  chGrpKey: z.string().check(z.minLength(1)),
   msgrChId: MsgrChIdSchema,
 });
 export type ChannelGroupMemberRequest = z.infer<typeof ChannelGroupMemberRequestSchema>;
 
 /** Path parameter of `GET /msgr/v2/channel/group/{groupKey}`. */
-export const ChannelGroupKeyRequestSchema = z.strictObject({ groupKey: z.string().min(1) });
+export const ChannelGroupKeyRequestSchema = z.strictObject({
+  groupKey: z.string().check(z.minLength(1)),
+});
 
 export const ChannelCategoryItemSchema = z.looseObject({
-  code: GatewayIdSchema.nullish(),
+  code: z.nullish(GatewayIdSchema),
   name: NullableStringSchema,
 });
 export type ChannelCategoryItem = z.infer<typeof ChannelCategoryItemSchema>;
 export const ChannelCategoryListDataSchema = listOrEmpty(ChannelCategoryItemSchema);
 
 /** A template category: a code and name as a channel category has, then its group and examples. */
-export const TemplateCategoryItemSchema = ChannelCategoryItemSchema.extend({
+export const TemplateCategoryItemSchema = z.extend(ChannelCategoryItemSchema, {
   /** `iclusion`: the inclusion example; the gateway spells the field so. */
   ...nullableStrings('groupName', 'iclusion', 'exclusion'),
 });
@@ -107,7 +111,7 @@ export type TemplateCategoryItem = z.infer<typeof TemplateCategoryItemSchema>;
 export const TemplateCategoryListDataSchema = listOrEmpty(TemplateCategoryItemSchema);
 
 /** A channel group as every group answer names it. */
-const groupShape = { chGrpKey: GatewayIdSchema.nullish(), chGrpName: NullableStringSchema };
+const groupShape = { chGrpKey: z.nullish(GatewayIdSchema), chGrpName: NullableStringSchema };
 
 /** One group containing the channel (`group/list`). */
 export const ChannelGroupOfChannelItemSchema = z.looseObject({
@@ -118,12 +122,12 @@ export const ChannelGroupOfChannelListDataSchema = listOrEmpty(ChannelGroupOfCha
 
 /** `data` of add and remove: the group and the channel. */
 export const ChannelGroupMemberDataSchema = z.looseObject({
-  chGrpKey: GatewayIdSchema.nullish(),
+  chGrpKey: z.nullish(GatewayIdSchema),
   msgrChId: NullableStringSchema,
 });
 
 /** One channel of a group (`GET group/{groupKey}`): the membership and when it was made. */
-export const ChannelGroupMemberItemSchema = ChannelGroupMemberDataSchema.extend({
+export const ChannelGroupMemberItemSchema = z.extend(ChannelGroupMemberDataSchema, {
   regDt: NullableStringSchema,
 });
 export const ChannelGroupMemberListDataSchema = listOrEmpty(ChannelGroupMemberItemSchema);
@@ -131,7 +135,7 @@ export const ChannelGroupMemberListDataSchema = listOrEmpty(ChannelGroupMemberIt
 /** One group (`GET group/all`); `chGrpStatCd` is typed Number in the spec but carries letters. */
 export const ChannelGroupItemSchema = z.looseObject({
   ...groupShape,
-  chGrpStatCd: GatewayIdSchema.nullish(),
+  chGrpStatCd: z.nullish(GatewayIdSchema),
   ...nullableStrings('regDt', 'updDt'),
 });
 export type ChannelGroupItem = z.infer<typeof ChannelGroupItemSchema>;
@@ -144,15 +148,15 @@ export const ChannelGroupListDataSchema = listOrEmpty(ChannelGroupItemSchema);
 /** Body of `POST /msgr/v2/msgrChannelList`. */
 export const ChannelListRequestSchema = z.strictObject({
   standardDateTime: CompactDateTimeSchema,
-  page: z.number().int().min(1).optional(),
-  pageSize: z.number().int().min(1).optional(),
+  page: z.optional(z.int().check(z.minimum(1))),
+  pageSize: z.optional(z.int().check(z.minimum(1))),
 });
 export type ChannelListRequest = z.infer<typeof ChannelListRequestSchema>;
 
 export const ChannelListItemSchema = z.looseObject({
   /** `msgrChStat`: `A` active, `C` inactive, `B` blocked, `E` being deleted, `D` deleted. */
   ...nullableStrings('msgrChId', 'msgrChStat', 'createDate'),
-  categoryCode: GatewayIdSchema.nullish(),
+  categoryCode: z.nullish(GatewayIdSchema),
 });
 export type ChannelListItem = z.infer<typeof ChannelListItemSchema>;
 export const ChannelListDataSchema = listOrEmpty(ChannelListItemSchema);
@@ -161,7 +165,7 @@ export const ChannelListDataSchema = listOrEmpty(ChannelListItemSchema);
 export const ChannelTokenRequestSchema = z.strictObject({
   phoneNumber: AdminPhoneSchema,
   msgrChId: MsgrChIdSchema,
-  relay: z.string().min(1),
+  relay: z.string().check(z.minLength(1)),
 });
 export type ChannelTokenRequest = z.infer<typeof ChannelTokenRequestSchema>;
 
@@ -178,23 +182,23 @@ export type RelayInfoData = z.infer<typeof RelayInfoDataSchema>;
 export const ChannelDetailDataSchema = z.looseObject({
   /** `stat`: `A` normal, `B` blocked, `P` dormant, `D` deleted. */
   ...nullableStrings('msgrChId', 'stat', 'createDate'),
-  categoryCode: GatewayIdSchema.nullish(),
+  categoryCode: z.nullish(GatewayIdSchema),
 });
 export type ChannelDetailData = z.infer<typeof ChannelDetailDataSchema>;
 
 /** One relay authentication of `channel/create`: the code received after `channel/token`. */
 export const ChannelCreateTokenSchema = z.strictObject({
-  rid: z.string().min(1),
-  token: z.number().int().nonnegative(),
+  rid: z.string().check(z.minLength(1)),
+  token: z.int().check(z.nonnegative()),
   phoneNumber: AdminPhoneSchema,
 });
 
 /** Body of `POST /msgr/v2/channel/create`. */
 export const ChannelCreateRequestSchema = z.strictObject({
-  tokens: z.array(ChannelCreateTokenSchema).min(1),
-  categoryCode: z.string().length(11, 'categoryCode is 11 characters'),
+  tokens: z.array(ChannelCreateTokenSchema).check(z.minLength(1)),
+  categoryCode: z.string().check(z.length(11, 'categoryCode is 11 characters')),
   msgrChId: MsgrChIdSchema,
-  memo: z.string().optional(),
+  memo: z.optional(z.string()),
 });
 export type ChannelCreateRequest = z.infer<typeof ChannelCreateRequestSchema>;
 
@@ -205,8 +209,8 @@ export type ChannelCreateRequest = z.infer<typeof ChannelCreateRequestSchema>;
 /** Body of `POST /msgr/v2/channel/template/request` and `…/template/delete`. */
 export const TemplateActionRequestSchema = ownerRequest('senderKeyType', {
   templateCode: TemplateCodeSchema,
-  senderKeyType: SenderTypeSchema.default('S'),
-  comment: textSchema(TEMPLATE_COMMENT_MAX).optional(),
+  senderKeyType: z._default(SenderTypeSchema, 'S'),
+  comment: z.optional(textSchema(TEMPLATE_COMMENT_MAX)),
 });
 export type TemplateActionRequest = z.infer<typeof TemplateActionRequestSchema>;
 export type TemplateActionRequestInput = z.input<typeof TemplateActionRequestSchema>;
@@ -214,21 +218,21 @@ export type TemplateActionRequestInput = z.input<typeof TemplateActionRequestSch
 /** Body of `POST /msgr/v2/channel/template/comment`. */
 export const TemplateCommentRequestSchema = ownerRequest('senderType', {
   templateCode: TemplateCodeSchema,
-  senderType: SenderTypeSchema.default('S'),
+  senderType: z._default(SenderTypeSchema, 'S'),
   comment: textSchema(TEMPLATE_COMMENT_MAX),
 });
 export type TemplateCommentRequest = z.infer<typeof TemplateCommentRequestSchema>;
 
 /** Body of `POST /msgr/v2/channel/template/all`; no `updateDt` = every template. */
 export const TemplateListRequestSchema = ownerRequest('senderType', {
-  senderType: SenderTypeSchema.default('S'),
-  updateDt: CompactDateTimeSchema.optional(),
+  senderType: z._default(SenderTypeSchema, 'S'),
+  updateDt: z.optional(CompactDateTimeSchema),
 });
 export type TemplateListRequest = z.infer<typeof TemplateListRequestSchema>;
 
 export const TemplateListItemSchema = z.looseObject({
   ...nullableStrings('msgrChId', 'templateName'),
-  templateKey: GatewayIdSchema.nullish(),
+  templateKey: z.nullish(GatewayIdSchema),
   ...nullableStrings('templateCode', 'templateStatusCode'),
 });
 export type TemplateListItem = z.infer<typeof TemplateListItemSchema>;
@@ -253,45 +257,49 @@ export const ITEM_HIGHLIGHT_DESCRIPTION_MAX_WITH_THUMBNAIL = 13;
 export const TemplateCreateRequestSchema = z
   .strictObject({
     ...ownerShape,
-    senderType: SenderTypeSchema.default('S'),
-    templateCode: TemplateCodeSchema.optional(),
+    senderType: z._default(SenderTypeSchema, 'S'),
+    templateCode: z.optional(TemplateCodeSchema),
     templateName: textSchema(200),
     templateContent: textSchema(TEMPLATE_CONTENT_MAX),
-    categoryCode: z.string().min(1).max(6),
+    categoryCode: z.string().check(z.minLength(1), z.maxLength(6)),
     templateMessageType: z.enum(TEMPLATE_MESSAGE_TYPES),
-    templateExtra: textSchema(500).optional(),
-    templateAd: textSchema(TEMPLATE_CONTENT_MAX).optional(),
+    templateExtra: z.optional(textSchema(500)),
+    templateAd: z.optional(textSchema(TEMPLATE_CONTENT_MAX)),
     templateEmphasizeType: z.enum(TEMPLATE_EMPHASIZE_TYPES),
-    itemHeader: textSchema(16).optional(),
-    itemHighlightTitle: textSchema(ITEM_HIGHLIGHT_TITLE_MAX).optional(),
-    itemHighlightDescription: textSchema(ITEM_HIGHLIGHT_DESCRIPTION_MAX).optional(),
-    itemList: z.array(z.record(z.string(), z.unknown())).min(2).max(10).optional(),
-    itemSummaryTitle: textSchema(6).optional(),
-    itemSummaryDescription: textSchema(14).optional(),
-    templateTitle: z.string().min(1).optional(),
-    templateSubtitle: z.string().min(1).optional(),
-    securityFlag: z.boolean().optional(),
-    buttons: z.array(z.record(z.string(), z.unknown())).max(5).optional(),
-    templatePreviewMessage: textSchema(40).optional(),
+    itemHeader: z.optional(textSchema(16)),
+    itemHighlightTitle: z.optional(textSchema(ITEM_HIGHLIGHT_TITLE_MAX)),
+    itemHighlightDescription: z.optional(textSchema(ITEM_HIGHLIGHT_DESCRIPTION_MAX)),
+    itemList: z.optional(
+      z.array(z.record(z.string(), z.unknown())).check(z.minLength(2), z.maxLength(10)),
+    ),
+    itemSummaryTitle: z.optional(textSchema(6)),
+    itemSummaryDescription: z.optional(textSchema(14)),
+    templateTitle: z.optional(z.string().check(z.minLength(1))),
+    templateSubtitle: z.optional(z.string().check(z.minLength(1))),
+    securityFlag: z.optional(z.boolean()),
+    buttons: z.optional(z.array(z.record(z.string(), z.unknown())).check(z.maxLength(5))),
+    templatePreviewMessage: z.optional(textSchema(40)),
   })
-  .superRefine((value, ctx) => {
-    checkOwner('senderType')(value, ctx);
-    const total = charCount(value.templateContent) + charCount(value.templateAd ?? '');
-    if (value.templateAd !== undefined && total > TEMPLATE_CONTENT_MAX) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['templateAd'],
-        message: `templateContent plus templateAd is ${total} characters; max ${TEMPLATE_CONTENT_MAX}`,
-      });
-    }
-    if (value.itemHighlightTitle !== undefined && value.itemHighlightDescription === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['itemHighlightDescription'],
-        message: 'required when itemHighlightTitle is set',
-      });
-    }
-  });
+  .check(
+    z.superRefine((value, ctx) => {
+      checkOwner('senderType')(value, ctx);
+      const total = charCount(value.templateContent) + charCount(value.templateAd ?? '');
+      if (value.templateAd !== undefined && total > TEMPLATE_CONTENT_MAX) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['templateAd'],
+          message: `templateContent plus templateAd is ${total} characters; max ${TEMPLATE_CONTENT_MAX}`,
+        });
+      }
+      if (value.itemHighlightTitle !== undefined && value.itemHighlightDescription === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['itemHighlightDescription'],
+          message: 'required when itemHighlightTitle is set',
+        });
+      }
+    }),
+  );
 export type TemplateCreateRequest = z.infer<typeof TemplateCreateRequestSchema>;
 export type TemplateCreateRequestInput = z.input<typeof TemplateCreateRequestSchema>;
 
@@ -319,47 +327,51 @@ const isImageType = (value: string): value is TemplateImageType =>
 /** One image part of the multipart template create: its file name, type and bytes. */
 export const TemplateImageSchema = z
   .strictObject({
-    fileName: z
-      .string()
-      .min(1)
-      .max(255)
-      .refine(
+    fileName: z.string().check(
+      z.minLength(1),
+      z.maxLength(255),
+      z.refine(
         (name) => !/[\\/\r\n"]/.test(name),
         'fileName must not contain / \\ " or line breaks',
       ),
+    ),
     contentType: z
       .string()
-      .refine(isImageType, `contentType must be one of ${TEMPLATE_IMAGE_TYPES.join(', ')}`),
+      .check(
+        z.refine(isImageType, `contentType must be one of ${TEMPLATE_IMAGE_TYPES.join(', ')}`),
+      ),
     data: z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'data must be bytes'),
   })
-  .superRefine((image, ctx) => {
-    const size = image.data.byteLength;
-    if (size === 0) ctx.addIssue({ code: 'custom', path: ['data'], message: 'image is empty' });
-    if (size > TEMPLATE_IMAGE_MAX_BYTES) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['data'],
-        message: `image is ${size} bytes; max ${TEMPLATE_IMAGE_MAX_BYTES}`,
-      });
-    }
-    if (!isImageType(image.contentType)) return;
-    const { extensions, signature } = IMAGE_FORMATS[image.contentType];
-    if (size > 0 && !signature.every((byte, index) => image.data[index] === byte)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['data'],
-        message: `bytes are not ${image.contentType} (file signature does not match)`,
-      });
-    }
-    const extension = image.fileName.toLowerCase().split('.').pop() ?? '';
-    if (!(extensions as readonly string[]).includes(extension)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['fileName'],
-        message: `fileName must end in .${extensions.join(' or .')} for ${image.contentType}`,
-      });
-    }
-  });
+  .check(
+    z.superRefine((image, ctx) => {
+      const size = image.data.byteLength;
+      if (size === 0) ctx.addIssue({ code: 'custom', path: ['data'], message: 'image is empty' });
+      if (size > TEMPLATE_IMAGE_MAX_BYTES) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['data'],
+          message: `image is ${size} bytes; max ${TEMPLATE_IMAGE_MAX_BYTES}`,
+        });
+      }
+      if (!isImageType(image.contentType)) return;
+      const { extensions, signature } = IMAGE_FORMATS[image.contentType];
+      if (size > 0 && !signature.every((byte, index) => image.data[index] === byte)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['data'],
+          message: `bytes are not ${image.contentType} (file signature does not match)`,
+        });
+      }
+      const extension = image.fileName.toLowerCase().split('.').pop() ?? '';
+      if (!(extensions as readonly string[]).includes(extension)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['fileName'],
+          message: `fileName must end in .${extensions.join(' or .')} for ${image.contentType}`,
+        });
+      }
+    }),
+  );
 export type TemplateImage = z.input<typeof TemplateImageSchema>;
 
 /** The image parts a template create may carry; none means the JSON create. */
@@ -377,40 +389,42 @@ export interface TemplateImages {
 export const TemplateCreateMultipartRequestSchema = z
   .strictObject({
     reqBody: TemplateCreateRequestSchema,
-    image: TemplateImageSchema.optional(),
-    itemHighlightImage: TemplateImageSchema.optional(),
+    image: z.optional(TemplateImageSchema),
+    itemHighlightImage: z.optional(TemplateImageSchema),
   })
-  .superRefine((value, ctx) => {
-    if (value.itemHighlightImage === undefined) return;
-    const limits = [
-      ['itemHighlightTitle', ITEM_HIGHLIGHT_TITLE_MAX_WITH_THUMBNAIL],
-      ['itemHighlightDescription', ITEM_HIGHLIGHT_DESCRIPTION_MAX_WITH_THUMBNAIL],
-    ] as const;
-    for (const [field, max] of limits) {
-      const length = charCount(value.reqBody[field] ?? '');
-      if (length > max) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['reqBody', field],
-          message: `is ${length} characters; max ${max} with a thumbnail image (itemHighlightImage)`,
-        });
+  .check(
+    z.superRefine((value, ctx) => {
+      if (value.itemHighlightImage === undefined) return;
+      const limits = [
+        ['itemHighlightTitle', ITEM_HIGHLIGHT_TITLE_MAX_WITH_THUMBNAIL],
+        ['itemHighlightDescription', ITEM_HIGHLIGHT_DESCRIPTION_MAX_WITH_THUMBNAIL],
+      ] as const;
+      for (const [field, max] of limits) {
+        const length = charCount(value.reqBody[field] ?? '');
+        if (length > max) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['reqBody', field],
+            message: `is ${length} characters; max ${max} with a thumbnail image (itemHighlightImage)`,
+          });
+        }
       }
-    }
-  });
+    }),
+  );
 export type TemplateCreateMultipartRequest = z.infer<typeof TemplateCreateMultipartRequestSchema>;
 
 export const TemplateInfoSchema = z.looseObject({
   ...nullableStrings('senderKey', 'senderType', 'templateCode', 'msgrTemplateCode'),
   ...nullableStrings('templateName', 'templateContent'),
-  categoryCode: GatewayIdSchema.nullish(),
+  categoryCode: z.nullish(GatewayIdSchema),
   ...nullableStrings('templateMessageType', 'templateEmphasizeType'),
   ...nullableStrings('templateTitle', 'templateSubtitle'),
 });
 
 export const TemplateCreateDataSchema = z.looseObject({
-  templateKey: GatewayIdSchema.nullish(),
+  templateKey: z.nullish(GatewayIdSchema),
   ...nullableStrings('templateCode', 'templateName', 'msgrChId'),
-  templateInfo: TemplateInfoSchema.nullish(),
+  templateInfo: z.nullish(TemplateInfoSchema),
 });
 export type TemplateCreateData = z.infer<typeof TemplateCreateDataSchema>;
 

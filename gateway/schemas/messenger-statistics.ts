@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import {
   NullableStringSchema,
   NumericSchema,
@@ -7,6 +6,7 @@ import {
   oneOrMany,
 } from './lenient.ts';
 import { MsgrChIdSchema } from './messenger-management.ts';
+import * as z from './zod.ts';
 
 /*
  * The read and click statistics of messenger channels and templates, spec 02 §4.5: seven `GET`s on
@@ -27,21 +27,23 @@ const isRealCompactDate = (value: string): boolean => {
 /** Query of every statistics `GET`: send date `yyyyMMdd` and 0 to 2 days elapsed since it. */
 export const MessengerStatsQuerySchema = z.strictObject({
   msgrChId: MsgrChIdSchema,
-  date: z.string().superRefine((value, ctx) => {
-    if (!/^\d{8}$/.test(value)) ctx.addIssue({ code: 'custom', message: 'expected yyyyMMdd' });
-    else if (!isRealCompactDate(value)) {
-      ctx.addIssue({ code: 'custom', message: `${value} is not a real calendar date` });
-    }
-  }),
+  date: z.string().check(
+    z.superRefine((value, ctx) => {
+      if (!/^\d{8}$/.test(value)) ctx.addIssue({ code: 'custom', message: 'expected yyyyMMdd' });
+      else if (!isRealCompactDate(value)) {
+        ctx.addIssue({ code: 'custom', message: `${value} is not a real calendar date` });
+      }
+    }),
+  ),
   /** A String on the wire; 0, 1 or 2 given as a number is written as its string. */
-  elapsedDay: z.union([z.enum(['0', '1', '2']), z.literal([0, 1, 2])]).transform(String),
+  elapsedDay: z.pipe(z.union([z.enum(['0', '1', '2']), z.literal([0, 1, 2])]), z.transform(String)),
 });
 export type MessengerStatsQuery = z.infer<typeof MessengerStatsQuerySchema>;
 export type MessengerStatsQueryInput = z.input<typeof MessengerStatsQuerySchema>;
 
-const count = NumericSchema.nullish();
-const orders = z.array(z.unknown()).nullish();
-const countsByType = z.record(z.string(), NumericSchema).nullish();
+const count = z.nullish(NumericSchema);
+const orders = z.nullish(z.array(z.unknown()));
+const countsByType = z.nullish(z.record(z.string(), NumericSchema));
 
 const brandDimensions = nullableStrings(
   'date',
@@ -77,21 +79,21 @@ export const TemplateBrandReadItemSchema = z.looseObject({
 });
 export const TemplateNoticeClickItemSchema = z.looseObject({
   ...nullableStrings('date', 'msgrChId', 'templateCode', 'messageType'),
-  clickInfo: z
-    .looseObject({
+  clickInfo: z.nullish(
+    z.looseObject({
       buttonOrders: orders,
       buttonType: countsByType,
       qrType: countsByType,
       etc: count,
-    })
-    .nullish(),
+    }),
+  ),
 });
 export const TemplateBrandClickItemSchema = z.looseObject({
   ...brandDimensions,
   ...nullableStrings('templateCode', 'groupTagKey'),
-  clickInfo: z
-    .looseObject({ buttonOrders: orders, imageOrders: orders, listOrders: orders, etc: count })
-    .nullish(),
+  clickInfo: z.nullish(
+    z.looseObject({ buttonOrders: orders, imageOrders: orders, listOrders: orders, etc: count }),
+  ),
 });
 
 /**

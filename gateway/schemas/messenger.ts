@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import {
   AgencySchema,
   CallbackSchema,
@@ -16,6 +15,7 @@ import {
 } from './common.ts';
 import { fallbackListSchema } from './cp949-text.ts';
 import { issue } from './issue.ts';
+import * as z from './zod.ts';
 
 /*
  * Messenger sends: notification messages (spec 01 §4.8) and brand messages, template and free
@@ -38,36 +38,38 @@ export const MessengerButtonSchema = z.lazy(() =>
       name: textSchema(14),
       type: z.enum(MESSENGER_BUTTON_TYPES),
       ...optionalTexts('linkMo', 'linkPc', 'linkAnd', 'linkIos', 'url_mobile', 'url_pc'),
-      ordering: z.number().int().optional(),
-      varUrlYn: YesNoSchema.optional(),
+      ordering: z.optional(z.int()),
+      varUrlYn: z.optional(YesNoSchema),
       /** A boolean; the string form `true`/`false` is also seen in the wild and accepted. */
-      msgrBtnOutbrowserYn: z.union([z.boolean(), z.enum(['true', 'false'])]).optional(),
-      chat_extra: z.string().max(64).optional(),
-      chat_event: z.string().max(64).optional(),
+      msgrBtnOutbrowserYn: z.optional(z.union([z.boolean(), z.enum(['true', 'false'])])),
+      chat_extra: z.optional(z.string().check(z.maxLength(64))),
+      chat_event: z.optional(z.string().check(z.maxLength(64))),
     })
-    .superRefine((button, ctx) => {
-      if (button.type === 'WL' && button.url_mobile === undefined) {
-        issue(ctx, ['url_mobile'], 'a WL (web link) button needs url_mobile');
-      }
-      if (button.type === 'AL') {
-        const links = [button.linkIos, button.linkAnd, button.linkMo].filter(
-          (l) => l !== undefined,
-        );
-        if (links.length < 2) {
-          issue(
-            ctx,
-            ['type'],
-            'an AL (app link) button needs at least two of linkIos, linkAnd, linkMo',
-          );
+    .check(
+      z.superRefine((button, ctx) => {
+        if (button.type === 'WL' && button.url_mobile === undefined) {
+          issue(ctx, ['url_mobile'], 'a WL (web link) button needs url_mobile');
         }
-      }
-      if (button.chat_extra !== undefined && button.type !== 'BC' && button.type !== 'BT') {
-        issue(ctx, ['chat_extra'], 'chat_extra is only used by BC and BT buttons');
-      }
-      if (button.chat_event !== undefined && button.type !== 'BT') {
-        issue(ctx, ['chat_event'], 'chat_event is only used by BT buttons');
-      }
-    }),
+        if (button.type === 'AL') {
+          const links = [button.linkIos, button.linkAnd, button.linkMo].filter(
+            (l) => l !== undefined,
+          );
+          if (links.length < 2) {
+            issue(
+              ctx,
+              ['type'],
+              'an AL (app link) button needs at least two of linkIos, linkAnd, linkMo',
+            );
+          }
+        }
+        if (button.chat_extra !== undefined && button.type !== 'BC' && button.type !== 'BT') {
+          issue(ctx, ['chat_extra'], 'chat_extra is only used by BC and BT buttons');
+        }
+        if (button.chat_event !== undefined && button.type !== 'BT') {
+          issue(ctx, ['chat_event'], 'chat_event is only used by BT buttons');
+        }
+      }),
+    ),
 );
 export type MessengerButton = z.infer<typeof MessengerButtonSchema>;
 
@@ -76,10 +78,9 @@ export type MessengerButton = z.infer<typeof MessengerButtonSchema>;
  * with DS/AC" rule has nothing to bind to: this request has no quick-reply field.
  */
 export const MessengerButtonsSchema = z.lazy(() =>
-  z
-    .array(MessengerButtonSchema)
-    .max(MAX_MESSENGER_BUTTONS, `at most ${MAX_MESSENGER_BUTTONS} buttons (spec 01 §8)`)
-    .superRefine((buttons, ctx) => {
+  z.array(MessengerButtonSchema).check(
+    z.maxLength(MAX_MESSENGER_BUTTONS, `at most ${MAX_MESSENGER_BUTTONS} buttons (spec 01 §8)`),
+    z.superRefine((buttons, ctx) => {
       buttons.forEach((button, index) => {
         if (button.type === 'AC' && index > 0) {
           issue(
@@ -90,6 +91,7 @@ export const MessengerButtonsSchema = z.lazy(() =>
         }
       });
     }),
+  ),
 );
 
 /**
@@ -103,19 +105,23 @@ export const MessengerItemSchema = z.lazy(() =>
   z.strictObject({
     list: z
       .array(z.strictObject({ title: textSchema(6), description: textSchema(23) }))
-      .min(2, 'item.list needs 2 to 10 entries')
-      .max(10, 'item.list needs 2 to 10 entries'),
-    summary: z
-      .strictObject({
+      .check(
+        z.minLength(2, 'item.list needs 2 to 10 entries'),
+        z.maxLength(10, 'item.list needs 2 to 10 entries'),
+      ),
+    summary: z.optional(
+      z.strictObject({
         title: textSchema(6),
-        description: textSchema(14)
-          .regex(
-            SUMMARY_DESCRIPTION_PATTERN,
-            'summary description may hold only variables, currency units, digits, comma and period',
-          )
-          .optional(),
-      })
-      .optional(),
+        description: z.optional(
+          textSchema(14).check(
+            z.regex(
+              SUMMARY_DESCRIPTION_PATTERN,
+              'summary description may hold only variables, currency units, digits, comma and period',
+            ),
+          ),
+        ),
+      }),
+    ),
   }),
 );
 export type MessengerItem = z.infer<typeof MessengerItemSchema>;
@@ -127,16 +133,16 @@ export const MessengerNoticeRequestSchema = z.lazy(() =>
       ...senderFieldsShape,
       ...optionalTexts('title', 'itemHeader', 'itemHighlightTitle', 'itemHighlightDescription'),
       msg: textSchema(1000),
-      item: MessengerItemSchema.optional(),
-      msgrChId: z.string().min(1).max(61),
-      tmpltCode: z.string().min(1),
-      service: z.number().int().optional(),
+      item: z.optional(MessengerItemSchema),
+      msgrChId: z.string().check(z.minLength(1), z.maxLength(61)),
+      tmpltCode: z.string().check(z.minLength(1)),
+      service: z.optional(z.int()),
       recvInfoLst: recipientsSchema(RecvInfoSchema),
-      fbInfoLst: fallbackListSchema().optional(),
-      buttons: MessengerButtonsSchema.optional(),
-      groupKey: z.string().min(1).max(200).optional(),
+      fbInfoLst: z.optional(fallbackListSchema()),
+      buttons: z.optional(MessengerButtonsSchema),
+      groupKey: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
     })
-    .superRefine(checkReservation),
+    .check(z.superRefine(checkReservation)),
 );
 export type MessengerNoticeRequest = z.infer<typeof MessengerNoticeRequestSchema>;
 
@@ -162,30 +168,33 @@ export const BrandTargetingSchema = z.enum(['M', 'N', 'I']);
 const brandCommonShape = () => ({
   targeting: BrandTargetingSchema,
   ...resvFieldsShape,
-  agency: AgencySchema.optional(),
-  pushAlarm: YesNoSchema.optional(),
-  msgrChId: z.string().min(1).max(61),
+  agency: z.optional(AgencySchema),
+  pushAlarm: z.optional(YesNoSchema),
+  msgrChId: z.string().check(z.minLength(1), z.maxLength(61)),
   chatBubbleType: z.enum(BRAND_CHAT_BUBBLE_TYPES),
   callback: CallbackSchema,
   recvInfoLst: recipientsSchema(RecvInfoSchema),
-  fbInfoLst: fallbackListSchema().optional(),
+  fbInfoLst: z.optional(fallbackListSchema()),
   /** Opt-out number written 3-4-4 (`080-1234-5678`); shorter groups are allowed, max 13. */
-  unsubscribePhoneNumber: z
-    .string()
-    .max(13)
-    .regex(
-      /^\d{2,4}-\d{3,4}-\d{4}$/,
-      'unsubscribePhoneNumber must be hyphenated, like 080-1234-5678',
-    )
-    .optional(),
+  unsubscribePhoneNumber: z.optional(
+    z
+      .string()
+      .check(
+        z.maxLength(13),
+        z.regex(
+          /^\d{2,4}-\d{3,4}-\d{4}$/,
+          'unsubscribePhoneNumber must be hyphenated, like 080-1234-5678',
+        ),
+      ),
+  ),
   /** Extension of the opt-out number. */
-  unsubscribeAuthNumber: z.string().min(1).max(10).optional(),
+  unsubscribeAuthNumber: z.optional(z.string().check(z.minLength(1), z.maxLength(10))),
 });
 
 /** Without its phone number an extension means nothing (spec 01 §4.9). */
 const checkUnsubscribe = (
   value: { unsubscribePhoneNumber?: string; unsubscribeAuthNumber?: string },
-  ctx: z.RefinementCtx,
+  ctx: z.core.$RefinementCtx,
 ): void => {
   if (value.unsubscribeAuthNumber !== undefined && value.unsubscribePhoneNumber === undefined) {
     issue(
@@ -198,12 +207,12 @@ const checkUnsubscribe = (
 
 /** `POST {send_url}/msgr/brand/tmplt/v1`. */
 export const BrandTemplateRequestSchema = z.lazy(() =>
-  z
-    .strictObject({ ...brandCommonShape(), tmpltCode: z.string().min(1) })
-    .superRefine((value, ctx) => {
+  z.strictObject({ ...brandCommonShape(), tmpltCode: z.string().check(z.minLength(1)) }).check(
+    z.superRefine((value, ctx) => {
       checkReservation(value, ctx);
       checkUnsubscribe(value, ctx);
     }),
+  ),
 );
 export type BrandTemplateRequest = z.infer<typeof BrandTemplateRequestSchema>;
 
@@ -217,29 +226,31 @@ export const BRAND_BUTTON_TYPES = ['WL', 'AL', 'BK', 'MD', 'AC', 'BF'] as const;
 export const BrandButtonSchema = z.lazy(() =>
   z
     .looseObject({
-      name: z.string().min(1),
+      name: z.string().check(z.minLength(1)),
       type: z.enum(BRAND_BUTTON_TYPES),
       ...optionalTexts('linkMobile', 'linkPc', 'linkAndroid', 'linkIos'),
-      bizFormId: z.union([z.string().min(1), z.number()]).optional(),
+      bizFormId: z.optional(z.union([z.string().check(z.minLength(1)), z.number()])),
     })
-    .superRefine((button, ctx) => {
-      if (button.type === 'WL' && button.linkMobile === undefined) {
-        issue(ctx, ['linkMobile'], 'a WL (web link) button needs linkMobile');
-      }
-      if (button.type === 'AL') {
-        const links = [button.linkIos, button.linkAndroid, button.linkMobile];
-        if (links.filter((l) => l !== undefined).length < 2) {
-          issue(
-            ctx,
-            ['type'],
-            'an AL (app link) button needs two of linkIos, linkAndroid, linkMobile',
-          );
+    .check(
+      z.superRefine((button, ctx) => {
+        if (button.type === 'WL' && button.linkMobile === undefined) {
+          issue(ctx, ['linkMobile'], 'a WL (web link) button needs linkMobile');
         }
-      }
-      if (button.type === 'BF' && button.bizFormId === undefined) {
-        issue(ctx, ['bizFormId'], 'a BF (business form) button needs bizFormId');
-      }
-    }),
+        if (button.type === 'AL') {
+          const links = [button.linkIos, button.linkAndroid, button.linkMobile];
+          if (links.filter((l) => l !== undefined).length < 2) {
+            issue(
+              ctx,
+              ['type'],
+              'an AL (app link) button needs two of linkIos, linkAndroid, linkMobile',
+            );
+          }
+        }
+        if (button.type === 'BF' && button.bizFormId === undefined) {
+          issue(ctx, ['bizFormId'], 'a BF (business form) button needs bizFormId');
+        }
+      }),
+    ),
 );
 export type BrandButton = z.infer<typeof BrandButtonSchema>;
 
@@ -250,16 +261,18 @@ export const BrandCommerceSchema = z.lazy(() =>
   z
     .strictObject({
       title: textSchema(30),
-      regularPrice: z.number().min(0).max(BRAND_PRICE_MAX),
-      discountPrice: z.number().min(0).max(BRAND_PRICE_MAX),
-      discountRate: z.number().min(1).max(100).optional(),
-      discountFixed: z.number().min(0).max(999_999).optional(),
+      regularPrice: z.number().check(z.minimum(0), z.maximum(BRAND_PRICE_MAX)),
+      discountPrice: z.number().check(z.minimum(0), z.maximum(BRAND_PRICE_MAX)),
+      discountRate: z.optional(z.number().check(z.minimum(1), z.maximum(100))),
+      discountFixed: z.optional(z.number().check(z.minimum(0), z.maximum(999_999))),
     })
-    .superRefine((commerce, ctx) => {
-      if (commerce.discountRate !== undefined && commerce.discountFixed !== undefined) {
-        issue(ctx, ['discountFixed'], 'use either discountRate or discountFixed, not both');
-      }
-    }),
+    .check(
+      z.superRefine((commerce, ctx) => {
+        if (commerce.discountRate !== undefined && commerce.discountFixed !== undefined) {
+          issue(ctx, ['discountFixed'], 'use either discountRate or discountFixed, not both');
+        }
+      }),
+    ),
 );
 export type BrandCommerce = z.infer<typeof BrandCommerceSchema>;
 
@@ -267,20 +280,22 @@ export type BrandCommerce = z.infer<typeof BrandCommerceSchema>;
 export const BrandCarouselHeadSchema = z.lazy(() =>
   z
     .strictObject({
-      header: z.string().min(1),
+      header: z.string().check(z.minLength(1)),
       ...optionalTexts('content', 'imageUrl', 'linkMobile', 'linkPc', 'linkAnd', 'linkIos'),
     })
-    .superRefine((head, ctx) => {
-      const otherLink = head.linkPc ?? head.linkAnd ?? head.linkIos;
-      if (otherLink !== undefined && head.linkMobile === undefined) {
-        issue(ctx, ['linkMobile'], 'linkMobile is required when the carousel head has any link');
-      }
-    }),
+    .check(
+      z.superRefine((head, ctx) => {
+        const otherLink = head.linkPc ?? head.linkAnd ?? head.linkIos;
+        if (otherLink !== undefined && head.linkMobile === undefined) {
+          issue(ctx, ['linkMobile'], 'linkMobile is required when the carousel head has any link');
+        }
+      }),
+    ),
 );
 
 /** The carousel list fields are "not shown", so everything beyond `head` passes as given. */
 export const BrandCarouselSchema = z.lazy(() =>
-  z.looseObject({ head: BrandCarouselHeadSchema.optional() }),
+  z.looseObject({ head: z.optional(BrandCarouselHeadSchema) }),
 );
 /** Coupon fields: "not shown". */
 export const BrandCouponSchema = z.lazy(() => z.looseObject({}));
@@ -379,97 +394,101 @@ export const BrandFreeRequestSchema = z.lazy(() =>
   z
     .strictObject({
       ...brandCommonShape(),
-      campaignId: ShortCodeSchema.optional(),
-      deptCode: ShortCodeSchema.optional(),
-      adult: z.boolean().optional(),
-      content: z.string().min(1).optional(),
-      buttons: z.array(BrandButtonSchema).optional(),
-      coupon: BrandCouponSchema.optional(),
-      imageUrl: z.string().min(1).max(500).optional(),
-      imageLink: z.string().min(1).max(500).optional(),
-      header: textSchema(20).optional(),
-      wideItemList: z
-        .array(BrandWideItemSchema)
-        .length(3, 'wideItemList needs exactly 3 entries')
-        .optional(),
-      video: z
-        .strictObject({ videoUrl: z.string().min(1), thumbnailUrl: z.string().min(1).optional() })
-        .optional(),
-      additionalContent: textSchema(34, { maxLineBreaks: 1 }).optional(),
-      commerce: BrandCommerceSchema.optional(),
-      carousel: BrandCarouselSchema.optional(),
+      campaignId: z.optional(ShortCodeSchema),
+      deptCode: z.optional(ShortCodeSchema),
+      adult: z.optional(z.boolean()),
+      content: z.optional(z.string().check(z.minLength(1))),
+      buttons: z.optional(z.array(BrandButtonSchema)),
+      coupon: z.optional(BrandCouponSchema),
+      imageUrl: z.optional(z.string().check(z.minLength(1), z.maxLength(500))),
+      imageLink: z.optional(z.string().check(z.minLength(1), z.maxLength(500))),
+      header: z.optional(textSchema(20)),
+      wideItemList: z.optional(
+        z.array(BrandWideItemSchema).check(z.length(3, 'wideItemList needs exactly 3 entries')),
+      ),
+      video: z.optional(
+        z.strictObject({
+          videoUrl: z.string().check(z.minLength(1)),
+          thumbnailUrl: z.optional(z.string().check(z.minLength(1))),
+        }),
+      ),
+      additionalContent: z.optional(textSchema(34, { maxLineBreaks: 1 })),
+      commerce: z.optional(BrandCommerceSchema),
+      carousel: z.optional(BrandCarouselSchema),
     })
-    .superRefine((value, ctx) => {
-      checkReservation(value, ctx);
-      checkUnsubscribe(value, ctx);
-      const type = value.chatBubbleType;
-      const rules = BUBBLE_RULES[type];
+    .check(
+      z.superRefine((value, ctx) => {
+        checkReservation(value, ctx);
+        checkUnsubscribe(value, ctx);
+        const type = value.chatBubbleType;
+        const rules = BUBBLE_RULES[type];
 
-      if (type === 'TEXT' && value.content === undefined) {
-        issue(ctx, ['content'], 'a TEXT brand message needs content');
-      }
-      if (rules.content !== undefined && value.content !== undefined) {
-        const length = charCount(value.content);
-        const breaks = lineBreakCount(value.content);
-        if (length > rules.content.max) {
-          issue(
-            ctx,
-            ['content'],
-            `${type} content is ${length} characters; max ${rules.content.max}`,
-          );
+        if (type === 'TEXT' && value.content === undefined) {
+          issue(ctx, ['content'], 'a TEXT brand message needs content');
         }
-        if (breaks > rules.content.maxLineBreaks) {
-          issue(
-            ctx,
-            ['content'],
-            `${type} content has ${breaks} line breaks; max ${rules.content.maxLineBreaks}`,
-          );
+        if (rules.content !== undefined && value.content !== undefined) {
+          const length = charCount(value.content);
+          const breaks = lineBreakCount(value.content);
+          if (length > rules.content.max) {
+            issue(
+              ctx,
+              ['content'],
+              `${type} content is ${length} characters; max ${rules.content.max}`,
+            );
+          }
+          if (breaks > rules.content.maxLineBreaks) {
+            issue(
+              ctx,
+              ['content'],
+              `${type} content has ${breaks} line breaks; max ${rules.content.maxLineBreaks}`,
+            );
+          }
         }
-      }
 
-      const buttons = value.buttons ?? [];
-      if (rules.buttons === undefined) {
-        if (value.buttons !== undefined) issue(ctx, ['buttons'], `${type} does not take buttons`);
-      } else {
-        const max =
-          value.coupon !== undefined && rules.buttons.couponMax !== undefined
-            ? rules.buttons.couponMax
-            : rules.buttons.max;
-        if (buttons.length > max) {
-          const withCoupon = max === rules.buttons.couponMax ? ' with a coupon' : '';
-          issue(
-            ctx,
-            ['buttons'],
-            `${type} takes at most ${max} buttons${withCoupon}; got ${buttons.length}`,
-          );
+        const buttons = value.buttons ?? [];
+        if (rules.buttons === undefined) {
+          if (value.buttons !== undefined) issue(ctx, ['buttons'], `${type} does not take buttons`);
+        } else {
+          const max =
+            value.coupon !== undefined && rules.buttons.couponMax !== undefined
+              ? rules.buttons.couponMax
+              : rules.buttons.max;
+          if (buttons.length > max) {
+            const withCoupon = max === rules.buttons.couponMax ? ' with a coupon' : '';
+            issue(
+              ctx,
+              ['buttons'],
+              `${type} takes at most ${max} buttons${withCoupon}; got ${buttons.length}`,
+            );
+          }
+          if (buttons.length < rules.buttons.min) {
+            issue(ctx, ['buttons'], `${type} needs at least ${rules.buttons.min} button`);
+          }
         }
-        if (buttons.length < rules.buttons.min) {
-          issue(ctx, ['buttons'], `${type} needs at least ${rules.buttons.min} button`);
-        }
-      }
-      buttons.forEach((button, index) => {
-        if (button.type !== 'AC') return;
-        const allowedIndex = rules.addChannelAt === 'first' ? 0 : buttons.length - 1;
-        if (index !== allowedIndex) {
-          issue(
-            ctx,
-            ['buttons', index, 'type'],
-            `on ${type} an AC button may only be the ${rules.addChannelAt} button`,
-          );
-        }
-      });
+        buttons.forEach((button, index) => {
+          if (button.type !== 'AC') return;
+          const allowedIndex = rules.addChannelAt === 'first' ? 0 : buttons.length - 1;
+          if (index !== allowedIndex) {
+            issue(
+              ctx,
+              ['buttons', index, 'type'],
+              `on ${type} an AC button may only be the ${rules.addChannelAt} button`,
+            );
+          }
+        });
 
-      if (!rules.couponAllowed && value.coupon !== undefined) {
-        issue(ctx, ['coupon'], `${type} does not take a coupon`);
-      }
-      for (const field of rules.required) {
-        if (value[field] === undefined) issue(ctx, [field], `${type} needs ${field}`);
-      }
-      for (const field of SCOPED_FIELDS) {
-        if (value[field] !== undefined && !rules.allowed.includes(field)) {
-          issue(ctx, [field], `${field} is not used with ${type}`);
+        if (!rules.couponAllowed && value.coupon !== undefined) {
+          issue(ctx, ['coupon'], `${type} does not take a coupon`);
         }
-      }
-    }),
+        for (const field of rules.required) {
+          if (value[field] === undefined) issue(ctx, [field], `${type} needs ${field}`);
+        }
+        for (const field of SCOPED_FIELDS) {
+          if (value[field] !== undefined && !rules.allowed.includes(field)) {
+            issue(ctx, [field], `${field} is not used with ${type}`);
+          }
+        }
+      }),
+    ),
 );
 export type BrandFreeRequest = z.infer<typeof BrandFreeRequestSchema>;

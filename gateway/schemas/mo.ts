@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import {
   LenientCountSchema,
   listOrEmpty,
@@ -6,6 +5,7 @@ import {
   nullableStrings,
   presentListOrEmpty,
 } from './lenient.ts';
+import * as z from './zod.ts';
 
 /*
  * Inbound (MO) messages: query (spec 01 §4.14) and webhook (§6). Lenient on purpose: production
@@ -66,19 +66,20 @@ export type MoListData = z.infer<typeof MoListDataSchema>;
  * schema so that the receiver keeps it raw instead of reading it as "no messages". `moCnt`
  * falls back to the list's length when missing.
  */
-export const MoWebhookBodySchema = z
-  .looseObject({
+export const MoWebhookBodySchema = z.pipe(
+  z.looseObject({
     moCnt: LenientCountSchema,
     moLst: presentListOrEmpty(MoItemSchema),
-  })
-  .transform((body) => ({ ...body, moCnt: body.moCnt ?? body.moLst.length }));
+  }),
+  z.transform((body) => ({ ...body, moCnt: body.moCnt ?? body.moLst.length })),
+);
 export type MoWebhookBody = z.infer<typeof MoWebhookBodySchema>;
 
 /**
  * `data` of `GET {api_url}/mo/direct/v1/mmsMoSample` (development only). Its shape is not
  * specified: any object or list of objects is kept as given.
  */
-export const MoSampleDataSchema = z
-  .union([z.array(z.looseObject({})), z.looseObject({})])
-  .nullable();
+export const MoSampleDataSchema = z.nullable(
+  z.union([z.array(z.looseObject({})), z.looseObject({})]),
+);
 export type MoSampleData = z.infer<typeof MoSampleDataSchema>;

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { CompactDateTimeSchema, PHONE_PATTERN, PhoneSchema } from './common.ts';
 import { envelopeSchema, listOrEmpty, nullableStrings, nullishCounts } from './lenient.ts';
+import * as z from './zod.ts';
 
 /*
  * The opt-out (080) number list, spec 01 §4.15. These four calls authenticate with the `apiKey`
@@ -16,9 +16,11 @@ import { envelopeSchema, listOrEmpty, nullableStrings, nullishCounts } from './l
 export const OptOutCallbackSchema = z.lazy(() =>
   z
     .string()
-    .refine(
-      (value) => value === '*' || PHONE_PATTERN.test(value),
-      'callback must be a number of 1-20 digits or "-", or "*" for all senders',
+    .check(
+      z.refine(
+        (value) => value === '*' || PHONE_PATTERN.test(value),
+        'callback must be a number of 1-20 digits or "-", or "*" for all senders',
+      ),
     ),
 );
 
@@ -32,10 +34,9 @@ const OptOutPairSchema = z.lazy(() =>
  * refused here.
  */
 export const OptOutRegisterRequestSchema = z.lazy(() =>
-  z
-    .array(OptOutPairSchema)
-    .min(1, 'at least one opt-out entry to register')
-    .superRefine((entries, ctx) => {
+  z.array(OptOutPairSchema).check(
+    z.minLength(1, 'at least one opt-out entry to register'),
+    z.superRefine((entries, ctx) => {
       const seen = new Set<string>();
       entries.forEach((entry, index) => {
         const key = `${entry.phone}\u0000${entry.callback}`;
@@ -49,6 +50,7 @@ export const OptOutRegisterRequestSchema = z.lazy(() =>
         seen.add(key);
       });
     }),
+  ),
 );
 export type OptOutRegisterRequest = z.infer<typeof OptOutRegisterRequestSchema>;
 
@@ -59,9 +61,9 @@ export type OptOutDeleteRequest = z.infer<typeof OptOutDeleteRequestSchema>;
 /** Query of `POST {mnt_url}/client/v1.2/080/ars080RejectList`; pages start at 1. */
 export const OptOutListQuerySchema = z.lazy(() =>
   z.strictObject({
-    phone: PhoneSchema.optional(),
-    listCnt: z.number().int().min(1),
-    pageIdx: z.number().int().min(1),
+    phone: z.optional(PhoneSchema),
+    listCnt: z.int().check(z.minimum(1)),
+    pageIdx: z.int().check(z.minimum(1)),
   }),
 );
 export type OptOutListQuery = z.infer<typeof OptOutListQuerySchema>;
@@ -96,25 +98,33 @@ export const OPT_OUT_PERIOD_MAX_PAGE_SIZE = 300;
 export const OptOutPeriodQuerySchema = z.lazy(() =>
   z
     .strictObject({
-      '080ArsNumber': z.string().min(1).max(20),
+      '080ArsNumber': z.string().check(z.minLength(1), z.maxLength(20)),
       fromTime: CompactDateTimeSchema,
       toTime: CompactDateTimeSchema,
-      page: z.number().int().min(1).default(1),
-      pageSize: z
-        .number()
-        .int()
-        .min(1)
-        .max(OPT_OUT_PERIOD_MAX_PAGE_SIZE, `pageSize is at most ${OPT_OUT_PERIOD_MAX_PAGE_SIZE}`)
-        .default(10),
+      page: z._default(z.int().check(z.minimum(1)), 1),
+      pageSize: z._default(
+        z
+          .int()
+          .check(
+            z.minimum(1),
+            z.maximum(
+              OPT_OUT_PERIOD_MAX_PAGE_SIZE,
+              `pageSize is at most ${OPT_OUT_PERIOD_MAX_PAGE_SIZE}`,
+            ),
+          ),
+        10,
+      ),
     })
-    .superRefine((query, ctx) => {
-      const from = parseGatewayDateTime(query.fromTime);
-      const to = parseGatewayDateTime(query.toTime);
-      // Only compare real times: a malformed one already has its own issue.
-      if (from !== undefined && to !== undefined && from > to) {
-        ctx.addIssue({ code: 'custom', path: ['toTime'], message: 'toTime is before fromTime' });
-      }
-    }),
+    .check(
+      z.superRefine((query, ctx) => {
+        const from = parseGatewayDateTime(query.fromTime);
+        const to = parseGatewayDateTime(query.toTime);
+        // Only compare real times: a malformed one already has its own issue.
+        if (from !== undefined && to !== undefined && from > to) {
+          ctx.addIssue({ code: 'custom', path: ['toTime'], message: 'toTime is before fromTime' });
+        }
+      }),
+    ),
 );
 /** The query after defaults (page 1, pageSize 10). */
 export type OptOutPeriodQuery = z.infer<typeof OptOutPeriodQuerySchema>;
@@ -141,8 +151,8 @@ export type OptOutPeriodMeta = z.infer<typeof OptOutPeriodMetaSchema>;
  * `message` and `data`.
  */
 export const OptOutPeriodResponseSchema = z.lazy(() =>
-  envelopeSchema(listOrEmpty(OptOutPeriodItemSchema)).extend({
-    meta: OptOutPeriodMetaSchema.nullish(),
+  z.extend(envelopeSchema(listOrEmpty(OptOutPeriodItemSchema)), {
+    meta: z.nullish(OptOutPeriodMetaSchema),
   }),
 );
 export type OptOutPeriodResponse = z.infer<typeof OptOutPeriodResponseSchema>;

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { textSchema } from './common.ts';
 import {
   codeAndMessageShape,
@@ -10,6 +9,7 @@ import {
   nullishCounts,
   nullishIds,
 } from './lenient.ts';
+import * as z from './zod.ts';
 
 /*
  * RCS brands, chatbots (sender numbers) and the template catalogue, spec 03. Everything is on
@@ -40,13 +40,13 @@ export const RCS_CHATBOT_ID_UNUSABLE_CODE = '21399';
 
 /** Headers of the brand endpoints: the brand-portal account. */
 export const RcsPortalCredentialsSchema = z.strictObject({
-  apiId: z.string().min(1).max(RCS_API_ID_MAX),
-  apiSecret: z.string().min(1).max(RCS_API_SECRET_MAX),
+  apiId: z.string().check(z.minLength(1), z.maxLength(RCS_API_ID_MAX)),
+  apiSecret: z.string().check(z.minLength(1), z.maxLength(RCS_API_SECRET_MAX)),
 });
 export type RcsPortalCredentials = z.infer<typeof RcsPortalCredentialsSchema>;
 
-export const RcsBrandKeySchema = z.string().min(1).max(RCS_BRAND_KEY_MAX);
-export const RcsBrandIdSchema = z.string().min(1).max(RCS_BRAND_ID_MAX);
+export const RcsBrandKeySchema = z.string().check(z.minLength(1), z.maxLength(RCS_BRAND_KEY_MAX));
+export const RcsBrandIdSchema = z.string().check(z.minLength(1), z.maxLength(RCS_BRAND_ID_MAX));
 
 // ---------------------------------------------------------------------------------------------
 // Requests
@@ -56,61 +56,70 @@ export const RcsBrandIdSchema = z.string().min(1).max(RCS_BRAND_ID_MAX);
  * `offset` / `limit` of every list (sent as strings). Defaults 0 and 100; limit at most 1000.
  * The output is the query the gateway receives.
  */
-export const RcsPageQuerySchema = z
-  .strictObject({
-    offset: z.number().int().min(0).default(0),
-    limit: z.number().int().min(1).max(RCS_LIST_LIMIT_MAX).default(RCS_LIST_LIMIT_DEFAULT),
-  })
-  .transform(({ offset, limit }) => ({ offset: String(offset), limit: String(limit) }));
+export const RcsPageQuerySchema = z.pipe(
+  z.strictObject({
+    offset: z._default(z.int().check(z.minimum(0)), 0),
+    limit: z._default(
+      z.int().check(z.minimum(1), z.maximum(RCS_LIST_LIMIT_MAX)),
+      RCS_LIST_LIMIT_DEFAULT,
+    ),
+  }),
+  z.transform(({ offset, limit }) => ({ offset: String(offset), limit: String(limit) })),
+);
 export type RcsPageQueryInput = z.input<typeof RcsPageQuerySchema>;
 
 const WeblinkSchema = z
   .string()
-  .max(RCS_MENU_WEBLINK_MAX)
-  .regex(/^https?:\/\//, 'weblink must start with http:// or https://');
+  .check(
+    z.maxLength(RCS_MENU_WEBLINK_MAX),
+    z.regex(/^https?:\/\//, 'weblink must start with http:// or https://'),
+  );
 
 export const RcsBrandMenuSchema = z.strictObject({
-  buttonType: z.string().min(1).max(RCS_MENU_BUTTON_TYPE_MAX),
-  weblink: WeblinkSchema.optional(),
-  feedinfoYn: z.enum(['Y', 'N']).optional(),
+  buttonType: z.string().check(z.minLength(1), z.maxLength(RCS_MENU_BUTTON_TYPE_MAX)),
+  weblink: z.optional(WeblinkSchema),
+  feedinfoYn: z.optional(z.enum(['Y', 'N'])),
 });
 
 /** `regBrand` of register and update. */
 export const RcsRegBrandSchema = z.strictObject({
   name: textSchema(RCS_BRAND_NAME_MAX),
   description: textSchema(RCS_BRAND_DESCRIPTION_MAX),
-  tel: z.string().min(1).max(RCS_BRAND_TEL_MAX),
-  menus: z
-    .array(RcsBrandMenuSchema)
-    .max(RCS_MENUS_MAX, `at most ${RCS_MENUS_MAX} menus (chat is added by default)`)
-    .optional(),
-  categoryId: z.string().min(1),
-  subCategoryId: z.string().min(1),
-  categoryOpt: z.string().optional(),
-  zipCode: z.string().optional(),
-  roadAddress: z.string().optional(),
-  detailAddress: z.string().optional(),
-  email: z.string().optional(),
-  webSiteUrl: z.string().optional(),
+  tel: z.string().check(z.minLength(1), z.maxLength(RCS_BRAND_TEL_MAX)),
+  menus: z.optional(
+    z
+      .array(RcsBrandMenuSchema)
+      .check(
+        z.maxLength(RCS_MENUS_MAX, `at most ${RCS_MENUS_MAX} menus (chat is added by default)`),
+      ),
+  ),
+  categoryId: z.string().check(z.minLength(1)),
+  subCategoryId: z.string().check(z.minLength(1)),
+  categoryOpt: z.optional(z.string()),
+  zipCode: z.optional(z.string()),
+  roadAddress: z.optional(z.string()),
+  detailAddress: z.optional(z.string()),
+  email: z.optional(z.string()),
+  webSiteUrl: z.optional(z.string()),
 });
 export type RcsRegBrand = z.infer<typeof RcsRegBrandSchema>;
 
 /** One chatbot to register (`chatbots` element). */
 export const RcsChatbotInputSchema = z.strictObject({
-  mdn: z.string().min(1).max(RCS_MDN_MAX),
+  mdn: z.string().check(z.minLength(1), z.maxLength(RCS_MDN_MAX)),
   /** `0` receive SMS MO, `1` receive RCS postback. */
   rcsReply: z.enum(['0', '1']),
   subTitle: textSchema(RCS_CHATBOT_NAME_MAX),
   /** `A2P` or `CHAT`; the lowercase form seen on the wire is accepted too. */
   service: z.enum(['A2P', 'CHAT', 'a2p', 'chat']),
   /** Default `01`; `00` hidden from brand home and search. */
-  display: z.enum(['00', '01']).optional(),
+  display: z.optional(z.enum(['00', '01'])),
 });
 export type RcsChatbotInput = z.infer<typeof RcsChatbotInputSchema>;
 
 const checkMainMdn = (
   value: { mainMdn: string; chatbots: readonly { mdn: string }[] },
-  ctx: z.RefinementCtx,
+  ctx: z.core.$RefinementCtx,
 ): void => {
   if (!value.chatbots.some((chatbot) => chatbot.mdn === value.mainMdn)) {
     ctx.addIssue({
@@ -125,28 +134,32 @@ const checkMainMdn = (
 export const RcsBrandRegisterRequestSchema = z
   .strictObject({
     regBrand: RcsRegBrandSchema,
-    mainMdn: z.string().min(1).max(RCS_MDN_MAX),
-    profileImgFilePath: z.string().min(1),
-    bgImgFilePath: z.string().min(1).optional(),
-    certiFilePath: z.string().min(1).optional(),
-    chatbots: z.array(RcsChatbotInputSchema).min(1, 'at least one chatbot is required'),
+    mainMdn: z.string().check(z.minLength(1), z.maxLength(RCS_MDN_MAX)),
+    profileImgFilePath: z.string().check(z.minLength(1)),
+    bgImgFilePath: z.optional(z.string().check(z.minLength(1))),
+    certiFilePath: z.optional(z.string().check(z.minLength(1))),
+    chatbots: z
+      .array(RcsChatbotInputSchema)
+      .check(z.minLength(1, 'at least one chatbot is required')),
   })
-  .superRefine(checkMainMdn);
+  .check(z.superRefine(checkMainMdn));
 export type RcsBrandRegisterRequest = z.infer<typeof RcsBrandRegisterRequestSchema>;
 
 /** Body of `PUT /rcs/v1/brand/{brandId}`: no chatbots, no certificate. */
 export const RcsBrandUpdateRequestSchema = z.strictObject({
   regBrand: RcsRegBrandSchema,
-  mainMdn: z.string().min(1).max(RCS_MDN_MAX),
-  profileImgFilePath: z.string().min(1),
-  bgImgFilePath: z.string().min(1).optional(),
+  mainMdn: z.string().check(z.minLength(1), z.maxLength(RCS_MDN_MAX)),
+  profileImgFilePath: z.string().check(z.minLength(1)),
+  bgImgFilePath: z.optional(z.string().check(z.minLength(1))),
 });
 export type RcsBrandUpdateRequest = z.infer<typeof RcsBrandUpdateRequestSchema>;
 
 /** Body of chatbot register and update. */
 export const RcsChatbotRegisterRequestSchema = z.strictObject({
-  subNumCertificate: z.string().min(1),
-  chatbots: z.array(RcsChatbotInputSchema).min(1, 'at least one chatbot is required'),
+  subNumCertificate: z.string().check(z.minLength(1)),
+  chatbots: z
+    .array(RcsChatbotInputSchema)
+    .check(z.minLength(1, 'at least one chatbot is required')),
 });
 export type RcsChatbotRegisterRequest = z.infer<typeof RcsChatbotRegisterRequestSchema>;
 
@@ -157,18 +170,21 @@ export type RcsChatbotRegisterRequest = z.infer<typeof RcsChatbotRegisterRequest
 export const RcsPaginationSchema = z.looseObject(nullishCounts('total', 'offset', 'limit'));
 
 /** One page of a list: `result` and where it stands in the whole (`pagination`). */
-const pageOf = <T extends z.ZodType>(item: T) =>
-  z.looseObject({ result: listOrEmpty(item), pagination: RcsPaginationSchema.nullish() });
+const pageOf = <T extends z.ZodMiniType>(item: T) =>
+  z.looseObject({ result: listOrEmpty(item), pagination: z.nullish(RcsPaginationSchema) });
 
 const MediaUrlSchema = z.looseObject({
-  fileId: GatewayIdSchema.nullish(),
+  fileId: z.nullish(GatewayIdSchema),
   ...nullableStrings('fileName', 'url', 'typeName'),
 });
 
 /** A brand category and its sub-category, named the same in the catalogue and in a brand. */
-const categoryShape = { categoryId: GatewayIdSchema.nullish(), categoryName: NullableStringSchema };
+const categoryShape = {
+  categoryId: z.nullish(GatewayIdSchema),
+  categoryName: NullableStringSchema,
+};
 const subCategoryShape = {
-  subCategoryId: GatewayIdSchema.nullish(),
+  subCategoryId: z.nullish(GatewayIdSchema),
   subCategoryName: NullableStringSchema,
 };
 
@@ -181,7 +197,7 @@ export const RcsBrandCategoryListDataSchema = listOrEmpty(RcsBrandCategorySchema
 
 /** A brand in list form (`brandName`, `regDt`…) or detail form (`name`, `registerDate`…). */
 export const RcsBrandSchema = z.looseObject({
-  brandId: GatewayIdSchema.nullish(),
+  brandId: z.nullish(GatewayIdSchema),
   ...nullableStrings('brandKey', 'name', 'brandName', 'agencyId', 'status', 'approvalStatus'),
   ...nullableStrings('chatbotDate', 'messagebaseDate', 'registerDate', 'regDt'),
   ...nullableStrings('updateDate', 'updDt', 'approvalDate', 'approvalDt'),
@@ -205,10 +221,10 @@ export const RcsBrandRegisterDataSchema = z.looseObject({ brandId: GatewayIdSche
 export const RcsChatbotSchema = z.looseObject({
   ...nullishIds('chatbotId', 'groupId', 'brandId'),
   subNum: NullableStringSchema,
-  isMainNum: z.union([z.boolean(), z.string()]).nullish(),
+  isMainNum: z.nullish(z.union([z.boolean(), z.string()])),
   ...nullableStrings('subTitle', 'service', 'display', 'approvalResult', 'approvalReason'),
   ...nullableStrings('registerDate', 'approvalDate', 'updateDate', 'status'),
-  rcsReply: GatewayIdSchema.nullish(),
+  rcsReply: z.nullish(GatewayIdSchema),
 });
 export type RcsChatbot = z.infer<typeof RcsChatbotSchema>;
 
@@ -218,12 +234,12 @@ export const RcsChatbotArrayDataSchema = listOrEmpty(RcsChatbotSchema);
 
 /** `data` of a usable chat-room id (HTTP 200). */
 export const RcsChatbotIdCheckDataSchema = z.looseObject({
-  httpStatus: NumericSchema.nullish(),
+  httpStatus: z.nullish(NumericSchema),
   status: NullableStringSchema,
-  code: GatewayIdSchema.nullish(),
-  error: z.unknown().optional(),
+  code: z.nullish(GatewayIdSchema),
+  error: z.optional(z.unknown()),
   desc: NullableStringSchema,
-  result: z.looseObject({ chatbotId: GatewayIdSchema.nullish() }).nullish(),
+  result: z.nullish(z.looseObject({ chatbotId: z.nullish(GatewayIdSchema) })),
 });
 export type RcsChatbotIdCheckData = z.infer<typeof RcsChatbotIdCheckDataSchema>;
 
@@ -231,12 +247,12 @@ export type RcsChatbotIdCheckData = z.infer<typeof RcsChatbotIdCheckDataSchema>;
 export const RcsNestedErrorDataSchema = z.looseObject(codeAndMessageShape);
 
 export const RcsTemplateFormSchema = z.looseObject({
-  messagebaseformId: GatewayIdSchema.nullish(),
+  messagebaseformId: z.nullish(GatewayIdSchema),
   ...nullableStrings('formName', 'cardType'),
   bizCondition: listOrEmpty(z.unknown()),
   ...nullableStrings('bizCategory', 'bizService', 'registerDate', 'updateDate'),
   ...nullableStrings('productCode', 'spec'),
-  guideInfo: z.unknown().optional(),
+  guideInfo: z.optional(z.unknown()),
 });
 export type RcsTemplateForm = z.infer<typeof RcsTemplateFormSchema>;
 
@@ -246,7 +262,7 @@ export const RcsDefaultTemplateSchema = z.looseObject({
   ...nullishIds('messagebaseformId', 'brandId'),
   ...nullableStrings('status', 'approvalResult', 'approvalReason', 'registerDate'),
   ...nullableStrings('productCode', 'cardType'),
-  guideInfo: z.unknown().optional(),
+  guideInfo: z.optional(z.unknown()),
 });
 export type RcsDefaultTemplate = z.infer<typeof RcsDefaultTemplateSchema>;
 

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import {
   GatewayCodeSchema,
   LenientBooleanSchema,
@@ -7,6 +6,7 @@ import {
   nullableStrings,
   UserCustomFieldsSchema,
 } from './lenient.ts';
+import * as z from './zod.ts';
 
 /*
  * One delivery report item, as polling (spec 01 §4.11), the status query (§4.13) and the report
@@ -17,7 +17,7 @@ import {
 /** Why the first channel failed before the fallback. */
 export const FbReasonSchema = z.looseObject({
   ch: NullableStringSchema,
-  fbResultCode: GatewayCodeSchema.nullish(),
+  fbResultCode: z.nullish(GatewayCodeSchema),
   ...nullableStrings('fbResultDesc', 'telco'),
 });
 export type FbReason = z.infer<typeof FbReasonSchema>;
@@ -35,8 +35,8 @@ export const ReportItemSchema = z.looseObject({
   resultCodeDesc: NullableStringSchema,
   fbReasonLst: listOrEmpty(FbReasonSchema),
   ...nullableStrings('telco', 'rptDt', 'rptRegDt', 'productCode', 'phone'),
-  isBi: LenientBooleanSchema.nullish(),
-  userCustomFields: UserCustomFieldsSchema.nullish(),
+  isBi: z.nullish(LenientBooleanSchema),
+  userCustomFields: z.nullish(UserCustomFieldsSchema),
   recvDt: NullableStringSchema,
 });
 export type ReportItem = z.infer<typeof ReportItemSchema>;

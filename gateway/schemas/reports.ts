@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { CliKeySchema, LocalDateSchema } from './common.ts';
 import {
   GatewayCodeSchema,
@@ -9,6 +8,7 @@ import {
   presentListOrEmpty,
 } from './lenient.ts';
 import { FbReasonSchema, ReportItemSchema } from './report-items.ts';
+import * as z from './zod.ts';
 
 /*
  * Delivery reports: polling (spec 01 §4.11, §4.12), status query (§4.13) and the report webhook
@@ -33,13 +33,14 @@ const withReportCount = <T extends { rptCnt?: number | null | undefined; rptLst:
  * items to the report receive path, which reads each with {@link ReportItemSchema}, stores the
  * good ones and keeps an odd one raw in quarantine, and then the page can be confirmed.
  */
-export const PollReportsDataSchema = z
-  .looseObject({
-    rptKey: z.string().min(1),
+export const PollReportsDataSchema = z.pipe(
+  z.looseObject({
+    rptKey: z.string().check(z.minLength(1)),
     rptCnt: LenientCountSchema,
     rptLst: listOrEmpty(z.unknown()),
-  })
-  .transform(withReportCount);
+  }),
+  z.transform(withReportCount),
+);
 export type PollReportsData = z.infer<typeof PollReportsDataSchema>;
 
 /**
@@ -61,15 +62,17 @@ const isEmptyPoll = (data: unknown): boolean => {
  * `rptKey`. Inside `envelopeSchema(...)` a missing `data` reads as `undefined`; treat it as empty
  * too. Either way: nothing to confirm, wait at least 10 s before the next poll.
  */
-export const PollReportsResponseDataSchema = z.preprocess(
-  (data) => (isEmptyPoll(data) ? null : data),
-  PollReportsDataSchema.nullable(),
+export const PollReportsResponseDataSchema = z.pipe(
+  z.transform((data: unknown) => (isEmptyPoll(data) ? null : data)),
+  z.nullable(PollReportsDataSchema),
 );
 export type PollReportsResponseData = z.infer<typeof PollReportsResponseDataSchema>;
 
 /** Body of `POST {api_url}/msg/v1.2/report/result`. Confirm only after the reports are stored. */
 export const ConfirmReportsRequestSchema = z.strictObject({
-  rptKeyLst: z.array(z.string().min(1)).min(1, 'at least one rptKey to confirm'),
+  rptKeyLst: z
+    .array(z.string().check(z.minLength(1)))
+    .check(z.minLength(1, 'at least one rptKey to confirm')),
 });
 export type ConfirmReportsRequest = z.infer<typeof ConfirmReportsRequestSchema>;
 
@@ -83,8 +86,10 @@ export const STATUS_QUERY_MAX_KEYS = 10;
 export const StatusQueryRequestSchema = z.strictObject({
   cliKeyLst: z
     .array(z.strictObject({ cliKey: CliKeySchema, reqDt: LocalDateSchema }))
-    .min(1, 'at least one cliKey to query')
-    .max(STATUS_QUERY_MAX_KEYS, 'at most 10 cliKeys per status query (spec 01 §8)'),
+    .check(
+      z.minLength(1, 'at least one cliKey to query'),
+      z.maxLength(STATUS_QUERY_MAX_KEYS, 'at most 10 cliKeys per status query (spec 01 §8)'),
+    ),
 });
 export type StatusQueryRequest = z.infer<typeof StatusQueryRequestSchema>;
 
@@ -107,7 +112,7 @@ export const StatusQueryItemSchema = z.looseObject({
   cliKey: z.string(),
   ch: NullableStringSchema,
   status: MessageStatusSchema,
-  resultCode: GatewayCodeSchema.nullish(),
+  resultCode: z.nullish(GatewayCodeSchema),
   ...nullableStrings('resultCodeDesc', 'telco'),
   fbReasonLst: listOrEmpty(FbReasonSchema),
   ...nullableStrings('rptDt', 'productCode'),
@@ -124,10 +129,11 @@ export type StatusQueryData = z.infer<typeof StatusQueryDataSchema>;
  * Body the gateway posts to the report webhook (spec 01 §6). `rptLst` must be present (`null`
  * reads as `[]`): a body without it is not a report body and must not read as "nothing to do".
  */
-export const ReportWebhookBodySchema = z
-  .looseObject({
+export const ReportWebhookBodySchema = z.pipe(
+  z.looseObject({
     rptCnt: LenientCountSchema,
     rptLst: presentListOrEmpty(ReportItemSchema),
-  })
-  .transform(withReportCount);
+  }),
+  z.transform(withReportCount),
+);
 export type ReportWebhookBody = z.infer<typeof ReportWebhookBodySchema>;

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import {
   AgencySchema,
   CallbackSchema,
@@ -29,6 +28,7 @@ import {
   BrandTemplateRequestSchema,
   MessengerNoticeRequestSchema,
 } from './messenger.ts';
+import * as z from './zod.ts';
 
 /*
  * Request bodies of SMS, MMS, RCS and push sends (spec 01 §4.3–4.7), the two-way RCS reply
@@ -56,17 +56,17 @@ export const SmsRequestSchema = z.lazy(() =>
     .strictObject({
       ...textMessageShape(),
       msg: cp949TextSchema(SMS_MAX_BYTES, 'SMS'),
-      fbInfoLst: fallbackListSchema('SMS').optional(),
+      fbInfoLst: z.optional(fallbackListSchema('SMS')),
     })
-    .superRefine(checkReservation),
+    .check(z.superRefine(checkReservation)),
 );
 export type SmsRequest = z.infer<typeof SmsRequestSchema>;
 
 const mmsShape = () => ({
   ...textMessageShape(),
-  title: cp949TextSchema(MMS_TITLE_MAX_BYTES, 'MMS title').optional(),
+  title: z.optional(cp949TextSchema(MMS_TITLE_MAX_BYTES, 'MMS title')),
   msg: cp949TextSchema(MMS_MAX_BYTES, 'MMS'),
-  fbInfoLst: fallbackListSchema('MMS').optional(),
+  fbInfoLst: z.optional(fallbackListSchema('MMS')),
 });
 
 /** `POST {send_url}/xms/mms/v1` and `POST {api_url}/msg/v1/mms` (JSON, uploaded file ids). */
@@ -74,12 +74,15 @@ export const MmsRequestSchema = z.lazy(() =>
   z
     .strictObject({
       ...mmsShape(),
-      fileIdLst: z
-        .array(z.string().min(1))
-        .max(MAX_MMS_FILES, `at most ${MAX_MMS_FILES} attachments per MMS (spec 01 §8)`)
-        .optional(),
+      fileIdLst: z.optional(
+        z
+          .array(z.string().check(z.minLength(1)))
+          .check(
+            z.maxLength(MAX_MMS_FILES, `at most ${MAX_MMS_FILES} attachments per MMS (spec 01 §8)`),
+          ),
+      ),
     })
-    .superRefine(checkReservation),
+    .check(z.superRefine(checkReservation)),
 );
 export type MmsRequest = z.infer<typeof MmsRequestSchema>;
 
@@ -88,7 +91,7 @@ export type MmsRequest = z.infer<typeof MmsRequestSchema>;
  * ids, since the files travel in the `parts` part.
  */
 export const MmsMultipartRequestSchema = z.lazy(() =>
-  z.strictObject(mmsShape()).superRefine(checkReservation),
+  z.strictObject(mmsShape()).check(z.superRefine(checkReservation)),
 );
 export type MmsMultipartRequest = z.infer<typeof MmsMultipartRequestSchema>;
 
@@ -99,44 +102,44 @@ export type MmsMultipartRequest = z.infer<typeof MmsMultipartRequestSchema>;
 const rcsButtonsSchema = () =>
   z
     .array(RcsButtonSchema)
-    .max(MAX_RCS_BUTTONS, `at most ${MAX_RCS_BUTTONS} RCS buttons (spec 01 §8)`);
+    .check(z.maxLength(MAX_RCS_BUTTONS, `at most ${MAX_RCS_BUTTONS} RCS buttons (spec 01 §8)`));
 
 const rcsCommonShape = () => ({
   ...resvFieldsShape,
-  agency: AgencySchema.optional(),
-  messagebaseId: z.string().min(1).max(100),
+  agency: z.optional(AgencySchema),
+  messagebaseId: z.string().check(z.minLength(1), z.maxLength(100)),
   /** Sender number or two-way chat room id, hence the longer limit. */
-  callback: z.string().min(1).max(100),
-  expiryOption: z.string().length(1).optional(),
-  campaignId: ShortCodeSchema.optional(),
-  deptCode: ShortCodeSchema.optional(),
-  buttons: rcsButtonsSchema().optional(),
+  callback: z.string().check(z.minLength(1), z.maxLength(100)),
+  expiryOption: z.optional(z.string().check(z.length(1))),
+  campaignId: z.optional(ShortCodeSchema),
+  deptCode: z.optional(ShortCodeSchema),
+  buttons: z.optional(rcsButtonsSchema()),
   recvInfoLst: recipientsSchema(RecvInfoSchema),
   /** RCS may fall back to SMS and to MMS, each at most once. */
-  fbInfoLst: fallbackListSchema().optional(),
+  fbInfoLst: z.optional(fallbackListSchema()),
 });
 
 /** Only the standard variants carry an advertising header, its footer, copy and click tracking. */
 const rcsAdvertisingShape = () => ({
-  clickUrlYn: YesNoSchema.optional(),
+  clickUrlYn: z.optional(YesNoSchema),
   /** `0` informational, `1` advertising. */
   header: z.enum(['0', '1']),
   /** The opt-out number of an advertising message. */
-  footer: z.string().min(1).max(20).optional(),
-  copyAllowed: z.boolean().optional(),
+  footer: z.optional(z.string().check(z.minLength(1), z.maxLength(20))),
+  copyAllowed: z.optional(z.boolean()),
 });
 
 const rcsBrandShape = () => ({
-  brandId: z.string().min(1).optional(),
-  brandKey: z.string().min(1).optional(),
+  brandId: z.optional(z.string().check(z.minLength(1))),
+  brandKey: z.optional(z.string().check(z.minLength(1))),
   /** Values seen: SMS, LMS, MMS, ITMPL, CHAT; not a closed list, so any non-empty string. */
-  productCode: z.string().min(1).optional(),
+  productCode: z.optional(z.string().check(z.minLength(1))),
 });
 
 /** An advertising message (`header` `1`) must carry its opt-out number in `footer`. */
 const checkAdvertisingFooter = (
   value: { header: string; footer?: string | undefined },
-  ctx: z.RefinementCtx,
+  ctx: z.core.$RefinementCtx,
 ): void => {
   if (value.header === '1' && value.footer === undefined) {
     issue(
@@ -153,7 +156,7 @@ const checkAdvertisingFooter = (
  */
 const checkAgencyBrand = (
   value: { agency?: unknown; brandId?: string; brandKey?: string; productCode?: string },
-  ctx: z.RefinementCtx,
+  ctx: z.core.$RefinementCtx,
 ): void => {
   if (value.agency === undefined) return;
   for (const field of ['brandId', 'brandKey', 'productCode'] as const) {
@@ -163,22 +166,24 @@ const checkAgencyBrand = (
 
 /** `POST {api_url}/msg/v1/rcs`: the oldest variant, without brandId/brandKey/productCode. */
 export const RcsV1RequestSchema = z.lazy(() =>
-  z.strictObject({ ...rcsCommonShape(), ...rcsAdvertisingShape() }).superRefine((value, ctx) => {
-    checkReservation(value, ctx);
-    checkAdvertisingFooter(value, ctx);
-  }),
+  z.strictObject({ ...rcsCommonShape(), ...rcsAdvertisingShape() }).check(
+    z.superRefine((value, ctx) => {
+      checkReservation(value, ctx);
+      checkAdvertisingFooter(value, ctx);
+    }),
+  ),
 );
 export type RcsV1Request = z.infer<typeof RcsV1RequestSchema>;
 
 /** `POST {api_url}/msg/v1.1/rcs`. */
 export const RcsV11RequestSchema = z.lazy(() =>
-  z
-    .strictObject({ ...rcsCommonShape(), ...rcsAdvertisingShape(), ...rcsBrandShape() })
-    .superRefine((value, ctx) => {
+  z.strictObject({ ...rcsCommonShape(), ...rcsAdvertisingShape(), ...rcsBrandShape() }).check(
+    z.superRefine((value, ctx) => {
       checkReservation(value, ctx);
       checkAdvertisingFooter(value, ctx);
       checkAgencyBrand(value, ctx);
     }),
+  ),
 );
 export type RcsV11Request = z.infer<typeof RcsV11RequestSchema>;
 
@@ -195,10 +200,12 @@ export const RcsIntegratedRequestSchema = z.lazy(() =>
         error: 'integrated RCS ({send_url}/rcs/v1.1) accepts header 0 (informational) only',
       }),
     })
-    .superRefine((value, ctx) => {
-      checkReservation(value, ctx);
-      checkAgencyBrand(value, ctx);
-    }),
+    .check(
+      z.superRefine((value, ctx) => {
+        checkReservation(value, ctx);
+        checkAgencyBrand(value, ctx);
+      }),
+    ),
 );
 export type RcsIntegratedRequest = z.infer<typeof RcsIntegratedRequestSchema>;
 
@@ -211,33 +218,39 @@ export type RcsIntegratedRequest = z.infer<typeof RcsIntegratedRequestSchema>;
 export const RcsReplyRequestSchema = z.lazy(() =>
   z
     .strictObject({
-      agency: AgencySchema.optional(),
-      replyId: z.string().min(1),
-      cliKey: CliKeySchema.max(20),
-      messagebaseId: z.string().min(1).max(100),
-      chatbotId: z.string().min(1).max(40),
-      telco: z.string().min(1),
+      agency: z.optional(AgencySchema),
+      replyId: z.string().check(z.minLength(1)),
+      cliKey: CliKeySchema.check(z.maxLength(20)),
+      messagebaseId: z.string().check(z.minLength(1), z.maxLength(100)),
+      chatbotId: z.string().check(z.minLength(1), z.maxLength(40)),
+      telco: z.string().check(z.minLength(1)),
       phone: PhoneSchema,
       /**
        * `description` is required and `media` (`maapfile://<file_id>`) serves media cards; other
        * card variables (title, subTitle1, …) are strings too, so extra string keys are allowed.
        */
-      body: z
-        .object({ description: z.string().min(1), media: z.string().min(1).optional() })
-        .catchall(z.string()),
+      body: z.catchall(
+        z.object({
+          description: z.string().check(z.minLength(1)),
+          media: z.optional(z.string().check(z.minLength(1))),
+        }),
+        z.string(),
+      ),
       header: z.enum(['0', '1']),
-      footer: z.string().min(1).max(20).optional(),
-      copyAllowed: z.boolean().optional(),
-      campaignId: ShortCodeSchema.optional(),
-      deptCode: ShortCodeSchema.optional(),
-      buttons: rcsButtonsSchema().optional(),
-      chipList: z.array(RcsButtonSchema).optional(),
+      footer: z.optional(z.string().check(z.minLength(1), z.maxLength(20))),
+      copyAllowed: z.optional(z.boolean()),
+      campaignId: z.optional(ShortCodeSchema),
+      deptCode: z.optional(ShortCodeSchema),
+      buttons: z.optional(rcsButtonsSchema()),
+      chipList: z.optional(z.array(RcsButtonSchema)),
       ...rcsBrandShape(),
     })
-    .superRefine((value, ctx) => {
-      checkAdvertisingFooter(value, ctx);
-      checkAgencyBrand(value, ctx);
-    }),
+    .check(
+      z.superRefine((value, ctx) => {
+        checkAdvertisingFooter(value, ctx);
+        checkAgencyBrand(value, ctx);
+      }),
+    ),
 );
 export type RcsReplyRequest = z.infer<typeof RcsReplyRequestSchema>;
 
@@ -267,10 +280,10 @@ export const PUSH_EXT_MAX_BYTES = 1000;
 export const PushRecvInfoSchema = z.lazy(() =>
   z.strictObject({
     cliKey: CliKeySchema,
-    cuid: z.string().min(1),
-    phone: PhoneSchema.optional(),
-    mergeData: MergeDataSchema.optional(),
-    userCustomFields: UserCustomFieldsSchema.optional(),
+    cuid: z.string().check(z.minLength(1)),
+    phone: z.optional(PhoneSchema),
+    mergeData: z.optional(MergeDataSchema),
+    userCustomFields: z.optional(UserCustomFieldsSchema),
   }),
 );
 export type PushRecvInfo = z.infer<typeof PushRecvInfoSchema>;
@@ -285,23 +298,27 @@ export const PushMessageSchema = z.lazy(() =>
       title: textSchema(PUSH_MSG_MAX_CHARS),
       body: textSchema(PUSH_MSG_MAX_CHARS),
     })
-    .superRefine((msg, ctx) => {
-      const total = charCount(msg.title) + charCount(msg.body);
-      if (total > PUSH_MSG_MAX_CHARS) {
-        issue(ctx, ['body'], `title and body are ${total} characters; max ${PUSH_MSG_MAX_CHARS}`);
-      }
-    }),
+    .check(
+      z.superRefine((msg, ctx) => {
+        const total = charCount(msg.title) + charCount(msg.body);
+        if (total > PUSH_MSG_MAX_CHARS) {
+          issue(ctx, ['body'], `title and body are ${total} characters; max ${PUSH_MSG_MAX_CHARS}`);
+        }
+      }),
+    ),
 );
 export type PushMessage = z.infer<typeof PushMessageSchema>;
 
 /** `ext`: string map, at most 1000 bytes measured as its UTF-8 JSON serialisation. */
 export const PushExtSchema = z.lazy(() =>
-  z.record(z.string(), z.string()).superRefine((ext, ctx) => {
-    const bytes = Buffer.byteLength(JSON.stringify(ext), 'utf8');
-    if (bytes > PUSH_EXT_MAX_BYTES) {
-      issue(ctx, [], `ext is ${bytes} bytes as UTF-8 JSON; max ${PUSH_EXT_MAX_BYTES}`);
-    }
-  }),
+  z.record(z.string(), z.string()).check(
+    z.superRefine((ext, ctx) => {
+      const bytes = Buffer.byteLength(JSON.stringify(ext), 'utf8');
+      if (bytes > PUSH_EXT_MAX_BYTES) {
+        issue(ctx, [], `ext is ${bytes} bytes as UTF-8 JSON; max ${PUSH_EXT_MAX_BYTES}`);
+      }
+    }),
+  ),
 );
 
 /** `POST {api_url}/msg/v1/push`. */
@@ -309,32 +326,34 @@ export const PushRequestSchema = z.lazy(() =>
   z
     .strictObject({
       callback: CallbackSchema,
-      campaignId: ShortCodeSchema.optional(),
-      deptCode: ShortCodeSchema.optional(),
-      agency: AgencySchema.optional(),
+      campaignId: z.optional(ShortCodeSchema),
+      deptCode: z.optional(ShortCodeSchema),
+      agency: z.optional(AgencySchema),
       ...resvFieldsShape,
       msg: PushMessageSchema,
-      appId: z.string().min(1),
-      ext: PushExtSchema.optional(),
-      fileId: z.string().min(1).optional(),
+      appId: z.string().check(z.minLength(1)),
+      ext: z.optional(PushExtSchema),
+      fileId: z.optional(z.string().check(z.minLength(1))),
       recvInfoLst: recipientsSchema(PushRecvInfoSchema),
-      fbInfoLst: fallbackListSchema().optional(),
+      fbInfoLst: z.optional(fallbackListSchema()),
       clickUrlYn: YesNoSchema,
     })
-    .superRefine((value, ctx) => {
-      checkReservation(value, ctx);
-      // The fallback goes to the recipient's phone, so a fallback without one cannot be delivered.
-      if ((value.fbInfoLst?.length ?? 0) === 0) return;
-      value.recvInfoLst.forEach((recipient, index) => {
-        if (recipient.phone === undefined) {
-          issue(
-            ctx,
-            ['recvInfoLst', index, 'phone'],
-            'phone (the fallback number) is required with fbInfoLst',
-          );
-        }
-      });
-    }),
+    .check(
+      z.superRefine((value, ctx) => {
+        checkReservation(value, ctx);
+        // The fallback goes to the recipient's phone, so a fallback without one cannot be delivered.
+        if ((value.fbInfoLst?.length ?? 0) === 0) return;
+        value.recvInfoLst.forEach((recipient, index) => {
+          if (recipient.phone === undefined) {
+            issue(
+              ctx,
+              ['recvInfoLst', index, 'phone'],
+              'phone (the fallback number) is required with fbInfoLst',
+            );
+          }
+        });
+      }),
+    ),
 );
 export type PushRequest = z.infer<typeof PushRequestSchema>;
 
@@ -346,7 +365,7 @@ export type PushRequest = z.infer<typeof PushRequestSchema>;
 const post = <
   const H extends 'api' | 'send',
   const P extends string,
-  S extends z.ZodType,
+  S extends z.ZodMiniType,
   const B extends 'json' | 'multipart' = 'json',
 >(
   host: H,

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
 import { LocalDateSchema, LocalDateTimeSchema, optionalTexts, PhoneSchema } from './common.ts';
 import {
@@ -10,6 +9,7 @@ import {
   nullishCounts,
   oneOrMany,
 } from './lenient.ts';
+import * as z from './zod.ts';
 
 /*
  * Response-tracking short URLs and their click statistics, spec 01 §4.16. Requests are strict;
@@ -26,9 +26,11 @@ import {
 /** Body of `POST {api_url}/msg/v1/createClickUrl`. */
 export const ClickUrlCreateRequestSchema = z.lazy(() =>
   z.strictObject({
-    urlTitle: z.string().min(1),
+    urlTitle: z.string().check(z.minLength(1)),
     /** The spec requires the scheme; a bare host would be refused by the gateway. */
-    orgUrl: z.string().regex(/^https?:\/\/\S+$/, 'orgUrl must start with http:// or https://'),
+    orgUrl: z
+      .string()
+      .check(z.regex(/^https?:\/\/\S+$/, 'orgUrl must start with http:// or https://')),
     /** Expiry, `YYYY-MM-DD HH:mm:ss` KST; after it the URL is disabled automatically. */
     expDt: LocalDateTimeSchema,
   }),
@@ -37,15 +39,19 @@ export type ClickUrlCreateRequest = z.infer<typeof ClickUrlCreateRequestSchema>;
 
 /** `data` of create: the new URL id, a number in the spec's sample; kept as a string. */
 export const ClickUrlCreateDataSchema = z.lazy(() =>
-  z
-    .union([z.number(), z.string().trim().regex(/^\d+$/, 'expected a numeric url id')])
-    .transform(String),
+  z.pipe(
+    z.union([
+      z.number(),
+      z.string().check(z.trim(), z.regex(/^\d+$/, 'expected a numeric url id')),
+    ]),
+    z.transform(String),
+  ),
 );
 export type ClickUrlCreateData = z.infer<typeof ClickUrlCreateDataSchema>;
 
 /** `POST {api_url}/msg/v1/deleteClickUrl`; `urlId` travels as a query parameter. Irreversible. */
 export const ClickUrlDeleteRequestSchema = z.lazy(() =>
-  z.strictObject({ urlId: z.string().min(1) }),
+  z.strictObject({ urlId: z.string().check(z.minLength(1)) }),
 );
 export type ClickUrlDeleteRequest = z.infer<typeof ClickUrlDeleteRequestSchema>;
 
@@ -54,14 +60,14 @@ export const ClickUrlDeleteDataSchema = z.unknown();
 
 /** Query of `GET {api_url}/msg/v1/getClickUrl`; pages of up to 100, starting at 1. */
 export const ClickUrlListQuerySchema = z.lazy(() =>
-  z.strictObject({ page: z.number().int().min(1) }),
+  z.strictObject({ page: z.int().check(z.minimum(1)) }),
 );
 export type ClickUrlListQuery = z.infer<typeof ClickUrlListQuerySchema>;
 
 /** One tracking URL in the list: expired ones are included, deleted ones are not. */
 export const ClickUrlItemSchema = z.lazy(() =>
   z.looseObject({
-    no: NumericSchema.nullish(),
+    no: z.nullish(NumericSchema),
     title: NullableStringSchema,
     urlId: GatewayIdSchema,
     ...nullableStrings('orgUrl', 'expDt', 'regDt'),
@@ -97,7 +103,7 @@ export const inclusiveDaySpan = (from: string, to: string): number | undefined =
  */
 const checkRange =
   (maxDays: number) =>
-  (value: { from: string; to: string }, ctx: z.RefinementCtx): void => {
+  (value: { from: string; to: string }, ctx: z.core.$RefinementCtx): void => {
     const days = inclusiveDaySpan(value.from, value.to);
     if (days === undefined) return;
     if (days < 1) {
@@ -118,21 +124,23 @@ const URL_FILTERS = ['urlId', 'title', 'orgUrl'] as const;
 
 /** Body of `POST {api_url}/msg/v1/stat/url/msg` (by registration date): at least one filter. */
 export const UrlStatsByUrlRequestSchema = z.lazy(() =>
-  z.strictObject({ ...rangeShape, ...optionalTexts(...URL_FILTERS) }).superRefine((value, ctx) => {
-    checkRange(URL_STATS_MAX_DAYS)(value, ctx);
-    if (URL_FILTERS.every((filter) => value[filter] === undefined)) {
-      const message = `give at least one of ${URL_FILTERS.join(', ')}`;
-      ctx.addIssue({ code: 'custom', path: [], message });
-    }
-  }),
+  z.strictObject({ ...rangeShape, ...optionalTexts(...URL_FILTERS) }).check(
+    z.superRefine((value, ctx) => {
+      checkRange(URL_STATS_MAX_DAYS)(value, ctx);
+      if (URL_FILTERS.every((filter) => value[filter] === undefined)) {
+        const message = `give at least one of ${URL_FILTERS.join(', ')}`;
+        ctx.addIssue({ code: 'custom', path: [], message });
+      }
+    }),
+  ),
 );
 export type UrlStatsByUrlRequest = z.infer<typeof UrlStatsByUrlRequestSchema>;
 
 /** Body of `POST {api_url}/msg/v1/stat/url/channel` (by send date). */
 export const UrlStatsByChannelRequestSchema = z.lazy(() =>
   z
-    .strictObject({ ...rangeShape, urlId: z.string().min(1) })
-    .superRefine(checkRange(URL_STATS_MAX_DAYS)),
+    .strictObject({ ...rangeShape, urlId: z.string().check(z.minLength(1)) })
+    .check(z.superRefine(checkRange(URL_STATS_MAX_DAYS))),
 );
 export type UrlStatsByChannelRequest = z.infer<typeof UrlStatsByChannelRequestSchema>;
 
@@ -141,19 +149,19 @@ export const UrlStatsByReceiverRequestSchema = z.lazy(() =>
   z
     .strictObject({
       ...rangeShape,
-      urlId: z.string().min(1),
-      page: z.number().int().min(1),
-      phone: PhoneSchema.optional(),
+      urlId: z.string().check(z.minLength(1)),
+      page: z.int().check(z.minimum(1)),
+      phone: z.optional(PhoneSchema),
     })
-    .superRefine(checkRange(URL_STATS_MAX_DAYS)),
+    .check(z.superRefine(checkRange(URL_STATS_MAX_DAYS))),
 );
 export type UrlStatsByReceiverRequest = z.infer<typeof UrlStatsByReceiverRequestSchema>;
 
 /** Body shared by the sendDay, sendHour, clickDay and clickHour statistics (max 15 days). */
 export const UrlStatsPeriodRequestSchema = z.lazy(() =>
   z
-    .strictObject({ ...rangeShape, urlId: z.string().min(1) })
-    .superRefine(checkRange(URL_STATS_PERIOD_MAX_DAYS)),
+    .strictObject({ ...rangeShape, urlId: z.string().check(z.minLength(1)) })
+    .check(z.superRefine(checkRange(URL_STATS_PERIOD_MAX_DAYS))),
 );
 export type UrlStatsPeriodRequest = z.infer<typeof UrlStatsPeriodRequestSchema>;
 
@@ -167,10 +175,10 @@ export type UrlStatsPeriodRequest = z.infer<typeof UrlStatsPeriodRequestSchema>;
  */
 
 /** A rate such as `"12.5"`, kept as the gateway wrote it (a number becomes its string). */
-const RateSchema = z.union([z.string(), z.number()]).transform(String).nullish();
+const RateSchema = z.nullish(z.pipe(z.union([z.string(), z.number()]), z.transform(String)));
 
 /** An item of the URL or channel statistics: what it counts, then sent, opened and their rate. */
-const clickThroughItem = <S extends z.ZodRawShape>(countedBy: S) =>
+const clickThroughItem = <S extends z.core.$ZodShape>(countedBy: S) =>
   z.looseObject({
     ...countedBy,
     ...nullishCounts('totCnt', 'conCnt'),
@@ -179,7 +187,7 @@ const clickThroughItem = <S extends z.ZodRawShape>(countedBy: S) =>
 
 export const UrlStatsByUrlItemSchema = z.lazy(() =>
   clickThroughItem({
-    urlId: GatewayIdSchema.nullish(),
+    urlId: z.nullish(GatewayIdSchema),
     ...nullableStrings('title', 'orgUrl', 'regDt'),
   }),
 );
@@ -198,7 +206,7 @@ export type UrlStatsByChannelData = z.infer<typeof UrlStatsByChannelDataSchema>;
 export const UrlStatsReceiverItemSchema = z.lazy(() =>
   z.looseObject({
     conYmd: NullableStringSchema,
-    urlId: GatewayIdSchema.nullish(),
+    urlId: z.nullish(GatewayIdSchema),
     ...nullableStrings('phone', 'sndYmd', 'ch', 'isMobile'),
   }),
 );
@@ -207,15 +215,15 @@ export type UrlStatsReceiverItem = z.infer<typeof UrlStatsReceiverItemSchema>;
 /** `data` of the recipient statistics; the list is spelled `recvlst` (lower-case l). */
 export const UrlStatsByReceiverDataSchema = z.lazy(() =>
   z.looseObject({
-    urlId: GatewayIdSchema.nullish(),
-    totCnt: NumericSchema.nullish(),
+    urlId: z.nullish(GatewayIdSchema),
+    totCnt: z.nullish(NumericSchema),
     recvlst: listOrEmpty(UrlStatsReceiverItemSchema),
   }),
 );
 export type UrlStatsByReceiverData = z.infer<typeof UrlStatsByReceiverDataSchema>;
 
 const dayItemShape = () => ({
-  urlId: GatewayIdSchema.nullish(),
+  urlId: z.nullish(GatewayIdSchema),
   ...nullableStrings('ymd', 'ch', 'conDt'),
   ...nullishCounts('sumCnt', 'avgCnt'),
 });
@@ -230,7 +238,7 @@ export type UrlStatsDayData = z.infer<typeof UrlStatsDayDataSchema>;
 export const UrlStatsHourItemSchema = z.lazy(() =>
   z.looseObject({
     ...dayItemShape(),
-    hour: GatewayIdSchema.nullish(),
+    hour: z.nullish(GatewayIdSchema),
   }),
 );
 export type UrlStatsHourItem = z.infer<typeof UrlStatsHourItemSchema>;

@@ -7,7 +7,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import {
   DynamoDbAttachmentEvents,
   DynamoDbPendingAttachments,

@@ -1,7 +1,7 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 
 /** Every issue as `{path: 'a.0.b', code, message}`, so assertions can name the exact field. */
-export const issuesOf = (schema: z.ZodType, input: unknown) => {
+export const issuesOf = (schema: z.ZodMiniType, input: unknown) => {
   const result = schema.safeParse(input);
   return result.success
     ? []
@@ -13,5 +13,5 @@ export const issuesOf = (schema: z.ZodType, input: unknown) => {
 };
 
 /** The paths of every issue. */
-export const pathsOf = (schema: z.ZodType, input: unknown) =>
+export const pathsOf = (schema: z.ZodMiniType, input: unknown) =>
   issuesOf(schema, input).map((i) => i.path);

@@ -84,6 +84,28 @@ describe('the deployed bundles', () => {
     }
   });
 
+  it('carry zod/mini and its English messages at start, not the classic entry or other locales', () => {
+    for (const [name, { outputs }] of bundles) {
+      const entry = Object.keys(outputs).find((file) => file.endsWith('index.mjs')) ?? '';
+      const atStart = filesReadAtStart(outputs, entry).flatMap((file) =>
+        Object.keys(outputs[file]?.inputs ?? {}),
+      );
+      const zod = Object.values(outputs).flatMap(({ inputs }) =>
+        Object.keys(inputs).filter((input) => input.includes('node_modules/zod/')),
+      );
+      expect(zod.filter((input) => input.includes('/mini/')).length, name).toBeGreaterThan(0);
+      expect(zod.filter((input) => /\/classic\//.test(input)), name).toEqual([]);
+      expect(
+        zod.filter((input) => /\/locales\//.test(input) && !input.endsWith('/locales/en.js')),
+        name,
+      ).toEqual([]);
+      // The module that installs them is read at start: a refused item reads
+      // "Invalid input: expected string, received number", not only "Invalid input".
+      expect(atStart, name).toContain('gateway/schemas/zod.ts');
+      expect(atStart, name).toContain('node_modules/zod/v4/locales/en.js');
+    }
+  });
+
   // Each row: a function, and where its rarely used modules are.
   it.each([
     ['receive-reports', RECEIVER],

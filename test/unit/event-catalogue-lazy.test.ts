@@ -4,8 +4,8 @@ import { MESSENGER_STATS } from '../../gateway/schemas/messenger-statistics.ts';
 
 // Counts the object schemas zod builds, so the test sees which parts of the catalogue exist.
 const built = vi.hoisted(() => ({ objects: 0 }));
-vi.mock('zod', async (importOriginal) => {
-  const z = await importOriginal<typeof import('zod')>();
+vi.mock('zod/mini', async (importOriginal) => {
+  const z = await importOriginal<typeof import('zod/mini')>();
   const strictObject: typeof z.strictObject = (...args) => {
     built.objects += 1;
     return z.strictObject(...args);

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { built } from '../support/counted-zod.ts';
 
 // Counts the object schemas zod builds, so the test sees which channels' schemas exist.
-vi.mock('zod', async (importOriginal) =>
+vi.mock('zod/mini', async (importOriginal) =>
   (await import('../support/counted-zod.ts')).countedZod(importOriginal),
 );
 

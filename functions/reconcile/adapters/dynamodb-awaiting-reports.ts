@@ -5,7 +5,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from '../../../gateway/schemas/zod.ts';
 import { conditionalWrite } from '../../commons/clients/dynamodb.ts';
 import { eventKeys, KEY_PREFIX, SORT_KEY } from '../../commons/table-keys.ts';
 import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../../commons/tables.ts';
@@ -24,14 +24,14 @@ import type { UnknownOutcomeIndex } from '../resolve-unknown-outcomes.ts';
 
 /** An unknown-outcome item (`SEND#<cliKey>` / `UNKNOWN`) as the sender wrote it. */
 const UnknownEntrySchema = z.looseObject({
-  cliKey: z.string().min(1),
+  cliKey: z.string().check(z.minLength(1)),
   channel: z.enum(SEND_CHANNELS),
-  phone: z.string().nullable(),
+  phone: z.nullable(z.string()),
   sqsMessageId: z.string(),
   attemptedAt: z.iso.datetime({ offset: true }),
   code: z.string(),
   message: z.string(),
-  recordPk: z.string().startsWith(KEY_PREFIX.send),
+  recordPk: z.string().check(z.startsWith(KEY_PREFIX.send)),
 });
 
 /** `LastEvaluatedKey` of an index page: the table's and the index's keys. */
