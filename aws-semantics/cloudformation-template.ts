@@ -8,7 +8,7 @@
  * on is checked on the way in: a template this module does not understand is refused with the
  * resource and property named, never guessed at.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** A resource as CloudFormation holds it. */
 export interface CfnResource {
@@ -32,7 +32,7 @@ export class TemplateShapeError extends Error {
   override readonly name = 'TemplateShapeError';
 }
 
-const parse = <T>(schema: z.ZodType<T>, value: unknown, where: string): T => {
+const parse = <T>(schema: z.ZodMiniType<T>, value: unknown, where: string): T => {
   const parsed = schema.safeParse(value);
   if (!parsed.success)
     throw new TemplateShapeError(
@@ -75,14 +75,14 @@ export interface FunctionDefinition {
 }
 
 const FunctionSchema = z.looseObject({
-  Timeout: z.number().int().min(1).max(900).optional(),
-  MemorySize: z.number().int().min(128).max(10_240).optional(),
-  Environment: z
-    .looseObject({ Variables: z.record(z.string(), z.unknown()).optional() })
-    .optional(),
-  ReservedConcurrentExecutions: z.number().int().min(0).optional(),
-  Role: z.unknown().optional(),
-  VpcConfig: z.unknown().optional(),
+  Timeout: z.optional(z.int().check(z.minimum(1), z.maximum(900))),
+  MemorySize: z.optional(z.int().check(z.minimum(128), z.maximum(10_240))),
+  Environment: z.optional(
+    z.looseObject({ Variables: z.optional(z.record(z.string(), z.unknown())) }),
+  ),
+  ReservedConcurrentExecutions: z.optional(z.int().check(z.minimum(0))),
+  Role: z.optional(z.unknown()),
+  VpcConfig: z.optional(z.unknown()),
 });
 
 export interface EventSourceMappingDefinition {
@@ -113,24 +113,24 @@ export interface EventSourceMappingDefinition {
 const MappingSchema = z.looseObject({
   FunctionName: z.unknown(),
   EventSourceArn: z.unknown(),
-  BatchSize: z.number().int().min(1).max(10_000).optional(),
-  MaximumBatchingWindowInSeconds: z.number().int().min(0).max(300).optional(),
-  BisectBatchOnFunctionError: z.boolean().optional(),
-  ParallelizationFactor: z.number().int().min(1).max(10).optional(),
-  MaximumRetryAttempts: z.number().int().min(-1).max(10_000).optional(),
-  MaximumRecordAgeInSeconds: z.number().int().min(-1).max(604_800).optional(),
-  DestinationConfig: z
-    .looseObject({ OnFailure: z.looseObject({ Destination: z.unknown() }).optional() })
-    .optional(),
-  FilterCriteria: z
-    .looseObject({ Filters: z.array(z.looseObject({ Pattern: z.string() })).optional() })
-    .optional(),
-  FunctionResponseTypes: z.array(z.string()).optional(),
-  ScalingConfig: z
-    .looseObject({ MaximumConcurrency: z.number().int().min(2).max(1_000) })
-    .optional(),
-  StartingPosition: z.enum(['TRIM_HORIZON', 'LATEST']).optional(),
-  Enabled: z.boolean().optional(),
+  BatchSize: z.optional(z.int().check(z.minimum(1), z.maximum(10_000))),
+  MaximumBatchingWindowInSeconds: z.optional(z.int().check(z.minimum(0), z.maximum(300))),
+  BisectBatchOnFunctionError: z.optional(z.boolean()),
+  ParallelizationFactor: z.optional(z.int().check(z.minimum(1), z.maximum(10))),
+  MaximumRetryAttempts: z.optional(z.int().check(z.minimum(-1), z.maximum(10_000))),
+  MaximumRecordAgeInSeconds: z.optional(z.int().check(z.minimum(-1), z.maximum(604_800))),
+  DestinationConfig: z.optional(
+    z.looseObject({ OnFailure: z.optional(z.looseObject({ Destination: z.unknown() })) }),
+  ),
+  FilterCriteria: z.optional(
+    z.looseObject({ Filters: z.optional(z.array(z.looseObject({ Pattern: z.string() }))) }),
+  ),
+  FunctionResponseTypes: z.optional(z.array(z.string())),
+  ScalingConfig: z.optional(
+    z.looseObject({ MaximumConcurrency: z.int().check(z.minimum(2), z.maximum(1_000)) }),
+  ),
+  StartingPosition: z.optional(z.enum(['TRIM_HORIZON', 'LATEST'])),
+  Enabled: z.optional(z.boolean()),
 });
 
 export interface QueueDefinition {
@@ -146,14 +146,17 @@ export interface QueueDefinition {
 }
 
 const QueueSchema = z.looseObject({
-  VisibilityTimeout: z.number().int().min(0).max(43_200).optional(),
-  DelaySeconds: z.number().int().min(0).max(900).optional(),
-  MessageRetentionPeriod: z.number().int().min(60).max(1_209_600).optional(),
-  RedrivePolicy: z
-    .looseObject({ deadLetterTargetArn: z.unknown(), maxReceiveCount: z.number().int().min(1) })
-    .optional(),
-  KmsMasterKeyId: z.unknown().optional(),
-  FifoQueue: z.boolean().optional(),
+  VisibilityTimeout: z.optional(z.int().check(z.minimum(0), z.maximum(43_200))),
+  DelaySeconds: z.optional(z.int().check(z.minimum(0), z.maximum(900))),
+  MessageRetentionPeriod: z.optional(z.int().check(z.minimum(60), z.maximum(1_209_600))),
+  RedrivePolicy: z.optional(
+    z.looseObject({
+      deadLetterTargetArn: z.unknown(),
+      maxReceiveCount: z.int().check(z.minimum(1)),
+    }),
+  ),
+  KmsMasterKeyId: z.optional(z.unknown()),
+  FifoQueue: z.optional(z.boolean()),
 });
 
 export interface KeyElement {
@@ -191,17 +194,17 @@ const TableSchema = z.looseObject({
   AttributeDefinitions: z.array(
     z.strictObject({ AttributeName: z.string(), AttributeType: z.enum(['S', 'N', 'B']) }),
   ),
-  GlobalSecondaryIndexes: z.array(z.looseObject({ IndexName: z.string(), KeySchema })).optional(),
-  StreamSpecification: z
-    .looseObject({
+  GlobalSecondaryIndexes: z.optional(z.array(z.looseObject({ IndexName: z.string(), KeySchema }))),
+  StreamSpecification: z.optional(
+    z.looseObject({
       StreamViewType: z.enum(['NEW_IMAGE', 'OLD_IMAGE', 'NEW_AND_OLD_IMAGES', 'KEYS_ONLY']),
-    })
-    .optional(),
-  TimeToLiveSpecification: z
-    .looseObject({ AttributeName: z.string().optional(), Enabled: z.boolean() })
-    .optional(),
-  Replicas: z.array(z.looseObject({ SSESpecification: z.unknown().optional() })).optional(),
-  SSESpecification: z.looseObject({ KMSMasterKeyId: z.unknown().optional() }).optional(),
+    }),
+  ),
+  TimeToLiveSpecification: z.optional(
+    z.looseObject({ AttributeName: z.optional(z.string()), Enabled: z.boolean() }),
+  ),
+  Replicas: z.optional(z.array(z.looseObject({ SSESpecification: z.optional(z.unknown()) }))),
+  SSESpecification: z.optional(z.looseObject({ KMSMasterKeyId: z.optional(z.unknown()) })),
 });
 
 export interface ScheduleDefinition {
@@ -217,15 +220,15 @@ export interface ScheduleDefinition {
 
 const ScheduleSchema = z.looseObject({
   ScheduleExpression: z.string(),
-  State: z.enum(['ENABLED', 'DISABLED']).optional(),
+  State: z.optional(z.enum(['ENABLED', 'DISABLED'])),
   Target: z.looseObject({
     Arn: z.unknown(),
-    RetryPolicy: z
-      .looseObject({
-        MaximumRetryAttempts: z.number().int().min(0).max(185).optional(),
-        MaximumEventAgeInSeconds: z.number().int().min(60).max(86_400).optional(),
-      })
-      .optional(),
+    RetryPolicy: z.optional(
+      z.looseObject({
+        MaximumRetryAttempts: z.optional(z.int().check(z.minimum(0), z.maximum(185))),
+        MaximumEventAgeInSeconds: z.optional(z.int().check(z.minimum(60), z.maximum(86_400))),
+      }),
+    ),
   }),
 });
 
@@ -238,8 +241,8 @@ export interface AsyncInvokeDefinition {
 
 const InvokeConfigSchema = z.looseObject({
   FunctionName: z.unknown(),
-  MaximumRetryAttempts: z.number().int().min(0).max(2).optional(),
-  MaximumEventAgeInSeconds: z.number().int().min(60).max(21_600).optional(),
+  MaximumRetryAttempts: z.optional(z.int().check(z.minimum(0), z.maximum(2))),
+  MaximumEventAgeInSeconds: z.optional(z.int().check(z.minimum(60), z.maximum(21_600))),
 });
 
 const RATE = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;

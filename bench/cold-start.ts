@@ -182,9 +182,14 @@ import * as z from 'zod';
 const schema = z.object({ id: z.string(), count: z.number().int() });
 export const handler = async (event) => schema.parse(event);
 `,
+  'zod/mini, the same schema': `
+import * as z from 'zod/mini';
+const schema = z.object({ id: z.string(), count: z.int() });
+export const handler = async (event) => schema.parse(event);
+`,
   // What the receivers' first items build (each receiver its own kind's, on first use:
-  // item-records.ts); the difference to the line above is what building both costs.
-  'zod, the gateway report and MO item schemas': `
+  // item-records.ts), in zod/mini with its English messages, as the receivers bundle them.
+  'zod/mini, the gateway report and MO item schemas': `
 import { MoItemSchema } from '${join(root, 'gateway/schemas/mo.ts')}';
 import { ReportItemSchema } from '${join(root, 'gateway/schemas/report-items.ts')}';
 export const handler = async (event) => [ReportItemSchema.parse(event), MoItemSchema.parse(event)];

@@ -4,7 +4,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { z } from 'zod';
+import * as z from '../gateway/schemas/zod.ts';
 
 /** The retention periods CloudWatch Logs accepts, in days (0 is "never expire"). */
 const RETENTION_DAYS = new Set(
@@ -12,16 +12,21 @@ const RETENTION_DAYS = new Set(
 );
 
 /** A `Duration` given in seconds; the construct checks its range with the rest of its props. */
-export const seconds = z.number().transform((value) => Duration.seconds(value));
+export const seconds = z.pipe(
+  z.number(),
+  z.transform((value) => Duration.seconds(value)),
+);
 
 /** A `RetentionDays` given as its number of days. */
-export const retentionDays = z
-  .number()
-  .refine((days) => RETENTION_DAYS.has(days), {
-    message: `must be one of the CloudWatch Logs retention periods: ${[...RETENTION_DAYS].join(', ')}`,
-  })
+export const retentionDays = z.pipe(
+  z.number().check(
+    z.refine((days) => RETENTION_DAYS.has(days), {
+      message: `must be one of the CloudWatch Logs retention periods: ${[...RETENTION_DAYS].join(', ')}`,
+    }),
+  ),
   // The refinement admits only the numbers RetentionDays enumerates.
-  .transform((days) => days as RetentionDays);
+  z.transform((days) => days as RetentionDays),
+);
 
 /** Drops the keys whose value is undefined, so that absent settings stay absent. */
 export const defined = <T extends object>(object: T): T =>

@@ -7,14 +7,14 @@
  * Unknown keys are refused, so that a misspelt setting is not silently ignored; the stack checks
  * the values with the rest of its props. Edit the interfaces, then run the script.
  */
-import { z } from 'zod';
 import { MESSENGER_STATISTIC_NAMES } from '../functions/catalogue/messenger-statistic-names.ts';
+import * as z from '../gateway/schemas/zod.ts';
 import { defined, retentionDays, seconds } from './context-fields.ts';
 import { EGRESS_MODES } from './gateway-egress.ts';
 
 /** The `msgbridge` context object, parsed into the props of `MsgBridgeProps` it sets. */
-export const ContextSchema = z
-  .strictObject({
+export const ContextSchema = z.pipe(
+  z.strictObject({
     /** `GatewaySettingsProps` (lib/gateway-settings.ts) */
     gateway: z.strictObject({
       /** `GatewayHostsProps` (lib/gateway-settings.ts) */
@@ -24,160 +24,167 @@ export const ContextSchema = z
         mnt: z.string(),
       }),
       tpsQuota: z.number(),
-      timeoutMs: z.number().optional(),
+      timeoutMs: z.optional(z.number()),
     }),
     /** `GatewayEgressOptions` (lib/gateway-egress.ts) */
-    egress: z
-      .strictObject({
-        mode: z.enum(EGRESS_MODES).optional(),
-        natGateways: z.number().optional(),
-        maxAzs: z.number().optional(),
-        vpcId: z.string().optional(),
-        privateSubnetIds: z.array(z.string()).optional(),
-        availabilityZones: z.array(z.string()).optional(),
-        egressIps: z.array(z.string()).optional(),
-      })
-      .optional(),
+    egress: z.optional(
+      z.strictObject({
+        mode: z.optional(z.enum(EGRESS_MODES)),
+        natGateways: z.optional(z.number()),
+        maxAzs: z.optional(z.number()),
+        vpcId: z.optional(z.string()),
+        privateSubnetIds: z.optional(z.array(z.string())),
+        availabilityZones: z.optional(z.array(z.string())),
+        egressIps: z.optional(z.array(z.string())),
+      }),
+    ),
     /** `SendPipelineOptions` (lib/send-pipeline.ts) */
-    sending: z
-      .strictObject({
-        functionTimeoutSeconds: seconds.optional(),
-        maxReceiveCount: z.number().optional(),
-        batchSize: z.number().optional(),
-        maxConcurrency: z.number().optional(),
-        maxBatchingWindowSeconds: seconds.optional(),
-        attachmentBuckets: z.array(z.string()).optional(),
-        acceptedEvents: z.boolean().optional(),
-        producers: z.array(z.string()).optional(),
-      })
-      .transform(
-        ({
-          functionTimeoutSeconds: functionTimeout,
-          maxBatchingWindowSeconds: maxBatchingWindow,
-          ...rest
-        }) => defined({ ...rest, functionTimeout, maxBatchingWindow }),
-      )
-      .optional(),
-    eventSource: z.string().optional(),
-    metricsNamespace: z.string().optional(),
+    sending: z.optional(
+      z.pipe(
+        z.strictObject({
+          functionTimeoutSeconds: z.optional(seconds),
+          maxReceiveCount: z.optional(z.number()),
+          batchSize: z.optional(z.number()),
+          maxConcurrency: z.optional(z.number()),
+          maxBatchingWindowSeconds: z.optional(seconds),
+          attachmentBuckets: z.optional(z.array(z.string())),
+          acceptedEvents: z.optional(z.boolean()),
+          producers: z.optional(z.array(z.string())),
+        }),
+        z.transform(
+          ({
+            functionTimeoutSeconds: functionTimeout,
+            maxBatchingWindowSeconds: maxBatchingWindow,
+            ...rest
+          }) => defined({ ...rest, functionTimeout, maxBatchingWindow }),
+        ),
+      ),
+    ),
+    eventSource: z.optional(z.string()),
+    metricsNamespace: z.optional(z.string()),
     /** `WebhookApiOptions` (lib/webhook-api.ts) */
-    webhooks: z
-      .strictObject({
-        front: z.enum(['rest-api', 'function-url']).optional(),
-        receiverConcurrency: z.number().optional(),
-        accountConcurrency: z.number().optional(),
-        maxBodyBytes: z.number().optional(),
-        throttlingRateLimit: z.number().optional(),
-        throttlingBurstLimit: z.number().optional(),
-        allowedSourceCidrs: z.array(z.string()).optional(),
-        stageName: z.string().optional(),
-        eventRetentionDays: z.number().optional(),
-        storeConcurrency: z.number().optional(),
-        accessLogRetentionDays: retentionDays.optional(),
-        stageTracing: z.boolean().optional(),
-        cloudWatchRole: z.boolean().optional(),
-        /** `WebhookFirewallOptions` (lib/webhook-firewall.ts) */
-        firewall: z
-          .strictObject({
-            rateLimitPerSource: z.number().optional(),
-          })
-          .optional(),
-      })
-      .transform(({ accessLogRetentionDays: accessLogRetention, ...rest }) =>
-        defined({ ...rest, accessLogRetention }),
-      )
-      .optional(),
+    webhooks: z.optional(
+      z.pipe(
+        z.strictObject({
+          front: z.optional(z.enum(['rest-api', 'function-url'])),
+          receiverConcurrency: z.optional(z.number()),
+          accountConcurrency: z.optional(z.number()),
+          maxBodyBytes: z.optional(z.number()),
+          throttlingRateLimit: z.optional(z.number()),
+          throttlingBurstLimit: z.optional(z.number()),
+          allowedSourceCidrs: z.optional(z.array(z.string())),
+          stageName: z.optional(z.string()),
+          eventRetentionDays: z.optional(z.number()),
+          storeConcurrency: z.optional(z.number()),
+          accessLogRetentionDays: z.optional(retentionDays),
+          stageTracing: z.optional(z.boolean()),
+          cloudWatchRole: z.optional(z.boolean()),
+          /** `WebhookFirewallOptions` (lib/webhook-firewall.ts) */
+          firewall: z.optional(
+            z.strictObject({
+              rateLimitPerSource: z.optional(z.number()),
+            }),
+          ),
+        }),
+        z.transform(({ accessLogRetentionDays: accessLogRetention, ...rest }) =>
+          defined({ ...rest, accessLogRetention }),
+        ),
+      ),
+    ),
     /** `WebhookSecretProps` (lib/webhook-secret.ts) */
-    webhookSecret: z
-      .strictObject({
-        length: z.number().optional(),
-      })
-      .optional(),
+    webhookSecret: z.optional(
+      z.strictObject({
+        length: z.optional(z.number()),
+      }),
+    ),
     /** `FunctionObservabilityOptions` (lib/msgbridge-function.ts) */
-    observability: z
-      .strictObject({
-        applicationLogLevel: z.enum(['TRACE', 'DEBUG', 'INFO']).optional(),
-        systemLogLevel: z.enum(['DEBUG', 'INFO', 'WARN']).optional(),
-        tracing: z.enum(['active', 'pass-through', 'disabled']).optional(),
-      })
-      .optional(),
+    observability: z.optional(
+      z.strictObject({
+        applicationLogLevel: z.optional(z.enum(['TRACE', 'DEBUG', 'INFO'])),
+        systemLogLevel: z.optional(z.enum(['DEBUG', 'INFO', 'WARN'])),
+        tracing: z.optional(z.enum(['active', 'pass-through', 'disabled'])),
+      }),
+    ),
     /** `EventPublisherOptions` (lib/event-publisher.ts) */
-    publisher: z
-      .strictObject({
-        batchSize: z.number().optional(),
-        parallelizationFactor: z.number().optional(),
-        retryAttempts: z.number().optional(),
-        maxRecordAgeSeconds: seconds.optional(),
-        publishMaxAttempts: z.number().optional(),
-        archiveRetentionDays: z.number().optional(),
-      })
-      .transform(({ maxRecordAgeSeconds: maxRecordAge, ...rest }) =>
-        defined({ ...rest, maxRecordAge }),
-      )
-      .optional(),
-    reportDelivery: z.enum(['webhook', 'polling', 'both']).optional(),
-    moPolling: z.boolean().optional(),
+    publisher: z.optional(
+      z.pipe(
+        z.strictObject({
+          batchSize: z.optional(z.number()),
+          parallelizationFactor: z.optional(z.number()),
+          retryAttempts: z.optional(z.number()),
+          maxRecordAgeSeconds: z.optional(seconds),
+          publishMaxAttempts: z.optional(z.number()),
+          archiveRetentionDays: z.optional(z.number()),
+        }),
+        z.transform(({ maxRecordAgeSeconds: maxRecordAge, ...rest }) =>
+          defined({ ...rest, maxRecordAge }),
+        ),
+      ),
+    ),
+    reportDelivery: z.optional(z.enum(['webhook', 'polling', 'both'])),
+    moPolling: z.optional(z.boolean()),
     /** `ReconcileOptions` (lib/scheduled-jobs.ts) */
-    reconcile: z
-      .strictObject({
-        afterMinutes: z.number().optional(),
-        horizonHours: z.number().optional(),
-        maxRecipients: z.number().optional(),
-        checkConcurrency: z.number().optional(),
-      })
-      .optional(),
+    reconcile: z.optional(
+      z.strictObject({
+        afterMinutes: z.optional(z.number()),
+        horizonHours: z.optional(z.number()),
+        maxRecipients: z.optional(z.number()),
+        checkConcurrency: z.optional(z.number()),
+      }),
+    ),
     /** `InboundAttachmentsOptions` (lib/inbound-attachments.ts) */
-    attachments: z
-      .strictObject({
-        expireAfterDays: z.number().optional(),
-        infrequentAccessAfterDays: z.number().optional(),
-        contentHosts: z.array(z.string()).optional(),
-      })
-      .optional(),
+    attachments: z.optional(
+      z.strictObject({
+        expireAfterDays: z.optional(z.number()),
+        infrequentAccessAfterDays: z.optional(z.number()),
+        contentHosts: z.optional(z.array(z.string())),
+      }),
+    ),
     /** `TablesOptions` (lib/msgbridge-props.ts) */
-    tables: z
-      .strictObject({
-        eventTableWarmWritesPerSecond: z.number().optional(),
-      })
-      .optional(),
+    tables: z.optional(
+      z.strictObject({
+        eventTableWarmWritesPerSecond: z.optional(z.number()),
+      }),
+    ),
     /** `RateAlarmsOptions` (lib/rate-alarms.ts) */
-    rateAlarms: z
-      .strictObject({
-        webhook5xxRateThreshold: z.number().optional(),
-        webhook4xxRateThreshold: z.number().optional(),
-        sendRejectionRateThreshold: z.number().optional(),
-      })
-      .optional(),
+    rateAlarms: z.optional(
+      z.strictObject({
+        webhook5xxRateThreshold: z.optional(z.number()),
+        webhook4xxRateThreshold: z.optional(z.number()),
+        sendRejectionRateThreshold: z.optional(z.number()),
+      }),
+    ),
     /** `StatisticsExportOptions` (lib/statistics-export.ts) */
-    statisticsExport: z
-      .strictObject({
-        schedule: z.string().optional(),
-        timeZone: z.string().optional(),
-        trackingUrls: z.boolean().optional(),
-        messengerChannels: z.array(z.string()).optional(),
-        messengerStatistics: z.array(z.enum(MESSENGER_STATISTIC_NAMES)).optional(),
-        elapsedDays: z.array(z.number()).optional(),
-        maxUrlPages: z.number().optional(),
-        s3Export: z.boolean().optional(),
-      })
-      .optional(),
-    alarms: z
-      .strictObject({ topicArn: z.string().optional(), emails: z.array(z.string()).optional() })
-      .optional(),
+    statisticsExport: z.optional(
+      z.strictObject({
+        schedule: z.optional(z.string()),
+        timeZone: z.optional(z.string()),
+        trackingUrls: z.optional(z.boolean()),
+        messengerChannels: z.optional(z.array(z.string())),
+        messengerStatistics: z.optional(z.array(z.enum(MESSENGER_STATISTIC_NAMES))),
+        elapsedDays: z.optional(z.array(z.number())),
+        maxUrlPages: z.optional(z.number()),
+        s3Export: z.optional(z.boolean()),
+      }),
+    ),
+    alarms: z.optional(
+      z.strictObject({ topicArn: z.optional(z.string()), emails: z.optional(z.array(z.string())) }),
+    ),
     /** `DataKeyProps` (lib/data-key.ts) */
-    encryption: z
-      .strictObject({
-        keyArn: z.string().optional(),
-      })
-      .optional(),
+    encryption: z.optional(
+      z.strictObject({
+        keyArn: z.optional(z.string()),
+      }),
+    ),
     /** `ImportedSecretProps` (lib/msgbridge-props.ts) */
-    gatewayCredentials: z
-      .strictObject({
+    gatewayCredentials: z.optional(
+      z.strictObject({
         secretArn: z.string(),
-        keyArn: z.string().optional(),
-      })
-      .optional(),
-  })
-  .transform(({ alarms, ...rest }) =>
+        keyArn: z.optional(z.string()),
+      }),
+    ),
+  }),
+  z.transform(({ alarms, ...rest }) =>
     defined({ ...rest, alarmTopicArn: alarms?.topicArn, alarmEmails: alarms?.emails }),
-  );
+  ),
+);

@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import {
   EVENT_TYPES,
   type EventTypeName,
   eventDetailSchema,
 } from '../functions/catalogue/catalogue.ts';
 import { slugOf, typeNameOf } from '../functions/catalogue/detail-type-names.ts';
+import * as z from '../gateway/schemas/zod.ts';
 
 /*
  * The documents of the EventBridge schema registry (EventSchemaRegistry), apart from the construct

@@ -1,10 +1,10 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import * as z from 'zod';
 import { hashApiPassword, RANDOM_STR_PATTERN } from '../protocol/api-password.ts';
 import type { SimClock } from './clock.ts';
 import { envelope, ok } from './context.ts';
 import type { Faults, SimulatorOptions } from './options.ts';
 import { normaliseAddress, type Router, type SimRequest, type SimResponse } from './router.ts';
+import * as z from './zod.ts';
 
 /**
  * Codes of the authentication family (field notes), all HTTP 401. The gateway has no dedicated
@@ -25,15 +25,15 @@ export const AUTH_CODES = {
 } as const;
 
 const TokenIssueBodySchema = z.object({
-  apiKey: z.string().min(1).max(20),
-  apiPwd: z.string().min(1),
+  apiKey: z.string().check(z.minLength(1), z.maxLength(20)),
+  apiPwd: z.string().check(z.minLength(1)),
 });
 
 const ClaimsSchema = z.object({
   sub: z.string(),
   typ: z.enum(['access', 'refresh']),
-  iat: z.number().int(),
-  exp: z.number().int(),
+  iat: z.int(),
+  exp: z.int(),
   jti: z.string(),
 });
 type Claims = z.infer<typeof ClaimsSchema>;

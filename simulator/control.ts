@@ -1,14 +1,14 @@
-import * as z from 'zod';
 import { envelope, ok } from './context.ts';
 import type { SimControls } from './controls.ts';
 import { MoInjectionSchema } from './mo.ts';
 import { FaultsSchema } from './options.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
+import * as z from './zod.ts';
 
-const AdvanceSchema = z.strictObject({ ms: z.number().int().min(0) });
+const AdvanceSchema = z.strictObject({ ms: z.int().check(z.minimum(0)) });
 // Not `FaultsSchema.partial()`: its defaults would reset every fault the body leaves out.
 const FaultChangesSchema = z.record(z.string(), z.unknown());
-const MoBodySchema = z.strictObject({ items: z.array(MoInjectionSchema).min(1) });
+const MoBodySchema = z.strictObject({ items: z.array(MoInjectionSchema).check(z.minLength(1)) });
 
 /**
  * The simulator's remote control under `/_sim/`, for tests and the local run that drive a
@@ -47,7 +47,7 @@ export const createControl = (simulator: SimControls) => ({
 const badRequest = (message: string): SimResponse => envelope('21001', message, undefined, 400);
 
 const parse = <T>(
-  schema: z.ZodType<T>,
+  schema: z.ZodMiniType<T>,
   request: SimRequest,
 ): { success: true; data: T } | { success: false; response: SimResponse } => {
   const result = schema.safeParse(request.json() ?? {});

@@ -1,8 +1,8 @@
-import type * as z from 'zod';
 import type { MoInjectionSchema, MoItem, MoSnapshot } from './mo.ts';
 import type { Faults } from './options.ts';
 import type { ReportsSnapshot } from './reports.ts';
 import type { SendingSnapshot } from './sending.ts';
+import type * as z from './zod.ts';
 
 /*
  * The contract a running simulator is driven through, in its own module: the server implements

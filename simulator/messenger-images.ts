@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import busboy from 'busboy';
-import type * as z from 'zod';
 import {
   characters,
   firstIssue,
@@ -8,6 +7,7 @@ import {
   TemplateCreateBody,
 } from './messenger-requests.ts';
 import type { SimRequest } from './router.ts';
+import type * as z from './zod.ts';
 
 /*
  * The multipart template create of spec 02 §4.4: parts `reqBody` (required), `image` and

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { parseGatewayDateTime } from '../protocol/kst.ts';
+import * as z from './zod.ts';
 
 /*
  * The simulator's own reading of the spec 02 requests (messenger channels, groups, templates,
@@ -65,48 +65,50 @@ export const characters = (text: string): number => [...text].length;
 
 /** A non-empty string of at most `max` characters. */
 const text = (max: number) =>
-  z
-    .string()
-    .min(1, 'must not be empty')
-    .refine((value) => characters(value) <= max, {
+  z.string().check(
+    z.minLength(1, 'must not be empty'),
+    z.refine((value) => characters(value) <= max, {
       error: (issue) => `is ${characters(String(issue.input))} characters; max ${max}`,
-    });
+    }),
+  );
 
 /** Channel search id, max 61 (§2, §8). */
 const channelId = text(61);
 /** Group id of a group template, max 100 (§4.3). */
 const groupId = text(100);
 /** Template code: max 30, no spaces (§2). */
-const templateCode = z.string().regex(/^\S{1,30}$/, 'must be 1 to 30 characters without spaces');
+const templateCode = z
+  .string()
+  .check(z.regex(/^\S{1,30}$/, 'must be 1 to 30 characters without spaces'));
 /** `S` one channel (the default) or `G` a channel group. */
-const senderType = z.enum(['S', 'G']).default('S');
+const senderType = z._default(z.enum(['S', 'G']), 'S');
 /**
  * Channel administrator number: "max 11" in `channel/token`, "11 chars" in the `tokens` of
  * `channel/create`, "11 chars" in §8. Read as at most 11 digits in both, since create must
  * accept the number the token call accepted.
  */
-const adminPhone = z.string().regex(/^\d{1,11}$/, 'must be 1 to 11 digits');
+const adminPhone = z.string().check(z.regex(/^\d{1,11}$/, 'must be 1 to 11 digits'));
 
 /** `YYYYMMDDHHMMSS`, 14 characters, a real date-time (read as KST). */
-const compactDateTime = z
-  .string()
-  .regex(/^\d{14}$/, 'expected YYYYMMDDHHMMSS')
-  .refine((value) => parseGatewayDateTime(value) !== undefined, 'is not a real date-time');
+const compactDateTime = z.string().check(
+  z.regex(/^\d{14}$/, 'expected YYYYMMDDHHMMSS'),
+  z.refine((value) => parseGatewayDateTime(value) !== undefined, 'is not a real date-time'),
+);
 
 /** A rule across fields is broken: the answer names `field` (zod's own checks see one field). */
-const refuse = (ctx: z.RefinementCtx, field: string, message: string): void =>
+const refuse = (ctx: z.core.$RefinementCtx, field: string, message: string): void =>
   ctx.addIssue({ code: 'custom', path: [field], message });
 
 /** A channel template names its channel, a group template its group (§4.3). */
 const requireOwner =
   (typeField: 'senderType' | 'senderKeyType') =>
-  (value: Readonly<Record<string, unknown>>, ctx: z.RefinementCtx): void => {
+  (value: Readonly<Record<string, unknown>>, ctx: z.core.$RefinementCtx): void => {
     const type = value[typeField];
     const field = type === 'G' ? 'msgrGrpId' : 'msgrChId';
     if (value[field] === undefined) refuse(ctx, field, `required when ${typeField} is ${type}`);
   };
 
-const owner = { msgrChId: channelId.optional(), msgrGrpId: groupId.optional() };
+const owner = { msgrChId: z.optional(channelId), msgrGrpId: z.optional(groupId) };
 
 // ---- §4.1 groups, §4.2 channels ----
 
@@ -114,32 +116,39 @@ const owner = { msgrChId: channelId.optional(), msgrGrpId: groupId.optional() };
 export const ChannelIdBody = z.strictObject({ msgrChId: channelId });
 
 /** `group/add`, `group/remove`. */
-export const GroupMemberBody = z.strictObject({ chGrpKey: z.string().min(1), msgrChId: channelId });
+export const GroupMemberBody = z.strictObject({
+  chGrpKey: z.string().check(z.minLength(1)),
+  msgrChId: channelId,
+});
 
 /** `msgrChannelList`: page and page size are optional integers, read as 1-based and positive. */
 export const ChannelListBody = z.strictObject({
   standardDateTime: compactDateTime,
-  page: z.number().int().min(1).optional(),
-  pageSize: z.number().int().min(1).optional(),
+  page: z.optional(z.int().check(z.minimum(1))),
+  pageSize: z.optional(z.int().check(z.minimum(1))),
 });
 
 /** `channel/token`. */
 export const ChannelTokenBody = z.strictObject({
   phoneNumber: adminPhone,
   msgrChId: channelId,
-  relay: z.string().min(1),
+  relay: z.string().check(z.minLength(1)),
 });
 
 /** `channel/create`: at least one relay authentication (an empty list authenticates nothing). */
 export const ChannelCreateBody = z.strictObject({
   tokens: z
     .array(
-      z.strictObject({ rid: z.string().min(1), token: z.number().int(), phoneNumber: adminPhone }),
+      z.strictObject({
+        rid: z.string().check(z.minLength(1)),
+        token: z.int(),
+        phoneNumber: adminPhone,
+      }),
     )
-    .min(1),
-  categoryCode: z.string().length(11, 'must be 11 characters'),
+    .check(z.minLength(1)),
+  categoryCode: z.string().check(z.length(11, 'must be 11 characters')),
   msgrChId: channelId,
-  memo: z.string().optional(),
+  memo: z.optional(z.string()),
 });
 
 // ---- §4.3 templates ----
@@ -150,19 +159,19 @@ export const TemplateActionBody = z
     ...owner,
     templateCode,
     senderKeyType: senderType,
-    comment: text(500).optional(),
+    comment: z.optional(text(500)),
   })
-  .superRefine(requireOwner('senderKeyType'));
+  .check(z.superRefine(requireOwner('senderKeyType')));
 
 /** `template/comment`: here the type field is `senderType` and the comment is required. */
 export const TemplateCommentBody = z
   .strictObject({ ...owner, templateCode, senderType, comment: text(500) })
-  .superRefine(requireOwner('senderType'));
+  .check(z.superRefine(requireOwner('senderType')));
 
 /** `template/all`: no `updateDt` lists every template. */
 export const TemplateListBody = z
-  .strictObject({ ...owner, senderType, updateDt: compactDateTime.optional() })
-  .superRefine(requireOwner('senderType'));
+  .strictObject({ ...owner, senderType, updateDt: z.optional(compactDateTime) })
+  .check(z.superRefine(requireOwner('senderType')));
 
 // ---- §4.4 template create ----
 
@@ -180,58 +189,60 @@ export const HIGHLIGHT_LIMITS = {
 /** A list of objects the spec does not describe further: `itemList`, `buttons`. */
 const objects = z.array(z.record(z.string(), z.unknown()));
 /** A string the spec sets no rule on: `templateTitle`, `templateSubtitle`. */
-const anyText = z.string().optional();
+const anyText = z.optional(z.string());
 
 export const TemplateCreateBody = z
   .strictObject({
     ...owner,
     senderType,
-    templateCode: templateCode.optional(),
+    templateCode: z.optional(templateCode),
     templateName: text(200),
     templateContent: text(1000),
     categoryCode: text(6),
     templateMessageType: z.enum(['BA', 'EX', 'AD', 'MI']),
-    templateExtra: text(500).optional(),
-    templateAd: text(1000).optional(),
+    templateExtra: z.optional(text(500)),
+    templateAd: z.optional(text(1000)),
     templateEmphasizeType: z.enum(['NONE', 'TEXT', 'IMAGE', 'ITEM_LIST']),
-    itemHeader: text(16).optional(),
-    itemHighlightTitle: text(HIGHLIGHT_LIMITS.itemHighlightTitle.plain).optional(),
-    itemHighlightDescription: text(HIGHLIGHT_LIMITS.itemHighlightDescription.plain).optional(),
-    itemList: objects.min(2).max(10).optional(),
-    itemSummaryTitle: text(6).optional(),
-    itemSummaryDescription: text(14).optional(),
+    itemHeader: z.optional(text(16)),
+    itemHighlightTitle: z.optional(text(HIGHLIGHT_LIMITS.itemHighlightTitle.plain)),
+    itemHighlightDescription: z.optional(text(HIGHLIGHT_LIMITS.itemHighlightDescription.plain)),
+    itemList: z.optional(objects.check(z.minLength(2), z.maxLength(10))),
+    itemSummaryTitle: z.optional(text(6)),
+    itemSummaryDescription: z.optional(text(14)),
     templateTitle: anyText,
     templateSubtitle: anyText,
-    securityFlag: z.boolean().optional(),
-    buttons: objects.max(5).optional(),
-    templatePreviewMessage: text(40).optional(),
+    securityFlag: z.optional(z.boolean()),
+    buttons: z.optional(objects.check(z.maxLength(5))),
+    templatePreviewMessage: z.optional(text(40)),
   })
-  .superRefine((value, ctx) => {
-    requireOwner('senderType')(value, ctx);
-    const total = characters(value.templateContent) + characters(value.templateAd ?? '');
-    if (total > 1000) {
-      refuse(
-        ctx,
-        'templateAd',
-        `templateContent and templateAd are ${total} characters together; max 1000`,
-      );
-    }
-    if (value.itemHighlightTitle !== undefined && value.itemHighlightDescription === undefined) {
-      refuse(ctx, 'itemHighlightDescription', 'required when itemHighlightTitle is set');
-    }
-  });
+  .check(
+    z.superRefine((value, ctx) => {
+      requireOwner('senderType')(value, ctx);
+      const total = characters(value.templateContent) + characters(value.templateAd ?? '');
+      if (total > 1000) {
+        refuse(
+          ctx,
+          'templateAd',
+          `templateContent and templateAd are ${total} characters together; max 1000`,
+        );
+      }
+      if (value.itemHighlightTitle !== undefined && value.itemHighlightDescription === undefined) {
+        refuse(ctx, 'itemHighlightDescription', 'required when itemHighlightTitle is set');
+      }
+    }),
+  );
 export type TemplateCreateFields = z.output<typeof TemplateCreateBody>;
 
 // ---- §4.5 statistics ----
 
 /** `yyyyMMdd`, a real calendar date. */
-const compactDate = z
-  .string()
-  .regex(/^\d{8}$/, 'expected yyyyMMdd')
-  .refine(
+const compactDate = z.string().check(
+  z.regex(/^\d{8}$/, 'expected yyyyMMdd'),
+  z.refine(
     (value) => parseGatewayDateTime(`${value}000000`) !== undefined,
     'is not a real calendar date',
-  );
+  ),
+);
 
 /**
  * The statistics query. Only the three named parameters are read; another parameter is ignored,
@@ -244,7 +255,7 @@ export const StatsQuery = z.object({
 });
 
 /** The first issue as the answer's message: `path: problem` (`(body)` for the whole body). */
-export const firstIssue = (error: z.ZodError): string => {
+export const firstIssue = (error: z.core.$ZodError): string => {
   const [issue] = error.issues;
   const path = issue?.path.join('.') || '(body)';
   return `${path}: ${issue?.message ?? 'invalid'}`;

@@ -1,4 +1,3 @@
-import type * as z from 'zod';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
@@ -41,6 +40,7 @@ import {
 } from './messenger-seeds.ts';
 import { statRows } from './messenger-stats.ts';
 import type { Router, SimHandler, SimRequest, SimResponse } from './router.ts';
+import type * as z from './zod.ts';
 
 // The seeds are part of what the messenger simulation offers: its tests import them from here.
 
@@ -107,11 +107,11 @@ export const createMessenger = (ctx: SimContext) => {
   const fail = (code: string, message: string, status = 400): SimResponse =>
     envelope(code, message, undefined, status);
 
-  const invalid = (error: z.ZodError): SimResponse =>
+  const invalid = (error: z.core.$ZodError): SimResponse =>
     fail(MESSENGER_CODES.invalidField, firstIssue(error));
 
   /** Bearer check, then the JSON body parsed with `schema`; `{response}` when either fails. */
-  const body = <S extends z.ZodType>(
+  const body = <S extends z.ZodMiniType>(
     request: SimRequest,
     schema: S,
   ): { data: z.output<S> } | { response: SimResponse } => {

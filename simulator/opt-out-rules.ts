@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { parseGatewayDateTime } from '../protocol/kst.ts';
+import * as z from './zod.ts';
 
 /*
  * What the simulated gateway accepts on the opt-out (080) list, written from spec 01 §2
@@ -19,14 +19,18 @@ export const PERIOD_PAGE_SIZE_DEFAULT = 10;
  */
 const PhoneSchema = z
   .string()
-  .max(NUMBER_MAX, `at most ${NUMBER_MAX} characters`)
-  .regex(/^[0-9-]+$/, 'must be digits or "-"');
+  .check(
+    z.maxLength(NUMBER_MAX, `at most ${NUMBER_MAX} characters`),
+    z.regex(/^[0-9-]+$/, 'must be digits or "-"'),
+  );
 
 /** callback: a sender number as above, or `*` for every sender (spec 01 §4.15). */
 const CallbackSchema = z
   .string()
-  .max(NUMBER_MAX, `at most ${NUMBER_MAX} characters`)
-  .regex(/^(\*|[0-9-]+)$/, 'must be digits or "-", or "*" for all senders');
+  .check(
+    z.maxLength(NUMBER_MAX, `at most ${NUMBER_MAX} characters`),
+    z.regex(/^(\*|[0-9-]+)$/, 'must be digits or "-", or "*" for all senders'),
+  );
 
 const PairSchema = z.strictObject({ phone: PhoneSchema, callback: CallbackSchema });
 
@@ -35,31 +39,30 @@ const PairSchema = z.strictObject({ phone: PhoneSchema, callback: CallbackSchema
  * refused, and a pair repeated inside one request is refused as a field error (`21001`), since
  * "the same combination cannot be registered twice" and nothing is registered yet.
  */
-export const RegisterSchema = z
-  .array(PairSchema)
-  .min(1, 'at least one entry')
-  .superRefine((pairs, ctx) => {
+export const RegisterSchema = z.array(PairSchema).check(
+  z.minLength(1, 'at least one entry'),
+  z.superRefine((pairs, ctx) => {
     const keys = pairs.map(({ phone, callback }) => `${phone}/${callback}`);
     keys.forEach((key, index) => {
       if (keys.indexOf(key) < index) {
         ctx.addIssue({ code: 'custom', path: [index], message: `${key} repeated` });
       }
     });
-  });
+  }),
+);
 
 /** Body of delete: one `{phone, callback}`; `*` removes every sender of the number. */
 export const DeleteSchema = PairSchema;
 
 /** A query parameter that must be a whole number (absent → undefined). */
-const whole = z
-  .string()
-  .regex(/^\d+$/, 'must be a whole number')
-  .transform(Number)
-  .pipe(z.number().int().min(1, 'must be at least 1'));
+const whole = z.pipe(
+  z.pipe(z.string().check(z.regex(/^\d+$/, 'must be a whole number')), z.transform(Number)),
+  z.int().check(z.minimum(1, 'must be at least 1')),
+);
 
 /** Query of the list: phone (optional filter), listCnt and pageIdx (required, from 1). */
 export const ListQuerySchema = z.object({
-  phone: PhoneSchema.optional(),
+  phone: z.optional(PhoneSchema),
   listCnt: whole,
   pageIdx: whole,
 });
@@ -67,9 +70,11 @@ export const ListQuerySchema = z.object({
 /** `YYYYMMDDHHMMSS`, KST, and a real date-time. */
 const CompactTimeSchema = z
   .string()
-  .refine(
-    (value) => /^\d{14}$/.test(value) && parseGatewayDateTime(value) !== undefined,
-    'must be a real YYYYMMDDHHMMSS',
+  .check(
+    z.refine(
+      (value) => /^\d{14}$/.test(value) && parseGatewayDateTime(value) !== undefined,
+      'must be a real YYYYMMDDHHMMSS',
+    ),
   );
 
 /**
@@ -80,16 +85,24 @@ export const PeriodQuerySchema = z
   .object({
     '080ArsNumber': z
       .string()
-      .min(1, 'is required')
-      .max(NUMBER_MAX, `at most ${NUMBER_MAX} characters`),
+      .check(
+        z.minLength(1, 'is required'),
+        z.maxLength(NUMBER_MAX, `at most ${NUMBER_MAX} characters`),
+      ),
     fromTime: CompactTimeSchema,
     toTime: CompactTimeSchema,
-    page: whole.default(1),
-    pageSize: whole
-      .pipe(z.number().max(PERIOD_PAGE_SIZE_MAX, `at most ${PERIOD_PAGE_SIZE_MAX}`))
-      .default(PERIOD_PAGE_SIZE_DEFAULT),
+    page: z._default(whole, 1),
+    pageSize: z._default(
+      z.pipe(
+        whole,
+        z.number().check(z.maximum(PERIOD_PAGE_SIZE_MAX, `at most ${PERIOD_PAGE_SIZE_MAX}`)),
+      ),
+      PERIOD_PAGE_SIZE_DEFAULT,
+    ),
   })
-  .refine((query) => query.fromTime <= query.toTime, {
-    path: ['toTime'],
-    message: 'is before fromTime',
-  });
+  .check(
+    z.refine((query) => query.fromTime <= query.toTime, {
+      path: ['toTime'],
+      message: 'is before fromTime',
+    }),
+  );

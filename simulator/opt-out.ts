@@ -1,4 +1,3 @@
-import type * as z from 'zod';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
@@ -9,6 +8,7 @@ import {
   RegisterSchema,
 } from './opt-out-rules.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
+import type * as z from './zod.ts';
 
 /**
  * The opt-out (080) number list, spec 01 §4.15 and §3. All four operations authenticate with the
@@ -48,7 +48,7 @@ const OPT_OUT_ROUTES = {
 export const createOptOut = (ctx: SimContext) => {
   const records: OptOutRecord[] = [];
 
-  const invalid = (error: z.ZodError): SimResponse => {
+  const invalid = (error: z.core.$ZodError): SimResponse => {
     const [issue] = error.issues;
     const path = issue?.path.join('.') || '(body)';
     return envelope(

@@ -1,129 +1,114 @@
-import * as z from 'zod';
+import * as z from './zod.ts';
 
-const rate = z.number().min(0).max(1);
+const rate = z.number().check(z.minimum(0), z.maximum(1));
 
 /** Fault injection, changeable at run time through `setFaults` or `POST /_sim/faults`. */
 export const FaultsSchema = z.strictObject({
   /** Fraction of gateway calls answered HTTP 503 with a retryable code. */
-  errorRate: rate.default(0),
+  errorRate: z._default(rate, 0),
   /** Extra latency added to every gateway call, in real milliseconds. */
-  latencyMs: z.number().int().min(0).default(0),
+  latencyMs: z._default(z.int().check(z.minimum(0)), 0),
   /**
    * Up to this many real milliseconds more, drawn uniformly per gateway call (whole ms, both ends
    * included) from a PRNG of its own seeded by `seed`: `latencyMs` 50 with 100 here answers in
    * 50–150 ms, as a real gateway varies, without shifting the outcome mix's draws.
    */
-  latencyJitterMs: z.number().int().min(0).default(0),
+  latencyJitterMs: z._default(z.int().check(z.minimum(0)), 0),
   /** Fraction of gateway calls that never answer (the connection is held, then dropped). */
-  timeoutRate: rate.default(0),
+  timeoutRate: z._default(rate, 0),
   /** The next N send calls answer `29002` (rate limit exceeded). */
-  rateLimitBurst: z.number().int().min(0).default(0),
+  rateLimitBurst: z._default(z.int().check(z.minimum(0)), 0),
   /** Fraction of webhook posts that are delivered twice. */
-  duplicateWebhookRate: rate.default(0),
+  duplicateWebhookRate: z._default(rate, 0),
   /**
    * Fraction of gateway calls refused with HTTP 200 and a failure code (`29018`, `29019` or
    * `29039`): the field notes' failures that only the envelope's `code` tells apart.
    */
-  http200ErrorRate: rate.default(0),
+  http200ErrorRate: z._default(rate, 0),
   /** Fraction of token issuances and refreshes refused `20003` (token creation error). */
-  tokenErrorRate: rate.default(0),
+  tokenErrorRate: z._default(rate, 0),
   /**
    * Fraction of delivery reports never handed out, by webhook or by polling, although the status
    * query knows them: the late reports the report checks must find.
    */
-  reportWithholdRate: rate.default(0),
+  reportWithholdRate: z._default(rate, 0),
 });
 export type Faults = z.infer<typeof FaultsSchema>;
 
 /** Every setting of the simulator; the command line exposes each one (see `--help`). */
 export const SimulatorOptionsSchema = z.strictObject({
-  host: z.string().default('127.0.0.1'),
+  host: z._default(z.string(), '127.0.0.1'),
   /** 0 picks an ephemeral port. */
-  port: z.number().int().min(0).max(65_535).default(0),
-  apiKey: z.string().min(1).max(20),
-  apiPassword: z.string().min(1),
+  port: z._default(z.int().check(z.minimum(0), z.maximum(65_535)), 0),
+  apiKey: z.string().check(z.minLength(1), z.maxLength(20)),
+  apiPassword: z.string().check(z.minLength(1)),
   /** `manual` stands still until advanced; `real` follows the wall clock (and can be advanced). */
-  clock: z.enum(['real', 'manual']).default('real'),
+  clock: z._default(z.enum(['real', 'manual']), 'real'),
   /** Seed of the pseudo-random outcome mix and fault draws, so runs are reproducible. */
-  seed: z.number().int().default(1),
-  accessTokenTtlSeconds: z.number().int().positive().default(3_600),
-  refreshTokenTtlSeconds: z.number().int().positive().default(90_000),
+  seed: z._default(z.int(), 1),
+  accessTokenTtlSeconds: z._default(z.int().check(z.positive()), 3_600),
+  refreshTokenTtlSeconds: z._default(z.int().check(z.positive()), 90_000),
   /** Per-recipient TPS quota: recipients accepted per simulated second across all send calls. */
-  tpsQuota: z.number().int().positive().default(100),
+  tpsQuota: z._default(z.int().check(z.positive()), 100),
   /** A `cliKey` seen again within this window answers a duplicate code. */
-  duplicateWindowSeconds: z.number().int().positive().default(86_400),
+  duplicateWindowSeconds: z._default(z.int().check(z.positive()), 86_400),
   /** Delay between an accepted recipient's delivery time and its report. */
-  reportDelayMs: z.number().int().min(0).default(2_000),
+  reportDelayMs: z._default(z.int().check(z.minimum(0)), 2_000),
   /** Fraction of recipients whose first channel fails. */
-  failureRate: rate.default(0.1),
+  failureRate: z._default(rate, 0.1),
   /** Fraction of first-channel failures that fall back when the send carried `fbInfoLst`. */
-  fallbackRate: rate.default(0.7),
+  fallbackRate: z._default(rate, 0.7),
   /** Fraction of messenger recipients reported `32114` (success uncertain). */
-  uncertainRate: rate.default(0.02),
+  uncertainRate: z._default(rate, 0.02),
   /** How reports leave: by polling, by webhook, or both. Default: webhook when a URL is set. */
-  reportDelivery: z.enum(['polling', 'webhook', 'both']).optional(),
-  reportWebhookUrl: z.url().optional(),
-  moWebhookUrl: z.url().optional(),
-  webhookRetryIntervalMs: z.number().int().positive().default(10_000),
-  webhookTimeoutMs: z.number().int().positive().default(5_000),
+  reportDelivery: z.optional(z.enum(['polling', 'webhook', 'both'])),
+  reportWebhookUrl: z.optional(z.url()),
+  moWebhookUrl: z.optional(z.url()),
+  webhookRetryIntervalMs: z._default(z.int().check(z.positive()), 10_000),
+  webhookTimeoutMs: z._default(z.int().check(z.positive()), 5_000),
   /** Undelivered webhook reports are dropped after this long (72 h). */
-  webhookRetentionMs: z
-    .number()
-    .int()
-    .positive()
-    .default(72 * 3_600_000),
+  webhookRetentionMs: z._default(z.int().check(z.positive()), 72 * 3_600_000),
   /** Reports per poll page and per webhook body. */
-  reportBatchSize: z.number().int().min(1).max(100).default(100),
-  confirmWindowMs: z.number().int().positive().default(120_000),
-  minEmptyPollIntervalMs: z.number().int().min(0).default(10_000),
+  reportBatchSize: z._default(z.int().check(z.minimum(1), z.maximum(100)), 100),
+  confirmWindowMs: z._default(z.int().check(z.positive()), 120_000),
+  minEmptyPollIntervalMs: z._default(z.int().check(z.minimum(0)), 10_000),
   /** Reports nobody polled for are removed after this long (81 h). */
-  pollExpiryMs: z
-    .number()
-    .int()
-    .positive()
-    .default(81 * 3_600_000),
-  moRetentionMs: z
-    .number()
-    .int()
-    .positive()
-    .default(7 * 86_400_000),
-  contentUrlValidityMs: z.number().int().positive().default(86_400_000),
+  pollExpiryMs: z._default(z.int().check(z.positive()), 81 * 3_600_000),
+  moRetentionMs: z._default(z.int().check(z.positive()), 7 * 86_400_000),
+  contentUrlValidityMs: z._default(z.int().check(z.positive()), 86_400_000),
   /**
    * `mixed` writes report and MO date-times in every format seen in production, some with a
    * zone; `standard` writes `YYYY-MM-DD HH:mm:ss` KST only.
    */
-  dateStyle: z.enum(['standard', 'mixed']).default('mixed'),
+  dateStyle: z._default(z.enum(['standard', 'mixed']), 'mixed'),
   /**
    * Source addresses allowed to call the gateway (its console's allowlist of single addresses).
    * Absent: every address is allowed. Token issuance from another address answers `20001`,
    * any other bearer call `29025`.
    */
-  allowedIps: z
-    .array(z.union([z.ipv4(), z.ipv6()]))
-    .min(1)
-    .optional(),
+  allowedIps: z.optional(z.array(z.union([z.ipv4(), z.ipv6()])).check(z.minLength(1))),
   /**
    * The code a repeated `cliKey` is answered with: one of the duplicate family, or `mixed`
    * (drawn per answer from all three, as the real gateway does).
    */
-  duplicateCode: z.enum(['29005', '29023', '29024', 'mixed']).default('mixed'),
+  duplicateCode: z._default(z.enum(['29005', '29023', '29024', 'mixed']), 'mixed'),
   /** How an empty poll answers: `data: null`, `rptCnt: 0` with an empty list, or either. */
-  emptyPollStyle: z.enum(['null', 'zero', 'mixed']).default('mixed'),
+  emptyPollStyle: z._default(z.enum(['null', 'zero', 'mixed']), 'mixed'),
   /**
    * How a report without fallback writes `fbReasonLst`: always `[]` (`list`), or `[]`, `null`
    * or no field at all (`mixed`).
    */
-  fbReasonStyle: z.enum(['list', 'mixed']).default('mixed'),
+  fbReasonStyle: z._default(z.enum(['list', 'mixed']), 'mixed'),
   /** `shuffled` delivers reports out of order, within a page or body and across them. */
-  reportOrder: z.enum(['ordered', 'shuffled']).default('shuffled'),
+  reportOrder: z._default(z.enum(['ordered', 'shuffled']), 'shuffled'),
   /**
    * The API key belongs to an internal-approval customer: a rejected (`S`) messenger template
    * may be sent for review again (spec 02 §3), not only a registered (`T`) one.
    */
-  internalApproval: z.boolean().default(false),
-  faults: FaultsSchema.default(FaultsSchema.parse({})),
+  internalApproval: z._default(z.boolean(), false),
+  faults: z._default(FaultsSchema, FaultsSchema.parse({})),
   /** Print one line per gateway call and webhook delivery. */
-  verbose: z.boolean().default(false),
+  verbose: z._default(z.boolean(), false),
 });
 export type SimulatorOptionsInput = z.input<typeof SimulatorOptionsSchema>;
 export type SimulatorOptions = z.output<typeof SimulatorOptionsSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod.ts';
 
 /*
  * What the simulated gateway accepts on the RCS brand, chatbot and template-catalogue endpoints,
@@ -114,11 +114,11 @@ export const SIM_RCS_DEFAULT_TEMPLATES = [
 ] as const;
 
 /** A required, non-empty string. */
-const required = z.string().min(1, 'is required');
+const required = z.string().check(z.minLength(1, 'is required'));
 
 /** A required string of at most `max` characters, counted as code points as a reader would. */
 const text = (max: number) =>
-  required.refine((value) => [...value].length <= max, `at most ${max} characters`);
+  required.check(z.refine((value) => [...value].length <= max, `at most ${max} characters`));
 
 /** Headers `apiId` / `apiSecret` of the brand endpoints (spec 03 §2). */
 export const PortalHeadersSchema = z.object({
@@ -129,23 +129,31 @@ export const PortalHeadersSchema = z.object({
 /** One `regBrand.menus` element. Silent in the spec: buttonType required, feedinfoYn `Y`/`N`. */
 const MenuSchema = z.strictObject({
   buttonType: text(RCS_LIMITS.menuButtonType),
-  weblink: text(RCS_LIMITS.menuWeblink)
-    .refine((value) => /^https?:\/\//.test(value), 'must start with http:// or https://')
-    .optional(),
-  feedinfoYn: z.enum(['Y', 'N']).optional(),
+  weblink: z.optional(
+    text(RCS_LIMITS.menuWeblink).check(
+      z.refine((value) => /^https?:\/\//.test(value), 'must start with http:// or https://'),
+    ),
+  ),
+  feedinfoYn: z.optional(z.enum(['Y', 'N'])),
 });
 
-const optionalText = z.string().optional();
+const optionalText = z.optional(z.string());
 
 /** `regBrand` of brand register and update (spec 03 §4.1). */
 const RegBrandSchema = z.strictObject({
   name: text(RCS_LIMITS.brandName),
   description: text(RCS_LIMITS.brandDescription),
   tel: text(RCS_LIMITS.brandTel),
-  menus: z
-    .array(MenuSchema)
-    .max(RCS_LIMITS.menus, `at most ${RCS_LIMITS.menus} menus (chat is added by default)`)
-    .optional(),
+  menus: z.optional(
+    z
+      .array(MenuSchema)
+      .check(
+        z.maxLength(
+          RCS_LIMITS.menus,
+          `at most ${RCS_LIMITS.menus} menus (chat is added by default)`,
+        ),
+      ),
+  ),
   categoryId: required,
   subCategoryId: required,
   categoryOpt: optionalText,
@@ -164,11 +172,11 @@ const ChatbotInputSchema = z.strictObject({
   mdn: text(RCS_LIMITS.mdn),
   rcsReply: z.enum(['0', '1']),
   subTitle: text(RCS_LIMITS.chatbotName),
-  service: z
-    .string()
-    .max(RCS_LIMITS.serviceType)
-    .refine((value) => ['A2P', 'CHAT'].includes(value.toUpperCase()), 'must be A2P or CHAT'),
-  display: z.enum(['00', '01']).optional(),
+  service: z.string().check(
+    z.maxLength(RCS_LIMITS.serviceType),
+    z.refine((value) => ['A2P', 'CHAT'].includes(value.toUpperCase()), 'must be A2P or CHAT'),
+  ),
+  display: z.optional(z.enum(['00', '01'])),
 });
 export type SimChatbotInput = z.infer<typeof ChatbotInputSchema>;
 
@@ -176,25 +184,27 @@ const brandShape = {
   regBrand: RegBrandSchema,
   mainMdn: text(RCS_LIMITS.mdn),
   profileImgFilePath: required,
-  bgImgFilePath: z.string().optional(),
+  bgImgFilePath: z.optional(z.string()),
 };
 
 /** Body of `POST /rcs/v1/brand`: `mainMdn` must be one of `chatbots` (spec 03 §4.1). */
 export const BrandRegisterSchema = z
   .strictObject({
     ...brandShape,
-    certiFilePath: z.string().optional(),
-    chatbots: z.array(ChatbotInputSchema).min(1, 'at least one chatbot'),
+    certiFilePath: z.optional(z.string()),
+    chatbots: z.array(ChatbotInputSchema).check(z.minLength(1, 'at least one chatbot')),
   })
-  .superRefine((body, ctx) => {
-    if (!body.chatbots.some((chatbot) => chatbot.mdn === body.mainMdn)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['mainMdn'],
-        message: 'must be the mdn of one of the chatbots',
-      });
-    }
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      if (!body.chatbots.some((chatbot) => chatbot.mdn === body.mainMdn)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['mainMdn'],
+          message: 'must be the mdn of one of the chatbots',
+        });
+      }
+    }),
+  );
 
 /** Body of `PUT /rcs/v1/brand/{brandId}`: no chatbots, no certificate (spec 03 §4.1). */
 export const BrandUpdateSchema = z.strictObject(brandShape);
@@ -203,7 +213,7 @@ export type SimBrandBody = z.infer<typeof BrandUpdateSchema>;
 /** Body of chatbot register and update (spec 03 §4.2). */
 export const ChatbotRegisterSchema = z.strictObject({
   subNumCertificate: required,
-  chatbots: z.array(ChatbotInputSchema).min(1, 'at least one chatbot'),
+  chatbots: z.array(ChatbotInputSchema).check(z.minLength(1, 'at least one chatbot')),
 });
 
 /** A refused field: where, and why. */
@@ -212,7 +222,7 @@ export interface FieldProblem {
   readonly reason: string;
 }
 
-export const firstProblem = (error: z.ZodError): FieldProblem => {
+export const firstProblem = (error: z.core.$ZodError): FieldProblem => {
   const [issue] = error.issues;
   return {
     field: issue?.path.join('.') || '(body)',

@@ -1,4 +1,3 @@
-import type * as z from 'zod';
 import { formatKst } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
@@ -21,6 +20,7 @@ import {
   type SimChatbotInput,
 } from './rcs-rules.ts';
 import type { Router, SimHandler, SimRequest, SimResponse } from './router.ts';
+import type * as z from './zod.ts';
 
 /**
  * RCS brands, chatbots and the template catalogue, spec 03. All on the bearer token; brand
@@ -117,7 +117,7 @@ export const createRcs = (ctx: SimContext) => {
     return undefined;
   };
 
-  const parseBody = <S extends z.ZodType>(
+  const parseBody = <S extends z.ZodMiniType>(
     request: SimRequest,
     schema: S,
   ): { data: z.output<S> } | { response: SimResponse } => {

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import type { SentRecipient, SimContext, SimResult } from './context.ts';
 import { envelope, ok } from './context.ts';
 import { formatGatewayDate } from './gateway-dates.ts';
@@ -13,6 +12,7 @@ import {
 } from './report-outcomes.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
 import { postWebhookMaybeTwice } from './webhook-post.ts';
+import * as z from './zod.ts';
 
 /**
  * Delivery reports: outcome draw, polling (100 per page, 10 s after an empty poll, 120 s confirm
@@ -106,7 +106,9 @@ export interface Reports {
  * list and empty keys (`21001`), and takes any number of keys.
  */
 const ConfirmBodySchema = z.strictObject({
-  rptKeyLst: z.array(z.string().min(1, 'a report key is empty')).min(1, 'no report key to confirm'),
+  rptKeyLst: z
+    .array(z.string().check(z.minLength(1, 'a report key is empty')))
+    .check(z.minLength(1, 'no report key to confirm')),
 });
 
 /** Fisher–Yates with the simulator's seeded draws: the same seed gives the same order. */

@@ -1,5 +1,4 @@
 import busboy from 'busboy';
-import * as z from 'zod';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import { envelope, ok, type SentRecipient, type SimChannel, type SimContext } from './context.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
@@ -21,6 +20,7 @@ import {
   RCS_V1_RULES,
   RCS_V11_RULES,
 } from './send-rules-rcs.ts';
+import * as z from './zod.ts';
 
 const MAX_ATTACHMENTS = 3;
 const MAX_SCHEDULE_AHEAD_MS = 30 * 86_400_000;
@@ -123,8 +123,8 @@ const ENDPOINTS: readonly SendEndpoint[] = [
 
 /** Body of `POST /_sim/files`: a file id "uploaded" outside the spec, valid for `expiresInMs`. */
 const FileRegistrationSchema = z.strictObject({
-  fileId: z.string().min(1).max(100),
-  expiresInMs: z.number().int().min(0),
+  fileId: z.string().check(z.minLength(1), z.maxLength(100)),
+  expiresInMs: z.int().check(z.minimum(0)),
 });
 
 export interface SendingSnapshot {

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import { envelope, ok, type SentRecipient, type SimContext } from './context.ts';
 import { createDateFormatter } from './gateway-dates.ts';
 import type { Router, SimRequest, SimResponse } from './router.ts';
+import * as z from './zod.ts';
 
 const DAY_MS = 86_400_000;
 /** Spec 01 §8: the status query reaches 90 days back. */
@@ -21,18 +21,22 @@ const QuerySchema = z.strictObject({
   cliKeyLst: z
     .array(
       z.strictObject({
-        cliKey: z.string().min(1, 'is required'),
+        cliKey: z.string().check(z.minLength(1, 'is required')),
         reqDt: z
           .string()
-          .refine(
-            (value) =>
-              /^\d{4}-\d{2}-\d{2}$/.test(value) && parseGatewayDateTime(value) !== undefined,
-            'must be a real YYYY-MM-DD',
+          .check(
+            z.refine(
+              (value) =>
+                /^\d{4}-\d{2}-\d{2}$/.test(value) && parseGatewayDateTime(value) !== undefined,
+              'must be a real YYYY-MM-DD',
+            ),
           ),
       }),
     )
-    .min(1, 'at least one cliKey')
-    .max(QUERY_KEYS_MAX, `at most ${QUERY_KEYS_MAX} cliKeys per call`),
+    .check(
+      z.minLength(1, 'at least one cliKey'),
+      z.maxLength(QUERY_KEYS_MAX, `at most ${QUERY_KEYS_MAX} cliKeys per call`),
+    ),
 });
 
 /** Start of a KST calendar day (`YYYY-MM-DD`) as epoch ms, or NaN. */

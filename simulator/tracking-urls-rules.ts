@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { parseGatewayDateTime } from '../protocol/kst.ts';
+import * as z from './zod.ts';
 
 /*
  * What the simulated gateway accepts on the tracking-URL endpoints, written from spec 01 §2
@@ -18,9 +18,11 @@ const DAY_MS = 86_400_000;
 const dateText = (pattern: RegExp, format: string) =>
   z
     .string()
-    .refine(
-      (value) => pattern.test(value) && parseGatewayDateTime(value) !== undefined,
-      `must be a real ${format}`,
+    .check(
+      z.refine(
+        (value) => pattern.test(value) && parseGatewayDateTime(value) !== undefined,
+        `must be a real ${format}`,
+      ),
     );
 
 /** `from` / `to` of the statistics: `YYYY-MM-DD`. */
@@ -29,7 +31,7 @@ const DateSchema = dateText(DATE, 'YYYY-MM-DD');
 /** `expDt` of a tracking URL: `YYYY-MM-DD HH:mm:ss`, KST (spec 01 §2). */
 const DateTimeSchema = dateText(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, 'YYYY-MM-DD HH:mm:ss');
 
-const required = z.string().min(1, 'is required');
+const required = z.string().check(z.minLength(1, 'is required'));
 
 /**
  * Calendar days from `from` to `to`, both ends counted, or undefined unless both are real
@@ -53,7 +55,7 @@ export const CreateClickUrlSchema = z.strictObject({
   urlTitle: required,
   orgUrl: z
     .string()
-    .refine((value) => /^https?:\/\/./.test(value), 'must start with http:// or https://'),
+    .check(z.refine((value) => /^https?:\/\/./.test(value), 'must start with http:// or https://')),
   expDt: DateTimeSchema,
 });
 
@@ -77,13 +79,15 @@ const rangeShape = { from: DateSchema, to: DateSchema };
 export const StatsByUrlSchema = z
   .strictObject({
     ...rangeShape,
-    urlId: required.optional(),
-    title: required.optional(),
-    orgUrl: required.optional(),
+    urlId: z.optional(required),
+    title: z.optional(required),
+    orgUrl: z.optional(required),
   })
-  .refine(
-    (body) => body.urlId !== undefined || body.title !== undefined || body.orgUrl !== undefined,
-    'give at least one of urlId, title, orgUrl',
+  .check(
+    z.refine(
+      (body) => body.urlId !== undefined || body.title !== undefined || body.orgUrl !== undefined,
+      'give at least one of urlId, title, orgUrl',
+    ),
   );
 
 /** `stat/url/channel` and the four period statistics: from, to, urlId. */
@@ -97,9 +101,6 @@ export const StatsForUrlSchema = z.strictObject({ ...rangeShape, urlId: required
 export const StatsByReceiverSchema = z.strictObject({
   ...rangeShape,
   urlId: required,
-  page: z.number().int().min(1),
-  phone: z
-    .string()
-    .regex(/^[0-9-]{1,20}$/, 'must be 1-20 digits or "-"')
-    .optional(),
+  page: z.int().check(z.minimum(1)),
+  phone: z.optional(z.string().check(z.regex(/^[0-9-]{1,20}$/, 'must be 1-20 digits or "-"'))),
 });

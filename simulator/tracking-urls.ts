@@ -1,4 +1,3 @@
-import type * as z from 'zod';
 import { formatKst, parseGatewayDateTime } from '../protocol/kst.ts';
 import type { SimContext } from './context.ts';
 import { envelope, ok } from './context.ts';
@@ -15,6 +14,7 @@ import {
   StatsByUrlSchema,
   StatsForUrlSchema,
 } from './tracking-urls-rules.ts';
+import type * as z from './zod.ts';
 
 /**
  * Response-tracking short URLs, spec 01 §4.16 and §3. Request rules (from the spec alone) are in
@@ -76,7 +76,7 @@ export const createTrackingUrls = (ctx: SimContext) => {
   const fail = (code: string, message: string, status = 400): SimResponse =>
     envelope(code, message, undefined, status);
 
-  const invalid = (error: z.ZodError): SimResponse => {
+  const invalid = (error: z.core.$ZodError): SimResponse => {
     const [issue] = error.issues;
     const path = issue?.path.join('.') || '(body)';
     const code =
@@ -189,7 +189,7 @@ export const createTrackingUrls = (ctx: SimContext) => {
   /** Parses a statistics body: range rule first (`21802`), then the schema (`21001`). */
   const parseStats = <T extends { from: string; to: string }>(
     request: SimRequest,
-    schema: z.ZodType<T>,
+    schema: z.ZodMiniType<T>,
     maxDays: number,
   ): { ok: true; data: T } | { ok: false; response: SimResponse } => {
     const body = request.json();
@@ -220,7 +220,7 @@ export const createTrackingUrls = (ctx: SimContext) => {
   /** A statistics request about one URL: the caller's token, the body, then the URL itself. */
   const urlStatsRequest = <T extends { from: string; to: string; urlId: string }>(
     request: SimRequest,
-    schema: z.ZodType<T>,
+    schema: z.ZodMiniType<T>,
     maxDays: number,
   ): { ok: true; data: T; url: TrackingUrl } | { ok: false; response: SimResponse } => {
     const denied = ctx.requireBearer(request);

@@ -94,7 +94,10 @@ describe('the deployed bundles', () => {
         Object.keys(inputs).filter((input) => input.includes('node_modules/zod/')),
       );
       expect(zod.filter((input) => input.includes('/mini/')).length, name).toBeGreaterThan(0);
-      expect(zod.filter((input) => /\/classic\//.test(input)), name).toEqual([]);
+      expect(
+        zod.filter((input) => /\/classic\//.test(input)),
+        name,
+      ).toEqual([]);
       expect(
         zod.filter((input) => /\/locales\//.test(input) && !input.endsWith('/locales/en.js')),
         name,
