@@ -102,6 +102,43 @@ export const handler = middy(async (event) => ${answer})
   .use(logMetrics(metrics));
 `;
 
+/** The clients and libraries of a function that writes to S3 on every request. */
+const S3_FLOOR = `import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import middy from '@middy/core';
+const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const s3 = new S3Client({});
+const secrets = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
+const logger = new Logger({ serviceName: 'floor' });
+const metrics = new Metrics({ namespace: 'floor', serviceName: 'floor' });`;
+
+/** A probe on {@link S3_FLOOR}, as {@link receiverFloor} on the receiver's. */
+const s3Floor = (declarations: string, answer: string): string => `${S3_FLOOR}
+${declarations}
+export const handler = middy(async (event) => ${answer})
+  .use(injectLambdaContext(logger))
+  .use(logMetrics(metrics));
+`;
+
+/** One object schema with the checks the item and event schemas use, in zod/mini. */
+const MINI_SCHEMA = `
+import * as z from 'zod/mini';
+const schema = z.looseObject({
+  id: z.uuid(),
+  at: z.iso.datetime({ offset: true }),
+  code: z.string().check(z.minLength(1)),
+  count: z.optional(z.number().check(z.int())),
+  kind: z.enum(['report', 'mo']),
+  item: z.record(z.string(), z.unknown()),
+});`;
+
 /**
  * What the AWS SDK and the libraries every function uses cost on their own, bundled and imported
  * like the functions in the same rounds: the floor below which no function that loads them at
@@ -134,16 +171,14 @@ const schema = z.looseObject({
     '[documents, secrets, schema.parse(event)]',
   ),
   'floor: a receiver with zod/mini, the same schema': receiverFloor(
-    `
-import * as z from 'zod/mini';
-const schema = z.looseObject({
-  id: z.uuid(),
-  at: z.iso.datetime({ offset: true }),
-  code: z.string().check(z.minLength(1)),
-  count: z.optional(z.number().check(z.int())),
-  kind: z.enum(['report', 'mo']),
-  item: z.record(z.string(), z.unknown()),
-});`,
+    MINI_SCHEMA,
+    '[documents, secrets, schema.parse(event)]',
+  ),
+  // What the functions load: zod/mini with the English messages gateway/schemas/zod.ts installs.
+  'floor: a receiver with zod/mini and its messages, the same schema': receiverFloor(
+    `${MINI_SCHEMA}
+import en from 'zod/v4/locales/en.js';
+z.config(en());`,
     '[documents, secrets, schema.parse(event)]',
   ),
   // The clients `fetch-attachments`, `sweep-attachments` and `export-statistics` use on every
@@ -157,26 +192,16 @@ const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const s3 = new S3Client({});
 export const handler = async () => [documents, s3];
 `,
-  'floor: S3 + DynamoDB + Secrets Manager, logger, metrics, middy': `
-import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import middy from '@middy/core';
-const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-const s3 = new S3Client({});
-const secrets = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
-const logger = new Logger({ serviceName: 'floor' });
-const metrics = new Metrics({ namespace: 'floor', serviceName: 'floor' });
-export const handler = middy(async () => [documents, s3, secrets])
-  .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics));
-`,
+  'floor: S3 + DynamoDB + Secrets Manager, logger, metrics, middy': s3Floor(
+    '',
+    '[documents, s3, secrets]',
+  ),
+  'floor: the same with zod/mini and its messages, one schema': s3Floor(
+    `${MINI_SCHEMA}
+import en from 'zod/v4/locales/en.js';
+z.config(en());`,
+    '[documents, s3, secrets, schema.parse(event)]',
+  ),
   'zod, one small object schema': `
 import * as z from 'zod';
 const schema = z.object({ id: z.string(), count: z.number().int() });
