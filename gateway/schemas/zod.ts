@@ -2,14 +2,18 @@ import { config } from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 
 /*
- * The schemas a webhook receiver builds (the gateway's report and MO items, their lenient pieces,
- * and the event catalogue) are written with `zod/mini`, zod's tree-shakable functional entry: a
- * receiver bundles about 25 KiB of zod instead of the 95 KiB of the classic entry, whose methods
- * all load together (docs/performance.md). `zod/mini` loads no messages of its own; this module
- * installs zod's English ones, the same the classic entry installs, so an item refused by a
- * schema of either entry reads the same ("Invalid input: expected string, received number").
- * Every module written with `zod/mini` imports `z` from here.
+ * `z` for every schema of the bridge: zod's functional entry, `zod/mini`, which a bundle carries only
+ * as far as it uses it (a receiver about 35 KiB of zod, where the classic entry, whose methods all
+ * load together, took 95: docs/performance.md, "Every schema in `zod/mini`"). `zod/mini` loads no
+ * messages of its own; this module installs zod's English ones, which the classic entry installs,
+ * so a refused field reads "Invalid input: expected string, received number", not only "Invalid
+ * input". A folder that may not import the gateway imports `zod/mini` itself
+ * (docs/architecture.md, "How the layout is kept").
+ *
+ * Only where no messages are set yet: an app that imports this package (`msgbridge/send`) and chose
+ * its own zod locale keeps it, as it would with the classic entry, which sets English only when it
+ * is first imported.
  */
-config(en());
+if (config().localeError === undefined) config(en());
 
 export * from 'zod/mini';
