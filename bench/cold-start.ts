@@ -91,36 +91,16 @@ const secrets = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({
 const logger = new Logger({ serviceName: 'floor' });
 const metrics = new Metrics({ namespace: 'floor', serviceName: 'floor' });`;
 
-/**
- * A probe on the receiver's floor: `declarations` after it, and a handler under the logger and
- * metrics middlewares that answers `answer` (an expression of `event` and the floor's clients).
- */
-const receiverFloor = (declarations: string, answer: string): string => `${RECEIVER_FLOOR}
-${declarations}
-export const handler = middy(async (event) => ${answer})
-  .use(injectLambdaContext(logger))
-  .use(logMetrics(metrics));
-`;
-
-/** The clients and libraries of a function that writes to S3 on every request. */
-const S3_FLOOR = `import { Logger } from '@aws-lambda-powertools/logger';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { SecretsProvider } from '@aws-lambda-powertools/parameters/secrets';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+/** The same with the S3 client: what a function that writes to S3 on every request loads. */
+const S3_FLOOR = `${RECEIVER_FLOOR}
 import { S3Client } from '@aws-sdk/client-s3';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import middy from '@middy/core';
-const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-const s3 = new S3Client({});
-const secrets = new SecretsProvider({ awsSdkV3Client: new SecretsManagerClient({}) });
-const logger = new Logger({ serviceName: 'floor' });
-const metrics = new Metrics({ namespace: 'floor', serviceName: 'floor' });`;
+const s3 = new S3Client({});`;
 
-/** A probe on {@link S3_FLOOR}, as {@link receiverFloor} on the receiver's. */
-const s3Floor = (declarations: string, answer: string): string => `${S3_FLOOR}
+/**
+ * A probe on `floor`: `declarations` after it, and a handler under the logger and metrics
+ * middlewares that answers `answer` (an expression of `event` and the floor's clients).
+ */
+const onFloor = (floor: string, declarations: string, answer: string): string => `${floor}
 ${declarations}
 export const handler = middy(async (event) => ${answer})
   .use(injectLambdaContext(logger))
@@ -139,6 +119,11 @@ const schema = z.looseObject({
   item: z.record(z.string(), z.unknown()),
 });`;
 
+/** {@link MINI_SCHEMA} with the English messages `gateway/schemas/zod.ts` installs, as the functions load it. */
+const MINI_SCHEMA_WITH_MESSAGES = `${MINI_SCHEMA}
+import en from 'zod/v4/locales/en.js';
+z.config(en());`;
+
 /**
  * What the AWS SDK and the libraries every function uses cost on their own, bundled and imported
  * like the functions in the same rounds: the floor below which no function that loads them at
@@ -151,13 +136,15 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 export const handler = async () => documents;
 `,
-  'floor: a receiver (DynamoDB, Secrets Manager, logger, metrics, middy)': receiverFloor(
+  'floor: a receiver (DynamoDB, Secrets Manager, logger, metrics, middy)': onFloor(
+    RECEIVER_FLOOR,
     '',
     '[documents, secrets]',
   ),
   // The same floor with the validation every receiver request runs: one object schema with the
   // checks the item and event schemas use, in zod and in zod/mini.
-  'floor: a receiver with zod, one schema': receiverFloor(
+  'floor: a receiver with zod, one schema': onFloor(
+    RECEIVER_FLOOR,
     `
 import * as z from 'zod';
 const schema = z.looseObject({
@@ -170,15 +157,15 @@ const schema = z.looseObject({
 });`,
     '[documents, secrets, schema.parse(event)]',
   ),
-  'floor: a receiver with zod/mini, the same schema': receiverFloor(
+  'floor: a receiver with zod/mini, the same schema': onFloor(
+    RECEIVER_FLOOR,
     MINI_SCHEMA,
     '[documents, secrets, schema.parse(event)]',
   ),
   // What the functions load: zod/mini with the English messages gateway/schemas/zod.ts installs.
-  'floor: a receiver with zod/mini and its messages, the same schema': receiverFloor(
-    `${MINI_SCHEMA}
-import en from 'zod/v4/locales/en.js';
-z.config(en());`,
+  'floor: a receiver with zod/mini and its messages, the same schema': onFloor(
+    RECEIVER_FLOOR,
+    MINI_SCHEMA_WITH_MESSAGES,
     '[documents, secrets, schema.parse(event)]',
   ),
   // The clients `fetch-attachments`, `sweep-attachments` and `export-statistics` use on every
@@ -192,14 +179,14 @@ const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 const s3 = new S3Client({});
 export const handler = async () => [documents, s3];
 `,
-  'floor: S3 + DynamoDB + Secrets Manager, logger, metrics, middy': s3Floor(
+  'floor: S3 + DynamoDB + Secrets Manager, logger, metrics, middy': onFloor(
+    S3_FLOOR,
     '',
     '[documents, s3, secrets]',
   ),
-  'floor: the same with zod/mini and its messages, one schema': s3Floor(
-    `${MINI_SCHEMA}
-import en from 'zod/v4/locales/en.js';
-z.config(en());`,
+  'floor: the same with zod/mini and its messages, one schema': onFloor(
+    S3_FLOOR,
+    MINI_SCHEMA_WITH_MESSAGES,
     '[documents, s3, secrets, schema.parse(event)]',
   ),
   'zod, one small object schema': `
