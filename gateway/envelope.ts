@@ -7,6 +7,7 @@ import {
   GatewayRetryableError,
   GatewayTransportError,
 } from './errors.ts';
+import { type GatewayEnvelope, GatewayEnvelopeSchema } from './schemas/lenient.ts';
 import * as z from './schemas/zod.ts';
 import type { GatewayHost, GatewayHosts } from './settings.ts';
 import {
@@ -52,17 +53,6 @@ export interface GatewayCall {
   readonly beforeWrite?: () => Promise<void>;
 }
 
-/** The gateway's envelope, read leniently: `code` is a string, unknown fields are kept. */
-export const EnvelopeSchema = z.looseObject({
-  code: z.pipe(z.union([z.string(), z.number()]), z.transform(String)),
-  message: z.pipe(
-    z.nullish(z.string()),
-    z.transform((message) => message ?? ''),
-  ),
-  data: z.optional(z.unknown()),
-});
-export type Envelope = z.infer<typeof EnvelopeSchema>;
-
 export interface GatewayHttpOptions {
   readonly hosts: GatewayHosts;
   /** Per-call time limit; default 10 s. */
@@ -87,7 +77,7 @@ export class GatewayHttp {
   }
 
   /** Calls the gateway and returns the successful envelope. */
-  async call(call: GatewayCall): Promise<Envelope> {
+  async call(call: GatewayCall): Promise<GatewayEnvelope> {
     const name = endpointName(call.endpoint);
     const answer = await this.send(call, false);
     return parseEnvelope(answer, name);
@@ -181,7 +171,7 @@ const readText = async (stream: Readable): Promise<string> => {
 };
 
 /** Applies the envelope rules to an answer; throws the typed error for any failure. */
-const parseEnvelope = (answer: HttpAnswer, endpoint: string): Envelope => {
+const parseEnvelope = (answer: HttpAnswer, endpoint: string): GatewayEnvelope => {
   const status = answer.status;
   let json: unknown;
   try {
@@ -189,7 +179,7 @@ const parseEnvelope = (answer: HttpAnswer, endpoint: string): Envelope => {
   } catch {
     json = undefined;
   }
-  const parsed = EnvelopeSchema.safeParse(json);
+  const parsed = GatewayEnvelopeSchema.safeParse(json);
   if (!parsed.success) throw errorWithoutEnvelope(status, endpoint, answer.text);
   const envelope = parsed.data;
   if (envelope.code !== '10000') {
