@@ -523,7 +523,6 @@ export const EVENT_TYPES = {
   },
 } as const;
 export type EventTypeName = keyof typeof EVENT_TYPES;
-export type { MessengerStatisticsData, TrackingUrlStatisticsData } from './statistics-events.ts';
 
 export const eventDetailSchema = <D extends z.core.SomeType>(data: D) =>
   z.strictObject({ metadata: eventMetadataSchema(), data });

@@ -1,3 +1,5 @@
+// From zod's core by name: `z.core.$ZodError` would make the bundle keep all of `z.core`, every
+// locale with it (docs/performance.md, "Every schema in `zod/mini`").
 import { $ZodError } from 'zod/v4/core';
 import * as z from '../../gateway/schemas/zod.ts';
 import type { Via, WebhookKindSchema } from '../catalogue/catalogue.ts';

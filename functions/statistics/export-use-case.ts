@@ -9,13 +9,12 @@ import type {
 import { MESSENGER_STATS } from '../../gateway/schemas/messenger-statistics.ts';
 import * as z from '../../gateway/schemas/zod.ts';
 import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
+import type { EVENT_TYPES, EventTypeName } from '../catalogue/catalogue.ts';
+import { buildEventDetail } from '../catalogue/envelope.ts';
 import type {
-  EVENT_TYPES,
-  EventTypeName,
   MessengerStatisticsData,
   TrackingUrlStatisticsData,
-} from '../catalogue/catalogue.ts';
-import { buildEventDetail } from '../catalogue/envelope.ts';
+} from '../catalogue/statistics-events.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import { maskPhonesInText } from '../commons/helpers/mask.ts';
 import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';

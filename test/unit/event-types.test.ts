@@ -40,12 +40,14 @@ import type {
   EVENT_TYPES,
   EventTypeName,
   InboundMessageData,
-  MessengerStatisticsData,
   QuarantinedItemData,
-  TrackingUrlStatisticsData,
   UnrecognisedBodyData,
 } from '../../functions/catalogue/catalogue.ts';
 import { EVENT_TYPES as CATALOGUE } from '../../functions/catalogue/catalogue.ts';
+import type {
+  MessengerStatisticsData,
+  TrackingUrlStatisticsData,
+} from '../../functions/catalogue/statistics-events.ts';
 import { renderEventArtefacts } from '../../scripts/event-artefacts.ts';
 import { CONSUMER_EXAMPLE_PATH, renderEventCatalogue } from '../../scripts/event-catalogue-docs.ts';
 import { EVENT_TYPES_PATH, renderEventTypes } from '../../scripts/event-types.ts';
