@@ -29,6 +29,7 @@ const RARE = {
   sendSchemas: /gateway\/schemas\/send\.ts$/,
   cp949Table: /protocol\/cp949-table\.ts$/,
   secretsManager: /node_modules\/@aws-sdk\/client-secrets-manager\//,
+  multipartUpload: /node_modules\/@aws-sdk\/lib-storage\//,
 } as const;
 
 /** Where each of a function's rare modules must land. */
@@ -47,6 +48,9 @@ const GATEWAY_READER: Expected = {
 
 /** A function that uses S3 on every request and the gateway client, which never sends from it. */
 const S3_ON_EVERY_REQUEST: Expected = { ...GATEWAY_READER, s3: 'start' };
+
+/** The attachment functions: an attachment beyond one part (5 MiB) is a multipart upload. */
+const ATTACHMENTS: Expected = { ...S3_ON_EVERY_REQUEST, multipartUpload: 'lazy' };
 
 const bundles = new Map<string, BundledLambda>();
 
@@ -119,11 +123,17 @@ describe('the deployed bundles', () => {
       'send-messages',
       { s3: 'lazy', sendSchemas: 'start', cp949Table: 'start', secretsManager: 'lazy' },
     ],
-    ['fetch-attachments', S3_ON_EVERY_REQUEST],
-    ['sweep-attachments', S3_ON_EVERY_REQUEST],
-    ['export-statistics', S3_ON_EVERY_REQUEST],
-    ['refresh-token', { s3: 'absent', sendSchemas: 'absent', secretsManager: 'lazy' }],
-    ['publish-events', { s3: 'absent', sendSchemas: 'absent', secretsManager: 'absent' }],
+    ['fetch-attachments', ATTACHMENTS],
+    ['sweep-attachments', ATTACHMENTS],
+    ['export-statistics', { ...S3_ON_EVERY_REQUEST, multipartUpload: 'absent' }],
+    [
+      'refresh-token',
+      { s3: 'absent', sendSchemas: 'absent', secretsManager: 'lazy', multipartUpload: 'absent' },
+    ],
+    [
+      'publish-events',
+      { s3: 'absent', sendSchemas: 'absent', secretsManager: 'absent', multipartUpload: 'absent' },
+    ],
   ] satisfies [string, Expected][])(
     '%s reads its rare paths when first used: %o',
     (name, expected) => {

@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
 import { CopyObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { deleteObject, getText, listKeys, s3Client } from '../../commons/clients/s3.ts';
 import { type ObjectStorage, type PutOptions, SourceStreamError } from '../fetch-use-case.ts';
 import { type MeasuredStream, type Measurement, measureStream } from '../measured-stream.ts';
@@ -30,7 +29,9 @@ const COPY_OBJECT_MAX_BYTES = 5 * 1024 * MiB;
  * the upload unless it received exactly the bytes that were measured. A larger one streams into a
  * multipart upload (`@aws-sdk/lib-storage`), so memory holds a few parts, never the file; its size
  * and SHA-256 are known only at the end, so they reach its metadata by one copy of the object onto
- * itself afterwards, as every attachment's did before.
+ * itself afterwards, as every attachment's did before. The multipart upload is the rare path: its
+ * module is imported by the first attachment that needs it, not at a cold start (a chunk of its
+ * own in the deployed bundle, docs/performance.md, `cold-start`).
  *
  * Either way the key is the attachment's own (`objectKey`), so a retry writes the same bytes to the
  * same key, and the caller records the attachment only after `put` has resolved.
@@ -73,6 +74,7 @@ export class S3ObjectStorage implements ObjectStorage {
       return measurement;
     }
 
+    const { Upload } = await import('@aws-sdk/lib-storage');
     const upload = new Upload({
       client: this.client,
       params: {
