@@ -1,7 +1,11 @@
 import type { Readable } from 'node:stream';
 import { MoItemSchema } from '../../gateway/schemas/mo.ts';
 import * as z from '../../gateway/schemas/zod.ts';
-import { ViaSchema } from '../catalogue/catalogue.ts';
+import {
+  inboundAttachmentLost,
+  inboundAttachmentStored,
+  ViaSchema,
+} from '../catalogue/catalogue.ts';
 import { buildEventDetail } from '../catalogue/envelope.ts';
 import { backoffDelay } from '../commons/helpers/backoff.ts';
 import { eventKeys, idempotencyKeys } from '../commons/table-keys.ts';
@@ -466,7 +470,7 @@ const lose = async (
   deps: FetchAttachmentsDeps,
 ): Promise<AttachmentOutcome> => {
   const reason = lostReason(ref, lastError);
-  const detail = buildEventDetail('inboundAttachmentLost', {
+  const detail = buildEventDetail(inboundAttachmentLost, {
     ...attachmentEventBase(ref, deps, idempotencyKeys.attachmentLost(ref.moKey, ref.index)),
     data: { ...attachmentFields(ref), reason, attempts, receivedAt: ref.receivedAt },
   });
@@ -511,7 +515,7 @@ const storedRecord = (
   stored: Omit<Extract<DownloadAttempt, { ok: true }>, 'ok' | 'failures' | 'contentUrlRefused'>,
   deps: FetchAttachmentsDeps,
 ): EventRecord => {
-  const detail = buildEventDetail('inboundAttachmentStored', {
+  const detail = buildEventDetail(inboundAttachmentStored, {
     ...attachmentEventBase(ref, deps, idempotencyKeys.attachment(ref.moKey, ref.index)),
     data: {
       ...attachmentFields(ref),

@@ -15,10 +15,11 @@ import {
  * Each schema is built on first use, not when a Lambda imports the catalogue: a function builds
  * only the events it emits (a receiver one or three of the thirteen), which is most of what the
  * catalogue cost its import (docs/performance.md, `cold-start`). A schema is built once per
- * container and then shared, so every caller sees the same instance.
+ * container and then shared, so every caller sees the same instance. And a bundle holds only the
+ * events its function names (`eventType` below): a receiver's carries four of the thirteen.
  */
 
-const isoDateTime = lazily(() => z.iso.datetime({ offset: true }));
+const isoDateTime = /* @__PURE__ */ lazily(() => z.iso.datetime({ offset: true }));
 
 /** How an item reached msgbridge. */
 export const ViaSchema = z.enum([
@@ -30,7 +31,7 @@ export const ViaSchema = z.enum([
 ]);
 export type Via = z.infer<typeof ViaSchema>;
 
-const eventMetadataSchema = lazily(() =>
+const eventMetadataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     id: z
       .uuid()
@@ -61,13 +62,13 @@ export type EventMetadata = z.infer<ReturnType<typeof eventMetadataSchema>>;
 export const FailureCategorySchema = z.enum(['retryable', 'permanent', 'uncertain']);
 export type FailureCategory = z.infer<typeof FailureCategorySchema>;
 
-const gatewayItemSchema = lazily(() => z.record(z.string(), z.unknown()));
+const gatewayItemSchema = /* @__PURE__ */ lazily(() => z.record(z.string(), z.unknown()));
 
 const PAYLOAD_REF_DESCRIPTION =
   'The body exactly as received (a webhook body, a polled page, or a rejected queue message), as a private S3 object encrypted with the stack key. Present only when this event or its table item could not carry everything.';
 
 /** Where a body too large for an event or a table item is kept (the claim check). */
-export const payloadRefSchema = lazily(() =>
+export const payloadRefSchema = /* @__PURE__ */ lazily(() =>
   z
     .strictObject({
       bucket: z.string(),
@@ -87,11 +88,11 @@ export const payloadRefSchema = lazily(() =>
 export type PayloadRef = z.infer<ReturnType<typeof payloadRefSchema>>;
 
 /** As a field of `data`: absent or `null` unless the claim check was used. */
-const optionalPayloadRefSchema = lazily(() =>
+const optionalPayloadRefSchema = /* @__PURE__ */ lazily(() =>
   z.optional(z.nullable(payloadRefSchema())).check(z.describe(PAYLOAD_REF_DESCRIPTION)),
 );
 
-const omittedSchema = lazily(() =>
+const omittedSchema = /* @__PURE__ */ lazily(() =>
   z
     .array(z.string())
     .check(
@@ -101,7 +102,7 @@ const omittedSchema = lazily(() =>
     ),
 );
 
-const deliveryReportDataSchema = lazily(() =>
+const deliveryReportDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     msgKey: z.string().check(z.describe("The gateway's message key.")),
     cliKey: z.string().check(z.describe('Your key, as given in the send request.')),
@@ -183,7 +184,7 @@ const deliveryReportDataSchema = lazily(() =>
 );
 export type DeliveryReportData = z.infer<ReturnType<typeof deliveryReportDataSchema>>;
 
-const inboundMessageDataSchema = lazily(() =>
+const inboundMessageDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     moKey: z.string().check(z.describe("The gateway's key of the inbound message.")),
     sender: z.nullable(z.string()).check(z.describe("The end user's phone (`moCallback`).")),
@@ -220,7 +221,7 @@ export type InboundMessageData = z.infer<ReturnType<typeof inboundMessageDataSch
 
 export const WebhookKindSchema = z.enum(['report', 'mo']);
 
-const unrecognisedBodyDataSchema = lazily(() =>
+const unrecognisedBodyDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     webhook: WebhookKindSchema,
     bodySha256: z.string().check(z.describe('SHA-256 of the body, hex.')),
@@ -240,7 +241,7 @@ const unrecognisedBodyDataSchema = lazily(() =>
 );
 export type UnrecognisedBodyData = z.infer<ReturnType<typeof unrecognisedBodyDataSchema>>;
 
-const quarantinedItemDataSchema = lazily(() =>
+const quarantinedItemDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     webhook: WebhookKindSchema,
     reason: z.string(),
@@ -263,16 +264,16 @@ const quarantinedItemDataSchema = lazily(() =>
 );
 export type QuarantinedItemData = z.infer<ReturnType<typeof quarantinedItemDataSchema>>;
 
-const sendChannelSchema = lazily(() => z.enum(SEND_CHANNELS));
+const sendChannelSchema = /* @__PURE__ */ lazily(() => z.enum(SEND_CHANNELS));
 
-const recipientFields = lazily(() => ({
+const recipientFields = /* @__PURE__ */ lazily(() => ({
   cliKey: z.string().check(z.describe('Your key of this recipient, from `recvInfoLst[].cliKey`.')),
   channel: sendChannelSchema(),
   phone: z.nullable(z.string()).check(z.describe('Recipient number, when the request had one.')),
   sqsMessageId: z.string().check(z.describe('The queue message this recipient came from.')),
 }));
 
-const messageAcceptedDataSchema = lazily(() =>
+const messageAcceptedDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     ...recipientFields(),
     msgKey: z
@@ -294,7 +295,7 @@ const messageAcceptedDataSchema = lazily(() =>
 );
 export type MessageAcceptedData = z.infer<ReturnType<typeof messageAcceptedDataSchema>>;
 
-const messageRejectedDataSchema = lazily(() =>
+const messageRejectedDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     ...recipientFields(),
     code: z
@@ -312,7 +313,7 @@ const messageRejectedDataSchema = lazily(() =>
 );
 export type MessageRejectedData = z.infer<ReturnType<typeof messageRejectedDataSchema>>;
 
-const messageScheduledDataSchema = lazily(() =>
+const messageScheduledDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     ...recipientFields(),
     webReqId: z
@@ -326,7 +327,7 @@ const messageScheduledDataSchema = lazily(() =>
 );
 export type MessageScheduledData = z.infer<ReturnType<typeof messageScheduledDataSchema>>;
 
-const sendRejectedDataSchema = lazily(() =>
+const sendRejectedDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     channel: z
       .nullable(z.string())
@@ -379,7 +380,7 @@ const sendRejectedDataSchema = lazily(() =>
 );
 export type SendRejectedData = z.infer<ReturnType<typeof sendRejectedDataSchema>>;
 
-const inboundAttachmentStoredDataSchema = lazily(() =>
+const inboundAttachmentStoredDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     moKey: z.string(),
     index: z
@@ -401,7 +402,7 @@ export type InboundAttachmentStoredData = z.infer<
   ReturnType<typeof inboundAttachmentStoredDataSchema>
 >;
 
-const inboundAttachmentLostDataSchema = lazily(() =>
+const inboundAttachmentLostDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     moKey: z.string(),
     index: z.int().check(z.minimum(0)),
@@ -421,7 +422,7 @@ const inboundAttachmentLostDataSchema = lazily(() =>
 );
 export type InboundAttachmentLostData = z.infer<ReturnType<typeof inboundAttachmentLostDataSchema>>;
 
-const messageStatusUnavailableDataSchema = lazily(() =>
+const messageStatusUnavailableDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     cliKey: z.string(),
     msgKey: z.nullable(z.string()),
@@ -441,86 +442,117 @@ export type MessageStatusUnavailableData = z.infer<
   ReturnType<typeof messageStatusUnavailableDataSchema>
 >;
 
-/** Every event type: detail-type, data schema. */
+/** One event type of the catalogue: its name here, its detail-type and its `data` schema. */
+export interface EventType<
+  N extends string = string,
+  D extends string = string,
+  S extends z.core.SomeType = z.core.SomeType,
+> {
+  readonly name: N;
+  readonly detailType: D;
+  /** Built on first read, once per container. */
+  readonly data: S;
+}
+
+/**
+ * An event type whose schema is built on first read. Each is a constant of its own, so that a
+ * bundle holds the schemas of the events its function emits and not the others: a function names
+ * the types it builds (`buildEventDetail(deliveryReport, …)`), and esbuild leaves out every type
+ * and schema no module of the bundle names (this function and each `lazily` call are marked free
+ * of side effects).
+ */
+/* @__NO_SIDE_EFFECTS__ */
+function eventType<const N extends string, const D extends string, S extends z.core.SomeType>(
+  name: N,
+  detailType: D,
+  data: () => S,
+): EventType<N, D, S> {
+  return {
+    name,
+    detailType,
+    get data() {
+      return data();
+    },
+  };
+}
+
+export const deliveryReport = eventType(
+  'deliveryReport',
+  'Delivery Report Received',
+  deliveryReportDataSchema,
+);
+export const inboundMessage = eventType(
+  'inboundMessage',
+  'Inbound Message Received',
+  inboundMessageDataSchema,
+);
+export const unrecognisedBody = eventType(
+  'unrecognisedBody',
+  'Unrecognised Inbound Body Received',
+  unrecognisedBodyDataSchema,
+);
+export const quarantinedItem = eventType(
+  'quarantinedItem',
+  'Item Quarantined',
+  quarantinedItemDataSchema,
+);
+export const messageAccepted = eventType(
+  'messageAccepted',
+  'Message Accepted',
+  messageAcceptedDataSchema,
+);
+export const messageRejected = eventType(
+  'messageRejected',
+  'Message Rejected',
+  messageRejectedDataSchema,
+);
+export const messageScheduled = eventType(
+  'messageScheduled',
+  'Message Scheduled',
+  messageScheduledDataSchema,
+);
+export const sendRejected = eventType('sendRejected', 'Send Rejected', sendRejectedDataSchema);
+export const inboundAttachmentStored = eventType(
+  'inboundAttachmentStored',
+  'Inbound Attachment Stored',
+  inboundAttachmentStoredDataSchema,
+);
+export const inboundAttachmentLost = eventType(
+  'inboundAttachmentLost',
+  'Inbound Attachment Lost',
+  inboundAttachmentLostDataSchema,
+);
+export const messageStatusUnavailable = eventType(
+  'messageStatusUnavailable',
+  'Message Status Unavailable',
+  messageStatusUnavailableDataSchema,
+);
+export const trackingUrlStatistics = eventType(
+  'trackingUrlStatistics',
+  'Tracking Url Statistics Collected',
+  trackingUrlStatisticsDataSchema,
+);
+export const messengerStatistics = eventType(
+  'messengerStatistics',
+  'Messenger Statistics Collected',
+  messengerStatisticsDataSchema,
+);
+
+/** Every event type, by name: for the generated documents, the registry and the console. */
 export const EVENT_TYPES = {
-  deliveryReport: {
-    detailType: 'Delivery Report Received',
-    get data() {
-      return deliveryReportDataSchema();
-    },
-  },
-  inboundMessage: {
-    detailType: 'Inbound Message Received',
-    get data() {
-      return inboundMessageDataSchema();
-    },
-  },
-  unrecognisedBody: {
-    detailType: 'Unrecognised Inbound Body Received',
-    get data() {
-      return unrecognisedBodyDataSchema();
-    },
-  },
-  quarantinedItem: {
-    detailType: 'Item Quarantined',
-    get data() {
-      return quarantinedItemDataSchema();
-    },
-  },
-  messageAccepted: {
-    detailType: 'Message Accepted',
-    get data() {
-      return messageAcceptedDataSchema();
-    },
-  },
-  messageRejected: {
-    detailType: 'Message Rejected',
-    get data() {
-      return messageRejectedDataSchema();
-    },
-  },
-  messageScheduled: {
-    detailType: 'Message Scheduled',
-    get data() {
-      return messageScheduledDataSchema();
-    },
-  },
-  sendRejected: {
-    detailType: 'Send Rejected',
-    get data() {
-      return sendRejectedDataSchema();
-    },
-  },
-  inboundAttachmentStored: {
-    detailType: 'Inbound Attachment Stored',
-    get data() {
-      return inboundAttachmentStoredDataSchema();
-    },
-  },
-  inboundAttachmentLost: {
-    detailType: 'Inbound Attachment Lost',
-    get data() {
-      return inboundAttachmentLostDataSchema();
-    },
-  },
-  messageStatusUnavailable: {
-    detailType: 'Message Status Unavailable',
-    get data() {
-      return messageStatusUnavailableDataSchema();
-    },
-  },
-  trackingUrlStatistics: {
-    detailType: 'Tracking Url Statistics Collected',
-    get data() {
-      return trackingUrlStatisticsDataSchema();
-    },
-  },
-  messengerStatistics: {
-    detailType: 'Messenger Statistics Collected',
-    get data() {
-      return messengerStatisticsDataSchema();
-    },
-  },
+  deliveryReport,
+  inboundMessage,
+  unrecognisedBody,
+  quarantinedItem,
+  messageAccepted,
+  messageRejected,
+  messageScheduled,
+  sendRejected,
+  inboundAttachmentStored,
+  inboundAttachmentLost,
+  messageStatusUnavailable,
+  trackingUrlStatistics,
+  messengerStatistics,
 } as const;
 export type EventTypeName = keyof typeof EVENT_TYPES;
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type * as z from '../../gateway/schemas/zod.ts';
-import { EVENT_TYPES, type EventMetadata, type EventTypeName, type Via } from './catalogue.ts';
+import type { EVENT_TYPES, EventMetadata, EventTypeName, Via } from './catalogue.ts';
 
 /**
  * A name-based UUID (RFC 9562 version 8) from the idempotency key, so the same fact always gets
@@ -19,28 +19,38 @@ export interface EventDetail<T extends EventTypeName> {
   readonly data: z.output<(typeof EVENT_TYPES)[T]['data']>;
 }
 
-/** Builds a validated event detail; throws when `data` breaks the published contract. */
-export const buildEventDetail = <T extends EventTypeName>(
-  type: T,
-  input: {
-    readonly idempotencyKey: string;
-    readonly occurredAt: string;
-    readonly receivedAt: string;
-    readonly via: Via;
-    readonly data: z.input<(typeof EVENT_TYPES)[T]['data']>;
+/** The type of the catalogue named `T`. */
+type EventTypeOf<T extends EventTypeName> = (typeof EVENT_TYPES)[T];
+
+/** Any type of the catalogue. */
+export type AnyEventType = EventTypeOf<EventTypeName>;
+
+/** What {@link buildEventDetail} needs to build an event of type `T`. */
+export interface EventInput<T extends EventTypeName> {
+  readonly idempotencyKey: string;
+  readonly occurredAt: string;
+  readonly receivedAt: string;
+  readonly via: Via;
+  readonly data: z.input<EventTypeOf<T>['data']>;
+}
+
+/**
+ * Builds a validated event detail of the type `event` (a constant of the catalogue, named so that
+ * a bundle carries only the schemas of the events its function emits); throws when `data` breaks
+ * the published contract.
+ */
+export const buildEventDetail = <E extends AnyEventType>(
+  event: E,
+  input: EventInput<E['name']>,
+): EventDetail<E['name']> => ({
+  metadata: {
+    id: eventIdFor(input.idempotencyKey),
+    type: event.detailType,
+    version: '1',
+    occurredAt: input.occurredAt,
+    receivedAt: input.receivedAt,
+    via: input.via,
+    idempotencyKey: input.idempotencyKey,
   },
-): EventDetail<T> => {
-  const { detailType, data } = EVENT_TYPES[type];
-  return {
-    metadata: {
-      id: eventIdFor(input.idempotencyKey),
-      type: detailType,
-      version: '1',
-      occurredAt: input.occurredAt,
-      receivedAt: input.receivedAt,
-      via: input.via,
-      idempotencyKey: input.idempotencyKey,
-    },
-    data: data.parse(input.data) as EventDetail<T>['data'],
-  };
-};
+  data: event.data.parse(input.data) as EventDetail<E['name']>['data'],
+});

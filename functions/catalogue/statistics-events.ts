@@ -7,10 +7,10 @@ import { MESSENGER_STATISTIC_NAMES } from './messenger-statistic-names.ts';
  * export alone emits: the daily figures of a tracking URL and of a messenger read/click statistic.
  */
 
-const kstDateSchema = lazily(() => z.iso.date());
-const countSchema = lazily(() => z.nullable(z.number()));
+const kstDateSchema = /* @__PURE__ */ lazily(() => z.iso.date());
+const countSchema = /* @__PURE__ */ lazily(() => z.nullable(z.number()));
 
-export const trackingUrlStatisticsDataSchema = lazily(() =>
+export const trackingUrlStatisticsDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     date: kstDateSchema().check(z.describe('The Korean (KST) calendar day the figures are for.')),
     urlId: z.string().check(z.describe("The gateway's id of the tracking URL.")),
@@ -62,9 +62,11 @@ export const trackingUrlStatisticsDataSchema = lazily(() =>
 );
 export type TrackingUrlStatisticsData = z.infer<ReturnType<typeof trackingUrlStatisticsDataSchema>>;
 
-const messengerStatisticNameSchema = lazily(() => z.enum(MESSENGER_STATISTIC_NAMES));
+const messengerStatisticNameSchema = /* @__PURE__ */ lazily(() =>
+  z.enum(MESSENGER_STATISTIC_NAMES),
+);
 
-export const messengerStatisticsDataSchema = lazily(() =>
+export const messengerStatisticsDataSchema = /* @__PURE__ */ lazily(() =>
   z.strictObject({
     statistic: messengerStatisticNameSchema().check(
       z.describe(

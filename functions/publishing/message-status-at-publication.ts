@@ -1,4 +1,4 @@
-import { EVENT_TYPES } from '../catalogue/catalogue.ts';
+import { deliveryReport } from '../catalogue/catalogue.ts';
 import {
   MESSAGE_STATUSES,
   type MessageStatusName,
@@ -19,7 +19,7 @@ export type StatusedEntry = { readonly entry: BusEntry } | { readonly error: unk
 /** Status reads of one batch in flight at once (a batch of 100 reports may name 100 messages). */
 const READ_CONCURRENCY = 10;
 
-const REPORT_DETAIL_TYPE = EVENT_TYPES.deliveryReport.detailType;
+const REPORT_DETAIL_TYPE = deliveryReport.detailType;
 
 /** A stored report's detail, its msgKey and what it says, or `undefined` for another entry. */
 const reportOf = (

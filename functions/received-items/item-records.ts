@@ -2,14 +2,17 @@ import { createHash } from 'node:crypto';
 import { classifyCode } from '../../gateway/errors.ts';
 import * as z from '../../gateway/schemas/zod.ts';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
-import type {
-  EventTypeName,
-  FailureCategory,
-  PayloadRef,
-  Via,
-  WebhookKindSchema,
+import {
+  deliveryReport,
+  type FailureCategory,
+  inboundMessage,
+  type PayloadRef,
+  quarantinedItem,
+  unrecognisedBody,
+  type Via,
+  type WebhookKindSchema,
 } from '../catalogue/catalogue.ts';
-import { buildEventDetail } from '../catalogue/envelope.ts';
+import { buildEventDetail, type EventInput } from '../catalogue/envelope.ts';
 import { reportedStatus } from '../catalogue/message-status.ts';
 import { lazily } from '../commons/helpers/lazily.ts';
 import { eventKeys, idempotencyKeys, SORT_KEY } from '../commons/table-keys.ts';
@@ -139,7 +142,7 @@ export const reportRecord = parsedItemRecord(
     return fittedEventRecord(
       context,
       index,
-      'deliveryReport',
+      deliveryReport,
       {
         pk: eventKeys.report(report.msgKey),
         sk: eventKeys.result(report.resultCode, channel),
@@ -179,20 +182,18 @@ export const reportRecord = parsedItemRecord(
   },
 );
 
-type EventInput<T extends EventTypeName> = Parameters<typeof buildEventDetail<T>>[1];
-
 /**
  * The record of a report or MO item whose event fits the bus. When it would not, the body goes
  * to the payload bucket and the event carries `payloadRef` instead of `raw` (which keeps only the
  * keys); when even that is too large, the largest of `omittable` are left out one by one, each
  * named in `omitted`. An event that still does not fit throws {@link UnfitItemError}.
  */
-const fittedEventRecord = async <T extends 'deliveryReport' | 'inboundMessage'>(
+const fittedEventRecord = async <E extends typeof deliveryReport | typeof inboundMessage>(
   context: ItemContext,
   index: number,
-  type: T,
+  type: E,
   keys: { readonly pk: string; readonly sk: string; readonly kind: EventRecord['kind'] },
-  input: EventInput<T>,
+  input: EventInput<E['name']>,
   shrink: { readonly omittable: readonly string[]; readonly rawKept: readonly string[] },
 ): Promise<EventRecord> => {
   const whole = buildEventDetail(type, input);
@@ -211,7 +212,7 @@ const fittedEventRecord = async <T extends 'deliveryReport' | 'inboundMessage'>(
     omitted: ['raw'],
   };
   for (;;) {
-    const detail = buildEventDetail(type, { ...input, data } as EventInput<T>);
+    const detail = buildEventDetail(type, { ...input, data } as EventInput<E['name']>);
     if (utf8Bytes(JSON.stringify(detail)) <= DETAIL_BUDGET_BYTES)
       return { ...toEventRecord(keys, detail, context.retentionDays), payloadRef };
     const omitted = data.omitted as string[];
@@ -245,7 +246,7 @@ export const inboundRecord = parsedItemRecord(moItemSchema, async (context, mo, 
   const record = await fittedEventRecord(
     context,
     index,
-    'inboundMessage',
+    inboundMessage,
     { pk: eventKeys.mo(mo.moKey), sk: SORT_KEY.mo, kind: 'mo' },
     {
       ...envelopeFields(context, idempotencyKeys.mo(mo.moKey), receivedAtGateway),
@@ -302,7 +303,7 @@ export const quarantineRecord = async (
         ...eventKeys.quarantine(rawSha256, context.kind, context.bodySha256, index),
         kind: 'quarantine',
       },
-      buildEventDetail('quarantinedItem', {
+      buildEventDetail(quarantinedItem, {
         ...envelopeFields(context, idempotencyKey),
         data: {
           webhook: context.kind,
@@ -337,7 +338,7 @@ export const unrecognisedRecord = async (
   return withPayload(context, text, null, (payloadRef) =>
     toEventRecord(
       { ...eventKeys.unrecognised(context.bodySha256, context.kind), kind: 'unrecognised' },
-      buildEventDetail('unrecognisedBody', {
+      buildEventDetail(unrecognisedBody, {
         ...envelopeFields(context, idempotencyKey),
         data: {
           webhook: context.kind,

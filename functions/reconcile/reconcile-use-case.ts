@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GatewayError } from '../../gateway/errors.ts';
 import type { StatusQueryData, StatusQueryItem } from '../../gateway/schemas/index.ts';
 import { STATUS_QUERY_MAX_KEYS } from '../../gateway/schemas/reports.ts';
+import { messageStatusUnavailable } from '../catalogue/catalogue.ts';
 import { buildEventDetail } from '../catalogue/envelope.ts';
 import { mapWithConcurrency } from '../commons/helpers/map-with-concurrency.ts';
 import type { Lease } from '../commons/lease.ts';
@@ -505,7 +506,7 @@ const unavailableRecord = (
 ): EventRecord => {
   const at = deps.receive.now().toISOString();
   const { cliKey, acceptedAt } = key.recipient;
-  const detail = buildEventDetail('messageStatusUnavailable', {
+  const detail = buildEventDetail(messageStatusUnavailable, {
     idempotencyKey: idempotencyKeys.statusUnavailable(cliKey),
     occurredAt: at,
     receivedAt: at,

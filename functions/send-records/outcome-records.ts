@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
-import type { PayloadRef } from '../catalogue/catalogue.ts';
-import { buildEventDetail } from '../catalogue/envelope.ts';
+import {
+  messageAccepted,
+  messageRejected,
+  messageScheduled,
+  type PayloadRef,
+  sendRejected,
+} from '../catalogue/catalogue.ts';
+import { buildEventDetail, type EventInput } from '../catalogue/envelope.ts';
 import { eventKeys, idempotencyKeys, SORT_KEY } from '../commons/table-keys.ts';
 import { type EventRecord, toEventRecord } from '../event-table/event-record.ts';
 import { cutToJsonBytes, utf8Bytes } from '../event-table/item-size.ts';
@@ -67,10 +73,11 @@ const eventBase = (context: OutcomeContext, key: string) => {
 };
 
 /** The outcome events of one recipient of a send, each keyed and identified by its `cliKey`. */
-type RecipientOutcomeType = 'messageAccepted' | 'messageRejected' | 'messageScheduled';
-type EventDataInput<T extends RecipientOutcomeType> = Parameters<
-  typeof buildEventDetail<T>
->[1]['data'];
+type RecipientOutcomeType =
+  | typeof messageAccepted
+  | typeof messageRejected
+  | typeof messageScheduled;
+type EventDataInput<T extends RecipientOutcomeType> = EventInput<T['name']>['data'];
 
 /** One recipient's outcome record: `data` is what the outcome adds to the recipient's fields. */
 const recipientOutcome = <T extends RecipientOutcomeType>(
@@ -110,7 +117,7 @@ export const acceptedRecord = (
   phone: string | null,
   alreadyAccepted: boolean,
 ): EventRecord => ({
-  ...recipientOutcome(context, result.cliKey, phone, 'messageAccepted', {
+  ...recipientOutcome(context, result.cliKey, phone, messageAccepted, {
     msgKey: result.msgKey ?? null,
     alreadyAccepted,
     code: result.code,
@@ -126,7 +133,7 @@ export const rejectedRecord = (
   phone: string | null,
   category: 'permanent' | 'retries-exhausted',
 ) =>
-  recipientOutcome(context, cliKey, phone, 'messageRejected', {
+  recipientOutcome(context, cliKey, phone, messageRejected, {
     code,
     message: message ?? '',
     category,
@@ -140,7 +147,7 @@ export const scheduledRecord = (
 ) => {
   const resvReqDt =
     'resvReqDt' in context.message.body ? context.message.body.resvReqDt : undefined;
-  return recipientOutcome(context, cliKey, phone, 'messageScheduled', {
+  return recipientOutcome(context, cliKey, phone, messageScheduled, {
     webReqId: outcome.webReqId,
     regDt: outcome.regDt ?? null,
     scheduledFor: typeof resvReqDt === 'string' ? (parseGatewayDateTime(resvReqDt) ?? null) : null,
@@ -177,7 +184,7 @@ export const resolvedUnknownRecord = (
   if (resolution.kind === 'not-sent')
     return toEventRecord(
       keys,
-      buildEventDetail('messageRejected', {
+      buildEventDetail(messageRejected, {
         ...base,
         data: {
           ...recipient,
@@ -191,7 +198,7 @@ export const resolvedUnknownRecord = (
   return {
     ...toEventRecord(
       keys,
-      buildEventDetail('messageAccepted', {
+      buildEventDetail(messageAccepted, {
         ...base,
         data: { ...recipient, msgKey: resolution.msgKey, alreadyAccepted: false, code: '10000' },
       }),
@@ -303,7 +310,7 @@ export const sendRejectedRecord = (
     createHash('sha256').update(delivery.body).digest('hex'),
   );
   const body = cutToJsonBytes(delivery.body, SEND_REJECTED_LIMITS.body);
-  const detail = buildEventDetail('sendRejected', {
+  const detail = buildEventDetail(sendRejected, {
     idempotencyKey: key,
     occurredAt: receivedAt.toISOString(),
     receivedAt: receivedAt.toISOString(),

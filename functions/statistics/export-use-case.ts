@@ -9,8 +9,8 @@ import type {
 import { MESSENGER_STATS } from '../../gateway/schemas/messenger-statistics.ts';
 import * as z from '../../gateway/schemas/zod.ts';
 import { formatKst, parseGatewayDateTime } from '../../protocol/kst.ts';
-import type { EVENT_TYPES, EventTypeName } from '../catalogue/catalogue.ts';
-import { buildEventDetail } from '../catalogue/envelope.ts';
+import { messengerStatistics, trackingUrlStatistics } from '../catalogue/catalogue.ts';
+import { buildEventDetail, type EventInput } from '../catalogue/envelope.ts';
 import type {
   MessengerStatisticsData,
   TrackingUrlStatisticsData,
@@ -251,11 +251,11 @@ export const exportStatistics = async (
   };
 
   const lines: Record<StatisticsKind, string[]> = { 'tracking-url': [], messenger: [] };
-  const event = <T extends EventTypeName>(
-    type: T,
+  const event = <E extends typeof trackingUrlStatistics | typeof messengerStatistics>(
+    type: E,
     idempotencyKey: string,
     keys: { pk: string; sk: string },
-    data: z.input<(typeof EVENT_TYPES)[T]['data']>,
+    data: EventInput<E['name']>['data'],
   ) => {
     const detail = buildEventDetail(type, {
       idempotencyKey,
@@ -296,7 +296,7 @@ export const exportStatistics = async (
         return;
       }
       const built = event(
-        'trackingUrlStatistics',
+        trackingUrlStatistics,
         idempotencyKeys.trackingUrlStatistics(url.urlId, date),
         statisticsKeys.trackingUrl(url.urlId, date),
         data,
@@ -353,7 +353,7 @@ export const exportStatistics = async (
           rows: rows.slice(i * MESSENGER_ROWS_PER_EVENT, part * MESSENGER_ROWS_PER_EVENT),
         };
         return event(
-          'messengerStatistics',
+          messengerStatistics,
           idempotencyKeys.messengerStatistics(
             query.msgrChId,
             query.statistic,

@@ -1,10 +1,10 @@
 import { EVENT_TYPES, type EventTypeName, type Via } from '../../functions/catalogue/catalogue.ts';
-import { buildEventDetail } from '../../functions/catalogue/envelope.ts';
+import { buildEventDetail, type EventInput } from '../../functions/catalogue/envelope.ts';
 
 /** An event as EventBridge delivers it, around a detail built by the publisher's own code. */
 export const busEvent = <T extends EventTypeName>(
   type: T,
-  data: Parameters<typeof buildEventDetail<T>>[1]['data'],
+  data: EventInput<T>['data'],
   options: { readonly source?: string; readonly via?: Via } = {},
 ) => ({
   version: '0',
@@ -15,7 +15,7 @@ export const busEvent = <T extends EventTypeName>(
   time: '2026-11-27T00:00:00Z',
   region: 'ap-northeast-2',
   resources: [],
-  detail: buildEventDetail(type, {
+  detail: buildEventDetail(EVENT_TYPES[type], {
     idempotencyKey: `${type}:1`,
     occurredAt: '2026-11-27T00:00:00.000Z',
     receivedAt: '2026-11-27T00:00:01.000Z',

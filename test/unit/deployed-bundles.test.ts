@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES, type EventTypeName } from '../../functions/catalogue/catalogue.ts';
 import {
   type BundledLambda,
   bundleLambdaAsync,
@@ -141,6 +142,46 @@ describe('the deployed bundles', () => {
         Object.keys(expected).map((key) => [key, placement(name, RARE[key as keyof typeof RARE])]),
       );
       expect(found).toEqual(expected);
+    },
+  );
+
+  // Each row: a function and the events it emits. A bundle carries the catalogue's types (their
+  // detail-types and schemas) that its code names and no other (functions/catalogue/catalogue.ts).
+  const RECEIVED: EventTypeName[] = [
+    'deliveryReport',
+    'inboundMessage',
+    'unrecognisedBody',
+    'quarantinedItem',
+  ];
+  const ATTACHMENT_EVENTS: EventTypeName[] = ['inboundAttachmentStored', 'inboundAttachmentLost'];
+  it.each([
+    ['receive-reports', RECEIVED],
+    ['receive-inbound', RECEIVED],
+    ['poll-reports', RECEIVED],
+    [
+      'reconcile-status',
+      [...RECEIVED, 'messageAccepted', 'messageRejected', 'messageStatusUnavailable'],
+    ],
+    ['send-messages', ['messageAccepted', 'messageRejected', 'messageScheduled', 'sendRejected']],
+    ['fetch-attachments', ATTACHMENT_EVENTS],
+    ['sweep-attachments', ATTACHMENT_EVENTS],
+    ['export-statistics', ['trackingUrlStatistics', 'messengerStatistics']],
+    // It reads the reports' detail-type, to keep a message's status at publication.
+    ['publish-events', ['deliveryReport']],
+    ['refresh-token', []],
+  ] satisfies [string, EventTypeName[]][])(
+    '%s carries the event types it emits and no other: %o',
+    (name, emitted) => {
+      const { outputFiles } = bundles.get(name) ?? expect.fail(`${name} was not bundled`);
+      const text = outputFiles
+        .filter((file) => file.path.endsWith('.mjs'))
+        .map((file) => Buffer.from(file.contents).toString('utf8'))
+        .join('\n');
+      expect(text.length).toBeGreaterThan(0);
+      const carried = (Object.keys(EVENT_TYPES) as EventTypeName[]).filter((type) =>
+        text.includes(JSON.stringify(EVENT_TYPES[type].detailType)),
+      );
+      expect(carried).toEqual(emitted);
     },
   );
 

@@ -47,7 +47,7 @@ describe('event ids', () => {
   });
 
   it('build details that satisfy the published schema', () => {
-    const detail = buildEventDetail('unrecognisedBody', {
+    const detail = buildEventDetail(EVENT_TYPES.unrecognisedBody, {
       idempotencyKey: 'unrecognised:mo:abc',
       occurredAt: '2026-11-21T00:00:00.000Z',
       receivedAt: '2026-11-21T00:00:00.000Z',
@@ -67,7 +67,7 @@ describe('event ids', () => {
 
   it('refuse data that breaks the contract', () => {
     expect(() =>
-      buildEventDetail('quarantinedItem', {
+      buildEventDetail(EVENT_TYPES.quarantinedItem, {
         idempotencyKey: 'q',
         occurredAt: '2026-11-21T00:00:00.000Z',
         receivedAt: '2026-11-21T00:00:00.000Z',
