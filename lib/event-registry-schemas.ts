@@ -1,9 +1,9 @@
+import { slugOf, typeNameOf } from '../functions/catalogue/detail-type-names.ts';
 import {
   EVENT_TYPES,
   type EventTypeName,
   eventDetailSchema,
-} from '../functions/catalogue/catalogue.ts';
-import { slugOf, typeNameOf } from '../functions/catalogue/detail-type-names.ts';
+} from '../functions/catalogue/index.ts';
 import * as z from '../gateway/schemas/zod.ts';
 
 /*

@@ -1,6 +1,6 @@
 /**
  * The modules the functions import on first use (each a dynamic `import()`: the S3 part, the item
- * and send schemas, the secrets reader). A Lambda container runs one function, where such an
+ * and send schemas, the secrets reader, the records of unreadable bodies). A Lambda container runs one function, where such an
  * import delays only its own request. The local run hosts every function in one process, where
  * the import (compiled by tsx on the way, 100 to 300 ms on this project's machines) stalls every
  * call in flight: a send the rate limiter let go
@@ -12,6 +12,7 @@
 export const FIRST_USE_MODULES = [
   () => import('../functions/commons/clients/s3-part.mjs'),
   () => import('../functions/commons/clients/secrets.ts'),
+  () => import('../functions/received-items/body-records.ts'),
   () => import('../gateway/schemas/mo.ts'),
   () => import('../gateway/schemas/report-items.ts'),
   () => import('../gateway/schemas/send.ts'),

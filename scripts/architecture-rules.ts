@@ -260,6 +260,9 @@ export const MODULES: readonly ModuleRule[] = [
       'functions/polling',
       'functions/publishing',
       'functions/reconcile',
+      // Only to import, at start, the records of unreadable bodies the receivers load on first
+      // use (`first-use-modules.ts`), as the gateway schemas below.
+      'functions/received-items',
       'functions/send-contract',
       'functions/sending',
       'functions/statistics',

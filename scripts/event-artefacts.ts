@@ -1,5 +1,5 @@
-import { EVENT_TYPES } from '../functions/catalogue/catalogue.ts';
 import { slugOf } from '../functions/catalogue/detail-type-names.ts';
+import { EVENT_TYPES } from '../functions/catalogue/index.ts';
 import {
   registrySchemaFile,
   registrySchemaPath,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EVENT_TYPES, eventDetailSchema } from '../functions/catalogue/catalogue.ts';
 import { slugOf as slug } from '../functions/catalogue/detail-type-names.ts';
+import { EVENT_TYPES, eventDetailSchema } from '../functions/catalogue/index.ts';
 import * as z from '../gateway/schemas/zod.ts';
 
 const DESCRIPTIONS: Record<keyof typeof EVENT_TYPES, string> = {

@@ -88,7 +88,7 @@ export const payloadRefSchema = /* @__PURE__ */ lazily(() =>
 export type PayloadRef = z.infer<ReturnType<typeof payloadRefSchema>>;
 
 /** As a field of `data`: absent or `null` unless the claim check was used. */
-const optionalPayloadRefSchema = /* @__PURE__ */ lazily(() =>
+export const optionalPayloadRefSchema = /* @__PURE__ */ lazily(() =>
   z.optional(z.nullable(payloadRefSchema())).check(z.describe(PAYLOAD_REF_DESCRIPTION)),
 );
 
@@ -220,49 +220,6 @@ const inboundMessageDataSchema = /* @__PURE__ */ lazily(() =>
 export type InboundMessageData = z.infer<ReturnType<typeof inboundMessageDataSchema>>;
 
 export const WebhookKindSchema = z.enum(['report', 'mo']);
-
-const unrecognisedBodyDataSchema = /* @__PURE__ */ lazily(() =>
-  z.strictObject({
-    webhook: WebhookKindSchema,
-    bodySha256: z.string().check(z.describe('SHA-256 of the body, hex.')),
-    topLevelKeys: z
-      .array(z.string())
-      .check(z.describe('Top-level keys of the body, to route on without parsing it.')),
-    body: z
-      .string()
-      .check(
-        z.describe(
-          'The body as received (UTF-8 text), cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
-        ),
-      ),
-    truncated: z.boolean(),
-    payloadRef: optionalPayloadRefSchema(),
-  }),
-);
-export type UnrecognisedBodyData = z.infer<ReturnType<typeof unrecognisedBodyDataSchema>>;
-
-const quarantinedItemDataSchema = /* @__PURE__ */ lazily(() =>
-  z.strictObject({
-    webhook: WebhookKindSchema,
-    reason: z.string(),
-    index: z
-      .nullable(z.int())
-      .check(
-        z.describe('Position of the item in its list; `null` when the whole body was quarantined.'),
-      ),
-    bodySha256: z.string(),
-    raw: z
-      .string()
-      .check(
-        z.describe(
-          'The item (or body) as received, as text, cut at 64 KiB of JSON; kept whole in the event table, or in S3 (`payloadRef`) when larger.',
-        ),
-      ),
-    truncated: z.boolean(),
-    payloadRef: optionalPayloadRefSchema(),
-  }),
-);
-export type QuarantinedItemData = z.infer<ReturnType<typeof quarantinedItemDataSchema>>;
 
 const sendChannelSchema = /* @__PURE__ */ lazily(() => z.enum(SEND_CHANNELS));
 
@@ -462,11 +419,11 @@ export interface EventType<
  * of side effects).
  */
 /* @__NO_SIDE_EFFECTS__ */
-function eventType<const N extends string, const D extends string, S extends z.core.SomeType>(
-  name: N,
-  detailType: D,
-  data: () => S,
-): EventType<N, D, S> {
+export function eventType<
+  const N extends string,
+  const D extends string,
+  S extends z.core.SomeType,
+>(name: N, detailType: D, data: () => S): EventType<N, D, S> {
   return {
     name,
     detailType,
@@ -485,16 +442,6 @@ export const inboundMessage = eventType(
   'inboundMessage',
   'Inbound Message Received',
   inboundMessageDataSchema,
-);
-export const unrecognisedBody = eventType(
-  'unrecognisedBody',
-  'Unrecognised Inbound Body Received',
-  unrecognisedBodyDataSchema,
-);
-export const quarantinedItem = eventType(
-  'quarantinedItem',
-  'Item Quarantined',
-  quarantinedItemDataSchema,
 );
 export const messageAccepted = eventType(
   'messageAccepted',
@@ -537,24 +484,6 @@ export const messengerStatistics = eventType(
   'Messenger Statistics Collected',
   messengerStatisticsDataSchema,
 );
-
-/** Every event type, by name: for the generated documents, the registry and the console. */
-export const EVENT_TYPES = {
-  deliveryReport,
-  inboundMessage,
-  unrecognisedBody,
-  quarantinedItem,
-  messageAccepted,
-  messageRejected,
-  messageScheduled,
-  sendRejected,
-  inboundAttachmentStored,
-  inboundAttachmentLost,
-  messageStatusUnavailable,
-  trackingUrlStatistics,
-  messengerStatistics,
-} as const;
-export type EventTypeName = keyof typeof EVENT_TYPES;
 
 export const eventDetailSchema = <D extends z.core.SomeType>(data: D) =>
   z.strictObject({ metadata: eventMetadataSchema(), data });

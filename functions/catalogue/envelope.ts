@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type * as z from '../../gateway/schemas/zod.ts';
-import type { EVENT_TYPES, EventMetadata, EventTypeName, Via } from './catalogue.ts';
+import type { EVENT_TYPES, EventMetadata, EventTypeName, Via } from './index.ts';
 
 /**
  * A name-based UUID (RFC 9562 version 8) from the idempotency key, so the same fact always gets

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
-import { type EventTypeName, payloadRefSchema } from '../catalogue/catalogue.ts';
+import { payloadRefSchema } from '../catalogue/catalogue.ts';
 import type { EventDetail } from '../catalogue/envelope.ts';
+import type { EventTypeName } from '../catalogue/index.ts';
 import { lazily } from '../commons/helpers/lazily.ts';
 
 /**

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { classifyCode } from '../../gateway/errors.ts';
 import * as z from '../../gateway/schemas/zod.ts';
 import { parseGatewayDateTime } from '../../protocol/kst.ts';
@@ -7,24 +6,14 @@ import {
   type FailureCategory,
   inboundMessage,
   type PayloadRef,
-  quarantinedItem,
-  unrecognisedBody,
-  type Via,
-  type WebhookKindSchema,
 } from '../catalogue/catalogue.ts';
 import { buildEventDetail, type EventInput } from '../catalogue/envelope.ts';
 import { reportedStatus } from '../catalogue/message-status.ts';
 import { lazily } from '../commons/helpers/lazily.ts';
 import { eventKeys, idempotencyKeys, SORT_KEY } from '../commons/table-keys.ts';
 import { type EventRecord, toEventRecord } from '../event-table/event-record.ts';
-import {
-  cutToJsonBytes,
-  DETAIL_BUDGET_BYTES,
-  ITEM_BUDGET_BYTES,
-  itemBytes,
-  utf8Bytes,
-} from '../event-table/item-size.ts';
-import type { StoredPayload } from '../event-table/ports.ts';
+import { DETAIL_BUDGET_BYTES, utf8Bytes } from '../event-table/item-size.ts';
+import { envelopeFields, type ItemContext, stringify } from './item-context.ts';
 
 /**
  * The event-table record of each received item: a delivery report, an MO message, a quarantined
@@ -33,27 +22,10 @@ import type { StoredPayload } from '../event-table/ports.ts';
  * which record an item gets and stores it.
  */
 
-/** What every record of one body shares. */
-export interface ItemContext {
-  /** Which webhook the body came to (or stands for, when polled). */
-  readonly kind: z.infer<typeof WebhookKindSchema>;
-  readonly receivedAt: string;
-  readonly via: Via;
-  readonly bodySha256: string;
-  readonly retentionDays: number;
-  /** Writes the body to the payload bucket (once per body, however many items need it). */
-  readonly claim: () => Promise<StoredPayload>;
-}
-
 /** An item or body that no event can carry, even with its large fields left out. */
 export class UnfitItemError extends Error {
   override readonly name = 'UnfitItemError';
 }
-
-/** Quarantined text an event carries, counted as JSON in UTF-8 (escapes included). */
-const MAX_EVENT_TEXT = 64 * 1024;
-const MAX_REASON_TEXT = 4 * 1024;
-const MAX_TOP_LEVEL_KEYS_TEXT = 8 * 1024;
 
 /** Report fields an event may leave out, largest first, when even without `raw` it is too large. */
 const REPORT_OMITTABLE = [
@@ -106,18 +78,6 @@ const parsedItemRecord =
       ? build(context, parsed.data, item, index)
       : quarantineRecord(context, text ?? stringify(item), index, z.prettifyError(parsed.error));
   };
-
-/** The envelope fields every event of this body shares; `occurredAt` defaults to the receipt. */
-const envelopeFields = (
-  context: ItemContext,
-  idempotencyKey: string,
-  occurredAt: string | null = null,
-) => ({
-  idempotencyKey,
-  occurredAt: occurredAt ?? context.receivedAt,
-  receivedAt: context.receivedAt,
-  via: context.via,
-});
 
 /*
  * Each kind's item schema is its own module, imported by the first item of that kind: a receiver
@@ -278,112 +238,24 @@ export const inboundRecord = parsedItemRecord(moItemSchema, async (context, mo, 
     : record;
 });
 
-/**
- * A quarantined item (`index`) or body (`null`): its text is kept whole in the item's `payload`,
- * or in the payload bucket when the item would be too large or the text could not be made
- * (`undefined`: an item nested too deeply to serialise; the body holds it at `index`).
+/*
+ * The records of what could not be read, a quarantined item or body and an unrecognised body, are
+ * built by `body-records.ts`, imported by the first such record: a receiver's cold start reads
+ * neither their code nor their events' schemas (docs/performance.md, `cold-start`).
  */
+const bodyRecords = () => import('./body-records.ts');
+
+/** A quarantined item (`index`) or body (`null`), with why it was quarantined. */
 export const quarantineRecord = async (
   context: ItemContext,
   raw: string | undefined,
   index: number | null,
   reason: string,
-): Promise<EventRecord> => {
-  const rawSha256 = sha256(raw ?? `${context.bodySha256}#${index ?? 'body'}`);
-  const idempotencyKey = idempotencyKeys.quarantine(
-    context.kind,
-    context.bodySha256,
-    index,
-    rawSha256,
-  );
-  const shown = cutToJsonBytes(raw ?? '', MAX_EVENT_TEXT);
-  return withPayload(context, raw, index, (payloadRef) => ({
-    ...toEventRecord(
-      {
-        ...eventKeys.quarantine(rawSha256, context.kind, context.bodySha256, index),
-        kind: 'quarantine',
-      },
-      buildEventDetail(quarantinedItem, {
-        ...envelopeFields(context, idempotencyKey),
-        data: {
-          webhook: context.kind,
-          reason: cutToJsonBytes(reason, MAX_REASON_TEXT),
-          index,
-          bodySha256: context.bodySha256,
-          raw: shown,
-          truncated: raw === undefined || shown.length < raw.length,
-          ...(payloadRef ? { payloadRef } : {}),
-        },
-      }),
-      context.retentionDays,
-    ),
-  }));
-};
+): Promise<EventRecord> => (await bodyRecords()).quarantineRecord(context, raw, index, reason);
 
+/** A body that is neither a report nor an MO list, kept with its top-level keys. */
 export const unrecognisedRecord = async (
   context: ItemContext,
   text: string,
   value: unknown,
-): Promise<EventRecord> => {
-  const idempotencyKey = idempotencyKeys.unrecognised(context.kind, context.bodySha256);
-  const keys =
-    value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value) : [];
-  // As many top-level keys as fit 8 KiB: a body with a million keys still makes an event.
-  let budget = MAX_TOP_LEVEL_KEYS_TEXT;
-  const topLevelKeys = keys.filter((key) => {
-    budget -= utf8Bytes(JSON.stringify(key)) + 1;
-    return budget >= 0;
-  });
-  const body = cutToJsonBytes(text, MAX_EVENT_TEXT);
-  return withPayload(context, text, null, (payloadRef) =>
-    toEventRecord(
-      { ...eventKeys.unrecognised(context.bodySha256, context.kind), kind: 'unrecognised' },
-      buildEventDetail(unrecognisedBody, {
-        ...envelopeFields(context, idempotencyKey),
-        data: {
-          webhook: context.kind,
-          bodySha256: context.bodySha256,
-          topLevelKeys,
-          body,
-          truncated: body.length < text.length,
-          ...(payloadRef ? { payloadRef } : {}),
-        },
-      }),
-      context.retentionDays,
-    ),
-  );
-};
-
-/**
- * The record with the whole text in its `payload` when the item stays within its budget;
- * otherwise (or without a text) the body goes to the payload bucket and the record and its event
- * carry `payloadRef` instead.
- */
-const withPayload = async (
-  context: ItemContext,
-  text: string | undefined,
-  index: number | null,
-  build: (payloadRef: PayloadRef | undefined) => EventRecord,
-): Promise<EventRecord> => {
-  if (text !== undefined) {
-    const inline = { ...build(undefined), payload: text };
-    if (itemBytes(inline) <= ITEM_BUDGET_BYTES) return inline;
-  }
-  const payloadRef: PayloadRef = { ...(await context.claim()), item: index };
-  return { ...build(payloadRef), payloadRef };
-};
-
-/** Hex SHA-256 of a text's UTF-8 bytes (or of bytes): the key of a body and of a quarantined item. */
-export const sha256 = (text: string | Uint8Array): string =>
-  createHash('sha256')
-    .update(typeof text === 'string' ? Buffer.from(text, 'utf8') : text)
-    .digest('hex');
-
-/** The JSON of an item, or `undefined` when it is nested too deeply to serialise. */
-export const stringify = (value: unknown): string | undefined => {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return undefined;
-  }
-};
+): Promise<EventRecord> => (await bodyRecords()).unrecognisedRecord(context, text, value);

@@ -13,13 +13,11 @@ import {
   type StoredPayload,
 } from '../event-table/ports.ts';
 import { type BodyLayout, bodyLayout } from './body-layout.ts';
+import { type ItemContext, sha256, stringify } from './item-context.ts';
 import {
-  type ItemContext,
   inboundRecord,
   quarantineRecord,
   reportRecord,
-  sha256,
-  stringify,
   UnfitItemError,
   unrecognisedRecord,
 } from './item-records.ts';

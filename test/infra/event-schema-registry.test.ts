@@ -9,7 +9,7 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../functions/catalogue/catalogue.ts';
+import { EVENT_TYPES } from '../../functions/catalogue/index.ts';
 import { registrySchemaPath } from '../../lib/event-registry-schemas.ts';
 import { EventSchemaRegistry } from '../../lib/event-schema-registry.ts';
 import { MsgbridgeStack } from '../../lib/msgbridge-stack.ts';

@@ -17,7 +17,7 @@ import fc from 'fast-check';
 import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moItem, reportItem } from '../../fixtures/gateway-bodies.ts';
-import type { PayloadRef } from '../../functions/catalogue/catalogue.ts';
+import type { PayloadRef } from '../../functions/catalogue/index.ts';
 import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
 import type { EventRecord } from '../../functions/event-table/event-record.ts';
 import { ItemRejectedError } from '../../functions/event-table/ports.ts';

@@ -8,7 +8,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../functions/catalogue/catalogue.ts';
+import { EVENT_TYPES } from '../../functions/catalogue/index.ts';
 import { storedDetail } from '../../functions/event-table/stored-detail.ts';
 import {
   pollInbound,

@@ -24,7 +24,7 @@ import {
   EVENT_TYPES,
   type EventMetadata,
   eventDetailSchema,
-} from '../../functions/catalogue/catalogue.ts';
+} from '../../functions/catalogue/index.ts';
 import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
 import { receiveInbound } from '../../functions/received-items/receive-items.ts';
 import { SessionTokenProvider } from '../../gateway/bearer/session-token-provider.ts';

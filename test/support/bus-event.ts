@@ -1,5 +1,5 @@
-import { EVENT_TYPES, type EventTypeName, type Via } from '../../functions/catalogue/catalogue.ts';
 import { buildEventDetail, type EventInput } from '../../functions/catalogue/envelope.ts';
+import { EVENT_TYPES, type EventTypeName, type Via } from '../../functions/catalogue/index.ts';
 
 /** An event as EventBridge delivers it, around a detail built by the publisher's own code. */
 export const busEvent = <T extends EventTypeName>(

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_TYPES, type EventTypeName } from '../../functions/catalogue/catalogue.ts';
+import { EVENT_TYPES, type EventTypeName } from '../../functions/catalogue/index.ts';
 import {
   type BundledLambda,
   bundleLambdaAsync,
@@ -31,13 +31,22 @@ const RARE = {
   cp949Table: /protocol\/cp949-table\.ts$/,
   secretsManager: /node_modules\/@aws-sdk\/client-secrets-manager\//,
   multipartUpload: /node_modules\/@aws-sdk\/lib-storage\//,
+  unreadableBodies: /functions\/received-items\/body-records\.ts$/,
 } as const;
 
 /** Where each of a function's rare modules must land. */
 type Expected = Partial<Record<keyof typeof RARE, Placement>>;
 
-/** A receiver reads its webhook secret on every request, S3 only for a body too large for its item. */
-const RECEIVER: Expected = { s3: 'lazy', sendSchemas: 'absent', secretsManager: 'start' };
+/**
+ * A receiver reads its webhook secret on every request; S3 only for a body too large for its item,
+ * and the records of a quarantined item or an unrecognised body only for the first such body.
+ */
+const RECEIVER: Expected = {
+  s3: 'lazy',
+  sendSchemas: 'absent',
+  secretsManager: 'start',
+  unreadableBodies: 'lazy',
+};
 
 /** A gateway caller that never sends: S3 for its quarantine, the credentials to authenticate. */
 const GATEWAY_READER: Expected = {
@@ -46,6 +55,9 @@ const GATEWAY_READER: Expected = {
   cp949Table: 'lazy',
   secretsManager: 'lazy',
 };
+
+/** A gateway caller that stores what it reads as the receivers do (polled reports and MO). */
+const ITEM_READER: Expected = { ...GATEWAY_READER, unreadableBodies: 'lazy' };
 
 /** A function that uses S3 on every request and the gateway client, which never sends from it. */
 const S3_ON_EVERY_REQUEST: Expected = { ...GATEWAY_READER, s3: 'start' };
@@ -118,8 +130,8 @@ describe('the deployed bundles', () => {
   it.each([
     ['receive-reports', RECEIVER],
     ['receive-inbound', RECEIVER],
-    ['poll-reports', GATEWAY_READER],
-    ['reconcile-status', GATEWAY_READER],
+    ['poll-reports', ITEM_READER],
+    ['reconcile-status', ITEM_READER],
     [
       'send-messages',
       { s3: 'lazy', sendSchemas: 'start', cp949Table: 'start', secretsManager: 'lazy' },

@@ -17,7 +17,7 @@ describe('the event catalogue, imported by a Lambda', () => {
   it('builds an event schema on first use only, once, and only the one asked for', async () => {
     // Prepare (the gateway schemas this file imports are built already)
     const before = built.objects;
-    const { EVENT_TYPES } = await import('../../functions/catalogue/catalogue.ts');
+    const { EVENT_TYPES } = await import('../../functions/catalogue/index.ts');
     const atImport = built.objects - before;
 
     // Act

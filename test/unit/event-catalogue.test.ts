@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES, eventDetailSchema } from '../../functions/catalogue/catalogue.ts';
 import { buildEventDetail, eventIdFor } from '../../functions/catalogue/envelope.ts';
+import { EVENT_TYPES, eventDetailSchema } from '../../functions/catalogue/index.ts';
 import { renderEventCatalogue } from '../../scripts/event-catalogue-docs.ts';
 
 const root = join(import.meta.dirname, '../..');

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv04Module from 'ajv-draft-04';
 import { describe, expect, it } from 'vitest';
-import type { EventTypeName } from '../../functions/catalogue/catalogue.ts';
+import type { EventTypeName } from '../../functions/catalogue/index.ts';
 import {
   registrySchemaFile,
   registrySchemaOf,

@@ -42,8 +42,8 @@ import type {
   InboundMessageData,
   QuarantinedItemData,
   UnrecognisedBodyData,
-} from '../../functions/catalogue/catalogue.ts';
-import { EVENT_TYPES as CATALOGUE } from '../../functions/catalogue/catalogue.ts';
+} from '../../functions/catalogue/index.ts';
+import { EVENT_TYPES as CATALOGUE } from '../../functions/catalogue/index.ts';
 import type {
   MessengerStatisticsData,
   TrackingUrlStatisticsData,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EVENT_TYPES, eventDetailSchema } from '../../functions/catalogue/catalogue.ts';
+import { EVENT_TYPES, eventDetailSchema } from '../../functions/catalogue/index.ts';
 import {
   type ExportStatisticsDeps,
   exportStatistics,
