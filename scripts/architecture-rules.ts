@@ -45,7 +45,7 @@ export const MODULES: readonly ModuleRule[] = [
   {
     folder: 'functions/catalogue',
     holds:
-      "The public event contract: every event's schema (`catalogue.ts`), the envelope and its name-based ids, a message's status and its order, the names the generated files derive from a detail-type.",
+      "The public event contract: every event type a constant of its own with its schema (`catalogue.ts`; the events of unreadable bodies in `body-events.ts`, the statistics in `statistics-events.ts`), the whole catalogue for what reads all of it (`index.ts`: the documents, the registry, the console; a Lambda imports the events it builds, never this), the envelope and its name-based ids, a message's status and its order, the names the generated files derive from a detail-type.",
     mayImport: ['functions/commons', 'functions/send-contract', 'gateway'],
   },
   {
@@ -57,7 +57,7 @@ export const MODULES: readonly ModuleRule[] = [
   {
     folder: 'functions/received-items',
     holds:
-      'Storing the report and MO items the gateway hands over, however they arrive (webhook, polling, status query): `receive-items.ts` splits a body into items and stores each, `item-records.ts` the record of each, `receive-environment.ts` the stores from the environment.',
+      'Storing the report and MO items the gateway hands over, however they arrive (webhook, polling, status query): `receive-items.ts` splits a body into items and stores each, `item-records.ts` the record of each, `body-records.ts` those of a quarantined item or an unrecognised body (imported on first use), `item-context.ts` what the records of one body share, `receive-environment.ts` the stores from the environment.',
     mayImport: [
       'functions/commons',
       'functions/catalogue',
