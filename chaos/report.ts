@@ -1,8 +1,9 @@
 /**
  * What the chaos run prints once it has its verdict: the items expected, the faults injected (the
  * plan's and the gateway simulator's own), events by type, the retries, the bad sends, each
- * violation (the rarer kinds first), where each lost send is stuck, and the one summary line
- * `chaos: seed=S items=N lost=L …` that closes the run.
+ * violation (the rarer kinds first) with, under a lost report, its trail (`trail.ts`), where each
+ * lost send is stuck, and the one summary line `chaos: seed=S items=N lost=L …` that closes the
+ * run.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { eventKeys } from '../functions/commons/table-keys.ts';
@@ -64,6 +65,36 @@ export const explainLostSends = async (
   }
 };
 
+/**
+ * Prints each violation (at most 40, the rarer kinds first: a flood of duplicates must not hide a
+ * lost or misreported item), with, under a lost item, the lines `trails` has for it (where a lost
+ * report stopped).
+ */
+export const printViolations = (
+  verdict: Verdict,
+  log: (line: string) => void,
+  trails?: ReadonlyMap<string, readonly string[]>,
+): void => {
+  const order = [
+    'lost',
+    'misreported',
+    'sent twice',
+    'bad send sent',
+    'misattributed',
+    'too big for the bus',
+    'quota exceeded',
+    'refused as temporary',
+  ];
+  const rank = (kind: string) => (order.includes(kind) ? order.indexOf(kind) : order.length);
+  const violations = [...verdict.violations].sort((a, b) => rank(a.invariant) - rank(b.invariant));
+  for (const violation of violations.slice(0, 40)) {
+    log(`  VIOLATION ${violation.invariant}: ${violation.item}: ${violation.detail}`);
+    if (violation.invariant === 'lost')
+      for (const line of trails?.get(violation.item) ?? []) log(`    ${line}`);
+  }
+  if (verdict.violations.length > 40) log(`  … ${verdict.violations.length - 40} more violations`);
+};
+
 /** A duration as the run prints it: `12.3 s`. */
 export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -77,6 +108,10 @@ export const printReport = (input: {
   bridge: LocalBridge;
   elapsedMs: number;
   log: (line: string) => void;
+  /** Lines printed under a violation, by its item: where a lost report stopped. */
+  trails?: ReadonlyMap<string, readonly string[]>;
+  /** A line on the reports the gateway never handed out, and how each reached the bus. */
+  withheld?: string;
 }): string => {
   const { verdict, log, bridge } = input;
   const list = (record: Readonly<Record<string, number>>) =>
@@ -95,6 +130,7 @@ export const printReport = (input: {
       `quota refusals=${bridge.sim.snapshot().quotaRefusals}; send DLQ=${bridge.fauxqs.inspectQueue(bridge.queues.sendDlq.name)?.messages.ready.length ?? 0}`,
   );
   for (const note of input.notes.slice(0, 10)) log(`  note: ${note}`);
+  if (input.withheld !== undefined) log(input.withheld);
   log(
     `  bad sends: ${verdict.rejectedOnce} of ${verdict.badSends} one Send Rejected each; the largest Send Rejected ${verdict.largestSendRejected} bytes (the bus takes 262144)`,
   );
@@ -102,23 +138,7 @@ export const printReport = (input: {
     log(
       `  reused cliKey ${pair.cliKey}: first ${pair.first}, reuse ${pair.reuse}; sent: ${pair.sent}`,
     );
-  // The rarer kinds first: a flood of duplicates must not hide a lost or misreported item.
-  const order = [
-    'lost',
-    'misreported',
-    'sent twice',
-    'bad send sent',
-    'misattributed',
-    'too big for the bus',
-    'quota exceeded',
-    'refused as temporary',
-  ];
-  const rank = (kind: string) => (order.includes(kind) ? order.indexOf(kind) : order.length);
-  const violations = [...verdict.violations].sort((a, b) => rank(a.invariant) - rank(b.invariant));
-  for (const violation of violations.slice(0, 40)) {
-    log(`  VIOLATION ${violation.invariant}: ${violation.item}: ${violation.detail}`);
-  }
-  if (verdict.violations.length > 40) log(`  … ${verdict.violations.length - 40} more violations`);
+  printViolations(verdict, log, input.trails);
   const total = Object.values(input.faults).reduce((sum, count) => sum + count, 0);
   const line =
     `chaos: seed=${input.seed} items=${input.items} lost=${verdict.lost} duplicated=${verdict.duplicated} ` +

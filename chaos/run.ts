@@ -27,6 +27,7 @@ import { feedWorkload } from './feed-workload.ts';
 import { checkInvariants, type GatewayLedger, holds, type Verdict } from './invariants.ts';
 import { explainLostSends, gatewayFaults, printReport, seconds } from './report.ts';
 import { awaitOutcomes, settle } from './settle.ts';
+import { ReportTrail } from './trail.ts';
 import { buildWorkload } from './workload.ts';
 
 export interface ChaosOptions {
@@ -82,6 +83,9 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
   const workload = buildWorkload(seed, items);
   const dataDir = mkdtempSync(join(tmpdir(), `msgbridge-chaos-${seed}-`));
   const unavoidable = new Set<string>();
+  // Where each report goes on its way to the bus: printed under the report if it is lost.
+  const trail = new ReportTrail(started);
+  const unwatchGateway = trail.watchGateway();
   let bridge: LocalBridge | undefined;
   // The bridge logs every failure it meets on stderr; under injected faults that is thousands of
   // lines. They are counted (and the first few kept) instead.
@@ -116,20 +120,26 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
         minEmptyPollIntervalMs: 1_000,
         reportBatchSize: 10,
       },
+      loggerFor: trail.loggerFor,
       instrument: {
-        clients: ({ dynamodb, s3, sqs, eventBridge }) => {
+        clients: ({ dynamodb, s3, sqs, eventBridge }, functionName) => {
           injectDynamoDbFaults(dynamodb, plan);
           injectS3Faults(s3, plan);
           injectSqsFaults(sqs, plan, TIME_SCALE);
+          // After the faults: it records what reached SQS (a lost delete did not).
+          trail.watchSqs(sqs, functionName);
           injectEventBridgeFaults(eventBridge, plan, unavoidable);
         },
-        gateway: faultyGateway(plan),
-        lambda: killableLambda,
+        gateway: (inner) => faultyGateway(plan)(trail.watchSends(inner)),
+        // The trail outside: it sees a killed invocation end.
+        lambda: (name, handler) => trail.watchInvocation(name, killableLambda(name, handler)),
         gatewayTimeoutMs: GATEWAY_TIMEOUT_MS,
         sendTimeoutSeconds: SEND_TIMEOUT_SECONDS,
       },
     });
     const running = bridge;
+    trail.checkQueueUrl = running.queues.reportChecks.url;
+    trail.gatewayPort = Number(new URL(running.sim.url).port);
     log(
       `chaos: seed ${seed}, ${items} items: ${workload.cliKeys.length} recipients in ${workload.sends.flat().length} send requests, ` +
         `${workload.mo.flat().length} inbound messages (${workload.attachments} attachments), ${workload.hostile.length} hostile bodies; reports by ${workload.reportDelivery}`,
@@ -181,6 +191,7 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
     await running.publisher.drained().catch(() => undefined);
     const verdict = verdictNow();
     await explainLostSends(running, verdict, log);
+    const trails = await trail.explain(running, verdict);
     const elapsedMs = Date.now() - started;
     const faults = { ...plan.injected, ...gatewayFaults(running) };
     const summary = printReport({
@@ -192,10 +203,13 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       bridge: running,
       elapsedMs,
       log,
+      trails,
+      withheld: trail.withheldSummary(running),
     });
     return { seed, items, verdict, ok: holds(verdict), summary, faults, elapsedMs };
   } finally {
     plan.armed = false;
+    unwatchGateway();
     await bridge?.stop();
     console.error = consoleError;
     if (stderr.lines > 0) {

@@ -3,9 +3,13 @@
  * run, then, faults off, for nothing to be lost. What the bridge would do hours or days later (a
  * reconcile-status run that resolves an unknown outcome, a report check past its queue's delays,
  * the attachment sweep retrying a failed download) is run at once, on the jobs' own clocks, once
- * nothing else is pending; a send or check still in its queue is waited for, not called lost.
+ * nothing else is pending; a send or check still in its queue, and an unknown outcome not yet
+ * resolved (its recipient's report check is queued only once it is), is waited for, not called
+ * lost.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { AWAITING_REPORT_INDEX, UNKNOWN_OUTCOME_BUCKET } from '../functions/commons/tables.ts';
 import type { LocalBridge } from '../local/bridge.ts';
 import { queuedMessages } from '../local/queue-snapshot.ts';
 import { elapseQueueTime, queueCounts } from '../local/queue-time.ts';
@@ -75,29 +79,43 @@ export const settle = async (
     const lost = violations.filter((v) => v.invariant === 'lost');
     if (lost.length === 0 && (!reportsComing() || Date.now() > settleBy)) break;
     const attachmentsOnly = lost.every((v) => v.item.startsWith('attachment '));
+    // A send whose last delivery ended undecided (its claim held by an attempt that died after
+    // the gateway accepted, say) is an unknown outcome: its outcome event, and for an accepted
+    // recipient its report check, come only once reconcile-status has resolved it. While one is
+    // open, a missing send outcome or report is pending, not lost.
+    const unknownsOpen =
+      lost.some((v) => v.item.startsWith('send ') || v.item.startsWith('report ')) &&
+      (await unresolvedUnknownOutcomes(bridge));
     if (Date.now() > settleBy && !(attachmentsOnly && lateSweeps <= LATE_SWEEPS)) {
       if (
         Date.now() > graceBy ||
-        !(sendsQueued(bridge, lost) || checksQueued(bridge, lost) || badQueued(bridge, lost))
+        !(
+          sendsQueued(bridge, lost) ||
+          checksQueued(bridge, lost) ||
+          badQueued(bridge, lost) ||
+          unknownsOpen
+        )
       )
         break;
     }
-    // A send whose last delivery ended undecided is an unknown outcome that reconcile-status
-    // resolves 2 to 10 minutes after the attempt. Once nothing else is pending, it runs as if then.
+    // reconcile-status resolves an unknown outcome 2 to 10 minutes after the attempt, on its
+    // schedule. Once nothing else is pending, or while one is open (a missing report waits for
+    // it), it runs as if then.
     if (
       Date.now() - lateReconcileAt > 10_000 &&
       Date.now() - faultsOffAt > 15_000 &&
-      lost.every(
-        (v) =>
-          v.item.startsWith('send ') ||
-          v.item.startsWith('attachment ') ||
-          v.item.startsWith('rejection '),
-      )
+      (unknownsOpen ||
+        lost.every(
+          (v) =>
+            v.item.startsWith('send ') ||
+            v.item.startsWith('attachment ') ||
+            v.item.startsWith('rejection '),
+        ))
     ) {
       lateReconcileAt = Date.now();
       const reconciled = await bridge.jobs.reconcileAt(new Date(Date.now() + LATE_RECONCILE_MS));
       log(
-        `chaos: send outcomes still pending; reconcile-status, run as if 15 min later: ${JSON.stringify(reconciled)}`,
+        `chaos: ${unknownsOpen ? 'unknown send outcomes open' : 'send outcomes still pending'}; reconcile-status, run as if 15 min later: ${JSON.stringify(reconciled)}`,
       );
     }
     // A report the gateway withheld is found by a report check 1 to 2 minutes after its
@@ -210,17 +228,43 @@ const checksQueued = (
   lost.some((v) => v.item.startsWith('report ')) &&
   queueCounts(bridge.fauxqs, bridge.queues.reportChecks.name).total > 0;
 
-/** Whether any of the sends missing an outcome is still in the send queue, to be delivered again. */
+/**
+ * Whether any of the sends missing an outcome, or of the recipients whose report is missing, is
+ * still in the send queue, to be delivered again: an acceptance no delivery recorded yet (the
+ * attempt died after the gateway accepted) gets its report check from the delivery that does.
+ */
 const sendsQueued = (
   bridge: LocalBridge,
   lost: ReadonlyArray<{ readonly item: string }>,
 ): boolean => {
   const bodies = inSendQueue(bridge).map((m) => m.body);
-  return lost.some(
-    (v) =>
-      v.item.startsWith('send ') &&
-      bodies.some((body) => body.includes(`"${v.item.slice('send '.length)}"`)),
+  const cliKeyOf = new Map(bridge.sim.acceptances().map((a) => [a.msgKey, a.cliKey]));
+  return lost.some((v) => {
+    const cliKey = v.item.startsWith('send ')
+      ? v.item.slice('send '.length)
+      : v.item.startsWith('report ')
+        ? cliKeyOf.get(v.item.slice('report '.length))
+        : undefined;
+    return cliKey !== undefined && bodies.some((body) => body.includes(`"${cliKey}"`));
+  });
+};
+
+/**
+ * Whether the awaiting-report index holds an unknown outcome reconcile-status has not resolved
+ * (the sender's `UNKNOWN` items; resolving one takes it off the index).
+ */
+const unresolvedUnknownOutcomes = async (bridge: LocalBridge): Promise<boolean> => {
+  const answer = await bridge.documents.send(
+    new QueryCommand({
+      TableName: bridge.tables.events,
+      IndexName: AWAITING_REPORT_INDEX.name,
+      KeyConditionExpression: '#bucket = :bucket',
+      ExpressionAttributeNames: { '#bucket': AWAITING_REPORT_INDEX.partitionKey },
+      ExpressionAttributeValues: { ':bucket': UNKNOWN_OUTCOME_BUCKET },
+      Limit: 1,
+    }),
   );
+  return (answer.Items ?? []).length > 0;
 };
 
 const waitUntil = async (condition: () => boolean, timeoutMs: number): Promise<boolean> => {
