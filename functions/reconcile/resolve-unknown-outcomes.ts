@@ -197,7 +197,9 @@ const resolveUnknownBatch = async (
       const at = deps.receive.now();
       const retentionDays = deps.receive.retentionDays;
       // Queued before the outcome is stored: a stored acceptance always has its report check.
-      if (resolution.kind === 'accepted')
+      // A scheduled recipient's report comes when the schedule is due, days later: no check, and
+      // its acceptance is published whatever `acceptedEvents` says (UnknownOutcome.scheduled).
+      if (resolution.kind === 'accepted' && !entry.scheduled)
         await deps.awaiting?.expect({
           channel: entry.channel,
           acceptedAt: entry.attemptedAt,
@@ -207,7 +209,7 @@ const resolveUnknownBatch = async (
               : { cliKey: entry.cliKey },
           ],
         });
-      if (resolution.kind === 'accepted' && deps.unpublishedAcceptances)
+      if (resolution.kind === 'accepted' && !entry.scheduled && deps.unpublishedAcceptances)
         await deps.unpublishedAcceptances.putEvent(
           resolvedAcceptanceUnpublished(entry, resolution, at, retentionDays),
         );

@@ -33,6 +33,13 @@ export interface UnknownOutcome {
   readonly message: string;
   /** The send record of its message, whose claim keeps senders away while `reconcile-status` asks. */
   readonly record: SendRecordKey;
+  /**
+   * A scheduled send (`resvYn` `Y`): accepted, its recipient is registered, not sent, so its report
+   * comes when the schedule is due (no report check), and its "Message Accepted" is published
+   * whatever `acceptedEvents` says, as the sender does: every scheduled recipient ends with an
+   * outcome event.
+   */
+  readonly scheduled?: true;
 }
 
 /**

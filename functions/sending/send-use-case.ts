@@ -519,6 +519,7 @@ const recordDecisions = async (
           code: decision.code,
           message: decision.message,
           record,
+          ...(isScheduled(context.message) ? { scheduled: true as const } : {}),
         });
         counts.unknown += 1;
         break;

@@ -29,6 +29,7 @@ import { GatewaySender } from '../../functions/sending/adapters/gateway-sender.t
 import type { SendGateway } from '../../functions/sending/ports.ts';
 import { GatewayTransportError } from '../../gateway/errors.ts';
 import { type ReportItem, ReportItemSchema } from '../../gateway/schemas/index.ts';
+import { formatKst } from '../../protocol/kst.ts';
 import { awaitingIndexPorts } from '../support/awaiting-index-ports.ts';
 import { documents } from '../support/dynalite-documents.ts';
 import { MemoryReportChecks } from '../support/memory-report-checks.ts';
@@ -284,7 +285,11 @@ describe('unknown outcomes against the simulator', () => {
     new GatewayTransportError('timeout', { code: 'TIMEOUT', message: 'no answer', endpoint: 'e' });
 
   /** The last delivery of a message whose answer is lost, after (or instead of) reaching the gateway. */
-  const sendLastTime = async (count: number, reachesGateway: boolean) => {
+  const sendLastTime = async (
+    count: number,
+    reachesGateway: boolean,
+    fields: Record<string, unknown> = {},
+  ) => {
     const real = new GatewaySender(world.client);
     const gateway: SendGateway = {
       send: async (request, options) => {
@@ -292,7 +297,7 @@ describe('unknown outcomes against the simulator', () => {
         throw lostAnswer();
       },
     };
-    const { result, cliKeys } = await sendSms(count, sendDeps(gateway), world.now(), 6);
+    const { result, cliKeys } = await sendSms(count, sendDeps(gateway), world.now(), 6, fields);
     expect(result).toMatchObject({ kind: 'done', rejected: 0, unknown: count });
     return cliKeys;
   };
@@ -322,6 +327,28 @@ describe('unknown outcomes against the simulator', () => {
     expect(checks.sent.flatMap((check) => check.recipients.map((r) => r.cliKey)).sort()).toEqual(
       [...keys].sort(),
     );
+  });
+
+  it("publishes a scheduled send's acceptance, with acceptances unpublished, and looks for no report", async () => {
+    // Prepare: a send scheduled for tomorrow; the gateway registered it, its answer was lost.
+    const resvReqDt = formatKst(world.now().getTime() + 86_400_000, 'YYYY-MM-DD HH:mm');
+    const keys = await sendLastTime(1, true, { resvYn: 'Y', resvReqDt });
+    await world.sim.advance(3 * MINUTE);
+    const sends = new DynamoDbSendStore(world.eventTable, 1, documents);
+
+    // Act: a deployment that publishes no "Message Accepted" (reconcile-status/compose.ts)
+    const run = await reconcileStatus({ ...reconcileDeps(), unpublishedAcceptances: sends });
+
+    // Assess: the outcome event every scheduled recipient ends with; its report comes when the
+    // schedule is due, so no report check.
+    expect(run).toMatchObject({ unknownAccepted: 1, unknownNotSent: 0 });
+    expect(stored.filter((r) => r.detailType === 'Message Accepted').map((r) => r.cliKey)).toEqual(
+      keys,
+    );
+    expect(checks.sent).toEqual([]);
+    const unknown = (await outcomes()).filter((item) => item.sk === 'UNKNOWN');
+    expect(unknown).toEqual([expect.objectContaining({ scheduled: true })]);
+    expect(unknown[0]?.awaitingReportBucket).toBeUndefined();
   });
 
   it('lets only one of two overlapping scheduled runs query the gateway', async () => {

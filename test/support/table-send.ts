@@ -45,15 +45,17 @@ export const tableSendDeps = (
 
 /**
  * Delivers a new SMS queue message to `count` recipients (its `receiveCount`-th delivery, queued
- * at `sentAt`); answers the use case's result and the recipients' cliKeys.
+ * at `sentAt`), with `fields` besides (a schedule, say); answers the use case's result and the
+ * recipients' cliKeys.
  */
 export const sendSms = async (
   count: number,
   deps: SendDeps,
   sentAt: Date,
   receiveCount = 1,
+  fields: Record<string, unknown> = {},
 ): Promise<{ result: SendResult; cliKeys: string[] }> => {
-  const message = { channel: 'sms', ...smsBody(count) };
+  const message = { channel: 'sms', ...smsBody(count), ...fields };
   const delivery: QueueDelivery = {
     body: JSON.stringify(message),
     messageId: `m-${Math.random()}`,

@@ -159,6 +159,37 @@ describe('reconcileStatus on unknown outcomes', () => {
     expect(w.unknown.entries.size).toBe(0);
   });
 
+  it("publishes a scheduled recipient's acceptance even where acceptances are not, with no report check", async () => {
+    // Prepare: a scheduled send whose last delivery ended unknown; "Message Accepted" turned off.
+    const w = setup();
+    const attemptedAt = ago(3 * MINUTE);
+    w.unknown.add({ ...entry('u1', attemptedAt), scheduled: true });
+    w.gateway.known.set('u1', {
+      reqDt: formatKst(Date.parse(attemptedAt), 'YYYY-MM-DD'),
+      item: { msgKey: 'M-u1', ch: 'SMS', status: 'REG' },
+    });
+    const unpublished: object[] = [];
+    const unpublishedAcceptances = {
+      putEvent: async (record: object) => {
+        unpublished.push(record);
+        return 'stored' as const;
+      },
+    };
+
+    // Act
+    const result = await reconcileStatus(w.deps({ unpublishedAcceptances }));
+
+    // Assess: its outcome event, as the sender publishes for a scheduled send; its report comes
+    // when the schedule is due, so nothing looks for it now.
+    expect(result).toMatchObject({ unknownExamined: 1, unknownAccepted: 1 });
+    expect(unpublished).toEqual([]);
+    expect(sendEvents(w.store, 'Message Accepted').map((event) => event.data)).toEqual([
+      expect.objectContaining({ cliKey: 'u1', msgKey: 'M-u1' }),
+    ]);
+    expect(w.checks.sent).toEqual([]);
+    expect(w.unknown.entries.size).toBe(0);
+  });
+
   it('waits before it believes the gateway does not know a cliKey, then publishes a not-sent rejection', async () => {
     // Prepare
     const w = setup();

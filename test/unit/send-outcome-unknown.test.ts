@@ -107,6 +107,25 @@ describe('a send whose outcome is unknown on its last delivery', () => {
     expect([...store.claims.values()].every((claim) => claim.until === 0)).toBe(true);
   });
 
+  it('marks the unknown outcome of a scheduled send as scheduled, and only that one', async () => {
+    // A scheduled recipient's acceptance is published whatever acceptedEvents says, with no
+    // report check: reconcile-status reads the mark when it resolves it.
+    const timeout = () =>
+      new GatewayTransportError('timeout', { code: 'TIMEOUT', message: 'slow', endpoint: 'e' });
+    const resvReqDt = formatKst(NOW.getTime() + 86_400_000, 'YYYY-MM-DD HH:mm');
+    const scheduled = setup(new ScriptedGateway(timeout));
+    const now = setup(new ScriptedGateway(timeout));
+    const message = sms(1);
+
+    await sendQueuedMessage(delivery({ ...message, resvYn: 'Y', resvReqDt }, 6), scheduled.deps);
+    await sendQueuedMessage(delivery(message, 6), now.deps);
+
+    const key = keysOf(message)[0] ?? '';
+    expect(scheduled.store.unknown.get(key)).toMatchObject({ code: 'TIMEOUT', scheduled: true });
+    expect(now.store.unknown.get(key)).toMatchObject({ code: 'TIMEOUT' });
+    expect(now.store.unknown.get(key)).not.toHaveProperty('scheduled');
+  });
+
   it('still records an explicit retryable refusal on the last delivery as retries-exhausted', async () => {
     const gateway = new ScriptedGateway(
       () =>

@@ -32,6 +32,7 @@ const UnknownEntrySchema = z.looseObject({
   code: z.string(),
   message: z.string(),
   recordPk: z.string().check(z.startsWith(KEY_PREFIX.send)),
+  scheduled: z.optional(z.literal(true)),
 });
 
 /** `LastEvaluatedKey` of an index page: the table's and the index's keys. */
@@ -123,7 +124,10 @@ export class DynamoDbAwaitingReports implements ReportLedger, UnknownOutcomeInde
       const { cliKey, channel, phone, sqsMessageId, attemptedAt, code, message, recordPk } =
         parsed.data;
       const record = { pk: recordPk, sk: SEND_RECORD_SK };
-      return [{ cliKey, channel, phone, sqsMessageId, attemptedAt, code, message, record }];
+      const scheduled = parsed.data.scheduled ? { scheduled: true as const } : {};
+      return [
+        { cliKey, channel, phone, sqsMessageId, attemptedAt, code, message, record, ...scheduled },
+      ];
     });
     return answer.LastEvaluatedKey
       ? { entries, next: JSON.stringify(answer.LastEvaluatedKey) }
