@@ -360,8 +360,10 @@ gets an unreadable answer or an HTTP 5xx, or the answer leaves a recipient out, 
 have accepted it. The recipient is then kept as an *unknown outcome* (no event yet), and
 \`reconcile-status\` (every 15 minutes) asks the gateway's status query about it from
 ${UNKNOWN_AFTER_MINUTES} minutes after the attempt: a known \`cliKey\` is accepted (\`Message Accepted\` where
-those are published; its report follows as usual), one still unknown after ${NOT_SENT_AFTER_MINUTES} minutes becomes
-\`Message Rejected\` with category \`not-sent\`. Every \`Message Rejected\` means the gateway did
+those are published; its report follows as usual; for a scheduled send \`Message Accepted\`
+whatever \`sending.acceptedEvents\` says, as for a duplicate answer above, and its report comes when
+the schedule is due), one still unknown after ${NOT_SENT_AFTER_MINUTES} minutes becomes \`Message Rejected\`
+with category \`not-sent\`. Every \`Message Rejected\` means the gateway did
 not accept that \`cliKey\`; resend under a **new** \`cliKey\` only after one, never while an outcome
 is still pending. Until the outcome is known, a queue message with the same \`cliKey\` is sent
 again under that \`cliKey\` (safe, as above), and while \`reconcile-status\` decides, no sender
