@@ -94,7 +94,13 @@ export const createReconcileStatusHandler = ({
       UnknownOutcomesAccepted: run.unknownAccepted,
       UnknownOutcomesNotSent: run.unknownNotSent,
       UnknownOutcomesPending: run.unknownPending,
+      UnknownOutcomesUnreadable: run.unknownUnreadable,
     });
+    if (run.unknownUnreadable > 0)
+      logger.error('unknown-outcome items that are no readable entry: never decided until mended', {
+        unreadable: run.unknownUnreadable,
+        items: run.unreadableUnknown,
+      });
     if (run.stoppedBy === 'complete') logger.info('reconcile-status run ended', { run });
     else logger.warn('reconcile-status run stopped early; the next run goes on', { run });
     return run;

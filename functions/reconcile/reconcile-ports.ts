@@ -186,6 +186,10 @@ export interface ReconcileCounts {
   readonly unknownAlreadyDecided: number;
   /** Unknown outcomes left for the next run (too recent to believe, claimed by a sender, no answer). */
   readonly unknownPending: number;
+  /** Items of the unknown-outcome index that are no readable entry: never decided, until mended. */
+  readonly unknownUnreadable: number;
+  /** Their keys and why (the first 20). */
+  readonly unreadableUnknown?: readonly string[];
   readonly stoppedBy: ReconcileStop;
   /** The gateway error that stopped the run, when one did. */
   readonly gatewayError?: string;

@@ -62,6 +62,7 @@ const newCounts = (): MutableCounts => ({
   unknownNotSent: 0,
   unknownAlreadyDecided: 0,
   unknownPending: 0,
+  unknownUnreadable: 0,
   stoppedBy: 'complete',
 });
 const HOUR_MS = 3_600_000;

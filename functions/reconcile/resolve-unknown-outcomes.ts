@@ -20,17 +20,26 @@ import { kstDate, type StatusGateway } from './status-query.ts';
  * query ("Message Accepted" or "Message Rejected" as not sent) under the recipient's send claim.
  */
 
+/** Unreadable index items a run names in its result (all are counted). */
+const UNREADABLE_NAMED = 20;
 /**
  * Recipients whose last send got no answer ({@link UnknownOutcome}), kept by the sender until the
  * status query says what became of them.
  */
 export interface UnknownOutcomeIndex {
-  /** One page of the entries attempted within `range` (UTC ISO 8601), oldest first. */
+  /**
+   * One page of the entries attempted within `range` (UTC ISO 8601), oldest first, and the keys
+   * of the page's items that are no readable entry (with why), which are left where they are.
+   */
   unknownPage(
     range: { readonly from: string; readonly to: string },
     limit: number,
     start?: string,
-  ): Promise<{ readonly entries: readonly UnknownOutcome[]; readonly next?: string }>;
+  ): Promise<{
+    readonly entries: readonly UnknownOutcome[];
+    readonly unreadable?: readonly string[];
+    readonly next?: string;
+  }>;
   /**
    * True when an outcome of `cliKey` is stored (a later send or run decided it): an `OUTCOME`
    * item, or an acceptance its message's send record lists.
@@ -78,6 +87,9 @@ export interface UnknownOutcomeCounts {
   unknownNotSent: number;
   unknownAlreadyDecided: number;
   unknownPending: number;
+  /** Items of the index that are no readable entry: left as they are, named in `unreadableUnknown`. */
+  unknownUnreadable: number;
+  unreadableUnknown?: readonly string[];
   gatewayError?: string;
 }
 
@@ -108,7 +120,7 @@ export const resolveUnknownOutcomes = async (
   hasTimeLeft: () => boolean,
   claimOwner: string,
 ): Promise<UnknownOutcomeStop | undefined> => {
-  const { deps } = run;
+  const { deps, counts } = run;
   const { settings } = deps;
   const now = deps.now().getTime();
   const range = {
@@ -119,6 +131,13 @@ export const resolveUnknownOutcomes = async (
   do {
     const page = await deps.unknown.unknownPage(range, settings.pageSize, start);
     start = page.next;
+    if (page.unreadable !== undefined && page.unreadable.length > 0) {
+      counts.unknownUnreadable += page.unreadable.length;
+      counts.unreadableUnknown = [...(counts.unreadableUnknown ?? []), ...page.unreadable].slice(
+        0,
+        UNREADABLE_NAMED,
+      );
+    }
     const byDate = new Map<string, UnknownOutcome[]>();
     for (const entry of page.entries) {
       const reqDt = kstDate(entry.attemptedAt, 0);

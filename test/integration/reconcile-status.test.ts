@@ -4,7 +4,7 @@
  * (dynalite) with the `awaiting-report` index: sends go through `sendQueuedMessage`, late reports
  * are filled in from the status query, and the real report arriving later causes no second event.
  */
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DynamoDbLease } from '../../functions/commons/dynamodb-lease.ts';
 import { DynamoDbEventStore } from '../../functions/event-table/dynamodb-event-store.ts';
@@ -349,6 +349,40 @@ describe('unknown outcomes against the simulator', () => {
     const unknown = (await outcomes()).filter((item) => item.sk === 'UNKNOWN');
     expect(unknown).toEqual([expect.objectContaining({ scheduled: true })]);
     expect(unknown[0]?.awaitingReportBucket).toBeUndefined();
+  });
+
+  it('counts and names an index item that is no readable entry, and leaves it where it is', async () => {
+    // Prepare: one real unknown outcome and, beside it in the index, an item without its channel.
+    const keys = await sendLastTime(1, true);
+    const attemptedAt = new Date(world.now().getTime() - MINUTE).toISOString();
+    await documents.send(
+      new PutCommand({
+        TableName: world.eventTable,
+        Item: {
+          pk: 'SEND#mangled',
+          sk: 'UNKNOWN',
+          cliKey: 'mangled',
+          attemptedAt,
+          awaitingReportBucket: 'UNKNOWN',
+          acceptedAt: attemptedAt,
+        },
+      }),
+    );
+    await world.sim.advance(3 * MINUTE);
+
+    // Act
+    const run = await reconcileStatus(reconcileDeps());
+
+    // Assess: the readable one decided, the other counted, named with why, and kept.
+    expect(run).toMatchObject({ unknownAccepted: 1, unknownUnreadable: 1 });
+    expect(run.unreadableUnknown).toEqual([expect.stringMatching(/^SEND#mangled: .*channel/)]);
+    expect(stored.filter((r) => r.detailType === 'Message Accepted').map((r) => r.cliKey)).toEqual(
+      keys,
+    );
+    const mangled = await documents.send(
+      new GetCommand({ TableName: world.eventTable, Key: { pk: 'SEND#mangled', sk: 'UNKNOWN' } }),
+    );
+    expect(mangled.Item?.awaitingReportBucket).toBe('UNKNOWN');
   });
 
   it('lets only one of two overlapping scheduled runs query the gateway', async () => {

@@ -98,7 +98,11 @@ export class DynamoDbAwaitingReports implements ReportLedger, UnknownOutcomeInde
     range: { readonly from: string; readonly to: string },
     limit: number,
     start?: string,
-  ): Promise<{ readonly entries: readonly UnknownOutcome[]; readonly next?: string }> {
+  ): Promise<{
+    readonly entries: readonly UnknownOutcome[];
+    readonly unreadable: readonly string[];
+    readonly next?: string;
+  }> {
     const answer = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -118,9 +122,15 @@ export class DynamoDbAwaitingReports implements ReportLedger, UnknownOutcomeInde
           start === undefined ? undefined : StartKeySchema.parse(JSON.parse(start)),
       }),
     );
+    const unreadable: string[] = [];
     const entries = (answer.Items ?? []).flatMap((item) => {
       const parsed = UnknownEntrySchema.safeParse(item);
-      if (!parsed.success) return [];
+      if (!parsed.success) {
+        unreadable.push(
+          `${String(item.pk)}: ${z.prettifyError(parsed.error).replace(/\n/g, '; ')}`,
+        );
+        return [];
+      }
       const { cliKey, channel, phone, sqsMessageId, attemptedAt, code, message, recordPk } =
         parsed.data;
       const record = { pk: recordPk, sk: SEND_RECORD_SK };
@@ -130,8 +140,8 @@ export class DynamoDbAwaitingReports implements ReportLedger, UnknownOutcomeInde
       ];
     });
     return answer.LastEvaluatedKey
-      ? { entries, next: JSON.stringify(answer.LastEvaluatedKey) }
-      : { entries };
+      ? { entries, unreadable, next: JSON.stringify(answer.LastEvaluatedKey) }
+      : { entries, unreadable };
   }
 
   async hasOutcome(cliKey: string, record: SendRecordKey): Promise<boolean> {
