@@ -318,12 +318,7 @@ export class ReportTrail {
       tell((id) => `started with check ${short(id)} and ${invocation.checks.length - 1} more`);
       try {
         const answer = await this.current.run(invocation, () => handler(event));
-        const failures = new Set(
-          (
-            (answer as { batchItemFailures?: Array<{ itemIdentifier: string }> } | undefined)
-              ?.batchItemFailures ?? []
-          ).map((failure) => failure.itemIdentifier),
-        );
+        const failures = failedItems(answer);
         tell(
           (id) =>
             `ended: check ${short(id)} ${failures.has(id) ? 'left unfinished (a batch item failure: it comes back after its visibility timeout)' : 'done with (finished, or put back as a new message)'}; ${runText(invocation)}`,
@@ -397,12 +392,7 @@ export class ReportTrail {
     );
     try {
       const answer = await handler(event);
-      const failures = new Set(
-        (
-          (answer as { batchItemFailures?: Array<{ itemIdentifier: string }> } | undefined)
-            ?.batchItemFailures ?? []
-        ).map((failure) => failure.itemIdentifier),
-      );
+      const failures = failedItems(answer);
       tell(
         (d) =>
           `send message ${short(d.id)} (receive ${d.receive}) ${failures.has(d.id) ? 'to be delivered again' : 'done'}`,
@@ -561,6 +551,15 @@ export class ReportTrail {
     }`;
   }
 }
+
+/** The message ids an SQS handler's answer names as batch item failures. */
+const failedItems = (answer: unknown): Set<string> =>
+  new Set(
+    (
+      (answer as { batchItemFailures?: Array<{ itemIdentifier: string }> } | undefined)
+        ?.batchItemFailures ?? []
+    ).map((failure) => failure.itemIdentifier),
+  );
 
 /** reconcile-status's counts of one invocation, as the trail prints them. */
 const runText = (invocation: Invocation): string => {
