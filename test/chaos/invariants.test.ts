@@ -12,21 +12,10 @@ import {
   holds,
   type QueuedBadSend,
 } from '../../chaos/invariants.ts';
-import type { Workload } from '../../chaos/workload.ts';
 import type { BusEntry } from '../../functions/publishing/ports.ts';
+import { oneSendWorkload } from '../support/chaos-workload.ts';
 
-const workload: Workload = {
-  seed: 1,
-  reportDelivery: 'webhook',
-  sends: [],
-  cliKeys: ['k1'],
-  scheduledCliKeys: new Set(),
-  emojiCliKeys: [],
-  badSends: [],
-  mo: [],
-  attachments: 0,
-  hostile: [],
-};
+const workload = oneSendWorkload('webhook');
 
 /** k1 was sent once, to the first message's phone; its report is not due yet. */
 const ledger = (phone = '01011110000'): GatewayLedger => ({

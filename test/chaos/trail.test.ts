@@ -12,21 +12,10 @@ import { checkInvariants } from '../../chaos/invariants.ts';
 import { printViolations } from '../../chaos/report.ts';
 import type { ReportState } from '../../chaos/report-state.ts';
 import { ReportTrail } from '../../chaos/trail.ts';
-import type { Workload } from '../../chaos/workload.ts';
 import type { SendMessage } from '../../functions/send-contract/queue-message.ts';
+import { oneSendWorkload } from '../support/chaos-workload.ts';
 
-const workload: Workload = {
-  seed: 1,
-  reportDelivery: 'polling',
-  sends: [],
-  cliKeys: ['k1'],
-  scheduledCliKeys: new Set(),
-  emojiCliKeys: [],
-  badSends: [],
-  mo: [],
-  attachments: 0,
-  hostile: [],
-};
+const workload = oneSendWorkload('polling');
 
 /** k1 was accepted as M1 and the gateway made its report; nothing reached the bus. */
 const lostReport = () =>
