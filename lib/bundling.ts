@@ -1,5 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { awsSdkTrims } from './aws-sdk-trims.ts';
 
 /**
  * How every Lambda is bundled: the one description that the CDK construct
@@ -75,8 +77,9 @@ export const S3_PART = {
  * part only a dynamic `import()` reaches, which is read and evaluated when first imported, not at
  * cold start. Every file sits in `outdir` itself, so the `./s3-part.mjs` an import keeps names the
  * same file from each of them. `NodejsFunction`'s own bundling writes one file (`--outfile`),
- * which cannot split, so the stack runs this step itself; {@link bundleLambda} runs it for the
- * stack (`MsgbridgeFunction`), the package build and the cold-start benchmark alike.
+ * which cannot split, so the stack runs this step itself; {@link bundleLambdaAsync} runs it for
+ * the stack (`MsgbridgeFunction`, through {@link bundleLambdaSync}), the package build and the
+ * cold-start benchmark alike.
  */
 export const lambdaBuildOptions = (
   entry: string,
@@ -104,6 +107,8 @@ export const lambdaBuildOptions = (
   // Every chunk is a module of its own, so each gets its own `require`.
   banner: { js: LAMBDA_BUNDLING.banner },
   alias: { ...LAMBDA_BUNDLING.alias },
+  // The SDK's schemas rewritten so that a bundle keeps only its commands' (`aws-sdk-trims.ts`).
+  plugins: [awsSdkTrims],
   metafile: true as const,
   write: choices.write ?? true,
   logLevel: 'warning' as const,
@@ -149,11 +154,6 @@ export const s3PartBuildOptions = (outdir: string, choices: LambdaBuildChoices =
   entryPoints: { [S3_PART.file.replace(/\.mjs$/, '')]: S3_PART.source },
   splitting: false,
 });
-
-/** What {@link bundleLambda} needs of esbuild (`buildSync`), so that the stack loads it lazily. */
-export interface SyncBundler {
-  buildSync(options: ReturnType<typeof lambdaBuildOptions>): BundleResult;
-}
 
 /** What {@link bundleLambdaAsync} needs of esbuild (`build`). */
 export interface AsyncBundler {
@@ -221,22 +221,8 @@ const bundled = (results: readonly BundleResult[]): BundledLambda => ({
 
 /**
  * Bundles the Lambda entry `entry` into `outdir` as deployed ({@link lambdaBuildOptions}, and the S3
- * part apart where S3 is a rare path), with esbuild's `buildSync`: the stack's bundling step is
- * synchronous.
+ * part apart where S3 is a rare path), with esbuild's `build`.
  */
-export const bundleLambda = (
-  esbuild: SyncBundler,
-  entry: string,
-  outdir: string,
-  choices: LambdaBuildChoices = {},
-): BundledLambda => {
-  const first = esbuild.buildSync(lambdaBuildOptions(entry, outdir, { ...choices, write: false }));
-  const { keepFirst, more } = nextBuilds(entry, outdir, choices, first);
-  const results = more.map((options) => esbuild.buildSync(options));
-  return finish(keepFirst ? [first, ...results] : results, keepFirst ? first : undefined, choices);
-};
-
-/** {@link bundleLambda} with esbuild's `build`, for callers that bundle several at once. */
 export const bundleLambdaAsync = async (
   esbuild: AsyncBundler,
   entry: string,
@@ -263,4 +249,22 @@ const finish = (
       writeFileSync(file.path, file.contents);
     }
   return bundled(results);
+};
+
+/** The command that bundles one entry in a process of its own (`bundleLambdaSync`). */
+export const BUNDLE_COMMAND = join(import.meta.dirname, '..', 'scripts', 'bundle-lambda.ts');
+
+/**
+ * {@link bundleLambdaAsync} for a caller that must bundle synchronously, the stack's local bundling
+ * (CDK calls `tryBundle` and reads the directory when it returns): esbuild runs plugins only in its
+ * asynchronous API, so a child `node` bundles (`scripts/bundle-lambda.ts`, through the checkout's
+ * `tsx`) while this waits, as `NodejsFunction` waits for the esbuild it spawns. Only a checkout
+ * bundles: the package ships its bundles prebuilt.
+ */
+export const bundleLambdaSync = (entry: string, outdir: string): void => {
+  execFileSync(process.execPath, ['--import', 'tsx', BUNDLE_COMMAND, entry, outdir], {
+    // `--import tsx` is resolved from the checkout's node_modules.
+    cwd: join(import.meta.dirname, '..'),
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
 };

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, join } from 'node:path';
 import {
   AssetHashType,
@@ -23,7 +22,7 @@ import {
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { type Construct, type IConstruct, Node } from 'constructs';
-import { bundleLambda, PREBUILT_BUNDLE_FILE, type SyncBundler } from './bundling.ts';
+import { bundleLambdaSync, PREBUILT_BUNDLE_FILE } from './bundling.ts';
 
 /**
  * The logs and traces of every msgbridge function, chosen once for a stack
@@ -184,10 +183,9 @@ class LocalEsbuild implements ILocalBundling {
   constructor(readonly entry: string) {}
 
   tryBundle(outputDir: string): boolean {
-    // Only a checkout bundles (the package ships its bundles prebuilt, `prebuiltBundle`), and a
-    // checkout has esbuild; loaded here so that nothing else of the stack needs it.
-    const esbuild = createRequire(import.meta.url)('esbuild') as SyncBundler;
-    bundleLambda(esbuild, this.entry, outputDir);
+    // Only a checkout bundles (the package ships its bundles prebuilt, `prebuiltBundle`), with
+    // the checkout's esbuild, in a process of its own.
+    bundleLambdaSync(this.entry, outputDir);
     return true;
   }
 }
