@@ -1,8 +1,8 @@
-import type { Readable } from 'node:stream';
 import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer/bearer-client.ts';
 import type { ResendOptions } from './bearer/fresh-token-retry.ts';
 import { type Endpoint, type GatewayCall, parseData, schemaParser } from './envelope.ts';
 import { classifyCode, GatewayAuthenticationError, type GatewayCodeFamily } from './errors.ts';
+import { downloadMoFileWith } from './mo-files.ts';
 // The schema modules themselves, not `schemas/index.ts`: a Lambda bundle builds every schema of
 // every module it reaches, at start (docs/performance.md, `cold-start`).
 import { ScheduledSendDataSchema, SendResultItemSchema } from './schemas/common.ts';
@@ -39,6 +39,7 @@ import {
   UrlStatsPeriodRequestSchema,
 } from './schemas/tracking-urls.ts';
 import * as z from './schemas/zod.ts';
+import type { StreamedAttachment } from './transport.ts';
 
 /** Thrown before any call when a request does not satisfy its schema. */
 export class GatewayRequestInvalidError extends Error {
@@ -98,7 +99,6 @@ const ENDPOINTS = {
   confirmReports: endpoint('api', 'POST', '/msg/v1.2/report/result'),
   queryStatus: endpoint('api', 'POST', '/msg/v1/sent'),
   listMo: endpoint('api', 'GET', '/mo/v1/msg'),
-  moFile: endpoint('api', 'GET', '/mo/v1/file/{moKey}'),
   moSample: endpoint('api', 'GET', '/mo/direct/v1/mmsMoSample'),
   optOutRegister: endpoint('api', 'POST', '/client/v1/080/ars080Reject'),
   optOutList: endpoint('mnt', 'POST', '/client/v1.2/080/ars080RejectList'),
@@ -301,21 +301,9 @@ export class GatewayClient extends BearerGatewayClient {
     return parseData(MoListDataSchema, envelope.data, ENDPOINTS.listMo);
   }
 
-  /**
-   * Streams the file of an MO (valid 7 days); the caller consumes or destroys `body`. Spec 01
-   * §4.14 names only the moKey, no parameter to pick one of several attachments: read as the
-   * first (or only) one (docs/gateway-client.md).
-   */
-  downloadMoFile(
-    moKey: string,
-  ): Promise<{ contentType: string; contentLength?: number; body: Readable }> {
-    return this.withToken((token) =>
-      this.http.download({
-        endpoint: ENDPOINTS.moFile,
-        auth: { bearer: token },
-        pathParams: { moKey },
-      }),
-    );
+  /** Streams the file of an MO (valid 7 days); the caller consumes or destroys `body`. */
+  downloadMoFile(moKey: string): Promise<StreamedAttachment> {
+    return this.withToken((token) => downloadMoFileWith(this.http, token, moKey));
   }
 
   async moSample() {

@@ -1,7 +1,8 @@
 import type { GatewayClient } from '../../gateway/client.ts';
+import { GatewayMoFileClient } from '../../gateway/mo-files.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, listEnv, requiredEnv } from '../commons/environment.ts';
-import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
+import { gatewayAccessFromEnvironment } from '../gateway-access/gateway-access.ts';
 import {
   DynamoDbAttachmentEvents,
   DynamoDbPendingAttachments,
@@ -70,17 +71,21 @@ const composeAttachmentDeps = (
   };
 };
 
-/** The deployed gateway client, and the content URLs it may follow: its hosts and the extra ones. */
+/**
+ * The deployed gateway client, which only downloads MO files, and the content URLs it may follow:
+ * its hosts and the extra ones.
+ */
 const gatewayOf = (
   env: Environment,
   overrides: AttachmentOverrides,
   logger: AttachmentHandlerDeps['logger'],
 ) => {
-  const { client, timeoutMs, hosts } = gatewayFromEnvironment(logger, {
+  const { tokens, timeoutMs, hosts } = gatewayAccessFromEnvironment(logger, {
     env,
     documents: overrides.documents,
     secrets: overrides.secrets,
   });
+  const client = new GatewayMoFileClient({ hosts, tokens, timeoutMs });
   const contentUrls = ContentUrlPolicy.forGateway(
     [hosts.api, hosts.send, hosts.mnt],
     contentHostsFromEnvironment(env),

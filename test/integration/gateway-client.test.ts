@@ -24,6 +24,7 @@ import {
   GatewayRetryableError,
   GatewayTransportError,
 } from '../../gateway/errors.ts';
+import { GatewayMoFileClient } from '../../gateway/mo-files.ts';
 import { MoItemSchema } from '../../gateway/schemas/mo.ts';
 import { ReportItemSchema } from '../../gateway/schemas/report-items.ts';
 import { GatewayAuthApi } from '../../gateway/token-api.ts';
@@ -373,6 +374,38 @@ describe('inbound messages', () => {
 
   it('answers an unknown moKey with a gateway error', async () => {
     await expect(client.downloadMoFile('no-such-key')).rejects.toBeInstanceOf(GatewayRejectedError);
+  });
+
+  it('streams the same file through the MO-file client the attachment functions use, re-authenticating once after a revoked token', async () => {
+    // Prepare
+    const data = Buffer.from('mo-file-client-'.repeat(50));
+    sim.injectMo([
+      {
+        moType: 'MMSMO',
+        moCallback: '01055557777',
+        moNumber: '0212345678',
+        moMsg: '파일',
+        attachments: [{ name: 'a.png', contentType: 'image/png', data: data.toString('base64') }],
+      },
+    ]);
+    const mms = (await client.listMo())
+      .map((item) => MoItemSchema.parse(item))
+      .find((item) => item.moCallback === '01055557777');
+    if (!mms) throw new Error('expected the injected MMS');
+    const files = new GatewayMoFileClient({ hosts: sim.hosts, tokens, timeoutMs: 2_000 });
+    const before = sim.snapshot().authentications;
+    sim.revokeTokens();
+
+    // Act
+    const file = await files.downloadMoFile(mms.moKey);
+    const chunks: Buffer[] = [];
+    for await (const chunk of file.body) chunks.push(Buffer.from(chunk as Uint8Array));
+
+    // Assess
+    expect(file.contentType).toMatch(/^image\/png/);
+    expect(Buffer.concat(chunks).equals(data)).toBe(true);
+    expect(sim.snapshot().authentications).toBe(before + 1);
+    await expect(files.downloadMoFile('no-such-key')).rejects.toBeInstanceOf(GatewayRejectedError);
   });
 
   it('reads the MO sample', async () => {

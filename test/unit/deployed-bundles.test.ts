@@ -32,6 +32,8 @@ const RARE = {
   secretsManager: /node_modules\/@aws-sdk\/client-secrets-manager\//,
   multipartUpload: /node_modules\/@aws-sdk\/lib-storage\//,
   unreadableBodies: /functions\/received-items\/body-records\.ts$/,
+  /** The gateway client of every endpoint, with the schemas of each. */
+  gatewayClient: /gateway\/client\.ts$/,
 } as const;
 
 /** Where each of a function's rare modules must land. */
@@ -54,6 +56,7 @@ const GATEWAY_READER: Expected = {
   sendSchemas: 'lazy',
   cp949Table: 'lazy',
   secretsManager: 'lazy',
+  gatewayClient: 'start',
 };
 
 /** A gateway caller that stores what it reads as the receivers do (polled reports and MO). */
@@ -62,8 +65,18 @@ const ITEM_READER: Expected = { ...GATEWAY_READER, unreadableBodies: 'lazy' };
 /** A function that uses S3 on every request and the gateway client, which never sends from it. */
 const S3_ON_EVERY_REQUEST: Expected = { ...GATEWAY_READER, s3: 'start' };
 
-/** The attachment functions: an attachment beyond one part (5 MiB) is a multipart upload. */
-const ATTACHMENTS: Expected = { ...S3_ON_EVERY_REQUEST, multipartUpload: 'lazy' };
+/**
+ * The attachment functions: an attachment beyond one part (5 MiB) is a multipart upload. They only
+ * download MO files, through the client of that one call (`gateway/mo-files.ts`), so neither the
+ * client of every endpoint nor the send schemas it imports on first send are in their bundles.
+ */
+const ATTACHMENTS: Expected = {
+  ...S3_ON_EVERY_REQUEST,
+  multipartUpload: 'lazy',
+  gatewayClient: 'absent',
+  sendSchemas: 'absent',
+  cp949Table: 'absent',
+};
 
 const bundles = new Map<string, BundledLambda>();
 
