@@ -174,7 +174,7 @@ export const prebuiltBundle = (entry: string): string | undefined => {
   return existsSync(join(directory, PREBUILT_BUNDLE_FILE)) ? directory : undefined;
 };
 
-/** Bundles one entry with the local esbuild and `bundleLambda`. */
+/** Bundles one entry with the local esbuild, in a child `node` (`bundleLambdaSync`). */
 class LocalEsbuild implements ILocalBundling {
   /**
    * `entry` is a field so that it is part of the asset's cache key: CDK caches an asset by its

@@ -3,7 +3,7 @@
  * quarantine), imported with `import('…/s3-part.mjs')` by their first use.
  *
  * Deployed, this module is a file of its own beside the handler, `s3-part.mjs`, bundled by a second
- * esbuild build with its own copy of the SDK's core (`lib/bundling.ts`, `bundleLambda`): in one
+ * esbuild build with its own copy of the SDK's core (`lib/bundling.ts`, `bundleLambdaAsync`): in one
  * build with the handler, the SDK modules S3 shares with DynamoDB carry S3's serialisers into the
  * files every cold start reads (about 43 KiB of a receiver; docs/performance.md, `cold-start`).
  * The `.mts` file name is what lets the same literal path work everywhere: TypeScript, tsx and
