@@ -1,8 +1,9 @@
 import { BearerGatewayClient, type BearerGatewayClientOptions } from './bearer/bearer-client.ts';
 import type { ResendOptions } from './bearer/fresh-token-retry.ts';
-import { type Endpoint, type GatewayCall, parseData, schemaParser } from './envelope.ts';
+import { type Endpoint, type GatewayCall, parseData } from './envelope.ts';
 import { classifyCode, GatewayAuthenticationError, type GatewayCodeFamily } from './errors.ts';
 import { downloadMoFileWith } from './mo-files.ts';
+import { GatewayRequestInvalidError, validateRequest } from './request-validation.ts';
 // The schema modules themselves, not `schemas/index.ts`: a Lambda bundle builds every schema of
 // every module it reaches, at start (docs/performance.md, `cold-start`).
 import { ScheduledSendDataSchema, SendResultItemSchema } from './schemas/common.ts';
@@ -26,35 +27,17 @@ import {
   ClickUrlCreateDataSchema,
   ClickUrlCreateRequestSchema,
   ClickUrlDeleteRequestSchema,
-  ClickUrlListDataSchema,
-  ClickUrlListQuerySchema,
-  UrlStatsByChannelDataSchema,
-  UrlStatsByChannelRequestSchema,
-  UrlStatsByReceiverDataSchema,
-  UrlStatsByReceiverRequestSchema,
-  UrlStatsByUrlDataSchema,
-  UrlStatsByUrlRequestSchema,
-  UrlStatsDayDataSchema,
-  UrlStatsHourDataSchema,
-  UrlStatsPeriodRequestSchema,
 } from './schemas/tracking-urls.ts';
 import * as z from './schemas/zod.ts';
+import {
+  type BearerCall,
+  listClickUrlsWith,
+  URL_STATS,
+  urlStatsWith,
+} from './statistics-client.ts';
 import type { StreamedAttachment } from './transport.ts';
 
-/** Thrown before any call when a request does not satisfy its schema. */
-export class GatewayRequestInvalidError extends Error {
-  override readonly name = 'GatewayRequestInvalidError';
-  constructor(
-    readonly endpoint: string,
-    readonly issues: readonly z.core.$ZodIssue[],
-    options?: { cause?: unknown },
-  ) {
-    super(
-      `${endpoint}: invalid request\n${issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`).join('\n')}`,
-      options,
-    );
-  }
-}
+export { GatewayRequestInvalidError, validateRequest };
 
 export type SendEndpointName = keyof typeof SEND_ENDPOINTS;
 export type SendRequest<N extends SendEndpointName> = z.input<(typeof SEND_ENDPOINTS)[N]['schema']>;
@@ -106,7 +89,6 @@ const ENDPOINTS = {
   optOutPeriod: endpoint('mnt', 'GET', '/client/v1.1/080/ars080BlockNumberList'),
   createClickUrl: endpoint('api', 'POST', '/msg/v1/createClickUrl'),
   deleteClickUrl: endpoint('api', 'POST', '/msg/v1/deleteClickUrl'),
-  listClickUrls: endpoint('api', 'GET', '/msg/v1/getClickUrl'),
 } as const;
 
 /**
@@ -117,53 +99,6 @@ const ENDPOINTS = {
  */
 const sendSchemas = () => import('./schemas/send.ts');
 
-/** A tracking-URL statistics call: its endpoint, the schema of its request and of its answer's `data`. */
-interface StatsCall<Q extends z.ZodMiniType, D extends z.ZodMiniType> {
-  readonly endpoint: Endpoint;
-  readonly request: Q;
-  readonly data: D;
-}
-
-const statsCall = <Q extends z.ZodMiniType, D extends z.ZodMiniType>(
-  path: string,
-  request: Q,
-  data: D,
-): StatsCall<Q, D> => ({ endpoint: endpoint('api', 'POST', path), request, data });
-
-const URL_STATS = {
-  byUrl: statsCall('/msg/v1/stat/url/msg', UrlStatsByUrlRequestSchema, UrlStatsByUrlDataSchema),
-  byChannel: statsCall(
-    '/msg/v1/stat/url/channel',
-    UrlStatsByChannelRequestSchema,
-    UrlStatsByChannelDataSchema,
-  ),
-  byReceiver: statsCall(
-    '/msg/v1/stat/url/receiver',
-    UrlStatsByReceiverRequestSchema,
-    UrlStatsByReceiverDataSchema,
-  ),
-  sendDay: statsCall(
-    '/msg/v1/stat/url/sendDay',
-    UrlStatsPeriodRequestSchema,
-    UrlStatsDayDataSchema,
-  ),
-  sendHour: statsCall(
-    '/msg/v1/stat/url/sendHour',
-    UrlStatsPeriodRequestSchema,
-    UrlStatsHourDataSchema,
-  ),
-  clickDay: statsCall(
-    '/msg/v1/stat/url/clickDay',
-    UrlStatsPeriodRequestSchema,
-    UrlStatsDayDataSchema,
-  ),
-  clickHour: statsCall(
-    '/msg/v1/stat/url/clickHour',
-    UrlStatsPeriodRequestSchema,
-    UrlStatsHourDataSchema,
-  ),
-} as const;
-
 /**
  * The typed gateway client for spec 01: every request is validated by its schema before the call,
  * every answer by its schema after it. Bearer calls take their token from the {@link TokenProvider};
@@ -172,6 +107,8 @@ const URL_STATS = {
  */
 export class GatewayClient extends BearerGatewayClient {
   private readonly apiKey: string | undefined;
+  /** This client's bearer call, for the calls written once in `statistics-client.ts`. */
+  private readonly bearer: BearerCall = (call) => this.withBearer(call);
 
   constructor(options: GatewayClientOptions) {
     super(options);
@@ -348,39 +285,20 @@ export class GatewayClient extends BearerGatewayClient {
     await this.withBearer({ endpoint: ENDPOINTS.deleteClickUrl, query });
   }
 
-  async listClickUrls(page = 1) {
-    const query = validateRequest(ClickUrlListQuerySchema, { page }, ENDPOINTS.listClickUrls);
-    // The one call that spec 01 §4.16 wants without a Content-Type header.
-    const envelope = await this.withBearer({
-      endpoint: ENDPOINTS.listClickUrls,
-      query,
-      withoutContentType: true,
-    });
-    return parseData(ClickUrlListDataSchema, envelope.data, ENDPOINTS.listClickUrls);
+  listClickUrls(page = 1) {
+    return listClickUrlsWith(this.bearer, page);
   }
 
   // One call each, built from the URL_STATS table (spec 01 §4.16 statistics).
-  readonly urlStatsByUrl = this.stats(URL_STATS.byUrl);
-  readonly urlStatsByChannel = this.stats(URL_STATS.byChannel);
-  readonly urlStatsByReceiver = this.stats(URL_STATS.byReceiver);
-  readonly urlStatsSendDay = this.stats(URL_STATS.sendDay);
-  readonly urlStatsSendHour = this.stats(URL_STATS.sendHour);
-  readonly urlStatsClickDay = this.stats(URL_STATS.clickDay);
-  readonly urlStatsClickHour = this.stats(URL_STATS.clickHour);
+  readonly urlStatsByUrl = urlStatsWith(this.bearer, URL_STATS.byUrl);
+  readonly urlStatsByChannel = urlStatsWith(this.bearer, URL_STATS.byChannel);
+  readonly urlStatsByReceiver = urlStatsWith(this.bearer, URL_STATS.byReceiver);
+  readonly urlStatsSendDay = urlStatsWith(this.bearer, URL_STATS.sendDay);
+  readonly urlStatsSendHour = urlStatsWith(this.bearer, URL_STATS.sendHour);
+  readonly urlStatsClickDay = urlStatsWith(this.bearer, URL_STATS.clickDay);
+  readonly urlStatsClickHour = urlStatsWith(this.bearer, URL_STATS.clickHour);
 
   // --- Internals -------------------------------------------------------------------------------
-
-  private stats<Q extends z.ZodMiniType, D extends z.ZodMiniType>({
-    endpoint: target,
-    request: requestSchema,
-    data: dataSchema,
-  }: StatsCall<Q, D>): (request: z.input<Q>) => Promise<z.output<D>> {
-    return async (request) => {
-      const json = validateRequest(requestSchema, request, target);
-      const envelope = await this.withBearer({ endpoint: target, json });
-      return parseData(dataSchema, envelope.data, target);
-    };
-  }
 
   /** An opt-out call with a JSON body checked by `schema`; its answer carries nothing to read. */
   private async sendWithApiKey<S extends z.ZodMiniType>(
@@ -409,14 +327,6 @@ export class GatewayClient extends BearerGatewayClient {
     return this.http.call({ ...call, auth: { apiKey: this.apiKey } });
   }
 }
-
-/** Parses a request with its schema; a failure is a {@link GatewayRequestInvalidError} naming every issue. */
-export const validateRequest = schemaParser(
-  (error, target) =>
-    new GatewayRequestInvalidError(`${target.method} ${target.path}`, error.issues, {
-      cause: error,
-    }),
-);
 
 /**
  * Reads a send answer as the spec does: only a request with `resvYn=Y` is answered with the

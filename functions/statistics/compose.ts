@@ -1,10 +1,10 @@
-import { GatewayManagementClient } from '../../gateway/management/messenger-client.ts';
 import * as z from '../../gateway/schemas/zod.ts';
+import { GatewayStatisticsClient } from '../../gateway/statistics-client.ts';
 import { type CompositionOverrides, observabilityOf } from '../commons/composition.ts';
 import { type Environment, integerEnv, optionalEnv, requiredEnv } from '../commons/environment.ts';
 import { DynamoDbEventStore } from '../event-table/dynamodb-event-store.ts';
 import type { EventStore } from '../event-table/ports.ts';
-import { gatewayFromEnvironment } from '../gateway-access/gateway-from-environment.ts';
+import { gatewayAccessFromEnvironment } from '../gateway-access/gateway-access.ts';
 import {
   type ExportStatisticsDeps,
   type MessengerStatisticsGateway,
@@ -63,21 +63,22 @@ export const composeExportStatistics = (
   return { logger, metrics, deps, handler };
 };
 
-/** The deployed gateway: its client for tracking URLs, a management client for messenger stats. */
+/**
+ * The deployed gateway: one client of the statistics calls, both the tracking-URL ones (spec 01)
+ * and the messenger ones (spec 02), without the clients of every endpoint.
+ */
 const gatewayClientsOf = (
   env: Environment,
   overrides: ExportStatisticsOverrides,
-  logger: Parameters<typeof gatewayFromEnvironment>[0],
+  logger: Parameters<typeof gatewayAccessFromEnvironment>[0],
 ) => {
-  const { client, hosts, tokens, timeoutMs } = gatewayFromEnvironment(logger, {
+  const { hosts, tokens, timeoutMs } = gatewayAccessFromEnvironment(logger, {
     env,
     documents: overrides.documents,
     secrets: overrides.secrets,
   });
-  return {
-    trackingUrls: client,
-    messenger: new GatewayManagementClient({ hosts, tokens, timeoutMs }),
-  };
+  const statistics = new GatewayStatisticsClient({ hosts, tokens, timeoutMs });
+  return { trackingUrls: statistics, messenger: statistics };
 };
 
 /**

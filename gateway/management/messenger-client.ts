@@ -1,7 +1,7 @@
 import { Blob } from 'node:buffer';
 import { BearerGatewayClient } from '../bearer/bearer-client.ts';
-import { validateRequest } from '../client.ts';
 import { type Endpoint, parseData } from '../envelope.ts';
+import { validateRequest } from '../request-validation.ts';
 import {
   ChannelCategoryListDataSchema,
   ChannelCreateRequestSchema,
@@ -34,14 +34,13 @@ import {
   TemplateListRequestSchema,
   type TemplateStatusCode,
 } from '../schemas/messenger-management.ts';
-import {
-  MESSENGER_STATS,
-  type MessengerStatsData,
-  type MessengerStatsName,
-  type MessengerStatsQueryInput,
-  MessengerStatsQuerySchema,
+import type {
+  MessengerStatsData,
+  MessengerStatsName,
+  MessengerStatsQueryInput,
 } from '../schemas/messenger-statistics.ts';
 import type * as z from '../schemas/zod.ts';
+import { messengerStatsWith } from '../statistics-client.ts';
 
 /**
  * Thrown before the call when a template is not in a state the operation may start from: review
@@ -258,15 +257,11 @@ export class GatewayManagementClient extends BearerGatewayClient {
   // --- Statistics (spec 02 §4.5) ---------------------------------------------------------------
 
   /** One of the seven read/click statistics, by name (`channelNoticeRead`, `templateBrandClick`…). */
-  async stats<N extends MessengerStatsName>(
+  stats<N extends MessengerStatsName>(
     name: N,
     query: MessengerStatsQueryInput,
   ): Promise<MessengerStatsData<N>> {
-    const { path, dataSchema } = MESSENGER_STATS[name];
-    const target: Endpoint = { host: 'mnt', method: 'GET', path };
-    const params = validateRequest(MessengerStatsQuerySchema, query, target);
-    const envelope = await this.withBearer({ endpoint: target, query: params });
-    return parseData(dataSchema, envelope.data, target) as MessengerStatsData<N>;
+    return messengerStatsWith((call) => this.withBearer(call), name, query);
   }
 
   // --- Internals -------------------------------------------------------------------------------

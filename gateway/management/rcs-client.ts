@@ -1,7 +1,7 @@
 import { BearerGatewayClient, type BearerGatewayClientOptions } from '../bearer/bearer-client.ts';
-import { GatewayRequestInvalidError, validateRequest } from '../client.ts';
 import { type Endpoint, type GatewayCall, GatewayHttp, parseData } from '../envelope.ts';
 import { GatewayError, GatewayRejectedError } from '../errors.ts';
+import { GatewayRequestInvalidError, validateRequest } from '../request-validation.ts';
 import {
   RCS_CHATBOT_ID_UNUSABLE_CODE,
   RCS_MANAGEMENT_PATHS,

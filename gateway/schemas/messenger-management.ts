@@ -1,5 +1,6 @@
 import { CompactDateTimeSchema, charCount, textSchema } from './common.ts';
 import { GatewayIdSchema, listOrEmpty, NullableStringSchema, nullableStrings } from './lenient.ts';
+import { MsgrChIdSchema } from './messenger-ids.ts';
 import * as z from './zod.ts';
 
 /*
@@ -12,9 +13,7 @@ import * as z from './zod.ts';
 // Request primitives
 // ---------------------------------------------------------------------------------------------
 
-export const MSGR_CH_ID_MAX = 61;
-/** Channel search id (`msgrChId`), max 61. */
-export const MsgrChIdSchema = z.string().check(z.minLength(1), z.maxLength(MSGR_CH_ID_MAX));
+export { MSGR_CH_ID_MAX, MsgrChIdSchema } from './messenger-ids.ts';
 export const MSGR_GRP_ID_MAX = 100;
 /** Group id (`msgrGrpId`), max 100. */
 export const MsgrGrpIdSchema = z.string().check(z.minLength(1), z.maxLength(MSGR_GRP_ID_MAX));

@@ -5,7 +5,7 @@ import {
   nullishCounts,
   oneOrMany,
 } from './lenient.ts';
-import { MsgrChIdSchema } from './messenger-management.ts';
+import { MsgrChIdSchema } from './messenger-ids.ts';
 import * as z from './zod.ts';
 
 /*

@@ -34,6 +34,8 @@ const RARE = {
   unreadableBodies: /functions\/received-items\/body-records\.ts$/,
   /** The gateway client of every endpoint, with the schemas of each. */
   gatewayClient: /gateway\/client\.ts$/,
+  /** The messenger management client (spec 02), with the schemas of channels and templates. */
+  managementClient: /gateway\/(management\/messenger-client|schemas\/messenger-management)\.ts$/,
 } as const;
 
 /** Where each of a function's rare modules must land. */
@@ -151,7 +153,18 @@ describe('the deployed bundles', () => {
     ],
     ['fetch-attachments', ATTACHMENTS],
     ['sweep-attachments', ATTACHMENTS],
-    ['export-statistics', { ...S3_ON_EVERY_REQUEST, multipartUpload: 'absent' }],
+    [
+      // Its statistics calls only, through the statistics client (`gateway/statistics-client.ts`).
+      'export-statistics',
+      {
+        ...S3_ON_EVERY_REQUEST,
+        multipartUpload: 'absent',
+        gatewayClient: 'absent',
+        managementClient: 'absent',
+        sendSchemas: 'absent',
+        cp949Table: 'absent',
+      },
+    ],
     [
       'refresh-token',
       { s3: 'absent', sendSchemas: 'absent', secretsManager: 'lazy', multipartUpload: 'absent' },

@@ -20,6 +20,7 @@ import { composeExportStatistics } from '../../functions/statistics/compose.ts';
 import { S3StatisticsSink } from '../../functions/statistics/s3-statistics-sink.ts';
 import { composeRefreshToken } from '../../functions/tokens/compose.ts';
 import { GatewayClient } from '../../gateway/client.ts';
+import { GatewayStatisticsClient } from '../../gateway/statistics-client.ts';
 import { GatewayAuthApi } from '../../gateway/token-api.ts';
 import { gatewayCredentialsHolding } from '../support/secrets-client.ts';
 
@@ -181,8 +182,9 @@ describe('composeReconcileStatus', () => {
 describe('composeExportStatistics', () => {
   it('builds the gateways, the store and the JSON-lines sink', () => {
     const { deps } = composeExportStatistics(ENV);
-    expect(deps.trackingUrls).toBeInstanceOf(GatewayClient);
-    expect(deps.messenger).toBeDefined();
+    // One client of the statistics calls for both, not the clients of every endpoint.
+    expect(deps.trackingUrls).toBeInstanceOf(GatewayStatisticsClient);
+    expect(deps.messenger).toBe(deps.trackingUrls);
     expect(deps.sink).toBeInstanceOf(S3StatisticsSink);
     expect((deps.sink as S3StatisticsSink).bucket).toBe('statistics');
     expect(deps.retentionDays).toBe(40);
