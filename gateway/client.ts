@@ -34,7 +34,7 @@ import {
   listClickUrlsWith,
   URL_STATS,
   urlStatsWith,
-} from './statistics-client.ts';
+} from './tracking-url-calls.ts';
 import type { StreamedAttachment } from './transport.ts';
 
 export { GatewayRequestInvalidError, validateRequest };

@@ -1,121 +1,15 @@
 import { BearerGatewayClient } from './bearer/bearer-client.ts';
-import { type Endpoint, type GatewayCall, parseData } from './envelope.ts';
-import { validateRequest } from './request-validation.ts';
-import type { GatewayEnvelope } from './schemas/lenient.ts';
-import {
-  MESSENGER_STATS,
-  type MessengerStatsData,
-  type MessengerStatsName,
-  type MessengerStatsQueryInput,
-  MessengerStatsQuerySchema,
+import { messengerStatsWith } from './messenger-stats-call.ts';
+import type {
+  MessengerStatsName,
+  MessengerStatsQueryInput,
 } from './schemas/messenger-statistics.ts';
 import {
-  ClickUrlListDataSchema,
-  ClickUrlListQuerySchema,
-  UrlStatsByChannelDataSchema,
-  UrlStatsByChannelRequestSchema,
-  UrlStatsByReceiverDataSchema,
-  UrlStatsByReceiverRequestSchema,
-  UrlStatsByUrlDataSchema,
-  UrlStatsByUrlRequestSchema,
-  UrlStatsDayDataSchema,
-  UrlStatsHourDataSchema,
-  UrlStatsPeriodRequestSchema,
-} from './schemas/tracking-urls.ts';
-import type * as z from './schemas/zod.ts';
-
-/**
- * The gateway's statistics calls, each written once: the tracking-URL list and statistics (spec 01
- * §4.16), which `GatewayClient` makes, and the messenger read/click statistics (spec 02 §4.5),
- * which `GatewayManagementClient` makes; and {@link GatewayStatisticsClient}, which makes only
- * these, for `export-statistics`.
- */
-
-/** A bearer call of a client: its token added, retried once with a fresh one. */
-export type BearerCall = (call: Omit<GatewayCall, 'auth'>) => Promise<GatewayEnvelope>;
-
-const CLICK_URL_LIST: Endpoint = { host: 'api', method: 'GET', path: '/msg/v1/getClickUrl' };
-
-/** One page (from 1) of up to 100 tracking URLs. */
-export const listClickUrlsWith = async (withBearer: BearerCall, page = 1) => {
-  const query = validateRequest(ClickUrlListQuerySchema, { page }, CLICK_URL_LIST);
-  // The one call that spec 01 §4.16 wants without a Content-Type header.
-  const envelope = await withBearer({ endpoint: CLICK_URL_LIST, query, withoutContentType: true });
-  return parseData(ClickUrlListDataSchema, envelope.data, CLICK_URL_LIST);
-};
-
-/** A tracking-URL statistics call: its endpoint, the schema of its request and of its answer's `data`. */
-interface StatsCall<Q extends z.ZodMiniType, D extends z.ZodMiniType> {
-  readonly endpoint: Endpoint;
-  readonly request: Q;
-  readonly data: D;
-}
-
-const statsCall = <Q extends z.ZodMiniType, D extends z.ZodMiniType>(
-  path: string,
-  request: Q,
-  data: D,
-): StatsCall<Q, D> => ({ endpoint: { host: 'api', method: 'POST', path }, request, data });
-
-/** The tracking-URL statistics of spec 01 §4.16, by name. */
-export const URL_STATS = {
-  byUrl: statsCall('/msg/v1/stat/url/msg', UrlStatsByUrlRequestSchema, UrlStatsByUrlDataSchema),
-  byChannel: statsCall(
-    '/msg/v1/stat/url/channel',
-    UrlStatsByChannelRequestSchema,
-    UrlStatsByChannelDataSchema,
-  ),
-  byReceiver: statsCall(
-    '/msg/v1/stat/url/receiver',
-    UrlStatsByReceiverRequestSchema,
-    UrlStatsByReceiverDataSchema,
-  ),
-  sendDay: statsCall(
-    '/msg/v1/stat/url/sendDay',
-    UrlStatsPeriodRequestSchema,
-    UrlStatsDayDataSchema,
-  ),
-  sendHour: statsCall(
-    '/msg/v1/stat/url/sendHour',
-    UrlStatsPeriodRequestSchema,
-    UrlStatsHourDataSchema,
-  ),
-  clickDay: statsCall(
-    '/msg/v1/stat/url/clickDay',
-    UrlStatsPeriodRequestSchema,
-    UrlStatsDayDataSchema,
-  ),
-  clickHour: statsCall(
-    '/msg/v1/stat/url/clickHour',
-    UrlStatsPeriodRequestSchema,
-    UrlStatsHourDataSchema,
-  ),
-} as const;
-
-/** The call of one tracking-URL statistic: its request checked, its answer's `data` parsed. */
-export const urlStatsWith =
-  <Q extends z.ZodMiniType, D extends z.ZodMiniType>(
-    withBearer: BearerCall,
-    { endpoint: target, request: requestSchema, data: dataSchema }: StatsCall<Q, D>,
-  ) =>
-  async (request: z.input<Q>): Promise<z.output<D>> => {
-    const json = validateRequest(requestSchema, request, target);
-    const envelope = await withBearer({ endpoint: target, json });
-    return parseData(dataSchema, envelope.data, target);
-  };
-
-/** One messenger read/click statistic of spec 02 §4.5 (the `mnt` host). */
-export const messengerStatsWith = async <N extends MessengerStatsName>(
-  withBearer: BearerCall,
-  name: N,
-  query: MessengerStatsQueryInput,
-): Promise<MessengerStatsData<N>> => {
-  const { path, dataSchema } = MESSENGER_STATS[name];
-  const target: Endpoint = { host: 'mnt', method: 'GET', path };
-  const params = validateRequest(MessengerStatsQuerySchema, query, target);
-  const envelope = await withBearer({ endpoint: target, query: params });
-  return parseData(dataSchema, envelope.data, target) as MessengerStatsData<N>;
-};
+  type BearerCall,
+  listClickUrlsWith,
+  URL_STATS,
+  urlStatsWith,
+} from './tracking-url-calls.ts';
 
 /**
  * The gateway client of `export-statistics`: the statistics calls it makes, with the token handling

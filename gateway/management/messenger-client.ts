@@ -1,6 +1,7 @@
 import { Blob } from 'node:buffer';
 import { BearerGatewayClient } from '../bearer/bearer-client.ts';
 import { type Endpoint, parseData } from '../envelope.ts';
+import { messengerStatsWith } from '../messenger-stats-call.ts';
 import { validateRequest } from '../request-validation.ts';
 import {
   ChannelCategoryListDataSchema,
@@ -40,7 +41,6 @@ import type {
   MessengerStatsQueryInput,
 } from '../schemas/messenger-statistics.ts';
 import type * as z from '../schemas/zod.ts';
-import { messengerStatsWith } from '../statistics-client.ts';
 
 /**
  * Thrown before the call when a template is not in a state the operation may start from: review
