@@ -1,3 +1,4 @@
+import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   brandFreeBody,
@@ -346,30 +347,40 @@ describe('reports and status', () => {
 });
 
 describe('inbound messages', () => {
-  it('lists injected MO messages and streams an attachment from the file endpoint', async () => {
-    const data = Buffer.from('attachment-bytes-'.repeat(100));
+  /** Injects one MMS MO with `attachment` from `moCallback`, and answers it as `listMo` lists it. */
+  const injectMms = async (
+    moCallback: string,
+    moMsg: string,
+    attachment: { name: string; contentType: string; data: Buffer },
+  ) => {
     sim.injectMo([
       {
         moType: 'MMSMO',
-        moCallback: '01055556666',
+        moCallback,
         moNumber: '0212345678',
-        moMsg: '사진 보냅니다',
-        attachments: [
-          { name: 'photo.jpg', contentType: 'image/jpeg', data: data.toString('base64') },
-        ],
+        moMsg,
+        attachments: [{ ...attachment, data: attachment.data.toString('base64') }],
       },
     ]);
-
-    const items = (await client.listMo()).map((item) => MoItemSchema.parse(item));
-    const mms = items.find((item) => item.moType === 'MMSMO');
+    const mms = (await client.listMo())
+      .map((item) => MoItemSchema.parse(item))
+      .find((item) => item.moType === 'MMSMO' && item.moCallback === moCallback);
     if (!mms) throw new Error('expected the injected MMS');
+    return mms;
+  };
+
+  it('lists injected MO messages and streams an attachment from the file endpoint', async () => {
+    const data = Buffer.from('attachment-bytes-'.repeat(100));
+    const mms = await injectMms('01055556666', '사진 보냅니다', {
+      name: 'photo.jpg',
+      contentType: 'image/jpeg',
+      data,
+    });
     const file = await client.downloadMoFile(mms.moKey);
-    const chunks: Buffer[] = [];
-    for await (const chunk of file.body) chunks.push(Buffer.from(chunk as Uint8Array));
 
     expect(mms.moCallback).toBe('01055556666');
     expect(file.contentType).toMatch(/^image\/jpeg/);
-    expect(Buffer.concat(chunks).equals(data)).toBe(true);
+    expect((await buffer(file.body)).equals(data)).toBe(true);
   });
 
   it('answers an unknown moKey with a gateway error', async () => {
@@ -379,31 +390,22 @@ describe('inbound messages', () => {
   it('streams the same file through the MO-file client the attachment functions use, re-authenticating once after a revoked token', async () => {
     // Prepare
     const data = Buffer.from('mo-file-client-'.repeat(50));
-    sim.injectMo([
-      {
-        moType: 'MMSMO',
-        moCallback: '01055557777',
-        moNumber: '0212345678',
-        moMsg: '파일',
-        attachments: [{ name: 'a.png', contentType: 'image/png', data: data.toString('base64') }],
-      },
-    ]);
-    const mms = (await client.listMo())
-      .map((item) => MoItemSchema.parse(item))
-      .find((item) => item.moCallback === '01055557777');
-    if (!mms) throw new Error('expected the injected MMS');
+    const mms = await injectMms('01055557777', '파일', {
+      name: 'a.png',
+      contentType: 'image/png',
+      data,
+    });
     const files = new GatewayMoFileClient({ hosts: sim.hosts, tokens, timeoutMs: 2_000 });
     const before = sim.snapshot().authentications;
     sim.revokeTokens();
 
     // Act
     const file = await files.downloadMoFile(mms.moKey);
-    const chunks: Buffer[] = [];
-    for await (const chunk of file.body) chunks.push(Buffer.from(chunk as Uint8Array));
+    const received = await buffer(file.body);
 
     // Assess
     expect(file.contentType).toMatch(/^image\/png/);
-    expect(Buffer.concat(chunks).equals(data)).toBe(true);
+    expect(received.equals(data)).toBe(true);
     expect(sim.snapshot().authentications).toBe(before + 1);
     await expect(files.downloadMoFile('no-such-key')).rejects.toBeInstanceOf(GatewayRejectedError);
   });
