@@ -2,7 +2,7 @@
  * The rewrites of the AWS SDK's modules at bundle time (`lib/aws-sdk-trims.ts`): each module
  * evaluates to what it did before, and the bundle leaves out what its commands do not use.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -22,24 +22,16 @@ const sdk = join(root, 'node_modules/@aws-sdk');
 const work = mkdtempSync(join(tmpdir(), 'msgbridge-sdk-trims-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** Every generated schemas module of the installed SDK clients, nested clients included. */
-const schemasModules = (): string[] => {
-  const found: string[] = [];
-  const visit = (directory: string, depth: number) => {
-    for (const name of readdirSync(directory)) {
-      const path = join(directory, name);
-      if (statSync(path).isDirectory()) {
-        if (depth < 6 && name !== 'node_modules') visit(path, depth + 1);
-      } else if (SCHEMAS_MODULE.test(path)) found.push(path);
-    }
-  };
-  for (const pkg of readdirSync(sdk)) {
-    const distEs = join(sdk, pkg, 'dist-es');
-    if (statSync(join(sdk, pkg)).isDirectory() && readdirSync(join(sdk, pkg)).includes('dist-es'))
-      visit(distEs, 0);
-  }
-  return found.sort();
-};
+/**
+ * Every generated schemas module of the installed SDK clients, nested clients included (not the
+ * copies under a package's own node_modules).
+ */
+const schemasModules = (): string[] =>
+  readdirSync(sdk, { recursive: true, encoding: 'utf8' })
+    .filter((file) => !file.includes('node_modules'))
+    .map((file) => join(sdk, file))
+    .filter((path) => SCHEMAS_MODULE.test(path))
+    .sort();
 
 /**
  * `value` as text: functions by their source (a schema's members are thunks, `() => Owner$`),
