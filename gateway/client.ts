@@ -29,12 +29,7 @@ import {
   ClickUrlDeleteRequestSchema,
 } from './schemas/tracking-urls.ts';
 import * as z from './schemas/zod.ts';
-import {
-  type BearerCall,
-  listClickUrlsWith,
-  URL_STATS,
-  urlStatsWith,
-} from './tracking-url-calls.ts';
+import { listClickUrlsWith, URL_STATS, urlStatsWith } from './tracking-url-calls.ts';
 import type { StreamedAttachment } from './transport.ts';
 
 export { GatewayRequestInvalidError, validateRequest };
@@ -107,8 +102,6 @@ const sendSchemas = () => import('./schemas/send.ts');
  */
 export class GatewayClient extends BearerGatewayClient {
   private readonly apiKey: string | undefined;
-  /** This client's bearer call, for the calls written once in `statistics-client.ts`. */
-  private readonly bearer: BearerCall = (call) => this.withBearer(call);
 
   constructor(options: GatewayClientOptions) {
     super(options);

@@ -1,3 +1,4 @@
+import type { BearerCall } from './bearer/bearer-client.ts';
 import { type Endpoint, parseData } from './envelope.ts';
 import { validateRequest } from './request-validation.ts';
 import {
@@ -7,7 +8,6 @@ import {
   type MessengerStatsQueryInput,
   MessengerStatsQuerySchema,
 } from './schemas/messenger-statistics.ts';
-import type { BearerCall } from './tracking-url-calls.ts';
 
 /*
  * The messenger read/click statistics call of spec 02 §4.5, written once: `GatewayManagementClient`

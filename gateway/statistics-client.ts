@@ -4,12 +4,7 @@ import type {
   MessengerStatsName,
   MessengerStatsQueryInput,
 } from './schemas/messenger-statistics.ts';
-import {
-  type BearerCall,
-  listClickUrlsWith,
-  URL_STATS,
-  urlStatsWith,
-} from './tracking-url-calls.ts';
+import { listClickUrlsWith, URL_STATS, urlStatsWith } from './tracking-url-calls.ts';
 
 /**
  * The gateway client of `export-statistics`: the statistics calls it makes, with the token handling
@@ -17,8 +12,6 @@ import {
  * which its cold start would read (docs/performance.md, `cold-start`).
  */
 export class GatewayStatisticsClient extends BearerGatewayClient {
-  private readonly bearer: BearerCall = (call) => this.withBearer(call);
-
   listClickUrls(page = 1) {
     return listClickUrlsWith(this.bearer, page);
   }

@@ -1,6 +1,6 @@
-import { type Endpoint, type GatewayCall, parseData } from './envelope.ts';
+import type { BearerCall } from './bearer/bearer-client.ts';
+import { type Endpoint, parseData } from './envelope.ts';
 import { validateRequest } from './request-validation.ts';
-import type { GatewayEnvelope } from './schemas/lenient.ts';
 import {
   ClickUrlListDataSchema,
   ClickUrlListQuerySchema,
@@ -21,9 +21,6 @@ import type * as z from './schemas/zod.ts';
  * makes them all, `GatewayStatisticsClient` (`statistics-client.ts`) the three `export-statistics`
  * reads.
  */
-
-/** A bearer call of a client: its token added, retried once with a fresh one. */
-export type BearerCall = (call: Omit<GatewayCall, 'auth'>) => Promise<GatewayEnvelope>;
 
 const CLICK_URL_LIST: Endpoint = { host: 'api', method: 'GET', path: '/msg/v1/getClickUrl' };
 

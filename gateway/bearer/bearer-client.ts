@@ -1,6 +1,10 @@
 import { type GatewayCall, GatewayHttp, type GatewayHttpOptions } from '../envelope.ts';
+import type { GatewayEnvelope } from '../schemas/lenient.ts';
 import { type ResendOptions, withFreshTokenRetry } from './fresh-token-retry.ts';
 import type { TokenProvider } from './token-provider.ts';
+
+/** A bearer call of a client: its token added, retried once with a fresh one. */
+export type BearerCall = (call: Omit<GatewayCall, 'auth'>) => Promise<GatewayEnvelope>;
 
 export interface BearerGatewayClientOptions extends GatewayHttpOptions {
   /** Where bearer calls take their token, and report one the gateway refused. */
@@ -19,6 +23,9 @@ export abstract class BearerGatewayClient {
     this.http = new GatewayHttp(options);
     this.tokens = options.tokens;
   }
+
+  /** {@link withBearer} without options, for the calls written once outside a client. */
+  protected readonly bearer: BearerCall = (call) => this.withBearer(call);
 
   protected withBearer(call: Omit<GatewayCall, 'auth'>, options: ResendOptions = {}) {
     const { beforeSend } = options;

@@ -261,7 +261,7 @@ export class GatewayManagementClient extends BearerGatewayClient {
     name: N,
     query: MessengerStatsQueryInput,
   ): Promise<MessengerStatsData<N>> {
-    return messengerStatsWith((call) => this.withBearer(call), name, query);
+    return messengerStatsWith(this.bearer, name, query);
   }
 
   // --- Internals -------------------------------------------------------------------------------
